@@ -1,0 +1,93 @@
+# allocbuild: plain make. `make`, `make check`, `make run`, `make install`,
+# `make asan`, `make fuzz`, `make clean`.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC ?= cc
+PKGS = libgit2 libarchive libcrypto libcjson libcurl
+CFLAGS ?= -O2 -g
+WARN = -Wall -Wextra -Wshadow -Wmissing-prototypes
+# recursively expanded: pkg-config runs when a recipe needs it, after deps
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
+LDLIBS = $(PKG_LIBS) -lpthread
+
+# O is the object directory; the asan build uses its own
+O ?= .obj
+BIN ?= allocbuild
+
+LIB_SRC = $(filter-out builder/main.c,$(wildcard builder/*.c provenance/*.c))
+LIB_OBJ = $(LIB_SRC:%.c=$(O)/%.o)
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
+REPLAY_BIN = $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(O)/tests/replay_%)
+
+all: $(BIN)
+
+$(BIN): $(O)/builder/main.o $(LIB_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(O)/tests/%: tests/unit/%.c $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+# the fuzz targets, linked with a plain main that replays a corpus (no clang needed)
+$(O)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(LIB_OBJ) $(LDLIBS)
+
+tests: $(BIN) $(UNIT_BIN) $(REPLAY_BIN)
+
+deps:
+	@./scripts/install-deps.sh
+
+check: deps
+	@$(MAKE) --no-print-directory tests
+	@ALLOCBUILD=$(CURDIR)/$(BIN) O=$(O) ./tests/run.sh $(T)
+
+# The main job: build the shipped default recipe end to end, offline through
+# the Debian mirror of the pinned release tarball.
+RECIPE ?= recipes/jemalloc-5.3.0-policy.json
+run: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@./scripts/debian-mirror.sh mirror >/dev/null
+	./$(BIN) build --mirror-dir mirror $(RECIPE)
+
+ASAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+asan: deps
+	@$(MAKE) --no-print-directory O=.obj-asan BIN=.obj-asan/allocbuild CFLAGS="$(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" tests
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ALLOCBUILD=$(CURDIR)/.obj-asan/allocbuild O=.obj-asan ./tests/run.sh $(T)
+
+# libFuzzer (clang 14): make fuzz FUZZ_SECONDS=600
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang-14
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
+fuzz: deps
+	@mkdir -p .obj-fuzz
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) $(FUZZ_FLAGS) -o .obj-fuzz/fuzz_recipe \
+	  tests/fuzz/fuzz_recipe.c $(LIB_SRC) $(LDLIBS)
+	@mkdir -p .obj-fuzz/corpus
+	./.obj-fuzz/fuzz_recipe -max_total_time=$(FUZZ_SECONDS) -dict=tests/fuzz/recipe.dict \
+	  .obj-fuzz/corpus tests/fuzz/corpus/recipe
+
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/allocbuild
+	install -m 644 docs/allocbuild.1 $(DESTDIR)$(MANDIR)/man1/allocbuild.1
+
+clean:
+	rm -rf .obj .obj-asan .obj-fuzz $(BIN)
+
+.PHONY: all tests deps check run asan fuzz install clean
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,30 @@
+/*
+ * cmd: the subcommands. Each takes the arguments after its name
+ * (argv[0] is the command name, for getopt) and returns the process exit
+ * code: 0 success, 1 a check failed, 2 usage error or bad input.
+ * main.c handles --help / -h for every command from the table.
+ */
+#ifndef AB_CMD_H
+#define AB_CMD_H
+
+#include <stdio.h>
+
+int cmd_validate(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_hash(int argc, char **argv);
+int cmd_fetch(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_upstream_diff(int argc, char **argv);
+int cmd_identify(int argc, char **argv);
+int cmd_relink(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_env(int argc, char **argv);
+int cmd_pr(int argc, char **argv);
+
+/* print "usage: ..." of a command (from main.c's table) to f */
+void ab_cmd_usage(FILE *f, const char *name);
+/* report a usage error for a command: message plus a hint; returns 2 */
+int ab_cmd_usage_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

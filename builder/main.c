@@ -1,0 +1,180 @@
+/*
+ * allocbuild: reproducible allocator builds and their provenance.
+ * Entry point and command table.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2.h>
+
+#include "cmd.h"
+#include "util.h"
+
+#ifndef AB_VERSION
+#define AB_VERSION "0.1.0"
+#endif
+
+struct command {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+	const char *usage;
+};
+
+static const struct command commands[] = {
+	{"validate", cmd_validate, "check a recipe and print a summary",
+	    "allocbuild validate RECIPE\n"
+	    "\n"
+	    "Check every rule of the recipe format (docs/recipe.md). Errors are\n"
+	    "printed as FILE:LINE:COL: json.path: message, all at once.\n"},
+	{"plan", cmd_plan, "print every step a build would run, without running it",
+	    "allocbuild plan [-o OUTDIR] [-j N] RECIPE [LABEL...]\n"
+	    "\n"
+	    "Print, in dependency order, the source acquisition, patches, overlays,\n"
+	    "prepare commands, the argv and directory of every configure, build and\n"
+	    "link command, the probes and the manifests. Nothing is executed.\n"},
+	{"hash", cmd_hash, "SHA-256 of files and in-toto dirHash of directories",
+	    "allocbuild hash [--json] [-j N] PATH...\n"
+	    "\n"
+	    "Print sha256sum-compatible lines: for a file its SHA-256, for a\n"
+	    "directory its in-toto dirHash (see docs/hashing.md).\n"},
+	{"fetch", cmd_fetch, "check out pinned sources into the cache and variant trees",
+	    "allocbuild fetch [options] RECIPE [SOURCE...]\n"},
+	{"build", cmd_build, "build every variant of a recipe and write provenance",
+	    "allocbuild build [options] RECIPE [LABEL...]\n"},
+	{"probe", cmd_probe, "report the allocator settings in effect in a program",
+	    "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--json] -- PROGRAM [ARGS...]\n"},
+	{"upstream-diff", cmd_upstream_diff, "compare a vendored tree or archive with upstream",
+	    "allocbuild upstream-diff [--json] [--diff] [--strict] [--strip N] CANDIDATE UPSTREAM\n"},
+	{"identify", cmd_identify, "rank upstream releases by how well they match a tree",
+	    "allocbuild identify [--json] CANDIDATE UPSTREAM...\n"},
+	{"relink", cmd_relink, "relink a CMake link.txt with another allocator archive",
+	    "allocbuild relink --link-txt PATH --replace OLD=NEW [--replace OLD=NEW]... --output PATH [--dry-run]\n"},
+	{"verify", cmd_verify, "re-hash an output directory or evidence bundle",
+	    "allocbuild verify OUTDIR|BUNDLE\n"},
+	{"env", cmd_env, "print a variant's runtime environment for a benchmark",
+	    "allocbuild env OUTDIR LABEL\n"
+	    "allocbuild env OUTDIR --systems\n"},
+	{"pr", cmd_pr, "write a pull-request body and evidence bundle",
+	    "allocbuild pr [-o DIR] [--notes REPO[@COMMIT]] OUTDIR\n"},
+};
+
+static const struct command *
+lookup(const char *name)
+{
+	for (size_t i = 0; i < AB_NELEM(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+void
+ab_cmd_usage(FILE *f, const char *name)
+{
+	const struct command *c = lookup(name);
+
+	if (c)
+		fprintf(f, "usage: %s", c->usage);
+}
+
+int
+ab_cmd_usage_error(const char *name, const char *fmt, ...)
+{
+	struct ab_buf b = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	ab_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	ab_error("%s: %s", name, b.s);
+	fprintf(stderr, "Try 'allocbuild help %s'.\n", name);
+	ab_buf_free(&b);
+	return AB_EXIT_USAGE;
+}
+
+static void
+usage(FILE *f)
+{
+	fputs("usage: allocbuild <command> [options] [args]\n"
+	      "       allocbuild help [command]\n"
+	      "       allocbuild --version\n\n"
+	      "Commands:\n", f);
+	for (size_t i = 0; i < AB_NELEM(commands); i++)
+		fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nSee allocbuild(1) and docs/ for the recipe and manifest formats.\n", f);
+}
+
+static int
+help(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	c = lookup(argv[1]);
+	if (!c) {
+		ab_error("help: unknown command '%s'", argv[1]);
+		return AB_EXIT_USAGE;
+	}
+	printf("usage: %s", c->usage);
+	return 0;
+}
+
+static int
+wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+finish(int rc)
+{
+	/* data went to stdout: a write error there must not look like success */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		ab_error_errno("cannot write to standard output");
+		return rc ? rc : AB_EXIT_USAGE;
+	}
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct command *c;
+	int rc;
+
+	if (argc < 2) {
+		usage(stderr);
+		return AB_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("allocbuild %s\n", AB_VERSION);
+		return finish(0);
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return finish(help(argc - 1, argv + 1));
+	c = lookup(argv[1]);
+	if (!c) {
+		ab_error("unknown command '%s'", argv[1]);
+		fputs("Try 'allocbuild help'.\n", stderr);
+		return AB_EXIT_USAGE;
+	}
+	if (wants_help(argc - 1, argv + 1)) {
+		printf("usage: %s", c->usage);
+		return finish(0);
+	}
+	git_libgit2_init();
+	rc = c->fn(argc - 1, argv + 1);
+	git_libgit2_shutdown();
+	return finish(rc);
+}

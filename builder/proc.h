@@ -1,0 +1,77 @@
+/*
+ * proc: run a child process from an argv vector, never through a shell.
+ *
+ * Calling protocol:
+ *   struct ab_env env = {0};
+ *   ab_env_scrubbed(&env);               inherited environment minus allocator
+ *                                        variables, plus LC_ALL=C and TZ=UTC
+ *   ab_env_set(&env, "SOURCE_DATE_EPOCH", "0");
+ *   struct ab_proc p = { .argv = argv, .cwd = dir, .envp = ab_env_envp(&env),
+ *                        .log_path = "logs/03-make.log" };
+ *   struct ab_proc_result res;
+ *   if (ab_proc_run(&res, &p) < 0) ...  could not start: already reported
+ *   if (res.exit_code != 0) ...          ran and failed: caller reports
+ *   ab_env_release(&env);
+ *
+ * The child is started with fork + chdir + execvp and a close-on-exec status
+ * pipe, so a failed chdir or exec is reported by the parent with errno.
+ */
+#ifndef AB_PROC_H
+#define AB_PROC_H
+
+#include "util.h"
+
+struct ab_env {
+	struct ab_strv envp;    /* the full "K=V" environment */
+	struct ab_strv set;     /* "K=V" set explicitly (recorded in provenance) */
+	struct ab_strv removed; /* names removed from the inherited environment */
+};
+
+/*
+ * Start from the inherited environment; remove the variables that change
+ * allocator behaviour: MALLOC_CONF, LD_PRELOAD, every MIMALLOC_* and every
+ * *_MALLOC_CONF (recorded in removed); set LC_ALL=C and TZ=UTC (recorded in
+ * set).
+ */
+void ab_env_scrubbed(struct ab_env *e);
+/* start from an empty environment */
+void ab_env_empty(struct ab_env *e);
+void ab_env_set(struct ab_env *e, const char *key, const char *value);
+/* remove key if present; recorded in removed when it was present */
+void ab_env_unset(struct ab_env *e, const char *key);
+/* value of key in the environment, or NULL */
+const char *ab_env_get(const struct ab_env *e, const char *key);
+char **ab_env_envp(struct ab_env *e);
+void ab_env_release(struct ab_env *e);
+/* is this a variable that changes allocator behaviour (scrubbed above)? */
+int ab_env_is_allocator_var(const char *name);
+
+struct ab_proc {
+	char *const *argv;    /* argv[0] is looked up in PATH of envp */
+	const char *cwd;      /* NULL: current directory */
+	char *const *envp;    /* NULL: inherit */
+	const char *log_path; /* stdout and stderr appended here, unless captured */
+	struct ab_buf *out;   /* non-NULL: capture stdout */
+	struct ab_buf *err;   /* non-NULL: capture stderr */
+	int inherit_stdio;    /* with no log and no capture: 1 keeps the terminal, 0 discards */
+};
+
+struct ab_proc_result {
+	int exit_code;   /* 0..255, or -1 when killed by a signal */
+	int signal;      /* the signal, or 0 */
+	int pid;
+	double seconds;  /* wall time */
+};
+
+/*
+ * Run and wait. Returns -1 (reported) when the process could not be
+ * started (missing program, bad cwd, unwritable log); 0 when it ran,
+ * whatever its exit status.
+ */
+int ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p);
+/* "exit status 2" / "killed by signal 9 (Killed)" into a static-free buffer */
+void ab_proc_describe(char *buf, size_t len, const struct ab_proc_result *res);
+/* argv as one shell-quoted line for logs and messages; caller frees */
+char *ab_argv_quote(char *const *argv);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * recipe: the recipe model (docs/recipe.md) and its loader.
+ *
+ * ab_recipe_load() reads a JSON recipe with cJSON, checks every rule and
+ * reports every error at once as
+ *   allocbuild: FILE:LINE:COL: json.path: message
+ * (LINE:COL of the offending value, or of its key for unknown keys), then
+ * returns -1. On success the recipe is fully resolved: every reference
+ * points at an existing source or variant, labels are unique, and there
+ * are no relink or runtime_of cycles.
+ *
+ * Paths are kept as written; `dir` is the recipe's directory, against which
+ * patch paths are resolved (ab_recipe_path()).
+ */
+#ifndef AB_RECIPE_H
+#define AB_RECIPE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct ab_kv {
+	char *key;
+	char *value;
+};
+
+struct ab_kvlist {
+	struct ab_kv *v;
+	size_t n;
+};
+
+/* NULL-terminated list of strings, with its length */
+struct ab_list {
+	char **v;
+	size_t n;
+};
+
+enum ab_source_kind { AB_SOURCE_GIT, AB_SOURCE_ARCHIVE };
+
+struct ab_overlay {
+	char *path;   /* path inside this source's tree */
+	char *source; /* id of the source whose tree replaces it */
+};
+
+struct ab_source {
+	char *id;
+	enum ab_source_kind kind;
+	/* git */
+	char *url;
+	char *commit;     /* 40 hex digits, or a ref name when unpinned */
+	int unpinned;     /* commit is not 40 hex digits (needs --allow-unpinned) */
+	/* archive */
+	struct ab_list urls;
+	char *sha256;     /* 64 lowercase hex digits */
+	int strip;        /* leading path components to remove, default 0 */
+	/* both */
+	struct ab_list patches;   /* as written; see ab_recipe_path() */
+	struct ab_list *prepare;  /* prepare[i] is one argv */
+	size_t nprepare;
+	struct ab_overlay *overlays;
+	size_t noverlays;
+	int line, col;            /* where the source object starts */
+};
+
+enum ab_variant_kind { AB_VARIANT_BUILD, AB_VARIANT_RELINK, AB_VARIANT_RUNTIME };
+enum ab_build_system { AB_BUILD_AUTOTOOLS, AB_BUILD_CMAKE };
+
+struct ab_replace {
+	char *path;          /* the argv element (archive) to replace */
+	char *with_variant;  /* label of the variant that provides the replacement */
+	char *with_artifact; /* path relative to that variant's build dir */
+};
+
+struct ab_variant {
+	char *label;
+	enum ab_variant_kind kind;
+
+	/* AB_VARIANT_BUILD */
+	char *source;
+	struct {
+		enum ab_build_system system;
+		struct ab_list configure; /* autotools configure args */
+		struct ab_kvlist defines; /* cmake -D NAME=value, in recipe order */
+		char *generator;          /* cmake generator, default "Unix Makefiles" */
+		struct ab_list targets;   /* make / cmake --build targets; empty: default */
+		int jobs;                 /* 0: use -j from the command line or nproc */
+		struct ab_kvlist env;     /* extra environment for configure and build */
+	} build;
+
+	/* AB_VARIANT_RELINK */
+	struct {
+		char *from;        /* label of a build variant */
+		char *link_txt;    /* path relative to from's build dir */
+		struct ab_replace *replace;
+		size_t nreplace;
+		char *output;      /* output path relative to from's build dir */
+	} relink;
+
+	/* AB_VARIANT_RUNTIME */
+	char *runtime_of;
+
+	/* any kind */
+	struct ab_list artifacts; /* relative to the build dir */
+	struct {
+		int present;
+		char *kind;       /* "jemalloc" or "mimalloc" */
+		char *archive;    /* relative to the build dir, may be NULL */
+		char *vendored;   /* path inside the source tree, may be NULL */
+		char *upstream;   /* source id, may be NULL */
+	} allocator;
+	struct {
+		struct ab_kvlist env;
+		struct ab_list unset;
+	} runtime;
+
+	int line, col;
+};
+
+struct ab_recipe {
+	char *path;           /* as given */
+	char *dir;            /* absolute directory of the recipe file */
+	char sha256[65];      /* of the file's bytes */
+	int format;           /* "recipe": 1 */
+	char *name;
+	char *description;    /* may be NULL */
+	struct ab_source *sources;
+	size_t nsources;
+	struct ab_variant *variants;
+	size_t nvariants;
+};
+
+/* load, check and resolve a recipe file; reports all errors; *out freed with ab_recipe_free */
+int ab_recipe_load(struct ab_recipe **out, const char *path);
+/*
+ * the same from memory; `name` is used in messages, errors go to `errs`
+ * (stderr when NULL). Used by the fuzzer.
+ */
+int ab_recipe_parse(struct ab_recipe **out, const char *name, const char *text, size_t len, FILE *errs);
+void ab_recipe_free(struct ab_recipe *r);
+
+const struct ab_source *ab_recipe_source(const struct ab_recipe *r, const char *id);
+const struct ab_variant *ab_recipe_variant(const struct ab_recipe *r, const char *label);
+/* a path from the recipe (patches) resolved against the recipe's directory; caller frees */
+char *ab_recipe_path(const struct ab_recipe *r, const char *p);
+
+/*
+ * Variants to process for the given labels (all when nlabels is 0), with
+ * everything they depend on, in dependency order (a relink after its `from`
+ * and replacement variants, a runtime_of after its base). *order holds
+ * indexes into r->variants; caller frees. Reports unknown labels.
+ */
+int ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r,
+    char *const *labels, size_t nlabels);
+
+/* the variant that actually produced the binary of v (follows runtime_of) */
+const struct ab_variant *ab_recipe_base_variant(const struct ab_recipe *r, const struct ab_variant *v);
+
+#endif

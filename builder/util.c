@@ -1,0 +1,559 @@
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <git2.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int ab_quiet;
+
+static void
+vreport(const char *prefix, const char *suffix, const char *fmt, va_list ap)
+{
+	struct ab_buf b = {0};
+
+	ab_buf_puts(&b, "allocbuild: ");
+	if (prefix)
+		ab_buf_puts(&b, prefix);
+	ab_buf_vprintf(&b, fmt, ap);
+	if (suffix) {
+		ab_buf_puts(&b, ": ");
+		ab_buf_puts(&b, suffix);
+	}
+	ab_buf_putc(&b, '\n');
+	/* one write so that lines from parallel workers do not interleave */
+	fwrite(b.s, 1, b.len, stderr);
+	fflush(stderr);
+	ab_buf_free(&b);
+}
+
+void
+ab_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(NULL, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+ab_error_errno(const char *fmt, ...)
+{
+	va_list ap;
+	int e = errno;
+
+	va_start(ap, fmt);
+	vreport(NULL, strerror(e), fmt, ap);
+	va_end(ap);
+	errno = e;
+}
+
+void
+ab_error_git(const char *fmt, ...)
+{
+	va_list ap;
+	const git_error *ge = git_error_last();
+
+	va_start(ap, fmt);
+	vreport(NULL, ge && ge->message ? ge->message : "unknown libgit2 error", fmt, ap);
+	va_end(ap);
+}
+
+void
+ab_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+ab_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ab_quiet)
+		return;
+	va_start(ap, fmt);
+	vreport(NULL, NULL, fmt, ap);
+	va_end(ap);
+}
+
+static void
+oom(void)
+{
+	fputs("allocbuild: out of memory\n", stderr);
+	abort();
+}
+
+void *
+ab_malloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *
+ab_calloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *
+ab_realloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *
+ab_strdup(const char *s)
+{
+	return ab_strndup(s, strlen(s));
+}
+
+char *
+ab_strndup(const char *s, size_t n)
+{
+	char *p = ab_malloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+ab_sprintf(const char *fmt, ...)
+{
+	struct ab_buf b = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	ab_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return ab_buf_detach(&b);
+}
+
+void
+ab_buf_grow(struct ab_buf *b, size_t extra)
+{
+	size_t need;
+
+	if (extra > SIZE_MAX - b->len - 1)
+		oom();
+	need = b->len + extra + 1;
+	if (need <= b->cap)
+		return;
+	if (b->cap < 64)
+		b->cap = 64;
+	while (b->cap < need)
+		b->cap = b->cap > SIZE_MAX / 2 ? need : b->cap * 2;
+	b->s = ab_realloc(b->s, b->cap);
+}
+
+void
+ab_buf_add(struct ab_buf *b, const void *p, size_t n)
+{
+	ab_buf_grow(b, n);
+	if (n)
+		memcpy(b->s + b->len, p, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void
+ab_buf_puts(struct ab_buf *b, const char *s)
+{
+	ab_buf_add(b, s, strlen(s));
+}
+
+void
+ab_buf_putc(struct ab_buf *b, int c)
+{
+	char ch = (char)c;
+
+	ab_buf_add(b, &ch, 1);
+}
+
+void
+ab_buf_vprintf(struct ab_buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return;
+	ab_buf_grow(b, (size_t)n);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void
+ab_buf_printf(struct ab_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ab_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void
+ab_buf_clear(struct ab_buf *b)
+{
+	b->len = 0;
+	if (b->s)
+		b->s[0] = '\0';
+}
+
+char *
+ab_buf_detach(struct ab_buf *b)
+{
+	char *s = b->s ? b->s : ab_strdup("");
+
+	b->s = NULL;
+	b->len = b->cap = 0;
+	return s;
+}
+
+void
+ab_buf_free(struct ab_buf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+void
+ab_strv_push_owned(struct ab_strv *sv, char *s)
+{
+	if (sv->n + 2 > sv->cap) {
+		sv->cap = sv->cap ? sv->cap * 2 : 8;
+		sv->v = ab_realloc(sv->v, sv->cap * sizeof(*sv->v));
+	}
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+}
+
+void
+ab_strv_push(struct ab_strv *sv, const char *s)
+{
+	ab_strv_push_owned(sv, ab_strdup(s));
+}
+
+void
+ab_strv_pushf(struct ab_strv *sv, const char *fmt, ...)
+{
+	struct ab_buf b = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	ab_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	ab_strv_push_owned(sv, ab_buf_detach(&b));
+}
+
+void
+ab_strv_free(struct ab_strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = sv->cap = 0;
+}
+
+char **
+ab_strv_argv(struct ab_strv *sv)
+{
+	if (!sv->v) {
+		sv->cap = 8;
+		sv->v = ab_calloc(sv->cap, sizeof(*sv->v));
+	}
+	return sv->v;
+}
+
+int
+ab_mkdir_p(const char *path, unsigned mode)
+{
+	char *p = ab_strdup(path);
+	int error = -1;
+
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, mode) < 0 && errno != EEXIST) {
+				ab_error_errno("cannot create directory '%s'", p);
+				goto done;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	if (!ab_is_dir(path)) {
+		ab_error("cannot create directory '%s': not a directory", path);
+		goto done;
+	}
+	error = 0;
+done:
+	free(p);
+	return error;
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if ((flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT) {
+		ab_error_errno("cannot remove '%s'", path);
+		return -1;
+	}
+	return 0;
+}
+
+int
+ab_rm_rf(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : (ab_error_errno("cannot remove '%s'", path), -1);
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlink(path) < 0) {
+			ab_error_errno("cannot remove '%s'", path);
+			return -1;
+		}
+		return 0;
+	}
+	/* make read-only directories writable first, as git's object dirs can be */
+	return nftw(path, rm_one, 64, FTW_DEPTH | FTW_PHYS) < 0 ? -1 : 0;
+}
+
+int
+ab_read_file(struct ab_buf *out, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char tmp[65536];
+	ssize_t n;
+
+	if (fd < 0) {
+		ab_error_errno("cannot open '%s'", path);
+		return -1;
+	}
+	while ((n = read(fd, tmp, sizeof(tmp))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ab_error_errno("cannot read '%s'", path);
+			close(fd);
+			return -1;
+		}
+		ab_buf_add(out, tmp, (size_t)n);
+	}
+	close(fd);
+	if (!out->s)
+		ab_buf_grow(out, 0), out->s[0] = '\0';
+	return 0;
+}
+
+int
+ab_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char *dir = ab_path_dirname(path);
+	char *tmp = ab_sprintf("%s.tmp.XXXXXX", path);
+	const char *p = data;
+	int fd, dfd, error = -1;
+
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ab_error_errno("cannot create temporary file for '%s'", path);
+		goto done;
+	}
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ab_error_errno("cannot write '%s'", tmp);
+			close(fd);
+			unlink(tmp);
+			goto done;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
+		ab_error_errno("cannot sync '%s'", tmp);
+		close(fd);
+		unlink(tmp);
+		goto done;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		ab_error_errno("cannot replace '%s'", path);
+		unlink(tmp);
+		goto done;
+	}
+	/* make the rename itself durable */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	error = 0;
+done:
+	free(dir);
+	free(tmp);
+	return error;
+}
+
+int
+ab_path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+int
+ab_is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+char *
+ab_path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+
+	if (!la)
+		return ab_strdup(b);
+	if (b[0] == '/')
+		b++;
+	return a[la - 1] == '/' ? ab_sprintf("%s%s", a, b) : ab_sprintf("%s/%s", a, b);
+}
+
+char *
+ab_path_absolute(const char *p)
+{
+	struct ab_buf in = {0}, out = {0};
+	char *cwd, *s, *save = NULL;
+
+	if (p[0] == '/') {
+		ab_buf_puts(&in, p);
+	} else {
+		cwd = getcwd(NULL, 0);
+		if (!cwd)
+			cwd = ab_strdup(".");
+		ab_buf_printf(&in, "%s/%s", cwd, p);
+		free(cwd);
+	}
+	for (s = strtok_r(in.s, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(s, "."))
+			continue;
+		if (!strcmp(s, "..")) {
+			char *slash = out.len ? strrchr(out.s, '/') : NULL;
+
+			if (slash) {
+				out.len = (size_t)(slash - out.s);
+				out.s[out.len] = '\0';
+			}
+			continue;
+		}
+		ab_buf_putc(&out, '/');
+		ab_buf_puts(&out, s);
+	}
+	if (!out.len)
+		ab_buf_putc(&out, '/');
+	ab_buf_free(&in);
+	return ab_buf_detach(&out);
+}
+
+char *
+ab_path_dirname(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+
+	if (!slash)
+		return ab_strdup(".");
+	if (slash == p)
+		return ab_strdup("/");
+	return ab_strndup(p, (size_t)(slash - p));
+}
+
+int
+ab_path_is_safe_relative(const char *name)
+{
+	const char *s = name;
+
+	if (!name[0] || name[0] == '/')
+		return 0;
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if (n == 2 && s[0] == '.' && s[1] == '.')
+			return 0;
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+	return 1;
+}
+
+double
+ab_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void
+ab_format_duration(char *buf, size_t len, double s)
+{
+	if (s < 10)
+		snprintf(buf, len, "%.1fs", s);
+	else if (s < 60)
+		snprintf(buf, len, "%.0fs", s);
+	else
+		snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)s % 60);
+}
+
+int
+ab_is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[i] == '\0';
+}

@@ -1,0 +1,98 @@
+/*
+ * util: error reporting, memory, growable strings and string vectors,
+ * small file-system helpers.
+ *
+ * Errors are reported once, where the context is known, with ab_error():
+ *   allocbuild: <message>
+ * and the caller passes the negative return code up unchanged.
+ */
+#ifndef AB_UTIL_H
+#define AB_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define AB_EXIT_OK 0
+#define AB_EXIT_CHECK 1 /* a check failed: hash mismatch, diff found, probe disagrees */
+#define AB_EXIT_USAGE 2 /* usage error or bad input */
+
+#define AB_NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* print "allocbuild: <msg>\n" on stderr */
+void ab_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the same, with ": <strerror(errno)>" appended */
+void ab_error_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the same, with ": <libgit2's last error message>" appended */
+void ab_error_git(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "allocbuild: warning: <msg>" */
+void ab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* a progress or note line on stderr, "allocbuild: <msg>"; silenced by ab_quiet */
+void ab_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int ab_quiet;
+
+/* allocation that aborts on exhaustion (out of memory is not input) */
+void *ab_malloc(size_t n);
+void *ab_calloc(size_t n, size_t size);
+void *ab_realloc(void *p, size_t n);
+char *ab_strdup(const char *s);
+char *ab_strndup(const char *s, size_t n);
+/* malloc'd printf; caller frees */
+char *ab_sprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* growable NUL-terminated byte buffer; zero-initialise, release with ab_buf_free */
+struct ab_buf {
+	char *s;
+	size_t len, cap;
+};
+void ab_buf_grow(struct ab_buf *b, size_t extra);
+void ab_buf_add(struct ab_buf *b, const void *p, size_t n);
+void ab_buf_puts(struct ab_buf *b, const char *s);
+void ab_buf_putc(struct ab_buf *b, int c);
+void ab_buf_printf(struct ab_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ab_buf_vprintf(struct ab_buf *b, const char *fmt, va_list ap);
+void ab_buf_clear(struct ab_buf *b);
+/* hand the string to the caller (never NULL) and reset the buffer */
+char *ab_buf_detach(struct ab_buf *b);
+void ab_buf_free(struct ab_buf *b);
+
+/* NULL-terminated vector of malloc'd strings; zero-initialise */
+struct ab_strv {
+	char **v;
+	size_t n, cap;
+};
+void ab_strv_push(struct ab_strv *sv, const char *s);      /* copies s */
+void ab_strv_push_owned(struct ab_strv *sv, char *s);      /* takes s */
+void ab_strv_pushf(struct ab_strv *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ab_strv_free(struct ab_strv *sv);
+/* NULL-terminated argv view of the vector (owned by sv) */
+char **ab_strv_argv(struct ab_strv *sv);
+
+/* file system */
+int ab_mkdir_p(const char *path, unsigned mode);     /* reports errors */
+int ab_rm_rf(const char *path);                       /* reports errors; missing is fine */
+int ab_read_file(struct ab_buf *out, const char *path); /* reports errors */
+/* write a whole file atomically: temp file in the same directory, fsync, rename */
+int ab_write_file_atomic(const char *path, const void *data, size_t len);
+int ab_path_exists(const char *path);
+int ab_is_dir(const char *path);
+/* join two path parts with one '/'; caller frees */
+char *ab_path_join(const char *a, const char *b);
+/* absolute, normalised (no symlink resolution) path of p against cwd; caller frees */
+char *ab_path_absolute(const char *p);
+/* directory part of a path ("." when none); caller frees */
+char *ab_path_dirname(const char *p);
+/*
+ * Is this archive or tree member name safe to create below a root?
+ * Refuses empty names, absolute paths and any ".." component.
+ */
+int ab_path_is_safe_relative(const char *name);
+
+/* monotonic clock in seconds */
+double ab_now(void);
+/* "1m12s", "41s", "0.3s" into buf */
+void ab_format_duration(char *buf, size_t len, double seconds);
+/* true when s is exactly n lowercase hex digits */
+int ab_is_hex(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * hash: SHA-256 of memory, files and directory trees (OpenSSL EVP, streaming).
+ *
+ * Hex digests are 64 lowercase characters plus NUL (AB_HEX_LEN + 1).
+ * The tree hash is in-toto's dirHash:
+ *   find . -type f | cut -c3- | LC_ALL=C sort | xargs -r sha256sum | sha256sum
+ * i.e. the SHA-256 of the lines "<hex>  <path>\n" for every regular file,
+ * sorted bytewise by path. Symlinks and special files are not regular files
+ * for find -type f, so they are left out (see docs/hashing.md).
+ */
+#ifndef AB_HASH_H
+#define AB_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AB_HEX_LEN 64
+
+struct ab_sha256; /* opaque streaming context */
+
+struct ab_sha256 *ab_sha256_new(void);
+void ab_sha256_update(struct ab_sha256 *h, const void *p, size_t n);
+/* write the hex digest and free the context */
+void ab_sha256_final(char hex[AB_HEX_LEN + 1], struct ab_sha256 *h);
+
+void ab_hash_buf(char hex[AB_HEX_LEN + 1], const void *p, size_t n);
+/* hash a file's bytes, streamed in constant memory; reports errors; *size may be NULL */
+int ab_hash_file(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path);
+/* in-toto dirHash of a directory; jobs <= 0 means one per online core; reports errors */
+int ab_hash_tree(char hex[AB_HEX_LEN + 1], const char *dir, int jobs);
+
+#endif

@@ -1,0 +1,71 @@
+#include "jsonio.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../builder/util.h"
+
+int
+ab_json_write(const char *path, const cJSON *doc)
+{
+	char *text = cJSON_Print(doc);
+	struct ab_buf b = {0};
+	int error;
+
+	if (!text) {
+		ab_error("cannot serialise '%s'", path);
+		return -1;
+	}
+	ab_buf_puts(&b, text);
+	ab_buf_putc(&b, '\n');
+	cJSON_free(text);
+	error = ab_write_file_atomic(path, b.s, b.len);
+	ab_buf_free(&b);
+	return error;
+}
+
+int
+ab_json_read(cJSON **out, const char *path)
+{
+	struct ab_buf b = {0};
+	const char *end = NULL;
+
+	*out = NULL;
+	if (ab_read_file(&b, path) < 0)
+		return -1;
+	*out = cJSON_ParseWithLengthOpts(b.s, b.len, &end, 0);
+	if (!*out) {
+		size_t off = end ? (size_t)(end - b.s) : 0;
+		int line = 1, col = 1;
+
+		for (size_t i = 0; i < off && i < b.len; i++) {
+			if (b.s[i] == '\n')
+				line++, col = 1;
+			else
+				col++;
+		}
+		ab_error("%s:%d:%d: invalid JSON", path, line, col);
+		ab_buf_free(&b);
+		return -1;
+	}
+	ab_buf_free(&b);
+	return 0;
+}
+
+cJSON *
+ab_json_strv(char *const *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+	return a;
+}
+
+const char *
+ab_json_str(const cJSON *obj, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsString(it) ? it->valuestring : NULL;
+}

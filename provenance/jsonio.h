@@ -1,0 +1,19 @@
+/*
+ * jsonio: reading and atomically writing JSON documents (cJSON).
+ * Every manifest goes through ab_json_write(): temp file in the same
+ * directory, fsync, rename, so a reader never sees a half-written file.
+ */
+#ifndef AB_JSONIO_H
+#define AB_JSONIO_H
+
+#include <cjson/cJSON.h>
+
+/* pretty-print doc with a trailing newline to path, atomically; reports errors */
+int ab_json_write(const char *path, const cJSON *doc);
+/* parse a JSON file; reports errors with the file name; *out freed with cJSON_Delete */
+int ab_json_read(cJSON **out, const char *path);
+/* small helpers for building manifests */
+cJSON *ab_json_strv(char *const *v, size_t n);        /* array of strings */
+const char *ab_json_str(const cJSON *obj, const char *key); /* string member or NULL */
+
+#endif
