@@ -25,14 +25,15 @@ fi
 
 run_one() { # name, command...
 	local name=$1; shift
-	local log=$results/$name.log start end rc
+	local log=$results/$name.log start end rc secs
 	start=$(date +%s.%N)
 	"$@" >"$log" 2>&1
 	rc=$?
 	end=$(date +%s.%N)
-	printf '%s %s %.1f\n' "$rc" "$name" "$(echo "$end - $start" | bc)" >"$results/$name.rc"
+	secs=$(awk "BEGIN { printf \"%.1f\", $end - $start }")
+	printf '%s %s %s\n' "$rc" "$name" "$secs" >"$results/$name.rc"
 	if [ "$rc" -eq 0 ]; then
-		printf 'ok   %-48s %6.1fs\n' "$name" "$(echo "$end - $start" | bc)"
+		printf 'ok   %-48s %6ss\n' "$name" "$secs"
 	else
 		printf 'FAIL %-48s (exit %d)\n' "$name" "$rc"
 		sed 's/^/    | /' "$log" | tail -n 40
