@@ -1,12 +1,135 @@
-/* placeholder: replaced by the issue that implements 'hash' */
+/*
+ * allocbuild hash [--json] [-j N] PATH...
+ *
+ * A file (or anything that is not a directory, symlinks followed, "-" for
+ * standard input) gets the line GNU sha256sum prints for it, byte for byte;
+ * a directory gets its in-toto dirHash on the same kind of line. Like
+ * sha256sum, a path that cannot be hashed is reported and the others are
+ * still printed; the exit status is then 2.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
 #include "../builder/cmd.h"
 #include "../builder/util.h"
+#include "hash.h"
+
+static int
+parse_jobs(int *out, const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1024)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* hash one argument; 0 or -1 (reported) */
+static int
+hash_path(cJSON *arr, struct ab_buf *out, const char *path, int jobs)
+{
+	char hex[AB_HEX_LEN + 1];
+	const char *type = "file";
+	uint64_t size = 0, files = 0;
+	struct stat st;
+
+	if (!strcmp(path, "-")) {
+		if (ab_hash_fd(hex, &size, STDIN_FILENO, "-") < 0)
+			return -1;
+	} else if (stat(path, &st) < 0) {
+		ab_error_errno("cannot open '%s'", path);
+		return -1;
+	} else if (S_ISDIR(st.st_mode)) {
+		type = "tree";
+		if (ab_hash_tree_count(hex, &files, &size, path, jobs) < 0)
+			return -1;
+	} else if (ab_hash_file(hex, &size, path) < 0) {
+		return -1;
+	}
+
+	if (arr) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "path", path);
+		cJSON_AddStringToObject(o, "type", type);
+		cJSON_AddStringToObject(o, "sha256", hex);
+		if (!strcmp(type, "file"))
+			cJSON_AddNumberToObject(o, "size", (double)size);
+		else
+			cJSON_AddNumberToObject(o, "files", (double)files);
+		cJSON_AddItemToArray(arr, o);
+	} else {
+		ab_buf_clear(out);
+		ab_hash_line(out, hex, path);
+		fwrite(out->s, 1, out->len, stdout);
+		/* a line per argument as soon as it is known, like sha256sum */
+		fflush(stdout);
+	}
+	return 0;
+}
 
 int
 cmd_hash(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	ab_error("'%s' is not implemented yet", "hash");
-	return AB_EXIT_USAGE;
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'J'},
+		{"jobs", required_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ab_buf line = {0};
+	cJSON *arr = NULL;
+	int json = 0, jobs = 0, rc = AB_EXIT_OK, c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
+			json = 1;
+			break;
+		case 'j':
+			if (parse_jobs(&jobs, optarg) < 0)
+				return ab_cmd_usage_error("hash", "invalid job count '%s'", optarg);
+			break;
+		case ':':
+			return ab_cmd_usage_error("hash", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt == 'j')
+				return ab_cmd_usage_error("hash", "option '-j' needs a value");
+			return ab_cmd_usage_error("hash", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return ab_cmd_usage_error("hash", "no path given");
+
+	if (json)
+		arr = cJSON_CreateArray();
+	for (int i = optind; i < argc; i++)
+		if (hash_path(arr, &line, argv[i], jobs) < 0)
+			rc = AB_EXIT_USAGE;
+	if (json) {
+		char *text = cJSON_Print(arr);
+
+		if (!text) {
+			ab_error("cannot serialise the result");
+			rc = AB_EXIT_USAGE;
+		} else {
+			puts(text);
+			cJSON_free(text);
+		}
+		cJSON_Delete(arr);
+	}
+	ab_buf_free(&line);
+	return rc;
 }

@@ -1,8 +1,11 @@
 #include "hash.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,20 +13,75 @@
 
 #include "../builder/util.h"
 
+/*
+ * Read buffer per worker. Large enough that syscalls are rare, small
+ * enough to stay in the L2 cache between read() and the digest.
+ */
+#define READ_BUFSZ (256 * 1024)
+
 struct ab_sha256 {
 	EVP_MD_CTX *ctx;
 };
+
+static pthread_once_t md_once = PTHREAD_ONCE_INIT;
+static const EVP_MD *md_sha256;
+
+static void
+md_init(void)
+{
+	/* fetch once: an implicit fetch on every init takes a global lock */
+	md_sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+	if (!md_sha256)
+		md_sha256 = EVP_sha256();
+}
+
+static const EVP_MD *
+sha256_md(void)
+{
+	pthread_once(&md_once, md_init);
+	return md_sha256;
+}
+
+static EVP_MD_CTX *
+ctx_new(void)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	if (!ctx) {
+		fputs("allocbuild: cannot initialise SHA-256\n", stderr);
+		abort();
+	}
+	return ctx;
+}
+
+static void
+ctx_init(EVP_MD_CTX *ctx)
+{
+	if (EVP_DigestInit_ex(ctx, sha256_md(), NULL) != 1) {
+		fputs("allocbuild: cannot initialise SHA-256\n", stderr);
+		abort();
+	}
+}
+
+static void
+to_hex(char hex[AB_HEX_LEN + 1], const unsigned char md[32])
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (unsigned i = 0; i < 32; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[AB_HEX_LEN] = '\0';
+}
 
 struct ab_sha256 *
 ab_sha256_new(void)
 {
 	struct ab_sha256 *h = ab_malloc(sizeof(*h));
 
-	h->ctx = EVP_MD_CTX_new();
-	if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1) {
-		fputs("allocbuild: cannot initialise SHA-256\n", stderr);
-		abort();
-	}
+	h->ctx = ctx_new();
+	ctx_init(h->ctx);
 	return h;
 }
 
@@ -36,16 +94,11 @@ ab_sha256_update(struct ab_sha256 *h, const void *p, size_t n)
 void
 ab_sha256_final(char hex[AB_HEX_LEN + 1], struct ab_sha256 *h)
 {
-	static const char digits[] = "0123456789abcdef";
 	unsigned char md[32];
 	unsigned int len = 0;
 
 	EVP_DigestFinal_ex(h->ctx, md, &len);
-	for (unsigned i = 0; i < 32; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[AB_HEX_LEN] = '\0';
+	to_hex(hex, md);
 	EVP_MD_CTX_free(h->ctx);
 	free(h);
 }
@@ -60,39 +113,390 @@ ab_hash_buf(char hex[AB_HEX_LEN + 1], const void *p, size_t n)
 }
 
 int
+ab_hash_default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+}
+
+/*
+ * Stream fd through ctx (already initialised) using buf; 0 or -errno.
+ */
+static int
+digest_fd(unsigned char md[32], uint64_t *size, int fd, EVP_MD_CTX *ctx,
+    unsigned char *buf, size_t bufsz)
+{
+	uint64_t total = 0;
+	unsigned int len = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf, bufsz)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		EVP_DigestUpdate(ctx, buf, (size_t)n);
+		total += (uint64_t)n;
+	}
+	EVP_DigestFinal_ex(ctx, md, &len);
+	*size = total;
+	return 0;
+}
+
+int
+ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *name)
+{
+	EVP_MD_CTX *ctx = ctx_new();
+	unsigned char *buf = ab_malloc(READ_BUFSZ);
+	unsigned char md[32];
+	uint64_t total = 0;
+	int rc;
+
+	ctx_init(ctx);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	rc = digest_fd(md, &total, fd, ctx, buf, READ_BUFSZ);
+	EVP_MD_CTX_free(ctx);
+	free(buf);
+	if (rc < 0) {
+		errno = -rc;
+		ab_error_errno("cannot read '%s'", name);
+		return -1;
+	}
+	to_hex(hex, md);
+	if (size)
+		*size = total;
+	return 0;
+}
+
+int
 ab_hash_file(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path)
 {
-	enum { BUFSZ = 1 << 18 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct ab_sha256 *h;
-	uint64_t total = 0;
-	char *buf;
-	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int rc;
 
 	if (fd < 0) {
 		ab_error_errno("cannot open '%s'", path);
 		return -1;
 	}
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	buf = ab_malloc(BUFSZ);
-	h = ab_sha256_new();
-	while ((n = read(fd, buf, BUFSZ)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ab_error_errno("cannot read '%s'", path);
-			ab_sha256_final(hex, h);
-			free(buf);
-			close(fd);
-			return -1;
-		}
-		ab_sha256_update(h, buf, (size_t)n);
-		total += (uint64_t)n;
-	}
-	ab_sha256_final(hex, h);
-	free(buf);
+	rc = ab_hash_fd(hex, size, fd, path);
 	close(fd);
-	if (size)
-		*size = total;
+	return rc;
+}
+
+void
+ab_hash_line(struct ab_buf *b, const char *hex, const char *name)
+{
+	const char *s;
+
+	if (strpbrk(name, "\\\n\r")) {
+		ab_buf_putc(b, '\\');
+		ab_buf_puts(b, hex);
+		ab_buf_puts(b, "  ");
+		for (s = name; *s; s++) {
+			if (*s == '\\')
+				ab_buf_puts(b, "\\\\");
+			else if (*s == '\n')
+				ab_buf_puts(b, "\\n");
+			else if (*s == '\r')
+				ab_buf_puts(b, "\\r");
+			else
+				ab_buf_putc(b, *s);
+		}
+	} else {
+		ab_buf_puts(b, hex);
+		ab_buf_puts(b, "  ");
+		ab_buf_puts(b, name);
+	}
+	ab_buf_putc(b, '\n');
+}
+
+/*
+ * The tree hash: walk the tree once collecting regular files (d_type, no
+ * stat in the common case), sort their paths bytewise, hash them in
+ * parallel (workers take the next index from an atomic counter), then feed
+ * the sha256sum lines in order to the outer digest.
+ */
+
+enum { OP_NONE, OP_OPEN, OP_READ, OP_TYPE };
+
+struct tfile {
+	char *path; /* relative to the root */
+	uint64_t size;
+	int err;    /* errno of the failure when op != OP_NONE */
+	int op;
+	unsigned char md[32];
+};
+
+struct tree {
+	const char *dir;
+	int rootfd;
+	struct tfile *files;
+	size_t n, cap;
+	atomic_size_t next;
+	atomic_int failed;
+};
+
+static void
+tree_add(struct tree *t, char *path)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->files = ab_realloc(t->files, t->cap * sizeof(*t->files));
+	}
+	memset(&t->files[t->n], 0, sizeof(t->files[0]));
+	t->files[t->n++].path = path;
+}
+
+static char *
+rel_join(const char *rel, const char *name)
+{
+	return rel[0] ? ab_sprintf("%s/%s", rel, name) : ab_strdup(name);
+}
+
+static char *
+display_path(const struct tree *t, const char *rel)
+{
+	return rel[0] ? ab_path_join(t->dir, rel) : ab_strdup(t->dir);
+}
+
+/* breadth-first walk; directories are opened below the root by relative path */
+static int
+tree_walk(struct tree *t)
+{
+	struct ab_strv queue = {0};
+	int error = -1;
+
+	ab_strv_push(&queue, "");
+	for (size_t q = 0; q < queue.n; q++) {
+		const char *rel = queue.v[q];
+		struct dirent *de;
+		DIR *d;
+		int fd;
+
+		fd = openat(t->rootfd, rel[0] ? rel : ".",
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || !(d = fdopendir(fd))) {
+			char *p = display_path(t, rel);
+
+			ab_error_errno("cannot open directory '%s'", p);
+			free(p);
+			if (fd >= 0)
+				close(fd);
+			goto done;
+		}
+		for (;;) {
+			unsigned char type;
+
+			errno = 0;
+			de = readdir(d);
+			if (!de)
+				break;
+			if (de->d_name[0] == '.' && (!de->d_name[1] ||
+			    (de->d_name[1] == '.' && !de->d_name[2])))
+				continue;
+			type = de->d_type;
+			if (type == DT_UNKNOWN) {
+				struct stat st;
+
+				if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+					char *r = rel_join(rel, de->d_name);
+					char *p = display_path(t, r);
+
+					ab_error_errno("cannot stat '%s'", p);
+					free(p);
+					free(r);
+					closedir(d);
+					goto done;
+				}
+				type = S_ISREG(st.st_mode) ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : DT_UNKNOWN;
+			}
+			if (type == DT_REG)
+				tree_add(t, rel_join(rel, de->d_name));
+			else if (type == DT_DIR)
+				ab_strv_push_owned(&queue, rel_join(rel, de->d_name));
+			/* symlinks, fifos, sockets and devices: not -type f */
+		}
+		if (errno) {
+			char *p = display_path(t, rel);
+
+			ab_error_errno("cannot read directory '%s'", p);
+			free(p);
+			closedir(d);
+			goto done;
+		}
+		closedir(d);
+	}
+	error = 0;
+done:
+	ab_strv_free(&queue);
+	return error;
+}
+
+static void
+hash_one(struct tree *t, struct tfile *f, EVP_MD_CTX *ctx, unsigned char *buf)
+{
+	struct stat st;
+	int fd, rc;
+
+	fd = openat(t->rootfd, f->path,
+	    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		f->err = errno;
+		f->op = OP_OPEN;
+		return;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		/* replaced by something else since the walk */
+		f->err = 0;
+		f->op = OP_TYPE;
+		close(fd);
+		return;
+	}
+	ctx_init(ctx);
+	rc = digest_fd(f->md, &f->size, fd, ctx, buf, READ_BUFSZ);
+	if (rc < 0) {
+		f->err = -rc;
+		f->op = OP_READ;
+	}
+	close(fd);
+}
+
+static void *
+tree_worker(void *arg)
+{
+	struct tree *t = arg;
+	EVP_MD_CTX *ctx = ctx_new();
+	unsigned char *buf = ab_malloc(READ_BUFSZ);
+
+	/*
+	 * Indices are claimed in increasing order and a claimed file is always
+	 * finished, so after a failure every file before it has been tried:
+	 * the first failure in path order is the one reported.
+	 */
+	while (!atomic_load_explicit(&t->failed, memory_order_relaxed)) {
+		size_t i = atomic_fetch_add(&t->next, 1);
+
+		if (i >= t->n)
+			break;
+		hash_one(t, &t->files[i], ctx, buf);
+		if (t->files[i].op != OP_NONE)
+			atomic_store(&t->failed, 1);
+	}
+	EVP_MD_CTX_free(ctx);
+	free(buf);
+	return NULL;
+}
+
+static int
+cmp_tfile(const void *a, const void *b)
+{
+	/* strcmp compares as unsigned char: the order of LC_ALL=C sort */
+	return strcmp(((const struct tfile *)a)->path, ((const struct tfile *)b)->path);
+}
+
+static void
+tree_hash_files(struct tree *t, int jobs)
+{
+	pthread_t *tid;
+	int started = 0;
+
+	if (jobs <= 0)
+		jobs = ab_hash_default_jobs();
+	if ((size_t)jobs > t->n)
+		jobs = t->n ? (int)t->n : 1;
+	tid = ab_calloc((size_t)jobs, sizeof(*tid));
+	/* the calling thread is one of the workers */
+	for (int i = 1; i < jobs; i++)
+		if (pthread_create(&tid[started], NULL, tree_worker, t) == 0)
+			started++;
+	tree_worker(t);
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	free(tid);
+}
+
+static int
+tree_report(const struct tree *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tfile *f = &t->files[i];
+		char *p;
+
+		if (f->op == OP_NONE)
+			continue;
+		p = display_path(t, f->path);
+		errno = f->err;
+		if (f->op == OP_OPEN)
+			ab_error_errno("cannot open '%s'", p);
+		else if (f->op == OP_READ)
+			ab_error_errno("cannot read '%s'", p);
+		else
+			ab_error("cannot hash '%s': no longer a regular file", p);
+		free(p);
+		return -1;
+	}
 	return 0;
+}
+
+int
+ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
+    const char *dir, int jobs)
+{
+	struct tree t = {.dir = dir, .rootfd = -1};
+	struct ab_buf lines = {0};
+	struct ab_sha256 *outer;
+	uint64_t total = 0;
+	int error = -1;
+
+	atomic_init(&t.next, 0);
+	atomic_init(&t.failed, 0);
+	/* like `cd DIR`: a symlink to a directory is followed at the top only */
+	t.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t.rootfd < 0) {
+		ab_error_errno("cannot open directory '%s'", dir);
+		return -1;
+	}
+	if (tree_walk(&t) < 0)
+		goto done;
+	if (t.n > 1)
+		qsort(t.files, t.n, sizeof(*t.files), cmp_tfile);
+	tree_hash_files(&t, jobs);
+	if (tree_report(&t) < 0)
+		goto done;
+
+	outer = ab_sha256_new();
+	for (size_t i = 0; i < t.n; i++) {
+		char fhex[AB_HEX_LEN + 1];
+
+		to_hex(fhex, t.files[i].md);
+		ab_hash_line(&lines, fhex, t.files[i].path);
+		total += t.files[i].size;
+		if (lines.len >= 65536) {
+			ab_sha256_update(outer, lines.s, lines.len);
+			ab_buf_clear(&lines);
+		}
+	}
+	if (lines.len)
+		ab_sha256_update(outer, lines.s, lines.len);
+	ab_sha256_final(hex, outer);
+	if (files)
+		*files = t.n;
+	if (bytes)
+		*bytes = total;
+	error = 0;
+done:
+	for (size_t i = 0; i < t.n; i++)
+		free(t.files[i].path);
+	free(t.files);
+	ab_buf_free(&lines);
+	close(t.rootfd);
+	return error;
+}
+
+int
+ab_hash_tree(char hex[AB_HEX_LEN + 1], const char *dir, int jobs)
+{
+	return ab_hash_tree_count(hex, NULL, NULL, dir, jobs);
 }
