@@ -25,10 +25,13 @@ struct command {
 
 static const struct command commands[] = {
 	{"validate", cmd_validate, "check a recipe and print a summary",
-	    "allocbuild validate RECIPE\n"
+	    "allocbuild validate [--allow-unpinned] RECIPE...\n"
 	    "\n"
 	    "Check every rule of the recipe format (docs/recipe.md). Errors are\n"
-	    "printed as FILE:LINE:COL: json.path: message, all at once.\n"},
+	    "printed as FILE:LINE:COL: json.path: message, all at once (exit 2);\n"
+	    "a valid recipe prints a one-line summary. A git source given by a\n"
+	    "branch or tag name instead of a commit id is an error unless\n"
+	    "--allow-unpinned is given.\n"},
 	{"plan", cmd_plan, "print every step a build would run, without running it",
 	    "allocbuild plan [-o OUTDIR] [-j N] RECIPE [LABEL...]\n"
 	    "\n"

@@ -59,6 +59,7 @@ struct ab_source {
 	struct ab_overlay *overlays;
 	size_t noverlays;
 	int line, col;            /* where the source object starts */
+	int commit_line, commit_col; /* where git.commit's value is (git sources) */
 };
 
 enum ab_variant_kind { AB_VARIANT_BUILD, AB_VARIANT_RELINK, AB_VARIANT_RUNTIME };
@@ -153,5 +154,29 @@ int ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r,
 
 /* the variant that actually produced the binary of v (follows runtime_of) */
 const struct ab_variant *ab_recipe_base_variant(const struct ab_recipe *r, const struct ab_variant *v);
+
+/*
+ * Unpinned git sources (a ref name instead of a 40-digit commit id) load
+ * fine and have `unpinned` set. Commands that fetch or build refuse them
+ * unless --allow-unpinned was given: ab_recipe_check_pins() reports every
+ * unpinned source as
+ *   allocbuild: FILE:LINE:COL: sources.X.git.commit: 'v5.3.0' is not a
+ *   40-digit commit id (use --allow-unpinned to resolve it)
+ * and returns -1 when there is one and allow_unpinned is 0.
+ */
+int ab_recipe_check_pins(const struct ab_recipe *r, int allow_unpinned);
+
+/*
+ * ab_recipe_load/parse with flags. AB_RECIPE_REQUIRE_PINS reports unpinned
+ * sources as errors together with every other error (what `validate` does
+ * without --allow-unpinned).
+ */
+#define AB_RECIPE_REQUIRE_PINS 0x1
+int ab_recipe_load_ext(struct ab_recipe **out, const char *path, unsigned flags);
+int ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, size_t len,
+    FILE *errs, unsigned flags);
+
+/* number of variants of a kind */
+size_t ab_recipe_count(const struct ab_recipe *r, enum ab_variant_kind kind);
 
 #endif

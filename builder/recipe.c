@@ -1,0 +1,2188 @@
+/*
+ * recipe: the recipe loader (docs/recipe.md).
+ *
+ * cJSON keeps no positions, so loading takes three steps:
+ *   1. scan: a strict JSON scanner over the raw bytes that reports the
+ *      first syntax error with its exact position and builds a tree of
+ *      positions (one jnode per value, with the position of its key);
+ *   2. cJSON parses the same bytes, and the two trees are walked in
+ *      lockstep so that every cJSON item gets its jnode;
+ *   3. the rules of the format are checked on that tree, every error is
+ *      collected, and the errors are printed sorted by position.
+ * The scanner is stricter than cJSON (it is the one that decides what is
+ * valid JSON), so cJSON never rejects what the scanner accepted.
+ */
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../provenance/hash.h"
+#include "recipe.h"
+#include "util.h"
+
+#define MAX_DEPTH 256
+/* cJSON copies at most 63 characters of a number before strtod() */
+#define MAX_NUMBER 63
+
+/* position tree */
+struct jnode {
+	const cJSON *j;
+	char type;          /* '{', '[', '"', 'n' (number), 't' (true/false), '0' (null) */
+	int line, col;      /* of the value */
+	int kline, kcol;    /* of the key, for object members */
+	struct jnode *kids; /* members or elements, in document order */
+	size_t nkids, cap;
+};
+
+static void
+jnode_release(struct jnode *n)
+{
+	for (size_t i = 0; i < n->nkids; i++)
+		jnode_release(&n->kids[i]);
+	free(n->kids);
+}
+
+static struct jnode *
+jnode_add(struct jnode *n)
+{
+	if (n->nkids == n->cap) {
+		n->cap = n->cap ? 2 * n->cap : 4;
+		n->kids = ab_realloc(n->kids, n->cap * sizeof(*n->kids));
+	}
+	memset(&n->kids[n->nkids], 0, sizeof(*n->kids));
+	return &n->kids[n->nkids++];
+}
+
+/* JSON paths: `variants[2].build.system`, `sources.x.overlay["lib/a"]`; the root is `$` */
+static int
+plain_key(const char *k)
+{
+	if (!*k)
+		return 0;
+	for (; *k; k++)
+		if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') ||
+		    *k == '_' || *k == '-' || *k == '.'))
+			return 0;
+	return 1;
+}
+
+static void
+quote(struct ab_buf *b, const char *s, size_t n)
+{
+	ab_buf_putc(b, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			ab_buf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			ab_buf_printf(b, "\\u%04x", c);
+		else
+			ab_buf_putc(b, (char)c);
+	}
+	ab_buf_putc(b, '"');
+}
+
+static void
+path_add_key(struct ab_buf *b, const char *key, size_t n)
+{
+	char *k = ab_strndup(key, n);
+
+	if (b->len == 1 && b->s[0] == '$')
+		ab_buf_clear(b);
+	if (plain_key(k) && strlen(k) == n) {
+		if (b->len)
+			ab_buf_putc(b, '.');
+		ab_buf_puts(b, k);
+	} else {
+		if (!b->len)
+			ab_buf_putc(b, '$');
+		ab_buf_putc(b, '[');
+		quote(b, key, n);
+		ab_buf_putc(b, ']');
+	}
+	free(k);
+}
+
+static char *
+pk(const char *path, const char *key)
+{
+	struct ab_buf b = {0};
+
+	ab_buf_puts(&b, path);
+	path_add_key(&b, key, strlen(key));
+	return ab_buf_detach(&b);
+}
+
+static char *
+pi(const char *path, size_t i)
+{
+	return ab_sprintf("%s[%zu]", path, i);
+}
+
+/* a value shown in a message: printable, quoted, bounded */
+static char *
+shown(const char *s)
+{
+	struct ab_buf b = {0};
+	size_t n = strlen(s);
+
+	for (size_t i = 0; i < n && i < 80; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f)
+			ab_buf_printf(&b, "\\x%02x", c);
+		else
+			ab_buf_putc(&b, (char)c);
+	}
+	if (n > 80)
+		ab_buf_puts(&b, "...");
+	return ab_buf_detach(&b);
+}
+
+/*
+ * 1. The scanner.
+ */
+struct scan {
+	const char *p, *end;
+	int line, col;
+	struct ab_buf path;
+	int failed;
+	int eline, ecol;
+	char *epath, *emsg;
+};
+
+static void
+adv(struct scan *sc)
+{
+	unsigned char c = (unsigned char)*sc->p++;
+
+	if (c == '\n') {
+		sc->line++;
+		sc->col = 1;
+	} else if ((c & 0xc0) != 0x80) {
+		/* columns count characters: UTF-8 continuation bytes do not move */
+		sc->col++;
+	}
+}
+
+static void sc_fail_at(struct scan *sc, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+sc_fail_at(struct scan *sc, int line, int col, const char *fmt, ...)
+{
+	struct ab_buf b = {0};
+	va_list ap;
+
+	if (sc->failed)
+		return;
+	va_start(ap, fmt);
+	ab_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	sc->failed = 1;
+	sc->eline = line;
+	sc->ecol = col;
+	sc->epath = ab_strdup(sc->path.s ? sc->path.s : "$");
+	sc->emsg = ab_buf_detach(&b);
+}
+
+/* what is at the current position, for "expected X, got Y" */
+static const char *
+got(struct scan *sc, char *buf, size_t len)
+{
+	unsigned char c;
+
+	if (sc->p >= sc->end)
+		return "end of input";
+	c = (unsigned char)*sc->p;
+	if (c > 0x20 && c < 0x7f)
+		snprintf(buf, len, "'%c'", c);
+	else
+		snprintf(buf, len, "byte 0x%02x", c);
+	return buf;
+}
+
+static void
+skip_ws(struct scan *sc)
+{
+	while (sc->p < sc->end && (*sc->p == ' ' || *sc->p == '\t' || *sc->p == '\n' || *sc->p == '\r'))
+		adv(sc);
+}
+
+static int
+hex4(const char *p, const char *end, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (end - p < 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v |= (unsigned)(c - 'A' + 10);
+		else
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* length of the valid UTF-8 sequence at p, 0 when invalid */
+static size_t
+utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	size_t n;
+	unsigned cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if ((size_t)(end - p) < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+static void
+scan_string(struct scan *sc)
+{
+	int line = sc->line, col = sc->col;
+
+	adv(sc); /* the opening quote */
+	for (;;) {
+		unsigned char c;
+		int eline, ecol;
+
+		if (sc->p >= sc->end) {
+			sc_fail_at(sc, line, col, "unterminated string");
+			return;
+		}
+		c = (unsigned char)*sc->p;
+		eline = sc->line;
+		ecol = sc->col;
+		if (c == '"') {
+			adv(sc);
+			return;
+		}
+		if (c == '\\') {
+			unsigned u, lo;
+
+			adv(sc);
+			if (sc->p >= sc->end) {
+				sc_fail_at(sc, line, col, "unterminated string");
+				return;
+			}
+			c = (unsigned char)*sc->p;
+			if (strchr("\"\\/bfnrt", c) && c) {
+				adv(sc);
+				continue;
+			}
+			if (c != 'u') {
+				if (c > 0x20 && c < 0x7f)
+					sc_fail_at(sc, eline, ecol, "invalid escape '\\%c' in string", c);
+				else
+					sc_fail_at(sc, eline, ecol, "invalid escape in string");
+				return;
+			}
+			if (hex4(sc->p + 1, sc->end, &u) < 0) {
+				sc_fail_at(sc, eline, ecol, "invalid \\u escape in string");
+				return;
+			}
+			if (u == 0) {
+				sc_fail_at(sc, eline, ecol, "\\u0000 is not allowed in strings");
+				return;
+			}
+			if (u >= 0xdc00 && u <= 0xdfff) {
+				sc_fail_at(sc, eline, ecol, "unpaired surrogate \\u%04x in string", u);
+				return;
+			}
+			for (int i = 0; i < 5; i++)
+				adv(sc);
+			if (u >= 0xd800 && u <= 0xdbff) {
+				if (sc->end - sc->p < 6 || sc->p[0] != '\\' || sc->p[1] != 'u' ||
+				    hex4(sc->p + 2, sc->end, &lo) < 0 || lo < 0xdc00 || lo > 0xdfff) {
+					sc_fail_at(sc, eline, ecol, "unpaired surrogate \\u%04x in string", u);
+					return;
+				}
+				for (int i = 0; i < 6; i++)
+					adv(sc);
+			}
+			continue;
+		}
+		if (c < 0x20) {
+			sc_fail_at(sc, eline, ecol, "control character 0x%02x in string (escape it)", c);
+			return;
+		}
+		{
+			size_t n = utf8_len((const unsigned char *)sc->p, (const unsigned char *)sc->end);
+
+			if (!n) {
+				sc_fail_at(sc, eline, ecol, "invalid UTF-8 in string");
+				return;
+			}
+			while (n--)
+				adv(sc);
+		}
+	}
+}
+
+static int
+is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int
+is_word(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
+}
+
+static void
+scan_number(struct scan *sc)
+{
+	const char *start = sc->p;
+	int line = sc->line, col = sc->col;
+	int ok = 1;
+
+	if (*sc->p == '-')
+		adv(sc);
+	if (sc->p < sc->end && *sc->p == '0') {
+		adv(sc);
+	} else if (sc->p < sc->end && is_digit(*sc->p)) {
+		while (sc->p < sc->end && is_digit(*sc->p))
+			adv(sc);
+	} else {
+		ok = 0;
+	}
+	if (ok && sc->p < sc->end && *sc->p == '.') {
+		adv(sc);
+		if (sc->p >= sc->end || !is_digit(*sc->p))
+			ok = 0;
+		while (sc->p < sc->end && is_digit(*sc->p))
+			adv(sc);
+	}
+	if (ok && sc->p < sc->end && (*sc->p == 'e' || *sc->p == 'E')) {
+		adv(sc);
+		if (sc->p < sc->end && (*sc->p == '+' || *sc->p == '-'))
+			adv(sc);
+		if (sc->p >= sc->end || !is_digit(*sc->p))
+			ok = 0;
+		while (sc->p < sc->end && is_digit(*sc->p))
+			adv(sc);
+	}
+	if (ok && sc->p < sc->end && (is_word(*sc->p) || *sc->p == '.' || *sc->p == '+' || *sc->p == '-'))
+		ok = 0;
+	if (!ok)
+		sc_fail_at(sc, line, col, "invalid number");
+	else if (sc->p - start > MAX_NUMBER)
+		sc_fail_at(sc, line, col, "number longer than %d characters", MAX_NUMBER);
+}
+
+static void scan_value(struct scan *sc, struct jnode *n, int depth);
+
+static void
+scan_object(struct scan *sc, struct jnode *n, int depth)
+{
+	char buf[32];
+
+	adv(sc);
+	skip_ws(sc);
+	if (sc->p < sc->end && *sc->p == '}') {
+		adv(sc);
+		return;
+	}
+	for (;;) {
+		struct jnode *k;
+		const char *key;
+		size_t save = sc->path.len;
+
+		skip_ws(sc);
+		if (sc->p >= sc->end || *sc->p != '"') {
+			sc_fail_at(sc, sc->line, sc->col, "expected a string key, got %s", got(sc, buf, sizeof(buf)));
+			return;
+		}
+		k = jnode_add(n);
+		k->kline = sc->line;
+		k->kcol = sc->col;
+		key = sc->p + 1;
+		scan_string(sc);
+		if (sc->failed)
+			return;
+		path_add_key(&sc->path, key, (size_t)(sc->p - 1 - key));
+		skip_ws(sc);
+		if (sc->p >= sc->end || *sc->p != ':') {
+			sc_fail_at(sc, sc->line, sc->col, "expected ':' after the key, got %s",
+			    got(sc, buf, sizeof(buf)));
+			return;
+		}
+		adv(sc);
+		skip_ws(sc);
+		scan_value(sc, k, depth + 1);
+		if (sc->failed)
+			return;
+		sc->path.len = save;
+		if (sc->path.s)
+			sc->path.s[save] = '\0';
+		skip_ws(sc);
+		if (sc->p < sc->end && *sc->p == ',') {
+			adv(sc);
+			continue;
+		}
+		if (sc->p < sc->end && *sc->p == '}') {
+			adv(sc);
+			return;
+		}
+		sc_fail_at(sc, sc->line, sc->col, "expected ',' or '}', got %s", got(sc, buf, sizeof(buf)));
+		return;
+	}
+}
+
+static void
+scan_array(struct scan *sc, struct jnode *n, int depth)
+{
+	char buf[32];
+
+	adv(sc);
+	skip_ws(sc);
+	if (sc->p < sc->end && *sc->p == ']') {
+		adv(sc);
+		return;
+	}
+	for (;;) {
+		struct jnode *e;
+		size_t save = sc->path.len;
+
+		skip_ws(sc);
+		ab_buf_printf(&sc->path, "[%zu]", n->nkids);
+		e = jnode_add(n);
+		scan_value(sc, e, depth + 1);
+		if (sc->failed)
+			return;
+		sc->path.len = save;
+		sc->path.s[save] = '\0';
+		skip_ws(sc);
+		if (sc->p < sc->end && *sc->p == ',') {
+			adv(sc);
+			continue;
+		}
+		if (sc->p < sc->end && *sc->p == ']') {
+			adv(sc);
+			return;
+		}
+		sc_fail_at(sc, sc->line, sc->col, "expected ',' or ']', got %s", got(sc, buf, sizeof(buf)));
+		return;
+	}
+}
+
+static void
+scan_value(struct scan *sc, struct jnode *n, int depth)
+{
+	char buf[32];
+	unsigned char c;
+
+	n->line = sc->line;
+	n->col = sc->col;
+	if (sc->p >= sc->end) {
+		sc_fail_at(sc, sc->line, sc->col, "expected a value, got end of input");
+		return;
+	}
+	c = (unsigned char)*sc->p;
+	if (c == '{' || c == '[') {
+		if (depth >= MAX_DEPTH) {
+			sc_fail_at(sc, sc->line, sc->col, "nesting deeper than %d levels", MAX_DEPTH);
+			return;
+		}
+		n->type = (char)c;
+		if (c == '{')
+			scan_object(sc, n, depth);
+		else
+			scan_array(sc, n, depth);
+	} else if (c == '"') {
+		n->type = '"';
+		scan_string(sc);
+	} else if (c == '-' || is_digit(c)) {
+		n->type = 'n';
+		scan_number(sc);
+	} else if (is_word(c)) {
+		const char *w = sc->p;
+		size_t len = 0;
+
+		while (w + len < sc->end && is_word(w[len]))
+			len++;
+		if ((len == 4 && !memcmp(w, "true", 4)) || (len == 5 && !memcmp(w, "false", 5)))
+			n->type = 't';
+		else if (len == 4 && !memcmp(w, "null", 4))
+			n->type = '0';
+		else {
+			char *s = ab_strndup(w, len < 20 ? len : 20);
+
+			sc_fail_at(sc, sc->line, sc->col, "expected a value, got '%s%s'", s, len > 20 ? "..." : "");
+			free(s);
+			return;
+		}
+		while (len--)
+			adv(sc);
+	} else {
+		sc_fail_at(sc, sc->line, sc->col, "expected a value, got %s", got(sc, buf, sizeof(buf)));
+	}
+}
+
+/* the position of byte offset off, for errors that cJSON reports */
+static void
+offset_pos(const char *text, size_t off, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if ((text[i] & 0xc0) != 0x80) {
+			(*col)++;
+		}
+	}
+}
+
+static int
+attach(struct jnode *n, const cJSON *j)
+{
+	const cJSON *c;
+	size_t i = 0;
+	char t;
+
+	n->j = j;
+	if (cJSON_IsObject(j))
+		t = '{';
+	else if (cJSON_IsArray(j))
+		t = '[';
+	else if (cJSON_IsString(j))
+		t = '"';
+	else if (cJSON_IsNumber(j))
+		t = 'n';
+	else if (cJSON_IsBool(j))
+		t = 't';
+	else if (cJSON_IsNull(j))
+		t = '0';
+	else
+		return -1;
+	if (t != n->type)
+		return -1;
+	if (t != '{' && t != '[')
+		return 0;
+	for (c = j->child; c; c = c->next, i++) {
+		if (i >= n->nkids || attach(&n->kids[i], c) < 0)
+			return -1;
+		if (t == '{' && !c->string)
+			return -1;
+	}
+	return i == n->nkids ? 0 : -1;
+}
+
+/*
+ * 3. The rules.
+ */
+struct diag {
+	int line, col;
+	size_t seq;
+	char *msg; /* "path: message" */
+};
+
+struct edge {
+	size_t from, to;
+	int line, col;
+	char *path;
+};
+
+struct ctx {
+	struct ab_recipe *r;
+	unsigned flags;
+	struct diag *d;
+	size_t nd, capd;
+	/* labels in recipe order, NULL where missing or invalid */
+	const char **labels;
+	const struct jnode **lnodes; /* where each label is */
+	struct edge *e; /* dependencies between variants */
+	size_t ne, cape;
+	struct edge *oe; /* overlays between sources */
+	size_t noe, capoe;
+};
+
+static void err(struct ctx *c, int line, int col, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static void
+err(struct ctx *c, int line, int col, const char *path, const char *fmt, ...)
+{
+	struct ab_buf b = {0};
+	va_list ap;
+
+	ab_buf_printf(&b, "%s: ", path);
+	va_start(ap, fmt);
+	ab_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (c->nd == c->capd) {
+		c->capd = c->capd ? 2 * c->capd : 16;
+		c->d = ab_realloc(c->d, c->capd * sizeof(*c->d));
+	}
+	c->d[c->nd].line = line;
+	c->d[c->nd].col = col;
+	c->d[c->nd].seq = c->nd;
+	c->d[c->nd].msg = ab_buf_detach(&b);
+	c->nd++;
+}
+
+static void
+add_edge(struct edge **v, size_t *n, size_t *cap, size_t from, size_t to, const struct jnode *at,
+    const char *path)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 8;
+		*v = ab_realloc(*v, *cap * sizeof(**v));
+	}
+	(*v)[*n].from = from;
+	(*v)[*n].to = to;
+	(*v)[*n].line = at->line;
+	(*v)[*n].col = at->col;
+	(*v)[*n].path = ab_strdup(path);
+	(*n)++;
+}
+
+static const char *
+type_name(const cJSON *j)
+{
+	if (cJSON_IsObject(j))
+		return "an object";
+	if (cJSON_IsArray(j))
+		return "an array";
+	if (cJSON_IsString(j))
+		return "a string";
+	if (cJSON_IsNumber(j))
+		return "a number";
+	if (cJSON_IsBool(j))
+		return "a boolean";
+	return "null";
+}
+
+/* is n of the cJSON type t (cJSON_String, ...)? reports when not */
+static int
+want(struct ctx *c, const struct jnode *n, const char *path, int t)
+{
+	const char *w;
+
+	if ((n->j->type & 0xff) == t)
+		return 0;
+	switch (t) {
+	case cJSON_Object:
+		w = "an object";
+		break;
+	case cJSON_Array:
+		w = "an array";
+		break;
+	case cJSON_String:
+		w = "a string";
+		break;
+	default:
+		w = "a number";
+		break;
+	}
+	err(c, n->line, n->col, path, "expected %s, got %s", w, type_name(n->j));
+	return -1;
+}
+
+static const struct jnode *
+member(const struct jnode *obj, const char *key)
+{
+	if (!obj || obj->type != '{')
+		return NULL;
+	for (size_t i = 0; i < obj->nkids; i++)
+		if (!strcmp(obj->kids[i].j->string, key))
+			return &obj->kids[i];
+	return NULL;
+}
+
+static size_t
+edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[33], cur[33];
+
+	if (la > 32 || lb > 32)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, sizeof(prev));
+	}
+	return prev[lb];
+}
+
+/*
+ * Report duplicate keys and, when keys is not NULL, unknown keys of an
+ * object (keys is NULL-terminated).
+ */
+static void
+check_keys(struct ctx *c, const struct jnode *obj, const char *path, const char *const *keys)
+{
+	for (size_t i = 0; i < obj->nkids; i++) {
+		const struct jnode *k = &obj->kids[i];
+		const char *name = k->j->string;
+		char *p = pk(path, name);
+		int known = !keys;
+
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(obj->kids[j].j->string, name)) {
+				err(c, k->kline, k->kcol, p, "duplicate key (first at %d:%d)", obj->kids[j].kline,
+				    obj->kids[j].kcol);
+				known = 1; /* one error is enough */
+				break;
+			}
+		}
+		for (size_t j = 0; keys && keys[j] && !known; j++)
+			if (!strcmp(keys[j], name))
+				known = 1;
+		if (!known) {
+			const char *best = NULL;
+			size_t bd = 3;
+
+			for (size_t j = 0; keys[j]; j++) {
+				size_t d = edit_distance(name, keys[j]);
+
+				if (d < bd && d < strlen(keys[j])) {
+					bd = d;
+					best = keys[j];
+				}
+			}
+			if (best)
+				err(c, k->kline, k->kcol, p, "unknown key (did you mean '%s'?)", best);
+			else
+				err(c, k->kline, k->kcol, p, "unknown key");
+		}
+		free(p);
+	}
+}
+
+static void
+missing(struct ctx *c, const struct jnode *obj, const char *path, const char *key)
+{
+	char *p = pk(path, key);
+
+	err(c, obj->line, obj->col, p, "required key is missing");
+	free(p);
+}
+
+/* a string member; NULL (reported when required) when missing or not a string */
+static const char *
+str_member(struct ctx *c, const struct jnode *obj, const char *path, const char *key, int required,
+    const struct jnode **node)
+{
+	const struct jnode *m = member(obj, key);
+	const char *s = NULL;
+	char *p;
+
+	if (node)
+		*node = m;
+	if (!m) {
+		if (required)
+			missing(c, obj, path, key);
+		return NULL;
+	}
+	p = pk(path, key);
+	if (want(c, m, p, cJSON_String) == 0)
+		s = m->j->valuestring;
+	free(p);
+	return s;
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? ab_strdup(s) : NULL;
+}
+
+static int
+is_ident(const char *s)
+{
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    *p == '.' || *p == '_' || *p == '-'))
+			return 0;
+	return *s != '\0';
+}
+
+static int
+check_ident(struct ctx *c, int line, int col, const char *path, const char *what, const char *s)
+{
+	char *v;
+
+	if (is_ident(s))
+		return 0;
+	v = shown(s);
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		err(c, line, col, path, "invalid %s '%s': '.' and '..' are reserved", what, v);
+	else
+		err(c, line, col, path, "invalid %s '%s': use only letters, digits, '.', '_' and '-'", what, v);
+	free(v);
+	return -1;
+}
+
+/* a path that must stay inside a tree; where names the tree */
+static int
+check_rel_path(struct ctx *c, const struct jnode *n, const char *path, const char *s, const char *where)
+{
+	char *v;
+
+	if (ab_path_is_safe_relative(s))
+		return 0;
+	v = shown(s);
+	if (!*s)
+		err(c, n->line, n->col, path, "empty path");
+	else if (s[0] == '/')
+		err(c, n->line, n->col, path, "'%s' is absolute: it must be relative to the %s", v, where);
+	else
+		err(c, n->line, n->col, path, "'%s' leaves the %s: '..' is not allowed", v, where);
+	free(v);
+	return -1;
+}
+
+static int
+check_nonempty(struct ctx *c, const struct jnode *n, const char *path, const char *s)
+{
+	if (*s)
+		return 0;
+	err(c, n->line, n->col, path, "must not be empty");
+	return -1;
+}
+
+/* an integer member; returns -1 (reported) when it is not an integer */
+static int
+int_value(struct ctx *c, const struct jnode *n, const char *path, int *out)
+{
+	double d;
+
+	if (want(c, n, path, cJSON_Number) < 0)
+		return -1;
+	d = n->j->valuedouble;
+	if (!(d >= (double)INT_MIN && d <= (double)INT_MAX) || d != floor(d)) {
+		err(c, n->line, n->col, path, "expected an integer, got %g", d);
+		return -1;
+	}
+	*out = (int)d;
+	return 0;
+}
+
+enum { PATH_ANY, PATH_BUILD, PATH_SOURCE };
+
+static const char *const tree_name[] = {NULL, "build directory", "source tree"};
+
+/*
+ * An array of strings into out (always NULL-terminated). Elements must be
+ * non-empty when nonempty is set; paths checked when kind is not PATH_ANY.
+ */
+static void
+str_list(struct ctx *c, const struct jnode *n, const char *path, struct ab_list *out, int nonempty, int kind)
+{
+	size_t k = 0;
+
+	out->v = ab_calloc(1, sizeof(char *));
+	out->n = 0;
+	if (!n || want(c, n, path, cJSON_Array) < 0)
+		return;
+	out->v = ab_realloc(out->v, (n->nkids + 1) * sizeof(char *));
+	for (size_t i = 0; i < n->nkids; i++) {
+		const struct jnode *e = &n->kids[i];
+		char *p = pi(path, i);
+
+		if (want(c, e, p, cJSON_String) == 0) {
+			const char *s = e->j->valuestring;
+
+			if (kind != PATH_ANY)
+				check_rel_path(c, e, p, s, tree_name[kind]);
+			else if (nonempty)
+				check_nonempty(c, e, p, s);
+			out->v[k++] = ab_strdup(s);
+		}
+		free(p);
+	}
+	out->v[k] = NULL;
+	out->n = k;
+}
+
+static int
+valid_env_name(const char *s)
+{
+	return *s && !strchr(s, '=');
+}
+
+/* an object of strings (env, defines) into out, in recipe order */
+static void
+kv_object(struct ctx *c, const struct jnode *n, const char *path, struct ab_kvlist *out, const char *what)
+{
+	size_t k = 0;
+
+	if (!n || want(c, n, path, cJSON_Object) < 0)
+		return;
+	check_keys(c, n, path, NULL);
+	out->v = ab_calloc(n->nkids ? n->nkids : 1, sizeof(*out->v));
+	for (size_t i = 0; i < n->nkids; i++) {
+		const struct jnode *e = &n->kids[i];
+		const char *key = e->j->string;
+		char *p = pk(path, key);
+
+		if (!valid_env_name(key)) {
+			char *v = shown(key);
+
+			err(c, e->kline, e->kcol, p, "invalid %s name '%s'", what, v);
+			free(v);
+		}
+		if (want(c, e, p, cJSON_String) == 0) {
+			out->v[k].key = ab_strdup(key);
+			out->v[k].value = ab_strdup(e->j->valuestring);
+			k++;
+		}
+		free(p);
+	}
+	out->n = k;
+}
+
+/* is s a plausible git ref name (git check-ref-format, loosely)? */
+static int
+is_ref_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || s[0] == '-' || s[0] == '/' || s[n - 1] == '/' || s[n - 1] == '.' || strstr(s, "..") ||
+	    strstr(s, "//") || strstr(s, "@{") || (n >= 5 && !strcmp(s + n - 5, ".lock")))
+		return 0;
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f || strchr("~^:?*[\\", *p))
+			return 0;
+	return 1;
+}
+
+static void
+pin_error(struct ctx *c, int line, int col, const char *path, const char *commit)
+{
+	char *v = shown(commit);
+
+	err(c, line, col, path, "'%s' is not a 40-digit commit id (use --allow-unpinned to resolve it)", v);
+	free(v);
+}
+
+static void
+parse_git(struct ctx *c, struct ab_source *s, const struct jnode *g, const char *path)
+{
+	static const char *const keys[] = {"url", "commit", NULL};
+	const struct jnode *m;
+	const char *v;
+	char *p;
+
+	if (want(c, g, path, cJSON_Object) < 0)
+		return;
+	check_keys(c, g, path, keys);
+	v = str_member(c, g, path, "url", 1, &m);
+	if (v) {
+		p = pk(path, "url");
+		check_nonempty(c, m, p, v);
+		free(p);
+		s->url = ab_strdup(v);
+	}
+	v = str_member(c, g, path, "commit", 1, &m);
+	if (v) {
+		p = pk(path, "commit");
+		s->commit = ab_strdup(v);
+		s->commit_line = m->line;
+		s->commit_col = m->col;
+		if (!ab_is_hex(v, 40)) {
+			if (!is_ref_name(v)) {
+				char *sv = shown(v);
+
+				err(c, m->line, m->col, p, "'%s' is neither a 40-digit commit id nor a ref name", sv);
+				free(sv);
+			} else {
+				s->unpinned = 1;
+				if (c->flags & AB_RECIPE_REQUIRE_PINS)
+					pin_error(c, m->line, m->col, p, v);
+			}
+		}
+		free(p);
+	}
+}
+
+static void
+parse_archive(struct ctx *c, struct ab_source *s, const struct jnode *a, const char *path)
+{
+	static const char *const keys[] = {"urls", "sha256", "strip", NULL};
+	const struct jnode *m;
+	const char *v;
+	char *p;
+
+	if (want(c, a, path, cJSON_Object) < 0)
+		return;
+	check_keys(c, a, path, keys);
+	m = member(a, "urls");
+	p = pk(path, "urls");
+	if (!m) {
+		missing(c, a, path, "urls");
+	} else {
+		str_list(c, m, p, &s->urls, 1, PATH_ANY);
+		if (m->type == '[' && !m->nkids)
+			err(c, m->line, m->col, p, "at least one url is required");
+	}
+	free(p);
+	v = str_member(c, a, path, "sha256", 1, &m);
+	if (v) {
+		p = pk(path, "sha256");
+		if (!ab_is_hex(v, 64)) {
+			char *sv = shown(v);
+
+			err(c, m->line, m->col, p, "'%s' is not a sha256 (64 lowercase hex digits)", sv);
+			free(sv);
+		}
+		s->sha256 = ab_strdup(v);
+		free(p);
+	}
+	m = member(a, "strip");
+	if (m) {
+		p = pk(path, "strip");
+		if (int_value(c, m, p, &s->strip) == 0 && s->strip < 0) {
+			err(c, m->line, m->col, p, "must not be negative, got %d", s->strip);
+			s->strip = 0;
+		}
+		free(p);
+	}
+}
+
+static long
+source_index(const struct ab_recipe *r, const char *id)
+{
+	for (size_t i = 0; i < r->nsources; i++)
+		if (r->sources[i].id && !strcmp(r->sources[i].id, id))
+			return (long)i;
+	return -1;
+}
+
+static void
+parse_source(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
+{
+	static const char *const keys[] = {"git", "archive", "patches", "prepare", "overlay", NULL};
+	struct ab_source *s = &c->r->sources[idx];
+	const struct jnode *g, *a, *m;
+	char *p;
+
+	s->line = n->line;
+	s->col = n->col;
+	s->patches.v = ab_calloc(1, sizeof(char *));
+	if (want(c, n, path, cJSON_Object) < 0) {
+		s->urls.v = ab_calloc(1, sizeof(char *));
+		return;
+	}
+	check_keys(c, n, path, keys);
+	g = member(n, "git");
+	a = member(n, "archive");
+	if (!g && !a) {
+		err(c, n->line, n->col, path, "a source needs one of 'git' or 'archive'");
+	} else if (g && a) {
+		const struct jnode *later = g > a ? g : a;
+
+		p = pk(path, later == g ? "git" : "archive");
+		err(c, later->kline, later->kcol, p, "a source has either 'git' or 'archive', not both");
+		free(p);
+	}
+	if (g && (!a || g < a)) {
+		s->kind = AB_SOURCE_GIT;
+		p = pk(path, "git");
+		parse_git(c, s, g, p);
+		free(p);
+	} else if (a) {
+		s->kind = AB_SOURCE_ARCHIVE;
+		p = pk(path, "archive");
+		parse_archive(c, s, a, p);
+		free(p);
+	}
+	if (!s->urls.v)
+		s->urls.v = ab_calloc(1, sizeof(char *));
+
+	m = member(n, "patches");
+	if (m) {
+		free(s->patches.v);
+		p = pk(path, "patches");
+		str_list(c, m, p, &s->patches, 1, PATH_ANY);
+		free(p);
+	}
+
+	m = member(n, "prepare");
+	p = pk(path, "prepare");
+	if (m && want(c, m, p, cJSON_Array) == 0) {
+		s->prepare = ab_calloc(m->nkids ? m->nkids : 1, sizeof(*s->prepare));
+		for (size_t i = 0; i < m->nkids; i++) {
+			const struct jnode *e = &m->kids[i];
+			char *q = pi(p, i);
+			struct ab_list *l = &s->prepare[s->nprepare];
+
+			str_list(c, e, q, l, 0, PATH_ANY);
+			s->nprepare++;
+			if (e->type == '[') {
+				if (!e->nkids)
+					err(c, e->line, e->col, q, "empty command");
+				else if (l->n && !l->v[0][0])
+					err(c, e->kids[0].line, e->kids[0].col, q, "empty program name");
+			}
+			free(q);
+		}
+	}
+	free(p);
+
+	m = member(n, "overlay");
+	p = pk(path, "overlay");
+	if (m && want(c, m, p, cJSON_Object) == 0) {
+		check_keys(c, m, p, NULL);
+		s->overlays = ab_calloc(m->nkids ? m->nkids : 1, sizeof(*s->overlays));
+		for (size_t i = 0; i < m->nkids; i++) {
+			const struct jnode *e = &m->kids[i];
+			char *q = pk(p, e->j->string);
+			struct jnode keynode = *e;
+			long t;
+
+			keynode.line = e->kline;
+			keynode.col = e->kcol;
+			check_rel_path(c, &keynode, q, e->j->string, "source tree");
+			if (want(c, e, q, cJSON_String) == 0) {
+				const char *v = e->j->valuestring;
+				struct ab_overlay *o = &s->overlays[s->noverlays++];
+
+				o->path = ab_strdup(e->j->string);
+				o->source = ab_strdup(v);
+				t = source_index(c->r, v);
+				if (t < 0) {
+					char *sv = shown(v);
+
+					err(c, e->line, e->col, q, "unknown source '%s'", sv);
+					free(sv);
+				} else if ((size_t)t == idx) {
+					err(c, e->line, e->col, q, "a source cannot overlay itself");
+				} else {
+					add_edge(&c->oe, &c->noe, &c->capoe, idx, (size_t)t, e, q);
+				}
+			}
+			free(q);
+		}
+	}
+	free(p);
+}
+
+static long
+label_index(struct ctx *c, const char *label)
+{
+	for (size_t i = 0; i < c->r->nvariants; i++)
+		if (c->labels[i] && !strcmp(c->labels[i], label))
+			return (long)i;
+	return -1;
+}
+
+/* a reference to another variant; records the dependency */
+static long
+variant_ref(struct ctx *c, size_t idx, const struct jnode *n, const char *path, const char *label)
+{
+	long t = label_index(c, label);
+
+	if (t < 0) {
+		char *v = shown(label);
+
+		err(c, n->line, n->col, path, "unknown variant '%s'", v);
+		free(v);
+		return -1;
+	}
+	add_edge(&c->e, &c->ne, &c->cape, idx, (size_t)t, n, path);
+	return t;
+}
+
+static void
+parse_build(struct ctx *c, struct ab_variant *v, const struct jnode *b, const char *path)
+{
+	static const char *const keys[] = {"system", "configure", "defines", "generator", "targets", "jobs",
+		"env", NULL};
+	const struct jnode *m, *cf, *df, *gen;
+	const char *s;
+	char *p;
+
+	v->build.configure.v = ab_calloc(1, sizeof(char *));
+	v->build.targets.v = ab_calloc(1, sizeof(char *));
+	if (want(c, b, path, cJSON_Object) < 0)
+		return;
+	check_keys(c, b, path, keys);
+	s = str_member(c, b, path, "system", 1, &m);
+	cf = member(b, "configure");
+	df = member(b, "defines");
+	gen = member(b, "generator");
+	if (s) {
+		if (!strcmp(s, "autotools")) {
+			v->build.system = AB_BUILD_AUTOTOOLS;
+			if (df) {
+				p = pk(path, "defines");
+				err(c, df->kline, df->kcol, p,
+				    "'defines' is for cmake builds; an autotools build takes 'configure'");
+				free(p);
+			}
+			if (gen) {
+				p = pk(path, "generator");
+				err(c, gen->kline, gen->kcol, p, "'generator' is for cmake builds");
+				free(p);
+			}
+		} else if (!strcmp(s, "cmake")) {
+			v->build.system = AB_BUILD_CMAKE;
+			if (cf) {
+				p = pk(path, "configure");
+				err(c, cf->kline, cf->kcol, p,
+				    "'configure' is for autotools builds; a cmake build takes 'defines'");
+				free(p);
+			}
+		} else {
+			char *sv = shown(s);
+
+			p = pk(path, "system");
+			err(c, m->line, m->col, p, "unknown build system '%s' (expected 'autotools' or 'cmake')", sv);
+			free(sv);
+			free(p);
+		}
+	}
+	if (cf) {
+		free(v->build.configure.v);
+		p = pk(path, "configure");
+		str_list(c, cf, p, &v->build.configure, 0, PATH_ANY);
+		free(p);
+	}
+	if (df) {
+		p = pk(path, "defines");
+		kv_object(c, df, p, &v->build.defines, "cmake variable");
+		free(p);
+	}
+	s = str_member(c, b, path, "generator", 0, &m);
+	if (s) {
+		p = pk(path, "generator");
+		check_nonempty(c, m, p, s);
+		free(p);
+	}
+	v->build.generator = ab_strdup(s ? s : "Unix Makefiles");
+	m = member(b, "targets");
+	if (m) {
+		free(v->build.targets.v);
+		p = pk(path, "targets");
+		str_list(c, m, p, &v->build.targets, 1, PATH_ANY);
+		free(p);
+	}
+	m = member(b, "jobs");
+	if (m) {
+		p = pk(path, "jobs");
+		if (int_value(c, m, p, &v->build.jobs) == 0 && v->build.jobs <= 0) {
+			err(c, m->line, m->col, p, "must be a positive integer, got %d", v->build.jobs);
+			v->build.jobs = 0;
+		}
+		free(p);
+	}
+	m = member(b, "env");
+	if (m) {
+		p = pk(path, "env");
+		kv_object(c, m, p, &v->build.env, "environment variable");
+		free(p);
+	}
+}
+
+static void
+parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode *rl, const char *path)
+{
+	static const char *const keys[] = {"from", "link_txt", "replace", "output", NULL};
+	static const char *const rkeys[] = {"path", "with", NULL};
+	static const char *const wkeys[] = {"variant", "artifact", NULL};
+	const struct jnode *m;
+	const char *s;
+	char *p;
+
+	if (want(c, rl, path, cJSON_Object) < 0)
+		return;
+	check_keys(c, rl, path, keys);
+	s = str_member(c, rl, path, "from", 1, &m);
+	if (s) {
+		long t;
+
+		p = pk(path, "from");
+		v->relink.from = ab_strdup(s);
+		t = variant_ref(c, idx, m, p, s);
+		if (t >= 0 && c->r->variants[t].kind != AB_VARIANT_BUILD && c->labels[t]) {
+			char *sv = shown(s);
+
+			err(c, m->line, m->col, p, "variant '%s' is not a build variant", sv);
+			free(sv);
+		}
+		free(p);
+	}
+	s = str_member(c, rl, path, "link_txt", 1, &m);
+	if (s) {
+		p = pk(path, "link_txt");
+		check_rel_path(c, m, p, s, "build directory");
+		v->relink.link_txt = ab_strdup(s);
+		free(p);
+	}
+	s = str_member(c, rl, path, "output", 1, &m);
+	if (s) {
+		p = pk(path, "output");
+		check_rel_path(c, m, p, s, "build directory");
+		v->relink.output = ab_strdup(s);
+		free(p);
+	}
+	m = member(rl, "replace");
+	p = pk(path, "replace");
+	if (!m) {
+		missing(c, rl, path, "replace");
+	} else if (want(c, m, p, cJSON_Array) == 0) {
+		if (!m->nkids)
+			err(c, m->line, m->col, p, "at least one replacement is required");
+		v->relink.replace = ab_calloc(m->nkids ? m->nkids : 1, sizeof(*v->relink.replace));
+		for (size_t i = 0; i < m->nkids; i++) {
+			const struct jnode *e = &m->kids[i], *w, *x;
+			struct ab_replace *rp = &v->relink.replace[v->relink.nreplace];
+			char *q = pi(p, i), *wp;
+
+			if (want(c, e, q, cJSON_Object) < 0) {
+				free(q);
+				continue;
+			}
+			v->relink.nreplace++;
+			check_keys(c, e, q, rkeys);
+			s = str_member(c, e, q, "path", 1, &x);
+			if (s) {
+				char *pp = pk(q, "path");
+
+				check_nonempty(c, x, pp, s);
+				rp->path = ab_strdup(s);
+				free(pp);
+			}
+			w = member(e, "with");
+			wp = pk(q, "with");
+			if (!w) {
+				missing(c, e, q, "with");
+			} else if (want(c, w, wp, cJSON_Object) == 0) {
+				check_keys(c, w, wp, wkeys);
+				s = str_member(c, w, wp, "variant", 1, &x);
+				if (s) {
+					char *vp = pk(wp, "variant");
+
+					rp->with_variant = ab_strdup(s);
+					variant_ref(c, idx, x, vp, s);
+					free(vp);
+				}
+				s = str_member(c, w, wp, "artifact", 1, &x);
+				if (s) {
+					char *ap = pk(wp, "artifact");
+
+					check_rel_path(c, x, ap, s, "build directory");
+					rp->with_artifact = ab_strdup(s);
+					free(ap);
+				}
+			}
+			free(wp);
+			free(q);
+		}
+	}
+	free(p);
+}
+
+static void
+parse_allocator(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
+{
+	static const char *const keys[] = {"kind", "archive", "vendored", "upstream", NULL};
+	const struct jnode *m;
+	const char *s;
+	char *p;
+
+	if (want(c, n, path, cJSON_Object) < 0)
+		return;
+	v->allocator.present = 1;
+	check_keys(c, n, path, keys);
+	s = str_member(c, n, path, "kind", 1, &m);
+	if (s) {
+		if (strcmp(s, "jemalloc") && strcmp(s, "mimalloc")) {
+			char *sv = shown(s);
+
+			p = pk(path, "kind");
+			err(c, m->line, m->col, p, "unknown allocator kind '%s' (expected 'jemalloc' or 'mimalloc')",
+			    sv);
+			free(sv);
+			free(p);
+		}
+		v->allocator.kind = ab_strdup(s);
+	}
+	s = str_member(c, n, path, "archive", 0, &m);
+	if (s) {
+		p = pk(path, "archive");
+		check_rel_path(c, m, p, s, "build directory");
+		v->allocator.archive = ab_strdup(s);
+		free(p);
+	}
+	s = str_member(c, n, path, "vendored", 0, &m);
+	if (s) {
+		p = pk(path, "vendored");
+		check_rel_path(c, m, p, s, "source tree");
+		v->allocator.vendored = ab_strdup(s);
+		free(p);
+	}
+	s = str_member(c, n, path, "upstream", 0, &m);
+	if (s) {
+		if (source_index(c->r, s) < 0) {
+			char *sv = shown(s);
+
+			p = pk(path, "upstream");
+			err(c, m->line, m->col, p, "unknown source '%s'", sv);
+			free(sv);
+			free(p);
+		}
+		v->allocator.upstream = ab_strdup(s);
+	}
+}
+
+static void
+parse_runtime(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
+{
+	static const char *const keys[] = {"env", "unset", NULL};
+	const struct jnode *m;
+	char *p;
+
+	if (want(c, n, path, cJSON_Object) < 0)
+		return;
+	check_keys(c, n, path, keys);
+	m = member(n, "env");
+	if (m) {
+		p = pk(path, "env");
+		kv_object(c, m, p, &v->runtime.env, "environment variable");
+		free(p);
+	}
+	m = member(n, "unset");
+	if (m) {
+		free(v->runtime.unset.v);
+		p = pk(path, "unset");
+		str_list(c, m, p, &v->runtime.unset, 0, PATH_ANY);
+		for (size_t i = 0; m->type == '[' && i < m->nkids; i++) {
+			const struct jnode *e = &m->kids[i];
+
+			if (e->type == '"' && !valid_env_name(e->j->valuestring)) {
+				char *q = pi(p, i), *sv = shown(e->j->valuestring);
+
+				err(c, e->line, e->col, q, "invalid environment variable name '%s'", sv);
+				free(sv);
+				free(q);
+			}
+		}
+		free(p);
+	}
+}
+
+/* the kind of a variant, from its first kind key; set before references are resolved */
+static void
+variant_kind(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
+{
+	static const char *const kinds[] = {"source", "relink", "runtime_of"};
+	const struct jnode *first = NULL;
+	size_t fk = 0;
+
+	v->kind = AB_VARIANT_BUILD;
+	if (!n || n->type != '{')
+		return;
+	for (size_t i = 0; i < n->nkids; i++) {
+		const struct jnode *m = &n->kids[i];
+
+		for (size_t k = 0; k < AB_NELEM(kinds); k++) {
+			if (strcmp(m->j->string, kinds[k]))
+				continue;
+			if (!first) {
+				first = m;
+				fk = k;
+			} else if (strcmp(first->j->string, m->j->string) && path) {
+				char *p = pk(path, m->j->string);
+
+				err(c, m->kline, m->kcol, p,
+				    "a variant has exactly one of 'source', 'relink' or 'runtime_of' (already has '%s')",
+				    kinds[fk]);
+				free(p);
+			}
+		}
+	}
+	if (!first) {
+		if (path)
+			err(c, n->line, n->col, path, "a variant needs one of 'source', 'relink' or 'runtime_of'");
+		return;
+	}
+	v->kind = fk == 0 ? AB_VARIANT_BUILD : fk == 1 ? AB_VARIANT_RELINK : AB_VARIANT_RUNTIME;
+}
+
+static void
+parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
+{
+	static const char *const keys[] = {"label", "source", "build", "relink", "runtime_of", "artifacts",
+		"allocator", "runtime", NULL};
+	struct ab_variant *v = &c->r->variants[idx];
+	const struct jnode *m, *b;
+	const char *s;
+	char *p;
+
+	v->line = n->line;
+	v->col = n->col;
+	v->artifacts.v = ab_calloc(1, sizeof(char *));
+	v->runtime.unset.v = ab_calloc(1, sizeof(char *));
+	if (n->type != '{')
+		return; /* reported by the label pass */
+	check_keys(c, n, path, keys);
+	variant_kind(c, v, n, path);
+	s = str_member(c, n, path, "label", 1, NULL);
+	if (s)
+		v->label = ab_strdup(s);
+
+	b = member(n, "build");
+	s = str_member(c, n, path, "source", 0, &m);
+	if (v->kind == AB_VARIANT_BUILD && member(n, "source")) {
+		if (!b)
+			missing(c, n, path, "build");
+		if (s) {
+			v->source = ab_strdup(s);
+			if (source_index(c->r, s) < 0) {
+				char *sv = shown(s);
+
+				p = pk(path, "source");
+				err(c, m->line, m->col, p, "unknown source '%s'", sv);
+				free(sv);
+				free(p);
+			}
+		}
+	}
+	if (b) {
+		p = pk(path, "build");
+		if (v->kind != AB_VARIANT_BUILD || !member(n, "source"))
+			err(c, b->kline, b->kcol, p, "'build' needs 'source' (only build variants have it)");
+		else
+			parse_build(c, v, b, p);
+		free(p);
+	}
+	if (!v->build.configure.v) {
+		v->build.configure.v = ab_calloc(1, sizeof(char *));
+		v->build.targets.v = ab_calloc(1, sizeof(char *));
+	}
+
+	m = member(n, "relink");
+	if (m && v->kind == AB_VARIANT_RELINK) {
+		p = pk(path, "relink");
+		parse_relink(c, idx, v, m, p);
+		free(p);
+	}
+	s = str_member(c, n, path, "runtime_of", 0, &m);
+	if (s && v->kind == AB_VARIANT_RUNTIME) {
+		p = pk(path, "runtime_of");
+		v->runtime_of = ab_strdup(s);
+		variant_ref(c, idx, m, p, s);
+		free(p);
+	}
+
+	m = member(n, "artifacts");
+	if (m) {
+		free(v->artifacts.v);
+		p = pk(path, "artifacts");
+		str_list(c, m, p, &v->artifacts, 1, PATH_BUILD);
+		free(p);
+	}
+	m = member(n, "allocator");
+	if (m) {
+		p = pk(path, "allocator");
+		parse_allocator(c, v, m, p);
+		free(p);
+	}
+	m = member(n, "runtime");
+	if (m) {
+		p = pk(path, "runtime");
+		parse_runtime(c, v, m, p);
+		free(p);
+	}
+}
+
+/* report every cycle of the graph (edges from -> to over n nodes) once, where it closes */
+static void
+find_cycles(struct ctx *c, size_t n, const struct edge *e, size_t ne, const char *what, int variants)
+{
+	/* 0 white, 1 on the stack, 2 done; iterative DFS so deep chains cannot overflow the stack */
+	unsigned char *color = ab_calloc(n ? n : 1, 1);
+	size_t *stack = ab_calloc(n ? n : 1, sizeof(size_t));
+	size_t *next = ab_calloc(n ? n : 1, sizeof(size_t)); /* next edge to look at per node */
+
+	for (size_t root = 0; root < n; root++) {
+		size_t sp = 0;
+
+		if (color[root])
+			continue;
+		stack[sp++] = root;
+		color[root] = 1;
+		next[root] = 0;
+		while (sp) {
+			size_t u = stack[sp - 1], k;
+
+			for (k = next[u]; k < ne && e[k].from != u; k++)
+				;
+			if (k == ne) {
+				color[u] = 2;
+				sp--;
+				continue;
+			}
+			next[u] = k + 1;
+			if (color[e[k].to] == 0) {
+				color[e[k].to] = 1;
+				next[e[k].to] = 0;
+				stack[sp++] = e[k].to;
+			} else if (color[e[k].to] == 1) {
+				struct ab_buf b = {0};
+				size_t at = 0;
+
+				while (stack[at] != e[k].to)
+					at++;
+				for (size_t i = at; i < sp; i++) {
+					const char *name = variants ? c->r->variants[stack[i]].label
+					                            : c->r->sources[stack[i]].id;
+
+					ab_buf_printf(&b, "%s -> ", name ? name : "?");
+				}
+				ab_buf_puts(&b, variants ? c->r->variants[e[k].to].label : c->r->sources[e[k].to].id);
+				err(c, e[k].line, e[k].col, e[k].path, "%s cycle: %s", what, b.s);
+				ab_buf_free(&b);
+			}
+		}
+	}
+	free(color);
+	free(stack);
+	free(next);
+}
+
+static int
+diag_cmp(const void *a, const void *b)
+{
+	const struct diag *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->col != y->col)
+		return x->col < y->col ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void
+check_recipe(struct ctx *c, const struct jnode *root)
+{
+	static const char *const keys[] = {"recipe", "name", "description", "sources", "variants", NULL};
+	struct ab_recipe *r = c->r;
+	const struct jnode *m, *vs;
+	const char *s;
+
+	if (want(c, root, "$", cJSON_Object) < 0)
+		return;
+	check_keys(c, root, "$", keys);
+
+	m = member(root, "recipe");
+	if (!m) {
+		missing(c, root, "$", "recipe");
+	} else if (int_value(c, m, "recipe", &r->format) == 0 && r->format != 1) {
+		err(c, m->line, m->col, "recipe", "unsupported recipe format %d (this allocbuild reads format 1)",
+		    r->format);
+	}
+	s = str_member(c, root, "$", "name", 1, &m);
+	if (s) {
+		check_ident(c, m->line, m->col, "name", "name", s);
+		r->name = ab_strdup(s);
+	}
+	r->description = dup_or_null(str_member(c, root, "$", "description", 0, NULL));
+
+	/* sources first: variants refer to them wherever they are in the file */
+	m = member(root, "sources");
+	if (!m) {
+		missing(c, root, "$", "sources");
+	} else if (want(c, m, "sources", cJSON_Object) == 0) {
+		check_keys(c, m, "sources", NULL);
+		r->sources = ab_calloc(m->nkids ? m->nkids : 1, sizeof(*r->sources));
+		/* ids first, so that overlays may name a later source */
+		for (size_t i = 0; i < m->nkids; i++) {
+			const struct jnode *e = &m->kids[i];
+			char *p = pk("sources", e->j->string);
+
+			if (check_ident(c, e->kline, e->kcol, p, "source id", e->j->string) == 0 &&
+			    source_index(r, e->j->string) < 0)
+				r->sources[i].id = ab_strdup(e->j->string);
+			r->nsources++;
+			free(p);
+		}
+		for (size_t i = 0; i < m->nkids; i++) {
+			char *p = pk("sources", m->kids[i].j->string);
+
+			parse_source(c, i, &m->kids[i], p);
+			free(p);
+		}
+		find_cycles(c, r->nsources, c->oe, c->noe, "overlay", 0);
+	}
+
+	vs = member(root, "variants");
+	if (!vs) {
+		missing(c, root, "$", "variants");
+		return;
+	}
+	if (want(c, vs, "variants", cJSON_Array) < 0)
+		return;
+	if (!vs->nkids) {
+		err(c, vs->line, vs->col, "variants", "at least one variant is required");
+		return;
+	}
+	r->variants = ab_calloc(vs->nkids, sizeof(*r->variants));
+	r->nvariants = vs->nkids;
+	c->labels = ab_calloc(vs->nkids, sizeof(*c->labels));
+	c->lnodes = ab_calloc(vs->nkids, sizeof(*c->lnodes));
+	/* labels and kinds first: references may point forward */
+	for (size_t i = 0; i < vs->nkids; i++) {
+		const struct jnode *e = &vs->kids[i], *l;
+		char *p = pi("variants", i);
+
+		if (want(c, e, p, cJSON_Object) == 0) {
+			variant_kind(c, &r->variants[i], e, NULL);
+			l = member(e, "label");
+			if (l && l->type == '"') {
+				char *lp = pk(p, "label");
+				const char *ls = l->j->valuestring;
+				long prev = label_index(c, ls);
+
+				if (check_ident(c, l->line, l->col, lp, "label", ls) == 0) {
+					if (prev >= 0) {
+						char *sv = shown(ls);
+
+						err(c, l->line, l->col, lp, "duplicate label '%s' (first at %d:%d)", sv,
+						    c->lnodes[prev]->line, c->lnodes[prev]->col);
+						free(sv);
+					} else {
+						c->labels[i] = ls;
+						c->lnodes[i] = l;
+					}
+				}
+				free(lp);
+			}
+			r->variants[i].line = e->line;
+			r->variants[i].col = e->col;
+		}
+		free(p);
+	}
+	for (size_t i = 0; i < vs->nkids; i++) {
+		char *p = pi("variants", i);
+
+		parse_variant(c, i, &vs->kids[i], p);
+		free(p);
+	}
+	find_cycles(c, r->nvariants, c->e, c->ne, "dependency", 1);
+}
+
+static void
+free_list(struct ab_list *l)
+{
+	if (!l->v)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+static void
+free_kv(struct ab_kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].key);
+		free(l->v[i].value);
+	}
+	free(l->v);
+}
+
+void
+ab_recipe_free(struct ab_recipe *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nsources; i++) {
+		struct ab_source *s = &r->sources[i];
+
+		free(s->id);
+		free(s->url);
+		free(s->commit);
+		free_list(&s->urls);
+		free(s->sha256);
+		free_list(&s->patches);
+		for (size_t j = 0; j < s->nprepare; j++)
+			free_list(&s->prepare[j]);
+		free(s->prepare);
+		for (size_t j = 0; j < s->noverlays; j++) {
+			free(s->overlays[j].path);
+			free(s->overlays[j].source);
+		}
+		free(s->overlays);
+	}
+	free(r->sources);
+	for (size_t i = 0; i < r->nvariants; i++) {
+		struct ab_variant *v = &r->variants[i];
+
+		free(v->label);
+		free(v->source);
+		free_list(&v->build.configure);
+		free_kv(&v->build.defines);
+		free(v->build.generator);
+		free_list(&v->build.targets);
+		free_kv(&v->build.env);
+		free(v->relink.from);
+		free(v->relink.link_txt);
+		for (size_t j = 0; j < v->relink.nreplace; j++) {
+			free(v->relink.replace[j].path);
+			free(v->relink.replace[j].with_variant);
+			free(v->relink.replace[j].with_artifact);
+		}
+		free(v->relink.replace);
+		free(v->relink.output);
+		free(v->runtime_of);
+		free_list(&v->artifacts);
+		free(v->allocator.kind);
+		free(v->allocator.archive);
+		free(v->allocator.vendored);
+		free(v->allocator.upstream);
+		free_kv(&v->runtime.env);
+		free_list(&v->runtime.unset);
+	}
+	free(r->variants);
+	free(r->path);
+	free(r->dir);
+	free(r->name);
+	free(r->description);
+	free(r);
+}
+
+int
+ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, size_t len, FILE *errs,
+    unsigned flags)
+{
+	struct scan sc = {0};
+	struct jnode root = {0};
+	struct ctx c = {0};
+	cJSON *doc = NULL;
+	char *dir;
+	int error = -1;
+
+	*out = NULL;
+	if (!errs)
+		errs = stderr;
+	sc.p = text;
+	sc.end = text + len;
+	sc.line = 1;
+	sc.col = 1;
+	/* a UTF-8 byte order mark is not part of the document (cJSON skips it too) */
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
+		sc.p += 3;
+	ab_buf_puts(&sc.path, "$");
+	skip_ws(&sc);
+	scan_value(&sc, &root, 0);
+	if (!sc.failed) {
+		char buf[32];
+
+		skip_ws(&sc);
+		if (sc.p < sc.end) {
+			ab_buf_clear(&sc.path);
+			ab_buf_puts(&sc.path, "$");
+			sc_fail_at(&sc, sc.line, sc.col, "expected end of input, got %s", got(&sc, buf, sizeof(buf)));
+		}
+	}
+	if (sc.failed) {
+		fprintf(errs, "allocbuild: %s:%d:%d: %s: %s\n", name, sc.eline, sc.ecol, sc.epath, sc.emsg);
+		goto done;
+	}
+	doc = cJSON_ParseWithLength(text, len);
+	if (!doc || attach(&root, doc) < 0) {
+		/* cannot happen: the scanner is stricter than cJSON */
+		const char *ep = cJSON_GetErrorPtr();
+		int line = 1, col = 1;
+
+		if (!doc && ep && ep >= text && ep <= text + len)
+			offset_pos(text, (size_t)(ep - text), &line, &col);
+		fprintf(errs, "allocbuild: %s:%d:%d: $: cJSON cannot parse what the scanner accepted\n", name, line,
+		    col);
+		goto done;
+	}
+
+	c.flags = flags;
+	c.r = ab_calloc(1, sizeof(*c.r));
+	c.r->path = ab_strdup(name);
+	dir = ab_path_dirname(name);
+	c.r->dir = ab_path_absolute(dir);
+	free(dir);
+	ab_hash_buf(c.r->sha256, text, len);
+	check_recipe(&c, &root);
+	if (c.nd) {
+		qsort(c.d, c.nd, sizeof(*c.d), diag_cmp);
+		for (size_t i = 0; i < c.nd; i++) {
+			/* the same error reached twice (e.g. a type error seen by two passes) prints once */
+			if (i && c.d[i].line == c.d[i - 1].line && c.d[i].col == c.d[i - 1].col &&
+			    !strcmp(c.d[i].msg, c.d[i - 1].msg))
+				continue;
+			fprintf(errs, "allocbuild: %s:%d:%d: %s\n", name, c.d[i].line, c.d[i].col, c.d[i].msg);
+		}
+		ab_recipe_free(c.r);
+		goto done;
+	}
+	*out = c.r;
+	error = 0;
+done:
+	for (size_t i = 0; i < c.nd; i++)
+		free(c.d[i].msg);
+	free(c.d);
+	for (size_t i = 0; i < c.ne; i++)
+		free(c.e[i].path);
+	free(c.e);
+	for (size_t i = 0; i < c.noe; i++)
+		free(c.oe[i].path);
+	free(c.oe);
+	free(c.labels);
+	free(c.lnodes);
+	cJSON_Delete(doc);
+	jnode_release(&root);
+	ab_buf_free(&sc.path);
+	free(sc.epath);
+	free(sc.emsg);
+	return error;
+}
+
+int
+ab_recipe_parse(struct ab_recipe **out, const char *name, const char *text, size_t len, FILE *errs)
+{
+	return ab_recipe_parse_ext(out, name, text, len, errs, 0);
+}
+
+int
+ab_recipe_load_ext(struct ab_recipe **out, const char *path, unsigned flags)
+{
+	struct ab_buf b = {0};
+	int error;
+
+	*out = NULL;
+	if (ab_is_dir(path)) {
+		ab_error("cannot read recipe '%s': is a directory", path);
+		return -1;
+	}
+	if (ab_read_file(&b, path) < 0)
+		return -1;
+	error = ab_recipe_parse_ext(out, path, b.s, b.len, stderr, flags);
+	ab_buf_free(&b);
+	return error;
+}
+
+int
+ab_recipe_load(struct ab_recipe **out, const char *path)
+{
+	return ab_recipe_load_ext(out, path, 0);
+}
+
+int
+ab_recipe_check_pins(const struct ab_recipe *r, int allow_unpinned)
+{
+	int error = 0;
+
+	for (size_t i = 0; i < r->nsources; i++) {
+		const struct ab_source *s = &r->sources[i];
+		char *p, *v;
+
+		if (s->kind != AB_SOURCE_GIT || !s->unpinned || allow_unpinned)
+			continue;
+		p = ab_sprintf("sources.%s.git.commit", s->id);
+		v = shown(s->commit);
+		ab_error("%s:%d:%d: %s: '%s' is not a 40-digit commit id (use --allow-unpinned to resolve it)",
+		    r->path, s->commit_line, s->commit_col, p, v);
+		free(v);
+		free(p);
+		error = -1;
+	}
+	return error;
+}
+
+const struct ab_source *
+ab_recipe_source(const struct ab_recipe *r, const char *id)
+{
+	for (size_t i = 0; i < r->nsources; i++)
+		if (!strcmp(r->sources[i].id, id))
+			return &r->sources[i];
+	return NULL;
+}
+
+const struct ab_variant *
+ab_recipe_variant(const struct ab_recipe *r, const char *label)
+{
+	for (size_t i = 0; i < r->nvariants; i++)
+		if (!strcmp(r->variants[i].label, label))
+			return &r->variants[i];
+	return NULL;
+}
+
+char *
+ab_recipe_path(const struct ab_recipe *r, const char *p)
+{
+	char *joined, *abs;
+
+	if (p[0] == '/')
+		return ab_strdup(p);
+	joined = ab_path_join(r->dir, p);
+	abs = ab_path_absolute(joined);
+	free(joined);
+	return abs;
+}
+
+size_t
+ab_recipe_count(const struct ab_recipe *r, enum ab_variant_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nvariants; i++)
+		n += r->variants[i].kind == kind;
+	return n;
+}
+
+static size_t
+variant_index(const struct ab_recipe *r, const char *label)
+{
+	for (size_t i = 0; i < r->nvariants; i++)
+		if (!strcmp(r->variants[i].label, label))
+			return i;
+	return (size_t)-1;
+}
+
+/* the variants v depends on, into deps (at most 1 + nreplace entries); returns how many */
+static size_t
+deps_of(const struct ab_recipe *r, const struct ab_variant *v, size_t *deps)
+{
+	size_t n = 0;
+
+	if (v->kind == AB_VARIANT_RUNTIME) {
+		deps[n++] = variant_index(r, v->runtime_of);
+	} else if (v->kind == AB_VARIANT_RELINK) {
+		deps[n++] = variant_index(r, v->relink.from);
+		for (size_t i = 0; i < v->relink.nreplace; i++)
+			deps[n++] = variant_index(r, v->relink.replace[i].with_variant);
+	}
+	return n;
+}
+
+int
+ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r, char *const *labels,
+    size_t nlabels)
+{
+	unsigned char *want = ab_calloc(r->nvariants ? r->nvariants : 1, 1);
+	unsigned char *done = ab_calloc(r->nvariants ? r->nvariants : 1, 1);
+	size_t *out = ab_calloc(r->nvariants ? r->nvariants : 1, sizeof(size_t));
+	size_t maxdeps = 1, n = 0, *deps;
+	int error = 0, changed;
+
+	*order = NULL;
+	*norder = 0;
+	for (size_t i = 0; i < r->nvariants; i++)
+		if (r->variants[i].kind == AB_VARIANT_RELINK && r->variants[i].relink.nreplace + 1 > maxdeps)
+			maxdeps = r->variants[i].relink.nreplace + 1;
+	deps = ab_calloc(maxdeps, sizeof(size_t));
+	for (size_t i = 0; i < nlabels; i++) {
+		size_t k = variant_index(r, labels[i]);
+
+		if (k == (size_t)-1) {
+			ab_error("unknown variant '%s'", labels[i]);
+			error = -1;
+		} else {
+			want[k] = 1;
+		}
+	}
+	if (error)
+		goto done;
+	if (!nlabels)
+		memset(want, 1, r->nvariants);
+	/* everything the wanted variants depend on, to a fixed point */
+	do {
+		changed = 0;
+		for (size_t i = 0; i < r->nvariants; i++) {
+			size_t nd;
+
+			if (!want[i])
+				continue;
+			nd = deps_of(r, &r->variants[i], deps);
+			for (size_t j = 0; j < nd; j++) {
+				if (deps[j] != (size_t)-1 && !want[deps[j]]) {
+					want[deps[j]] = 1;
+					changed = 1;
+				}
+			}
+		}
+	} while (changed);
+	/* stable topological order: always the first variant in recipe order whose dependencies are done */
+	for (;;) {
+		size_t pick = (size_t)-1;
+
+		for (size_t i = 0; i < r->nvariants && pick == (size_t)-1; i++) {
+			size_t nd, j;
+
+			if (!want[i] || done[i])
+				continue;
+			nd = deps_of(r, &r->variants[i], deps);
+			for (j = 0; j < nd; j++)
+				if (deps[j] != (size_t)-1 && !done[deps[j]])
+					break;
+			if (j == nd)
+				pick = i;
+		}
+		if (pick == (size_t)-1)
+			break;
+		done[pick] = 1;
+		out[n++] = pick;
+	}
+	*order = out;
+	*norder = n;
+	out = NULL;
+done:
+	free(out);
+	free(deps);
+	free(want);
+	free(done);
+	return error;
+}
+
+const struct ab_variant *
+ab_recipe_base_variant(const struct ab_recipe *r, const struct ab_variant *v)
+{
+	for (size_t guard = 0; v && v->kind == AB_VARIANT_RUNTIME && guard <= r->nvariants; guard++)
+		v = ab_recipe_variant(r, v->runtime_of);
+	return v;
+}
