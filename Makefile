@@ -22,6 +22,9 @@ BIN ?= allocbuild
 
 LIB_SRC = $(filter-out builder/main.c,$(wildcard builder/*.c provenance/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(O)/%.o)
+# tests link the archive, so they pull in only the objects they use (the
+# cmd_*.o need main.c's command table, which tests do not have)
+LIB_A = $(O)/liballocbuild.a
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
@@ -36,14 +39,18 @@ $(O)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(O)/tests/%: tests/unit/%.c $(LIB_OBJ)
+$(LIB_A): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $(LIB_OBJ)
+
+$(O)/tests/%: tests/unit/%.c $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
 # the fuzz targets, linked with a plain main that replays a corpus (no clang needed)
-$(O)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB_OBJ)
+$(O)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(LIB_OBJ) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(LIB_A) $(LDLIBS)
 
 tests: $(BIN) $(UNIT_BIN) $(REPLAY_BIN)
 

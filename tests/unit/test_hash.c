@@ -1,0 +1,239 @@
+/*
+ * Unit tests of provenance/hash: NIST SHA-256 vectors, streaming split at
+ * every boundary, a streamed file larger than 4 GiB, the sha256sum line
+ * escaping and the dirHash of a small tree built here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../builder/util.h"
+#include "../../provenance/hash.h"
+#include "unit.h"
+
+static const char *
+hex_of(const void *p, size_t n)
+{
+	static char hex[AB_HEX_LEN + 1];
+
+	ab_hash_buf(hex, p, n);
+	return hex;
+}
+
+static void
+test_vectors(void)
+{
+	static const char v448[] = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	static const char v896[] = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmn"
+	    "hijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+	char hex[AB_HEX_LEN + 1];
+	struct ab_sha256 *h;
+	char *million;
+
+	CHECK_STR(hex_of("", 0), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	CHECK_STR(hex_of("abc", 3), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	CHECK_STR(hex_of(v448, strlen(v448)), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	CHECK_STR(hex_of(v896, strlen(v896)), "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+
+	million = ab_malloc(1000000);
+	memset(million, 'a', 1000000);
+	CHECK_STR(hex_of(million, 1000000), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	/* the same million streamed in uneven pieces */
+	h = ab_sha256_new();
+	for (size_t off = 0, step = 1; off < 1000000; off += step, step = step * 3 % 9973 + 1)
+		ab_sha256_update(h, million + off, step < 1000000 - off ? step : 1000000 - off);
+	ab_sha256_final(hex, h);
+	CHECK_STR(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	free(million);
+
+	/* zero-length updates change nothing */
+	h = ab_sha256_new();
+	ab_sha256_update(h, "", 0);
+	ab_sha256_update(h, "abc", 3);
+	ab_sha256_update(h, "", 0);
+	ab_sha256_final(hex, h);
+	CHECK_STR(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+/* split a 200-byte input (crossing three 64-byte blocks) at every pair of points */
+static void
+test_split(void)
+{
+	unsigned char in[200];
+	char want[AB_HEX_LEN + 1], got[AB_HEX_LEN + 1];
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (unsigned char)(i * 7 + 3);
+	ab_hash_buf(want, in, sizeof(in));
+	for (size_t a = 0; a <= sizeof(in); a++) {
+		for (size_t b = a; b <= sizeof(in); b++) {
+			struct ab_sha256 *h = ab_sha256_new();
+
+			ab_sha256_update(h, in, a);
+			ab_sha256_update(h, in + a, b - a);
+			ab_sha256_update(h, in + b, sizeof(in) - b);
+			ab_sha256_final(got, h);
+			if (strcmp(got, want))
+				bad++;
+		}
+	}
+	CHECK(bad == 0);
+}
+
+static char *
+make_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *dir = ab_sprintf("%s/ab-test-hash.XXXXXX", base && *base ? base : "/tmp");
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	return dir;
+}
+
+static void
+put(const char *dir, const char *name, const char *s)
+{
+	char *path = ab_path_join(dir, name);
+
+	CHECK(ab_write_file_atomic(path, s, strlen(s)) == 0);
+	free(path);
+}
+
+/*
+ * A sparse file of 4 GiB + 12345 bytes of zeros, streamed through
+ * ab_hash_file: the size must not wrap at 32 bits and the digest must be
+ * the one sha256sum and Python's hashlib give for that many zero bytes.
+ */
+static void
+test_big_file(const char *dir)
+{
+	const uint64_t size = (UINT64_C(4) << 30) + 12345;
+	char hex[AB_HEX_LEN + 1];
+	uint64_t got = 0;
+	char *path;
+	int fd;
+
+	/* tmpfs reads holes from the shared zero page: no 4 GiB of page cache */
+	if (access("/dev/shm", W_OK) == 0)
+		path = ab_sprintf("/dev/shm/ab-test-hash-sparse.%ld", (long)getpid());
+	else
+		path = ab_path_join(dir, "sparse");
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0);
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		perror("sparse file");
+		unit_failed++;
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return;
+	}
+	close(fd);
+	CHECK(ab_hash_file(hex, &got, path) == 0);
+	CHECK(got == size);
+	CHECK_STR(hex, "59ead87e2e32370612861365e7dcf1543fb29afaa0b29432c37eab5373fed514");
+	unlink(path);
+	free(path);
+}
+
+static void
+test_line(void)
+{
+	const char *hex = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+	struct ab_buf b = {0};
+
+	ab_hash_line(&b, hex, "plain name");
+	CHECK_STR(b.s, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  plain name\n");
+	ab_buf_clear(&b);
+	ab_hash_line(&b, hex, "a\\b\nc\rd\te");
+	CHECK_STR(b.s, "\\e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  a\\\\b\\nc\\rd\te\n");
+	ab_buf_free(&b);
+}
+
+static void
+test_tree(const char *dir)
+{
+	char *root = ab_path_join(dir, "tree");
+	char *p, hex[AB_HEX_LEN + 1], want[AB_HEX_LEN + 1];
+	char ha[AB_HEX_LEN + 1], hb[AB_HEX_LEN + 1], hc[AB_HEX_LEN + 1];
+	struct ab_buf lines = {0};
+	uint64_t files = 0, bytes = 0;
+
+	/* empty tree: the digest of empty input */
+	CHECK(ab_mkdir_p(root, 0755) == 0);
+	CHECK(ab_hash_tree(hex, root, 0) == 0);
+	CHECK_STR(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+
+	/* "a-b" < "a/b" bytewise, though a path-component walk visits a/ first */
+	p = ab_path_join(root, "a/sub");
+	CHECK(ab_mkdir_p(p, 0755) == 0);
+	free(p);
+	put(root, "a/b", "B");
+	put(root, "a-b", "A");
+	put(root, "x\\y", "C");
+	p = ab_path_join(root, "link");
+	CHECK(symlink("a-b", p) == 0);
+	free(p);
+	ab_hash_buf(ha, "A", 1);
+	ab_hash_buf(hb, "B", 1);
+	ab_hash_buf(hc, "C", 1);
+	ab_hash_line(&lines, ha, "a-b");
+	ab_hash_line(&lines, hb, "a/b");
+	ab_hash_line(&lines, hc, "x\\y");
+	ab_hash_buf(want, lines.s, lines.len);
+	for (int jobs = 0; jobs <= 4; jobs++) {
+		CHECK(ab_hash_tree_count(hex, &files, &bytes, root, jobs) == 0);
+		CHECK_STR(hex, want);
+		CHECK(files == 3 && bytes == 3);
+	}
+
+	/* errors name the directory */
+	p = ab_path_join(root, "missing");
+	CHECK(ab_hash_tree(hex, p, 1) == -1);
+	free(p);
+	p = ab_path_join(root, "a-b");
+	CHECK(ab_hash_tree(hex, p, 1) == -1);
+	free(p);
+
+	ab_buf_free(&lines);
+	CHECK(ab_rm_rf(root) == 0);
+	free(root);
+}
+
+static void
+test_file_errors(const char *dir)
+{
+	char hex[AB_HEX_LEN + 1];
+	char *p = ab_path_join(dir, "nonexistent");
+
+	CHECK(ab_hash_file(hex, NULL, p) == -1);
+	CHECK(errno == ENOENT);
+	free(p);
+	/* a directory opens but cannot be read */
+	CHECK(ab_hash_file(hex, NULL, dir) == -1);
+}
+
+int
+main(void)
+{
+	char *dir = make_tmpdir();
+
+	test_vectors();
+	test_split();
+	test_line();
+	test_tree(dir);
+	test_file_errors(dir);
+	test_big_file(dir);
+	ab_rm_rf(dir);
+	free(dir);
+	return unit_done();
+}
