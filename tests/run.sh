@@ -57,6 +57,7 @@ run_script() { # path
 }
 export -f run_script
 
+mkdir -p "$results/unit" "$results/fuzz-replay"
 if [ -z "$pattern" ]; then
 	for u in "$O"/tests/test_*; do
 		[ -x "$u" ] || continue
@@ -68,8 +69,6 @@ if [ -z "$pattern" ]; then
 		run_one "fuzz-replay/$n" "$r" "tests/fuzz/corpus/$n"
 	done
 fi
-mkdir -p "$results/unit" "$results/fuzz-replay"
-
 ls tests/t[0-9][0-9][0-9][0-9]-*.sh 2>/dev/null | grep -F -- "$pattern" |
 	xargs -r -P "$jobs" -I{} bash -c 'run_script "$@"' _ {}
 
