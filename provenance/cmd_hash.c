@@ -93,7 +93,7 @@ cmd_hash(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			json = 1;
@@ -105,8 +105,8 @@ cmd_hash(int argc, char **argv)
 		case ':':
 			return ab_cmd_usage_error("hash", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			if (optopt == 'j')
-				return ab_cmd_usage_error("hash", "option '-j' needs a value");
+			if (optopt)
+				return ab_cmd_usage_error("hash", "unknown option '-%c'", optopt);
 			return ab_cmd_usage_error("hash", "unknown option '%s'", argv[optind - 1]);
 		}
 	}

@@ -24,8 +24,8 @@ expect_exit 0 "$AB" hash -- "$@"
 expect_file out <want
 [ ! -s err ] || fail "unexpected stderr"
 
-# the same with one job and with options after the paths are not options
-expect_exit 0 "$AB" hash -j 1 "$@"
+# the same with one job; options may follow paths, as for sha256sum
+expect_exit 0 "$AB" hash "$@" -j 1
 expect_file out <want
 
 # standard input is '-', as for sha256sum
