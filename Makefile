@@ -78,11 +78,11 @@ asan: deps
 # libFuzzer (clang 14): make fuzz FUZZ_SECONDS=600
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang-14
-FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
+FUZZ_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 fuzz: deps
-	@mkdir -p .obj-fuzz
-	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) $(FUZZ_FLAGS) -o .obj-fuzz/fuzz_recipe \
-	  tests/fuzz/fuzz_recipe.c $(LIB_SRC) $(LDLIBS)
+	@$(MAKE) --no-print-directory O=.obj-fuzz CC=$(FUZZ_CC) CFLAGS="$(FUZZ_FLAGS)" .obj-fuzz/liballocbuild.a
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o .obj-fuzz/fuzz_recipe \
+	  tests/fuzz/fuzz_recipe.c .obj-fuzz/liballocbuild.a $(LDLIBS)
 	@mkdir -p .obj-fuzz/corpus
 	./.obj-fuzz/fuzz_recipe -max_total_time=$(FUZZ_SECONDS) -dict=tests/fuzz/recipe.dict \
 	  .obj-fuzz/corpus tests/fuzz/corpus/recipe

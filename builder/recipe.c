@@ -91,8 +91,6 @@ path_add_key(struct ab_buf *b, const char *key, size_t n)
 {
 	char *k = ab_strndup(key, n);
 
-	if (b->len == 1 && b->s[0] == '$')
-		ab_buf_clear(b);
 	if (plain_key(k) && strlen(k) == n) {
 		if (b->len)
 			ab_buf_putc(b, '.');
@@ -112,7 +110,8 @@ pk(const char *path, const char *key)
 {
 	struct ab_buf b = {0};
 
-	ab_buf_puts(&b, path);
+	if (strcmp(path, "$"))
+		ab_buf_puts(&b, path);
 	path_add_key(&b, key, strlen(key));
 	return ab_buf_detach(&b);
 }
@@ -186,7 +185,7 @@ sc_fail_at(struct scan *sc, int line, int col, const char *fmt, ...)
 	sc->failed = 1;
 	sc->eline = line;
 	sc->ecol = col;
-	sc->epath = ab_strdup(sc->path.s ? sc->path.s : "$");
+	sc->epath = ab_strdup(sc->path.len ? sc->path.s : "$");
 	sc->emsg = ab_buf_detach(&b);
 }
 
@@ -446,8 +445,7 @@ scan_object(struct scan *sc, struct jnode *n, int depth)
 		if (sc->failed)
 			return;
 		sc->path.len = save;
-		if (sc->path.s)
-			sc->path.s[save] = '\0';
+		sc->path.s[save] = '\0';
 		skip_ws(sc);
 		if (sc->p < sc->end && *sc->p == ',') {
 			adv(sc);
@@ -478,7 +476,7 @@ scan_array(struct scan *sc, struct jnode *n, int depth)
 		size_t save = sc->path.len;
 
 		skip_ws(sc);
-		ab_buf_printf(&sc->path, "[%zu]", n->nkids);
+		ab_buf_printf(&sc->path, "%s[%zu]", sc->path.len ? "" : "$", n->nkids);
 		e = jnode_add(n);
 		scan_value(sc, e, depth + 1);
 		if (sc->failed)
@@ -1910,7 +1908,6 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 	/* a UTF-8 byte order mark is not part of the document (cJSON skips it too) */
 	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
 		sc.p += 3;
-	ab_buf_puts(&sc.path, "$");
 	skip_ws(&sc);
 	scan_value(&sc, &root, 0);
 	if (!sc.failed) {
@@ -1919,7 +1916,6 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 		skip_ws(&sc);
 		if (sc.p < sc.end) {
 			ab_buf_clear(&sc.path);
-			ab_buf_puts(&sc.path, "$");
 			sc_fail_at(&sc, sc.line, sc.col, "expected end of input, got %s", got(&sc, buf, sizeof(buf)));
 		}
 	}
