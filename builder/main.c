@@ -44,7 +44,17 @@ static const struct command commands[] = {
 	    "Print sha256sum-compatible lines: for a file its SHA-256, for a\n"
 	    "directory its in-toto dirHash (see docs/hashing.md).\n"},
 	{"fetch", cmd_fetch, "check out pinned sources into the cache and variant trees",
-	    "allocbuild fetch [options] RECIPE [SOURCE...]\n"},
+	    "allocbuild fetch [--cache DIR] [--mirror FROM=TO]... [--mirror-dir DIR]...\n"
+	    "                 [--allow-unpinned] [--check-patches] [-o OUTDIR] [-j N] [-q]\n"
+	    "                 RECIPE [SOURCE...]\n"
+	    "\n"
+	    "Bring the pinned sources (all, or the given ones) into the cache, write\n"
+	    "each build variant's own tree at OUTDIR/variants/<label>/src and\n"
+	    "OUTDIR/provenance/sources.json (OUTDIR: ./allocbuild-out/<recipe name>).\n"
+	    "--check-patches only checks that every patch applies. Mirrors:\n"
+	    "--mirror FROM=TO rewrites URL prefixes (also ALLOCBUILD_MIRRORS); archives\n"
+	    "are looked up in each --mirror-dir as sha256/<hex> or by file name.\n"
+	    "Cache: --cache, ALLOCBUILD_CACHE, $XDG_CACHE_HOME/allocbuild. See docs/sources.md.\n"},
 	{"build", cmd_build, "build every variant of a recipe and write provenance",
 	    "allocbuild build [options] RECIPE [LABEL...]\n"},
 	{"probe", cmd_probe, "report the allocator settings in effect in a program",

@@ -1,0 +1,25 @@
+/*
+ * archive: secure extraction with libarchive (tar with gzip, bzip2, xz or
+ * zstd compression, zip). Every member is checked before anything is
+ * written, and refused when its name is absolute or holds a '..'
+ * component, when it goes through a symlink of the archive, when it is a
+ * device node, fifo or socket, when it has the setuid or setgid bit, when
+ * it is a symlink whose target is absolute or leaves the tree, or a hard
+ * link to something that is not an earlier member. Members are written
+ * relative to the target directory with libarchive's own secure flags
+ * as a second line of defence. Directories are made owner-writable.
+ */
+#ifndef AB_ARCHIVE_H
+#define AB_ARCHIVE_H
+
+/*
+ * Extract the archive file at path into the existing empty directory dir,
+ * removing `strip` leading components from every member name (members
+ * with no more components are skipped, like tar --strip-components).
+ * When sha256 is not NULL the file's bytes must have that hash (checked
+ * on the same bytes that are extracted). `name` identifies the archive in
+ * messages. On failure dir may hold a partial tree: the caller removes it.
+ */
+int ab_archive_extract(const char *path, const char *name, const char *sha256, int strip, const char *dir);
+
+#endif

@@ -1,0 +1,17 @@
+/*
+ * download: bring a candidate file to a local temporary path while
+ * hashing it: URLs through libcurl (https, http, file), local files by
+ * copying. The caller decides from the hash whether to keep it.
+ */
+#ifndef AB_DOWNLOAD_H
+#define AB_DOWNLOAD_H
+
+/* download url to dest (created), sha256 hex of the bytes into sha256; reports errors */
+int ab_download_url(char sha256[65], const char *url, const char *dest);
+/* copy the local file src to dest (created), hashing it; reports errors */
+int ab_download_copy(char sha256[65], const char *src, const char *dest);
+/* call once before the first download, and ab_download_cleanup at the end */
+void ab_download_init(void);
+void ab_download_cleanup(void);
+
+#endif

@@ -1,0 +1,539 @@
+#include "git.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+void
+ab_git_pin_release(struct ab_git_pin *p)
+{
+	free(p->ref);
+	free(p->ref_kind);
+	free(p->fetched_from);
+	free(p->origin);
+	memset(p, 0, sizeof(*p));
+}
+
+char *
+ab_git_mirror_url(char *const *mirrors, size_t n, const char *url)
+{
+	/* the longest FROM wins; for the same FROM, the later entry (a --mirror after ALLOCBUILD_MIRRORS) */
+	const char *best = NULL;
+	size_t best_len = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(mirrors[i], '=');
+		size_t len;
+
+		if (!eq)
+			continue;
+		len = (size_t)(eq - mirrors[i]);
+		if (len >= best_len && !strncmp(url, mirrors[i], len)) {
+			best = eq + 1;
+			best_len = len;
+		}
+	}
+	if (!best)
+		return ab_strdup(url);
+	return ab_sprintf("%s%s", best, url + best_len);
+}
+
+static char *
+origin_path(const char *repo)
+{
+	return ab_path_join(repo, "allocbuild-origin");
+}
+
+static char *
+read_origin(const char *repo)
+{
+	char *p = origin_path(repo);
+	struct ab_buf b = {0};
+	char *out = NULL;
+
+	if (ab_path_exists(p) && ab_read_file(&b, p) == 0) {
+		b.s[strcspn(b.s, "\n")] = '\0';
+		out = ab_buf_detach(&b);
+	}
+	ab_buf_free(&b);
+	free(p);
+	return out;
+}
+
+static int
+open_cache_repo(git_repository **out, struct ab_cache *c, const char *url, int create)
+{
+	char *path = ab_cache_git_path(c, url);
+	char *tmp = NULL;
+	int error = -1;
+
+	*out = NULL;
+	if (ab_is_dir(path)) {
+		if (git_repository_open_bare(out, path) < 0) {
+			ab_error_git("cannot open the cached repository '%s' of '%s'", path, url);
+			goto done;
+		}
+		error = 0;
+		goto done;
+	}
+	if (!create) {
+		ab_error("no cached repository for '%s'", url);
+		goto done;
+	}
+	/* create under a temporary name so an interrupted run leaves no half repository */
+	tmp = ab_cache_tmp_path(c, "git");
+	if (git_repository_init(out, tmp, 1) < 0) {
+		ab_error_git("cannot create a repository in '%s'", tmp);
+		goto done;
+	}
+	git_repository_free(*out);
+	*out = NULL;
+	{
+		char *dir = ab_path_dirname(path);
+
+		if (ab_mkdir_p(dir, 0755) < 0) {
+			free(dir);
+			goto done;
+		}
+		free(dir);
+	}
+	if (rename(tmp, path) < 0) {
+		ab_error_errno("cannot rename '%s' to '%s'", tmp, path);
+		goto done;
+	}
+	if (git_repository_open_bare(out, path) < 0) {
+		ab_error_git("cannot open the cached repository '%s'", path);
+		goto done;
+	}
+	error = 0;
+done:
+	if (tmp && error)
+		ab_rm_rf(tmp);
+	free(tmp);
+	free(path);
+	return error;
+}
+
+/* the commit and its tree are present; 1 yes, 0 no */
+static int
+have_commit(git_repository *repo, const git_oid *oid, char tree[41])
+{
+	git_commit *commit = NULL;
+	git_tree *t = NULL;
+	int ok = 0;
+
+	if (git_commit_lookup(&commit, repo, oid) == 0 && git_commit_tree(&t, commit) == 0) {
+		git_oid_tostr(tree, 41, git_tree_id(t));
+		ok = 1;
+	}
+	git_tree_free(t);
+	git_commit_free(commit);
+	git_error_clear();
+	return ok;
+}
+
+static int
+do_fetch(git_repository *repo, const char *url, const char *fetch_url, char **specs, size_t nspecs,
+    int quiet_failure)
+{
+	git_remote *remote = NULL;
+	git_fetch_options fo;
+	git_strarray refspecs = {specs, nspecs};
+	int error = -1;
+
+	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+	fo.prune = GIT_FETCH_PRUNE;
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	fo.update_fetchhead = 0;
+	if (git_remote_create_anonymous(&remote, repo, fetch_url) < 0) {
+		ab_error_git("cannot use '%s'", fetch_url);
+		goto done;
+	}
+	if (git_remote_fetch(remote, &refspecs, &fo, NULL) < 0) {
+		if (!quiet_failure) {
+			if (strcmp(url, fetch_url))
+				ab_error_git("cannot fetch '%s' (from '%s')", url, fetch_url);
+			else
+				ab_error_git("cannot fetch '%s'", url);
+		}
+		goto done;
+	}
+	error = 0;
+done:
+	git_remote_free(remote);
+	return error;
+}
+
+static int
+fetch_all(git_repository *repo, const char *url, const char *fetch_url)
+{
+	char *specs[] = {"+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"};
+
+	ab_note("fetching '%s'%s%s", url, strcmp(url, fetch_url) ? " from " : "",
+	    strcmp(url, fetch_url) ? fetch_url : "");
+	return do_fetch(repo, url, fetch_url, specs, AB_NELEM(specs), 0);
+}
+
+static int
+resolve_ref(struct ab_git_pin *pin, git_repository *repo, const char *want)
+{
+	struct ab_strv cands = {0};
+	git_reference *ref = NULL;
+	git_object *obj = NULL;
+	int error = -1;
+
+	if (!strncmp(want, "refs/heads/", 11)) {
+		ab_strv_pushf(&cands, "refs/remotes/origin/%s", want + 11);
+	} else if (!strncmp(want, "refs/tags/", 10)) {
+		ab_strv_push(&cands, want);
+	} else {
+		ab_strv_pushf(&cands, "refs/remotes/origin/%s", want);
+		ab_strv_pushf(&cands, "refs/tags/%s", want);
+	}
+	for (size_t i = 0; i < cands.n && !ref; i++) {
+		if (git_reference_lookup(&ref, repo, cands.v[i]) < 0) {
+			ref = NULL;
+			continue;
+		}
+		if (!strncmp(cands.v[i], "refs/remotes/", 13)) {
+			pin->ref_kind = ab_strdup("branch");
+		} else {
+			git_object *target = NULL;
+
+			/* an annotated tag's ref points at a tag object */
+			if (git_reference_target(ref) &&
+			    git_object_lookup(&target, repo, git_reference_target(ref), GIT_OBJECT_TAG) == 0)
+				pin->ref_kind = ab_strdup("annotated tag");
+			else
+				pin->ref_kind = ab_strdup("tag");
+			git_object_free(target);
+		}
+	}
+	git_error_clear();
+	if (!ref) {
+		ab_error("no branch or tag '%s'", want);
+		goto done;
+	}
+	if (git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) < 0) {
+		ab_error_git("'%s' does not name a commit", want);
+		goto done;
+	}
+	git_oid_tostr(pin->commit, sizeof(pin->commit), git_object_id(obj));
+	pin->ref = ab_strdup(want);
+	error = 0;
+done:
+	git_object_free(obj);
+	git_reference_free(ref);
+	ab_strv_free(&cands);
+	return error;
+}
+
+int
+ab_git_have(struct ab_git_pin *pin, struct ab_cache *c, const char *url, const char *commit)
+{
+	char *path = ab_cache_git_path(c, url);
+	git_repository *repo = NULL;
+	git_oid oid;
+	int ok = 0;
+
+	if (ab_is_dir(path) && git_repository_open_bare(&repo, path) == 0 &&
+	    git_oid_fromstr(&oid, commit) == 0 && have_commit(repo, &oid, pin->tree)) {
+		memcpy(pin->commit, commit, 41);
+		ok = 1;
+	}
+	git_error_clear();
+	git_repository_free(repo);
+	free(path);
+	return ok;
+}
+
+int
+ab_git_fetch(struct ab_git_pin *pin, struct ab_cache *c, const char *url, const char *fetch_url,
+    const char *want, int unpinned)
+{
+	git_repository *repo = NULL;
+	char *path = ab_cache_git_path(c, url);
+	git_oid oid;
+	int error = -1;
+
+	memset(pin, 0, sizeof(*pin));
+	if (open_cache_repo(&repo, c, url, 1) < 0)
+		goto done;
+	if (unpinned) {
+		/* a branch moves: always ask the remote */
+		if (fetch_all(repo, url, fetch_url) < 0)
+			goto done;
+		pin->fetched_from = ab_strdup(fetch_url);
+		if (resolve_ref(pin, repo, want) < 0)
+			goto done;
+	} else {
+		memcpy(pin->commit, want, 41);
+	}
+	if (git_oid_fromstr(&oid, pin->commit) < 0) {
+		ab_error("'%s' is not a commit id", pin->commit);
+		goto done;
+	}
+	if (!have_commit(repo, &oid, pin->tree) && !unpinned) {
+		if (fetch_all(repo, url, fetch_url) < 0)
+			goto done;
+		pin->fetched_from = ab_strdup(fetch_url);
+		if (!have_commit(repo, &oid, pin->tree)) {
+			/* not reachable from a branch or tag: ask for the object itself */
+			char *spec = ab_sprintf("+%s:refs/allocbuild/pins/%s", pin->commit, pin->commit);
+
+			do_fetch(repo, url, fetch_url, &spec, 1, 1);
+			git_error_clear();
+			free(spec);
+		}
+	}
+	if (!have_commit(repo, &oid, pin->tree)) {
+		if (strcmp(url, fetch_url))
+			ab_error("commit %s not found in '%s' (fetched from '%s')", pin->commit, url, fetch_url);
+		else
+			ab_error("commit %s not found in '%s'", pin->commit, url);
+		goto done;
+	}
+	if (pin->fetched_from) {
+		char *op = origin_path(path);
+		char *line = ab_sprintf("%s\n", fetch_url);
+
+		ab_write_file_atomic(op, line, strlen(line));
+		free(op);
+		free(line);
+	}
+	pin->origin = read_origin(path);
+	if (!pin->origin)
+		pin->origin = ab_strdup(fetch_url);
+	error = 0;
+done:
+	git_repository_free(repo);
+	free(path);
+	return error;
+}
+
+/* tree writing */
+
+struct wentry {
+	char *path; /* relative */
+	git_oid oid;
+	git_filemode_t mode;
+};
+
+struct writer {
+	const char *repo_path;
+	const char *dest;
+	struct wentry *v;
+	size_t n, cap;
+	atomic_size_t next;
+	atomic_int failed;
+	int bad_name;
+	struct ab_buf err;
+	pthread_mutex_t lock;
+};
+
+static int
+valid_name(const char *name)
+{
+	return name[0] && strcmp(name, ".") && strcmp(name, "..") && strcasecmp(name, ".git") &&
+	    !strchr(name, '/');
+}
+
+static int
+walk_cb(const char *root, const git_tree_entry *entry, void *payload)
+{
+	struct writer *w = payload;
+	const char *name = git_tree_entry_name(entry);
+	git_filemode_t mode = git_tree_entry_filemode(entry);
+	char *rel, *full;
+
+	if (!valid_name(name)) {
+		ab_error("refusing tree entry '%s%s'", root, name);
+		w->bad_name = 1;
+		return -1;
+	}
+	rel = ab_sprintf("%s%s", root, name);
+	if (mode == GIT_FILEMODE_TREE || mode == GIT_FILEMODE_COMMIT) {
+		/* a submodule is an empty directory, as in a git checkout */
+		full = ab_path_join(w->dest, rel);
+		if (mkdir(full, 0777) < 0) {
+			ab_error_errno("cannot create directory '%s'", full);
+			free(full);
+			free(rel);
+			w->bad_name = 1;
+			return -1;
+		}
+		free(full);
+		free(rel);
+		return mode == GIT_FILEMODE_COMMIT ? 1 : 0;
+	}
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 1024;
+		w->v = ab_realloc(w->v, w->cap * sizeof(*w->v));
+	}
+	w->v[w->n].path = rel;
+	git_oid_cpy(&w->v[w->n].oid, git_tree_entry_id(entry));
+	w->v[w->n].mode = mode;
+	w->n++;
+	return 0;
+}
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static void
+writer_fail(struct writer *w, const char *msg)
+{
+	pthread_mutex_lock(&w->lock);
+	if (!w->err.len)
+		ab_buf_puts(&w->err, msg);
+	pthread_mutex_unlock(&w->lock);
+	atomic_store(&w->failed, 1);
+}
+
+static void *
+writer_run(void *arg)
+{
+	struct writer *w = arg;
+	git_repository *repo = NULL;
+	git_odb *odb = NULL;
+	struct ab_buf path = {0};
+	size_t i;
+
+	if (git_repository_open_bare(&repo, w->repo_path) < 0 || git_repository_odb(&odb, repo) < 0) {
+		const git_error *e = git_error_last();
+		char *m = ab_sprintf("cannot open '%s': %s", w->repo_path, e ? e->message : "?");
+
+		writer_fail(w, m);
+		free(m);
+		goto done;
+	}
+	while (!atomic_load(&w->failed) && (i = atomic_fetch_add(&w->next, 1)) < w->n) {
+		struct wentry *e = &w->v[i];
+		git_odb_object *obj = NULL;
+		const char *data;
+		size_t size;
+
+		if (git_odb_read(&obj, odb, &e->oid) < 0) {
+			const git_error *ge = git_error_last();
+			char *m = ab_sprintf("cannot read the blob of '%s': %s", e->path, ge ? ge->message : "?");
+
+			writer_fail(w, m);
+			free(m);
+			break;
+		}
+		data = git_odb_object_data(obj);
+		size = git_odb_object_size(obj);
+		ab_buf_clear(&path);
+		ab_buf_printf(&path, "%s/%s", w->dest, e->path);
+		if (e->mode == GIT_FILEMODE_LINK) {
+			char *target = ab_strndup(data, size);
+
+			if (symlink(target, path.s) < 0) {
+				char *m = ab_sprintf("cannot create symlink '%s': %s", path.s, strerror(errno));
+
+				writer_fail(w, m);
+				free(m);
+			}
+			free(target);
+		} else {
+			int fd = open(path.s, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666);
+
+			if (fd < 0 || write_all(fd, data, size) < 0 || close(fd) < 0) {
+				char *m = ab_sprintf("cannot write '%s': %s", path.s, strerror(errno));
+
+				writer_fail(w, m);
+				free(m);
+			}
+		}
+		git_odb_object_free(obj);
+	}
+done:
+	ab_buf_free(&path);
+	git_odb_free(odb);
+	git_repository_free(repo);
+	return NULL;
+}
+
+int
+ab_git_write_tree(struct ab_cache *c, const char *url, const char *tree_hex, const char *dest, int jobs)
+{
+	struct writer w = {0};
+	char *repo_path = ab_cache_git_path(c, url);
+	git_repository *repo = NULL;
+	git_tree *tree = NULL;
+	git_oid oid;
+	pthread_t th[16];
+	int nth = 0, error = -1;
+
+	w.repo_path = repo_path;
+	w.dest = dest;
+	atomic_init(&w.next, 0);
+	atomic_init(&w.failed, 0);
+	pthread_mutex_init(&w.lock, NULL);
+	if (git_repository_open_bare(&repo, repo_path) < 0) {
+		ab_error_git("cannot open the cached repository of '%s'", url);
+		goto done;
+	}
+	if (git_oid_fromstr(&oid, tree_hex) < 0 || git_tree_lookup(&tree, repo, &oid) < 0) {
+		ab_error_git("cannot read tree %s of '%s'", tree_hex, url);
+		goto done;
+	}
+	/* pre-order: directories are created before what they hold */
+	if (git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &w) < 0) {
+		if (!w.bad_name)
+			ab_error_git("cannot walk tree %s of '%s'", tree_hex, url);
+		goto done;
+	}
+	if (jobs <= 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		jobs = n > 0 ? (int)n : 1;
+	}
+	if (jobs > 16)
+		jobs = 16;
+	for (int i = 1; i < jobs && w.n > 64; i++)
+		if (pthread_create(&th[nth], NULL, writer_run, &w) == 0)
+			nth++;
+	writer_run(&w);
+	for (int i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+	if (atomic_load(&w.failed)) {
+		ab_error("%s", w.err.s);
+		goto done;
+	}
+	error = 0;
+done:
+	for (size_t i = 0; i < w.n; i++)
+		free(w.v[i].path);
+	free(w.v);
+	ab_buf_free(&w.err);
+	pthread_mutex_destroy(&w.lock);
+	git_tree_free(tree);
+	git_repository_free(repo);
+	free(repo_path);
+	return error;
+}

@@ -1,0 +1,311 @@
+#include "patch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <git2/sys/mempack.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+struct progress {
+	const char *path;  /* the file being patched */
+	int hunk;          /* 1-based number of the hunk being applied, 0 before the first */
+	char header[128];
+};
+
+static int
+on_delta(const git_diff_delta *delta, void *payload)
+{
+	struct progress *p = payload;
+
+	p->path = delta->new_file.path ? delta->new_file.path : delta->old_file.path;
+	p->hunk = 0;
+	p->header[0] = '\0';
+	return 0;
+}
+
+static int
+on_hunk(const git_diff_hunk *hunk, void *payload)
+{
+	struct progress *p = payload;
+	size_t n = hunk->header_len;
+
+	p->hunk++;
+	while (n > 0 && (hunk->header[n - 1] == '\n' || hunk->header[n - 1] == '\r'))
+		n--;
+	if (n >= sizeof(p->header))
+		n = sizeof(p->header) - 1;
+	memcpy(p->header, hunk->header, n);
+	p->header[n] = '\0';
+	return 0;
+}
+
+/* lstat dir/rel, refusing to go through a symlink on the way; -1 with errno */
+static int
+lstat_below(const char *dir, const char *rel, struct stat *st)
+{
+	char *p = ab_path_join(dir, rel);
+	size_t base = strlen(dir) + 1;
+	int rc = 0;
+
+	for (char *s = strchr(p + base, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (lstat(p, st) < 0 || !S_ISDIR(st->st_mode)) {
+			if (rc == 0 && errno != ENOENT)
+				errno = ENOTDIR;
+			*s = '/';
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	rc = lstat(p, st);
+	free(p);
+	return rc;
+}
+
+static int
+load_file(git_index *index, git_repository *repo, const char *dir, const char *rel, const char *name)
+{
+	git_index_entry e;
+	struct stat st;
+	char *full;
+	struct ab_buf b = {0};
+	int error = -1;
+
+	if (lstat_below(dir, rel, &st) < 0)
+		return 0; /* missing: the apply reports it with the hunk */
+	full = ab_path_join(dir, rel);
+	memset(&e, 0, sizeof(e));
+	e.path = rel;
+	if (S_ISLNK(st.st_mode)) {
+		char target[4096];
+		ssize_t n = readlink(full, target, sizeof(target));
+
+		if (n < 0) {
+			ab_error_errno("patch '%s': cannot read symlink '%s'", name, rel);
+			goto done;
+		}
+		ab_buf_add(&b, target, (size_t)n);
+		e.mode = GIT_FILEMODE_LINK;
+	} else if (S_ISREG(st.st_mode)) {
+		if (ab_read_file(&b, full) < 0)
+			goto done;
+		e.mode = (st.st_mode & 0111) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+	} else {
+		ab_error("patch '%s': '%s' is not a file", name, rel);
+		goto done;
+	}
+	if (git_blob_create_from_buffer(&e.id, repo, b.s ? b.s : "", b.len) < 0 || git_index_add(index, &e) < 0) {
+		ab_error_git("patch '%s': cannot load '%s'", name, rel);
+		goto done;
+	}
+	error = 0;
+done:
+	ab_buf_free(&b);
+	free(full);
+	return error;
+}
+
+static int
+mkdirs_below(const char *dir, const char *rel)
+{
+	char *p = ab_path_join(dir, rel);
+	size_t base = strlen(dir) + 1;
+	struct stat st;
+
+	for (char *s = strchr(p + base, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (lstat(p, &st) < 0) {
+			if (mkdir(p, 0777) < 0) {
+				ab_error_errno("cannot create directory '%s'", p);
+				free(p);
+				return -1;
+			}
+		} else if (!S_ISDIR(st.st_mode)) {
+			ab_error("cannot write below '%s': not a directory", p);
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	free(p);
+	return 0;
+}
+
+static int
+write_result(git_repository *repo, git_index *post, const char *dir, const char *rel)
+{
+	const git_index_entry *e = git_index_get_bypath(post, rel, 0);
+	git_blob *blob = NULL;
+	char *full = ab_path_join(dir, rel);
+	char *tmp = ab_sprintf("%s.allocbuild-patch", full);
+	int error = -1, fd = -1;
+
+	if (!e) {
+		ab_error("patch result has no '%s'", rel);
+		goto done;
+	}
+	if (git_blob_lookup(&blob, repo, &e->id) < 0) {
+		ab_error_git("cannot read the patched '%s'", rel);
+		goto done;
+	}
+	if (mkdirs_below(dir, rel) < 0)
+		goto done;
+	unlink(tmp);
+	if (e->mode == GIT_FILEMODE_LINK) {
+		char *target = ab_strndup(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+
+		if (symlink(target, tmp) < 0) {
+			ab_error_errno("cannot create symlink '%s'", tmp);
+			free(target);
+			goto done;
+		}
+		free(target);
+	} else {
+		const char *p = git_blob_rawcontent(blob);
+		size_t n = (size_t)git_blob_rawsize(blob);
+
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666);
+		if (fd < 0) {
+			ab_error_errno("cannot create '%s'", tmp);
+			goto done;
+		}
+		while (n > 0) {
+			ssize_t k = write(fd, p, n);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0) {
+				ab_error_errno("cannot write '%s'", tmp);
+				goto done;
+			}
+			p += k;
+			n -= (size_t)k;
+		}
+		if (close(fd) < 0) {
+			fd = -1;
+			ab_error_errno("cannot write '%s'", tmp);
+			goto done;
+		}
+		fd = -1;
+	}
+	if (rename(tmp, full) < 0) {
+		ab_error_errno("cannot replace '%s'", full);
+		goto done;
+	}
+	error = 0;
+done:
+	if (fd >= 0)
+		close(fd);
+	if (error)
+		unlink(tmp);
+	git_blob_free(blob);
+	free(tmp);
+	free(full);
+	return error;
+}
+
+int
+ab_patch_apply(const char *dir, const char *path, const char *name, int check_only)
+{
+	struct ab_buf text = {0};
+	git_diff *diff = NULL;
+	git_odb *odb = NULL;
+	git_odb_backend *mempack = NULL;
+	git_repository *repo = NULL;
+	git_index *pre = NULL, *post = NULL;
+	git_tree *tree = NULL;
+	git_oid tree_oid;
+	git_apply_options ao;
+	struct progress prog = {0};
+	size_t n;
+	int error = -1;
+
+	if (ab_read_file(&text, path) < 0)
+		return -1;
+	if (git_diff_from_buffer(&diff, text.s, text.len) < 0) {
+		ab_error_git("patch '%s' is not a valid patch", name);
+		goto done;
+	}
+	n = git_diff_num_deltas(diff);
+	if (n == 0) {
+		ab_error("patch '%s' holds no changes", name);
+		goto done;
+	}
+	if (git_odb_new(&odb) < 0 || git_mempack_new(&mempack) < 0 || git_odb_add_backend(odb, mempack, 1) < 0) {
+		ab_error_git("cannot create an in-memory object database");
+		goto done;
+	}
+	if (git_repository_wrap_odb(&repo, odb) < 0 || git_index_new(&pre) < 0) {
+		ab_error_git("cannot create an in-memory repository");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *paths[2] = {d->old_file.path, d->new_file.path};
+
+		for (int k = 0; k < 2; k++) {
+			if (paths[k] && !ab_path_is_safe_relative(paths[k])) {
+				ab_error("patch '%s': refusing path '%s'", name, paths[k]);
+				goto done;
+			}
+		}
+		if (d->status != GIT_DELTA_ADDED && load_file(pre, repo, dir, d->old_file.path, name) < 0)
+			goto done;
+	}
+	if (git_index_write_tree_to(&tree_oid, pre, repo) < 0 || git_tree_lookup(&tree, repo, &tree_oid) < 0) {
+		ab_error_git("patch '%s': cannot build the preimage", name);
+		goto done;
+	}
+	git_apply_options_init(&ao, GIT_APPLY_OPTIONS_VERSION);
+	ao.delta_cb = on_delta;
+	ao.hunk_cb = on_hunk;
+	ao.payload = &prog;
+	if (git_apply_to_tree(&post, repo, tree, diff, &ao) < 0) {
+		const git_error *ge = git_error_last();
+		const char *msg = ge && ge->message ? ge->message : "does not apply";
+
+		if (prog.hunk)
+			ab_error("patch '%s' does not apply to '%s': hunk #%d %s: %s", name,
+			    prog.path ? prog.path : "?", prog.hunk, prog.header, msg);
+		else
+			ab_error("patch '%s' does not apply to '%s': %s", name, prog.path ? prog.path : "?", msg);
+		goto done;
+	}
+	if (check_only) {
+		error = 0;
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		if (d->status == GIT_DELTA_DELETED || d->status == GIT_DELTA_RENAMED) {
+			char *full = ab_path_join(dir, d->old_file.path);
+
+			if (unlink(full) < 0 && errno != ENOENT) {
+				ab_error_errno("cannot remove '%s'", full);
+				free(full);
+				goto done;
+			}
+			free(full);
+		}
+		if (d->status != GIT_DELTA_DELETED && write_result(repo, post, dir, d->new_file.path) < 0)
+			goto done;
+	}
+	error = 0;
+done:
+	git_tree_free(tree);
+	git_index_free(post);
+	git_index_free(pre);
+	git_repository_free(repo);
+	git_odb_free(odb);
+	git_diff_free(diff);
+	ab_buf_free(&text);
+	return error;
+}

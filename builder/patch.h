@@ -1,0 +1,19 @@
+/*
+ * patch: apply a patch file to a directory tree with libgit2's apply (git
+ * apply semantics: exact context, renames, mode changes, binary patches).
+ * The files the patch touches are loaded into an in-memory repository,
+ * the patch is applied there (git_apply_to_tree) and only when every hunk
+ * applied are the results written back, each through a temporary file
+ * and rename. A patch that does not apply changes nothing.
+ */
+#ifndef AB_PATCH_H
+#define AB_PATCH_H
+
+/*
+ * Apply the patch file at path to dir (name is the patch as the recipe
+ * writes it, for messages). check_only: like git apply --check. On
+ * failure reports patch, target file and hunk.
+ */
+int ab_patch_apply(const char *dir, const char *path, const char *name, int check_only);
+
+#endif

@@ -1,0 +1,1134 @@
+/*
+ * source: the orchestration of pinned sources (see source.h). The cache
+ * and its lock live in cache.c, git in git.c, extraction in archive.c,
+ * downloads in download.c, patches in patch.c, tree indexes (the stamp of
+ * a materialization) in worktree.c.
+ */
+#include "source.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../provenance/hash.h"
+#include "../provenance/jsonio.h"
+#include "archive.h"
+#include "cache.h"
+#include "download.h"
+#include "git.h"
+#include "patch.h"
+#include "proc.h"
+#include "worktree.h"
+
+#define STAMP_FORMAT "allocbuild-stamp/1"
+#define MAX_OVERLAY_DEPTH 8
+
+struct ab_source_state {
+	struct ab_cache cache;
+	int cache_ready;
+	cJSON *fetched; /* source id -> fetch record of this run */
+};
+
+static struct ab_cache *
+cache_of(const struct ab_source_opts *o)
+{
+	struct ab_source_state *st = o->state;
+
+	if (!st->cache_ready) {
+		char *dir = ab_cache_default_dir(o->cache_dir);
+
+		ab_cache_init(&st->cache, dir);
+		free(dir);
+		st->cache_ready = 1;
+	}
+	return &st->cache;
+}
+
+void
+ab_source_opts_init(struct ab_source_opts *o)
+{
+	const char *env = getenv("ALLOCBUILD_MIRRORS");
+
+	memset(o, 0, sizeof(*o));
+	o->state = ab_calloc(1, sizeof(*o->state));
+	o->state->fetched = cJSON_CreateObject();
+	/* pushed first: a --mirror with the same FROM comes later and wins */
+	if (env) {
+		const char *s = env;
+
+		while (*s) {
+			size_t n;
+
+			s += strspn(s, " \t\r\n");
+			n = strcspn(s, " \t\r\n");
+			if (n) {
+				char *m = ab_strndup(s, n);
+
+				if (strchr(m, '=') && m[0] != '=')
+					ab_strv_push_owned(&o->mirrors, m);
+				else {
+					ab_warn("ALLOCBUILD_MIRRORS: ignoring '%s' (expected FROM=TO)", m);
+					free(m);
+				}
+			}
+			s += n;
+		}
+	}
+}
+
+int
+ab_source_opts_option(struct ab_source_opts *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case AB_OPT_CACHE:
+		if (!arg[0]) {
+			ab_error("--cache: empty directory name");
+			return -1;
+		}
+		free(o->cache_dir);
+		o->cache_dir = ab_strdup(arg);
+		return 1;
+	case AB_OPT_MIRROR:
+		if (!strchr(arg, '=') || arg[0] == '=' || strchr(arg, '=')[1] == '\0') {
+			ab_error("--mirror: expected FROM=TO, got '%s'", arg);
+			return -1;
+		}
+		ab_strv_push(&o->mirrors, arg);
+		return 1;
+	case AB_OPT_MIRROR_DIR:
+		if (!ab_is_dir(arg)) {
+			ab_error("--mirror-dir: '%s' is not a directory", arg);
+			return -1;
+		}
+		ab_strv_push_owned(&o->mirror_dirs, ab_path_absolute(arg));
+		return 1;
+	case AB_OPT_ALLOW_UNPINNED:
+		o->allow_unpinned = 1;
+		return 1;
+	}
+	return 0;
+}
+
+void
+ab_source_opts_release(struct ab_source_opts *o)
+{
+	if (o->state) {
+		if (o->state->cache_ready)
+			ab_cache_release(&o->state->cache);
+		cJSON_Delete(o->state->fetched);
+		free(o->state);
+	}
+	free(o->cache_dir);
+	free(o->log_dir);
+	ab_strv_free(&o->mirrors);
+	ab_strv_free(&o->mirror_dirs);
+	ab_download_cleanup();
+	memset(o, 0, sizeof(*o));
+}
+
+/* fetch */
+
+static void
+set_str(cJSON *rec, const char *key, const char *value)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, key);
+	if (value)
+		cJSON_AddStringToObject(rec, key, value);
+	else
+		cJSON_AddNullToObject(rec, key);
+}
+
+static void
+merge_into(cJSON *rec, const cJSON *from)
+{
+	for (const cJSON *it = from->child; it; it = it->next) {
+		cJSON_DeleteItemFromObjectCaseSensitive(rec, it->string);
+		cJSON_AddItemToObject(rec, it->string, cJSON_Duplicate(it, 1));
+	}
+}
+
+static int
+fetch_git(cJSON *rec, const struct ab_source_opts *o, const struct ab_source *s)
+{
+	struct ab_cache *c = cache_of(o);
+	struct ab_git_pin pin = {0};
+	char *fetch_url = ab_git_mirror_url(o->mirrors.v, o->mirrors.n, s->url);
+	int error = -1;
+
+	if (s->unpinned && !o->allow_unpinned) {
+		ab_error("source '%s': '%s' is not a commit id (40 hex digits); pass --allow-unpinned to resolve it",
+		    s->id, s->commit);
+		goto done;
+	}
+	if (ab_cache_lock(c, 1) < 0)
+		goto done;
+	error = ab_git_fetch(&pin, c, s->url, fetch_url, s->commit, s->unpinned);
+	ab_cache_unlock(c);
+	if (error < 0) {
+		ab_error("source '%s': cannot fetch the pinned commit", s->id);
+		goto done;
+	}
+	set_str(rec, "kind", "git");
+	set_str(rec, "url", s->url);
+	set_str(rec, "fetch_url", fetch_url);
+	if (s->unpinned) {
+		set_str(rec, "ref", pin.ref);
+		set_str(rec, "ref_kind", pin.ref_kind);
+	}
+	set_str(rec, "commit", pin.commit);
+	set_str(rec, "tree", pin.tree);
+	if (pin.fetched_from) {
+		set_str(rec, "origin", pin.fetched_from);
+		set_str(rec, "origin_kind", "fetch");
+	} else {
+		char *repo = ab_cache_git_path(c, s->url);
+
+		set_str(rec, "origin", repo);
+		set_str(rec, "origin_kind", "cache");
+		free(repo);
+	}
+	set_str(rec, "cached_from", pin.origin);
+	if (pin.fetched_from)
+		ab_note("source '%s': commit %s (tree %s) fetched from '%s'", s->id, pin.commit, pin.tree,
+		    pin.fetched_from);
+	else
+		ab_note("source '%s': commit %s (tree %s) in the cache", s->id, pin.commit, pin.tree);
+done:
+	ab_git_pin_release(&pin);
+	free(fetch_url);
+	return error;
+}
+
+static const char *
+url_basename(const char *url)
+{
+	const char *end = url + strcspn(url, "?#");
+	const char *b = end;
+
+	while (b > url && b[-1] != '/')
+		b--;
+	return b < end ? b : NULL;
+}
+
+/* move a verified temporary file into the cache under its hash */
+static int
+store_archive(struct ab_cache *c, const char *tmp, const char *sha256, const char *origin)
+{
+	char *path = ab_cache_archive_path(c, sha256);
+	char *dir = ab_path_dirname(path);
+	int error = -1;
+
+	if (ab_mkdir_p(dir, 0755) < 0)
+		goto done;
+	/* the origin first: a crash in between leaves an origin without a file, never the reverse */
+	if (ab_cache_set_archive_origin(c, sha256, origin) < 0)
+		goto done;
+	if (rename(tmp, path) < 0) {
+		ab_error_errno("cannot rename '%s' to '%s'", tmp, path);
+		goto done;
+	}
+	error = 0;
+done:
+	free(dir);
+	free(path);
+	return error;
+}
+
+/* 1 accepted, 0 rejected (reported), -1 error */
+static int
+try_candidate(const struct ab_source *s, struct ab_cache *c, const char *what, const char *where, int is_url)
+{
+	char got[AB_HEX_LEN + 1];
+	char *tmp = ab_cache_tmp_path(c, "archive");
+	char *origin = is_url ? ab_strdup(where) : ab_sprintf("%s", where);
+	int rc;
+
+	if (is_url)
+		ab_note("source '%s': downloading '%s'", s->id, where);
+	rc = is_url ? ab_download_url(got, where, tmp) : ab_download_copy(got, where, tmp);
+	if (rc < 0) {
+		unlink(tmp);
+		rc = 0;
+		goto done;
+	}
+	if (strcmp(got, s->sha256)) {
+		ab_warn("source '%s': sha256 mismatch from %s '%s': expected %s, got %s; not used", s->id, what,
+		    where, s->sha256, got);
+		unlink(tmp);
+		rc = 0;
+		goto done;
+	}
+	rc = store_archive(c, tmp, s->sha256, origin) < 0 ? -1 : 1;
+	if (rc < 0)
+		unlink(tmp);
+done:
+	free(origin);
+	free(tmp);
+	return rc;
+}
+
+static int
+fetch_archive(cJSON *rec, const struct ab_source_opts *o, const struct ab_source *s)
+{
+	struct ab_cache *c = cache_of(o);
+	char *path = ab_cache_archive_path(c, s->sha256);
+	const char *origin_kind = NULL;
+	char *origin = NULL;
+	struct ab_strv tried = {0};
+	int error = -1, rc;
+	uint64_t size = 0;
+
+	if (ab_cache_lock(c, 1) < 0) {
+		free(path);
+		return -1;
+	}
+	if (ab_path_exists(path)) {
+		char got[AB_HEX_LEN + 1];
+
+		if (ab_hash_file(got, &size, path) == 0 && !strcmp(got, s->sha256)) {
+			origin_kind = "cache";
+			origin = ab_strdup(path);
+		} else {
+			ab_warn("source '%s': sha256 mismatch from cache '%s': expected %s, got %s; removed", s->id,
+			    path, s->sha256, got);
+			unlink(path);
+		}
+	}
+	for (size_t d = 0; !origin_kind && d < o->mirror_dirs.n; d++) {
+		struct ab_strv names = {0};
+
+		ab_strv_pushf(&names, "sha256/%s", s->sha256);
+		for (size_t u = 0; u < s->urls.n; u++) {
+			const char *b = url_basename(s->urls.v[u]);
+			int dup = 0;
+
+			for (size_t k = 0; b && k < names.n; k++)
+				dup |= !strcmp(names.v[k], b);
+			if (b && !dup)
+				ab_strv_push(&names, b);
+		}
+		for (size_t k = 0; !origin_kind && k < names.n; k++) {
+			char *cand = ab_path_join(o->mirror_dirs.v[d], names.v[k]);
+
+			if (ab_path_exists(cand)) {
+				ab_strv_push(&tried, cand);
+				rc = try_candidate(s, c, "mirror dir file", cand, 0);
+				if (rc < 0) {
+					free(cand);
+					ab_strv_free(&names);
+					goto done;
+				}
+				if (rc > 0) {
+					origin_kind = "mirror-dir";
+					origin = ab_strdup(cand);
+				}
+			}
+			free(cand);
+		}
+		ab_strv_free(&names);
+	}
+	for (size_t u = 0; !origin_kind && u < s->urls.n; u++) {
+		char *url = ab_git_mirror_url(o->mirrors.v, o->mirrors.n, s->urls.v[u]);
+
+		ab_strv_push(&tried, url);
+		rc = try_candidate(s, c, "url", url, 1);
+		if (rc < 0) {
+			free(url);
+			goto done;
+		}
+		if (rc > 0) {
+			origin_kind = "url";
+			origin = url;
+			url = NULL;
+		}
+		free(url);
+	}
+	if (!origin_kind) {
+		struct ab_buf list = {0};
+
+		for (size_t k = 0; k < tried.n; k++)
+			ab_buf_printf(&list, ", '%s'", tried.v[k]);
+		ab_error("source '%s': no candidate has sha256 %s (tried the cache%s)", s->id, s->sha256,
+		    list.s ? list.s : "");
+		ab_buf_free(&list);
+		goto done;
+	}
+	if (!size) {
+		struct stat st;
+
+		if (stat(path, &st) == 0)
+			size = (uint64_t)st.st_size;
+	}
+	{
+		char *cached_from = ab_cache_archive_origin(c, s->sha256);
+
+		set_str(rec, "kind", "archive");
+		cJSON_DeleteItemFromObjectCaseSensitive(rec, "urls");
+		cJSON_AddItemToObject(rec, "urls", ab_json_strv(s->urls.v, s->urls.n));
+		set_str(rec, "sha256", s->sha256);
+		cJSON_DeleteItemFromObjectCaseSensitive(rec, "strip");
+		cJSON_AddNumberToObject(rec, "strip", s->strip);
+		cJSON_DeleteItemFromObjectCaseSensitive(rec, "size");
+		cJSON_AddNumberToObject(rec, "size", (double)size);
+		set_str(rec, "origin", origin);
+		set_str(rec, "origin_kind", origin_kind);
+		set_str(rec, "cached_from", cached_from ? cached_from : origin);
+		free(cached_from);
+	}
+	ab_note("source '%s': sha256 %s from %s '%s'", s->id, s->sha256, origin_kind, origin);
+	error = 0;
+done:
+	ab_cache_unlock(c);
+	ab_strv_free(&tried);
+	free(origin);
+	free(path);
+	return error;
+}
+
+int
+ab_source_fetch(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
+    const struct ab_source *s)
+{
+	const cJSON *done = cJSON_GetObjectItemCaseSensitive(o->state->fetched, s->id);
+	cJSON *mine;
+	int error;
+
+	(void)r;
+	if (done) {
+		merge_into(rec, done);
+		return 0;
+	}
+	mine = cJSON_CreateObject();
+	error = s->kind == AB_SOURCE_GIT ? fetch_git(mine, o, s) : fetch_archive(mine, o, s);
+	if (error < 0) {
+		cJSON_Delete(mine);
+		return -1;
+	}
+	merge_into(rec, mine);
+	cJSON_AddItemToObject(o->state->fetched, s->id, mine);
+	return 0;
+}
+
+/* fetch s and, recursively, the sources of its overlays */
+static int
+fetch_closure(const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s, int depth)
+{
+	cJSON *rec;
+	int error;
+
+	if (depth > MAX_OVERLAY_DEPTH) {
+		ab_error("source '%s': overlays nested too deeply", s->id);
+		return -1;
+	}
+	rec = cJSON_CreateObject();
+	error = ab_source_fetch(rec, o, r, s);
+	cJSON_Delete(rec);
+	for (size_t i = 0; !error && i < s->noverlays; i++) {
+		const struct ab_source *os = ab_recipe_source(r, s->overlays[i].source);
+
+		if (!os) {
+			ab_error("source '%s': overlay '%s': unknown source '%s'", s->id, s->overlays[i].path,
+			    s->overlays[i].source);
+			return -1;
+		}
+		error = fetch_closure(o, r, os, depth + 1);
+	}
+	return error;
+}
+
+/* materialize */
+
+static const cJSON *
+fetched(const struct ab_source_opts *o, const struct ab_source *s)
+{
+	return cJSON_GetObjectItemCaseSensitive(o->state->fetched, s->id);
+}
+
+/* the inputs that determine a source's tree, as a canonical string */
+static int
+inputs_of(struct ab_buf *out, const struct ab_source_opts *o, const struct ab_recipe *r,
+    const struct ab_source *s, int depth)
+{
+	const cJSON *f = fetched(o, s);
+
+	if (!f || depth > MAX_OVERLAY_DEPTH) {
+		ab_error("source '%s' was not fetched", s->id);
+		return -1;
+	}
+	ab_buf_printf(out, "{source %s ", s->id);
+	if (s->kind == AB_SOURCE_GIT)
+		ab_buf_printf(out, "git %s commit %s tree %s", s->url, ab_json_str(f, "commit"),
+		    ab_json_str(f, "tree"));
+	else
+		ab_buf_printf(out, "archive sha256 %s strip %d", s->sha256, s->strip);
+	for (size_t i = 0; i < s->noverlays; i++) {
+		ab_buf_printf(out, " overlay %s ", s->overlays[i].path);
+		if (inputs_of(out, o, r, ab_recipe_source(r, s->overlays[i].source), depth + 1) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < s->patches.n; i++) {
+		char *p = ab_recipe_path(r, s->patches.v[i]);
+		char hex[AB_HEX_LEN + 1];
+
+		if (ab_hash_file(hex, NULL, p) < 0) {
+			ab_error("source '%s': cannot read patch '%s'", s->id, s->patches.v[i]);
+			free(p);
+			return -1;
+		}
+		ab_buf_printf(out, " patch %s %s", s->patches.v[i], hex);
+		free(p);
+	}
+	for (size_t i = 0; i < s->nprepare; i++) {
+		cJSON *a = ab_json_strv(s->prepare[i].v, s->prepare[i].n);
+		char *t = cJSON_PrintUnformatted(a);
+
+		ab_buf_printf(out, " prepare %s", t);
+		cJSON_free(t);
+		cJSON_Delete(a);
+	}
+	ab_buf_puts(out, "}");
+	return 0;
+}
+
+static cJSON *
+base_record(const cJSON *f)
+{
+	static const char *const keys[] = {"kind", "url", "ref", "commit", "tree", "urls", "sha256", "strip",
+	    "origin", "origin_kind"};
+	cJSON *b = cJSON_CreateObject();
+
+	for (size_t i = 0; i < AB_NELEM(keys); i++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(f, keys[i]);
+
+		if (it)
+			cJSON_AddItemToObject(b, keys[i], cJSON_Duplicate(it, 1));
+	}
+	return b;
+}
+
+static int
+tree_hash(char hex[AB_HEX_LEN + 1], const char *dir, int jobs)
+{
+	struct ab_wt_index idx;
+
+	if (ab_wt_index_build(&idx, dir, jobs) < 0)
+		return -1;
+	memcpy(hex, idx.dirhash, AB_HEX_LEN + 1);
+	ab_wt_index_free(&idx);
+	return 0;
+}
+
+/* every leading directory of rel below root is a real directory (or missing) */
+static int
+no_symlink_below(const char *root, const char *rel)
+{
+	char *p = ab_path_join(root, rel);
+	size_t base = strlen(root) + 1;
+	struct stat st;
+	int ok = 1;
+
+	for (char *s = p + base; ok && (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode))
+			ok = 0;
+		*s = '/';
+	}
+	free(p);
+	return ok;
+}
+
+struct build_ctx {
+	const struct ab_source_opts *o;
+	const struct ab_recipe *r;
+	const char *log_dir;
+	const char *shown_dest; /* what records and messages call the tree */
+	int check_only;         /* stop after patches, apply nothing for real beyond the temp tree */
+};
+
+static int build_tree(cJSON *rec, const struct build_ctx *ctx, const struct ab_source *s, const char *dir,
+    const char *shown, int depth);
+
+/* write the source's base tree into the existing empty dir */
+static int
+write_base(const struct build_ctx *ctx, const struct ab_source *s, const char *dir)
+{
+	const cJSON *f = fetched(ctx->o, s);
+	struct ab_cache *c = cache_of(ctx->o);
+	int error;
+
+	if (ab_cache_lock(c, 0) < 0)
+		return -1;
+	if (s->kind == AB_SOURCE_GIT) {
+		error = ab_git_write_tree(c, s->url, ab_json_str(f, "tree"), dir, ctx->o->jobs);
+	} else {
+		char *path = ab_cache_archive_path(c, s->sha256);
+		char *name = ab_sprintf("%s", s->urls.n ? url_basename(s->urls.v[0]) ? url_basename(s->urls.v[0]) :
+		    s->urls.v[0] : s->sha256);
+
+		error = ab_archive_extract(path, name, s->sha256, s->strip, dir);
+		free(name);
+		free(path);
+	}
+	ab_cache_unlock(c);
+	if (error < 0)
+		ab_error("source '%s': cannot write its tree", s->id);
+	return error;
+}
+
+static int
+apply_overlay(cJSON *list, const struct build_ctx *ctx, const struct ab_source *s,
+    const struct ab_overlay *ov, const char *dir, const char *shown, int depth)
+{
+	const struct ab_source *os = ab_recipe_source(ctx->r, ov->source);
+	char *target = NULL, *parent = NULL, *tmp = NULL, *shown_target = NULL;
+	cJSON *orec = NULL;
+	int error = -1;
+
+	if (!os) {
+		ab_error("source '%s': overlay '%s': unknown source '%s'", s->id, ov->path, ov->source);
+		return -1;
+	}
+	if (!ab_path_is_safe_relative(ov->path) || !no_symlink_below(dir, ov->path)) {
+		ab_error("source '%s': overlay '%s': not a path inside the tree", s->id, ov->path);
+		return -1;
+	}
+	target = ab_path_join(dir, ov->path);
+	shown_target = ab_path_join(shown, ov->path);
+	parent = ab_path_dirname(target);
+	if (ab_mkdir_p(parent, 0755) < 0)
+		goto done;
+	tmp = ab_sprintf("%s.overlay-tmp", target);
+	if (ab_rm_rf(tmp) < 0 || mkdir(tmp, 0777) < 0) {
+		ab_error_errno("cannot create '%s'", tmp);
+		goto done;
+	}
+	orec = cJSON_CreateObject();
+	if (build_tree(orec, ctx, os, tmp, shown_target, depth + 1) < 0)
+		goto done;
+	if (ab_rm_rf(target) < 0)
+		goto done;
+	if (rename(tmp, target) < 0) {
+		ab_error_errno("cannot rename '%s' to '%s'", tmp, target);
+		goto done;
+	}
+	{
+		cJSON *entry = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(entry, "path", ov->path);
+		cJSON_AddStringToObject(entry, "source", ov->source);
+		merge_into(entry, orec);
+		cJSON_AddItemToArray(list, entry);
+	}
+	ab_note("source '%s': overlay '%s' with source '%s'", s->id, ov->path, ov->source);
+	error = 0;
+done:
+	if (error && tmp)
+		ab_rm_rf(tmp);
+	cJSON_Delete(orec);
+	free(tmp);
+	free(parent);
+	free(target);
+	free(shown_target);
+	return error;
+}
+
+static int
+run_prepare(cJSON *list, const struct build_ctx *ctx, const struct ab_source *s, size_t i, const char *dir,
+    const char *shown)
+{
+	struct ab_env env = {0};
+	struct ab_proc_result res;
+	struct ab_proc p = {0};
+	char *log = NULL, *argv_text;
+	char desc[128];
+	cJSON *e;
+	int error = -1;
+
+	if (ab_mkdir_p(ctx->log_dir, 0755) < 0)
+		return -1;
+	log = ab_sprintf("%s/prepare-%s-%zu.log", ctx->log_dir, s->id, i + 1);
+	unlink(log);
+	ab_env_scrubbed(&env);
+	p.argv = s->prepare[i].v;
+	p.cwd = dir;
+	p.envp = ab_env_envp(&env);
+	p.log_path = log;
+	argv_text = ab_argv_quote(s->prepare[i].v);
+	ab_note("source '%s': prepare: %s", s->id, argv_text);
+	if (ab_proc_run(&res, &p) < 0) {
+		ab_error("source '%s': prepare step %zu cannot run", s->id, i + 1);
+		goto done;
+	}
+	ab_proc_describe(desc, sizeof(desc), &res);
+	e = cJSON_CreateObject();
+	cJSON_AddItemToObject(e, "argv", ab_json_strv(s->prepare[i].v, s->prepare[i].n));
+	cJSON_AddStringToObject(e, "cwd", shown);
+	cJSON_AddItemToObject(e, "env_set", ab_json_strv(env.set.v, env.set.n));
+	cJSON_AddItemToObject(e, "env_removed", ab_json_strv(env.removed.v, env.removed.n));
+	cJSON_AddNumberToObject(e, "exit_code", res.exit_code);
+	if (res.signal)
+		cJSON_AddNumberToObject(e, "signal", res.signal);
+	cJSON_AddNumberToObject(e, "seconds", (double)(long)(res.seconds * 1000) / 1000.0);
+	cJSON_AddStringToObject(e, "log", log);
+	cJSON_AddItemToArray(list, e);
+	if (res.exit_code != 0) {
+		ab_error("source '%s': prepare step %zu failed (%s): %s; see '%s'", s->id, i + 1, desc, argv_text,
+		    log);
+		goto done;
+	}
+	error = 0;
+done:
+	free(argv_text);
+	free(log);
+	ab_env_release(&env);
+	return error;
+}
+
+/* build the full tree of s into the existing empty dir; fills rec */
+static int
+build_tree(cJSON *rec, const struct build_ctx *ctx, const struct ab_source *s, const char *dir,
+    const char *shown, int depth)
+{
+	char before[AB_HEX_LEN + 1], after[AB_HEX_LEN + 1];
+	cJSON *list;
+
+	if (depth > MAX_OVERLAY_DEPTH) {
+		ab_error("source '%s': overlays nested too deeply", s->id);
+		return -1;
+	}
+	cJSON_AddStringToObject(rec, "source", s->id);
+	cJSON_AddItemToObject(rec, "base", base_record(fetched(ctx->o, s)));
+	if (write_base(ctx, s, dir) < 0)
+		return -1;
+	if (tree_hash(before, dir, ctx->o->jobs) < 0)
+		return -1;
+	cJSON_AddStringToObject(rec, "base_dirHash", before);
+	list = cJSON_AddArrayToObject(rec, "overlays");
+	for (size_t i = 0; i < s->noverlays; i++)
+		if (apply_overlay(list, ctx, s, &s->overlays[i], dir, shown, depth) < 0)
+			return -1;
+	if (s->noverlays && tree_hash(before, dir, ctx->o->jobs) < 0)
+		return -1;
+	list = cJSON_AddArrayToObject(rec, "patches");
+	for (size_t i = 0; i < s->patches.n; i++) {
+		char *p = ab_recipe_path(ctx->r, s->patches.v[i]);
+		char hex[AB_HEX_LEN + 1];
+		cJSON *e;
+
+		if (ab_hash_file(hex, NULL, p) < 0 || ab_patch_apply(dir, p, s->patches.v[i], 0) < 0) {
+			free(p);
+			ab_error("source '%s': patch %zu of %zu failed", s->id, i + 1, s->patches.n);
+			return -1;
+		}
+		if (tree_hash(after, dir, ctx->o->jobs) < 0) {
+			free(p);
+			return -1;
+		}
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "path", s->patches.v[i]);
+		cJSON_AddStringToObject(e, "sha256", hex);
+		cJSON_AddStringToObject(e, "dirHash_before", before);
+		cJSON_AddStringToObject(e, "dirHash_after", after);
+		cJSON_AddItemToArray(list, e);
+		ab_note("source '%s': applied patch '%s'", s->id, s->patches.v[i]);
+		memcpy(before, after, sizeof(before));
+		free(p);
+	}
+	if (ctx->check_only)
+		return 0;
+	list = cJSON_AddArrayToObject(rec, "prepare");
+	for (size_t i = 0; i < s->nprepare; i++)
+		if (run_prepare(list, ctx, s, i, dir, shown) < 0)
+			return -1;
+	if (depth > 0 && tree_hash(after, dir, ctx->o->jobs) == 0)
+		cJSON_AddStringToObject(rec, "dirHash", after);
+	return 0;
+}
+
+static char *
+stamp_path(const char *dest)
+{
+	return ab_sprintf("%s.stamp", dest);
+}
+
+static int
+write_stamp(const char *dest, const char *inputs, const cJSON *rec, const struct ab_wt_index *idx,
+    int64_t since_s, int64_t since_ns)
+{
+	cJSON *head = cJSON_CreateObject();
+	char *path = stamp_path(dest), *line;
+	struct ab_buf b = {0};
+	int error;
+
+	cJSON_AddStringToObject(head, "stamp", STAMP_FORMAT);
+	cJSON_AddStringToObject(head, "inputs", inputs);
+	cJSON_AddNumberToObject(head, "since_s", (double)since_s);
+	cJSON_AddNumberToObject(head, "since_ns", (double)since_ns);
+	cJSON_AddItemToObject(head, "record", cJSON_Duplicate(rec, 1));
+	line = cJSON_PrintUnformatted(head);
+	ab_buf_puts(&b, line);
+	ab_buf_putc(&b, '\n');
+	ab_wt_index_write(&b, idx);
+	error = ab_write_file_atomic(path, b.s, b.len);
+	cJSON_free(line);
+	cJSON_Delete(head);
+	ab_buf_free(&b);
+	free(path);
+	return error;
+}
+
+/* 1: dest is a valid earlier materialization of inputs (rec filled), 0: rebuild, -1 error */
+static int
+try_reuse(cJSON *rec, const struct ab_source_opts *o, const char *dest, const char *inputs, const char *id)
+{
+	char *path = stamp_path(dest);
+	struct ab_buf b = {0};
+	cJSON *head = NULL;
+	struct ab_wt_index idx = {0};
+	char *nl, *why = NULL;
+	int refreshed = 0, rc = -1, v;
+
+	if (!ab_path_exists(path)) {
+		ab_error("'%s' exists and was not written by allocbuild fetch (no '%s'); remove it", dest, path);
+		goto done;
+	}
+	if (ab_read_file(&b, path) < 0)
+		goto done;
+	nl = strchr(b.s, '\n');
+	if (!nl || !(head = cJSON_ParseWithLength(b.s, (size_t)(nl - b.s))) ||
+	    !ab_json_str(head, "stamp") || strcmp(ab_json_str(head, "stamp"), STAMP_FORMAT) ||
+	    !ab_json_str(head, "inputs") || !cJSON_IsObject(cJSON_GetObjectItem(head, "record")) ||
+	    ab_wt_index_parse(&idx, nl + 1, b.len - (size_t)(nl + 1 - b.s)) < 0) {
+		ab_note("source '%s': unreadable stamp '%s': writing '%s' again", id, path, dest);
+		rc = 0;
+		goto done;
+	}
+	if (strcmp(ab_json_str(head, "inputs"), inputs)) {
+		ab_note("source '%s': the pinned inputs changed: writing '%s' again", id, dest);
+		rc = 0;
+		goto done;
+	}
+	v = ab_wt_index_verify(&idx, dest, (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(head, "since_s")),
+	    (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(head, "since_ns")), o->jobs, &refreshed, &why);
+	if (v < 0)
+		goto done;
+	if (v > 0) {
+		ab_note("source '%s': '%s' changed (%s): writing it again", id, dest, why);
+		rc = 0;
+		goto done;
+	}
+	merge_into(rec, cJSON_GetObjectItem(head, "record"));
+	if (refreshed) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+		write_stamp(dest, inputs, cJSON_GetObjectItem(head, "record"), &idx, now.tv_sec, now.tv_nsec);
+	}
+	rc = 1;
+done:
+	free(why);
+	ab_wt_index_free(&idx);
+	cJSON_Delete(head);
+	ab_buf_free(&b);
+	free(path);
+	return rc;
+}
+
+/* remove <dest>.tmp-<pid>-* and <dest>.old-<pid>-* left by processes that no longer run */
+static void
+clean_stale_siblings(const char *dest)
+{
+	char *dir = ab_path_dirname(dest);
+	const char *base = strrchr(dest, '/') ? strrchr(dest, '/') + 1 : dest;
+	size_t blen = strlen(base);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		const char *rest;
+		long pid;
+		char *end, *p;
+
+		if (strncmp(de->d_name, base, blen) || de->d_name[blen] != '.')
+			continue;
+		rest = de->d_name + blen + 1;
+		if (strncmp(rest, "tmp-", 4) && strncmp(rest, "old-", 4))
+			continue;
+		pid = strtol(rest + 4, &end, 10);
+		if (end == rest + 4 || *end != '-' || pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == EPERM) ||
+		    (pid != getpid() && kill((pid_t)pid, 0) == 0))
+			continue;
+		if (pid == getpid())
+			continue;
+		p = ab_path_join(dir, de->d_name);
+		ab_note("removing '%s', left by an interrupted run", p);
+		ab_rm_rf(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+static char *
+make_tmp_dir(const char *dest, const char *what)
+{
+	char *t = ab_sprintf("%s.%s-%ld-XXXXXX", dest, what, (long)getpid());
+
+	mode_t mask;
+
+	if (!mkdtemp(t)) {
+		ab_error_errno("cannot create a temporary directory next to '%s'", dest);
+		free(t);
+		return NULL;
+	}
+	/* mkdtemp makes it private; a source tree is an ordinary directory */
+	mask = umask(0);
+	umask(mask);
+	chmod(t, 0777 & ~mask);
+	return t;
+}
+
+int
+ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
+    const struct ab_source *s, const char *dest)
+{
+	struct build_ctx ctx = {.o = o, .r = r, .shown_dest = dest};
+	struct ab_buf inputs = {0};
+	struct ab_wt_index idx = {0};
+	struct timespec since;
+	char *parent = ab_path_dirname(dest), *tmp = NULL, *old = NULL, *log_dir = NULL, *sp = NULL;
+	cJSON *mine = NULL;
+	double start = ab_now();
+	int error = -1, rc;
+
+	if (fetch_closure(o, r, s, 0) < 0)
+		goto done;
+	if (inputs_of(&inputs, o, r, s, 0) < 0)
+		goto done;
+	if (ab_path_exists(dest)) {
+		rc = try_reuse(rec, o, dest, inputs.s, s->id);
+		if (rc < 0)
+			goto done;
+		if (rc > 0) {
+			cJSON_DeleteItemFromObjectCaseSensitive(rec, "reused");
+			cJSON_AddTrueToObject(rec, "reused");
+			ab_note("source '%s': '%s' is up to date (verified in %.2fs)", s->id, dest, ab_now() - start);
+			error = 0;
+			goto done;
+		}
+	}
+	if (ab_mkdir_p(parent, 0755) < 0)
+		goto done;
+	clean_stale_siblings(dest);
+	log_dir = o->log_dir ? ab_strdup(o->log_dir) : ab_path_join(parent, "logs");
+	ctx.log_dir = log_dir;
+	if (!(tmp = make_tmp_dir(dest, "tmp")))
+		goto done;
+	mine = cJSON_CreateObject();
+	if (build_tree(mine, &ctx, s, tmp, dest, 0) < 0)
+		goto done;
+	clock_gettime(CLOCK_REALTIME_COARSE, &since);
+	if (ab_wt_index_build(&idx, tmp, o->jobs) < 0)
+		goto done;
+	cJSON_AddStringToObject(mine, "dirHash", idx.dirhash);
+	cJSON_AddFalseToObject(mine, "reused");
+	/* swap: the stamp goes first, so a crash never leaves a stamp on a different tree */
+	sp = stamp_path(dest);
+	if (unlink(sp) < 0 && errno != ENOENT) {
+		ab_error_errno("cannot remove '%s'", sp);
+		goto done;
+	}
+	if (ab_path_exists(dest)) {
+		if (!(old = make_tmp_dir(dest, "old")) || rename(dest, old) < 0) {
+			ab_error_errno("cannot move '%s' out of the way", dest);
+			goto done;
+		}
+	}
+	if (rename(tmp, dest) < 0) {
+		ab_error_errno("cannot rename '%s' to '%s'", tmp, dest);
+		goto done;
+	}
+	free(tmp);
+	tmp = NULL;
+	if (old)
+		ab_rm_rf(old);
+	if (write_stamp(dest, inputs.s, mine, &idx, since.tv_sec, since.tv_nsec) < 0)
+		goto done;
+	merge_into(rec, mine);
+	ab_note("source '%s': wrote '%s' in %.2fs (dirHash %s)", s->id, dest, ab_now() - start, idx.dirhash);
+	error = 0;
+done:
+	if (tmp)
+		ab_rm_rf(tmp);
+	if (old && error && ab_path_exists(old) && !ab_path_exists(dest))
+		rename(old, dest);
+	ab_wt_index_free(&idx);
+	cJSON_Delete(mine);
+	ab_buf_free(&inputs);
+	free(sp);
+	free(old);
+	free(tmp);
+	free(log_dir);
+	free(parent);
+	return error;
+}
+
+int
+ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s)
+{
+	struct build_ctx ctx = {.o = o, .r = r, .check_only = 1};
+	const char *tmpdir = getenv("TMPDIR");
+	char *tmp;
+	cJSON *rec;
+	int error;
+
+	if (fetch_closure(o, r, s, 0) < 0)
+		return -1;
+	if (!s->patches.n)
+		return 0;
+	tmp = ab_sprintf("%s/allocbuild-check-XXXXXX", tmpdir && tmpdir[0] ? tmpdir : "/tmp");
+	if (!mkdtemp(tmp)) {
+		ab_error_errno("cannot create a temporary directory '%s'", tmp);
+		free(tmp);
+		return -1;
+	}
+	ctx.log_dir = tmp;
+	ctx.shown_dest = s->id;
+	rec = cJSON_CreateObject();
+	error = build_tree(rec, &ctx, s, tmp, s->id, 0);
+	cJSON_Delete(rec);
+	ab_rm_rf(tmp);
+	free(tmp);
+	return error;
+}
+
+/* manifest */
+
+cJSON *
+ab_sources_manifest_new(const struct ab_recipe *r)
+{
+	cJSON *m = cJSON_CreateObject();
+	cJSON *rj = cJSON_AddObjectToObject(m, "recipe");
+
+	cJSON_AddStringToObject(m, "format", "allocbuild-sources/1");
+	cJSON_AddStringToObject(rj, "name", r->name);
+	cJSON_AddStringToObject(rj, "path", r->path);
+	cJSON_AddStringToObject(rj, "sha256", r->sha256);
+	cJSON_AddObjectToObject(m, "sources");
+	cJSON_AddObjectToObject(m, "variants");
+	return m;
+}
+
+static void
+add_to(cJSON *m, const char *section, const char *key, cJSON *rec)
+{
+	cJSON *sec = cJSON_GetObjectItemCaseSensitive(m, section);
+
+	cJSON_DeleteItemFromObjectCaseSensitive(sec, key);
+	cJSON_AddItemToObject(sec, key, rec);
+}
+
+void
+ab_sources_manifest_add_source(cJSON *m, const char *id, cJSON *rec)
+{
+	add_to(m, "sources", id, rec);
+}
+
+void
+ab_sources_manifest_add_variant(cJSON *m, const char *label, cJSON *rec)
+{
+	add_to(m, "variants", label, rec);
+}
+
+int
+ab_sources_manifest_write(const cJSON *m, const char *outdir)
+{
+	char *dir = ab_path_join(outdir, "provenance");
+	char *path = ab_path_join(dir, "sources.json");
+	int error = ab_mkdir_p(dir, 0755);
+
+	if (!error)
+		error = ab_json_write(path, m);
+	free(dir);
+	free(path);
+	return error;
+}
+
+static int
+add_fetched(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s,
+    int depth)
+{
+	cJSON *rec = cJSON_CreateObject();
+
+	if (depth > MAX_OVERLAY_DEPTH || ab_source_fetch(rec, o, r, s) < 0) {
+		cJSON_Delete(rec);
+		return -1;
+	}
+	ab_sources_manifest_add_source(m, s->id, rec);
+	for (size_t i = 0; i < s->noverlays; i++) {
+		const struct ab_source *os = ab_recipe_source(r, s->overlays[i].source);
+
+		if (os && add_fetched(m, o, r, os, depth + 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+ab_source_variants(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe *r, const char *outdir,
+    const size_t *variants, size_t nvariants)
+{
+	size_t nbuild = 0, k = 0;
+
+	for (size_t i = 0; i < nvariants; i++)
+		if (r->variants[variants[i]].kind == AB_VARIANT_BUILD)
+			nbuild++;
+	/* fetch everything first: materializing only reads the cache */
+	for (size_t i = 0; i < nvariants; i++) {
+		const struct ab_variant *v = &r->variants[variants[i]];
+		const struct ab_source *s;
+
+		if (v->kind != AB_VARIANT_BUILD)
+			continue;
+		s = ab_recipe_source(r, v->source);
+		if (!s) {
+			ab_error("variant '%s': unknown source '%s'", v->label, v->source);
+			return -1;
+		}
+		if (fetch_closure(o, r, s, 0) < 0 || add_fetched(m, o, r, s, 0) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < nvariants; i++) {
+		const struct ab_variant *v = &r->variants[variants[i]];
+		char *rel, *dest;
+		cJSON *rec;
+		int error;
+
+		if (v->kind != AB_VARIANT_BUILD)
+			continue;
+		rel = ab_sprintf("variants/%s/src", v->label);
+		dest = ab_path_join(outdir, rel);
+		rec = cJSON_CreateObject();
+		ab_note("[%zu/%zu] source tree of '%s'", ++k, nbuild, v->label);
+		error = ab_source_materialize(rec, o, r, ab_recipe_source(r, v->source), dest);
+		if (!error) {
+			cJSON_DeleteItemFromObjectCaseSensitive(rec, "path");
+			cJSON_AddStringToObject(rec, "path", rel);
+			ab_sources_manifest_add_variant(m, v->label, rec);
+		} else {
+			cJSON_Delete(rec);
+		}
+		free(dest);
+		free(rel);
+		if (error)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,418 @@
+#include "worktree.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../provenance/hash.h"
+
+static void
+add_entry(struct ab_wt_index *idx, const char *path, const struct stat *st)
+{
+	struct ab_wt_entry *e;
+
+	if (idx->n == idx->cap) {
+		idx->cap = idx->cap ? idx->cap * 2 : 256;
+		idx->v = ab_realloc(idx->v, idx->cap * sizeof(*idx->v));
+	}
+	e = &idx->v[idx->n++];
+	memset(e, 0, sizeof(*e));
+	e->path = ab_strdup(path);
+	e->mode = st->st_mode;
+	e->size = (uint64_t)st->st_size;
+	e->ino = (uint64_t)st->st_ino;
+	e->mtime_s = st->st_mtim.tv_sec;
+	e->mtime_ns = st->st_mtim.tv_nsec;
+	e->ctime_s = st->st_ctim.tv_sec;
+	e->ctime_ns = st->st_ctim.tv_nsec;
+}
+
+/* walk dirfd (whose relative path is prefix) adding every entry */
+static int
+walk(struct ab_wt_index *idx, int dirfd, struct ab_buf *prefix, const char *top)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *de;
+	int error = 0;
+
+	if (!d) {
+		ab_error_errno("cannot read directory '%s/%s'", top, prefix->s ? prefix->s : "");
+		close(dirfd);
+		return -1;
+	}
+	while (!error && (errno = 0, de = readdir(d))) {
+		size_t len = prefix->len;
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (len)
+			ab_buf_putc(prefix, '/');
+		ab_buf_puts(prefix, de->d_name);
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			ab_error_errno("cannot stat '%s/%s'", top, prefix->s);
+			error = -1;
+		} else {
+			add_entry(idx, prefix->s, &st);
+			if (S_ISDIR(st.st_mode)) {
+				int fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+				if (fd < 0) {
+					ab_error_errno("cannot open directory '%s/%s'", top, prefix->s);
+					error = -1;
+				} else {
+					error = walk(idx, fd, prefix, top);
+				}
+			}
+		}
+		prefix->len = len;
+		prefix->s[len] = '\0';
+	}
+	if (!error && errno) {
+		ab_error_errno("cannot read directory '%s'", top);
+		error = -1;
+	}
+	closedir(d);
+	return error;
+}
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct ab_wt_entry *)a)->path, ((const struct ab_wt_entry *)b)->path);
+}
+
+static int
+scan(struct ab_wt_index *idx, const char *dir)
+{
+	struct ab_buf prefix = {0};
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int error;
+
+	memset(idx, 0, sizeof(*idx));
+	if (fd < 0) {
+		ab_error_errno("cannot open directory '%s'", dir);
+		return -1;
+	}
+	ab_buf_puts(&prefix, "");
+	error = walk(idx, fd, &prefix, dir);
+	ab_buf_free(&prefix);
+	if (!error)
+		qsort(idx->v, idx->n, sizeof(*idx->v), cmp_entry);
+	return error;
+}
+
+/* hash the entries whose index is listed, with a small thread pool */
+struct pool {
+	struct ab_wt_entry *const *todo;
+	size_t n;
+	atomic_size_t next;
+	atomic_int failed;
+	const char *dir;
+};
+
+static int
+hash_entry(struct ab_wt_entry *e, const char *dir)
+{
+	char *path = ab_path_join(dir, e->path);
+	int error = 0;
+
+	if (S_ISREG(e->mode)) {
+		error = ab_hash_file(e->hash, NULL, path);
+	} else if (S_ISLNK(e->mode)) {
+		char target[4096];
+		ssize_t n = readlink(path, target, sizeof(target));
+
+		if (n < 0) {
+			ab_error_errno("cannot read symlink '%s'", path);
+			error = -1;
+		} else {
+			ab_hash_buf(e->hash, target, (size_t)n);
+		}
+	} else {
+		e->hash[0] = '\0';
+	}
+	free(path);
+	return error;
+}
+
+static void *
+pool_run(void *arg)
+{
+	struct pool *p = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&p->next, 1)) < p->n)
+		if (hash_entry(p->todo[i], p->dir) < 0)
+			atomic_store(&p->failed, 1);
+	return NULL;
+}
+
+static int
+hash_all(struct ab_wt_entry *const *todo, size_t n, const char *dir, int jobs)
+{
+	struct pool p = {.todo = todo, .n = n, .dir = dir};
+	pthread_t th[16];
+	int nth = 0;
+
+	if (jobs <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		jobs = c > 0 ? (int)c : 1;
+	}
+	if (jobs > 16)
+		jobs = 16;
+	atomic_init(&p.next, 0);
+	atomic_init(&p.failed, 0);
+	if (n < 64)
+		jobs = 1;
+	for (int i = 1; i < jobs; i++)
+		if (pthread_create(&th[nth], NULL, pool_run, &p) == 0)
+			nth++;
+	pool_run(&p);
+	for (int i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+	return atomic_load(&p.failed) ? -1 : 0;
+}
+
+void
+ab_wt_index_dirhash(char hex[65], const struct ab_wt_index *idx)
+{
+	struct ab_sha256 *h = ab_sha256_new();
+	struct ab_buf line = {0};
+
+	for (size_t i = 0; i < idx->n; i++) {
+		const struct ab_wt_entry *e = &idx->v[i];
+
+		if (!S_ISREG(e->mode))
+			continue;
+		ab_buf_clear(&line);
+		/* sha256sum escapes names holding a backslash or a newline */
+		if (strpbrk(e->path, "\\\n")) {
+			ab_buf_putc(&line, '\\');
+			ab_buf_puts(&line, e->hash);
+			ab_buf_puts(&line, "  ");
+			for (const char *s = e->path; *s; s++) {
+				if (*s == '\\')
+					ab_buf_puts(&line, "\\\\");
+				else if (*s == '\n')
+					ab_buf_puts(&line, "\\n");
+				else
+					ab_buf_putc(&line, *s);
+			}
+		} else {
+			ab_buf_printf(&line, "%s  %s", e->hash, e->path);
+		}
+		ab_buf_putc(&line, '\n');
+		ab_sha256_update(h, line.s, line.len);
+	}
+	ab_buf_free(&line);
+	ab_sha256_final(hex, h);
+}
+
+int
+ab_wt_index_build(struct ab_wt_index *idx, const char *dir, int jobs)
+{
+	struct ab_wt_entry **todo;
+	size_t n = 0;
+	int error;
+
+	if (scan(idx, dir) < 0) {
+		ab_wt_index_free(idx);
+		return -1;
+	}
+	todo = ab_calloc(idx->n, sizeof(*todo));
+	for (size_t i = 0; i < idx->n; i++)
+		if (!S_ISDIR(idx->v[i].mode))
+			todo[n++] = &idx->v[i];
+	error = hash_all(todo, n, dir, jobs);
+	free(todo);
+	if (error < 0) {
+		ab_wt_index_free(idx);
+		return -1;
+	}
+	ab_wt_index_dirhash(idx->dirhash, idx);
+	return 0;
+}
+
+void
+ab_wt_index_free(struct ab_wt_index *idx)
+{
+	for (size_t i = 0; i < idx->n; i++)
+		free(idx->v[i].path);
+	free(idx->v);
+	memset(idx, 0, sizeof(*idx));
+}
+
+void
+ab_wt_index_write(struct ab_buf *out, const struct ab_wt_index *idx)
+{
+	for (size_t i = 0; i < idx->n; i++) {
+		const struct ab_wt_entry *e = &idx->v[i];
+
+		ab_buf_printf(out, "%o %llu %lld.%09lld %lld.%09lld %llu %s ", e->mode,
+		    (unsigned long long)e->size, (long long)e->mtime_s, (long long)e->mtime_ns,
+		    (long long)e->ctime_s, (long long)e->ctime_ns, (unsigned long long)e->ino,
+		    e->hash[0] ? e->hash : "-");
+		for (const char *s = e->path; *s; s++) {
+			if (*s == '\\')
+				ab_buf_puts(out, "\\\\");
+			else if (*s == '\n')
+				ab_buf_puts(out, "\\n");
+			else
+				ab_buf_putc(out, *s);
+		}
+		ab_buf_putc(out, '\n');
+	}
+}
+
+int
+ab_wt_index_parse(struct ab_wt_index *idx, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	memset(idx, 0, sizeof(*idx));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		unsigned long long size, ino;
+		long long ms, mn, cs, cn;
+		unsigned mode;
+		char hash[65];
+		int off = 0;
+		struct stat st;
+		struct ab_buf path = {0};
+
+		if (!nl)
+			goto bad;
+		if (sscanf(p, "%o %llu %lld.%lld %lld.%lld %llu %64s %n", &mode, &size, &ms, &mn, &cs, &cn,
+			&ino, hash, &off) != 8 || off <= 0 || p + off > nl)
+			goto bad;
+		for (const char *s = p + off; s < nl; s++) {
+			if (*s == '\\' && s + 1 < nl) {
+				s++;
+				ab_buf_putc(&path, *s == 'n' ? '\n' : *s);
+			} else {
+				ab_buf_putc(&path, *s);
+			}
+		}
+		memset(&st, 0, sizeof(st));
+		st.st_mode = mode;
+		st.st_size = (off_t)size;
+		st.st_ino = (ino_t)ino;
+		st.st_mtim.tv_sec = ms;
+		st.st_mtim.tv_nsec = mn;
+		st.st_ctim.tv_sec = cs;
+		st.st_ctim.tv_nsec = cn;
+		add_entry(idx, path.s ? path.s : "", &st);
+		ab_buf_free(&path);
+		if (strcmp(hash, "-"))
+			memcpy(idx->v[idx->n - 1].hash, hash, 65);
+		p = nl + 1;
+	}
+	ab_wt_index_dirhash(idx->dirhash, idx);
+	return 0;
+bad:
+	ab_wt_index_free(idx);
+	return -1;
+}
+
+static int
+racy(const struct ab_wt_entry *e, int64_t s, int64_t ns)
+{
+	return e->mtime_s > s || (e->mtime_s == s && e->mtime_ns >= ns) || e->ctime_s > s ||
+	    (e->ctime_s == s && e->ctime_ns >= ns);
+}
+
+int
+ab_wt_index_verify(struct ab_wt_index *idx, const char *dir, int64_t since_s, int64_t since_ns,
+    int jobs, int *refreshed, char **why)
+{
+	struct ab_wt_index cur;
+	struct ab_wt_entry **todo = NULL;
+	size_t *which = NULL, n = 0;
+	int rc = 0;
+
+	*refreshed = 0;
+	*why = NULL;
+	if (scan(&cur, dir) < 0) {
+		ab_wt_index_free(&cur);
+		return -1;
+	}
+	if (cur.n != idx->n) {
+		size_t i = 0;
+
+		while (i < cur.n && i < idx->n && !strcmp(cur.v[i].path, idx->v[i].path))
+			i++;
+		if (i < cur.n && (i >= idx->n || strcmp(cur.v[i].path, idx->v[i].path) < 0))
+			*why = ab_sprintf("'%s' was added", cur.v[i].path);
+		else
+			*why = ab_sprintf("'%s' was removed", idx->v[i].path);
+		rc = 1;
+		goto done;
+	}
+	todo = ab_calloc(cur.n, sizeof(*todo));
+	which = ab_calloc(cur.n, sizeof(*which));
+	for (size_t i = 0; i < cur.n; i++) {
+		struct ab_wt_entry *c = &cur.v[i], *r = &idx->v[i];
+
+		if (strcmp(c->path, r->path)) {
+			*why = ab_sprintf("'%s' was %s", strcmp(c->path, r->path) < 0 ? c->path : r->path,
+			    strcmp(c->path, r->path) < 0 ? "added" : "removed");
+			rc = 1;
+			goto done;
+		}
+		if (c->mode != r->mode) {
+			*why = ab_sprintf("the mode of '%s' changed", c->path);
+			rc = 1;
+			goto done;
+		}
+		if (S_ISDIR(c->mode))
+			continue;
+		if (S_ISREG(c->mode) && c->size != r->size) {
+			*why = ab_sprintf("'%s' was modified", c->path);
+			rc = 1;
+			goto done;
+		}
+		if (c->mtime_s != r->mtime_s || c->mtime_ns != r->mtime_ns || c->ctime_s != r->ctime_s ||
+		    c->ctime_ns != r->ctime_ns || c->ino != r->ino || racy(r, since_s, since_ns)) {
+			which[n] = i;
+			todo[n++] = c;
+		}
+	}
+	if (hash_all(todo, n, dir, jobs) < 0) {
+		rc = -1;
+		goto done;
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct ab_wt_entry *c = todo[k], *r = &idx->v[which[k]];
+
+		if (strcmp(c->hash, r->hash)) {
+			*why = ab_sprintf("'%s' was modified", c->path);
+			rc = 1;
+			goto done;
+		}
+		if (c->mtime_s != r->mtime_s || c->mtime_ns != r->mtime_ns || c->ctime_s != r->ctime_s ||
+		    c->ctime_ns != r->ctime_ns || c->ino != r->ino) {
+			r->mtime_s = c->mtime_s;
+			r->mtime_ns = c->mtime_ns;
+			r->ctime_s = c->ctime_s;
+			r->ctime_ns = c->ctime_ns;
+			r->ino = c->ino;
+		}
+	}
+	/* rewrite the index so that racily clean entries are trusted next time */
+	if (n > 0)
+		*refreshed = 1;
+done:
+	free(todo);
+	free(which);
+	ab_wt_index_free(&cur);
+	return rc;
+}
