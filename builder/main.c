@@ -58,7 +58,15 @@ static const struct command commands[] = {
 	{"build", cmd_build, "build every variant of a recipe and write provenance",
 	    "allocbuild build [options] RECIPE [LABEL...]\n"},
 	{"probe", cmd_probe, "report the allocator settings in effect in a program",
-	    "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--json] -- PROGRAM [ARGS...]\n"},
+	    "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--unset K]... [--json] -- PROGRAM [ARGS...]\n"
+	    "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--json] --archive LIB.a [--workdir DIR]\n"
+	    "\n"
+	    "Run PROGRAM (or a tiny program linked statically against LIB.a) with the\n"
+	    "allocator's own reporting on (jemalloc stats_print, MIMALLOC_VERBOSE=1) and\n"
+	    "report the settings in effect: version, build-time malloc_conf, every opt.*\n"
+	    "or mimalloc option, quantum, page size, secure level. Checks each --env\n"
+	    "setting against what the allocator reports. Exit 1 on invalid, unknown or\n"
+	    "ineffective settings. See docs/probes.md.\n"},
 	{"upstream-diff", cmd_upstream_diff, "compare a vendored tree or archive with upstream",
 	    "allocbuild upstream-diff [--json] [--diff] [--strict] [--strip N] CANDIDATE UPSTREAM\n"},
 	{"identify", cmd_identify, "rank upstream releases by how well they match a tree",

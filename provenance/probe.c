@@ -1,0 +1,450 @@
+/*
+ * probe: run a program under the allocator's own reporting and build the
+ * probe record (the allocator-specific parts are probe_jemalloc.c and
+ * probe_mimalloc.c).
+ */
+#include "probe.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../builder/proc.h"
+#include "../builder/util.h"
+#include "jsonio.h"
+
+void
+ab_probe_add_problem(cJSON *rec, const char *kind, const char *setting, const char *origin,
+    const char *fmt, ...)
+{
+	cJSON *problems = cJSON_GetObjectItemCaseSensitive(rec, "problems");
+	cJSON *p = cJSON_CreateObject();
+	struct ab_buf b = {0};
+	va_list ap;
+
+	if (!problems)
+		problems = cJSON_AddArrayToObject(rec, "problems");
+	va_start(ap, fmt);
+	ab_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	cJSON_AddStringToObject(p, "kind", kind);
+	if (setting)
+		cJSON_AddStringToObject(p, "setting", setting);
+	else
+		cJSON_AddNullToObject(p, "setting");
+	if (origin)
+		cJSON_AddStringToObject(p, "origin", origin);
+	else
+		cJSON_AddNullToObject(p, "origin");
+	cJSON_AddStringToObject(p, "message", b.s ? b.s : "");
+	cJSON_AddItemToArray(problems, p);
+	ab_buf_free(&b);
+}
+
+void
+ab_probe_finish(cJSON *rec)
+{
+	const cJSON *problems = cJSON_GetObjectItemCaseSensitive(rec, "problems");
+
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "ok");
+	cJSON_AddBoolToObject(rec, "ok", cJSON_GetArraySize(problems) == 0);
+}
+
+int
+ab_probe_ok(const cJSON *rec)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "ok"));
+}
+
+static const char *
+kv_get(const struct ab_kvlist *kv, const char *key)
+{
+	const char *v = NULL;
+
+	/* the last one wins, as it would in a shell */
+	for (size_t i = 0; i < kv->n; i++)
+		if (!strcmp(kv->v[i].key, key))
+			v = kv->v[i].value ? kv->v[i].value : "";
+	return v;
+}
+
+static cJSON *
+requested_json(const struct ab_probe_req *req)
+{
+	cJSON *r = cJSON_CreateObject(), *env = cJSON_AddObjectToObject(r, "env");
+
+	for (size_t i = 0; i < req->env.n; i++) {
+		cJSON_DeleteItemFromObjectCaseSensitive(env, req->env.v[i].key);
+		cJSON_AddStringToObject(env, req->env.v[i].key, req->env.v[i].value ? req->env.v[i].value : "");
+	}
+	cJSON_AddItemToObject(r, "unset", ab_json_strv(req->unset.v, req->unset.n));
+	return r;
+}
+
+struct run {
+	struct ab_buf out, err;
+	struct ab_proc_result res;
+	cJSON *json; /* argv, cwd, env_set, env_removed, exit_code, signal */
+};
+
+static void
+run_release(struct run *r)
+{
+	ab_buf_free(&r->out);
+	ab_buf_free(&r->err);
+	cJSON_Delete(r->json);
+}
+
+/* run argv with the requested environment plus one probe switch */
+static int
+run_probe(struct run *r, const struct ab_probe_req *req, char *const *argv, const char *key,
+    const char *value)
+{
+	struct ab_env env = {0};
+	struct ab_proc p = {0};
+	size_t argc = 0;
+	int error;
+
+	memset(r, 0, sizeof(*r));
+	ab_env_scrubbed(&env);
+	for (size_t i = 0; i < req->env.n; i++)
+		ab_env_set(&env, req->env.v[i].key, req->env.v[i].value ? req->env.v[i].value : "");
+	for (size_t i = 0; i < req->unset.n; i++)
+		ab_env_unset(&env, req->unset.v[i]);
+	ab_env_set(&env, key, value);
+	p.argv = argv;
+	p.cwd = req->cwd;
+	p.envp = ab_env_envp(&env);
+	p.out = &r->out;
+	p.err = &r->err;
+	error = ab_proc_run(&r->res, &p);
+	/* a program that could not start has already been reported */
+	if (!error) {
+		while (argv[argc])
+			argc++;
+		r->json = cJSON_CreateObject();
+		cJSON_AddItemToObject(r->json, "argv", ab_json_strv(argv, argc));
+		if (req->cwd)
+			cJSON_AddStringToObject(r->json, "cwd", req->cwd);
+		else
+			cJSON_AddNullToObject(r->json, "cwd");
+		cJSON_AddItemToObject(r->json, "env_set", ab_json_strv(env.set.v, env.set.n));
+		cJSON_AddItemToObject(r->json, "env_removed", ab_json_strv(env.removed.v, env.removed.n));
+		cJSON_AddNumberToObject(r->json, "exit_code", r->res.exit_code);
+		cJSON_AddNumberToObject(r->json, "signal", r->res.signal);
+	}
+	ab_env_release(&env);
+	return error;
+}
+
+static void
+add_run(cJSON *rec, struct run *r)
+{
+	cJSON_AddItemToObject(rec, "run", r->json);
+	r->json = NULL;
+}
+
+static cJSON *
+new_record(const struct ab_probe_req *req, const char *allocator, int detected)
+{
+	cJSON *rec = cJSON_CreateObject();
+
+	if (allocator)
+		cJSON_AddStringToObject(rec, "allocator", allocator);
+	else
+		cJSON_AddNullToObject(rec, "allocator");
+	cJSON_AddBoolToObject(rec, "detected", detected);
+	cJSON_AddItemToObject(rec, "requested", requested_json(req));
+	return rec;
+}
+
+static void
+no_statistics(cJSON *rec, const char *what, char *const *argv, const struct run *r)
+{
+	char status[128];
+
+	ab_proc_describe(status, sizeof(status), &r->res);
+	ab_probe_add_problem(rec, "no_statistics", NULL, NULL,
+	    "no %s report in the output of '%s' (%s): is it linked with %s?", what, argv[0], status, what);
+}
+
+int
+ab_probe_program(cJSON **out, const struct ab_probe_req *req, char *const *argv)
+{
+	const char *alloc = req->allocator;
+	const char *want_conf = kv_get(&req->env, "MALLOC_CONF");
+	struct run r;
+	cJSON *rec;
+
+	*out = NULL;
+	if (!argv || !argv[0]) {
+		ab_error("probe: no program to run");
+		return -1;
+	}
+	if (alloc && strcmp(alloc, "jemalloc") && strcmp(alloc, "mimalloc")) {
+		ab_error("probe: unknown allocator '%s' (jemalloc or mimalloc)", alloc);
+		return -1;
+	}
+	if (!alloc || !strcmp(alloc, "jemalloc")) {
+		char *conf = ab_probe_jemalloc_conf(want_conf);
+		int error = run_probe(&r, req, argv, "MALLOC_CONF", conf);
+
+		free(conf);
+		if (error < 0)
+			return -1;
+		rec = new_record(req, "jemalloc", !alloc);
+		if (ab_probe_jemalloc_parse(rec, r.err.s) || alloc) {
+			ab_probe_jemalloc_check(rec, want_conf);
+			if (!cJSON_HasObjectItem(rec, "effective"))
+				no_statistics(rec, "jemalloc", argv, &r);
+			add_run(rec, &r);
+			run_release(&r);
+			ab_probe_finish(rec);
+			*out = rec;
+			return 0;
+		}
+		/* not jemalloc: try mimalloc */
+		cJSON_Delete(rec);
+		run_release(&r);
+	}
+	if (run_probe(&r, req, argv, "MIMALLOC_VERBOSE", "1") < 0)
+		return -1;
+	rec = new_record(req, "mimalloc", !alloc);
+	if (!ab_probe_mimalloc_parse(rec, r.err.s, r.out.s) && !alloc) {
+		cJSON_Delete(rec);
+		rec = new_record(req, NULL, 1);
+		no_statistics(rec, "jemalloc or mimalloc", argv, &r);
+	} else {
+		ab_probe_mimalloc_check(rec, &req->env);
+		if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "effective")) == 0)
+			no_statistics(rec, "mimalloc", argv, &r);
+	}
+	add_run(rec, &r);
+	run_release(&r);
+	ab_probe_finish(rec);
+	*out = rec;
+	return 0;
+}
+
+static const char jemalloc_program[] =
+    "/* written by allocbuild: let the allocator start up, then exit */\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "\n"
+    "int\n"
+    "main(void)\n"
+    "{\n"
+    "\tstatic const size_t sizes[] = {8, 100, 5000, 1 << 20};\n"
+    "\tvoid *volatile p[4];\n"
+    "\n"
+    "\tfor (int i = 0; i < 4; i++)\n"
+    "\t\tp[i] = malloc(sizes[i]);\n"
+    "\tfor (int i = 0; i < 4; i++)\n"
+    "\t\tfree(p[i]);\n"
+    "\tputs(\"allocbuild-probe: ok\");\n"
+    "\treturn 0;\n"
+    "}\n";
+
+static const char mimalloc_program[] =
+    "/* written by allocbuild: let the allocator start up, report its version */\n"
+    "#include <stddef.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "\n"
+    "extern int mi_version(void);\n"
+    "extern void *mi_malloc(size_t size);\n"
+    "extern void mi_free(void *p);\n"
+    "\n"
+    "int\n"
+    "main(void)\n"
+    "{\n"
+    "\tstatic const size_t sizes[] = {8, 100, 5000, 1 << 20};\n"
+    "\tvoid *volatile p[4];\n"
+    "\n"
+    "\tfor (int i = 0; i < 4; i++)\n"
+    "\t\tp[i] = mi_malloc(sizes[i]);\n"
+    "\tfor (int i = 0; i < 4; i++)\n"
+    "\t\tmi_free(p[i]);\n"
+    "\tp[0] = malloc(64);\n"
+    "\tfree(p[0]);\n"
+    "\tprintf(\"allocbuild-probe: mi_version=%d\\n\", mi_version());\n"
+    "\treturn 0;\n"
+    "}\n";
+
+/* the last lines of a compiler's output, for the error message */
+static const char *
+tail_lines(const char *s, int n)
+{
+	const char *p = s + strlen(s);
+
+	while (p > s && (p[-1] == '\n'))
+		p--;
+	while (p > s) {
+		if (p[-1] == '\n' && --n == 0)
+			break;
+		p--;
+	}
+	return p;
+}
+
+int
+ab_probe_archive(cJSON **out, const struct ab_probe_req *req, const char *archive, const char *workdir)
+{
+	const char *alloc = req->allocator, *base = strrchr(archive, '/');
+	char *abs_archive = NULL, *dir = NULL, *src = NULL, *prog = NULL;
+	struct ab_strv argv = {0};
+	struct ab_env env = {0};
+	struct ab_buf cout = {0};
+	struct ab_proc p = {0};
+	struct ab_proc_result res;
+	struct ab_probe_req sub = *req;
+	char *prog_argv[2];
+	cJSON *compile;
+	int error = -1;
+
+	*out = NULL;
+	base = base ? base + 1 : archive;
+	if (!alloc)
+		alloc = strstr(base, "jemalloc") ? "jemalloc" : strstr(base, "mimalloc") ? "mimalloc" : NULL;
+	if (!alloc) {
+		ab_error("probe: cannot tell the allocator of '%s' from its name: name it (jemalloc or mimalloc)",
+		    archive);
+		return -1;
+	}
+	if (strcmp(alloc, "jemalloc") && strcmp(alloc, "mimalloc")) {
+		ab_error("probe: unknown allocator '%s' (jemalloc or mimalloc)", alloc);
+		return -1;
+	}
+	if (!ab_path_exists(archive) || ab_is_dir(archive)) {
+		ab_error("probe: no archive '%s'", archive);
+		return -1;
+	}
+	abs_archive = ab_path_absolute(archive);
+	dir = ab_path_absolute(workdir);
+	if (ab_mkdir_p(dir, 0777) < 0)
+		goto done;
+	src = ab_path_join(dir, "probe.c");
+	prog = ab_path_join(dir, "probe");
+	if (!strcmp(alloc, "jemalloc")) {
+		if (ab_write_file_atomic(src, jemalloc_program, sizeof(jemalloc_program) - 1) < 0)
+			goto done;
+	} else if (ab_write_file_atomic(src, mimalloc_program, sizeof(mimalloc_program) - 1) < 0) {
+		goto done;
+	}
+	ab_strv_push(&argv, req->cc ? req->cc : "cc");
+	ab_strv_push(&argv, "-o");
+	ab_strv_push(&argv, prog);
+	ab_strv_push(&argv, src);
+	ab_strv_push(&argv, abs_archive);
+	ab_strv_push(&argv, "-lpthread");
+	if (!strcmp(alloc, "jemalloc")) {
+		ab_strv_push(&argv, "-ldl");
+		ab_strv_push(&argv, "-lm");
+	}
+	ab_env_scrubbed(&env);
+	p.argv = ab_strv_argv(&argv);
+	p.cwd = dir;
+	p.envp = ab_env_envp(&env);
+	p.out = &cout;
+	p.err = &cout;
+	if (ab_proc_run(&res, &p) < 0)
+		goto done;
+	if (res.exit_code != 0) {
+		char status[128];
+
+		ab_proc_describe(status, sizeof(status), &res);
+		ab_error("probe: cannot link a probe program against '%s' (%s):\n%s", archive, status,
+		    cout.s ? tail_lines(cout.s, 20) : "");
+		goto done;
+	}
+	sub.allocator = alloc;
+	prog_argv[0] = prog;
+	prog_argv[1] = NULL;
+	if (ab_probe_program(out, &sub, prog_argv) < 0)
+		goto done;
+	cJSON_AddStringToObject(*out, "archive", archive);
+	compile = cJSON_AddObjectToObject(*out, "compile");
+	cJSON_AddItemToObject(compile, "argv", ab_json_strv(argv.v, argv.n));
+	cJSON_AddStringToObject(compile, "cwd", dir);
+	ab_probe_finish(*out);
+	error = 0;
+done:
+	ab_buf_free(&cout);
+	ab_env_release(&env);
+	ab_strv_free(&argv);
+	free(abs_archive);
+	free(dir);
+	free(src);
+	free(prog);
+	return error;
+}
+
+static void
+print_row(FILE *f, const char *a, const char *b)
+{
+	fprintf(f, "%-14s %s\n", a, b);
+}
+
+void
+ab_probe_print(FILE *f, const cJSON *rec)
+{
+	const char *alloc = ab_json_str(rec, "allocator");
+	const char *version = ab_json_str(rec, "version");
+	const cJSON *overrides = cJSON_GetObjectItemCaseSensitive(rec, "overrides");
+	const cJSON *problems = cJSON_GetObjectItemCaseSensitive(rec, "problems");
+	const cJSON *it;
+	char num[64];
+	int w = 7;
+
+	print_row(f, "allocator", alloc ? alloc : "unknown");
+	if (version || cJSON_HasObjectItem(rec, "version")) {
+		char *v = ab_sprintf("%s%s", version ? version : "unknown",
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "bogus_version")) ?
+			" (bogus: configure found no version)" : "");
+
+		print_row(f, "version", v);
+		free(v);
+	}
+	if (cJSON_HasObjectItem(rec, "build_time")) {
+		const char *bt = ab_json_str(rec, "build_time");
+
+		print_row(f, "build-time", bt ? bt : "(none)");
+	}
+	if ((it = cJSON_GetObjectItemCaseSensitive(rec, "quantum")) && cJSON_IsNumber(it)) {
+		snprintf(num, sizeof(num), "%.0f", it->valuedouble);
+		print_row(f, "quantum", num);
+	}
+	if ((it = cJSON_GetObjectItemCaseSensitive(rec, "page")) && cJSON_IsNumber(it)) {
+		snprintf(num, sizeof(num), "%.0f", it->valuedouble);
+		print_row(f, "page", num);
+	}
+	if ((it = cJSON_GetObjectItemCaseSensitive(rec, "secure")) && cJSON_IsNumber(it)) {
+		snprintf(num, sizeof(num), "%.0f", it->valuedouble);
+		print_row(f, "secure level", num);
+	}
+	cJSON_ArrayForEach(it, overrides) {
+		const char *s = ab_json_str(it, "setting");
+		int n = s ? (int)strlen(s) : 0;
+
+		if (n > w)
+			w = n;
+	}
+	if (cJSON_GetArraySize(overrides) > 0) {
+		fprintf(f, "\n%-*s  %-10s %-16s %-16s %s\n", w, "setting", "origin", "requested", "effective", "status");
+		cJSON_ArrayForEach(it, overrides) {
+			const char *eff = ab_json_str(it, "effective");
+
+			fprintf(f, "%-*s  %-10s %-16s %-16s %s\n", w, ab_json_str(it, "setting"),
+			    ab_json_str(it, "origin"), ab_json_str(it, "requested"), eff ? eff : "-",
+			    ab_json_str(it, "status"));
+		}
+	}
+	fputc('\n', f);
+	if (cJSON_GetArraySize(problems) == 0) {
+		print_row(f, "result", "ok");
+		return;
+	}
+	snprintf(num, sizeof(num), "%d problem%s", cJSON_GetArraySize(problems),
+	    cJSON_GetArraySize(problems) == 1 ? "" : "s");
+	print_row(f, "result", num);
+}

@@ -1,0 +1,102 @@
+/*
+ * probe: which allocator settings are in effect in a program (docs/probes.md).
+ *
+ * A probe runs a program with the allocator's own reporting switched on
+ * and parses what the allocator prints:
+ *   jemalloc  MALLOC_CONF=<requested>,stats_print:true,stats_print_opts:mdablxeh
+ *             and the general statistics section on stderr at exit
+ *   mimalloc  MIMALLOC_VERBOSE=1 and the option lines on stderr at start
+ * It then checks what was asked for against what the allocator reports and
+ * collects every problem: invalid or out-of-range settings (tied to where
+ * they came from: baked in at build time or the runtime environment),
+ * malformed conf strings, unknown MIMALLOC_* variables (mimalloc silently
+ * ignores them), and overrides that did not take effect.
+ *
+ * Calling protocol (the build command calls this after each build):
+ *   struct ab_probe_req req = {0};
+ *   req.allocator = "jemalloc";          or NULL: detect (jemalloc, then mimalloc)
+ *   req.env = variant->runtime.env;      the runtime environment to check, e.g.
+ *                                        MALLOC_CONF=lg_extent_max_active_fit:12
+ *   req.unset = variant->runtime.unset;
+ *   cJSON *rec;
+ *   if (ab_probe_program(&rec, &req, argv) < 0) ...        could not run: reported
+ *   or, for a library artifact:
+ *   if (ab_probe_archive(&rec, &req, "build/lib/libjemalloc_pic.a",
+ *                        "OUTDIR/variants/special53/probe") < 0) ...
+ *   if (!ab_probe_ok(rec)) ...            problems: rec->problems, each with a message
+ *   cJSON_AddItemToArray(probes, rec);    or cJSON_Delete(rec)
+ *
+ * The child gets the scrubbed environment of builder/proc.h (MALLOC_CONF,
+ * LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF removed; LC_ALL=C, TZ=UTC), then
+ * req.env, then req.unset removed, then the probe's own switches. Nothing
+ * is printed on success; the record holds everything (docs/probes.md).
+ */
+#ifndef AB_PROBE_H
+#define AB_PROBE_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "../builder/recipe.h"
+
+struct ab_probe_req {
+	const char *allocator;   /* "jemalloc", "mimalloc", or NULL to detect */
+	struct ab_kvlist env;    /* requested runtime environment (not owned) */
+	struct ab_list unset;    /* variables to remove (not owned) */
+	const char *cwd;         /* where the program runs; NULL: current directory */
+	const char *cc;          /* compiler for ab_probe_archive; NULL: "cc" */
+};
+
+/*
+ * Run argv (argv[0] looked up in PATH) under the probe and build the record.
+ * Returns 0 when the probe ran (whatever it found: see ab_probe_ok), -1
+ * (reported) when the program cannot be started or req is invalid.
+ * *record is freed with cJSON_Delete.
+ */
+int ab_probe_program(cJSON **record, const struct ab_probe_req *req, char *const *argv);
+
+/*
+ * Write a tiny C program into workdir (created if needed), compile it with
+ * cc and link it statically against archive (jemalloc: -lpthread -ldl -lm;
+ * mimalloc: -lpthread), then probe that program. The allocator is
+ * req->allocator, or guessed from the archive's name. The record also has
+ * "archive" and "compile" {argv, cwd}. Returns -1 (reported) when the probe
+ * program cannot be written or compiled, or the allocator is unknown.
+ */
+int ab_probe_archive(cJSON **record, const struct ab_probe_req *req, const char *archive,
+    const char *workdir);
+
+/* true when the record says the probe ran and found no problem */
+int ab_probe_ok(const cJSON *record);
+
+/* the compact human table of a record (stdout of `allocbuild probe`) */
+void ab_probe_print(FILE *f, const cJSON *record);
+
+/*
+ * The pure parts, exposed for the unit tests. A record starts as
+ * cJSON_CreateObject(); the parsers fill in what the output shows and
+ * return 1 when the allocator's report was found, 0 when not.
+ */
+int ab_probe_jemalloc_parse(cJSON *record, const char *err);
+/* problems and overrides from the parsed record and the requested MALLOC_CONF (may be NULL) */
+void ab_probe_jemalloc_check(cJSON *record, const char *requested_conf);
+/* err is the program's stderr, out its stdout (for the probe program's mi_version line) */
+int ab_probe_mimalloc_parse(cJSON *record, const char *err, const char *out);
+/* problems and overrides from the parsed record and the requested MIMALLOC_* variables */
+void ab_probe_mimalloc_check(cJSON *record, const struct ab_kvlist *env);
+/* set "ok" from "problems" */
+void ab_probe_finish(cJSON *record);
+
+/* jemalloc's MALLOC_CONF for the probe: requested (may be NULL) plus the stats switches; caller frees */
+char *ab_probe_jemalloc_conf(const char *requested);
+/* "0.0.0-0-g000000missing_version_try_git_fetch_tags": configure found no version */
+int ab_probe_jemalloc_version_is_bogus(const char *version);
+/* "2.0.9" from mi_version()'s number (209, 217, 20401, 3208, 30403 ...); caller frees */
+char *ab_probe_mimalloc_version_string(long mi_version);
+
+/* internal: append a problem {kind, setting, origin, message} to record */
+void ab_probe_add_problem(cJSON *record, const char *kind, const char *setting,
+    const char *origin, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+#endif

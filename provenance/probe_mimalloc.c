@@ -1,0 +1,302 @@
+/*
+ * probe_mimalloc: mimalloc's MIMALLOC_VERBOSE=1 report. Three formats
+ * (docs/probes.md):
+ *   2.0.9  "mimalloc: option 'decommit_delay': 25", "mimalloc: secure level: 0",
+ *          no version line
+ *   2.1.x  "mimalloc: option 'purge_delay': 10 " (a unit or a space follows)
+ *   3.x    no prefix: "v3.2.8, release (built on ...)",
+ *          "option 'arena_reserve': 1048576 KiB", "secure level: 0"
+ * The probe program of ab_probe_archive() adds "allocbuild-probe: mi_version=N"
+ * on stdout, which is how a 2.x archive's version is known.
+ */
+#include "probe.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../builder/util.h"
+#include "jsonio.h"
+
+#define MI_VERSION_MARK "allocbuild-probe: mi_version="
+
+char *
+ab_probe_mimalloc_version_string(long v)
+{
+	/* MI_MALLOC_VERSION: 209, 217 (2.1.7), 316, 3208 (3.2.8), 20401, 30403 */
+	if (v <= 0)
+		return NULL;
+	if (v < 1000)
+		return ab_sprintf("%ld.%ld.%ld", v / 100, v / 10 % 10, v % 10);
+	if (v < 10000)
+		return ab_sprintf("%ld.%ld.%ld", v / 1000, v / 100 % 10, v % 100);
+	return ab_sprintf("%ld.%ld.%ld", v / 10000, v / 100 % 100, v % 100);
+}
+
+static char *
+rtrim_dup(const char *s, size_t n)
+{
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return ab_strndup(s, n);
+}
+
+/* "v3.2.8, release (built on ...)" -> "3.2.8" */
+static char *
+version_line(const char *l)
+{
+	size_t n = 1;
+
+	if (l[0] != 'v' || !isdigit((unsigned char)l[1]))
+		return NULL;
+	while (isdigit((unsigned char)l[n]) || l[n] == '.')
+		n++;
+	if (l[n] != ',' && l[n] != '\0' && l[n] != ' ')
+		return NULL;
+	return ab_strndup(l + 1, n - 1);
+}
+
+static void
+parse_mi_version(cJSON *rec, const char *out)
+{
+	const char *m = out ? strstr(out, MI_VERSION_MARK) : NULL;
+	char *end, *s;
+	long v;
+
+	if (!m)
+		return;
+	v = strtol(m + strlen(MI_VERSION_MARK), &end, 10);
+	if (end == m + strlen(MI_VERSION_MARK))
+		return;
+	cJSON_AddNumberToObject(rec, "mi_version", (double)v);
+	if (!cJSON_HasObjectItem(rec, "version") && (s = ab_probe_mimalloc_version_string(v))) {
+		cJSON_AddStringToObject(rec, "version", s);
+		cJSON_AddStringToObject(rec, "version_from", "mi_version()");
+		free(s);
+	}
+}
+
+int
+ab_probe_mimalloc_parse(cJSON *rec, const char *err, const char *out)
+{
+	const char *p = err ? err : "";
+	cJSON *effective = cJSON_CreateObject(), *messages = cJSON_CreateArray();
+	int found = 0, first = 1;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		char *line = ab_strndup(p, n);
+		const char *l = line, *q;
+		char *v;
+
+		p += n + (p[n] == '\n');
+		if (!strncmp(l, "mimalloc: ", 10))
+			l += 10;
+		if (first && (v = version_line(l))) {
+			cJSON_AddStringToObject(rec, "version", v);
+			cJSON_AddStringToObject(rec, "version_from", "verbose output");
+			free(v);
+		}
+		first = 0;
+		if (!strncmp(l, "option '", 8) && (q = strstr(l + 8, "': "))) {
+			char *name = ab_strndup(l + 8, (size_t)(q - (l + 8)));
+
+			v = rtrim_dup(q + 3, strlen(q + 3));
+			cJSON_DeleteItemFromObjectCaseSensitive(effective, name);
+			cJSON_AddStringToObject(effective, name, v);
+			free(name);
+			free(v);
+			found = 1;
+		} else if (!strncmp(l, "secure level: ", 14) && !cJSON_HasObjectItem(rec, "secure")) {
+			cJSON_AddNumberToObject(rec, "secure", atoi(l + 14));
+		} else if (!strncmp(l, "debug level : ", 14) && !cJSON_HasObjectItem(rec, "debug")) {
+			cJSON_AddNumberToObject(rec, "debug", atoi(l + 14));
+		} else if (!strncmp(l, "warning: ", 9) || !strncmp(l, "error: ", 7)) {
+			cJSON_AddItemToArray(messages, cJSON_CreateString(line));
+		}
+		free(line);
+	}
+	parse_mi_version(rec, out);
+	if (!cJSON_HasObjectItem(rec, "version"))
+		cJSON_AddNullToObject(rec, "version");
+	cJSON_AddItemToObject(rec, "effective", effective);
+	cJSON_AddItemToObject(rec, "messages", messages);
+	return found;
+}
+
+/* MIMALLOC_PURGE_DELAY -> purge_delay; caller frees */
+static char *
+option_name(const char *var)
+{
+	char *s = ab_strdup(var + 9);
+
+	for (char *c = s; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	return s;
+}
+
+/* is there a "warning: <needle>" among the messages? */
+static const char *
+find_message(const cJSON *messages, const char *needle)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, messages)
+		if (cJSON_IsString(m) && strstr(m->valuestring, needle))
+			return m->valuestring;
+	return NULL;
+}
+
+/* the option a deprecated name stands for, from mimalloc's own warning; caller frees */
+static char *
+legacy_target(const cJSON *messages, const char *name)
+{
+	char *needle = ab_sprintf("environment option \"mimalloc_%s\" is deprecated -- use \"mimalloc_", name);
+	const char *m = find_message(messages, needle);
+	char *r = NULL;
+
+	if (m) {
+		const char *s = strstr(m, needle) + strlen(needle);
+
+		r = ab_strndup(s, strcspn(s, "\""));
+	}
+	free(needle);
+	return r;
+}
+
+/*
+ * The value mimalloc makes of a MIMALLOC_* string (options.c
+ * mi_option_init): an empty or boolean-looking value is 1 or 0, a number
+ * is decimal, options counted in KiB take K/M/G/T suffixes and plain
+ * bytes. Returns 0 when mimalloc would refuse the value.
+ */
+static int
+mi_value(long long *out, const char *s, int kib)
+{
+	char buf[65], *end;
+	size_t len = strlen(s);
+	long long v;
+
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (char)toupper((unsigned char)s[i]);
+	buf[len] = 0;
+	/* strstr on purpose: mimalloc accepts any substring, "E" means on */
+	if (!buf[0] || strstr("1;TRUE;YES;ON", buf)) {
+		*out = 1;
+		return 1;
+	}
+	if (strstr("0;FALSE;NO;OFF", buf)) {
+		*out = 0;
+		return 1;
+	}
+	v = strtoll(buf, &end, 10);
+	if (kib) {
+		if (v < 0)
+			v = 0;
+		if (*end == 'K')
+			end++;
+		else if (*end == 'M')
+			v *= 1024, end++;
+		else if (*end == 'G')
+			v *= 1024 * 1024, end++;
+		else if (*end == 'T')
+			v *= 1024LL * 1024 * 1024, end++;
+		else
+			v = (v + 1023) / 1024;
+		if (end[0] == 'I' && end[1] == 'B')
+			end += 2;
+		else if (*end == 'B')
+			end++;
+	}
+	if (*end)
+		return 0;
+	*out = v;
+	return 1;
+}
+
+static void
+add_override(cJSON *overrides, const char *var, const char *option, const char *want, const char *got,
+    const char *status)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "setting", var);
+	cJSON_AddStringToObject(o, "option", option);
+	cJSON_AddStringToObject(o, "origin", "runtime");
+	cJSON_AddStringToObject(o, "requested", want);
+	if (got)
+		cJSON_AddStringToObject(o, "effective", got);
+	else
+		cJSON_AddNullToObject(o, "effective");
+	cJSON_AddStringToObject(o, "status", status);
+	cJSON_AddItemToArray(overrides, o);
+}
+
+void
+ab_probe_mimalloc_check(cJSON *rec, const struct ab_kvlist *env)
+{
+	const cJSON *effective = cJSON_GetObjectItemCaseSensitive(rec, "effective");
+	const cJSON *messages = cJSON_GetObjectItemCaseSensitive(rec, "messages");
+	const char *version = ab_json_str(rec, "version");
+	cJSON *overrides = cJSON_AddArrayToObject(rec, "overrides");
+	char *vname = version ? ab_sprintf("mimalloc %s", version) : ab_strdup("this mimalloc (version unknown)");
+
+	if (!cJSON_GetObjectItemCaseSensitive(rec, "problems"))
+		cJSON_AddArrayToObject(rec, "problems");
+	for (size_t i = 0; env && i < env->n; i++) {
+		const char *var = env->v[i].key, *want = env->v[i].value ? env->v[i].value : "";
+		char *name, *option, *needle;
+		const char *got;
+		long long a, b;
+		int kib;
+
+		if (strncmp(var, "MIMALLOC_", 9) || !var[9])
+			continue;
+		name = option_name(var);
+		option = ab_strdup(name);
+		got = ab_json_str(effective, option);
+		if (!got) {
+			char *target = legacy_target(messages, name);
+
+			if (target) {
+				free(option);
+				option = target;
+				got = ab_json_str(effective, option);
+			}
+		}
+		if (!got) {
+			ab_probe_add_problem(rec, "unknown_option", var, "runtime",
+			    "unknown option %s: %s has no option '%s' (it silently ignores it)", var, vname, name);
+			add_override(overrides, var, name, want, NULL, "unknown");
+			goto next;
+		}
+		if (!strcmp(option, "verbose")) {
+			add_override(overrides, var, option, want, got, "set_by_probe");
+			goto next;
+		}
+		needle = ab_sprintf("environment option mimalloc_%s has an invalid value", option);
+		if (find_message(messages, needle)) {
+			ab_probe_add_problem(rec, "invalid", var, "runtime",
+			    "invalid value '%s' for %s: mimalloc ignores it and keeps %s", want, var, got);
+			add_override(overrides, var, option, want, got, "invalid");
+			free(needle);
+			goto next;
+		}
+		free(needle);
+		kib = strstr(got, "KiB") != NULL || !strcmp(option, "reserve_os_memory");
+		b = strtoll(got, NULL, 10);
+		if (mi_value(&a, want, kib) && a == b) {
+			add_override(overrides, var, option, want, got, "ok");
+		} else {
+			ab_probe_add_problem(rec, "override_mismatch", var, "runtime",
+			    "runtime setting %s=%s did not take effect: option '%s' is %s", var, want, option, got);
+			add_override(overrides, var, option, want, got, "mismatch");
+		}
+next:
+		free(name);
+		free(option);
+	}
+	free(vname);
+}
