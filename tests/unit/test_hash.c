@@ -145,6 +145,37 @@ test_big_file(const char *dir)
 	free(path);
 }
 
+/* a file large enough for the two-thread reader, against the in-memory digest */
+static void
+test_pipelined(const char *dir)
+{
+	const size_t n = (33u << 20) + 7, small = 100000;
+	unsigned char *data = ab_malloc(n);
+	char *path = ab_path_join(dir, "big");
+	char want[AB_HEX_LEN + 1], got[AB_HEX_LEN + 1];
+	uint64_t size = 0;
+	uint32_t x = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		data[i] = (unsigned char)(x >> 24);
+	}
+	CHECK(ab_write_file_atomic(path, data, n) == 0);
+	ab_hash_buf(want, data, n);
+	CHECK(ab_hash_file(got, &size, path) == 0);
+	CHECK_STR(got, want);
+	CHECK(size == n);
+	/* and a small one, read by this thread alone */
+	CHECK(ab_write_file_atomic(path, data, small) == 0);
+	ab_hash_buf(want, data, small);
+	CHECK(ab_hash_file(got, &size, path) == 0);
+	CHECK_STR(got, want);
+	CHECK(size == small);
+	unlink(path);
+	free(path);
+	free(data);
+}
+
 static void
 test_line(void)
 {
@@ -232,6 +263,7 @@ main(void)
 	test_line();
 	test_tree(dir);
 	test_file_errors(dir);
+	test_pipelined(dir);
 	test_big_file(dir);
 	ab_rm_rf(dir);
 	free(dir);
