@@ -1,0 +1,110 @@
+/*
+ * cmakeprov: what a CMake build directory says about how it was built.
+ *
+ * Calling protocol (the build writes cmake-cache-provenance.json so):
+ *
+ *	cJSON *doc = ab_cmakeprov_doc_new();
+ *	for each cmake variant, after its build step:
+ *		cJSON *rec;
+ *		if (ab_cmakeprov_read(&rec, build_dir, targets, ntargets) < 0)
+ *			fail (the error has been reported);
+ *		if (ab_cmakeprov_doc_add(doc, label, rec) < 0)   (takes rec)
+ *			fail;
+ *	ab_json_write(".../cmake-cache-provenance.json", doc);
+ *	cJSON_Delete(doc);
+ *
+ * ab_cmakeprov_read() records, from BUILD_DIR (docs/cmake-provenance.md has
+ * the exact format):
+ *  - the allocator-relevant keys of CMakeCache.txt with their types
+ *    (FLB_*, MI_*, SANITIZE_*, CMAKE_BUILD_TYPE, compilers, CMAKE_C_FLAGS*,
+ *    CMAKE_CXX_FLAGS*, CMAKE_EXE_LINKER_FLAGS*, CMAKE_AR, CMAKE_GENERATOR,
+ *    WITH_SYSTEM_MALLOC; named keys that are absent are recorded as null,
+ *    and FLB_JEMALLOC_OPTIONS, absent when Fluent Bit's default applies,
+ *    as "defaulted"), and the sha256 of the whole file;
+ *  - for each target, the variables of its flags.make (C_FLAGS, C_DEFINES,
+ *    C_INCLUDES, CXX_...) and the lines of its link.txt (Unix Makefiles
+ *    generator);
+ *  - the effective build type, detected from the targets' compile flags,
+ *    which may differ from the cache (Fluent Bit's FLB_DEBUG shadows
+ *    CMAKE_BUILD_TYPE with a normal variable);
+ *  - compiler path, id and version from CMakeFiles/<version>/
+ *    CMakeCCompiler.cmake and CMakeCXXCompiler.cmake;
+ *  - the configure argv of an ExternalProject named jemalloc, from
+ *    jemalloc-prefix/tmp/jemalloc-cfgcmd.txt, when present.
+ *
+ * ab_cmakeprov_diff() compares two records after replacing each record's
+ * own source and build directories by "<source>" and "<build>", so two
+ * variants built in different directories differ only where their
+ * configuration does.
+ */
+#ifndef AB_CMAKEPROV_H
+#define AB_CMAKEPROV_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/*
+ * Read the provenance record of a CMake build directory into *out (freed
+ * with cJSON_Delete). targets names the targets whose flags.make and
+ * link.txt are recorded; ntargets 0 means every target of the build that
+ * has a flags.make. A named target that the build does not have is
+ * recorded as {"found": false}. Reports errors (no or malformed
+ * CMakeCache.txt, unreadable files) and returns -1; *out is then NULL.
+ */
+int ab_cmakeprov_read(cJSON **out, const char *build_dir, char *const *targets, size_t ntargets);
+
+/*
+ * The differences between two records: *out is a new array (freed with
+ * cJSON_Delete), empty when they agree, of
+ *   {"section": "keys"|"build_type"|"compilers"|"targets"|"jemalloc"|"cmake",
+ *    "key": "...", "a": VALUE, "b": VALUE}
+ * where VALUE is a string, or "absent". Cache keys are shown as they are
+ * written in CMakeCache.txt after "KEY:", i.e. "TYPE=value".
+ * Returns -1 (reported) when a record is malformed.
+ */
+int ab_cmakeprov_diff(cJSON **out, const cJSON *a, const cJSON *b);
+
+/* a new, empty cmake-cache-provenance document (freed with cJSON_Delete) */
+cJSON *ab_cmakeprov_doc_new(void);
+/*
+ * Add a variant's record to doc under label, taking ownership of rec
+ * (also on error), and its diff against the first variant added. Refuses
+ * a label added twice. Reports errors.
+ */
+int ab_cmakeprov_doc_add(cJSON *doc, const char *label, cJSON *rec);
+
+/*
+ * The parsers, exposed for the unit tests and for other modules. Each
+ * parses len bytes of text (name is used in error messages) into a new
+ * cJSON object in *out, freed with cJSON_Delete; they report errors with
+ * name:line and return -1.
+ *
+ * CMakeCache.txt: every entry KEY:TYPE=VALUE (or "KEY":TYPE=VALUE) as
+ * KEY -> {"type": TYPE, "value": VALUE}; a value enclosed in single quotes
+ * loses them, as CMake reads it; property entries KEY-ADVANCED,
+ * KEY-MODIFIED, KEY-STRINGS (type INTERNAL) of an existing key become
+ * "advanced": true, "modified": true, "strings": VALUE on KEY.
+ */
+int ab_cmakeprov_parse_cache(cJSON **out, const char *text, size_t len, const char *name);
+/* flags.make: every "NAME = value" line as NAME -> value (trimmed) */
+int ab_cmakeprov_parse_flags(cJSON **out, const char *text, size_t len, const char *name);
+/* CMake<LANG>Compiler.cmake: every set(NAME "value") or set(NAME value) as NAME -> value */
+int ab_cmakeprov_parse_compiler(cJSON **out, const char *text, size_t len, const char *name);
+/*
+ * <name>-cfgcmd.txt of an ExternalProject, cmd='a;b;c': *out is an array
+ * of the list's elements (CMake list rules: \; is a literal semicolon,
+ * semicolons inside square brackets do not split)
+ */
+int ab_cmakeprov_parse_cfgcmd(cJSON **out, const char *text, size_t len, const char *name);
+
+/*
+ * The build type whose CMAKE_<LANG>_FLAGS_<CONFIG> (from cache, as parsed
+ * by ab_cmakeprov_parse_cache) appear, as a run of whole words, in flags
+ * (a flags.make C_FLAGS or CXX_FLAGS value); the longest match wins.
+ * Returns "Debug", "Release", "RelWithDebInfo", "MinSizeRel", or "" when
+ * none matches (a static string).
+ */
+const char *ab_cmakeprov_detect_build_type(const cJSON *cache, const char *lang, const char *flags);
+
+#endif
