@@ -904,6 +904,7 @@ ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct a
 	struct ab_wt_index idx = {0};
 	struct timespec since;
 	char *parent = ab_path_dirname(dest), *tmp = NULL, *old = NULL, *log_dir = NULL, *sp = NULL;
+	char *created = NULL;
 	cJSON *mine = NULL;
 	double start = ab_now();
 	int error = -1, rc;
@@ -923,6 +924,22 @@ ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct a
 			error = 0;
 			goto done;
 		}
+	}
+	/* remember the first missing ancestor: a failure removes what it created */
+	created = ab_strdup(parent);
+	for (;;) {
+		char *up = ab_path_dirname(created);
+
+		if (ab_path_exists(up) || !strcmp(up, created)) {
+			free(up);
+			break;
+		}
+		free(created);
+		created = up;
+	}
+	if (ab_path_exists(created)) {
+		free(created);
+		created = NULL;
 	}
 	if (ab_mkdir_p(parent, 0755) < 0)
 		goto done;
@@ -969,6 +986,16 @@ done:
 		ab_rm_rf(tmp);
 	if (old && error && ab_path_exists(old) && !ab_path_exists(dest))
 		rename(old, dest);
+	if (error && created) {
+		/* only empty directories: rmdir stops at anything else */
+		for (char *p = ab_strdup(parent), *up; p; p = up) {
+			up = NULL;
+			if (rmdir(p) == 0 && strcmp(p, created))
+				up = ab_path_dirname(p);
+			free(p);
+		}
+	}
+	free(created);
 	ab_wt_index_free(&idx);
 	cJSON_Delete(mine);
 	ab_buf_free(&inputs);
