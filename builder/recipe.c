@@ -332,6 +332,11 @@ scan_string(struct scan *sc)
 			}
 			continue;
 		}
+		if (c == '\n') {
+			/* most likely a missing closing quote: point at the opening one */
+			sc_fail_at(sc, line, col, "unterminated string");
+			return;
+		}
 		if (c < 0x20) {
 			sc_fail_at(sc, eline, ecol, "control character 0x%02x in string (escape it)", c);
 			return;
@@ -626,6 +631,7 @@ struct ctx {
 	const struct jnode **lnodes; /* where each label is */
 	struct edge *e; /* dependencies between variants */
 	size_t ne, cape;
+	int no_sources; /* "sources" is missing or not an object: do not resolve source ids */
 	struct edge *oe; /* overlays between sources */
 	size_t noe, capoe;
 };
@@ -701,11 +707,8 @@ want(struct ctx *c, const struct jnode *n, const char *path, int t)
 	case cJSON_Array:
 		w = "an array";
 		break;
-	case cJSON_String:
-		w = "a string";
-		break;
 	default:
-		w = "a number";
+		w = "a string";
 		break;
 	}
 	err(c, n->line, n->col, path, "expected %s, got %s", w, type_name(n->j));
@@ -890,8 +893,10 @@ int_value(struct ctx *c, const struct jnode *n, const char *path, int *out)
 {
 	double d;
 
-	if (want(c, n, path, cJSON_Number) < 0)
+	if (n->type != 'n') {
+		err(c, n->line, n->col, path, "expected an integer, got %s", type_name(n->j));
 		return -1;
+	}
 	d = n->j->valuedouble;
 	if (!(d >= (double)INT_MIN && d <= (double)INT_MAX) || d != floor(d)) {
 		err(c, n->line, n->col, path, "expected an integer, got %g", d);
@@ -1458,7 +1463,7 @@ parse_allocator(struct ctx *c, struct ab_variant *v, const struct jnode *n, cons
 	}
 	s = str_member(c, n, path, "upstream", 0, &m);
 	if (s) {
-		if (source_index(c->r, s) < 0) {
+		if (!c->no_sources && source_index(c->r, s) < 0) {
 			char *sv = shown(s);
 
 			p = pk(path, "upstream");
@@ -1573,7 +1578,7 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 			missing(c, n, path, "build");
 		if (s) {
 			v->source = ab_strdup(s);
-			if (source_index(c->r, s) < 0) {
+			if (!c->no_sources && source_index(c->r, s) < 0) {
 				char *sv = shown(s);
 
 				p = pk(path, "source");
@@ -1726,6 +1731,7 @@ check_recipe(struct ctx *c, const struct jnode *root)
 
 	/* sources first: variants refer to them wherever they are in the file */
 	m = member(root, "sources");
+	c->no_sources = !m || m->type != '{';
 	if (!m) {
 		missing(c, root, "$", "sources");
 	} else if (want(c, m, "sources", cJSON_Object) == 0) {
