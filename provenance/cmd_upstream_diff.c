@@ -1,12 +1,98 @@
-/* placeholder: replaced by the issue that implements 'upstream_diff' */
+/*
+ * allocbuild upstream-diff [--json] [--diff] [--strict] [--strip N] CANDIDATE UPSTREAM
+ *
+ * Compare a candidate tree with an upstream tree (docs/upstream-diff.md).
+ * Exit 0 when the verdict passes, 1 when it fails, 2 on bad input.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
 #include "../builder/cmd.h"
 #include "../builder/util.h"
+#include "updiff.h"
+
+static int
+parse_count(int *out, const char *s)
+{
+	char *end;
+	long v;
+
+	if (!*s)
+		return -1;
+	v = strtol(s, &end, 10);
+	if (*end || v < 0 || v > 64)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
 
 int
 cmd_upstream_diff(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	ab_error("'%s' is not implemented yet", "upstream_diff");
-	return AB_EXIT_USAGE;
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'J'},
+		{"diff", no_argument, NULL, 'd'},
+		{"strict", no_argument, NULL, 's'},
+		{"strip", required_argument, NULL, 'p'},
+		{"jobs", required_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ab_updiff_opts o;
+	struct ab_tree *trees[2];
+	struct ab_updiff *u;
+	int json = 0, diff = 0, c, rc;
+
+	ab_updiff_opts_init(&o);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
+			json = 1;
+			break;
+		case 'd':
+			diff = 1;
+			break;
+		case 's':
+			o.strict = 1;
+			break;
+		case 'p':
+			if (parse_count(&o.strip, optarg) < 0)
+				return ab_cmd_usage_error("upstream-diff", "--strip: expected a number of components, got '%s'", optarg);
+			break;
+		case 'j':
+			if (parse_count(&o.jobs, optarg) < 0 || o.jobs == 0)
+				return ab_cmd_usage_error("upstream-diff", "-j: expected a positive number, got '%s'", optarg);
+			break;
+		default:
+			return ab_cmd_usage_error("upstream-diff", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return ab_cmd_usage_error("upstream-diff", "expected CANDIDATE and UPSTREAM");
+	if (ab_updiff_read_trees(trees, (const char *const *)argv + optind, 2, o.strip, o.jobs) < 0)
+		return AB_EXIT_USAGE;
+	u = ab_updiff_new(trees[0], trees[1], o.strict);
+	rc = u->matches ? AB_EXIT_OK : AB_EXIT_CHECK;
+	if (json) {
+		cJSON *doc = ab_updiff_json(u, diff);
+		char *text = doc ? cJSON_Print(doc) : NULL;
+
+		if (!doc)
+			rc = AB_EXIT_USAGE;
+		else
+			printf("%s\n", text);
+		cJSON_free(text);
+		cJSON_Delete(doc);
+	} else {
+		if (ab_updiff_print(stdout, u, diff) < 0)
+			rc = AB_EXIT_USAGE;
+	}
+	ab_updiff_free(u);
+	ab_tree_free(trees[0]);
+	ab_tree_free(trees[1]);
+	return rc;
 }

@@ -1,0 +1,1100 @@
+#include "tree.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../builder/util.h"
+
+enum {
+	READ_BUFSZ = 128 * 1024,
+	VERSION_MAX = 4096,   /* a VERSION file larger than this is not a version */
+	GIT_STREAM_MIN = 32 * 1024 * 1024, /* stream git blobs from this size when the ODB allows */
+};
+
+const char *
+ab_tree_kind_name(enum ab_tree_kind kind)
+{
+	switch (kind) {
+	case AB_TREE_DIRECTORY:
+		return "directory";
+	case AB_TREE_ARCHIVE:
+		return "archive";
+	case AB_TREE_GIT:
+		return "git";
+	}
+	return "?";
+}
+
+static struct ab_tree_entry *
+add_entry(struct ab_tree *t, char *path, enum ab_entry_type type)
+{
+	struct ab_tree_entry *e;
+
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->v = ab_realloc(t->v, t->cap * sizeof(*t->v));
+	}
+	e = &t->v[t->n];
+	memset(e, 0, sizeof(*e));
+	e->path = path;
+	e->type = type;
+	e->seq = t->n++;
+	return e;
+}
+
+static void
+entry_release(struct ab_tree_entry *e)
+{
+	free(e->path);
+	free(e->target);
+	free(e->data);
+	free(e->hardlink);
+}
+
+void
+ab_tree_free(struct ab_tree *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		entry_release(&t->v[i]);
+	free(t->v);
+	free(t->spec);
+	free(t->root);
+	free(t->rev);
+	free(t->subpath);
+	free(t->version);
+	free(t);
+}
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+	const struct ab_tree_entry *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	if (c)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+struct ab_tree_entry *
+ab_tree_find(const struct ab_tree *t, const char *path)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(path, t->v[mid].path);
+
+		if (!c)
+			return &t->v[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* sha256sum's line for a file name: names with '\\' or '\n' are escaped */
+static void
+dirhash_line(struct ab_buf *b, const char *hex, const char *path)
+{
+	if (strpbrk(path, "\\\n")) {
+		ab_buf_putc(b, '\\');
+		ab_buf_puts(b, hex);
+		ab_buf_puts(b, "  ");
+		for (const char *p = path; *p; p++) {
+			if (*p == '\\')
+				ab_buf_puts(b, "\\\\");
+			else if (*p == '\n')
+				ab_buf_puts(b, "\\n");
+			else
+				ab_buf_putc(b, *p);
+		}
+		ab_buf_putc(b, '\n');
+		return;
+	}
+	ab_buf_puts(b, hex);
+	ab_buf_puts(b, "  ");
+	ab_buf_puts(b, path);
+	ab_buf_putc(b, '\n');
+}
+
+void
+ab_tree_dirhash(char hex[AB_HEX_LEN + 1], const struct ab_tree_entry *v, size_t n)
+{
+	struct ab_sha256 *h = ab_sha256_new();
+	struct ab_buf line = {0};
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].type != AB_ENTRY_FILE)
+			continue;
+		ab_buf_clear(&line);
+		dirhash_line(&line, v[i].sha256, v[i].path);
+		ab_sha256_update(h, line.s, line.len);
+	}
+	ab_sha256_final(hex, h);
+	ab_buf_free(&line);
+}
+
+/* sort, drop earlier duplicates (a later archive member replaces an earlier one), totals, dirHash */
+static void
+finish_tree(struct ab_tree *t)
+{
+	size_t w = 0;
+
+	qsort(t->v, t->n, sizeof(*t->v), cmp_entry);
+	for (size_t i = 0; i < t->n; i++) {
+		if (i + 1 < t->n && !strcmp(t->v[i].path, t->v[i + 1].path)) {
+			entry_release(&t->v[i]);
+			continue;
+		}
+		t->v[w++] = t->v[i];
+	}
+	t->n = w;
+	t->nfiles = 0;
+	t->bytes = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->v[i].type != AB_ENTRY_FILE)
+			continue;
+		t->nfiles++;
+		t->bytes += t->v[i].size;
+	}
+	ab_tree_dirhash(t->dirhash, t->v, t->n);
+}
+
+/* the first line of a VERSION file, trimmed; NULL when empty */
+static char *
+version_line(const char *data, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && data[n] != '\n' && data[n] != '\r' && data[n] != '\0')
+		n++;
+	while (n && (data[n - 1] == ' ' || data[n - 1] == '\t'))
+		n--;
+	return n ? ab_strndup(data, n) : NULL;
+}
+
+/* ---- directories ---- */
+
+struct dirwalk {
+	struct ab_tree *t;
+	const char *root;
+};
+
+static int
+walk_dir(struct dirwalk *w, int dfd, const char *rel)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	int error = -1;
+
+	if (!d) {
+		ab_error_errno("cannot read directory '%s/%s'", w->root, rel);
+		close(dfd);
+		return -1;
+	}
+	for (;;) {
+		char *path;
+		int type;
+		struct stat st;
+
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno) {
+				ab_error_errno("cannot read directory '%s/%s'", w->root, rel);
+				goto done;
+			}
+			break;
+		}
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		path = *rel ? ab_sprintf("%s/%s", rel, de->d_name) : ab_strdup(de->d_name);
+		type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				ab_error_errno("cannot stat '%s/%s'", w->root, path);
+				free(path);
+				goto done;
+			}
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG :
+			    S_ISLNK(st.st_mode) ? DT_LNK : DT_FIFO;
+		}
+		if (type == DT_DIR) {
+			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub < 0) {
+				ab_error_errno("cannot open directory '%s/%s'", w->root, path);
+				free(path);
+				goto done;
+			}
+			if (walk_dir(w, sub, path) < 0) {
+				free(path);
+				goto done;
+			}
+			free(path);
+		} else if (type == DT_REG) {
+			add_entry(w->t, path, AB_ENTRY_FILE);
+		} else if (type == DT_LNK) {
+			struct ab_tree_entry *e;
+			char buf[4096];
+			ssize_t n = readlinkat(dirfd(d), de->d_name, buf, sizeof(buf) - 1);
+
+			if (n < 0) {
+				ab_error_errno("cannot read symbolic link '%s/%s'", w->root, path);
+				free(path);
+				goto done;
+			}
+			e = add_entry(w->t, path, AB_ENTRY_SYMLINK);
+			e->target = ab_strndup(buf, (size_t)n);
+			e->size = (uint64_t)n;
+			ab_hash_buf(e->sha256, buf, (size_t)n);
+		} else {
+			add_entry(w->t, path, AB_ENTRY_OTHER);
+		}
+	}
+	error = 0;
+done:
+	closedir(d);
+	return error;
+}
+
+/* hash one regular file of a directory tree; buf is the caller's scratch space */
+static int
+hash_dir_file(struct ab_tree_entry *e, const char *root, char *buf)
+{
+	char *full = ab_path_join(root, e->path);
+	int fd = open(full, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	struct ab_sha256 *h;
+	struct stat st;
+	uint64_t total = 0;
+	ssize_t n;
+	int error = -1;
+
+	if (fd < 0) {
+		ab_error_errno("cannot open '%s'", full);
+		free(full);
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		ab_error("cannot read '%s': not a regular file any more", full);
+		close(fd);
+		free(full);
+		return -1;
+	}
+	e->exec = (st.st_mode & 0111) != 0;
+	h = ab_sha256_new();
+	while ((n = read(fd, buf, READ_BUFSZ)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ab_error_errno("cannot read '%s'", full);
+			goto done;
+		}
+		ab_sha256_update(h, buf, (size_t)n);
+		total += (uint64_t)n;
+	}
+	error = 0;
+done:
+	ab_sha256_final(e->sha256, h);
+	e->size = total;
+	close(fd);
+	free(full);
+	return error;
+}
+
+struct hashjob {
+	struct ab_tree *t;
+	pthread_mutex_t lock;
+	size_t next;
+	int failed;
+};
+
+static void *
+hash_worker(void *arg)
+{
+	struct hashjob *j = arg;
+	char *buf = ab_malloc(READ_BUFSZ);
+
+	for (;;) {
+		size_t i;
+		int stop;
+
+		pthread_mutex_lock(&j->lock);
+		while (j->next < j->t->n && j->t->v[j->next].type != AB_ENTRY_FILE)
+			j->next++;
+		i = j->next++;
+		stop = j->failed || i >= j->t->n;
+		pthread_mutex_unlock(&j->lock);
+		if (stop)
+			break;
+		if (hash_dir_file(&j->t->v[i], j->t->root, buf) < 0) {
+			pthread_mutex_lock(&j->lock);
+			j->failed = 1;
+			pthread_mutex_unlock(&j->lock);
+			break;
+		}
+	}
+	free(buf);
+	return NULL;
+}
+
+static int
+read_dir(struct ab_tree *t, int jobs)
+{
+	struct dirwalk w = {t, t->root};
+	struct hashjob j = {.t = t};
+	struct ab_tree_entry *ver;
+	pthread_t tid[8];
+	int fd, started = 0;
+
+	fd = open(t->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		ab_error_errno("cannot open directory '%s'", t->root);
+		return -1;
+	}
+	if (walk_dir(&w, fd, "") < 0)
+		return -1;
+	if (jobs > (int)AB_NELEM(tid))
+		jobs = AB_NELEM(tid);
+	pthread_mutex_init(&j.lock, NULL);
+	for (int i = 1; i < jobs && t->n > 64; i++)
+		if (pthread_create(&tid[started], NULL, hash_worker, &j) == 0)
+			started++;
+	hash_worker(&j);
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	pthread_mutex_destroy(&j.lock);
+	if (j.failed)
+		return -1;
+	finish_tree(t);
+	ver = ab_tree_find(t, "VERSION");
+	if (ver && ver->type == AB_ENTRY_FILE && ver->size <= VERSION_MAX) {
+		struct ab_buf b = {0};
+		char *full = ab_path_join(t->root, "VERSION");
+
+		if (ab_read_file(&b, full) == 0 && b.s)
+			t->version = version_line(b.s, b.len);
+		ab_buf_free(&b);
+		free(full);
+	}
+	return 0;
+}
+
+static int
+load_dir(struct ab_tree *t, uint64_t limit)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct ab_tree_entry *e = &t->v[i];
+		struct ab_buf b = {0};
+		char *full;
+
+		if (!e->wanted || e->loaded || e->type != AB_ENTRY_FILE || e->size > limit)
+			continue;
+		full = ab_path_join(t->root, e->path);
+		if (ab_read_file(&b, full) < 0) {
+			free(full);
+			return -1;
+		}
+		free(full);
+		e->data_len = b.len;
+		e->data = ab_buf_detach(&b);
+		e->loaded = 1;
+	}
+	return 0;
+}
+
+/* ---- archives ---- */
+
+struct arcsrc {
+	int fd;
+	struct ab_sha256 *h;
+	const char *path;
+	int read_error;
+	char buf[64 * 1024];
+};
+
+static la_ssize_t
+arc_read(struct archive *a, void *ud, const void **out)
+{
+	struct arcsrc *s = ud;
+	ssize_t n;
+
+	(void)a;
+	do
+		n = read(s->fd, s->buf, sizeof(s->buf));
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		s->read_error = errno;
+		archive_set_error(a, errno, "read error");
+		return -1;
+	}
+	if (s->h)
+		ab_sha256_update(s->h, s->buf, (size_t)n);
+	*out = s->buf;
+	return n;
+}
+
+static int
+arc_open(struct archive **out, struct arcsrc *s, const char *path, int hash)
+{
+	struct archive *a = archive_read_new();
+
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		ab_error_errno("cannot open '%s'", path);
+		archive_read_free(a);
+		return -1;
+	}
+	s->path = path;
+	s->h = hash ? ab_sha256_new() : NULL;
+	s->read_error = 0;
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	if (archive_read_open(a, s, NULL, arc_read, NULL) != ARCHIVE_OK) {
+		ab_error("cannot read archive '%s': %s", path, archive_error_string(a));
+		archive_read_free(a);
+		close(s->fd);
+		if (s->h) {
+			char hex[AB_HEX_LEN + 1];
+
+			ab_sha256_final(hex, s->h);
+			s->h = NULL;
+		}
+		return -1;
+	}
+	*out = a;
+	return 0;
+}
+
+static void
+arc_close(struct archive *a, struct arcsrc *s, char hex[AB_HEX_LEN + 1])
+{
+	archive_read_free(a);
+	if (s->h) {
+		ssize_t n;
+
+		/* the end-of-archive marker may come before the end of the file */
+		while ((n = read(s->fd, s->buf, sizeof(s->buf))) > 0 || (n < 0 && errno == EINTR))
+			if (n > 0)
+				ab_sha256_update(s->h, s->buf, (size_t)n);
+		ab_sha256_final(hex, s->h);
+		s->h = NULL;
+	}
+	close(s->fd);
+}
+
+/* "./a//b/" -> "a/b"; the name was checked with ab_path_is_safe_relative */
+static char *
+normalise_member(const char *name)
+{
+	struct ab_buf b = {0};
+	const char *s = name;
+
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if (n && !(n == 1 && s[0] == '.')) {
+			if (b.len)
+				ab_buf_putc(&b, '/');
+			ab_buf_add(&b, s, n);
+		}
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+	return ab_buf_detach(&b);
+}
+
+static const char *
+skip_components(const char *path, int n)
+{
+	while (n-- > 0) {
+		const char *slash = strchr(path, '/');
+
+		if (!slash)
+			return NULL;
+		path = slash + 1;
+	}
+	return path;
+}
+
+static int
+read_archive(struct ab_tree *t, int strip)
+{
+	struct arcsrc *s = ab_malloc(sizeof(*s));
+	struct archive *a;
+	struct archive_entry *ae;
+	char *top = NULL;
+	int same_top = 1, file_at_top = 0, any = 0, r, error = -1;
+	struct ab_buf ver = {0};
+	size_t w;
+
+	if (arc_open(&a, s, t->root, 1) < 0) {
+		free(s);
+		return -1;
+	}
+	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+		const char *raw = archive_entry_pathname(ae);
+		const char *hl = archive_entry_hardlink(ae);
+		mode_t type = archive_entry_filetype(ae);
+		struct ab_tree_entry *e;
+		char *name;
+		size_t toplen;
+
+		if (!raw)
+			raw = archive_entry_pathname_utf8(ae);
+		if (!raw) {
+			ab_error("archive '%s': member %zu has a name that cannot be decoded", t->root, t->n + 1);
+			goto done;
+		}
+		if (!ab_path_is_safe_relative(raw)) {
+			ab_error("archive '%s': unsafe member name '%s'", t->root, raw);
+			goto done;
+		}
+		if (hl && !ab_path_is_safe_relative(hl)) {
+			ab_error("archive '%s': unsafe hard link target '%s' of '%s'", t->root, hl, raw);
+			goto done;
+		}
+		name = normalise_member(raw);
+		if (!*name) {
+			free(name);
+			continue;
+		}
+		toplen = strcspn(name, "/");
+		if (!any) {
+			top = ab_strndup(name, toplen);
+			any = 1;
+		} else if (strlen(top) != toplen || strncmp(top, name, toplen)) {
+			same_top = 0;
+		}
+		if (type == AE_IFDIR) {
+			free(name);
+			continue;
+		}
+		if (!name[toplen])
+			file_at_top = 1;
+		if (hl) {
+			e = add_entry(t, name, AB_ENTRY_FILE);
+			e->hardlink = normalise_member(hl);
+			continue;
+		}
+		if (type == AE_IFLNK) {
+			const char *target = archive_entry_symlink(ae);
+
+			if (!target)
+				target = "";
+			e = add_entry(t, name, AB_ENTRY_SYMLINK);
+			e->target = ab_strdup(target);
+			e->size = strlen(target);
+			ab_hash_buf(e->sha256, target, e->size);
+			continue;
+		}
+		if (type != AE_IFREG) {
+			add_entry(t, name, AB_ENTRY_OTHER);
+			continue;
+		}
+		e = add_entry(t, name, AB_ENTRY_FILE);
+		e->exec = (archive_entry_perm(ae) & 0111) != 0;
+		{
+			struct ab_sha256 *h = ab_sha256_new();
+			int is_version = !strcmp(skip_components(name, 1) ? skip_components(name, 1) : "", "VERSION") ||
+			    !strcmp(name, "VERSION");
+			char buf[64 * 1024];
+			la_ssize_t n;
+
+			ab_buf_clear(&ver);
+			while ((n = archive_read_data(a, buf, sizeof(buf))) > 0) {
+				ab_sha256_update(h, buf, (size_t)n);
+				e->size += (uint64_t)n;
+				if (is_version && ver.len < VERSION_MAX)
+					ab_buf_add(&ver, buf, (size_t)n);
+			}
+			ab_sha256_final(e->sha256, h);
+			if (n < 0) {
+				ab_error("cannot read '%s' in archive '%s': %s", name, t->root, archive_error_string(a));
+				goto done;
+			}
+			/* keep a VERSION's first line in data until the strip is known */
+			if (is_version && ver.len && e->size <= VERSION_MAX) {
+				e->data = version_line(ver.s, ver.len);
+				e->data_len = e->data ? strlen(e->data) : 0;
+			}
+		}
+	}
+	if (r != ARCHIVE_EOF) {
+		ab_error("cannot read archive '%s': %s", t->root, archive_error_string(a));
+		goto done;
+	}
+	/* hard links take the content of the member they name */
+	for (size_t i = 0; i < t->n; i++) {
+		struct ab_tree_entry *e = &t->v[i], *to = NULL;
+
+		if (!e->hardlink)
+			continue;
+		for (size_t k = i; k-- > 0;)
+			if (!strcmp(t->v[k].path, e->hardlink)) {
+				to = &t->v[k];
+				break;
+			}
+		if (!to) {
+			ab_error("archive '%s': hard link '%s' names '%s', which is not an earlier member",
+			    t->root, e->path, e->hardlink);
+			goto done;
+		}
+		e->type = to->type;
+		e->size = to->size;
+		e->exec = to->exec;
+		memcpy(e->sha256, to->sha256, sizeof(e->sha256));
+		if (to->target)
+			e->target = ab_strdup(to->target);
+	}
+	if (strip < 0)
+		strip = any && same_top && !file_at_top ? 1 : 0;
+	t->strip = strip;
+	w = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		struct ab_tree_entry *e = &t->v[i];
+		const char *rest = skip_components(e->path, strip);
+
+		if (!rest || !*rest) {
+			entry_release(e);
+			continue;
+		}
+		if (rest != e->path) {
+			char *p = ab_strdup(rest);
+
+			free(e->path);
+			e->path = p;
+		}
+		if (!strcmp(e->path, "VERSION") && e->data) {
+			free(t->version);
+			t->version = ab_strdup(e->data);
+		}
+		free(e->data);
+		e->data = NULL;
+		e->data_len = 0;
+		t->v[w++] = *e;
+	}
+	t->n = w;
+	arc_close(a, s, t->archive_sha256);
+	a = NULL;
+	if (s->read_error) {
+		errno = s->read_error;
+		ab_error_errno("cannot read '%s'", t->root);
+		goto done;
+	}
+	finish_tree(t);
+	error = 0;
+done:
+	if (a)
+		arc_close(a, s, t->archive_sha256);
+	free(s);
+	free(top);
+	ab_buf_free(&ver);
+	return error;
+}
+
+/* a second pass over the archive for the content of wanted members */
+static int
+load_archive(struct ab_tree *t, uint64_t limit)
+{
+	struct arcsrc *s;
+	struct archive *a;
+	struct archive_entry *ae;
+	int r, error = -1, need = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct ab_tree_entry *e = &t->v[i];
+
+		if (e->wanted && !e->loaded && e->type == AB_ENTRY_FILE && e->size <= limit)
+			need = 1;
+	}
+	if (!need)
+		return 0;
+	s = ab_malloc(sizeof(*s));
+	if (arc_open(&a, s, t->root, 0) < 0) {
+		free(s);
+		return -1;
+	}
+	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+		const char *raw = archive_entry_pathname(ae);
+		struct ab_tree_entry *e;
+		const char *rest;
+		char *name;
+
+		if (!raw)
+			raw = archive_entry_pathname_utf8(ae);
+		if (!raw || archive_entry_filetype(ae) != AE_IFREG || archive_entry_hardlink(ae))
+			continue;
+		name = normalise_member(raw);
+		rest = skip_components(name, t->strip);
+		e = rest ? ab_tree_find(t, rest) : NULL;
+		free(name);
+		if (!e || !e->wanted || e->type != AB_ENTRY_FILE || e->size > limit)
+			continue;
+		{
+			struct ab_buf b = {0};
+			char buf[64 * 1024];
+			la_ssize_t n;
+
+			while ((n = archive_read_data(a, buf, sizeof(buf))) > 0)
+				ab_buf_add(&b, buf, (size_t)n);
+			if (n < 0) {
+				ab_error("cannot read '%s' in archive '%s': %s", e->path, t->root, archive_error_string(a));
+				ab_buf_free(&b);
+				goto done;
+			}
+			/* a later duplicate member replaces an earlier one, as in the listing */
+			free(e->data);
+			e->data_len = b.len;
+			e->data = ab_buf_detach(&b);
+			e->loaded = 1;
+		}
+	}
+	if (r != ARCHIVE_EOF) {
+		ab_error("cannot read archive '%s': %s", t->root, archive_error_string(a));
+		goto done;
+	}
+	/* hard-linked members: copy the data of a file with the same content */
+	for (size_t i = 0; i < t->n; i++) {
+		struct ab_tree_entry *e = &t->v[i];
+
+		if (!e->wanted || e->loaded || !e->hardlink || e->size > limit)
+			continue;
+		for (size_t k = 0; k < t->n; k++)
+			if (t->v[k].loaded && !strcmp(t->v[k].sha256, e->sha256)) {
+				e->data = ab_malloc(t->v[k].data_len + 1);
+				memcpy(e->data, t->v[k].data, t->v[k].data_len);
+				e->data[t->v[k].data_len] = '\0';
+				e->data_len = t->v[k].data_len;
+				e->loaded = 1;
+				break;
+			}
+	}
+	error = 0;
+done:
+	arc_close(a, s, NULL);
+	free(s);
+	return error;
+}
+
+/* ---- git ---- */
+
+int
+ab_tree_parse_git_spec(char **repo, char **rev, char **path, const char *spec)
+{
+	const char *at = NULL, *rest, *colon = NULL;
+	int depth = 0;
+
+	*repo = *rev = *path = NULL;
+	if (!strncmp(spec, "git:", 4))
+		spec += 4;
+	for (const char *p = strchr(spec, '@'); p; p = strchr(p + 1, '@')) {
+		char *prefix = ab_strndup(spec, (size_t)(p - spec));
+		int dir = ab_is_dir(prefix);
+
+		free(prefix);
+		if (!at)
+			at = p;
+		if (dir) {
+			at = p;
+			break;
+		}
+	}
+	if (!at || at == spec)
+		return -1;
+	rest = at + 1;
+	for (const char *p = rest; *p; p++) {
+		if (*p == '{')
+			depth++;
+		else if (*p == '}' && depth)
+			depth--;
+		else if (*p == ':' && !depth) {
+			colon = p;
+			break;
+		}
+	}
+	if ((colon ? colon : rest + strlen(rest)) == rest)
+		return -1;
+	*repo = ab_strndup(spec, (size_t)(at - spec));
+	*rev = colon ? ab_strndup(rest, (size_t)(colon - rest)) : ab_strdup(rest);
+	*path = colon ? normalise_member(colon + 1) : ab_strdup("");
+	return 0;
+}
+
+struct gitwalk {
+	struct ab_tree *t;
+	const char *prefix;
+};
+
+static int
+git_walk_cb(const char *root, const git_tree_entry *te, void *payload)
+{
+	struct gitwalk *w = payload;
+	git_filemode_t mode = git_tree_entry_filemode(te);
+	struct ab_tree_entry *e;
+	char *path;
+
+	if (mode == GIT_FILEMODE_TREE)
+		return 0;
+	path = ab_sprintf("%s%s", root, git_tree_entry_name(te));
+	switch (mode) {
+	case GIT_FILEMODE_BLOB:
+	case GIT_FILEMODE_BLOB_EXECUTABLE:
+		e = add_entry(w->t, path, AB_ENTRY_FILE);
+		e->exec = mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+		break;
+	case GIT_FILEMODE_LINK:
+		e = add_entry(w->t, path, AB_ENTRY_SYMLINK);
+		break;
+	default:
+		e = add_entry(w->t, path, AB_ENTRY_OTHER);
+		break;
+	}
+	git_oid_tostr(e->blob, sizeof(e->blob), git_tree_entry_id(te));
+	return 0;
+}
+
+/* hash a blob; large blobs are streamed when the object database can (loose objects) */
+static int
+hash_blob(struct ab_tree *t, git_repository *repo, git_odb *odb, struct ab_tree_entry *e, int keep)
+{
+	git_oid oid;
+	git_blob *blob = NULL;
+	size_t len = 0;
+	git_object_t type;
+
+	git_oid_fromstr(&oid, e->blob);
+	if (!keep && e->type == AB_ENTRY_FILE && git_odb_read_header(&len, &type, odb, &oid) == 0 &&
+	    len >= GIT_STREAM_MIN) {
+		git_odb_stream *st = NULL;
+		git_object_size_t size;
+
+		if (git_odb_open_rstream(&st, &size, &type, odb, &oid) == 0) {
+			struct ab_sha256 *h = ab_sha256_new();
+			char *buf = ab_malloc(READ_BUFSZ);
+			int n, error = 0;
+
+			e->size = 0;
+			while ((n = git_odb_stream_read(st, buf, READ_BUFSZ)) > 0) {
+				ab_sha256_update(h, buf, (size_t)n);
+				e->size += (uint64_t)n;
+			}
+			if (n < 0) {
+				ab_error_git("%s: cannot read blob %s of '%s'", t->spec, e->blob, e->path);
+				error = -1;
+			}
+			ab_sha256_final(e->sha256, h);
+			free(buf);
+			git_odb_stream_free(st);
+			return error;
+		}
+		git_error_clear();
+	}
+	if (git_blob_lookup(&blob, repo, &oid) < 0) {
+		ab_error_git("%s: cannot read blob %s of '%s'", t->spec, e->blob, e->path);
+		return -1;
+	}
+	e->size = (uint64_t)git_blob_rawsize(blob);
+	ab_hash_buf(e->sha256, git_blob_rawcontent(blob), (size_t)e->size);
+	if (e->type == AB_ENTRY_SYMLINK)
+		e->target = ab_strndup(git_blob_rawcontent(blob), (size_t)e->size);
+	if (keep) {
+		e->data = ab_malloc((size_t)e->size + 1);
+		memcpy(e->data, git_blob_rawcontent(blob), (size_t)e->size);
+		e->data[e->size] = '\0';
+		e->data_len = (size_t)e->size;
+		e->loaded = 1;
+	}
+	git_blob_free(blob);
+	return 0;
+}
+
+static int
+open_git(git_repository **repo, struct ab_tree *t)
+{
+	if (git_repository_open_ext(repo, t->root, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		ab_error_git("%s: cannot open git repository '%s'", t->spec, t->root);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+read_git(struct ab_tree *t)
+{
+	git_repository *repo = NULL;
+	git_object *obj = NULL, *commit = NULL;
+	git_tree *tree = NULL, *sub = NULL;
+	git_tree_entry *te = NULL;
+	git_odb *odb = NULL;
+	struct gitwalk w = {t, NULL};
+	int error = -1;
+
+	if (open_git(&repo, t) < 0)
+		return -1;
+	if (git_revparse_single(&obj, repo, t->rev) < 0) {
+		ab_error("%s: revision '%s' not found in '%s'", t->spec, t->rev, t->root);
+		goto done;
+	}
+	if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) == 0)
+		git_oid_tostr(t->commit, sizeof(t->commit), git_object_id(commit));
+	git_error_clear();
+	if (git_object_peel((git_object **)&tree, obj, GIT_OBJECT_TREE) < 0) {
+		ab_error("%s: revision '%s' does not name a tree", t->spec, t->rev);
+		goto done;
+	}
+	if (*t->subpath) {
+		if (git_tree_entry_bypath(&te, tree, t->subpath) < 0) {
+			ab_error("%s: path '%s' not found in revision '%s'", t->spec, t->subpath, t->rev);
+			goto done;
+		}
+		if (git_tree_entry_type(te) != GIT_OBJECT_TREE) {
+			ab_error("%s: path '%s' in revision '%s' is not a directory", t->spec, t->subpath, t->rev);
+			goto done;
+		}
+		if (git_tree_lookup(&sub, repo, git_tree_entry_id(te)) < 0) {
+			ab_error_git("%s: cannot read tree '%s'", t->spec, t->subpath);
+			goto done;
+		}
+	}
+	git_oid_tostr(t->tree_id, sizeof(t->tree_id), git_tree_id(sub ? sub : tree));
+	if (git_tree_walk(sub ? sub : tree, GIT_TREEWALK_PRE, git_walk_cb, &w) < 0) {
+		ab_error_git("%s: cannot walk the tree", t->spec);
+		goto done;
+	}
+	if (git_repository_odb(&odb, repo) < 0) {
+		ab_error_git("%s: cannot open the object database", t->spec);
+		goto done;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		struct ab_tree_entry *e = &t->v[i];
+		int keep = e->type == AB_ENTRY_FILE && !strcmp(e->path, "VERSION");
+
+		if (e->type == AB_ENTRY_OTHER)
+			continue;
+		if (hash_blob(t, repo, odb, e, keep) < 0)
+			goto done;
+		if (keep) {
+			if (e->size <= VERSION_MAX)
+				t->version = version_line(e->data, e->data_len);
+			free(e->data);
+			e->data = NULL;
+			e->loaded = 0;
+		}
+	}
+	finish_tree(t);
+	error = 0;
+done:
+	git_odb_free(odb);
+	git_tree_entry_free(te);
+	git_tree_free(sub);
+	git_tree_free(tree);
+	git_object_free(commit);
+	git_object_free(obj);
+	git_repository_free(repo);
+	return error;
+}
+
+static int
+load_git(struct ab_tree *t, uint64_t limit)
+{
+	git_repository *repo = NULL;
+	git_odb *odb = NULL;
+	int error = -1;
+
+	if (open_git(&repo, t) < 0)
+		return -1;
+	if (git_repository_odb(&odb, repo) < 0) {
+		ab_error_git("%s: cannot open the object database", t->spec);
+		goto done;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		struct ab_tree_entry *e = &t->v[i];
+
+		if (!e->wanted || e->loaded || e->type != AB_ENTRY_FILE || e->size > limit)
+			continue;
+		if (hash_blob(t, repo, odb, e, 1) < 0)
+			goto done;
+	}
+	error = 0;
+done:
+	git_odb_free(odb);
+	git_repository_free(repo);
+	return error;
+}
+
+/* ---- entry points ---- */
+
+int
+ab_tree_read(struct ab_tree **out, const char *spec, int strip, int jobs)
+{
+	struct ab_tree *t = ab_calloc(1, sizeof(*t));
+	struct stat st;
+	int error = -1;
+
+	*out = NULL;
+	t->spec = ab_strdup(spec);
+	if (!strncmp(spec, "git:", 4)) {
+		t->kind = AB_TREE_GIT;
+		if (ab_tree_parse_git_spec(&t->root, &t->rev, &t->subpath, spec) < 0) {
+			ab_error("'%s': expected git:REPO@REV[:PATH]", spec);
+			goto done;
+		}
+		if (!ab_path_is_safe_relative(*t->subpath ? t->subpath : ".")) {
+			ab_error("'%s': unsafe path '%s'", spec, t->subpath);
+			goto done;
+		}
+		error = read_git(t);
+		goto done;
+	}
+	t->root = ab_strdup(spec);
+	if (stat(spec, &st) < 0) {
+		ab_error_errno("cannot read '%s'", spec);
+		goto done;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		t->kind = AB_TREE_DIRECTORY;
+		error = read_dir(t, jobs);
+	} else if (S_ISREG(st.st_mode)) {
+		t->kind = AB_TREE_ARCHIVE;
+		error = read_archive(t, strip);
+	} else {
+		ab_error("cannot read '%s': neither a directory nor an archive file", spec);
+	}
+done:
+	if (error < 0) {
+		ab_tree_free(t);
+		return -1;
+	}
+	*out = t;
+	return 0;
+}
+
+int
+ab_tree_load(struct ab_tree *t, uint64_t limit)
+{
+	switch (t->kind) {
+	case AB_TREE_DIRECTORY:
+		return load_dir(t, limit);
+	case AB_TREE_ARCHIVE:
+		return load_archive(t, limit);
+	case AB_TREE_GIT:
+		return load_git(t, limit);
+	}
+	return -1;
+}
