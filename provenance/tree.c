@@ -463,7 +463,18 @@ arc_open(struct archive **out, struct arcsrc *s, const char *path, int hash)
 	s->h = hash ? ab_sha256_new() : NULL;
 	s->read_error = 0;
 	archive_read_support_filter_all(a);
-	archive_read_support_format_all(a);
+	/* every archive format, but not mtree or raw, which take any text file for an archive */
+	archive_read_support_format_7zip(a);
+	archive_read_support_format_ar(a);
+	archive_read_support_format_cab(a);
+	archive_read_support_format_cpio(a);
+	archive_read_support_format_iso9660(a);
+	archive_read_support_format_lha(a);
+	archive_read_support_format_rar(a);
+	archive_read_support_format_rar5(a);
+	archive_read_support_format_tar(a);
+	archive_read_support_format_xar(a);
+	archive_read_support_format_zip(a);
 	if (archive_read_open(a, s, NULL, arc_read, NULL) != ARCHIVE_OK) {
 		ab_error("cannot read archive '%s': %s", path, archive_error_string(a));
 		archive_read_free(a);
@@ -530,6 +541,72 @@ skip_components(const char *path, int n)
 		path = slash + 1;
 	}
 	return path;
+}
+
+/*
+ * Feed a member's data to fn block by block: holes of sparse members as
+ * zeros, padded to the size in the header (libarchive leaves a trailing
+ * hole out). Returns -1 on a read error, which the caller reports.
+ */
+static int
+member_data(struct archive *a, struct archive_entry *ae, void (*fn)(void *, const void *, size_t), void *ud)
+{
+	static const char zeros[64 * 1024];
+	const void *p;
+	size_t len;
+	la_int64_t off, pos = 0;
+	int r;
+
+	for (;;) {
+		r = archive_read_data_block(a, &p, &len, &off);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN)
+			return -1;
+		while (pos < off) {
+			size_t n = off - pos < (la_int64_t)sizeof(zeros) ? (size_t)(off - pos) : sizeof(zeros);
+
+			fn(ud, zeros, n);
+			pos += (la_int64_t)n;
+		}
+		if (len)
+			fn(ud, p, len);
+		pos = off + (la_int64_t)len;
+	}
+	if (archive_entry_size_is_set(ae)) {
+		la_int64_t size = archive_entry_size(ae);
+
+		while (pos < size) {
+			size_t n = size - pos < (la_int64_t)sizeof(zeros) ? (size_t)(size - pos) : sizeof(zeros);
+
+			fn(ud, zeros, n);
+			pos += (la_int64_t)n;
+		}
+	}
+	return 0;
+}
+
+struct hashsink {
+	struct ab_sha256 *h;
+	uint64_t size;
+	struct ab_buf *keep; /* the first VERSION_MAX bytes, or NULL */
+};
+
+static void
+hash_sink(void *ud, const void *p, size_t n)
+{
+	struct hashsink *s = ud;
+
+	ab_sha256_update(s->h, p, n);
+	s->size += n;
+	if (s->keep && s->keep->len < VERSION_MAX)
+		ab_buf_add(s->keep, p, n);
+}
+
+static void
+buf_sink(void *ud, const void *p, size_t n)
+{
+	ab_buf_add(ud, p, n);
 }
 
 static int
@@ -610,21 +687,16 @@ read_archive(struct ab_tree *t, int strip)
 		e = add_entry(t, name, AB_ENTRY_FILE);
 		e->exec = (archive_entry_perm(ae) & 0111) != 0;
 		{
-			struct ab_sha256 *h = ab_sha256_new();
 			int is_version = !strcmp(skip_components(name, 1) ? skip_components(name, 1) : "", "VERSION") ||
 			    !strcmp(name, "VERSION");
-			char buf[64 * 1024];
-			la_ssize_t n;
+			struct hashsink hs = {ab_sha256_new(), 0, is_version ? &ver : NULL};
+			int rd;
 
 			ab_buf_clear(&ver);
-			while ((n = archive_read_data(a, buf, sizeof(buf))) > 0) {
-				ab_sha256_update(h, buf, (size_t)n);
-				e->size += (uint64_t)n;
-				if (is_version && ver.len < VERSION_MAX)
-					ab_buf_add(&ver, buf, (size_t)n);
-			}
-			ab_sha256_final(e->sha256, h);
-			if (n < 0) {
+			rd = member_data(a, ae, hash_sink, &hs);
+			ab_sha256_final(e->sha256, hs.h);
+			e->size = hs.size;
+			if (rd < 0) {
 				ab_error("cannot read '%s' in archive '%s': %s", name, t->root, archive_error_string(a));
 				goto done;
 			}
@@ -748,12 +820,8 @@ load_archive(struct ab_tree *t, uint64_t limit)
 			continue;
 		{
 			struct ab_buf b = {0};
-			char buf[64 * 1024];
-			la_ssize_t n;
 
-			while ((n = archive_read_data(a, buf, sizeof(buf))) > 0)
-				ab_buf_add(&b, buf, (size_t)n);
-			if (n < 0) {
+			if (member_data(a, ae, buf_sink, &b) < 0) {
 				ab_error("cannot read '%s' in archive '%s': %s", e->path, t->root, archive_error_string(a));
 				ab_buf_free(&b);
 				goto done;

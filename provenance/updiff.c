@@ -385,6 +385,8 @@ ab_updiff_new(struct ab_tree *cand, struct ab_tree *up, int strict)
 		u->by_class[f->cls][f->status]++;
 		if (f->significant)
 			u->significant++;
+		if (f->status == AB_UPDIFF_ONLY_UPSTREAM && f->cls <= AB_CLASS_BUILD)
+			u->missing++;
 	}
 	u->matches = u->significant == 0;
 	u->summary = make_summary(u);
@@ -425,7 +427,10 @@ print_side(FILE *f, const char *label, const struct ab_tree *t)
 		fprintf(f, ", commit %s", t->commit);
 	if (t->kind == AB_TREE_GIT)
 		fprintf(f, ", tree %s", t->tree_id);
-	fprintf(f, "): %zu files, %llu bytes, dirHash %s\n", t->nfiles, (unsigned long long)t->bytes, t->dirhash);
+	fprintf(f, "): %zu files", t->nfiles);
+	if (t->n > t->nfiles)
+		fprintf(f, " and %zu symlinks or special files", t->n - t->nfiles);
+	fprintf(f, ", %llu bytes, dirHash %s\n", (unsigned long long)t->bytes, t->dirhash);
 }
 
 static int
@@ -489,8 +494,11 @@ ab_updiff_print(FILE *f, struct ab_updiff *u, int with_diffs)
 	fprintf(f, "\n%s\n", u->summary);
 	if (u->significant == 0 && u->count[AB_UPDIFF_IDENTICAL] == u->n)
 		fputs("verdict: identical to upstream\n", f);
-	else if (u->significant == 0)
+	else if (u->significant == 0 && u->missing == 0)
 		fputs("verdict: matches upstream: no source, header, template or build file differs or is extra\n", f);
+	else if (u->significant == 0)
+		fprintf(f, "verdict: matches upstream: no source, header, template or build file differs or is extra "
+		    "(but %zu of them %s missing from the candidate)\n", u->missing, u->missing == 1 ? "is" : "are");
 	else {
 		size_t shown = 0;
 
@@ -697,6 +705,7 @@ ab_updiff_json(struct ab_updiff *u, int with_diffs)
 	cJSON_AddNumberToObject(counts, "files_in_candidate",
 	    (double)(u->count[AB_UPDIFF_IDENTICAL] + u->count[AB_UPDIFF_DIFFERS] + u->count[AB_UPDIFF_ONLY_CANDIDATE]));
 	cJSON_AddNumberToObject(counts, "significant", (double)u->significant);
+	cJSON_AddNumberToObject(counts, "missing_significant", (double)u->missing);
 	cJSON_AddNumberToObject(counts, "identical_bytes", (double)u->identical_bytes);
 	cJSON_AddItemToObject(doc, "counts", counts);
 	classes = cJSON_AddObjectToObject(doc, "classes");

@@ -103,6 +103,7 @@ struct ab_updiff {
 	size_t count[AB_UPDIFF_STATUS_COUNT];
 	size_t by_class[AB_CLASS_COUNT][AB_UPDIFF_STATUS_COUNT];
 	size_t significant;               /* files that fail the verdict */
+	size_t missing;                   /* source, header, template, build files only in upstream */
 	uint64_t identical_bytes;         /* bytes of identical regular files */
 	int matches;                      /* the verdict: significant == 0 */
 	char *summary;                    /* the summary line */

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# upstream-diff: bad input. Hostile archive member names (same rule as
+# extraction), missing paths, unreadable files and directories, truncated
+# and non-archives, symlinks never followed, a huge file streamed in
+# constant memory, usage errors: one clear message, exit 2, nothing on stdout.
+. "$TOP/tests/lib.sh"
+
+mkdir tree
+echo 'int x;' >tree/a.c
+
+no_stdout() { [ ! -s out ] || { cat out; fail "stdout written"; }; }
+
+# hostile archives: "..", absolute names, hard links that point outside
+python3 - <<'PY'
+import io, tarfile
+def mk(name, members):
+    with tarfile.open(name, "w") as t:
+        for m, kind, arg in members:
+            ti = tarfile.TarInfo(m)
+            if kind == "file":
+                ti.size = len(arg)
+                t.addfile(ti, io.BytesIO(arg))
+            else:
+                ti.type = tarfile.LNKTYPE
+                ti.linkname = arg
+                t.addfile(ti)
+mk("dotdot.tar", [("top/a.c", "file", b"int x;\n"), ("top/../../evil.c", "file", b"x")])
+mk("abs.tar", [("/etc/evil.c", "file", b"x")])
+mk("hardlink.tar", [("top/a.c", "file", b"int x;\n"), ("top/b.c", "link", "../../etc/passwd")])
+mk("ok.tar", [("top/a.c", "file", b"int x;\n"), ("top/b.c", "link", "top/a.c"), ("top/a.c", "file", b"int y;\n")])
+PY
+expect_exit 2 "$AB" upstream-diff tree dotdot.tar
+no_stdout
+expect_file err <<'EOF2'
+allocbuild: archive 'dotdot.tar': unsafe member name 'top/../../evil.c'
+EOF2
+expect_exit 2 "$AB" upstream-diff abs.tar tree
+expect_file err <<'EOF2'
+allocbuild: archive 'abs.tar': unsafe member name '/etc/evil.c'
+EOF2
+expect_exit 2 "$AB" identify tree hardlink.tar
+no_stdout
+expect_file err <<'EOF2'
+allocbuild: archive 'hardlink.tar': unsafe hard link target '../../etc/passwd' of 'top/b.c'
+EOF2
+# a later member replaces an earlier one; a hard link has the content it names
+expect_exit 1 "$AB" upstream-diff --diff tree ok.tar
+expect_grep "upstream:  ok.tar (archive, sha256 $(sha256sum ok.tar | cut -d' ' -f1), 1 component stripped): 2 files, 14 bytes" out
+expect_grep "-int y;" out
+expect_grep "only in upstream   source     b.c" out
+
+# missing paths, not an archive, a truncated archive
+expect_exit 2 "$AB" upstream-diff tree no-such-dir
+no_stdout
+expect_file err <<'EOF2'
+allocbuild: cannot read 'no-such-dir': No such file or directory
+EOF2
+echo "just text" >notes.txt
+expect_exit 2 "$AB" upstream-diff tree notes.txt
+expect_file err <<'EOF2'
+allocbuild: cannot read archive 'notes.txt': Unrecognized archive format
+EOF2
+head -c 100000 "$JEMALLOC_TARBALL" >truncated.tar.bz2
+expect_exit 2 "$AB" upstream-diff truncated.tar.bz2 tree
+no_stdout
+expect_grep "allocbuild: cannot read archive 'truncated.tar.bz2': " err
+
+# unreadable file and directory (as an unprivileged user when run as root)
+as_user() {
+	if [ "$(id -u)" = 0 ]; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+	else
+		"$@"
+	fi
+}
+mkdir -p locked/sub
+echo 'int y;' >locked/b.c
+echo 'int z;' >locked/sub/c.c
+chmod -R a+rX . 2>/dev/null || true
+chmod 000 locked/b.c
+expect_exit 2 as_user "$AB" upstream-diff locked tree
+no_stdout
+expect_file err <<'EOF2'
+allocbuild: cannot open 'locked/b.c': Permission denied
+EOF2
+chmod 644 locked/b.c
+chmod 000 locked/sub
+expect_exit 2 as_user "$AB" upstream-diff tree locked
+expect_file err <<'EOF2'
+allocbuild: cannot open directory 'locked/sub': Permission denied
+EOF2
+chmod 755 locked/sub
+
+# symlinks are compared as links and never followed, even to directories
+mkdir links
+echo 'int x;' >links/a.c
+ln -s /etc links/etc
+ln -s a.c links/alias.c
+expect_exit 1 "$AB" upstream-diff --json links tree
+[ "$(json out '[(f["path"], f["status"], f["candidate"]["type"]) for f in d["files"] if f["candidate"]]')" = \
+  "[('a.c', 'identical', 'file'), ('alias.c', 'only-in-candidate', 'symlink'), ('etc', 'only-in-candidate', 'symlink')]" ] || fail "symlinks"
+[ "$(json out 'd["candidate"]["files"]')" = 1 ] || fail "symlinks are not files"
+rm links/alias.c && cp links/a.c links/alias.c
+mkdir links2 && echo 'int x;' >links2/a.c && ln -s /etc links2/etc && ln -s a.c links2/alias.c
+expect_exit 1 "$AB" upstream-diff links links2
+expect_grep "differs            source     alias.c (regular file in candidate, symbolic link in upstream)" out
+
+# a huge file is hashed while it is read, in constant memory; --diff does not load it
+mkdir big1 big2
+truncate -s 300M big1/blob.bin big2/blob.bin
+printf x | dd of=big2/blob.bin bs=1 seek=$((300 * 1024 * 1024 - 1)) conv=notrunc status=none
+tar -S -cf big.tar -C big1 blob.bin
+# maxrss CODE CMD...: like expect_exit, and the peak RSS in KiB in ./rss
+maxrss() {
+	local want=$1
+	shift
+	python3 -c '
+import resource, subprocess, sys
+with open("out", "w") as o, open("err", "w") as e:
+    rc = subprocess.run(sys.argv[2:], stdout=o, stderr=e).returncode
+open("rss", "w").write("%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(0 if rc == int(sys.argv[1]) else 1)' "$want" "$@" || { cat out err; fail "expected exit $want: $*"; }
+}
+maxrss 1 "$AB" upstream-diff --strict --diff big1 big2
+expect_grep "Files upstream/blob.bin and candidate/blob.bin differ (too large to diff: 314572800 and 314572800 bytes)" out
+[ "$(cat rss)" -lt 65536 ] || fail "huge files took $(cat rss) KiB"
+maxrss 0 "$AB" upstream-diff big.tar big1
+expect_grep "verdict: identical to upstream" out
+[ "$(cat rss)" -lt 65536 ] || fail "huge archive member took $(cat rss) KiB"
+
+# usage errors
+expect_exit 2 "$AB" upstream-diff tree
+expect_file err <<'EOF2'
+allocbuild: upstream-diff: expected CANDIDATE and UPSTREAM
+Try 'allocbuild help upstream-diff'.
+EOF2
+expect_exit 2 "$AB" upstream-diff --strip x tree tree
+expect_file err <<'EOF2'
+allocbuild: upstream-diff: --strip: expected a number of components, got 'x'
+Try 'allocbuild help upstream-diff'.
+EOF2
+expect_exit 2 "$AB" upstream-diff --frobnicate tree tree
+expect_file err <<'EOF2'
+allocbuild: upstream-diff: unknown option '--frobnicate'
+Try 'allocbuild help upstream-diff'.
+EOF2
