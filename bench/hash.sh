@@ -21,21 +21,35 @@ mkdir -p "$WORK"
 
 now() { date +%s.%N; }
 
-# time_cmd VAR CMD...: run CMD ROUNDS times (stdout to $WORK/last.out),
-# set VAR_best and VAR_median (seconds)
+# time_cmd VAR CMD...: run CMD ROUNDS times (stdout to $WORK/last.out) and
+# set VAR_best, VAR_median (wall seconds) and VAR_cpu (median user+sys
+# seconds, children included, when GNU time is there; "-" otherwise)
 time_cmd() {
 	local var=$1 i t0 t1
 	shift
 	: >"$WORK/times"
+	: >"$WORK/cpu"
 	for ((i = 0; i < ROUNDS; i++)); do
 		t0=$(now)
-		"$@" >"$WORK/last.out"
+		if [ -x /usr/bin/time ]; then
+			/usr/bin/time -f '%U %S' -o "$WORK/cpu1" "$@" >"$WORK/last.out"
+			awk '{ printf "%.3f\n", $1 + $2 }' "$WORK/cpu1" >>"$WORK/cpu"
+		else
+			"$@" >"$WORK/last.out"
+		fi
 		t1=$(now)
 		echo "$t1 - $t0" | awk '{ printf "%.4f\n", $1 - $3 }' >>"$WORK/times"
 	done
 	eval "${var}_best=$(sort -n "$WORK/times" | head -n 1)"
-	eval "${var}_median=$(sort -n "$WORK/times" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
+	eval "${var}_median=$(median <"$WORK/times")"
+	if [ -s "$WORK/cpu" ]; then
+		eval "${var}_cpu=$(median <"$WORK/cpu")"
+	else
+		eval "${var}_cpu=-"
+	fi
 }
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b / a }'; }
 
@@ -51,9 +65,10 @@ want=$(sha256sum "$f")
 [ "$("$AB" hash "$f")" = "$want" ] || { echo "bench: allocbuild and sha256sum disagree on $f" >&2; exit 1; }
 time_cmd ab "$AB" hash "$f"
 time_cmd ss sha256sum "$f"
-printf 'file 1GiB: allocbuild %.2fs, sha256sum %.2fs, ratio %sx (target >= 4x)  [median: %.2fs vs %.2fs, %sx]\n' \
-	"$ab_best" "$ss_best" "$(ratio "$ab_best" "$ss_best")" \
-	"$ab_median" "$ss_median" "$(ratio "$ab_median" "$ss_median")"
+printf 'file 1GiB: allocbuild %.2fs, sha256sum %.2fs, ratio %sx (target >= 4x)\n' \
+	"$ab_best" "$ss_best" "$(ratio "$ab_best" "$ss_best")"
+printf '  median of %d: %.2fs vs %.2fs, ratio %sx; cpu (user+sys) %ss vs %ss\n' "$ROUNDS" \
+	"$ab_median" "$ss_median" "$(ratio "$ab_median" "$ss_median")" "$ab_cpu" "$ss_cpu"
 rm -f "$f"
 
 # (b) a Fluent-Bit-sized tree: 12,000 files, 170 MB, log-normal sizes
@@ -88,13 +103,16 @@ PY
 fi
 nfiles=$(find "$t" -type f | wc -l)
 mb=$(du -sm --apparent-size "$t" | cut -f1)
-pipeline() { (cd "$t" && find . -type f | cut -c3- | LC_ALL=C sort | xargs -r sha256sum | sha256sum); }
+pipeline() {
+	sh -c 'cd "$1" && find . -type f | cut -c3- | LC_ALL=C sort | xargs -r sha256sum | sha256sum' sh "$t"
+}
 want=$(pipeline | cut -c1-64)
 got=$("$AB" hash "$t" | cut -c1-64)
 [ "$got" = "$want" ] || { echo "bench: allocbuild and the pipeline disagree on the tree" >&2; exit 1; }
 time_cmd ab "$AB" hash "$t"
-time_cmd pl pipeline
-printf 'tree %d files %d MB: allocbuild %.3fs, dirHash pipeline %.3fs, ratio %sx (target >= 5x)  [median: %.3fs vs %.3fs, %sx]\n' \
-	"$nfiles" "$mb" "$ab_best" "$pl_best" "$(ratio "$ab_best" "$pl_best")" \
-	"$ab_median" "$pl_median" "$(ratio "$ab_median" "$pl_median")"
+time_cmd pl sh -c 'cd "$1" && find . -type f | cut -c3- | LC_ALL=C sort | xargs -r sha256sum | sha256sum' sh "$t"
+printf 'tree %d files %d MB: allocbuild %.3fs, dirHash pipeline %.3fs, ratio %sx (target >= 5x)\n' \
+	"$nfiles" "$mb" "$ab_best" "$pl_best" "$(ratio "$ab_best" "$pl_best")"
+printf '  median of %d: %.3fs vs %.3fs, ratio %sx; cpu (user+sys) %ss vs %ss\n' "$ROUNDS" \
+	"$ab_median" "$pl_median" "$(ratio "$ab_median" "$pl_median")" "$ab_cpu" "$pl_cpu"
 echo "machine after: $(uptime | sed 's/.*load/load/')"
