@@ -10,7 +10,7 @@ pipeline() {
 }
 pipeline0() {
 	(cd "$1" && find . -type f -print0 | cut -z -c3- | LC_ALL=C sort -z |
-		xargs -0 -r sha256sum | sha256sum) | sed "s|  -\$|  $1|"
+		xargs -0 -r sha256sum -- | sha256sum) | sed "s|  -\$|  $1|"
 }
 
 # a plain tree: both pipelines agree with allocbuild
@@ -50,6 +50,8 @@ printf 'i' >"$t/$(printf '\377high')"
 printf 'j' >"$t/$(printf 'sub\\dir\nx')"
 printf 'k' >"$t/'quote\""
 printf 'l' >"$t/~tilde"
+printf 'm' >"$t/-n"
+printf 'n' >"$t/--help"
 # excluded: symlinks to files and directories, dangling symlinks, a fifo, a socket
 ln -s a-b "$t/link-to-file"
 ln -s ü "$t/link-to-dir"
@@ -60,7 +62,7 @@ pipeline0 "$t" >want
 expect_exit 0 "$AB" hash "$t"
 expect_file out <want
 # the escaped lines are really in the hashed input
-(cd "$t" && find . -type f -print0 | cut -z -c3- | LC_ALL=C sort -z | xargs -0 -r sha256sum) >lines
+(cd "$t" && find . -type f -print0 | cut -z -c3- | LC_ALL=C sort -z | xargs -0 -r sha256sum --) >lines
 c_sha=$(printf c | sha256sum | cut -c1-64)
 expect_grep "\\$c_sha  back\\\\slash" lines
 grep -q '^\\.*  new\\nline$' lines || fail "escaped newline line missing"

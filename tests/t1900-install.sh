@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# make install PREFIX=... DESTDIR=...: the binary and the man page land in
+# the right places with the right modes, the installed binary runs, the man
+# page renders without warnings
+. "$TOP/tests/lib.sh"
+
+# install the binary under test without rebuilding anything (-o: its rules
+# are ignored), whatever build (plain or asan) it comes from
+unset MAKEFLAGS MFLAGS MAKELEVEL
+inst() {
+	make -s -C "$TOP" --no-print-directory -o "$AB" BIN="$AB" O="${O:-.obj}" install "$@"
+}
+
+inst PREFIX=/usr DESTDIR="$PWD/stage" >log 2>&1 || { cat log >&2; fail "make install failed"; }
+(cd stage && find . | LC_ALL=C sort) >tree
+expect_file tree <<'EOT'
+.
+./usr
+./usr/bin
+./usr/bin/allocbuild
+./usr/share
+./usr/share/man
+./usr/share/man/man1
+./usr/share/man/man1/allocbuild.1
+EOT
+[ "$(stat -c %a stage/usr/bin/allocbuild)" = 755 ] || fail "binary mode"
+[ "$(stat -c %a stage/usr/share/man/man1/allocbuild.1)" = 644 ] || fail "man page mode"
+cmp stage/usr/bin/allocbuild "$AB" || fail "installed binary differs"
+cmp stage/usr/share/man/man1/allocbuild.1 "$TOP/docs/allocbuild.1" || fail "installed man page differs"
+
+stage/usr/bin/allocbuild --version >out
+grep -qx 'allocbuild [0-9][0-9.]*' out || { cat out >&2; fail "--version"; }
+expect_exit 0 stage/usr/bin/allocbuild hash /dev/null
+expect_file out <<'EOT'
+e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  /dev/null
+EOT
+
+# the default PREFIX is /usr/local; BINDIR and MANDIR can be set apart
+inst DESTDIR="$PWD/stage2" >log 2>&1 || { cat log >&2; fail "make install failed"; }
+[ -x stage2/usr/local/bin/allocbuild ] || fail "no /usr/local/bin/allocbuild"
+[ -f stage2/usr/local/share/man/man1/allocbuild.1 ] || fail "no /usr/local man page"
+inst PREFIX=/opt/ab MANDIR=/opt/ab/man DESTDIR="$PWD/stage3" >log 2>&1 || { cat log >&2; fail "make install failed"; }
+[ -x stage3/opt/ab/bin/allocbuild ] || fail "no /opt/ab/bin/allocbuild"
+[ -f stage3/opt/ab/man/man1/allocbuild.1 ] || fail "no /opt/ab/man/man1/allocbuild.1"
+
+# the man page renders: every command of the table has a section
+if command -v groff >/dev/null; then
+	groff -man -ww -z -Tutf8 stage/usr/share/man/man1/allocbuild.1 2>warnings
+	[ ! -s warnings ] || { cat warnings >&2; fail "groff warnings"; }
+	groff -man -Tutf8 -P-cbou stage/usr/share/man/man1/allocbuild.1 >rendered 2>/dev/null
+	for s in NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS 'EXIT STATUS' ENVIRONMENT FILES EXAMPLES 'SEE ALSO'; do
+		grep -qx "$s" rendered || fail "section $s missing"
+	done
+	"$AB" help | sed -n 's/^  \([a-z-]*\) .*/\1/p' >commands
+	[ -s commands ] || fail "no commands in 'allocbuild help'"
+	while read -r c; do
+		grep -qE "^       $c( |\$)" rendered || fail "command '$c' not in the man page"
+	done <commands
+	for e in ALLOCBUILD_CACHE ALLOCBUILD_MIRRORS XDG_CACHE_HOME; do
+		grep -q "^       $e" rendered || fail "environment $e missing"
+	done
+fi
