@@ -78,7 +78,7 @@ asan: deps
 # libFuzzer (clang 14): make fuzz FUZZ_SECONDS=600
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang-14
-FUZZ_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_FLAGS = -DAB_FUZZING -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 fuzz: deps
 	@$(MAKE) --no-print-directory O=.obj-fuzz CC=$(FUZZ_CC) CFLAGS="$(FUZZ_FLAGS)" .obj-fuzz/liballocbuild.a
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o .obj-fuzz/fuzz_recipe \

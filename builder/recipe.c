@@ -14,7 +14,6 @@
  */
 #include <cjson/cJSON.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -898,7 +897,8 @@ int_value(struct ctx *c, const struct jnode *n, const char *path, int *out)
 		return -1;
 	}
 	d = n->j->valuedouble;
-	if (!(d >= (double)INT_MIN && d <= (double)INT_MAX) || d != floor(d)) {
+	/* range first: converting an out-of-range double is undefined */
+	if (!(d >= (double)INT_MIN && d <= (double)INT_MAX) || d != (double)(int)d) {
 		err(c, n->line, n->col, path, "expected an integer, got %g", d);
 		return -1;
 	}
@@ -1939,6 +1939,9 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 			offset_pos(text, (size_t)(ep - text), &line, &col);
 		fprintf(errs, "allocbuild: %s:%d:%d: $: cJSON cannot parse what the scanner accepted\n", name, line,
 		    col);
+#ifdef AB_FUZZING
+		abort(); /* let the fuzzer find any disagreement */
+#endif
 		goto done;
 	}
 
