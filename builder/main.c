@@ -41,8 +41,15 @@ static const struct command commands[] = {
 	{"hash", cmd_hash, "SHA-256 of files and in-toto dirHash of directories",
 	    "allocbuild hash [--json] [-j N] PATH...\n"
 	    "\n"
-	    "Print sha256sum-compatible lines: for a file its SHA-256, for a\n"
-	    "directory its in-toto dirHash (see docs/hashing.md).\n"},
+	    "Print sha256sum-compatible lines: for a file its SHA-256 (the line\n"
+	    "sha256sum prints, byte for byte; '-' is standard input), for a\n"
+	    "directory its in-toto dirHash, the SHA-256 of\n"
+	    "  find . -type f | cut -c3- | LC_ALL=C sort | xargs -r sha256sum\n"
+	    "run in it: regular files only, symlinks and special files left out.\n"
+	    "  -j, --jobs N   worker threads for trees (default: online cores)\n"
+	    "      --json     a JSON array of {path, type, sha256, size | files}\n"
+	    "A path that cannot be hashed is reported and the others are still\n"
+	    "printed; the exit status is then 2. See docs/hashing.md.\n"},
 	{"fetch", cmd_fetch, "check out pinned sources into the cache and variant trees",
 	    "allocbuild fetch [--cache DIR] [--mirror FROM=TO]... [--mirror-dir DIR]...\n"
 	    "                 [--allow-unpinned] [--check-patches] [-o OUTDIR] [-j N] [-q]\n"
