@@ -75,9 +75,22 @@ static const struct command commands[] = {
 	    "setting against what the allocator reports. Exit 1 on invalid, unknown or\n"
 	    "ineffective settings. See docs/probes.md.\n"},
 	{"upstream-diff", cmd_upstream_diff, "compare a vendored tree or archive with upstream",
-	    "allocbuild upstream-diff [--json] [--diff] [--strict] [--strip N] CANDIDATE UPSTREAM\n"},
+	    "allocbuild upstream-diff [--json] [--diff] [--strict] [--strip N] [-j N] CANDIDATE UPSTREAM\n"
+	    "\n"
+	    "Compare two trees file by file. Each side is a directory, an archive\n"
+	    "file (a single top-level directory is stripped, or --strip N), or\n"
+	    "git:REPO@REV[:PATH] read from the object database. Prints every file\n"
+	    "that is not identical with its class, counts per class, the dirHash of\n"
+	    "each side and a summary; --diff adds unified diffs, --json the full\n"
+	    "per-file table. Exit 0 when no source, header, template or build file\n"
+	    "differs or is extra (--strict: any difference), 1 otherwise, 2 on bad\n"
+	    "input. See docs/upstream-diff.md.\n"},
 	{"identify", cmd_identify, "rank upstream releases by how well they match a tree",
-	    "allocbuild identify [--json] CANDIDATE UPSTREAM...\n"},
+	    "allocbuild identify [--json] [--strip N] [-j N] CANDIDATE UPSTREAM...\n"
+	    "\n"
+	    "Rank the upstreams by the number of candidate files (then bytes) they\n"
+	    "hold identically, print the best with its evidence, and say plainly\n"
+	    "when none matches. Exit 0 when the best matches, 1 when none does.\n"},
 	{"relink", cmd_relink, "relink a CMake link.txt with another allocator archive",
 	    "allocbuild relink --link-txt PATH --replace OLD=NEW [--replace OLD=NEW]... --output PATH [--dry-run]\n"},
 	{"verify", cmd_verify, "re-hash an output directory or evidence bundle",

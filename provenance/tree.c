@@ -15,7 +15,7 @@
 #include "../builder/util.h"
 
 enum {
-	READ_BUFSZ = 128 * 1024,
+	READ_BUFSZ = 256 * 1024,
 	VERSION_MAX = 4096,   /* a VERSION file larger than this is not a version */
 	GIT_STREAM_MIN = 32 * 1024 * 1024, /* stream git blobs from this size when the ODB allows */
 };
@@ -106,31 +106,6 @@ ab_tree_find(const struct ab_tree *t, const char *path)
 	return NULL;
 }
 
-/* sha256sum's line for a file name: names with '\\' or '\n' are escaped */
-static void
-dirhash_line(struct ab_buf *b, const char *hex, const char *path)
-{
-	if (strpbrk(path, "\\\n")) {
-		ab_buf_putc(b, '\\');
-		ab_buf_puts(b, hex);
-		ab_buf_puts(b, "  ");
-		for (const char *p = path; *p; p++) {
-			if (*p == '\\')
-				ab_buf_puts(b, "\\\\");
-			else if (*p == '\n')
-				ab_buf_puts(b, "\\n");
-			else
-				ab_buf_putc(b, *p);
-		}
-		ab_buf_putc(b, '\n');
-		return;
-	}
-	ab_buf_puts(b, hex);
-	ab_buf_puts(b, "  ");
-	ab_buf_puts(b, path);
-	ab_buf_putc(b, '\n');
-}
-
 void
 ab_tree_dirhash(char hex[AB_HEX_LEN + 1], const struct ab_tree_entry *v, size_t n)
 {
@@ -141,7 +116,7 @@ ab_tree_dirhash(char hex[AB_HEX_LEN + 1], const struct ab_tree_entry *v, size_t 
 		if (v[i].type != AB_ENTRY_FILE)
 			continue;
 		ab_buf_clear(&line);
-		dirhash_line(&line, v[i].sha256, v[i].path);
+		ab_hash_line(&line, v[i].sha256, v[i].path);
 		ab_sha256_update(h, line.s, line.len);
 	}
 	ab_sha256_final(hex, h);
@@ -327,7 +302,13 @@ static void *
 hash_worker(void *arg)
 {
 	struct hashjob *j = arg;
-	char *buf = ab_malloc(READ_BUFSZ);
+	void *buf = NULL;
+
+	/* page-aligned: the copy out of the page cache is much cheaper so */
+	if (posix_memalign(&buf, 4096, READ_BUFSZ) != 0) {
+		fputs("allocbuild: out of memory\n", stderr);
+		abort();
+	}
 
 	for (;;) {
 		size_t i;
