@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# fetch usage errors: exit 2, the exact message, nothing written.
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/sources-lib.sh"
+
+archive_recipe r.json "$JEMALLOC_SHA" "https://example.invalid/jemalloc-5.3.0.tar.bz2"
+
+expect_exit 2 "$AB" fetch
+expect_grep "allocbuild: fetch: missing RECIPE" err
+expect_exit 2 "$AB" fetch --mirror nothing r.json
+expect_grep "allocbuild: --mirror: expected FROM=TO, got 'nothing'" err
+expect_exit 2 "$AB" fetch --mirror =/x r.json
+expect_grep "allocbuild: --mirror: expected FROM=TO, got '=/x'" err
+expect_exit 2 "$AB" fetch --mirror-dir no-such-dir r.json
+expect_grep "allocbuild: --mirror-dir: 'no-such-dir' is not a directory" err
+expect_exit 2 "$AB" fetch -j 0 r.json
+expect_grep "allocbuild: fetch: -j: expected a positive number, got '0'" err
+expect_exit 2 "$AB" fetch r.json nosuch
+expect_grep "allocbuild: fetch: recipe 'r.json' has no source 'nosuch'" err
+expect_exit 2 "$AB" fetch --bogus r.json
+expect_exit 2 "$AB" fetch missing.json
+[ ! -e allocbuild-out ] && [ ! -e cache ] || fail "something was written"
+
+# help
+expect_exit 0 "$AB" fetch --help
+expect_grep "usage: allocbuild fetch [--cache DIR] [--mirror FROM=TO]... [--mirror-dir DIR]..." out
+
+# cache location: --cache, then ALLOCBUILD_CACHE, then XDG_CACHE_HOME
+expect_exit 0 "$AB" fetch --cache c1 --mirror-dir "$MIRROR" -o o1 r.json
+[ -f "c1/archives/sha256/$JEMALLOC_SHA" ] || fail "--cache"
+ALLOCBUILD_CACHE=$PWD/c2 expect_exit 0 "$AB" fetch --mirror-dir "$MIRROR" -o o1 r.json
+[ -f "c2/archives/sha256/$JEMALLOC_SHA" ] || fail "ALLOCBUILD_CACHE"
+expect_exit 0 "$AB" fetch -q --mirror-dir "$MIRROR" -o o1 r.json
+[ -f "cache/allocbuild/archives/sha256/$JEMALLOC_SHA" ] || fail "XDG_CACHE_HOME"
+[ ! -s err ] || fail "-q is not quiet"
+[ -f c1/lock ] && [ -d c1/tmp ] || fail "cache layout"
