@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,73 @@ jnode_add(struct jnode *n)
 	}
 	memset(&n->kids[n->nkids], 0, sizeof(*n->kids));
 	return &n->kids[n->nkids++];
+}
+
+/* string -> index hash map (open addressing); keys are borrowed */
+struct strmap {
+	const char **k;
+	size_t *v;
+	size_t cap, n;
+};
+
+static size_t
+hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static long
+map_get(const struct strmap *m, const char *key)
+{
+	if (!m->cap)
+		return -1;
+	for (size_t i = hash_str(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->k[i])
+			return -1;
+		if (!strcmp(m->k[i], key))
+			return (long)m->v[i];
+	}
+}
+
+/* insert key unless present */
+static void
+map_put(struct strmap *m, const char *key, size_t v)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct strmap g = {0};
+
+		g.cap = m->cap ? 2 * m->cap : 16;
+		g.k = ab_calloc(g.cap, sizeof(*g.k));
+		g.v = ab_calloc(g.cap, sizeof(*g.v));
+		for (i = 0; i < m->cap; i++)
+			if (m->k[i])
+				map_put(&g, m->k[i], m->v[i]);
+		free(m->k);
+		free(m->v);
+		*m = g;
+	}
+	for (i = hash_str(key) & (m->cap - 1); m->k[i]; i = (i + 1) & (m->cap - 1))
+		if (!strcmp(m->k[i], key))
+			return;
+	m->k[i] = key;
+	m->v[i] = v;
+	m->n++;
+}
+
+static void
+map_free(struct strmap *m)
+{
+	free(m->k);
+	free(m->v);
+	m->k = NULL;
+	m->v = NULL;
+	m->cap = m->n = 0;
 }
 
 /* JSON paths: `variants[2].build.system`, `sources.x.overlay["lib/a"]`; the root is `$` */
@@ -628,6 +696,8 @@ struct ctx {
 	/* labels in recipe order, NULL where missing or invalid */
 	const char **labels;
 	const struct jnode **lnodes; /* where each label is */
+	struct strmap lmap;          /* label -> variant index */
+	struct strmap smap;          /* source id -> source index */
 	struct edge *e; /* dependencies between variants */
 	size_t ne, cape;
 	int no_sources; /* "sources" is missing or not an object: do not resolve source ids */
@@ -1089,12 +1159,9 @@ parse_archive(struct ctx *c, struct ab_source *s, const struct jnode *a, const c
 }
 
 static long
-source_index(const struct ab_recipe *r, const char *id)
+source_index(const struct ctx *c, const char *id)
 {
-	for (size_t i = 0; i < r->nsources; i++)
-		if (r->sources[i].id && !strcmp(r->sources[i].id, id))
-			return (long)i;
-	return -1;
+	return map_get(&c->smap, id);
 }
 
 static void
@@ -1188,7 +1255,7 @@ parse_source(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 
 				o->path = ab_strdup(e->j->string);
 				o->source = ab_strdup(v);
-				t = source_index(c->r, v);
+				t = source_index(c, v);
 				if (t < 0) {
 					char *sv = shown(v);
 
@@ -1209,10 +1276,7 @@ parse_source(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 static long
 label_index(struct ctx *c, const char *label)
 {
-	for (size_t i = 0; i < c->r->nvariants; i++)
-		if (c->labels[i] && !strcmp(c->labels[i], label))
-			return (long)i;
-	return -1;
+	return map_get(&c->lmap, label);
 }
 
 /* a reference to another variant; records the dependency */
@@ -1463,7 +1527,7 @@ parse_allocator(struct ctx *c, struct ab_variant *v, const struct jnode *n, cons
 	}
 	s = str_member(c, n, path, "upstream", 0, &m);
 	if (s) {
-		if (!c->no_sources && source_index(c->r, s) < 0) {
+		if (!c->no_sources && source_index(c, s) < 0) {
 			char *sv = shown(s);
 
 			p = pk(path, "upstream");
@@ -1578,7 +1642,7 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 			missing(c, n, path, "build");
 		if (s) {
 			v->source = ab_strdup(s);
-			if (!c->no_sources && source_index(c->r, s) < 0) {
+			if (!c->no_sources && source_index(c, s) < 0) {
 				char *sv = shown(s);
 
 				p = pk(path, "source");
@@ -1644,6 +1708,15 @@ find_cycles(struct ctx *c, size_t n, const struct edge *e, size_t ne, const char
 	unsigned char *color = ab_calloc(n ? n : 1, 1);
 	size_t *stack = ab_calloc(n ? n : 1, sizeof(size_t));
 	size_t *next = ab_calloc(n ? n : 1, sizeof(size_t)); /* next edge to look at per node */
+	size_t *first = ab_calloc(n + 1, sizeof(size_t));   /* node u's edges: adj[first[u]..first[u+1]) */
+	size_t *adj = ab_calloc(ne ? ne : 1, sizeof(size_t));
+
+	for (size_t k = 0; k < ne; k++)
+		first[e[k].from + 1]++;
+	for (size_t u = 0; u < n; u++)
+		first[u + 1] += first[u];
+	for (size_t k = 0; k < ne; k++)
+		adj[next[e[k].from]++ + first[e[k].from]] = k; /* edges keep their recipe order */
 
 	for (size_t root = 0; root < n; root++) {
 		size_t sp = 0;
@@ -1652,21 +1725,19 @@ find_cycles(struct ctx *c, size_t n, const struct edge *e, size_t ne, const char
 			continue;
 		stack[sp++] = root;
 		color[root] = 1;
-		next[root] = 0;
+		next[root] = first[root];
 		while (sp) {
 			size_t u = stack[sp - 1], k;
 
-			for (k = next[u]; k < ne && e[k].from != u; k++)
-				;
-			if (k == ne) {
+			if (next[u] == first[u + 1]) {
 				color[u] = 2;
 				sp--;
 				continue;
 			}
-			next[u] = k + 1;
+			k = adj[next[u]++];
 			if (color[e[k].to] == 0) {
 				color[e[k].to] = 1;
-				next[e[k].to] = 0;
+				next[e[k].to] = first[e[k].to];
 				stack[sp++] = e[k].to;
 			} else if (color[e[k].to] == 1) {
 				struct ab_buf b = {0};
@@ -1689,6 +1760,8 @@ find_cycles(struct ctx *c, size_t n, const struct edge *e, size_t ne, const char
 	free(color);
 	free(stack);
 	free(next);
+	free(first);
+	free(adj);
 }
 
 static int
@@ -1743,8 +1816,10 @@ check_recipe(struct ctx *c, const struct jnode *root)
 			char *p = pk("sources", e->j->string);
 
 			if (check_ident(c, e->kline, e->kcol, p, "source id", e->j->string) == 0 &&
-			    source_index(r, e->j->string) < 0)
+			    source_index(c, e->j->string) < 0) {
 				r->sources[i].id = ab_strdup(e->j->string);
+				map_put(&c->smap, r->sources[i].id, i);
+			}
 			r->nsources++;
 			free(p);
 		}
@@ -1795,6 +1870,7 @@ check_recipe(struct ctx *c, const struct jnode *root)
 					} else {
 						c->labels[i] = ls;
 						c->lnodes[i] = l;
+						map_put(&c->lmap, ls, i);
 					}
 				}
 				free(lp);
@@ -1979,6 +2055,8 @@ done:
 	free(c.oe);
 	free(c.labels);
 	free(c.lnodes);
+	map_free(&c.lmap);
+	map_free(&c.smap);
 	cJSON_Delete(doc);
 	jnode_release(&root);
 	ab_buf_free(&sc.path);
@@ -2080,51 +2158,85 @@ ab_recipe_count(const struct ab_recipe *r, enum ab_variant_kind kind)
 	return n;
 }
 
+/* the labels a variant depends on, in recipe order; returns how many (at most 1 + nreplace) */
 static size_t
-variant_index(const struct ab_recipe *r, const char *label)
-{
-	for (size_t i = 0; i < r->nvariants; i++)
-		if (!strcmp(r->variants[i].label, label))
-			return i;
-	return (size_t)-1;
-}
-
-/* the variants v depends on, into deps (at most 1 + nreplace entries); returns how many */
-static size_t
-deps_of(const struct ab_recipe *r, const struct ab_variant *v, size_t *deps)
+deps_of(const struct ab_variant *v, const char **deps)
 {
 	size_t n = 0;
 
 	if (v->kind == AB_VARIANT_RUNTIME) {
-		deps[n++] = variant_index(r, v->runtime_of);
+		deps[n++] = v->runtime_of;
 	} else if (v->kind == AB_VARIANT_RELINK) {
-		deps[n++] = variant_index(r, v->relink.from);
+		deps[n++] = v->relink.from;
 		for (size_t i = 0; i < v->relink.nreplace; i++)
-			deps[n++] = variant_index(r, v->relink.replace[i].with_variant);
+			deps[n++] = v->relink.replace[i].with_variant;
 	}
 	return n;
+}
+
+/* a binary min-heap of variant indexes */
+static void
+heap_push(size_t *h, size_t *n, size_t x)
+{
+	size_t i = (*n)++;
+
+	while (i && h[(i - 1) / 2] > x) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = x;
+}
+
+static size_t
+heap_pop(size_t *h, size_t *n)
+{
+	size_t top = h[0], x = h[--*n], i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= x)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = x;
+	return top;
 }
 
 int
 ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r, char *const *labels,
     size_t nlabels)
 {
-	unsigned char *want = ab_calloc(r->nvariants ? r->nvariants : 1, 1);
-	unsigned char *done = ab_calloc(r->nvariants ? r->nvariants : 1, 1);
-	size_t *out = ab_calloc(r->nvariants ? r->nvariants : 1, sizeof(size_t));
-	size_t maxdeps = 1, n = 0, *deps;
-	int error = 0, changed;
+	size_t nv = r->nvariants, one = nv ? nv : 1;
+	unsigned char *want = ab_calloc(one, 1);
+	size_t *out = ab_calloc(one, sizeof(size_t));
+	size_t *indeg = ab_calloc(one, sizeof(size_t));
+	size_t *first = ab_calloc(nv + 1, sizeof(size_t)); /* dependents of i: rdep[first[i]..first[i+1]) */
+	size_t *rdep = NULL, *fill = ab_calloc(one, sizeof(size_t));
+	size_t *heap = ab_calloc(one, sizeof(size_t)), nheap = 0, n = 0, maxdeps = 1, nedges = 0, *queue;
+	const char **deps;
+	struct strmap map = {0};
+	int error = 0;
 
 	*order = NULL;
 	*norder = 0;
-	for (size_t i = 0; i < r->nvariants; i++)
+	for (size_t i = 0; i < nv; i++) {
+		map_put(&map, r->variants[i].label, i);
 		if (r->variants[i].kind == AB_VARIANT_RELINK && r->variants[i].relink.nreplace + 1 > maxdeps)
 			maxdeps = r->variants[i].relink.nreplace + 1;
-	deps = ab_calloc(maxdeps, sizeof(size_t));
+	}
+	deps = ab_calloc(maxdeps, sizeof(*deps));
+	queue = ab_calloc(one, sizeof(size_t));
 	for (size_t i = 0; i < nlabels; i++) {
-		size_t k = variant_index(r, labels[i]);
+		long k = map_get(&map, labels[i]);
 
-		if (k == (size_t)-1) {
+		if (k < 0) {
 			ab_error("unknown variant '%s'", labels[i]);
 			error = -1;
 		} else {
@@ -2134,53 +2246,86 @@ ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r, char 
 	if (error)
 		goto done;
 	if (!nlabels)
-		memset(want, 1, r->nvariants);
-	/* everything the wanted variants depend on, to a fixed point */
-	do {
-		changed = 0;
-		for (size_t i = 0; i < r->nvariants; i++) {
-			size_t nd;
+		memset(want, 1, nv);
+	/* everything the wanted variants depend on */
+	{
+		size_t qn = 0;
 
-			if (!want[i])
-				continue;
-			nd = deps_of(r, &r->variants[i], deps);
+		for (size_t i = 0; i < nv; i++)
+			if (want[i])
+				queue[qn++] = i;
+		for (size_t q = 0; q < qn; q++) {
+			size_t nd = deps_of(&r->variants[queue[q]], deps);
+
 			for (size_t j = 0; j < nd; j++) {
-				if (deps[j] != (size_t)-1 && !want[deps[j]]) {
-					want[deps[j]] = 1;
-					changed = 1;
+				long d = map_get(&map, deps[j]);
+
+				if (d >= 0 && !want[d]) {
+					want[d] = 1;
+					queue[qn++] = (size_t)d;
 				}
 			}
 		}
-	} while (changed);
-	/* stable topological order: always the first variant in recipe order whose dependencies are done */
-	for (;;) {
-		size_t pick = (size_t)-1;
+	}
+	/* in-degrees and reverse edges among the wanted variants */
+	for (size_t i = 0; i < nv; i++) {
+		size_t nd;
 
-		for (size_t i = 0; i < r->nvariants && pick == (size_t)-1; i++) {
-			size_t nd, j;
+		if (!want[i])
+			continue;
+		nd = deps_of(&r->variants[i], deps);
+		for (size_t j = 0; j < nd; j++) {
+			long d = map_get(&map, deps[j]);
 
-			if (!want[i] || done[i])
-				continue;
-			nd = deps_of(r, &r->variants[i], deps);
-			for (j = 0; j < nd; j++)
-				if (deps[j] != (size_t)-1 && !done[deps[j]])
-					break;
-			if (j == nd)
-				pick = i;
+			if (d >= 0) {
+				indeg[i]++;
+				first[d + 1]++;
+				nedges++;
+			}
 		}
-		if (pick == (size_t)-1)
-			break;
-		done[pick] = 1;
-		out[n++] = pick;
+	}
+	for (size_t i = 0; i < nv; i++)
+		first[i + 1] += first[i];
+	rdep = ab_calloc(nedges ? nedges : 1, sizeof(size_t));
+	for (size_t i = 0; i < nv; i++) {
+		size_t nd;
+
+		if (!want[i])
+			continue;
+		nd = deps_of(&r->variants[i], deps);
+		for (size_t j = 0; j < nd; j++) {
+			long d = map_get(&map, deps[j]);
+
+			if (d >= 0)
+				rdep[first[d] + fill[d]++] = i;
+		}
+	}
+	/* stable topological order: always the first variant in recipe order whose dependencies are done */
+	for (size_t i = 0; i < nv; i++)
+		if (want[i] && !indeg[i])
+			heap_push(heap, &nheap, i);
+	while (nheap) {
+		size_t u = heap_pop(heap, &nheap);
+
+		out[n++] = u;
+		for (size_t k = first[u]; k < first[u + 1]; k++)
+			if (--indeg[rdep[k]] == 0)
+				heap_push(heap, &nheap, rdep[k]);
 	}
 	*order = out;
 	*norder = n;
 	out = NULL;
 done:
 	free(out);
+	free(indeg);
+	free(first);
+	free(rdep);
+	free(fill);
+	free(heap);
+	free(queue);
 	free(deps);
 	free(want);
-	free(done);
+	map_free(&map);
 	return error;
 }
 

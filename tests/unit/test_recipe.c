@@ -201,6 +201,122 @@ test_order(void)
 	ab_recipe_free(r);
 }
 
+/* the reference: repeatedly take the first wanted variant whose dependencies are all taken */
+static int
+depends(const struct ab_recipe *r, size_t i, size_t j)
+{
+	const struct ab_variant *v = &r->variants[i];
+	const char *l = r->variants[j].label;
+
+	if (v->kind == AB_VARIANT_RUNTIME)
+		return !strcmp(v->runtime_of, l);
+	if (v->kind == AB_VARIANT_RELINK) {
+		if (!strcmp(v->relink.from, l))
+			return 1;
+		for (size_t k = 0; k < v->relink.nreplace; k++)
+			if (!strcmp(v->relink.replace[k].with_variant, l))
+				return 1;
+	}
+	return 0;
+}
+
+/* random recipes of builds, relinks and runtime variants against the reference order */
+static void
+test_order_random(void)
+{
+	unsigned seed = 12345;
+
+	for (int round = 0; round < 200; round++) {
+		size_t n = 1 + (seed = seed * 1103515245 + 12345) % 24, rank[24], *order = NULL, no = 0;
+		char buf[16384], *labels[3], names[3][8];
+		size_t nl = 0, len = 0;
+		struct ab_recipe *r = NULL;
+		char *errs = NULL;
+		int want[24] = {0}, done[24] = {0}, ok = 1;
+
+		/* a random ranking; a variant only depends on lower-ranked ones, so there are no cycles */
+		for (size_t i = 0; i < n; i++)
+			rank[i] = i;
+		for (size_t i = n; i > 1; i--) {
+			size_t j = (seed = seed * 1103515245 + 12345) % i, t = rank[i - 1];
+
+			rank[i - 1] = rank[j];
+			rank[j] = t;
+		}
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+		    "{\"recipe\": 1, \"name\": \"r\", \"sources\": {\"s\": {\"archive\": {\"urls\": [\"u\"], \"sha256\": \"" SHA "\"}}}, \"variants\": [");
+		for (size_t i = 0; i < n; i++) {
+			size_t lower[24], nlower = 0;
+
+			for (size_t j = 0; j < n; j++)
+				if (rank[j] < rank[i])
+					lower[nlower++] = j;
+			seed = seed * 1103515245 + 12345;
+			if (!nlower || seed % 3 == 0)
+				len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+				    "%s{\"label\": \"v%zu\", \"source\": \"s\", \"build\": {\"system\": \"cmake\"}}", i ? "," : "", i);
+			else if (seed % 3 == 1)
+				len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+				    "%s{\"label\": \"v%zu\", \"runtime_of\": \"v%zu\"}", i ? "," : "", i,
+				    lower[(seed >> 8) % nlower]);
+			else
+				len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+				    "%s{\"label\": \"v%zu\", \"relink\": {\"from\": \"v%zu\", \"link_txt\": \"l\", \"output\": \"o\", "
+				    "\"replace\": [{\"path\": \"a\", \"with\": {\"variant\": \"v%zu\", \"artifact\": \"a\"}}, "
+				    "{\"path\": \"b\", \"with\": {\"variant\": \"v%zu\", \"artifact\": \"b\"}}]}}",
+				    i ? "," : "", i, lower[(seed >> 8) % nlower], lower[(seed >> 12) % nlower],
+				    lower[(seed >> 16) % nlower]);
+		}
+		snprintf(buf + len, sizeof(buf) - len, "]}");
+		if (load(&r, buf, &errs, 0) < 0) {
+			/* relink.from must be a build variant: such rounds are skipped */
+			free(errs);
+			continue;
+		}
+		free(errs);
+		/* half the rounds ask for up to three labels */
+		if (round % 2) {
+			nl = 1 + round % 3;
+			for (size_t k = 0; k < nl; k++) {
+				snprintf(names[k], sizeof(names[k]), "v%zu", (size_t)(seed >> (4 * k)) % n);
+				labels[k] = names[k];
+			}
+		}
+		CHECK(ab_recipe_order(&order, &no, r, labels, nl) == 0);
+		/* the reference */
+		for (size_t k = 0; k < nl; k++)
+			want[atoi(labels[k] + 1)] = 1;
+		for (int changed = 1; changed;) {
+			changed = 0;
+			for (size_t i = 0; i < n; i++)
+				for (size_t j = 0; j < n; j++)
+					if ((want[i] || !nl) && depends(r, i, j) && !want[j] && nl)
+						want[j] = changed = 1;
+		}
+		for (size_t k = 0; k < no && ok; k++) {
+			size_t pick = n;
+
+			for (size_t i = 0; i < n && pick == n; i++) {
+				int ready = (want[i] || !nl) && !done[i];
+
+				for (size_t j = 0; j < n && ready; j++)
+					if (depends(r, i, j) && !done[j])
+						ready = 0;
+				if (ready)
+					pick = i;
+			}
+			ok = pick == order[k];
+			done[pick < n ? pick : 0] = 1;
+		}
+		for (size_t i = 0; i < n; i++)
+			if ((want[i] || !nl) && !done[i])
+				ok = 0;
+		CHECK(ok);
+		free(order);
+		ab_recipe_free(r);
+	}
+}
+
 static void
 test_unpinned(void)
 {
@@ -265,6 +381,7 @@ main(void)
 {
 	test_fields();
 	test_order();
+	test_order_random();
 	test_unpinned();
 	test_errors();
 	return unit_done();
