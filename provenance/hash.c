@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +133,12 @@ int
 ab_hash_default_jobs(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
 
+	/* taskset or a cpuset may allow fewer cores than are online */
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0 &&
+	    CPU_COUNT(&set) < n)
+		n = CPU_COUNT(&set);
 	return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 

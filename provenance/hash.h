@@ -41,7 +41,7 @@ int ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *byte
  * \\, \n and \r.
  */
 void ab_hash_line(struct ab_buf *b, const char *hex, const char *name);
-/* number of online cores (at least 1) */
+/* online cores this process may run on (affinity mask), at least 1 */
 int ab_hash_default_jobs(void);
 
 #endif
