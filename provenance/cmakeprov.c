@@ -9,7 +9,7 @@
 #include "hash.h"
 #include "jsonio.h"
 
-#define SCHEMA "https://allocbuild.invalid/cmake-cache-provenance/v1"
+#define SCHEMA "https://allocbuild.dev/cmake-cache-provenance/v1"
 
 /* cache keys recorded even when absent (then as null) */
 static const char *const named_keys[] = {
