@@ -1978,6 +1978,7 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 	struct ctx c = {0};
 	cJSON *doc = NULL;
 	char *dir;
+	size_t bom = 0;
 	int error = -1;
 
 	*out = NULL;
@@ -1987,9 +1988,13 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 	sc.end = text + len;
 	sc.line = 1;
 	sc.col = 1;
-	/* a UTF-8 byte order mark is not part of the document (cJSON skips it too) */
+	/*
+	 * A UTF-8 byte order mark is not part of the document. cJSON is not
+	 * given it: it only skips one in front of more than one byte.
+	 */
 	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
-		sc.p += 3;
+		bom = 3;
+	sc.p += bom;
 	skip_ws(&sc);
 	scan_value(&sc, &root, 0);
 	if (!sc.failed) {
@@ -2005,7 +2010,7 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 		fprintf(errs, "allocbuild: %s:%d:%d: %s: %s\n", name, sc.eline, sc.ecol, sc.epath, sc.emsg);
 		goto done;
 	}
-	doc = cJSON_ParseWithLength(text, len);
+	doc = cJSON_ParseWithLength(text + bom, len - bom);
 	if (!doc || attach(&root, doc) < 0) {
 		/* cannot happen: the scanner is stricter than cJSON */
 		const char *ep = cJSON_GetErrorPtr();

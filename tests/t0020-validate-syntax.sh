@@ -84,6 +84,10 @@ check comment "1:4: \$: expected end of input, got '/'"
 printf '\xef\xbb\xbf{"recipe": x}' >bom.json
 check bom "1:12: recipe: expected a value, got 'x'"
 
+# a byte order mark in front of a one-byte document (cJSON alone rejects it; found by the fuzzer)
+printf '\xef\xbb\xbf4' >bom-short.json
+check bom-short '1:1: $: expected an object, got a number'
+
 printf '{"a": 1\x00}' >nul-byte.json
 check nul-byte '1:8: $: expected '"','"' or '"'}'"', got byte 0x00'
 
