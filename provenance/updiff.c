@@ -618,10 +618,11 @@ load_differing(struct ab_updiff *u)
 static cJSON *
 entry_json(const struct ab_tree_entry *e)
 {
-	cJSON *o = cJSON_CreateObject();
+	cJSON *o;
 
 	if (!e)
 		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
 	switch (e->type) {
 	case AB_ENTRY_FILE:
 		cJSON_AddStringToObject(o, "type", "file");
@@ -759,7 +760,13 @@ ab_updiff_compare(cJSON **report, const char *candidate, const char *upstream, c
 	struct ab_updiff *u;
 	int error = -1;
 
+	struct ab_updiff_opts defaults;
+
 	*report = NULL;
+	if (!opts) {
+		ab_updiff_opts_init(&defaults);
+		opts = &defaults;
+	}
 	if (ab_updiff_read_trees(trees, specs, 2, opts->strip, opts->jobs) < 0)
 		return -1;
 	u = ab_updiff_new(trees[0], trees[1], opts->strict);

@@ -130,7 +130,7 @@ cJSON *ab_updiff_json(struct ab_updiff *u, int with_diffs);
 /* a side's description for a JSON report */
 cJSON *ab_updiff_side_json(const struct ab_tree *t);
 
-/* one call: read, compare, report (see the top of this file) */
+/* one call: read, compare, report (see the top of this file); opts NULL means defaults */
 int ab_updiff_compare(cJSON **report, const char *candidate, const char *upstream,
     const struct ab_updiff_opts *opts);
 
