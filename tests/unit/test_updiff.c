@@ -176,6 +176,19 @@ test_compare(void)
 	u = ab_updiff_new(tb, tb, 1);
 	CHECK(u->matches && u->count[AB_UPDIFF_IDENTICAL] == 3);
 	ab_updiff_free(u);
+	{
+		cJSON *report = NULL;
+
+		CHECK(ab_updiff_compare(&report, "a", "b", NULL) == 0);
+		CHECK(report && cJSON_IsFalse(cJSON_GetObjectItem(report, "matches")));
+		CHECK(report && cJSON_GetArraySize(cJSON_GetObjectItem(report, "files")) == 4);
+		cJSON_Delete(report);
+		CHECK(ab_updiff_compare(&report, "a", "a", NULL) == 0);
+		CHECK(report && cJSON_IsTrue(cJSON_GetObjectItem(report, "identical")));
+		cJSON_Delete(report);
+		fprintf(stderr, "(an error about 'missing' is expected here)\n");
+		CHECK(ab_updiff_compare(&report, "a", "missing", NULL) == -1 && report == NULL);
+	}
 	ab_tree_free(ta);
 	ab_tree_free(tb);
 	cmd = ab_sprintf("rm -rf %s", dir);
