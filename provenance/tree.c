@@ -591,6 +591,49 @@ buf_sink(void *ud, const void *p, size_t n)
 }
 
 static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * A member below a symlink member ("link -> /etc", then "link/passwd")
+ * describes a tree that cannot exist; extraction refuses it, and so do we.
+ * Runs on the full member names, before the strip.
+ */
+static int
+through_symlink(const struct ab_tree *t)
+{
+	struct ab_strv links = {0};
+	int error = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].type == AB_ENTRY_SYMLINK && !t->v[i].hardlink)
+			ab_strv_push(&links, t->v[i].path);
+	if (!links.n)
+		return 0;
+	qsort(links.v, links.n, sizeof(*links.v), cmp_str);
+	for (size_t i = 0; i < t->n && !error; i++) {
+		const char *path = t->v[i].path;
+
+		for (const char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+			char *prefix = ab_strndup(path, (size_t)(slash - path));
+			int found = bsearch(&prefix, links.v, links.n, sizeof(*links.v), cmp_str) != NULL;
+
+			if (found) {
+				ab_error("archive '%s': member '%s': path goes through symlink '%s'", t->root, path, prefix);
+				error = -1;
+			}
+			free(prefix);
+			if (found)
+				break;
+		}
+	}
+	ab_strv_free(&links);
+	return error;
+}
+
+static int
 read_archive(struct ab_tree *t, int strip)
 {
 	struct arcsrc *s = ab_malloc(sizeof(*s));
@@ -619,12 +662,17 @@ read_archive(struct ab_tree *t, int strip)
 			ab_error("archive '%s': member %zu has a name that cannot be decoded", t->root, t->n + 1);
 			goto done;
 		}
-		if (!ab_path_is_safe_relative(raw)) {
-			ab_error("archive '%s': unsafe member name '%s'", t->root, raw);
+		/* the rules and words of extraction (builder/archive.c) */
+		if (raw[0] == '/') {
+			ab_error("archive '%s': member '%s': absolute path", t->root, raw);
 			goto done;
 		}
-		if (hl && !ab_path_is_safe_relative(hl)) {
-			ab_error("archive '%s': unsafe hard link target '%s' of '%s'", t->root, hl, raw);
+		if (!ab_path_is_safe_relative(raw)) {
+			ab_error("archive '%s': member '%s': '..' in path", t->root, raw);
+			goto done;
+		}
+		if (hl && (hl[0] == '/' || !ab_path_is_safe_relative(hl))) {
+			ab_error("archive '%s': member '%s': hard link to unsafe path '%s'", t->root, raw, hl);
 			goto done;
 		}
 		name = normalise_member(raw);
@@ -692,6 +740,8 @@ read_archive(struct ab_tree *t, int strip)
 		ab_error("cannot read archive '%s': %s", t->root, archive_error_string(a));
 		goto done;
 	}
+	if (through_symlink(t) < 0)
+		goto done;
 	/* hard links take the content of the member they name */
 	for (size_t i = 0; i < t->n; i++) {
 		struct ab_tree_entry *e = &t->v[i], *to = NULL;

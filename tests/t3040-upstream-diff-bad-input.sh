@@ -27,21 +27,38 @@ def mk(name, members):
 mk("dotdot.tar", [("top/a.c", "file", b"int x;\n"), ("top/../../evil.c", "file", b"x")])
 mk("abs.tar", [("/etc/evil.c", "file", b"x")])
 mk("hardlink.tar", [("top/a.c", "file", b"int x;\n"), ("top/b.c", "link", "../../etc/passwd")])
+def mklink(name, members):
+    with tarfile.open(name, "w") as t:
+        for m, target in members:
+            ti = tarfile.TarInfo(m)
+            if target is None:
+                ti.size = 2
+                t.addfile(ti, io.BytesIO(b"x\n"))
+            else:
+                ti.type = tarfile.SYMTYPE
+                ti.linkname = target
+                t.addfile(ti)
+mklink("through.tar", [("top/etc", "/etc"), ("top/etc/passwd", None)])
 mk("ok.tar", [("top/a.c", "file", b"int x;\n"), ("top/b.c", "link", "top/a.c"), ("top/a.c", "file", b"int y;\n")])
 PY
 expect_exit 2 "$AB" upstream-diff tree dotdot.tar
 no_stdout
 expect_file err <<'EOF2'
-allocbuild: archive 'dotdot.tar': unsafe member name 'top/../../evil.c'
+allocbuild: archive 'dotdot.tar': member 'top/../../evil.c': '..' in path
 EOF2
 expect_exit 2 "$AB" upstream-diff abs.tar tree
 expect_file err <<'EOF2'
-allocbuild: archive 'abs.tar': unsafe member name '/etc/evil.c'
+allocbuild: archive 'abs.tar': member '/etc/evil.c': absolute path
 EOF2
 expect_exit 2 "$AB" identify tree hardlink.tar
 no_stdout
 expect_file err <<'EOF2'
-allocbuild: archive 'hardlink.tar': unsafe hard link target '../../etc/passwd' of 'top/b.c'
+allocbuild: archive 'hardlink.tar': member 'top/b.c': hard link to unsafe path '../../etc/passwd'
+EOF2
+expect_exit 2 "$AB" upstream-diff through.tar tree
+no_stdout
+expect_file err <<'EOF2'
+allocbuild: archive 'through.tar': member 'top/etc/passwd': path goes through symlink 'top/etc'
 EOF2
 # a later member replaces an earlier one; a hard link has the content it names
 expect_exit 1 "$AB" upstream-diff --diff tree ok.tar
