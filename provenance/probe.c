@@ -44,9 +44,31 @@ ab_probe_add_problem(cJSON *rec, const char *kind, const char *setting, const ch
 void
 ab_probe_finish(cJSON *rec)
 {
-	const cJSON *problems = cJSON_GetObjectItemCaseSensitive(rec, "problems");
+	/* one order for every record, whatever order the parts were found in */
+	static const char *const order[] = {
+		"allocator", "detected", "version", "version_from", "mi_version", "bogus_version",
+		"build_time", "quantum", "page", "secure", "debug", "requested", "effective", "config",
+		"overrides", "problems", "messages", "archive", "compile", "run",
+	};
+	const cJSON *problems;
+	cJSON *rest = cJSON_CreateObject(), *it;
 
+	if (!cJSON_GetObjectItemCaseSensitive(rec, "problems"))
+		cJSON_AddArrayToObject(rec, "problems");
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "ok");
+	for (size_t i = 0; i < AB_NELEM(order); i++)
+		if ((it = cJSON_DetachItemFromObjectCaseSensitive(rec, order[i])))
+			cJSON_AddItemToObject(rest, order[i], it);
+	while (rec->child) {
+		it = cJSON_DetachItemViaPointer(rec, rec->child);
+		cJSON_AddItemToObject(rest, it->string, it);
+	}
+	while (rest->child) {
+		it = cJSON_DetachItemViaPointer(rest, rest->child);
+		cJSON_AddItemToObject(rec, it->string, it);
+	}
+	cJSON_Delete(rest);
+	problems = cJSON_GetObjectItemCaseSensitive(rec, "problems");
 	cJSON_AddBoolToObject(rec, "ok", cJSON_GetArraySize(problems) == 0);
 }
 

@@ -338,10 +338,13 @@ add_override(cJSON *rec, cJSON *overrides, struct conf_source *s, size_t i)
 	else if (values_equal(want, got))
 		status = "ok";
 	else {
+		char *setting = ab_sprintf("%s:%s", key, want);
+
 		status = "mismatch";
-		ab_probe_add_problem(rec, "override_mismatch", key, s->origin,
+		ab_probe_add_problem(rec, "override_mismatch", setting, s->origin,
 		    "%s setting '%s:%s' did not take effect: opt.%s is %s",
 		    !strcmp(s->origin, "build") ? "build-time" : "runtime", key, want, key, got);
+		free(setting);
 	}
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "setting", key);

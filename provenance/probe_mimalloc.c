@@ -51,7 +51,7 @@ version_line(const char *l)
 		return NULL;
 	while (isdigit((unsigned char)l[n]) || l[n] == '.')
 		n++;
-	if (l[n] != ',' && l[n] != '\0' && l[n] != ' ')
+	if (l[n] != ',' || n < 6)
 		return NULL;
 	return ab_strndup(l + 1, n - 1);
 }
@@ -81,7 +81,7 @@ ab_probe_mimalloc_parse(cJSON *rec, const char *err, const char *out)
 {
 	const char *p = err ? err : "";
 	cJSON *effective = cJSON_CreateObject(), *messages = cJSON_CreateArray();
-	int found = 0, first = 1;
+	int found = 0;
 
 	while (*p) {
 		size_t n = strcspn(p, "\n");
@@ -92,12 +92,12 @@ ab_probe_mimalloc_parse(cJSON *rec, const char *err, const char *out)
 		p += n + (p[n] == '\n');
 		if (!strncmp(l, "mimalloc: ", 10))
 			l += 10;
-		if (first && (v = version_line(l))) {
+		/* 3.x: "v3.2.8, release (built on ...)", after "process init" */
+		if (!cJSON_HasObjectItem(rec, "version") && (v = version_line(l))) {
 			cJSON_AddStringToObject(rec, "version", v);
 			cJSON_AddStringToObject(rec, "version_from", "verbose output");
 			free(v);
 		}
-		first = 0;
 		if (!strncmp(l, "option '", 8) && (q = strstr(l + 8, "': "))) {
 			char *name = ab_strndup(l + 8, (size_t)(q - (l + 8)));
 
@@ -162,6 +162,50 @@ legacy_target(const cJSON *messages, const char *name)
 	}
 	free(needle);
 	return r;
+}
+
+/* mimalloc's legacy names (MI_OPTION_LEGACY in options.c of 2.0.9, 2.1.x, 3.x) */
+static const char *const legacy_names[][2] = {
+	{"reset_delay", "decommit_delay"},
+	{"reset_delay", "purge_delay"},
+	{"abandoned_page_reset", "abandoned_page_decommit"},
+	{"abandoned_page_reset", "abandoned_page_purge"},
+	{"eager_region_commit", "arena_eager_commit"},
+	{"reset_decommits", "purge_decommits"},
+	{"large_os_pages", "allow_large_os_pages"},
+	{"limit_os_alloc", "disallow_os_alloc"},
+	{"decommit_extend_delay", "purge_extend_delay"},
+	{"decommit_extend_delay", "deprecated_purge_extend_delay"},
+	{"abandoned_reclaim_on_free", "page_reclaim_on_free"},
+};
+
+/*
+ * An old name is read only when the new one is not set: is name the old
+ * name of a printed option whose new variable is also requested? Returns
+ * that variable's suffix (upper case, in env) and the option in *target.
+ */
+static const char *
+ignored_legacy(const cJSON *effective, const struct ab_kvlist *env, const char *name, char **target)
+{
+	for (size_t i = 0; i < AB_NELEM(legacy_names); i++) {
+		if (strcmp(legacy_names[i][0], name) || !ab_json_str(effective, legacy_names[i][1]))
+			continue;
+		for (size_t j = 0; j < env->n; j++) {
+			char *other;
+			int same;
+
+			if (strncmp(env->v[j].key, "MIMALLOC_", 9))
+				continue;
+			other = option_name(env->v[j].key);
+			same = !strcmp(other, legacy_names[i][1]);
+			free(other);
+			if (same) {
+				*target = ab_strdup(legacy_names[i][1]);
+				return env->v[j].key + 9;
+			}
+		}
+	}
+	return NULL;
 }
 
 /*
@@ -247,7 +291,7 @@ ab_probe_mimalloc_check(cJSON *rec, const struct ab_kvlist *env)
 		cJSON_AddArrayToObject(rec, "problems");
 	for (size_t i = 0; env && i < env->n; i++) {
 		const char *var = env->v[i].key, *want = env->v[i].value ? env->v[i].value : "";
-		char *name, *option, *needle;
+		char *name, *option, *needle, *target;
 		const char *got;
 		long long a, b;
 		int kib;
@@ -258,13 +302,19 @@ ab_probe_mimalloc_check(cJSON *rec, const struct ab_kvlist *env)
 		option = ab_strdup(name);
 		got = ab_json_str(effective, option);
 		if (!got) {
-			char *target = legacy_target(messages, name);
-
+			target = legacy_target(messages, name);
 			if (target) {
 				free(option);
 				option = target;
 				got = ab_json_str(effective, option);
 			}
+		}
+		if (!got && (got = ignored_legacy(effective, env, name, &target))) {
+			ab_probe_add_problem(rec, "ignored_option", var, "runtime",
+			    "%s is ignored: it is the old name of option '%s', which MIMALLOC_%s sets", var, target, got);
+			add_override(overrides, var, target, want, NULL, "ignored");
+			free(target);
+			goto next;
 		}
 		if (!got) {
 			ab_probe_add_problem(rec, "unknown_option", var, "runtime",

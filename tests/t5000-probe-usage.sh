@@ -1,0 +1,96 @@
+# probe: usage errors, programs that cannot run, programs without a known
+# allocator; nothing is written anywhere.
+. "$TOP/tests/lib.sh"
+
+expect_exit 2 "$AB" probe
+expect_file err <<'X'
+allocbuild: probe: no program to run
+Try 'allocbuild help probe'.
+X
+expect_file out </dev/null
+
+expect_exit 2 "$AB" probe --allocator tcmalloc -- true
+expect_file err <<'X'
+allocbuild: probe: unknown allocator 'tcmalloc' (jemalloc or mimalloc)
+Try 'allocbuild help probe'.
+X
+
+expect_exit 2 "$AB" probe --env MALLOC_CONF -- true
+expect_file err <<'X'
+allocbuild: probe: --env wants NAME=VALUE, not 'MALLOC_CONF'
+Try 'allocbuild help probe'.
+X
+
+expect_exit 2 "$AB" probe --env =x -- true
+expect_grep "allocbuild: probe: --env wants NAME=VALUE, not '=x'" err
+
+expect_exit 2 "$AB" probe --unset 'A B' -- true
+expect_grep "allocbuild: probe: --unset wants a variable name, not 'A B'" err
+
+expect_exit 2 "$AB" probe --frob -- true
+expect_grep "allocbuild: probe: unknown option '--frob'" err
+
+expect_exit 2 "$AB" probe --env
+expect_grep "allocbuild: probe: option '--env' needs a value" err
+
+expect_exit 2 "$AB" probe --archive x.a -- true
+expect_grep "allocbuild: probe: --archive and a program to run exclude each other" err
+
+expect_exit 2 "$AB" probe --workdir w -- true
+expect_grep "allocbuild: probe: --workdir needs --archive" err
+
+# a program that cannot start
+expect_exit 2 "$AB" probe -- ./no-such-program
+expect_file err <<'X'
+allocbuild: cannot run './no-such-program': No such file or directory
+X
+expect_file out </dev/null
+
+# archives that are missing or unnamed
+expect_exit 2 "$AB" probe --archive libjemalloc_pic.a --workdir w
+expect_file err <<'X'
+allocbuild: probe: no archive 'libjemalloc_pic.a'
+X
+[ ! -e w ] || fail "probe created its workdir for a missing archive"
+: >libfoo.a
+expect_exit 2 "$AB" probe --archive libfoo.a --workdir w
+expect_file err <<'X'
+allocbuild: probe: cannot tell the allocator of 'libfoo.a' from its name: name it (jemalloc or mimalloc)
+X
+# an archive that is not an allocator: the probe program does not link
+expect_exit 2 "$AB" probe --allocator mimalloc --archive libfoo.a --workdir w
+expect_grep "allocbuild: probe: cannot link a probe program against 'libfoo.a' (exit status 1):" err
+expect_grep "mi_version" err
+
+# a program that uses neither allocator: the probe finds nothing (a check failure)
+expect_exit 1 "$AB" probe -- true
+expect_file err <<'X'
+allocbuild: probe: no jemalloc or mimalloc report in the output of 'true' (exit status 0): is it linked with jemalloc or mimalloc?
+X
+expect_file out <<'X'
+allocator      unknown
+
+result         1 problem
+X
+expect_exit 1 "$AB" probe --allocator jemalloc --json -- sh -c 'echo "<jemalloc>: Invalid conf pair: x:1" >&2; exit 3'
+[ "$(json out 'd["allocator"]')" = jemalloc ] || fail "allocator: $(cat out)"
+[ "$(json out '[p["kind"] for p in d["problems"]]')" = "['invalid', 'no_statistics']" ] || fail "problems: $(cat out)"
+[ "$(json out 'd["run"]["exit_code"]')" = 3 ] || fail "exit code: $(cat out)"
+[ "$(json out 'd["ok"]')" = False ] || fail "ok: $(cat out)"
+expect_grep "no jemalloc report in the output of 'sh' (exit status 3): is it linked with jemalloc?" err
+
+# the requested environment reaches the program; allocator variables inherited are scrubbed
+MIMALLOC_VERBOSE=7 FOO_INHERITED=1 expect_exit 1 "$AB" probe --allocator mimalloc --env MIMALLOC_SHOW_STATS=1 \
+	--env PROBE_X=y --unset FOO_INHERITED --json -- sh -c 'env | grep -E "^(MIMALLOC|PROBE|FOO|MALLOC)" | sort >env.txt'
+expect_file env.txt <<'X'
+MIMALLOC_SHOW_STATS=1
+MIMALLOC_VERBOSE=1
+PROBE_X=y
+X
+[ "$(json out 'd["run"]["env_removed"]')" = "['MIMALLOC_VERBOSE', 'FOO_INHERITED']" ] || fail "env_removed: $(cat out)"
+[ "$(json out 'd["requested"]')" = "{'env': {'MIMALLOC_SHOW_STATS': '1', 'PROBE_X': 'y'}, 'unset': ['FOO_INHERITED']}" ] ||
+	fail "requested: $(cat out)"
+
+# nothing else was written: the workdir holds the probe program's source only
+files=$(ls -A; ls -A w)
+[ "$files" = "$(printf 'env.txt\nerr\nhome\nlibfoo.a\nout\nw\nprobe.c')" ] || fail "files: $files"
