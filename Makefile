@@ -14,7 +14,7 @@ WARN = -Wall -Wextra -Wshadow -Wmissing-prototypes
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
-LDLIBS = $(PKG_LIBS) -lpthread
+LDLIBS = $(PKG_LIBS) -lbz2 -lpthread
 
 # O is the object directory; the asan build uses its own
 O ?= .obj

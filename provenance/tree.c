@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include "../builder/util.h"
+#include "bz2.h"
 
 enum {
 	READ_BUFSZ = 256 * 1024,
 	VERSION_MAX = 4096,   /* a VERSION file larger than this is not a version */
 	GIT_STREAM_MIN = 32 * 1024 * 1024, /* stream git blobs from this size when the ODB allows */
+	BZ2_PAR_MAX = 64 * 1024 * 1024,    /* bzip2 files up to this size are decoded in parallel */
 };
 
 const char *
@@ -405,8 +407,48 @@ struct arcsrc {
 	struct ab_sha256 *h;
 	const char *path;
 	int read_error;
+	unsigned char *mem;   /* the whole file, for parallel bzip2 decoding */
+	struct ab_bz2 *bz;
+	int bz_failed;        /* retry with libarchive's sequential decoder */
 	char buf[64 * 1024];
 };
+
+/*
+ * A .bz2 archive of moderate size is read into memory and its blocks are
+ * decoded in parallel (provenance/bz2.h): bzip2 is most of the time spent
+ * on a release tarball. Returns 0 when that is set up.
+ */
+static int
+arc_try_bz2(struct arcsrc *s)
+{
+	unsigned char magic[4];
+	struct stat st;
+	size_t got = 0;
+	int jobs = ab_hash_default_jobs();
+
+	if (jobs < 2 || fstat(s->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 14 ||
+	    st.st_size > BZ2_PAR_MAX || pread(s->fd, magic, 4, 0) != 4 || memcmp(magic, "BZh", 3))
+		return -1;
+	s->mem = ab_malloc((size_t)st.st_size);
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(s->fd, s->mem + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got != (size_t)st.st_size || ab_bz2_open(&s->bz, s->mem, got, jobs > 4 ? 4 : jobs) != 0) {
+		free(s->mem);
+		s->mem = NULL;
+		lseek(s->fd, 0, SEEK_SET);
+		return -1;
+	}
+	if (s->h)
+		ab_sha256_update(s->h, s->mem, got);
+	return 0;
+}
 
 static la_ssize_t
 arc_read(struct archive *a, void *ud, const void **out)
@@ -414,7 +456,15 @@ arc_read(struct archive *a, void *ud, const void **out)
 	struct arcsrc *s = ud;
 	ssize_t n;
 
-	(void)a;
+	if (s->bz) {
+		n = ab_bz2_read(s->bz, out);
+		if (n < 0) {
+			s->bz_failed = 1;
+			archive_set_error(a, EIO, "parallel bzip2 decoding failed");
+			return -1;
+		}
+		return n;
+	}
 	do
 		n = read(s->fd, s->buf, sizeof(s->buf));
 	while (n < 0 && errno == EINTR);
@@ -430,7 +480,7 @@ arc_read(struct archive *a, void *ud, const void **out)
 }
 
 static int
-arc_open(struct archive **out, struct arcsrc *s, const char *path, int hash)
+arc_open(struct archive **out, struct arcsrc *s, const char *path, int hash, int par)
 {
 	struct archive *a = archive_read_new();
 
@@ -443,6 +493,11 @@ arc_open(struct archive **out, struct arcsrc *s, const char *path, int hash)
 	s->path = path;
 	s->h = hash ? ab_sha256_new() : NULL;
 	s->read_error = 0;
+	s->mem = NULL;
+	s->bz = NULL;
+	s->bz_failed = 0;
+	if (par)
+		arc_try_bz2(s);
 	archive_read_support_filter_all(a);
 	/* every archive format, but not mtree or raw, which take any text file for an archive */
 	archive_read_support_format_7zip(a);
@@ -457,8 +512,11 @@ arc_open(struct archive **out, struct arcsrc *s, const char *path, int hash)
 	archive_read_support_format_xar(a);
 	archive_read_support_format_zip(a);
 	if (archive_read_open(a, s, NULL, arc_read, NULL) != ARCHIVE_OK) {
-		ab_error("cannot read archive '%s': %s", path, archive_error_string(a));
+		if (!s->bz_failed)
+			ab_error("cannot read archive '%s': %s", path, archive_error_string(a));
 		archive_read_free(a);
+		ab_bz2_free(s->bz);
+		free(s->mem);
 		close(s->fd);
 		if (s->h) {
 			char hex[AB_HEX_LEN + 1];
@@ -466,7 +524,7 @@ arc_open(struct archive **out, struct arcsrc *s, const char *path, int hash)
 			ab_sha256_final(hex, s->h);
 			s->h = NULL;
 		}
-		return -1;
+		return s->bz_failed ? -2 : -1;
 	}
 	*out = a;
 	return 0;
@@ -476,6 +534,10 @@ static void
 arc_close(struct archive *a, struct arcsrc *s, char hex[AB_HEX_LEN + 1])
 {
 	archive_read_free(a);
+	ab_bz2_free(s->bz);
+	s->bz = NULL;
+	free(s->mem);
+	s->mem = NULL;
 	if (s->h) {
 		ssize_t n;
 
@@ -634,7 +696,7 @@ through_symlink(const struct ab_tree *t)
 }
 
 static int
-read_archive(struct ab_tree *t, int strip)
+read_archive_pass(struct ab_tree *t, int strip, int par)
 {
 	struct arcsrc *s = ab_malloc(sizeof(*s));
 	struct archive *a;
@@ -644,10 +706,11 @@ read_archive(struct ab_tree *t, int strip)
 	struct ab_buf ver = {0};
 	size_t w;
 
-	if (arc_open(&a, s, t->root, 1) < 0) {
+	if ((error = arc_open(&a, s, t->root, 1, par)) < 0) {
 		free(s);
-		return -1;
+		return error;
 	}
+	error = -1;
 	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
 		const char *raw = archive_entry_pathname(ae);
 		const char *hl = archive_entry_hardlink(ae);
@@ -725,6 +788,10 @@ read_archive(struct ab_tree *t, int strip)
 			rd = member_data(a, ae, hash_sink, &hs);
 			ab_sha256_final(e->sha256, hs.h);
 			e->size = hs.size;
+			if (rd < 0 && s->bz_failed) {
+				error = -2;
+				goto done;
+			}
 			if (rd < 0) {
 				ab_error("cannot read '%s' in archive '%s': %s", name, t->root, archive_error_string(a));
 				goto done;
@@ -735,6 +802,10 @@ read_archive(struct ab_tree *t, int strip)
 				e->data_len = e->data ? strlen(e->data) : 0;
 			}
 		}
+	}
+	if (r != ARCHIVE_EOF && s->bz_failed) {
+		error = -2;
+		goto done;
 	}
 	if (r != ARCHIVE_EOF) {
 		ab_error("cannot read archive '%s': %s", t->root, archive_error_string(a));
@@ -811,6 +882,22 @@ done:
 	return error;
 }
 
+static int
+read_archive(struct ab_tree *t, int strip)
+{
+	int rc = read_archive_pass(t, strip, 1);
+
+	if (rc != -2)
+		return rc;
+	/* the parallel bzip2 decoder gave up: start again with libarchive's */
+	for (size_t i = 0; i < t->n; i++)
+		entry_release(&t->v[i]);
+	t->n = 0;
+	free(t->version);
+	t->version = NULL;
+	return read_archive_pass(t, strip, 0) < 0 ? -1 : 0;
+}
+
 /* a second pass over the archive for the content of wanted members */
 static int
 load_archive(struct ab_tree *t, uint64_t limit)
@@ -829,7 +916,7 @@ load_archive(struct ab_tree *t, uint64_t limit)
 	if (!need)
 		return 0;
 	s = ab_malloc(sizeof(*s));
-	if (arc_open(&a, s, t->root, 0) < 0) {
+	if (arc_open(&a, s, t->root, 0, 0) < 0) {
 		free(s);
 		return -1;
 	}

@@ -5,7 +5,7 @@ set -eu
 
 pkgs="gcc make pkg-config libgit2-dev libarchive-dev libssl-dev libcjson-dev
 libcurl4-openssl-dev cmake autoconf git python3 bzip2 xz-utils zstd dpkg-dev
-cmark-gfm ccache"
+cmark-gfm ccache libbz2-dev"
 
 missing=
 for p in $pkgs; do
