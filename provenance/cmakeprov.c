@@ -735,49 +735,87 @@ done:
 	return error;
 }
 
+/*
+ * The effective build type: that of the first named target, or, when the
+ * build named none, the most common one among the targets (the first in
+ * name order on a tie). Bundled subprojects may set their own (Fluent
+ * Bit's monkey, co and rbtree compile as Debug in a RelWithDebInfo build):
+ * such targets are listed under "other_targets".
+ */
 static void
-record_build_type(cJSON *rec, const cJSON *cache)
+record_build_type(cJSON *rec, const cJSON *cache, int named)
 {
-	const cJSON *targets = cJSON_GetObjectItemCaseSensitive(rec, "targets"), *t;
-	const char *cached = cache_value(cache, "CMAKE_BUILD_TYPE");
-	cJSON *bt = cJSON_AddObjectToObject(rec, "build_type");
+	const cJSON *targets = cJSON_GetObjectItemCaseSensitive(rec, "targets"), *t, *pick = NULL;
+	const char *cached = cache_value(cache, "CMAKE_BUILD_TYPE"), *eff;
+	cJSON *bt = cJSON_AddObjectToObject(rec, "build_type"), *others;
+	int best = 0;
 
 	if (cached)
 		cJSON_AddStringToObject(bt, "cache", cached);
 	else
 		cJSON_AddNullToObject(bt, "cache");
 	cJSON_ArrayForEach(t, targets) {
-		const char *eff = ab_json_str(t, "build_type");
-		const cJSON *flags = cJSON_GetObjectItemCaseSensitive(t, "flags");
-		const char *lang = ab_json_str(flags, "C_FLAGS") ? "C" : "CXX";
-		char *fk = ab_sprintf("%s_FLAGS", lang), *up, *ck, *ev;
+		const char *ty = ab_json_str(t, "build_type");
+		const cJSON *u;
+		int n = 0;
 
-		if (!eff) {
-			free(fk);
+		if (!ty)
 			continue;
+		if (named) {
+			pick = t;
+			break;
 		}
-		up = ab_strdup(eff);
+		cJSON_ArrayForEach(u, targets)
+			if (ab_json_str(u, "build_type") && strcmp(ab_json_str(u, "build_type"), ty) == 0)
+				n++;
+		if (n > best)
+			best = n, pick = t;
+	}
+	if (!pick) {
+		cJSON_AddNullToObject(bt, "effective");
+		cJSON_AddNullToObject(bt, "evidence");
+		cJSON_AddBoolToObject(bt, "shadowed", 0);
+		return;
+	}
+	eff = ab_json_str(pick, "build_type");
+	{
+		const cJSON *flags = cJSON_GetObjectItemCaseSensitive(pick, "flags");
+		const char *lang = ab_json_str(flags, "C_FLAGS") ? "C" : "CXX";
+		char *fk = ab_sprintf("%s_FLAGS", lang), *up = ab_strdup(eff), *ck, *ev;
+
 		for (char *p = up; *p; p++)
 			*p = (char)toupper((unsigned char)*p);
 		ck = ab_sprintf("CMAKE_%s_FLAGS_%s", lang, up);
 		if (*eff)
-			ev = ab_sprintf("%s: %s '%s' has %s '%s'", t->string, fk, ab_json_str(flags, fk),
+			ev = ab_sprintf("%s: %s '%s' has %s '%s'", pick->string, fk, ab_json_str(flags, fk),
 			                ck, cache_value(cache, ck));
 		else
-			ev = ab_sprintf("%s: %s '%s' has no CMAKE_%s_FLAGS_<CONFIG>", t->string, fk,
+			ev = ab_sprintf("%s: %s '%s' has no CMAKE_%s_FLAGS_<CONFIG>", pick->string, fk,
 			                ab_json_str(flags, fk), lang);
-		free(fk);
-		free(ck);
 		cJSON_AddStringToObject(bt, "effective", eff);
 		cJSON_AddStringToObject(bt, "evidence", ev);
 		cJSON_AddBoolToObject(bt, "shadowed", strcmp(cached ? cached : "", eff) != 0);
+		free(fk);
+		free(ck);
 		free(ev);
 		free(up);
-		return;
 	}
-	cJSON_AddNullToObject(bt, "effective");
-	cJSON_AddNullToObject(bt, "evidence");
-	cJSON_AddBoolToObject(bt, "shadowed", 0);
+	others = cJSON_CreateObject();
+	cJSON_ArrayForEach(t, targets) {
+		const char *ty = ab_json_str(t, "build_type");
+		cJSON *list;
+
+		if (!ty || strcmp(ty, eff) == 0)
+			continue;
+		list = cJSON_GetObjectItemCaseSensitive(others, ty);
+		if (!list)
+			list = cJSON_AddArrayToObject(others, ty);
+		cJSON_AddItemToArray(list, cJSON_CreateString(t->string));
+	}
+	if (cJSON_GetArraySize(others))
+		cJSON_AddItemToObject(bt, "other_targets", others);
+	else
+		cJSON_Delete(others);
 }
 
 static int
@@ -869,7 +907,7 @@ ab_cmakeprov_read(cJSON **out, const char *build_dir, char *const *targets, size
 	cJSON_AddItemToObject(rec, "keys", record_keys(cache));
 	if (record_targets(rec, build, cache, targets, ntargets) < 0)
 		goto done;
-	record_build_type(rec, cache);
+	record_build_type(rec, cache, ntargets > 0);
 	if (record_compilers(rec, build, cache) < 0 || record_jemalloc(rec, build) < 0)
 		goto done;
 	*out = rec;
@@ -1023,6 +1061,26 @@ key_repr(const cJSON *e)
 	return t && v ? ab_sprintf("%s=%s", t, v) : NULL;
 }
 
+/* "Debug: co rbtree; MinSizeRel: x", NULL when every target agrees */
+static char *
+others_repr(const cJSON *bt)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(bt, "other_targets"), *ty, *it;
+	struct ab_buf b = {0};
+
+	if (!cJSON_IsObject(o) || !o->child)
+		return NULL;
+	ab_buf_puts(&b, "");
+	cJSON_ArrayForEach(ty, o) {
+		if (b.len)
+			ab_buf_puts(&b, "; ");
+		ab_buf_printf(&b, "%s:", ty->string ? ty->string : "");
+		cJSON_ArrayForEach(it, ty)
+			ab_buf_printf(&b, " %s", cJSON_IsString(it) ? it->valuestring : "?");
+	}
+	return ab_buf_detach(&b);
+}
+
 static char *
 link_repr(const cJSON *t)
 {
@@ -1123,6 +1181,13 @@ ab_cmakeprov_diff(cJSON **out, const cJSON *a, const cJSON *b)
 	x = cJSON_GetObjectItemCaseSensitive(a, "build_type");
 	y = cJSON_GetObjectItemCaseSensitive(b, "build_type");
 	diff_add(d, "build_type", "effective", &na, ab_json_str(x, "effective"), &nb, ab_json_str(y, "effective"));
+	{
+		char *ox = others_repr(x), *oy = others_repr(y);
+
+		diff_add(d, "build_type", "other_targets", &na, ox, &nb, oy);
+		free(ox);
+		free(oy);
+	}
 
 	x = cJSON_GetObjectItemCaseSensitive(a, "compilers");
 	y = cJSON_GetObjectItemCaseSensitive(b, "compilers");

@@ -281,8 +281,10 @@ make_build(const char *name, const char *src, const char *jemalloc_options, int 
 	    "set(CMAKE_C_COMPILER_VERSION \"12.2.0\")\n");
 	ab_buf_clear(&t);
 	ab_buf_printf(&t, "%s/CMakeFiles/jemalloc.dir\n%s/src/CMakeFiles/fluent-bit-bin.dir\n"
-	              "%s/src/CMakeFiles/fluent-bit-static.dir\n", b, b, b);
+	              "%s/src/CMakeFiles/fluent-bit-static.dir\n%s/lib/co/CMakeFiles/co.dir\n", b, b, b, b);
 	put(b, "CMakeFiles/TargetDirectories.txt", t.s);
+	/* a bundled library that sets its own build type, as Fluent Bit's co does */
+	put(b, "lib/co/CMakeFiles/co.dir/flags.make", "C_FLAGS = -Wall -g -fPIC\n");
 	ab_buf_clear(&t);
 	ab_buf_printf(&t, "# compile C with /usr/bin/cc\nC_DEFINES = -DFLB_HAVE_JEMALLOC\n\n"
 	              "C_INCLUDES = -I%s/include -I%s/include\n\nC_FLAGS =  -Wall %s -fPIE\n",
@@ -354,9 +356,10 @@ test_records(void)
 
 	/* every target with a flags.make, sorted */
 	t = cJSON_GetObjectItemCaseSensitive(r1, "targets");
-	CHECK(cJSON_GetArraySize(t) == 2);
-	CHECK_STR(t->child->string, "fluent-bit-bin");
-	t = t->child;
+	CHECK(cJSON_GetArraySize(t) == 3);
+	CHECK_STR(t->child->string, "co");
+	t = t->child->next;
+	CHECK_STR(t->string, "fluent-bit-bin");
 	CHECK_STR(ab_json_str(t, "dir"), "src/CMakeFiles/fluent-bit-bin.dir");
 	CHECK_STR(key_field(t, "flags", "C_FLAGS"), "-Wall -g -fPIE");
 	CHECK_STR(ab_json_str(t, "build_type"), "Debug");
@@ -368,11 +371,27 @@ test_records(void)
 	CHECK_STR(ab_json_str(bt, "cache"), "");
 	CHECK_STR(ab_json_str(bt, "effective"), "Debug");
 	CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(bt, "shadowed")));
-	CHECK_STR(ab_json_str(bt, "evidence"), "fluent-bit-bin: C_FLAGS '-Wall -g -fPIE' has CMAKE_C_FLAGS_DEBUG '-g'");
+	CHECK_STR(ab_json_str(bt, "evidence"), "co: C_FLAGS '-Wall -g -fPIC' has CMAKE_C_FLAGS_DEBUG '-g'");
+	CHECK(!cJSON_GetObjectItemCaseSensitive(bt, "other_targets"));
 	bt = cJSON_GetObjectItemCaseSensitive(r3, "build_type");
 	CHECK_STR(ab_json_str(bt, "cache"), "Release");
 	CHECK_STR(ab_json_str(bt, "effective"), "RelWithDebInfo");
 	CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(bt, "shadowed")));
+	CHECK_STR(ab_json_str(bt, "evidence"), "fluent-bit-bin: C_FLAGS '-Wall -O2 -g -DNDEBUG -fPIE' has CMAKE_C_FLAGS_RELWITHDEBINFO '-O2 -g -DNDEBUG'");
+	/* the first named target decides */
+	{
+		char *co_first[] = {"co", "fluent-bit-bin"};
+		cJSON *r5 = NULL;
+		char *o;
+
+		CHECK(ab_cmakeprov_read(&r5, b3, co_first, 2) == 0);
+		bt = cJSON_GetObjectItemCaseSensitive(r5, "build_type");
+		CHECK_STR(ab_json_str(bt, "effective"), "Debug");
+		o = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(bt, "other_targets"));
+		CHECK_STR(o, "{\"RelWithDebInfo\":[\"fluent-bit-bin\"]}");
+		free(o);
+		cJSON_Delete(r5);
+	}
 
 	/* named targets only; an unknown one is recorded as not found */
 	t = cJSON_GetObjectItemCaseSensitive(r3, "targets");
@@ -412,7 +431,11 @@ test_records(void)
 	/* FLB_DEBUG against FLB_RELEASE: keys, effective type, flags, link */
 	CHECK(ab_cmakeprov_read(&r4, b3, NULL, 0) == 0);
 	CHECK(ab_cmakeprov_diff(&d, r1, r4) == 0);
-	CHECK(cJSON_GetArraySize(d) == 9);
+	CHECK(cJSON_GetArraySize(d) == 10);
+	/* the majority decides; the others are listed */
+	x = diff_find(d, "other_targets");
+	CHECK_STR(ab_json_str(x, "a"), "absent");
+	CHECK_STR(ab_json_str(x, "b"), "Debug: co");
 	x = diff_find(d, "CMAKE_BUILD_TYPE");
 	CHECK_STR(ab_json_str(x, "a"), "STRING=");
 	CHECK_STR(ab_json_str(x, "b"), "STRING=Release");
