@@ -377,10 +377,13 @@ ab_hash_line(struct ab_buf *b, const char *hex, const char *name)
 }
 
 /*
- * The tree hash: walk the tree once collecting regular files (d_type, no
- * stat in the common case), sort their paths bytewise, hash them in
- * parallel (workers take the next index from an atomic counter), then feed
- * the sha256sum lines in order to the outer digest.
+ * The tree hash. The calling thread walks the tree (openat, readdir,
+ * d_type: no stat in the common case) and appends each regular file to a
+ * chunked array that never moves; worker threads hash the files as soon as
+ * they are published, each taking the next index from an atomic counter,
+ * so the walk overlaps the hashing. When the walk is done the caller joins
+ * the workers; then the paths are sorted bytewise and the sha256sum lines
+ * fed in that order to the outer digest.
  */
 
 enum { OP_NONE, OP_OPEN, OP_READ, OP_TYPE };
@@ -393,24 +396,59 @@ struct tfile {
 	unsigned char md[32];
 };
 
+#define CHUNK_BITS 12
+#define CHUNK_SIZE ((size_t)1 << CHUNK_BITS)
+#define MAX_CHUNKS ((size_t)1 << 16) /* 268 million files */
+
 struct tree {
 	const char *dir;
 	int rootfd;
-	struct tfile *files;
-	size_t n, cap;
-	atomic_size_t next;
-	atomic_int failed;
+	struct tfile **chunks;     /* MAX_CHUNKS pointers, filled as needed */
+	size_t n;                  /* files appended (walker only) */
+	atomic_size_t published;   /* files that workers may take */
+	atomic_size_t next;        /* next index to hash */
+	atomic_int stop;           /* the walk failed: workers give up */
+	int walking;               /* under mu: more files may come */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
 };
 
-static void
+static struct tfile *
+tree_file(const struct tree *t, size_t i)
+{
+	return &t->chunks[i >> CHUNK_BITS][i & (CHUNK_SIZE - 1)];
+}
+
+static int
 tree_add(struct tree *t, char *path)
 {
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 256;
-		t->files = ab_realloc(t->files, t->cap * sizeof(*t->files));
+	struct tfile *f;
+
+	if (t->n >> CHUNK_BITS >= MAX_CHUNKS) {
+		ab_error("cannot hash '%s': too many files", t->dir);
+		free(path);
+		return -1;
 	}
-	memset(&t->files[t->n], 0, sizeof(t->files[0]));
-	t->files[t->n++].path = path;
+	if (!t->chunks[t->n >> CHUNK_BITS])
+		t->chunks[t->n >> CHUNK_BITS] = ab_malloc(CHUNK_SIZE * sizeof(struct tfile));
+	f = tree_file(t, t->n);
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	t->n++;
+	/* the entry is complete before a worker can see it */
+	atomic_store_explicit(&t->published, t->n, memory_order_release);
+	return 0;
+}
+
+/* wake workers waiting for files; done: the walk is over */
+static void
+tree_publish(struct tree *t, int done)
+{
+	pthread_mutex_lock(&t->mu);
+	if (done)
+		t->walking = 0;
+	pthread_cond_broadcast(&t->cv);
+	pthread_mutex_unlock(&t->mu);
 }
 
 static char *
@@ -476,10 +514,14 @@ tree_walk(struct tree *t)
 				}
 				type = S_ISREG(st.st_mode) ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : DT_UNKNOWN;
 			}
-			if (type == DT_REG)
-				tree_add(t, rel_join(rel, de->d_name));
-			else if (type == DT_DIR)
+			if (type == DT_REG) {
+				if (tree_add(t, rel_join(rel, de->d_name)) < 0) {
+					closedir(d);
+					goto done;
+				}
+			} else if (type == DT_DIR) {
 				ab_strv_push_owned(&queue, rel_join(rel, de->d_name));
+			}
 			/* symlinks, fifos, sockets and devices: not -type f */
 		}
 		if (errno) {
@@ -491,6 +533,7 @@ tree_walk(struct tree *t)
 			goto done;
 		}
 		closedir(d);
+		tree_publish(t, 0);
 	}
 	error = 0;
 done:
@@ -527,6 +570,10 @@ hash_one(struct tree *t, struct tfile *f, EVP_MD_CTX *ctx, unsigned char *buf)
 	close(fd);
 }
 
+/*
+ * A file that cannot be hashed does not stop the others: the error
+ * reported is then the first in path order, whatever the timing.
+ */
 static void *
 tree_worker(void *arg)
 {
@@ -534,19 +581,24 @@ tree_worker(void *arg)
 	EVP_MD_CTX *ctx = ctx_new();
 	unsigned char *buf = buf_alloc();
 
-	/*
-	 * Indices are claimed in increasing order and a claimed file is always
-	 * finished, so after a failure every file before it has been tried:
-	 * the first failure in path order is the one reported.
-	 */
-	while (!atomic_load_explicit(&t->failed, memory_order_relaxed)) {
+	for (;;) {
 		size_t i = atomic_fetch_add(&t->next, 1);
 
-		if (i >= t->n)
+		if (i >= atomic_load_explicit(&t->published, memory_order_acquire)) {
+			int more;
+
+			pthread_mutex_lock(&t->mu);
+			while (i >= atomic_load_explicit(&t->published, memory_order_acquire) &&
+			    t->walking && !atomic_load(&t->stop))
+				pthread_cond_wait(&t->cv, &t->mu);
+			more = i < atomic_load_explicit(&t->published, memory_order_acquire);
+			pthread_mutex_unlock(&t->mu);
+			if (!more)
+				break;
+		}
+		if (atomic_load_explicit(&t->stop, memory_order_relaxed))
 			break;
-		hash_one(t, &t->files[i], ctx, buf);
-		if (t->files[i].op != OP_NONE)
-			atomic_store(&t->failed, 1);
+		hash_one(t, tree_file(t, i), ctx, buf);
 	}
 	EVP_MD_CTX_free(ctx);
 	free(buf);
@@ -557,35 +609,14 @@ static int
 cmp_tfile(const void *a, const void *b)
 {
 	/* strcmp compares as unsigned char: the order of LC_ALL=C sort */
-	return strcmp(((const struct tfile *)a)->path, ((const struct tfile *)b)->path);
-}
-
-static void
-tree_hash_files(struct tree *t, int jobs)
-{
-	pthread_t *tid;
-	int started = 0;
-
-	if (jobs <= 0)
-		jobs = ab_hash_default_jobs();
-	if ((size_t)jobs > t->n)
-		jobs = t->n ? (int)t->n : 1;
-	tid = ab_calloc((size_t)jobs, sizeof(*tid));
-	/* the calling thread is one of the workers */
-	for (int i = 1; i < jobs; i++)
-		if (pthread_create(&tid[started], NULL, tree_worker, t) == 0)
-			started++;
-	tree_worker(t);
-	for (int i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
-	free(tid);
+	return strcmp((*(struct tfile *const *)a)->path, (*(struct tfile *const *)b)->path);
 }
 
 static int
-tree_report(const struct tree *t)
+tree_report(const struct tree *t, struct tfile **sorted)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		const struct tfile *f = &t->files[i];
+		const struct tfile *f = sorted[i];
 		char *p;
 
 		if (f->op == OP_NONE)
@@ -608,35 +639,61 @@ int
 ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
     const char *dir, int jobs)
 {
-	struct tree t = {.dir = dir, .rootfd = -1};
+	struct tree t = {.dir = dir, .rootfd = -1, .walking = 1};
 	struct ab_buf lines = {0};
+	struct tfile **sorted = NULL;
 	struct ab_sha256 *outer;
+	pthread_t *tid;
 	uint64_t total = 0;
-	int error = -1;
+	int started = 0, error = -1, walked;
 
-	atomic_init(&t.next, 0);
-	atomic_init(&t.failed, 0);
 	/* like `cd DIR`: a symlink to a directory is followed at the top only */
 	t.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t.rootfd < 0) {
 		ab_error_errno("cannot open directory '%s'", dir);
 		return -1;
 	}
-	if (tree_walk(&t) < 0)
+	atomic_init(&t.published, 0);
+	atomic_init(&t.next, 0);
+	atomic_init(&t.stop, 0);
+	pthread_mutex_init(&t.mu, NULL);
+	pthread_cond_init(&t.cv, NULL);
+	t.chunks = ab_calloc(MAX_CHUNKS, sizeof(*t.chunks));
+
+	/* jobs - 1 workers hash while this thread walks, then it joins them */
+	if (jobs <= 0)
+		jobs = ab_hash_default_jobs();
+	tid = ab_calloc((size_t)jobs, sizeof(*tid));
+	for (int i = 1; i < jobs; i++)
+		if (pthread_create(&tid[started], NULL, tree_worker, &t) == 0)
+			started++;
+	walked = tree_walk(&t);
+	if (walked < 0)
+		atomic_store(&t.stop, 1);
+	tree_publish(&t, 1);
+	if (walked == 0)
+		tree_worker(&t);
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	free(tid);
+	if (walked < 0)
 		goto done;
+
+	sorted = ab_calloc(t.n ? t.n : 1, sizeof(*sorted));
+	for (size_t i = 0; i < t.n; i++)
+		sorted[i] = tree_file(&t, i);
 	if (t.n > 1)
-		qsort(t.files, t.n, sizeof(*t.files), cmp_tfile);
-	tree_hash_files(&t, jobs);
-	if (tree_report(&t) < 0)
+		qsort(sorted, t.n, sizeof(*sorted), cmp_tfile);
+	if (tree_report(&t, sorted) < 0)
 		goto done;
 
 	outer = ab_sha256_new();
 	for (size_t i = 0; i < t.n; i++) {
 		char fhex[AB_HEX_LEN + 1];
 
-		to_hex(fhex, t.files[i].md);
-		ab_hash_line(&lines, fhex, t.files[i].path);
-		total += t.files[i].size;
+		to_hex(fhex, sorted[i]->md);
+		ab_hash_line(&lines, fhex, sorted[i]->path);
+		total += sorted[i]->size;
 		if (lines.len >= 65536) {
 			ab_sha256_update(outer, lines.s, lines.len);
 			ab_buf_clear(&lines);
@@ -652,9 +709,14 @@ ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
 	error = 0;
 done:
 	for (size_t i = 0; i < t.n; i++)
-		free(t.files[i].path);
-	free(t.files);
+		free(tree_file(&t, i)->path);
+	for (size_t c = 0; c < MAX_CHUNKS && t.chunks[c]; c++)
+		free(t.chunks[c]);
+	free(t.chunks);
+	free(sorted);
 	ab_buf_free(&lines);
+	pthread_cond_destroy(&t.cv);
+	pthread_mutex_destroy(&t.mu);
 	close(t.rootfd);
 	return error;
 }
