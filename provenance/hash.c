@@ -172,134 +172,6 @@ digest_fd(unsigned char md[32], uint64_t *size, int fd, EVP_MD_CTX *ctx,
 	return 0;
 }
 
-/*
- * A large file is read by a second thread into a ring of buffers while
- * this one hashes: the copy out of the page cache costs about a sixth of
- * the digest, and it moves to the other core. The digest itself is
- * sequential by nature.
- */
-#define PIPE_NBUF 4
-#define PIPE_MIN ((off_t)32 << 20)
-
-struct pipe {
-	int fd;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	unsigned char *buf[PIPE_NBUF];
-	size_t len[PIPE_NBUF];
-	uint64_t produced, consumed; /* buffers filled and hashed so far */
-	int eof, err, stop;
-};
-
-static void *
-pipe_reader(void *arg)
-{
-	struct pipe *p = arg;
-
-	for (;;) {
-		unsigned char *b;
-		size_t got = 0;
-		int err = 0, stop, done;
-
-		pthread_mutex_lock(&p->mu);
-		while (p->produced - p->consumed == PIPE_NBUF && !p->stop)
-			pthread_cond_wait(&p->cv, &p->mu);
-		b = p->buf[p->produced % PIPE_NBUF];
-		stop = p->stop;
-		pthread_mutex_unlock(&p->mu);
-		if (stop)
-			break;
-		/* fill the whole buffer: fewer hand-overs */
-		while (got < READ_BUFSZ) {
-			ssize_t n = read(p->fd, b + got, READ_BUFSZ - got);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				err = errno;
-				break;
-			}
-			if (n == 0)
-				break;
-			got += (size_t)n;
-		}
-		pthread_mutex_lock(&p->mu);
-		if (err) {
-			p->err = err;
-		} else if (got == 0) {
-			p->eof = 1;
-		} else {
-			p->len[p->produced % PIPE_NBUF] = got;
-			p->produced++;
-			if (got < READ_BUFSZ)
-				p->eof = 1;
-		}
-		done = p->err || p->eof;
-		pthread_cond_broadcast(&p->cv);
-		pthread_mutex_unlock(&p->mu);
-		if (done)
-			break;
-	}
-	return NULL;
-}
-
-/* 0, -errno, or 1 when no thread could be started (caller falls back) */
-static int
-digest_fd_pipelined(unsigned char md[32], uint64_t *size, int fd, EVP_MD_CTX *ctx)
-{
-	struct pipe p = {.fd = fd};
-	uint64_t total = 0;
-	unsigned int len = 0;
-	pthread_t tid;
-	int rc = 0;
-
-	pthread_mutex_init(&p.mu, NULL);
-	pthread_cond_init(&p.cv, NULL);
-	for (int i = 0; i < PIPE_NBUF; i++)
-		p.buf[i] = buf_alloc();
-	if (pthread_create(&tid, NULL, pipe_reader, &p) != 0) {
-		rc = 1;
-		goto done;
-	}
-	for (;;) {
-		unsigned char *b;
-		size_t n;
-
-		pthread_mutex_lock(&p.mu);
-		while (p.produced == p.consumed && !p.eof && !p.err)
-			pthread_cond_wait(&p.cv, &p.mu);
-		if (p.produced == p.consumed || p.err) {
-			rc = p.err ? -p.err : 0;
-			p.stop = 1;
-			pthread_cond_broadcast(&p.cv);
-			pthread_mutex_unlock(&p.mu);
-			break;
-		}
-		b = p.buf[p.consumed % PIPE_NBUF];
-		n = p.len[p.consumed % PIPE_NBUF];
-		pthread_mutex_unlock(&p.mu);
-
-		EVP_DigestUpdate(ctx, b, n);
-		total += n;
-
-		pthread_mutex_lock(&p.mu);
-		p.consumed++;
-		pthread_cond_broadcast(&p.cv);
-		pthread_mutex_unlock(&p.mu);
-	}
-	pthread_join(tid, NULL);
-	if (rc == 0) {
-		EVP_DigestFinal_ex(ctx, md, &len);
-		*size = total;
-	}
-done:
-	for (int i = 0; i < PIPE_NBUF; i++)
-		free(p.buf[i]);
-	pthread_cond_destroy(&p.cv);
-	pthread_mutex_destroy(&p.mu);
-	return rc;
-}
-
 int
 ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *name)
 {
@@ -307,21 +179,22 @@ ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *name)
 	unsigned char md[32];
 	uint64_t total = 0;
 	int64_t expect = -1;
+	unsigned char *buf;
 	struct stat st;
-	int rc = 1;
+	int rc;
 
 	ctx_init(ctx);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
 		expect = (int64_t)st.st_size;
-	if (expect >= PIPE_MIN && ab_hash_default_jobs() > 1)
-		rc = digest_fd_pipelined(md, &total, fd, ctx);
-	if (rc == 1) {
-		unsigned char *buf = buf_alloc();
-
-		rc = digest_fd(md, &total, fd, ctx, buf, READ_BUFSZ, expect);
-		free(buf);
-	}
+	/*
+	 * One thread: a second one reading ahead into a ring of buffers was
+	 * measured here and gained nothing (the copy out of the page cache is
+	 * a sixth of the digest's time, and the hand-over costs as much).
+	 */
+	buf = buf_alloc();
+	rc = digest_fd(md, &total, fd, ctx, buf, READ_BUFSZ, expect);
+	free(buf);
 	EVP_MD_CTX_free(ctx);
 	if (rc < 0) {
 		errno = -rc;

@@ -145,9 +145,9 @@ test_big_file(const char *dir)
 	free(path);
 }
 
-/* a file large enough for the two-thread reader, against the in-memory digest */
+/* a file of many read buffers, against the in-memory digest */
 static void
-test_pipelined(const char *dir)
+test_big_buffered(const char *dir)
 {
 	const size_t n = (33u << 20) + 7, small = 100000;
 	unsigned char *data = ab_malloc(n);
@@ -165,7 +165,7 @@ test_pipelined(const char *dir)
 	CHECK(ab_hash_file(got, &size, path) == 0);
 	CHECK_STR(got, want);
 	CHECK(size == n);
-	/* and a small one, read by this thread alone */
+	/* and one smaller than a buffer */
 	CHECK(ab_write_file_atomic(path, data, small) == 0);
 	ab_hash_buf(want, data, small);
 	CHECK(ab_hash_file(got, &size, path) == 0);
@@ -263,7 +263,7 @@ main(void)
 	test_line();
 	test_tree(dir);
 	test_file_errors(dir);
-	test_pipelined(dir);
+	test_big_buffered(dir);
 	test_big_file(dir);
 	ab_rm_rf(dir);
 	free(dir);
