@@ -131,7 +131,8 @@ finish_tree(struct ab_tree *t)
 {
 	size_t w = 0;
 
-	qsort(t->v, t->n, sizeof(*t->v), cmp_entry);
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_entry);
 	for (size_t i = 0; i < t->n; i++) {
 		if (i + 1 < t->n && !strcmp(t->v[i].path, t->v[i + 1].path)) {
 			entry_release(&t->v[i]);

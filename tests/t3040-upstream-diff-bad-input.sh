@@ -161,3 +161,10 @@ expect_file err <<'EOF2'
 allocbuild: upstream-diff: unknown option '--frobnicate'
 Try 'allocbuild help upstream-diff'.
 EOF2
+
+# an empty candidate: nothing differs or is extra, but the verdict says what is missing
+mkdir empty
+expect_exit 0 "$AB" upstream-diff empty tree
+expect_grep "0 files in candidate: 0 identical, 0 differ, 0 only in candidate; 1 only in upstream: a.c (source)" out
+expect_grep "verdict: matches upstream: no source, header, template or build file differs or is extra (but 1 of them is missing from the candidate)" out
+expect_exit 1 "$AB" upstream-diff --strict empty tree
