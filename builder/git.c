@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../provenance/hash.h"
 #include "util.h"
+#include "worktree.h"
 
 void
 ab_git_pin_release(struct ab_git_pin *p)
@@ -326,6 +328,8 @@ struct wentry {
 	char *path; /* relative */
 	git_oid oid;
 	git_filemode_t mode;
+	uint64_t size;
+	char hash[65]; /* sha256 of what was written */
 };
 
 struct writer {
@@ -446,6 +450,8 @@ writer_run(void *arg)
 		}
 		data = git_odb_object_data(obj);
 		size = git_odb_object_size(obj);
+		ab_hash_buf(e->hash, data, size);
+		e->size = size;
 		ab_buf_clear(&path);
 		ab_buf_printf(&path, "%s/%s", w->dest, e->path);
 		if (e->mode == GIT_FILEMODE_LINK) {
@@ -479,7 +485,8 @@ done:
 }
 
 int
-ab_git_write_tree(struct ab_cache *c, const char *url, const char *tree_hex, const char *dest, int jobs)
+ab_git_write_tree(struct ab_cache *c, const char *url, const char *tree_hex, const char *dest, int jobs,
+    struct ab_wt_index *hint)
 {
 	struct writer w = {0};
 	char *repo_path = ab_cache_git_path(c, url);
@@ -524,6 +531,13 @@ ab_git_write_tree(struct ab_cache *c, const char *url, const char *tree_hex, con
 	if (atomic_load(&w.failed)) {
 		ab_error("%s", w.err.s);
 		goto done;
+	}
+	if (hint) {
+		memset(hint, 0, sizeof(*hint));
+		for (size_t i = 0; i < w.n; i++)
+			ab_wt_index_add(hint, w.v[i].path, w.v[i].mode == GIT_FILEMODE_LINK ? S_IFLNK | 0777 : S_IFREG | 0644,
+			    w.v[i].size, w.v[i].hash);
+		ab_wt_index_sort(hint);
 	}
 	error = 0;
 done:

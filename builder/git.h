@@ -34,7 +34,13 @@ int ab_git_fetch(struct ab_git_pin *pin, struct ab_cache *c, const char *url, co
     const char *want, int unpinned);
 /* is the commit (with its tree) in the cached repository of url? fills pin->tree */
 int ab_git_have(struct ab_git_pin *pin, struct ab_cache *c, const char *url, const char *commit);
-/* write the tree (40 hex) of the cached repository of url into the existing empty dir dest */
-int ab_git_write_tree(struct ab_cache *c, const char *url, const char *tree, const char *dest, int jobs);
+struct ab_wt_index;
+/*
+ * write the tree (40 hex) of the cached repository of url into the existing
+ * empty dir dest; hint (may be NULL) receives the path, size and sha256 of
+ * every file and symlink written (for ab_wt_index_build_hinted)
+ */
+int ab_git_write_tree(struct ab_cache *c, const char *url, const char *tree, const char *dest, int jobs,
+    struct ab_wt_index *hint);
 
 #endif

@@ -552,11 +552,11 @@ struct build_ctx {
 };
 
 static int build_tree(cJSON *rec, const struct build_ctx *ctx, const struct ab_source *s, const char *dir,
-    const char *shown, int depth);
+    const char *shown, int depth, struct ab_wt_index *final, struct timespec *since);
 
 /* write the source's base tree into the existing empty dir */
 static int
-write_base(const struct build_ctx *ctx, const struct ab_source *s, const char *dir)
+write_base(const struct build_ctx *ctx, const struct ab_source *s, const char *dir, struct ab_wt_index *hint)
 {
 	const cJSON *f = fetched(ctx->o, s);
 	struct ab_cache *c = cache_of(ctx->o);
@@ -565,7 +565,7 @@ write_base(const struct build_ctx *ctx, const struct ab_source *s, const char *d
 	if (ab_cache_lock(c, 0) < 0)
 		return -1;
 	if (s->kind == AB_SOURCE_GIT) {
-		error = ab_git_write_tree(c, s->url, ab_json_str(f, "tree"), dir, ctx->o->jobs);
+		error = ab_git_write_tree(c, s->url, ab_json_str(f, "tree"), dir, ctx->o->jobs, hint);
 	} else {
 		char *path = ab_cache_archive_path(c, s->sha256);
 		char *name = ab_sprintf("%s", s->urls.n ? url_basename(s->urls.v[0]) ? url_basename(s->urls.v[0]) :
@@ -609,7 +609,7 @@ apply_overlay(cJSON *list, const struct build_ctx *ctx, const struct ab_source *
 		goto done;
 	}
 	orec = cJSON_CreateObject();
-	if (build_tree(orec, ctx, os, tmp, shown_target, depth + 1) < 0)
+	if (build_tree(orec, ctx, os, tmp, shown_target, depth + 1, NULL, NULL) < 0)
 		goto done;
 	if (ab_rm_rf(target) < 0)
 		goto done;
@@ -690,13 +690,21 @@ done:
 	return error;
 }
 
-/* build the full tree of s into the existing empty dir; fills rec */
+/*
+ * build the full tree of s into the existing empty dir; fills rec. When
+ * final is not NULL and nothing changes the base tree (no overlays,
+ * patches or prepare steps), *final receives the tree's index and *since
+ * the time it was taken; otherwise final->v stays NULL.
+ */
 static int
 build_tree(cJSON *rec, const struct build_ctx *ctx, const struct ab_source *s, const char *dir,
-    const char *shown, int depth)
+    const char *shown, int depth, struct ab_wt_index *final, struct timespec *since)
 {
 	char before[AB_HEX_LEN + 1], after[AB_HEX_LEN + 1];
+	struct ab_wt_index hint = {0}, base = {0};
+	struct timespec t;
 	cJSON *list;
+	int error;
 
 	if (depth > MAX_OVERLAY_DEPTH) {
 		ab_error("source '%s': overlays nested too deeply", s->id);
@@ -704,10 +712,21 @@ build_tree(cJSON *rec, const struct build_ctx *ctx, const struct ab_source *s, c
 	}
 	cJSON_AddStringToObject(rec, "source", s->id);
 	cJSON_AddItemToObject(rec, "base", base_record(fetched(ctx->o, s)));
-	if (write_base(ctx, s, dir) < 0)
+	error = write_base(ctx, s, dir, &hint);
+	/* before the index's stat pass: anything modified later is racily clean */
+	clock_gettime(CLOCK_REALTIME_COARSE, &t);
+	if (!error)
+		error = ab_wt_index_build_hinted(&base, dir, ctx->o->jobs, &hint);
+	ab_wt_index_free(&hint);
+	if (error < 0)
 		return -1;
-	if (tree_hash(before, dir, ctx->o->jobs) < 0)
-		return -1;
+	memcpy(before, base.dirhash, sizeof(before));
+	if (final && !s->noverlays && !s->patches.n && !s->nprepare && !ctx->check_only) {
+		*final = base;
+		*since = t;
+	} else {
+		ab_wt_index_free(&base);
+	}
 	cJSON_AddStringToObject(rec, "base_dirHash", before);
 	list = cJSON_AddArrayToObject(rec, "overlays");
 	for (size_t i = 0; i < s->noverlays; i++)
@@ -949,11 +968,13 @@ ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct a
 	if (!(tmp = make_tmp_dir(dest, "tmp")))
 		goto done;
 	mine = cJSON_CreateObject();
-	if (build_tree(mine, &ctx, s, tmp, dest, 0) < 0)
+	if (build_tree(mine, &ctx, s, tmp, dest, 0, &idx, &since) < 0)
 		goto done;
-	clock_gettime(CLOCK_REALTIME_COARSE, &since);
-	if (ab_wt_index_build(&idx, tmp, o->jobs) < 0)
-		goto done;
+	if (!idx.v) {
+		clock_gettime(CLOCK_REALTIME_COARSE, &since);
+		if (ab_wt_index_build(&idx, tmp, o->jobs) < 0)
+			goto done;
+	}
 	cJSON_AddStringToObject(mine, "dirHash", idx.dirhash);
 	cJSON_AddFalseToObject(mine, "reused");
 	/* swap: the stamp goes first, so a crash never leaves a stamp on a different tree */
@@ -1029,7 +1050,7 @@ ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *
 	ctx.log_dir = tmp;
 	ctx.shown_dest = s->id;
 	rec = cJSON_CreateObject();
-	error = build_tree(rec, &ctx, s, tmp, s->id, 0);
+	error = build_tree(rec, &ctx, s, tmp, s->id, 0, NULL, NULL);
 	cJSON_Delete(rec);
 	ab_rm_rf(tmp);
 	free(tmp);

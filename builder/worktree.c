@@ -118,14 +118,45 @@ struct pool {
 	const char *dir;
 };
 
+enum { HASH_BUFSZ = 1 << 17 };
+
+/* hash a file with the caller's buffer (no allocation per file) */
 static int
-hash_entry(struct ab_wt_entry *e, const char *dir)
+hash_file(char hex[65], const char *path, char *buf)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct ab_sha256 *h;
+	ssize_t n;
+
+	if (fd < 0) {
+		ab_error_errno("cannot open '%s'", path);
+		return -1;
+	}
+	h = ab_sha256_new();
+	while ((n = read(fd, buf, HASH_BUFSZ)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ab_error_errno("cannot read '%s'", path);
+			ab_sha256_final(hex, h);
+			close(fd);
+			return -1;
+		}
+		ab_sha256_update(h, buf, (size_t)n);
+	}
+	ab_sha256_final(hex, h);
+	close(fd);
+	return 0;
+}
+
+static int
+hash_entry(struct ab_wt_entry *e, const char *dir, char *buf)
 {
 	char *path = ab_path_join(dir, e->path);
 	int error = 0;
 
 	if (S_ISREG(e->mode)) {
-		error = ab_hash_file(e->hash, NULL, path);
+		error = hash_file(e->hash, path, buf);
 	} else if (S_ISLNK(e->mode)) {
 		char target[4096];
 		ssize_t n = readlink(path, target, sizeof(target));
@@ -147,11 +178,13 @@ static void *
 pool_run(void *arg)
 {
 	struct pool *p = arg;
+	char *buf = ab_malloc(HASH_BUFSZ);
 	size_t i;
 
 	while ((i = atomic_fetch_add(&p->next, 1)) < p->n)
-		if (hash_entry(p->todo[i], p->dir) < 0)
+		if (hash_entry(p->todo[i], p->dir, buf) < 0)
 			atomic_store(&p->failed, 1);
+	free(buf);
 	return NULL;
 }
 
@@ -217,8 +250,52 @@ ab_wt_index_dirhash(char hex[65], const struct ab_wt_index *idx)
 	ab_sha256_final(hex, h);
 }
 
+static const struct ab_wt_entry *
+hint_for(const struct ab_wt_index *hint, const char *path)
+{
+	size_t lo = 0, hi = hint ? hint->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(hint->v[mid].path, path);
+
+		if (!c)
+			return &hint->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void
+ab_wt_index_add(struct ab_wt_index *idx, const char *path, unsigned mode, uint64_t size, const char *hash)
+{
+	struct stat st;
+
+	memset(&st, 0, sizeof(st));
+	st.st_mode = mode;
+	st.st_size = (off_t)size;
+	add_entry(idx, path, &st);
+	if (hash)
+		memcpy(idx->v[idx->n - 1].hash, hash, 65);
+}
+
+void
+ab_wt_index_sort(struct ab_wt_index *idx)
+{
+	qsort(idx->v, idx->n, sizeof(*idx->v), cmp_entry);
+}
+
 int
 ab_wt_index_build(struct ab_wt_index *idx, const char *dir, int jobs)
+{
+	return ab_wt_index_build_hinted(idx, dir, jobs, NULL);
+}
+
+int
+ab_wt_index_build_hinted(struct ab_wt_index *idx, const char *dir, int jobs, const struct ab_wt_index *hint)
 {
 	struct ab_wt_entry **todo;
 	size_t n = 0;
@@ -229,9 +306,19 @@ ab_wt_index_build(struct ab_wt_index *idx, const char *dir, int jobs)
 		return -1;
 	}
 	todo = ab_calloc(idx->n, sizeof(*todo));
-	for (size_t i = 0; i < idx->n; i++)
-		if (!S_ISDIR(idx->v[i].mode))
-			todo[n++] = &idx->v[i];
+	for (size_t i = 0; i < idx->n; i++) {
+		struct ab_wt_entry *e = &idx->v[i];
+		const struct ab_wt_entry *h;
+
+		if (S_ISDIR(e->mode))
+			continue;
+		/* a hash known from writing the file, for the same kind and size */
+		h = hint_for(hint, e->path);
+		if (h && h->hash[0] && (h->mode & S_IFMT) == (e->mode & S_IFMT) && h->size == e->size)
+			memcpy(e->hash, h->hash, 65);
+		else
+			todo[n++] = e;
+	}
 	error = hash_all(todo, n, dir, jobs);
 	free(todo);
 	if (error < 0) {

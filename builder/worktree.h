@@ -32,6 +32,15 @@ struct ab_wt_index {
 
 /* index every entry below dir, hashing regular files with jobs threads (<= 0: one per core) */
 int ab_wt_index_build(struct ab_wt_index *idx, const char *dir, int jobs);
+/*
+ * the same, taking the content hash of a file or symlink from hint (sorted
+ * by path) when it is there with the same type and size: for a tree this
+ * process has just written and hashed while writing
+ */
+int ab_wt_index_build_hinted(struct ab_wt_index *idx, const char *dir, int jobs, const struct ab_wt_index *hint);
+/* build a hint: add entries (hash may be NULL), then sort */
+void ab_wt_index_add(struct ab_wt_index *idx, const char *path, unsigned mode, uint64_t size, const char *hash);
+void ab_wt_index_sort(struct ab_wt_index *idx);
 void ab_wt_index_free(struct ab_wt_index *idx);
 /* serialise to / parse from text (one line per entry) */
 void ab_wt_index_write(struct ab_buf *out, const struct ab_wt_index *idx);

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Benchmark of materializing one pinned commit, measured in the same run:
+#  (a) allocbuild fetch of a git source (cache warm, fresh output directory:
+#      writing the tree with libgit2 plus indexing it, dirHash included)
+#      against `git clone --local --no-checkout` + `git checkout` of the
+#      same commit                                    (target <= 1.3x git)
+#  (b) a repeated allocbuild fetch of the unchanged pin: the tree is
+#      verified against its stamp, nothing is written  (target < 0.3 s)
+# The repository is generated once: about 12,000 files and 170 MB of
+# source-like (compressible) text, log-normal sizes, some executables and
+# symlinks, packed. Work files live in bench/.work/checkout (or
+# $BENCH_DIR) and are kept for reruns unless CLEAN=1.
+# usage: bench/checkout.sh [ALLOCBUILD]
+set -eu
+cd "$(dirname "$0")/.."
+TOP=$(pwd)
+AB=${1:-${ALLOCBUILD:-$TOP/allocbuild}}
+ROUNDS=${ROUNDS:-5}
+WORK=${BENCH_DIR:-$TOP/bench/.work/checkout}
+[ -x "$AB" ] || { echo "bench: no binary '$AB' (run make first)" >&2; exit 2; }
+mkdir -p "$WORK"
+[ "${CLEAN:-0}" = 1 ] && trap 'rm -rf "$WORK"' EXIT
+export GIT_CONFIG_NOSYSTEM=1 HOME=$WORK/home LC_ALL=C
+mkdir -p "$HOME"
+git config --global user.name bench
+git config --global user.email bench@allocbuild.invalid
+git config --global init.defaultBranch main
+
+echo "machine before: $(nproc) cores, $(uptime | sed 's/.*load/load/')"
+repo=$WORK/repo.git
+if [ ! -f "$WORK/repo.done" ]; then
+	rm -rf "$WORK/gen" "$repo"
+	python3 - "$WORK/gen" <<'PY'
+import os, random, sys
+root = sys.argv[1]
+rng = random.Random(1)
+nfiles, total = 12000, 170_000_000
+sizes = [min(int(rng.lognormvariate(8.3, 1.6)), 8 << 20) for _ in range(nfiles)]
+scale = total / sum(sizes)
+sizes = [max(0, int(s * scale)) for s in sizes]
+dirs = [""]
+for i in range(900):
+    parent = rng.choice(dirs) if rng.random() < 0.7 else ""
+    if parent.count("/") >= 5:
+        parent = ""
+    dirs.append(os.path.join(parent, "d%03d" % i))
+for d in dirs:
+    os.makedirs(os.path.join(root, d), exist_ok=True)
+words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz_") for _ in range(rng.randint(2, 12))) for _ in range(5000)]
+lines = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) + ";\n" for _ in range(200000)]
+text = "".join(lines).encode()
+for i, s in enumerate(sizes):
+    d = rng.choice(dirs)
+    name = os.path.join(root, d, "f%05d.%s" % (i, "sh" if i % 97 == 0 else "c"))
+    off = rng.randrange(0, len(text) - s) if s < len(text) else 0
+    data = text[off:off + s] if s <= len(text) else (text * (s // len(text) + 1))[:s]
+    with open(name, "wb") as f:
+        f.write(data)
+    if i % 97 == 0:
+        os.chmod(name, 0o755)
+    if i % 500 == 0:
+        os.symlink("f%05d.c" % (i + 1), os.path.join(root, d, "link%05d" % i))
+PY
+	git init -q --bare "$repo"
+	git --git-dir="$repo" --work-tree="$WORK/gen" add -A
+	git --git-dir="$repo" --work-tree="$WORK/gen" commit -qm "generated tree"
+	git --git-dir="$repo" repack -adq
+	rm -rf "$WORK/gen"
+	touch "$WORK/repo.done"
+fi
+commit=$(git --git-dir="$repo" rev-parse HEAD)
+nfiles=$(git --git-dir="$repo" ls-tree -r "$commit" | wc -l)
+mb=$(git --git-dir="$repo" ls-tree -r -l "$commit" | awk '{ s += $4 } END { printf "%d", s / 1e6 }')
+packmb=$(du -sm "$repo/objects/pack" | cut -f1)
+cat >"$WORK/r.json" <<JSON
+{"recipe": 1, "name": "bench",
+ "sources": {"gen": {"git": {"url": "$repo", "commit": "$commit"}}},
+ "variants": [{"label": "v", "source": "gen", "build": {"system": "autotools"}}]}
+JSON
+cache=$WORK/cache
+"$AB" fetch -q --cache "$cache" -o "$WORK/warm" "$WORK/r.json" >/dev/null # fills the cache
+rm -rf "$WORK/warm"
+
+now() { date +%s.%N; }
+best() { sort -n | head -1; }
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+: >"$WORK/t.git"
+: >"$WORK/t.ab"
+: >"$WORK/t.again"
+: >"$WORK/c.git"
+: >"$WORK/c.ab"
+: >"$WORK/c.again"
+# timed CMD...: append wall seconds to $WORK/t.$T and user+sys seconds to $WORK/c.$T
+timed() {
+	/usr/bin/time -f '%e %U %S' -o "$WORK/time1" "$@" >/dev/null
+	awk '{ print $1 }' "$WORK/time1" >>"$WORK/t.$T"
+	awk '{ printf "%.2f\n", $2 + $3 }' "$WORK/time1" >>"$WORK/c.$T"
+}
+for ((i = 0; i < ROUNDS; i++)); do
+	rm -rf "$WORK/g" "$WORK/o"
+	sync
+	T=git timed sh -c 'git clone -q --local --no-checkout "$1" "$2" && git -C "$2" checkout -q "$3"' sh \
+		"$repo" "$WORK/g" "$commit"
+	rm -rf "$WORK/g"
+	sync
+	T=ab timed "$AB" fetch -q --cache "$cache" -o "$WORK/o" "$WORK/r.json"
+	T=again timed "$AB" fetch -q --cache "$cache" -o "$WORK/o" "$WORK/r.json"
+done
+# both wrote the same tree
+git clone -q --local --no-checkout "$repo" "$WORK/g" && git -C "$WORK/g" checkout -q "$commit" && rm -rf "$WORK/g/.git"
+diff -r --no-dereference "$WORK/g" "$WORK/o/variants/v/src" >/dev/null ||
+	{ echo "bench: allocbuild's tree differs from git's" >&2; exit 1; }
+rm -rf "$WORK/g"
+g=$(best <"$WORK/t.git") a=$(best <"$WORK/t.ab") r=$(best <"$WORK/t.again")
+gc=$(median <"$WORK/c.git") ac=$(median <"$WORK/c.ab") rc=$(median <"$WORK/c.again")
+gm=$(median <"$WORK/t.git") am=$(median <"$WORK/t.ab") rm_=$(median <"$WORK/t.again")
+printf 'repository: %d entries, %d MB of content, %d MB packed, commit %s\n' "$nfiles" "$mb" "$packmb" "$commit"
+printf 'materialize: allocbuild fetch %.2fs, git clone --local --no-checkout + checkout %.2fs, ratio %sx (target <= 1.3x)\n' \
+	"$a" "$g" "$(ratio "$a" "$g")"
+XX
+echo "machine after: $(uptime | sed 's/.*load/load/')"
