@@ -90,8 +90,6 @@ void ab_probe_finish(cJSON *record);
 
 /* jemalloc's MALLOC_CONF for the probe: requested (may be NULL) plus the stats switches; caller frees */
 char *ab_probe_jemalloc_conf(const char *requested);
-/* "0.0.0-0-g000000missing_version_try_git_fetch_tags": configure found no version */
-int ab_probe_jemalloc_version_is_bogus(const char *version);
 /* "2.0.9" from mi_version()'s number (209, 217, 20401, 3208, 30403 ...); caller frees */
 char *ab_probe_mimalloc_version_string(long mi_version);
 

@@ -10,18 +10,11 @@
 
 #include "../builder/util.h"
 #include "jsonio.h"
+#include "updiff.h"
 
 #define STATS_BEGIN "___ Begin jemalloc statistics ___"
 #define STATS_END "--- End jemalloc statistics ---"
 #define STATS_SWITCHES "stats_print:true,stats_print_opts:mdablxeh"
-#define BOGUS_VERSION "0.0.0-0-g000000missing_version_try_git_fetch_tags"
-
-int
-ab_probe_jemalloc_version_is_bogus(const char *version)
-{
-	/* configure writes exactly this when it finds neither git nor VERSION */
-	return version && !strcmp(version, BOGUS_VERSION);
-}
 
 /* one step of jemalloc's malloc_conf_next(): 1 pair, 0 end, -1 syntax error */
 enum conf_status { CONF_OK, CONF_ENDS_WITH_KEY, CONF_ENDS_WITH_COMMA, CONF_MALFORMED };
@@ -174,7 +167,7 @@ ab_probe_jemalloc_parse(cJSON *rec, const char *err)
 		const char *v = ab_json_str(rec, "version");
 		const char *mc = ab_json_str(config, "malloc_conf");
 
-		cJSON_AddBoolToObject(rec, "bogus_version", ab_probe_jemalloc_version_is_bogus(v));
+		cJSON_AddBoolToObject(rec, "bogus_version", ab_jemalloc_version_is_bogus(v));
 		if (mc && *mc)
 			cJSON_AddStringToObject(rec, "build_time", mc);
 		else

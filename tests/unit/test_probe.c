@@ -22,6 +22,7 @@
 #include "../../builder/util.h"
 #include "../../provenance/jsonio.h"
 #include "../../provenance/probe.h"
+#include "../../provenance/updiff.h"
 #include "unit.h"
 
 static char *
@@ -194,9 +195,9 @@ test_jemalloc_small(void)
 	s = ab_probe_jemalloc_conf("narenas");
 	CHECK_STR(s, "stats_print:true,stats_print_opts:mdablxeh,narenas");
 	free(s);
-	CHECK(ab_probe_jemalloc_version_is_bogus("0.0.0-0-g000000missing_version_try_git_fetch_tags"));
-	CHECK(!ab_probe_jemalloc_version_is_bogus("5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"));
-	CHECK(!ab_probe_jemalloc_version_is_bogus(NULL));
+	CHECK(ab_jemalloc_version_is_bogus("0.0.0-0-g000000missing_version_try_git_fetch_tags"));
+	CHECK(!ab_jemalloc_version_is_bogus("5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"));
+	CHECK(!ab_jemalloc_version_is_bogus(NULL));
 }
 
 static struct ab_kv kv209[] = {
