@@ -186,6 +186,12 @@ no_statistics(cJSON *rec, const char *what, char *const *argv, const struct run 
 	char status[128];
 
 	ab_proc_describe(status, sizeof(status), &r->res);
+	if (r->err.s && strstr(r->err.s, "<jemalloc>: Abort (abort_conf:true)")) {
+		ab_probe_add_problem(rec, "no_statistics", NULL, NULL,
+		    "no jemalloc statistics from '%s' (%s): jemalloc aborted on an invalid setting (abort_conf:true)",
+		    argv[0], status);
+		return;
+	}
 	ab_probe_add_problem(rec, "no_statistics", NULL, NULL,
 	    "no %s report in the output of '%s' (%s): is it linked with %s?", what, argv[0], status, what);
 }
@@ -215,7 +221,9 @@ ab_probe_program(cJSON **out, const struct ab_probe_req *req, char *const *argv)
 		if (error < 0)
 			return -1;
 		rec = new_record(req, "jemalloc", !alloc);
-		if (ab_probe_jemalloc_parse(rec, r.err.s) || alloc) {
+		/* "<jemalloc>: ..." lines without statistics: still jemalloc (abort_conf:true) */
+		if (ab_probe_jemalloc_parse(rec, r.err.s) || alloc ||
+		    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "messages")) > 0) {
 			ab_probe_jemalloc_check(rec, want_conf);
 			if (!cJSON_HasObjectItem(rec, "effective"))
 				no_statistics(rec, "jemalloc", argv, &r);

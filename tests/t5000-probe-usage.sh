@@ -79,6 +79,21 @@ expect_exit 1 "$AB" probe --allocator jemalloc --json -- sh -c 'echo "<jemalloc>
 [ "$(json out 'd["ok"]')" = False ] || fail "ok: $(cat out)"
 expect_grep "no jemalloc report in the output of 'sh' (exit status 3): is it linked with jemalloc?" err
 
+# jemalloc's diagnostics without statistics (abort_conf:true): still jemalloc
+expect_exit 1 "$AB" probe --env MALLOC_CONF=abort_conf:true,bogus:1 -- sh -c '
+	echo "<jemalloc>: Invalid conf pair: bogus:1" >&2
+	echo "<jemalloc>: Abort (abort_conf:true) on invalid conf value (see above)." >&2
+	kill -ABRT $$'
+expect_file err <<'X'
+allocbuild: probe: invalid setting 'bogus:1' in the runtime MALLOC_CONF: Invalid conf pair
+allocbuild: probe: no jemalloc statistics from 'sh' (killed by signal 6 (Aborted)): jemalloc aborted on an invalid setting (abort_conf:true)
+X
+head -n 1 out >head
+expect_file head <<'X'
+allocator      jemalloc
+X
+rm head
+
 # the requested environment reaches the program; allocator variables inherited are scrubbed
 MIMALLOC_VERBOSE=7 FOO_INHERITED=1 expect_exit 1 "$AB" probe --allocator mimalloc --env MIMALLOC_SHOW_STATS=1 \
 	--env PROBE_X=y --unset FOO_INHERITED --json -- sh -c 'env | grep -E "^(MIMALLOC|PROBE|FOO|MALLOC)" | sort >env.txt'
