@@ -1,12 +1,85 @@
-/* placeholder: replaced by the issue that implements 'build' */
-#include "../builder/cmd.h"
-#include "../builder/util.h"
+/* allocbuild build: build every variant of a recipe and write its provenance */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+#include "cmd.h"
+#include "plan.h"
+#include "recipe.h"
+#include "source.h"
+#include "util.h"
+
+enum { OPT_CCACHE = 0x2000, OPT_KEEP_GOING, OPT_FORCE, OPT_NO_TABLE };
 
 int
 cmd_build(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	ab_error("'%s' is not implemented yet", "build");
-	return AB_EXIT_USAGE;
+	static const struct option longopts[] = {
+		{"outdir", required_argument, NULL, 'o'},
+		{"jobs", required_argument, NULL, 'j'},
+		{"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+		{"force", no_argument, NULL, OPT_FORCE},
+		{"ccache", no_argument, NULL, OPT_CCACHE},
+		AB_SOURCE_LONGOPTS,
+		{NULL, 0, NULL, 0},
+	};
+	struct ab_source_opts so;
+	struct ab_plan_opts po = {0};
+	struct ab_build_opts bo = {0};
+	struct ab_recipe *r = NULL;
+	struct ab_plan *p = NULL;
+	int c, rc = AB_EXIT_USAGE;
+
+	ab_source_opts_init(&so);
+	bo.src = &so;
+	bo.table = 1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:j:k", longopts, NULL)) != -1) {
+		int h;
+
+		switch (c) {
+		case 'o':
+			po.outdir = optarg;
+			continue;
+		case 'j':
+			if (ab_plan_parse_jobs(&po.jobs, "build", optarg) < 0)
+				goto done;
+			continue;
+		case 'k':
+		case OPT_KEEP_GOING:
+			bo.keep_going = 1;
+			continue;
+		case OPT_FORCE:
+			bo.force = 1;
+			continue;
+		case OPT_CCACHE:
+			po.ccache = 1;
+			continue;
+		default:
+			break;
+		}
+		h = ab_source_opts_option(&so, c, optarg);
+		if (h < 0)
+			goto done;
+		if (h == 0) {
+			rc = ab_cmd_usage_error("build", "unknown option '%s'", argv[optind - 1]);
+			goto done;
+		}
+	}
+	if (optind >= argc) {
+		rc = ab_cmd_usage_error("build", "missing recipe");
+		goto done;
+	}
+	if (ab_recipe_load(&r, argv[optind]) < 0)
+		goto done;
+	if (ab_plan_make(&p, r, &po, argv + optind + 1, (size_t)(argc - optind - 1)) < 0)
+		goto done;
+	rc = ab_build_run(p, &bo);
+done:
+	ab_plan_free(p);
+	ab_recipe_free(r);
+	ab_source_opts_release(&so);
+	return rc;
 }

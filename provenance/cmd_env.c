@@ -1,12 +1,19 @@
-/* placeholder: replaced by the issue that implements 'env' */
+/* allocbuild env: the runtime environment of a label, or the binaries of all */
+#include <stdio.h>
+#include <string.h>
+
 #include "../builder/cmd.h"
 #include "../builder/util.h"
+#include "manifest.h"
 
 int
 cmd_env(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	ab_error("'%s' is not implemented yet", "env");
-	return AB_EXIT_USAGE;
+	if (argc != 3)
+		return ab_cmd_usage_error("env", argc < 3 ? "missing OUTDIR or LABEL" : "too many arguments");
+	if (!strcmp(argv[2], "--systems"))
+		return ab_manifest_systems(stdout, argv[1]) < 0 ? AB_EXIT_USAGE : AB_EXIT_OK;
+	if (argv[1][0] == '-' || argv[2][0] == '-')
+		return ab_cmd_usage_error("env", "unknown option '%s'", argv[1][0] == '-' ? argv[1] : argv[2]);
+	return ab_manifest_env(stdout, argv[1], argv[2]) < 0 ? AB_EXIT_USAGE : AB_EXIT_OK;
 }

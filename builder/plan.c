@@ -1,0 +1,528 @@
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+#define NONE ((size_t)-1)
+
+/* the directory through which ccache masquerades as the compilers (Debian) */
+#define CCACHE_DIR_BIN "/usr/lib/ccache"
+
+const char *
+ab_plan_kind_name(const struct ab_variant *v)
+{
+	switch (v->kind) {
+	case AB_VARIANT_BUILD:
+		return v->build.system == AB_BUILD_CMAKE ? "cmake" : "autotools";
+	case AB_VARIANT_RELINK:
+		return "relink";
+	case AB_VARIANT_RUNTIME:
+		return "runtime_of";
+	}
+	return "?";
+}
+
+const struct ab_plan_var *
+ab_plan_step_var(const struct ab_plan *p, const struct ab_step *s)
+{
+	return s->var == NONE ? NULL : &p->vars[s->var];
+}
+
+static struct ab_step *
+add_step(struct ab_plan *p, enum ab_step_kind kind, size_t var)
+{
+	struct ab_step *s;
+
+	p->steps = ab_realloc(p->steps, (p->nsteps + 1) * sizeof(*p->steps));
+	s = &p->steps[p->nsteps++];
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->var = var;
+	return s;
+}
+
+static int
+has_source(const struct ab_source **v, size_t n, const struct ab_source *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == s)
+			return 1;
+	return 0;
+}
+
+/* a source and, recursively, the sources overlaid onto it, each once */
+static void
+collect_source(const struct ab_source ***v, size_t *n, const struct ab_recipe *r, const struct ab_source *s)
+{
+	if (!s || has_source(*v, *n, s))
+		return;
+	*v = ab_realloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = s;
+	for (size_t i = 0; i < s->noverlays; i++)
+		collect_source(v, n, r, ab_recipe_source(r, s->overlays[i].source));
+}
+
+static size_t
+var_index(const struct ab_plan *p, const char *label)
+{
+	for (size_t i = 0; i < p->nvars; i++)
+		if (!strcmp(p->vars[i].v->label, label))
+			return i;
+	return NONE;
+}
+
+static void
+add_dep(struct ab_plan_var *pv, size_t d)
+{
+	if (d == NONE)
+		return;
+	for (size_t i = 0; i < pv->ndeps; i++)
+		if (pv->deps[i] == d)
+			return;
+	pv->deps = ab_realloc(pv->deps, (pv->ndeps + 1) * sizeof(*pv->deps));
+	pv->deps[pv->ndeps++] = d;
+}
+
+static char *
+join_targets(const char *prefix, const struct ab_list *t)
+{
+	struct ab_buf b = {0};
+
+	ab_buf_puts(&b, prefix);
+	for (size_t i = 0; i < t->n; i++)
+		ab_buf_printf(&b, " %s", t->v[i]);
+	return ab_buf_detach(&b);
+}
+
+static void
+plan_build_steps(struct ab_plan *p, size_t vi)
+{
+	struct ab_plan_var *pv = &p->vars[vi];
+	const struct ab_variant *v = pv->v;
+	struct ab_step *s;
+	char jobs[32];
+
+	snprintf(jobs, sizeof(jobs), "%d", pv->jobs);
+	pv->first_step = p->nsteps;
+
+	s = add_step(p, AB_STEP_SOURCE, vi);
+	s->source = ab_recipe_source(p->r, v->source);
+	s->name = ab_sprintf("source %s", v->source);
+	s->cwd = ab_strdup(pv->dir);
+	s->dir = ab_strdup(pv->src);
+
+	s = add_step(p, AB_STEP_CONFIGURE, vi);
+	s->log = ab_sprintf("%s/02-configure.log", pv->logs);
+	if (v->build.system == AB_BUILD_AUTOTOOLS) {
+		s->name = ab_strdup("configure");
+		ab_strv_pushf(&s->argv, "%s/configure", pv->src);
+		for (size_t i = 0; i < v->build.configure.n; i++)
+			ab_strv_push(&s->argv, v->build.configure.v[i]);
+		s->cwd = ab_strdup(pv->build);
+	} else {
+		s->name = ab_strdup("cmake configure");
+		ab_strv_push(&s->argv, "cmake");
+		ab_strv_push(&s->argv, "-S");
+		ab_strv_push(&s->argv, pv->src);
+		ab_strv_push(&s->argv, "-B");
+		ab_strv_push(&s->argv, pv->build);
+		ab_strv_push(&s->argv, "-G");
+		ab_strv_push(&s->argv, v->build.generator ? v->build.generator : "Unix Makefiles");
+		for (size_t i = 0; i < v->build.defines.n; i++)
+			ab_strv_pushf(&s->argv, "-D%s=%s", v->build.defines.v[i].key, v->build.defines.v[i].value);
+		s->cwd = ab_strdup(pv->dir);
+	}
+
+	s = add_step(p, AB_STEP_BUILD, vi);
+	s->log = ab_sprintf("%s/03-build.log", pv->logs);
+	if (v->build.system == AB_BUILD_AUTOTOOLS) {
+		s->name = join_targets("make", &v->build.targets);
+		ab_strv_push(&s->argv, "make");
+		ab_strv_pushf(&s->argv, "-j%s", jobs);
+		for (size_t i = 0; i < v->build.targets.n; i++)
+			ab_strv_push(&s->argv, v->build.targets.v[i]);
+		s->cwd = ab_strdup(pv->build);
+	} else {
+		s->name = join_targets("cmake --build", &v->build.targets);
+		ab_strv_push(&s->argv, "cmake");
+		ab_strv_push(&s->argv, "--build");
+		ab_strv_push(&s->argv, pv->build);
+		if (v->build.targets.n) {
+			ab_strv_push(&s->argv, "--target");
+			for (size_t i = 0; i < v->build.targets.n; i++)
+				ab_strv_push(&s->argv, v->build.targets.v[i]);
+		}
+		ab_strv_push(&s->argv, "-j");
+		ab_strv_push(&s->argv, jobs);
+		s->cwd = ab_strdup(pv->dir);
+	}
+	pv->nsteps = p->nsteps - pv->first_step;
+}
+
+static void
+plan_relink_steps(struct ab_plan *p, size_t vi)
+{
+	struct ab_plan_var *pv = &p->vars[vi];
+	struct ab_step *s;
+
+	pv->first_step = p->nsteps;
+	s = add_step(p, AB_STEP_RELINK, vi);
+	s->name = ab_sprintf("relink %s", pv->v->relink.output);
+	s->log = ab_sprintf("%s/01-relink.log", pv->logs);
+	s->cwd = ab_strdup(pv->artdir);
+	pv->nsteps = 1;
+}
+
+/* the child environment beyond the scrubbed base; see docs/build.md */
+static void
+plan_env(struct ab_plan *p, struct ab_plan_var *pv)
+{
+	const struct ab_variant *v = pv->v;
+
+	ab_strv_pushf(&pv->env, "SOURCE_DATE_EPOCH=%s", AB_SOURCE_DATE_EPOCH);
+	/* jemalloc's configure runs git describe in the build dir: never let it see an enclosing repository */
+	ab_strv_pushf(&pv->env, "GIT_CEILING_DIRECTORIES=%s/variants", p->outdir);
+	if (p->ccache) {
+		const char *path = getenv("PATH");
+
+		/*
+		 * Debian's masquerade directory: every compiler found through PATH is
+		 * ccache, including the ones an ExternalProject's configure finds
+		 */
+		ab_strv_pushf(&pv->env, "PATH=%s:%s", CCACHE_DIR_BIN, path ? path : "/usr/local/bin:/usr/bin:/bin");
+		/* same compile commands in different variant dirs hit the same objects */
+		ab_strv_pushf(&pv->env, "CCACHE_BASEDIR=%s", p->outdir);
+		ab_strv_push(&pv->env, "CCACHE_NOHASHDIR=1");
+	}
+	if (v->kind == AB_VARIANT_BUILD)
+		for (size_t i = 0; i < v->build.env.n; i++)
+			ab_strv_pushf(&pv->env, "%s=%s", v->build.env.v[i].key, v->build.env.v[i].value);
+}
+
+static int
+online_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+int
+ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_plan_opts *o,
+    char *const *labels, size_t nlabels)
+{
+	struct ab_plan *p = ab_calloc(1, sizeof(*p));
+	const struct ab_source **fetch = NULL, **upstream = NULL;
+	size_t nfetch = 0, nupstream = 0, *order = NULL, norder = 0, nbuild = 0;
+	char *outdir;
+
+	*out = NULL;
+	if (ab_recipe_order(&order, &norder, r, labels, nlabels) < 0) {
+		free(p);
+		return -1;
+	}
+	p->r = r;
+	outdir = o->outdir ? ab_strdup(o->outdir) : ab_sprintf("allocbuild-out/%s", r->name);
+	p->outdir = ab_path_absolute(outdir);
+	free(outdir);
+	p->jobs = o->jobs > 0 ? o->jobs : online_cores();
+	p->ccache = o->ccache;
+
+	p->nvars = norder;
+	p->vars = ab_calloc(norder ? norder : 1, sizeof(*p->vars));
+	for (size_t i = 0; i < norder; i++) {
+		struct ab_plan_var *pv = &p->vars[i];
+
+		pv->index = order[i];
+		pv->v = &r->variants[order[i]];
+		pv->base = ab_recipe_base_variant(r, pv->v);
+		if (!pv->base)
+			pv->base = pv->v;
+		pv->dir = ab_sprintf("%s/variants/%s", p->outdir, pv->v->label);
+		pv->src = ab_sprintf("%s/src", pv->dir);
+		pv->build = ab_sprintf("%s/build", pv->dir);
+		pv->logs = ab_sprintf("%s/logs", pv->dir);
+		pv->probe = ab_sprintf("%s/probe", pv->dir);
+		pv->artdir = ab_sprintf("%s/variants/%s/build", p->outdir, pv->base->kind == AB_VARIANT_RELINK ?
+		    pv->base->relink.from : pv->base->label);
+		pv->first_step = pv->probe_step = pv->updiff_step = NONE;
+		if (pv->v->kind == AB_VARIANT_BUILD)
+			nbuild++;
+	}
+	/* the job budget: up to `jobs` variants at once, sharing the budget */
+	p->parallel = nbuild < (size_t)p->jobs ? (int)nbuild : p->jobs;
+	if (p->parallel < 1)
+		p->parallel = 1;
+	for (size_t i = 0; i < norder; i++) {
+		struct ab_plan_var *pv = &p->vars[i];
+		const struct ab_variant *v = pv->v;
+		const struct ab_variant *artv = pv->base;
+
+		pv->jobs = v->kind == AB_VARIANT_BUILD && v->build.jobs > 0 ? v->build.jobs : p->jobs / p->parallel;
+		if (pv->jobs < 1)
+			pv->jobs = 1;
+		if (v->kind == AB_VARIANT_RELINK) {
+			add_dep(pv, var_index(p, v->relink.from));
+			for (size_t k = 0; k < v->relink.nreplace; k++)
+				add_dep(pv, var_index(p, v->relink.replace[k].with_variant));
+		} else if (v->kind == AB_VARIANT_RUNTIME) {
+			add_dep(pv, var_index(p, pv->base->label));
+		} else {
+			collect_source(&fetch, &nfetch, r, ab_recipe_source(r, v->source));
+		}
+		for (size_t k = 0; k < artv->artifacts.n; k++)
+			ab_strv_push(&pv->artifacts, artv->artifacts.v[k]);
+		if (artv->kind == AB_VARIANT_RELINK && !artv->artifacts.n)
+			ab_strv_push(&pv->artifacts, artv->relink.output);
+		if (artv->allocator.present && artv->allocator.archive) {
+			int dup = 0;
+
+			for (size_t k = 0; k < pv->artifacts.n; k++)
+				dup |= !strcmp(pv->artifacts.v[k], artv->allocator.archive);
+			if (!dup)
+				ab_strv_push(&pv->artifacts, artv->allocator.archive);
+		}
+		if (v->allocator.present && v->allocator.vendored && v->allocator.upstream) {
+			const struct ab_source *up = ab_recipe_source(r, v->allocator.upstream);
+
+			collect_source(&fetch, &nfetch, r, up);
+			if (up && !has_source(upstream, nupstream, up)) {
+				upstream = ab_realloc(upstream, (nupstream + 1) * sizeof(*upstream));
+				upstream[nupstream++] = up;
+			}
+		}
+		plan_env(p, pv);
+	}
+
+	for (size_t i = 0; i < nfetch; i++) {
+		struct ab_step *s = add_step(p, AB_STEP_FETCH, NONE);
+
+		s->source = fetch[i];
+		s->name = ab_sprintf("fetch %s", fetch[i]->id);
+	}
+	for (size_t i = 0; i < nupstream; i++) {
+		struct ab_step *s = add_step(p, AB_STEP_UPSTREAM, NONE);
+
+		s->source = upstream[i];
+		s->name = ab_sprintf("upstream %s", upstream[i]->id);
+		s->dir = ab_sprintf("%s/upstream/%s", p->outdir, upstream[i]->id);
+	}
+	for (size_t i = 0; i < norder; i++) {
+		if (p->vars[i].v->kind == AB_VARIANT_BUILD)
+			plan_build_steps(p, i);
+		else if (p->vars[i].v->kind == AB_VARIANT_RELINK)
+			plan_relink_steps(p, i);
+	}
+	for (size_t i = 0; i < norder; i++) {
+		struct ab_plan_var *pv = &p->vars[i];
+
+		if (pv->base->allocator.present && pv->artifacts.n) {
+			struct ab_step *s = add_step(p, AB_STEP_PROBE, i);
+
+			pv->probe_step = p->nsteps - 1;
+			s->name = ab_strdup("probe");
+			s->cwd = ab_strdup(pv->probe);
+			s->log = ab_sprintf("%s/probe.log", pv->logs);
+		}
+		if (pv->v->allocator.present && pv->v->allocator.vendored && pv->v->allocator.upstream) {
+			struct ab_step *s = add_step(p, AB_STEP_UPDIFF, i);
+
+			pv->updiff_step = p->nsteps - 1;
+			s->name = ab_sprintf("upstream-diff %s %s", pv->v->allocator.vendored, pv->v->allocator.upstream);
+			s->dir = ab_sprintf("%s/upstream/%s", p->outdir, pv->v->allocator.upstream);
+		}
+	}
+	add_step(p, AB_STEP_MANIFESTS, NONE)->name = ab_strdup("manifests");
+	ab_strv_push(&p->manifests, "recipe.json");
+	ab_strv_push(&p->manifests, "provenance/sources.json");
+	ab_strv_push(&p->manifests, "provenance/build-commands.json");
+	for (size_t i = 0; i < norder; i++)
+		if (p->vars[i].v->kind == AB_VARIANT_BUILD && p->vars[i].v->build.system == AB_BUILD_CMAKE) {
+			ab_strv_push(&p->manifests, "provenance/cmake-cache-provenance.json");
+			break;
+		}
+	ab_strv_push(&p->manifests, "provenance/binary-provenance.json");
+	ab_strv_push(&p->manifests, "provenance/allocator-probes.json");
+	if (nupstream)
+		ab_strv_push(&p->manifests, "provenance/upstream-diff.json");
+	for (size_t i = 0; i < norder; i++)
+		if (p->vars[i].v->kind == AB_VARIANT_RELINK) {
+			ab_strv_push(&p->manifests, "provenance/relink-provenance.json");
+			break;
+		}
+	ab_strv_push(&p->manifests, "provenance/provenance.intoto.json");
+	ab_strv_push(&p->manifests, "SHA256SUMS");
+
+	free(fetch);
+	free(upstream);
+	free(order);
+	*out = p;
+	return 0;
+}
+
+static void
+print_source_identity(FILE *f, const struct ab_source *s)
+{
+	if (s->kind == AB_SOURCE_GIT) {
+		fprintf(f, "git %s %s%s\n", s->url, s->commit, s->unpinned ? " (unpinned)" : "");
+	} else {
+		fprintf(f, "archive sha256 %s", s->sha256);
+		if (s->strip)
+			fprintf(f, " strip %d", s->strip);
+		fputc('\n', f);
+		for (size_t i = 0; i < s->urls.n; i++)
+			fprintf(f, "      url: %s\n", s->urls.v[i]);
+	}
+}
+
+static void
+print_argv(FILE *f, const char *what, char *const *argv)
+{
+	char *q = ab_argv_quote(argv);
+
+	fprintf(f, "      %s: %s\n", what, q);
+	free(q);
+}
+
+static void
+print_materialize(FILE *f, const struct ab_plan *p, const struct ab_source *s, const char *dest, int depth)
+{
+	char *tree = ab_strdup(dest);
+
+	for (size_t i = 0; i < s->patches.n; i++) {
+		char *path = ab_recipe_path(p->r, s->patches.v[i]);
+
+		fprintf(f, "      %*spatch: %s\n", depth * 2, "", path);
+		free(path);
+	}
+	for (size_t i = 0; i < s->noverlays; i++) {
+		const struct ab_source *o = ab_recipe_source(p->r, s->overlays[i].source);
+		char *sub = ab_path_join(dest, s->overlays[i].path);
+
+		fprintf(f, "      %*soverlay: %s <- source %s\n", depth * 2, "", sub, s->overlays[i].source);
+		if (o && depth < 8)
+			print_materialize(f, p, o, sub, depth + 1);
+		free(sub);
+	}
+	for (size_t i = 0; i < s->nprepare; i++) {
+		char *q = ab_argv_quote(s->prepare[i].v);
+
+		fprintf(f, "      %*sprepare: %s\n", depth * 2, "", q);
+		fprintf(f, "      %*s  cwd: %s\n", depth * 2, "", tree);
+		free(q);
+	}
+	free(tree);
+}
+
+void
+ab_plan_print(FILE *f, const struct ab_plan *p)
+{
+	fprintf(f, "recipe %s (%s, sha256 %s)\n", p->r->name, p->r->path, p->r->sha256);
+	fprintf(f, "outdir %s\n", p->outdir);
+	fprintf(f, "jobs %d: up to %d variant%s at once%s\n", p->jobs, p->parallel,
+	    p->parallel == 1 ? "" : "s", p->ccache ? ", compiling through ccache" : "");
+	fprintf(f, "environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC\n");
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct ab_step *s = &p->steps[i];
+		const struct ab_plan_var *pv = ab_plan_step_var(p, s);
+
+		fprintf(f, "[%zu/%zu] ", i + 1, p->nsteps);
+		if (pv)
+			fprintf(f, "%s: ", pv->v->label);
+		switch (s->kind) {
+		case AB_STEP_FETCH:
+			fprintf(f, "fetch %s: ", s->source->id);
+			print_source_identity(f, s->source);
+			break;
+		case AB_STEP_UPSTREAM:
+			fprintf(f, "upstream tree of %s\n", s->source->id);
+			fprintf(f, "      dir: %s\n", s->dir);
+			print_materialize(f, p, s->source, s->dir, 0);
+			break;
+		case AB_STEP_SOURCE:
+			fprintf(f, "fresh tree of %s\n", s->source->id);
+			fprintf(f, "      dir: %s\n", s->dir);
+			print_materialize(f, p, s->source, s->dir, 0);
+			break;
+		case AB_STEP_CONFIGURE:
+		case AB_STEP_BUILD:
+			fprintf(f, "%s\n", s->kind == AB_STEP_CONFIGURE ? "configure" : "build");
+			print_argv(f, "run", ab_strv_argv((struct ab_strv *)&s->argv));
+			fprintf(f, "      cwd: %s\n", s->cwd);
+			for (size_t k = 0; k < pv->env.n; k++)
+				fprintf(f, "      env: %s\n", pv->env.v[k]);
+			fprintf(f, "      log: %s\n", s->log);
+			break;
+		case AB_STEP_RELINK: {
+			const struct ab_variant *v = pv->v;
+
+			fprintf(f, "relink\n      link.txt: %s/%s\n", pv->artdir, v->relink.link_txt);
+			for (size_t k = 0; k < v->relink.nreplace; k++)
+				fprintf(f, "      replace: %s <- %s:%s\n", v->relink.replace[k].path,
+				    v->relink.replace[k].with_variant, v->relink.replace[k].with_artifact);
+			fprintf(f, "      output: %s/%s\n", pv->artdir, v->relink.output);
+			fprintf(f, "      log: %s\n", s->log);
+			break;
+		}
+		case AB_STEP_PROBE: {
+			const struct ab_variant *base = pv->base;
+
+			fprintf(f, "probe %s", base->allocator.kind);
+			if (pv->v != base)
+				fprintf(f, " (artifacts of %s)", base->label);
+			fputc('\n', f);
+			for (size_t k = 0; k < pv->artifacts.n; k++)
+				fprintf(f, "      artifact: %s/%s\n", pv->artdir, pv->artifacts.v[k]);
+			for (size_t k = 0; k < pv->v->runtime.env.n; k++)
+				fprintf(f, "      runtime env: %s=%s\n", pv->v->runtime.env.v[k].key,
+				    pv->v->runtime.env.v[k].value);
+			for (size_t k = 0; k < pv->v->runtime.unset.n; k++)
+				fprintf(f, "      runtime unset: %s\n", pv->v->runtime.unset.v[k]);
+			break;
+		}
+		case AB_STEP_UPDIFF:
+			fprintf(f, "upstream-diff %s/%s against %s\n", pv->src, pv->v->allocator.vendored, s->dir);
+			break;
+		case AB_STEP_MANIFESTS:
+			fprintf(f, "write manifests\n");
+			for (size_t k = 0; k < p->manifests.n; k++)
+				fprintf(f, "      %s/%s\n", p->outdir, p->manifests.v[k]);
+			break;
+		}
+	}
+}
+
+void
+ab_plan_free(struct ab_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nsteps; i++) {
+		ab_strv_free(&p->steps[i].argv);
+		free(p->steps[i].name);
+		free(p->steps[i].cwd);
+		free(p->steps[i].log);
+		free(p->steps[i].dir);
+	}
+	free(p->steps);
+	for (size_t i = 0; i < p->nvars; i++) {
+		struct ab_plan_var *pv = &p->vars[i];
+
+		free(pv->dir);
+		free(pv->src);
+		free(pv->build);
+		free(pv->logs);
+		free(pv->probe);
+		free(pv->artdir);
+		ab_strv_free(&pv->env);
+		ab_strv_free(&pv->artifacts);
+		free(pv->deps);
+	}
+	free(p->vars);
+	ab_strv_free(&p->manifests);
+	free(p->outdir);
+	free(p);
+}

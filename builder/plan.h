@@ -1,0 +1,98 @@
+/*
+ * plan: turn a recipe and the command-line options into the ordered steps
+ * of a build. `allocbuild plan` prints the plan and `allocbuild build`
+ * executes the very same one, so what plan shows is what build runs.
+ *
+ * Calling protocol:
+ *   struct ab_plan_opts o = {.outdir = NULL, .jobs = 0};
+ *   struct ab_plan *p;
+ *   if (ab_plan_make(&p, recipe, &o, labels, nlabels) < 0) ...  reported
+ *   ab_plan_print(stdout, p);            or ab_build_run(p, ...)
+ *   ab_plan_free(p);
+ *
+ * Steps are numbered 1..nsteps in the order plan prints them; the progress
+ * lines of a build use the same numbers. Paths in the plan are absolute.
+ */
+#ifndef AB_PLAN_H
+#define AB_PLAN_H
+
+#include <stdio.h>
+
+#include "recipe.h"
+#include "util.h"
+
+enum ab_step_kind {
+	AB_STEP_FETCH,     /* a source's pinned bytes into the cache */
+	AB_STEP_UPSTREAM,  /* a fresh tree of an upstream source, for upstream-diff */
+	AB_STEP_SOURCE,    /* a fresh source tree for a variant: patches, overlays, prepare */
+	AB_STEP_CONFIGURE, /* autotools configure or cmake -S -B */
+	AB_STEP_BUILD,     /* make or cmake --build */
+	AB_STEP_RELINK,    /* relink variant: the from-variant's link.txt with other archives */
+	AB_STEP_PROBE,     /* allocator probe of the variant's artifacts */
+	AB_STEP_UPDIFF,    /* vendored allocator against its upstream source */
+	AB_STEP_MANIFESTS, /* provenance/ and SHA256SUMS */
+};
+
+struct ab_step {
+	enum ab_step_kind kind;
+	size_t var;                    /* index into plan->vars, or (size_t)-1 */
+	const struct ab_source *source;/* FETCH, UPSTREAM, SOURCE */
+	char *name;                    /* short, for progress: "make build_lib_static" */
+	struct ab_strv argv;           /* CONFIGURE, BUILD: what is executed */
+	char *cwd;                     /* its working directory */
+	char *log;                     /* its log file */
+	char *dir;                     /* UPSTREAM: destination tree */
+};
+
+struct ab_plan_var {
+	const struct ab_variant *v;
+	size_t index;         /* into recipe->variants */
+	const struct ab_variant *base; /* runtime_of: the variant that built the binary; else v */
+	char *dir;            /* OUTDIR/variants/<label> */
+	char *src, *build, *logs, *probe;
+	char *artdir;         /* where its artifacts are: the base variant's build dir */
+	int jobs;             /* make / cmake --build -j */
+	struct ab_strv env;   /* "K=V" set for configure and build on top of the scrubbed base */
+	size_t first_step, nsteps; /* its SOURCE .. RELINK steps (indexes into steps) */
+	size_t probe_step, updiff_step; /* (size_t)-1 when none */
+	struct ab_strv artifacts; /* paths relative to the build dir (base's for runtime_of) */
+	size_t *deps;         /* indexes into plan->vars this variant waits for */
+	size_t ndeps;
+};
+
+struct ab_plan_opts {
+	const char *outdir;   /* NULL: ./allocbuild-out/<recipe name> */
+	int jobs;             /* -j; 0: online cores */
+	int ccache;           /* --ccache: compile through ccache */
+};
+
+struct ab_plan {
+	const struct ab_recipe *r;
+	char *outdir;         /* absolute */
+	int jobs;             /* the job budget */
+	int parallel;         /* variants built at once */
+	int ccache;
+	struct ab_step *steps;
+	size_t nsteps;
+	struct ab_plan_var *vars; /* the selected variants in dependency order */
+	size_t nvars;
+	struct ab_strv manifests; /* paths relative to OUTDIR */
+};
+
+/* build the plan for the given labels (all when nlabels is 0); reports errors */
+int ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_plan_opts *o,
+    char *const *labels, size_t nlabels);
+/* print every step with its argv (shell-quoted) and cwd */
+void ab_plan_print(FILE *f, const struct ab_plan *p);
+void ab_plan_free(struct ab_plan *p);
+
+/* the variant a step belongs to, or NULL */
+const struct ab_plan_var *ab_plan_step_var(const struct ab_plan *p, const struct ab_step *s);
+/* "autotools", "cmake", "relink", "runtime_of" */
+const char *ab_plan_kind_name(const struct ab_variant *v);
+/* parse the value of -j (1..1024) for command cmd; reports a usage error */
+int ab_plan_parse_jobs(int *out, const char *cmd, const char *arg);
+/* the value of SOURCE_DATE_EPOCH given to every child (docs/build.md) */
+#define AB_SOURCE_DATE_EPOCH "0"
+
+#endif

@@ -1,0 +1,182 @@
+#include "progress.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+struct running {
+	size_t step;
+	char *label, *name;
+	double start;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t ticker;
+	int live, ticking, stop;
+	size_t total;
+	struct running *run;
+	size_t nrun;
+	int drawn; /* a live line is on the screen */
+} P = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+static void
+format_elapsed(char *buf, size_t len, double s)
+{
+	int t = (int)s;
+
+	if (t >= 3600)
+		snprintf(buf, len, "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(buf, len, "%d:%02d", t / 60, t % 60);
+}
+
+/* with P.lock held */
+static void
+clear_line(void)
+{
+	if (P.drawn) {
+		fputs("\r\033[K", stderr);
+		P.drawn = 0;
+	}
+}
+
+/* with P.lock held: the most recently started running step */
+static void
+draw(void)
+{
+	struct running *r;
+	char el[32];
+
+	if (!P.live || !P.nrun) {
+		clear_line();
+		fflush(stderr);
+		return;
+	}
+	r = &P.run[P.nrun - 1];
+	format_elapsed(el, sizeof(el), ab_now() - r->start);
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s%s%s (%s)", r->step, P.total, r->label ? r->label : "",
+	    r->label ? ": " : "", r->name, el);
+	if (P.nrun > 1)
+		fprintf(stderr, " +%zu running", P.nrun - 1);
+	P.drawn = 1;
+	fflush(stderr);
+}
+
+static void *
+tick(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&P.lock);
+	while (!P.stop) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&P.cond, &P.lock, &ts);
+		if (!P.stop)
+			draw();
+	}
+	pthread_mutex_unlock(&P.lock);
+	return NULL;
+}
+
+void
+ab_progress_begin(size_t total)
+{
+	pthread_mutex_lock(&P.lock);
+	P.total = total;
+	P.live = isatty(2) && !ab_quiet;
+	P.stop = 0;
+	if (P.live && !P.ticking && pthread_create(&P.ticker, NULL, tick, NULL) == 0)
+		P.ticking = 1;
+	pthread_mutex_unlock(&P.lock);
+}
+
+void
+ab_progress_start(size_t step, const char *label, const char *name)
+{
+	struct running *r;
+
+	pthread_mutex_lock(&P.lock);
+	P.run = ab_realloc(P.run, (P.nrun + 1) * sizeof(*P.run));
+	r = &P.run[P.nrun++];
+	r->step = step;
+	r->label = label ? ab_strdup(label) : NULL;
+	r->name = ab_strdup(name);
+	r->start = ab_now();
+	draw();
+	pthread_mutex_unlock(&P.lock);
+}
+
+void
+ab_progress_end(size_t step, int ok)
+{
+	pthread_mutex_lock(&P.lock);
+	for (size_t i = 0; i < P.nrun; i++) {
+		struct running *r = &P.run[i];
+		char el[32];
+
+		if (r->step != step)
+			continue;
+		format_elapsed(el, sizeof(el), ab_now() - r->start);
+		if (!P.live && !ab_quiet)
+			fprintf(stderr, "[%zu/%zu] %s%s%s (%s)%s\n", r->step, P.total, r->label ? r->label : "",
+			    r->label ? ": " : "", r->name, el, ok ? "" : " failed");
+		free(r->label);
+		free(r->name);
+		memmove(r, r + 1, (P.nrun - i - 1) * sizeof(*r));
+		P.nrun--;
+		break;
+	}
+	draw();
+	pthread_mutex_unlock(&P.lock);
+}
+
+void
+ab_progress_skip(size_t step, const char *label, const char *name, const char *why)
+{
+	pthread_mutex_lock(&P.lock);
+	if (!P.live && !ab_quiet)
+		fprintf(stderr, "[%zu/%zu] %s%s%s: %s\n", step, P.total, label ? label : "", label ? ": " : "",
+		    name, why);
+	pthread_mutex_unlock(&P.lock);
+}
+
+void
+ab_progress_print(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&P.lock);
+	clear_line();
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	draw();
+	pthread_mutex_unlock(&P.lock);
+}
+
+void
+ab_progress_finish(void)
+{
+	pthread_mutex_lock(&P.lock);
+	P.stop = 1;
+	pthread_cond_broadcast(&P.cond);
+	pthread_mutex_unlock(&P.lock);
+	if (P.ticking) {
+		pthread_join(P.ticker, NULL);
+		P.ticking = 0;
+	}
+	pthread_mutex_lock(&P.lock);
+	clear_line();
+	fflush(stderr);
+	pthread_mutex_unlock(&P.lock);
+}

@@ -1,0 +1,56 @@
+/*
+ * manifest: the manifests of an OUTDIR (docs/manifests.md): sources.json,
+ * build-commands.json, cmake-cache-provenance.json, binary-provenance.json,
+ * allocator-probes.json, upstream-diff.json, relink-provenance.json, the
+ * in-toto statement provenance.intoto.json and SHA256SUMS; and the readers
+ * behind `verify` and `env`.
+ *
+ * The build (builder/build.c) assembles one "run" object: the recipe
+ * {name, path, sha256}, outdir, invocation_id, started_on, finished_on,
+ * options, toolchain, sources {id: fetch record}, dependencies [{name, uri,
+ * digest}] and variants [state], each state as docs/manifests.md describes.
+ * ab_manifest_write() turns it into every file, each written atomically,
+ * SHA256SUMS last.
+ */
+#ifndef AB_MANIFEST_H
+#define AB_MANIFEST_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+/* what jemalloc's configure uses when it cannot find a version */
+#define AB_JEMALLOC_BOGUS_VERSION "0.0.0-0-g000000missing_version_try_git_fetch_tags"
+/* the in-toto buildType and builder id of allocbuild (docs/manifests.md) */
+#define AB_BUILD_TYPE "https://allocbuild.dev/build/v1"
+#define AB_BUILDER_ID "https://allocbuild.dev/builder/v1"
+
+/* copy the recipe and write every manifest of a run into outdir; reports errors */
+int ab_manifest_write(const char *outdir, const cJSON *run);
+
+/*
+ * The first jemalloc-style version string (X.Y.Z-N-gHASH, including the
+ * bogus one) embedded in a file's bytes; *version NULL when none. Caller
+ * frees. Reports errors.
+ */
+int ab_manifest_scan_version(char **version, const char *path);
+
+/*
+ * Re-hash every file named by OUTDIR/SHA256SUMS and every subject and
+ * byproduct of provenance.intoto.json; print each mismatch on out as
+ * "PATH: expected HEX, actual HEX" (actual "missing" for a missing file).
+ * Returns 0 when all match, 1 on any mismatch, -1 (reported) when OUTDIR
+ * holds no readable manifests.
+ */
+int ab_manifest_verify(FILE *out, const char *outdir);
+
+/*
+ * The runtime environment of a label as shell lines: `unset NAME` for every
+ * allocator variable the label does not set, then `export NAME='value'`.
+ * Returns 0, or -1 (reported) for an unknown label or unreadable OUTDIR.
+ */
+int ab_manifest_env(FILE *out, const char *outdir, const char *label);
+/* "LABEL=/abs/path/to/binary" for every variant with a binary; 0 or -1 (reported) */
+int ab_manifest_systems(FILE *out, const char *outdir);
+
+#endif

@@ -1,0 +1,33 @@
+# Helpers for the build tests (t4xxx): a tiny autotools-shaped project
+# packed as a tarball in a --mirror-dir layout, so that failure paths are
+# tested without compiling an allocator.
+#   make_fakeproj DIR   ->  prints the tarball's sha256; DIR/mirror/sha256/<hex>
+# The project's configure honours:
+#   --fail        print 40 numbered lines and exit 1
+# and its lib/libfake.a rule waits half-way while the file named by the
+# environment variable FAKE_HOLD exists (set it through the recipe's build.env).
+make_fakeproj() {
+	local dir=$1 src=$1/fakeproj-1.0
+	mkdir -p "$src" "$dir/mirror/sha256"
+	cat >"$src/configure" <<'CFG'
+#!/bin/sh
+srcdir=$(cd "$(dirname "$0")" && pwd)
+for a in "$@"; do
+	case $a in
+	--fail) i=1; while [ $i -le 40 ]; do echo "checking line $i"; i=$((i+1)); done
+		echo "configure: error: asked to fail" >&2; exit 1 ;;
+	esac
+done
+sed -e "s|@srcdir@|$srcdir|" "$srcdir/Makefile.in" >Makefile
+echo "configured in $(pwd)"
+CFG
+	chmod +x "$src/configure"
+	printf 'all: lib/libfake.a bin/fake\n\nlib/libfake.a: @srcdir@/fake.c\n\tmkdir -p lib\n\techo partial >lib/libfake.a.tmp\n\tif [ -n "$$FAKE_HOLD" ]; then while [ -e "$$FAKE_HOLD" ]; do sleep 0.1; done; fi\n\techo "fake 1.2.3-0-gabcdef0123456789 library" >lib/libfake.a.tmp\n\tmv lib/libfake.a.tmp lib/libfake.a\n\nbin/fake: @srcdir@/fake.c lib/libfake.a\n\tmkdir -p bin\n\tcc -o bin/fake @srcdir@/fake.c\n' >"$src/Makefile.in"
+	printf '#include <stdio.h>\nint main(void) { puts("fake"); return 0; }\n' >"$src/fake.c"
+	# fixed metadata: the same bytes every time
+	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$dir" -czf "$dir/fakeproj-1.0.tar.gz" fakeproj-1.0
+	local h
+	h=$(sha256sum "$dir/fakeproj-1.0.tar.gz" | cut -d' ' -f1)
+	cp "$dir/fakeproj-1.0.tar.gz" "$dir/mirror/sha256/$h"
+	echo "$h"
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# plan: every step of the default recipe in dependency order, with the exact
+# argv, directory and environment of each command; nothing is executed.
+. "$TOP/tests/lib.sh"
+
+cp "$TOP/recipes/jemalloc-5.3.0-policy.json" r.json
+sha=$(sha256sum r.json | cut -d' ' -f1)
+O=$PWD/bo
+expect_exit 0 "$AB" plan -j 2 -o bo r.json
+expect_file err </dev/null
+[ ! -e bo ] || fail "plan created the OUTDIR"
+cat >want <<EOT
+recipe jemalloc-5.3.0-policy (r.json, sha256 $sha)
+outdir $O
+jobs 2: up to 2 variants at once
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC
+[1/11] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
+      url: https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2
+[2/11] stock53: fresh tree of jemalloc-5.3.0
+      dir: $O/variants/stock53/src
+[3/11] stock53: configure
+      run: $O/variants/stock53/src/configure --with-lg-quantum=3
+      cwd: $O/variants/stock53/build
+      env: SOURCE_DATE_EPOCH=0
+      env: GIT_CEILING_DIRECTORIES=$O/variants
+      log: $O/variants/stock53/logs/02-configure.log
+[4/11] stock53: build
+      run: make -j1 build_lib_static
+      cwd: $O/variants/stock53/build
+      env: SOURCE_DATE_EPOCH=0
+      env: GIT_CEILING_DIRECTORIES=$O/variants
+      log: $O/variants/stock53/logs/03-build.log
+[5/11] special53: fresh tree of jemalloc-5.3.0
+      dir: $O/variants/special53/src
+[6/11] special53: configure
+      run: $O/variants/special53/src/configure --with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30
+      cwd: $O/variants/special53/build
+      env: SOURCE_DATE_EPOCH=0
+      env: GIT_CEILING_DIRECTORIES=$O/variants
+      log: $O/variants/special53/logs/02-configure.log
+[7/11] special53: build
+      run: make -j1 build_lib_static
+      cwd: $O/variants/special53/build
+      env: SOURCE_DATE_EPOCH=0
+      env: GIT_CEILING_DIRECTORIES=$O/variants
+      log: $O/variants/special53/logs/03-build.log
+[8/11] stock53: probe jemalloc
+      artifact: $O/variants/stock53/build/lib/libjemalloc_pic.a
+[9/11] special53: probe jemalloc
+      artifact: $O/variants/special53/build/lib/libjemalloc_pic.a
+[10/11] fit-only: probe jemalloc (artifacts of stock53)
+      artifact: $O/variants/stock53/build/lib/libjemalloc_pic.a
+      runtime env: MALLOC_CONF=lg_extent_max_active_fit:30
+[11/11] write manifests
+      $O/recipe.json
+      $O/provenance/sources.json
+      $O/provenance/build-commands.json
+      $O/provenance/binary-provenance.json
+      $O/provenance/allocator-probes.json
+      $O/provenance/provenance.intoto.json
+      $O/SHA256SUMS
+EOT
+expect_file out <want
+
+# a label brings in what it depends on; -j 4 gives the one build all four jobs
+expect_exit 0 "$AB" plan -o bo r.json fit-only -j 4
+cat >want <<EOT
+recipe jemalloc-5.3.0-policy (r.json, sha256 $sha)
+outdir $O
+jobs 4: up to 1 variant at once
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC
+[1/7] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
+      url: https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2
+[2/7] stock53: fresh tree of jemalloc-5.3.0
+      dir: $O/variants/stock53/src
+[3/7] stock53: configure
+      run: $O/variants/stock53/src/configure --with-lg-quantum=3
+      cwd: $O/variants/stock53/build
+      env: SOURCE_DATE_EPOCH=0
+      env: GIT_CEILING_DIRECTORIES=$O/variants
+      log: $O/variants/stock53/logs/02-configure.log
+[4/7] stock53: build
+      run: make -j4 build_lib_static
+      cwd: $O/variants/stock53/build
+      env: SOURCE_DATE_EPOCH=0
+      env: GIT_CEILING_DIRECTORIES=$O/variants
+      log: $O/variants/stock53/logs/03-build.log
+[5/7] stock53: probe jemalloc
+      artifact: $O/variants/stock53/build/lib/libjemalloc_pic.a
+[6/7] fit-only: probe jemalloc (artifacts of stock53)
+      artifact: $O/variants/stock53/build/lib/libjemalloc_pic.a
+      runtime env: MALLOC_CONF=lg_extent_max_active_fit:30
+[7/7] write manifests
+      $O/recipe.json
+      $O/provenance/sources.json
+      $O/provenance/build-commands.json
+      $O/provenance/binary-provenance.json
+      $O/provenance/allocator-probes.json
+      $O/provenance/provenance.intoto.json
+      $O/SHA256SUMS
+EOT
+expect_file out <want
+
+# the default OUTDIR is ./allocbuild-out/<recipe name>
+expect_exit 0 "$AB" plan r.json stock53
+expect_grep "outdir $PWD/allocbuild-out/jemalloc-5.3.0-policy" out
+[ ! -e allocbuild-out ] || fail "plan created the OUTDIR"

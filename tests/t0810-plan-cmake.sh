@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# plan: cmake variants, patches, overlays, prepare commands, relink and
+# ccache; usage errors.
+. "$TOP/tests/lib.sh"
+
+mkdir patches
+echo "--- a/x" >patches/one.patch
+cat >r.json <<'JSON'
+{
+	"recipe": 1,
+	"name": "flb",
+	"sources": {
+		"flb": {"git": {"url": "https://github.com/fluent/fluent-bit", "commit": "6315162a8d4b1ef42b038834e639697f8cb44912"},
+			"patches": ["patches/one.patch"],
+			"overlay": {"lib/jemalloc-5.3.0": "je"}},
+		"je": {"git": {"url": "https://github.com/jemalloc/jemalloc", "commit": "54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"},
+			"prepare": [["autoconf"]]}
+	},
+	"variants": [
+		{"label": "a", "source": "flb",
+		 "build": {"system": "cmake", "defines": {"FLB_JEMALLOC": "On", "FLB_JEMALLOC_OPTIONS": "--with-lg-quantum=3 --with-version=5.3.0-0-g0"},
+			"targets": ["fluent-bit-bin"], "jobs": 3},
+		 "artifacts": ["bin/fluent-bit"],
+		 "allocator": {"kind": "jemalloc", "archive": "lib/libjemalloc_pic.a"}},
+		{"label": "b", "relink": {"from": "a", "link_txt": "src/CMakeFiles/fluent-bit-bin.dir/link.txt",
+			"replace": [{"path": "../lib/libjemalloc_pic.a", "with": {"variant": "a", "artifact": "lib/libjemalloc_pic.a"}}],
+			"output": "bin/fluent-bit-relinked"}}
+	]
+}
+JSON
+O=$PWD/bo
+expect_exit 0 "$AB" plan -j 2 --ccache -o bo r.json b
+cat >want <<EOT
+recipe flb (r.json, sha256 $(sha256sum r.json | cut -d' ' -f1))
+outdir $O
+jobs 2: up to 1 variant at once, compiling through ccache
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC
+[1/8] fetch flb: git https://github.com/fluent/fluent-bit 6315162a8d4b1ef42b038834e639697f8cb44912
+[2/8] fetch je: git https://github.com/jemalloc/jemalloc 54eaed1d8b56b1aa528be3bdd1877e59c56fa90c
+[3/8] a: fresh tree of flb
+      dir: $O/variants/a/src
+      patch: $PWD/patches/one.patch
+      overlay: $O/variants/a/src/lib/jemalloc-5.3.0 <- source je
+        prepare: autoconf
+          cwd: $O/variants/a/src/lib/jemalloc-5.3.0
+[4/8] a: configure
+      run: cmake -S $O/variants/a/src -B $O/variants/a/build -G 'Unix Makefiles' -DFLB_JEMALLOC=On '-DFLB_JEMALLOC_OPTIONS=--with-lg-quantum=3 --with-version=5.3.0-0-g0'
+      cwd: $O/variants/a
+      env: SOURCE_DATE_EPOCH=0
+      env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=/usr/lib/ccache:$PATH
+      env: CCACHE_BASEDIR=$O
+      env: CCACHE_NOHASHDIR=1
+      log: $O/variants/a/logs/02-configure.log
+[5/8] a: build
+      run: cmake --build $O/variants/a/build --target fluent-bit-bin -j 3
+      cwd: $O/variants/a
+      env: SOURCE_DATE_EPOCH=0
+      env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=/usr/lib/ccache:$PATH
+      env: CCACHE_BASEDIR=$O
+      env: CCACHE_NOHASHDIR=1
+      log: $O/variants/a/logs/03-build.log
+[6/8] b: relink
+      link.txt: $O/variants/a/build/src/CMakeFiles/fluent-bit-bin.dir/link.txt
+      replace: ../lib/libjemalloc_pic.a <- a:lib/libjemalloc_pic.a
+      output: $O/variants/a/build/bin/fluent-bit-relinked
+      log: $O/variants/b/logs/01-relink.log
+[7/8] a: probe jemalloc
+      artifact: $O/variants/a/build/bin/fluent-bit
+      artifact: $O/variants/a/build/lib/libjemalloc_pic.a
+[8/8] write manifests
+      $O/recipe.json
+      $O/provenance/sources.json
+      $O/provenance/build-commands.json
+      $O/provenance/cmake-cache-provenance.json
+      $O/provenance/binary-provenance.json
+      $O/provenance/allocator-probes.json
+      $O/provenance/relink-provenance.json
+      $O/provenance/provenance.intoto.json
+      $O/SHA256SUMS
+EOT
+expect_file out <want
+
+expect_exit 2 "$AB" plan
+cat <<EOT | expect_file err
+allocbuild: plan: missing recipe
+Try 'allocbuild help plan'.
+EOT
+expect_exit 2 "$AB" plan -j 0 r.json
+cat <<EOT | expect_file err
+allocbuild: plan: invalid job count '0'
+Try 'allocbuild help plan'.
+EOT
+expect_exit 2 "$AB" plan --frobnicate r.json
+cat <<EOT | expect_file err
+allocbuild: plan: unknown option '--frobnicate'
+Try 'allocbuild help plan'.
+EOT
+expect_exit 2 "$AB" plan r.json nosuch
+expect_grep "nosuch" err
+expect_file out </dev/null

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# build: mimalloc 2.0.9 from Debian's source through a git repository the
+# test creates; MI_SECURE=ON against OFF (the probe's secure level differs),
+# and MIMALLOC_PURGE_DELAY, unknown to 2.0.9, reported as unknown.
+. "$TOP/tests/lib.sh"
+
+mkdir mi
+tar -xf "$MIMALLOC_TARBALL" -C mi --strip-components=1
+git -C mi init -q
+git -C mi add -A
+git -C mi commit -qm "mimalloc 2.0.9 (Debian's source)"
+commit=$(git -C mi rev-parse HEAD)
+cat >r.json <<JSON
+{
+	"recipe": 1,
+	"name": "mi",
+	"sources": {
+		"mimalloc": {"git": {"url": "file://$PWD/mi", "commit": "$commit"}}
+	},
+	"variants": [
+		{"label": "mi-plain", "source": "mimalloc",
+		 "build": {"system": "cmake", "defines": {"MI_SECURE": "OFF", "MI_BUILD_SHARED": "OFF", "MI_BUILD_OBJECT": "OFF", "MI_BUILD_TESTS": "OFF"},
+			"targets": ["mimalloc-static"]},
+		 "artifacts": ["libmimalloc.a"],
+		 "allocator": {"kind": "mimalloc", "archive": "libmimalloc.a"}},
+		{"label": "mi-secure", "source": "mimalloc",
+		 "build": {"system": "cmake", "defines": {"MI_SECURE": "ON", "MI_BUILD_SHARED": "OFF", "MI_BUILD_OBJECT": "OFF", "MI_BUILD_TESTS": "OFF"},
+			"targets": ["mimalloc-static"]},
+		 "artifacts": ["libmimalloc-secure.a"],
+		 "allocator": {"kind": "mimalloc", "archive": "libmimalloc-secure.a"}},
+		{"label": "mi-purge", "runtime_of": "mi-plain",
+		 "runtime": {"env": {"MIMALLOC_PURGE_DELAY": "0"}}}
+	]
+}
+JSON
+
+# the unknown runtime option is a failed check: exit 1, everything built and recorded
+expect_exit 1 "$AB" build -o bo r.json
+expect_grep "allocbuild: mi-purge: probe: " err
+grep "mi-purge: probe: " err | grep -q MIMALLOC_PURGE_DELAY || fail "the unknown option is not named"
+P=bo/provenance/allocator-probes.json
+[ "$(json $P '[v["label"] for v in d["variants"]]')" = "['mi-plain', 'mi-secure', 'mi-purge']" ]
+[ "$(json $P 'd["variants"][0]["probe"]["version"]')" = "2.0.9" ]
+[ "$(json $P 'd["variants"][0]["probe"]["ok"]')" = True ]
+[ "$(json $P 'd["variants"][1]["probe"]["ok"]')" = True ]
+plain=$(json $P 'd["variants"][0]["probe"]["secure"]')
+secure=$(json $P 'd["variants"][1]["probe"]["secure"]')
+[ "$plain" = 0 ] || fail "mi-plain secure level $plain"
+[ "$secure" != 0 ] || fail "mi-secure secure level $secure"
+[ "$(json $P 'd["variants"][2]["probe"]["ok"]')" = False ]
+[ "$(json $P '[p["setting"] for p in d["variants"][2]["probe"]["problems"]]')" = "['MIMALLOC_PURGE_DELAY']" ]
+
+# the two cmake variants differ in MI_SECURE (and the library's name)
+C=bo/provenance/cmake-cache-provenance.json
+[ "$(json $C 'd["diffs"][0]["a"] + " " + d["diffs"][0]["b"]')" = "mi-plain mi-secure" ]
+json $C '"\n".join(sorted(set(x["key"] for x in d["diffs"][0]["differences"] if x["section"] == "keys")))' >keys
+expect_grep "MI_SECURE" keys
+[ "$(json bo/provenance/sources.json 'd["sources"]["mimalloc"]["commit"]')" = "$commit" ]
+[ "$(json bo/provenance/provenance.intoto.json 'd["predicate"]["buildDefinition"]["resolvedDependencies"][0]["digest"]["gitCommit"]')" = "$commit" ]
+(cd bo && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS does not check"
+expect_exit 0 "$AB" verify bo
+
+expect_exit 0 "$AB" env bo mi-purge
+printf "unset MALLOC_CONF\nexport MIMALLOC_PURGE_DELAY='0'\n" | expect_file out
+expect_exit 0 "$AB" env bo mi-secure
+printf "unset MALLOC_CONF\nunset MIMALLOC_PURGE_DELAY\n" | expect_file out
