@@ -22,6 +22,9 @@ enum {
 	BZ2_PAR_MAX = 64 * 1024 * 1024,    /* bzip2 files up to this size are decoded in parallel */
 };
 
+/* holes in one sparse archive member, at most (hashing zeros runs at ~2 GB/s) */
+static const int64_t HOLES_MAX = (int64_t)16 << 30;
+
 const char *
 ab_tree_kind_name(enum ab_tree_kind kind)
 {
@@ -589,8 +592,10 @@ skip_components(const char *path, int n)
 
 /*
  * Feed a member's data to fn block by block: holes of sparse members as
- * zeros, padded to the size in the header (libarchive leaves a trailing
- * hole out). Returns -1 on a read error, which the caller reports.
+ * zeros, and a sparse member's trailing hole up to the size in its header
+ * (libarchive leaves it out). Returns -1 on a read error (the caller
+ * reports archive_error_string), -2 when the holes exceed HOLES_MAX: a
+ * hostile header could otherwise make us hash zeros for ever.
  */
 static int
 member_data(struct archive *a, struct archive_entry *ae, void (*fn)(void *, const void *, size_t), void *ud)
@@ -598,7 +603,7 @@ member_data(struct archive *a, struct archive_entry *ae, void (*fn)(void *, cons
 	static const char zeros[64 * 1024];
 	const void *p;
 	size_t len;
-	la_int64_t off, pos = 0;
+	la_int64_t off, pos = 0, holes = 0;
 	int r;
 
 	for (;;) {
@@ -607,6 +612,8 @@ member_data(struct archive *a, struct archive_entry *ae, void (*fn)(void *, cons
 			break;
 		if (r < ARCHIVE_WARN)
 			return -1;
+		if (off > pos && (holes += off - pos) > HOLES_MAX)
+			return -2;
 		while (pos < off) {
 			size_t n = off - pos < (la_int64_t)sizeof(zeros) ? (size_t)(off - pos) : sizeof(zeros);
 
@@ -617,9 +624,11 @@ member_data(struct archive *a, struct archive_entry *ae, void (*fn)(void *, cons
 			fn(ud, p, len);
 		pos = off + (la_int64_t)len;
 	}
-	if (archive_entry_size_is_set(ae)) {
+	if (archive_entry_sparse_count(ae) > 0 && archive_entry_size_is_set(ae)) {
 		la_int64_t size = archive_entry_size(ae);
 
+		if (size > pos && (holes += size - pos) > HOLES_MAX)
+			return -2;
 		while (pos < size) {
 			size_t n = size - pos < (la_int64_t)sizeof(zeros) ? (size_t)(size - pos) : sizeof(zeros);
 
@@ -791,6 +800,10 @@ read_archive_pass(struct ab_tree *t, int strip, int par)
 			e->size = hs.size;
 			if (rd < 0 && s->bz_failed) {
 				error = -2;
+				goto done;
+			}
+			if (rd == -2) {
+				ab_error("archive '%s': member '%s': sparse holes larger than 16 GiB", t->root, name);
 				goto done;
 			}
 			if (rd < 0) {

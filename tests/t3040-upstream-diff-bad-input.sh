@@ -168,3 +168,14 @@ expect_exit 0 "$AB" upstream-diff empty tree
 expect_grep "0 files in candidate: 0 identical, 0 differ, 0 only in candidate; 1 only in upstream: a.c (source)" out
 expect_grep "verdict: matches upstream: no source, header, template or build file differs or is extra (but 1 of them is missing from the candidate)" out
 expect_exit 1 "$AB" upstream-diff --strict empty tree
+
+# a sparse member whose holes would take minutes to hash is refused
+mkdir huge
+truncate -s 17G huge/holes.bin
+tar -S -cf huge.tar -C huge holes.bin
+rm -rf huge
+expect_exit 2 "$AB" upstream-diff huge.tar tree
+no_stdout
+expect_file err <<'EOF2'
+allocbuild: archive 'huge.tar': member 'holes.bin': sparse holes larger than 16 GiB
+EOF2
