@@ -84,7 +84,7 @@ fuzz: deps
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o .obj-fuzz/fuzz_recipe \
 	  tests/fuzz/fuzz_recipe.c .obj-fuzz/liballocbuild.a $(LDLIBS)
 	@mkdir -p .obj-fuzz/corpus
-	./.obj-fuzz/fuzz_recipe -max_total_time=$(FUZZ_SECONDS) -dict=tests/fuzz/recipe.dict \
+	./.obj-fuzz/fuzz_recipe -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -dict=tests/fuzz/recipe.dict \
 	  .obj-fuzz/corpus tests/fuzz/corpus/recipe
 
 install: $(BIN)
