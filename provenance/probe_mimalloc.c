@@ -12,6 +12,7 @@
 #include "probe.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,18 +238,22 @@ mi_value(long long *out, const char *s, int kib)
 	}
 	v = strtoll(buf, &end, 10);
 	if (kib) {
+		long long mul = 1;
+
 		if (v < 0)
 			v = 0;
 		if (*end == 'K')
 			end++;
 		else if (*end == 'M')
-			v *= 1024, end++;
+			mul = 1024, end++;
 		else if (*end == 'G')
-			v *= 1024 * 1024, end++;
+			mul = 1024 * 1024, end++;
 		else if (*end == 'T')
-			v *= 1024LL * 1024 * 1024, end++;
+			mul = 1024LL * 1024 * 1024, end++;
 		else
-			v = (v + 1023) / 1024;
+			v = v / 1024 + (v % 1024 != 0);
+		/* mimalloc saturates too; the exact cap does not matter for a comparison */
+		v = v > LLONG_MAX / mul ? LLONG_MAX : v * mul;
 		if (end[0] == 'I' && end[1] == 'B')
 			end += 2;
 		else if (*end == 'B')

@@ -1,0 +1,53 @@
+/*
+ * fuzz_probe: libFuzzer target for the probe parsers and checks
+ * (provenance/probe.h). The input's first line is the requested setting
+ * (a MALLOC_CONF string, also used as the value of a few MIMALLOC_*
+ * variables), the rest is the program's stderr. Any input must give a
+ * record, never crash, leak or read out of bounds.
+ * `make check` replays tests/fuzz/corpus/probe.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../provenance/probe.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1), *nl, *conf, *err;
+	struct ab_kv kv[3];
+	struct ab_kvlist env = {kv, 3};
+	cJSON *rec;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	nl = strchr(text, '\n');
+	conf = text;
+	err = nl ? nl + 1 : text + size;
+	if (nl)
+		*nl = '\0';
+
+	rec = cJSON_CreateObject();
+	(void)ab_probe_jemalloc_parse(rec, err);
+	ab_probe_jemalloc_check(rec, conf);
+	ab_probe_finish(rec);
+	cJSON_Delete(rec);
+	free(ab_probe_jemalloc_conf(conf));
+
+	kv[0] = (struct ab_kv){"MIMALLOC_PURGE_DELAY", conf};
+	kv[1] = (struct ab_kv){"MIMALLOC_RESET_DELAY", conf};
+	kv[2] = (struct ab_kv){"MIMALLOC_ARENA_RESERVE", conf};
+	rec = cJSON_CreateObject();
+	(void)ab_probe_mimalloc_parse(rec, err, conf);
+	ab_probe_mimalloc_check(rec, &env);
+	ab_probe_finish(rec);
+	cJSON_Delete(rec);
+	free(ab_probe_mimalloc_version_string(strtol(conf, NULL, 10)));
+	free(text);
+	return 0;
+}
