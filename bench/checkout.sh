@@ -119,5 +119,8 @@ gm=$(median <"$WORK/t.git") am=$(median <"$WORK/t.ab") rm_=$(median <"$WORK/t.ag
 printf 'repository: %d entries, %d MB of content, %d MB packed, commit %s\n' "$nfiles" "$mb" "$packmb" "$commit"
 printf 'materialize: allocbuild fetch %.2fs, git clone --local --no-checkout + checkout %.2fs, ratio %sx (target <= 1.3x)\n' \
 	"$a" "$g" "$(ratio "$a" "$g")"
-XX
+printf '  median of %d: %.2fs vs %.2fs, ratio %sx; cpu (user+sys, median) %ss vs %ss\n' "$ROUNDS" "$am" "$gm" \
+	"$(ratio "$am" "$gm")" "$ac" "$gc"
+printf 'repeated fetch of the unchanged pin (verified): best %.3fs, median %.3fs, cpu %ss (target < 0.3s)\n' \
+	"$r" "$rm_" "$rc"
 echo "machine after: $(uptime | sed 's/.*load/load/')"

@@ -332,6 +332,8 @@ struct wentry {
 	char hash[65]; /* sha256 of what was written */
 };
 
+enum { WRITER_RUN = 32 };
+
 struct writer {
 	const char *repo_path;
 	const char *dest;
@@ -424,7 +426,7 @@ writer_run(void *arg)
 	git_repository *repo = NULL;
 	git_odb *odb = NULL;
 	struct ab_buf path = {0};
-	size_t i;
+	size_t i, end;
 
 	if (git_repository_open_bare(&repo, w->repo_path) < 0 || git_repository_odb(&odb, repo) < 0) {
 		const git_error *e = git_error_last();
@@ -434,11 +436,23 @@ writer_run(void *arg)
 		free(m);
 		goto done;
 	}
-	while (!atomic_load(&w->failed) && (i = atomic_fetch_add(&w->next, 1)) < w->n) {
-		struct wentry *e = &w->v[i];
+	/*
+	 * Runs of consecutive entries (mostly one directory) per thread: two
+	 * threads creating files in the same directory contend for its lock.
+	 */
+	for (i = 0, end = 0; !atomic_load(&w->failed); i++) {
 		git_odb_object *obj = NULL;
+		struct wentry *e;
 		const char *data;
 		size_t size;
+
+		if (i == end) {
+			i = atomic_fetch_add(&w->next, WRITER_RUN);
+			if (i >= w->n)
+				break;
+			end = i + WRITER_RUN < w->n ? i + WRITER_RUN : w->n;
+		}
+		e = &w->v[i];
 
 		if (git_odb_read(&obj, odb, &e->oid) < 0) {
 			const git_error *ge = git_error_last();

@@ -13,6 +13,15 @@
 
 #include "../provenance/hash.h"
 
+static int
+is_hex_prefix(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
 static void
 add_entry(struct ab_wt_index *idx, const char *path, const struct stat *st)
 {
@@ -360,6 +369,30 @@ ab_wt_index_write(struct ab_buf *out, const struct ab_wt_index *idx)
 	}
 }
 
+/* parse an unsigned number ending at a space (or '.' when dot) */
+static int
+parse_num(const char **p, const char *end, int base, char stop, unsigned long long *out)
+{
+	unsigned long long v = 0;
+	const char *s = *p;
+
+	if (s >= end || *s == stop)
+		return -1;
+	for (; s < end && *s != stop; s++) {
+		int d = *s >= '0' && *s <= '9' ? *s - '0' : -1;
+
+		if (d < 0 || d >= base)
+			return -1;
+		v = v * (unsigned)base + (unsigned)d;
+	}
+	if (s >= end)
+		return -1;
+	*out = v;
+	*p = s + 1;
+	return 0;
+}
+
+/* sscanf would measure the whole remaining text on every call: parse by hand */
 int
 ab_wt_index_parse(struct ab_wt_index *idx, const char *text, size_t len)
 {
@@ -368,20 +401,26 @@ ab_wt_index_parse(struct ab_wt_index *idx, const char *text, size_t len)
 	memset(idx, 0, sizeof(*idx));
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		unsigned long long size, ino;
-		long long ms, mn, cs, cn;
-		unsigned mode;
-		char hash[65];
-		int off = 0;
+		unsigned long long mode, size, ino, ms, mn, cs, cn;
+		const char *hash;
 		struct stat st;
 		struct ab_buf path = {0};
 
 		if (!nl)
 			goto bad;
-		if (sscanf(p, "%o %llu %lld.%lld %lld.%lld %llu %64s %n", &mode, &size, &ms, &mn, &cs, &cn,
-			&ino, hash, &off) != 8 || off <= 0 || p + off > nl)
+		if (parse_num(&p, nl, 8, ' ', &mode) < 0 || parse_num(&p, nl, 10, ' ', &size) < 0 ||
+		    parse_num(&p, nl, 10, '.', &ms) < 0 || parse_num(&p, nl, 10, ' ', &mn) < 0 ||
+		    parse_num(&p, nl, 10, '.', &cs) < 0 || parse_num(&p, nl, 10, ' ', &cn) < 0 ||
+		    parse_num(&p, nl, 10, ' ', &ino) < 0)
 			goto bad;
-		for (const char *s = p + off; s < nl; s++) {
+		hash = p;
+		if (nl - p > 65 && p[64] == ' ' && is_hex_prefix(p, 64))
+			p += 65;
+		else if (nl - p > 2 && p[0] == '-' && p[1] == ' ')
+			p += 2, hash = NULL;
+		else
+			goto bad;
+		for (const char *s = p; s < nl; s++) {
 			if (*s == '\\' && s + 1 < nl) {
 				s++;
 				ab_buf_putc(&path, *s == 'n' ? '\n' : *s);
@@ -389,18 +428,24 @@ ab_wt_index_parse(struct ab_wt_index *idx, const char *text, size_t len)
 				ab_buf_putc(&path, *s);
 			}
 		}
+		if (!path.len) {
+			ab_buf_free(&path);
+			goto bad;
+		}
 		memset(&st, 0, sizeof(st));
-		st.st_mode = mode;
+		st.st_mode = (mode_t)mode;
 		st.st_size = (off_t)size;
 		st.st_ino = (ino_t)ino;
-		st.st_mtim.tv_sec = ms;
-		st.st_mtim.tv_nsec = mn;
-		st.st_ctim.tv_sec = cs;
-		st.st_ctim.tv_nsec = cn;
-		add_entry(idx, path.s ? path.s : "", &st);
+		st.st_mtim.tv_sec = (time_t)ms;
+		st.st_mtim.tv_nsec = (long)mn;
+		st.st_ctim.tv_sec = (time_t)cs;
+		st.st_ctim.tv_nsec = (long)cn;
+		add_entry(idx, path.s, &st);
 		ab_buf_free(&path);
-		if (strcmp(hash, "-"))
-			memcpy(idx->v[idx->n - 1].hash, hash, 65);
+		if (hash) {
+			memcpy(idx->v[idx->n - 1].hash, hash, 64);
+			idx->v[idx->n - 1].hash[64] = '\0';
+		}
 		p = nl + 1;
 	}
 	ab_wt_index_dirhash(idx->dirhash, idx);
