@@ -89,7 +89,7 @@ static void
 fill_env(struct ab_env *env, const struct ab_plan_var *pv)
 {
 	ab_env_scrubbed(env);
-	for (size_t i = 0; i < pv->env.n; i++) {
+	for (size_t i = 0; pv && i < pv->env.n; i++) {
 		const char *eq = strchr(pv->env.v[i], '=');
 		char *k = ab_strndup(pv->env.v[i], (size_t)(eq - pv->env.v[i]));
 
@@ -167,7 +167,7 @@ tool_identity(struct ctx *c, struct ab_sha256 *h, const char *name)
 	cJSON *t = cJSON_CreateObject();
 	char hex[AB_HEX_LEN + 1] = "missing";
 
-	fill_env(&env, &c->p->vars[0]);
+	fill_env(&env, c->p->nvars ? &c->p->vars[0] : NULL);
 	pr.envp = ab_env_envp(&env);
 	pr.out = &out;
 	pr.err = &err;

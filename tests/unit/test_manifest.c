@@ -1,0 +1,130 @@
+/* unit tests of provenance/manifest.c: version scanning, env, verify, write */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unit.h"
+
+#include "../../builder/util.h"
+#include "../../provenance/hash.h"
+#include "../../provenance/jsonio.h"
+#include "../../provenance/manifest.h"
+
+static char dir[] = "/tmp/test_manifest.XXXXXX";
+
+static char *
+put(const char *name, const void *data, size_t len)
+{
+	char *p = ab_path_join(dir, name);
+	char *d = ab_path_dirname(p);
+
+	ab_mkdir_p(d, 0755);
+	free(d);
+	ab_write_file_atomic(p, data, len);
+	return p;
+}
+
+static char *
+scan(const char *bytes, size_t len)
+{
+	char *p = put("blob", bytes, len), *v = NULL;
+
+	CHECK(ab_manifest_scan_version(&v, p) == 0);
+	free(p);
+	return v;
+}
+
+static void
+test_scan(void)
+{
+	static const char real[] = "\x7f" "ELF\0\0junk 12.2.0-14) \0" "5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c\0tail";
+	static const char bogus[] = "xx\0" AB_JEMALLOC_BOGUS_VERSION "\0yy";
+	static const char none[] = "GCC: (Debian 12.2.0-14) 12.2.0\0 1.2-3-gabc 1.2.3-4-gab\0";
+	char *v;
+
+	v = scan(real, sizeof(real) - 1);
+	CHECK_STR(v, "5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c");
+	free(v);
+	v = scan(bogus, sizeof(bogus) - 1);
+	CHECK_STR(v, AB_JEMALLOC_BOGUS_VERSION);
+	free(v);
+	v = scan(none, sizeof(none) - 1);
+	CHECK(v == NULL);
+	free(v);
+	v = scan("", 0);
+	CHECK(v == NULL);
+	/* at the very end of the file, and a longer dotted prefix is not a version start */
+	v = scan("x 10.20.30-7-gdeadbeefcafe", 26);
+	CHECK_STR(v, "10.20.30-7-gdeadbeefcafe");
+	free(v);
+	v = scan("1.5.3.0-0-gdeadbeefcafe", 23);
+	CHECK(v == NULL);
+	free(v);
+}
+
+static void
+test_env_and_verify(void)
+{
+	const char *doc =
+	    "{\"variants\": ["
+	    "{\"label\": \"a\", \"runtime\": {\"env\": {}, \"unset\": [\"LD_PRELOAD\"]}, \"binary\": \"/x/bin/a\"},"
+	    "{\"label\": \"b\", \"runtime\": {\"env\": {\"MALLOC_CONF\": \"it's:1\", \"ZZ_X\": \"v\"}, \"unset\": []}, \"binary\": null}"
+	    "]}";
+	char *p = put("out/provenance/binary-provenance.json", doc, strlen(doc));
+	char *outdir = ab_path_join(dir, "out"), *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	char hex[AB_HEX_LEN + 1];
+	struct ab_buf sums = {0};
+
+	f = open_memstream(&text, &len);
+	CHECK(ab_manifest_env(f, outdir, "a") == 0);
+	fclose(f);
+	CHECK_STR(text, "unset LD_PRELOAD\nunset MALLOC_CONF\nunset ZZ_X\n");
+	free(text);
+	f = open_memstream(&text, &len);
+	CHECK(ab_manifest_env(f, outdir, "b") == 0);
+	fclose(f);
+	CHECK_STR(text, "unset LD_PRELOAD\nexport MALLOC_CONF='it'\\''s:1'\nexport ZZ_X='v'\n");
+	free(text);
+	f = open_memstream(&text, &len);
+	CHECK(ab_manifest_systems(f, outdir) == 0);
+	fclose(f);
+	CHECK_STR(text, "a=/x/bin/a\n");
+	free(text);
+
+	/* verify: SHA256SUMS plus the statement's subjects */
+	free(put("out/art", "abc", 3));
+	ab_hash_buf(hex, "abc", 3);
+	ab_buf_printf(&sums, "%s  art\n", hex);
+	free(put("out/SHA256SUMS", sums.s, sums.len));
+	{
+		const char *st = "{\"subject\": [], \"predicate\": {\"runDetails\": {\"byproducts\": []}}}";
+
+		free(put("out/provenance/provenance.intoto.json", st, strlen(st)));
+	}
+	f = open_memstream(&text, &len);
+	CHECK(ab_manifest_verify(f, outdir) == 0);
+	fclose(f);
+	free(text);
+	free(put("out/art", "abd", 3));
+	f = open_memstream(&text, &len);
+	CHECK(ab_manifest_verify(f, outdir) == 1);
+	fclose(f);
+	CHECK(text && !strncmp(text, "art: expected ba7816bf", 22));
+	free(text);
+	ab_buf_free(&sums);
+	free(outdir);
+	free(p);
+}
+
+int
+main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	test_scan();
+	test_env_and_verify();
+	ab_rm_rf(dir);
+	return unit_done();
+}
