@@ -33,7 +33,7 @@ static const struct command commands[] = {
 	    "branch or tag name instead of a commit id is an error unless\n"
 	    "--allow-unpinned is given.\n"},
 	{"plan", cmd_plan, "print every step a build would run, without running it",
-	    "allocbuild plan [-o OUTDIR] [-j N] RECIPE [LABEL...]\n"
+	    "allocbuild plan [-o OUTDIR] [-j N] [--ccache] RECIPE [LABEL...]\n"
 	    "\n"
 	    "Print, in dependency order, the source acquisition, patches, overlays,\n"
 	    "prepare commands, the argv and directory of every configure, build and\n"
@@ -63,7 +63,15 @@ static const struct command commands[] = {
 	    "are looked up in each --mirror-dir as sha256/<hex> or by file name.\n"
 	    "Cache: --cache, ALLOCBUILD_CACHE, $XDG_CACHE_HOME/allocbuild. See docs/sources.md.\n"},
 	{"build", cmd_build, "build every variant of a recipe and write provenance",
-	    "allocbuild build [options] RECIPE [LABEL...]\n"},
+	    "allocbuild build [-o OUTDIR] [-j N] [-k|--keep-going] [--force] [--ccache]\n"
+	    "                 [--cache DIR] [--mirror FROM=TO] [--mirror-dir DIR] [--allow-unpinned]\n"
+	    "                 RECIPE [LABEL...]\n"
+	    "\n"
+	    "Build the variants (all, or the labels and what they depend on) into\n"
+	    "OUTDIR (default ./allocbuild-out/<recipe name>), probe their allocators\n"
+	    "and write the manifests (docs/build.md, docs/manifests.md). Up-to-date\n"
+	    "variants are only re-verified; --force rebuilds. Exit 1 when a variant\n"
+	    "fails or a probe finds a problem.\n"},
 	{"probe", cmd_probe, "report the allocator settings in effect in a program",
 	    "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--unset K]... [--json] -- PROGRAM [ARGS...]\n"
 	    "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--json] --archive LIB.a [--workdir DIR]\n"

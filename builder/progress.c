@@ -25,6 +25,7 @@ static struct {
 	struct running *run;
 	size_t nrun;
 	int drawn; /* a live line is on the screen */
+	int hushed; /* notes of other modules silenced while the live line runs */
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
 static void
@@ -95,6 +96,11 @@ ab_progress_begin(size_t total)
 	P.total = total;
 	P.live = isatty(2) && !ab_quiet;
 	P.stop = 0;
+	/* other modules' notes (ab_note) would tear the live line: they go quiet */
+	if (P.live && !P.hushed) {
+		ab_quiet++;
+		P.hushed = 1;
+	}
 	if (P.live && !P.ticking && pthread_create(&P.ticker, NULL, tick, NULL) == 0)
 		P.ticking = 1;
 	pthread_mutex_unlock(&P.lock);
@@ -178,5 +184,9 @@ ab_progress_finish(void)
 	pthread_mutex_lock(&P.lock);
 	clear_line();
 	fflush(stderr);
+	if (P.hushed) {
+		ab_quiet--;
+		P.hushed = 0;
+	}
 	pthread_mutex_unlock(&P.lock);
 }

@@ -626,7 +626,7 @@ ab_manifest_verify(FILE *out, const char *outdir)
 			goto done;
 		}
 		l[AB_HEX_LEN] = '\0';
-		if (!ab_is_hex(l, AB_HEX_LEN)) {
+		if (!ab_is_hex(l, AB_HEX_LEN) || !ab_path_is_safe_relative(l + AB_HEX_LEN + 2)) {
 			ab_error("%s:%zu: malformed digest", sums_path, line);
 			free(l);
 			goto done;
