@@ -31,3 +31,27 @@ CFG
 	cp "$dir/fakeproj-1.0.tar.gz" "$dir/mirror/sha256/$h"
 	echo "$h"
 }
+
+# make_fakecmake DIR -> prints the sha256 of a tiny CMake project (a static
+# library "fakealloc" whose message depends on -DFLB_FAKE_TAG, and a program
+# "prog" linked against it), stored in DIR/mirror/sha256/<hex>
+make_fakecmake() {
+	local dir=$1 src=$1/fakecmake-1.0
+	mkdir -p "$src" "$dir/mirror/sha256"
+	cat >"$src/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.13)
+project(fakecmake C)
+set(FLB_FAKE_TAG "plain" CACHE STRING "tag compiled into the library")
+add_library(fakealloc STATIC alloc.c)
+target_compile_definitions(fakealloc PRIVATE FAKE_TAG="${FLB_FAKE_TAG}")
+add_executable(prog main.c)
+target_link_libraries(prog fakealloc)
+CM
+	printf 'const char *fake_tag(void) { return "fake 2.0.0-0-g0123456789abcdef " FAKE_TAG; }\n' >"$src/alloc.c"
+	printf '#include <stdio.h>\nconst char *fake_tag(void);\nint main(void) { puts(fake_tag()); return 0; }\n' >"$src/main.c"
+	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$dir" -czf "$dir/fakecmake-1.0.tar.gz" fakecmake-1.0
+	local h
+	h=$(sha256sum "$dir/fakecmake-1.0.tar.gz" | cut -d' ' -f1)
+	cp "$dir/fakecmake-1.0.tar.gz" "$dir/mirror/sha256/$h"
+	echo "$h"
+}
