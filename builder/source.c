@@ -776,6 +776,54 @@ stamp_path(const char *dest)
 	return ab_sprintf("%s.stamp", dest);
 }
 
+/*
+ * temp file and rename, without fsync: a stamp lost or torn by a crash is
+ * unreadable or missing, and the tree is then written again
+ */
+static int
+write_unsynced(const char *path, const char *data, size_t len)
+{
+	char *tmp = ab_sprintf("%s.tmp-%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int error = -1;
+
+	if (fd < 0) {
+		ab_error_errno("cannot create '%s'", tmp);
+		free(tmp);
+		return -1;
+	}
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ab_error_errno("cannot write '%s'", tmp);
+			goto done;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		ab_error_errno("cannot write '%s'", tmp);
+		goto done;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		ab_error_errno("cannot rename '%s' to '%s'", tmp, path);
+		goto done;
+	}
+	error = 0;
+done:
+	if (fd >= 0)
+		close(fd);
+	if (error)
+		unlink(tmp);
+	free(tmp);
+	return error;
+}
+
 static int
 write_stamp(const char *dest, const char *inputs, const cJSON *rec, const struct ab_wt_index *idx,
     int64_t since_s, int64_t since_ns)
@@ -794,7 +842,7 @@ write_stamp(const char *dest, const char *inputs, const cJSON *rec, const struct
 	ab_buf_puts(&b, line);
 	ab_buf_putc(&b, '\n');
 	ab_wt_index_write(&b, idx);
-	error = ab_write_file_atomic(path, b.s, b.len);
+	error = write_unsynced(path, b.s, b.len);
 	cJSON_free(line);
 	cJSON_Delete(head);
 	ab_buf_free(&b);
