@@ -6,7 +6,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -116,43 +119,99 @@ ab_env_release(struct ab_env *e)
 	ab_strv_free(&e->removed);
 }
 
-/* execvp with an explicit environment: look argv[0] up in envp's PATH */
+/*
+ * Running children, by process group, for the signal handler: a signal that
+ * ends allocbuild is passed on to each group first.
+ */
+#define MAX_RUNNING 256
+static volatile sig_atomic_t running[MAX_RUNNING];
+static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
+
 static void
-exec_with_env(char *const *argv, char *const *envp)
+forward_signal(int sig)
+{
+	for (int i = 0; i < MAX_RUNNING; i++) {
+		pid_t pg = (pid_t)running[i];
+
+		if (pg > 0)
+			kill(-pg, sig == SIGHUP ? SIGTERM : sig);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+install_handlers(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < AB_NELEM(sigs); i++) {
+		struct sigaction old;
+
+		/* leave a signal ignored by our parent (nohup) ignored */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static int
+track(pid_t pg)
+{
+	for (int i = 0; i < MAX_RUNNING; i++) {
+		sig_atomic_t zero = 0;
+
+		if (__atomic_compare_exchange_n(&running[i], &zero, (sig_atomic_t)pg, 0, __ATOMIC_SEQ_CST,
+		        __ATOMIC_SEQ_CST))
+			return i;
+	}
+	return -1;
+}
+
+static void
+untrack(int slot)
+{
+	if (slot >= 0)
+		__atomic_store_n(&running[slot], 0, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * The paths execve should try for argv[0], as execvp would with envp's PATH
+ * (computed before fork: the child of a threaded process only calls
+ * async-signal-safe functions).
+ */
+static void
+exec_candidates(struct ab_strv *c, const char *prog, char *const *envp)
 {
 	const char *path = NULL;
-	char buf[4096];
 
-	if (!envp) {
-		execvp(argv[0], argv);
+	if (strchr(prog, '/')) {
+		ab_strv_push(c, prog);
 		return;
 	}
-	if (strchr(argv[0], '/')) {
-		execve(argv[0], argv, envp);
-		return;
+	if (envp) {
+		for (char *const *p = envp; *p; p++)
+			if (!strncmp(*p, "PATH=", 5))
+				path = *p + 5;
+	} else {
+		path = getenv("PATH");
 	}
-	for (char *const *p = envp; *p; p++)
-		if (!strncmp(*p, "PATH=", 5))
-			path = *p + 5;
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
-	errno = ENOENT;
-	while (*path) {
+	while (1) {
 		size_t n = strcspn(path, ":");
-		int saved;
 
 		if (n == 0)
-			snprintf(buf, sizeof(buf), "%s", argv[0]);
+			ab_strv_push(c, prog);
 		else
-			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, argv[0]);
-		execve(buf, argv, envp);
-		saved = errno;
-		if (saved != ENOENT && saved != ENOTDIR && saved != EACCES)
-			return;
-		path += n;
-		if (*path == ':')
-			path++;
-		errno = saved == EACCES ? EACCES : ENOENT;
+			ab_strv_pushf(c, "%.*s/%s", (int)n, path, prog);
+		if (!path[n])
+			break;
+		path += n + 1;
 	}
 }
 
@@ -166,13 +225,45 @@ child_fail(int fd, int stage)
 }
 
 static void
-drain(int fds[2], struct ab_buf *bufs[2])
+child_exec(char *const *cand, char *const *argv, char *const *envp, int status_fd)
+{
+	extern char **environ;
+	int err = ENOENT;
+
+	for (size_t i = 0; cand[i]; i++) {
+		execve(cand[i], argv, envp ? envp : environ);
+		if (errno == EACCES)
+			err = EACCES;
+		else if (errno != ENOENT && errno != ENOTDIR) {
+			err = errno;
+			break;
+		}
+	}
+	errno = err;
+	child_fail(status_fd, 2);
+}
+
+static void
+keep(struct ab_buf *b, const char *p, size_t n, size_t max, int *truncated)
+{
+	if (max && b->len + n > max) {
+		*truncated = 1;
+		n = b->len < max ? max - b->len : 0;
+	}
+	if (n)
+		ab_buf_add(b, p, n);
+}
+
+/* read both pipes to EOF; past the deadline (> 0) kill the group once */
+static void
+drain(int fds[2], struct ab_buf *bufs[2], pid_t pg, double deadline, size_t max,
+    struct ab_proc_result *res)
 {
 	struct pollfd pfd[2];
 	char tmp[16384];
 
 	for (;;) {
-		int n = 0;
+		int n = 0, wait_ms = -1, r;
 
 		for (int i = 0; i < 2; i++)
 			if (fds[i] >= 0) {
@@ -182,23 +273,34 @@ drain(int fds[2], struct ab_buf *bufs[2])
 			}
 		if (!n)
 			return;
-		if (poll(pfd, (nfds_t)n, -1) < 0) {
+		if (deadline > 0 && !res->timed_out) {
+			double left = deadline - ab_now();
+
+			wait_ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+		}
+		r = poll(pfd, (nfds_t)n, wait_ms);
+		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			return;
+		}
+		if (r == 0) {
+			res->timed_out = 1;
+			kill(-pg, SIGKILL);
+			continue;
 		}
 		for (int j = 0; j < n; j++) {
 			if (!(pfd[j].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			for (int i = 0; i < 2; i++) {
-				ssize_t r;
+				ssize_t got;
 
 				if (fds[i] != pfd[j].fd)
 					continue;
-				r = read(fds[i], tmp, sizeof(tmp));
-				if (r > 0) {
-					ab_buf_add(bufs[i], tmp, (size_t)r);
-				} else if (r == 0 || errno != EINTR) {
+				got = read(fds[i], tmp, sizeof(tmp));
+				if (got > 0) {
+					keep(bufs[i], tmp, (size_t)got, max, &res->truncated);
+				} else if (got == 0 || errno != EINTR) {
 					close(fds[i]);
 					fds[i] = -1;
 				}
@@ -207,18 +309,47 @@ drain(int fds[2], struct ab_buf *bufs[2])
 	}
 }
 
+/* wait for pid; past the deadline (> 0) kill its group */
+static int
+wait_child(pid_t pid, int *status, double deadline, struct ab_proc_result *res)
+{
+	for (;;) {
+		pid_t r = waitpid(pid, status, deadline > 0 && !res->timed_out ? WNOHANG : 0);
+
+		if (r == pid)
+			return 0;
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (ab_now() >= deadline) {
+			res->timed_out = 1;
+			kill(-pid, SIGKILL);
+			continue;
+		}
+		{
+			struct timespec ts = {0, 20 * 1000 * 1000};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
 int
 ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 {
 	int status_pipe[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1};
-	int logfd = -1, devnull = -1, error = -1, status, msg[2];
-	double start = ab_now();
-	pid_t pid = -1;
+	int logfd = -1, devnull = -1, nullin = -1, error = -1, status, msg[2], slot = -1;
+	struct ab_strv cand = {0};
+	double start = ab_now(), deadline = p->timeout > 0 ? start + p->timeout : 0;
+	pid_t pid = -1, parent = getpid();
 	ssize_t n;
 
 	memset(res, 0, sizeof(*res));
 	res->pid = -1;
 	res->exit_code = -1;
+	pthread_once(&handlers_once, install_handlers);
 	if (p->log_path && (!p->out || !p->err)) {
 		logfd = open(p->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (logfd < 0) {
@@ -233,11 +364,16 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 			goto done;
 		}
 	}
+	if (!p->inherit_stdio && (nullin = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		ab_error_errno("cannot open '/dev/null'");
+		goto done;
+	}
 	if (pipe2(status_pipe, O_CLOEXEC) < 0 || (p->out && pipe2(outp, O_CLOEXEC) < 0) ||
 	    (p->err && pipe2(errp, O_CLOEXEC) < 0)) {
 		ab_error_errno("cannot create pipe for '%s'", p->argv[0]);
 		goto done;
 	}
+	exec_candidates(&cand, p->argv[0], p->envp);
 	fflush(NULL);
 	pid = fork();
 	res->pid = (int)pid;
@@ -248,20 +384,32 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 	if (pid == 0) {
 		int out_fd = p->out ? outp[1] : logfd >= 0 ? logfd : devnull;
 		int err_fd = p->err ? errp[1] : logfd >= 0 ? logfd : devnull;
-		int in_fd = open("/dev/null", O_RDONLY);
+		sigset_t none;
 
+		/* its own group, so that a timeout or our death reaches all of it */
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
-		if (in_fd >= 0 && !p->inherit_stdio)
-			dup2(in_fd, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (nullin >= 0 && dup2(nullin, 0) < 0)
+			child_fail(status_pipe[1], 0);
 		if (out_fd >= 0 && dup2(out_fd, 1) < 0)
 			child_fail(status_pipe[1], 0);
 		if (err_fd >= 0 && dup2(err_fd, 2) < 0)
 			child_fail(status_pipe[1], 0);
 		if (p->cwd && chdir(p->cwd) < 0)
 			child_fail(status_pipe[1], 1);
-		exec_with_env(p->argv, p->envp);
-		child_fail(status_pipe[1], 2);
+		child_exec(cand.v, p->argv, p->envp, status_pipe[1]);
 	}
+	/* both sides set the group: whichever runs first wins the race */
+	setpgid(pid, pid);
+	slot = track(pid);
 	close(status_pipe[1]);
 	status_pipe[1] = -1;
 	if (outp[1] >= 0)
@@ -287,14 +435,12 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 		int fds[2] = {outp[0], errp[0]};
 		struct ab_buf *bufs[2] = {p->out, p->err};
 
-		drain(fds, bufs);
+		drain(fds, bufs, pid, deadline, p->max_output, res);
 		outp[0] = errp[0] = -1;
 	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			ab_error_errno("cannot wait for '%s'", p->argv[0]);
-			goto done;
-		}
+	if (wait_child(pid, &status, deadline, res) < 0) {
+		ab_error_errno("cannot wait for '%s'", p->argv[0]);
+		goto done;
 	}
 	if (WIFEXITED(status)) {
 		res->exit_code = WEXITSTATUS(status);
@@ -304,6 +450,7 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 	}
 	error = 0;
 done:
+	untrack(slot);
 	res->seconds = ab_now() - start;
 	for (int i = 0; i < 2; i++) {
 		if (status_pipe[i] >= 0)
@@ -317,13 +464,18 @@ done:
 		close(logfd);
 	if (devnull >= 0)
 		close(devnull);
+	if (nullin >= 0)
+		close(nullin);
+	ab_strv_free(&cand);
 	return error;
 }
 
 void
 ab_proc_describe(char *buf, size_t len, const struct ab_proc_result *res)
 {
-	if (res->signal)
+	if (res->timed_out)
+		snprintf(buf, len, "timed out, killed by signal %d (%s)", res->signal, strsignal(res->signal));
+	else if (res->signal)
 		snprintf(buf, len, "killed by signal %d (%s)", res->signal, strsignal(res->signal));
 	else
 		snprintf(buf, len, "exit status %d", res->exit_code);

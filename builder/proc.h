@@ -13,8 +13,12 @@
  *   if (res.exit_code != 0) ...          ran and failed: caller reports
  *   ab_env_release(&env);
  *
- * The child is started with fork + chdir + execvp and a close-on-exec status
+ * The child is started with fork + chdir + execve and a close-on-exec status
  * pipe, so a failed chdir or exec is reported by the parent with errno.
+ * Each child leads its own process group and gets SIGTERM when allocbuild
+ * dies (PR_SET_PDEATHSIG); SIGINT, SIGTERM and SIGHUP received by allocbuild
+ * are passed on to every running child's group before allocbuild exits, so
+ * no make keeps writing into a build directory after allocbuild is gone.
  */
 #ifndef AB_PROC_H
 #define AB_PROC_H
@@ -54,12 +58,16 @@ struct ab_proc {
 	struct ab_buf *out;   /* non-NULL: capture stdout */
 	struct ab_buf *err;   /* non-NULL: capture stderr */
 	int inherit_stdio;    /* with no log and no capture: 1 keeps the terminal, 0 discards */
+	double timeout;       /* seconds; > 0: the process group is killed past it */
+	size_t max_output;    /* > 0: captured bytes kept per stream; the rest is read and dropped */
 };
 
 struct ab_proc_result {
 	int exit_code;   /* 0..255, or -1 when killed by a signal */
 	int signal;      /* the signal, or 0 */
 	int pid;
+	int timed_out;   /* killed because it ran past p->timeout */
+	int truncated;   /* captured output was cut at p->max_output */
 	double seconds;  /* wall time */
 };
 
