@@ -3,7 +3,7 @@
 # Idempotent: silent and quick when everything is already installed.
 set -eu
 
-pkgs="gcc make pkg-config libgit2-dev libarchive-dev libssl-dev libcjson-dev
+pkgs="gcc g++ make pkg-config libgit2-dev libarchive-dev libssl-dev libcjson-dev
 libcurl4-openssl-dev cmake autoconf git python3 bzip2 xz-utils zstd dpkg-dev
 cmark-gfm ccache libbz2-dev"
 

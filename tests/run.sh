@@ -2,7 +2,8 @@
 # Test runner: unit tests, fuzz-corpus replays, then the end-to-end scripts
 # tests/tNNNN-*.sh, each in its own scratch directory.
 # usage: tests/run.sh [PATTERN]      (PATTERN selects scripts by substring)
-# env: ALLOCBUILD (binary under test), O (object dir), TEST_JOBS (default 2)
+# env: ALLOCBUILD (binary under test), O (object dir), TEST_JOBS (default 2),
+#      TEST_TIMEOUT (seconds per script, default 1200)
 set -u
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
@@ -48,7 +49,8 @@ run_script() { # path
 	dir=$scratch_root/$name
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	(cd "$dir" && run_one "$name" bash "$TOP/$t")
+	# a hung test must not hang CI: each script gets TEST_TIMEOUT seconds
+	(cd "$dir" && run_one "$name" timeout --kill-after=30 "${TEST_TIMEOUT:-1200}" bash "$TOP/$t")
 	local rc
 	rc=$(cut -d' ' -f1 "$results/$name.rc")
 	# keep a failed test's scratch directory for inspection
