@@ -119,3 +119,36 @@ expect_grep "removing 'j2/variants/stock53/src.tmp-$J-" err
 [ -z "$(ls -d j2/variants/*/src.tmp-* 2>/dev/null)" ] || fail "debris left"
 want=$(cd j2/variants/stock53/src && find . -type f | cut -c3- | LC_ALL=C sort | xargs -r sha256sum | sha256sum | cut -d' ' -f1)
 [ "$(json j2/provenance/sources.json 'd["variants"]["stock53"]["dirHash"]')" = "$want" ] || fail "dirHash after rerun"
+
+# 5. kill -9 while a git repository is being fetched into the cache; the rerun completes
+git init -q big.git
+python3 - big.git <<'PY'
+import os, random, sys
+rng = random.Random(5)
+for i in range(600):
+    d = os.path.join(sys.argv[1], "d%02d" % (i % 30))
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "f%04d" % i), "wb") as f:
+        f.write(rng.randbytes(rng.randint(1000, 60000)))
+PY
+git -C big.git add -A && git -C big.git commit -qm big
+BIG=$(git -C big.git rev-parse HEAD)
+cat >g.json <<JSON
+{"recipe": 1, "name": "g",
+ "sources": {"big": {"git": {"url": "https://example.invalid/big.git", "commit": "$BIG"}}},
+ "variants": [{"label": "v", "source": "big", "build": {"system": "autotools"}}]}
+JSON
+rm -rf "$C"
+"$AB" fetch -o gk --mirror "https://example.invalid/=$PWD/" g.json >gk.out 2>gk.err &
+G=$!
+PIDS="$G"
+wait_for "the fetch" sh -c "ls -d '$C'/git/*.git >/dev/null 2>&1 || ls '$C/tmp' 2>/dev/null | grep -q ."
+kill -9 "$G"
+wait "$G" 2>/dev/null || true
+PIDS=
+[ ! -e gk/variants/v/src ] || fail "a tree from a killed fetch"
+expect_exit 0 "$AB" fetch -o gk --mirror "https://example.invalid/=$PWD/" g.json
+[ "$(json gk/provenance/sources.json 'd["sources"]["big"]["commit"]')" = "$BIG" ] || fail "commit after rerun"
+git clone -q big.git bigref && rm -rf bigref/.git
+diff -r bigref gk/variants/v/src || fail "tree after the rerun"
+[ -z "$(ls "$C/tmp")" ] || fail "temporaries left after the rerun"
