@@ -1575,6 +1575,34 @@ parse_runtime(struct ctx *c, struct ab_variant *v, const struct jnode *n, const 
 	}
 }
 
+static void
+parse_probe(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
+{
+	static const char *const keys[] = {"args", "timeout", NULL};
+	const struct jnode *m;
+	char *p;
+
+	if (want(c, n, path, cJSON_Object) < 0)
+		return;
+	check_keys(c, n, path, keys);
+	m = member(n, "args");
+	if (m) {
+		free(v->probe.args.v);
+		p = pk(path, "args");
+		str_list(c, m, p, &v->probe.args, 0, PATH_ANY);
+		free(p);
+	}
+	m = member(n, "timeout");
+	if (m) {
+		p = pk(path, "timeout");
+		if (int_value(c, m, p, &v->probe.timeout) == 0 && v->probe.timeout <= 0) {
+			err(c, m->line, m->col, p, "must be a positive integer, got %d", v->probe.timeout);
+			v->probe.timeout = 0;
+		}
+		free(p);
+	}
+}
+
 /* the kind of a variant, from its first kind key; set before references are resolved */
 static void
 variant_kind(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
@@ -1617,7 +1645,7 @@ static void
 parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 {
 	static const char *const keys[] = {"label", "source", "build", "relink", "runtime_of", "artifacts",
-		"allocator", "runtime", NULL};
+		"allocator", "runtime", "probe", NULL};
 	struct ab_variant *v = &c->r->variants[idx];
 	const struct jnode *m, *b;
 	const char *s;
@@ -1627,6 +1655,7 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 	v->col = n->col;
 	v->artifacts.v = ab_calloc(1, sizeof(char *));
 	v->runtime.unset.v = ab_calloc(1, sizeof(char *));
+	v->probe.args.v = ab_calloc(1, sizeof(char *));
 	if (n->type != '{')
 		return; /* reported by the label pass */
 	check_keys(c, n, path, keys);
@@ -1696,6 +1725,23 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 	if (m) {
 		p = pk(path, "runtime");
 		parse_runtime(c, v, m, p);
+		free(p);
+	}
+	m = member(n, "probe");
+	if (m) {
+		p = pk(path, "probe");
+		if (v->kind == AB_VARIANT_RUNTIME)
+			err(c, m->kline, m->kcol, p, "a runtime_of variant is probed like its base: set 'probe' there");
+		else
+			parse_probe(c, v, m, p);
+		free(p);
+	}
+	/* an allocator variant must have something to probe */
+	m = member(n, "allocator");
+	if (m && m->type == '{' && v->kind != AB_VARIANT_RUNTIME && !member(n, "artifacts") &&
+	    !member(m, "archive")) {
+		p = pk(path, "allocator");
+		err(c, m->kline, m->kcol, p, "nothing to probe: give the variant 'artifacts' or 'allocator.archive'");
 		free(p);
 	}
 }
@@ -1954,6 +2000,7 @@ ab_recipe_free(struct ab_recipe *r)
 		free(v->relink.output);
 		free(v->runtime_of);
 		free_list(&v->artifacts);
+		free_list(&v->probe.args);
 		free(v->allocator.kind);
 		free(v->allocator.archive);
 		free(v->allocator.vendored);
@@ -1963,6 +2010,7 @@ ab_recipe_free(struct ab_recipe *r)
 	}
 	free(r->variants);
 	free(r->path);
+	free(r->text);
 	free(r->dir);
 	free(r->name);
 	free(r->description);
@@ -2033,6 +2081,9 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 	c.r->dir = ab_path_absolute(dir);
 	free(dir);
 	ab_hash_buf(c.r->sha256, text, len);
+	/* the bytes that were hashed, so that a copy can never differ from the digest */
+	c.r->text = ab_strndup(text, len);
+	c.r->len = len;
 	check_recipe(&c, &root);
 	if (c.nd) {
 		qsort(c.d, c.nd, sizeof(*c.d), diag_cmp);

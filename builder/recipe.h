@@ -112,6 +112,10 @@ struct ab_variant {
 		struct ab_kvlist env;
 		struct ab_list unset;
 	} runtime;
+	struct {
+		struct ab_list args; /* arguments for a probed binary artifact (e.g. "-h") */
+		int timeout;         /* seconds; 0: the default (docs/probes.md) */
+	} probe;
 
 	int line, col;
 };
@@ -120,6 +124,8 @@ struct ab_recipe {
 	char *path;           /* as given */
 	char *dir;            /* absolute directory of the recipe file */
 	char sha256[65];      /* of the file's bytes */
+	char *text;           /* those bytes (a copy for OUTDIR/recipe.json) */
+	size_t len;
 	int format;           /* "recipe": 1 */
 	char *name;
 	char *description;    /* may be NULL */

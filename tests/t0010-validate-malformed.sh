@@ -25,6 +25,31 @@ awk -v sha="$SHA" -v c="$C" '
  "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"}}]}
 >>>
 @:1:15: recipe: duplicate key (first at 1:2)
+### allocator-nothing-to-probe
+{"recipe": 1, "name": "t",
+ "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},
+ "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"}, "allocator": {"kind": "jemalloc"}}]}
+>>>
+@:3:79: variants[0].allocator: nothing to probe: give the variant 'artifacts' or 'allocator.archive'
+### probe-timeout-zero
+{"recipe": 1, "name": "t",
+ "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},
+ "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"}, "artifacts": ["x"], "probe": {"args": ["-h"], "timeout": 0}}]}
+>>>
+@:3:136: variants[0].probe.timeout: must be a positive integer, got 0
+### probe-on-runtime
+{"recipe": 1, "name": "t",
+ "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},
+ "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"}},
+              {"label": "r", "runtime_of": "b", "probe": {"args": ["-h"]}}]}
+>>>
+@:4:49: variants[1].probe: a runtime_of variant is probed like its base: set 'probe' there
+### probe-unknown-key
+{"recipe": 1, "name": "t",
+ "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},
+ "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"}, "artifacts": ["x"], "probe": {"argv": []}}]}
+>>>
+@:3:109: variants[0].probe.argv: unknown key (did you mean 'args'?)
 ### name-type
 {"recipe": 1, "name": 5,
  "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},
@@ -446,7 +471,7 @@ awk -v sha="$SHA" -v c="$C" '
 {"recipe": 1, "name": "t",
  "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},
  "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"},
-               "allocator": {"kind": "tcmalloc"}}]}
+               "allocator": {"kind": "tcmalloc"}, "artifacts": ["x"]}]}
 >>>
 @:4:38: variants[0].allocator.kind: unknown allocator kind 'tcmalloc' (expected 'jemalloc' or 'mimalloc')
 ### allocator-kind-missing
@@ -460,7 +485,7 @@ awk -v sha="$SHA" -v c="$C" '
 {"recipe": 1, "name": "t",
  "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},
  "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"},
-               "allocator": {"kind": "jemalloc", "upstream": "jemalloc-5.3.0"}}]}
+               "allocator": {"kind": "jemalloc", "upstream": "jemalloc-5.3.0"}, "artifacts": ["x"]}]}
 >>>
 @:4:62: variants[0].allocator.upstream: unknown source 'jemalloc-5.3.0'
 ### allocator-paths
