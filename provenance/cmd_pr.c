@@ -1,12 +1,50 @@
-/* placeholder: replaced by the issue that implements 'pr' */
+#include <getopt.h>
+#include <stdlib.h>
+
 #include "../builder/cmd.h"
 #include "../builder/util.h"
+#include "pr.h"
 
 int
 cmd_pr(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	ab_error("'%s' is not implemented yet", "pr");
-	return AB_EXIT_USAGE;
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"notes", required_argument, NULL, 'n'},
+		{"limit", required_argument, NULL, 'l'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ab_pr_opts o = {0};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.dir = optarg;
+			break;
+		case 'n':
+			o.notes = optarg;
+			break;
+		case 'l': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 1024)
+				return ab_cmd_usage_error("pr", "--limit: '%s' is not a number of at least 1024", optarg);
+			o.limit = (size_t)v;
+			break;
+		}
+		default:
+			return ab_cmd_usage_error("pr", "unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return ab_cmd_usage_error("pr", "expected one OUTDIR");
+	o.outdir = argv[optind];
+	if (!ab_is_dir(o.outdir)) {
+		ab_error("pr: '%s' is not a directory", o.outdir);
+		return AB_EXIT_USAGE;
+	}
+	return ab_pr_write(&o) < 0 ? AB_EXIT_USAGE : AB_EXIT_OK;
 }

@@ -57,3 +57,20 @@ expect_no_grep() {
 json() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
+
+# default_build DIR: a copy of the default recipe's real build output
+# (recipes/jemalloc-5.3.0-policy.json from the real jemalloc 5.3.0 tarball)
+# at DIR. The build runs once per allocbuild binary and is shared by the
+# tests that only read its output; allocbuild's up-to-date check makes a
+# repeated call cheap.
+default_build() {
+	local cache=$TOP/tests/.cache/default-build
+	mkdir -p "$cache"
+	(
+		flock 9
+		"$AB" build --cache "$cache/cache" --mirror-dir "$MIRROR" \
+			-o "$cache/out" "$TOP/recipes/jemalloc-5.3.0-policy.json" >"$cache/build.log" 2>&1 ||
+			{ cat "$cache/build.log" >&2; exit 1; }
+	) 9>"$cache/lock" || fail "the default recipe did not build"
+	cp -a "$cache/out" "$1"
+}

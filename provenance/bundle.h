@@ -1,0 +1,38 @@
+/*
+ * bundle: the evidence bundle of a build, provenance-<name>.tar.gz.
+ *
+ * The bundle holds the recipe, every manifest, the logs and SHA256SUMS of
+ * an OUTDIR under one top directory "provenance-<name>/", plus an index,
+ * BUNDLE-SHA256SUMS, listing the sha256 of every other member. It is
+ * deterministic: members sorted bytewise by path, mtime fixed to the
+ * build's SOURCE_DATE_EPOCH (0 when unknown), uid/gid 0 with no names, modes
+ * 0644 (0755 for directories), ustar format, gzip without name or time, so
+ * two runs over the same OUTDIR give identical bytes.
+ *
+ * ab_bundle_verify() streams the bundle through libarchive without writing
+ * anything to disk, hashing every member and checking it against the index.
+ */
+#ifndef AB_BUNDLE_H
+#define AB_BUNDLE_H
+
+#include <stdint.h>
+
+#include "../builder/util.h"
+
+/*
+ * Write the bundle of the files `members` (paths relative to outdir, any
+ * order) to path, atomically. mtime is the fixed member time. Reports errors.
+ */
+int ab_bundle_write(const char *path, const char *outdir, const char *top,
+    char *const *members, size_t nmembers, int64_t mtime);
+
+/*
+ * Check a bundle: every member is listed in BUNDLE-SHA256SUMS with a
+ * matching digest, nothing listed is missing, and the bundle's SHA256SUMS
+ * agrees with the manifests it carries. Each problem is printed on stdout
+ * as "<member>: <what>"; returns 0 when all is well, 1 when a check failed,
+ * -1 (reported) when the bundle cannot be read at all.
+ */
+int ab_bundle_verify(const char *path);
+
+#endif

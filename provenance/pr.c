@@ -1,0 +1,996 @@
+#include "pr.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "../builder/recipe.h"
+#include "../builder/util.h"
+#include "bundle.h"
+#include "jsonio.h"
+#include "notes.h"
+
+/* what pr.md is made from: the manifests of one OUTDIR */
+struct evidence {
+	const char *outdir;
+	struct ab_recipe *recipe;
+	cJSON *sources, *commands, *binaries, *probes, *updiff, *cmake, *relink, *statement;
+};
+
+/* a member by dotted path ("a.b.c"), NULL when any step is missing */
+static const cJSON *
+jget(const cJSON *o, const char *path)
+{
+	char key[128];
+
+	while (o && *path) {
+		size_t n = strcspn(path, ".");
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		o = cJSON_GetObjectItemCaseSensitive(o, key);
+		path += n;
+		if (*path == '.')
+			path++;
+	}
+	return o;
+}
+
+static const char *
+jstr(const cJSON *o, const char *path)
+{
+	const cJSON *v = jget(o, path);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* the entry of a manifest's "variants" for label: an object keyed by label, or an array of {label} */
+static const cJSON *
+for_label(const cJSON *doc, const char *label)
+{
+	const cJSON *vs = jget(doc, "variants"), *it;
+
+	if (cJSON_IsObject(vs))
+		return cJSON_GetObjectItemCaseSensitive(vs, label);
+	cJSON_ArrayForEach(it, vs) {
+		const char *l = jstr(it, "label");
+
+		if (l && !strcmp(l, label))
+			return it;
+	}
+	return NULL;
+}
+
+/* text for a table cell or a line: no pipes, no newlines, no raw HTML */
+static void
+put_text(struct ab_buf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '|': ab_buf_puts(b, "\\|"); break;
+		case '<': ab_buf_puts(b, "&lt;"); break;
+		case '>': ab_buf_puts(b, "&gt;"); break;
+		case '&': ab_buf_puts(b, "&amp;"); break;
+		case '\n': case '\r': ab_buf_putc(b, ' '); break;
+		case '*': case '_': case '`': case '[': case ']': case '\\':
+			ab_buf_putc(b, '\\');
+			ab_buf_putc(b, *s);
+			break;
+		default: ab_buf_putc(b, *s);
+		}
+	}
+}
+
+/* a value as an inline code span, safe inside a table cell */
+static void
+put_code(struct ab_buf *b, const char *s)
+{
+	const char *fence = strchr(s, '`') ? "`` " : "`";
+	const char *close = strchr(s, '`') ? " ``" : "`";
+
+	ab_buf_puts(b, fence);
+	for (; *s; s++) {
+		if (*s == '|')
+			ab_buf_puts(b, "\\|");
+		else if (*s == '\n' || *s == '\r')
+			ab_buf_putc(b, ' ');
+		else
+			ab_buf_putc(b, *s);
+	}
+	ab_buf_puts(b, close);
+}
+
+static void
+put_short_hash(struct ab_buf *b, const char *hex)
+{
+	char s[13];
+
+	if (!hex) {
+		ab_buf_puts(b, "–");
+		return;
+	}
+	snprintf(s, sizeof(s), "%.12s", hex);
+	put_code(b, s);
+}
+
+static int
+load_optional(cJSON **out, const char *outdir, const char *name)
+{
+	char *p = ab_sprintf("%s/provenance/%s", outdir, name);
+	int rc = 0;
+
+	*out = NULL;
+	if (ab_path_exists(p))
+		rc = ab_json_read(out, p);
+	free(p);
+	return rc;
+}
+
+static int
+load_evidence(struct evidence *e, const char *outdir)
+{
+	char *rp = ab_sprintf("%s/recipe.json", outdir);
+	int rc = -1;
+
+	memset(e, 0, sizeof(*e));
+	e->outdir = outdir;
+	if (!ab_path_exists(rp)) {
+		ab_error("pr: '%s' has no recipe.json: not an allocbuild output directory", outdir);
+		goto done;
+	}
+	if (ab_recipe_load(&e->recipe, rp) < 0)
+		goto done;
+	{
+		char *need[] = {"binary-provenance.json", "provenance.intoto.json"};
+
+		for (size_t i = 0; i < AB_NELEM(need); i++) {
+			char *p = ab_sprintf("%s/provenance/%s", outdir, need[i]);
+			int missing = !ab_path_exists(p);
+
+			free(p);
+			if (missing) {
+				ab_error("pr: '%s' has no provenance/%s: run 'allocbuild build' first", outdir, need[i]);
+				goto done;
+			}
+		}
+	}
+	if (load_optional(&e->sources, outdir, "sources.json") < 0 ||
+	    load_optional(&e->commands, outdir, "build-commands.json") < 0 ||
+	    load_optional(&e->binaries, outdir, "binary-provenance.json") < 0 ||
+	    load_optional(&e->probes, outdir, "allocator-probes.json") < 0 ||
+	    load_optional(&e->updiff, outdir, "upstream-diff.json") < 0 ||
+	    load_optional(&e->cmake, outdir, "cmake-cache-provenance.json") < 0 ||
+	    load_optional(&e->relink, outdir, "relink-provenance.json") < 0 ||
+	    load_optional(&e->statement, outdir, "provenance.intoto.json") < 0)
+		goto done;
+	rc = 0;
+done:
+	free(rp);
+	return rc;
+}
+
+static void
+release_evidence(struct evidence *e)
+{
+	ab_recipe_free(e->recipe);
+	cJSON_Delete(e->sources);
+	cJSON_Delete(e->commands);
+	cJSON_Delete(e->binaries);
+	cJSON_Delete(e->probes);
+	cJSON_Delete(e->updiff);
+	cJSON_Delete(e->cmake);
+	cJSON_Delete(e->relink);
+	cJSON_Delete(e->statement);
+}
+
+static const char *
+kind_words(const struct ab_variant *v)
+{
+	switch (v->kind) {
+	case AB_VARIANT_RELINK:
+		return "diagnostic relink";
+	case AB_VARIANT_RUNTIME:
+		return "runtime only";
+	default:
+		return "normal build";
+	}
+}
+
+/* the probe record of a label (allocator-probes.json) */
+static const cJSON *
+probe_of(const struct evidence *e, const char *label)
+{
+	const cJSON *p = for_label(e->probes, label);
+
+	return p ? jget(p, "probe") : NULL;
+}
+
+/* the first artifact record of a label, following runtime_of to its base */
+static const cJSON *
+artifact_of(const struct evidence *e, const struct ab_variant *v)
+{
+	const struct ab_variant *base = ab_recipe_base_variant(e->recipe, v);
+	const cJSON *b = for_label(e->binaries, base->label);
+	const cJSON *arts = jget(b, "artifacts");
+
+	return cJSON_IsArray(arts) ? cJSON_GetArrayItem(arts, 0) : NULL;
+}
+
+static void
+put_options(struct ab_buf *b, const struct ab_recipe *r, const struct ab_variant *v)
+{
+	const struct ab_variant *base = ab_recipe_base_variant(r, v);
+	int any = 0;
+
+	if (base->kind == AB_VARIANT_RELINK) {
+		ab_buf_puts(b, "relink of ");
+		put_code(b, base->relink.from);
+		for (size_t i = 0; i < base->relink.nreplace; i++) {
+			ab_buf_puts(b, ", ");
+			put_code(b, base->relink.replace[i].path);
+			ab_buf_puts(b, " → ");
+			put_code(b, base->relink.replace[i].with_variant);
+		}
+		return;
+	}
+	for (size_t i = 0; i < base->build.configure.n; i++, any++) {
+		if (any)
+			ab_buf_puts(b, " ");
+		put_code(b, base->build.configure.v[i]);
+	}
+	for (size_t i = 0; i < base->build.defines.n; i++, any++) {
+		char *d = ab_sprintf("-D%s=%s", base->build.defines.v[i].key, base->build.defines.v[i].value);
+
+		if (any)
+			ab_buf_puts(b, " ");
+		put_code(b, d);
+		free(d);
+	}
+	if (!any)
+		ab_buf_puts(b, "–");
+}
+
+static void
+put_runtime(struct ab_buf *b, const struct ab_variant *v)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < v->runtime.env.n; i++, any++) {
+		char *kv = ab_sprintf("%s=%s", v->runtime.env.v[i].key, v->runtime.env.v[i].value);
+
+		if (any)
+			ab_buf_puts(b, " ");
+		put_code(b, kv);
+		free(kv);
+	}
+	for (size_t i = 0; i < v->runtime.unset.n; i++, any++) {
+		char *u = ab_sprintf("unset %s", v->runtime.unset.v[i]);
+
+		if (any)
+			ab_buf_puts(b, " ");
+		put_code(b, u);
+		free(u);
+	}
+	if (!any)
+		ab_buf_puts(b, "–");
+}
+
+/* the allocator's version: the probe's, else the string found in the artifact */
+static void
+put_version(struct ab_buf *b, const cJSON *probe, const cJSON *art)
+{
+	const char *ver = jstr(probe, "version");
+	int bogus = cJSON_IsTrue(jget(probe, "bogus_version"));
+
+	if (!ver && art) {
+		ver = jstr(art, "allocator_version");
+		bogus = cJSON_IsTrue(jget(art, "bogus_version"));
+	}
+	if (!ver) {
+		ab_buf_puts(b, "–");
+		return;
+	}
+	put_code(b, ver);
+	if (bogus)
+		ab_buf_puts(b, " **⚠ bogus version: configure found no VERSION**");
+}
+
+static const char *
+malloc_conf_of(const cJSON *probe)
+{
+	const char *s = jstr(probe, "build_time.malloc_conf");
+
+	if (!s)
+		s = jstr(probe, "config.malloc_conf");
+	return s;
+}
+
+static void
+section_summary(struct ab_buf *b, const struct evidence *e)
+{
+	const struct ab_recipe *r = e->recipe;
+	const char *inv = jstr(e->statement, "predicate.runDetails.metadata.invocationId");
+	const char *fin = jstr(e->statement, "predicate.runDetails.metadata.finishedOn");
+
+	ab_buf_puts(b, "## Allocator build provenance: ");
+	put_text(b, r->name);
+	ab_buf_puts(b, "\n\n");
+	if (r->description) {
+		put_text(b, r->description);
+		ab_buf_puts(b, "\n\n");
+	}
+	ab_buf_puts(b, "Recipe ");
+	put_code(b, r->name);
+	ab_buf_puts(b, ", sha256 ");
+	put_code(b, r->sha256);
+	if (fin) {
+		ab_buf_puts(b, ", built ");
+		put_text(b, fin);
+	}
+	if (inv) {
+		ab_buf_puts(b, " (invocation ");
+		put_code(b, inv);
+		ab_buf_puts(b, ")");
+	}
+	ab_buf_puts(b, ".\n\n| source | pinned | origin |\n|---|---|---|\n");
+	for (size_t i = 0; i < r->nsources; i++) {
+		const struct ab_source *s = &r->sources[i];
+		const cJSON *rec = jget(e->sources, "sources");
+		const char *origin;
+
+		rec = rec ? cJSON_GetObjectItemCaseSensitive(rec, s->id) : NULL;
+		origin = jstr(rec, "origin");
+		if (!origin)
+			origin = jstr(rec, "origin.location");
+		ab_buf_puts(b, "| ");
+		put_code(b, s->id);
+		ab_buf_puts(b, " | ");
+		if (s->kind == AB_SOURCE_GIT) {
+			const char *commit = jstr(rec, "commit");
+
+			ab_buf_puts(b, "git ");
+			put_code(b, s->url);
+			ab_buf_puts(b, " commit ");
+			put_code(b, commit ? commit : s->commit);
+		} else {
+			ab_buf_puts(b, "archive ");
+			put_code(b, s->urls.n ? s->urls.v[0] : "?");
+			ab_buf_puts(b, " sha256 ");
+			put_code(b, s->sha256);
+		}
+		for (size_t j = 0; j < s->patches.n; j++) {
+			ab_buf_puts(b, j ? ", " : " + patches ");
+			put_code(b, s->patches.v[j]);
+		}
+		for (size_t j = 0; j < s->noverlays; j++) {
+			ab_buf_puts(b, " + overlay ");
+			put_code(b, s->overlays[j].path);
+			ab_buf_puts(b, " ← ");
+			put_code(b, s->overlays[j].source);
+		}
+		ab_buf_puts(b, " | ");
+		if (origin)
+			put_text(b, origin);
+		else
+			ab_buf_puts(b, "–");
+		ab_buf_puts(b, " |\n");
+	}
+	ab_buf_puts(b, "\nTo reproduce and check:\n\n```sh\nallocbuild build ");
+	ab_buf_puts(b, e->recipe->path);
+	ab_buf_puts(b, "\nallocbuild verify allocbuild-out/");
+	ab_buf_puts(b, r->name);
+	ab_buf_puts(b, "\n```\n\n");
+}
+
+static void
+section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
+{
+	const struct ab_recipe *r = e->recipe;
+
+	ab_buf_puts(b, "### Variants\n\n"
+	    "| label | kind | allocator | version | configure options / defines | config.malloc_conf | runtime environment | artifact sha256 |\n"
+	    "|---|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < r->nvariants; i++) {
+		const struct ab_variant *v = &r->variants[i];
+		const struct ab_variant *base = ab_recipe_base_variant(r, v);
+		const cJSON *probe = probe_of(e, v->label);
+		const cJSON *art = artifact_of(e, v);
+		const char *mc = malloc_conf_of(probe);
+
+		ab_buf_puts(b, "| ");
+		put_code(b, v->label);
+		ab_buf_puts(b, " | ");
+		ab_buf_puts(b, kind_words(v));
+		if (v->kind == AB_VARIANT_RUNTIME) {
+			ab_buf_puts(b, " of ");
+			put_code(b, v->runtime_of);
+		}
+		ab_buf_puts(b, " | ");
+		put_text(b, base->allocator.present ? base->allocator.kind : "–");
+		ab_buf_puts(b, " | ");
+		put_version(b, probe, art);
+		ab_buf_puts(b, " | ");
+		put_options(b, r, v);
+		ab_buf_puts(b, " | ");
+		if (mc)
+			put_code(b, mc[0] ? mc : "\"\"");
+		else
+			ab_buf_puts(b, "–");
+		ab_buf_puts(b, " | ");
+		put_runtime(b, v);
+		ab_buf_puts(b, " | ");
+		put_short_hash(b, jstr(art, "sha256"));
+		ab_buf_puts(b, " |\n");
+	}
+	ab_buf_puts(b, "\n");
+
+	/* the full digests, folded */
+	ab_buf_puts(details, "<details><summary>Artifact digests (sha256)</summary>\n\n```\n");
+	for (size_t i = 0; i < r->nvariants; i++) {
+		const struct ab_variant *v = &r->variants[i];
+		const cJSON *bv = for_label(e->binaries, v->label), *a;
+		const char *arch = jstr(bv, "allocator.archive_sha256");
+
+		cJSON_ArrayForEach(a, jget(bv, "artifacts")) {
+			const char *h = jstr(a, "sha256"), *p = jstr(a, "path");
+
+			ab_buf_printf(details, "%s  %s (%s)\n", h ? h : "?", p ? p : "?", v->label);
+		}
+		if (arch)
+			ab_buf_printf(details, "%s  allocator archive of %s\n", arch, v->label);
+	}
+	ab_buf_puts(details, "```\n\n</details>\n\n");
+}
+
+static void
+section_upstream(struct ab_buf *b, const struct evidence *e)
+{
+	const struct ab_recipe *r = e->recipe;
+	int any = 0;
+
+	for (size_t i = 0; i < r->nvariants; i++) {
+		const struct ab_variant *v = &r->variants[i];
+		const cJSON *rep = for_label(e->updiff, v->label), *n;
+		const char *summary = jstr(rep, "summary");
+
+		if (!rep)
+			continue;
+		if (!any++)
+			ab_buf_puts(b, "### Upstream verification\n\n");
+		ab_buf_puts(b, "- ");
+		put_code(b, v->label);
+		ab_buf_puts(b, ": ");
+		put_code(b, v->allocator.vendored ? v->allocator.vendored : "?");
+		ab_buf_puts(b, cJSON_IsTrue(jget(rep, "matches")) ? " **matches** upstream " : " **differs from** upstream ");
+		put_code(b, v->allocator.upstream ? v->allocator.upstream : "?");
+		ab_buf_puts(b, ": ");
+		put_text(b, summary ? summary : "(no summary)");
+		ab_buf_puts(b, "\n");
+		cJSON_ArrayForEach(n, jget(rep, "notes")) {
+			if (!cJSON_IsString(n))
+				continue;
+			ab_buf_puts(b, "  - ");
+			put_text(b, n->valuestring);
+			ab_buf_puts(b, "\n");
+		}
+	}
+	if (any)
+		ab_buf_puts(b, "\n");
+}
+
+static void
+section_probes(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
+{
+	const struct ab_recipe *r = e->recipe;
+	int any = 0;
+
+	for (size_t i = 0; i < r->nvariants; i++) {
+		const struct ab_variant *v = &r->variants[i];
+		const cJSON *probe = probe_of(e, v->label), *it;
+
+		if (!probe)
+			continue;
+		if (!any++)
+			ab_buf_puts(b, "### Probes: requested against effective\n\n"
+			    "| label | verdict | setting | requested | effective |\n|---|---|---|---|---|\n");
+		{
+			int rows = 0;
+			int ok = cJSON_IsTrue(jget(probe, "ok"));
+
+			cJSON_ArrayForEach(it, jget(probe, "overrides")) {
+				const char *set = jstr(it, "setting"), *req = jstr(it, "requested");
+				const char *eff = jstr(it, "effective"), *st = jstr(it, "status");
+				int good = st && (!strcmp(st, "ok") || !strcmp(st, "match"));
+
+				ab_buf_puts(b, "| ");
+				put_code(b, v->label);
+				ab_buf_puts(b, good ? " | ✅ in effect | " : " | **❌ not in effect** | ");
+				put_code(b, set ? set : "?");
+				ab_buf_puts(b, " | ");
+				put_code(b, req ? req : "?");
+				ab_buf_puts(b, " | ");
+				if (eff)
+					put_code(b, eff);
+				else
+					put_text(b, st ? st : "–");
+				ab_buf_puts(b, " |\n");
+				rows++;
+			}
+			cJSON_ArrayForEach(it, jget(probe, "problems")) {
+				const char *msg = jstr(it, "message"), *kind = jstr(it, "kind");
+
+				ab_buf_puts(b, "| ");
+				put_code(b, v->label);
+				ab_buf_puts(b, " | **⚠ ");
+				put_text(b, kind ? kind : "problem");
+				ab_buf_puts(b, "** | ");
+				put_code(b, jstr(it, "setting") ? jstr(it, "setting") : "?");
+				ab_buf_puts(b, " | ");
+				put_text(b, jstr(it, "origin") ? jstr(it, "origin") : "–");
+				ab_buf_puts(b, " | ");
+				put_text(b, msg ? msg : "");
+				ab_buf_puts(b, " |\n");
+				rows++;
+			}
+			if (!rows) {
+				ab_buf_puts(b, "| ");
+				put_code(b, v->label);
+				ab_buf_puts(b, ok ? " | ✅ no problem | – | – | defaults |\n" : " | **❌ failed** | – | – | – |\n");
+			}
+		}
+		/* every effective option, folded */
+		{
+			const cJSON *eff = jget(probe, "effective");
+
+			if (cJSON_IsObject(eff) && cJSON_GetArraySize(eff) > 0) {
+				ab_buf_puts(details, "<details><summary>Effective allocator options of <code>");
+				put_text(details, v->label);
+				ab_buf_puts(details, "</code></summary>\n\n```\n");
+				cJSON_ArrayForEach(it, eff) {
+					char *val = cJSON_IsString(it) ? ab_strdup(it->valuestring) : cJSON_PrintUnformatted(it);
+
+					ab_buf_printf(details, "%s: %s\n", it->string, val);
+					free(val);
+				}
+				ab_buf_puts(details, "```\n\n</details>\n\n");
+			}
+		}
+	}
+	if (any)
+		ab_buf_puts(b, "\n");
+}
+
+/* configure arguments of a against b: what only one of them has */
+static void
+args_diff(struct ab_buf *b, const struct ab_list *x, const struct ab_list *y, const char *sign)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		size_t j;
+
+		for (j = 0; j < y->n && strcmp(x->v[i], y->v[j]); j++)
+			;
+		if (j == y->n) {
+			ab_buf_printf(b, " %s", sign);
+			put_code(b, x->v[i]);
+		}
+	}
+}
+
+static void
+section_differences(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
+{
+	const struct ab_recipe *r = e->recipe;
+	const struct ab_variant *first = NULL;
+	int any = 0;
+
+	ab_buf_puts(b, "### What differs between variants\n\n");
+	for (size_t i = 0; i < r->nvariants; i++) {
+		const struct ab_variant *v = &r->variants[i];
+
+		if (v->kind == AB_VARIANT_RUNTIME) {
+			ab_buf_puts(b, "- ");
+			put_code(b, v->label);
+			ab_buf_puts(b, ": the binary of ");
+			put_code(b, v->runtime_of);
+			ab_buf_puts(b, ", run with ");
+			put_runtime(b, v);
+			ab_buf_puts(b, "\n");
+			any++;
+			continue;
+		}
+		if (v->kind == AB_VARIANT_RELINK) {
+			const cJSON *doc = for_label(e->relink, v->label);
+			const char *verdict = jstr(doc, "verdict");
+
+			ab_buf_puts(b, "- ");
+			put_code(b, v->label);
+			ab_buf_puts(b, ": **diagnostic relink** of ");
+			put_code(b, v->relink.from);
+			ab_buf_puts(b, " (not a normal build): ");
+			put_text(b, verdict ? verdict : "no relink provenance recorded");
+			ab_buf_puts(b, "\n");
+			any++;
+			continue;
+		}
+		if (!first) {
+			first = v;
+			continue;
+		}
+		if (first->build.system != v->build.system || strcmp(first->source, v->source))
+			continue;
+		ab_buf_puts(b, "- ");
+		put_code(b, v->label);
+		ab_buf_puts(b, " against ");
+		put_code(b, first->label);
+		ab_buf_puts(b, ":");
+		{
+			size_t before = b->len;
+
+			args_diff(b, &v->build.configure, &first->build.configure, "+");
+			args_diff(b, &first->build.configure, &v->build.configure, "−");
+			if (b->len == before && v->build.system == AB_BUILD_AUTOTOOLS)
+				ab_buf_puts(b, " same configure arguments");
+		}
+		/* CMake cache keys and flags, from the cmake manifest's diff */
+		{
+			const cJSON *diffs = jget(e->cmake, "diffs"), *d;
+
+			cJSON_ArrayForEach(d, diffs) {
+				const char *a = jstr(d, "a"), *bl = jstr(d, "b");
+				const cJSON *keys = jget(d, "diff.keys"), *k;
+
+				if (!a || !bl || strcmp(bl, v->label))
+					continue;
+				cJSON_ArrayForEach(k, keys) {
+					const char *name = jstr(k, "key"), *av = jstr(k, "a"), *bv = jstr(k, "b");
+
+					ab_buf_puts(b, " ");
+					put_code(b, name ? name : "?");
+					ab_buf_puts(b, ": ");
+					put_code(b, av ? av : "absent");
+					ab_buf_puts(b, " → ");
+					put_code(b, bv ? bv : "absent");
+					ab_buf_puts(b, ";");
+				}
+			}
+		}
+		ab_buf_puts(b, "\n");
+		any++;
+	}
+	if (!any)
+		ab_buf_puts(b, "Only one variant was built.\n");
+	ab_buf_puts(b, "\n");
+	if (e->cmake) {
+		char *txt = cJSON_Print(jget(e->cmake, "diffs") ? jget(e->cmake, "diffs") : e->cmake);
+
+		ab_buf_puts(details, "<details><summary>CMake cache and flag differences</summary>\n\n```json\n");
+		ab_buf_puts(details, txt);
+		ab_buf_puts(details, "\n```\n\n</details>\n\n");
+		free(txt);
+	}
+}
+
+/* a mermaid node id: letters, digits and underscores only */
+static void
+put_node_id(struct ab_buf *b, const char *prefix, const char *s)
+{
+	ab_buf_puts(b, prefix);
+	for (; *s; s++)
+		ab_buf_putc(b, (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ? *s : '_');
+}
+
+static void
+put_node_label(struct ab_buf *b, const char *s)
+{
+	ab_buf_puts(b, "[\"");
+	for (; *s; s++) {
+		if (*s == '"')
+			ab_buf_puts(b, "#quot;");
+		else if (*s == '<')
+			ab_buf_puts(b, "#lt;");
+		else if (*s == '>')
+			ab_buf_puts(b, "#gt;");
+		else
+			ab_buf_putc(b, *s);
+	}
+	ab_buf_puts(b, "\"]");
+}
+
+static void
+section_flow(struct ab_buf *b, const struct evidence *e)
+{
+	const struct ab_recipe *r = e->recipe;
+
+	ab_buf_puts(b, "### Flow\n\n```mermaid\nflowchart LR\n");
+	for (size_t i = 0; i < r->nsources; i++) {
+		const struct ab_source *s = &r->sources[i];
+		char *label = s->kind == AB_SOURCE_GIT
+		    ? ab_sprintf("%s<br/>git %.12s", s->id, s->commit)
+		    : ab_sprintf("%s<br/>sha256 %.12s", s->id, s->sha256);
+
+		ab_buf_puts(b, "  ");
+		put_node_id(b, "src_", s->id);
+		put_node_label(b, label);
+		ab_buf_puts(b, "\n");
+		free(label);
+		for (size_t j = 0; j < s->patches.n; j++) {
+			char *pid = ab_sprintf("%s_%zu", s->id, j);
+
+			ab_buf_puts(b, "  ");
+			put_node_id(b, "patch_", pid);
+			put_node_label(b, s->patches.v[j]);
+			ab_buf_puts(b, " -- patch --> ");
+			put_node_id(b, "src_", s->id);
+			ab_buf_puts(b, "\n");
+			free(pid);
+		}
+		for (size_t j = 0; j < s->noverlays; j++) {
+			char *edge = ab_sprintf("overlay %s", s->overlays[j].path);
+
+			ab_buf_puts(b, "  ");
+			put_node_id(b, "src_", s->overlays[j].source);
+			ab_buf_puts(b, " -- \"");
+			ab_buf_puts(b, edge);
+			ab_buf_puts(b, "\" --> ");
+			put_node_id(b, "src_", s->id);
+			ab_buf_puts(b, "\n");
+			free(edge);
+		}
+	}
+	for (size_t i = 0; i < r->nvariants; i++) {
+		const struct ab_variant *v = &r->variants[i];
+		const cJSON *bv = for_label(e->binaries, v->label), *a;
+		char *label = ab_sprintf("%s<br/>%s", v->label, kind_words(v));
+
+		ab_buf_puts(b, "  ");
+		put_node_id(b, "var_", v->label);
+		put_node_label(b, label);
+		ab_buf_puts(b, "\n");
+		free(label);
+		if (v->kind == AB_VARIANT_BUILD) {
+			ab_buf_puts(b, "  ");
+			put_node_id(b, "src_", v->source);
+			ab_buf_puts(b, " --> ");
+			put_node_id(b, "var_", v->label);
+			ab_buf_puts(b, "\n");
+		} else if (v->kind == AB_VARIANT_RELINK) {
+			ab_buf_puts(b, "  ");
+			put_node_id(b, "var_", v->relink.from);
+			ab_buf_puts(b, " -- relink --> ");
+			put_node_id(b, "var_", v->label);
+			ab_buf_puts(b, "\n");
+			for (size_t j = 0; j < v->relink.nreplace; j++) {
+				ab_buf_puts(b, "  ");
+				put_node_id(b, "var_", v->relink.replace[j].with_variant);
+				ab_buf_puts(b, " -. archive .-> ");
+				put_node_id(b, "var_", v->label);
+				ab_buf_puts(b, "\n");
+			}
+		} else {
+			ab_buf_puts(b, "  ");
+			put_node_id(b, "var_", v->runtime_of);
+			ab_buf_puts(b, " -. runtime env .-> ");
+			put_node_id(b, "var_", v->label);
+			ab_buf_puts(b, "\n");
+		}
+		if (v->kind == AB_VARIANT_RUNTIME)
+			continue;
+		{
+			size_t k = 0;
+
+			cJSON_ArrayForEach(a, jget(bv, "artifacts")) {
+				const char *p = jstr(a, "path"), *h = jstr(a, "sha256");
+				char *aid = ab_sprintf("%s_%zu", v->label, k++);
+				char *al = ab_sprintf("%s<br/>%.12s", p ? p : "?", h ? h : "?");
+
+				ab_buf_puts(b, "  ");
+				put_node_id(b, "var_", v->label);
+				ab_buf_puts(b, " --> ");
+				put_node_id(b, "art_", aid);
+				put_node_label(b, al);
+				ab_buf_puts(b, "\n");
+				free(aid);
+				free(al);
+			}
+		}
+	}
+	ab_buf_puts(b, "```\n\n");
+}
+
+static int
+write_text(const char *dir, const char *name, const struct ab_buf *b)
+{
+	char *p = ab_path_join(dir, name);
+	int rc = ab_write_file_atomic(p, b->s ? b->s : "", b->len);
+
+	free(p);
+	return rc;
+}
+
+/* characters, as GitHub counts them: UTF-8 code points */
+static size_t
+utf8_len(const char *s, size_t n)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			c++;
+	return c;
+}
+
+/* files of OUTDIR that go into the bundle, relative to OUTDIR */
+static int
+collect_members(struct ab_strv *m, const char *outdir, int with_details)
+{
+	static const char *const fixed[] = {"recipe.json", "SHA256SUMS"};
+	char *pdir = ab_path_join(outdir, "provenance");
+	char *vdir = ab_path_join(outdir, "variants");
+	DIR *d;
+	struct dirent *de;
+	int rc = -1;
+
+	for (size_t i = 0; i < AB_NELEM(fixed); i++) {
+		char *p = ab_path_join(outdir, fixed[i]);
+		int ok = ab_path_exists(p);
+
+		free(p);
+		if (!ok) {
+			ab_error("pr: '%s' has no %s", outdir, fixed[i]);
+			goto done;
+		}
+		ab_strv_push(m, fixed[i]);
+	}
+	if (with_details)
+		ab_strv_push(m, "pr-details.md");
+	if (!(d = opendir(pdir))) {
+		ab_error_errno("pr: cannot read '%s'", pdir);
+		goto done;
+	}
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && strlen(de->d_name) > 5 &&
+		    !strcmp(de->d_name + strlen(de->d_name) - 5, ".json"))
+			ab_strv_pushf(m, "provenance/%s", de->d_name);
+	closedir(d);
+	if ((d = opendir(vdir))) {
+		while ((de = readdir(d))) {
+			char *logs;
+			DIR *ld;
+			struct dirent *le;
+
+			if (de->d_name[0] == '.')
+				continue;
+			logs = ab_sprintf("%s/%s/logs", vdir, de->d_name);
+			if ((ld = opendir(logs))) {
+				while ((le = readdir(ld))) {
+					char *p = ab_sprintf("%s/%s", logs, le->d_name);
+					struct stat st;
+
+					if (le->d_name[0] != '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode))
+						ab_strv_pushf(m, "variants/%s/logs/%s", de->d_name, le->d_name);
+					free(p);
+				}
+				closedir(ld);
+			}
+			free(logs);
+		}
+		closedir(d);
+	}
+	rc = 0;
+done:
+	free(pdir);
+	free(vdir);
+	return rc;
+}
+
+int
+ab_pr_write(const struct ab_pr_opts *o)
+{
+	struct evidence e;
+	struct ab_buf body = {0}, details = {0}, out = {0};
+	struct ab_strv members = {0};
+	const char *dir = o->dir ? o->dir : o->outdir;
+	size_t limit = o->limit ? o->limit : AB_PR_BODY_LIMIT;
+	char *bundle_name = NULL, *bundle = NULL, *top = NULL;
+	int moved = 0, rc = -1;
+
+	if (load_evidence(&e, o->outdir) < 0)
+		goto done;
+	/* a bad --notes target must fail before anything is written */
+	if (o->notes && ab_notes_resolve(NULL, o->notes) < 0)
+		goto done;
+	if (ab_mkdir_p(dir, 0755) < 0)
+		goto done;
+	bundle_name = ab_sprintf("provenance-%s.tar.gz", e.recipe->name);
+	top = ab_sprintf("provenance-%s", e.recipe->name);
+
+	section_summary(&body, &e);
+	section_variants(&body, &details, &e);
+	section_upstream(&body, &e);
+	section_probes(&body, &details, &e);
+	section_differences(&body, &details, &e);
+	section_flow(&body, &e);
+
+	ab_buf_add(&out, body.s, body.len);
+	ab_buf_add(&out, details.s ? details.s : "", details.len);
+	{
+		char *foot = ab_sprintf("---\nEvidence: `%s` (recipe, manifests, logs, SHA256SUMS); check it with "
+		    "`allocbuild verify %s`.\n", bundle_name, bundle_name);
+		char *moved_note = ab_sprintf("---\nThe folded details (digests, effective options, CMake "
+		    "differences) would pass GitHub's %zu-character limit: they are in `pr-details.md` inside "
+		    "`%s`; check it with `allocbuild verify %s`.\n", limit, bundle_name, bundle_name);
+
+		if (utf8_len(out.s, out.len) + utf8_len(foot, strlen(foot)) >= limit) {
+			/* the details move to the bundle; the body says so */
+			moved = 1;
+			ab_buf_clear(&out);
+			ab_buf_add(&out, body.s, body.len);
+			ab_buf_puts(&out, moved_note);
+			if (utf8_len(out.s, out.len) >= limit) {
+				ab_error("pr: the summary alone is %zu characters, over the %zu-character limit",
+				    utf8_len(out.s, out.len), limit);
+				free(foot);
+				free(moved_note);
+				goto done;
+			}
+		} else {
+			ab_buf_puts(&out, foot);
+		}
+		free(foot);
+		free(moved_note);
+	}
+	if (moved) {
+		/* pr-details.md lives in OUTDIR so the bundle can carry it */
+		if (write_text(o->outdir, "pr-details.md", &details) < 0)
+			goto done;
+	}
+	if (collect_members(&members, o->outdir, moved) < 0)
+		goto done;
+	bundle = ab_path_join(dir, bundle_name);
+	{
+		int64_t epoch = 0;
+		const cJSON *sde = jget(e.commands, "options.source_date_epoch");
+
+		if (cJSON_IsNumber(sde))
+			epoch = (int64_t)sde->valuedouble;
+		else if (cJSON_IsString(sde))
+			epoch = strtoll(sde->valuestring, NULL, 10);
+		if (ab_bundle_write(bundle, o->outdir, top, members.v, members.n, epoch) < 0)
+			goto done;
+	}
+	if (write_text(dir, "pr.md", &out) < 0)
+		goto done;
+	printf("wrote %s/pr.md (%zu characters%s)\nwrote %s (%zu files)\n", dir, utf8_len(out.s, out.len),
+	    moved ? ", details moved to the bundle" : "", bundle, members.n + 1);
+	if (o->notes) {
+		char commit[41];
+		char *stmt = cJSON_Print(e.statement);
+		struct ab_buf note = {0};
+
+		ab_buf_puts(&note, stmt);
+		ab_buf_putc(&note, '\n');
+		free(stmt);
+		rc = ab_notes_attach(commit, o->notes, AB_NOTES_REF, note.s);
+		ab_buf_free(&note);
+		if (rc < 0)
+			goto done;
+		rc = -1;
+		printf("attached the in-toto statement to %s as a note under %s\n", commit, AB_NOTES_REF);
+	}
+	rc = 0;
+done:
+	release_evidence(&e);
+	ab_buf_free(&body);
+	ab_buf_free(&details);
+	ab_buf_free(&out);
+	ab_strv_free(&members);
+	free(bundle_name);
+	free(bundle);
+	free(top);
+	return rc;
+}

@@ -1,0 +1,33 @@
+/*
+ * pr: the evidence of a build for a pull request.
+ *
+ *   ab_pr_write(outdir, dir, notes)
+ *
+ * reads the manifests of OUTDIR (docs/manifests.md) and writes into dir:
+ *   pr.md                          a GitHub-flavoured markdown body
+ *   provenance-<name>.tar.gz       the evidence bundle (provenance/bundle.h)
+ * and, when notes is non-NULL ("REPO" or "REPO@REV"), attaches the in-toto
+ * statement to that commit as a note under refs/notes/provenance.
+ * The body stays under GitHub's 65,536-character limit for a comment: past
+ * it, the folded details move to pr-details.md inside the bundle and the
+ * body says so. See docs/pr.md.
+ */
+#ifndef AB_PR_H
+#define AB_PR_H
+
+#include <stddef.h>
+
+/* GitHub's limit on a pull-request or comment body, in characters */
+#define AB_PR_BODY_LIMIT 65536
+
+struct ab_pr_opts {
+	const char *outdir;   /* a build's OUTDIR */
+	const char *dir;      /* where pr.md and the bundle go (default: OUTDIR) */
+	const char *notes;    /* "REPO[@REV]" or NULL */
+	size_t limit;         /* body limit; 0: AB_PR_BODY_LIMIT */
+};
+
+/* returns 0, or -1 after reporting what is missing or unreadable */
+int ab_pr_write(const struct ab_pr_opts *o);
+
+#endif
