@@ -345,8 +345,6 @@ section_summary(struct ab_buf *b, const struct evidence *e)
 
 		rec = rec ? cJSON_GetObjectItemCaseSensitive(rec, s->id) : NULL;
 		origin = jstr(rec, "origin");
-		if (!origin)
-			origin = jstr(rec, "origin.location");
 		ab_buf_puts(b, "| ");
 		put_code(b, s->id);
 		ab_buf_puts(b, " | ");
@@ -374,14 +372,22 @@ section_summary(struct ab_buf *b, const struct evidence *e)
 			put_code(b, s->overlays[j].source);
 		}
 		ab_buf_puts(b, " | ");
+		if (jstr(rec, "origin_kind")) {
+			put_text(b, jstr(rec, "origin_kind"));
+			ab_buf_puts(b, " ");
+		}
 		if (origin)
-			put_text(b, origin);
+			put_code(b, origin);
 		else
 			ab_buf_puts(b, "–");
+		if (jstr(rec, "cached_from")) {
+			ab_buf_puts(b, ", first fetched from ");
+			put_code(b, jstr(rec, "cached_from"));
+		}
 		ab_buf_puts(b, " |\n");
 	}
 	ab_buf_puts(b, "\nTo reproduce and check:\n\n```sh\nallocbuild build ");
-	ab_buf_puts(b, e->recipe->path);
+	ab_buf_puts(b, jstr(e->binaries, "recipe.path") ? jstr(e->binaries, "recipe.path") : e->recipe->path);
 	ab_buf_puts(b, "\nallocbuild verify allocbuild-out/");
 	ab_buf_puts(b, r->name);
 	ab_buf_puts(b, "\n```\n\n");
@@ -684,19 +690,26 @@ put_node_id(struct ab_buf *b, const char *prefix, const char *s)
 		ab_buf_putc(b, (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ? *s : '_');
 }
 
+/* a quoted mermaid label of two lines; the text is escaped for mermaid */
 static void
-put_node_label(struct ab_buf *b, const char *s)
+put_node_label(struct ab_buf *b, const char *line1, const char *line2)
 {
+	const char *lines[2] = {line1, line2};
+
 	ab_buf_puts(b, "[\"");
-	for (; *s; s++) {
-		if (*s == '"')
-			ab_buf_puts(b, "#quot;");
-		else if (*s == '<')
-			ab_buf_puts(b, "#lt;");
-		else if (*s == '>')
-			ab_buf_puts(b, "#gt;");
-		else
-			ab_buf_putc(b, *s);
+	for (int i = 0; i < 2 && lines[i]; i++) {
+		if (i)
+			ab_buf_puts(b, "<br/>");
+		for (const char *s = lines[i]; *s; s++) {
+			if (*s == '"')
+				ab_buf_puts(b, "#quot;");
+			else if (*s == '<')
+				ab_buf_puts(b, "#lt;");
+			else if (*s == '>')
+				ab_buf_puts(b, "#gt;");
+			else
+				ab_buf_putc(b, *s);
+		}
 	}
 	ab_buf_puts(b, "\"]");
 }
@@ -710,12 +723,12 @@ section_flow(struct ab_buf *b, const struct evidence *e)
 	for (size_t i = 0; i < r->nsources; i++) {
 		const struct ab_source *s = &r->sources[i];
 		char *label = s->kind == AB_SOURCE_GIT
-		    ? ab_sprintf("%s<br/>git %.12s", s->id, s->commit)
-		    : ab_sprintf("%s<br/>sha256 %.12s", s->id, s->sha256);
+		    ? ab_sprintf("git %.12s", s->commit)
+		    : ab_sprintf("sha256 %.12s", s->sha256);
 
 		ab_buf_puts(b, "  ");
 		put_node_id(b, "src_", s->id);
-		put_node_label(b, label);
+		put_node_label(b, s->id, label);
 		ab_buf_puts(b, "\n");
 		free(label);
 		for (size_t j = 0; j < s->patches.n; j++) {
@@ -723,7 +736,7 @@ section_flow(struct ab_buf *b, const struct evidence *e)
 
 			ab_buf_puts(b, "  ");
 			put_node_id(b, "patch_", pid);
-			put_node_label(b, s->patches.v[j]);
+			put_node_label(b, s->patches.v[j], NULL);
 			ab_buf_puts(b, " -- patch --> ");
 			put_node_id(b, "src_", s->id);
 			ab_buf_puts(b, "\n");
@@ -745,13 +758,10 @@ section_flow(struct ab_buf *b, const struct evidence *e)
 	for (size_t i = 0; i < r->nvariants; i++) {
 		const struct ab_variant *v = &r->variants[i];
 		const cJSON *bv = for_label(e->binaries, v->label), *a;
-		char *label = ab_sprintf("%s<br/>%s", v->label, kind_words(v));
-
 		ab_buf_puts(b, "  ");
 		put_node_id(b, "var_", v->label);
-		put_node_label(b, label);
+		put_node_label(b, v->label, kind_words(v));
 		ab_buf_puts(b, "\n");
-		free(label);
 		if (v->kind == AB_VARIANT_BUILD) {
 			ab_buf_puts(b, "  ");
 			put_node_id(b, "src_", v->source);
@@ -786,13 +796,13 @@ section_flow(struct ab_buf *b, const struct evidence *e)
 			cJSON_ArrayForEach(a, jget(bv, "artifacts")) {
 				const char *p = jstr(a, "path"), *h = jstr(a, "sha256");
 				char *aid = ab_sprintf("%s_%zu", v->label, k++);
-				char *al = ab_sprintf("%s<br/>%.12s", p ? p : "?", h ? h : "?");
+				char *al = ab_sprintf("%.12s", h ? h : "?");
 
 				ab_buf_puts(b, "  ");
 				put_node_id(b, "var_", v->label);
 				ab_buf_puts(b, " --> ");
 				put_node_id(b, "art_", aid);
-				put_node_label(b, al);
+				put_node_label(b, p ? p : "?", al);
 				ab_buf_puts(b, "\n");
 				free(aid);
 				free(al);
