@@ -1,8 +1,12 @@
-/* allocbuild verify: re-hash every subject and manifest of an OUTDIR */
+/*
+ * allocbuild verify: re-hash every subject and manifest of an OUTDIR, or
+ * every member of an evidence bundle (without unpacking it).
+ */
 #include <stdio.h>
 
 #include "../builder/cmd.h"
 #include "../builder/util.h"
+#include "bundle.h"
 #include "manifest.h"
 
 int
@@ -11,7 +15,14 @@ cmd_verify(int argc, char **argv)
 	int e;
 
 	if (argc != 2 || argv[1][0] == '-')
-		return ab_cmd_usage_error("verify", argc < 2 ? "missing OUTDIR" : "expected exactly one OUTDIR");
-	e = ab_manifest_verify(stdout, argv[1]);
+		return ab_cmd_usage_error("verify", argc < 2 ? "missing OUTDIR or BUNDLE" :
+		    "expected exactly one OUTDIR or BUNDLE");
+	if (!ab_is_dir(argv[1]) && ab_path_exists(argv[1])) {
+		e = ab_bundle_verify(argv[1]);
+		if (e == 0)
+			printf("%s: every member matches BUNDLE-SHA256SUMS\n", argv[1]);
+	} else {
+		e = ab_manifest_verify(stdout, argv[1]);
+	}
 	return e < 0 ? AB_EXIT_USAGE : e ? AB_EXIT_CHECK : AB_EXIT_OK;
 }
