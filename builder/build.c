@@ -1191,7 +1191,7 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 {
 	struct ctx c = {0};
 	struct rusage self, kids;
-	int lockfd = -1, rc = AB_EXIT_USAGE, probe_bad = 0, fetch_failed = 0;
+	int lockfd = -1, rc = AB_EXIT_USAGE, probe_bad = 0, fetch_failed = 0, e;
 	char started[32], finished[32], uuid[37];
 	cJSON *run = NULL, *vars;
 	double t0 = ab_now();
@@ -1329,8 +1329,8 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 			set_string(vs->state, "probe_key", vs->probe_key);
 		if (ok && (vs->status == V_BUILT || vs->need_probe)) {
 			char *sp = state_path(&p->vars[vi]);
-			int e = ab_json_write(sp, vs->state);
 
+			e = ab_json_write(sp, vs->state);
 			free(sp);
 			if (e < 0)
 				goto done;
@@ -1372,7 +1372,10 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 		if (add_documents(&c, cJSON_AddObjectToObject(run, "documents"), srcs) < 0)
 			goto done;
 	}
-	if (ab_manifest_write(p->outdir, run) < 0)
+	ab_progress_start(p->nsteps, NULL, "manifests");
+	e = ab_manifest_write(p->outdir, run);
+	ab_progress_end(p->nsteps, e == 0);
+	if (e < 0)
 		goto done;
 	ab_progress_finish();
 	if (o->table)
