@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# build: the default recipe from the real jemalloc 5.3.0 tarball. stock53
+# reports opt.lg_extent_max_active_fit 6, special53 30, quantum 8 in both;
+# fit-only's override check shows 30. Then: SHA256SUMS, verify, a tampered
+# artifact, env, a no-op rerun, and a variant baking
+# disable_large_size_classes:false (5.3.1 and later only) into 5.3.0.
+. "$TOP/tests/lib.sh"
+
+cp "$TOP/recipes/jemalloc-5.3.0-policy.json" r.json
+O=$PWD/bo
+expect_exit 0 "$AB" build --mirror-dir "$MIRROR" -o bo r.json
+for l in stock53 special53; do
+	expect_grep "$l: make build_lib_static (" err
+done
+
+P=bo/provenance/allocator-probes.json
+[ "$(json $P '[v["label"] for v in d["variants"]]')" = "['stock53', 'special53', 'fit-only']" ]
+[ "$(json $P '[v["probe"]["effective"]["lg_extent_max_active_fit"] for v in d["variants"]]')" = "['6', '30', '30']" ]
+[ "$(json $P '[v["probe"]["quantum"] for v in d["variants"]]')" = "[8, 8, 8]" ]
+[ "$(json $P '[v["probe"]["version"] for v in d["variants"]]')" = \
+  "['5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c', '5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c', '5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c']" ]
+[ "$(json $P '[v["probe"]["ok"] for v in d["variants"]]')" = "[True, True, True]" ]
+[ "$(json $P '[(o["setting"], o["origin"], o["effective"], o["status"]) for o in d["variants"][2]["probe"]["overrides"]]')" = \
+  "[('lg_extent_max_active_fit', 'runtime', '30', 'ok')]" ]
+[ "$(json $P '[(o["setting"], o["origin"], o["effective"], o["status"]) for o in d["variants"][1]["probe"]["overrides"]]')" = \
+  "[('lg_extent_max_active_fit', 'build', '30', 'ok')]" ]
+
+B=bo/provenance/binary-provenance.json
+stock=$(json $B 'd["variants"][0]["allocator"]["archive_sha256"]')
+special=$(json $B 'd["variants"][1]["allocator"]["archive_sha256"]')
+[ "$stock" = "$(sha256sum bo/variants/stock53/build/lib/libjemalloc_pic.a | cut -d' ' -f1)" ]
+[ "$special" = "$(sha256sum bo/variants/special53/build/lib/libjemalloc_pic.a | cut -d' ' -f1)" ]
+[ "$(json $B 'd["variants"][2]["allocator"]["archive_sha256"]')" = "$stock" ]
+[ "$(json $B '[a["allocator_version"] for v in d["variants"] for a in v["artifacts"]]')" = \
+  "['5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c', '5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c', '5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c']" ]
+[ "$(json $B '[a["bogus_version"] for v in d["variants"] for a in v["artifacts"]]')" = "[False, False, False]" ]
+
+# the final table
+V=5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c
+cat >want <<EOT
+LABEL      KIND        ALLOCATOR VERSION                                  CONFIG.MALLOC_CONF           LG_EXTENT_MAX_ACTIVE_FIT  QUANTUM  ARCHIVE SHA256
+stock53    autotools   $V  ""                           6                         8        ${stock:0:12}
+special53  autotools   $V  lg_extent_max_active_fit:30  30                        8        ${special:0:12}
+fit-only   runtime_of  $V  ""                           30                        8        ${stock:0:12}
+EOT
+expect_file out <want
+
+# the commands as run
+C=bo/provenance/build-commands.json
+[ "$(json $C '[s["step"] for s in d["variants"][0]["steps"]]')" = "['source', 'configure', 'build']" ]
+[ "$(json $C 'd["variants"][1]["steps"][1]["argv"]')" = \
+  "['$O/variants/special53/src/configure', '--with-lg-quantum=3', '--with-malloc-conf=lg_extent_max_active_fit:30']" ]
+[ "$(json $C 'd["variants"][1]["steps"][2]["argv"]')" = "['make', '-j1', 'build_lib_static']" ]
+[ "$(json $C 'd["variants"][1]["steps"][2]["cwd"]')" = "$O/variants/special53/build" ]
+[ "$(json $C '[d["variants"][0]["steps"][1]["env_set"][k] for k in ("LC_ALL", "TZ", "SOURCE_DATE_EPOCH")]')" = "['C', 'UTC', '0']" ]
+[ "$(json $C '[s["exit_status"] for v in d["variants"][:2] for s in v["steps"][1:]]')" = "[0, 0, 0, 0]" ]
+
+# the in-toto statement
+I=bo/provenance/provenance.intoto.json
+[ "$(json $I 'd["_type"]')" = "https://in-toto.io/Statement/v1" ]
+[ "$(json $I 'd["predicateType"]')" = "https://slsa.dev/provenance/v1" ]
+[ "$(json $I '[(s["name"], s["digest"]["sha256"]) for s in d["subject"]]')" = \
+  "[('variants/stock53/build/lib/libjemalloc_pic.a', '$stock'), ('variants/special53/build/lib/libjemalloc_pic.a', '$special')]" ]
+[ "$(json $I 'd["predicate"]["buildDefinition"]["buildType"]')" = "https://allocbuild.dev/build/v1" ]
+[ "$(json $I 'd["predicate"]["buildDefinition"]["externalParameters"]["recipe"]["digest"]["sha256"]')" = "$(sha256sum r.json | cut -d' ' -f1)" ]
+[ "$(json $I 'd["predicate"]["buildDefinition"]["resolvedDependencies"]')" = \
+  "[{'name': 'jemalloc-5.3.0', 'uri': 'https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2', 'digest': {'sha256': '$JEMALLOC_SHA'}}]" ]
+[ "$(json $I 'd["predicate"]["runDetails"]["builder"]["id"]')" = "https://allocbuild.dev/builder/v1" ]
+json $I 'd["predicate"]["runDetails"]["metadata"]["invocationId"]' | grep -Eq '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
+[ "$(json $I '[b["name"] for b in d["predicate"]["runDetails"]["byproducts"]]')" = \
+  "['variants/stock53/logs/02-configure.log', 'variants/stock53/logs/03-build.log', 'variants/special53/logs/02-configure.log', 'variants/special53/logs/03-build.log']" ]
+cmp r.json bo/recipe.json || fail "recipe.json is not the recipe"
+
+# SHA256SUMS and verify
+(cd bo && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS does not check"
+expect_exit 0 "$AB" verify bo
+n=$(wc -l <bo/SHA256SUMS)
+echo "verified $n files in bo" | expect_file out
+
+# a tampered artifact: verify names it and exits 1
+cp bo/variants/special53/build/lib/libjemalloc_pic.a saved.a
+printf 'x' >>bo/variants/special53/build/lib/libjemalloc_pic.a
+bad=$(sha256sum bo/variants/special53/build/lib/libjemalloc_pic.a | cut -d' ' -f1)
+expect_exit 1 "$AB" verify bo
+echo "variants/special53/build/lib/libjemalloc_pic.a: expected $special, actual $bad" | expect_file out
+cp saved.a bo/variants/special53/build/lib/libjemalloc_pic.a
+expect_exit 0 "$AB" verify bo
+
+# env
+expect_exit 0 "$AB" env bo stock53
+echo "unset MALLOC_CONF" | expect_file out
+expect_exit 0 "$AB" env bo fit-only
+echo "export MALLOC_CONF='lg_extent_max_active_fit:30'" | expect_file out
+expect_exit 0 "$AB" env bo --systems
+expect_file out </dev/null
+expect_exit 2 "$AB" env bo nosuch
+echo "allocbuild: 'bo' has no built variant 'nosuch'" | expect_file err
+
+# a no-op rerun: nothing rebuilt, fast, the artifacts untouched
+touch -d @1 bo/variants/stock53/build/lib/libjemalloc_pic.a
+t0=$(date +%s%N)
+expect_exit 0 "$AB" build --mirror-dir "$MIRROR" -o bo r.json
+t1=$(date +%s%N)
+ms=$(( (t1 - t0) / 1000000 ))
+[ "$ms" -lt 1000 ] || fail "no-op rerun took ${ms} ms"
+expect_no_grep "make build_lib_static (" err
+expect_grep "stock53: make build_lib_static: up to date" err
+[ "$(stat -c %Y bo/variants/stock53/build/lib/libjemalloc_pic.a)" = 1 ] || fail "stock53 was rebuilt"
+expect_file out <want
+expect_exit 0 "$AB" verify bo
+
+# plan prints the commands that were run
+expect_exit 0 "$AB" plan -o bo r.json
+grep -F "run: $O/variants/special53/" -A 6 out | grep -F "run: " | sed 's/^ *run: //' >planned
+json $C '"\n".join(" ".join(s["argv"]) for s in d["variants"][1]["steps"] if "argv" in s)' >ran
+diff -u ran planned || fail "plan and build disagree"
+
+# 5.3.0 does not know disable_large_size_classes: baked in, it is reported as invalid
+python3 - <<'PY'
+import json
+r = json.load(open("r.json"))
+r["variants"].append({"label": "large53", "source": "jemalloc-5.3.0",
+	"build": {"system": "autotools", "targets": ["lib/libjemalloc.a"],
+		"configure": ["--with-lg-quantum=3", "--with-malloc-conf=disable_large_size_classes:false"]},
+	"artifacts": ["lib/libjemalloc.a"],
+	"allocator": {"kind": "jemalloc", "archive": "lib/libjemalloc.a"}})
+json.dump(r, open("r.json", "w"), indent=1)
+PY
+expect_exit 1 "$AB" build -j 2 --mirror-dir "$MIRROR" -o bo r.json large53
+expect_grep "allocbuild: large53: probe: " err
+grep "large53: probe: " err | grep -q "disable_large_size_classes" || fail "the invalid setting is not named"
+[ "$(json $P '[(p["kind"], p["setting"], p["origin"]) for p in d["variants"][0]["probe"]["problems"]]')" = \
+  "[('invalid', 'disable_large_size_classes:false', 'build')]" ]
