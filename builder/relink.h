@@ -1,0 +1,78 @@
+/*
+ * relink: diagnostic relinks. Take the link command of a normal CMake
+ * build (its link.txt), replace the allocator archive (or any other input
+ * named by path) with another file, link to another output, and prove with
+ * hashes that only the replaced inputs differ (relink-provenance.json).
+ *
+ * A relinked binary is a "diagnostic relink", never a normal distributable
+ * build: measured CPU costs of relinks have been seen to differ from those
+ * of a normal build of the same allocator, so every manifest says which is
+ * which ("kind": "diagnostic relink").
+ *
+ * Calling protocol (the build command and `allocbuild relink` both use it):
+ *   struct ab_relink_replacement rep[] = {
+ *           {"../lib/libjemalloc_pic.a", "/abs/other/build/lib/libjemalloc_pic.a"},
+ *   };
+ *   struct ab_env env = {0};
+ *   ab_env_scrubbed(&env);
+ *   struct ab_relink_spec spec = {
+ *           .link_txt = "build/src/CMakeFiles/fluent-bit-bin.dir/link.txt",
+ *           .build_dir = NULL,          derived from link_txt: build/src
+ *           .replace = rep, .nreplace = 1,
+ *           .output = "/abs/out/fluent-bit-relink",
+ *           .env = &env, .log_path = "logs/05-relink.log",
+ *   };
+ *   cJSON *prov = NULL;
+ *   int r = ab_relink_run(&prov, &spec);
+ *   r == 0:                      output written (atomically: linked to a
+ *                                temporary name, then renamed); prov is the
+ *                                relink-provenance document, caller writes it
+ *                                (ab_json_write) and frees it (cJSON_Delete)
+ *   r == AB_RELINK_EINPUT (-1):  bad input (unparseable link.txt, missing
+ *                                replacement, replacement matching nothing,
+ *                                missing link input): reported, exit 2
+ *   r == AB_RELINK_ELINK (-2):   the linker ran and failed: its stderr has
+ *                                been shown, no output is left, exit 1
+ *   ab_env_release(&env);
+ *
+ * Matching: a replacement's `path` matches an argv element (never argv[0],
+ * an option, or the -o argument) that is literally equal to it, or that
+ * names the same file (same device and inode) when both are resolved
+ * against the build directory. Each replacement must match at least once.
+ */
+#ifndef AB_RELINK_H
+#define AB_RELINK_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "proc.h"
+
+#define AB_RELINK_EINPUT (-1)
+#define AB_RELINK_ELINK (-2)
+
+struct ab_relink_replacement {
+	const char *path; /* as link.txt names it, or any path to the same file (relative: to build_dir) */
+	const char *with; /* the replacement; made absolute against the current directory */
+};
+
+struct ab_relink_spec {
+	const char *link_txt;   /* the normal build's link.txt; never modified */
+	const char *build_dir;  /* where the link runs; NULL: ab_linktxt_build_dir(link_txt) */
+	const struct ab_relink_replacement *replace;
+	size_t nreplace;
+	const char *output;     /* the relinked binary; made absolute against the current directory */
+	struct ab_env *env;     /* the link's environment; NULL: ab_env_scrubbed() */
+	const char *log_path;   /* linker stdout and stderr appended here; NULL: none */
+	int dry_run;            /* resolve and print nothing, run nothing: *prov gets argv and cwd only */
+	const char *tool;       /* "allocbuild 0.1.0" for the manifest; NULL: omitted */
+};
+
+/*
+ * Relink as described above. On success *prov is the relink-provenance
+ * document (with dry_run: {"cwd", "argv", "replacements"}); caller frees.
+ */
+int ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec);
+
+#endif
