@@ -4,6 +4,8 @@
  * the build command shares for recipe relink variants.
  */
 #include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +19,28 @@
 #ifndef AB_VERSION
 #define AB_VERSION "0.1.0"
 #endif
+
+/*
+ * ab_cmd_usage_error() lives in main.c, which unit tests do not link:
+ * the same message, locally
+ */
+static int
+usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+usage_error(const char *fmt, ...)
+{
+	struct ab_buf b = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	ab_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	ab_error("relink: %s", b.s);
+	fprintf(stderr, "Try 'allocbuild help relink'.\n");
+	ab_buf_free(&b);
+	return AB_EXIT_USAGE;
+}
 
 int
 cmd_relink(int argc, char **argv)
@@ -51,7 +75,7 @@ cmd_relink(int argc, char **argv)
 			char *eq = strchr(optarg, '=');
 
 			if (!eq || eq == optarg || !eq[1]) {
-				rc = ab_cmd_usage_error("relink", "--replace '%s': expected OLD=NEW", optarg);
+				rc = usage_error("--replace '%s': expected OLD=NEW", optarg);
 				goto done;
 			}
 			reps = ab_realloc(reps, (nreps + 1) * sizeof(*reps));
@@ -77,24 +101,24 @@ cmd_relink(int argc, char **argv)
 			json = 1;
 			break;
 		default:
-			rc = ab_cmd_usage_error("relink", "unknown option '%s'", argv[optind - 1]);
+			rc = usage_error("unknown option '%s'", argv[optind - 1]);
 			goto done;
 		}
 	}
 	if (optind < argc) {
-		rc = ab_cmd_usage_error("relink", "unexpected argument '%s'", argv[optind]);
+		rc = usage_error("unexpected argument '%s'", argv[optind]);
 		goto done;
 	}
 	if (!spec.link_txt) {
-		rc = ab_cmd_usage_error("relink", "--link-txt is required");
+		rc = usage_error("--link-txt is required");
 		goto done;
 	}
 	if (!nreps) {
-		rc = ab_cmd_usage_error("relink", "at least one --replace OLD=NEW is required");
+		rc = usage_error("at least one --replace OLD=NEW is required");
 		goto done;
 	}
 	if (!spec.output) {
-		rc = ab_cmd_usage_error("relink", "--output is required");
+		rc = usage_error("--output is required");
 		goto done;
 	}
 	spec.replace = reps;

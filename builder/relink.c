@@ -44,6 +44,49 @@ same_file(const char *dir, const char *p, dev_t dev, ino_t ino)
 	return r;
 }
 
+static void
+note_replacements(const struct rep *reps, size_t n)
+{
+	for (size_t r = 0; r < n; r++)
+		ab_note("replaced '%s' with '%s' (%d %s)", reps[r].path, reps[r].with, reps[r].count,
+		    reps[r].count == 1 ? "time" : "times");
+}
+
+static int
+matches(const struct rep *r, const char *dir, const char *a)
+{
+	return !strcmp(a, r->path) || (r->have_id && same_file(dir, a, r->dev, r->ino));
+}
+
+/* the response file (as named: "@x.rsp" without '@') whose words name r, or NULL; caller frees */
+static char *
+named_in_rsp(char *const *argv, const char *dir, const struct rep *r)
+{
+	FILE *devnull = fopen("/dev/null", "w");
+	char *found = NULL;
+
+	for (size_t i = 1; argv[i] && !found; i++) {
+		struct ab_buf b = {0};
+		struct ab_strv words = {0};
+		char *path;
+
+		if (argv[i][0] != '@' || !argv[i][1])
+			continue;
+		path = resolve(dir, argv[i] + 1);
+		if (access(path, R_OK) == 0 && ab_read_file(&b, path) == 0 &&
+		    ab_linktxt_parse_rsp(&words, path, b.s, b.len, devnull) == 0)
+			for (size_t k = 0; k < words.n && !found; k++)
+				if (words.v[k][0] != '-' && matches(r, dir, words.v[k]))
+					found = ab_strdup(argv[i] + 1);
+		free(path);
+		ab_buf_free(&b);
+		ab_strv_free(&words);
+	}
+	if (devnull)
+		fclose(devnull);
+	return found;
+}
+
 /* the argv element for the output at index oi */
 static char *
 output_arg(const char *out, int joined)
@@ -143,7 +186,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 	int error = AB_RELINK_EINPUT, oi, joined, have_orig = 0, bad = 0;
 	const struct ab_linkcmd *cmd;
 	cJSON *doc = NULL;
-	double t0 = ab_now();
+	double t0 = ab_now(), t_hash = 0;
 
 	*prov = NULL;
 	if (!spec->nreplace) {
@@ -229,8 +272,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 			continue;
 		}
 		for (r = 0; r < spec->nreplace; r++)
-			if (!strcmp(a, reps[r].path) ||
-			    (reps[r].have_id && same_file(build_dir, a, reps[r].dev, reps[r].ino)))
+			if (matches(&reps[r], build_dir, a))
 				break;
 		if (r < spec->nreplace) {
 			reps[r].count++;
@@ -240,22 +282,29 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 		}
 	}
 	for (size_t r = 0; r < spec->nreplace; r++) {
-		if (reps[r].count == 0) {
+		char *rsp;
+
+		if (reps[r].count != 0)
+			continue;
+		rsp = named_in_rsp(before, build_dir, &reps[r]);
+		if (rsp)
+			ab_error("%s:%d: replacement '%s' is named only inside response file '%s': "
+			    "replacing inside response files is not supported", spec->link_txt, cmd->line,
+			    reps[r].path, rsp);
+		else
 			ab_error("%s:%d: replacement '%s' matches nothing in the link command", spec->link_txt,
 			    cmd->line, reps[r].path);
-			bad = 1;
-		}
+		free(rsp);
+		bad = 1;
 	}
 	if (bad)
 		goto done;
-	for (size_t r = 0; r < spec->nreplace; r++)
-		ab_note("replaced '%s' with '%s' (%d %s)", reps[r].path, reps[r].with, reps[r].count,
-		    reps[r].count == 1 ? "time" : "times");
 	after.v[oi] = output_arg(output, joined);
 
 	if (spec->dry_run) {
 		cJSON *rj = cJSON_CreateArray();
 
+		note_replacements(reps, spec->nreplace);
 		doc = cJSON_CreateObject();
 		cJSON_AddStringToObject(doc, "cwd", build_dir);
 		cJSON_AddItemToObject(doc, "argv", ab_json_strv(after.v, after.n));
@@ -275,6 +324,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 	}
 
 	/* the proof: every input of both commands, hashed */
+	t_hash = ab_now();
 	if (ab_linkinputs_default_dirs(&ddirs, before[0], build_dir, ab_env_envp(env)) < 0)
 		goto done;
 	if (ab_linkinputs_collect(&in_before, before, build_dir, ab_strv_argv(&ddirs)) < 0 ||
@@ -289,6 +339,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 		goto done;
 	if (ab_hash_file(sha_lt, NULL, spec->link_txt) < 0)
 		goto done;
+	t_hash = ab_now() - t_hash;
 
 	/* link to a temporary name next to the output, rename on success */
 	if (ab_mkdir_p(out_dir, 0755) < 0)
@@ -350,6 +401,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 	}
 	free(after.v[oi]);
 	after.v[oi] = output_arg(output, joined);
+	note_replacements(reps, spec->nreplace);
 	if (stat(orig_out, &ost) == 0 && S_ISREG(ost.st_mode)) {
 		if (ab_hash_file(sha_orig, &size_orig, orig_out) < 0)
 			goto done;
@@ -418,10 +470,13 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 		cJSON_AddItemToObject(doc, "output", file_json(NULL, output, sha_out, size_out));
 		o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "exit_code", res.exit_code);
-		cJSON_AddNumberToObject(o, "seconds", res.seconds);
 		cJSON_AddStringToObject(o, "linked_as", tmp);
 		cJSON_AddItemToObject(doc, "link", o);
-		cJSON_AddNumberToObject(doc, "seconds", ab_now() - t0);
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "inputs", t_hash);
+		cJSON_AddNumberToObject(o, "link", res.seconds);
+		cJSON_AddNumberToObject(o, "total", ab_now() - t0);
+		cJSON_AddItemToObject(doc, "seconds", o);
 	}
 	*prov = doc;
 	doc = NULL;
