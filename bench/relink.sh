@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Benchmark of 'allocbuild relink' (issue 6 budgets):
+#  (a) a relink of a fixture: a CMake project shaped like Fluent Bit's
+#      fluent-bit-bin (src/ executable linking ../lib/libjemalloc_pic.a
+#      twice), relinked with another archive; wall time of the whole
+#      command                                                (budget 5 s)
+#      The archives are real jemalloc archives when JE_A and JE_B name two
+#      libjemalloc_pic.a files, else stand-ins of similar size (40 objects,
+#      about 8 MB of data each).
+#  (b) hashing every input of a Fluent-Bit-sized link: 300 objects, 100 MB
+#      in total, with a warm page cache; "seconds.inputs" of the provenance
+#      (search-path query, input resolution and SHA-256 of both sides)
+#                                                             (budget 0.5 s)
+# Each relink runs ROUNDS times (default 5); best and median are printed.
+# Work files live in bench/.work/relink (or $BENCH_DIR) and are removed at
+# the end unless KEEP=1.
+# usage: bench/relink.sh [ALLOCBUILD]
+set -eu
+cd "$(dirname "$0")/.."
+TOP=$(pwd)
+AB=${1:-${ALLOCBUILD:-$TOP/allocbuild}}
+ROUNDS=${ROUNDS:-5}
+WORK=${BENCH_DIR:-$TOP/bench/.work}/relink
+[ -x "$AB" ] || { echo "bench: no binary '$AB' (run make first)" >&2; exit 2; }
+command -v cmake >/dev/null || { echo "bench: cmake is needed" >&2; exit 2; }
+command -v objcopy >/dev/null || { echo "bench: objcopy is needed" >&2; exit 2; }
+rm -rf "$WORK"
+mkdir -p "$WORK"
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+
+now() { date +%s.%N; }
+
+# stats FILE: "best median" of the numbers in FILE, one per line
+stats() {
+	sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.3f %.3f\n", v[1], v[int((NR + 1) / 2)] }'
+}
+
+# blob_object NAME BYTES: an object file holding BYTES of random data
+blob_object() {
+	head -c "$2" /dev/urandom >"$1.bin"
+	objcopy -I binary -O elf64-x86-64 -B i386:x86-64 "$1.bin" "$1"
+	rm -f "$1.bin"
+}
+
+# --- (a) the fixture
+mkdir -p fx/proj/src fx/build/lib fx/alt
+cat >fx/proj/CMakeLists.txt <<'EOF'
+cmake_minimum_required(VERSION 3.13)
+project(fx C)
+add_subdirectory(src)
+EOF
+cat >fx/proj/src/CMakeLists.txt <<'EOF'
+set(JEMALLOC_LIB ${CMAKE_BINARY_DIR}/lib/libjemalloc_pic.a)
+add_library(fx-core STATIC core.c)
+target_link_libraries(fx-core ${JEMALLOC_LIB} pthread dl m)
+add_executable(fx-bin main.c)
+set_target_properties(fx-bin PROPERTIES OUTPUT_NAME fx RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+target_link_libraries(fx-bin ${JEMALLOC_LIB} fx-core)
+EOF
+echo '#include <stdlib.h>
+int core(void) { void *p = malloc(32); free(p); return p != 0; }' >fx/proj/src/core.c
+echo 'int core(void); int main(void) { return !core(); }' >fx/proj/src/main.c
+if [ -n "${JE_A:-}" ] && [ -n "${JE_B:-}" ]; then
+	cp "$JE_A" fx/build/lib/libjemalloc_pic.a
+	cp "$JE_B" fx/alt/libjemalloc_pic.a
+	kind="real jemalloc archives"
+else
+	for side in a b; do
+		mkdir -p fx/$side
+		for i in $(seq 1 40); do
+			blob_object fx/$side/m$i.o 200000
+		done
+		ar qc fx/$side/libjemalloc_pic.a fx/$side/m*.o
+	done
+	cp fx/a/libjemalloc_pic.a fx/build/lib/libjemalloc_pic.a
+	cp fx/b/libjemalloc_pic.a fx/alt/libjemalloc_pic.a
+	kind="stand-in archives"
+fi
+(cd fx/build && cmake ../proj >/dev/null && make >/dev/null 2>&1) || { echo "bench: fixture build failed" >&2; exit 1; }
+: >a.times
+for r in $(seq 1 "$ROUNDS"); do
+	t0=$(now)
+	"$AB" relink --link-txt fx/build/src/CMakeFiles/fx-bin.dir/link.txt \
+		--replace ../lib/libjemalloc_pic.a=fx/alt/libjemalloc_pic.a --output fx/out/fx-relink >/dev/null 2>&1
+	t1=$(now)
+	echo "$t1 - $t0" | bc >>a.times
+done
+read -r a_best a_median < <(stats a.times)
+size_a=$(du -k fx/build/lib/libjemalloc_pic.a | cut -f1)
+
+# --- (b) 300 inputs, 100 MB
+B=big/build/src/CMakeFiles/big-bin.dir
+mkdir -p "$B" big/build/bin big/alt
+total=0
+n=300
+per=$((100 * 1000 * 1000 / n))
+objs=
+for i in $(seq 1 $n); do
+	blob_object "$B/o$i.o" $per
+	objs="$objs CMakeFiles/big-bin.dir/o$i.o"
+done
+echo 'int main(void) { return 0; }' >big/main.c
+cc -c -o "$B/main.c.o" big/main.c
+blob_object big/alt/o1.o $per
+echo "/usr/bin/cc CMakeFiles/big-bin.dir/main.c.o$objs -o ../bin/big -lpthread -ldl -lm" >"$B/link.txt"
+total=$(du -cb "$B"/*.o | tail -1 | cut -f1)
+: >b.times
+: >b.total
+for r in $(seq 1 "$ROUNDS"); do
+	"$AB" relink --link-txt "$B/link.txt" --replace CMakeFiles/big-bin.dir/o1.o=big/alt/o1.o \
+		--output big/out/big --provenance big/p.json >/dev/null 2>&1
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["seconds"]["inputs"]); print(d["seconds"]["total"], file=sys.stderr)' \
+		big/p.json >>b.times 2>>b.total
+done
+ninputs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["inputs"]))' big/p.json)
+read -r b_best b_median < <(stats b.times)
+read -r bt_best bt_median < <(stats b.total)
+
+printf '(a) relink of the fixture (%s, %s KiB archive): best %ss, median %ss (budget 5s)\n' \
+	"$kind" "$size_a" "$a_best" "$a_median"
+printf '(b) inputs of a %s-input link, %s MB: hashing best %ss, median %ss (budget 0.5s); whole relink best %ss, median %ss\n' \
+	"$ninputs" "$((total / 1000000))" "$b_best" "$b_median" "$bt_best" "$bt_median"
+ok=1
+[ "$(echo "$a_median < 5" | bc)" = 1 ] || ok=0
+[ "$(echo "$b_median < 0.5" | bc)" = 1 ] || ok=0
+[ $ok = 1 ] && echo "within budget" || { echo "OVER BUDGET"; exit 1; }
