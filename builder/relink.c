@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../provenance/jsonio.h"
@@ -42,6 +44,26 @@ same_file(const char *dir, const char *p, dev_t dev, ino_t ino)
 
 	free(abs);
 	return r;
+}
+
+/* CPU seconds (user + system) of this process, or of its waited-for children */
+static double
+cpu_self(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double
+cpu_children(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	    (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 static void
@@ -186,7 +208,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 	int error = AB_RELINK_EINPUT, oi, joined, have_orig = 0, bad = 0;
 	const struct ab_linkcmd *cmd;
 	cJSON *doc = NULL;
-	double t0 = ab_now(), t_hash = 0;
+	double t0 = ab_now(), t_hash = 0, c_hash = 0, c_link = 0;
 
 	*prov = NULL;
 	if (!spec->nreplace) {
@@ -325,6 +347,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 
 	/* the proof: every input of both commands, hashed */
 	t_hash = ab_now();
+	c_hash = cpu_self() + cpu_children();
 	if (ab_linkinputs_default_dirs(&ddirs, before[0], build_dir, ab_env_envp(env)) < 0)
 		goto done;
 	if (ab_linkinputs_collect(&in_before, before, build_dir, ab_strv_argv(&ddirs)) < 0 ||
@@ -340,6 +363,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 	if (ab_hash_file(sha_lt, NULL, spec->link_txt) < 0)
 		goto done;
 	t_hash = ab_now() - t_hash;
+	c_hash = cpu_self() + cpu_children() - c_hash;
 
 	/* link to a temporary name next to the output, rename on success */
 	if (ab_mkdir_p(out_dir, 0755) < 0)
@@ -356,8 +380,10 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 		struct ab_proc p = {.argv = after.v, .cwd = build_dir, .envp = ab_env_envp(env), .out = &lout,
 		    .err = &lerr};
 
+		c_link = cpu_children();
 		if (ab_proc_run(&res, &p) < 0)
 			goto done;
+		c_link = cpu_children() - c_link;
 	}
 	if (spec->log_path) {
 		struct ab_buf lb = {0};
@@ -474,7 +500,9 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 		cJSON_AddItemToObject(doc, "link", o);
 		o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "inputs", t_hash);
+		cJSON_AddNumberToObject(o, "inputs_cpu", c_hash);
 		cJSON_AddNumberToObject(o, "link", res.seconds);
+		cJSON_AddNumberToObject(o, "link_cpu", c_link);
 		cJSON_AddNumberToObject(o, "total", ab_now() - t0);
 		cJSON_AddItemToObject(doc, "seconds", o);
 	}
