@@ -53,6 +53,7 @@ cmd_relink(int argc, char **argv)
 		{"provenance", required_argument, NULL, 'p'},
 		{"dry-run", no_argument, NULL, 'n'},
 		{"json", no_argument, NULL, 'j'},
+		{"check-normal", no_argument, NULL, 'N'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_relink_replacement *reps = NULL;
@@ -99,6 +100,9 @@ cmd_relink(int argc, char **argv)
 			break;
 		case 'j':
 			json = 1;
+			break;
+		case 'N':
+			spec.check_normal = 1;
 			break;
 		default:
 			rc = usage_error("unknown option '%s'", argv[optind - 1]);

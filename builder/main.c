@@ -100,7 +100,16 @@ static const struct command commands[] = {
 	    "hold identically, print the best with its evidence, and say plainly\n"
 	    "when none matches. Exit 0 when the best matches, 1 when none does.\n"},
 	{"relink", cmd_relink, "relink a CMake link.txt with another allocator archive",
-	    "allocbuild relink --link-txt PATH --replace OLD=NEW [--replace OLD=NEW]... --output PATH [--dry-run]\n"},
+	    "allocbuild relink --link-txt PATH --replace OLD=NEW [--replace OLD=NEW]... --output PATH\n"
+	    "                  [--build-dir DIR] [--provenance PATH] [--check-normal] [--dry-run] [--json]\n"
+	    "\n"
+	    "Run the link command of a CMake link.txt (parsed without a shell) from its\n"
+	    "build directory with every argument naming OLD replaced by NEW and -o set\n"
+	    "to the output: a diagnostic relink, never a distributable build. Writes\n"
+	    "relink-provenance.json next to the output: both argv, every input's\n"
+	    "SHA-256 on both sides and the verdict. --check-normal also links the\n"
+	    "unchanged command and records whether it reproduces the normal binary.\n"
+	    "Exit 1 when the link fails, 2 on bad input. See docs/relink.md.\n"},
 	{"verify", cmd_verify, "re-hash an output directory or evidence bundle",
 	    "allocbuild verify OUTDIR|BUNDLE\n"},
 	{"env", cmd_env, "print a variant's runtime environment for a benchmark",

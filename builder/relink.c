@@ -66,6 +66,70 @@ cpu_children(void)
 	    (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+static char *output_arg(const char *out, int joined);
+
+/*
+ * Link the unchanged command to a temporary file and compare it with the
+ * normal build's output: identical bytes show that the inputs hashed now
+ * are those the normal binary was linked from. Returns the record, or NULL
+ * (reported) when the link could not be run at all.
+ */
+static cJSON *
+check_normal(char *const *before, int oi, int joined, const char *build_dir, const char *out_dir,
+    const char *output, struct ab_env *env, const char *log_path, const char *sha_orig, const char *orig_out)
+{
+	struct ab_strv argv = {0};
+	struct ab_buf out = {0}, err = {0};
+	struct ab_proc_result res;
+	const char *base = strrchr(output, '/') + 1;
+	char *tmp = ab_sprintf("%s/.%s.normal-check.%ld", out_dir, base, (long)getpid());
+	char sha[AB_HEX_LEN + 1];
+	cJSON *o = NULL;
+
+	for (size_t i = 0; before[i]; i++)
+		ab_strv_push_owned(&argv, (int)i == oi ? output_arg(tmp, joined) : ab_strdup(before[i]));
+	{
+		struct ab_proc p = {.argv = argv.v, .cwd = build_dir, .envp = ab_env_envp(env), .out = &out, .err = &err};
+
+		unlink(tmp);
+		if (ab_proc_run(&res, &p) < 0)
+			goto done;
+	}
+	if (log_path) {
+		FILE *f = fopen(log_path, "a");
+
+		if (f) {
+			fprintf(f, "# normal check\n%s%s", out.s ? out.s : "", err.s ? err.s : "");
+			fclose(f);
+		}
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "what", "the unchanged link command, linked again now and compared with the normal output");
+	if (res.exit_code != 0 || ab_hash_file(sha, NULL, tmp) < 0) {
+		char why[128];
+
+		ab_proc_describe(why, sizeof(why), &res);
+		cJSON_AddStringToObject(o, "error", res.exit_code != 0 ? why : "cannot hash the result");
+		cJSON_AddBoolToObject(o, "identical", 0);
+		ab_warn("the normal link command of '%s' failed when run again (%s)", orig_out, why);
+		goto done;
+	}
+	cJSON_AddStringToObject(o, "sha256", sha);
+	cJSON_AddBoolToObject(o, "identical", sha_orig && !strcmp(sha, sha_orig));
+	if (!sha_orig)
+		ab_warn("normal output '%s' does not exist: nothing to compare with", orig_out);
+	else if (strcmp(sha, sha_orig))
+		ab_warn("linking the normal command again does not reproduce '%s': its inputs or the toolchain "
+		    "changed since the normal build", orig_out);
+done:
+	unlink(tmp);
+	free(tmp);
+	ab_strv_free(&argv);
+	ab_buf_free(&out);
+	ab_buf_free(&err);
+	return o;
+}
+
 static void
 note_replacements(const struct rep *reps, size_t n)
 {
@@ -207,7 +271,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 	struct stat st, ost;
 	int error = AB_RELINK_EINPUT, oi, joined, have_orig = 0, bad = 0;
 	const struct ab_linkcmd *cmd;
-	cJSON *doc = NULL;
+	cJSON *doc = NULL, *check = NULL;
 	double t0 = ab_now(), t_hash = 0, c_hash = 0, c_link = 0;
 
 	*prov = NULL;
@@ -433,6 +497,14 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 			goto done;
 		have_orig = 1;
 	}
+	if (spec->check_normal) {
+		check = check_normal(before, oi, joined, build_dir, out_dir, output, env, spec->log_path,
+		    have_orig ? sha_orig : NULL, orig_out);
+		if (!check) {
+			unlink(output);
+			goto done;
+		}
+	}
 
 	/* relink-provenance.json */
 	{
@@ -494,6 +566,10 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 		cJSON_AddItemToObject(doc, "normal_output",
 		    file_json(before[oi], orig_out, have_orig ? sha_orig : NULL, size_orig));
 		cJSON_AddItemToObject(doc, "output", file_json(NULL, output, sha_out, size_out));
+		if (check) {
+			cJSON_AddItemToObject(doc, "normal_check", check);
+			check = NULL;
+		}
 		o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "exit_code", res.exit_code);
 		cJSON_AddStringToObject(o, "linked_as", tmp);
@@ -511,6 +587,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 	error = 0;
 done:
 	cJSON_Delete(doc);
+	cJSON_Delete(check);
 	ab_linktxt_release(&lt);
 	ab_strv_free(&after);
 	ab_strv_free(&ddirs);

@@ -66,6 +66,8 @@ struct ab_relink_spec {
 	struct ab_env *env;     /* the link's environment; NULL: ab_env_scrubbed() */
 	const char *log_path;   /* linker stdout and stderr appended here; NULL: none */
 	int dry_run;            /* resolve and print nothing, run nothing: *prov gets argv and cwd only */
+	int check_normal;       /* also link the unchanged command to a temporary file and record
+	                           whether it reproduces the normal output ("normal_check") */
 	const char *tool;       /* "allocbuild 0.1.0" for the manifest; NULL: omitted */
 };
 

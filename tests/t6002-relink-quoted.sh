@@ -45,6 +45,20 @@ P=rl/relink-provenance.json
 [ "$(json $P 'd["verdict"]')" = "only these inputs differ: $PWD/lib dir\$1/libf.a -> $PWD/new lib/libf.a" ] ||
 	fail "verdict: $(json $P 'd["verdict"]')"
 
+# --check-normal: a changed input of the normal link is noticed (warning, recorded)
+cp "$D/extra obj.o" extra.saved
+echo 'int g(void) { return 4; }' >g.c
+cc -c -o "$D/extra obj.o" g.c
+expect_exit 0 "$AB" relink --link-txt "$D/link.txt" --replace "$PWD/lib dir\$1/libf.a=new lib/libf.a" --output rl4/x --check-normal
+expect_grep "allocbuild: warning: linking the normal command again does not reproduce '$B/bin dir/x': its inputs or the toolchain changed since the normal build" err
+[ "$(json rl4/relink-provenance.json 'd["normal_check"]["identical"]')" = False ] || fail "normal check not false"
+cp extra.saved "$D/extra obj.o"
+expect_exit 0 "$AB" relink --link-txt "$D/link.txt" --replace "$PWD/lib dir\$1/libf.a=new lib/libf.a" --output rl4/x --check-normal
+expect_no_grep "warning" err
+[ "$(json rl4/relink-provenance.json 'd["normal_check"]["identical"]')" = True ] || fail "normal check not true"
+ls -A rl4 >ls-rl4
+printf 'relink-provenance.json\nx\n' | expect_file ls-rl4
+
 # an archive named only inside a response file cannot be replaced
 printf '"%s"\n' "$PWD/lib dir\\\$1/libf.a" >"$D/libs.rsp"
 printf '%s\n' "/usr/bin/cc CMakeFiles/x-bin.dir/main.c.o @CMakeFiles/x-bin.dir/objs.rsp @CMakeFiles/x-bin.dir/libs.rsp -o x" >"$D/link.txt"
