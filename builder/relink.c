@@ -422,6 +422,26 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 		    in_after.n);
 		goto done;
 	}
+	/* renaming the result over one of its own inputs would destroy it */
+	{
+		struct stat ist;
+		int have_out = stat(output, &st) == 0;
+
+		for (size_t side = 0; side < 2; side++) {
+			const struct ab_link_inputs *in = side ? &in_after : &in_before;
+
+			for (size_t i = 0; i < in->n; i++) {
+				const char *ip = in->v[i].path;
+
+				if (ip && (!strcmp(ip, output) || (have_out && stat(ip, &ist) == 0 &&
+				    ist.st_dev == st.st_dev && ist.st_ino == st.st_ino))) {
+					ab_error("output '%s' is an input of the link ('%s'): choose another path",
+					    spec->output, in->v[i].arg);
+					goto done;
+				}
+			}
+		}
+	}
 	if (ab_linkinputs_hash(&in_before, 0) < 0 || ab_linkinputs_hash(&in_after, 0) < 0)
 		goto done;
 	if (ab_hash_file(sha_lt, NULL, spec->link_txt) < 0)

@@ -19,6 +19,7 @@ cc -c -o "$D/main.c.o" main.c
 cc -c -o "$D/extra obj.o" g.c
 cc -c -o f1.o f1.c && ar qc "lib dir\$1/libf.a" f1.o
 cc -c -o f2.o f2.c && ar qc "new lib/libf.a" f2.o
+cp "new lib/libf.a" f2.a.saved
 printf '"CMakeFiles/x-bin.dir/extra obj.o"\n' >"$D/objs.rsp"
 # as CMake writes it: double quotes, '$' escaped with a backslash
 printf '%s\n' "/usr/bin/cc \"CMakeFiles/x-bin.dir/main.c.o\" @CMakeFiles/x-bin.dir/objs.rsp -o \"../bin dir/x\"  \"$PWD/lib dir\\\$1/libf.a\" -lm " >"$D/link.txt"
@@ -58,6 +59,11 @@ expect_no_grep "warning" err
 [ "$(json rl4/relink-provenance.json 'd["normal_check"]["identical"]')" = True ] || fail "normal check not true"
 ls -A rl4 >ls-rl4
 printf 'relink-provenance.json\nx\n' | expect_file ls-rl4
+
+# the output must not be one of the inputs
+expect_exit 2 "$AB" relink --link-txt "$D/link.txt" --replace "$PWD/lib dir\$1/libf.a=new lib/libf.a" --output "new lib/libf.a"
+echo "allocbuild: output 'new lib/libf.a' is an input of the link ('$PWD/new lib/libf.a'): choose another path" | expect_file err
+cmp -s "new lib/libf.a" f2.a.saved || fail "input overwritten"
 
 # an archive named only inside a response file cannot be replaced
 printf '"%s"\n' "$PWD/lib dir\\\$1/libf.a" >"$D/libs.rsp"
