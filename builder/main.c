@@ -73,7 +73,7 @@ static const struct command commands[] = {
 	    "variants are only re-verified; --force rebuilds. Exit 1 when a variant\n"
 	    "fails or a probe finds a problem.\n"},
 	{"probe", cmd_probe, "report the allocator settings in effect in a program",
-	    "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--unset K]... [--json] -- PROGRAM [ARGS...]\n"
+	    "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--unset K]... [--timeout SECONDS] [--json] -- PROGRAM [ARGS...]\n"
 	    "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--json] --archive LIB.a [--workdir DIR]\n"
 	    "\n"
 	    "Run PROGRAM (or a tiny program linked statically against LIB.a) with the\n"
@@ -81,7 +81,8 @@ static const struct command commands[] = {
 	    "report the settings in effect: version, build-time malloc_conf, every opt.*\n"
 	    "or mimalloc option, quantum, page size, secure level. Checks each --env\n"
 	    "setting against what the allocator reports. Exit 1 on invalid, unknown or\n"
-	    "ineffective settings. See docs/probes.md.\n"},
+	    "ineffective settings. A run is killed after --timeout seconds (60).\n"
+	    "See docs/probes.md.\n"},
 	{"upstream-diff", cmd_upstream_diff, "compare a vendored tree or archive with upstream",
 	    "allocbuild upstream-diff [--json] [--diff] [--strict] [--strip N] [-j N] CANDIDATE UPSTREAM\n"
 	    "\n"

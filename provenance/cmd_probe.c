@@ -1,6 +1,6 @@
 /*
  * allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--unset K]...
- *                  [--json] -- PROGRAM [ARGS...]
+ *                  [--timeout SECONDS] [--json] -- PROGRAM [ARGS...]
  * allocbuild probe [options] --archive LIB.a [--workdir DIR]
  * Run PROGRAM (or a tiny program linked statically against LIB.a) under
  * the allocator's own reporting and print the settings in effect
@@ -58,6 +58,7 @@ cmd_probe(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"archive", required_argument, NULL, 'A'},
 		{"workdir", required_argument, NULL, 'w'},
+		{"timeout", required_argument, NULL, 't'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_probe_req req = {0};
@@ -109,6 +110,16 @@ cmd_probe(int argc, char **argv)
 		case 'w':
 			workdir = optarg;
 			break;
+		case 't': {
+			char *end;
+
+			req.timeout = strtod(optarg, &end);
+			if (end == optarg || *end || !(req.timeout > 0) || req.timeout > 86400) {
+				rc = ab_cmd_usage_error("probe", "--timeout wants a positive number of seconds, not '%s'", optarg);
+				goto done;
+			}
+			break;
+		}
 		default:
 			if (optopt)
 				rc = ab_cmd_usage_error("probe", "option '%s' needs a value", argv[optind - 1]);

@@ -139,6 +139,9 @@ run_probe(struct run *r, const struct ab_probe_req *req, char *const *argv, cons
 	p.envp = ab_env_envp(&env);
 	p.out = &r->out;
 	p.err = &r->err;
+	p.timeout = req->timeout > 0 ? req->timeout : AB_PROBE_TIMEOUT;
+	/* jemalloc's general section is a few KiB: a chatty program must not fill memory */
+	p.max_output = 16u << 20;
 	error = ab_proc_run(&r->res, &p);
 	/* a program that could not start has already been reported */
 	if (!error) {
@@ -154,6 +157,8 @@ run_probe(struct run *r, const struct ab_probe_req *req, char *const *argv, cons
 		cJSON_AddItemToObject(r->json, "env_removed", ab_json_strv(env.removed.v, env.removed.n));
 		cJSON_AddNumberToObject(r->json, "exit_code", r->res.exit_code);
 		cJSON_AddNumberToObject(r->json, "signal", r->res.signal);
+		cJSON_AddBoolToObject(r->json, "timed_out", r->res.timed_out);
+		cJSON_AddNumberToObject(r->json, "timeout", p.timeout);
 	}
 	ab_env_release(&env);
 	return error;
@@ -186,6 +191,14 @@ no_statistics(cJSON *rec, const char *what, char *const *argv, const struct run 
 	char status[128];
 
 	ab_proc_describe(status, sizeof(status), &r->res);
+	if (r->res.timed_out) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(r->json, "timeout");
+
+		ab_probe_add_problem(rec, "timeout", NULL, NULL,
+		    "'%s' ran past the probe's limit of %gs and was killed: give it arguments that make it exit",
+		    argv[0], cJSON_IsNumber(t) ? t->valuedouble : 0.0);
+		return;
+	}
 	if (r->err.s && strstr(r->err.s, "<jemalloc>: Abort (abort_conf:true)")) {
 		ab_probe_add_problem(rec, "no_statistics", NULL, NULL,
 		    "no jemalloc statistics from '%s' (%s): jemalloc aborted on an invalid setting (abort_conf:true)",

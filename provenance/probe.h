@@ -46,11 +46,17 @@ struct ab_probe_req {
 	struct ab_list unset;    /* variables to remove (not owned) */
 	const char *cwd;         /* where the program runs; NULL: current directory */
 	const char *cc;          /* compiler for ab_probe_archive; NULL: "cc" */
+	double timeout;          /* seconds a probe run may take; 0: AB_PROBE_TIMEOUT */
 };
+
+/* the default limit of one probe run, in seconds (recipe probe.timeout) */
+#define AB_PROBE_TIMEOUT 60
 
 /*
  * Run argv (argv[0] looked up in PATH) under the probe and build the record.
- * Returns 0 when the probe ran (whatever it found: see ab_probe_ok), -1
+ * A run longer than req->timeout is killed and recorded as a problem of
+ * kind "timeout". Returns 0 when the probe ran (whatever it found: see
+ * ab_probe_ok), -1
  * (reported) when the program cannot be started or req is invalid.
  * *record is freed with cJSON_Delete.
  */

@@ -39,6 +39,17 @@ expect_grep "allocbuild: probe: --archive and a program to run exclude each othe
 expect_exit 2 "$AB" probe --workdir w -- true
 expect_grep "allocbuild: probe: --workdir needs --archive" err
 
+expect_exit 2 "$AB" probe --timeout 0 -- true
+expect_grep "allocbuild: probe: --timeout wants a positive number of seconds, not '0'" err
+
+# a program that does not exit by itself is killed and reported (jemalloc, then mimalloc tried)
+expect_exit 1 "$AB" probe --timeout 1 --json -- sleep 30
+expect_file err <<'X'
+allocbuild: probe: 'sleep' ran past the probe's limit of 1s and was killed: give it arguments that make it exit
+X
+[ "$(json out '(d["allocator"], d["problems"][0]["kind"], d["run"]["timed_out"], d["run"]["signal"])')" = \
+	"(None, 'timeout', True, 9)" ] || fail "timeout record: $(cat out)"
+
 # a program that cannot start
 expect_exit 2 "$AB" probe -- ./no-such-program
 expect_file err <<'X'
