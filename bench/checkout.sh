@@ -78,8 +78,8 @@ cat >"$WORK/r.json" <<JSON
  "variants": [{"label": "v", "source": "gen", "build": {"system": "autotools"}}]}
 JSON
 cache=$WORK/cache
-"$AB" fetch -q --cache "$cache" -o "$WORK/warm" "$WORK/r.json" >/dev/null # fills the cache
 rm -rf "$WORK/warm"
+"$AB" fetch -q --cache "$cache" -o "$WORK/warm" "$WORK/r.json" >/dev/null # fills the cache
 
 now() { date +%s.%N; }
 best() { sort -n | head -1; }
@@ -98,21 +98,23 @@ timed() {
 	awk '{ print $1 }' "$WORK/time1" >>"$WORK/t.$T"
 	awk '{ printf "%.2f\n", $2 + $3 }' "$WORK/time1" >>"$WORK/c.$T"
 }
+# Fresh destinations every round, removed only at the end: ext4 avoids
+# reusing inodes freed in the last 30 seconds, and allocating around them
+# costs whichever command comes right after an rm -rf of a big tree.
+rm -rf "$WORK"/g[0-9]* "$WORK"/o[0-9]*
 for ((i = 0; i < ROUNDS; i++)); do
-	rm -rf "$WORK/g" "$WORK/o"
 	sync
 	T=git timed sh -c 'git clone -q --local --no-checkout "$1" "$2" && git -C "$2" checkout -q "$3"' sh \
-		"$repo" "$WORK/g" "$commit"
-	rm -rf "$WORK/g"
+		"$repo" "$WORK/g$i" "$commit"
 	sync
-	T=ab timed "$AB" fetch -q --cache "$cache" -o "$WORK/o" "$WORK/r.json"
-	T=again timed "$AB" fetch -q --cache "$cache" -o "$WORK/o" "$WORK/r.json"
+	T=ab timed "$AB" fetch -q --cache "$cache" -o "$WORK/o$i" "$WORK/r.json"
+	T=again timed "$AB" fetch -q --cache "$cache" -o "$WORK/o$i" "$WORK/r.json"
 done
 # both wrote the same tree
-git clone -q --local --no-checkout "$repo" "$WORK/g" && git -C "$WORK/g" checkout -q "$commit" && rm -rf "$WORK/g/.git"
-diff -r --no-dereference "$WORK/g" "$WORK/o/variants/v/src" >/dev/null ||
+rm -rf "$WORK/g0/.git"
+diff -r --no-dereference "$WORK/g0" "$WORK/o0/variants/v/src" >/dev/null ||
 	{ echo "bench: allocbuild's tree differs from git's" >&2; exit 1; }
-rm -rf "$WORK/g"
+rm -rf "$WORK"/g[0-9]* "$WORK"/o[0-9]* "$WORK/warm"
 g=$(best <"$WORK/t.git") a=$(best <"$WORK/t.ab") r=$(best <"$WORK/t.again")
 gc=$(median <"$WORK/c.git") ac=$(median <"$WORK/c.ab") rc=$(median <"$WORK/c.again")
 gm=$(median <"$WORK/t.git") am=$(median <"$WORK/t.ab") rm_=$(median <"$WORK/t.again")

@@ -37,7 +37,9 @@ int ab_git_have(struct ab_git_pin *pin, struct ab_cache *c, const char *url, con
 struct ab_wt_index;
 /*
  * write the tree (40 hex) of the cached repository of url into the existing
- * empty dir dest; hint (may be NULL) receives the path, size and sha256 of
+ * empty dir dest with `jobs` threads (<= 0: one per core; 1 is best on
+ * most machines, as for git's checkout.workers: threads creating files
+ * in parallel contend in the kernel); hint (may be NULL) receives the path, size and sha256 of
  * every file and symlink written (for ab_wt_index_build_hinted)
  */
 int ab_git_write_tree(struct ab_cache *c, const char *url, const char *tree, const char *dest, int jobs,
