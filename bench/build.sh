@@ -8,6 +8,7 @@
 #     with and without --ccache (cold cache for "without", warm objects shared
 #     between the variants for "with"), and the ratio.
 # usage: bench/build.sh [WORKDIR]   (default: a temporary directory)
+#        BENCH_CCACHE=0 skips part 4
 set -eu
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
@@ -23,6 +24,7 @@ unset MALLOC_CONF LD_PRELOAD
 stat_line() { grep '^allocbuild: stats:' "$1" | tail -1; }
 now() { date +%s.%N; }
 
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 echo "== 1. allocbuild's own time, default recipe (2 jemalloc builds)"
 rm -rf "$work/out"
 ALLOCBUILD_STATS=1 "$AB" build --mirror-dir "$mirror" -o "$work/out" recipes/jemalloc-5.3.0-policy.json \
@@ -61,6 +63,10 @@ if len(ls) >= 2:
 PY
 
 echo "== 4. ccache"
+if [ "${BENCH_CCACHE:-1}" = 0 ]; then
+	echo "skipped (BENCH_CCACHE=0)"
+	exit 0
+fi
 if ! command -v ccache >/dev/null; then
 	echo "ccache not installed: skipped"
 	exit 0

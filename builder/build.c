@@ -268,6 +268,13 @@ var_by_label(const struct ab_plan *p, const char *label)
 	return NONE;
 }
 
+/* the variant whose probe settings apply: its own, else its base's (runtime_of) */
+static const struct ab_variant *
+probe_settings(const struct ab_plan_var *pv)
+{
+	return pv->v->probe.args.n || pv->v->probe.timeout ? pv->v : pv->base;
+}
+
 static int
 compute_key(struct ctx *c, size_t vi)
 {
@@ -330,6 +337,15 @@ compute_key(struct ctx *c, size_t vi)
 	}
 	for (size_t i = 0; i < v->runtime.unset.n; i++)
 		key_add(h, "runtime-unset", v->runtime.unset.v[i]);
+	{
+		const struct ab_variant *ps = probe_settings(pv);
+		char t[32];
+
+		for (size_t i = 0; i < ps->probe.args.n; i++)
+			key_add(h, "probe-arg", ps->probe.args.v[i]);
+		snprintf(t, sizeof(t), "%d", ps->probe.timeout);
+		key_add(h, "probe-timeout", t);
+	}
 	ab_sha256_final(c->vs[vi].probe_key, h);
 	return 0;
 }
@@ -574,11 +590,7 @@ source_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 #include "../provenance/cmakeprov.h"
 #include "../provenance/probe.h"
 #include "../provenance/updiff.h"
-/* TODO(build): relink.h is not on main yet; without it relink variants fail with a clear message */
-#if __has_include("relink.h")
 #include "relink.h"
-#define HAVE_RELINK 1
-#endif
 
 static cJSON *
 cmake_record(const struct ab_plan_var *pv)
@@ -593,7 +605,6 @@ cmake_record(const struct ab_plan_var *pv)
 static int
 relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, cJSON *state, cJSON *steps)
 {
-#ifdef HAVE_RELINK
 	const struct ab_variant *v = pv->v;
 	const struct ab_plan_var *from = &c->p->vars[var_by_label(c->p, v->relink.from)];
 	struct ab_relink_replacement *rep = ab_calloc(v->relink.nreplace + 1, sizeof(*rep));
@@ -644,15 +655,6 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	free(link_txt);
 	free(output);
 	return e < 0 ? -1 : 0;
-#else
-	(void)c;
-	(void)s;
-	(void)state;
-	(void)steps;
-	/* TODO(build): relink.h not on main yet */
-	ab_progress_print("allocbuild: %s: relink variants are not supported by this build yet\n", pv->v->label);
-	return -1;
-#endif
 }
 
 /* a fresh build of one source or relink variant; fills vs->state */
@@ -750,6 +752,7 @@ probe_variant(struct ctx *c, size_t vi)
 	req.env = pv->v->runtime.env;
 	req.unset = pv->v->runtime.unset;
 	req.cwd = pv->probe;
+	req.timeout = probe_settings(pv)->probe.timeout;
 	/* a binary artifact is run; else the allocator archive is linked into a probe program */
 	for (size_t i = 0; i < pv->artifacts.n && !target; i++)
 		if (!is_archive(pv->artifacts.v[i]))
@@ -764,9 +767,13 @@ probe_variant(struct ctx *c, size_t vi)
 		if (is_archive(target)) {
 			e = ab_probe_archive(&rec, &req, abs, pv->probe);
 		} else {
-			char *argv[] = {abs, NULL};
+			struct ab_strv argv = {0};
 
-			e = ab_probe_program(&rec, &req, argv);
+			ab_strv_push(&argv, abs);
+			for (size_t i = 0; i < probe_settings(pv)->probe.args.n; i++)
+				ab_strv_push(&argv, probe_settings(pv)->probe.args.v[i]);
+			e = ab_probe_program(&rec, &req, ab_strv_argv(&argv));
+			ab_strv_free(&argv);
 		}
 	}
 	ab_progress_end(n, e == 0 && rec && ab_probe_ok(rec));

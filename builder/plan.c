@@ -476,6 +476,18 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 			fputc('\n', f);
 			for (size_t k = 0; k < pv->artifacts.n; k++)
 				fprintf(f, "      artifact: %s/%s\n", pv->artdir, pv->artifacts.v[k]);
+			{
+				const struct ab_variant *ps = pv->v->probe.args.n || pv->v->probe.timeout ? pv->v : base;
+
+				if (ps->probe.args.n) {
+					char *q = ab_argv_quote(ps->probe.args.v);
+
+					fprintf(f, "      program args: %s\n", q);
+					free(q);
+				}
+				if (ps->probe.timeout)
+					fprintf(f, "      timeout: %ds\n", ps->probe.timeout);
+			}
 			for (size_t k = 0; k < pv->v->runtime.env.n; k++)
 				fprintf(f, "      runtime env: %s=%s\n", pv->v->runtime.env.v[k].key,
 				    pv->v->runtime.env.v[k].value);

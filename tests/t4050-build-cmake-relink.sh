@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# build: cmake variants (configure with -D, cmake --build --target), a
+# relink variant that swaps the library of one into the other's link, an
+# up-to-date rerun, env --systems, and cmake-cache-provenance's diff.
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/fakeproj.sh"
+
+sha=$(make_fakecmake "$PWD")
+cat >r.json <<JSON
+{
+	"recipe": 1,
+	"name": "cm",
+	"sources": {
+		"fc": {"archive": {"urls": ["https://example.invalid/fakecmake-1.0.tar.gz"], "sha256": "$sha", "strip": 1}}
+	},
+	"variants": [
+		{"label": "a", "source": "fc",
+		 "build": {"system": "cmake", "defines": {"FLB_FAKE_TAG": "A"}, "targets": ["prog"]},
+		 "artifacts": ["prog", "libfakealloc.a"]},
+		{"label": "b", "source": "fc",
+		 "build": {"system": "cmake", "defines": {"FLB_FAKE_TAG": "B"}, "targets": ["prog"]},
+		 "artifacts": ["libfakealloc.a"]},
+		{"label": "a-with-b", "relink": {"from": "a", "link_txt": "CMakeFiles/prog.dir/link.txt",
+			"replace": [{"path": "libfakealloc.a", "with": {"variant": "b", "artifact": "libfakealloc.a"}}],
+			"output": "prog-relinked"}}
+	]
+}
+JSON
+O=$PWD/bo
+expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+[ "$(bo/variants/a/build/prog)" = "fake 2.0.0-0-g0123456789abcdef A" ]
+[ "$(bo/variants/a/build/prog-relinked)" = "fake 2.0.0-0-g0123456789abcdef B" ]
+
+C=bo/provenance/build-commands.json
+[ "$(json $C 'd["variants"][0]["steps"][1]["argv"]')" = \
+  "['cmake', '-S', '$O/variants/a/src', '-B', '$O/variants/a/build', '-G', 'Unix Makefiles', '-DFLB_FAKE_TAG=A']" ]
+[ "$(json $C 'd["variants"][0]["steps"][2]["argv"]')" = "['cmake', '--build', '$O/variants/a/build', '--target', 'prog', '-j', '1']" ]
+[ "$(json $C '[s["step"] for s in d["variants"][2]["steps"]]')" = "['relink']" ]
+
+# the cache records differ where the recipe says: FLB_FAKE_TAG
+M=bo/provenance/cmake-cache-provenance.json
+[ "$(json $M 'sorted(d["variants"])')" = "['a', 'b']" ]
+[ "$(json $M '[(x["section"], x["key"]) for x in d["diffs"][0]["differences"] if x["section"] == "keys"]')" = "[('keys', 'FLB_FAKE_TAG')]" ] ||
+	{ json $M 'd["diffs"]'; fail "unexpected cache differences"; }
+[ -f bo/provenance/relink-provenance.json ] || fail "no relink-provenance.json"
+[ "$(json bo/provenance/binary-provenance.json '[a["allocator_version"] for a in d["variants"][0]["artifacts"]]')" = \
+  "['2.0.0-0-g0123456789abcdef', '2.0.0-0-g0123456789abcdef']" ]
+(cd bo && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS does not check"
+expect_exit 0 "$AB" verify bo
+
+expect_exit 0 "$AB" env bo --systems
+cat <<EOT | expect_file out
+a=$O/variants/a/build/prog
+a-with-b=$O/variants/a/build/prog-relinked
+EOT
+
+# nothing changed: nothing rebuilt or relinked
+expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+expect_grep "a-with-b: relink prog-relinked: up to date" err
+expect_no_grep "cmake --build prog (" err
+# b changes: b is rebuilt and the relink redone, a is not
+sed -i 's/"FLB_FAKE_TAG": "B"/"FLB_FAKE_TAG": "B2"/' r.json
+expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+expect_grep "a: cmake --build prog: up to date" err
+expect_grep "b: cmake --build prog (" err
+expect_grep "a-with-b: relink prog-relinked (" err
+[ "$(bo/variants/a/build/prog-relinked)" = "fake 2.0.0-0-g0123456789abcdef B2" ]
+expect_exit 0 "$AB" verify bo
