@@ -442,7 +442,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 			}
 		}
 	}
-	if (ab_linkinputs_hash(&in_before, 0) < 0 || ab_linkinputs_hash(&in_after, 0) < 0)
+	if (ab_linkinputs_hash_pair(&in_before, &in_after, 0) < 0)
 		goto done;
 	if (ab_hash_file(sha_lt, NULL, spec->link_txt) < 0)
 		goto done;

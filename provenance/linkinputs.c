@@ -562,26 +562,26 @@ struct fid {
 	size_t rep; /* index into hjob.files */
 };
 
-int
-ab_linkinputs_hash(struct ab_link_inputs *in, int jobs)
+static int
+hash_items(struct ab_link_input **items, size_t nitems, int jobs)
 {
 	struct hjob j = {0};
-	struct fid *ids = ab_calloc(in->n, sizeof(*ids));
-	size_t *rep_of = ab_calloc(in->n, sizeof(*rep_of));
+	struct fid *ids = ab_calloc(nitems, sizeof(*ids));
+	size_t *rep_of = ab_calloc(nitems, sizeof(*rep_of));
 	pthread_t tids[16];
 	int nt = 0, error = -1;
 
-	j.files = ab_calloc(in->n, sizeof(*j.files));
+	j.files = ab_calloc(nitems, sizeof(*j.files));
 	pthread_mutex_init(&j.lock, NULL);
-	for (size_t i = 0; i < in->n; i++) {
+	for (size_t i = 0; i < nitems; i++) {
 		struct stat st;
 		size_t k;
 
 		rep_of[i] = (size_t)-1;
-		if (!in->v[i].path)
+		if (!items[i]->path)
 			continue;
-		if (stat(in->v[i].path, &st) < 0) {
-			ab_error_errno("cannot hash '%s'", in->v[i].path);
+		if (stat(items[i]->path, &st) < 0) {
+			ab_error_errno("cannot hash '%s'", items[i]->path);
 			goto done;
 		}
 		for (k = 0; k < j.n; k++)
@@ -590,7 +590,7 @@ ab_linkinputs_hash(struct ab_link_inputs *in, int jobs)
 		if (k == j.n) {
 			ids[k].dev = st.st_dev;
 			ids[k].ino = st.st_ino;
-			j.files[j.n++] = &in->v[i];
+			j.files[j.n++] = items[i];
 		}
 		rep_of[i] = k;
 	}
@@ -611,11 +611,11 @@ ab_linkinputs_hash(struct ab_link_inputs *in, int jobs)
 		pthread_join(tids[t], NULL);
 	if (j.failed)
 		goto done;
-	for (size_t i = 0; i < in->n; i++) {
+	for (size_t i = 0; i < nitems; i++) {
 		if (rep_of[i] == (size_t)-1)
 			continue;
-		memcpy(in->v[i].sha256, j.files[rep_of[i]]->sha256, sizeof(in->v[i].sha256));
-		in->v[i].size = j.files[rep_of[i]]->size;
+		memcpy(items[i]->sha256, j.files[rep_of[i]]->sha256, sizeof(items[i]->sha256));
+		items[i]->size = j.files[rep_of[i]]->size;
 	}
 	error = 0;
 done:
@@ -623,6 +623,28 @@ done:
 	free(j.files);
 	free(ids);
 	free(rep_of);
+	return error;
+}
+
+int
+ab_linkinputs_hash(struct ab_link_inputs *in, int jobs)
+{
+	return ab_linkinputs_hash_pair(in, NULL, jobs);
+}
+
+int
+ab_linkinputs_hash_pair(struct ab_link_inputs *a, struct ab_link_inputs *b, int jobs)
+{
+	size_t n = a->n + (b ? b->n : 0), k = 0;
+	struct ab_link_input **items = ab_calloc(n, sizeof(*items));
+	int error;
+
+	for (size_t i = 0; i < a->n; i++)
+		items[k++] = &a->v[i];
+	for (size_t i = 0; b && i < b->n; i++)
+		items[k++] = &b->v[i];
+	error = hash_items(items, n, jobs);
+	free(items);
 	return error;
 }
 

@@ -69,6 +69,8 @@ int ab_linkinputs_collect(struct ab_link_inputs *out, char *const *argv, const c
 
 /* hash every found input, each distinct file once; jobs <= 0: one per core; reports errors */
 int ab_linkinputs_hash(struct ab_link_inputs *in, int jobs);
+/* the same for two input lists at once (the two sides of a relink): a file on both sides is read once */
+int ab_linkinputs_hash_pair(struct ab_link_inputs *a, struct ab_link_inputs *b, int jobs);
 
 /* one input as JSON: {"arg", "path", "via", "kind", "size", "sha256"} */
 cJSON *ab_linkinputs_json(const struct ab_link_input *in);
