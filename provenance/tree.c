@@ -662,46 +662,290 @@ buf_sink(void *ud, const void *p, size_t n)
 	ab_buf_add(ud, p, n);
 }
 
-static int
-cmp_str(const void *a, const void *b)
+/*
+ * Archive members are refused by the rules and in the words of extraction
+ * for `fetch` (builder/archive.c), so that a tarball upstream-diff accepts
+ * is one fetch extracts. The checks that depend on the names after the
+ * strip (paths through a symlink or a file, duplicates, symlink targets,
+ * hard links) run once the strip is known, over the members in archive
+ * order, as extraction does.
+ */
+struct member {
+	char *raw;    /* the name in the archive, for messages */
+	char *name;   /* normalised, not stripped */
+	unsigned type; /* AE_IFREG, AE_IFDIR, AE_IFLNK, or 0 for a hard link */
+	char *link;   /* symlink target or hard link name as in the archive */
+	size_t entry; /* index in t->v, or SIZE_MAX for a directory */
+};
+
+struct members {
+	struct member *v;
+	size_t n, cap;
+};
+
+static void
+members_free(struct members *m)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].raw);
+		free(m->v[i].name);
+		free(m->v[i].link);
+	}
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+/* names seen after the strip: type (AE_IFREG for hard links) and tree entry */
+struct seen {
+	char **keys;
+	unsigned *types;
+	size_t *entries;
+	size_t n, cap; /* cap is a power of two */
+};
+
+static size_t
+seen_slot(const struct seen *s, const char *key)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (const char *p = key; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	i = (size_t)h & (s->cap - 1);
+	while (s->keys[i] && strcmp(s->keys[i], key))
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+static unsigned
+seen_get(const struct seen *s, const char *key, size_t *entry)
+{
+	size_t i;
+
+	if (!s->cap)
+		return 0;
+	i = seen_slot(s, key);
+	if (s->keys[i] && entry)
+		*entry = s->entries[i];
+	return s->keys[i] ? s->types[i] : 0;
+}
+
+static void
+seen_put(struct seen *s, const char *key, unsigned type, size_t entry)
+{
+	size_t i;
+
+	if (2 * (s->n + 1) > s->cap) {
+		struct seen bigger = {0};
+
+		bigger.cap = s->cap ? s->cap * 2 : 1024;
+		bigger.keys = ab_calloc(bigger.cap, sizeof(char *));
+		bigger.types = ab_calloc(bigger.cap, sizeof(unsigned));
+		bigger.entries = ab_calloc(bigger.cap, sizeof(size_t));
+		for (size_t k = 0; k < s->cap; k++) {
+			if (s->keys[k]) {
+				size_t j = seen_slot(&bigger, s->keys[k]);
+
+				bigger.keys[j] = s->keys[k];
+				bigger.types[j] = s->types[k];
+				bigger.entries[j] = s->entries[k];
+				bigger.n++;
+			}
+		}
+		free(s->keys);
+		free(s->types);
+		free(s->entries);
+		*s = bigger;
+	}
+	i = seen_slot(s, key);
+	if (!s->keys[i]) {
+		s->keys[i] = ab_strdup(key);
+		s->n++;
+	}
+	s->types[i] = type;
+	s->entries[i] = entry;
+}
+
+static void
+seen_free(struct seen *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->keys[i]);
+	free(s->keys);
+	free(s->types);
+	free(s->entries);
+	memset(s, 0, sizeof(*s));
+}
+
+/* does a symlink at rel with this target stay inside the tree? (as extraction) */
+static int
+symlink_target_ok(const char *rel, const char *target)
+{
+	int depth = 0, named = 0;
+	const char *s = target;
+
+	for (const char *p = rel; *p; p++)
+		if (*p == '/')
+			depth++;
+	if (!target[0] || target[0] == '/')
+		return 0;
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			/* "dir/.." may climb out through a symlinked dir: allow '..' only first */
+			if (named || --depth < 0)
+				return 0;
+		} else if (n && !(n == 1 && s[0] == '.')) {
+			named = 1;
+		}
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+	return 1;
 }
 
 /*
- * A member below a symlink member ("link -> /etc", then "link/passwd")
- * describes a tree that cannot exist; extraction refuses it, and so do we.
- * Runs on the full member names, before the strip.
+ * The checks of one member that need no other member, before the strip:
+ * sets *type to the member's type (0 for a hard link). Reports and
+ * returns -1 for a member extraction refuses.
  */
 static int
-through_symlink(const struct ab_tree *t)
+check_member(unsigned *type, const struct ab_tree *t, struct archive_entry *ae, const char *raw)
 {
-	struct ab_strv links = {0};
-	int error = 0;
+	mode_t ft = archive_entry_filetype(ae), perm = archive_entry_perm(ae);
 
-	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i].type == AB_ENTRY_SYMLINK && !t->v[i].hardlink)
-			ab_strv_push(&links, t->v[i].path);
-	if (!links.n)
-		return 0;
-	qsort(links.v, links.n, sizeof(*links.v), cmp_str);
-	for (size_t i = 0; i < t->n && !error; i++) {
-		const char *path = t->v[i].path;
-
-		for (const char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
-			char *prefix = ab_strndup(path, (size_t)(slash - path));
-			int found = bsearch(&prefix, links.v, links.n, sizeof(*links.v), cmp_str) != NULL;
-
-			if (found) {
-				ab_error("archive '%s': member '%s': path goes through symlink '%s'", t->root, path, prefix);
-				error = -1;
-			}
-			free(prefix);
-			if (found)
-				break;
-		}
+	if (!raw[0]) {
+		ab_error("archive '%s': a member has no name", t->root);
+		return -1;
 	}
-	ab_strv_free(&links);
+	if (raw[0] == '/') {
+		ab_error("archive '%s': member '%s': absolute path", t->root, raw);
+		return -1;
+	}
+	if (!ab_path_is_safe_relative(raw)) {
+		ab_error("archive '%s': member '%s': '..' in path", t->root, raw);
+		return -1;
+	}
+	if (ft == AE_IFCHR || ft == AE_IFBLK) {
+		ab_error("archive '%s': member '%s': device node", t->root, raw);
+		return -1;
+	}
+	if (ft == AE_IFIFO) {
+		ab_error("archive '%s': member '%s': fifo", t->root, raw);
+		return -1;
+	}
+	if (ft == AE_IFSOCK) {
+		ab_error("archive '%s': member '%s': socket", t->root, raw);
+		return -1;
+	}
+	if (perm & (S_ISUID | S_ISGID)) {
+		ab_error("archive '%s': member '%s': setuid or setgid bit", t->root, raw);
+		return -1;
+	}
+	if (archive_entry_hardlink(ae)) {
+		*type = 0; /* a hard link, whatever it says */
+	} else if (ft != AE_IFREG && ft != AE_IFDIR && ft != AE_IFLNK) {
+		ab_error("archive '%s': member '%s': unsupported file type", t->root, raw);
+		return -1;
+	} else {
+		*type = ft;
+	}
+	return 0;
+}
+
+/*
+ * The checks that need the strip and the members before, in archive
+ * order; a hard link takes the content of the file it names. Members with
+ * nothing left after the strip are skipped, as extraction skips them.
+ */
+static int
+check_members(struct ab_tree *t, const struct members *m, int strip)
+{
+	struct seen seen = {0};
+	int error = -1;
+
+	for (size_t i = 0; i < m->n; i++) {
+		const struct member *mb = &m->v[i];
+		const char *rel = skip_components(mb->name, strip);
+		unsigned prev;
+		char *p;
+
+		if (!rel || !*rel)
+			continue;
+		/* every leading directory: a symlink or a file cannot hold members */
+		p = ab_strdup(rel);
+		for (char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
+			*s = '\0';
+			prev = seen_get(&seen, p, NULL);
+			if (prev == AE_IFLNK) {
+				ab_error("archive '%s': member '%s': path goes through symlink '%s'", t->root, mb->raw, p);
+				free(p);
+				goto done;
+			}
+			if (prev == AE_IFREG) {
+				ab_error("archive '%s': member '%s': path goes through file '%s'", t->root, mb->raw, p);
+				free(p);
+				goto done;
+			}
+			if (!prev)
+				seen_put(&seen, p, AE_IFDIR, SIZE_MAX);
+			*s = '/';
+		}
+		free(p);
+		prev = seen_get(&seen, rel, NULL);
+		if (prev && !(mb->type == AE_IFDIR && prev == AE_IFDIR)) {
+			ab_error("archive '%s': member '%s': duplicate member", t->root, mb->raw);
+			goto done;
+		}
+		if (mb->type == AE_IFLNK) {
+			if (!mb->link[0]) {
+				ab_error("archive '%s': member '%s': symlink without a target", t->root, mb->raw);
+				goto done;
+			}
+			if (mb->link[0] == '/') {
+				ab_error("archive '%s': member '%s': symlink to absolute path '%s'", t->root, mb->raw,
+				    mb->link);
+				goto done;
+			}
+			if (!symlink_target_ok(rel, mb->link)) {
+				ab_error("archive '%s': member '%s': symlink points outside the tree ('%s')", t->root,
+				    mb->raw, mb->link);
+				goto done;
+			}
+		}
+		if (mb->type == 0) {
+			struct ab_tree_entry *e = &t->v[mb->entry], *to;
+			const char *target;
+			size_t k = SIZE_MAX;
+			char *norm;
+
+			if (mb->link[0] == '/' || !ab_path_is_safe_relative(mb->link)) {
+				ab_error("archive '%s': member '%s': hard link to '%s' outside the tree", t->root,
+				    mb->raw, mb->link);
+				goto done;
+			}
+			norm = normalise_member(mb->link);
+			target = skip_components(norm, strip);
+			if (!target || !*target || seen_get(&seen, target, &k) != AE_IFREG) {
+				ab_error("archive '%s': member '%s': hard link to '%s', which is not an earlier file",
+				    t->root, mb->raw, mb->link);
+				free(norm);
+				goto done;
+			}
+			free(norm);
+			to = &t->v[k];
+			e->type = to->type;
+			e->size = to->size;
+			e->exec = to->exec;
+			memcpy(e->sha256, to->sha256, sizeof(e->sha256));
+		}
+		seen_put(&seen, rel, mb->type ? mb->type : AE_IFREG, mb->entry);
+	}
+	error = 0;
+done:
+	seen_free(&seen);
 	return error;
 }
 
@@ -714,6 +958,7 @@ read_archive_pass(struct ab_tree *t, int strip, int par)
 	char *top = NULL;
 	int same_top = 1, file_at_top = 0, any = 0, r, error = -1;
 	struct ab_buf ver = {0};
+	struct members mem = {0};
 	size_t w;
 
 	if ((error = arc_open(&a, s, t->root, 1, par)) < 0) {
@@ -724,35 +969,33 @@ read_archive_pass(struct ab_tree *t, int strip, int par)
 	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
 		const char *raw = archive_entry_pathname(ae);
 		const char *hl = archive_entry_hardlink(ae);
-		mode_t type = archive_entry_filetype(ae);
 		struct ab_tree_entry *e;
+		struct member *mb;
+		unsigned type;
 		char *name;
 		size_t toplen;
 
+		/* as extraction: a name that cannot be decoded is no name */
 		if (!raw)
-			raw = archive_entry_pathname_utf8(ae);
-		if (!raw) {
-			ab_error("archive '%s': member %zu has a name that cannot be decoded", t->root, t->n + 1);
+			raw = "";
+		if (check_member(&type, t, ae, raw) < 0)
 			goto done;
-		}
-		/* the rules and words of extraction (builder/archive.c) */
-		if (raw[0] == '/') {
-			ab_error("archive '%s': member '%s': absolute path", t->root, raw);
-			goto done;
-		}
-		if (!ab_path_is_safe_relative(raw)) {
-			ab_error("archive '%s': member '%s': '..' in path", t->root, raw);
-			goto done;
-		}
-		if (hl && (hl[0] == '/' || !ab_path_is_safe_relative(hl))) {
-			ab_error("archive '%s': member '%s': hard link to unsafe path '%s'", t->root, raw, hl);
-			goto done;
-		}
 		name = normalise_member(raw);
 		if (!*name) {
 			free(name);
 			continue;
 		}
+		if (mem.n == mem.cap) {
+			mem.cap = mem.cap ? mem.cap * 2 : 256;
+			mem.v = ab_realloc(mem.v, mem.cap * sizeof(*mem.v));
+		}
+		mb = &mem.v[mem.n++];
+		mb->raw = ab_strdup(raw);
+		mb->name = ab_strdup(name);
+		mb->type = type;
+		mb->link = type == 0 ? ab_strdup(hl) : type == AE_IFLNK ?
+		    ab_strdup(archive_entry_symlink(ae) ? archive_entry_symlink(ae) : "") : NULL;
+		mb->entry = type == AE_IFDIR ? SIZE_MAX : t->n;
 		toplen = strcspn(name, "/");
 		if (!any) {
 			top = ab_strndup(name, toplen);
@@ -766,24 +1009,17 @@ read_archive_pass(struct ab_tree *t, int strip, int par)
 		}
 		if (!name[toplen])
 			file_at_top = 1;
-		if (hl) {
+		if (type == 0) {
+			/* the content comes from the file it names, in check_members */
 			e = add_entry(t, name, AB_ENTRY_FILE);
 			e->hardlink = normalise_member(hl);
 			continue;
 		}
 		if (type == AE_IFLNK) {
-			const char *target = archive_entry_symlink(ae);
-
-			if (!target)
-				target = "";
 			e = add_entry(t, name, AB_ENTRY_SYMLINK);
-			e->target = ab_strdup(target);
-			e->size = strlen(target);
-			ab_hash_buf(e->sha256, target, e->size);
-			continue;
-		}
-		if (type != AE_IFREG) {
-			add_entry(t, name, AB_ENTRY_OTHER);
+			e->target = ab_strdup(mb->link);
+			e->size = strlen(mb->link);
+			ab_hash_buf(e->sha256, mb->link, e->size);
 			continue;
 		}
 		e = add_entry(t, name, AB_ENTRY_FILE);
@@ -825,33 +1061,10 @@ read_archive_pass(struct ab_tree *t, int strip, int par)
 		ab_error("cannot read archive '%s': %s", t->root, archive_error_string(a));
 		goto done;
 	}
-	if (through_symlink(t) < 0)
-		goto done;
-	/* hard links take the content of the member they name */
-	for (size_t i = 0; i < t->n; i++) {
-		struct ab_tree_entry *e = &t->v[i], *to = NULL;
-
-		if (!e->hardlink)
-			continue;
-		for (size_t k = i; k-- > 0;)
-			if (!strcmp(t->v[k].path, e->hardlink)) {
-				to = &t->v[k];
-				break;
-			}
-		if (!to) {
-			ab_error("archive '%s': hard link '%s' names '%s', which is not an earlier member",
-			    t->root, e->path, e->hardlink);
-			goto done;
-		}
-		e->type = to->type;
-		e->size = to->size;
-		e->exec = to->exec;
-		memcpy(e->sha256, to->sha256, sizeof(e->sha256));
-		if (to->target)
-			e->target = ab_strdup(to->target);
-	}
 	if (strip < 0)
 		strip = any && same_top && !file_at_top ? 1 : 0;
+	if (check_members(t, &mem, strip) < 0)
+		goto done;
 	t->strip = strip;
 	w = 0;
 	for (size_t i = 0; i < t->n; i++) {
@@ -893,6 +1106,7 @@ done:
 	free(s);
 	free(top);
 	ab_buf_free(&ver);
+	members_free(&mem);
 	return error;
 }
 

@@ -11,7 +11,10 @@
  *
  * Every regular file is hashed (SHA-256) while it is read, in constant
  * memory; symlinks keep their target string; anything else (devices,
- * fifos, submodule links) is an "other" entry. The tree's dirHash is
+ * fifos, submodule links) is an "other" entry. Archive members are refused
+ * by the rules of extraction for fetch (builder/archive.c): unsafe names,
+ * devices, fifos, setuid/setgid, links leaving the tree, duplicates.
+ * The tree's dirHash is
  * computed from the list exactly as provenance/hash.h's ab_hash_tree does
  * for a directory (in-toto dirHash over regular files only), so the three
  * kinds give the same value for the same content.
@@ -53,7 +56,7 @@ struct ab_tree_entry {
 	char sha256[AB_HEX_LEN + 1];      /* file: content; symlink: target string */
 	char *target;                     /* symlink target, else NULL */
 	char blob[41];                    /* git: blob id (hex), else "" */
-	size_t seq;                       /* archive: member index (later wins) */
+	size_t seq;                       /* archive: member index */
 	int wanted;                       /* set by the caller before ab_tree_load */
 	int loaded;                       /* data holds the whole content */
 	char *data;                       /* content after ab_tree_load, or NULL */
@@ -83,7 +86,7 @@ const char *ab_tree_kind_name(enum ab_tree_kind kind);
  * Read a tree. strip < 0 strips a single top-level directory of an archive
  * automatically; strip >= 0 strips that many components (archives only).
  * jobs > 1 hashes a directory's files in that many threads. Reports errors
- * (missing paths, unreadable files, unsafe archive member names, unknown git
+ * (missing paths, unreadable files, archive members extraction refuses, unknown git
  * revisions) and returns -1; *out is freed with ab_tree_free.
  */
 int ab_tree_read(struct ab_tree **out, const char *spec, int strip, int jobs);

@@ -429,7 +429,8 @@ print_side(FILE *f, const char *label, const struct ab_tree *t)
 		fprintf(f, ", tree %s", t->tree_id);
 	fprintf(f, "): %zu files", t->nfiles);
 	if (t->n > t->nfiles)
-		fprintf(f, " and %zu symlinks or special files", t->n - t->nfiles);
+		fprintf(f, " and %zu symlink%s or special file%s", t->n - t->nfiles, t->n - t->nfiles == 1 ? "" : "s",
+		    t->n - t->nfiles == 1 ? "" : "s");
 	fprintf(f, ", %llu bytes, dirHash %s\n", (unsigned long long)t->bytes, t->dirhash);
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# upstream-diff: bad input. Hostile archive member names (same rule as
-# extraction), missing paths, unreadable files and directories, truncated
+# upstream-diff: bad input. Hostile archive members (same rules as
+# extraction for fetch), missing paths, unreadable files and directories, truncated
 # and non-archives, symlinks never followed, a huge file streamed in
 # constant memory, usage errors: one clear message, exit 2, nothing on stdout.
 . "$TOP/tests/lib.sh"
@@ -10,61 +10,98 @@ echo 'int x;' >tree/a.c
 
 no_stdout() { [ ! -s out ] || { cat out; fail "stdout written"; }; }
 
-# hostile archives: "..", absolute names, hard links that point outside
+# hostile archives: every member extraction for fetch refuses (builder/archive.c),
+# refused with its words, naming the archive and the member
 python3 - <<'PY'
 import io, tarfile
 def mk(name, members):
-    with tarfile.open(name, "w") as t:
-        for m, kind, arg in members:
+    with tarfile.open(name, "w", format=tarfile.GNU_FORMAT) as t:
+        for m, kind, arg, *mode in members:
             ti = tarfile.TarInfo(m)
+            ti.mode = mode[0] if mode else 0o644
             if kind == "file":
                 ti.size = len(arg)
                 t.addfile(ti, io.BytesIO(arg))
-            else:
+                continue
+            if kind == "dir":
+                ti.type = tarfile.DIRTYPE
+            elif kind == "link":
                 ti.type = tarfile.LNKTYPE
                 ti.linkname = arg
-                t.addfile(ti)
-mk("dotdot.tar", [("top/a.c", "file", b"int x;\n"), ("top/../../evil.c", "file", b"x")])
-mk("abs.tar", [("/etc/evil.c", "file", b"x")])
-mk("hardlink.tar", [("top/a.c", "file", b"int x;\n"), ("top/b.c", "link", "../../etc/passwd")])
-def mklink(name, members):
-    with tarfile.open(name, "w") as t:
-        for m, target in members:
-            ti = tarfile.TarInfo(m)
-            if target is None:
-                ti.size = 2
-                t.addfile(ti, io.BytesIO(b"x\n"))
-            else:
+            elif kind == "sym":
                 ti.type = tarfile.SYMTYPE
-                ti.linkname = target
-                t.addfile(ti)
-mklink("through.tar", [("top/etc", "/etc"), ("top/etc/passwd", None)])
-mk("ok.tar", [("top/a.c", "file", b"int x;\n"), ("top/b.c", "link", "top/a.c"), ("top/a.c", "file", b"int y;\n")])
+                ti.linkname = arg
+            elif kind == "chr":
+                ti.type = tarfile.CHRTYPE
+                ti.devmajor, ti.devminor = 1, 3
+            elif kind == "blk":
+                ti.type = tarfile.BLKTYPE
+                ti.devmajor, ti.devminor = 8, 0
+            elif kind == "fifo":
+                ti.type = tarfile.FIFOTYPE
+            t.addfile(ti)
+A = ("top/a.c", "file", b"int x;\n")
+mk("dotdot.tar", [A, ("top/../../evil.c", "file", b"x")])
+mk("abs.tar", [("/etc/evil.c", "file", b"x")])
+mk("hardlink.tar", [A, ("top/b.c", "link", "../../etc/passwd")])
+mk("hardlink-later.tar", [("top/b.c", "link", "top/a.c"), A])
+mk("hardlink-symlink.tar", [A, ("top/s", "sym", "a.c"), ("top/b.c", "link", "top/s")])
+mk("through.tar", [("top/sub", "dir", None, 0o755), ("top/etc", "sym", "sub"), ("top/etc/passwd", "file", b"x\n")])
+mk("through-file.tar", [A, ("top/a.c/x", "file", b"x\n")])
+mk("symlink-abs.tar", [A, ("top/etc", "sym", "/etc")])
+mk("symlink-out.tar", [A, ("top/sub/up", "sym", "../../../etc")])
+mk("symlink-empty.tar", [A, ("top/nothing", "sym", "")])
+mk("chr.tar", [A, ("top/null", "chr", None)])
+mk("blk.tar", [A, ("top/sda", "blk", None)])
+mk("fifo.tar", [A, ("top/pipe", "fifo", None)])
+mk("setuid.tar", [A, ("top/run", "file", b"#!/bin/sh\n", 0o4755)])
+mk("setgid.tar", [("top/shared", "dir", None, 0o2775), A])
+mk("dup.tar", [A, ("top/a.c", "file", b"int y;\n")])
+mk("dup-dir.tar", [("top/a.c", "dir", None, 0o755), A])
+mk("noname.tar", [("", "file", b"x")])
+mk("ok.tar", [("top/sub", "dir", None, 0o755), ("top/sub", "dir", None, 0o755), A,
+              ("top/b.c", "link", "top/a.c"), ("top/sub/up", "sym", "../a.c")])
+mk("stripped.tar", [("top/l", "sym", "/etc"), ("top/d/a.c", "file", b"int x;\n")])
 PY
-expect_exit 2 "$AB" upstream-diff tree dotdot.tar
+hostile() {
+	expect_exit 2 "$AB" upstream-diff tree "$1"
+	no_stdout
+	echo "allocbuild: archive '$1': $2" | expect_file err
+}
+hostile dotdot.tar "member 'top/../../evil.c': '..' in path"
+hostile abs.tar "member '/etc/evil.c': absolute path"
+hostile hardlink.tar "member 'top/b.c': hard link to '../../etc/passwd' outside the tree"
+hostile hardlink-later.tar "member 'top/b.c': hard link to 'top/a.c', which is not an earlier file"
+hostile hardlink-symlink.tar "member 'top/b.c': hard link to 'top/s', which is not an earlier file"
+# the symlink as extraction names it: after the strip
+hostile through.tar "member 'top/etc/passwd': path goes through symlink 'etc'"
+hostile through-file.tar "member 'top/a.c/x': path goes through file 'a.c'"
+hostile symlink-abs.tar "member 'top/etc': symlink to absolute path '/etc'"
+hostile symlink-out.tar "member 'top/sub/up': symlink points outside the tree ('../../../etc')"
+hostile symlink-empty.tar "member 'top/nothing': symlink without a target"
+hostile chr.tar "member 'top/null': device node"
+hostile blk.tar "member 'top/sda': device node"
+hostile fifo.tar "member 'top/pipe': fifo"
+hostile setuid.tar "member 'top/run': setuid or setgid bit"
+hostile setgid.tar "member 'top/shared/': setuid or setgid bit"
+hostile dup.tar "member 'top/a.c': duplicate member"
+hostile dup-dir.tar "member 'top/a.c': duplicate member"
+hostile noname.tar "a member has no name"
+# either side, and identify too
+expect_exit 2 "$AB" upstream-diff fifo.tar tree
 no_stdout
-expect_file err <<'EOF2'
-allocbuild: archive 'dotdot.tar': member 'top/../../evil.c': '..' in path
-EOF2
-expect_exit 2 "$AB" upstream-diff abs.tar tree
-expect_file err <<'EOF2'
-allocbuild: archive 'abs.tar': member '/etc/evil.c': absolute path
-EOF2
-expect_exit 2 "$AB" identify tree hardlink.tar
+echo "allocbuild: archive 'fifo.tar': member 'top/pipe': fifo" | expect_file err
+expect_exit 2 "$AB" identify tree ok.tar setuid.tar
 no_stdout
-expect_file err <<'EOF2'
-allocbuild: archive 'hardlink.tar': member 'top/b.c': hard link to unsafe path '../../etc/passwd'
-EOF2
-expect_exit 2 "$AB" upstream-diff through.tar tree
-no_stdout
-expect_file err <<'EOF2'
-allocbuild: archive 'through.tar': member 'top/etc/passwd': path goes through symlink 'top/etc'
-EOF2
-# a later member replaces an earlier one; a hard link has the content it names
-expect_exit 1 "$AB" upstream-diff --diff tree ok.tar
-expect_grep "upstream:  ok.tar (archive, sha256 $(sha256sum ok.tar | cut -d' ' -f1), 1 component stripped): 2 files, 14 bytes" out
-expect_grep "-int y;" out
-expect_grep "only in upstream   source     b.c" out
+echo "allocbuild: archive 'setuid.tar': member 'top/run': setuid or setgid bit" | expect_file err
+# a directory may repeat; a hard link has the content it names; a relative
+# symlink inside the tree is compared as a link
+expect_exit 0 "$AB" upstream-diff --diff tree ok.tar
+expect_grep "upstream:  ok.tar (archive, sha256 $(sha256sum ok.tar | cut -d' ' -f1), 1 component stripped): 2 files and 1 symlink or special file, 14 bytes, dirHash " out
+expect_grep "1 file in candidate: 1 identical, 0 differ, 0 only in candidate; 2 only in upstream: b.c (source), sub/up (other)" out
+# members with nothing left after the strip are skipped, as extraction skips them
+expect_exit 0 "$AB" upstream-diff --strip 2 stripped.tar tree
+expect_grep "verdict: identical to upstream" out
 
 # missing paths, not an archive, a truncated archive
 expect_exit 2 "$AB" upstream-diff tree no-such-dir
