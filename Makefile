@@ -75,17 +75,25 @@ asan: deps
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ALLOCBUILD=$(CURDIR)/.obj-asan/allocbuild O=.obj-asan ./tests/run.sh $(T)
 
-# libFuzzer (clang 14): make fuzz FUZZ_SECONDS=600
+# libFuzzer (clang 14): make fuzz FUZZ_SECONDS=600 [FUZZ_TARGETS="recipe tree"];
+# every tests/fuzz/fuzz_<name>.c by default, FUZZ_SECONDS each, seeded from
+# tests/fuzz/corpus/<name>, with tests/fuzz/<name>.dict when there is one
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang-14
+FUZZ_TARGETS ?= $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 FUZZ_FLAGS = -DAB_FUZZING -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 fuzz: deps
 	@$(MAKE) --no-print-directory O=.obj-fuzz CC=$(FUZZ_CC) CFLAGS="$(FUZZ_FLAGS)" .obj-fuzz/liballocbuild.a
-	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o .obj-fuzz/fuzz_recipe \
-	  tests/fuzz/fuzz_recipe.c .obj-fuzz/liballocbuild.a $(LDLIBS)
-	@mkdir -p .obj-fuzz/corpus
-	./.obj-fuzz/fuzz_recipe -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -dict=tests/fuzz/recipe.dict \
-	  .obj-fuzz/corpus tests/fuzz/corpus/recipe
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  echo "$(FUZZ_CC) ... -o .obj-fuzz/fuzz_$$t tests/fuzz/fuzz_$$t.c"; \
+	  $(FUZZ_CC) -std=c11 -D_GNU_SOURCE $(PKG_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o .obj-fuzz/fuzz_$$t \
+	    tests/fuzz/fuzz_$$t.c .obj-fuzz/liballocbuild.a $(LDLIBS); \
+	  mkdir -p .obj-fuzz/corpus/$$t; \
+	  dict=; [ ! -f tests/fuzz/$$t.dict ] || dict=-dict=tests/fuzz/$$t.dict; \
+	  echo "./.obj-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) $$dict"; \
+	  ./.obj-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $$dict \
+	    .obj-fuzz/corpus/$$t tests/fuzz/corpus/$$t; \
+	done
 
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -483,6 +483,15 @@ arc_read(struct archive *a, void *ud, const void **out)
 	return n;
 }
 
+/* libarchive's message, which some readers leave unset on a damaged archive */
+static const char *
+arc_error(struct archive *a)
+{
+	const char *msg = archive_error_string(a);
+
+	return msg ? msg : "damaged archive";
+}
+
 static int
 arc_open(struct archive **out, struct arcsrc *s, const char *path, int hash, int par)
 {
@@ -517,7 +526,7 @@ arc_open(struct archive **out, struct arcsrc *s, const char *path, int hash, int
 	archive_read_support_format_zip(a);
 	if (archive_read_open(a, s, NULL, arc_read, NULL) != ARCHIVE_OK) {
 		if (!s->bz_failed)
-			ab_error("cannot read archive '%s': %s", path, archive_error_string(a));
+			ab_error("cannot read archive '%s': %s", path, arc_error(a));
 		archive_read_free(a);
 		ab_bz2_free(s->bz);
 		free(s->mem);
@@ -1043,7 +1052,7 @@ read_archive_pass(struct ab_tree *t, int strip, int par)
 				goto done;
 			}
 			if (rd < 0) {
-				ab_error("cannot read '%s' in archive '%s': %s", name, t->root, archive_error_string(a));
+				ab_error("cannot read '%s' in archive '%s': %s", name, t->root, arc_error(a));
 				goto done;
 			}
 			/* keep a VERSION's first line in data until the strip is known */
@@ -1058,7 +1067,7 @@ read_archive_pass(struct ab_tree *t, int strip, int par)
 		goto done;
 	}
 	if (r != ARCHIVE_EOF) {
-		ab_error("cannot read archive '%s': %s", t->root, archive_error_string(a));
+		ab_error("cannot read archive '%s': %s", t->root, arc_error(a));
 		goto done;
 	}
 	if (strip < 0)
@@ -1168,7 +1177,7 @@ load_archive(struct ab_tree *t, uint64_t limit)
 			struct ab_buf b = {0};
 
 			if (member_data(a, ae, buf_sink, &b) < 0) {
-				ab_error("cannot read '%s' in archive '%s': %s", e->path, t->root, archive_error_string(a));
+				ab_error("cannot read '%s' in archive '%s': %s", e->path, t->root, arc_error(a));
 				ab_buf_free(&b);
 				goto done;
 			}
@@ -1180,7 +1189,7 @@ load_archive(struct ab_tree *t, uint64_t limit)
 		}
 	}
 	if (r != ARCHIVE_EOF) {
-		ab_error("cannot read archive '%s': %s", t->root, archive_error_string(a));
+		ab_error("cannot read archive '%s': %s", t->root, arc_error(a));
 		goto done;
 	}
 	/* hard-linked members: copy the data of a file with the same content */

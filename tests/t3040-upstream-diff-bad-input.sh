@@ -114,6 +114,13 @@ expect_exit 2 "$AB" upstream-diff tree notes.txt
 expect_file err <<'EOF2'
 allocbuild: cannot read archive 'notes.txt': Unrecognized archive format
 EOF2
+# a damaged zip for which libarchive gives no message (found by fuzz_tree)
+cp "$TOP/tests/fuzz/corpus/tree/zip-huge-size.zip" damaged.zip
+expect_exit 2 "$AB" upstream-diff damaged.zip tree
+no_stdout
+expect_file err <<'EOF2'
+allocbuild: cannot read archive 'damaged.zip': damaged archive
+EOF2
 head -c 100000 "$JEMALLOC_TARBALL" >truncated.tar.bz2
 expect_exit 2 "$AB" upstream-diff truncated.tar.bz2 tree
 no_stdout
