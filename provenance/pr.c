@@ -642,25 +642,35 @@ section_differences(struct ab_buf *b, struct ab_buf *details, const struct evide
 			if (b->len == before && v->build.system == AB_BUILD_AUTOTOOLS)
 				ab_buf_puts(b, " same configure arguments");
 		}
-		/* CMake cache keys and flags, from the cmake manifest's diff */
+		/* CMake cache keys and flags, from the cmake manifest's diffs */
 		{
-			const cJSON *diffs = jget(e->cmake, "diffs"), *d;
+			const cJSON *d, *k;
 
-			cJSON_ArrayForEach(d, diffs) {
-				const char *a = jstr(d, "a"), *bl = jstr(d, "b");
-				const cJSON *keys = jget(d, "diff.keys"), *k;
+			cJSON_ArrayForEach(d, jget(e->cmake, "diffs")) {
+				const char *bl = jstr(d, "b");
 
-				if (!a || !bl || strcmp(bl, v->label))
+				if (!bl || strcmp(bl, v->label))
 					continue;
-				cJSON_ArrayForEach(k, keys) {
-					const char *name = jstr(k, "key"), *av = jstr(k, "a"), *bv = jstr(k, "b");
+				cJSON_ArrayForEach(k, jget(d, "differences")) {
+					const char *sec = jstr(k, "section"), *name = jstr(k, "key");
+					const char *av = jstr(k, "a"), *bv = jstr(k, "b");
 
 					ab_buf_puts(b, " ");
+					if (sec && strcmp(sec, "keys")) {
+						put_text(b, sec);
+						ab_buf_puts(b, " ");
+					}
 					put_code(b, name ? name : "?");
 					ab_buf_puts(b, ": ");
-					put_code(b, av ? av : "absent");
+					if (av)
+						put_code(b, av);
+					else
+						ab_buf_puts(b, "absent");
 					ab_buf_puts(b, " → ");
-					put_code(b, bv ? bv : "absent");
+					if (bv)
+						put_code(b, bv);
+					else
+						ab_buf_puts(b, "absent");
 					ab_buf_puts(b, ";");
 				}
 			}
