@@ -1,0 +1,129 @@
+# The flb-like fixture through `allocbuild build`: two cmake variants from a
+# git repository made by make-flb-like.sh (jemalloc with its default
+# options, and with --with-malloc-conf baked in). cmake-cache-provenance.json
+# shows exactly the differing keys, the bogus jemalloc version is detected,
+# and upstream-diff.json says the vendored tree matches 5.3.0 apart from the
+# four files Fluent Bit leaves out.
+. "$TOP/tests/lib.sh"
+
+special_opts="--with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30"
+URL=https://git.example.invalid/flb-like.git
+commit=$("$TOP/tests/fixtures/make-flb-like.sh" --git flb-like.git "$JEMALLOC_TARBALL")
+
+cat >r.json <<JSON
+{"recipe": 1, "name": "flb-like",
+ "sources": {
+  "flb": {"git": {"url": "$URL", "commit": "$commit"}},
+  "jemalloc-5.3.0": {"archive": {
+    "urls": ["https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2"],
+    "sha256": "$JEMALLOC_SHA", "strip": 1}}
+ },
+ "variants": [
+  {"label": "stock", "source": "flb",
+   "build": {"system": "cmake", "defines": {"FLB_JEMALLOC": "On"}, "targets": ["fluent-bit-bin"]},
+   "artifacts": ["bin/fluent-bit"],
+   "allocator": {"kind": "jemalloc", "archive": "lib/libjemalloc_pic.a",
+                 "vendored": "lib/jemalloc-5.3.0", "upstream": "jemalloc-5.3.0"}},
+  {"label": "special", "source": "flb",
+   "build": {"system": "cmake", "defines": {"FLB_JEMALLOC": "On", "FLB_JEMALLOC_OPTIONS": "$special_opts"},
+             "targets": ["fluent-bit-bin"]},
+   "artifacts": ["bin/fluent-bit"],
+   "allocator": {"kind": "jemalloc", "archive": "lib/libjemalloc_pic.a",
+                 "vendored": "lib/jemalloc-5.3.0", "upstream": "jemalloc-5.3.0"}}
+ ]}
+JSON
+
+expect_exit 0 "$AB" build -j 2 --mirror "https://git.example.invalid/=$PWD/" --mirror-dir "$MIRROR" r.json
+OUT=allocbuild-out/flb-like
+P=$OUT/provenance
+# --- the fixture's build, as Fluent Bit's: archive, headers, binary, link.txt
+for v in stock special; do
+	B=$OUT/variants/$v/build
+	[ -x "$B/bin/fluent-bit" ] || fail "no fluent-bit for $v"
+	[ -f "$B/lib/libjemalloc_pic.a" ] || fail "no lib/libjemalloc_pic.a for $v"
+	[ -f "$B/include/jemalloc/jemalloc.h" ] || fail "no include/jemalloc/jemalloc.h for $v"
+	expect_grep '#define FLB_INFO_FLAGS " FLB_HAVE_JEMALLOC JEMALLOC_MANGLE"' "$OUT/variants/$v/src/include/fluent-bit/flb_info.h"
+	expect_exit 0 "$B/bin/fluent-bit" -h
+	expect_grep " Build Flags = FLB_HAVE_JEMALLOC JEMALLOC_MANGLE" out
+	# jemalloc's configure saw no VERSION and no git tags (the build sets
+	# GIT_CEILING_DIRECTORIES): the bogus version
+	expect_grep " Allocator = 0.0.0-0-g000000missing_version_try_git_fetch_tags" out
+	echo 0.0.0-0-g000000missing_version_try_git_fetch_tags |
+		expect_file "$B/jemalloc-prefix/src/jemalloc-build/VERSION"
+	link=$B/src/CMakeFiles/fluent-bit-bin.dir/link.txt
+	[ "$(grep -o '\.\./lib/libjemalloc_pic\.a' "$link" | wc -l)" = 2 ] || fail "$link: $(cat "$link")"
+done
+
+# --- cmake-cache-provenance.json: exactly the configured difference
+C=$P/cmake-cache-provenance.json
+[ "$(json $C 'd["baseline"]')" = stock ] || fail "baseline: $(json $C 'd["baseline"]')"
+json $C '[d["variants"][v]["keys"]["FLB_JEMALLOC_OPTIONS"] for v in ("stock", "special")]' >k
+echo "[{'type': None, 'value': None, 'defaulted': True}, {'type': 'UNINITIALIZED', 'value': '$special_opts'}]" |
+	expect_file k
+json $C '[(v, d["variants"][v]["build_type"]["effective"], d["variants"][v]["build_type"]["shadowed"]) for v in ("stock", "special")]' >k
+echo "[('stock', 'Debug', True), ('special', 'Debug', True)]" | expect_file k
+[ "$(json $C 'd["variants"]["stock"]["cache"]["sha256"]')" = "$(sha256sum $OUT/variants/stock/build/CMakeCache.txt | cut -c1-64)" ] ||
+	fail "cache sha256"
+python3 - $C >diff <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+(x,) = d["diffs"]
+print(x["a"], x["b"])
+for e in x["differences"]:
+    print("%s %s: %s | %s" % (e["section"], e["key"], e["a"], e["b"]))
+PY
+expect_file diff <<X
+stock special
+keys FLB_JEMALLOC_OPTIONS: absent | UNINITIALIZED=$special_opts
+jemalloc configure: <source>/lib/jemalloc-5.3.0/configure --with-lg-quantum=3 '--prefix=<INSTALL_DIR>' 'CFLAGS=-std=gnu99 -Wall -pipe -g3 -O3 -funroll-loops' | <source>/lib/jemalloc-5.3.0/configure --with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30 '--prefix=<INSTALL_DIR>' 'CFLAGS=-std=gnu99 -Wall -pipe -g3 -O3 -funroll-loops'
+X
+json $C '[d["variants"][v]["jemalloc"]["bogus_version"] for v in ("stock", "special")]' >k
+echo "[True, True]" | expect_file k
+
+# --- the bogus version, in the binary and in the probes
+python3 - "$P" >versions <<'PY'
+import json, sys
+def walk(o, key, acc):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == key:
+                acc.append(v)
+            walk(v, key, acc)
+    elif isinstance(o, list):
+        for v in o:
+            walk(v, key, acc)
+    return acc
+b = json.load(open(sys.argv[1] + "/binary-provenance.json"))
+for v in b["variants"]:
+    for a in v["artifacts"]:
+        print(v["label"], a["artifact"], a.get("allocator_version"), a.get("bogus_version"))
+p = json.load(open(sys.argv[1] + "/allocator-probes.json"))
+print("probes", sorted(set(x for x in walk(p, "version", []) if isinstance(x, str))), sorted(set(walk(p, "bogus_version", []))))
+PY
+expect_file versions <<'X'
+stock bin/fluent-bit 0.0.0-0-g000000missing_version_try_git_fetch_tags True
+stock lib/libjemalloc_pic.a 0.0.0-0-g000000missing_version_try_git_fetch_tags True
+special bin/fluent-bit 0.0.0-0-g000000missing_version_try_git_fetch_tags True
+special lib/libjemalloc_pic.a 0.0.0-0-g000000missing_version_try_git_fetch_tags True
+probes ['0.0.0-0-g000000missing_version_try_git_fetch_tags'] [True]
+X
+# the baked-in option is effective in special only
+env MALLOC_CONF=stats_print:true "$OUT/variants/stock/build/bin/fluent-bit" -n 10 2>stats >/dev/null
+expect_grep '  config.malloc_conf: ""' stats
+expect_grep "  opt.lg_extent_max_active_fit: 6" stats
+expect_grep "Quantum size: 8" stats
+env MALLOC_CONF=stats_print:true "$OUT/variants/special/build/bin/fluent-bit" -n 10 2>stats >/dev/null
+expect_grep '  config.malloc_conf: "lg_extent_max_active_fit:30"' stats
+expect_grep "  opt.lg_extent_max_active_fit: 30" stats
+expect_grep "Quantum size: 8" stats
+
+# --- upstream-diff.json: the vendored tree is 5.3.0 minus four files
+json $P/upstream-diff.json '"\n".join("%s %s %s" % (l, d["variants"][l]["matches"], d["variants"][l]["summary"]) for l in ("stock", "special"))' >ud
+expect_file ud <<'X'
+stock True 466 files in candidate: 466 identical, 0 differ, 0 only in candidate; 4 only in upstream: .clang-format (metadata), VERSION, doc/jemalloc.3, doc/jemalloc.html (generated)
+special True 466 files in candidate: 466 identical, 0 differ, 0 only in candidate; 4 only in upstream: .clang-format (metadata), VERSION, doc/jemalloc.3, doc/jemalloc.html (generated)
+X
+
+# --- verify passes, and SHA256SUMS covers cmake-cache-provenance.json
+expect_exit 0 "$AB" verify "$OUT"
+expect_grep "provenance/cmake-cache-provenance.json" "$OUT/SHA256SUMS"
