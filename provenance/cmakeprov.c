@@ -1229,7 +1229,9 @@ ab_cmakeprov_doc_new(void)
 {
 	cJSON *doc = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(doc, "schema", SCHEMA);
+	/* the header every allocbuild manifest starts with (docs/manifests.md) */
+	cJSON_AddStringToObject(doc, "_type", SCHEMA);
+	cJSON_AddNumberToObject(doc, "version", 1);
 	cJSON_AddNullToObject(doc, "baseline");
 	cJSON_AddObjectToObject(doc, "variants");
 	cJSON_AddArrayToObject(doc, "diffs");

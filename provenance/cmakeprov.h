@@ -65,7 +65,11 @@ int ab_cmakeprov_read(cJSON **out, const char *build_dir, char *const *targets, 
  */
 int ab_cmakeprov_diff(cJSON **out, const cJSON *a, const cJSON *b);
 
-/* a new, empty cmake-cache-provenance document (freed with cJSON_Delete) */
+/*
+ * a new, empty cmake-cache-provenance document (freed with cJSON_Delete):
+ * _type, version 1, baseline, variants, diffs; the caller may add the other
+ * members of the manifest header (recipe, invocation_id)
+ */
 cJSON *ab_cmakeprov_doc_new(void);
 /*
  * Add a variant's record to doc under label, taking ownership of rec

@@ -455,6 +455,7 @@ test_records(void)
 	CHECK(ab_cmakeprov_doc_add(doc, "release", r4) == 0);
 	/* r3 is taken (and freed) on error too */
 	CHECK(ab_cmakeprov_doc_add(doc, "stock", r3) < 0);
+	CHECK_STR(ab_json_str(doc, "_type"), "https://allocbuild.dev/cmake-cache-provenance/v1");
 	CHECK_STR(ab_json_str(doc, "baseline"), "stock");
 	CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "variants")) == 3);
 	x = cJSON_GetObjectItemCaseSensitive(doc, "diffs");
