@@ -189,6 +189,7 @@ digest(const char *hex)
 struct sum {
 	char *path; /* relative to OUTDIR */
 	char hex[AB_HEX_LEN + 1];
+	char *want; /* verify: the last expectation compared, or NULL */
 };
 
 struct sums {
@@ -212,6 +213,7 @@ add_sum(struct sums *s, const char *path, const char *hex)
 		return;
 	s->v = ab_realloc(s->v, (s->n + 1) * sizeof(*s->v));
 	s->v[s->n].path = ab_strdup(path);
+	s->v[s->n].want = NULL;
 	snprintf(s->v[s->n].hex, sizeof(s->v[s->n].hex), "%s", hex);
 	s->n++;
 }
@@ -232,8 +234,10 @@ add_sum_file(struct sums *s, const char *outdir, const char *rel)
 static void
 free_sums(struct sums *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		free(s->v[i].path);
+		free(s->v[i].want);
+	}
 	free(s->v);
 }
 
@@ -572,15 +576,37 @@ done:
 
 /* ---- verify ---- */
 
+/*
+ * Check one expected digest of a file. A file named again (SHA256SUMS, then
+ * the statement's subjects and byproducts) is hashed once, but every
+ * expectation is compared with what the file holds: a digest replaced in
+ * SHA256SUMS alone must not hide a tampered subject.
+ */
 static int
 check_one(FILE *out, const char *outdir, const char *rel, const char *want, struct sums *seen, int *bad)
 {
 	char hex[AB_HEX_LEN + 1];
 	char *abs;
 
-	if (has_sum(seen, rel))
+	for (size_t i = 0; i < seen->n; i++) {
+		if (strcmp(seen->v[i].path, rel))
+			continue;
+		/* a mismatch already printed for the same expectation is not repeated */
+		if (seen->v[i].want && !strcmp(seen->v[i].want, want))
+			return 0;
+		if (!seen->v[i].hex[0]) {
+			fprintf(out, "%s: expected %s, actual missing\n", rel, want);
+			*bad = 1;
+		} else if (strcmp(seen->v[i].hex, want)) {
+			fprintf(out, "%s: expected %s, actual %s\n", rel, want, seen->v[i].hex);
+			*bad = 1;
+		}
+		free(seen->v[i].want);
+		seen->v[i].want = ab_strdup(want);
 		return 0;
+	}
 	abs = mpath(outdir, rel);
+	hex[0] = '\0';
 	if (!ab_path_exists(abs)) {
 		fprintf(out, "%s: expected %s, actual missing\n", rel, want);
 		*bad = 1;
@@ -592,7 +618,9 @@ check_one(FILE *out, const char *outdir, const char *rel, const char *want, stru
 		*bad = 1;
 	}
 	free(abs);
-	add_sum(seen, rel, want);
+	/* what the file holds ("" when missing), for later expectations */
+	add_sum(seen, rel, hex);
+	seen->v[seen->n - 1].want = ab_strdup(want);
 	return 0;
 }
 
