@@ -25,7 +25,7 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       env: GIT_CEILING_DIRECTORIES=$O/variants
       log: $O/variants/stock53/logs/02-configure.log
 [4/11] stock53: build
-      run: make -j1 build_lib_static
+      run: make -j1 lib/libjemalloc_pic.a
       cwd: $O/variants/stock53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
@@ -39,7 +39,7 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       env: GIT_CEILING_DIRECTORIES=$O/variants
       log: $O/variants/special53/logs/02-configure.log
 [7/11] special53: build
-      run: make -j1 build_lib_static
+      run: make -j1 lib/libjemalloc_pic.a
       cwd: $O/variants/special53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
@@ -80,7 +80,7 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       env: GIT_CEILING_DIRECTORIES=$O/variants
       log: $O/variants/stock53/logs/02-configure.log
 [4/7] stock53: build
-      run: make -j4 build_lib_static
+      run: make -j4 lib/libjemalloc_pic.a
       cwd: $O/variants/stock53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
