@@ -635,6 +635,9 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	spec.env = &env;
 	spec.log_path = s->log;
 	spec.tool = "allocbuild";
+	/* the proof that the relink changes only the replaced inputs: the unchanged
+	   command, linked again, must reproduce the normal binary */
+	spec.check_normal = 1;
 	ab_progress_start(n, v->label, s->name);
 	e = ab_relink_run(&prov, &spec);
 	ab_progress_end(n, e == 0);

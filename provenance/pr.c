@@ -619,6 +619,10 @@ section_differences(struct ab_buf *b, struct ab_buf *details, const struct evide
 			put_code(b, v->relink.from);
 			ab_buf_puts(b, " (not a normal build): ");
 			put_text(b, verdict ? verdict : "no relink provenance recorded");
+			if (jget(doc, "normal_check.identical"))
+				ab_buf_puts(b, cJSON_IsTrue(jget(doc, "normal_check.identical"))
+				    ? "; the unchanged link command, run again, reproduces the normal binary byte for byte"
+				    : "; **the unchanged link command, run again, does not reproduce the normal binary**");
 			ab_buf_puts(b, "\n");
 			any++;
 			continue;
