@@ -236,23 +236,8 @@ ab_wt_index_dirhash(char hex[65], const struct ab_wt_index *idx)
 		if (!S_ISREG(e->mode))
 			continue;
 		ab_buf_clear(&line);
-		/* sha256sum escapes names holding a backslash or a newline */
-		if (strpbrk(e->path, "\\\n")) {
-			ab_buf_putc(&line, '\\');
-			ab_buf_puts(&line, e->hash);
-			ab_buf_puts(&line, "  ");
-			for (const char *s = e->path; *s; s++) {
-				if (*s == '\\')
-					ab_buf_puts(&line, "\\\\");
-				else if (*s == '\n')
-					ab_buf_puts(&line, "\\n");
-				else
-					ab_buf_putc(&line, *s);
-			}
-		} else {
-			ab_buf_printf(&line, "%s  %s", e->hash, e->path);
-		}
-		ab_buf_putc(&line, '\n');
+		/* the same line as allocbuild hash and sha256sum, escapes included */
+		ab_hash_line(&line, e->hash, e->path);
 		ab_sha256_update(h, line.s, line.len);
 	}
 	ab_buf_free(&line);
