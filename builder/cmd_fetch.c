@@ -2,7 +2,9 @@
  * allocbuild fetch: bring the pinned sources of a recipe into the cache,
  * write each build variant's own source tree and OUTDIR/provenance/sources.json.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,21 @@ check_patches(const struct ab_source_opts *o, const struct ab_recipe *r, char *c
 	return failed ? AB_EXIT_CHECK : AB_EXIT_OK;
 }
 
+/* a whole decimal number in 1..INT_MAX; 0 or -1 */
+static int
+parse_jobs(int *out, const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > INT_MAX)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
 int
 cmd_fetch(int argc, char **argv)
 {
@@ -64,8 +81,9 @@ cmd_fetch(int argc, char **argv)
 	cJSON *m = NULL;
 
 	ab_source_opts_init(&o);
+	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:j:q", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":o:j:q", longopts, NULL)) != -1) {
 		int h = ab_source_opts_option(&o, opt, optarg);
 
 		if (h < 0)
@@ -81,8 +99,7 @@ cmd_fetch(int argc, char **argv)
 			outdir = ab_strdup(optarg);
 			break;
 		case 'j':
-			o.jobs = atoi(optarg);
-			if (o.jobs <= 0) {
+			if (parse_jobs(&o.jobs, optarg) < 0) {
 				rc = ab_cmd_usage_error("fetch", "-j: expected a positive number, got '%s'", optarg);
 				goto done;
 			}
@@ -90,8 +107,14 @@ cmd_fetch(int argc, char **argv)
 		case 'q':
 			ab_quiet = 1;
 			break;
+		case ':':
+			rc = ab_cmd_usage_error("fetch", "option '%s' needs a value", argv[optind - 1]);
+			goto done;
 		default:
-			rc = ab_cmd_usage_error("fetch", "unknown option");
+			if (optopt)
+				rc = ab_cmd_usage_error("fetch", "unknown option '-%c'", optopt);
+			else
+				rc = ab_cmd_usage_error("fetch", "unknown option '%s'", argv[optind - 1]);
 			goto done;
 		}
 	}

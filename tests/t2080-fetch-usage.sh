@@ -18,6 +18,19 @@ expect_grep "allocbuild: fetch: -j: expected a positive number, got '0'" err
 expect_exit 2 "$AB" fetch r.json nosuch
 expect_grep "allocbuild: fetch: recipe 'r.json' has no source 'nosuch'" err
 expect_exit 2 "$AB" fetch --bogus r.json
+expect_file err <<'EOF'
+allocbuild: fetch: unknown option '--bogus'
+Try 'allocbuild help fetch'.
+EOF
+expect_exit 2 "$AB" fetch -j 2x r.json
+expect_file err <<'EOF'
+allocbuild: fetch: -j: expected a positive number, got '2x'
+Try 'allocbuild help fetch'.
+EOF
+expect_exit 2 "$AB" fetch -j -3 r.json
+expect_grep "allocbuild: fetch: -j: expected a positive number, got '-3'" err
+expect_exit 2 "$AB" fetch r.json -j
+expect_grep "allocbuild: fetch: option '-j' needs a value" err
 expect_exit 2 "$AB" fetch missing.json
 [ ! -e allocbuild-out ] && [ ! -e cache ] || fail "something was written"
 
