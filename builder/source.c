@@ -289,9 +289,12 @@ fetch_archive(cJSON *rec, const struct ab_source_opts *o, const struct ab_source
 		return -1;
 	}
 	if (ab_path_exists(path)) {
-		char got[AB_HEX_LEN + 1];
+		char got[AB_HEX_LEN + 1] = "";
 
-		if (ab_hash_file(got, &size, path) == 0 && !strcmp(got, s->sha256)) {
+		/* a file that cannot be read (reported) is kept: only a wrong digest proves it bad */
+		if (ab_hash_file(got, &size, path) < 0) {
+			size = 0;
+		} else if (!strcmp(got, s->sha256)) {
 			origin_kind = "cache";
 			origin = ab_strdup(path);
 		} else {

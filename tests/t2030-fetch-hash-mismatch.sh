@@ -64,3 +64,15 @@ expect_exit 1 "$AB" fetch -o dest r.json
 expect_grep "sha256 mismatch from cache '$C/archives/sha256/$G': expected $G, got $Z; removed" err
 expect_grep "sha256 mismatch from url '$HURL': expected $G, got $X; not used" err
 nothing_written dest
+
+# a cache file that cannot be read is reported and kept (only a wrong digest removes it),
+# then the next candidate repairs it
+ln -sfn nowhere "$C/archives/sha256/$G"
+rm -rf dest
+expect_exit 1 "$AB" fetch -o dest r.json
+expect_grep "allocbuild: cannot open '$C/archives/sha256/$G': No such file or directory" err
+expect_no_grep "from cache" err
+[ -L "$C/archives/sha256/$G" ] || fail "an unreadable cache file was removed"
+[ ! -e dest ] || fail "output written: dest"
+expect_exit 0 "$AB" fetch -o dest --mirror-dir good r.json
+[ ! -L "$C/archives/sha256/$G" ] && [ "$(sha "$C/archives/sha256/$G")" = "$G" ] || fail "cache not repaired"
