@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "build.h"
 #include "cmd.h"
 #include "recipe.h"
 #include "source.h"
@@ -47,6 +49,37 @@ check_patches(const struct ab_source_opts *o, const struct ab_recipe *r, char *c
 	return failed ? AB_EXIT_CHECK : AB_EXIT_OK;
 }
 
+/* the topmost missing directory among path and its parents (malloc'd), or NULL when path exists */
+static char *
+first_missing(const char *path)
+{
+	char *p = ab_strdup(path), *made = NULL, *slash;
+
+	while (!ab_path_exists(p)) {
+		free(made);
+		made = ab_strdup(p);
+		slash = strrchr(p, '/');
+		if (!slash || slash == p)
+			break;
+		*slash = '\0';
+	}
+	free(p);
+	return made;
+}
+
+/* a failed fetch removes the lock and the (empty) directories it created, up to made */
+static void
+undo_outdir(const char *outdir, const char *made)
+{
+	char *lock = ab_path_join(outdir, ".lock"), *p = ab_strdup(outdir), *slash;
+
+	unlink(lock);
+	while (rmdir(p) == 0 && strlen(p) > strlen(made) && (slash = strrchr(p, '/')) != NULL)
+		*slash = '\0';
+	free(lock);
+	free(p);
+}
+
 /* a whole decimal number in 1..INT_MAX; 0 or -1 */
 static int
 parse_jobs(int *out, const char *s)
@@ -75,9 +108,9 @@ cmd_fetch(int argc, char **argv)
 	};
 	struct ab_source_opts o;
 	struct ab_recipe *r = NULL;
-	char *outdir = NULL, **ids;
+	char *outdir = NULL, *made = NULL, **ids;
 	size_t nids, *order = NULL, norder = 0;
-	int opt, check = 0, rc = AB_EXIT_USAGE;
+	int opt, check = 0, rc = AB_EXIT_USAGE, lockfd = -1;
 	cJSON *m = NULL;
 
 	ab_source_opts_init(&o);
@@ -138,6 +171,13 @@ cmd_fetch(int argc, char **argv)
 	}
 	if (!outdir)
 		outdir = ab_sprintf("allocbuild-out/%s", r->name);
+	/*
+	 * OUTDIR's build lock, so that no tree is swapped under a running
+	 * build: taken at once when OUTDIR exists (refused before any
+	 * download), else created only once the sources are in the cache
+	 */
+	if (ab_is_dir(outdir) && ab_build_lock(&lockfd, outdir) < 0)
+		goto done;
 	rc = AB_EXIT_CHECK;
 	m = ab_sources_manifest_new(r);
 	/* every selected source, even one no variant builds (an upstream for comparison) */
@@ -152,6 +192,15 @@ cmd_fetch(int argc, char **argv)
 			goto done;
 		}
 		ab_sources_manifest_add_source(m, r->sources[i].id, rec);
+	}
+	if (lockfd < 0) {
+		made = first_missing(outdir);
+		if (ab_mkdir_p(outdir, 0755) < 0)
+			goto done;
+		if (ab_build_lock(&lockfd, outdir) < 0) {
+			rc = AB_EXIT_USAGE;
+			goto done;
+		}
 	}
 	order = ab_calloc(r->nvariants, sizeof(*order));
 	for (size_t i = 0; i < r->nvariants; i++) {
@@ -173,6 +222,12 @@ cmd_fetch(int argc, char **argv)
 	}
 	rc = AB_EXIT_OK;
 done:
+	if (lockfd >= 0) {
+		if (rc != AB_EXIT_OK && made)
+			undo_outdir(outdir, made);
+		close(lockfd);
+	}
+	free(made);
 	cJSON_Delete(m);
 	free(order);
 	free(outdir);

@@ -47,3 +47,23 @@ expect_exit 0 "$AB" fetch -q --mirror-dir "$MIRROR" -o o1 r.json
 [ -f "cache/allocbuild/archives/sha256/$JEMALLOC_SHA" ] || fail "XDG_CACHE_HOME"
 [ ! -s err ] || fail "-q is not quiet"
 [ -f c1/lock ] && [ -d c1/tmp ] || fail "cache layout"
+
+# an OUTDIR locked by a build is refused as a second build is, before any download; nothing is written
+flock o1/.lock sh -c 'echo $$ >o1/.lock; : >held; exec sleep 30' &
+holder=$!
+trap 'kill "$holder" 2>/dev/null || true' EXIT
+for _ in $(seq 200); do [ -e held ] && break; sleep 0.05; done
+[ -e held ] || fail "the lock holder did not start"
+hpid=$(cat o1/.lock)
+trap 'kill "$hpid" "$holder" 2>/dev/null || true' EXIT
+find o1 -printf '%p %s %T@\n' | sort >before
+expect_exit 2 "$AB" fetch --cache c3 --mirror-dir "$MIRROR" -o o1 r.json
+echo "allocbuild: output directory 'o1' is locked by another build (pid $hpid)" | expect_file err
+[ ! -s out ] || fail "the refused fetch printed on stdout"
+find o1 -printf '%p %s %T@\n' | sort >after
+diff -u before after || fail "the refused fetch changed the OUTDIR"
+[ ! -e c3 ] || fail "the refused fetch used the cache"
+kill "$hpid"
+wait "$holder" 2>/dev/null || true
+trap - EXIT
+expect_exit 0 "$AB" fetch --mirror-dir "$MIRROR" -o o1 r.json
