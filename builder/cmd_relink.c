@@ -20,28 +20,6 @@
 #define AB_VERSION "0.1.0"
 #endif
 
-/*
- * ab_cmd_usage_error() lives in main.c, which unit tests do not link:
- * the same message, locally
- */
-static int
-usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int
-usage_error(const char *fmt, ...)
-{
-	struct ab_buf b = {0};
-	va_list ap;
-
-	va_start(ap, fmt);
-	ab_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	ab_error("relink: %s", b.s);
-	fprintf(stderr, "Try 'allocbuild help relink'.\n");
-	ab_buf_free(&b);
-	return AB_EXIT_USAGE;
-}
-
 int
 cmd_relink(int argc, char **argv)
 {
@@ -76,7 +54,7 @@ cmd_relink(int argc, char **argv)
 			char *eq = strchr(optarg, '=');
 
 			if (!eq || eq == optarg || !eq[1]) {
-				rc = usage_error("--replace '%s': expected OLD=NEW", optarg);
+				rc = ab_cmd_usage_error("relink", "--replace '%s': expected OLD=NEW", optarg);
 				goto done;
 			}
 			reps = ab_realloc(reps, (nreps + 1) * sizeof(*reps));
@@ -105,24 +83,24 @@ cmd_relink(int argc, char **argv)
 			spec.check_normal = 1;
 			break;
 		default:
-			rc = usage_error("unknown option '%s'", argv[optind - 1]);
+			rc = ab_cmd_usage_error("relink", "unknown option '%s'", argv[optind - 1]);
 			goto done;
 		}
 	}
 	if (optind < argc) {
-		rc = usage_error("unexpected argument '%s'", argv[optind]);
+		rc = ab_cmd_usage_error("relink", "unexpected argument '%s'", argv[optind]);
 		goto done;
 	}
 	if (!spec.link_txt) {
-		rc = usage_error("--link-txt is required");
+		rc = ab_cmd_usage_error("relink", "--link-txt is required");
 		goto done;
 	}
 	if (!nreps) {
-		rc = usage_error("at least one --replace OLD=NEW is required");
+		rc = ab_cmd_usage_error("relink", "at least one --replace OLD=NEW is required");
 		goto done;
 	}
 	if (!spec.output) {
-		rc = usage_error("--output is required");
+		rc = ab_cmd_usage_error("relink", "--output is required");
 		goto done;
 	}
 	spec.replace = reps;

@@ -138,21 +138,6 @@ ab_cmd_usage(FILE *f, const char *name)
 		fprintf(f, "usage: %s", c->usage);
 }
 
-int
-ab_cmd_usage_error(const char *name, const char *fmt, ...)
-{
-	struct ab_buf b = {0};
-	va_list ap;
-
-	va_start(ap, fmt);
-	ab_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	ab_error("%s: %s", name, b.s);
-	fprintf(stderr, "Try 'allocbuild help %s'.\n", name);
-	ab_buf_free(&b);
-	return AB_EXIT_USAGE;
-}
-
 static void
 usage(FILE *f)
 {
