@@ -55,3 +55,32 @@ CM
 	cp "$dir/fakecmake-1.0.tar.gz" "$dir/mirror/sha256/$h"
 	echo "$h"
 }
+
+# make_fakecmake_relink_recipe FILE: make_fakecmake in the current directory
+# and write FILE, the recipe "cm": cmake variants a (FLB_FAKE_TAG=A, prog
+# and libfakealloc.a) and b (FLB_FAKE_TAG=B, libfakealloc.a), and the
+# relink a-with-b of a's prog with b's libfakealloc.a into prog-relinked
+make_fakecmake_relink_recipe() {
+	local sha
+	sha=$(make_fakecmake "$PWD")
+	cat >"$1" <<JSON
+{
+	"recipe": 1,
+	"name": "cm",
+	"sources": {
+		"fc": {"archive": {"urls": ["https://example.invalid/fakecmake-1.0.tar.gz"], "sha256": "$sha", "strip": 1}}
+	},
+	"variants": [
+		{"label": "a", "source": "fc",
+		 "build": {"system": "cmake", "defines": {"FLB_FAKE_TAG": "A"}, "targets": ["prog"]},
+		 "artifacts": ["prog", "libfakealloc.a"]},
+		{"label": "b", "source": "fc",
+		 "build": {"system": "cmake", "defines": {"FLB_FAKE_TAG": "B"}, "targets": ["prog"]},
+		 "artifacts": ["libfakealloc.a"]},
+		{"label": "a-with-b", "relink": {"from": "a", "link_txt": "CMakeFiles/prog.dir/link.txt",
+			"replace": [{"path": "libfakealloc.a", "with": {"variant": "b", "artifact": "libfakealloc.a"}}],
+			"output": "prog-relinked"}}
+	]
+}
+JSON
+}

@@ -3,27 +3,7 @@
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/fakeproj.sh"
 
-sha=$(make_fakecmake "$PWD")
-cat >r.json <<JSON
-{
-	"recipe": 1,
-	"name": "cm",
-	"sources": {
-		"fc": {"archive": {"urls": ["https://example.invalid/fakecmake-1.0.tar.gz"], "sha256": "$sha", "strip": 1}}
-	},
-	"variants": [
-		{"label": "a", "source": "fc",
-		 "build": {"system": "cmake", "defines": {"FLB_FAKE_TAG": "A"}, "targets": ["prog"]},
-		 "artifacts": ["prog", "libfakealloc.a"]},
-		{"label": "b", "source": "fc",
-		 "build": {"system": "cmake", "defines": {"FLB_FAKE_TAG": "B"}, "targets": ["prog"]},
-		 "artifacts": ["libfakealloc.a"]},
-		{"label": "a-with-b", "relink": {"from": "a", "link_txt": "CMakeFiles/prog.dir/link.txt",
-			"replace": [{"path": "libfakealloc.a", "with": {"variant": "b", "artifact": "libfakealloc.a"}}],
-			"output": "prog-relinked"}}
-	]
-}
-JSON
+make_fakecmake_relink_recipe r.json
 expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
 expect_exit 0 "$AB" pr bo
 [ -s bo/pr.md ] && [ -s bo/provenance-cm.tar.gz ] || fail "pr wrote nothing into OUTDIR"
