@@ -2,7 +2,9 @@
  * object linking a cmd_*.c file, unit tests included, has them) */
 #include "cmd.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 
 #include "util.h"
 
@@ -19,4 +21,27 @@ ab_cmd_usage_error(const char *name, const char *fmt, ...)
 	fprintf(stderr, "Try 'allocbuild help %s'.\n", name);
 	ab_buf_free(&b);
 	return AB_EXIT_USAGE;
+}
+
+int
+ab_cmd_parse_int(int *out, const char *arg, int min, int max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int
+ab_cmd_parse_jobs(int *out, const char *name, const char *arg)
+{
+	if (ab_cmd_parse_int(out, arg, 1, 1024) == 0)
+		return 0;
+	ab_cmd_usage_error(name, "invalid job count '%s'", arg);
+	return -1;
 }

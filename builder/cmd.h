@@ -26,5 +26,12 @@ int cmd_pr(int argc, char **argv);
 void ab_cmd_usage(FILE *f, const char *name);
 /* report a usage error for a command: message plus a hint; returns 2 */
 int ab_cmd_usage_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* a whole decimal number from min to max into *out; -1 (not reported) otherwise */
+int ab_cmd_parse_int(int *out, const char *arg, int min, int max);
+/*
+ * the value of -j/--jobs, 1 to 1024, into *out; -1 after reporting
+ * "<name>: invalid job count '<arg>'" as a usage error
+ */
+int ab_cmd_parse_jobs(int *out, const char *name, const char *arg);
 
 #endif

@@ -44,7 +44,7 @@ cmd_build(int argc, char **argv)
 			po.outdir = optarg;
 			continue;
 		case 'j':
-			if (ab_plan_parse_jobs(&po.jobs, "build", optarg) < 0)
+			if (ab_cmd_parse_jobs(&po.jobs, "build", optarg) < 0)
 				goto done;
 			continue;
 		case 'k':

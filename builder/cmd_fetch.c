@@ -2,9 +2,7 @@
  * allocbuild fetch: bring the pinned sources of a recipe into the cache,
  * write each build variant's own source tree and OUTDIR/provenance/sources.json.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,21 +78,6 @@ undo_outdir(const char *outdir, const char *made)
 	free(p);
 }
 
-/* a whole decimal number in 1..INT_MAX; 0 or -1 */
-static int
-parse_jobs(int *out, const char *s)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > INT_MAX)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 int
 cmd_fetch(int argc, char **argv)
 {
@@ -132,10 +115,8 @@ cmd_fetch(int argc, char **argv)
 			outdir = ab_strdup(optarg);
 			break;
 		case 'j':
-			if (parse_jobs(&o.jobs, optarg) < 0) {
-				rc = ab_cmd_usage_error("fetch", "-j: expected a positive number, got '%s'", optarg);
+			if (ab_cmd_parse_jobs(&o.jobs, "fetch", optarg) < 0)
 				goto done;
-			}
 			break;
 		case 'q':
 			ab_quiet = 1;

@@ -11,18 +11,6 @@
 enum { OPT_CCACHE = 0x2000 };
 
 int
-ab_plan_parse_jobs(int *out, const char *cmd, const char *arg)
-{
-	char *end = NULL;
-	long n = strtol(arg, &end, 10);
-
-	if (!*arg || *end || n < 1 || n > 1024)
-		return ab_cmd_usage_error(cmd, "invalid job count '%s'", arg), -1;
-	*out = (int)n;
-	return 0;
-}
-
-int
 cmd_plan(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -44,7 +32,7 @@ cmd_plan(int argc, char **argv)
 			o.outdir = optarg;
 			break;
 		case 'j':
-			if (ab_plan_parse_jobs(&o.jobs, "plan", optarg) < 0)
+			if (ab_cmd_parse_jobs(&o.jobs, "plan", optarg) < 0)
 				return AB_EXIT_USAGE;
 			break;
 		case OPT_CCACHE:

@@ -90,8 +90,6 @@ void ab_plan_free(struct ab_plan *p);
 const struct ab_plan_var *ab_plan_step_var(const struct ab_plan *p, const struct ab_step *s);
 /* "autotools", "cmake", "relink", "runtime_of" */
 const char *ab_plan_kind_name(const struct ab_variant *v);
-/* parse the value of -j (1..1024) for command cmd; reports a usage error */
-int ab_plan_parse_jobs(int *out, const char *cmd, const char *arg);
 /* the value of SOURCE_DATE_EPOCH given to every child (docs/build.md) */
 #define AB_SOURCE_DATE_EPOCH "0"
 

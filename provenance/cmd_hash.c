@@ -7,9 +7,7 @@
  * sha256sum, a path that cannot be hashed is reported and the others are
  * still printed; the exit status is then 2.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,20 +18,6 @@
 #include "../builder/cmd.h"
 #include "../builder/util.h"
 #include "hash.h"
-
-static int
-parse_jobs(int *out, const char *s)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > 1024)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
 
 /* hash one argument; 0 or -1 (reported) */
 static int
@@ -99,8 +83,8 @@ cmd_hash(int argc, char **argv)
 			json = 1;
 			break;
 		case 'j':
-			if (parse_jobs(&jobs, optarg) < 0)
-				return ab_cmd_usage_error("hash", "invalid job count '%s'", optarg);
+			if (ab_cmd_parse_jobs(&jobs, "hash", optarg) < 0)
+				return AB_EXIT_USAGE;
 			break;
 		case ':':
 			return ab_cmd_usage_error("hash", "option '%s' needs a value", argv[optind - 1]);

@@ -167,7 +167,6 @@ cmd_identify(int argc, char **argv)
 	struct ranked *r;
 	size_t n;
 	int json = 0, strip = -1, jobs = 2, c, rc;
-	char *end;
 
 	opterr = 0;
 	optind = 1;
@@ -177,14 +176,12 @@ cmd_identify(int argc, char **argv)
 			json = 1;
 			break;
 		case 'p':
-			strip = (int)strtol(optarg, &end, 10);
-			if (!*optarg || *end || strip < 0 || strip > 64)
+			if (ab_cmd_parse_int(&strip, optarg, 0, 64) < 0)
 				return ab_cmd_usage_error("identify", "--strip: expected a number of components, got '%s'", optarg);
 			break;
 		case 'j':
-			jobs = (int)strtol(optarg, &end, 10);
-			if (!*optarg || *end || jobs < 1 || jobs > 64)
-				return ab_cmd_usage_error("identify", "-j: expected a positive number, got '%s'", optarg);
+			if (ab_cmd_parse_jobs(&jobs, "identify", optarg) < 0)
+				return AB_EXIT_USAGE;
 			break;
 		default:
 			return ab_cmd_usage_error("identify", "unknown option '%s'", argv[optind - 1]);

@@ -14,21 +14,6 @@
 #include "../builder/util.h"
 #include "updiff.h"
 
-static int
-parse_count(int *out, const char *s)
-{
-	char *end;
-	long v;
-
-	if (!*s)
-		return -1;
-	v = strtol(s, &end, 10);
-	if (*end || v < 0 || v > 64)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 int
 cmd_upstream_diff(int argc, char **argv)
 {
@@ -60,12 +45,12 @@ cmd_upstream_diff(int argc, char **argv)
 			o.strict = 1;
 			break;
 		case 'p':
-			if (parse_count(&o.strip, optarg) < 0)
+			if (ab_cmd_parse_int(&o.strip, optarg, 0, 64) < 0)
 				return ab_cmd_usage_error("upstream-diff", "--strip: expected a number of components, got '%s'", optarg);
 			break;
 		case 'j':
-			if (parse_count(&o.jobs, optarg) < 0 || o.jobs == 0)
-				return ab_cmd_usage_error("upstream-diff", "-j: expected a positive number, got '%s'", optarg);
+			if (ab_cmd_parse_jobs(&o.jobs, "upstream-diff", optarg) < 0)
+				return AB_EXIT_USAGE;
 			break;
 		default:
 			return ab_cmd_usage_error("upstream-diff", "unknown option '%s'", argv[optind - 1]);

@@ -14,7 +14,7 @@ expect_grep "allocbuild: --mirror: expected FROM=TO, got '=/x'" err
 expect_exit 2 "$AB" fetch --mirror-dir no-such-dir r.json
 expect_grep "allocbuild: --mirror-dir: 'no-such-dir' is not a directory" err
 expect_exit 2 "$AB" fetch -j 0 r.json
-expect_grep "allocbuild: fetch: -j: expected a positive number, got '0'" err
+expect_grep "allocbuild: fetch: invalid job count '0'" err
 expect_exit 2 "$AB" fetch r.json nosuch
 expect_grep "allocbuild: fetch: recipe 'r.json' has no source 'nosuch'" err
 expect_exit 2 "$AB" fetch --bogus r.json
@@ -24,11 +24,11 @@ Try 'allocbuild help fetch'.
 EOF
 expect_exit 2 "$AB" fetch -j 2x r.json
 expect_file err <<'EOF'
-allocbuild: fetch: -j: expected a positive number, got '2x'
+allocbuild: fetch: invalid job count '2x'
 Try 'allocbuild help fetch'.
 EOF
 expect_exit 2 "$AB" fetch -j -3 r.json
-expect_grep "allocbuild: fetch: -j: expected a positive number, got '-3'" err
+expect_grep "allocbuild: fetch: invalid job count '-3'" err
 expect_exit 2 "$AB" fetch r.json -j
 expect_grep "allocbuild: fetch: option '-j' needs a value" err
 expect_exit 2 "$AB" fetch missing.json

@@ -200,6 +200,25 @@ expect_file err <<'EOF2'
 allocbuild: upstream-diff: --strip: expected a number of components, got 'x'
 Try 'allocbuild help upstream-diff'.
 EOF2
+# -j is parsed as by every command: 1 to 1024, the same message
+for bad in 0 x 1025; do
+	expect_exit 2 "$AB" upstream-diff -j "$bad" tree tree
+	expect_file err <<EOF2
+allocbuild: upstream-diff: invalid job count '$bad'
+Try 'allocbuild help upstream-diff'.
+EOF2
+	expect_exit 2 "$AB" identify -j "$bad" tree tree
+	expect_file err <<EOF2
+allocbuild: identify: invalid job count '$bad'
+Try 'allocbuild help identify'.
+EOF2
+done
+# a count that would wrap around as an int is refused, not read as 1
+expect_exit 2 "$AB" identify --strip 4294967296 tree tree
+expect_file err <<'EOF2'
+allocbuild: identify: --strip: expected a number of components, got '4294967296'
+Try 'allocbuild help identify'.
+EOF2
 expect_exit 2 "$AB" upstream-diff --frobnicate tree tree
 expect_file err <<'EOF2'
 allocbuild: upstream-diff: unknown option '--frobnicate'
