@@ -38,20 +38,12 @@ static size_t
 sink_write(char *p, size_t size, size_t nmemb, void *arg)
 {
 	struct sink *s = arg;
-	size_t n = size * nmemb, left = n;
+	size_t n = size * nmemb;
 
 	ab_sha256_update(s->h, p, n);
-	while (left > 0) {
-		ssize_t k = write(s->fd, p, left);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			s->failed = errno;
-			return 0;
-		}
-		p += k;
-		left -= (size_t)k;
+	if (ab_write_all(s->fd, p, n) < 0) {
+		s->failed = errno;
+		return 0;
 	}
 	return n;
 }

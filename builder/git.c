@@ -392,23 +392,6 @@ walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 	return 0;
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t k = write(fd, p, n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 static void
 writer_fail(struct writer *w, const char *msg)
 {
@@ -482,7 +465,7 @@ writer_run(void *arg)
 			int fd = open(path.s, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666);
 
-			if (fd < 0 || write_all(fd, data, size) < 0 || close(fd) < 0) {
+			if (fd < 0 || ab_write_all(fd, data, size) < 0 || close(fd) < 0) {
 				char *m = ab_sprintf("cannot write '%s': %s", path.s, strerror(errno));
 
 				writer_fail(w, m);

@@ -144,7 +144,7 @@ write_result(git_repository *repo, git_index *post, const char *dir, const char 
 	git_blob *blob = NULL;
 	char *full = ab_path_join(dir, rel);
 	char *tmp = ab_sprintf("%s.allocbuild-patch", full);
-	int error = -1, fd = -1;
+	int error = -1;
 
 	if (!e) {
 		ab_error("patch result has no '%s'", rel);
@@ -167,33 +167,15 @@ write_result(git_repository *repo, git_index *post, const char *dir, const char 
 		}
 		free(target);
 	} else {
-		const char *p = git_blob_rawcontent(blob);
-		size_t n = (size_t)git_blob_rawsize(blob);
-
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		    e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666);
+
 		if (fd < 0) {
 			ab_error_errno("cannot create '%s'", tmp);
 			goto done;
 		}
-		while (n > 0) {
-			ssize_t k = write(fd, p, n);
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0) {
-				ab_error_errno("cannot write '%s'", tmp);
-				goto done;
-			}
-			p += k;
-			n -= (size_t)k;
-		}
-		if (close(fd) < 0) {
-			fd = -1;
-			ab_error_errno("cannot write '%s'", tmp);
+		if (ab_write_close(fd, tmp, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob)) < 0)
 			goto done;
-		}
-		fd = -1;
 	}
 	if (rename(tmp, full) < 0) {
 		ab_error_errno("cannot replace '%s'", full);
@@ -201,8 +183,6 @@ write_result(git_repository *repo, git_index *post, const char *dir, const char 
 	}
 	error = 0;
 done:
-	if (fd >= 0)
-		close(fd);
 	if (error)
 		unlink(tmp);
 	git_blob_free(blob);

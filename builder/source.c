@@ -796,32 +796,14 @@ write_unsynced(const char *path, const char *data, size_t len)
 		free(tmp);
 		return -1;
 	}
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ab_error_errno("cannot write '%s'", tmp);
-			goto done;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		ab_error_errno("cannot write '%s'", tmp);
+	if (ab_write_close(fd, tmp, data, len) < 0)
 		goto done;
-	}
-	fd = -1;
 	if (rename(tmp, path) < 0) {
 		ab_error_errno("cannot rename '%s' to '%s'", tmp, path);
 		goto done;
 	}
 	error = 0;
 done:
-	if (fd >= 0)
-		close(fd);
 	if (error)
 		unlink(tmp);
 	free(tmp);

@@ -382,11 +382,44 @@ ab_read_file(struct ab_buf *out, const char *path)
 }
 
 int
+ab_write_all(int fd, const void *p, size_t n)
+{
+	const char *s = p;
+
+	while (n > 0) {
+		ssize_t k = write(fd, s, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		s += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int
+ab_write_close(int fd, const char *name, const void *p, size_t n)
+{
+	if (ab_write_all(fd, p, n) < 0) {
+		ab_error_errno("cannot write '%s'", name);
+		close(fd);
+		return -1;
+	}
+	if (close(fd) < 0) {
+		ab_error_errno("cannot write '%s'", name);
+		return -1;
+	}
+	return 0;
+}
+
+int
 ab_write_file_atomic(const char *path, const void *data, size_t len)
 {
 	char *dir = ab_path_dirname(path);
 	char *tmp = ab_sprintf("%s.tmp.XXXXXX", path);
-	const char *p = data;
 	int fd, dfd, error = -1;
 
 	fd = mkstemp(tmp);
@@ -394,19 +427,11 @@ ab_write_file_atomic(const char *path, const void *data, size_t len)
 		ab_error_errno("cannot create temporary file for '%s'", path);
 		goto done;
 	}
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ab_error_errno("cannot write '%s'", tmp);
-			close(fd);
-			unlink(tmp);
-			goto done;
-		}
-		p += n;
-		len -= (size_t)n;
+	if (ab_write_all(fd, data, len) < 0) {
+		ab_error_errno("cannot write '%s'", tmp);
+		close(fd);
+		unlink(tmp);
+		goto done;
 	}
 	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
 		ab_error_errno("cannot sync '%s'", tmp);

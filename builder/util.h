@@ -72,6 +72,10 @@ char **ab_strv_argv(struct ab_strv *sv);
 int ab_mkdir_p(const char *path, unsigned mode);     /* reports errors */
 int ab_rm_rf(const char *path);                       /* reports errors; missing is fine */
 int ab_read_file(struct ab_buf *out, const char *path); /* reports errors */
+/* write all n bytes to fd, again after EINTR and short writes; -1 with errno set (not reported) */
+int ab_write_all(int fd, const void *p, size_t n);
+/* write all n bytes to fd and close it (in every case); reports "cannot write '<name>'" */
+int ab_write_close(int fd, const char *name, const void *p, size_t n);
 /* write a whole file atomically: temp file in the same directory, fsync, rename */
 int ab_write_file_atomic(const char *path, const void *data, size_t len);
 int ab_path_exists(const char *path);
