@@ -1,13 +1,13 @@
 /*
  * archive: secure extraction with libarchive (tar with gzip, bzip2, xz or
- * zstd compression, zip). Every member is checked before anything is
- * written, and refused when its name is absolute or holds a '..'
- * component, when it goes through a symlink of the archive, when it is a
- * device node, fifo or socket, when it has the setuid or setgid bit, when
- * it is a symlink whose target is absolute or leaves the tree, or a hard
- * link to something that is not an earlier member. Members are written
- * relative to the target directory with libarchive's own secure flags
- * as a second line of defence. Directories are made owner-writable.
+ * zstd compression, zip). Every member is checked by the rules of
+ * builder/member.h before anything is written: unsafe names, devices,
+ * fifos and sockets, setuid or setgid bits, paths through a symlink or a
+ * file of the archive, duplicates, a file where earlier members have a
+ * directory, symlinks leaving the tree, hard links to anything but an
+ * earlier member. Members are written relative to the target directory
+ * with libarchive's own secure flags as a second line of defence.
+ * Directories are made owner-writable.
  */
 #ifndef AB_ARCHIVE_H
 #define AB_ARCHIVE_H

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../builder/member.h"
 #include "../builder/util.h"
 #include "bz2.h"
 
@@ -564,41 +565,6 @@ arc_close(struct archive *a, struct arcsrc *s, char hex[AB_HEX_LEN + 1])
 	close(s->fd);
 }
 
-/* "./a//b/" -> "a/b"; the name was checked with ab_path_is_safe_relative */
-static char *
-normalise_member(const char *name)
-{
-	struct ab_buf b = {0};
-	const char *s = name;
-
-	while (*s) {
-		size_t n = strcspn(s, "/");
-
-		if (n && !(n == 1 && s[0] == '.')) {
-			if (b.len)
-				ab_buf_putc(&b, '/');
-			ab_buf_add(&b, s, n);
-		}
-		s += n;
-		while (*s == '/')
-			s++;
-	}
-	return ab_buf_detach(&b);
-}
-
-static const char *
-skip_components(const char *path, int n)
-{
-	while (n-- > 0) {
-		const char *slash = strchr(path, '/');
-
-		if (!slash)
-			return NULL;
-		path = slash + 1;
-	}
-	return path;
-}
-
 /*
  * Feed a member's data to fn block by block: holes of sparse members as
  * zeros, and a sparse member's trailing hole up to the size in its header
@@ -673,7 +639,7 @@ buf_sink(void *ud, const void *p, size_t n)
 
 /*
  * Archive members are refused by the rules and in the words of extraction
- * for `fetch` (builder/archive.c), so that a tarball upstream-diff accepts
+ * for `fetch` (builder/member.h), so that a tarball upstream-diff accepts
  * is one fetch extracts. The checks that depend on the names after the
  * strip (paths through a symlink or a file, duplicates, symlink targets,
  * hard links) run once the strip is known, over the members in archive
@@ -682,7 +648,7 @@ buf_sink(void *ud, const void *p, size_t n)
 struct member {
 	char *raw;    /* the name in the archive, for messages */
 	char *name;   /* normalised, not stripped */
-	unsigned type; /* AE_IFREG, AE_IFDIR, AE_IFLNK, or 0 for a hard link */
+	enum ab_member_type type;
 	char *link;   /* symlink target or hard link name as in the archive */
 	size_t entry; /* index in t->v, or SIZE_MAX for a directory */
 };
@@ -704,166 +670,6 @@ members_free(struct members *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* names seen after the strip: type (AE_IFREG for hard links) and tree entry */
-struct seen {
-	char **keys;
-	unsigned *types;
-	size_t *entries;
-	size_t n, cap; /* cap is a power of two */
-};
-
-static size_t
-seen_slot(const struct seen *s, const char *key)
-{
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
-
-	for (const char *p = key; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	i = (size_t)h & (s->cap - 1);
-	while (s->keys[i] && strcmp(s->keys[i], key))
-		i = (i + 1) & (s->cap - 1);
-	return i;
-}
-
-static unsigned
-seen_get(const struct seen *s, const char *key, size_t *entry)
-{
-	size_t i;
-
-	if (!s->cap)
-		return 0;
-	i = seen_slot(s, key);
-	if (s->keys[i] && entry)
-		*entry = s->entries[i];
-	return s->keys[i] ? s->types[i] : 0;
-}
-
-static void
-seen_put(struct seen *s, const char *key, unsigned type, size_t entry)
-{
-	size_t i;
-
-	if (2 * (s->n + 1) > s->cap) {
-		struct seen bigger = {0};
-
-		bigger.cap = s->cap ? s->cap * 2 : 1024;
-		bigger.keys = ab_calloc(bigger.cap, sizeof(char *));
-		bigger.types = ab_calloc(bigger.cap, sizeof(unsigned));
-		bigger.entries = ab_calloc(bigger.cap, sizeof(size_t));
-		for (size_t k = 0; k < s->cap; k++) {
-			if (s->keys[k]) {
-				size_t j = seen_slot(&bigger, s->keys[k]);
-
-				bigger.keys[j] = s->keys[k];
-				bigger.types[j] = s->types[k];
-				bigger.entries[j] = s->entries[k];
-				bigger.n++;
-			}
-		}
-		free(s->keys);
-		free(s->types);
-		free(s->entries);
-		*s = bigger;
-	}
-	i = seen_slot(s, key);
-	if (!s->keys[i]) {
-		s->keys[i] = ab_strdup(key);
-		s->n++;
-	}
-	s->types[i] = type;
-	s->entries[i] = entry;
-}
-
-static void
-seen_free(struct seen *s)
-{
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->keys[i]);
-	free(s->keys);
-	free(s->types);
-	free(s->entries);
-	memset(s, 0, sizeof(*s));
-}
-
-/* does a symlink at rel with this target stay inside the tree? (as extraction) */
-static int
-symlink_target_ok(const char *rel, const char *target)
-{
-	int depth = 0, named = 0;
-	const char *s = target;
-
-	for (const char *p = rel; *p; p++)
-		if (*p == '/')
-			depth++;
-	if (!target[0] || target[0] == '/')
-		return 0;
-	while (*s) {
-		size_t n = strcspn(s, "/");
-
-		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			/* "dir/.." may climb out through a symlinked dir: allow '..' only first */
-			if (named || --depth < 0)
-				return 0;
-		} else if (n && !(n == 1 && s[0] == '.')) {
-			named = 1;
-		}
-		s += n;
-		while (*s == '/')
-			s++;
-	}
-	return 1;
-}
-
-/*
- * The checks of one member that need no other member, before the strip:
- * sets *type to the member's type (0 for a hard link). Reports and
- * returns -1 for a member extraction refuses.
- */
-static int
-check_member(unsigned *type, const struct ab_tree *t, struct archive_entry *ae, const char *raw)
-{
-	mode_t ft = archive_entry_filetype(ae), perm = archive_entry_perm(ae);
-
-	if (!raw[0]) {
-		ab_error("archive '%s': a member has no name", t->root);
-		return -1;
-	}
-	if (raw[0] == '/') {
-		ab_error("archive '%s': member '%s': absolute path", t->root, raw);
-		return -1;
-	}
-	if (!ab_path_is_safe_relative(raw)) {
-		ab_error("archive '%s': member '%s': '..' in path", t->root, raw);
-		return -1;
-	}
-	if (ft == AE_IFCHR || ft == AE_IFBLK) {
-		ab_error("archive '%s': member '%s': device node", t->root, raw);
-		return -1;
-	}
-	if (ft == AE_IFIFO) {
-		ab_error("archive '%s': member '%s': fifo", t->root, raw);
-		return -1;
-	}
-	if (ft == AE_IFSOCK) {
-		ab_error("archive '%s': member '%s': socket", t->root, raw);
-		return -1;
-	}
-	if (perm & (S_ISUID | S_ISGID)) {
-		ab_error("archive '%s': member '%s': setuid or setgid bit", t->root, raw);
-		return -1;
-	}
-	if (archive_entry_hardlink(ae)) {
-		*type = 0; /* a hard link, whatever it says */
-	} else if (ft != AE_IFREG && ft != AE_IFDIR && ft != AE_IFLNK) {
-		ab_error("archive '%s': member '%s': unsupported file type", t->root, raw);
-		return -1;
-	} else {
-		*type = ft;
-	}
-	return 0;
-}
-
 /*
  * The checks that need the strip and the members before, in archive
  * order; a hard link takes the content of the file it names. Members with
@@ -872,89 +678,30 @@ check_member(unsigned *type, const struct ab_tree *t, struct archive_entry *ae, 
 static int
 check_members(struct ab_tree *t, const struct members *m, int strip)
 {
-	struct seen seen = {0};
+	struct ab_member_set *seen = ab_member_set_new(t->root, strip);
 	int error = -1;
 
 	for (size_t i = 0; i < m->n; i++) {
 		const struct member *mb = &m->v[i];
-		const char *rel = skip_components(mb->name, strip);
-		unsigned prev;
-		char *p;
+		struct ab_member am = {mb->raw, ab_member_strip(mb->name, strip), mb->type, mb->link, mb->entry};
+		size_t k = SIZE_MAX;
 
-		if (!rel || !*rel)
+		if (!am.rel)
 			continue;
-		/* every leading directory: a symlink or a file cannot hold members */
-		p = ab_strdup(rel);
-		for (char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
-			*s = '\0';
-			prev = seen_get(&seen, p, NULL);
-			if (prev == AE_IFLNK) {
-				ab_error("archive '%s': member '%s': path goes through symlink '%s'", t->root, mb->raw, p);
-				free(p);
-				goto done;
-			}
-			if (prev == AE_IFREG) {
-				ab_error("archive '%s': member '%s': path goes through file '%s'", t->root, mb->raw, p);
-				free(p);
-				goto done;
-			}
-			if (!prev)
-				seen_put(&seen, p, AE_IFDIR, SIZE_MAX);
-			*s = '/';
-		}
-		free(p);
-		prev = seen_get(&seen, rel, NULL);
-		if (prev && !(mb->type == AE_IFDIR && prev == AE_IFDIR)) {
-			ab_error("archive '%s': member '%s': duplicate member", t->root, mb->raw);
+		if (ab_member_accept(NULL, &k, seen, &am) < 0)
 			goto done;
-		}
-		if (mb->type == AE_IFLNK) {
-			if (!mb->link[0]) {
-				ab_error("archive '%s': member '%s': symlink without a target", t->root, mb->raw);
-				goto done;
-			}
-			if (mb->link[0] == '/') {
-				ab_error("archive '%s': member '%s': symlink to absolute path '%s'", t->root, mb->raw,
-				    mb->link);
-				goto done;
-			}
-			if (!symlink_target_ok(rel, mb->link)) {
-				ab_error("archive '%s': member '%s': symlink points outside the tree ('%s')", t->root,
-				    mb->raw, mb->link);
-				goto done;
-			}
-		}
-		if (mb->type == 0) {
-			struct ab_tree_entry *e = &t->v[mb->entry], *to;
-			const char *target;
-			size_t k = SIZE_MAX;
-			char *norm;
+		if (mb->type == AB_MEMBER_HARDLINK) {
+			struct ab_tree_entry *e = &t->v[mb->entry], *to = &t->v[k];
 
-			if (mb->link[0] == '/' || !ab_path_is_safe_relative(mb->link)) {
-				ab_error("archive '%s': member '%s': hard link to '%s' outside the tree", t->root,
-				    mb->raw, mb->link);
-				goto done;
-			}
-			norm = normalise_member(mb->link);
-			target = skip_components(norm, strip);
-			if (!target || !*target || seen_get(&seen, target, &k) != AE_IFREG) {
-				ab_error("archive '%s': member '%s': hard link to '%s', which is not an earlier file",
-				    t->root, mb->raw, mb->link);
-				free(norm);
-				goto done;
-			}
-			free(norm);
-			to = &t->v[k];
 			e->type = to->type;
 			e->size = to->size;
 			e->exec = to->exec;
 			memcpy(e->sha256, to->sha256, sizeof(e->sha256));
 		}
-		seen_put(&seen, rel, mb->type ? mb->type : AE_IFREG, mb->entry);
 	}
 	error = 0;
 done:
-	seen_free(&seen);
+	ab_member_set_free(seen);
 	return error;
 }
 
@@ -980,16 +727,16 @@ read_archive_pass(struct ab_tree *t, int strip, int par)
 		const char *hl = archive_entry_hardlink(ae);
 		struct ab_tree_entry *e;
 		struct member *mb;
-		unsigned type;
+		enum ab_member_type type;
 		char *name;
 		size_t toplen;
 
 		/* as extraction: a name that cannot be decoded is no name */
 		if (!raw)
 			raw = "";
-		if (check_member(&type, t, ae, raw) < 0)
+		if (ab_member_check(&type, t->root, raw, ae) < 0)
 			goto done;
-		name = normalise_member(raw);
+		name = ab_member_normalise(raw);
 		if (!*name) {
 			free(name);
 			continue;
@@ -1002,9 +749,9 @@ read_archive_pass(struct ab_tree *t, int strip, int par)
 		mb->raw = ab_strdup(raw);
 		mb->name = ab_strdup(name);
 		mb->type = type;
-		mb->link = type == 0 ? ab_strdup(hl) : type == AE_IFLNK ?
+		mb->link = type == AB_MEMBER_HARDLINK ? ab_strdup(hl) : type == AB_MEMBER_SYMLINK ?
 		    ab_strdup(archive_entry_symlink(ae) ? archive_entry_symlink(ae) : "") : NULL;
-		mb->entry = type == AE_IFDIR ? SIZE_MAX : t->n;
+		mb->entry = type == AB_MEMBER_DIR ? SIZE_MAX : t->n;
 		toplen = strcspn(name, "/");
 		if (!any) {
 			top = ab_strndup(name, toplen);
@@ -1012,19 +759,19 @@ read_archive_pass(struct ab_tree *t, int strip, int par)
 		} else if (strlen(top) != toplen || strncmp(top, name, toplen)) {
 			same_top = 0;
 		}
-		if (type == AE_IFDIR) {
+		if (type == AB_MEMBER_DIR) {
 			free(name);
 			continue;
 		}
 		if (!name[toplen])
 			file_at_top = 1;
-		if (type == 0) {
+		if (type == AB_MEMBER_HARDLINK) {
 			/* the content comes from the file it names, in check_members */
 			e = add_entry(t, name, AB_ENTRY_FILE);
-			e->hardlink = normalise_member(hl);
+			e->hardlink = ab_member_normalise(hl);
 			continue;
 		}
-		if (type == AE_IFLNK) {
+		if (type == AB_MEMBER_SYMLINK) {
 			e = add_entry(t, name, AB_ENTRY_SYMLINK);
 			e->target = ab_strdup(mb->link);
 			e->size = strlen(mb->link);
@@ -1034,7 +781,7 @@ read_archive_pass(struct ab_tree *t, int strip, int par)
 		e = add_entry(t, name, AB_ENTRY_FILE);
 		e->exec = (archive_entry_perm(ae) & 0111) != 0;
 		{
-			int is_version = !strcmp(skip_components(name, 1) ? skip_components(name, 1) : "", "VERSION") ||
+			int is_version = !strcmp(ab_member_strip(name, 1) ? ab_member_strip(name, 1) : "", "VERSION") ||
 			    !strcmp(name, "VERSION");
 			struct hashsink hs = {ab_sha256_new(), 0, is_version ? &ver : NULL};
 			int rd;
@@ -1078,7 +825,7 @@ read_archive_pass(struct ab_tree *t, int strip, int par)
 	w = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		struct ab_tree_entry *e = &t->v[i];
-		const char *rest = skip_components(e->path, strip);
+		const char *rest = ab_member_strip(e->path, strip);
 
 		if (!rest || !*rest) {
 			entry_release(e);
@@ -1167,8 +914,8 @@ load_archive(struct ab_tree *t, uint64_t limit)
 			raw = archive_entry_pathname_utf8(ae);
 		if (!raw || archive_entry_filetype(ae) != AE_IFREG || archive_entry_hardlink(ae))
 			continue;
-		name = normalise_member(raw);
-		rest = skip_components(name, t->strip);
+		name = ab_member_normalise(raw);
+		rest = ab_member_strip(name, t->strip);
 		e = rest ? ab_tree_find(t, rest) : NULL;
 		free(name);
 		if (!e || !e->wanted || e->type != AB_ENTRY_FILE || e->size > limit)
@@ -1255,7 +1002,8 @@ ab_tree_parse_git_spec(char **repo, char **rev, char **path, const char *spec)
 		return -1;
 	*repo = ab_strndup(spec, (size_t)(at - spec));
 	*rev = colon ? ab_strndup(rest, (size_t)(colon - rest)) : ab_strdup(rest);
-	*path = colon ? normalise_member(colon + 1) : ab_strdup("");
+	/* "./a//b/" -> "a/b", as archive member names */
+	*path = colon ? ab_member_normalise(colon + 1) : ab_strdup("");
 	return 0;
 }
 

@@ -12,12 +12,11 @@
  * Every regular file is hashed (SHA-256) while it is read, in constant
  * memory; symlinks keep their target string; anything else (devices,
  * fifos, submodule links) is an "other" entry. Archive members are refused
- * by the rules of extraction for fetch (builder/archive.c): unsafe names,
- * devices, fifos, setuid/setgid, links leaving the tree, duplicates.
- * The tree's dirHash is
- * computed from the list exactly as provenance/hash.h's ab_hash_tree does
- * for a directory (in-toto dirHash over regular files only), so the three
- * kinds give the same value for the same content.
+ * by the rules of extraction for fetch (builder/member.h): unsafe names,
+ * devices, fifos, setuid/setgid, links leaving the tree, duplicates. The
+ * tree's dirHash is computed from the list exactly as provenance/hash.h's
+ * ab_hash_tree does for a directory (in-toto dirHash over regular files
+ * only), so the three kinds give the same value for the same content.
  *
  * Calling protocol:
  *   struct ab_tree *t;

@@ -49,6 +49,15 @@ tar("h16-duplicate.tar", [{"name": "pkg/ok.txt", "type": S, "link": "/etc/passwd
 zip_("h17-zip-dotdot.zip", [("pkg/../../evil-zip", b"x", 0o100644)])
 zip_("h18-zip-absolute.zip", [("/tmp/allocbuild-evil-zip", b"x", 0o100644)])
 zip_("h19-zip-symlink.zip", [("pkg/up", b"../../evil", 0o120777)])
+# a member where earlier members have a directory (it used to be dropped
+# silently: the directory was there), and the reverse orders
+D = tarfile.DIRTYPE
+tar("h20-file-over-dir.tar", [{"name": "pkg/a/b/c"}, {"name": "pkg/a/b"}])
+tar("h21-symlink-over-dir.tar.gz", [{"name": "pkg/a/b/c"}, {"name": "pkg/a/b", "type": S, "link": "c"}], "gz")
+tar("h22-hardlink-over-dir.tar", [{"name": "pkg/a/b/c"}, {"name": "pkg/a/b", "type": L, "link": "pkg/ok.txt"}])
+tar("h23-through-file.tar", [{"name": "pkg/a/b"}, {"name": "pkg/a/b/c"}])
+tar("h24-dir-over-file.tar", [{"name": "pkg/a/b"}, {"name": "pkg/a/b", "type": D, "mode": 0o755}])
+zip_("h25-zip-file-over-dir.zip", [("pkg/a/b/c", b"c", 0o100644), ("pkg/a/b", b"b", 0o100644)])
 PY
 
 # archive name | the message after "allocbuild: archive 'NAME': "
@@ -72,8 +81,14 @@ h16-duplicate.tar|member 'pkg/ok.txt': duplicate member
 h17-zip-dotdot.zip|member 'pkg/../../evil-zip': '..' in path
 h18-zip-absolute.zip|member '/tmp/allocbuild-evil-zip': absolute path
 h19-zip-symlink.zip|member 'pkg/up': symlink points outside the tree ('../../evil')
+h20-file-over-dir.tar|member 'pkg/a/b': earlier members use it as a directory
+h21-symlink-over-dir.tar.gz|member 'pkg/a/b': earlier members use it as a directory
+h22-hardlink-over-dir.tar|member 'pkg/a/b': earlier members use it as a directory
+h23-through-file.tar|member 'pkg/a/b/c': path goes through file 'a/b'
+h24-dir-over-file.tar|member 'pkg/a/b/': duplicate member
+h25-zip-file-over-dir.zip|member 'pkg/a/b': earlier members use it as a directory
 EOF2
-[ "$(wc -l <cases)" -ge 12 ] || fail "too few cases"
+[ "$(wc -l <cases)" -ge 25 ] || fail "too few cases"
 n=0
 while IFS='|' read -r name msg; do
 	n=$((n + 1))

@@ -10,7 +10,7 @@ echo 'int x;' >tree/a.c
 
 no_stdout() { [ ! -s out ] || { cat out; fail "stdout written"; }; }
 
-# hostile archives: every member extraction for fetch refuses (builder/archive.c),
+# hostile archives: every member extraction for fetch refuses (builder/member.c),
 # refused with its words, naming the archive and the member
 python3 - <<'PY'
 import io, tarfile
@@ -59,6 +59,11 @@ mk("setgid.tar", [("top/shared", "dir", None, 0o2775), A])
 mk("dup.tar", [A, ("top/a.c", "file", b"int y;\n")])
 mk("dup-dir.tar", [("top/a.c", "dir", None, 0o755), A])
 mk("noname.tar", [("", "file", b"x")])
+# a member where earlier members have a directory, and the reverse order
+mk("over-dir.tar", [A, ("top/d/x.c", "file", b"x\n"), ("top/d", "file", b"d\n")])
+mk("over-dir-symlink.tar", [A, ("top/d/x.c", "file", b"x\n"), ("top/d", "sym", "x.c")])
+mk("over-dir-hardlink.tar", [A, ("top/d/x.c", "file", b"x\n"), ("top/d", "link", "top/a.c")])
+mk("dir-over-file.tar", [A, ("top/a.c", "dir", None, 0o755)])
 mk("ok.tar", [("top/sub", "dir", None, 0o755), ("top/sub", "dir", None, 0o755), A,
               ("top/b.c", "link", "top/a.c"), ("top/sub/up", "sym", "../a.c")])
 mk("stripped.tar", [("top/l", "sym", "/etc"), ("top/d/a.c", "file", b"int x;\n")])
@@ -87,6 +92,10 @@ hostile setgid.tar "member 'top/shared/': setuid or setgid bit"
 hostile dup.tar "member 'top/a.c': duplicate member"
 hostile dup-dir.tar "member 'top/a.c': duplicate member"
 hostile noname.tar "a member has no name"
+hostile over-dir.tar "member 'top/d': earlier members use it as a directory"
+hostile over-dir-symlink.tar "member 'top/d': earlier members use it as a directory"
+hostile over-dir-hardlink.tar "member 'top/d': earlier members use it as a directory"
+hostile dir-over-file.tar "member 'top/a.c/': duplicate member"
 # either side, and identify too
 expect_exit 2 "$AB" upstream-diff fifo.tar tree
 no_stdout

@@ -1,0 +1,331 @@
+#include "member.h"
+
+#include <archive_entry.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+/* what the set knows of a name */
+enum seen_type {
+	SEEN_NONE,
+	SEEN_FILE,    /* a file or a hard link */
+	SEEN_DIR,     /* a directory member */
+	SEEN_IMPLIED, /* a leading directory of members, not a member itself */
+	SEEN_SYMLINK,
+};
+
+/* open addressing over names after the strip */
+struct ab_member_set {
+	char *archive;
+	int strip;
+	char **keys;
+	unsigned char *types;
+	size_t *values;
+	size_t n, cap; /* cap is a power of two */
+};
+
+int
+ab_member_check(enum ab_member_type *type, const char *archive, const char *raw, struct archive_entry *entry)
+{
+	mode_t ft = archive_entry_filetype(entry), perm = archive_entry_perm(entry);
+
+	if (!raw[0]) {
+		ab_error("archive '%s': a member has no name", archive);
+		return -1;
+	}
+	if (raw[0] == '/') {
+		ab_error("archive '%s': member '%s': absolute path", archive, raw);
+		return -1;
+	}
+	if (!ab_path_is_safe_relative(raw)) {
+		ab_error("archive '%s': member '%s': '..' in path", archive, raw);
+		return -1;
+	}
+	if (ft == AE_IFCHR || ft == AE_IFBLK) {
+		ab_error("archive '%s': member '%s': device node", archive, raw);
+		return -1;
+	}
+	if (ft == AE_IFIFO) {
+		ab_error("archive '%s': member '%s': fifo", archive, raw);
+		return -1;
+	}
+	if (ft == AE_IFSOCK) {
+		ab_error("archive '%s': member '%s': socket", archive, raw);
+		return -1;
+	}
+	if (perm & (S_ISUID | S_ISGID)) {
+		ab_error("archive '%s': member '%s': setuid or setgid bit", archive, raw);
+		return -1;
+	}
+	if (archive_entry_hardlink(entry)) {
+		*type = AB_MEMBER_HARDLINK;
+	} else if (ft == AE_IFREG) {
+		*type = AB_MEMBER_FILE;
+	} else if (ft == AE_IFDIR) {
+		*type = AB_MEMBER_DIR;
+	} else if (ft == AE_IFLNK) {
+		*type = AB_MEMBER_SYMLINK;
+	} else {
+		ab_error("archive '%s': member '%s': unsupported file type", archive, raw);
+		return -1;
+	}
+	return 0;
+}
+
+char *
+ab_member_normalise(const char *name)
+{
+	struct ab_buf b = {0};
+	const char *s = name;
+
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if (n && !(n == 1 && s[0] == '.')) {
+			if (b.len)
+				ab_buf_putc(&b, '/');
+			ab_buf_add(&b, s, n);
+		}
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+	return ab_buf_detach(&b);
+}
+
+const char *
+ab_member_strip(const char *name, int strip)
+{
+	if (!*name)
+		return NULL;
+	while (strip-- > 0) {
+		const char *slash = strchr(name, '/');
+
+		if (!slash)
+			return NULL;
+		name = slash + 1;
+	}
+	return name;
+}
+
+int
+ab_member_symlink_inside(const char *rel, const char *target)
+{
+	int depth = 0, named = 0;
+	const char *s = target;
+
+	for (const char *p = rel; *p; p++)
+		if (*p == '/')
+			depth++;
+	if (!target[0] || target[0] == '/')
+		return 0;
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			if (named || --depth < 0)
+				return 0;
+		} else if (n && !(n == 1 && s[0] == '.')) {
+			named = 1;
+		}
+		s += n;
+		while (*s == '/')
+			s++;
+	}
+	return 1;
+}
+
+struct ab_member_set *
+ab_member_set_new(const char *archive, int strip)
+{
+	struct ab_member_set *s = ab_calloc(1, sizeof(*s));
+
+	s->archive = ab_strdup(archive);
+	s->strip = strip;
+	return s;
+}
+
+void
+ab_member_set_free(struct ab_member_set *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->keys[i]);
+	free(s->keys);
+	free(s->types);
+	free(s->values);
+	free(s->archive);
+	free(s);
+}
+
+static size_t
+slot(const char *const *keys, size_t cap, const char *key)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	size_t i;
+
+	for (const char *p = key; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	i = (size_t)h & (cap - 1);
+	while (keys[i] && strcmp(keys[i], key))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* the type recorded for key; its value and stored name too when asked */
+static enum seen_type
+get(const struct ab_member_set *s, const char *key, size_t *value, const char **stored)
+{
+	size_t i;
+
+	if (!s->cap)
+		return SEEN_NONE;
+	i = slot((const char *const *)s->keys, s->cap, key);
+	if (!s->keys[i])
+		return SEEN_NONE;
+	if (value)
+		*value = s->values[i];
+	if (stored)
+		*stored = s->keys[i];
+	return s->types[i];
+}
+
+static void
+put(struct ab_member_set *s, const char *key, enum seen_type type, size_t value)
+{
+	size_t i;
+
+	if (2 * (s->n + 1) > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		char **keys = ab_calloc(cap, sizeof(*keys));
+		unsigned char *types = ab_calloc(cap, sizeof(*types));
+		size_t *values = ab_calloc(cap, sizeof(*values));
+
+		for (size_t k = 0; k < s->cap; k++) {
+			if (!s->keys[k])
+				continue;
+			i = slot((const char *const *)keys, cap, s->keys[k]);
+			keys[i] = s->keys[k];
+			types[i] = s->types[k];
+			values[i] = s->values[k];
+		}
+		free(s->keys);
+		free(s->types);
+		free(s->values);
+		s->keys = keys;
+		s->types = types;
+		s->values = values;
+		s->cap = cap;
+	}
+	i = slot((const char *const *)s->keys, s->cap, key);
+	if (!s->keys[i]) {
+		s->keys[i] = ab_strdup(key);
+		s->n++;
+	}
+	s->types[i] = (unsigned char)type;
+	s->values[i] = value;
+}
+
+/* every leading directory of rel: a symlink or a file cannot hold members */
+static int
+accept_parents(struct ab_member_set *s, const struct ab_member *m)
+{
+	char *p = ab_strdup(m->rel);
+	int error = -1;
+
+	for (char *slash = strchr(p, '/'); slash; slash = strchr(slash + 1, '/')) {
+		enum seen_type prev;
+
+		*slash = '\0';
+		prev = get(s, p, NULL, NULL);
+		if (prev == SEEN_SYMLINK) {
+			ab_error("archive '%s': member '%s': path goes through symlink '%s'", s->archive, m->raw, p);
+			goto done;
+		}
+		if (prev == SEEN_FILE) {
+			ab_error("archive '%s': member '%s': path goes through file '%s'", s->archive, m->raw, p);
+			goto done;
+		}
+		if (prev == SEEN_NONE)
+			put(s, p, SEEN_IMPLIED, SIZE_MAX);
+		*slash = '/';
+	}
+	error = 0;
+done:
+	free(p);
+	return error;
+}
+
+static int
+accept_symlink(const struct ab_member_set *s, const struct ab_member *m)
+{
+	const char *link = m->link ? m->link : "";
+
+	if (!link[0]) {
+		ab_error("archive '%s': member '%s': symlink without a target", s->archive, m->raw);
+		return -1;
+	}
+	if (link[0] == '/') {
+		ab_error("archive '%s': member '%s': symlink to absolute path '%s'", s->archive, m->raw, link);
+		return -1;
+	}
+	if (!ab_member_symlink_inside(m->rel, link)) {
+		ab_error("archive '%s': member '%s': symlink points outside the tree ('%s')", s->archive, m->raw,
+		    link);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+accept_hardlink(const char **linked, size_t *value, const struct ab_member_set *s, const struct ab_member *m)
+{
+	const char *link = m->link ? m->link : "", *target;
+	char *norm;
+	int ok;
+
+	if (link[0] == '/' || !ab_path_is_safe_relative(link)) {
+		ab_error("archive '%s': member '%s': hard link to '%s' outside the tree", s->archive, m->raw, link);
+		return -1;
+	}
+	norm = ab_member_normalise(link);
+	target = ab_member_strip(norm, s->strip);
+	ok = target && get(s, target, value, linked) == SEEN_FILE;
+	free(norm);
+	if (!ok) {
+		ab_error("archive '%s': member '%s': hard link to '%s', which is not an earlier file", s->archive,
+		    m->raw, link);
+		return -1;
+	}
+	return 0;
+}
+
+int
+ab_member_accept(const char **linked, size_t *value, struct ab_member_set *s, const struct ab_member *m)
+{
+	enum seen_type prev;
+
+	if (accept_parents(s, m) < 0)
+		return -1;
+	prev = get(s, m->rel, NULL, NULL);
+	if (prev == SEEN_IMPLIED && m->type != AB_MEMBER_DIR) {
+		/* extraction would find the directory there and drop the member */
+		ab_error("archive '%s': member '%s': earlier members use it as a directory", s->archive, m->raw);
+		return -1;
+	}
+	if (prev && !(m->type == AB_MEMBER_DIR && (prev == SEEN_DIR || prev == SEEN_IMPLIED))) {
+		ab_error("archive '%s': member '%s': duplicate member", s->archive, m->raw);
+		return -1;
+	}
+	if (m->type == AB_MEMBER_SYMLINK && accept_symlink(s, m) < 0)
+		return -1;
+	if (m->type == AB_MEMBER_HARDLINK && accept_hardlink(linked, value, s, m) < 0)
+		return -1;
+	put(s, m->rel, m->type == AB_MEMBER_DIR ? SEEN_DIR : m->type == AB_MEMBER_SYMLINK ? SEEN_SYMLINK : SEEN_FILE,
+	    m->value);
+	return 0;
+}
