@@ -10,6 +10,7 @@
 # usage: bench/build.sh [WORKDIR]   (default: a temporary directory)
 #        BENCH_CCACHE=0 skips part 4
 set -eu
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.."
 TOP=$(pwd)
 make -s allocbuild
@@ -22,7 +23,6 @@ export XDG_CACHE_HOME=$work/cache
 unset MALLOC_CONF LD_PRELOAD
 
 stat_line() { grep '^allocbuild: stats:' "$1" | tail -1; }
-now() { date +%s.%N; }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 echo "== 1. allocbuild's own time, default recipe (2 jemalloc builds)"

@@ -12,14 +12,9 @@
 # $BENCH_DIR) and are kept for reruns unless CLEAN=1.
 # usage: bench/checkout.sh [ALLOCBUILD]
 set -eu
-cd "$(dirname "$0")/.."
-TOP=$(pwd)
-AB=${1:-${ALLOCBUILD:-$TOP/allocbuild}}
-ROUNDS=${ROUNDS:-5}
-WORK=${BENCH_DIR:-$TOP/bench/.work/checkout}
-[ -x "$AB" ] || { echo "bench: no binary '$AB' (run make first)" >&2; exit 2; }
-mkdir -p "$WORK"
-[ "${CLEAN:-0}" = 1 ] && trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/lib.sh"
+[ "${CLEAN:-0}" = 1 ] && KEEP=0
+bench_setup checkout 1 "$@"
 export GIT_CONFIG_NOSYSTEM=1 HOME=$WORK/home LC_ALL=C
 mkdir -p "$HOME"
 git config --global user.name bench
@@ -30,37 +25,7 @@ echo "machine before: $(nproc) cores, $(uptime | sed 's/.*load/load/')"
 repo=$WORK/repo.git
 if [ ! -f "$WORK/repo.done" ]; then
 	rm -rf "$WORK/gen" "$repo"
-	python3 - "$WORK/gen" <<'PY'
-import os, random, sys
-root = sys.argv[1]
-rng = random.Random(1)
-nfiles, total = 12000, 170_000_000
-sizes = [min(int(rng.lognormvariate(8.3, 1.6)), 8 << 20) for _ in range(nfiles)]
-scale = total / sum(sizes)
-sizes = [max(0, int(s * scale)) for s in sizes]
-dirs = [""]
-for i in range(900):
-    parent = rng.choice(dirs) if rng.random() < 0.7 else ""
-    if parent.count("/") >= 5:
-        parent = ""
-    dirs.append(os.path.join(parent, "d%03d" % i))
-for d in dirs:
-    os.makedirs(os.path.join(root, d), exist_ok=True)
-words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz_") for _ in range(rng.randint(2, 12))) for _ in range(5000)]
-lines = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) + ";\n" for _ in range(200000)]
-text = "".join(lines).encode()
-for i, s in enumerate(sizes):
-    d = rng.choice(dirs)
-    name = os.path.join(root, d, "f%05d.%s" % (i, "sh" if i % 97 == 0 else "c"))
-    off = rng.randrange(0, len(text) - s) if s < len(text) else 0
-    data = text[off:off + s] if s <= len(text) else (text * (s // len(text) + 1))[:s]
-    with open(name, "wb") as f:
-        f.write(data)
-    if i % 97 == 0:
-        os.chmod(name, 0o755)
-    if i % 500 == 0:
-        os.symlink("f%05d.c" % (i + 1), os.path.join(root, d, "link%05d" % i))
-PY
+	python3 "$TOP/bench/gentree.py" --text "$WORK/gen"
 	git init -q --bare "$repo"
 	git --git-dir="$repo" --work-tree="$WORK/gen" add -A
 	git --git-dir="$repo" --work-tree="$WORK/gen" commit -qm "generated tree"
@@ -80,11 +45,6 @@ JSON
 cache=$WORK/cache
 rm -rf "$WORK/warm"
 "$AB" fetch -q --cache "$cache" -o "$WORK/warm" "$WORK/r.json" >/dev/null # fills the cache
-
-now() { date +%s.%N; }
-best() { sort -n | head -1; }
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 : >"$WORK/t.git"
 : >"$WORK/t.ab"

@@ -20,20 +20,13 @@
 # the end unless KEEP=1.
 # usage: bench/relink.sh [ALLOCBUILD]
 set -eu
-cd "$(dirname "$0")/.."
-TOP=$(pwd)
-AB=${1:-${ALLOCBUILD:-$TOP/allocbuild}}
-ROUNDS=${ROUNDS:-5}
-WORK=${BENCH_DIR:-$TOP/bench/.work}/relink
-[ -x "$AB" ] || { echo "bench: no binary '$AB' (run make first)" >&2; exit 2; }
+. "$(dirname "$0")/lib.sh"
+bench_setup relink 0 "$@"
 command -v cmake >/dev/null || { echo "bench: cmake is needed" >&2; exit 2; }
 command -v objcopy >/dev/null || { echo "bench: objcopy is needed" >&2; exit 2; }
 rm -rf "$WORK"
 mkdir -p "$WORK"
-[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
-
-now() { date +%s.%N; }
 
 # stats FILE: "best median" of the numbers in FILE, one per line
 stats() {

@@ -1,0 +1,79 @@
+# bench/lib.sh: what the benchmarks share. Source it after `set -eu`:
+#   . "$(dirname "$0")/lib.sh"
+#   bench_setup SUBDIR KEEP_DEFAULT "$@"
+# Sets TOP (the checkout), AB (the binary: $1, $ALLOCBUILD or ./allocbuild),
+# ROUNDS (default 5) and WORK ($BENCH_DIR or bench/.work, then SUBDIR), and
+# enters TOP. WORK is removed at exit unless KEEP=1 (KEEP_DEFAULT gives the
+# default). With NICE=-20 (root only) the benchmark re-executes itself in
+# its own session (its own scheduler autogroup) at that priority, and
+# time_cmd runs both sides of every comparison alike at that nice value:
+# on a machine busy with other work this approximates an idle machine
+# without favouring either side.
+
+bench_setup() {
+	local sub=$1 keep=$2
+	shift 2
+	if [ -n "${NICE:-}" ] && [ -z "${BENCH_SESSION:-}" ]; then
+		exec setsid -w env BENCH_SESSION=1 "$0" "$@"
+	fi
+	if [ -n "${NICE:-}" ] && [ -w /proc/self/autogroup ]; then
+		echo "$NICE" >/proc/self/autogroup || echo "bench: cannot set the autogroup's nice" >&2
+	fi
+	cd "$(dirname "$0")/.."
+	TOP=$(pwd)
+	AB=${1:-${ALLOCBUILD:-$TOP/allocbuild}}
+	ROUNDS=${ROUNDS:-5}
+	WORK=${BENCH_DIR:-$TOP/bench/.work}${sub:+/$sub}
+	[ -x "$AB" ] || { echo "bench: no binary '$AB' (run make first)" >&2; exit 2; }
+	mkdir -p "$WORK"
+	[ "${KEEP:-$keep}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+}
+
+# machine_line: cores and load, and the nice value both sides run at
+machine_line() {
+	echo "machine: $(nproc) cores, $(uptime | sed 's/.*load/load/')${NICE:+; both sides run at nice $NICE}"
+}
+
+now() { date +%s.%N; }
+best() { sort -n | head -n 1; }
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# ratio A B: A / B, for "how many times slower than the peer"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# speedup A B: B / A, for "how many times faster than the peer"
+speedup() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b / a }'; }
+
+# time_cmd VAR CMD...: run CMD once to warm up, then ROUNDS times (stdout
+# and stderr to $WORK/last.out; exit 0 or 1 accepted, anything else shows
+# the output and stops the benchmark) and set VAR_best, VAR_median (wall
+# seconds) and VAR_cpu (median user+sys seconds, children included, when
+# GNU time is there; "-" otherwise)
+time_cmd() {
+	local var=$1 i t0 t1 rc
+	shift
+	if [ -n "${NICE:-}" ]; then
+		set -- nice -n "$NICE" "$@"
+	fi
+	"$@" >"$WORK/last.out" 2>&1 || [ $? = 1 ] || { cat "$WORK/last.out"; exit 1; }
+	: >"$WORK/times"
+	: >"$WORK/cpu"
+	for ((i = 0; i < ROUNDS; i++)); do
+		rc=0
+		t0=$(now)
+		if [ -x /usr/bin/time ]; then
+			/usr/bin/time -f '%U %S' -o "$WORK/cpu1" "$@" >"$WORK/last.out" 2>&1 || rc=$?
+		else
+			"$@" >"$WORK/last.out" 2>&1 || rc=$?
+		fi
+		t1=$(now)
+		[ "$rc" -le 1 ] || { cat "$WORK/last.out"; exit 1; }
+		echo "$t1 - $t0" | awk '{ printf "%.4f\n", $1 - $3 }' >>"$WORK/times"
+		[ ! -x /usr/bin/time ] || awk '{ printf "%.3f\n", $1 + $2 }' "$WORK/cpu1" >>"$WORK/cpu"
+	done
+	eval "${var}_best=$(best <"$WORK/times")"
+	eval "${var}_median=$(median <"$WORK/times")"
+	if [ -s "$WORK/cpu" ]; then
+		eval "${var}_cpu=$(median <"$WORK/cpu")"
+	else
+		eval "${var}_cpu=-"
+	fi
+}
