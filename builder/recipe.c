@@ -476,17 +476,51 @@ scan_number(struct scan *sc)
 
 static void scan_value(struct scan *sc, struct jnode *n, int depth);
 
+/* past the opening '{' or '['; 1 when close follows at once (the container is empty and done) */
+static int
+scan_open(struct scan *sc, char close)
+{
+	adv(sc);
+	skip_ws(sc);
+	if (sc->p < sc->end && *sc->p == close) {
+		adv(sc);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * After a member or element: cut its part off the path (back to save),
+ * then 1 when a ',' announces another one, 0 past the closing character
+ * or on an error.
+ */
+static int
+scan_next(struct scan *sc, size_t save, char close)
+{
+	char buf[32];
+
+	sc->path.len = save;
+	sc->path.s[save] = '\0';
+	skip_ws(sc);
+	if (sc->p < sc->end && *sc->p == ',') {
+		adv(sc);
+		return 1;
+	}
+	if (sc->p < sc->end && *sc->p == close) {
+		adv(sc);
+		return 0;
+	}
+	sc_fail_at(sc, sc->line, sc->col, "expected ',' or '%c', got %s", close, got(sc, buf, sizeof(buf)));
+	return 0;
+}
+
 static void
 scan_object(struct scan *sc, struct jnode *n, int depth)
 {
 	char buf[32];
 
-	adv(sc);
-	skip_ws(sc);
-	if (sc->p < sc->end && *sc->p == '}') {
-		adv(sc);
+	if (scan_open(sc, '}'))
 		return;
-	}
 	for (;;) {
 		struct jnode *k;
 		const char *key;
@@ -514,35 +548,16 @@ scan_object(struct scan *sc, struct jnode *n, int depth)
 		adv(sc);
 		skip_ws(sc);
 		scan_value(sc, k, depth + 1);
-		if (sc->failed)
+		if (sc->failed || !scan_next(sc, save, '}'))
 			return;
-		sc->path.len = save;
-		sc->path.s[save] = '\0';
-		skip_ws(sc);
-		if (sc->p < sc->end && *sc->p == ',') {
-			adv(sc);
-			continue;
-		}
-		if (sc->p < sc->end && *sc->p == '}') {
-			adv(sc);
-			return;
-		}
-		sc_fail_at(sc, sc->line, sc->col, "expected ',' or '}', got %s", got(sc, buf, sizeof(buf)));
-		return;
 	}
 }
 
 static void
 scan_array(struct scan *sc, struct jnode *n, int depth)
 {
-	char buf[32];
-
-	adv(sc);
-	skip_ws(sc);
-	if (sc->p < sc->end && *sc->p == ']') {
-		adv(sc);
+	if (scan_open(sc, ']'))
 		return;
-	}
 	for (;;) {
 		struct jnode *e;
 		size_t save = sc->path.len;
@@ -551,21 +566,8 @@ scan_array(struct scan *sc, struct jnode *n, int depth)
 		ab_buf_printf(&sc->path, "%s[%zu]", sc->path.len ? "" : "$", n->nkids);
 		e = jnode_add(n);
 		scan_value(sc, e, depth + 1);
-		if (sc->failed)
+		if (sc->failed || !scan_next(sc, save, ']'))
 			return;
-		sc->path.len = save;
-		sc->path.s[save] = '\0';
-		skip_ws(sc);
-		if (sc->p < sc->end && *sc->p == ',') {
-			adv(sc);
-			continue;
-		}
-		if (sc->p < sc->end && *sc->p == ']') {
-			adv(sc);
-			return;
-		}
-		sc_fail_at(sc, sc->line, sc->col, "expected ',' or ']', got %s", got(sc, buf, sizeof(buf)));
-		return;
 	}
 }
 
