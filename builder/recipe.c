@@ -1015,20 +1015,88 @@ str_list(struct ctx *c, const struct jnode *n, const char *path, struct ab_list 
 	out->n = k;
 }
 
+/* an array-of-strings member into out (which keeps its default when key is missing); the member or NULL */
+static const struct jnode *
+list_member(struct ctx *c, const struct jnode *obj, const char *path, const char *key, struct ab_list *out,
+    int nonempty, int kind)
+{
+	const struct jnode *m = member(obj, key);
+	char *p;
+
+	if (!m)
+		return NULL;
+	free(out->v);
+	p = pk(path, key);
+	str_list(c, m, p, out, nonempty, kind);
+	free(p);
+	return m;
+}
+
+/*
+ * A string member that must not be empty or, when kind is not PATH_ANY,
+ * must be a path inside that tree: a copy, NULL when missing (reported
+ * when required) or not a string.
+ */
+static char *
+dup_member(struct ctx *c, const struct jnode *obj, const char *path, const char *key, int required, int kind)
+{
+	const struct jnode *m;
+	const char *s = str_member(c, obj, path, key, required, &m);
+	char *p;
+
+	if (!s)
+		return NULL;
+	p = pk(path, key);
+	if (kind != PATH_ANY)
+		check_rel_path(c, m, p, s, tree_name[kind]);
+	else
+		check_nonempty(c, m, p, s);
+	free(p);
+	return ab_strdup(s);
+}
+
+/* an integer member that must be positive (not negative when zero_ok); 0 when it is not */
+static void
+count_member(struct ctx *c, const struct jnode *obj, const char *path, const char *key, int zero_ok, int *out)
+{
+	const struct jnode *m = member(obj, key);
+	char *p;
+
+	if (!m)
+		return;
+	p = pk(path, key);
+	if (int_value(c, m, p, out) == 0 && *out < (zero_ok ? 0 : 1)) {
+		if (zero_ok)
+			err(c, m->line, m->col, p, "must not be negative, got %d", *out);
+		else
+			err(c, m->line, m->col, p, "must be a positive integer, got %d", *out);
+		*out = 0;
+	}
+	free(p);
+}
+
 static int
 valid_env_name(const char *s)
 {
 	return *s && !strchr(s, '=');
 }
 
-/* an object of strings (env, defines) into out, in recipe order */
+/* an object-of-strings member (env, defines) into out, in recipe order */
 static void
-kv_object(struct ctx *c, const struct jnode *n, const char *path, struct ab_kvlist *out, const char *what)
+kv_member(struct ctx *c, const struct jnode *obj, const char *opath, const char *okey, struct ab_kvlist *out,
+    const char *what)
 {
+	const struct jnode *n = member(obj, okey);
+	char *path;
 	size_t k = 0;
 
-	if (!n || want(c, n, path, cJSON_Object) < 0)
+	if (!n)
 		return;
+	path = pk(opath, okey);
+	if (want(c, n, path, cJSON_Object) < 0) {
+		free(path);
+		return;
+	}
 	check_keys(c, n, path, NULL);
 	out->v = ab_calloc(n->nkids ? n->nkids : 1, sizeof(*out->v));
 	for (size_t i = 0; i < n->nkids; i++) {
@@ -1050,6 +1118,7 @@ kv_object(struct ctx *c, const struct jnode *n, const char *path, struct ab_kvli
 		free(p);
 	}
 	out->n = k;
+	free(path);
 }
 
 /* is s a plausible git ref name (git check-ref-format, loosely)? */
@@ -1087,13 +1156,7 @@ parse_git(struct ctx *c, struct ab_source *s, const struct jnode *g, const char 
 	if (want(c, g, path, cJSON_Object) < 0)
 		return;
 	check_keys(c, g, path, keys);
-	v = str_member(c, g, path, "url", 1, &m);
-	if (v) {
-		p = pk(path, "url");
-		check_nonempty(c, m, p, v);
-		free(p);
-		s->url = ab_strdup(v);
-	}
+	s->url = dup_member(c, g, path, "url", 1, PATH_ANY);
 	v = str_member(c, g, path, "commit", 1, &m);
 	if (v) {
 		p = pk(path, "commit");
@@ -1149,21 +1212,28 @@ parse_archive(struct ctx *c, struct ab_source *s, const struct jnode *a, const c
 		s->sha256 = ab_strdup(v);
 		free(p);
 	}
-	m = member(a, "strip");
-	if (m) {
-		p = pk(path, "strip");
-		if (int_value(c, m, p, &s->strip) == 0 && s->strip < 0) {
-			err(c, m->line, m->col, p, "must not be negative, got %d", s->strip);
-			s->strip = 0;
-		}
-		free(p);
-	}
+	count_member(c, a, path, "strip", 1, &s->strip);
 }
 
 static long
 source_index(const struct ctx *c, const char *id)
 {
 	return map_get(&c->smap, id);
+}
+
+/* the index of the source named id at n; -1, reported, when there is none */
+static long
+source_ref(struct ctx *c, const struct jnode *n, const char *path, const char *id)
+{
+	long t = source_index(c, id);
+
+	if (t < 0) {
+		char *v = shown(id);
+
+		err(c, n->line, n->col, path, "unknown source '%s'", v);
+		free(v);
+	}
+	return t;
 }
 
 static void
@@ -1207,13 +1277,7 @@ parse_source(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 	if (!s->urls.v)
 		s->urls.v = ab_calloc(1, sizeof(char *));
 
-	m = member(n, "patches");
-	if (m) {
-		free(s->patches.v);
-		p = pk(path, "patches");
-		str_list(c, m, p, &s->patches, 1, PATH_ANY);
-		free(p);
-	}
+	list_member(c, n, path, "patches", &s->patches, 1, PATH_ANY);
 
 	m = member(n, "prepare");
 	p = pk(path, "prepare");
@@ -1257,17 +1321,11 @@ parse_source(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 
 				o->path = ab_strdup(e->j->string);
 				o->source = ab_strdup(v);
-				t = source_index(c, v);
-				if (t < 0) {
-					char *sv = shown(v);
-
-					err(c, e->line, e->col, q, "unknown source '%s'", sv);
-					free(sv);
-				} else if ((size_t)t == idx) {
+				t = source_ref(c, e, q, v);
+				if (t >= 0 && (size_t)t == idx)
 					err(c, e->line, e->col, q, "a source cannot overlay itself");
-				} else {
+				else if (t >= 0)
 					add_edge(&c->oe, &c->noe, &c->capoe, idx, (size_t)t, e, q);
-				}
 			}
 			free(q);
 		}
@@ -1347,46 +1405,14 @@ parse_build(struct ctx *c, struct ab_variant *v, const struct jnode *b, const ch
 			free(p);
 		}
 	}
-	if (cf) {
-		free(v->build.configure.v);
-		p = pk(path, "configure");
-		str_list(c, cf, p, &v->build.configure, 0, PATH_ANY);
-		free(p);
-	}
-	if (df) {
-		p = pk(path, "defines");
-		kv_object(c, df, p, &v->build.defines, "cmake variable");
-		free(p);
-	}
-	s = str_member(c, b, path, "generator", 0, &m);
-	if (s) {
-		p = pk(path, "generator");
-		check_nonempty(c, m, p, s);
-		free(p);
-	}
-	v->build.generator = ab_strdup(s ? s : "Unix Makefiles");
-	m = member(b, "targets");
-	if (m) {
-		free(v->build.targets.v);
-		p = pk(path, "targets");
-		str_list(c, m, p, &v->build.targets, 1, PATH_ANY);
-		free(p);
-	}
-	m = member(b, "jobs");
-	if (m) {
-		p = pk(path, "jobs");
-		if (int_value(c, m, p, &v->build.jobs) == 0 && v->build.jobs <= 0) {
-			err(c, m->line, m->col, p, "must be a positive integer, got %d", v->build.jobs);
-			v->build.jobs = 0;
-		}
-		free(p);
-	}
-	m = member(b, "env");
-	if (m) {
-		p = pk(path, "env");
-		kv_object(c, m, p, &v->build.env, "environment variable");
-		free(p);
-	}
+	list_member(c, b, path, "configure", &v->build.configure, 0, PATH_ANY);
+	kv_member(c, b, path, "defines", &v->build.defines, "cmake variable");
+	v->build.generator = dup_member(c, b, path, "generator", 0, PATH_ANY);
+	if (!v->build.generator)
+		v->build.generator = ab_strdup("Unix Makefiles");
+	list_member(c, b, path, "targets", &v->build.targets, 1, PATH_ANY);
+	count_member(c, b, path, "jobs", 0, &v->build.jobs);
+	kv_member(c, b, path, "env", &v->build.env, "environment variable");
 }
 
 static void
@@ -1417,20 +1443,8 @@ parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode
 		}
 		free(p);
 	}
-	s = str_member(c, rl, path, "link_txt", 1, &m);
-	if (s) {
-		p = pk(path, "link_txt");
-		check_rel_path(c, m, p, s, "build directory");
-		v->relink.link_txt = ab_strdup(s);
-		free(p);
-	}
-	s = str_member(c, rl, path, "output", 1, &m);
-	if (s) {
-		p = pk(path, "output");
-		check_rel_path(c, m, p, s, "build directory");
-		v->relink.output = ab_strdup(s);
-		free(p);
-	}
+	v->relink.link_txt = dup_member(c, rl, path, "link_txt", 1, PATH_BUILD);
+	v->relink.output = dup_member(c, rl, path, "output", 1, PATH_BUILD);
 	m = member(rl, "replace");
 	p = pk(path, "replace");
 	if (!m) {
@@ -1450,14 +1464,7 @@ parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode
 			}
 			v->relink.nreplace++;
 			check_keys(c, e, q, rkeys);
-			s = str_member(c, e, q, "path", 1, &x);
-			if (s) {
-				char *pp = pk(q, "path");
-
-				check_nonempty(c, x, pp, s);
-				rp->path = ab_strdup(s);
-				free(pp);
-			}
+			rp->path = dup_member(c, e, q, "path", 1, PATH_ANY);
 			w = member(e, "with");
 			wp = pk(q, "with");
 			if (!w) {
@@ -1472,14 +1479,7 @@ parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode
 					variant_ref(c, idx, x, vp, s);
 					free(vp);
 				}
-				s = str_member(c, w, wp, "artifact", 1, &x);
-				if (s) {
-					char *ap = pk(wp, "artifact");
-
-					check_rel_path(c, x, ap, s, "build directory");
-					rp->with_artifact = ab_strdup(s);
-					free(ap);
-				}
+				rp->with_artifact = dup_member(c, w, wp, "artifact", 1, PATH_BUILD);
 			}
 			free(wp);
 			free(q);
@@ -1513,28 +1513,13 @@ parse_allocator(struct ctx *c, struct ab_variant *v, const struct jnode *n, cons
 		}
 		v->allocator.kind = ab_strdup(s);
 	}
-	s = str_member(c, n, path, "archive", 0, &m);
-	if (s) {
-		p = pk(path, "archive");
-		check_rel_path(c, m, p, s, "build directory");
-		v->allocator.archive = ab_strdup(s);
-		free(p);
-	}
-	s = str_member(c, n, path, "vendored", 0, &m);
-	if (s) {
-		p = pk(path, "vendored");
-		check_rel_path(c, m, p, s, "source tree");
-		v->allocator.vendored = ab_strdup(s);
-		free(p);
-	}
+	v->allocator.archive = dup_member(c, n, path, "archive", 0, PATH_BUILD);
+	v->allocator.vendored = dup_member(c, n, path, "vendored", 0, PATH_SOURCE);
 	s = str_member(c, n, path, "upstream", 0, &m);
 	if (s) {
-		if (!c->no_sources && source_index(c, s) < 0) {
-			char *sv = shown(s);
-
+		if (!c->no_sources) {
 			p = pk(path, "upstream");
-			err(c, m->line, m->col, p, "unknown source '%s'", sv);
-			free(sv);
+			source_ref(c, m, p, s);
 			free(p);
 		}
 		v->allocator.upstream = ab_strdup(s);
@@ -1551,58 +1536,35 @@ parse_runtime(struct ctx *c, struct ab_variant *v, const struct jnode *n, const 
 	if (want(c, n, path, cJSON_Object) < 0)
 		return;
 	check_keys(c, n, path, keys);
-	m = member(n, "env");
-	if (m) {
-		p = pk(path, "env");
-		kv_object(c, m, p, &v->runtime.env, "environment variable");
-		free(p);
-	}
-	m = member(n, "unset");
-	if (m) {
-		free(v->runtime.unset.v);
-		p = pk(path, "unset");
-		str_list(c, m, p, &v->runtime.unset, 0, PATH_ANY);
-		for (size_t i = 0; m->type == '[' && i < m->nkids; i++) {
-			const struct jnode *e = &m->kids[i];
+	kv_member(c, n, path, "env", &v->runtime.env, "environment variable");
+	m = list_member(c, n, path, "unset", &v->runtime.unset, 0, PATH_ANY);
+	if (!m || m->type != '[')
+		return;
+	p = pk(path, "unset");
+	for (size_t i = 0; i < m->nkids; i++) {
+		const struct jnode *e = &m->kids[i];
 
-			if (e->type == '"' && !valid_env_name(e->j->valuestring)) {
-				char *q = pi(p, i), *sv = shown(e->j->valuestring);
+		if (e->type == '"' && !valid_env_name(e->j->valuestring)) {
+			char *q = pi(p, i), *sv = shown(e->j->valuestring);
 
-				err(c, e->line, e->col, q, "invalid environment variable name '%s'", sv);
-				free(sv);
-				free(q);
-			}
+			err(c, e->line, e->col, q, "invalid environment variable name '%s'", sv);
+			free(sv);
+			free(q);
 		}
-		free(p);
 	}
+	free(p);
 }
 
 static void
 parse_probe(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
 {
 	static const char *const keys[] = {"args", "timeout", NULL};
-	const struct jnode *m;
-	char *p;
 
 	if (want(c, n, path, cJSON_Object) < 0)
 		return;
 	check_keys(c, n, path, keys);
-	m = member(n, "args");
-	if (m) {
-		free(v->probe.args.v);
-		p = pk(path, "args");
-		str_list(c, m, p, &v->probe.args, 0, PATH_ANY);
-		free(p);
-	}
-	m = member(n, "timeout");
-	if (m) {
-		p = pk(path, "timeout");
-		if (int_value(c, m, p, &v->probe.timeout) == 0 && v->probe.timeout <= 0) {
-			err(c, m->line, m->col, p, "must be a positive integer, got %d", v->probe.timeout);
-			v->probe.timeout = 0;
-		}
-		free(p);
-	}
+	list_member(c, n, path, "args", &v->probe.args, 0, PATH_ANY);
+	count_member(c, n, path, "timeout", 0, &v->probe.timeout);
 }
 
 /* the kind of a variant, from its first kind key; set before references are resolved */
@@ -1673,12 +1635,9 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 			missing(c, n, path, "build");
 		if (s) {
 			v->source = ab_strdup(s);
-			if (!c->no_sources && source_index(c, s) < 0) {
-				char *sv = shown(s);
-
+			if (!c->no_sources) {
 				p = pk(path, "source");
-				err(c, m->line, m->col, p, "unknown source '%s'", sv);
-				free(sv);
+				source_ref(c, m, p, s);
 				free(p);
 			}
 		}
@@ -1710,13 +1669,7 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 		free(p);
 	}
 
-	m = member(n, "artifacts");
-	if (m) {
-		free(v->artifacts.v);
-		p = pk(path, "artifacts");
-		str_list(c, m, p, &v->artifacts, 1, PATH_BUILD);
-		free(p);
-	}
+	list_member(c, n, path, "artifacts", &v->artifacts, 1, PATH_BUILD);
 	m = member(n, "allocator");
 	if (m) {
 		p = pk(path, "allocator");
