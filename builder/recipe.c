@@ -2169,18 +2169,31 @@ ab_recipe_count(const struct ab_recipe *r, enum ab_variant_kind kind)
 	return n;
 }
 
-/* the labels a variant depends on, in recipe order; returns how many (at most 1 + nreplace) */
 static size_t
-deps_of(const struct ab_variant *v, const char **deps)
+dep_add(const struct strmap *map, const char *label, size_t *deps, size_t n)
+{
+	long d = map_get(map, label);
+
+	if (d >= 0)
+		deps[n++] = (size_t)d;
+	return n;
+}
+
+/*
+ * the indexes of the variants v depends on (labels map does not know
+ * are skipped), in recipe order; returns how many (at most 1 + nreplace)
+ */
+static size_t
+deps_of(const struct ab_variant *v, const struct strmap *map, size_t *deps)
 {
 	size_t n = 0;
 
 	if (v->kind == AB_VARIANT_RUNTIME) {
-		deps[n++] = v->runtime_of;
+		n = dep_add(map, v->runtime_of, deps, n);
 	} else if (v->kind == AB_VARIANT_RELINK) {
-		deps[n++] = v->relink.from;
+		n = dep_add(map, v->relink.from, deps, n);
 		for (size_t i = 0; i < v->relink.nreplace; i++)
-			deps[n++] = v->relink.replace[i].with_variant;
+			n = dep_add(map, v->relink.replace[i].with_variant, deps, n);
 	}
 	return n;
 }
@@ -2231,7 +2244,7 @@ ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r, char 
 	size_t *first = ab_calloc(nv + 1, sizeof(size_t)); /* dependents of i: rdep[first[i]..first[i+1]) */
 	size_t *rdep = NULL, *fill = ab_calloc(one, sizeof(size_t));
 	size_t *heap = ab_calloc(one, sizeof(size_t)), nheap = 0, n = 0, maxdeps = 1, nedges = 0, *queue;
-	const char **deps;
+	size_t *deps;
 	struct strmap map = {0};
 	int error = 0;
 
@@ -2266,14 +2279,12 @@ ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r, char 
 			if (want[i])
 				queue[qn++] = i;
 		for (size_t q = 0; q < qn; q++) {
-			size_t nd = deps_of(&r->variants[queue[q]], deps);
+			size_t nd = deps_of(&r->variants[queue[q]], &map, deps);
 
 			for (size_t j = 0; j < nd; j++) {
-				long d = map_get(&map, deps[j]);
-
-				if (d >= 0 && !want[d]) {
-					want[d] = 1;
-					queue[qn++] = (size_t)d;
+				if (!want[deps[j]]) {
+					want[deps[j]] = 1;
+					queue[qn++] = deps[j];
 				}
 			}
 		}
@@ -2284,16 +2295,11 @@ ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r, char 
 
 		if (!want[i])
 			continue;
-		nd = deps_of(&r->variants[i], deps);
-		for (size_t j = 0; j < nd; j++) {
-			long d = map_get(&map, deps[j]);
-
-			if (d >= 0) {
-				indeg[i]++;
-				first[d + 1]++;
-				nedges++;
-			}
-		}
+		nd = deps_of(&r->variants[i], &map, deps);
+		indeg[i] += nd;
+		nedges += nd;
+		for (size_t j = 0; j < nd; j++)
+			first[deps[j] + 1]++;
 	}
 	for (size_t i = 0; i < nv; i++)
 		first[i + 1] += first[i];
@@ -2303,13 +2309,9 @@ ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r, char 
 
 		if (!want[i])
 			continue;
-		nd = deps_of(&r->variants[i], deps);
-		for (size_t j = 0; j < nd; j++) {
-			long d = map_get(&map, deps[j]);
-
-			if (d >= 0)
-				rdep[first[d] + fill[d]++] = i;
-		}
+		nd = deps_of(&r->variants[i], &map, deps);
+		for (size_t j = 0; j < nd; j++)
+			rdep[first[deps[j]] + fill[deps[j]]++] = i;
 	}
 	/* stable topological order: always the first variant in recipe order whose dependencies are done */
 	for (size_t i = 0; i < nv; i++)
