@@ -1,6 +1,5 @@
 #include "worktree.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "../provenance/hash.h"
+#include "dirwalk.h"
 
 static int
 is_hex_prefix(const char *s, size_t n)
@@ -43,53 +43,16 @@ add_entry(struct ab_wt_index *idx, const char *path, const struct stat *st)
 	e->ctime_ns = st->st_ctim.tv_nsec;
 }
 
-/* walk dirfd (whose relative path is prefix) adding every entry */
+/* every entry goes into the index with its lstat data */
 static int
-walk(struct ab_wt_index *idx, int dirfd, struct ab_buf *prefix, const char *top)
+scan_visit(struct ab_dirwalk_entry *e, void *arg)
 {
-	DIR *d = fdopendir(dirfd);
-	struct dirent *de;
-	int error = 0;
+	const struct stat *st;
 
-	if (!d) {
-		ab_error_errno("cannot read directory '%s/%s'", top, prefix->s ? prefix->s : "");
-		close(dirfd);
+	if (ab_dirwalk_stat(&st, e) < 0)
 		return -1;
-	}
-	while (!error && (errno = 0, de = readdir(d))) {
-		size_t len = prefix->len;
-		struct stat st;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (len)
-			ab_buf_putc(prefix, '/');
-		ab_buf_puts(prefix, de->d_name);
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			ab_error_errno("cannot stat '%s/%s'", top, prefix->s);
-			error = -1;
-		} else {
-			add_entry(idx, prefix->s, &st);
-			if (S_ISDIR(st.st_mode)) {
-				int fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-				if (fd < 0) {
-					ab_error_errno("cannot open directory '%s/%s'", top, prefix->s);
-					error = -1;
-				} else {
-					error = walk(idx, fd, prefix, top);
-				}
-			}
-		}
-		prefix->len = len;
-		prefix->s[len] = '\0';
-	}
-	if (!error && errno) {
-		ab_error_errno("cannot read directory '%s'", top);
-		error = -1;
-	}
-	closedir(d);
-	return error;
+	add_entry(arg, e->path, st);
+	return AB_DIRWALK_DESCEND;
 }
 
 static int
@@ -101,21 +64,11 @@ cmp_entry(const void *a, const void *b)
 static int
 scan(struct ab_wt_index *idx, const char *dir)
 {
-	struct ab_buf prefix = {0};
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int error;
-
 	memset(idx, 0, sizeof(*idx));
-	if (fd < 0) {
-		ab_error_errno("cannot open directory '%s'", dir);
+	if (ab_dirwalk(dir, scan_visit, idx) < 0)
 		return -1;
-	}
-	ab_buf_puts(&prefix, "");
-	error = walk(idx, fd, &prefix, dir);
-	ab_buf_free(&prefix);
-	if (!error)
-		qsort(idx->v, idx->n, sizeof(*idx->v), cmp_entry);
-	return error;
+	qsort(idx->v, idx->n, sizeof(*idx->v), cmp_entry);
+	return 0;
 }
 
 /* hash the entries whose index is listed, with a small thread pool */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../builder/dirwalk.h"
 #include "../builder/util.h"
 
 /*
@@ -250,13 +251,13 @@ ab_hash_line(struct ab_buf *b, const char *hex, const char *name)
 }
 
 /*
- * The tree hash. The calling thread walks the tree (openat, readdir,
- * d_type: no stat in the common case) and appends each regular file to a
- * chunked array that never moves; worker threads hash the files as soon as
- * they are published, each taking the next index from an atomic counter,
- * so the walk overlaps the hashing. When the walk is done the caller joins
- * the workers; then the paths are sorted bytewise and the sha256sum lines
- * fed in that order to the outer digest.
+ * The tree hash. The calling thread walks the tree (builder/dirwalk:
+ * openat, readdir, d_type, no stat in the common case) and appends each
+ * regular file to a chunked array that never moves; worker threads hash
+ * the files as soon as they are published, each taking the next index from
+ * an atomic counter, so the walk overlaps the hashing. When the walk is
+ * done the caller joins the workers; then the paths are sorted bytewise
+ * and the sha256sum lines fed in that order to the outer digest.
  */
 
 enum { OP_NONE, OP_OPEN, OP_READ, OP_TYPE };
@@ -281,6 +282,7 @@ struct tree {
 	atomic_size_t published;   /* files that workers may take */
 	atomic_size_t next;        /* next index to hash */
 	atomic_int stop;           /* the walk failed: workers give up */
+	atomic_int waiting;        /* workers asleep on cv */
 	int walking;               /* under mu: more files may come */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -290,27 +292,6 @@ static struct tfile *
 tree_file(const struct tree *t, size_t i)
 {
 	return &t->chunks[i >> CHUNK_BITS][i & (CHUNK_SIZE - 1)];
-}
-
-static int
-tree_add(struct tree *t, char *path)
-{
-	struct tfile *f;
-
-	if (t->n >> CHUNK_BITS >= MAX_CHUNKS) {
-		ab_error("cannot hash '%s': too many files", t->dir);
-		free(path);
-		return -1;
-	}
-	if (!t->chunks[t->n >> CHUNK_BITS])
-		t->chunks[t->n >> CHUNK_BITS] = ab_malloc(CHUNK_SIZE * sizeof(struct tfile));
-	f = tree_file(t, t->n);
-	memset(f, 0, sizeof(*f));
-	f->path = path;
-	t->n++;
-	/* the entry is complete before a worker can see it */
-	atomic_store_explicit(&t->published, t->n, memory_order_release);
-	return 0;
 }
 
 /* wake workers waiting for files; done: the walk is over */
@@ -324,10 +305,31 @@ tree_publish(struct tree *t, int done)
 	pthread_mutex_unlock(&t->mu);
 }
 
-static char *
-rel_join(const char *rel, const char *name)
+static int
+tree_add(struct tree *t, const char *path)
 {
-	return rel[0] ? ab_sprintf("%s/%s", rel, name) : ab_strdup(name);
+	struct tfile *f;
+
+	if (t->n >> CHUNK_BITS >= MAX_CHUNKS) {
+		ab_error("cannot hash '%s': too many files", t->dir);
+		return -1;
+	}
+	if (!t->chunks[t->n >> CHUNK_BITS])
+		t->chunks[t->n >> CHUNK_BITS] = ab_malloc(CHUNK_SIZE * sizeof(struct tfile));
+	f = tree_file(t, t->n);
+	memset(f, 0, sizeof(*f));
+	f->path = ab_strdup(path);
+	t->n++;
+	/*
+	 * The entry is complete before a worker can see it. Both this store
+	 * and the load of waiting are sequentially consistent, as are the
+	 * worker's increment of waiting and its load of published: either
+	 * the worker sees the file or the walker sees the worker and wakes it.
+	 */
+	atomic_store(&t->published, t->n);
+	if (atomic_load(&t->waiting))
+		tree_publish(t, 0);
+	return 0;
 }
 
 static char *
@@ -336,82 +338,13 @@ display_path(const struct tree *t, const char *rel)
 	return rel[0] ? ab_path_join(t->dir, rel) : ab_strdup(t->dir);
 }
 
-/* breadth-first walk; directories are opened below the root by relative path */
+/* the walk (builder/dirwalk) gives the regular files; everything else is not -type f */
 static int
-tree_walk(struct tree *t)
+tree_visit(struct ab_dirwalk_entry *e, void *arg)
 {
-	struct ab_strv queue = {0};
-	int error = -1;
-
-	ab_strv_push(&queue, "");
-	for (size_t q = 0; q < queue.n; q++) {
-		const char *rel = queue.v[q];
-		struct dirent *de;
-		DIR *d;
-		int fd;
-
-		fd = openat(t->rootfd, rel[0] ? rel : ".",
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || !(d = fdopendir(fd))) {
-			char *p = display_path(t, rel);
-
-			ab_error_errno("cannot open directory '%s'", p);
-			free(p);
-			if (fd >= 0)
-				close(fd);
-			goto done;
-		}
-		for (;;) {
-			unsigned char type;
-
-			errno = 0;
-			de = readdir(d);
-			if (!de)
-				break;
-			if (de->d_name[0] == '.' && (!de->d_name[1] ||
-			    (de->d_name[1] == '.' && !de->d_name[2])))
-				continue;
-			type = de->d_type;
-			if (type == DT_UNKNOWN) {
-				struct stat st;
-
-				if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-					char *r = rel_join(rel, de->d_name);
-					char *p = display_path(t, r);
-
-					ab_error_errno("cannot stat '%s'", p);
-					free(p);
-					free(r);
-					closedir(d);
-					goto done;
-				}
-				type = S_ISREG(st.st_mode) ? DT_REG : S_ISDIR(st.st_mode) ? DT_DIR : DT_UNKNOWN;
-			}
-			if (type == DT_REG) {
-				if (tree_add(t, rel_join(rel, de->d_name)) < 0) {
-					closedir(d);
-					goto done;
-				}
-			} else if (type == DT_DIR) {
-				ab_strv_push_owned(&queue, rel_join(rel, de->d_name));
-			}
-			/* symlinks, fifos, sockets and devices: not -type f */
-		}
-		if (errno) {
-			char *p = display_path(t, rel);
-
-			ab_error_errno("cannot read directory '%s'", p);
-			free(p);
-			closedir(d);
-			goto done;
-		}
-		closedir(d);
-		tree_publish(t, 0);
-	}
-	error = 0;
-done:
-	ab_strv_free(&queue);
-	return error;
+	if (e->type == DT_REG)
+		return tree_add(arg, e->path);
+	return AB_DIRWALK_DESCEND;
 }
 
 static void
@@ -461,9 +394,10 @@ tree_worker(void *arg)
 			int more;
 
 			pthread_mutex_lock(&t->mu);
-			while (i >= atomic_load_explicit(&t->published, memory_order_acquire) &&
-			    t->walking && !atomic_load(&t->stop))
+			atomic_fetch_add(&t->waiting, 1);
+			while (i >= atomic_load(&t->published) && t->walking && !atomic_load(&t->stop))
 				pthread_cond_wait(&t->cv, &t->mu);
+			atomic_fetch_sub(&t->waiting, 1);
 			more = i < atomic_load_explicit(&t->published, memory_order_acquire);
 			pthread_mutex_unlock(&t->mu);
 			if (!more)
@@ -529,6 +463,7 @@ ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
 	atomic_init(&t.published, 0);
 	atomic_init(&t.next, 0);
 	atomic_init(&t.stop, 0);
+	atomic_init(&t.waiting, 0);
 	pthread_mutex_init(&t.mu, NULL);
 	pthread_cond_init(&t.cv, NULL);
 	t.chunks = ab_calloc(MAX_CHUNKS, sizeof(*t.chunks));
@@ -540,7 +475,7 @@ ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
 	for (int i = 1; i < jobs; i++)
 		if (pthread_create(&tid[started], NULL, tree_worker, &t) == 0)
 			started++;
-	walked = tree_walk(&t);
+	walked = ab_dirwalk_fd(t.rootfd, dir, tree_visit, &t);
 	if (walked < 0)
 		atomic_store(&t.stop, 1);
 	tree_publish(&t, 1);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../builder/dirwalk.h"
 #include "../builder/member.h"
 #include "../builder/util.h"
 #include "bz2.h"
@@ -171,87 +172,39 @@ version_line(const char *data, size_t len)
 
 /* ---- directories ---- */
 
-struct dirwalk {
-	struct ab_tree *t;
-	const char *root;
-};
-
+/* regular files are hashed after the walk; symlinks keep their target */
 static int
-walk_dir(struct dirwalk *w, int dfd, const char *rel)
+dir_visit(struct ab_dirwalk_entry *e, void *arg)
 {
-	DIR *d = fdopendir(dfd);
-	struct dirent *de;
-	int error = -1;
+	struct ab_tree *t = arg;
+	struct ab_tree_entry *te;
+	char buf[4096];
+	ssize_t n;
 
-	if (!d) {
-		ab_error_errno("cannot read directory '%s/%s'", w->root, rel);
-		close(dfd);
-		return -1;
+	switch (e->type) {
+	case DT_DIR:
+		return AB_DIRWALK_DESCEND;
+	case DT_REG:
+		add_entry(t, ab_strdup(e->path), AB_ENTRY_FILE);
+		return 0;
+	case DT_LNK:
+		n = readlinkat(e->dirfd, e->name, buf, sizeof(buf) - 1);
+		if (n < 0) {
+			char *p = ab_path_join(e->root, e->path);
+
+			ab_error_errno("cannot read symbolic link '%s'", p);
+			free(p);
+			return -1;
+		}
+		te = add_entry(t, ab_strdup(e->path), AB_ENTRY_SYMLINK);
+		te->target = ab_strndup(buf, (size_t)n);
+		te->size = (uint64_t)n;
+		ab_hash_buf(te->sha256, buf, (size_t)n);
+		return 0;
+	default:
+		add_entry(t, ab_strdup(e->path), AB_ENTRY_OTHER);
+		return 0;
 	}
-	for (;;) {
-		char *path;
-		int type;
-		struct stat st;
-
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno) {
-				ab_error_errno("cannot read directory '%s/%s'", w->root, rel);
-				goto done;
-			}
-			break;
-		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		path = *rel ? ab_sprintf("%s/%s", rel, de->d_name) : ab_strdup(de->d_name);
-		type = de->d_type;
-		if (type == DT_UNKNOWN) {
-			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-				ab_error_errno("cannot stat '%s/%s'", w->root, path);
-				free(path);
-				goto done;
-			}
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG :
-			    S_ISLNK(st.st_mode) ? DT_LNK : DT_FIFO;
-		}
-		if (type == DT_DIR) {
-			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (sub < 0) {
-				ab_error_errno("cannot open directory '%s/%s'", w->root, path);
-				free(path);
-				goto done;
-			}
-			if (walk_dir(w, sub, path) < 0) {
-				free(path);
-				goto done;
-			}
-			free(path);
-		} else if (type == DT_REG) {
-			add_entry(w->t, path, AB_ENTRY_FILE);
-		} else if (type == DT_LNK) {
-			struct ab_tree_entry *e;
-			char buf[4096];
-			ssize_t n = readlinkat(dirfd(d), de->d_name, buf, sizeof(buf) - 1);
-
-			if (n < 0) {
-				ab_error_errno("cannot read symbolic link '%s/%s'", w->root, path);
-				free(path);
-				goto done;
-			}
-			e = add_entry(w->t, path, AB_ENTRY_SYMLINK);
-			e->target = ab_strndup(buf, (size_t)n);
-			e->size = (uint64_t)n;
-			ab_hash_buf(e->sha256, buf, (size_t)n);
-		} else {
-			add_entry(w->t, path, AB_ENTRY_OTHER);
-		}
-	}
-	error = 0;
-done:
-	closedir(d);
-	return error;
 }
 
 /* hash one regular file of a directory tree; buf is the caller's scratch space */
@@ -343,18 +296,12 @@ hash_worker(void *arg)
 static int
 read_dir(struct ab_tree *t, int jobs)
 {
-	struct dirwalk w = {t, t->root};
 	struct hashjob j = {.t = t};
 	struct ab_tree_entry *ver;
 	pthread_t tid[8];
-	int fd, started = 0;
+	int started = 0;
 
-	fd = open(t->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		ab_error_errno("cannot open directory '%s'", t->root);
-		return -1;
-	}
-	if (walk_dir(&w, fd, "") < 0)
+	if (ab_dirwalk(t->root, dir_visit, t) < 0)
 		return -1;
 	if (jobs > (int)AB_NELEM(tid))
 		jobs = AB_NELEM(tid);

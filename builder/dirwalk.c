@@ -1,0 +1,142 @@
+#include "dirwalk.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* ROOT joined with the path inside it, or ROOT itself; caller frees */
+static char *
+display_path(const char *root, const char *rel)
+{
+	return rel[0] ? ab_path_join(root, rel) : ab_strdup(root);
+}
+
+int
+ab_dirwalk_stat(const struct stat **st, struct ab_dirwalk_entry *e)
+{
+	if (!e->has_st) {
+		if (fstatat(e->dirfd, e->name, &e->st, AT_SYMLINK_NOFOLLOW) < 0) {
+			char *p = display_path(e->root, e->path);
+
+			ab_error_errno("cannot stat '%s'", p);
+			free(p);
+			return -1;
+		}
+		e->has_st = 1;
+		e->type = IFTODT(e->st.st_mode);
+	}
+	*st = &e->st;
+	return 0;
+}
+
+/*
+ * List the directory rel (relative to rootfd, "" for the root itself):
+ * call fn for each entry and queue the subdirectories it wants listed.
+ * path is the walker's buffer for entry paths.
+ */
+static int
+list_dir(int rootfd, const char *root, const char *rel, struct ab_buf *path,
+    struct ab_strv *queue, ab_dirwalk_fn *fn, void *arg)
+{
+	struct ab_dirwalk_entry e = {.root = root};
+	struct dirent *de;
+	size_t base;
+	DIR *d;
+	int fd, error = -1;
+
+	fd = openat(rootfd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		char *p = display_path(root, rel);
+
+		ab_error_errno("cannot open directory '%s'", p);
+		free(p);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	ab_buf_clear(path);
+	if (rel[0]) {
+		ab_buf_puts(path, rel);
+		ab_buf_putc(path, '/');
+	}
+	base = path->len;
+	e.dirfd = dirfd(d);
+	for (;;) {
+		int rc;
+
+		errno = 0;
+		de = readdir(d);
+		if (!de)
+			break;
+		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		path->len = base;
+		ab_buf_puts(path, de->d_name);
+		e.path = path->s;
+		e.name = path->s + base;
+		e.type = de->d_type;
+		e.has_st = 0;
+		if (e.type == DT_UNKNOWN) {
+			const struct stat *st;
+
+			if (ab_dirwalk_stat(&st, &e) < 0)
+				goto done;
+		}
+		rc = fn(&e, arg);
+		if (rc < 0)
+			goto done;
+		if (rc == AB_DIRWALK_DESCEND && e.type == DT_DIR)
+			ab_strv_push(queue, e.path);
+	}
+	if (errno) {
+		char *p = display_path(root, rel);
+
+		ab_error_errno("cannot read directory '%s'", p);
+		free(p);
+		goto done;
+	}
+	error = 0;
+done:
+	closedir(d);
+	return error;
+}
+
+int
+ab_dirwalk_fd(int rootfd, const char *root, ab_dirwalk_fn *fn, void *arg)
+{
+	struct ab_strv queue = {0};
+	struct ab_buf path = {0};
+	int error = 0;
+
+	ab_strv_push(&queue, "");
+	for (size_t q = 0; q < queue.n && !error; q++) {
+		error = list_dir(rootfd, root, queue.v[q], &path, &queue, fn, arg);
+		/* listed: the queue only grows, so free what is behind */
+		free(queue.v[q]);
+		queue.v[q] = NULL;
+	}
+	ab_buf_free(&path);
+	ab_strv_free(&queue);
+	return error;
+}
+
+int
+ab_dirwalk(const char *root, ab_dirwalk_fn *fn, void *arg)
+{
+	/* like `cd ROOT`: a symlink to a directory is followed at the top only */
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int error;
+
+	if (fd < 0) {
+		ab_error_errno("cannot open directory '%s'", root);
+		return -1;
+	}
+	error = ab_dirwalk_fd(fd, root, fn, arg);
+	close(fd);
+	return error;
+}

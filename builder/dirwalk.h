@@ -1,0 +1,65 @@
+/*
+ * dirwalk: the one walk of a directory tree, shared by the tree hash
+ * (provenance/hash), the worktree index (builder/worktree) and directory
+ * trees for upstream-diff and identify (provenance/tree).
+ *
+ * The walk is breadth-first: each directory is opened with openat()
+ * relative to the root's descriptor, O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC,
+ * so one directory is open at a time whatever the depth. Entries come in
+ * readdir order (not sorted: callers sort), "." and ".." never. The type
+ * is readdir's d_type; only when the file system leaves it DT_UNKNOWN is
+ * the entry lstat'ed (fstatat, AT_SYMLINK_NOFOLLOW), and that stat is
+ * kept for ab_dirwalk_stat. Symlinks are entries like any other and are
+ * never followed (the root itself excepted, as `cd` follows it); the
+ * walker never opens anything but directories, so fifos and devices
+ * cannot block it.
+ *
+ * Calling protocol:
+ *   static int
+ *   visit(struct ab_dirwalk_entry *e, void *arg)
+ *   {
+ *           ... e->path, e->name, e->type, e->dirfd for *at() calls;
+ *           ... ab_dirwalk_stat(&st, e) when the stat data is needed;
+ *           return AB_DIRWALK_DESCEND;   (0: skip a directory's content;
+ *                                         -1: stop, error already reported)
+ *   }
+ *   if (ab_dirwalk(dir, visit, arg) < 0)   errors already reported
+ *           return -1;
+ *
+ * The walker reports its own errors, naming the path as the user gave
+ * the root joined with the path inside it:
+ *   cannot open directory 'ROOT/sub': Permission denied
+ *   cannot read directory 'ROOT/sub': Input/output error
+ *   cannot stat 'ROOT/sub/x': No such file or directory
+ */
+#ifndef AB_DIRWALK_H
+#define AB_DIRWALK_H
+
+#include <sys/stat.h>
+
+/* a callback's answer: list this directory's entries too (ignored for non-directories) */
+#define AB_DIRWALK_DESCEND 1
+
+struct ab_dirwalk_entry {
+	const char *root;     /* the root as given, for messages */
+	const char *path;     /* relative to the root, '/'-separated; valid during the call */
+	const char *name;     /* the last component of path */
+	int dirfd;            /* the open directory holding the entry, for *at() calls */
+	unsigned char type;   /* DT_REG, DT_DIR, DT_LNK, DT_FIFO, ...; never DT_UNKNOWN */
+	int has_st;           /* private: st holds the entry's lstat */
+	struct stat st;
+};
+
+typedef int ab_dirwalk_fn(struct ab_dirwalk_entry *e, void *arg);
+
+/* walk the tree below root, calling fn for every entry; reports errors */
+int ab_dirwalk(const char *root, ab_dirwalk_fn *fn, void *arg);
+/* the same below an open directory (left open); root names it in messages */
+int ab_dirwalk_fd(int rootfd, const char *root, ab_dirwalk_fn *fn, void *arg);
+/*
+ * The entry's lstat, fetched on the first call (and kept); also brings
+ * e->type up to date with it. Reports "cannot stat '...'".
+ */
+int ab_dirwalk_stat(const struct stat **st, struct ab_dirwalk_entry *e);
+
+#endif

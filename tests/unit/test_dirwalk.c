@@ -1,0 +1,399 @@
+/*
+ * Unit tests of the directory walker (builder/dirwalk.h): every entry
+ * exactly once, breadth-first, "." and ".." never; descend control;
+ * symlinks never followed, also when a directory is swapped for one
+ * mid-walk; the lazily fetched stat; a callback's error stopping the
+ * walk; and the exact messages for directories that cannot be opened
+ * (removed mid-walk, a file as root, missing, unreadable: run as nobody
+ * when the test runs as root). stderr is caught in a temporary file.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../builder/dirwalk.h"
+#include "../../builder/util.h"
+#include "unit.h"
+
+static FILE *caught;
+static int saved_stderr = -1;
+
+static void
+catch_begin(void)
+{
+	fflush(stderr);
+	caught = tmpfile();
+	saved_stderr = dup(2);
+	dup2(fileno(caught), 2);
+}
+
+/* what was written on stderr since catch_begin, without the last newline; caller frees */
+static char *
+catch_end(void)
+{
+	struct ab_buf b = {0};
+	char buf[512];
+	size_t n;
+
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	rewind(caught);
+	while ((n = fread(buf, 1, sizeof(buf), caught)) > 0)
+		ab_buf_add(&b, buf, n);
+	fclose(caught);
+	if (b.len && b.s[b.len - 1] == '\n')
+		b.s[--b.len] = '\0';
+	return ab_buf_detach(&b);
+}
+
+static char *
+make_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *dir = ab_sprintf("%s/ab-test-dirwalk.XXXXXX", base && *base ? base : "/tmp");
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	return dir;
+}
+
+static void
+put(const char *dir, const char *name, const char *s)
+{
+	char *path = ab_path_join(dir, name);
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(s, f) < 0 || fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
+	free(path);
+}
+
+static void
+mkdir_in(const char *dir, const char *name)
+{
+	char *path = ab_path_join(dir, name);
+
+	if (mkdir(path, 0755) < 0) {
+		perror(path);
+		exit(1);
+	}
+	free(path);
+}
+
+static char
+type_char(unsigned char type)
+{
+	switch (type) {
+	case DT_REG:
+		return 'f';
+	case DT_DIR:
+		return 'd';
+	case DT_LNK:
+		return 'l';
+	case DT_FIFO:
+		return 'p';
+	default:
+		return '?';
+	}
+}
+
+/* what a walk saw: "<type> <path>" per entry in walk order, and the calls */
+struct seen {
+	struct ab_strv v;
+	int calls;
+	int stop_at;          /* return -1 on this call (1-based), 0: never */
+	const char *skip;     /* do not descend into this path */
+	int stat_all;         /* fetch the stat of every entry and check it */
+	int stat_bad;
+};
+
+static int
+collect(struct ab_dirwalk_entry *e, void *arg)
+{
+	struct seen *s = arg;
+	const char *slash = strrchr(e->path, '/');
+
+	s->calls++;
+	if (strcmp(e->name, slash ? slash + 1 : e->path))
+		s->stat_bad++;
+	if (s->stat_all) {
+		const struct stat *st;
+		struct stat want;
+
+		if (ab_dirwalk_stat(&st, e) < 0 || fstatat(e->dirfd, e->name, &want, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    st->st_ino != want.st_ino || IFTODT(st->st_mode) != e->type)
+			s->stat_bad++;
+	}
+	ab_strv_pushf(&s->v, "%c %s", type_char(e->type), e->path);
+	if (s->stop_at && s->calls == s->stop_at)
+		return -1;
+	if (s->skip && !strcmp(e->path, s->skip))
+		return 0;
+	/* asked for every entry: the walker descends into directories only */
+	return AB_DIRWALK_DESCEND;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the sorted records joined with ',' ; caller frees */
+static char *
+sorted(struct ab_strv *v)
+{
+	struct ab_buf b = {0};
+
+	qsort(v->v, v->n, sizeof(*v->v), cmp_str);
+	for (size_t i = 0; i < v->n; i++) {
+		if (i)
+			ab_buf_putc(&b, ',');
+		ab_buf_puts(&b, v->v[i]);
+	}
+	return ab_buf_detach(&b);
+}
+
+static size_t
+depth(const char *rec)
+{
+	size_t n = 0;
+
+	for (; *rec; rec++)
+		n += *rec == '/';
+	return n;
+}
+
+static void
+test_coverage(const char *root)
+{
+	struct seen s = {.stat_all = 1};
+	char *got;
+	int rc;
+
+	rc = ab_dirwalk(root, collect, &s);
+	CHECK(rc == 0);
+	CHECK(s.stat_bad == 0);
+	/* breadth-first: no entry is deeper than one that follows it */
+	for (size_t i = 1; i < s.v.n; i++)
+		CHECK(depth(s.v.v[i - 1]) <= depth(s.v.v[i]));
+	got = sorted(&s.v);
+	CHECK_STR(got, "d d,d d/sub,d d/sub/deeper,d skip,f .hidden,f a,f d/e,f d/sub/deeper/g,"
+	    "f d/sub/f,f odd\nname,f skip/hidden,l lnk,p fifo");
+	free(got);
+	ab_strv_free(&s.v);
+
+	/* a directory whose content the callback does not want; stat only when asked */
+	s = (struct seen){.skip = "d/sub"};
+	CHECK(ab_dirwalk(root, collect, &s) == 0);
+	got = sorted(&s.v);
+	CHECK_STR(got, "d d,d d/sub,d skip,f .hidden,f a,f d/e,f odd\nname,f skip/hidden,l lnk,p fifo");
+	free(got);
+	ab_strv_free(&s.v);
+
+	/* a callback's error stops the walk at once, reported by the callback */
+	s = (struct seen){.stop_at = 2};
+	CHECK(ab_dirwalk(root, collect, &s) == -1);
+	CHECK(s.calls == 2);
+	ab_strv_free(&s.v);
+}
+
+/* through an open root: the same walk, the descriptor stays open */
+static void
+test_fd(const char *root)
+{
+	struct seen s = {0};
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+
+	CHECK(fd >= 0);
+	CHECK(ab_dirwalk_fd(fd, root, collect, &s) == 0);
+	CHECK(s.v.n == 13);
+	CHECK(fstat(fd, &st) == 0);
+	close(fd);
+	ab_strv_free(&s.v);
+}
+
+/* the stat of a symlink is the link's own */
+static int
+stat_link(struct ab_dirwalk_entry *e, void *arg)
+{
+	const struct stat *st;
+
+	if (strcmp(e->path, "lnk"))
+		return AB_DIRWALK_DESCEND;
+	if (ab_dirwalk_stat(&st, e) < 0)
+		return -1;
+	*(int *)arg = S_ISLNK(st->st_mode) && e->type == DT_LNK;
+	return AB_DIRWALK_DESCEND;
+}
+
+static int
+descend_all(struct ab_dirwalk_entry *e, void *arg)
+{
+	(void)e;
+	(void)arg;
+	return AB_DIRWALK_DESCEND;
+}
+
+/* changes made under the walker's feet, by the callback */
+static int
+sabotage(struct ab_dirwalk_entry *e, void *arg)
+{
+	const struct stat *st;
+
+	(void)arg;
+	if (!strcmp(e->name, "gone")) {
+		/* listed as a directory, removed before it is opened */
+		unlinkat(e->dirfd, e->name, AT_REMOVEDIR);
+	} else if (!strcmp(e->name, "swap")) {
+		/* swapped for a symlink to a directory: not followed (O_NOFOLLOW with O_DIRECTORY: ENOTDIR) */
+		renameat(e->dirfd, e->name, e->dirfd, "swapped");
+		symlinkat("swapped", e->dirfd, e->name);
+	} else if (!strcmp(e->name, "victim")) {
+		unlinkat(e->dirfd, e->name, 0);
+		return ab_dirwalk_stat(&st, e) < 0 ? -1 : 0;
+	}
+	return AB_DIRWALK_DESCEND;
+}
+
+static void
+check_error(const char *root, const char *sub, const char *want_fmt)
+{
+	char *dir = ab_path_join(root, sub), *got, *want;
+	int rc;
+
+	catch_begin();
+	rc = ab_dirwalk(dir, sabotage, NULL);
+	got = catch_end();
+	CHECK(rc == -1);
+	want = ab_sprintf(want_fmt, dir);
+	CHECK_STR(got, want);
+	free(want);
+	free(got);
+	free(dir);
+}
+
+static void
+test_errors(const char *root)
+{
+	char *p, *got, *want;
+	int ok = 0;
+
+	CHECK(ab_dirwalk(root, stat_link, &ok) == 0);
+	CHECK(ok == 1);
+
+	mkdir_in(root, "e1");
+	mkdir_in(root, "e1/gone");
+	check_error(root, "e1", "allocbuild: cannot open directory '%s/gone': No such file or directory");
+	mkdir_in(root, "e2");
+	mkdir_in(root, "e2/swap");
+	put(root, "e2/swap/x", "x\n");
+	check_error(root, "e2", "allocbuild: cannot open directory '%s/swap': Not a directory");
+	mkdir_in(root, "e3");
+	put(root, "e3/victim", "v\n");
+	check_error(root, "e3", "allocbuild: cannot stat '%s/victim': No such file or directory");
+	check_error(root, "a", "allocbuild: cannot open directory '%s': Not a directory");
+	check_error(root, "missing", "allocbuild: cannot open directory '%s': No such file or directory");
+
+	/* a root given with a trailing slash is not doubled in messages */
+	mkdir_in(root, "e1/gone");
+	p = ab_sprintf("%s/e1/", root);
+	catch_begin();
+	CHECK(ab_dirwalk(p, sabotage, NULL) == -1);
+	got = catch_end();
+	want = ab_sprintf("allocbuild: cannot open directory '%sgone': No such file or directory", p);
+	CHECK_STR(got, want);
+	free(want);
+	free(got);
+	free(p);
+}
+
+/*
+ * A directory without read permission. Root reads anything, so as root
+ * the walk runs in a child that has become nobody; when that is not
+ * possible the case is skipped with a note.
+ */
+static void
+test_unreadable(const char *root)
+{
+	char *top = ab_path_join(root, "perm"), *locked = ab_path_join(top, "locked");
+	char *got, *want;
+	int status = 0;
+	pid_t pid;
+
+	mkdir_in(root, "perm");
+	mkdir_in(top, "locked");
+	chmod(root, 0755);
+	chmod(locked, 0);
+	catch_begin();
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+
+		if (getuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(3);
+		/* TMPDIR may be closed to nobody: then there is nothing to test */
+		if ((fd = open(top, O_RDONLY | O_DIRECTORY)) < 0)
+			_exit(3);
+		close(fd);
+		_exit(ab_dirwalk(top, descend_all, NULL) == -1 ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	got = catch_end();
+	chmod(locked, 0755);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+		printf("test_dirwalk: cannot become nobody, unreadable directory case skipped\n");
+	} else {
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		want = ab_sprintf("allocbuild: cannot open directory '%s': Permission denied", locked);
+		CHECK_STR(got, want);
+		free(want);
+	}
+	free(got);
+	free(locked);
+	free(top);
+}
+
+int
+main(void)
+{
+	char *root = make_tmpdir(), *p;
+
+	put(root, "a", "a\n");
+	put(root, ".hidden", "");
+	put(root, "odd\nname", "odd\n");
+	mkdir_in(root, "d");
+	put(root, "d/e", "e\n");
+	mkdir_in(root, "d/sub");
+	put(root, "d/sub/f", "f\n");
+	mkdir_in(root, "d/sub/deeper");
+	put(root, "d/sub/deeper/g", "g\n");
+	mkdir_in(root, "skip");
+	put(root, "skip/hidden", "h\n");
+	p = ab_path_join(root, "lnk");
+	CHECK(symlink("d", p) == 0);
+	free(p);
+	p = ab_path_join(root, "fifo");
+	CHECK(mkfifo(p, 0644) == 0);
+	free(p);
+
+	test_coverage(root);
+	test_fd(root);
+	test_errors(root);
+	test_unreadable(root);
+	CHECK(ab_rm_rf(root) == 0);
+	free(root);
+	return unit_done();
+}
