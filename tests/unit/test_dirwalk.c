@@ -5,10 +5,9 @@
  * mid-walk; the lazily fetched stat; a callback's error stopping the
  * walk; and the exact messages for directories that cannot be opened
  * (removed mid-walk, a file as root, missing, unreadable: run as nobody
- * when the test runs as root). stderr is caught in a temporary file.
+ * when the test runs as root).
  */
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,74 +20,33 @@
 #include "../../builder/util.h"
 #include "unit.h"
 
-static FILE *caught;
-static int saved_stderr = -1;
+/* an entry to create: 'd' directory, 'f' file holding data, 'l' symlink to data, 'p' fifo */
+struct node {
+	char kind;
+	const char *path, *data;
+};
 
 static void
-catch_begin(void)
+make(const char *root, const struct node *v, size_t n)
 {
-	fflush(stderr);
-	caught = tmpfile();
-	saved_stderr = dup(2);
-	dup2(fileno(caught), 2);
-}
+	for (size_t i = 0; i < n; i++) {
+		char *path = ab_path_join(root, v[i].path);
+		int rc;
 
-/* what was written on stderr since catch_begin, without the last newline; caller frees */
-static char *
-catch_end(void)
-{
-	struct ab_buf b = {0};
-	char buf[512];
-	size_t n;
-
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	rewind(caught);
-	while ((n = fread(buf, 1, sizeof(buf), caught)) > 0)
-		ab_buf_add(&b, buf, n);
-	fclose(caught);
-	if (b.len && b.s[b.len - 1] == '\n')
-		b.s[--b.len] = '\0';
-	return ab_buf_detach(&b);
-}
-
-static char *
-make_tmpdir(void)
-{
-	const char *base = getenv("TMPDIR");
-	char *dir = ab_sprintf("%s/ab-test-dirwalk.XXXXXX", base && *base ? base : "/tmp");
-
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		exit(1);
+		if (v[i].kind == 'd')
+			rc = mkdir(path, 0755);
+		else if (v[i].kind == 'f')
+			rc = ab_write_file_atomic(path, v[i].data, strlen(v[i].data));
+		else if (v[i].kind == 'l')
+			rc = symlink(v[i].data, path);
+		else
+			rc = mkfifo(path, 0644);
+		if (rc < 0) {
+			perror(path);
+			exit(1);
+		}
+		free(path);
 	}
-	return dir;
-}
-
-static void
-put(const char *dir, const char *name, const char *s)
-{
-	char *path = ab_path_join(dir, name);
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(s, f) < 0 || fclose(f) != 0) {
-		perror(path);
-		exit(1);
-	}
-	free(path);
-}
-
-static void
-mkdir_in(const char *dir, const char *name)
-{
-	char *path = ab_path_join(dir, name);
-
-	if (mkdir(path, 0755) < 0) {
-		perror(path);
-		exit(1);
-	}
-	free(path);
 }
 
 static char
@@ -272,11 +230,12 @@ static void
 check_error(const char *root, const char *sub, const char *want_fmt)
 {
 	char *dir = ab_path_join(root, sub), *got, *want;
+	struct unit_catch c;
 	int rc;
 
-	catch_begin();
+	unit_catch_begin(&c);
 	rc = ab_dirwalk(dir, sabotage, NULL);
-	got = catch_end();
+	got = unit_catch_end(&c);
 	CHECK(rc == -1);
 	want = ab_sprintf(want_fmt, dir);
 	CHECK_STR(got, want);
@@ -288,31 +247,32 @@ check_error(const char *root, const char *sub, const char *want_fmt)
 static void
 test_errors(const char *root)
 {
+	static const struct node errs[] = {
+		{'d', "e1", NULL}, {'d', "e1/gone", NULL},
+		{'d', "e2", NULL}, {'d', "e2/swap", NULL}, {'f', "e2/swap/x", "x\n"},
+		{'d', "e3", NULL}, {'f', "e3/victim", "v\n"},
+	};
+	static const struct node again = {'d', "e1/gone", NULL};
 	char *p, *got, *want;
+	struct unit_catch c;
 	int ok = 0;
 
 	CHECK(ab_dirwalk(root, stat_link, &ok) == 0);
 	CHECK(ok == 1);
 
-	mkdir_in(root, "e1");
-	mkdir_in(root, "e1/gone");
+	make(root, errs, AB_NELEM(errs));
 	check_error(root, "e1", "allocbuild: cannot open directory '%s/gone': No such file or directory");
-	mkdir_in(root, "e2");
-	mkdir_in(root, "e2/swap");
-	put(root, "e2/swap/x", "x\n");
 	check_error(root, "e2", "allocbuild: cannot open directory '%s/swap': Not a directory");
-	mkdir_in(root, "e3");
-	put(root, "e3/victim", "v\n");
 	check_error(root, "e3", "allocbuild: cannot stat '%s/victim': No such file or directory");
 	check_error(root, "a", "allocbuild: cannot open directory '%s': Not a directory");
 	check_error(root, "missing", "allocbuild: cannot open directory '%s': No such file or directory");
 
 	/* a root given with a trailing slash is not doubled in messages */
-	mkdir_in(root, "e1/gone");
+	make(root, &again, 1);
 	p = ab_sprintf("%s/e1/", root);
-	catch_begin();
+	unit_catch_begin(&c);
 	CHECK(ab_dirwalk(p, sabotage, NULL) == -1);
-	got = catch_end();
+	got = unit_catch_end(&c);
 	want = ab_sprintf("allocbuild: cannot open directory '%sgone': No such file or directory", p);
 	CHECK_STR(got, want);
 	free(want);
@@ -328,16 +288,17 @@ test_errors(const char *root)
 static void
 test_unreadable(const char *root)
 {
+	static const struct node perm[] = {{'d', "perm", NULL}, {'d', "perm/locked", NULL}};
 	char *top = ab_path_join(root, "perm"), *locked = ab_path_join(top, "locked");
 	char *got, *want;
+	struct unit_catch c;
 	int status = 0;
 	pid_t pid;
 
-	mkdir_in(root, "perm");
-	mkdir_in(top, "locked");
+	make(root, perm, AB_NELEM(perm));
 	chmod(root, 0755);
 	chmod(locked, 0);
-	catch_begin();
+	unit_catch_begin(&c);
 	pid = fork();
 	if (pid == 0) {
 		int fd;
@@ -351,7 +312,7 @@ test_unreadable(const char *root)
 		_exit(ab_dirwalk(top, descend_all, NULL) == -1 ? 0 : 1);
 	}
 	waitpid(pid, &status, 0);
-	got = catch_end();
+	got = unit_catch_end(&c);
 	chmod(locked, 0755);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
 		printf("test_dirwalk: cannot become nobody, unreadable directory case skipped\n");
@@ -369,26 +330,16 @@ test_unreadable(const char *root)
 int
 main(void)
 {
-	char *root = make_tmpdir(), *p;
+	static const struct node tree[] = {
+		{'f', "a", "a\n"}, {'f', ".hidden", ""}, {'f', "odd\nname", "odd\n"},
+		{'d', "d", NULL}, {'f', "d/e", "e\n"}, {'d', "d/sub", NULL}, {'f', "d/sub/f", "f\n"},
+		{'d', "d/sub/deeper", NULL}, {'f', "d/sub/deeper/g", "g\n"},
+		{'d', "skip", NULL}, {'f', "skip/hidden", "h\n"},
+		{'l', "lnk", "d"}, {'p', "fifo", NULL},
+	};
+	char *root = unit_tmpdir("dirwalk");
 
-	put(root, "a", "a\n");
-	put(root, ".hidden", "");
-	put(root, "odd\nname", "odd\n");
-	mkdir_in(root, "d");
-	put(root, "d/e", "e\n");
-	mkdir_in(root, "d/sub");
-	put(root, "d/sub/f", "f\n");
-	mkdir_in(root, "d/sub/deeper");
-	put(root, "d/sub/deeper/g", "g\n");
-	mkdir_in(root, "skip");
-	put(root, "skip/hidden", "h\n");
-	p = ab_path_join(root, "lnk");
-	CHECK(symlink("d", p) == 0);
-	free(p);
-	p = ab_path_join(root, "fifo");
-	CHECK(mkfifo(p, 0644) == 0);
-	free(p);
-
+	make(root, tree, AB_NELEM(tree));
 	test_coverage(root);
 	test_fd(root);
 	test_errors(root);
