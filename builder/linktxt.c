@@ -108,6 +108,50 @@ fd_prefix(const char *t, size_t ws, size_t i, int word_quoted)
 }
 
 /*
+ * The quoted part of a word, from the opening quote at *pos to past the
+ * closing one, into w. In a link.txt single and double quotes differ as
+ * in a shell: a backslash is refused inside single quotes, '$' and '`'
+ * inside double quotes. In a response file they group alike.
+ */
+static int
+quoted(const struct scan *s, size_t *pos, struct ab_buf *w)
+{
+	const char *t = s->text;
+	size_t n = s->len, open = *pos, i;
+	char q = t[open], sb[8];
+	const char *name = q == '"' ? "double" : "single";
+
+	for (i = open + 1;; i++) {
+		if (i >= n || (!s->rsp && t[i] == '\n'))
+			return fail(s, open, "unbalanced %s quote", name);
+		if (t[i] == q)
+			break;
+		if (t[i] == '\0')
+			return fail(s, i, "NUL byte is not supported");
+		if (t[i] == '\\') {
+			/* a shell keeps these backslashes, CMake's splitter drops them */
+			if (!s->rsp && q == '\'')
+				return fail(s, i, "backslash inside single quotes is not supported");
+			if (i + 1 >= n || (!s->rsp && t[i + 1] == '\n'))
+				return fail(s, open, "unbalanced %s quote", name);
+			if (!s->rsp && !strchr("\\\"$`", t[i + 1]))
+				return fail(s, i, "backslash before '%s' inside double quotes is not supported",
+				    show(t[i + 1], sb));
+			i++;
+		} else if (!s->rsp && t[i] == '\r') {
+			return fail(s, i, "carriage return is not supported");
+		} else if (!s->rsp && q == '"' && t[i] == '$') {
+			return dollar(s, i);
+		} else if (!s->rsp && q == '"' && t[i] == '`') {
+			return fail(s, i, "command substitution '`' is not supported");
+		}
+		ab_buf_putc(w, t[i]);
+	}
+	*pos = i + 1;
+	return 0;
+}
+
+/*
  * Split s->text into words appended to out. Returns 0, or -1 after
  * reporting the first error.
  */
@@ -119,7 +163,6 @@ split(struct ab_strv *out, const struct scan *s)
 	struct ab_buf w = {0};
 	int in_word = 0, word_quoted = 0, error = -1;
 	size_t nwords0 = out->n;
-	char sb[8];
 
 	while (i < n) {
 		char c = t[i];
@@ -170,83 +213,10 @@ split(struct ab_strv *out, const struct scan *s)
 			i += 2;
 			continue;
 		}
-		if (c == '\'') {
-			size_t open = i++;
-
+		if (c == '\'' || c == '"') {
 			word_quoted = 1;
-			for (;;) {
-				if (i >= n || (!s->rsp && t[i] == '\n')) {
-					fail(s, open, "unbalanced single quote");
-					goto done;
-				}
-				if (t[i] == '\'')
-					break;
-				if (t[i] == '\0') {
-					fail(s, i, "NUL byte is not supported");
-					goto done;
-				}
-				if (t[i] == '\\') {
-					if (!s->rsp) {
-						/* a shell keeps it, CMake's splitter drops it */
-						fail(s, i, "backslash inside single quotes is not supported");
-						goto done;
-					}
-					if (i + 1 >= n) {
-						fail(s, open, "unbalanced single quote");
-						goto done;
-					}
-					i++;
-				} else if (t[i] == '\r' && !s->rsp) {
-					fail(s, i, "carriage return is not supported");
-					goto done;
-				}
-				ab_buf_putc(&w, t[i]);
-				i++;
-			}
-			i++;
-			continue;
-		}
-		if (c == '"') {
-			size_t open = i++;
-
-			word_quoted = 1;
-			for (;;) {
-				if (i >= n || (!s->rsp && t[i] == '\n')) {
-					fail(s, open, "unbalanced double quote");
-					goto done;
-				}
-				if (t[i] == '"')
-					break;
-				if (t[i] == '\0') {
-					fail(s, i, "NUL byte is not supported");
-					goto done;
-				}
-				if (t[i] == '\\') {
-					if (i + 1 >= n || (!s->rsp && t[i + 1] == '\n')) {
-						fail(s, open, "unbalanced double quote");
-						goto done;
-					}
-					if (!s->rsp && !strchr("\\\"$`", t[i + 1])) {
-						/* a shell keeps the backslash, CMake's splitter drops it */
-						fail(s, i, "backslash before '%s' inside double quotes is not supported",
-						    show(t[i + 1], sb));
-						goto done;
-					}
-					i++;
-				} else if (!s->rsp && t[i] == '$') {
-					dollar(s, i);
-					goto done;
-				} else if (!s->rsp && t[i] == '`') {
-					fail(s, i, "command substitution '`' is not supported");
-					goto done;
-				} else if (!s->rsp && t[i] == '\r') {
-					fail(s, i, "carriage return is not supported");
-					goto done;
-				}
-				ab_buf_putc(&w, t[i]);
-				i++;
-			}
-			i++;
+			if (quoted(s, &i, &w) < 0)
+				goto done;
 			continue;
 		}
 		if (!s->rsp) {
