@@ -134,6 +134,8 @@ quoted(const struct scan *s, size_t *pos, struct ab_buf *w)
 				return fail(s, i, "backslash inside single quotes is not supported");
 			if (i + 1 >= n || (!s->rsp && t[i + 1] == '\n'))
 				return fail(s, open, "unbalanced %s quote", name);
+			if (t[i + 1] == '\0')
+				return fail(s, i + 1, "NUL byte is not supported");
 			if (!s->rsp && !strchr("\\\"$`", t[i + 1]))
 				return fail(s, i, "backslash before '%s' inside double quotes is not supported",
 				    show(t[i + 1], sb));
@@ -204,7 +206,7 @@ split(struct ab_strv *out, const struct scan *s)
 				fail(s, i, "backslash at the end of a line is not supported");
 				goto done;
 			}
-			if (!s->rsp && (t[i + 1] == '\0' || t[i + 1] == '\r')) {
+			if (t[i + 1] == '\0' || (!s->rsp && t[i + 1] == '\r')) {
 				i++;
 				continue; /* reported as NUL / CR */
 			}

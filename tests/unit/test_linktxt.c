@@ -132,6 +132,37 @@ main(void)
 		CHECK_STR(errbuf, "allocbuild: n.txt:1:5: NUL byte is not supported\n");
 		fclose(f);
 	}
+	/* an escaped NUL is refused too, quoted or not, in a response file as well */
+	{
+		static const struct {
+			const char *text;
+			size_t len;
+			int rsp;
+			const char *want;
+		} nul[] = {
+			{"cc \"a\\\0b\"", 9, 0, "allocbuild: n.txt:1:7: NUL byte is not supported\n"},
+			{"a \"b\\\0\"", 7, 1, "allocbuild: n.txt:1:6: NUL byte is not supported\n"},
+			{"a b\\\0c", 6, 1, "allocbuild: n.txt:1:5: NUL byte is not supported\n"},
+		};
+
+		for (size_t k = 0; k < sizeof(nul) / sizeof(nul[0]); k++) {
+			FILE *f = tmpfile();
+			size_t n;
+			int r;
+
+			if (nul[k].rsp)
+				r = ab_linktxt_parse_rsp(&sv, "n.txt", nul[k].text, nul[k].len, f);
+			else
+				r = ab_linktxt_parse(&lt, "n.txt", nul[k].text, nul[k].len, f);
+			CHECK(r == -1);
+			rewind(f);
+			n = fread(errbuf, 1, sizeof(errbuf) - 1, f);
+			errbuf[n] = '\0';
+			CHECK_STR(errbuf, nul[k].want);
+			fclose(f);
+			ab_strv_free(&sv);
+		}
+	}
 
 	/* response files: newlines separate, quotes may span them, backslash escapes */
 	{
