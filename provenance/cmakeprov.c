@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../builder/proc.h"
 #include "../builder/util.h"
 #include "hash.h"
 #include "jsonio.h"
@@ -989,33 +990,19 @@ norm_str(const struct norm *nm, const char *s)
 	return ab_buf_detach(&b);
 }
 
-/* an argv as one string, words with blanks or quotes single-quoted */
+/* a JSON argv as one shell-quoted line (ab_argv_quote); a word that is not a string counts as empty */
 static char *
 join_argv(const cJSON *argv)
 {
-	struct ab_buf b = {0};
+	struct ab_strv v = {0};
 	const cJSON *it;
+	char *line;
 
-	ab_buf_puts(&b, "");
-	cJSON_ArrayForEach(it, argv) {
-		const char *s = cJSON_IsString(it) ? it->valuestring : "";
-
-		if (b.len)
-			ab_buf_putc(&b, ' ');
-		if (*s && !strpbrk(s, " \t\n'\"\\$`;&|<>*?()[]{}#~!")) {
-			ab_buf_puts(&b, s);
-			continue;
-		}
-		ab_buf_putc(&b, '\'');
-		for (; *s; s++) {
-			if (*s == '\'')
-				ab_buf_puts(&b, "'\\''");
-			else
-				ab_buf_putc(&b, *s);
-		}
-		ab_buf_putc(&b, '\'');
-	}
-	return ab_buf_detach(&b);
+	cJSON_ArrayForEach(it, argv)
+		ab_strv_push(&v, cJSON_IsString(it) ? it->valuestring : "");
+	line = ab_argv_quote(ab_strv_argv(&v));
+	ab_strv_free(&v);
+	return line;
 }
 
 /* add a difference when the normalised values differ; NULL means absent */
