@@ -208,8 +208,21 @@ trim(char *s)
 	return s;
 }
 
-int
-ab_cmakeprov_parse_flags(cJSON **out, const char *text, size_t len, const char *name)
+/* the last assignment of a variable wins, as in CMake */
+static void
+set_var(cJSON *vars, const char *name, const char *value)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(vars, name);
+	cJSON_AddStringToObject(vars, name, value);
+}
+
+/*
+ * Give each line of text, trimmed, to fn, which sets the variables it
+ * finds in a new object for *out. -1 when fn fails (it reports).
+ */
+static int
+parse_lines(cJSON **out, const char *text, size_t len, const char *name,
+            int (*fn)(cJSON *vars, char *line, const char *name, int lineno))
 {
 	cJSON *vars = cJSON_CreateObject();
 	size_t pos = 0;
@@ -218,107 +231,105 @@ ab_cmakeprov_parse_flags(cJSON **out, const char *text, size_t len, const char *
 
 	*out = NULL;
 	while ((line = next_line(text, len, &pos))) {
-		char *p = trim(line), *q, *e;
+		int e = fn(vars, trim(line), name, ++lineno);
 
-		lineno++;
-		if (!*p || *p == '#') {
-			free(line);
-			continue;
-		}
-		q = p;
-		while (isalnum((unsigned char)*q) || *q == '_')
-			q++;
-		e = q;
-		while (is_blank(*q))
-			q++;
-		if (e == p || *q != '=') {
-			ab_error("%s:%d: cannot parse '%s' (expected NAME = value)", name, lineno, p);
-			free(line);
+		free(line);
+		if (e < 0) {
 			cJSON_Delete(vars);
 			return -1;
 		}
-		*e = '\0';
-		cJSON_DeleteItemFromObjectCaseSensitive(vars, p);
-		cJSON_AddStringToObject(vars, p, trim(q + 1));
-		free(line);
 	}
 	*out = vars;
+	return 0;
+}
+
+/* flags.make: "NAME = value" lines and comments */
+static int
+flags_line(cJSON *vars, char *p, const char *name, int lineno)
+{
+	char *q, *e;
+
+	if (!*p || *p == '#')
+		return 0;
+	q = p;
+	while (isalnum((unsigned char)*q) || *q == '_')
+		q++;
+	e = q;
+	while (is_blank(*q))
+		q++;
+	if (e == p || *q != '=') {
+		ab_error("%s:%d: cannot parse '%s' (expected NAME = value)", name, lineno, p);
+		return -1;
+	}
+	*e = '\0';
+	set_var(vars, p, trim(q + 1));
+	return 0;
+}
+
+int
+ab_cmakeprov_parse_flags(cJSON **out, const char *text, size_t len, const char *name)
+{
+	return parse_lines(out, text, len, name, flags_line);
+}
+
+/* CMake<LANG>Compiler.cmake: the file is CMake code, only set(NAME ARG) lines carry data */
+static int
+compiler_line(cJSON *vars, char *p, const char *name, int lineno)
+{
+	struct ab_buf v = {0};
+	char *n0;
+
+	if (strncmp(p, "set(", 4) != 0)
+		return 0;
+	p += 4;
+	while (is_blank(*p))
+		p++;
+	n0 = p;
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	if (p == n0 || !(is_blank(*p) || *p == ')'))
+		return 0;
+	if (*p == ')') {
+		*p = '\0';
+		set_var(vars, n0, "");
+		return 0;
+	}
+	*p++ = '\0';
+	while (is_blank(*p))
+		p++;
+	ab_buf_puts(&v, "");
+	if (*p == '"') {
+		for (p++; *p && *p != '"'; p++) {
+			if (*p == '\\' && p[1]) {
+				p++;
+				ab_buf_putc(&v, *p == 'n' ? '\n' : *p == 't' ? '\t' : *p == 'r' ? '\r' : *p);
+			} else {
+				ab_buf_putc(&v, *p);
+			}
+		}
+		if (*p != '"') {
+			ab_error("%s:%d: unterminated string in set(%s ...)", name, lineno, n0);
+			ab_buf_free(&v);
+			return -1;
+		}
+		p++;
+	} else {
+		while (*p && *p != ')' && !is_blank(*p))
+			ab_buf_putc(&v, *p++);
+	}
+	while (is_blank(*p))
+		p++;
+	/* set(NAME a b c) and set(NAME "x" PARENT_SCOPE) are not data */
+	if (*p == ')')
+		set_var(vars, n0, v.s);
+	ab_buf_free(&v);
 	return 0;
 }
 
 int
 ab_cmakeprov_parse_compiler(cJSON **out, const char *text, size_t len, const char *name)
 {
-	cJSON *vars = cJSON_CreateObject();
-	size_t pos = 0;
-	char *line;
-	int lineno = 0;
-
-	*out = NULL;
-	while ((line = next_line(text, len, &pos))) {
-		char *p = trim(line), *n0;
-		struct ab_buf v = {0};
-
-		lineno++;
-		/* the file is CMake code: only set(NAME ARG) lines carry data */
-		if (strncmp(p, "set(", 4) != 0) {
-			free(line);
-			continue;
-		}
-		p += 4;
-		while (is_blank(*p))
-			p++;
-		n0 = p;
-		while (isalnum((unsigned char)*p) || *p == '_')
-			p++;
-		if (p == n0 || !(is_blank(*p) || *p == ')')) {
-			free(line);
-			continue;
-		}
-		if (*p == ')') {
-			*p = '\0';
-			cJSON_DeleteItemFromObjectCaseSensitive(vars, n0);
-			cJSON_AddStringToObject(vars, n0, "");
-			free(line);
-			continue;
-		}
-		*p++ = '\0';
-		while (is_blank(*p))
-			p++;
-		ab_buf_puts(&v, "");
-		if (*p == '"') {
-			for (p++; *p && *p != '"'; p++) {
-				if (*p == '\\' && p[1]) {
-					p++;
-					ab_buf_putc(&v, *p == 'n' ? '\n' : *p == 't' ? '\t' : *p == 'r' ? '\r' : *p);
-				} else {
-					ab_buf_putc(&v, *p);
-				}
-			}
-			if (*p != '"') {
-				ab_error("%s:%d: unterminated string in set(%s ...)", name, lineno, n0);
-				ab_buf_free(&v);
-				free(line);
-				cJSON_Delete(vars);
-				return -1;
-			}
-			p++;
-		} else {
-			while (*p && *p != ')' && !is_blank(*p))
-				ab_buf_putc(&v, *p++);
-		}
-		while (is_blank(*p))
-			p++;
-		/* set(NAME a b c) and set(NAME "x" PARENT_SCOPE) are not data */
-		if (*p == ')') {
-			cJSON_DeleteItemFromObjectCaseSensitive(vars, n0);
-			cJSON_AddStringToObject(vars, n0, v.s);
-		}
-		ab_buf_free(&v);
-		free(line);
-	}
-	*out = vars;
-	return 0;
+	return parse_lines(out, text, len, name, compiler_line);
 }
 
 int
