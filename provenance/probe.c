@@ -14,6 +14,25 @@
 #include "jsonio.h"
 
 void
+ab_probe_add_override(cJSON *overrides, const char *setting, const char *option, const char *origin,
+    const char *requested, const char *effective, const char *status)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "setting", setting);
+	if (option)
+		cJSON_AddStringToObject(o, "option", option);
+	cJSON_AddStringToObject(o, "origin", origin);
+	cJSON_AddStringToObject(o, "requested", requested);
+	if (effective)
+		cJSON_AddStringToObject(o, "effective", effective);
+	else
+		cJSON_AddNullToObject(o, "effective");
+	cJSON_AddStringToObject(o, "status", status);
+	cJSON_AddItemToArray(overrides, o);
+}
+
+void
 ab_probe_add_problem(cJSON *rec, const char *kind, const char *setting, const char *origin,
     const char *fmt, ...)
 {

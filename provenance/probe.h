@@ -99,6 +99,12 @@ char *ab_probe_jemalloc_conf(const char *requested);
 /* "2.0.9" from mi_version()'s number (209, 217, 20401, 3208, 30403 ...); caller frees */
 char *ab_probe_mimalloc_version_string(long mi_version);
 
+/*
+ * internal: append {setting, option (when not NULL), origin, requested,
+ * effective (null when NULL), status} to an "overrides" array
+ */
+void ab_probe_add_override(cJSON *overrides, const char *setting, const char *option, const char *origin,
+    const char *requested, const char *effective, const char *status);
 /* internal: append a problem {kind, setting, origin, message} to record */
 void ab_probe_add_problem(cJSON *record, const char *kind, const char *setting,
     const char *origin, const char *fmt, ...) __attribute__((format(printf, 5, 6)));

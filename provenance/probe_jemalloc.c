@@ -320,7 +320,6 @@ add_override(cJSON *rec, cJSON *overrides, struct conf_source *s, size_t i)
 	const char *key = s->keys.v[i], *want = s->values.v[i];
 	const char *got = ab_json_str(cJSON_GetObjectItemCaseSensitive(rec, "effective"), key);
 	const char *status;
-	cJSON *o;
 
 	if (s->used[i])
 		status = "invalid";
@@ -339,16 +338,7 @@ add_override(cJSON *rec, cJSON *overrides, struct conf_source *s, size_t i)
 		    !strcmp(s->origin, "build") ? "build-time" : "runtime", key, want, key, got);
 		free(setting);
 	}
-	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "setting", key);
-	cJSON_AddStringToObject(o, "origin", s->origin);
-	cJSON_AddStringToObject(o, "requested", want);
-	if (got)
-		cJSON_AddStringToObject(o, "effective", got);
-	else
-		cJSON_AddNullToObject(o, "effective");
-	cJSON_AddStringToObject(o, "status", status);
-	cJSON_AddItemToArray(overrides, o);
+	ab_probe_add_override(overrides, key, NULL, s->origin, want, got, status);
 }
 
 /* is key set again later in s, or in a later source? */

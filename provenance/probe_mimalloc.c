@@ -265,24 +265,6 @@ mi_value(long long *out, const char *s, int kib)
 	return 1;
 }
 
-static void
-add_override(cJSON *overrides, const char *var, const char *option, const char *want, const char *got,
-    const char *status)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(o, "setting", var);
-	cJSON_AddStringToObject(o, "option", option);
-	cJSON_AddStringToObject(o, "origin", "runtime");
-	cJSON_AddStringToObject(o, "requested", want);
-	if (got)
-		cJSON_AddStringToObject(o, "effective", got);
-	else
-		cJSON_AddNullToObject(o, "effective");
-	cJSON_AddStringToObject(o, "status", status);
-	cJSON_AddItemToArray(overrides, o);
-}
-
 void
 ab_probe_mimalloc_check(cJSON *rec, const struct ab_kvlist *env)
 {
@@ -317,25 +299,25 @@ ab_probe_mimalloc_check(cJSON *rec, const struct ab_kvlist *env)
 		if (!got && (got = ignored_legacy(effective, env, name, &target))) {
 			ab_probe_add_problem(rec, "ignored_option", var, "runtime",
 			    "%s is ignored: it is the old name of option '%s', which MIMALLOC_%s sets", var, target, got);
-			add_override(overrides, var, target, want, NULL, "ignored");
+			ab_probe_add_override(overrides, var, target, "runtime", want, NULL, "ignored");
 			free(target);
 			goto next;
 		}
 		if (!got) {
 			ab_probe_add_problem(rec, "unknown_option", var, "runtime",
 			    "unknown option %s: %s has no option '%s' (it silently ignores it)", var, vname, name);
-			add_override(overrides, var, name, want, NULL, "unknown");
+			ab_probe_add_override(overrides, var, name, "runtime", want, NULL, "unknown");
 			goto next;
 		}
 		if (!strcmp(option, "verbose")) {
-			add_override(overrides, var, option, want, got, "set_by_probe");
+			ab_probe_add_override(overrides, var, option, "runtime", want, got, "set_by_probe");
 			goto next;
 		}
 		needle = ab_sprintf("environment option mimalloc_%s has an invalid value", option);
 		if (find_message(messages, needle)) {
 			ab_probe_add_problem(rec, "invalid", var, "runtime",
 			    "invalid value '%s' for %s: mimalloc ignores it and keeps %s", want, var, got);
-			add_override(overrides, var, option, want, got, "invalid");
+			ab_probe_add_override(overrides, var, option, "runtime", want, got, "invalid");
 			free(needle);
 			goto next;
 		}
@@ -343,11 +325,11 @@ ab_probe_mimalloc_check(cJSON *rec, const struct ab_kvlist *env)
 		kib = strstr(got, "KiB") != NULL || !strcmp(option, "reserve_os_memory");
 		b = strtoll(got, NULL, 10);
 		if (mi_value(&a, want, kib) && a == b) {
-			add_override(overrides, var, option, want, got, "ok");
+			ab_probe_add_override(overrides, var, option, "runtime", want, got, "ok");
 		} else {
 			ab_probe_add_problem(rec, "override_mismatch", var, "runtime",
 			    "runtime setting %s=%s did not take effect: option '%s' is %s", var, want, option, got);
-			add_override(overrides, var, option, want, got, "mismatch");
+			ab_probe_add_override(overrides, var, option, "runtime", want, got, "mismatch");
 		}
 next:
 		free(name);
