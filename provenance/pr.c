@@ -221,6 +221,15 @@ artifact_of(const struct evidence *e, const struct ab_variant *v)
 	return cJSON_IsArray(arts) ? cJSON_GetArrayItem(arts, 0) : NULL;
 }
 
+/* one more code span in a list separated by spaces; *any counts the spans */
+static void
+put_word(struct ab_buf *b, int *any, const char *s)
+{
+	if ((*any)++)
+		ab_buf_puts(b, " ");
+	put_code(b, s);
+}
+
 static void
 put_options(struct ab_buf *b, const struct ab_recipe *r, const struct ab_variant *v)
 {
@@ -238,17 +247,12 @@ put_options(struct ab_buf *b, const struct ab_recipe *r, const struct ab_variant
 		}
 		return;
 	}
-	for (size_t i = 0; i < base->build.configure.n; i++, any++) {
-		if (any)
-			ab_buf_puts(b, " ");
-		put_code(b, base->build.configure.v[i]);
-	}
-	for (size_t i = 0; i < base->build.defines.n; i++, any++) {
+	for (size_t i = 0; i < base->build.configure.n; i++)
+		put_word(b, &any, base->build.configure.v[i]);
+	for (size_t i = 0; i < base->build.defines.n; i++) {
 		char *d = ab_sprintf("-D%s=%s", base->build.defines.v[i].key, base->build.defines.v[i].value);
 
-		if (any)
-			ab_buf_puts(b, " ");
-		put_code(b, d);
+		put_word(b, &any, d);
 		free(d);
 	}
 	if (!any)
@@ -260,20 +264,16 @@ put_runtime(struct ab_buf *b, const struct ab_variant *v)
 {
 	int any = 0;
 
-	for (size_t i = 0; i < v->runtime.env.n; i++, any++) {
+	for (size_t i = 0; i < v->runtime.env.n; i++) {
 		char *kv = ab_sprintf("%s=%s", v->runtime.env.v[i].key, v->runtime.env.v[i].value);
 
-		if (any)
-			ab_buf_puts(b, " ");
-		put_code(b, kv);
+		put_word(b, &any, kv);
 		free(kv);
 	}
-	for (size_t i = 0; i < v->runtime.unset.n; i++, any++) {
+	for (size_t i = 0; i < v->runtime.unset.n; i++) {
 		char *u = ab_sprintf("unset %s", v->runtime.unset.v[i]);
 
-		if (any)
-			ab_buf_puts(b, " ");
-		put_code(b, u);
+		put_word(b, &any, u);
 		free(u);
 	}
 	if (!any)
