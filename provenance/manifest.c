@@ -375,6 +375,19 @@ per_variant(const cJSON *run, const char *type, const char *key, const char *fie
 	return doc;
 }
 
+/* a {name, digest} resource descriptor per file into arr */
+static void
+add_descriptors(cJSON *arr, const struct sums *files)
+{
+	for (size_t i = 0; i < files->n; i++) {
+		cJSON *s = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(s, "name", files->v[i].path);
+		cJSON_AddItemToObject(s, "digest", digest(files->v[i].hex));
+		cJSON_AddItemToArray(arr, s);
+	}
+}
+
 static cJSON *
 statement(const char *outdir, const cJSON *run, const struct sums *subjects, const struct sums *byproducts)
 {
@@ -384,13 +397,7 @@ statement(const char *outdir, const cJSON *run, const struct sums *subjects, con
 	(void)outdir;
 	cJSON_AddStringToObject(doc, "_type", "https://in-toto.io/Statement/v1");
 	subj = cJSON_AddArrayToObject(doc, "subject");
-	for (size_t i = 0; i < subjects->n; i++) {
-		cJSON *s = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(s, "name", subjects->v[i].path);
-		cJSON_AddItemToObject(s, "digest", digest(subjects->v[i].hex));
-		cJSON_AddItemToArray(subj, s);
-	}
+	add_descriptors(subj, subjects);
 	cJSON_AddStringToObject(doc, "predicateType", "https://slsa.dev/provenance/v1");
 	pred = cJSON_AddObjectToObject(doc, "predicate");
 	bd = cJSON_AddObjectToObject(pred, "buildDefinition");
@@ -437,13 +444,7 @@ statement(const char *outdir, const cJSON *run, const struct sums *subjects, con
 	cJSON_AddItemToObject(md, "startedOn", jdup(get(run, "started_on")));
 	cJSON_AddItemToObject(md, "finishedOn", jdup(get(run, "finished_on")));
 	bp = cJSON_AddArrayToObject(rd, "byproducts");
-	for (size_t i = 0; i < byproducts->n; i++) {
-		cJSON *s = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(s, "name", byproducts->v[i].path);
-		cJSON_AddItemToObject(s, "digest", digest(byproducts->v[i].hex));
-		cJSON_AddItemToArray(bp, s);
-	}
+	add_descriptors(bp, byproducts);
 	return doc;
 }
 
