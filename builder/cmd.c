@@ -3,8 +3,10 @@
 #include "cmd.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -44,4 +46,20 @@ ab_cmd_parse_jobs(int *out, const char *name, const char *arg)
 		return 0;
 	ab_cmd_usage_error(name, "invalid job count '%s'", arg);
 	return -1;
+}
+
+int
+ab_cmd_option_error(const char *name, int c, char *const *argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':')
+		return ab_cmd_usage_error(name, "option '%s' needs a value", arg);
+	/* a known long option given a value it does not take: optopt is its val */
+	if (optopt && !strncmp(arg, "--", 2) && strchr(arg, '='))
+		return ab_cmd_usage_error(name, "option '%.*s' takes no value", (int)strcspn(arg, "="), arg);
+	/* a short option may sit inside a group like -qx: name it alone */
+	if (optopt && strncmp(arg, "--", 2))
+		return ab_cmd_usage_error(name, "unknown option '-%c'", optopt);
+	return ab_cmd_usage_error(name, "unknown option '%s'", arg);
 }

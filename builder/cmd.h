@@ -26,6 +26,13 @@ int cmd_pr(int argc, char **argv);
 void ab_cmd_usage(FILE *f, const char *name);
 /* report a usage error for a command: message plus a hint; returns 2 */
 int ab_cmd_usage_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * report the option getopt_long() just refused, c being what it returned
+ * ('?', or ':' for a missing value: the option string starts with ':'
+ * after any '+'): "option 'X' needs a value", "option 'X' takes no value"
+ * or "unknown option 'X'"; returns 2
+ */
+int ab_cmd_option_error(const char *name, int c, char *const *argv);
 /* a whole decimal number from min to max into *out; -1 (not reported) otherwise */
 int ab_cmd_parse_int(int *out, const char *arg, int min, int max);
 /*

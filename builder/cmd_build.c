@@ -36,7 +36,7 @@ cmd_build(int argc, char **argv)
 	bo.table = 1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:j:k", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:j:k", longopts, NULL)) != -1) {
 		int h;
 
 		switch (c) {
@@ -64,7 +64,7 @@ cmd_build(int argc, char **argv)
 		if (h < 0)
 			goto done;
 		if (h == 0) {
-			rc = ab_cmd_usage_error("build", "unknown option '%s'", argv[optind - 1]);
+			rc = ab_cmd_option_error("build", c, argv);
 			goto done;
 		}
 	}

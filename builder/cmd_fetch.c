@@ -121,14 +121,8 @@ cmd_fetch(int argc, char **argv)
 		case 'q':
 			ab_quiet = 1;
 			break;
-		case ':':
-			rc = ab_cmd_usage_error("fetch", "option '%s' needs a value", argv[optind - 1]);
-			goto done;
 		default:
-			if (optopt)
-				rc = ab_cmd_usage_error("fetch", "unknown option '-%c'", optopt);
-			else
-				rc = ab_cmd_usage_error("fetch", "unknown option '%s'", argv[optind - 1]);
+			rc = ab_cmd_option_error("fetch", opt, argv);
 			goto done;
 		}
 	}

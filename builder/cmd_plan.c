@@ -26,7 +26,7 @@ cmd_plan(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:j:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.outdir = optarg;
@@ -39,7 +39,7 @@ cmd_plan(int argc, char **argv)
 			o.ccache = 1;
 			break;
 		default:
-			return ab_cmd_usage_error("plan", "unknown option '%s'", argv[optind - 1]);
+			return ab_cmd_option_error("plan", c, argv);
 		}
 	}
 	if (optind >= argc)

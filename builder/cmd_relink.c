@@ -45,7 +45,7 @@ cmd_relink(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			spec.link_txt = optarg;
@@ -83,7 +83,7 @@ cmd_relink(int argc, char **argv)
 			spec.check_normal = 1;
 			break;
 		default:
-			rc = ab_cmd_usage_error("relink", "unknown option '%s'", argv[optind - 1]);
+			rc = ab_cmd_option_error("relink", c, argv);
 			goto done;
 		}
 	}

@@ -60,13 +60,13 @@ cmd_validate(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'u':
 			allow_unpinned = 1;
 			break;
 		default:
-			return ab_cmd_usage_error("validate", "unknown option '%s'", argv[optind - 1]);
+			return ab_cmd_option_error("validate", opt, argv);
 		}
 	}
 	if (optind >= argc)

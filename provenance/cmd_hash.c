@@ -86,12 +86,8 @@ cmd_hash(int argc, char **argv)
 			if (ab_cmd_parse_jobs(&jobs, "hash", optarg) < 0)
 				return AB_EXIT_USAGE;
 			break;
-		case ':':
-			return ab_cmd_usage_error("hash", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			if (optopt)
-				return ab_cmd_usage_error("hash", "unknown option '-%c'", optopt);
-			return ab_cmd_usage_error("hash", "unknown option '%s'", argv[optind - 1]);
+			return ab_cmd_option_error("hash", c, argv);
 		}
 	}
 	if (optind >= argc)

@@ -170,7 +170,7 @@ cmd_identify(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			json = 1;
@@ -184,7 +184,7 @@ cmd_identify(int argc, char **argv)
 				return AB_EXIT_USAGE;
 			break;
 		default:
-			return ab_cmd_usage_error("identify", "unknown option '%s'", argv[optind - 1]);
+			return ab_cmd_option_error("identify", c, argv);
 		}
 	}
 	if (argc - optind < 2)

@@ -70,7 +70,7 @@ cmd_probe(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			if (strcmp(optarg, "jemalloc") && strcmp(optarg, "mimalloc")) {
@@ -121,10 +121,7 @@ cmd_probe(int argc, char **argv)
 			break;
 		}
 		default:
-			if (optopt)
-				rc = ab_cmd_usage_error("probe", "option '%s' needs a value", argv[optind - 1]);
-			else
-				rc = ab_cmd_usage_error("probe", "unknown option '%s'", argv[optind - 1]);
+			rc = ab_cmd_option_error("probe", c, argv);
 			goto done;
 		}
 	}

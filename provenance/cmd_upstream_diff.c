@@ -33,7 +33,7 @@ cmd_upstream_diff(int argc, char **argv)
 	ab_updiff_opts_init(&o);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 			json = 1;
@@ -53,7 +53,7 @@ cmd_upstream_diff(int argc, char **argv)
 				return AB_EXIT_USAGE;
 			break;
 		default:
-			return ab_cmd_usage_error("upstream-diff", "unknown option '%s'", argv[optind - 1]);
+			return ab_cmd_option_error("upstream-diff", c, argv);
 		}
 	}
 	if (argc - optind != 2)
