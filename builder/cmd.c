@@ -49,6 +49,15 @@ ab_cmd_parse_jobs(int *out, const char *name, const char *arg)
 }
 
 int
+ab_cmd_parse_strip(int *out, const char *name, const char *arg)
+{
+	if (ab_cmd_parse_int(out, arg, 0, 64) == 0)
+		return 0;
+	ab_cmd_usage_error(name, "--strip: expected a number of components, got '%s'", arg);
+	return -1;
+}
+
+int
 ab_cmd_option_error(const char *name, int c, char *const *argv)
 {
 	const char *arg = argv[optind - 1];

@@ -40,5 +40,7 @@ int ab_cmd_parse_int(int *out, const char *arg, int min, int max);
  * "<name>: invalid job count '<arg>'" as a usage error
  */
 int ab_cmd_parse_jobs(int *out, const char *name, const char *arg);
+/* the value of --strip, 0 to 64 leading path components, into *out; -1 after reporting */
+int ab_cmd_parse_strip(int *out, const char *name, const char *arg);
 
 #endif

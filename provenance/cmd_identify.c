@@ -176,8 +176,8 @@ cmd_identify(int argc, char **argv)
 			json = 1;
 			break;
 		case 'p':
-			if (ab_cmd_parse_int(&strip, optarg, 0, 64) < 0)
-				return ab_cmd_usage_error("identify", "--strip: expected a number of components, got '%s'", optarg);
+			if (ab_cmd_parse_strip(&strip, "identify", optarg) < 0)
+				return AB_EXIT_USAGE;
 			break;
 		case 'j':
 			if (ab_cmd_parse_jobs(&jobs, "identify", optarg) < 0)

@@ -45,8 +45,8 @@ cmd_upstream_diff(int argc, char **argv)
 			o.strict = 1;
 			break;
 		case 'p':
-			if (ab_cmd_parse_int(&o.strip, optarg, 0, 64) < 0)
-				return ab_cmd_usage_error("upstream-diff", "--strip: expected a number of components, got '%s'", optarg);
+			if (ab_cmd_parse_strip(&o.strip, "upstream-diff", optarg) < 0)
+				return AB_EXIT_USAGE;
 			break;
 		case 'j':
 			if (ab_cmd_parse_jobs(&o.jobs, "upstream-diff", optarg) < 0)
