@@ -10,17 +10,15 @@
 #include "source.h"
 #include "util.h"
 
-enum { OPT_CCACHE = 0x2000, OPT_KEEP_GOING, OPT_FORCE, OPT_NO_TABLE };
+enum { OPT_KEEP_GOING = 0x2000, OPT_FORCE };
 
 int
 cmd_build(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"outdir", required_argument, NULL, 'o'},
-		{"jobs", required_argument, NULL, 'j'},
+		AB_PLAN_LONGOPTS,
 		{"keep-going", no_argument, NULL, OPT_KEEP_GOING},
 		{"force", no_argument, NULL, OPT_FORCE},
-		{"ccache", no_argument, NULL, OPT_CCACHE},
 		AB_SOURCE_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -40,13 +38,6 @@ cmd_build(int argc, char **argv)
 		int h;
 
 		switch (c) {
-		case 'o':
-			po.outdir = optarg;
-			continue;
-		case 'j':
-			if (ab_cmd_parse_jobs(&po.jobs, "build", optarg) < 0)
-				goto done;
-			continue;
 		case 'k':
 		case OPT_KEEP_GOING:
 			bo.keep_going = 1;
@@ -54,13 +45,12 @@ cmd_build(int argc, char **argv)
 		case OPT_FORCE:
 			bo.force = 1;
 			continue;
-		case OPT_CCACHE:
-			po.ccache = 1;
-			continue;
 		default:
 			break;
 		}
-		h = ab_source_opts_option(&so, c, optarg);
+		h = ab_plan_opts_option(&po, "build", c, optarg);
+		if (h == 0)
+			h = ab_source_opts_option(&so, c, optarg);
 		if (h < 0)
 			goto done;
 		if (h == 0) {

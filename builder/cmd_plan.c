@@ -8,15 +8,28 @@
 #include "recipe.h"
 #include "util.h"
 
-enum { OPT_CCACHE = 0x2000 };
+int
+ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'o':
+		o->outdir = arg;
+		return 1;
+	case 'j':
+		return ab_cmd_parse_jobs(&o->jobs, cmd, arg) < 0 ? -1 : 1;
+	case AB_OPT_CCACHE:
+		o->ccache = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
 
 int
 cmd_plan(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"outdir", required_argument, NULL, 'o'},
-		{"jobs", required_argument, NULL, 'j'},
-		{"ccache", no_argument, NULL, OPT_CCACHE},
+		AB_PLAN_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_plan_opts o = {0};
@@ -27,20 +40,12 @@ cmd_plan(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:j:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o.outdir = optarg;
-			break;
-		case 'j':
-			if (ab_cmd_parse_jobs(&o.jobs, "plan", optarg) < 0)
-				return AB_EXIT_USAGE;
-			break;
-		case OPT_CCACHE:
-			o.ccache = 1;
-			break;
-		default:
+		int h = ab_plan_opts_option(&o, "plan", c, optarg);
+
+		if (h < 0)
+			return AB_EXIT_USAGE;
+		if (h == 0)
 			return ab_cmd_option_error("plan", c, argv);
-		}
 	}
 	if (optind >= argc)
 		return ab_cmd_usage_error("plan", "missing recipe");

@@ -80,6 +80,18 @@ struct ab_plan {
 };
 
 /* build the plan for the given labels (all when nlabels is 0); reports errors */
+/* the options plan and build share: getopt_long with AB_PLAN_LONGOPTS and "o:j:" */
+enum { AB_OPT_CCACHE = 0x1100 };
+#define AB_PLAN_LONGOPTS                                                     \
+	{"outdir", required_argument, NULL, 'o'},                            \
+	{"jobs", required_argument, NULL, 'j'},                              \
+	{"ccache", no_argument, NULL, AB_OPT_CCACHE}
+/*
+ * take option opt (what getopt_long returned) into o when it is one of
+ * AB_PLAN_LONGOPTS: 1 when it was, 0 when not, -1 after reporting a bad
+ * value as a usage error of command cmd (in cmd_plan.c)
+ */
+int ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char *arg);
 int ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_plan_opts *o,
     char *const *labels, size_t nlabels);
 /* print every step with its argv (shell-quoted) and cwd */
