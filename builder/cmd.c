@@ -39,22 +39,26 @@ ab_cmd_parse_int(int *out, const char *arg, int min, int max)
 	return 0;
 }
 
+/* ab_cmd_parse_int, or -1 after reporting "<what> '<arg>'" as a usage error of command name */
+static int
+parse_number(int *out, const char *name, const char *arg, int min, int max, const char *what)
+{
+	if (ab_cmd_parse_int(out, arg, min, max) == 0)
+		return 0;
+	ab_cmd_usage_error(name, "%s '%s'", what, arg);
+	return -1;
+}
+
 int
 ab_cmd_parse_jobs(int *out, const char *name, const char *arg)
 {
-	if (ab_cmd_parse_int(out, arg, 1, 1024) == 0)
-		return 0;
-	ab_cmd_usage_error(name, "invalid job count '%s'", arg);
-	return -1;
+	return parse_number(out, name, arg, 1, 1024, "invalid job count");
 }
 
 int
 ab_cmd_parse_strip(int *out, const char *name, const char *arg)
 {
-	if (ab_cmd_parse_int(out, arg, 0, 64) == 0)
-		return 0;
-	ab_cmd_usage_error(name, "--strip: expected a number of components, got '%s'", arg);
-	return -1;
+	return parse_number(out, name, arg, 0, 64, "--strip: expected a number of components, got");
 }
 
 int
