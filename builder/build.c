@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "../provenance/hash.h"
 #include "../provenance/jsonio.h"
 #include "../provenance/manifest.h"
+#include "jobserver.h"
 #include "proc.h"
 #include "progress.h"
 
@@ -45,6 +47,7 @@ struct ctx {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	pthread_mutex_t source_lock; /* the source module is driven by one thread at a time */
+	struct ab_jobserver *js;     /* shared by the make-based build steps, or NULL */
 	int running, failed;
 	double child_seconds;
 };
@@ -506,17 +509,54 @@ run_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, c
 	struct ab_proc pr = {0};
 	struct ab_proc_result res;
 	char *q = ab_argv_quote(ab_strv_argv((struct ab_strv *)&s->argv));
-	char *hdr = ab_sprintf("# allocbuild: %s\n# cwd: %s\n$ %s\n", s->name, s->cwd, q);
-	cJSON *rec = step_record(c->p, s, s->kind == AB_STEP_CONFIGURE ? "configure" : "build");
+	struct ab_buf hdr = {0};
+	cJSON *rec = step_record(c->p, s, s->kind == AB_STEP_CONFIGURE ? "configure" : "build"), *env_set;
 	char *rel = rel_to_outdir(c->p, s->log);
 	char started[32], what[128];
-	int error = -1;
+	int error = -1, fds[2] = {-1, -1};
 
-	free(q);
+	ab_buf_printf(&hdr, "# allocbuild: %s\n# cwd: %s\n", s->name, s->cwd);
+	/* the step's implicit job slot: waits while the budget is in use */
+	if (s->jobserver && (!c->js || ab_jobserver_acquire(c->js) < 0)) {
+		if (!c->js)
+			ab_error("%s: %s: no jobserver", pv->v->label, s->name);
+		fill_env(&env, pv);
+		cJSON_Delete(rec);
+		goto done;
+	}
 	iso_time(started, sizeof(started), time(NULL));
 	fill_env(&env, pv);
-	if (ab_mkdir_p(s->cwd, 0755) < 0 || ab_write_file_atomic(s->log, hdr, strlen(hdr)) < 0) {
+	for (size_t i = 0; i < s->env.n; i++) {
+		const char *eq = strchr(s->env.v[i], '=');
+		char *k = ab_strndup(s->env.v[i], (size_t)(eq - s->env.v[i]));
+
+		ab_env_set(&env, k, eq + 1);
+		free(k);
+	}
+	for (size_t i = 0; i < s->unset.n; i++)
+		ab_env_unset(&env, s->unset.v[i]);
+	/* recorded as planned: the fd numbers are an artefact of this run */
+	env_set = env_object(&env.set);
+	if (s->jobserver) {
+		const char *mf = ab_env_get(&env, "MAKEFLAGS"), *at = mf ? strstr(mf, AB_JOBSERVER_FDS) : NULL;
+
+		ab_jobserver_fds(c->js, fds);
+		if (at) {
+			char *real = ab_sprintf("%.*s%d,%d%s", (int)(at - mf), mf, fds[0], fds[1],
+			    at + strlen(AB_JOBSERVER_FDS));
+
+			ab_env_set(&env, "MAKEFLAGS", real);
+			ab_buf_printf(&hdr, "# env: MAKEFLAGS=%s (the jobserver of this run: %d tokens)\n", real,
+			    ab_jobserver_size(c->js));
+			free(real);
+		}
+		pr.keep_fds = fds;
+		pr.nkeep_fds = 2;
+	}
+	ab_buf_printf(&hdr, "$ %s\n", q);
+	if (ab_mkdir_p(s->cwd, 0755) < 0 || ab_write_file_atomic(s->log, hdr.s, hdr.len) < 0) {
 		cJSON_Delete(rec);
+		cJSON_Delete(env_set);
 		goto done;
 	}
 	pr.argv = ab_strv_argv((struct ab_strv *)&s->argv);
@@ -532,13 +572,21 @@ run_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, c
 		ab_progress_end((size_t)(s - c->p->steps) + 1, res.exit_code == 0);
 		ab_proc_describe(what, sizeof(what), &res);
 	}
+	if (s->jobserver) {
+		/* a make killed by a signal may leave sub-makes that still hold tokens */
+		if (res.signal && res.pid > 0)
+			kill(-(pid_t)res.pid, SIGKILL);
+		ab_jobserver_release(c->js);
+	}
 	pthread_mutex_lock(&c->lock);
 	c->child_seconds += res.seconds;
 	pthread_mutex_unlock(&c->lock);
 	cJSON_AddItemToObject(rec, "argv", ab_json_strv(s->argv.v, s->argv.n));
 	cJSON_AddStringToObject(rec, "cwd", s->cwd);
-	cJSON_AddItemToObject(rec, "env_set", env_object(&env.set));
+	cJSON_AddItemToObject(rec, "env_set", env_set);
 	cJSON_AddItemToObject(rec, "env_removed", ab_json_strv(env.removed.v, env.removed.n));
+	if (s->jobserver)
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(rec, "jobserver"), "jobs", ab_jobserver_size(c->js));
 	cJSON_AddStringToObject(rec, "log", rel);
 	cJSON_AddStringToObject(rec, "started_on", started);
 	if (res.signal)
@@ -555,7 +603,8 @@ run_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, c
 	}
 	error = 0;
 done:
-	free(hdr);
+	free(q);
+	ab_buf_free(&hdr);
 	free(rel);
 	ab_env_release(&env);
 	return error;
@@ -1292,6 +1341,8 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 		}
 	}
 
+	if (p->jobserver && ab_jobserver_open(&c.js, p->jobserver) < 0)
+		goto done;
 	schedule(&c);
 
 	for (size_t vi = 0; vi < p->nvars; vi++) {
@@ -1363,6 +1414,7 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 		opts = cJSON_AddObjectToObject(run, "options");
 		cJSON_AddNumberToObject(opts, "jobs", p->jobs);
 		cJSON_AddNumberToObject(opts, "parallel_variants", p->parallel);
+		cJSON_AddNumberToObject(opts, "jobserver", p->jobserver);
 		cJSON_AddBoolToObject(opts, "ccache", p->ccache);
 		cJSON_AddBoolToObject(opts, "keep_going", o->keep_going);
 		cJSON_AddBoolToObject(opts, "force", o->force);
@@ -1412,6 +1464,7 @@ done:
 	cJSON_Delete(run);
 	cJSON_Delete(c.fetched);
 	cJSON_Delete(c.toolchain);
+	ab_jobserver_free(c.js);
 	if (lockfd >= 0)
 		close(lockfd);
 	return rc;

@@ -97,6 +97,20 @@ join_targets(const char *prefix, const struct ab_list *t)
 	return ab_buf_detach(&b);
 }
 
+/*
+ * Does the variant's build step join the jobserver? Only a budget of more
+ * than one job is worth sharing; an explicit build.jobs keeps its -jK; the
+ * Ninja generator has no jobserver client.
+ */
+static int
+uses_jobserver(const struct ab_plan *p, const struct ab_variant *v)
+{
+	if (p->jobs < 2 || v->kind != AB_VARIANT_BUILD || v->build.jobs > 0)
+		return 0;
+	return v->build.system == AB_BUILD_AUTOTOOLS || !v->build.generator ||
+	    !strcmp(v->build.generator, "Unix Makefiles");
+}
+
 static void
 plan_build_steps(struct ab_plan *p, size_t vi)
 {
@@ -138,10 +152,19 @@ plan_build_steps(struct ab_plan *p, size_t vi)
 
 	s = add_step(p, AB_STEP_BUILD, vi);
 	s->log = ab_sprintf("%s/03-build.log", pv->logs);
+	if (uses_jobserver(p, v)) {
+		/* no -j in argv: an explicit -jK makes make leave the jobserver */
+		s->jobserver = 1;
+		ab_strv_pushf(&s->env, "MAKEFLAGS=-j%d --jobserver-auth=%s", p->jobserver, AB_JOBSERVER_FDS);
+		/* cmake --build would turn it into -jK */
+		if (v->build.system == AB_BUILD_CMAKE)
+			ab_strv_push(&s->unset, "CMAKE_BUILD_PARALLEL_LEVEL");
+	}
 	if (v->build.system == AB_BUILD_AUTOTOOLS) {
 		s->name = join_targets("make", &v->build.targets);
 		ab_strv_push(&s->argv, "make");
-		ab_strv_pushf(&s->argv, "-j%s", jobs);
+		if (!s->jobserver)
+			ab_strv_pushf(&s->argv, "-j%s", jobs);
 		for (size_t i = 0; i < v->build.targets.n; i++)
 			ab_strv_push(&s->argv, v->build.targets.v[i]);
 		s->cwd = ab_strdup(pv->build);
@@ -155,8 +178,10 @@ plan_build_steps(struct ab_plan *p, size_t vi)
 			for (size_t i = 0; i < v->build.targets.n; i++)
 				ab_strv_push(&s->argv, v->build.targets.v[i]);
 		}
-		ab_strv_push(&s->argv, "-j");
-		ab_strv_push(&s->argv, jobs);
+		if (!s->jobserver) {
+			ab_strv_push(&s->argv, "-j");
+			ab_strv_push(&s->argv, jobs);
+		}
 		s->cwd = ab_strdup(pv->dir);
 	}
 	pv->nsteps = p->nsteps - pv->first_step;
@@ -262,6 +287,11 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 		const struct ab_variant *artv = pv->base;
 
 		pv->jobs = v->kind == AB_VARIANT_BUILD && v->build.jobs > 0 ? v->build.jobs : p->jobs / p->parallel;
+		if (uses_jobserver(p, v)) {
+			/* the whole budget when it builds alone: docs/build.md */
+			pv->jobs = p->jobs;
+			p->jobserver = p->jobs;
+		}
 		if (pv->jobs < 1)
 			pv->jobs = 1;
 		if (v->kind == AB_VARIANT_RELINK) {
@@ -422,8 +452,10 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 {
 	fprintf(f, "recipe %s (%s, sha256 %s)\n", p->r->name, p->r->path, p->r->sha256);
 	fprintf(f, "outdir %s\n", p->outdir);
-	fprintf(f, "jobs %d: up to %d variant%s at once%s\n", p->jobs, p->parallel,
-	    p->parallel == 1 ? "" : "s", p->ccache ? ", compiling through ccache" : "");
+	fprintf(f, "jobs %d: up to %d variant%s at once", p->jobs, p->parallel, p->parallel == 1 ? "" : "s");
+	if (p->jobserver)
+		fprintf(f, ", make-based builds share a jobserver of %d tokens", p->jobserver);
+	fprintf(f, "%s\n", p->ccache ? ", compiling through ccache" : "");
 	fprintf(f, "environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC\n");
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct ab_step *s = &p->steps[i];
@@ -454,6 +486,13 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 			fprintf(f, "      cwd: %s\n", s->cwd);
 			for (size_t k = 0; k < pv->env.n; k++)
 				fprintf(f, "      env: %s\n", pv->env.v[k]);
+			for (size_t k = 0; k < s->env.n; k++)
+				fprintf(f, "      env: %s\n", s->env.v[k]);
+			for (size_t k = 0; k < s->unset.n; k++)
+				fprintf(f, "      unset: %s\n", s->unset.v[k]);
+			if (s->jobserver)
+				fprintf(f, "      jobserver: 1 of %d tokens while it runs (%s: the read,write fds of its pipe)\n",
+				    p->jobserver, AB_JOBSERVER_FDS);
 			fprintf(f, "      log: %s\n", s->log);
 			break;
 		case AB_STEP_RELINK: {
@@ -514,6 +553,8 @@ ab_plan_free(struct ab_plan *p)
 		return;
 	for (size_t i = 0; i < p->nsteps; i++) {
 		ab_strv_free(&p->steps[i].argv);
+		ab_strv_free(&p->steps[i].env);
+		ab_strv_free(&p->steps[i].unset);
 		free(p->steps[i].name);
 		free(p->steps[i].cwd);
 		free(p->steps[i].log);

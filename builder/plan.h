@@ -42,6 +42,10 @@ struct ab_step {
 	char *cwd;                     /* its working directory */
 	char *log;                     /* its log file */
 	char *dir;                     /* UPSTREAM: destination tree */
+	int jobserver;                 /* BUILD: holds one token of the run's jobserver while it runs */
+	struct ab_strv env;            /* BUILD: "K=V" for this step only, on top of the variant's env
+	                                  (MAKEFLAGS with AB_JOBSERVER_FDS); not part of the content key */
+	struct ab_strv unset;          /* BUILD: names removed for this step only */
 };
 
 struct ab_plan_var {
@@ -51,7 +55,7 @@ struct ab_plan_var {
 	char *dir;            /* OUTDIR/variants/<label> */
 	char *src, *build, *logs, *probe;
 	char *artdir;         /* where its artifacts are: the base variant's build dir */
-	int jobs;             /* make / cmake --build -j */
+	int jobs;             /* make / cmake --build -j; with the jobserver: what it may reach */
 	struct ab_strv env;   /* "K=V" set for configure and build on top of the scrubbed base */
 	size_t first_step, nsteps; /* its SOURCE .. RELINK steps (indexes into steps) */
 	size_t probe_step, updiff_step; /* (size_t)-1 when none */
@@ -71,6 +75,7 @@ struct ab_plan {
 	char *outdir;         /* absolute */
 	int jobs;             /* the job budget */
 	int parallel;         /* variants built at once */
+	int jobserver;        /* tokens of the jobserver shared by make-based builds; 0: none */
 	int ccache;
 	struct ab_step *steps;
 	size_t nsteps;
@@ -102,6 +107,12 @@ void ab_plan_free(struct ab_plan *p);
 const struct ab_plan_var *ab_plan_step_var(const struct ab_plan *p, const struct ab_step *s);
 /* "autotools", "cmake", "relink", "runtime_of" */
 const char *ab_plan_kind_name(const struct ab_variant *v);
+/*
+ * What the jobserver's pipe fds are in a step's MAKEFLAGS as planned and
+ * recorded: "-j4 --jobserver-auth=<fds>"; the build substitutes "R,W", the
+ * fd numbers of this run (docs/build.md).
+ */
+#define AB_JOBSERVER_FDS "<fds>"
 /* the value of SOURCE_DATE_EPOCH given to every child (docs/build.md) */
 #define AB_SOURCE_DATE_EPOCH "0"
 

@@ -405,6 +405,9 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 			child_fail(status_pipe[1], 0);
 		if (p->cwd && chdir(p->cwd) < 0)
 			child_fail(status_pipe[1], 1);
+		for (size_t i = 0; i < p->nkeep_fds; i++)
+			if (fcntl(p->keep_fds[i], F_SETFD, 0) < 0)
+				child_fail(status_pipe[1], 0);
 		child_exec(cand.v, p->argv, p->envp, status_pipe[1]);
 	}
 	/* both sides set the group: whichever runs first wins the race */

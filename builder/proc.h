@@ -60,6 +60,8 @@ struct ab_proc {
 	int inherit_stdio;    /* with no log and no capture: 1 keeps the terminal, 0 discards */
 	double timeout;       /* seconds; > 0: the process group is killed past it */
 	size_t max_output;    /* > 0: captured bytes kept per stream; the rest is read and dropped */
+	const int *keep_fds;  /* fds above 2 left open, same numbers, in this child only (a jobserver pipe) */
+	size_t nkeep_fds;
 };
 
 struct ab_proc_result {

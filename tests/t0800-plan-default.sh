@@ -12,7 +12,7 @@ expect_file err </dev/null
 cat >want <<EOT
 recipe jemalloc-5.3.0-policy (r.json, sha256 $sha)
 outdir $O
-jobs 2: up to 2 variants at once
+jobs 2: up to 2 variants at once, make-based builds share a jobserver of 2 tokens
 environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC
 [1/11] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
       url: https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2
@@ -25,10 +25,12 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       env: GIT_CEILING_DIRECTORIES=$O/variants
       log: $O/variants/stock53/logs/02-configure.log
 [4/11] stock53: build
-      run: make -j1 lib/libjemalloc_pic.a
+      run: make lib/libjemalloc_pic.a
       cwd: $O/variants/stock53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
+      jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/stock53/logs/03-build.log
 [5/11] special53: fresh tree of jemalloc-5.3.0
       dir: $O/variants/special53/src
@@ -39,10 +41,12 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       env: GIT_CEILING_DIRECTORIES=$O/variants
       log: $O/variants/special53/logs/02-configure.log
 [7/11] special53: build
-      run: make -j1 lib/libjemalloc_pic.a
+      run: make lib/libjemalloc_pic.a
       cwd: $O/variants/special53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
+      jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/special53/logs/03-build.log
 [8/11] stock53: probe jemalloc
       artifact: $O/variants/stock53/build/lib/libjemalloc_pic.a
@@ -63,11 +67,12 @@ EOT
 expect_file out <want
 
 # a label brings in what it depends on; -j 4 gives the one build all four jobs
+# (through the jobserver, which every make-based build joins)
 expect_exit 0 "$AB" plan -o bo r.json fit-only -j 4
 cat >want <<EOT
 recipe jemalloc-5.3.0-policy (r.json, sha256 $sha)
 outdir $O
-jobs 4: up to 1 variant at once
+jobs 4: up to 1 variant at once, make-based builds share a jobserver of 4 tokens
 environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC
 [1/7] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
       url: https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2
@@ -80,10 +85,12 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       env: GIT_CEILING_DIRECTORIES=$O/variants
       log: $O/variants/stock53/logs/02-configure.log
 [4/7] stock53: build
-      run: make -j4 lib/libjemalloc_pic.a
+      run: make lib/libjemalloc_pic.a
       cwd: $O/variants/stock53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: MAKEFLAGS=-j4 --jobserver-auth=<fds>
+      jobserver: 1 of 4 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/stock53/logs/03-build.log
 [5/7] stock53: probe jemalloc
       artifact: $O/variants/stock53/build/lib/libjemalloc_pic.a
@@ -100,6 +107,14 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       $O/SHA256SUMS
 EOT
 expect_file out <want
+
+# -j 1: nothing to share, no jobserver; make gets -j1 as before
+expect_exit 0 "$AB" plan -o bo -j 1 r.json stock53
+expect_grep "jobs 1: up to 1 variant at once" out
+expect_grep "      run: make -j1 lib/libjemalloc_pic.a" out
+expect_no_grep MAKEFLAGS out
+expect_no_grep "jobserver:" out
+expect_no_grep "share a jobserver" out
 
 # the default OUTDIR is ./allocbuild-out/<recipe name>
 expect_exit 0 "$AB" plan r.json stock53

@@ -82,6 +82,15 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
 EOT
 expect_file out <want
 
+# ninja has no jobserver client: the Ninja generator keeps the static -j
+sed -e 's/"system": "cmake",/"system": "cmake", "generator": "Ninja",/' -e 's/, "jobs": 3//' r.json >ninja.json
+expect_exit 0 "$AB" plan -j 4 -o bo ninja.json a
+expect_grep "jobs 4: up to 1 variant at once" out
+expect_grep "      run: cmake --build $O/variants/a/build --target fluent-bit-bin -j 4" out
+expect_no_grep MAKEFLAGS out
+expect_no_grep "jobserver:" out
+expect_no_grep "share a jobserver" out
+
 expect_exit 2 "$AB" plan
 cat <<EOT | expect_file err
 allocbuild: plan: missing recipe

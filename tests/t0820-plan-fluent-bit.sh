@@ -21,7 +21,7 @@ expect_file err </dev/null
 cat >want <<EOT
 recipe fluent-bit-allocator-compare (r.json, sha256 $sha)
 outdir $O
-jobs 2: up to 2 variants at once
+jobs 2: up to 2 variants at once, make-based builds share a jobserver of 2 tokens
 environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC
 [1/25] fetch fluent-bit: git https://github.com/fluent/fluent-bit.git 6315162a8d4b1ef42b038834e639697f8cb44912
 [2/25] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
@@ -43,10 +43,13 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       env: GIT_CEILING_DIRECTORIES=$O/variants
       log: $O/variants/fb-je530/logs/02-configure.log
 [9/25] fb-je530: build
-      run: cmake --build $O/variants/fb-je530/build --target fluent-bit-bin -j 1
+      run: cmake --build $O/variants/fb-je530/build --target fluent-bit-bin
       cwd: $O/variants/fb-je530
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
+      unset: CMAKE_BUILD_PARALLEL_LEVEL
+      jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/fb-je530/logs/03-build.log
 [10/25] fb-je531: fresh tree of fluent-bit-je531
       dir: $O/variants/fb-je531/src
@@ -60,10 +63,13 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       env: GIT_CEILING_DIRECTORIES=$O/variants
       log: $O/variants/fb-je531/logs/02-configure.log
 [12/25] fb-je531: build
-      run: cmake --build $O/variants/fb-je531/build --target fluent-bit-bin -j 1
+      run: cmake --build $O/variants/fb-je531/build --target fluent-bit-bin
       cwd: $O/variants/fb-je531
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
+      unset: CMAKE_BUILD_PARALLEL_LEVEL
+      jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/fb-je531/logs/03-build.log
 [13/25] fb-je531-special: fresh tree of fluent-bit-je531
       dir: $O/variants/fb-je531-special/src
@@ -77,10 +83,13 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       env: GIT_CEILING_DIRECTORIES=$O/variants
       log: $O/variants/fb-je531-special/logs/02-configure.log
 [15/25] fb-je531-special: build
-      run: cmake --build $O/variants/fb-je531-special/build --target fluent-bit-bin -j 1
+      run: cmake --build $O/variants/fb-je531-special/build --target fluent-bit-bin
       cwd: $O/variants/fb-je531-special
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
+      unset: CMAKE_BUILD_PARALLEL_LEVEL
+      jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/fb-je531-special/logs/03-build.log
 [16/25] fb-je531-relink-je530: relink
       link.txt: $O/variants/fb-je531/build/src/CMakeFiles/fluent-bit-bin.dir/link.txt
