@@ -14,7 +14,9 @@ expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
 C=bo/provenance/build-commands.json
 [ "$(json $C 'd["variants"][0]["steps"][1]["argv"]')" = \
   "['cmake', '-S', '$O/variants/a/src', '-B', '$O/variants/a/build', '-G', 'Unix Makefiles', '-DFLB_FAKE_TAG=A']" ]
-[ "$(json $C 'd["variants"][0]["steps"][2]["argv"]')" = "['cmake', '--build', '$O/variants/a/build', '--target', 'prog', '-j', '1']" ]
+# on 2 cores: no -j, the jobserver's MAKEFLAGS instead (docs/build.md)
+[ "$(json $C 'd["variants"][0]["steps"][2]["argv"]')" = "['cmake', '--build', '$O/variants/a/build', '--target', 'prog']" ]
+[ "$(json $C 'd["variants"][0]["steps"][2]["env_set"]["MAKEFLAGS"]')" = "-j2 --jobserver-auth=<fds>" ]
 [ "$(json $C '[s["step"] for s in d["variants"][2]["steps"]]')" = "['relink']" ]
 
 # the cache records differ where the recipe says: FLB_FAKE_TAG
