@@ -1504,22 +1504,25 @@ print_table(struct ctx *c)
 			for (int k = 0; k < NCOL; k++)
 				cells[r][k] = ab_strdup(head[k]);
 		} else {
+			const struct ab_variant *v = p->vars[r - 1].v;
 			const cJSON *st = c->vs[r - 1].state, *probe = cJSON_GetObjectItem(st, "probe"), *it;
+			const cJSON *from = v->kind == AB_VARIANT_RELINK ? c->vs[var_by_label(p, v->relink.from)].state : NULL;
 			const char *version = ab_json_str(probe, "version"), *archive = "-";
+			const char *sha = ab_manifest_archive_sha256(st, from);
 			char buf[64], buf2[64], shortsha[16];
 
-			cJSON_ArrayForEach(it, cJSON_GetObjectItem(st, "artifacts")) {
+			cJSON_ArrayForEach(it, cJSON_GetObjectItem(st, "artifacts"))
 				if (!version)
 					version = ab_json_str(it, "allocator_version");
-				if (cJSON_IsTrue(cJSON_GetObjectItem(it, "allocator_archive")) && ab_json_str(it, "sha256")) {
-					snprintf(shortsha, sizeof(shortsha), "%.12s", ab_json_str(it, "sha256"));
-					archive = shortsha;
-				}
+			if (sha) {
+				snprintf(shortsha, sizeof(shortsha), "%.12s", sha);
+				archive = shortsha;
 			}
 			if (!cJSON_IsTrue(cJSON_GetObjectItem(st, "ok")))
 				version = "(not built)";
-			cells[r][0] = ab_strdup(p->vars[r - 1].v->label);
-			cells[r][1] = ab_strdup(ab_plan_kind_name(p->vars[r - 1].v));
+			cells[r][0] = ab_strdup(v->label);
+			/* the table says what a relink is, as the manifests and the PR do */
+			cells[r][1] = ab_strdup(v->kind == AB_VARIANT_RELINK ? "diagnostic relink" : ab_plan_kind_name(v));
 			cells[r][2] = ab_strdup(version ? version : "-");
 			cells[r][3] = ab_strdup(nested_str(probe, "config", "malloc_conf", buf, sizeof(buf)));
 			cells[r][4] = ab_strdup(nested_str(probe, "effective", "lg_extent_max_active_fit", buf, sizeof(buf)));

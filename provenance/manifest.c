@@ -276,6 +276,85 @@ commands_doc(const cJSON *run)
 	return doc;
 }
 
+/* the state of the variant labelled label in run, or NULL */
+static const cJSON *
+state_of(const cJSON *run, const char *label)
+{
+	const cJSON *it;
+
+	if (!label)
+		return NULL;
+	cJSON_ArrayForEach(it, get(run, "variants"))
+		if (ab_json_str(it, "label") && !strcmp(ab_json_str(it, "label"), label))
+			return it;
+	return NULL;
+}
+
+const char *
+ab_manifest_archive_sha256(const cJSON *st, const cJSON *from)
+{
+	const cJSON *it, *relink = get(st, "relink");
+	const char *sha = NULL;
+
+	if (!relink) {
+		cJSON_ArrayForEach(it, get(st, "artifacts"))
+			if (cJSON_IsTrue(get(it, "allocator_archive")))
+				sha = ab_json_str(it, "sha256");
+		return sha;
+	}
+	/* a relink links its base's archive unless a replacement took its place */
+	if (!from || !(sha = ab_manifest_archive_sha256(from, NULL)))
+		return NULL;
+	cJSON_ArrayForEach(it, get(relink, "differing_inputs")) {
+		const char *before = ab_json_str(get(it, "before"), "sha256");
+
+		if (before && !strcmp(before, sha))
+			return ab_json_str(get(it, "after"), "sha256");
+	}
+	return sha;
+}
+
+/*
+ * What binary-provenance.json says of a diagnostic relink: that it is one,
+ * its normal sibling (the binary the unchanged link.txt made) and the
+ * inputs that differ between the two links
+ */
+static cJSON *
+relink_marking(const cJSON *relink, const char *from)
+{
+	cJSON *m = cJSON_CreateObject(), *sib;
+	const cJSON *normal = get(relink, "normal_output"), *check = get(relink, "normal_check");
+
+	cJSON_AddStringToObject(m, "kind", "diagnostic relink");
+	cJSON_AddStringToObject(m, "note", "the normal build's link command rerun with other inputs; "
+	    "not a normal distributable build");
+	sib = cJSON_AddObjectToObject(m, "normal_sibling");
+	cJSON_AddStringToObject(sib, "label", from);
+	cJSON_AddItemToObject(sib, "binary", jdup(get(normal, "path")));
+	cJSON_AddItemToObject(sib, "sha256", jdup(get(normal, "sha256")));
+	cJSON_AddItemToObject(sib, "link_reproduced", jdup(get(check, "identical")));
+	cJSON_AddItemToObject(m, "differing_inputs", jdup(get(relink, "differing_inputs")));
+	cJSON_AddItemToObject(m, "verdict", jdup(get(relink, "verdict")));
+	return m;
+}
+
+/* the labels of the diagnostic relinks of the variant labelled label; NULL when none */
+static cJSON *
+relinks_of(const cJSON *run, const char *label)
+{
+	cJSON *a = NULL;
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, get(run, "variants")) {
+		if (!is_ok(it) || !get(it, "relink") || !ab_json_str(it, "from") || strcmp(ab_json_str(it, "from"), label))
+			continue;
+		if (!a)
+			a = cJSON_CreateArray();
+		cJSON_AddItemToArray(a, jdup(get(it, "label")));
+	}
+	return a;
+}
+
 static cJSON *
 binary_doc(const char *outdir, const cJSON *run)
 {
@@ -284,18 +363,15 @@ binary_doc(const char *outdir, const cJSON *run)
 
 	vars = cJSON_AddArrayToObject(doc, "variants");
 	cJSON_ArrayForEach(st, get(run, "variants")) {
-		cJSON *v, *al, *src;
-		const cJSON *it, *base = NULL;
-		const char *archive_sha = NULL, *base_label = ab_json_str(st, "base");
+		cJSON *v, *al, *src, *relinks;
+		const cJSON *base;
+		const char *archive_sha;
 		char *bin;
 
 		if (!is_ok(st))
 			continue;
 		/* the source identity is the base variant's (runtime_of shares its binary) */
-		cJSON_ArrayForEach(it, get(run, "variants"))
-			if (base_label && ab_json_str(it, "label") && !strcmp(ab_json_str(it, "label"), base_label))
-				base = it;
-		if (!base)
+		if (!(base = state_of(run, ab_json_str(st, "base"))))
 			base = st;
 		v = cJSON_CreateObject();
 		cJSON_AddItemToObject(v, "label", jdup(get(st, "label")));
@@ -308,9 +384,11 @@ binary_doc(const char *outdir, const cJSON *run)
 			cJSON_AddNullToObject(v, "binary");
 		free(bin);
 		cJSON_AddItemToObject(v, "runtime", jdup(get(st, "runtime")));
-		cJSON_ArrayForEach(it, get(st, "artifacts"))
-			if (cJSON_IsTrue(get(it, "allocator_archive")))
-				archive_sha = ab_json_str(it, "sha256");
+		if (get(st, "relink"))
+			cJSON_AddItemToObject(v, "diagnostic_relink", relink_marking(get(st, "relink"), ab_json_str(st, "from")));
+		else if ((relinks = relinks_of(run, ab_json_str(st, "label"))))
+			cJSON_AddItemToObject(v, "diagnostic_relinks", relinks);
+		archive_sha = ab_manifest_archive_sha256(st, state_of(run, ab_json_str(st, "from")));
 		al = jdup(get(st, "allocator"));
 		if (archive_sha)
 			cJSON_AddStringToObject(al, "archive_sha256", archive_sha);

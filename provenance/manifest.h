@@ -25,6 +25,14 @@
 #define AB_BUILD_TYPE "https://allocbuild.dev/build/v1"
 #define AB_BUILDER_ID "https://allocbuild.dev/builder/v1"
 
+/*
+ * The SHA-256 of the allocator archive in a variant's binary, from its
+ * state: its own allocator archive artifact; for a diagnostic relink
+ * (st has "relink"), the archive of its base variant's state `from`, or
+ * the archive that replaced that one in the link. NULL when unknown.
+ */
+const char *ab_manifest_archive_sha256(const cJSON *st, const cJSON *from);
+
 /* copy the recipe and write every manifest of a run into outdir; reports errors */
 int ab_manifest_write(const char *outdir, const cJSON *run);
 

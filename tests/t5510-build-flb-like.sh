@@ -1,9 +1,11 @@
 # The flb-like fixture through `allocbuild build`: two cmake variants from a
 # git repository made by make-flb-like.sh (jemalloc with its default
-# options, and with --with-malloc-conf baked in). cmake-cache-provenance.json
-# shows exactly the differing keys, the bogus jemalloc version is detected,
-# and upstream-diff.json says the vendored tree matches 5.3.0 apart from the
-# four files Fluent Bit leaves out.
+# options, and with --with-malloc-conf baked in) and the diagnostic relink
+# of the first with the second's archive, as the Fluent Bit campaign does.
+# cmake-cache-provenance.json shows exactly the differing keys, the bogus
+# jemalloc version is detected, upstream-diff.json says the vendored tree
+# matches 5.3.0 apart from the four files Fluent Bit leaves out, and the
+# relink is marked as what it is, next to its normal sibling.
 . "$TOP/tests/lib.sh"
 
 special_opts="--with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30"
@@ -29,11 +31,18 @@ cat >r.json <<JSON
              "targets": ["fluent-bit-bin"]},
    "artifacts": ["bin/fluent-bit"],
    "allocator": {"kind": "jemalloc", "archive": "lib/libjemalloc_pic.a",
-                 "vendored": "lib/jemalloc-5.3.0", "upstream": "jemalloc-5.3.0"}}
+                 "vendored": "lib/jemalloc-5.3.0", "upstream": "jemalloc-5.3.0"}},
+  {"label": "stock-relink-special",
+   "relink": {"from": "stock", "link_txt": "src/CMakeFiles/fluent-bit-bin.dir/link.txt",
+              "replace": [{"path": "../lib/libjemalloc_pic.a", "with": {"variant": "special", "artifact": "lib/libjemalloc_pic.a"}}],
+              "output": "bin/fluent-bit-relink-special"},
+   "artifacts": ["bin/fluent-bit-relink-special"],
+   "allocator": {"kind": "jemalloc"}}
  ]}
 JSON
 
 expect_exit 0 "$AB" build -j 2 --mirror "https://git.example.invalid/=$PWD/" --mirror-dir "$MIRROR" r.json
+cp out build.out
 OUT=allocbuild-out/flb-like
 P=$OUT/provenance
 # --- the fixture's build, as Fluent Bit's: archive, headers, binary, link.txt
@@ -105,6 +114,7 @@ stock bin/fluent-bit 0.0.0-0-g000000missing_version_try_git_fetch_tags True
 stock lib/libjemalloc_pic.a 0.0.0-0-g000000missing_version_try_git_fetch_tags True
 special bin/fluent-bit 0.0.0-0-g000000missing_version_try_git_fetch_tags True
 special lib/libjemalloc_pic.a 0.0.0-0-g000000missing_version_try_git_fetch_tags True
+stock-relink-special bin/fluent-bit-relink-special 0.0.0-0-g000000missing_version_try_git_fetch_tags True
 probes ['0.0.0-0-g000000missing_version_try_git_fetch_tags'] [True]
 X
 # the baked-in option is effective in special only
@@ -116,6 +126,41 @@ env MALLOC_CONF=stats_print:true "$OUT/variants/special/build/bin/fluent-bit" -n
 expect_grep '  config.malloc_conf: "lg_extent_max_active_fit:30"' stats
 expect_grep "  opt.lg_extent_max_active_fit: 30" stats
 expect_grep "Quantum size: 8" stats
+
+# --- the diagnostic relink of stock with special's archive: marked as one
+# in the table and in binary-provenance.json, next to its normal sibling,
+# with special's archive as the allocator archive in it
+sha_of() { sha256sum "$1" | cut -c1-64; }
+stock_bin=$(sha_of $OUT/variants/stock/build/bin/fluent-bit)
+stock_arch=$(sha_of $OUT/variants/stock/build/lib/libjemalloc_pic.a)
+special_arch=$(sha_of $OUT/variants/special/build/lib/libjemalloc_pic.a)
+[ "$stock_arch" != "$special_arch" ] || fail "the two archives are the same"
+grep '^stock-relink-special ' build.out | awk '{ print $2, $3, $4, $NF }' >row
+echo "diagnostic relink 0.0.0-0-g000000missing_version_try_git_fetch_tags ${special_arch:0:12}" | expect_file row
+python3 - $P/binary-provenance.json "$PWD/$OUT" >rel <<'PY'
+import json, sys
+b = {v["label"]: v for v in json.load(open(sys.argv[1]))["variants"]}
+r, out = b["stock-relink-special"], sys.argv[2] + "/"
+m = r["diagnostic_relink"]
+print(r["kind"], m["kind"], r["allocator"]["archive_sha256"])
+s = m["normal_sibling"]
+print(s["label"], s["binary"].replace(out, ""), s["sha256"], s["link_reproduced"])
+for d in m["differing_inputs"]:
+    print(d["before"]["arg"], d["before"]["sha256"], d["after"]["path"].replace(out, ""), d["after"]["sha256"])
+print(m["verdict"].replace(out, ""))
+print(b["stock"].get("diagnostic_relinks"), b["special"].get("diagnostic_relinks"))
+PY
+expect_file rel <<X
+relink diagnostic relink $special_arch
+stock variants/stock/build/bin/fluent-bit $stock_bin True
+../lib/libjemalloc_pic.a $stock_arch variants/special/build/lib/libjemalloc_pic.a $special_arch
+only these inputs differ: ../lib/libjemalloc_pic.a -> variants/special/build/lib/libjemalloc_pic.a
+['stock-relink-special'] None
+X
+# the relinked binary runs with special's baked-in option
+env MALLOC_CONF=stats_print:true "$OUT/variants/stock/build/bin/fluent-bit-relink-special" -n 10 2>stats >/dev/null
+expect_grep '  config.malloc_conf: "lg_extent_max_active_fit:30"' stats
+expect_grep "  opt.lg_extent_max_active_fit: 30" stats
 
 # --- upstream-diff.json: the vendored tree is 5.3.0 minus four files
 json $P/upstream-diff.json '"\n".join("%s %s %s" % (l, d["variants"][l]["matches"], d["variants"][l]["summary"]) for l in ("stock", "special"))' >ud
