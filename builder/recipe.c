@@ -1136,12 +1136,15 @@ is_ref_name(const char *s)
 	return 1;
 }
 
+/* an unpinned commit, said alike by validate and by ab_recipe_check_pins */
+#define PIN_ERROR "'%s' is not a 40-digit commit id (use --allow-unpinned to resolve it)"
+
 static void
 pin_error(struct ctx *c, int line, int col, const char *path, const char *commit)
 {
 	char *v = shown(commit);
 
-	err(c, line, col, path, "'%s' is not a 40-digit commit id (use --allow-unpinned to resolve it)", v);
+	err(c, line, col, path, PIN_ERROR, v);
 	free(v);
 }
 
@@ -2107,24 +2110,28 @@ ab_recipe_load(struct ab_recipe **out, const char *path)
 }
 
 int
+ab_recipe_check_pin(const struct ab_recipe *r, const struct ab_source *s, int allow_unpinned)
+{
+	char *p, *v;
+
+	if (s->kind != AB_SOURCE_GIT || !s->unpinned || allow_unpinned)
+		return 0;
+	p = ab_sprintf("sources.%s.git.commit", s->id);
+	v = shown(s->commit);
+	ab_error("%s:%d:%d: %s: " PIN_ERROR, r->path, s->commit_line, s->commit_col, p, v);
+	free(v);
+	free(p);
+	return -1;
+}
+
+int
 ab_recipe_check_pins(const struct ab_recipe *r, int allow_unpinned)
 {
 	int error = 0;
 
-	for (size_t i = 0; i < r->nsources; i++) {
-		const struct ab_source *s = &r->sources[i];
-		char *p, *v;
-
-		if (s->kind != AB_SOURCE_GIT || !s->unpinned || allow_unpinned)
-			continue;
-		p = ab_sprintf("sources.%s.git.commit", s->id);
-		v = shown(s->commit);
-		ab_error("%s:%d:%d: %s: '%s' is not a 40-digit commit id (use --allow-unpinned to resolve it)",
-		    r->path, s->commit_line, s->commit_col, p, v);
-		free(v);
-		free(p);
-		error = -1;
-	}
+	for (size_t i = 0; i < r->nsources; i++)
+		if (ab_recipe_check_pin(r, &r->sources[i], allow_unpinned) < 0)
+			error = -1;
 	return error;
 }
 

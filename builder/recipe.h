@@ -171,6 +171,8 @@ const struct ab_variant *ab_recipe_base_variant(const struct ab_recipe *r, const
  * and returns -1 when there is one and allow_unpinned is 0.
  */
 int ab_recipe_check_pins(const struct ab_recipe *r, int allow_unpinned);
+/* the same for one source of r (what fetch checks before it fetches that source) */
+int ab_recipe_check_pin(const struct ab_recipe *r, const struct ab_source *s, int allow_unpinned);
 
 /*
  * ab_recipe_load/parse with flags. AB_RECIPE_REQUIRE_PINS reports unpinned

@@ -154,18 +154,15 @@ merge_into(cJSON *rec, const cJSON *from)
 }
 
 static int
-fetch_git(cJSON *rec, const struct ab_source_opts *o, const struct ab_source *s)
+fetch_git(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s)
 {
 	struct ab_cache *c = cache_of(o);
 	struct ab_git_pin pin = {0};
 	char *fetch_url = ab_git_mirror_url(o->mirrors.v, o->mirrors.n, s->url);
 	int error = -1;
 
-	if (s->unpinned && !o->allow_unpinned) {
-		ab_error("source '%s': '%s' is not a commit id (40 hex digits); pass --allow-unpinned to resolve it",
-		    s->id, s->commit);
+	if (ab_recipe_check_pin(r, s, o->allow_unpinned) < 0)
 		goto done;
-	}
 	if (ab_cache_lock(c, 1) < 0)
 		goto done;
 	error = ab_git_fetch(&pin, c, s->url, fetch_url, s->commit, s->unpinned);
@@ -402,13 +399,12 @@ ab_source_fetch(cJSON *rec, const struct ab_source_opts *o, const struct ab_reci
 	cJSON *mine;
 	int error;
 
-	(void)r;
 	if (done) {
 		merge_into(rec, done);
 		return 0;
 	}
 	mine = cJSON_CreateObject();
-	error = s->kind == AB_SOURCE_GIT ? fetch_git(mine, o, s) : fetch_archive(mine, o, s);
+	error = s->kind == AB_SOURCE_GIT ? fetch_git(mine, o, r, s) : fetch_archive(mine, o, s);
 	if (error < 0) {
 		cJSON_Delete(mine);
 		return -1;
