@@ -11,8 +11,8 @@
 # project that is both autotools-shaped and a CMake project. Targets `few`
 # (jobs f1 f2) and `many` (jobs m1..m6); each job logs "start|stop TAG JOB
 # TIME PID" to $JS_LOG and sleeps $JS_SLEEP. While the file $JS_KILL exists,
-# job m2 first kills its make with -9, once m1 runs too. configure
-# --sleep=N sleeps N seconds first.
+# job m2 first creates $JS_KILL.done and kills its make with -9, once m1
+# runs too. configure --wait-for=FILE first waits (up to 30 s) for FILE.
 make_jsproj() {
 	local dir=$1 src=$1/jsproj-1.0
 	mkdir -p "$src" "$dir/mirror/sha256"
@@ -23,6 +23,7 @@ if [ -n "${JS_KILL:-}" ] && [ -e "$JS_KILL" ] && [ "$1" = m2 ]; then
 	while ! grep -q "^start $JS_TAG m1 " "$JS_LOG"; do sleep 0.05; done
 	p=$PPID
 	while [ "$(cat /proc/$p/comm)" != make ]; do p=$(cut -d' ' -f4 /proc/$p/stat); done
+	: >"$JS_KILL.done"
 	kill -9 "$p"
 	sleep 5
 fi
@@ -35,7 +36,7 @@ SH
 srcdir=$(cd "$(dirname "$0")" && pwd)
 for a in "$@"; do
 	case $a in
-	--sleep=*) sleep "${a#--sleep=}" ;;
+	--wait-for=*) i=0; while [ ! -e "${a#--wait-for=}" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done ;;
 	esac
 done
 # the fds this configure got: the jobserver's must not be among them
@@ -150,7 +151,7 @@ bc=bo-fixed/provenance/build-commands.json
 # building after it, still gets both; so does a rerun
 rm -f jobs.log
 touch kill-victim
-recipe kill.json autotools victim:many:many.done 'after:many:many.done:"configure": ["--sleep=3"]'
+recipe kill.json autotools victim:many:many.done "after:many:many.done:\"configure\": [\"--wait-for=$PWD/kill-victim.done\"]"
 expect_exit 1 "$AB" build -j2 -k --mirror-dir mirror -o bo-kill kill.json
 expect_grep "allocbuild: victim: make many failed: killed by signal 9 (Killed)" err
 # the killed make held two tokens: m1 and m2 ran at once (and never stopped)
