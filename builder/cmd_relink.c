@@ -126,10 +126,8 @@ cmd_relink(int argc, char **argv)
 		goto done;
 	if (spec.dry_run) {
 		if (json) {
-			char *text = cJSON_Print(prov);
-
-			printf("%s\n", text);
-			cJSON_free(text);
+			if (ab_json_print(stdout, prov) < 0)
+				goto done;
 		} else {
 			cJSON *a = cJSON_GetObjectItemCaseSensitive(prov, "argv");
 			struct ab_strv v = {0};
@@ -150,10 +148,8 @@ cmd_relink(int argc, char **argv)
 			goto done;
 		}
 		if (json) {
-			char *text = cJSON_Print(prov);
-
-			printf("%s\n", text);
-			cJSON_free(text);
+			if (ab_json_print(stdout, prov) < 0)
+				goto done;
 		} else {
 			printf("output: %s\nprovenance: %s\nkind: diagnostic relink\nverdict: %s\n", out_abs, prov_path,
 			    ab_json_str(prov, "verdict"));

@@ -18,6 +18,7 @@
 #include "../builder/cmd.h"
 #include "../builder/util.h"
 #include "hash.h"
+#include "jsonio.h"
 
 /* hash one argument; 0 or -1 (reported) */
 static int
@@ -99,15 +100,8 @@ cmd_hash(int argc, char **argv)
 		if (hash_path(arr, &line, argv[i], jobs) < 0)
 			rc = AB_EXIT_USAGE;
 	if (json) {
-		char *text = cJSON_Print(arr);
-
-		if (!text) {
-			ab_error("cannot serialise the result");
+		if (ab_json_print(stdout, arr) < 0)
 			rc = AB_EXIT_USAGE;
-		} else {
-			puts(text);
-			cJSON_free(text);
-		}
 		cJSON_Delete(arr);
 	}
 	ab_buf_free(&line);

@@ -14,6 +14,7 @@
 
 #include "../builder/cmd.h"
 #include "../builder/util.h"
+#include "jsonio.h"
 #include "updiff.h"
 
 struct ranked {
@@ -117,11 +118,12 @@ print_text(const struct ab_tree *cand, struct ranked *r, size_t n)
 		printf("%s\n", best->notes.v[i]);
 }
 
-static void
+/* 0, or -1 (reported) when the document cannot be printed */
+static int
 print_json(const struct ab_tree *cand, struct ranked *r, size_t n)
 {
 	cJSON *doc = cJSON_CreateObject(), *ranking;
-	char *text;
+	int error;
 
 	cJSON_AddItemToObject(doc, "candidate", ab_updiff_side_json(cand));
 	cJSON_AddStringToObject(doc, "best", r[0].u->up->spec);
@@ -148,10 +150,9 @@ print_json(const struct ab_tree *cand, struct ranked *r, size_t n)
 			cJSON_AddItemToArray(notes, cJSON_CreateString(u->notes.v[k]));
 		cJSON_AddItemToArray(ranking, o);
 	}
-	text = cJSON_Print(doc);
-	printf("%s\n", text);
-	cJSON_free(text);
+	error = ab_json_print(stdout, doc);
 	cJSON_Delete(doc);
+	return error;
 }
 
 int
@@ -201,11 +202,11 @@ cmd_identify(int argc, char **argv)
 		r[i - 1].index = i;
 	}
 	qsort(r, n - 1, sizeof(*r), cmp_rank);
-	if (json)
-		print_json(trees[0], r, n - 1);
-	else
-		print_text(trees[0], r, n - 1);
 	rc = r[0].u->matches ? AB_EXIT_OK : AB_EXIT_CHECK;
+	if (!json)
+		print_text(trees[0], r, n - 1);
+	else if (print_json(trees[0], r, n - 1) < 0)
+		rc = AB_EXIT_USAGE;
 	for (size_t i = 0; i < n - 1; i++)
 		ab_updiff_free(r[i].u);
 	for (size_t i = 0; i < n; i++)

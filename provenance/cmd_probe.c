@@ -16,6 +16,7 @@
 #include "../builder/cmd.h"
 #include "../builder/recipe.h"
 #include "../builder/util.h"
+#include "jsonio.h"
 #include "probe.h"
 
 static void
@@ -159,14 +160,8 @@ cmd_probe(int argc, char **argv)
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rec, "problems"))
 		ab_error("probe: %s", cJSON_GetObjectItemCaseSensitive(it, "message")->valuestring);
 	if (json) {
-		char *text = cJSON_Print(rec);
-
-		if (!text) {
-			ab_error("probe: cannot serialise the record");
+		if (ab_json_print(stdout, rec) < 0)
 			goto done;
-		}
-		puts(text);
-		cJSON_free(text);
 	} else {
 		ab_probe_print(stdout, rec);
 	}

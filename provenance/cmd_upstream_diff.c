@@ -12,6 +12,7 @@
 
 #include "../builder/cmd.h"
 #include "../builder/util.h"
+#include "jsonio.h"
 #include "updiff.h"
 
 int
@@ -64,13 +65,9 @@ cmd_upstream_diff(int argc, char **argv)
 	rc = u->matches ? AB_EXIT_OK : AB_EXIT_CHECK;
 	if (json) {
 		cJSON *doc = ab_updiff_json(u, diff);
-		char *text = doc ? cJSON_Print(doc) : NULL;
 
-		if (!doc)
+		if (!doc || ab_json_print(stdout, doc) < 0)
 			rc = AB_EXIT_USAGE;
-		else
-			printf("%s\n", text);
-		cJSON_free(text);
 		cJSON_Delete(doc);
 	} else {
 		if (ab_updiff_print(stdout, u, diff) < 0)

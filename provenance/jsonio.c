@@ -25,6 +25,20 @@ ab_json_write(const char *path, const cJSON *doc)
 }
 
 int
+ab_json_print(FILE *f, const cJSON *doc)
+{
+	char *text = cJSON_Print(doc);
+
+	if (!text) {
+		ab_error("cannot serialise the result");
+		return -1;
+	}
+	fprintf(f, "%s\n", text);
+	cJSON_free(text);
+	return 0;
+}
+
+int
 ab_json_read(cJSON **out, const char *path)
 {
 	struct ab_buf b = {0};

@@ -6,10 +6,14 @@
 #ifndef AB_JSONIO_H
 #define AB_JSONIO_H
 
+#include <stdio.h>
+
 #include <cjson/cJSON.h>
 
 /* pretty-print doc with a trailing newline to path, atomically; reports errors */
 int ab_json_write(const char *path, const cJSON *doc);
+/* doc pretty-printed and a newline on f (a command's --json output); -1 after reporting */
+int ab_json_print(FILE *f, const cJSON *doc);
 /* parse a JSON file; reports errors with the file name; *out freed with cJSON_Delete */
 int ab_json_read(cJSON **out, const char *path);
 /* small helpers for building manifests */
