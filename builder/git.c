@@ -465,8 +465,15 @@ writer_run(void *arg)
 			int fd = open(path.s, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666);
 
-			if (fd < 0 || ab_write_all(fd, data, size) < 0 || close(fd) < 0) {
-				char *m = ab_sprintf("cannot write '%s': %s", path.s, strerror(errno));
+			int err = fd < 0 ? errno : 0;
+
+			/* the descriptor is closed whether the write failed or not */
+			if (fd >= 0 && ab_write_all(fd, data, size) < 0)
+				err = errno;
+			if (fd >= 0 && close(fd) < 0 && !err)
+				err = errno;
+			if (err) {
+				char *m = ab_sprintf("cannot write '%s': %s", path.s, strerror(err));
 
 				writer_fail(w, m);
 				free(m);

@@ -1,4 +1,5 @@
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "../builder/cmd.h"
@@ -18,7 +19,8 @@ cmd_pr(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.dir = optarg;
@@ -27,16 +29,16 @@ cmd_pr(int argc, char **argv)
 			o.notes = optarg;
 			break;
 		case 'l': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
+			int v;
 
-			if (*end || v < 1024)
-				return ab_cmd_usage_error("pr", "--limit: '%s' is not a number of at least 1024", optarg);
+			if (ab_cmd_parse_int(&v, optarg, 1024, INT_MAX) < 0)
+				return ab_cmd_usage_error("pr", "--limit: '%s' is not a whole number from 1024 to %d",
+				    optarg, INT_MAX);
 			o.limit = (size_t)v;
 			break;
 		}
 		default:
-			return ab_cmd_usage_error("pr", "unknown option");
+			return ab_cmd_option_error("pr", c, argv);
 		}
 	}
 	if (argc - optind != 1)
