@@ -67,7 +67,8 @@ time_cmd() {
 		t1=$(now)
 		[ "$rc" -le 1 ] || { cat "$WORK/last.out"; exit 1; }
 		echo "$t1 - $t0" | awk '{ printf "%.4f\n", $1 - $3 }' >>"$WORK/times"
-		[ ! -x /usr/bin/time ] || awk '{ printf "%.3f\n", $1 + $2 }' "$WORK/cpu1" >>"$WORK/cpu"
+		# the last line: after a non-zero exit GNU time writes one before the times
+		[ ! -x /usr/bin/time ] || tail -n 1 "$WORK/cpu1" | awk '{ printf "%.3f\n", $1 + $2 }' >>"$WORK/cpu"
 	done
 	eval "${var}_best=$(best <"$WORK/times")"
 	eval "${var}_median=$(median <"$WORK/times")"

@@ -516,16 +516,12 @@ run_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, c
 	int error = -1, fds[2] = {-1, -1};
 
 	ab_buf_printf(&hdr, "# allocbuild: %s\n# cwd: %s\n", s->name, s->cwd);
-	/* the step's implicit job slot: waits while the budget is in use */
-	if (s->jobserver && (!c->js || ab_jobserver_acquire(c->js) < 0)) {
-		if (!c->js)
-			ab_error("%s: %s: no jobserver", pv->v->label, s->name);
-		fill_env(&env, pv);
+	fill_env(&env, pv);
+	if (s->jobserver && !c->js) {
+		ab_error("%s: %s: no jobserver", pv->v->label, s->name);
 		cJSON_Delete(rec);
 		goto done;
 	}
-	iso_time(started, sizeof(started), time(NULL));
-	fill_env(&env, pv);
 	for (size_t i = 0; i < s->env.n; i++) {
 		const char *eq = strchr(s->env.v[i], '=');
 		char *k = ab_strndup(s->env.v[i], (size_t)(eq - s->env.v[i]));
@@ -559,6 +555,13 @@ run_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, c
 		cJSON_Delete(env_set);
 		goto done;
 	}
+	/* the step's implicit job slot, taken last: waits while the budget is in use */
+	if (s->jobserver && ab_jobserver_acquire(c->js) < 0) {
+		cJSON_Delete(rec);
+		cJSON_Delete(env_set);
+		goto done;
+	}
+	iso_time(started, sizeof(started), time(NULL));
 	pr.argv = ab_strv_argv((struct ab_strv *)&s->argv);
 	pr.cwd = s->cwd;
 	pr.envp = ab_env_envp(&env);

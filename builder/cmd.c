@@ -64,8 +64,16 @@ ab_cmd_parse_strip(int *out, const char *name, const char *arg)
 int
 ab_cmd_option_error(const char *name, int c, char *const *argv)
 {
-	const char *arg = argv[optind - 1];
+	const char *arg = argv[optind - 1], *cur = argv[optind];
 
+	/*
+	 * a short option refused inside a group like -xq: getopt stays on the
+	 * group until its last letter, so argv[optind - 1] is the argument before
+	 */
+	if (c == '?' && optopt && cur && cur[0] == '-' && cur[1] && cur[1] != '-' && strchr(cur + 1, optopt))
+		return ab_cmd_usage_error(name, "unknown option '-%c'", optopt);
+	if (c == ':' && optopt && strncmp(arg, "--", 2))
+		return ab_cmd_usage_error(name, "option '-%c' needs a value", optopt);
 	if (c == ':')
 		return ab_cmd_usage_error(name, "option '%s' needs a value", arg);
 	/* a known long option given a value it does not take: optopt is its val */

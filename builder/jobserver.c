@@ -41,20 +41,20 @@ above_stdio(int *fd)
  * by any step: no make of ours is running, so whatever is missing was
  * lost with a killed make.
  */
-static void
+static int
 refill(struct ab_jobserver *js)
 {
 	int avail = 0;
 	char buf[256];
 
 	if (ioctl(js->fds[0], FIONREAD, &avail) < 0)
-		return;
+		return -1;
 	while (avail > js->n) {
 		size_t want = (size_t)(avail - js->n) < sizeof(buf) ? (size_t)(avail - js->n) : sizeof(buf);
 		ssize_t got = read(js->fds[0], buf, want);
 
 		if (got <= 0)
-			return;
+			return -1;
 		avail -= (int)got;
 	}
 	for (int i = 0; i < (int)sizeof(buf); i++)
@@ -64,9 +64,10 @@ refill(struct ab_jobserver *js)
 		ssize_t put = write(js->fds[1], buf, want);
 
 		if (put <= 0)
-			return;
+			return -1;
 		avail += (int)put;
 	}
+	return 0;
 }
 
 int
@@ -118,7 +119,11 @@ ab_jobserver_acquire(struct ab_jobserver *js)
 		}
 		if (js->held == 0) {
 			/* nobody can give one back: tokens were lost */
-			refill(js);
+			if (refill(js) < 0) {
+				ab_error_errno("cannot refill the jobserver pipe");
+				pthread_mutex_unlock(&js->lock);
+				return -1;
+			}
 			pthread_mutex_unlock(&js->lock);
 			continue;
 		}
@@ -140,7 +145,7 @@ ab_jobserver_release(struct ab_jobserver *js)
 	if (js->held > 0)
 		js->held--;
 	if (js->held == 0)
-		refill(js);
+		(void)refill(js); /* the next acquire retries and reports */
 	else
 		while (write(js->fds[1], &c, 1) < 0 && errno == EINTR)
 			;

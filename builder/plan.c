@@ -97,6 +97,16 @@ join_targets(const char *prefix, const struct ab_list *t)
 	return ab_buf_detach(&b);
 }
 
+/* does the recipe's build.env set key? */
+static int
+build_env_has(const struct ab_variant *v, const char *key)
+{
+	for (size_t i = 0; i < v->build.env.n; i++)
+		if (!strcmp(v->build.env.v[i].key, key))
+			return 1;
+	return 0;
+}
+
 /*
  * Does the variant's build step join the jobserver? Only a budget of more
  * than one job is worth sharing; an explicit build.jobs keeps its -jK; the
@@ -106,6 +116,9 @@ static int
 uses_jobserver(const struct ab_plan *p, const struct ab_variant *v)
 {
 	if (p->jobs < 2 || v->kind != AB_VARIANT_BUILD || v->build.jobs > 0)
+		return 0;
+	/* the recipe's own make flags are used as given, never replaced */
+	if (build_env_has(v, "MAKEFLAGS") || build_env_has(v, "CMAKE_BUILD_PARALLEL_LEVEL"))
 		return 0;
 	return v->build.system == AB_BUILD_AUTOTOOLS || !v->build.generator ||
 	    !strcmp(v->build.generator, "Unix Makefiles");
@@ -178,7 +191,8 @@ plan_build_steps(struct ab_plan *p, size_t vi)
 			for (size_t i = 0; i < v->build.targets.n; i++)
 				ab_strv_push(&s->argv, v->build.targets.v[i]);
 		}
-		if (!s->jobserver) {
+		/* cmake --build -j would override the recipe's CMAKE_BUILD_PARALLEL_LEVEL */
+		if (!s->jobserver && !(v->build.jobs <= 0 && build_env_has(v, "CMAKE_BUILD_PARALLEL_LEVEL"))) {
 			ab_strv_push(&s->argv, "-j");
 			ab_strv_push(&s->argv, jobs);
 		}

@@ -8,7 +8,7 @@
 
 cp "$TOP/recipes/jemalloc-5.3.0-policy.json" r.json
 O=$PWD/bo
-expect_exit 0 "$AB" build --mirror-dir "$MIRROR" -o bo r.json
+expect_exit 0 "$AB" build -j 2 --mirror-dir "$MIRROR" -o bo r.json
 for l in stock53 special53; do
 	expect_grep "$l: make lib/libjemalloc_pic.a (" err
 done
@@ -50,7 +50,7 @@ C=bo/provenance/build-commands.json
 [ "$(json $C '[s["step"] for s in d["variants"][0]["steps"]]')" = "['source', 'configure', 'build']" ]
 [ "$(json $C 'd["variants"][1]["steps"][1]["argv"]')" = \
   "['$O/variants/special53/src/configure', '--with-lg-quantum=3', '--with-malloc-conf=lg_extent_max_active_fit:30']" ]
-# on 2 cores: make in the jobserver, no -j (docs/build.md)
+# -j 2: make in the jobserver, no -j in argv (docs/build.md)
 [ "$(json $C 'd["variants"][1]["steps"][2]["argv"]')" = "['make', 'lib/libjemalloc_pic.a']" ]
 [ "$(json $C 'd["variants"][1]["steps"][2]["env_set"]["MAKEFLAGS"]')" = "-j2 --jobserver-auth=<fds>" ]
 [ "$(json $C 'd["variants"][1]["steps"][2]["cwd"]')" = "$O/variants/special53/build" ]
@@ -101,7 +101,7 @@ echo "allocbuild: 'bo' has no built variant 'nosuch'" | expect_file err
 # a no-op rerun: nothing rebuilt, fast, the artifacts untouched
 touch -d @1 bo/variants/stock53/build/lib/libjemalloc_pic.a
 t0=$(date +%s%N)
-expect_exit 0 "$AB" build --mirror-dir "$MIRROR" -o bo r.json
+expect_exit 0 "$AB" build -j 2 --mirror-dir "$MIRROR" -o bo r.json
 t1=$(date +%s%N)
 ms=$(( (t1 - t0) / 1000000 ))
 [ "$ms" -lt 1000 ] || fail "no-op rerun took ${ms} ms"

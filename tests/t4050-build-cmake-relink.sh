@@ -7,14 +7,14 @@
 
 make_fakecmake_relink_recipe r.json
 O=$PWD/bo
-expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+expect_exit 0 "$AB" build -j 2 --mirror-dir mirror -o bo r.json
 [ "$(bo/variants/a/build/prog)" = "fake 2.0.0-0-g0123456789abcdef A" ]
 [ "$(bo/variants/a/build/prog-relinked)" = "fake 2.0.0-0-g0123456789abcdef B" ]
 
 C=bo/provenance/build-commands.json
 [ "$(json $C 'd["variants"][0]["steps"][1]["argv"]')" = \
   "['cmake', '-S', '$O/variants/a/src', '-B', '$O/variants/a/build', '-G', 'Unix Makefiles', '-DFLB_FAKE_TAG=A']" ]
-# on 2 cores: no -j, the jobserver's MAKEFLAGS instead (docs/build.md)
+# -j 2: no -j in argv, the jobserver's MAKEFLAGS instead (docs/build.md)
 [ "$(json $C 'd["variants"][0]["steps"][2]["argv"]')" = "['cmake', '--build', '$O/variants/a/build', '--target', 'prog']" ]
 [ "$(json $C 'd["variants"][0]["steps"][2]["env_set"]["MAKEFLAGS"]')" = "-j2 --jobserver-auth=<fds>" ]
 [ "$(json $C '[s["step"] for s in d["variants"][2]["steps"]]')" = "['relink']" ]
@@ -37,12 +37,12 @@ a-with-b=$O/variants/a/build/prog-relinked
 EOT
 
 # nothing changed: nothing rebuilt or relinked
-expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+expect_exit 0 "$AB" build -j 2 --mirror-dir mirror -o bo r.json
 expect_grep "a-with-b: relink prog-relinked: up to date" err
 expect_no_grep "cmake --build prog (" err
 # b changes: b is rebuilt and the relink redone, a is not
 sed -i 's/"FLB_FAKE_TAG": "B"/"FLB_FAKE_TAG": "B2"/' r.json
-expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+expect_exit 0 "$AB" build -j 2 --mirror-dir mirror -o bo r.json
 expect_grep "a: cmake --build prog: up to date" err
 expect_grep "b: cmake --build prog (" err
 expect_grep "a-with-b: relink prog-relinked (" err

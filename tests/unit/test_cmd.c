@@ -18,7 +18,7 @@ refused(int argc, char **argv, const char *optstring)
 	struct unit_catch uc;
 	int c, rc = 0;
 
-	optind = 1;
+	optind = 0; /* glibc: a full restart, forgetting a group left half read */
 	opterr = 0;
 	unit_catch_begin(&uc);
 	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
@@ -83,6 +83,13 @@ main(void)
 	check_refused(":j:q", "allocbuild: test: unknown option '-x'\nTry 'allocbuild help test'.", 2, "-x");
 	check_refused(":j:q", "allocbuild: test: unknown option '-x'\nTry 'allocbuild help test'.", 3, "-qx", "a");
 	check_refused(":j:q", "allocbuild: test: option '-j' needs a value\nTry 'allocbuild help test'.", 2, "-j");
+	/* inside a group, before its last letter, after a long option with a value */
+	check_refused(":j:q", "allocbuild: test: unknown option '-x'\nTry 'allocbuild help test'.", 3, "-xq", "a");
+	check_refused(":j:q", "allocbuild: test: unknown option '-x'\nTry 'allocbuild help test'.", 4,
+	    "--output=o", "-xq", "a");
+	check_refused(":j:q", "allocbuild: test: unknown option '-x'\nTry 'allocbuild help test'.", 4,
+	    "--json", "-qxq", "a");
+	check_refused(":j:q", "allocbuild: test: option '-j' needs a value\nTry 'allocbuild help test'.", 2, "-qj");
 	check_refused("+:", "allocbuild: test: option '--jobs' needs a value\nTry 'allocbuild help test'.", 2,
 	    "--jobs");
 	check_refused("+:", "allocbuild: test: option '--json' takes no value\nTry 'allocbuild help test'.", 2,
