@@ -35,12 +35,106 @@ ab_dirwalk_stat(const struct stat **st, struct ab_dirwalk_entry *e)
 }
 
 /*
+ * The ancestors held open: fd[i] is the directory named by the first
+ * end[i] bytes of held (a '/'-separated path relative to the root), each
+ * opened relative to the one before (fd[0] relative to the root). In
+ * breadth-first order the directories queued under one parent come one
+ * after the other, so a directory costs one openat of its last component
+ * from its parent's descriptor, plus the ancestors that changed since the
+ * previous directory. At most CHAIN_MAX are held, whatever the depth:
+ * deeper ancestors are opened for the moment and closed again.
+ */
+#define CHAIN_MAX 32
+
+struct chain {
+	int fd[CHAIN_MAX];
+	size_t end[CHAIN_MAX];
+	size_t n;
+	struct ab_buf held;
+};
+
+static void
+chain_drop(struct chain *c, size_t keep)
+{
+	while (c->n > keep)
+		close(c->fd[--c->n]);
+}
+
+static int
+open_dir(int parent, const char *name)
+{
+	return openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/*
+ * Open the directory rel ("" for the root itself) one component at a time
+ * from the root, O_NOFOLLOW each, reusing the ancestors held in c. rel is
+ * the walker's own copy: cut at each '/' for the moment, restored before
+ * returning. Reports "cannot open directory" naming the component that
+ * failed; returns the descriptor or -1.
+ */
+static int
+open_queued(struct chain *c, int rootfd, const char *root, char *rel)
+{
+	int parent = rootfd, tmp = -1, fd;
+	size_t k = 0, at;
+	char *slash;
+
+	if (!rel[0])
+		return open_dir(rootfd, ".");
+	/* the held ancestors that are rel's ancestors too */
+	while (k < c->n && !strncmp(c->held.s, rel, c->end[k]) && rel[c->end[k]] == '/')
+		k++;
+	chain_drop(c, k);
+	if (k)
+		parent = c->fd[k - 1];
+	at = k ? c->end[k - 1] + 1 : 0;
+	while ((slash = strchr(rel + at, '/'))) {
+		*slash = '\0';
+		fd = open_dir(parent, rel + at);
+		if (fd < 0) {
+			char *p = display_path(root, rel);
+
+			ab_error_errno("cannot open directory '%s'", p);
+			free(p);
+			*slash = '/';
+			if (tmp >= 0)
+				close(tmp);
+			return -1;
+		}
+		*slash = '/';
+		if (c->n < CHAIN_MAX) {
+			c->fd[c->n] = fd;
+			c->end[c->n++] = (size_t)(slash - rel);
+			ab_buf_clear(&c->held);
+			ab_buf_add(&c->held, rel, (size_t)(slash - rel));
+		} else {
+			if (tmp >= 0)
+				close(tmp);
+			tmp = fd;
+		}
+		parent = fd;
+		at = (size_t)(slash - rel) + 1;
+	}
+	fd = open_dir(parent, rel + at);
+	if (fd < 0) {
+		char *p = display_path(root, rel);
+
+		ab_error_errno("cannot open directory '%s'", p);
+		free(p);
+	}
+	if (tmp >= 0)
+		close(tmp);
+	return fd;
+}
+
+/*
  * List the directory rel (relative to rootfd, "" for the root itself):
  * call fn for each entry and queue the subdirectories it wants listed.
  * path is the walker's buffer for entry paths.
  */
 static int
-list_dir(int rootfd, const char *root, const char *rel, struct ab_buf *path,
+list_dir(struct chain *c, int rootfd, const char *root, char *rel, struct ab_buf *path,
     struct ab_strv *queue, ab_dirwalk_fn *fn, void *arg)
 {
 	struct ab_dirwalk_entry e = {.root = root};
@@ -49,14 +143,15 @@ list_dir(int rootfd, const char *root, const char *rel, struct ab_buf *path,
 	DIR *d;
 	int fd, error = -1;
 
-	fd = openat(rootfd, rel[0] ? rel : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
+	fd = open_queued(c, rootfd, root, rel);
+	if (fd < 0)
+		return -1;
+	if (!(d = fdopendir(fd))) {
 		char *p = display_path(root, rel);
 
 		ab_error_errno("cannot open directory '%s'", p);
 		free(p);
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		return -1;
 	}
 	ab_buf_clear(path);
@@ -111,15 +206,18 @@ ab_dirwalk_fd(int rootfd, const char *root, ab_dirwalk_fn *fn, void *arg)
 {
 	struct ab_strv queue = {0};
 	struct ab_buf path = {0};
+	struct chain c = {.n = 0};
 	int error = 0;
 
 	ab_strv_push(&queue, "");
 	for (size_t q = 0; q < queue.n && !error; q++) {
-		error = list_dir(rootfd, root, queue.v[q], &path, &queue, fn, arg);
+		error = list_dir(&c, rootfd, root, queue.v[q], &path, &queue, fn, arg);
 		/* listed: the queue only grows, so free what is behind */
 		free(queue.v[q]);
 		queue.v[q] = NULL;
 	}
+	chain_drop(&c, 0);
+	ab_buf_free(&c.held);
 	ab_buf_free(&path);
 	ab_strv_free(&queue);
 	return error;

@@ -3,9 +3,19 @@
  * (provenance/hash), the worktree index (builder/worktree) and directory
  * trees for upstream-diff and identify (provenance/tree).
  *
- * The walk is breadth-first: each directory is opened with openat()
- * relative to the root's descriptor, O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC,
- * so one directory is open at a time whatever the depth. Entries come in
+ * The walk is breadth-first. Each directory is opened one component at a
+ * time, every component with openat() relative to its parent's descriptor,
+ * O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC: no symlink is followed anywhere
+ * on the way, and no path is ever longer than one name, so trees deeper
+ * than PATH_MAX are walked. The ancestors of the directory being listed
+ * stay open (at most 32; deeper ones are opened for the moment), so a
+ * directory usually costs one openat from its parent: the descriptors in
+ * use are bounded whatever the depth or the size of the queue.
+ * A directory swapped for a symlink after being listed is never followed:
+ * when it is an ancestor the walker still holds open, the walk goes on in
+ * the directory it listed; when the walker opens it by name, that is the
+ * error "cannot open directory 'ROOT/path': Not a directory" naming the
+ * swapped component (the walk does not skip it). Entries come in
  * readdir order (not sorted: callers sort), "." and ".." never. The type
  * is readdir's d_type; only when the file system leaves it DT_UNKNOWN is
  * the entry lstat'ed (fstatat, AT_SYMLINK_NOFOLLOW), and that stat is

@@ -5,10 +5,15 @@
  * mid-walk; the lazily fetched stat; a callback's error stopping the
  * walk; and the exact messages for directories that cannot be opened
  * (removed mid-walk, a file as root, missing, unreadable: run as nobody
- * when the test runs as root).
+ * when the test runs as root). A middle component swapped mid-walk for a
+ * symlink to a directory outside the tree is never followed: held open,
+ * the walk goes on in the directory it listed; opened by name, it is
+ * reported. A tree deeper than PATH_MAX is walked completely, with a
+ * bounded number of descriptors.
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +332,226 @@ test_unreadable(const char *root)
 	free(top);
 }
 
+/*
+ * Swapping a middle component: "X" is renamed to "X.real" and replaced by
+ * a symlink to out, which mirrors the tree with a MARKER file where the
+ * tree has its files. The walker must never list out.
+ */
+struct swap {
+	struct seen s;
+	const char *out;
+	char first;           /* the top directory of the first "?/a/b" seen */
+	int swapped;
+};
+
+static void
+swap_top(const char *root, const char *top, const char *out)
+{
+	char *from = ab_path_join(root, top), *to = ab_sprintf("%s.real", from);
+
+	if (rename(from, to) < 0 || symlink(out, from) < 0) {
+		perror(from);
+		exit(1);
+	}
+	free(to);
+	free(from);
+}
+
+/* the chain x/y/z/w: x swapped while x/y is listed, so x is held open */
+static int
+swap_held(struct ab_dirwalk_entry *e, void *arg)
+{
+	struct swap *w = arg;
+
+	if (!strcmp(e->path, "x/y/z")) {
+		swap_top(e->root, "x", w->out);
+		w->swapped++;
+	}
+	return collect(e, &w->s);
+}
+
+/*
+ * p/a/b/c and q/a/b/c: when the second top directory's a/b is seen, the
+ * first top directory is no longer held and is reopened by name next
+ */
+static int
+swap_named(struct ab_dirwalk_entry *e, void *arg)
+{
+	struct swap *w = arg;
+
+	if (strlen(e->path) == 5 && !strcmp(e->path + 1, "/a/b")) {
+		if (!w->first) {
+			w->first = e->path[0];
+		} else if (e->path[0] != w->first && !w->swapped) {
+			char top[2] = {w->first, '\0'};
+
+			swap_top(e->root, top, w->out);
+			w->swapped++;
+		}
+	}
+	return collect(e, &w->s);
+}
+
+static void
+test_swap(const char *root)
+{
+	static const struct node held[] = {
+		{'d', "s1", NULL}, {'d', "s1/x", NULL}, {'d', "s1/x/y", NULL}, {'d', "s1/x/y/z", NULL},
+		{'d', "s1/x/y/z/w", NULL}, {'f', "s1/x/y/z/w/f", "f\n"},
+		{'d', "out1", NULL}, {'d', "out1/y", NULL}, {'d', "out1/y/z", NULL},
+		{'d', "out1/y/z/w", NULL}, {'f', "out1/y/z/w/MARKER", "m\n"},
+	};
+	static const struct node named[] = {
+		{'d', "s2", NULL}, {'d', "s2/p", NULL}, {'d', "s2/p/a", NULL}, {'d', "s2/p/a/b", NULL},
+		{'d', "s2/p/a/b/c", NULL}, {'f', "s2/p/a/b/c/f", "f\n"},
+		{'d', "s2/q", NULL}, {'d', "s2/q/a", NULL}, {'d', "s2/q/a/b", NULL},
+		{'d', "s2/q/a/b/c", NULL}, {'f', "s2/q/a/b/c/f", "f\n"},
+		{'d', "out2", NULL}, {'d', "out2/a", NULL}, {'d', "out2/a/b", NULL},
+		{'d', "out2/a/b/c", NULL}, {'f', "out2/a/b/c/MARKER", "m\n"},
+	};
+	char *s1 = ab_path_join(root, "s1"), *s2 = ab_path_join(root, "s2");
+	char *out1 = ab_path_join(root, "out1"), *out2 = ab_path_join(root, "out2");
+	struct swap w = {.out = out1};
+	struct unit_catch c;
+	char *got, *want;
+	int rc;
+
+	make(root, held, AB_NELEM(held));
+	make(root, named, AB_NELEM(named));
+
+	/* held open: the walk goes on in the directory it listed, now x.real */
+	rc = ab_dirwalk(s1, swap_held, &w);
+	CHECK(rc == 0);
+	CHECK(w.swapped == 1);
+	got = sorted(&w.s.v);
+	CHECK_STR(got, "d x,d x/y,d x/y/z,d x/y/z/w,f x/y/z/w/f");
+	CHECK(!strstr(got, "MARKER"));
+	free(got);
+	ab_strv_free(&w.s.v);
+
+	/* opened by name from the root: the symlink is refused, O_NOFOLLOW */
+	w = (struct swap){.out = out2};
+	unit_catch_begin(&c);
+	rc = ab_dirwalk(s2, swap_named, &w);
+	got = unit_catch_end(&c);
+	CHECK(rc == -1);
+	CHECK(w.swapped == 1);
+	want = ab_sprintf("allocbuild: cannot open directory '%s/%c': Not a directory", s2, w.first);
+	CHECK_STR(got, want);
+	free(want);
+	free(got);
+	for (size_t i = 0; i < w.s.v.n; i++)
+		CHECK(!strstr(w.s.v.v[i], "MARKER"));
+	ab_strv_free(&w.s.v);
+	free(out2);
+	free(out1);
+	free(s2);
+	free(s1);
+}
+
+#define DEEP_LEVELS 40
+#define DEEP_NAME 120
+
+/* the deep tree's directory name at level i (0-based): 120 characters */
+static void
+deep_name(char *name, int i)
+{
+	memset(name, 'a' + i % 26, DEEP_NAME);
+	name[0] = (char)('0' + i / 10);
+	name[1] = (char)('0' + i % 10);
+	name[2] = '-';
+	name[DEEP_NAME] = '\0';
+}
+
+/* how deep the walk went, and the highest descriptor seen meanwhile */
+struct deep {
+	int entries, levels, max_fd, files;
+	size_t longest;
+};
+
+static int
+deep_visit(struct ab_dirwalk_entry *e, void *arg)
+{
+	struct deep *d = arg;
+	int fd = dup(0);
+
+	if (fd > d->max_fd)
+		d->max_fd = fd;
+	if (fd >= 0)
+		close(fd);
+	d->entries++;
+	d->levels += e->type == DT_DIR;
+	d->files += e->type == DT_REG && !strcmp(e->name, "bottom");
+	if (strlen(e->path) > d->longest)
+		d->longest = strlen(e->path);
+	return AB_DIRWALK_DESCEND;
+}
+
+/* remove the deep chain below parent, level by level through descriptors */
+static void
+deep_remove(int parent, int i)
+{
+	char name[DEEP_NAME + 1];
+	int fd;
+
+	deep_name(name, i);
+	if (i < DEEP_LEVELS - 1 && (fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)) >= 0) {
+		deep_remove(fd, i + 1);
+		close(fd);
+	}
+	if (i == DEEP_LEVELS - 1) {
+		fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+		CHECK(fd >= 0 && unlinkat(fd, "bottom", 0) == 0);
+		close(fd);
+	}
+	CHECK(unlinkat(parent, name, AT_REMOVEDIR) == 0);
+}
+
+static void
+test_deep(const char *root)
+{
+	char *top = ab_path_join(root, "deep"), name[DEEP_NAME + 1];
+	struct deep d = {.max_fd = -1};
+	int fd, base, topfd;
+
+	CHECK(mkdir(top, 0755) == 0);
+	topfd = open(top, O_RDONLY | O_DIRECTORY);
+	CHECK(topfd >= 0);
+	fd = dup(topfd);
+	for (int i = 0; i < DEEP_LEVELS; i++) {
+		int next;
+
+		deep_name(name, i);
+		CHECK(mkdirat(fd, name, 0755) == 0);
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY);
+		CHECK(next >= 0);
+		close(fd);
+		fd = next;
+	}
+	CHECK(close(openat(fd, "bottom", O_WRONLY | O_CREAT | O_EXCL, 0644)) == 0);
+	close(fd);
+
+	base = dup(0);
+	close(base);
+	CHECK(ab_dirwalk(top, deep_visit, &d) == 0);
+	CHECK(d.entries == DEEP_LEVELS + 1);
+	CHECK(d.levels == DEEP_LEVELS);
+	CHECK(d.files == 1);
+	CHECK(d.longest == DEEP_LEVELS * (DEEP_NAME + 1) + strlen("bottom"));
+	CHECK(d.longest > PATH_MAX);
+	/* bounded: the held ancestors, the listed directory, the root, a spare */
+	CHECK(d.max_fd - base <= 32 + 3);
+	/* and nothing left open */
+	fd = dup(0);
+	CHECK(fd == base);
+	close(fd);
+
+	deep_remove(topfd, 0);
+	close(topfd);
+	CHECK(rmdir(top) == 0);
+	free(top);
+}
+
 int
 main(void)
 {
@@ -344,6 +569,8 @@ main(void)
 	test_fd(root);
 	test_errors(root);
 	test_unreadable(root);
+	test_swap(root);
+	test_deep(root);
 	CHECK(ab_rm_rf(root) == 0);
 	free(root);
 	return unit_done();
