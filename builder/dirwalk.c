@@ -80,8 +80,12 @@ open_queued(struct chain *c, int rootfd, const char *root, char *rel)
 	size_t k = 0, at;
 	char *slash;
 
-	if (!rel[0])
-		return open_dir(rootfd, ".");
+	if (!rel[0]) {
+		fd = open_dir(rootfd, ".");
+		if (fd < 0)
+			ab_error_errno("cannot open directory '%s'", root);
+		return fd;
+	}
 	/* the held ancestors that are rel's ancestors too */
 	while (k < c->n && !strncmp(c->held.s, rel, c->end[k]) && rel[c->end[k]] == '/')
 		k++;
