@@ -39,7 +39,8 @@ O=$PWD/bo
 } >want
 grep -v -e '^\[' -e "^allocbuild: source 'fake': " err | expect_file want
 # the full log is there, starting with the command
-head -3 bo/variants/broken/logs/02-configure.log | expect_file /dev/stdin <<EOF2
+head -3 bo/variants/broken/logs/02-configure.log >loghead
+expect_file loghead <<EOF2
 # allocbuild: configure
 # cwd: $O/variants/broken/build
 \$ $O/variants/broken/src/configure --fail
