@@ -48,8 +48,9 @@ expect_grep() {
 	grep -qF -- "$1" "$2" || { cat "$2" >&2; fail "'$1' not found in $2"; }
 }
 
-# expect_no_grep PATTERN FILE
+# expect_no_grep PATTERN FILE: FILE (which must exist) has no line with the fixed string
 expect_no_grep() {
+	[ -r "$2" ] || fail "no file $2"
 	! grep -qF -- "$1" "$2" || { cat "$2" >&2; fail "'$1' unexpectedly found in $2"; }
 }
 

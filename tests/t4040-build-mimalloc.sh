@@ -46,7 +46,7 @@ P=bo/provenance/allocator-probes.json
 plain=$(json $P 'd["variants"][0]["probe"]["secure"]')
 secure=$(json $P 'd["variants"][1]["probe"]["secure"]')
 [ "$plain" = 0 ] || fail "mi-plain secure level $plain"
-[ "$secure" != 0 ] || fail "mi-secure secure level $secure"
+[ "$secure" = 4 ] || fail "mi-secure secure level $secure"
 [ "$(json $P 'd["variants"][2]["probe"]["ok"]')" = False ]
 [ "$(json $P '[p["setting"] for p in d["variants"][2]["probe"]["problems"]]')" = "['MIMALLOC_PURGE_DELAY']" ]
 

@@ -29,6 +29,7 @@ X
 
 # ... with its SHA256SUMS line rewritten: the statement still says otherwise
 sed -i "s/^$old  variants\/a\/build\/prog\$/$new  variants\/a\/build\/prog/" bo/SHA256SUMS
+grep -qx "$new  variants/a/build/prog" bo/SHA256SUMS || fail "SHA256SUMS was not rewritten"
 expect_exit 1 "$AB" verify bo
 expect_grep "variants/a/build/prog: expected $old, actual $new" out
 

@@ -45,7 +45,6 @@ expect_grep "result         ok" out
 expect_exit 0 "$AB" probe --json -- ./prog1
 [ "$(json out 'd["config"]["malloc_conf"]')" = lg_extent_max_active_fit:30 ] || fail "config.malloc_conf"
 [ "$(json out 'd["effective"]["lg_extent_max_active_fit"]')" = 30 ] || fail "opt.lg_extent_max_active_fit"
-[ "$(json out 'd["effective"]["lg_extent_max_active_fit"]')" = 30 ] || fail "opt.lg_extent_max_active_fit"
 [ "$(json out '(d["quantum"], d["page"] >= 4096, d["bogus_version"], d["detected"], d["ok"])')" = \
 	"(8, True, False, True, True)" ] || fail "record: $(cat out)"
 [ "$(json out 'd["run"]["env_set"][-1]')" = MALLOC_CONF=stats_print:true,stats_print_opts:mdablxeh ] ||

@@ -173,4 +173,3 @@ expect_grep "corrupt.a: file format not recognized; treating as linker script" e
 expect_grep "collect2: error: ld returned 1 exit status" err
 expect_grep "allocbuild: relink of '$LT' failed: '/usr/bin/c++' exit status 1" err
 [ -z "$(ls -A bad)" ] || { ls -la bad; fail "failed link left files"; }
-[ ! -e rl/relink-provenance.json.tmp ] || fail "temporary provenance left"
