@@ -60,10 +60,19 @@ chain_drop(struct chain *c, size_t keep)
 		close(c->fd[--c->n]);
 }
 
+/* open name below parent; reports "cannot open directory" naming rel, the path so far */
 static int
-open_dir(int parent, const char *name)
+open_dir(int parent, const char *name, const char *root, const char *rel)
 {
-	return openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		char *p = display_path(root, rel);
+
+		ab_error_errno("cannot open directory '%s'", p);
+		free(p);
+	}
+	return fd;
 }
 
 /*
@@ -80,12 +89,8 @@ open_queued(struct chain *c, int rootfd, const char *root, char *rel)
 	size_t k = 0, at;
 	char *slash;
 
-	if (!rel[0]) {
-		fd = open_dir(rootfd, ".");
-		if (fd < 0)
-			ab_error_errno("cannot open directory '%s'", root);
-		return fd;
-	}
+	if (!rel[0])
+		return open_dir(rootfd, ".", root, rel);
 	/* the held ancestors that are rel's ancestors too */
 	while (k < c->n && !strncmp(c->held.s, rel, c->end[k]) && rel[c->end[k]] == '/')
 		k++;
@@ -95,12 +100,8 @@ open_queued(struct chain *c, int rootfd, const char *root, char *rel)
 	at = k ? c->end[k - 1] + 1 : 0;
 	while ((slash = strchr(rel + at, '/'))) {
 		*slash = '\0';
-		fd = open_dir(parent, rel + at);
+		fd = open_dir(parent, rel + at, root, rel);
 		if (fd < 0) {
-			char *p = display_path(root, rel);
-
-			ab_error_errno("cannot open directory '%s'", p);
-			free(p);
 			*slash = '/';
 			if (tmp >= 0)
 				close(tmp);
@@ -120,13 +121,7 @@ open_queued(struct chain *c, int rootfd, const char *root, char *rel)
 		parent = fd;
 		at = (size_t)(slash - rel) + 1;
 	}
-	fd = open_dir(parent, rel + at);
-	if (fd < 0) {
-		char *p = display_path(root, rel);
-
-		ab_error_errno("cannot open directory '%s'", p);
-		free(p);
-	}
+	fd = open_dir(parent, rel + at, root, rel);
 	if (tmp >= 0)
 		close(tmp);
 	return fd;

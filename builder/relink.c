@@ -22,23 +22,10 @@ struct rep {
 	char sha_with[AB_HEX_LEN + 1];
 };
 
-static char *
-resolve(const char *dir, const char *p)
-{
-	char *j, *abs;
-
-	if (p[0] == '/')
-		return ab_path_absolute(p);
-	j = ab_path_join(dir, p);
-	abs = ab_path_absolute(j);
-	free(j);
-	return abs;
-}
-
 static int
 same_file(const char *dir, const char *p, dev_t dev, ino_t ino)
 {
-	char *abs = resolve(dir, p);
+	char *abs = ab_path_absolute_in(dir, p);
 	struct stat st;
 	int r = stat(abs, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
 
@@ -158,7 +145,7 @@ named_in_rsp(char *const *argv, const char *dir, const struct rep *r)
 
 		if (argv[i][0] != '@' || !argv[i][1])
 			continue;
-		path = resolve(dir, argv[i] + 1);
+		path = ab_path_absolute_in(dir, argv[i] + 1);
 		if (access(path, R_OK) == 0 && ab_read_file(&b, path) == 0 &&
 		    ab_linktxt_parse_rsp(&words, path, b.s, b.len, devnull) == 0)
 			for (size_t k = 0; k < words.n && !found; k++)
@@ -310,7 +297,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 	}
 	output = ab_path_absolute(spec->output);
 	out_dir = ab_path_dirname(output);
-	orig_out = resolve(build_dir, before[oi] + (joined ? 2 : 0));
+	orig_out = ab_path_absolute_in(build_dir, before[oi] + (joined ? 2 : 0));
 	if (!strcmp(orig_out, output) ||
 	    (stat(orig_out, &ost) == 0 && stat(output, &st) == 0 && st.st_dev == ost.st_dev && st.st_ino == ost.st_ino)) {
 		ab_error("output '%s' is the normal build's own output: choose another path", spec->output);
@@ -334,7 +321,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 			bad = 1;
 			continue;
 		}
-		abs = resolve(build_dir, reps[r].path);
+		abs = ab_path_absolute_in(build_dir, reps[r].path);
 		if (stat(abs, &st) == 0) {
 			reps[r].have_id = 1;
 			reps[r].dev = st.st_dev;

@@ -522,6 +522,19 @@ ab_path_absolute(const char *p)
 }
 
 char *
+ab_path_absolute_in(const char *base, const char *p)
+{
+	char *j, *abs;
+
+	if (p[0] == '/')
+		return ab_path_absolute(p);
+	j = ab_path_join(base, p);
+	abs = ab_path_absolute(j);
+	free(j);
+	return abs;
+}
+
+char *
 ab_path_dirname(const char *p)
 {
 	const char *slash = strrchr(p, '/');

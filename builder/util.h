@@ -84,6 +84,8 @@ int ab_is_dir(const char *path);
 char *ab_path_join(const char *a, const char *b);
 /* absolute, normalised (no symlink resolution) path of p against cwd; caller frees */
 char *ab_path_absolute(const char *p);
+/* the same against the directory base (itself against cwd when relative); caller frees */
+char *ab_path_absolute_in(const char *base, const char *p);
 /* directory part of a path ("." when none); caller frees */
 char *ab_path_dirname(const char *p);
 /*

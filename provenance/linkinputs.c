@@ -25,19 +25,6 @@ struct collect {
 	int dirs_pass;       /* first pass: gather -L directories only */
 };
 
-static char *
-resolve(const char *cwd, const char *p)
-{
-	char *j, *abs;
-
-	if (p[0] == '/')
-		return ab_path_absolute(p);
-	j = ab_path_join(cwd, p);
-	abs = ab_path_absolute(j);
-	free(j);
-	return abs;
-}
-
 static int
 ends_with(const char *s, const char *suffix)
 {
@@ -97,7 +84,7 @@ add_file(struct collect *c, const char *arg, const char *name, const char *kind)
 
 	if (c->dirs_pass)
 		return 0;
-	path = resolve(c->cwd, name);
+	path = ab_path_absolute_in(c->cwd, name);
 	if (stat(path, &st) < 0) {
 		ab_error_errno("link input '%s' (%s) in '%s'", name, c->via, c->cwd);
 		free(path);
@@ -167,7 +154,7 @@ add_search_dir(struct collect *c, const char *dir)
 
 	if (!c->dirs_pass)
 		return 0;
-	abs = resolve(c->cwd, dir);
+	abs = ab_path_absolute_in(c->cwd, dir);
 	for (size_t i = 0; i < sd->n; i++)
 		if (!strcmp(sd->v[i], abs)) {
 			free(abs);
@@ -353,7 +340,7 @@ collect_rsp(struct collect *c, const char *arg, int depth)
 		ab_error("response file '%s' nests too deeply", arg + 1);
 		return -1;
 	}
-	path = resolve(c->cwd, arg + 1);
+	path = ab_path_absolute_in(c->cwd, arg + 1);
 	if (c->dirs_pass) {
 		/* errors are reported by the second pass */
 		FILE *devnull = fopen("/dev/null", "w");
