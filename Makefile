@@ -20,7 +20,9 @@ LDLIBS = $(PKG_LIBS) -lbz2 -lpthread
 O ?= .obj
 BIN ?= allocbuild
 
-LIB_SRC = $(filter-out builder/main.c,$(wildcard builder/*.c provenance/*.c))
+# the layers: lib/ (base), provenance/ (on lib), builder/ (on both), cli/
+# (the command layer, on all three); docs/design.md
+LIB_SRC = $(wildcard lib/*.c provenance/*.c builder/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(O)/%.o)
 # tests link the archive, so they pull in only the objects they use (the
 # cmd_*.o need main.c's command table, which tests do not have)
@@ -32,7 +34,7 @@ REPLAY_BIN = $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(O)/tests/replay_%)
 
 all: $(BIN)
 
-$(BIN): $(O)/builder/main.o $(LIB_OBJ)
+$(BIN): $(O)/cli/main.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/%.o: %.c

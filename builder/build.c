@@ -13,12 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../provenance/hash.h"
-#include "../provenance/jsonio.h"
+#include "../lib/hash.h"
+#include "../lib/jsonio.h"
 #include "../provenance/manifest.h"
-#include "jobserver.h"
-#include "proc.h"
-#include "progress.h"
+#include "../lib/jobserver.h"
+#include "../lib/proc.h"
+#include "../lib/progress.h"
 
 #define NONE ((size_t)-1)
 #define KEY_FORMAT "allocbuild-variant-key 1"

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../provenance/hash.h"
-#include "util.h"
+#include "../lib/hash.h"
+#include "../lib/util.h"
 
 static int curl_ready;
 

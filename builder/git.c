@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../provenance/hash.h"
-#include "util.h"
+#include "../lib/hash.h"
+#include "../lib/util.h"
 #include "worktree.h"
 
 void

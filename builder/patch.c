@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "../lib/util.h"
 
 struct progress {
 	const char *path;  /* the file being patched */

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proc.h"
+#include "../lib/proc.h"
 
 #define NONE ((size_t)-1)
 

@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "recipe.h"
-#include "util.h"
+#include "../lib/util.h"
 
 enum ab_step_kind {
 	AB_STEP_FETCH,     /* a source's pinned bytes into the cache */

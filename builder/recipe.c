@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../provenance/hash.h"
+#include "../lib/hash.h"
 #include "recipe.h"
-#include "util.h"
+#include "../lib/util.h"
 
 #define MAX_DEPTH 256
 /* cJSON copies at most 63 characters of a number before strtod() */

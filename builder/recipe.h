@@ -18,21 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-struct ab_kv {
-	char *key;
-	char *value;
-};
-
-struct ab_kvlist {
-	struct ab_kv *v;
-	size_t n;
-};
-
-/* NULL-terminated list of strings, with its length */
-struct ab_list {
-	char **v;
-	size_t n;
-};
+#include "../lib/util.h"
 
 enum ab_source_kind { AB_SOURCE_GIT, AB_SOURCE_ARCHIVE };
 

@@ -8,9 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../provenance/jsonio.h"
+#include "../lib/jsonio.h"
 #include "../provenance/linkinputs.h"
-#include "linktxt.h"
+#include "../lib/linktxt.h"
 
 struct rep {
 	const char *path;   /* as given */

@@ -47,7 +47,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "proc.h"
+#include "../lib/proc.h"
 
 #define AB_RELINK_EINPUT (-1)
 #define AB_RELINK_ELINK (-2)

@@ -16,14 +16,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../provenance/hash.h"
-#include "../provenance/jsonio.h"
-#include "archive.h"
+#include "../lib/hash.h"
+#include "../lib/jsonio.h"
+#include "extract.h"
 #include "cache.h"
 #include "download.h"
 #include "git.h"
 #include "patch.h"
-#include "proc.h"
+#include "../lib/proc.h"
 #include "worktree.h"
 
 #define STAMP_FORMAT "allocbuild-stamp/1"

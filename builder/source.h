@@ -38,7 +38,7 @@
 #include <getopt.h>
 
 #include "recipe.h"
-#include "util.h"
+#include "../lib/util.h"
 
 enum {
 	AB_OPT_CACHE = 0x1000,

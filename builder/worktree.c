@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../provenance/hash.h"
-#include "dirwalk.h"
+#include "../lib/hash.h"
+#include "../lib/dirwalk.h"
 
 static int
 is_hex_prefix(const char *s, size_t n)

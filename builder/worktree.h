@@ -2,7 +2,7 @@
  * worktree: an index of a materialized source tree, like git's index:
  * for every file, symlink and directory its path, mode, size, mtime,
  * ctime, inode and the SHA-256 of its content (of its target for a
- * symlink). It gives the tree's in-toto dirHash (provenance/hash.h) and
+ * symlink). It gives the tree's in-toto dirHash (lib/hash.h) and
  * lets a later run verify the tree cheaply: an entry whose stat data is
  * unchanged (and not racily close to the time the index was recorded) is
  * trusted; any other entry is re-hashed; missing or extra entries or a
@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "util.h"
+#include "../lib/util.h"
 
 struct ab_wt_entry {
 	char *path;       /* relative, '/'-separated */

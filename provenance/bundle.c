@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hash.h"
+#include "../lib/hash.h"
 
 #define INDEX_NAME "BUNDLE-SHA256SUMS"
 

@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "../builder/util.h"
+#include "../lib/util.h"
 
 /*
  * Write the bundle of the files `members` (paths relative to outdir, any

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../builder/proc.h"
-#include "../builder/util.h"
-#include "hash.h"
-#include "jsonio.h"
+#include "../lib/proc.h"
+#include "../lib/util.h"
+#include "../lib/hash.h"
+#include "../lib/jsonio.h"
 
 #define SCHEMA "https://allocbuild.dev/cmake-cache-provenance/v1"
 

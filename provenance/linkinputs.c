@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../builder/linktxt.h"
-#include "../builder/proc.h"
+#include "../lib/linktxt.h"
+#include "../lib/proc.h"
 
 /* response files and linker scripts nest; stop runaway recursion */
 #define MAX_DEPTH 8

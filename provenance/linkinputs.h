@@ -31,8 +31,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "../builder/util.h"
-#include "hash.h"
+#include "../lib/util.h"
+#include "../lib/hash.h"
 
 struct ab_link_input {
 	char *arg;         /* what named it: "../lib/libx.a", "-lm", "-Wl,--version-script=v.map", "@o.rsp" */

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../builder/util.h"
-#include "hash.h"
-#include "jsonio.h"
+#include "../lib/util.h"
+#include "../lib/hash.h"
+#include "../lib/jsonio.h"
 
 /* ---- version strings embedded in binaries ---- */
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../builder/util.h"
+#include "../lib/util.h"
 
 /* open the repository of spec ("REPO" or "REPO@REV") and peel REV to a commit */
 static int

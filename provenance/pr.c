@@ -8,9 +8,9 @@
 #include <cjson/cJSON.h>
 
 #include "../builder/recipe.h"
-#include "../builder/util.h"
+#include "../lib/util.h"
 #include "bundle.h"
-#include "jsonio.h"
+#include "../lib/jsonio.h"
 #include "notes.h"
 
 /* what pr.md is made from: the manifests of one OUTDIR */

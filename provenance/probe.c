@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../builder/proc.h"
-#include "../builder/util.h"
-#include "jsonio.h"
+#include "../lib/proc.h"
+#include "../lib/util.h"
+#include "../lib/jsonio.h"
 
 void
 ab_probe_add_override(cJSON *overrides, const char *setting, const char *option, const char *origin,

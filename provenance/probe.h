@@ -26,7 +26,7 @@
  *   if (!ab_probe_ok(rec)) ...            problems: rec->problems, each with a message
  *   cJSON_AddItemToArray(probes, rec);    or cJSON_Delete(rec)
  *
- * The child gets the scrubbed environment of builder/proc.h (MALLOC_CONF,
+ * The child gets the scrubbed environment of lib/proc.h (MALLOC_CONF,
  * LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF removed; LC_ALL=C, TZ=UTC), then
  * req.env, then req.unset removed, then the probe's own switches. Nothing
  * is printed on success; the record holds everything (docs/probes.md).
@@ -38,7 +38,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../builder/recipe.h"
+#include "../lib/util.h"
 
 struct ab_probe_req {
 	const char *allocator;   /* "jemalloc", "mimalloc", or NULL to detect */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../builder/util.h"
-#include "jsonio.h"
+#include "../lib/util.h"
+#include "../lib/jsonio.h"
 #include "updiff.h"
 
 #define STATS_BEGIN "___ Begin jemalloc statistics ___"

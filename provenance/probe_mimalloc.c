@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../builder/util.h"
-#include "jsonio.h"
+#include "../lib/util.h"
+#include "../lib/jsonio.h"
 
 #define MI_VERSION_MARK "allocbuild-probe: mi_version="
 

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../builder/dirwalk.h"
-#include "../builder/member.h"
-#include "../builder/util.h"
-#include "bz2.h"
+#include "../lib/dirwalk.h"
+#include "../lib/member.h"
+#include "../lib/util.h"
+#include "../lib/bz2.h"
 
 enum {
 	READ_BUFSZ = 256 * 1024,
@@ -367,7 +367,7 @@ struct arcsrc {
 
 /*
  * A .bz2 archive of moderate size is read into memory and its blocks are
- * decoded in parallel (provenance/bz2.h): bzip2 is most of the time spent
+ * decoded in parallel (lib/bz2.h): bzip2 is most of the time spent
  * on a release tarball. Returns 0 when that is set up.
  */
 static int
@@ -586,7 +586,7 @@ buf_sink(void *ud, const void *p, size_t n)
 
 /*
  * Archive members are refused by the rules and in the words of extraction
- * for `fetch` (builder/member.h), so that a tarball upstream-diff accepts
+ * for `fetch` (lib/member.h), so that a tarball upstream-diff accepts
  * is one fetch extracts. The checks that depend on the names after the
  * strip (paths through a symlink or a file, duplicates, symlink targets,
  * hard links) run once the strip is known, over the members in archive

@@ -12,9 +12,9 @@
  * Every regular file is hashed (SHA-256) while it is read, in constant
  * memory; symlinks keep their target string; anything else (devices,
  * fifos, submodule links) is an "other" entry. Archive members are refused
- * by the rules of extraction for fetch (builder/member.h): unsafe names,
+ * by the rules of extraction for fetch (lib/member.h): unsafe names,
  * devices, fifos, setuid/setgid, links leaving the tree, duplicates. The
- * tree's dirHash is computed from the list exactly as provenance/hash.h's
+ * tree's dirHash is computed from the list exactly as lib/hash.h's
  * ab_hash_tree does for a directory (in-toto dirHash over regular files
  * only), so the three kinds give the same value for the same content.
  *
@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hash.h"
+#include "../lib/hash.h"
 
 enum ab_tree_kind {
 	AB_TREE_DIRECTORY,

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../builder/util.h"
-#include "jsonio.h"
+#include "../lib/util.h"
+#include "../lib/jsonio.h"
 
 enum {
 	DIFF_MAX = 8 * 1024 * 1024, /* text files larger than this are not diffed */

@@ -35,7 +35,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../builder/util.h"
+#include "../lib/util.h"
 #include "tree.h"
 
 /* the version jemalloc's configure makes up when it finds no VERSION and no git tag */

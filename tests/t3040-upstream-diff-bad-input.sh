@@ -10,7 +10,7 @@ echo 'int x;' >tree/a.c
 
 no_stdout() { [ ! -s out ] || { cat out; fail "stdout written"; }; }
 
-# hostile archives: every member extraction for fetch refuses (builder/member.c),
+# hostile archives: every member extraction for fetch refuses (lib/member.c),
 # refused with its words, naming the archive and the member
 python3 - <<'PY'
 import io, tarfile

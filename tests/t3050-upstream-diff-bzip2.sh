@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # upstream-diff: .tar.bz2 archives are decoded block by block in parallel
-# (provenance/bz2.c); the result must be exactly libarchive's. Multi-stream
+# (lib/bz2.c); the result must be exactly libarchive's. Multi-stream
 # files, single-block files, other compressions of the same tar, and a
 # corrupt block (the sequential decoder then reports it).
 . "$TOP/tests/lib.sh"

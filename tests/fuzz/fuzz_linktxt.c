@@ -1,6 +1,6 @@
 /*
  * fuzz_linktxt: libFuzzer target for the link.txt and response-file
- * splitters (builder/linktxt.h). Any input must parse or be refused with a
+ * splitters (lib/linktxt.h). Any input must parse or be refused with a
  * message, never crash, leak or read out of bounds. `make check` replays
  * tests/fuzz/corpus/linktxt.
  */
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../builder/linktxt.h"
+#include "../../lib/linktxt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../provenance/bz2.h"
+#include "../../lib/bz2.h"
 #include "../../provenance/tree.h"
 #include "../../provenance/updiff.h"
 

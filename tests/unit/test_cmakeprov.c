@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../builder/util.h"
+#include "../../lib/util.h"
 #include "../../provenance/cmakeprov.h"
-#include "../../provenance/jsonio.h"
+#include "../../lib/jsonio.h"
 #include "unit.h"
 
 static char *tmp;

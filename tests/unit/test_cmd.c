@@ -2,7 +2,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 
-#include "../../builder/cmd.h"
+#include "../../cli/cmd.h"
 #include "unit.h"
 
 /* run getopt_long over argv as a command would; the message of the first refused option */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the directory walker (builder/dirwalk.h): every entry
+ * Unit tests of the directory walker (lib/dirwalk.h): every entry
  * exactly once, breadth-first, "." and ".." never; descend control;
  * symlinks never followed, also when a directory is swapped for one
  * mid-walk; the lazily fetched stat; a callback's error stopping the
@@ -21,8 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../builder/dirwalk.h"
-#include "../../builder/util.h"
+#include "../../lib/dirwalk.h"
+#include "../../lib/util.h"
 #include "unit.h"
 
 /* an entry to create: 'd' directory, 'f' file holding data, 'l' symlink to data, 'p' fifo */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of provenance/hash: NIST SHA-256 vectors, streaming split at
+ * Unit tests of lib/hash: NIST SHA-256 vectors, streaming split at
  * every boundary, a streamed file larger than 4 GiB, the sha256sum line
  * escaping and the dirHash of a small tree built here.
  */
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../builder/util.h"
-#include "../../provenance/hash.h"
+#include "../../lib/util.h"
+#include "../../lib/hash.h"
 #include "unit.h"
 
 static const char *

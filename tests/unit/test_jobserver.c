@@ -2,8 +2,8 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 
-#include "../../builder/jobserver.h"
-#include "../../builder/proc.h"
+#include "../../lib/jobserver.h"
+#include "../../lib/proc.h"
 #include "unit.h"
 
 static int

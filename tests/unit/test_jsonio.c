@@ -1,5 +1,5 @@
 /*
- * Unit tests of provenance/jsonio: round trips through ab_json_write and
+ * Unit tests of lib/jsonio: round trips through ab_json_write and
  * ab_json_read, atomicity (no temporary file left behind, a failed write
  * leaves the old file intact), parse errors with their position.
  */
@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../builder/util.h"
-#include "../../provenance/jsonio.h"
+#include "../../lib/util.h"
+#include "../../lib/jsonio.h"
 #include "unit.h"
 
 static char *

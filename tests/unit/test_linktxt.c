@@ -1,8 +1,8 @@
-/* unit tests for builder/linktxt: link.txt and response-file splitting */
+/* unit tests for lib/linktxt: link.txt and response-file splitting */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../builder/linktxt.h"
+#include "../../lib/linktxt.h"
 #include "unit.h"
 
 static struct ab_linktxt lt;

@@ -5,9 +5,9 @@
 
 #include "unit.h"
 
-#include "../../builder/util.h"
-#include "../../provenance/hash.h"
-#include "../../provenance/jsonio.h"
+#include "../../lib/util.h"
+#include "../../lib/hash.h"
+#include "../../lib/jsonio.h"
 #include "../../provenance/manifest.h"
 
 static char dir[] = "/tmp/test_manifest.XXXXXX";

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the archive member rules (builder/member.h): name
+ * Unit tests of the archive member rules (lib/member.h): name
  * normalisation and strip, symlink containment, the checks of one member
  * and the accept/refuse decisions against earlier members, with the exact
  * messages (stderr is caught in a temporary file).
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../builder/member.h"
-#include "../../builder/util.h"
+#include "../../lib/member.h"
+#include "../../lib/util.h"
 #include "unit.h"
 
 static FILE *caught;

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../builder/util.h"
-#include "../../provenance/jsonio.h"
+#include "../../lib/util.h"
+#include "../../lib/jsonio.h"
 #include "../../provenance/probe.h"
 #include "../../provenance/updiff.h"
 #include "unit.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../builder/proc.h"
+#include "../../lib/proc.h"
 #include "unit.h"
 
 static int

@@ -10,12 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../builder/archive.h"
+#include "../../builder/extract.h"
 #include "../../builder/git.h"
 #include "../../builder/patch.h"
-#include "../../builder/util.h"
+#include "../../lib/util.h"
 #include "../../builder/worktree.h"
-#include "../../provenance/hash.h"
+#include "../../lib/hash.h"
 #include "unit.h"
 
 static char *root;

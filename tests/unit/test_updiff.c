@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../builder/util.h"
-#include "../../provenance/hash.h"
+#include "../../lib/util.h"
+#include "../../lib/hash.h"
 #include "../../provenance/tree.h"
 #include "../../provenance/updiff.h"
 #include "unit.h"

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../builder/dirwalk.h"
-#include "../builder/util.h"
+#include "dirwalk.h"
+#include "util.h"
 
 /*
  * Read buffer per worker. Large enough that syscalls are rare, small
@@ -251,7 +251,7 @@ ab_hash_line(struct ab_buf *b, const char *hex, const char *name)
 }
 
 /*
- * The tree hash. The calling thread walks the tree (builder/dirwalk:
+ * The tree hash. The calling thread walks the tree (lib/dirwalk:
  * openat, readdir, d_type, no stat in the common case) and appends each
  * regular file to a chunked array that never moves; worker threads hash
  * the files as soon as they are published, each taking the next index from
@@ -338,7 +338,7 @@ display_path(const struct tree *t, const char *rel)
 	return rel[0] ? ab_path_join(t->dir, rel) : ab_strdup(t->dir);
 }
 
-/* the walk (builder/dirwalk) gives the regular files; everything else is not -type f */
+/* the walk (lib/dirwalk) gives the regular files; everything else is not -type f */
 static int
 tree_visit(struct ab_dirwalk_entry *e, void *arg)
 {

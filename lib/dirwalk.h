@@ -1,6 +1,6 @@
 /*
  * dirwalk: the one walk of a directory tree, shared by the tree hash
- * (provenance/hash), the worktree index (builder/worktree) and directory
+ * (lib/hash), the worktree index (builder/worktree) and directory
  * trees for upstream-diff and identify (provenance/tree).
  *
  * The walk is breadth-first. Each directory is opened one component at a

@@ -15,10 +15,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "../builder/cmd.h"
-#include "../builder/util.h"
-#include "hash.h"
-#include "jsonio.h"
+#include "cmd.h"
+#include "../lib/util.h"
+#include "../lib/hash.h"
+#include "../lib/jsonio.h"
 
 /* hash one argument; 0 or -1 (reported) */
 static int

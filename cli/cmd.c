@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "../lib/util.h"
 
 int
 ab_cmd_usage_error(const char *name, const char *fmt, ...)

@@ -1,7 +1,7 @@
 /*
  * archive: secure extraction with libarchive (tar with gzip, bzip2, xz or
  * zstd compression, zip). Every member is checked by the rules of
- * builder/member.h before anything is written: unsafe names, devices,
+ * lib/member.h before anything is written: unsafe names, devices,
  * fifos and sockets, setuid or setgid bits, paths through a symlink or a
  * file of the archive, duplicates, a file where earlier members have a
  * directory, symlinks leaving the tree, hard links to anything but an

@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../builder/cmd.h"
-#include "../builder/util.h"
-#include "manifest.h"
+#include "cmd.h"
+#include "../lib/util.h"
+#include "../provenance/manifest.h"
 
 int
 cmd_env(int argc, char **argv)

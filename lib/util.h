@@ -68,6 +68,23 @@ void ab_strv_free(struct ab_strv *sv);
 /* NULL-terminated argv view of the vector (owned by sv) */
 char **ab_strv_argv(struct ab_strv *sv);
 
+/* an ordered list of KEY=VALUE pairs (recipe env, cmake defines) */
+struct ab_kv {
+	char *key;
+	char *value;
+};
+
+struct ab_kvlist {
+	struct ab_kv *v;
+	size_t n;
+};
+
+/* NULL-terminated list of strings, with its length */
+struct ab_list {
+	char **v;
+	size_t n;
+};
+
 /* file system */
 int ab_mkdir_p(const char *path, unsigned mode);     /* reports errors */
 int ab_rm_rf(const char *path);                       /* reports errors; missing is fine */

@@ -4,10 +4,10 @@
  */
 #include <stdio.h>
 
-#include "../builder/cmd.h"
-#include "../builder/util.h"
-#include "bundle.h"
-#include "manifest.h"
+#include "cmd.h"
+#include "../lib/util.h"
+#include "../provenance/bundle.h"
+#include "../provenance/manifest.h"
 
 int
 cmd_verify(int argc, char **argv)

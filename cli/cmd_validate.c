@@ -9,8 +9,8 @@
 #include <stdlib.h>
 
 #include "cmd.h"
-#include "recipe.h"
-#include "util.h"
+#include "../builder/recipe.h"
+#include "../lib/util.h"
 
 static const char *
 plural(size_t n, const char *one, const char *many)

@@ -10,7 +10,7 @@
 #include <git2.h>
 
 #include "cmd.h"
-#include "util.h"
+#include "../lib/util.h"
 
 #ifndef AB_VERSION
 #define AB_VERSION "0.1.0"

@@ -2,9 +2,9 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "../builder/cmd.h"
-#include "../builder/util.h"
-#include "pr.h"
+#include "cmd.h"
+#include "../lib/util.h"
+#include "../provenance/pr.h"
 
 int
 cmd_pr(int argc, char **argv)

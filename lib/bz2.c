@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../builder/util.h"
+#include "util.h"
 
 #define BLOCK_MAGIC 0x314159265359ULL
 #define EOS_MAGIC 0x177245385090ULL

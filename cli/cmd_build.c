@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build.h"
+#include "../builder/build.h"
 #include "cmd.h"
-#include "plan.h"
-#include "recipe.h"
-#include "source.h"
-#include "util.h"
+#include "../builder/plan.h"
+#include "../builder/recipe.h"
+#include "../builder/source.h"
+#include "../lib/util.h"
 
 enum { OPT_KEEP_GOING = 0x2000, OPT_FORCE };
 

@@ -12,10 +12,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "../builder/cmd.h"
-#include "../builder/util.h"
-#include "jsonio.h"
-#include "updiff.h"
+#include "cmd.h"
+#include "../lib/util.h"
+#include "../lib/jsonio.h"
+#include "../provenance/updiff.h"
 
 struct ranked {
 	struct ab_updiff *u;

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../builder/cmd.h"
+#include "cmd.h"
 #include "../builder/recipe.h"
-#include "../builder/util.h"
-#include "jsonio.h"
-#include "probe.h"
+#include "../lib/util.h"
+#include "../lib/jsonio.h"
+#include "../provenance/probe.h"
 
 static void
 kvlist_free(struct ab_kvlist *kv)

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../provenance/jsonio.h"
+#include "../lib/jsonio.h"
 #include "cmd.h"
-#include "proc.h"
-#include "relink.h"
-#include "util.h"
+#include "../lib/proc.h"
+#include "../builder/relink.h"
+#include "../lib/util.h"
 
 #ifndef AB_VERSION
 #define AB_VERSION "0.1.0"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../builder/util.h"
+#include "util.h"
 
 int
 ab_json_write(const char *path, const cJSON *doc)

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build.h"
+#include "../builder/build.h"
 #include "cmd.h"
-#include "recipe.h"
-#include "source.h"
-#include "util.h"
+#include "../builder/recipe.h"
+#include "../builder/source.h"
+#include "../lib/util.h"
 
 enum { OPT_CHECK_PATCHES = 0x2000 };
 

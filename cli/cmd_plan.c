@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "plan.h"
-#include "recipe.h"
-#include "util.h"
+#include "../builder/plan.h"
+#include "../builder/recipe.h"
+#include "../lib/util.h"
 
 int
 ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char *arg)

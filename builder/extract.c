@@ -1,4 +1,4 @@
-#include "archive.h"
+#include "extract.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../provenance/hash.h"
-#include "member.h"
-#include "util.h"
+#include "../lib/hash.h"
+#include "../lib/member.h"
+#include "../lib/util.h"
 
 static int
 copy_data(struct archive *in, struct archive *out)

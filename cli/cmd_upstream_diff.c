@@ -10,10 +10,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "../builder/cmd.h"
-#include "../builder/util.h"
-#include "jsonio.h"
-#include "updiff.h"
+#include "cmd.h"
+#include "../lib/util.h"
+#include "../lib/jsonio.h"
+#include "../provenance/updiff.h"
 
 int
 cmd_upstream_diff(int argc, char **argv)
