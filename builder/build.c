@@ -14,11 +14,16 @@
 #include <unistd.h>
 
 #include "../lib/hash.h"
-#include "../lib/jsonio.h"
-#include "../provenance/manifest.h"
 #include "../lib/jobserver.h"
+#include "../lib/jsonio.h"
 #include "../lib/proc.h"
 #include "../lib/progress.h"
+#include "../lib/version.h"
+#include "../provenance/cmakeprov.h"
+#include "../provenance/manifest.h"
+#include "../provenance/probe.h"
+#include "../provenance/updiff.h"
+#include "relink.h"
 
 #define NONE ((size_t)-1)
 #define KEY_FORMAT "allocbuild-variant-key 1"
@@ -639,10 +644,6 @@ source_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	return e;
 }
 
-#include "../provenance/cmakeprov.h"
-#include "../provenance/probe.h"
-#include "../provenance/updiff.h"
-#include "relink.h"
 
 static cJSON *
 cmake_record(const struct ab_plan_var *pv)
@@ -686,7 +687,7 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	spec.output = output;
 	spec.env = &env;
 	spec.log_path = s->log;
-	spec.tool = "allocbuild";
+	spec.tool = AB_TOOL;
 	/* the proof that the relink changes only the replaced inputs: the unchanged
 	   command, linked again, must reproduce the normal binary */
 	spec.check_normal = 1;
@@ -1209,10 +1210,6 @@ add_dependencies(struct ctx *c, cJSON *deps)
 		cJSON_AddItemToArray(deps, d);
 	}
 }
-
-#ifndef AB_VERSION
-#define AB_VERSION "0.1.0"
-#endif
 
 static void
 random_uuid(char out[37])

@@ -11,6 +11,14 @@
 #include "../lib/util.h"
 
 int
+ab_cmd_exit(int rc)
+{
+	if (rc == 0)
+		return AB_EXIT_OK;
+	return rc == AB_ECHECK ? AB_EXIT_CHECK : AB_EXIT_USAGE;
+}
+
+int
 ab_cmd_usage_error(const char *name, const char *fmt, ...)
 {
 	struct ab_buf b = {0};

@@ -22,6 +22,8 @@ int cmd_verify(int argc, char **argv);
 int cmd_env(int argc, char **argv);
 int cmd_pr(int argc, char **argv);
 
+/* the exit code of a domain result (lib/util.h): 0 -> 0, AB_ECHECK -> 1, any other negative -> 2 */
+int ab_cmd_exit(int rc);
 /* print "usage: ..." of a command (from main.c's table) to f */
 void ab_cmd_usage(FILE *f, const char *name);
 /* report a usage error for a command: message plus a hint; returns 2 */

@@ -15,10 +15,7 @@
 #include "../lib/proc.h"
 #include "../builder/relink.h"
 #include "../lib/util.h"
-
-#ifndef AB_VERSION
-#define AB_VERSION "0.1.0"
-#endif
+#include "../lib/version.h"
 
 int
 cmd_relink(int argc, char **argv)
@@ -105,7 +102,7 @@ cmd_relink(int argc, char **argv)
 	}
 	spec.replace = reps;
 	spec.nreplace = nreps;
-	spec.tool = "allocbuild " AB_VERSION;
+	spec.tool = AB_TOOL;
 	ab_env_scrubbed(&env);
 	spec.env = &env;
 	out_abs = ab_path_absolute(spec.output);

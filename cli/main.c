@@ -11,10 +11,7 @@
 
 #include "cmd.h"
 #include "../lib/util.h"
-
-#ifndef AB_VERSION
-#define AB_VERSION "0.1.0"
-#endif
+#include "../lib/version.h"
 
 struct command {
 	const char *name;

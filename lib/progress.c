@@ -89,6 +89,18 @@ tick(void *arg)
 	return NULL;
 }
 
+/* ab_error and friends while a build runs: printed above the live line */
+static void
+report_line(const char *line, size_t len)
+{
+	pthread_mutex_lock(&P.lock);
+	clear_line();
+	fwrite(line, 1, len, stderr);
+	draw();
+	fflush(stderr);
+	pthread_mutex_unlock(&P.lock);
+}
+
 void
 ab_progress_begin(size_t total)
 {
@@ -103,6 +115,7 @@ ab_progress_begin(size_t total)
 	}
 	if (P.live && !P.ticking && pthread_create(&P.ticker, NULL, tick, NULL) == 0)
 		P.ticking = 1;
+	ab_set_reporter(report_line);
 	pthread_mutex_unlock(&P.lock);
 }
 
@@ -182,6 +195,7 @@ ab_progress_finish(void)
 		P.ticking = 0;
 	}
 	pthread_mutex_lock(&P.lock);
+	ab_set_reporter(NULL);
 	clear_line();
 	fflush(stderr);
 	if (P.hushed) {

@@ -2,8 +2,10 @@
  * progress: the step lines of a build on stderr, `[3/7] special53: make
  * build_lib_static (0:41)`. On a terminal one live line is redrawn every
  * second; otherwise a plain line is printed when each step ends. Every
- * function is thread-safe; messages printed through ab_progress_print()
- * never garble the live line.
+ * function is thread-safe; messages printed through ab_progress_print(),
+ * and between begin and finish every ab_error / ab_warn / ab_note line
+ * (progress installs itself as lib/util.h's reporter), never garble the
+ * live line.
  *
  *   ab_progress_begin(nsteps);
  *   ab_progress_start(3, "special53", "make build_lib_static");

@@ -12,6 +12,13 @@
 #include <unistd.h>
 
 int ab_quiet;
+static ab_report_fn *reporter;
+
+void
+ab_set_reporter(ab_report_fn *fn)
+{
+	reporter = fn;
+}
 
 static void
 vreport(const char *prefix, const char *suffix, const char *fmt, va_list ap)
@@ -27,9 +34,13 @@ vreport(const char *prefix, const char *suffix, const char *fmt, va_list ap)
 		ab_buf_puts(&b, suffix);
 	}
 	ab_buf_putc(&b, '\n');
-	/* one write so that lines from parallel workers do not interleave */
-	fwrite(b.s, 1, b.len, stderr);
-	fflush(stderr);
+	if (reporter) {
+		reporter(b.s, b.len);
+	} else {
+		/* one write so that lines from parallel workers do not interleave */
+		fwrite(b.s, 1, b.len, stderr);
+		fflush(stderr);
+	}
 	ab_buf_free(&b);
 }
 

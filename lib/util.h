@@ -17,7 +17,24 @@
 #define AB_EXIT_CHECK 1 /* a check failed: hash mismatch, diff found, probe disagrees */
 #define AB_EXIT_USAGE 2 /* usage error or bad input */
 
+/*
+ * The one error protocol. A fallible function returns 0, or one of these
+ * after reporting the problem once, where the context is known; callers
+ * pass the code up unchanged. Only the command layer turns a result into
+ * an exit code (cli/cmd.h: ab_cmd_exit).
+ */
+#define AB_EFAIL (-1)  /* bad input, or the environment failed (I/O, disk full): exit 2 */
+#define AB_ECHECK (-2) /* a check failed: a digest differs, a build failed, a probe disagrees: exit 1 */
+
 #define AB_NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Where reported lines go: by default stderr, written whole in one call.
+ * A live progress line (lib/progress.h) installs its own writer so that
+ * messages never garble it; NULL restores stderr.
+ */
+typedef void ab_report_fn(const char *line, size_t len);
+void ab_set_reporter(ab_report_fn *fn);
 
 /* print "allocbuild: <msg>\n" on stderr */
 void ab_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
