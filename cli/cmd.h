@@ -1,31 +1,35 @@
 /*
- * cmd: the subcommands. Each takes the arguments after its name
+ * cmd: the command layer. Each command takes the arguments after its name
  * (argv[0] is the command name, for getopt) and returns the process exit
- * code: 0 success, 1 a check failed, 2 usage error or bad input.
- * main.c handles --help / -h for every command from the table.
+ * code: 0 success, 1 a check failed, 2 usage error or bad input; it is the
+ * only layer that turns results into exit codes (ab_cmd_exit). main.c
+ * holds the table and handles --help / -h for every command.
  */
 #ifndef AB_CMD_H
 #define AB_CMD_H
 
 #include <stdio.h>
 
-int cmd_validate(int argc, char **argv);
-int cmd_plan(int argc, char **argv);
-int cmd_hash(int argc, char **argv);
-int cmd_fetch(int argc, char **argv);
-int cmd_build(int argc, char **argv);
-int cmd_probe(int argc, char **argv);
-int cmd_upstream_diff(int argc, char **argv);
-int cmd_identify(int argc, char **argv);
-int cmd_relink(int argc, char **argv);
-int cmd_verify(int argc, char **argv);
-int cmd_env(int argc, char **argv);
-int cmd_pr(int argc, char **argv);
+/*
+ * A command, defined at the bottom of its cli/cmd_<name>.c next to its
+ * options: the name, a one-line summary for `allocbuild help`, the usage
+ * text (synopsis lines, then a blank line and the help) that `help NAME`
+ * and `NAME --help` print, and the function main.c calls with the
+ * arguments after the name.
+ */
+struct ab_cmd {
+	const char *name;
+	const char *summary;
+	const char *usage;
+	int (*run)(int argc, char **argv);
+};
+
+extern const struct ab_cmd ab_cmd_validate, ab_cmd_plan, ab_cmd_hash, ab_cmd_fetch, ab_cmd_build,
+    ab_cmd_probe, ab_cmd_upstream_diff, ab_cmd_identify, ab_cmd_relink, ab_cmd_verify, ab_cmd_env,
+    ab_cmd_pr;
 
 /* the exit code of a domain result (lib/util.h): 0 -> 0, AB_ECHECK -> 1, any other negative -> 2 */
 int ab_cmd_exit(int rc);
-/* print "usage: ..." of a command (from main.c's table) to f */
-void ab_cmd_usage(FILE *f, const char *name);
 /* report a usage error for a command: message plus a hint; returns 2 */
 int ab_cmd_usage_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*

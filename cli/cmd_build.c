@@ -12,7 +12,18 @@
 
 enum { OPT_KEEP_GOING = 0x2000, OPT_FORCE };
 
-int
+static const char usage[] =
+    "allocbuild build [-o OUTDIR] [-j N] [-k|--keep-going] [--force] [--ccache]\n"
+    "                 [--cache DIR] [--mirror FROM=TO] [--mirror-dir DIR] [--allow-unpinned]\n"
+    "                 RECIPE [LABEL...]\n"
+    "\n"
+    "Build the variants (all, or the labels and what they depend on) into\n"
+    "OUTDIR (default ./allocbuild-out/<recipe name>), probe their allocators\n"
+    "and write the manifests (docs/build.md, docs/manifests.md). Up-to-date\n"
+    "variants are only re-verified; --force rebuilds. Exit 1 when a variant\n"
+    "fails or a probe finds a problem.\n";
+
+static int
 cmd_build(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -73,3 +84,5 @@ done:
 	ab_source_opts_release(&so);
 	return rc;
 }
+
+const struct ab_cmd ab_cmd_build = {"build", "build every variant of a recipe and write provenance", usage, cmd_build};

@@ -64,7 +64,20 @@ hash_path(cJSON *arr, struct ab_buf *out, const char *path, int jobs)
 	return 0;
 }
 
-int
+static const char usage[] =
+    "allocbuild hash [--json] [-j N] PATH...\n"
+    "\n"
+    "Print sha256sum-compatible lines: for a file its SHA-256 (the line\n"
+    "sha256sum prints, byte for byte; '-' is standard input), for a\n"
+    "directory its in-toto dirHash, the SHA-256 of\n"
+    "  find . -type f | cut -c3- | LC_ALL=C sort | xargs -r sha256sum\n"
+    "run in it: regular files only, symlinks and special files left out.\n"
+    "  -j, --jobs N   worker threads for trees (default: online cores)\n"
+    "      --json     a JSON array of {path, type, sha256, size | files}\n"
+    "A path that cannot be hashed is reported and the others are still\n"
+    "printed; the exit status is then 2. See docs/hashing.md.\n";
+
+static int
 cmd_hash(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -107,3 +120,5 @@ cmd_hash(int argc, char **argv)
 	ab_buf_free(&line);
 	return rc;
 }
+
+const struct ab_cmd ab_cmd_hash = {"hash", "SHA-256 of files and in-toto dirHash of directories", usage, cmd_hash};

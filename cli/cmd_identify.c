@@ -155,7 +155,14 @@ print_json(const struct ab_tree *cand, struct ranked *r, size_t n)
 	return error;
 }
 
-int
+static const char usage[] =
+    "allocbuild identify [--json] [--strip N] [-j N] CANDIDATE UPSTREAM...\n"
+    "\n"
+    "Rank the upstreams by the number of candidate files (then bytes) they\n"
+    "hold identically, print the best with its evidence, and say plainly\n"
+    "when none matches. Exit 0 when the best matches, 1 when none does.\n";
+
+static int
 cmd_identify(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -215,3 +222,5 @@ cmd_identify(int argc, char **argv)
 	free(trees);
 	return rc;
 }
+
+const struct ab_cmd ab_cmd_identify = {"identify", "rank upstream releases by how well they match a tree", usage, cmd_identify};

@@ -25,7 +25,14 @@ ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char
 	}
 }
 
-int
+static const char usage[] =
+    "allocbuild plan [-o OUTDIR] [-j N] [--ccache] RECIPE [LABEL...]\n"
+    "\n"
+    "Print, in dependency order, the source acquisition, patches, overlays,\n"
+    "prepare commands, the argv and directory of every configure, build and\n"
+    "link command, the probes and the manifests. Nothing is executed.\n";
+
+static int
 cmd_plan(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -60,3 +67,5 @@ cmd_plan(int argc, char **argv)
 	ab_recipe_free(r);
 	return AB_EXIT_OK;
 }
+
+const struct ab_cmd ab_cmd_plan = {"plan", "print every step a build would run, without running it", usage, cmd_plan};

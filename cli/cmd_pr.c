@@ -6,7 +6,10 @@
 #include "../lib/util.h"
 #include "../provenance/pr.h"
 
-int
+static const char usage[] =
+    "allocbuild pr [-o DIR] [--notes REPO[@COMMIT]] [--limit N] OUTDIR\n";
+
+static int
 cmd_pr(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -50,3 +53,5 @@ cmd_pr(int argc, char **argv)
 	}
 	return ab_pr_write(&o) < 0 ? AB_EXIT_USAGE : AB_EXIT_OK;
 }
+
+const struct ab_cmd ab_cmd_pr = {"pr", "write a pull-request body and evidence bundle", usage, cmd_pr};

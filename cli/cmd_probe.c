@@ -14,43 +14,32 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "../builder/recipe.h"
+#include "../lib/proc.h"
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
 #include "../provenance/probe.h"
 
-static void
-kvlist_free(struct ab_kvlist *kv)
-{
-	for (size_t i = 0; i < kv->n; i++) {
-		free(kv->v[i].key);
-		free(kv->v[i].value);
-	}
-	free(kv->v);
-}
+static const char usage[] =
+    "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--unset K]... [--timeout SECONDS] [--json] -- PROGRAM [ARGS...]\n"
+    "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--json] --archive LIB.a [--workdir DIR]\n"
+    "\n"
+    "Run PROGRAM (or a tiny program linked statically against LIB.a) with the\n"
+    "allocator's own reporting on (jemalloc stats_print, MIMALLOC_VERBOSE=1) and\n"
+    "report the settings in effect: version, build-time malloc_conf, every opt.*\n"
+    "or mimalloc option, quantum, page size, secure level. Checks each --env\n"
+    "setting against what the allocator reports. Exit 1 on invalid, unknown or\n"
+    "ineffective settings. A run is killed after --timeout seconds (60).\n"
+    "See docs/probes.md.\n";
 
-static void
-list_free(struct ab_list *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-}
+struct options {
+	struct ab_probe_req req;
+	const char *archive, *workdir;
+	int json;
+};
 
+/* the options before PROGRAM into o; optind is left at PROGRAM; 2 after reporting */
 static int
-valid_name(const char *s, size_t n)
-{
-	if (n == 0)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
-		    (i > 0 && s[i] >= '0' && s[i] <= '9')))
-			return 0;
-	return 1;
-}
-
-int
-cmd_probe(int argc, char **argv)
+parse_options(struct options *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"allocator", required_argument, NULL, 'a'},
@@ -62,104 +51,83 @@ cmd_probe(int argc, char **argv)
 		{"timeout", required_argument, NULL, 't'},
 		{NULL, 0, NULL, 0},
 	};
-	struct ab_probe_req req = {0};
-	cJSON *rec = NULL;
-	const char *archive = NULL, *workdir = NULL;
-	char *tmpdir = NULL;
-	int json = 0, c, rc = AB_EXIT_USAGE, error;
-	const cJSON *it;
+	int c;
 
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
+		const char *eq;
+		char *end;
+
 		switch (c) {
 		case 'a':
-			if (strcmp(optarg, "jemalloc") && strcmp(optarg, "mimalloc")) {
-				rc = ab_cmd_usage_error("probe", "unknown allocator '%s' (jemalloc or mimalloc)", optarg);
-				goto done;
-			}
-			req.allocator = optarg;
+			if (strcmp(optarg, "jemalloc") && strcmp(optarg, "mimalloc"))
+				return ab_cmd_usage_error("probe", "unknown allocator '%s' (jemalloc or mimalloc)", optarg);
+			o->req.allocator = optarg;
 			break;
-		case 'e': {
-			const char *eq = strchr(optarg, '=');
+		case 'e':
+			eq = strchr(optarg, '=');
+			if (!eq || !ab_env_name_valid(optarg, (size_t)(eq - optarg)))
+				return ab_cmd_usage_error("probe", "--env wants NAME=VALUE, not '%s'", optarg);
+			{
+				char *k = ab_strndup(optarg, (size_t)(eq - optarg));
 
-			if (!eq || !valid_name(optarg, (size_t)(eq - optarg))) {
-				rc = ab_cmd_usage_error("probe", "--env wants NAME=VALUE, not '%s'", optarg);
-				goto done;
+				ab_kvlist_add(&o->req.env, k, eq + 1);
+				free(k);
 			}
-			req.env.v = ab_realloc(req.env.v, (req.env.n + 1) * sizeof(*req.env.v));
-			req.env.v[req.env.n].key = ab_strndup(optarg, (size_t)(eq - optarg));
-			req.env.v[req.env.n].value = ab_strdup(eq + 1);
-			req.env.n++;
 			break;
-		}
 		case 'u':
-			if (!valid_name(optarg, strlen(optarg))) {
-				rc = ab_cmd_usage_error("probe", "--unset wants a variable name, not '%s'", optarg);
-				goto done;
-			}
-			req.unset.v = ab_realloc(req.unset.v, (req.unset.n + 2) * sizeof(*req.unset.v));
-			req.unset.v[req.unset.n++] = ab_strdup(optarg);
-			req.unset.v[req.unset.n] = NULL;
+			if (!ab_env_name_valid(optarg, strlen(optarg)))
+				return ab_cmd_usage_error("probe", "--unset wants a variable name, not '%s'", optarg);
+			ab_list_add(&o->req.unset, optarg);
 			break;
 		case 'j':
-			json = 1;
+			o->json = 1;
 			break;
 		case 'A':
-			archive = optarg;
+			o->archive = optarg;
 			break;
 		case 'w':
-			workdir = optarg;
+			o->workdir = optarg;
 			break;
-		case 't': {
-			char *end;
-
-			req.timeout = strtod(optarg, &end);
-			if (end == optarg || *end || !(req.timeout > 0) || req.timeout > 86400) {
-				rc = ab_cmd_usage_error("probe", "--timeout wants a positive number of seconds, not '%s'", optarg);
-				goto done;
-			}
+		case 't':
+			o->req.timeout = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->req.timeout > 0) || o->req.timeout > 86400)
+				return ab_cmd_usage_error("probe", "--timeout wants a positive number of seconds, not '%s'",
+				    optarg);
 			break;
-		}
 		default:
-			rc = ab_cmd_option_error("probe", c, argv);
-			goto done;
+			return ab_cmd_option_error("probe", c, argv);
 		}
 	}
-	if (archive && optind < argc) {
-		rc = ab_cmd_usage_error("probe", "--archive and a program to run exclude each other");
-		goto done;
-	}
-	if (workdir && !archive) {
-		rc = ab_cmd_usage_error("probe", "--workdir needs --archive");
-		goto done;
-	}
-	if (!archive && optind >= argc) {
-		rc = ab_cmd_usage_error("probe", "no program to run");
-		goto done;
-	}
-	if (archive && !workdir) {
-		const char *t = getenv("TMPDIR");
+	if (o->archive && optind < argc)
+		return ab_cmd_usage_error("probe", "--archive and a program to run exclude each other");
+	if (o->workdir && !o->archive)
+		return ab_cmd_usage_error("probe", "--workdir needs --archive");
+	if (!o->archive && optind >= argc)
+		return ab_cmd_usage_error("probe", "no program to run");
+	return 0;
+}
 
-		tmpdir = ab_sprintf("%s/allocbuild-probe-XXXXXX", t && *t ? t : "/tmp");
-		if (!mkdtemp(tmpdir)) {
-			ab_error_errno("probe: cannot create a directory '%s'", tmpdir);
-			free(tmpdir);
-			tmpdir = NULL;
-			goto done;
-		}
-		workdir = tmpdir;
-	}
-	if (archive)
-		error = ab_probe_archive(&rec, &req, archive, workdir);
-	else
-		error = ab_probe_program(&rec, &req, argv + optind);
-	if (error < 0)
+static int
+cmd_probe(int argc, char **argv)
+{
+	struct options o = {0};
+	cJSON *rec = NULL;
+	const cJSON *it;
+	int rc;
+
+	rc = parse_options(&o, argc, argv);
+	if (rc)
+		goto done;
+	rc = AB_EXIT_USAGE;
+	if (o.archive ? ab_probe_archive(&rec, &o.req, o.archive, o.workdir) < 0
+	              : ab_probe_program(&rec, &o.req, argv + optind) < 0)
 		goto done;
 	/* the problems are diagnostics: on stderr, whatever the format on stdout */
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rec, "problems"))
 		ab_error("probe: %s", cJSON_GetObjectItemCaseSensitive(it, "message")->valuestring);
-	if (json) {
+	if (o.json) {
 		if (ab_json_print(stdout, rec) < 0)
 			goto done;
 	} else {
@@ -167,11 +135,10 @@ cmd_probe(int argc, char **argv)
 	}
 	rc = ab_probe_ok(rec) ? AB_EXIT_OK : AB_EXIT_CHECK;
 done:
-	if (tmpdir)
-		ab_rm_rf(tmpdir);
-	free(tmpdir);
 	cJSON_Delete(rec);
-	kvlist_free(&req.env);
-	list_free(&req.unset);
+	ab_kvlist_free(&o.req.env);
+	ab_list_free(&o.req.unset);
 	return rc;
 }
+
+const struct ab_cmd ab_cmd_probe = {"probe", "report the allocator settings in effect in a program", usage, cmd_probe};

@@ -17,7 +17,19 @@
 #include "../lib/util.h"
 #include "../lib/version.h"
 
-int
+static const char usage[] =
+    "allocbuild relink --link-txt PATH --replace OLD=NEW [--replace OLD=NEW]... --output PATH\n"
+    "                  [--build-dir DIR] [--provenance PATH] [--check-normal] [--dry-run] [--json]\n"
+    "\n"
+    "Run the link command of a CMake link.txt (parsed without a shell) from its\n"
+    "build directory with every argument naming OLD replaced by NEW and -o set\n"
+    "to the output: a diagnostic relink, never a distributable build. Writes\n"
+    "relink-provenance.json next to the output: both argv, every input's\n"
+    "SHA-256 on both sides and the verdict. --check-normal also links the\n"
+    "unchanged command and records whether it reproduces the normal binary.\n"
+    "Exit 1 when the link fails, 2 on bad input. See docs/relink.md.\n";
+
+static int
 cmd_relink(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -165,3 +177,5 @@ done:
 	free(out_abs);
 	return rc;
 }
+
+const struct ab_cmd ab_cmd_relink = {"relink", "relink a CMake link.txt with another allocator archive", usage, cmd_relink};

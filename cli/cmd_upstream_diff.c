@@ -15,7 +15,19 @@
 #include "../lib/jsonio.h"
 #include "../provenance/updiff.h"
 
-int
+static const char usage[] =
+    "allocbuild upstream-diff [--json] [--diff] [--strict] [--strip N] [-j N] CANDIDATE UPSTREAM\n"
+    "\n"
+    "Compare two trees file by file. Each side is a directory, an archive\n"
+    "file (a single top-level directory is stripped, or --strip N), or\n"
+    "git:REPO@REV[:PATH] read from the object database. Prints every file\n"
+    "that is not identical with its class, counts per class, the dirHash of\n"
+    "each side and a summary; --diff adds unified diffs, --json the full\n"
+    "per-file table. Exit 0 when no source, header, template or build file\n"
+    "differs or is extra (--strict: any difference), 1 otherwise, 2 on bad\n"
+    "input. See docs/upstream-diff.md.\n";
+
+static int
 cmd_upstream_diff(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -78,3 +90,5 @@ cmd_upstream_diff(int argc, char **argv)
 	ab_tree_free(trees[1]);
 	return rc;
 }
+
+const struct ab_cmd ab_cmd_upstream_diff = {"upstream-diff", "compare a vendored tree or archive with upstream", usage, cmd_upstream_diff};

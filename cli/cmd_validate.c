@@ -49,7 +49,16 @@ summary(const struct ab_recipe *r)
 	printf(")\n");
 }
 
-int
+static const char usage[] =
+    "allocbuild validate [--allow-unpinned] RECIPE...\n"
+    "\n"
+    "Check every rule of the recipe format (docs/recipe.md). Errors are\n"
+    "printed as FILE:LINE:COL: json.path: message, all at once (exit 2);\n"
+    "a valid recipe prints a one-line summary. A git source given by a\n"
+    "branch or tag name instead of a commit id is an error unless\n"
+    "--allow-unpinned is given.\n";
+
+static int
 cmd_validate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -83,3 +92,5 @@ cmd_validate(int argc, char **argv)
 	}
 	return rc;
 }
+
+const struct ab_cmd ab_cmd_validate = {"validate", "check a recipe and print a summary", usage, cmd_validate};

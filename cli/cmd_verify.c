@@ -9,7 +9,10 @@
 #include "../provenance/bundle.h"
 #include "../provenance/manifest.h"
 
-int
+static const char usage[] =
+    "allocbuild verify OUTDIR|BUNDLE\n";
+
+static int
 cmd_verify(int argc, char **argv)
 {
 	int e;
@@ -26,3 +29,5 @@ cmd_verify(int argc, char **argv)
 	}
 	return e < 0 ? AB_EXIT_USAGE : e ? AB_EXIT_CHECK : AB_EXIT_OK;
 }
+
+const struct ab_cmd ab_cmd_verify = {"verify", "re-hash an output directory or evidence bundle", usage, cmd_verify};

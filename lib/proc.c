@@ -15,6 +15,18 @@
 extern char **environ;
 
 int
+ab_env_name_valid(const char *s, size_t n)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		    (i > 0 && s[i] >= '0' && s[i] <= '9')))
+			return 0;
+	return 1;
+}
+
+int
 ab_env_is_allocator_var(const char *name)
 {
 	size_t n = strcspn(name, "=");

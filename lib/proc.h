@@ -47,6 +47,8 @@ void ab_env_unset(struct ab_env *e, const char *key);
 const char *ab_env_get(const struct ab_env *e, const char *key);
 char **ab_env_envp(struct ab_env *e);
 void ab_env_release(struct ab_env *e);
+/* is s[0..n) a portable environment variable name, [A-Za-z_][A-Za-z0-9_]*? */
+int ab_env_name_valid(const char *s, size_t n);
 /* is this a variable that changes allocator behaviour (scrubbed above)? */
 int ab_env_is_allocator_var(const char *name);
 

@@ -606,3 +606,42 @@ ab_is_hex(const char *s, size_t n)
 			return 0;
 	return s[i] == '\0';
 }
+
+void
+ab_kvlist_add(struct ab_kvlist *l, const char *key, const char *value)
+{
+	l->v = ab_realloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n].key = ab_strdup(key);
+	l->v[l->n].value = ab_strdup(value);
+	l->n++;
+}
+
+void
+ab_kvlist_free(struct ab_kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].key);
+		free(l->v[i].value);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+void
+ab_list_add(struct ab_list *l, const char *s)
+{
+	l->v = ab_realloc(l->v, (l->n + 2) * sizeof(*l->v));
+	l->v[l->n++] = ab_strdup(s);
+	l->v[l->n] = NULL;
+}
+
+void
+ab_list_free(struct ab_list *l)
+{
+	for (size_t i = 0; l->v && i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}

@@ -102,6 +102,13 @@ struct ab_list {
 	size_t n;
 };
 
+/* append copies of key and value; free the list with ab_kvlist_free */
+void ab_kvlist_add(struct ab_kvlist *l, const char *key, const char *value);
+void ab_kvlist_free(struct ab_kvlist *l);
+/* append a copy of s, keeping the list NULL-terminated; free with ab_list_free */
+void ab_list_add(struct ab_list *l, const char *s);
+void ab_list_free(struct ab_list *l);
+
 /* file system */
 int ab_mkdir_p(const char *path, unsigned mode);     /* reports errors */
 int ab_rm_rf(const char *path);                       /* reports errors; missing is fine */

@@ -63,7 +63,8 @@ struct ab_probe_req {
 int ab_probe_program(cJSON **record, const struct ab_probe_req *req, char *const *argv);
 
 /*
- * Write a tiny C program into workdir (created if needed), compile it with
+ * Write a tiny C program into workdir (created if needed; NULL: a
+ * temporary directory under $TMPDIR, removed afterwards), compile it with
  * cc and link it statically against archive (jemalloc: -lpthread -ldl -lm;
  * mimalloc: -lpthread), then probe that program. The allocator is
  * req->allocator, or guessed from the archive's name. The record also has
@@ -78,35 +79,5 @@ int ab_probe_ok(const cJSON *record);
 
 /* the compact human table of a record (stdout of `allocbuild probe`) */
 void ab_probe_print(FILE *f, const cJSON *record);
-
-/*
- * The pure parts, exposed for the unit tests. A record starts as
- * cJSON_CreateObject(); the parsers fill in what the output shows and
- * return 1 when the allocator's report was found, 0 when not.
- */
-int ab_probe_jemalloc_parse(cJSON *record, const char *err);
-/* problems and overrides from the parsed record and the requested MALLOC_CONF (may be NULL) */
-void ab_probe_jemalloc_check(cJSON *record, const char *requested_conf);
-/* err is the program's stderr, out its stdout (for the probe program's mi_version line) */
-int ab_probe_mimalloc_parse(cJSON *record, const char *err, const char *out);
-/* problems and overrides from the parsed record and the requested MIMALLOC_* variables */
-void ab_probe_mimalloc_check(cJSON *record, const struct ab_kvlist *env);
-/* set "ok" from "problems" */
-void ab_probe_finish(cJSON *record);
-
-/* jemalloc's MALLOC_CONF for the probe: requested (may be NULL) plus the stats switches; caller frees */
-char *ab_probe_jemalloc_conf(const char *requested);
-/* "2.0.9" from mi_version()'s number (209, 217, 20401, 3208, 30403 ...); caller frees */
-char *ab_probe_mimalloc_version_string(long mi_version);
-
-/*
- * internal: append {setting, option (when not NULL), origin, requested,
- * effective (null when NULL), status} to an "overrides" array
- */
-void ab_probe_add_override(cJSON *overrides, const char *setting, const char *option, const char *origin,
-    const char *requested, const char *effective, const char *status);
-/* internal: append a problem {kind, setting, origin, message} to record */
-void ab_probe_add_problem(cJSON *record, const char *kind, const char *setting,
-    const char *origin, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 #endif

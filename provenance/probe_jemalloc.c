@@ -2,7 +2,7 @@
  * probe_jemalloc: jemalloc's stats_print general section and its
  * "<jemalloc>: ..." conf diagnostics (formats: docs/probes.md).
  */
-#include "probe.h"
+#include "probe_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * The probe program of ab_probe_archive() adds "allocbuild-probe: mi_version=N"
  * on stdout, which is how a 2.x archive's version is known.
  */
-#include "probe.h"
+#include "probe_impl.h"
 
 #include <ctype.h>
 #include <limits.h>

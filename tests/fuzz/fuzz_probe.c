@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../provenance/probe.h"
+#include "../../provenance/probe_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -22,6 +22,7 @@
 #include "../../lib/util.h"
 #include "../../lib/jsonio.h"
 #include "../../provenance/probe.h"
+#include "../../provenance/probe_impl.h"
 #include "../../provenance/updiff.h"
 #include "unit.h"
 
