@@ -5,32 +5,25 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "dirwalk.h"
+#include "pool.h"
 #include "util.h"
-
-/*
- * Read buffer per worker. Large enough that syscalls are rare, small
- * enough to stay in the L2 cache between read() and the digest.
- */
-#define READ_BUFSZ (256 * 1024)
 
 /*
  * Page-aligned: copy_to_user into a misaligned buffer costs four times
  * the system time on this machine (AMD EPYC), as much as the digest.
  */
-static unsigned char *
-buf_alloc(void)
+void *
+ab_hash_readbuf_new(void)
 {
 	void *p = NULL;
 
-	if (posix_memalign(&p, 4096, READ_BUFSZ) != 0) {
+	if (posix_memalign(&p, 4096, AB_HASH_READBUF) != 0) {
 		fputs("allocbuild: out of memory\n", stderr);
 		abort();
 	}
@@ -133,21 +126,15 @@ ab_hash_buf(char hex[AB_HEX_LEN + 1], const void *p, size_t n)
 int
 ab_hash_default_jobs(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	cpu_set_t set;
-
-	/* taskset or a cpuset may allow fewer cores than are online */
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0 &&
-	    CPU_COUNT(&set) < n)
-		n = CPU_COUNT(&set);
-	return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+	return ab_pool_default_jobs();
 }
 
 /*
- * Stream fd through ctx (already initialised) using buf; 0 or -errno.
- * expect is the size fstat gave for a regular file, else -1: a short read
- * that reaches it is the end of the file, which saves the read() that
- * would return 0 (one syscall in five for a tree of small files).
+ * The one file-hash read loop: fd through ctx (already initialised) with
+ * buf; 0 or -errno. expect is the size fstat gave for a regular file, else
+ * -1: a short read that reaches it is the end of the file, which saves the
+ * read() that would return 0 (one syscall in five for a tree of small
+ * files). Readahead is asked for when more than one read is to come.
  */
 static int
 digest_fd(unsigned char md[32], uint64_t *size, int fd, EVP_MD_CTX *ctx,
@@ -157,6 +144,8 @@ digest_fd(unsigned char md[32], uint64_t *size, int fd, EVP_MD_CTX *ctx,
 	unsigned int len = 0;
 	ssize_t n;
 
+	if (expect < 0 || (uint64_t)expect > bufsz)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	while ((n = read(fd, buf, bufsz)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
@@ -174,38 +163,45 @@ digest_fd(unsigned char md[32], uint64_t *size, int fd, EVP_MD_CTX *ctx,
 }
 
 int
-ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *name)
+ab_hash_fd_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t expect, const char *name,
+    void *buf, size_t buflen)
 {
 	EVP_MD_CTX *ctx = ctx_new();
 	unsigned char md[32];
 	uint64_t total = 0;
-	int64_t expect = -1;
-	unsigned char *buf;
 	struct stat st;
 	int rc;
 
-	ctx_init(ctx);
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+	if (expect < 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
 		expect = (int64_t)st.st_size;
-	/*
-	 * One thread: a second one reading ahead into a ring of buffers was
-	 * measured here and gained nothing (the copy out of the page cache is
-	 * a sixth of the digest's time, and the hand-over costs as much).
-	 */
-	buf = buf_alloc();
-	rc = digest_fd(md, &total, fd, ctx, buf, READ_BUFSZ, expect);
-	free(buf);
+	ctx_init(ctx);
+	rc = digest_fd(md, &total, fd, ctx, buf, buflen, expect);
 	EVP_MD_CTX_free(ctx);
 	if (rc < 0) {
 		errno = -rc;
-		ab_error_errno("cannot read '%s'", name);
-		return -1;
+		if (name)
+			ab_error_errno("cannot read '%s'", name);
+		return AB_EFAIL;
 	}
 	to_hex(hex, md);
 	if (size)
 		*size = total;
 	return 0;
+}
+
+int
+ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *name)
+{
+	/*
+	 * One thread: a second one reading ahead into a ring of buffers was
+	 * measured here and gained nothing (the copy out of the page cache is
+	 * a sixth of the digest's time, and the hand-over costs as much).
+	 */
+	void *buf = ab_hash_readbuf_new();
+	int rc = ab_hash_fd_buf(hex, size, fd, -1, name, buf, AB_HASH_READBUF);
+
+	free(buf);
+	return rc;
 }
 
 int
@@ -253,11 +249,12 @@ ab_hash_line(struct ab_buf *b, const char *hex, const char *name)
 /*
  * The tree hash. The calling thread walks the tree (lib/dirwalk:
  * openat, readdir, d_type, no stat in the common case) and appends each
- * regular file to a chunked array that never moves; worker threads hash
- * the files as soon as they are published, each taking the next index from
- * an atomic counter, so the walk overlaps the hashing. When the walk is
- * done the caller joins the workers; then the paths are sorted bytewise
- * and the sha256sum lines fed in that order to the outer digest.
+ * regular file to a chunked array that never moves, publishing it to the
+ * pool (lib/pool: the start/finish form) as soon as it is complete; the
+ * pool's threads hash the files while the walk goes on. When the walk is
+ * done the caller hashes too until every file is done; then the paths are
+ * sorted bytewise and the sha256sum lines fed in that order to the outer
+ * digest.
  */
 
 enum { OP_NONE, OP_OPEN, OP_READ, OP_TYPE };
@@ -274,35 +271,25 @@ struct tfile {
 #define CHUNK_SIZE ((size_t)1 << CHUNK_BITS)
 #define MAX_CHUNKS ((size_t)1 << 16) /* 268 million files */
 
+/* what one worker of the pool keeps between files */
+struct tworker {
+	EVP_MD_CTX *ctx;
+	unsigned char *buf;
+};
+
 struct tree {
 	const char *dir;
 	int rootfd;
 	struct tfile **chunks;     /* MAX_CHUNKS pointers, filled as needed */
 	size_t n;                  /* files appended (walker only) */
-	atomic_size_t published;   /* files that workers may take */
-	atomic_size_t next;        /* next index to hash */
-	atomic_int stop;           /* the walk failed: workers give up */
-	atomic_int waiting;        /* workers asleep on cv */
-	int walking;               /* under mu: more files may come */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	struct ab_pool *pool;
+	struct tworker *workers;   /* one per pool worker, set up on first use */
 };
 
 static struct tfile *
 tree_file(const struct tree *t, size_t i)
 {
 	return &t->chunks[i >> CHUNK_BITS][i & (CHUNK_SIZE - 1)];
-}
-
-/* wake workers waiting for files; done: the walk is over */
-static void
-tree_publish(struct tree *t, int done)
-{
-	pthread_mutex_lock(&t->mu);
-	if (done)
-		t->walking = 0;
-	pthread_cond_broadcast(&t->cv);
-	pthread_mutex_unlock(&t->mu);
 }
 
 static int
@@ -320,15 +307,8 @@ tree_add(struct tree *t, const char *path)
 	memset(f, 0, sizeof(*f));
 	f->path = ab_strdup(path);
 	t->n++;
-	/*
-	 * The entry is complete before a worker can see it. Both this store
-	 * and the load of waiting are sequentially consistent, as are the
-	 * worker's increment of waiting and its load of published: either
-	 * the worker sees the file or the walker sees the worker and wakes it.
-	 */
-	atomic_store(&t->published, t->n);
-	if (atomic_load(&t->waiting))
-		tree_publish(t, 0);
+	/* the entry is complete before a worker can see it */
+	ab_pool_publish(t->pool, t->n);
 	return 0;
 }
 
@@ -347,69 +327,45 @@ tree_visit(struct ab_dirwalk_entry *e, void *arg)
 	return AB_DIRWALK_DESCEND;
 }
 
-static void
-hash_one(struct tree *t, struct tfile *f, EVP_MD_CTX *ctx, unsigned char *buf)
+/*
+ * A file that cannot be hashed does not stop the others: the error
+ * reported is then the first in path order, whatever the timing.
+ */
+static int
+hash_one(void *arg, size_t i, int worker)
 {
+	struct tree *t = arg;
+	struct tworker *w = &t->workers[worker];
+	struct tfile *f = tree_file(t, i);
 	struct stat st;
 	int fd, rc;
 
+	if (!w->ctx) {
+		w->ctx = ctx_new();
+		w->buf = ab_hash_readbuf_new();
+	}
 	fd = openat(t->rootfd, f->path,
 	    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		f->err = errno;
 		f->op = OP_OPEN;
-		return;
+		return 0;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		/* replaced by something else since the walk */
 		f->err = 0;
 		f->op = OP_TYPE;
 		close(fd);
-		return;
+		return 0;
 	}
-	ctx_init(ctx);
-	rc = digest_fd(f->md, &f->size, fd, ctx, buf, READ_BUFSZ, (int64_t)st.st_size);
+	ctx_init(w->ctx);
+	rc = digest_fd(f->md, &f->size, fd, w->ctx, w->buf, AB_HASH_READBUF, (int64_t)st.st_size);
 	if (rc < 0) {
 		f->err = -rc;
 		f->op = OP_READ;
 	}
 	close(fd);
-}
-
-/*
- * A file that cannot be hashed does not stop the others: the error
- * reported is then the first in path order, whatever the timing.
- */
-static void *
-tree_worker(void *arg)
-{
-	struct tree *t = arg;
-	EVP_MD_CTX *ctx = ctx_new();
-	unsigned char *buf = buf_alloc();
-
-	for (;;) {
-		size_t i = atomic_fetch_add(&t->next, 1);
-
-		if (i >= atomic_load_explicit(&t->published, memory_order_acquire)) {
-			int more;
-
-			pthread_mutex_lock(&t->mu);
-			atomic_fetch_add(&t->waiting, 1);
-			while (i >= atomic_load(&t->published) && t->walking && !atomic_load(&t->stop))
-				pthread_cond_wait(&t->cv, &t->mu);
-			atomic_fetch_sub(&t->waiting, 1);
-			more = i < atomic_load_explicit(&t->published, memory_order_acquire);
-			pthread_mutex_unlock(&t->mu);
-			if (!more)
-				break;
-		}
-		if (atomic_load_explicit(&t->stop, memory_order_relaxed))
-			break;
-		hash_one(t, tree_file(t, i), ctx, buf);
-	}
-	EVP_MD_CTX_free(ctx);
-	free(buf);
-	return NULL;
+	return 0;
 }
 
 static int
@@ -442,61 +398,39 @@ tree_report(const struct tree *t, struct tfile **sorted)
 	return 0;
 }
 
-int
-ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
-    const char *dir, int jobs)
+/* walk and hash: jobs - 1 threads hash while this thread walks, then it hashes too */
+static int
+tree_walk_hash(struct tree *t, int jobs)
 {
-	struct tree t = {.dir = dir, .rootfd = -1, .walking = 1};
-	struct ab_buf lines = {0};
-	struct tfile **sorted = NULL;
-	struct ab_sha256 *outer;
-	pthread_t *tid;
-	uint64_t total = 0;
-	int started = 0, error = -1, walked;
+	int walked;
 
-	/* like `cd DIR`: a symlink to a directory is followed at the top only */
-	t.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (t.rootfd < 0) {
-		ab_error_errno("cannot open directory '%s'", dir);
-		return -1;
+	jobs = ab_pool_jobs(jobs);
+	t->workers = ab_calloc((size_t)jobs, sizeof(*t->workers));
+	ab_pool_start(&t->pool, jobs - 1, hash_one, t);
+	walked = ab_dirwalk_fd(t->rootfd, t->dir, tree_visit, t);
+	if (walked < 0)
+		ab_pool_stop(t->pool);
+	else
+		ab_pool_finish(t->pool);
+	t->pool = NULL;
+	for (int w = 0; w < jobs; w++) {
+		if (t->workers[w].ctx)
+			EVP_MD_CTX_free(t->workers[w].ctx);
+		free(t->workers[w].buf);
 	}
-	atomic_init(&t.published, 0);
-	atomic_init(&t.next, 0);
-	atomic_init(&t.stop, 0);
-	atomic_init(&t.waiting, 0);
-	pthread_mutex_init(&t.mu, NULL);
-	pthread_cond_init(&t.cv, NULL);
-	t.chunks = ab_calloc(MAX_CHUNKS, sizeof(*t.chunks));
+	free(t->workers);
+	return walked < 0 ? -1 : 0;
+}
 
-	/* jobs - 1 workers hash while this thread walks, then it joins them */
-	if (jobs <= 0)
-		jobs = ab_hash_default_jobs();
-	tid = ab_calloc((size_t)jobs, sizeof(*tid));
-	for (int i = 1; i < jobs; i++)
-		if (pthread_create(&tid[started], NULL, tree_worker, &t) == 0)
-			started++;
-	walked = ab_dirwalk_fd(t.rootfd, dir, tree_visit, &t);
-	if (walked < 0)
-		atomic_store(&t.stop, 1);
-	tree_publish(&t, 1);
-	if (walked == 0)
-		tree_worker(&t);
-	for (int i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
-	free(tid);
-	if (walked < 0)
-		goto done;
+/* the outer digest over the sha256sum lines in path order */
+static void
+tree_digest(char hex[AB_HEX_LEN + 1], uint64_t *bytes, struct tfile *const *sorted, size_t n)
+{
+	struct ab_sha256 *outer = ab_sha256_new();
+	struct ab_buf lines = {0};
+	uint64_t total = 0;
 
-	sorted = ab_calloc(t.n ? t.n : 1, sizeof(*sorted));
-	for (size_t i = 0; i < t.n; i++)
-		sorted[i] = tree_file(&t, i);
-	if (t.n > 1)
-		qsort(sorted, t.n, sizeof(*sorted), cmp_tfile);
-	if (tree_report(&t, sorted) < 0)
-		goto done;
-
-	outer = ab_sha256_new();
-	for (size_t i = 0; i < t.n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		char fhex[AB_HEX_LEN + 1];
 
 		to_hex(fhex, sorted[i]->md);
@@ -510,6 +444,37 @@ ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
 	if (lines.len)
 		ab_sha256_update(outer, lines.s, lines.len);
 	ab_sha256_final(hex, outer);
+	ab_buf_free(&lines);
+	*bytes = total;
+}
+
+int
+ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
+    const char *dir, int jobs)
+{
+	struct tree t = {.dir = dir, .rootfd = -1};
+	struct tfile **sorted = NULL;
+	uint64_t total = 0;
+	int error = -1;
+
+	/* like `cd DIR`: a symlink to a directory is followed at the top only */
+	t.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t.rootfd < 0) {
+		ab_error_errno("cannot open directory '%s'", dir);
+		return -1;
+	}
+	t.chunks = ab_calloc(MAX_CHUNKS, sizeof(*t.chunks));
+	if (tree_walk_hash(&t, jobs) < 0)
+		goto done;
+
+	sorted = ab_calloc(t.n ? t.n : 1, sizeof(*sorted));
+	for (size_t i = 0; i < t.n; i++)
+		sorted[i] = tree_file(&t, i);
+	if (t.n > 1)
+		qsort(sorted, t.n, sizeof(*sorted), cmp_tfile);
+	if (tree_report(&t, sorted) < 0)
+		goto done;
+	tree_digest(hex, &total, sorted, t.n);
 	if (files)
 		*files = t.n;
 	if (bytes)
@@ -522,9 +487,6 @@ done:
 		free(t.chunks[c]);
 	free(t.chunks);
 	free(sorted);
-	ab_buf_free(&lines);
-	pthread_cond_destroy(&t.cv);
-	pthread_mutex_destroy(&t.mu);
 	close(t.rootfd);
 	return error;
 }

@@ -7,6 +7,11 @@
  * i.e. the SHA-256 of the lines "<hex>  <path>\n" for every regular file,
  * sorted bytewise by path. Symlinks and special files are not regular files
  * for find -type f, so they are left out (see docs/hashing.md).
+ *
+ * Every file is hashed by one read loop, ab_hash_fd_buf(), with a buffer
+ * the caller owns: a loop over many files (lib/hash's tree, builder/worktree,
+ * provenance/tree) keeps one ab_hash_readbuf_new() per worker of its
+ * thread pool (lib/pool.h), indexed by the worker number.
  */
 #ifndef AB_HASH_H
 #define AB_HASH_H
@@ -15,6 +20,11 @@
 #include <stdint.h>
 
 #define AB_HEX_LEN 64
+/*
+ * Bytes of a read buffer: large enough that syscalls are rare, small
+ * enough to stay in the L2 cache between read() and the digest.
+ */
+#define AB_HASH_READBUF (256 * 1024)
 
 struct ab_buf;
 struct ab_sha256; /* opaque streaming context */
@@ -25,9 +35,22 @@ void ab_sha256_update(struct ab_sha256 *h, const void *p, size_t n);
 void ab_sha256_final(char hex[AB_HEX_LEN + 1], struct ab_sha256 *h);
 
 void ab_hash_buf(char hex[AB_HEX_LEN + 1], const void *p, size_t n);
+/* a read buffer of AB_HASH_READBUF bytes, page-aligned; caller frees (free) */
+void *ab_hash_readbuf_new(void);
+/*
+ * The one file-hash loop: the SHA-256 of what fd reads to its end, through
+ * the caller's buf (ab_hash_readbuf_new), with posix_fadvise SEQUENTIAL
+ * when more than one read is to come. expect is the size the caller's
+ * fstat just gave for a regular file, or -1 (then fstat here): a short read
+ * that reaches it ends the loop without the read() that returns 0. Reports
+ * "cannot read '<name>'" and returns AB_EFAIL; with name NULL nothing is
+ * reported and errno says why. *size may be NULL.
+ */
+int ab_hash_fd_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t expect, const char *name,
+    void *buf, size_t buflen);
 /* hash a file's bytes, streamed in constant memory; reports errors; *size may be NULL */
 int ab_hash_file(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path);
-/* the same for an open descriptor; name is used in error messages only */
+/* the same for an open descriptor (a buffer of its own); name is used in error messages only */
 int ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *name);
 /* in-toto dirHash of a directory; jobs <= 0 means one per online core; reports errors */
 int ab_hash_tree(char hex[AB_HEX_LEN + 1], const char *dir, int jobs);
@@ -41,7 +64,7 @@ int ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *byte
  * \\, \n and \r.
  */
 void ab_hash_line(struct ab_buf *b, const char *hex, const char *name);
-/* online cores this process may run on (affinity mask), at least 1 */
+/* online cores this process may run on (affinity mask), at least 1: ab_pool_default_jobs() */
 int ab_hash_default_jobs(void);
 
 #endif
