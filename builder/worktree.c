@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 
 #include "../lib/hash.h"
 #include "../lib/dirwalk.h"
+#include "../lib/pool.h"
 
 static int
 is_hex_prefix(const char *s, size_t n)
@@ -71,48 +71,24 @@ scan(struct ab_wt_index *idx, const char *dir)
 	return 0;
 }
 
-/* hash the entries whose index is listed, with a small thread pool */
-struct pool {
-	struct ab_wt_entry *const *todo;
-	size_t n;
-	atomic_size_t next;
-	atomic_int failed;
-	const char *dir;
-};
-
-enum { HASH_BUFSZ = 1 << 17 };
-
 /* hash a file with the caller's buffer (no allocation per file) */
 static int
-hash_file(char hex[65], const char *path, char *buf)
+hash_file(char hex[65], const char *path, void *buf)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct ab_sha256 *h;
-	ssize_t n;
+	int error;
 
 	if (fd < 0) {
 		ab_error_errno("cannot open '%s'", path);
 		return -1;
 	}
-	h = ab_sha256_new();
-	while ((n = read(fd, buf, HASH_BUFSZ)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ab_error_errno("cannot read '%s'", path);
-			ab_sha256_final(hex, h);
-			close(fd);
-			return -1;
-		}
-		ab_sha256_update(h, buf, (size_t)n);
-	}
-	ab_sha256_final(hex, h);
+	error = ab_hash_fd_buf(hex, NULL, fd, -1, path, buf, AB_HASH_READBUF);
 	close(fd);
-	return 0;
+	return error;
 }
 
 static int
-hash_entry(struct ab_wt_entry *e, const char *dir, char *buf)
+hash_entry(struct ab_wt_entry *e, const char *dir, void *buf)
 {
 	char *path = ab_path_join(dir, e->path);
 	int error = 0;
@@ -136,45 +112,43 @@ hash_entry(struct ab_wt_entry *e, const char *dir, char *buf)
 	return error;
 }
 
-static void *
-pool_run(void *arg)
-{
-	struct pool *p = arg;
-	char *buf = ab_malloc(HASH_BUFSZ);
-	size_t i;
+/* the entries to hash, on the pool (lib/pool.h): every one runs, each failure is reported */
+struct hashjob {
+	struct ab_wt_entry *const *todo;
+	const char *dir;
+	void **bufs;       /* one read buffer per worker, made on first use */
+	atomic_int failed;
+};
 
-	while ((i = atomic_fetch_add(&p->next, 1)) < p->n)
-		if (hash_entry(p->todo[i], p->dir, buf) < 0)
-			atomic_store(&p->failed, 1);
-	free(buf);
-	return NULL;
+static int
+hash_item(void *arg, size_t i, int worker)
+{
+	struct hashjob *j = arg;
+
+	if (!j->bufs[worker])
+		j->bufs[worker] = ab_hash_readbuf_new();
+	if (hash_entry(j->todo[i], j->dir, j->bufs[worker]) < 0)
+		atomic_store(&j->failed, 1);
+	return 0;
 }
 
 static int
 hash_all(struct ab_wt_entry *const *todo, size_t n, const char *dir, int jobs)
 {
-	struct pool p = {.todo = todo, .n = n, .dir = dir};
-	pthread_t th[16];
-	int nth = 0;
+	struct hashjob j = {.todo = todo, .dir = dir};
+	int workers;
 
-	if (jobs <= 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-
-		jobs = c > 0 ? (int)c : 1;
-	}
-	if (jobs > 16)
-		jobs = 16;
-	atomic_init(&p.next, 0);
-	atomic_init(&p.failed, 0);
+	/* a few files are hashed faster than threads start */
 	if (n < 64)
 		jobs = 1;
-	for (int i = 1; i < jobs; i++)
-		if (pthread_create(&th[nth], NULL, pool_run, &p) == 0)
-			nth++;
-	pool_run(&p);
-	for (int i = 0; i < nth; i++)
-		pthread_join(th[i], NULL);
-	return atomic_load(&p.failed) ? -1 : 0;
+	workers = ab_pool_workers(n, jobs);
+	j.bufs = ab_calloc((size_t)workers, sizeof(*j.bufs));
+	atomic_init(&j.failed, 0);
+	ab_pool_run(n, jobs, hash_item, &j);
+	for (int w = 0; w < workers; w++)
+		free(j.bufs[w]);
+	free(j.bufs);
+	return atomic_load(&j.failed) ? -1 : 0;
 }
 
 void

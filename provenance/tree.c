@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,9 +15,10 @@
 #include "../lib/member.h"
 #include "../lib/util.h"
 #include "../lib/bz2.h"
+#include "../lib/pool.h"
 
 enum {
-	READ_BUFSZ = 256 * 1024,
+	READ_BUFSZ = 256 * 1024, /* git blobs streamed */
 	VERSION_MAX = 4096,   /* a VERSION file larger than this is not a version */
 	GIT_STREAM_MIN = 32 * 1024 * 1024, /* stream git blobs from this size when the ODB allows */
 	BZ2_PAR_MAX = 64 * 1024 * 1024,    /* bzip2 files up to this size are decoded in parallel */
@@ -207,17 +207,14 @@ dir_visit(struct ab_dirwalk_entry *e, void *arg)
 	}
 }
 
-/* hash one regular file of a directory tree; buf is the caller's scratch space */
+/* hash one regular file of a directory tree; buf is the caller's read buffer */
 static int
-hash_dir_file(struct ab_tree_entry *e, const char *root, char *buf)
+hash_dir_file(struct ab_tree_entry *e, const char *root, void *buf)
 {
 	char *full = ab_path_join(root, e->path);
 	int fd = open(full, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-	struct ab_sha256 *h;
 	struct stat st;
-	uint64_t total = 0;
-	ssize_t n;
-	int error = -1;
+	int error;
 
 	if (fd < 0) {
 		ab_error_errno("cannot open '%s'", full);
@@ -231,66 +228,28 @@ hash_dir_file(struct ab_tree_entry *e, const char *root, char *buf)
 		return -1;
 	}
 	e->exec = (st.st_mode & 0111) != 0;
-	h = ab_sha256_new();
-	while ((n = read(fd, buf, READ_BUFSZ)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ab_error_errno("cannot read '%s'", full);
-			goto done;
-		}
-		ab_sha256_update(h, buf, (size_t)n);
-		total += (uint64_t)n;
-	}
-	error = 0;
-done:
-	ab_sha256_final(e->sha256, h);
-	e->size = total;
+	error = ab_hash_fd_buf(e->sha256, &e->size, fd, (int64_t)st.st_size, full, buf, AB_HASH_READBUF);
 	close(fd);
 	free(full);
 	return error;
 }
 
+/* the regular files of a directory on the pool (lib/pool.h): the first failure stops it */
 struct hashjob {
 	struct ab_tree *t;
-	pthread_mutex_t lock;
-	size_t next;
-	int failed;
+	void **bufs; /* one read buffer per worker, made on first use */
 };
 
-static void *
-hash_worker(void *arg)
+static int
+hash_item(void *arg, size_t i, int worker)
 {
 	struct hashjob *j = arg;
-	void *buf = NULL;
 
-	/* page-aligned: the copy out of the page cache is much cheaper so */
-	if (posix_memalign(&buf, 4096, READ_BUFSZ) != 0) {
-		fputs("allocbuild: out of memory\n", stderr);
-		abort();
-	}
-
-	for (;;) {
-		size_t i;
-		int stop;
-
-		pthread_mutex_lock(&j->lock);
-		while (j->next < j->t->n && j->t->v[j->next].type != AB_ENTRY_FILE)
-			j->next++;
-		i = j->next++;
-		stop = j->failed || i >= j->t->n;
-		pthread_mutex_unlock(&j->lock);
-		if (stop)
-			break;
-		if (hash_dir_file(&j->t->v[i], j->t->root, buf) < 0) {
-			pthread_mutex_lock(&j->lock);
-			j->failed = 1;
-			pthread_mutex_unlock(&j->lock);
-			break;
-		}
-	}
-	free(buf);
-	return NULL;
+	if (j->t->v[i].type != AB_ENTRY_FILE)
+		return 0;
+	if (!j->bufs[worker])
+		j->bufs[worker] = ab_hash_readbuf_new();
+	return hash_dir_file(&j->t->v[i], j->t->root, j->bufs[worker]);
 }
 
 static int
@@ -298,22 +257,20 @@ read_dir(struct ab_tree *t, int jobs)
 {
 	struct hashjob j = {.t = t};
 	struct ab_tree_entry *ver;
-	pthread_t tid[8];
-	int started = 0;
+	int workers, error;
 
 	if (ab_dirwalk(t->root, dir_visit, t) < 0)
 		return -1;
-	if (jobs > (int)AB_NELEM(tid))
-		jobs = AB_NELEM(tid);
-	pthread_mutex_init(&j.lock, NULL);
-	for (int i = 1; i < jobs && t->n > 64; i++)
-		if (pthread_create(&tid[started], NULL, hash_worker, &j) == 0)
-			started++;
-	hash_worker(&j);
-	for (int i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
-	pthread_mutex_destroy(&j.lock);
-	if (j.failed)
+	/* jobs <= 1 is one thread here; a few files are hashed faster than threads start */
+	if (jobs < 1 || t->n <= 64)
+		jobs = 1;
+	workers = ab_pool_workers(t->n, jobs);
+	j.bufs = ab_calloc((size_t)workers, sizeof(*j.bufs));
+	error = ab_pool_run(t->n, jobs, hash_item, &j);
+	for (int w = 0; w < workers; w++)
+		free(j.bufs[w]);
+	free(j.bufs);
+	if (error < 0)
 		return -1;
 	finish_tree(t);
 	ver = ab_tree_find(t, "VERSION");
@@ -376,7 +333,7 @@ arc_try_bz2(struct arcsrc *s)
 	unsigned char magic[4];
 	struct stat st;
 	size_t got = 0;
-	int jobs = ab_hash_default_jobs();
+	int jobs = ab_pool_default_jobs();
 
 	if (jobs < 2 || fstat(s->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 14 ||
 	    st.st_size > BZ2_PAR_MAX || pread(s->fd, magic, 4, 0) != 4 || memcmp(magic, "BZh", 3))
