@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <git2.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "../lib/hash.h"
+#include "../lib/pool.h"
 #include "../lib/util.h"
 #include "worktree.h"
 
@@ -334,15 +334,22 @@ struct wentry {
 
 enum { WRITER_RUN = 32 };
 
+/* what one worker of the pool keeps: its own repository handle and a path buffer */
+struct wstate {
+	git_repository *repo;
+	git_odb *odb;
+	struct ab_buf path;
+	int opened;
+};
+
 struct writer {
 	const char *repo_path;
 	const char *dest;
 	struct wentry *v;
 	size_t n, cap;
-	atomic_size_t next;
-	atomic_int failed;
 	int bad_name;
-	struct ab_buf err;
+	struct wstate *ws;   /* one per pool worker */
+	struct ab_buf err;   /* the first failure, reported once by the caller */
 	pthread_mutex_t lock;
 };
 
@@ -392,100 +399,123 @@ walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 	return 0;
 }
 
-static void
+static int
 writer_fail(struct writer *w, const char *msg)
 {
 	pthread_mutex_lock(&w->lock);
 	if (!w->err.len)
 		ab_buf_puts(&w->err, msg);
 	pthread_mutex_unlock(&w->lock);
-	atomic_store(&w->failed, 1);
+	return AB_EFAIL;
 }
 
-static void *
-writer_run(void *arg)
+static int
+write_entry(struct writer *w, struct wstate *ws, struct wentry *e)
 {
-	struct writer *w = arg;
-	git_repository *repo = NULL;
-	git_odb *odb = NULL;
-	struct ab_buf path = {0};
-	size_t i, end;
+	git_odb_object *obj = NULL;
+	const char *data;
+	size_t size;
+	int error = 0;
 
-	if (git_repository_open_bare(&repo, w->repo_path) < 0 || git_repository_odb(&odb, repo) < 0) {
-		const git_error *e = git_error_last();
-		char *m = ab_sprintf("cannot open '%s': %s", w->repo_path, e ? e->message : "?");
+	if (git_odb_read(&obj, ws->odb, &e->oid) < 0) {
+		const git_error *ge = git_error_last();
+		char *m = ab_sprintf("cannot read the blob of '%s': %s", e->path, ge ? ge->message : "?");
 
 		writer_fail(w, m);
 		free(m);
-		goto done;
+		return AB_EFAIL;
 	}
-	/*
-	 * Runs of consecutive entries (mostly one directory) per thread: two
-	 * threads creating files in the same directory contend for its lock.
-	 */
-	for (i = 0, end = 0; !atomic_load(&w->failed); i++) {
-		git_odb_object *obj = NULL;
-		struct wentry *e;
-		const char *data;
-		size_t size;
+	data = git_odb_object_data(obj);
+	size = git_odb_object_size(obj);
+	ab_hash_buf(e->hash, data, size);
+	e->size = size;
+	ab_buf_clear(&ws->path);
+	ab_buf_printf(&ws->path, "%s/%s", w->dest, e->path);
+	if (e->mode == GIT_FILEMODE_LINK) {
+		char *target = ab_strndup(data, size);
 
-		if (i == end) {
-			i = atomic_fetch_add(&w->next, WRITER_RUN);
-			if (i >= w->n)
-				break;
-			end = i + WRITER_RUN < w->n ? i + WRITER_RUN : w->n;
+		if (symlink(target, ws->path.s) < 0) {
+			char *m = ab_sprintf("cannot create symlink '%s': %s", ws->path.s, strerror(errno));
+
+			error = writer_fail(w, m);
+			free(m);
 		}
-		e = &w->v[i];
+		free(target);
+	} else {
+		int fd = open(ws->path.s, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666);
 
-		if (git_odb_read(&obj, odb, &e->oid) < 0) {
-			const git_error *ge = git_error_last();
-			char *m = ab_sprintf("cannot read the blob of '%s': %s", e->path, ge ? ge->message : "?");
+		int err = fd < 0 ? errno : 0;
+
+		/* the descriptor is closed whether the write failed or not */
+		if (fd >= 0 && ab_write_all(fd, data, size) < 0)
+			err = errno;
+		if (fd >= 0 && close(fd) < 0 && !err)
+			err = errno;
+		if (err) {
+			char *m = ab_sprintf("cannot write '%s': %s", ws->path.s, strerror(err));
+
+			error = writer_fail(w, m);
+			free(m);
+		}
+	}
+	git_odb_object_free(obj);
+	return error;
+}
+
+/*
+ * One item of the pool: a run of WRITER_RUN consecutive entries (mostly
+ * one directory): two threads creating files in the same directory
+ * contend for its lock. The first failure stops the pool.
+ */
+static int
+write_run(void *arg, size_t item, int worker)
+{
+	struct writer *w = arg;
+	struct wstate *ws = &w->ws[worker];
+	size_t end = (item + 1) * WRITER_RUN < w->n ? (item + 1) * WRITER_RUN : w->n;
+
+	if (!ws->opened) {
+		ws->opened = 1;
+		if (git_repository_open_bare(&ws->repo, w->repo_path) < 0 ||
+		    git_repository_odb(&ws->odb, ws->repo) < 0) {
+			const git_error *e = git_error_last();
+			char *m = ab_sprintf("cannot open '%s': %s", w->repo_path, e ? e->message : "?");
 
 			writer_fail(w, m);
 			free(m);
-			break;
 		}
-		data = git_odb_object_data(obj);
-		size = git_odb_object_size(obj);
-		ab_hash_buf(e->hash, data, size);
-		e->size = size;
-		ab_buf_clear(&path);
-		ab_buf_printf(&path, "%s/%s", w->dest, e->path);
-		if (e->mode == GIT_FILEMODE_LINK) {
-			char *target = ab_strndup(data, size);
-
-			if (symlink(target, path.s) < 0) {
-				char *m = ab_sprintf("cannot create symlink '%s': %s", path.s, strerror(errno));
-
-				writer_fail(w, m);
-				free(m);
-			}
-			free(target);
-		} else {
-			int fd = open(path.s, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666);
-
-			int err = fd < 0 ? errno : 0;
-
-			/* the descriptor is closed whether the write failed or not */
-			if (fd >= 0 && ab_write_all(fd, data, size) < 0)
-				err = errno;
-			if (fd >= 0 && close(fd) < 0 && !err)
-				err = errno;
-			if (err) {
-				char *m = ab_sprintf("cannot write '%s': %s", path.s, strerror(err));
-
-				writer_fail(w, m);
-				free(m);
-			}
-		}
-		git_odb_object_free(obj);
 	}
-done:
-	ab_buf_free(&path);
-	git_odb_free(odb);
-	git_repository_free(repo);
-	return NULL;
+	if (!ws->odb)
+		return AB_EFAIL;
+	for (size_t i = item * WRITER_RUN; i < end; i++)
+		if (write_entry(w, ws, &w->v[i]) < 0)
+			return AB_EFAIL;
+	return 0;
+}
+
+/* the blobs of w->v written below w->dest on jobs threads; the first failure reported */
+static int
+write_entries(struct writer *w, int jobs)
+{
+	size_t runs = (w->n + WRITER_RUN - 1) / WRITER_RUN;
+	int workers, error;
+
+	if (w->n <= 64)
+		jobs = 1;
+	workers = ab_pool_workers(runs, jobs);
+	w->ws = ab_calloc((size_t)workers, sizeof(*w->ws));
+	error = ab_pool_run(runs, jobs, write_run, w);
+	for (int k = 0; k < workers; k++) {
+		ab_buf_free(&w->ws[k].path);
+		git_odb_free(w->ws[k].odb);
+		git_repository_free(w->ws[k].repo);
+	}
+	free(w->ws);
+	w->ws = NULL;
+	if (error < 0)
+		ab_error("%s", w->err.s);
+	return error;
 }
 
 int
@@ -497,13 +527,10 @@ ab_git_write_tree(struct ab_cache *c, const char *url, const char *tree_hex, con
 	git_repository *repo = NULL;
 	git_tree *tree = NULL;
 	git_oid oid;
-	pthread_t th[16];
-	int nth = 0, error = -1;
+	int error = -1;
 
 	w.repo_path = repo_path;
 	w.dest = dest;
-	atomic_init(&w.next, 0);
-	atomic_init(&w.failed, 0);
 	pthread_mutex_init(&w.lock, NULL);
 	if (git_repository_open_bare(&repo, repo_path) < 0) {
 		ab_error_git("cannot open the cached repository of '%s'", url);
@@ -519,23 +546,8 @@ ab_git_write_tree(struct ab_cache *c, const char *url, const char *tree_hex, con
 			ab_error_git("cannot walk tree %s of '%s'", tree_hex, url);
 		goto done;
 	}
-	if (jobs <= 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-		jobs = n > 0 ? (int)n : 1;
-	}
-	if (jobs > 16)
-		jobs = 16;
-	for (int i = 1; i < jobs && w.n > 64; i++)
-		if (pthread_create(&th[nth], NULL, writer_run, &w) == 0)
-			nth++;
-	writer_run(&w);
-	for (int i = 0; i < nth; i++)
-		pthread_join(th[i], NULL);
-	if (atomic_load(&w.failed)) {
-		ab_error("%s", w.err.s);
+	if (write_entries(&w, jobs) < 0)
 		goto done;
-	}
 	if (hint) {
 		memset(hint, 0, sizeof(*hint));
 		for (size_t i = 0; i < w.n; i++)

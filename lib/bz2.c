@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pool.h"
 #include "util.h"
 
 #define BLOCK_MAGIC 0x314159265359ULL
@@ -28,12 +29,11 @@ struct ab_bz2 {
 	const unsigned char *data;
 	size_t len;
 	struct block *b;
-	size_t n, next, cur;  /* blocks; next to decode; next to read */
+	size_t n, cur;        /* blocks; next to read */
 	int stop, failed, jobs;
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
-	pthread_t tid[MAX_THREADS];
-	int started;
+	struct ab_pool *pool; /* the decoders (lib/pool.h), blocks handed out in order */
 };
 
 /* the 64 bits starting at byte i, big-endian, zero-padded past the end */
@@ -185,30 +185,36 @@ decode_block(const struct ab_bz2 *z, struct block *b)
 	return error;
 }
 
-static void *
-worker(void *arg)
+/*
+ * One block, on a thread of the pool. Blocks are handed out in order; a
+ * decoder waits while its block is more than LOOKAHEAD blocks per thread
+ * ahead of the reader, so memory stays bounded. A block that fails to
+ * decode is marked so and does not stop the pool: the reader must still
+ * get every block before it, then the failure; only the reader stops the
+ * decoders (z->stop), and then what is left is not needed.
+ */
+static int
+decode_item(void *arg, size_t i, int worker)
 {
 	struct ab_bz2 *z = arg;
+	int rc;
 
+	(void)worker;
 	pthread_mutex_lock(&z->lock);
-	for (;;) {
-		size_t i;
-		int rc;
-
-		while (!z->stop && z->next < z->n && z->next >= z->cur + (size_t)(LOOKAHEAD * z->jobs))
-			pthread_cond_wait(&z->cv, &z->lock);
-		if (z->stop || z->next >= z->n)
-			break;
-		i = z->next++;
-		z->b[i].state = 1;
+	while (!z->stop && i >= z->cur + (size_t)(LOOKAHEAD * z->jobs))
+		pthread_cond_wait(&z->cv, &z->lock);
+	if (z->stop) {
 		pthread_mutex_unlock(&z->lock);
-		rc = decode_block(z, &z->b[i]);
-		pthread_mutex_lock(&z->lock);
-		z->b[i].state = rc == 0 ? 2 : -1;
-		pthread_cond_broadcast(&z->cv);
+		return -1;
 	}
+	z->b[i].state = 1;
 	pthread_mutex_unlock(&z->lock);
-	return NULL;
+	rc = decode_block(z, &z->b[i]);
+	pthread_mutex_lock(&z->lock);
+	z->b[i].state = rc == 0 ? 2 : -1;
+	pthread_cond_broadcast(&z->cv);
+	pthread_mutex_unlock(&z->lock);
+	return 0;
 }
 
 int
@@ -248,13 +254,12 @@ ab_bz2_open(struct ab_bz2 **out, const unsigned char *data, size_t len, int jobs
 	z->jobs = jobs > MAX_THREADS ? MAX_THREADS : jobs;
 	pthread_mutex_init(&z->lock, NULL);
 	pthread_cond_init(&z->cv, NULL);
-	for (int i = 0; i < z->jobs; i++)
-		if (pthread_create(&z->tid[z->started], NULL, worker, z) == 0)
-			z->started++;
-	if (!z->started) {
+	/* the calling thread reads: every decoder is a thread of the pool */
+	if (ab_pool_start(&z->pool, z->jobs, decode_item, z) == 0) {
 		ab_bz2_free(z);
 		return 1;
 	}
+	ab_pool_publish(z->pool, z->n);
 	*out = z;
 	return 0;
 }
@@ -299,13 +304,12 @@ ab_bz2_free(struct ab_bz2 *z)
 {
 	if (!z)
 		return;
-	if (z->started) {
+	if (z->pool) {
 		pthread_mutex_lock(&z->lock);
 		z->stop = 1;
 		pthread_cond_broadcast(&z->cv);
 		pthread_mutex_unlock(&z->lock);
-		for (int i = 0; i < z->started; i++)
-			pthread_join(z->tid[i], NULL);
+		ab_pool_stop(z->pool);
 	}
 	if (z->jobs) {
 		pthread_mutex_destroy(&z->lock);

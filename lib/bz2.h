@@ -4,11 +4,11 @@
  * A bzip2 stream is a sequence of independently compressed blocks, each
  * starting with the 48-bit magic 0x314159265359 at any bit offset. Each
  * block is cut out, wrapped as a stream of its own (header, block, end
- * marker, the block's CRC as the stream CRC) and decoded by libbz2 in a
- * worker thread; the reader gets the decoded blocks in order. libbz2
- * checks every block's CRC, so a false magic or a corrupt block is an
- * error, never wrong data: the caller then falls back to the sequential
- * decoder (libarchive), which reports the problem properly.
+ * marker, the block's CRC as the stream CRC) and decoded by libbz2 on a
+ * thread of the pool (lib/pool.h); the reader gets the decoded blocks
+ * in order. libbz2 checks every block's CRC, so a false magic or a corrupt
+ * block is an error, never wrong data: the caller then falls back to the
+ * sequential decoder (libarchive), which reports the problem properly.
  *
  *   struct ab_bz2 *z;
  *   if (ab_bz2_open(&z, data, len, 2) == 0) {     0: parallel decoding started

@@ -1,13 +1,14 @@
 #include "linkinputs.h"
 
 #include <errno.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../lib/linktxt.h"
+#include "../lib/pool.h"
 #include "../lib/proc.h"
 
 /* response files and linker scripts nest; stop runaway recursion */
@@ -512,35 +513,23 @@ done:
 	return error;
 }
 
-/* hashing: each distinct file once, on a few threads */
+/* hashing: each distinct file once, on the pool (lib/pool.h); every one is hashed, each failure reported */
 struct hjob {
-	struct ab_link_input **files; /* one representative per distinct file */
-	size_t n, next;
-	int failed;
-	pthread_mutex_t lock;
+	struct ab_link_input **files; /* one per distinct file */
+	size_t n;
+	atomic_int failed;
 };
 
-static void *
-hworker(void *arg)
+static int
+hash_item(void *arg, size_t i, int worker)
 {
 	struct hjob *j = arg;
+	struct ab_link_input *in = j->files[i];
 
-	for (;;) {
-		struct ab_link_input *in;
-		size_t i;
-
-		pthread_mutex_lock(&j->lock);
-		i = j->next++;
-		pthread_mutex_unlock(&j->lock);
-		if (i >= j->n)
-			return NULL;
-		in = j->files[i];
-		if (ab_hash_file(in->sha256, &in->size, in->path) < 0) {
-			pthread_mutex_lock(&j->lock);
-			j->failed = 1;
-			pthread_mutex_unlock(&j->lock);
-		}
-	}
+	(void)worker;
+	if (ab_hash_file(in->sha256, &in->size, in->path) < 0)
+		atomic_store(&j->failed, 1);
+	return 0;
 }
 
 struct fid {
@@ -555,11 +544,10 @@ hash_items(struct ab_link_input **items, size_t nitems, int jobs)
 	struct hjob j = {0};
 	struct fid *ids = ab_calloc(nitems, sizeof(*ids));
 	size_t *rep_of = ab_calloc(nitems, sizeof(*rep_of));
-	pthread_t tids[16];
-	int nt = 0, error = -1;
+	int error = -1;
 
 	j.files = ab_calloc(nitems, sizeof(*j.files));
-	pthread_mutex_init(&j.lock, NULL);
+	atomic_init(&j.failed, 0);
 	for (size_t i = 0; i < nitems; i++) {
 		struct stat st;
 		size_t k;
@@ -581,22 +569,8 @@ hash_items(struct ab_link_input **items, size_t nitems, int jobs)
 		}
 		rep_of[i] = k;
 	}
-	if (jobs <= 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-
-		jobs = c > 0 ? (int)c : 1;
-	}
-	if (jobs > (int)AB_NELEM(tids))
-		jobs = (int)AB_NELEM(tids);
-	if ((size_t)jobs > j.n)
-		jobs = (int)j.n;
-	for (nt = 0; nt < jobs - 1; nt++)
-		if (pthread_create(&tids[nt], NULL, hworker, &j) != 0)
-			break;
-	hworker(&j);
-	for (int t = 0; t < nt; t++)
-		pthread_join(tids[t], NULL);
-	if (j.failed)
+	ab_pool_run(j.n, jobs, hash_item, &j);
+	if (atomic_load(&j.failed))
 		goto done;
 	for (size_t i = 0; i < nitems; i++) {
 		if (rep_of[i] == (size_t)-1)
@@ -606,7 +580,6 @@ hash_items(struct ab_link_input **items, size_t nitems, int jobs)
 	}
 	error = 0;
 done:
-	pthread_mutex_destroy(&j.lock);
 	free(j.files);
 	free(ids);
 	free(rep_of);

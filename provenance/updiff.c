@@ -2,12 +2,13 @@
 
 #include <ctype.h>
 #include <git2.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
+#include "../lib/pool.h"
 
 enum {
 	DIFF_MAX = 8 * 1024 * 1024, /* text files larger than this are not diffed */
@@ -161,42 +162,29 @@ ab_updiff_classify(const char *path)
 
 /* ---- reading ---- */
 
+/* the trees on the pool (lib/pool.h): every one is read, each failure is reported */
 struct readjob {
 	struct ab_tree **trees;
 	const char *const *specs;
-	size_t n, next;
-	int strip, failed;
-	pthread_mutex_t lock;
+	int strip;
+	atomic_int failed;
 };
 
-static void *
-read_worker(void *arg)
+static int
+read_item(void *arg, size_t i, int worker)
 {
 	struct readjob *j = arg;
 
-	for (;;) {
-		size_t i;
-
-		pthread_mutex_lock(&j->lock);
-		i = j->next++;
-		pthread_mutex_unlock(&j->lock);
-		if (i >= j->n)
-			break;
-		if (ab_tree_read(&j->trees[i], j->specs[i], j->strip, 1) < 0) {
-			pthread_mutex_lock(&j->lock);
-			j->failed = 1;
-			pthread_mutex_unlock(&j->lock);
-		}
-	}
-	return NULL;
+	(void)worker;
+	if (ab_tree_read(&j->trees[i], j->specs[i], j->strip, 1) < 0)
+		atomic_store(&j->failed, 1);
+	return 0;
 }
 
 int
 ab_updiff_read_trees(struct ab_tree **trees, const char *const *specs, size_t n, int strip, int jobs)
 {
-	struct readjob j = {.trees = trees, .specs = specs, .n = n, .strip = strip};
-	pthread_t tid[16];
-	size_t started = 0;
+	struct readjob j = {.trees = trees, .specs = specs, .strip = strip};
 
 	for (size_t i = 0; i < n; i++)
 		trees[i] = NULL;
@@ -204,15 +192,10 @@ ab_updiff_read_trees(struct ab_tree **trees, const char *const *specs, size_t n,
 		/* one side: let the directory reader use the threads */
 		return ab_tree_read(&trees[0], specs[0], strip, jobs);
 	}
-	pthread_mutex_init(&j.lock, NULL);
-	for (int i = 1; i < jobs && (size_t)i < n && started < AB_NELEM(tid); i++)
-		if (pthread_create(&tid[started], NULL, read_worker, &j) == 0)
-			started++;
-	read_worker(&j);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
-	pthread_mutex_destroy(&j.lock);
-	if (!j.failed)
+	atomic_init(&j.failed, 0);
+	/* jobs <= 1 is one thread here */
+	ab_pool_run(n, jobs < 1 ? 1 : jobs, read_item, &j);
+	if (!atomic_load(&j.failed))
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		ab_tree_free(trees[i]);
