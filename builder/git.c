@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../lib/atomic.h"
 #include "../lib/hash.h"
 #include "../lib/pool.h"
 #include "../lib/util.h"

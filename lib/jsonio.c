@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic.h"
 #include "util.h"
 
 int
@@ -19,7 +20,7 @@ ab_json_write(const char *path, const cJSON *doc)
 	ab_buf_puts(&b, text);
 	ab_buf_putc(&b, '\n');
 	cJSON_free(text);
-	error = ab_write_file_atomic(path, b.s, b.len);
+	error = ab_atomic_write(path, b.s, b.len, 0);
 	ab_buf_free(&b);
 	return error;
 }

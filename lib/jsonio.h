@@ -1,7 +1,8 @@
 /*
  * jsonio: reading and atomically writing JSON documents (cJSON).
- * Every manifest goes through ab_json_write(): temp file in the same
- * directory, fsync, rename, so a reader never sees a half-written file.
+ * Every manifest goes through ab_json_write(), which writes with
+ * lib/atomic.h: temp file in the same directory, fsync, rename, so a
+ * reader never sees a half-written file.
  */
 #ifndef AB_JSONIO_H
 #define AB_JSONIO_H

@@ -427,48 +427,6 @@ ab_write_close(int fd, const char *name, const void *p, size_t n)
 }
 
 int
-ab_write_file_atomic(const char *path, const void *data, size_t len)
-{
-	char *dir = ab_path_dirname(path);
-	char *tmp = ab_sprintf("%s.tmp.XXXXXX", path);
-	int fd, dfd, error = -1;
-
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ab_error_errno("cannot create temporary file for '%s'", path);
-		goto done;
-	}
-	if (ab_write_all(fd, data, len) < 0) {
-		ab_error_errno("cannot write '%s'", tmp);
-		close(fd);
-		unlink(tmp);
-		goto done;
-	}
-	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
-		ab_error_errno("cannot sync '%s'", tmp);
-		close(fd);
-		unlink(tmp);
-		goto done;
-	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		ab_error_errno("cannot replace '%s'", path);
-		unlink(tmp);
-		goto done;
-	}
-	/* make the rename itself durable */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	error = 0;
-done:
-	free(dir);
-	free(tmp);
-	return error;
-}
-
-int
 ab_path_exists(const char *path)
 {
 	struct stat st;

@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* ab_write_file_atomic lives in lib/atomic.h; declared there for the callers that know it from here */
+#include "atomic.h"
+
 #define AB_EXIT_OK 0
 #define AB_EXIT_CHECK 1 /* a check failed: hash mismatch, diff found, probe disagrees */
 #define AB_EXIT_USAGE 2 /* usage error or bad input */
@@ -117,8 +120,6 @@ int ab_read_file(struct ab_buf *out, const char *path); /* reports errors */
 int ab_write_all(int fd, const void *p, size_t n);
 /* write all n bytes to fd and close it (in every case); reports "cannot write '<name>'" */
 int ab_write_close(int fd, const char *name, const void *p, size_t n);
-/* write a whole file atomically: temp file in the same directory, fsync, rename */
-int ab_write_file_atomic(const char *path, const void *data, size_t len);
 int ab_path_exists(const char *path);
 int ab_is_dir(const char *path);
 /* join two path parts with one '/'; caller frees */

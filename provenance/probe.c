@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/atomic.h"
 #include "../lib/proc.h"
 #include "../lib/util.h"
 #include "../lib/jsonio.h"

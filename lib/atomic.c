@@ -1,0 +1,128 @@
+#include "atomic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* the temporaries of this process, numbered; threads write manifests side by side */
+static atomic_uint counter;
+
+static void
+release(struct ab_atomic *a)
+{
+	free(a->path);
+	free(a->tmp);
+	a->path = a->tmp = NULL;
+	a->fd = -1;
+}
+
+int
+ab_atomic_open(struct ab_atomic *a, const char *path, int flags)
+{
+	long pid = (long)getpid();
+
+	a->path = ab_strdup(path);
+	a->tmp = NULL;
+	a->fd = -1;
+	a->flags = flags;
+	/* a name taken can only be a dead writer's that had this pid: try the next */
+	for (int tries = 0; tries < 64; tries++) {
+		free(a->tmp);
+		a->tmp = ab_sprintf("%s.tmp.%ld.%u", path, pid, atomic_fetch_add(&counter, 1));
+		if (flags & AB_ATOMIC_BYNAME) {
+			if (unlink(a->tmp) == 0 || errno == ENOENT)
+				return 0;
+			break;
+		}
+		a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (a->fd >= 0) {
+			/* 0644 whatever the umask, as every manifest has been */
+			if (fchmod(a->fd, 0644) == 0)
+				return 0;
+			close(a->fd);
+			unlink(a->tmp);
+			break;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	ab_error_errno("cannot create temporary file for '%s'", path);
+	release(a);
+	return AB_EFAIL;
+}
+
+void
+ab_atomic_abort(struct ab_atomic *a)
+{
+	if (!a->tmp)
+		return;
+	if (a->fd >= 0)
+		close(a->fd);
+	unlink(a->tmp);
+	release(a);
+}
+
+/* make the rename itself durable; a directory that cannot be synced is no error */
+static void
+sync_dir(const char *path)
+{
+	char *dir = ab_path_dirname(path);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(dir);
+}
+
+int
+ab_atomic_commit(struct ab_atomic *a)
+{
+	int sync = !(a->flags & AB_ATOMIC_NOSYNC);
+
+	if (a->fd < 0 && sync)
+		a->fd = open(a->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (sync && (a->fd < 0 || fsync(a->fd) < 0)) {
+		ab_error_errno("cannot sync '%s'", a->tmp);
+		ab_atomic_abort(a);
+		return AB_EFAIL;
+	}
+	if ((a->fd >= 0 && close(a->fd) < 0) || rename(a->tmp, a->path) < 0) {
+		a->fd = -1;
+		ab_error_errno("cannot replace '%s'", a->path);
+		ab_atomic_abort(a);
+		return AB_EFAIL;
+	}
+	a->fd = -1;
+	if (sync)
+		sync_dir(a->path);
+	release(a);
+	return 0;
+}
+
+int
+ab_atomic_write(const char *path, const void *data, size_t len, int flags)
+{
+	struct ab_atomic a;
+
+	if (ab_atomic_open(&a, path, flags & AB_ATOMIC_NOSYNC) < 0)
+		return AB_EFAIL;
+	if (ab_write_all(a.fd, data, len) < 0) {
+		ab_error_errno("cannot write '%s'", a.tmp);
+		ab_atomic_abort(&a);
+		return AB_EFAIL;
+	}
+	return ab_atomic_commit(&a);
+}
+
+int
+ab_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	return ab_atomic_write(path, data, len, 0);
+}
