@@ -24,10 +24,11 @@ cmd_verify(int argc, char **argv)
 		e = ab_bundle_verify(argv[1]);
 		if (e == 0)
 			printf("%s: every member matches BUNDLE-SHA256SUMS\n", argv[1]);
-	} else {
-		e = ab_manifest_verify(stdout, argv[1]);
+		return ab_cmd_exit(e);
 	}
-	return e < 0 ? AB_EXIT_USAGE : e ? AB_EXIT_CHECK : AB_EXIT_OK;
+	e = ab_manifest_verify(stdout, argv[1]);
+	/* ab_manifest_verify still says 1 for a failed check */
+	return ab_cmd_exit(e > 0 ? AB_ECHECK : e);
 }
 
 const struct ab_cmd ab_cmd_verify = {"verify", "re-hash an output directory or evidence bundle", usage, cmd_verify};

@@ -21,7 +21,8 @@
 
 /*
  * Write the bundle of the files `members` (paths relative to outdir, any
- * order) to path, atomically. mtime is the fixed member time. Reports errors.
+ * order) to path, atomically (lib/atomic.h). mtime is the fixed member time.
+ * Reports errors.
  */
 int ab_bundle_write(const char *path, const char *outdir, const char *top,
     char *const *members, size_t nmembers, int64_t mtime);
@@ -30,8 +31,9 @@ int ab_bundle_write(const char *path, const char *outdir, const char *top,
  * Check a bundle: every member is listed in BUNDLE-SHA256SUMS with a
  * matching digest, nothing listed is missing, and the bundle's SHA256SUMS
  * agrees with the manifests it carries. Each problem is printed on stdout
- * as "<member>: <what>"; returns 0 when all is well, 1 when a check failed,
- * -1 (reported) when the bundle cannot be read at all.
+ * as "<member>: <what>"; returns 0 when all is well, AB_ECHECK when a
+ * check failed (a damaged bundle included), AB_EFAIL (reported) when the
+ * bundle cannot be opened at all.
  */
 int ab_bundle_verify(const char *path);
 
