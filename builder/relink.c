@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/atomic.h"
 #include "../lib/jsonio.h"
 #include "../provenance/linkinputs.h"
 #include "../lib/linktxt.h"
@@ -58,27 +59,29 @@ static char *output_arg(const char *out, int joined);
 /*
  * Link the unchanged command to a temporary file and compare it with the
  * normal build's output: identical bytes show that the inputs hashed now
- * are those the normal binary was linked from. Returns the record, or NULL
+ * are those the normal binary was linked from. The file is a temporary of
+ * lib/atomic that is never committed, so a crash leaves only a temporary
+ * the cleanup of dead writers recognises. Returns the record, or NULL
  * (reported) when the link could not be run at all.
  */
 static cJSON *
-check_normal(char *const *before, int oi, int joined, const char *build_dir, const char *out_dir,
-    const char *output, struct ab_env *env, const char *log_path, const char *sha_orig, const char *orig_out)
+check_normal(char *const *before, int oi, int joined, const char *build_dir, const char *output,
+    struct ab_env *env, const char *log_path, const char *sha_orig, const char *orig_out)
 {
 	struct ab_strv argv = {0};
 	struct ab_buf out = {0}, err = {0};
 	struct ab_proc_result res;
-	const char *base = strrchr(output, '/') + 1;
-	char *tmp = ab_sprintf("%s/.%s.normal-check.%ld", out_dir, base, (long)getpid());
+	struct ab_atomic tmp = {0};
 	char sha[AB_HEX_LEN + 1];
 	cJSON *o = NULL;
 
+	if (ab_atomic_open(&tmp, output, AB_ATOMIC_BYNAME) < 0)
+		goto done;
 	for (size_t i = 0; before[i]; i++)
-		ab_strv_push_owned(&argv, (int)i == oi ? output_arg(tmp, joined) : ab_strdup(before[i]));
+		ab_strv_push_owned(&argv, (int)i == oi ? output_arg(tmp.tmp, joined) : ab_strdup(before[i]));
 	{
 		struct ab_proc p = {.argv = argv.v, .cwd = build_dir, .envp = ab_env_envp(env), .out = &out, .err = &err};
 
-		unlink(tmp);
 		if (ab_proc_run(&res, &p) < 0)
 			goto done;
 	}
@@ -92,7 +95,7 @@ check_normal(char *const *before, int oi, int joined, const char *build_dir, con
 	}
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "what", "the unchanged link command, linked again now and compared with the normal output");
-	if (res.exit_code != 0 || ab_hash_file(sha, NULL, tmp) < 0) {
+	if (res.exit_code != 0 || ab_hash_file(sha, NULL, tmp.tmp) < 0) {
 		char why[128];
 
 		ab_proc_describe(why, sizeof(why), &res);
@@ -109,8 +112,7 @@ check_normal(char *const *before, int oi, int joined, const char *build_dir, con
 		ab_warn("linking the normal command again does not reproduce '%s': its inputs or the toolchain "
 		    "changed since the normal build", orig_out);
 done:
-	unlink(tmp);
-	free(tmp);
+	ab_atomic_abort(&tmp);
 	ab_strv_free(&argv);
 	ab_buf_free(&out);
 	ab_buf_free(&err);
@@ -241,378 +243,502 @@ compare_inputs(cJSON **differing, struct ab_buf *verdict, const struct ab_link_i
 	return arr;
 }
 
-int
-ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
+/* everything one relink works on, from its spec to its document */
+struct relink {
+	const struct ab_relink_spec *spec;
+	struct ab_env own_env, *env;
+	struct ab_linktxt lt;
+	const struct ab_linkcmd *cmd; /* the one command of link.txt */
+	char *const *before;          /* its argv, the normal link */
+	int oi, joined;               /* the index of the output; "-oFILE" in one word */
+	char *build_dir, *output, *out_dir, *orig_out; /* absolute */
+	struct rep *reps;             /* spec->nreplace */
+	struct ab_strv after;         /* the relink's argv */
+	struct ab_strv ddirs;         /* the compiler's default search directories */
+	struct ab_link_inputs in_before, in_after;
+	char sha_lt[AB_HEX_LEN + 1], sha_out[AB_HEX_LEN + 1], sha_orig[AB_HEX_LEN + 1];
+	uint64_t size_out, size_orig;
+	int have_orig;
+	struct ab_proc_result res;    /* of the link */
+	char *linked_as;              /* the temporary the linker wrote */
+	cJSON *check;                 /* the normal check's record, or NULL */
+	double t0, t_hash, c_hash, c_link;
+};
+
+static void
+relink_release(struct relink *r)
 {
-	struct ab_linktxt lt = {0};
-	struct ab_strv after = {0}, ddirs = {0};
-	struct ab_link_inputs in_before = {0}, in_after = {0};
-	struct ab_env own_env = {0}, *env = spec->env;
-	struct rep *reps = NULL;
-	char *build_dir = NULL, *output = NULL, *out_dir = NULL, *tmp = NULL, *orig_out = NULL;
-	char *const *before;
-	char sha_out[AB_HEX_LEN + 1], sha_lt[AB_HEX_LEN + 1], sha_orig[AB_HEX_LEN + 1];
-	uint64_t size_out = 0, size_orig = 0;
-	struct ab_buf lerr = {0}, lout = {0}, verdict = {0};
-	struct ab_proc_result res;
+	cJSON_Delete(r->check);
+	ab_linktxt_release(&r->lt);
+	ab_strv_free(&r->after);
+	ab_strv_free(&r->ddirs);
+	ab_linkinputs_release(&r->in_before);
+	ab_linkinputs_release(&r->in_after);
+	if (r->reps)
+		for (size_t i = 0; i < r->spec->nreplace; i++)
+			free(r->reps[i].with);
+	free(r->reps);
+	free(r->build_dir);
+	free(r->output);
+	free(r->out_dir);
+	free(r->orig_out);
+	free(r->linked_as);
+	if (r->env == &r->own_env)
+		ab_env_release(&r->own_env);
+}
+
+/* the one link command of link.txt, its output, the build directory; AB_EFAIL (reported) */
+static int
+load_command(struct relink *r)
+{
+	const struct ab_relink_spec *spec = r->spec;
 	struct stat st, ost;
-	int error = AB_RELINK_EINPUT, oi, joined, have_orig = 0, bad = 0;
-	const struct ab_linkcmd *cmd;
-	cJSON *doc = NULL, *check = NULL;
-	double t0 = ab_now(), t_hash = 0, c_hash = 0, c_link = 0;
 
-	*prov = NULL;
-	if (!spec->nreplace) {
-		ab_error("relink of '%s': no replacement given", spec->link_txt);
-		return AB_RELINK_EINPUT;
+	if (ab_linktxt_load(&r->lt, spec->link_txt) < 0)
+		return AB_EFAIL;
+	if (r->lt.ncmds != 1) {
+		ab_error("%s: %zu commands; a relink needs exactly one link command", spec->link_txt, r->lt.ncmds);
+		return AB_EFAIL;
 	}
-	if (!env) {
-		ab_env_scrubbed(&own_env);
-		env = &own_env;
+	r->cmd = &r->lt.cmds[0];
+	r->before = r->cmd->argv.v;
+	r->oi = ab_linktxt_output_index(r->before, &r->joined);
+	if (r->oi == -1) {
+		ab_error("%s:%d: the link command has no '-o'", spec->link_txt, r->cmd->line);
+		return AB_EFAIL;
 	}
-	if (ab_linktxt_load(&lt, spec->link_txt) < 0)
-		goto done;
-	if (lt.ncmds != 1) {
-		ab_error("%s: %zu commands; a relink needs exactly one link command", spec->link_txt, lt.ncmds);
-		goto done;
-	}
-	cmd = &lt.cmds[0];
-	before = cmd->argv.v;
-	oi = ab_linktxt_output_index(before, &joined);
-	if (oi == -1) {
-		ab_error("%s:%d: the link command has no '-o'", spec->link_txt, cmd->line);
-		goto done;
-	}
-	if (oi == -2) {
+	if (r->oi == -2) {
 		ab_error("%s:%d: the link command has more than one '-o' or a '-o' without a file", spec->link_txt,
-		    cmd->line);
-		goto done;
+		    r->cmd->line);
+		return AB_EFAIL;
 	}
-	build_dir = spec->build_dir ? ab_path_absolute(spec->build_dir) : ab_linktxt_build_dir(spec->link_txt);
-	if (!build_dir)
-		goto done;
-	if (!ab_is_dir(build_dir)) {
-		ab_error("build directory '%s' of '%s' is not a directory", build_dir, spec->link_txt);
-		goto done;
+	r->build_dir = spec->build_dir ? ab_path_absolute(spec->build_dir) : ab_linktxt_build_dir(spec->link_txt);
+	if (!r->build_dir)
+		return AB_EFAIL;
+	if (!ab_is_dir(r->build_dir)) {
+		ab_error("build directory '%s' of '%s' is not a directory", r->build_dir, spec->link_txt);
+		return AB_EFAIL;
 	}
-	output = ab_path_absolute(spec->output);
-	out_dir = ab_path_dirname(output);
-	orig_out = ab_path_absolute_in(build_dir, before[oi] + (joined ? 2 : 0));
-	if (!strcmp(orig_out, output) ||
-	    (stat(orig_out, &ost) == 0 && stat(output, &st) == 0 && st.st_dev == ost.st_dev && st.st_ino == ost.st_ino)) {
+	r->output = ab_path_absolute(spec->output);
+	r->out_dir = ab_path_dirname(r->output);
+	r->orig_out = ab_path_absolute_in(r->build_dir, r->before[r->oi] + (r->joined ? 2 : 0));
+	if (!strcmp(r->orig_out, r->output) || (stat(r->orig_out, &ost) == 0 && stat(r->output, &st) == 0 &&
+	    st.st_dev == ost.st_dev && st.st_ino == ost.st_ino)) {
 		ab_error("output '%s' is the normal build's own output: choose another path", spec->output);
-		goto done;
+		return AB_EFAIL;
 	}
+	return 0;
+}
 
-	/* replacements: each must exist and match at least one argv element */
-	reps = ab_calloc(spec->nreplace, sizeof(*reps));
-	for (size_t r = 0; r < spec->nreplace; r++) {
+/* each replacement must exist; the file it replaces is known by device and inode too */
+static int
+resolve_replacements(struct relink *r)
+{
+	const struct ab_relink_spec *spec = r->spec;
+	struct stat st;
+	int bad = 0;
+
+	r->reps = ab_calloc(spec->nreplace, sizeof(*r->reps));
+	for (size_t i = 0; i < spec->nreplace; i++) {
+		struct rep *rp = &r->reps[i];
 		char *abs;
 
-		reps[r].path = spec->replace[r].path;
-		reps[r].with = ab_path_absolute(spec->replace[r].with);
-		if (stat(reps[r].with, &st) < 0) {
-			ab_error_errno("replacement '%s' for '%s'", spec->replace[r].with, reps[r].path);
+		rp->path = spec->replace[i].path;
+		rp->with = ab_path_absolute(spec->replace[i].with);
+		if (stat(rp->with, &st) < 0) {
+			ab_error_errno("replacement '%s' for '%s'", spec->replace[i].with, rp->path);
 			bad = 1;
 			continue;
 		}
 		if (!S_ISREG(st.st_mode)) {
-			ab_error("replacement '%s' for '%s': not a regular file", spec->replace[r].with, reps[r].path);
+			ab_error("replacement '%s' for '%s': not a regular file", spec->replace[i].with, rp->path);
 			bad = 1;
 			continue;
 		}
-		abs = ab_path_absolute_in(build_dir, reps[r].path);
+		abs = ab_path_absolute_in(r->build_dir, rp->path);
 		if (stat(abs, &st) == 0) {
-			reps[r].have_id = 1;
-			reps[r].dev = st.st_dev;
-			reps[r].ino = st.st_ino;
+			rp->have_id = 1;
+			rp->dev = st.st_dev;
+			rp->ino = st.st_ino;
 		}
 		free(abs);
 	}
-	if (bad)
-		goto done;
-	ab_strv_push(&after, before[0]);
-	for (int i = 1; before[i]; i++) {
-		const char *a = before[i];
-		size_t r;
+	return bad ? AB_EFAIL : 0;
+}
 
-		if (i == oi) {
-			ab_strv_push_owned(&after, NULL);
+/* the relink's argv: replaced operands, the output; each replacement must match at least once */
+static int
+rewrite_argv(struct relink *r)
+{
+	const struct ab_relink_spec *spec = r->spec;
+	int bad = 0;
+
+	ab_strv_push(&r->after, r->before[0]);
+	for (int i = 1; r->before[i]; i++) {
+		const char *a = r->before[i];
+		size_t k;
+
+		if (i == r->oi) {
+			ab_strv_push_owned(&r->after, NULL);
 			continue;
 		}
 		if (a[0] == '-' || a[0] == '@' || !a[0]) {
-			ab_strv_push(&after, a);
+			ab_strv_push(&r->after, a);
 			continue;
 		}
-		for (r = 0; r < spec->nreplace; r++)
-			if (matches(&reps[r], build_dir, a))
+		for (k = 0; k < spec->nreplace; k++)
+			if (matches(&r->reps[k], r->build_dir, a))
 				break;
-		if (r < spec->nreplace) {
-			reps[r].count++;
-			ab_strv_push(&after, reps[r].with);
+		if (k < spec->nreplace) {
+			r->reps[k].count++;
+			ab_strv_push(&r->after, r->reps[k].with);
 		} else {
-			ab_strv_push(&after, a);
+			ab_strv_push(&r->after, a);
 		}
 	}
-	for (size_t r = 0; r < spec->nreplace; r++) {
+	for (size_t k = 0; k < spec->nreplace; k++) {
 		char *rsp;
 
-		if (reps[r].count != 0)
+		if (r->reps[k].count != 0)
 			continue;
-		rsp = named_in_rsp(before, build_dir, &reps[r]);
+		rsp = named_in_rsp(r->before, r->build_dir, &r->reps[k]);
 		if (rsp)
 			ab_error("%s:%d: replacement '%s' is named only inside response file '%s': "
-			    "replacing inside response files is not supported", spec->link_txt, cmd->line,
-			    reps[r].path, rsp);
+			    "replacing inside response files is not supported", spec->link_txt, r->cmd->line,
+			    r->reps[k].path, rsp);
 		else
 			ab_error("%s:%d: replacement '%s' matches nothing in the link command", spec->link_txt,
-			    cmd->line, reps[r].path);
+			    r->cmd->line, r->reps[k].path);
 		free(rsp);
 		bad = 1;
 	}
 	if (bad)
-		goto done;
-	after.v[oi] = output_arg(output, joined);
+		return AB_EFAIL;
+	r->after.v[r->oi] = output_arg(r->output, r->joined);
+	return 0;
+}
 
-	if (spec->dry_run) {
-		cJSON *rj = cJSON_CreateArray();
+static cJSON *
+replacements_json(const struct relink *r)
+{
+	cJSON *rj = cJSON_CreateArray();
 
-		note_replacements(reps, spec->nreplace);
-		doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "cwd", build_dir);
-		cJSON_AddItemToObject(doc, "argv", ab_json_strv(after.v, after.n));
-		for (size_t r = 0; r < spec->nreplace; r++) {
-			cJSON *o = cJSON_CreateObject();
+	for (size_t i = 0; i < r->spec->nreplace; i++) {
+		cJSON *o = cJSON_CreateObject();
 
-			cJSON_AddStringToObject(o, "path", reps[r].path);
-			cJSON_AddStringToObject(o, "with", reps[r].with);
-			cJSON_AddNumberToObject(o, "count", reps[r].count);
-			cJSON_AddItemToArray(rj, o);
-		}
-		cJSON_AddItemToObject(doc, "replacements", rj);
-		*prov = doc;
-		doc = NULL;
-		error = 0;
-		goto done;
+		cJSON_AddStringToObject(o, "path", r->reps[i].path);
+		cJSON_AddStringToObject(o, "with", r->reps[i].with);
+		cJSON_AddNumberToObject(o, "count", r->reps[i].count);
+		cJSON_AddItemToArray(rj, o);
 	}
+	return rj;
+}
 
-	/* the proof: every input of both commands, hashed */
-	t_hash = ab_now();
-	c_hash = cpu_self() + cpu_children();
-	if (ab_linkinputs_default_dirs(&ddirs, before[0], build_dir, ab_env_envp(env)) < 0)
-		goto done;
-	if (ab_linkinputs_collect(&in_before, before, build_dir, ab_strv_argv(&ddirs)) < 0 ||
-	    ab_linkinputs_collect(&in_after, after.v, build_dir, ab_strv_argv(&ddirs)) < 0)
-		goto done;
-	if (in_before.n != in_after.n) {
-		ab_error("relink of '%s': the two link commands have %zu and %zu inputs", spec->link_txt, in_before.n,
-		    in_after.n);
-		goto done;
-	}
-	/* renaming the result over one of its own inputs would destroy it */
-	{
-		struct stat ist;
-		int have_out = stat(output, &st) == 0;
+/* a dry run's document: {"cwd", "argv", "replacements"} */
+static cJSON *
+dry_run_json(const struct relink *r)
+{
+	cJSON *doc = cJSON_CreateObject();
 
-		for (size_t side = 0; side < 2; side++) {
-			const struct ab_link_inputs *in = side ? &in_after : &in_before;
+	note_replacements(r->reps, r->spec->nreplace);
+	cJSON_AddStringToObject(doc, "cwd", r->build_dir);
+	cJSON_AddItemToObject(doc, "argv", ab_json_strv(r->after.v, r->after.n));
+	cJSON_AddItemToObject(doc, "replacements", replacements_json(r));
+	return doc;
+}
 
-			for (size_t i = 0; i < in->n; i++) {
-				const char *ip = in->v[i].path;
+/* renaming the result over one of its own inputs would destroy it */
+static int
+check_output_not_input(const struct relink *r)
+{
+	struct stat st, ist;
+	int have_out = stat(r->output, &st) == 0;
 
-				if (ip && (!strcmp(ip, output) || (have_out && stat(ip, &ist) == 0 &&
-				    ist.st_dev == st.st_dev && ist.st_ino == st.st_ino))) {
-					ab_error("output '%s' is an input of the link ('%s'): choose another path",
-					    spec->output, in->v[i].arg);
-					goto done;
-				}
+	for (size_t side = 0; side < 2; side++) {
+		const struct ab_link_inputs *in = side ? &r->in_after : &r->in_before;
+
+		for (size_t i = 0; i < in->n; i++) {
+			const char *ip = in->v[i].path;
+
+			if (ip && (!strcmp(ip, r->output) || (have_out && stat(ip, &ist) == 0 &&
+			    ist.st_dev == st.st_dev && ist.st_ino == st.st_ino))) {
+				ab_error("output '%s' is an input of the link ('%s'): choose another path",
+				    r->spec->output, in->v[i].arg);
+				return AB_EFAIL;
 			}
 		}
 	}
-	if (ab_linkinputs_hash_pair(&in_before, &in_after, 0) < 0)
-		goto done;
-	if (ab_hash_file(sha_lt, NULL, spec->link_txt) < 0)
-		goto done;
-	t_hash = ab_now() - t_hash;
-	c_hash = cpu_self() + cpu_children() - c_hash;
+	return 0;
+}
 
-	/* link to a temporary name next to the output, rename on success */
-	if (ab_mkdir_p(out_dir, 0755) < 0)
+/* the proof: every input of both commands, and link.txt, hashed */
+static int
+hash_inputs(struct relink *r)
+{
+	const struct ab_relink_spec *spec = r->spec;
+
+	r->t_hash = ab_now();
+	r->c_hash = cpu_self() + cpu_children();
+	if (ab_linkinputs_default_dirs(&r->ddirs, r->before[0], r->build_dir, ab_env_envp(r->env)) < 0)
+		return AB_EFAIL;
+	if (ab_linkinputs_collect(&r->in_before, r->before, r->build_dir, ab_strv_argv(&r->ddirs)) < 0 ||
+	    ab_linkinputs_collect(&r->in_after, r->after.v, r->build_dir, ab_strv_argv(&r->ddirs)) < 0)
+		return AB_EFAIL;
+	if (r->in_before.n != r->in_after.n) {
+		ab_error("relink of '%s': the two link commands have %zu and %zu inputs", spec->link_txt,
+		    r->in_before.n, r->in_after.n);
+		return AB_EFAIL;
+	}
+	if (check_output_not_input(r) < 0)
+		return AB_EFAIL;
+	if (ab_linkinputs_hash_pair(&r->in_before, &r->in_after, 0) < 0)
+		return AB_EFAIL;
+	if (ab_hash_file(r->sha_lt, NULL, spec->link_txt) < 0)
+		return AB_EFAIL;
+	r->t_hash = ab_now() - r->t_hash;
+	r->c_hash = cpu_self() + cpu_children() - r->c_hash;
+	return 0;
+}
+
+/* the command and the linker's output appended to the step's log */
+static int
+append_log(const struct relink *r, const struct ab_buf *lout, const struct ab_buf *lerr)
+{
+	struct ab_buf lb = {0};
+	char *q = ab_argv_quote(r->after.v);
+	FILE *f = fopen(r->spec->log_path, "a");
+	int error = 0;
+
+	ab_buf_printf(&lb, "cd %s\n%s\n%s%s", r->build_dir, q, lout->s ? lout->s : "", lerr->s ? lerr->s : "");
+	if (!f || fwrite(lb.s, 1, lb.len, f) != lb.len || fclose(f) != 0) {
+		ab_error_errno("cannot write log '%s'", r->spec->log_path);
+		error = AB_EFAIL;
+	}
+	free(q);
+	ab_buf_free(&lb);
+	return error;
+}
+
+/*
+ * The link, to a temporary of lib/atomic next to the output that the
+ * linker writes by name, renamed to the output when the link succeeded
+ * and its result is hashed. AB_ECHECK when the linker failed (its output
+ * shown), AB_EFAIL otherwise (reported).
+ */
+static int
+link_atomically(struct relink *r)
+{
+	const struct ab_relink_spec *spec = r->spec;
+	struct ab_buf lerr = {0}, lout = {0};
+	struct ab_atomic out = {0};
+	int error = AB_EFAIL;
+
+	if (ab_mkdir_p(r->out_dir, 0755) < 0 || ab_atomic_open(&out, r->output, AB_ATOMIC_BYNAME) < 0)
 		goto done;
+	r->linked_as = ab_strdup(out.tmp);
+	free(r->after.v[r->oi]);
+	r->after.v[r->oi] = output_arg(out.tmp, r->joined);
 	{
-		const char *base = strrchr(output, '/') + 1;
+		struct ab_proc p = {.argv = r->after.v, .cwd = r->build_dir, .envp = ab_env_envp(r->env),
+		    .out = &lout, .err = &lerr};
 
-		tmp = ab_sprintf("%s/.%s.relink-tmp.%ld", out_dir, base, (long)getpid());
-	}
-	unlink(tmp);
-	free(after.v[oi]);
-	after.v[oi] = output_arg(tmp, joined);
-	{
-		struct ab_proc p = {.argv = after.v, .cwd = build_dir, .envp = ab_env_envp(env), .out = &lout,
-		    .err = &lerr};
-
-		c_link = cpu_children();
-		if (ab_proc_run(&res, &p) < 0)
+		r->c_link = cpu_children();
+		if (ab_proc_run(&r->res, &p) < 0)
 			goto done;
-		c_link = cpu_children() - c_link;
+		r->c_link = cpu_children() - r->c_link;
 	}
-	if (spec->log_path) {
-		struct ab_buf lb = {0};
-		char *q = ab_argv_quote(after.v);
-		FILE *f = fopen(spec->log_path, "a");
-
-		ab_buf_printf(&lb, "cd %s\n%s\n%s%s", build_dir, q, lout.s ? lout.s : "", lerr.s ? lerr.s : "");
-		if (!f || fwrite(lb.s, 1, lb.len, f) != lb.len || fclose(f) != 0) {
-			ab_error_errno("cannot write log '%s'", spec->log_path);
-			free(q);
-			ab_buf_free(&lb);
-			unlink(tmp);
-			goto done;
-		}
-		free(q);
-		ab_buf_free(&lb);
-	}
-	if (res.exit_code != 0) {
+	if (spec->log_path && append_log(r, &lout, &lerr) < 0)
+		goto done;
+	if (r->res.exit_code != 0) {
 		char why[128];
 
 		if (lout.len)
 			fwrite(lout.s, 1, lout.len, stderr);
 		if (lerr.len)
 			fwrite(lerr.s, 1, lerr.len, stderr);
-		ab_proc_describe(why, sizeof(why), &res);
-		ab_error("relink of '%s' failed: '%s' %s", spec->link_txt, before[0], why);
-		unlink(tmp);
-		error = AB_RELINK_ELINK;
+		ab_proc_describe(why, sizeof(why), &r->res);
+		ab_error("relink of '%s' failed: '%s' %s", spec->link_txt, r->before[0], why);
+		error = AB_ECHECK;
 		goto done;
 	}
 	if (lerr.len)
 		fwrite(lerr.s, 1, lerr.len, stderr); /* linker warnings */
-	if (ab_hash_file(sha_out, &size_out, tmp) < 0) {
-		unlink(tmp);
+	if (ab_hash_file(r->sha_out, &r->size_out, out.tmp) < 0 || ab_atomic_commit(&out) < 0)
 		goto done;
-	}
-	if (rename(tmp, output) < 0) {
-		ab_error_errno("cannot rename '%s' to '%s'", tmp, output);
-		unlink(tmp);
-		goto done;
-	}
-	free(after.v[oi]);
-	after.v[oi] = output_arg(output, joined);
-	note_replacements(reps, spec->nreplace);
-	if (stat(orig_out, &ost) == 0 && S_ISREG(ost.st_mode)) {
-		if (ab_hash_file(sha_orig, &size_orig, orig_out) < 0)
-			goto done;
-		have_orig = 1;
-	}
-	if (spec->check_normal) {
-		check = check_normal(before, oi, joined, build_dir, out_dir, output, env, spec->log_path,
-		    have_orig ? sha_orig : NULL, orig_out);
-		if (!check) {
-			unlink(output);
-			goto done;
-		}
-	}
-
-	/* relink-provenance.json */
-	{
-		cJSON *diff = cJSON_CreateArray(), *rj = cJSON_CreateArray(), *differing, *inputs, *o;
-
-		doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "kind", "diagnostic relink");
-		cJSON_AddStringToObject(doc, "note",
-		    "the normal build's link command rerun with other inputs; not a normal distributable build");
-		if (spec->tool)
-			cJSON_AddStringToObject(doc, "tool", spec->tool);
-		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "path", spec->link_txt);
-		{
-			char *abs = ab_path_absolute(spec->link_txt);
-
-			cJSON_AddStringToObject(o, "absolute", abs);
-			free(abs);
-		}
-		cJSON_AddStringToObject(o, "sha256", sha_lt);
-		cJSON_AddNumberToObject(o, "line", cmd->line);
-		cJSON_AddItemToObject(doc, "link_txt", o);
-		cJSON_AddStringToObject(doc, "cwd", build_dir);
-		cJSON_AddItemToObject(doc, "env", env_json(env));
-		for (size_t r = 0; r < spec->nreplace; r++) {
-			o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "path", reps[r].path);
-			cJSON_AddStringToObject(o, "with", reps[r].with);
-			cJSON_AddNumberToObject(o, "count", reps[r].count);
-			cJSON_AddItemToArray(rj, o);
-		}
-		cJSON_AddItemToObject(doc, "replacements", rj);
-		cJSON_AddItemToObject(doc, "argv_before", ab_json_strv(before, cmd->argv.n));
-		cJSON_AddItemToObject(doc, "argv_after", ab_json_strv(after.v, after.n));
-		for (size_t i = 0; i < after.n; i++) {
-			if (!strcmp(before[i], after.v[i]))
-				continue;
-			o = cJSON_CreateObject();
-			cJSON_AddNumberToObject(o, "index", (double)i);
-			cJSON_AddStringToObject(o, "before", before[i]);
-			cJSON_AddStringToObject(o, "after", after.v[i]);
-			cJSON_AddStringToObject(o, "why", (int)i == oi ? "output" : "replacement");
-			cJSON_AddItemToArray(diff, o);
-		}
-		cJSON_AddItemToObject(doc, "argv_diff", diff);
-		cJSON_AddItemToObject(doc, "search_dirs", ab_json_strv(in_before.search_dirs.v, in_before.search_dirs.n));
-		cJSON_AddItemToObject(doc, "default_search_dirs", ab_json_strv(ddirs.v, ddirs.n));
-		inputs = compare_inputs(&differing, &verdict, &in_before, &in_after);
-		cJSON_AddItemToObject(doc, "inputs", inputs);
-		cJSON_AddItemToObject(doc, "differing_inputs", differing);
-		if (cJSON_GetArraySize(differing) == 0)
-			cJSON_AddStringToObject(doc, "verdict", "no input differs");
-		else {
-			char *v = ab_sprintf("only these inputs differ: %s", verdict.s);
-
-			cJSON_AddStringToObject(doc, "verdict", v);
-			free(v);
-		}
-		cJSON_AddItemToObject(doc, "normal_output",
-		    file_json(before[oi], orig_out, have_orig ? sha_orig : NULL, size_orig));
-		cJSON_AddItemToObject(doc, "output", file_json(NULL, output, sha_out, size_out));
-		if (check) {
-			cJSON_AddItemToObject(doc, "normal_check", check);
-			check = NULL;
-		}
-		o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "exit_code", res.exit_code);
-		cJSON_AddStringToObject(o, "linked_as", tmp);
-		cJSON_AddItemToObject(doc, "link", o);
-		o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "inputs", t_hash);
-		cJSON_AddNumberToObject(o, "inputs_cpu", c_hash);
-		cJSON_AddNumberToObject(o, "link", res.seconds);
-		cJSON_AddNumberToObject(o, "link_cpu", c_link);
-		cJSON_AddNumberToObject(o, "total", ab_now() - t0);
-		cJSON_AddItemToObject(doc, "seconds", o);
-	}
-	*prov = doc;
-	doc = NULL;
+	free(r->after.v[r->oi]);
+	r->after.v[r->oi] = output_arg(r->output, r->joined);
 	error = 0;
 done:
-	cJSON_Delete(doc);
-	cJSON_Delete(check);
-	ab_linktxt_release(&lt);
-	ab_strv_free(&after);
-	ab_strv_free(&ddirs);
-	ab_linkinputs_release(&in_before);
-	ab_linkinputs_release(&in_after);
-	if (reps)
-		for (size_t r = 0; r < spec->nreplace; r++)
-			free(reps[r].with);
-	free(reps);
-	free(build_dir);
-	free(output);
-	free(out_dir);
-	free(tmp);
-	free(orig_out);
+	ab_atomic_abort(&out);
 	ab_buf_free(&lerr);
 	ab_buf_free(&lout);
-	ab_buf_free(&verdict);
-	if (env == &own_env)
-		ab_env_release(&own_env);
 	return error;
+}
+
+/* after the link: the normal output hashed, and linked again when asked; the output removed on failure */
+static int
+check_result(struct relink *r)
+{
+	struct stat ost;
+
+	note_replacements(r->reps, r->spec->nreplace);
+	if (stat(r->orig_out, &ost) == 0 && S_ISREG(ost.st_mode)) {
+		if (ab_hash_file(r->sha_orig, &r->size_orig, r->orig_out) < 0)
+			return AB_EFAIL;
+		r->have_orig = 1;
+	}
+	if (r->spec->check_normal) {
+		r->check = check_normal(r->before, r->oi, r->joined, r->build_dir, r->output, r->env,
+		    r->spec->log_path, r->have_orig ? r->sha_orig : NULL, r->orig_out);
+		if (!r->check) {
+			unlink(r->output);
+			return AB_EFAIL;
+		}
+	}
+	return 0;
+}
+
+static cJSON *
+link_txt_json(const struct relink *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *abs = ab_path_absolute(r->spec->link_txt);
+
+	cJSON_AddStringToObject(o, "path", r->spec->link_txt);
+	cJSON_AddStringToObject(o, "absolute", abs);
+	cJSON_AddStringToObject(o, "sha256", r->sha_lt);
+	cJSON_AddNumberToObject(o, "line", r->cmd->line);
+	free(abs);
+	return o;
+}
+
+/* the argv elements that differ, and why */
+static cJSON *
+argv_diff_json(const struct relink *r)
+{
+	cJSON *diff = cJSON_CreateArray();
+
+	for (size_t i = 0; i < r->after.n; i++) {
+		cJSON *o;
+
+		if (!strcmp(r->before[i], r->after.v[i]))
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "index", (double)i);
+		cJSON_AddStringToObject(o, "before", r->before[i]);
+		cJSON_AddStringToObject(o, "after", r->after.v[i]);
+		cJSON_AddStringToObject(o, "why", (int)i == r->oi ? "output" : "replacement");
+		cJSON_AddItemToArray(diff, o);
+	}
+	return diff;
+}
+
+/* relink-provenance.json (docs/relink.md); one linear sequence of members in document order */
+static cJSON *
+provenance_json(struct relink *r)
+{
+	const struct ab_relink_spec *spec = r->spec;
+	struct ab_buf verdict = {0};
+	cJSON *doc = cJSON_CreateObject(), *differing, *o;
+
+	cJSON_AddStringToObject(doc, "kind", "diagnostic relink");
+	cJSON_AddStringToObject(doc, "note",
+	    "the normal build's link command rerun with other inputs; not a normal distributable build");
+	if (spec->tool)
+		cJSON_AddStringToObject(doc, "tool", spec->tool);
+	cJSON_AddItemToObject(doc, "link_txt", link_txt_json(r));
+	cJSON_AddStringToObject(doc, "cwd", r->build_dir);
+	cJSON_AddItemToObject(doc, "env", env_json(r->env));
+	cJSON_AddItemToObject(doc, "replacements", replacements_json(r));
+	cJSON_AddItemToObject(doc, "argv_before", ab_json_strv(r->before, r->cmd->argv.n));
+	cJSON_AddItemToObject(doc, "argv_after", ab_json_strv(r->after.v, r->after.n));
+	cJSON_AddItemToObject(doc, "argv_diff", argv_diff_json(r));
+	cJSON_AddItemToObject(doc, "search_dirs", ab_json_strv(r->in_before.search_dirs.v, r->in_before.search_dirs.n));
+	cJSON_AddItemToObject(doc, "default_search_dirs", ab_json_strv(r->ddirs.v, r->ddirs.n));
+	cJSON_AddItemToObject(doc, "inputs", compare_inputs(&differing, &verdict, &r->in_before, &r->in_after));
+	cJSON_AddItemToObject(doc, "differing_inputs", differing);
+	if (cJSON_GetArraySize(differing) == 0) {
+		cJSON_AddStringToObject(doc, "verdict", "no input differs");
+	} else {
+		char *v = ab_sprintf("only these inputs differ: %s", verdict.s);
+
+		cJSON_AddStringToObject(doc, "verdict", v);
+		free(v);
+	}
+	cJSON_AddItemToObject(doc, "normal_output",
+	    file_json(r->before[r->oi], r->orig_out, r->have_orig ? r->sha_orig : NULL, r->size_orig));
+	cJSON_AddItemToObject(doc, "output", file_json(NULL, r->output, r->sha_out, r->size_out));
+	if (r->check) {
+		cJSON_AddItemToObject(doc, "normal_check", r->check);
+		r->check = NULL;
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "exit_code", r->res.exit_code);
+	cJSON_AddStringToObject(o, "linked_as", r->linked_as);
+	cJSON_AddItemToObject(doc, "link", o);
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "inputs", r->t_hash);
+	cJSON_AddNumberToObject(o, "inputs_cpu", r->c_hash);
+	cJSON_AddNumberToObject(o, "link", r->res.seconds);
+	cJSON_AddNumberToObject(o, "link_cpu", r->c_link);
+	cJSON_AddNumberToObject(o, "total", ab_now() - r->t0);
+	cJSON_AddItemToObject(doc, "seconds", o);
+	ab_buf_free(&verdict);
+	return doc;
+}
+
+int
+ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
+{
+	struct relink r = {.spec = spec, .env = spec->env, .t0 = ab_now()};
+	int error;
+
+	*prov = NULL;
+	if (!spec->nreplace) {
+		ab_error("relink of '%s': no replacement given", spec->link_txt);
+		return AB_EFAIL;
+	}
+	if (!r.env) {
+		ab_env_scrubbed(&r.own_env);
+		r.env = &r.own_env;
+	}
+	if ((error = load_command(&r)) < 0 || (error = resolve_replacements(&r)) < 0 ||
+	    (error = rewrite_argv(&r)) < 0)
+		goto done;
+	if (spec->dry_run) {
+		*prov = dry_run_json(&r);
+		goto done;
+	}
+	if ((error = hash_inputs(&r)) < 0 || (error = link_atomically(&r)) < 0 || (error = check_result(&r)) < 0)
+		goto done;
+	*prov = provenance_json(&r);
+done:
+	relink_release(&r);
+	return error;
+}
+
+char *
+ab_relink_provenance_path(const char *output)
+{
+	char *abs = ab_path_absolute(output);
+	char *dir = ab_path_dirname(abs);
+	char *path = ab_path_join(dir, "relink-provenance.json");
+
+	free(dir);
+	free(abs);
+	return path;
+}
+
+int
+ab_relink_save(const cJSON *prov, const char *path, const char *output)
+{
+	if (ab_json_write(path, prov) < 0) {
+		/* a binary without its provenance would pass for something it is not */
+		char *abs = ab_path_absolute(output);
+
+		unlink(abs);
+		free(abs);
+		return AB_EFAIL;
+	}
+	return 0;
 }

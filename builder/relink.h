@@ -24,15 +24,16 @@
  *   };
  *   cJSON *prov = NULL;
  *   int r = ab_relink_run(&prov, &spec);
- *   r == 0:                      output written (atomically: linked to a
- *                                temporary name, then renamed); prov is the
- *                                relink-provenance document, caller writes it
- *                                (ab_json_write) and frees it (cJSON_Delete)
- *   r == AB_RELINK_EINPUT (-1):  bad input (unparseable link.txt, missing
- *                                replacement, replacement matching nothing,
- *                                missing link input): reported, exit 2
- *   r == AB_RELINK_ELINK (-2):   the linker ran and failed: its stderr has
- *                                been shown, no output is left, exit 1
+ *   r == 0:          output written (atomically, lib/atomic.h: linked to a
+ *                    temporary "<output>.tmp.<pid>.<n>", fsync'ed, then
+ *                    renamed); prov is the relink-provenance document, the
+ *                    caller writes it (ab_relink_save, or ab_json_write) and
+ *                    frees it (cJSON_Delete)
+ *   r == AB_EFAIL:   bad input (unparseable link.txt, missing replacement,
+ *                    replacement matching nothing, missing link input) or
+ *                    the environment failed: reported, exit 2
+ *   r == AB_ECHECK:  the linker ran and failed: its stderr has been shown,
+ *                    no output is left, exit 1
  *   ab_env_release(&env);
  *
  * Matching: a replacement's `path` matches an argv element (never argv[0],
@@ -48,9 +49,6 @@
 #include <cjson/cJSON.h>
 
 #include "../lib/proc.h"
-
-#define AB_RELINK_EINPUT (-1)
-#define AB_RELINK_ELINK (-2)
 
 struct ab_relink_replacement {
 	const char *path; /* as link.txt names it, or any path to the same file (relative: to build_dir) */
@@ -72,9 +70,18 @@ struct ab_relink_spec {
 };
 
 /*
- * Relink as described above. On success *prov is the relink-provenance
- * document (with dry_run: {"cwd", "argv", "replacements"}); caller frees.
+ * Relink as described above: 0, AB_EFAIL or AB_ECHECK. On success *prov is
+ * the relink-provenance document (with dry_run: {"cwd", "argv",
+ * "replacements"}); caller frees.
  */
 int ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec);
+/* where a standalone relink's document goes by default: relink-provenance.json next to output; caller frees */
+char *ab_relink_provenance_path(const char *output);
+/*
+ * Write the document to path atomically; when that fails, remove output:
+ * a binary without its provenance would pass for something it is not.
+ * Reports errors.
+ */
+int ab_relink_save(const cJSON *prov, const char *path, const char *output);
 
 #endif

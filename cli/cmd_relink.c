@@ -1,19 +1,19 @@
 /*
  * allocbuild relink: the standalone form of a diagnostic relink
  * (docs/relink.md). The work is done by ab_relink_run() (relink.h), which
- * the build command shares for recipe relink variants.
+ * the build command shares for recipe relink variants; this file parses
+ * the options, calls it, saves and prints the result and picks the exit
+ * code.
  */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "../lib/jsonio.h"
 #include "cmd.h"
-#include "../lib/proc.h"
 #include "../builder/relink.h"
+#include "../lib/jsonio.h"
+#include "../lib/proc.h"
 #include "../lib/util.h"
 #include "../lib/version.h"
 
@@ -29,8 +29,17 @@ static const char usage[] =
     "unchanged command and records whether it reproduces the normal binary.\n"
     "Exit 1 when the link fails, 2 on bad input. See docs/relink.md.\n";
 
+struct relink_opts {
+	struct ab_relink_spec spec;
+	struct ab_relink_replacement *reps;
+	size_t nreps;
+	const char *prov_path; /* --provenance, or NULL */
+	int json;
+};
+
+/* 0, or the exit code of a usage error (reported) */
 static int
-cmd_relink(int argc, char **argv)
+parse_options(struct relink_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"link-txt", required_argument, NULL, 'l'},
@@ -43,139 +52,127 @@ cmd_relink(int argc, char **argv)
 		{"check-normal", no_argument, NULL, 'N'},
 		{NULL, 0, NULL, 0},
 	};
-	struct ab_relink_replacement *reps = NULL;
-	struct ab_relink_spec spec = {0};
-	const char *prov_path = NULL;
-	char *prov_default = NULL, *out_abs = NULL;
-	struct ab_env env = {0};
-	int json = 0, c, r, rc = AB_EXIT_USAGE;
-	size_t nreps = 0;
-	cJSON *prov = NULL;
+	int c;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
+		char *eq;
+
 		switch (c) {
 		case 'l':
-			spec.link_txt = optarg;
+			o->spec.link_txt = optarg;
 			break;
-		case 'r': {
-			char *eq = strchr(optarg, '=');
-
-			if (!eq || eq == optarg || !eq[1]) {
-				rc = ab_cmd_usage_error("relink", "--replace '%s': expected OLD=NEW", optarg);
-				goto done;
-			}
-			reps = ab_realloc(reps, (nreps + 1) * sizeof(*reps));
+		case 'r':
+			eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || !eq[1])
+				return ab_cmd_usage_error("relink", "--replace '%s': expected OLD=NEW", optarg);
+			o->reps = ab_realloc(o->reps, (o->nreps + 1) * sizeof(*o->reps));
 			*eq = '\0';
-			reps[nreps].path = optarg;
-			reps[nreps].with = eq + 1;
-			nreps++;
+			o->reps[o->nreps].path = optarg;
+			o->reps[o->nreps].with = eq + 1;
+			o->nreps++;
 			break;
-		}
 		case 'o':
-			spec.output = optarg;
+			o->spec.output = optarg;
 			break;
 		case 'C':
-			spec.build_dir = optarg;
+			o->spec.build_dir = optarg;
 			break;
 		case 'p':
-			prov_path = optarg;
+			o->prov_path = optarg;
 			break;
 		case 'n':
-			spec.dry_run = 1;
+			o->spec.dry_run = 1;
 			break;
 		case 'j':
-			json = 1;
+			o->json = 1;
 			break;
 		case 'N':
-			spec.check_normal = 1;
+			o->spec.check_normal = 1;
 			break;
 		default:
-			rc = ab_cmd_option_error("relink", c, argv);
-			goto done;
+			return ab_cmd_option_error("relink", c, argv);
 		}
 	}
-	if (optind < argc) {
-		rc = ab_cmd_usage_error("relink", "unexpected argument '%s'", argv[optind]);
-		goto done;
-	}
-	if (!spec.link_txt) {
-		rc = ab_cmd_usage_error("relink", "--link-txt is required");
-		goto done;
-	}
-	if (!nreps) {
-		rc = ab_cmd_usage_error("relink", "at least one --replace OLD=NEW is required");
-		goto done;
-	}
-	if (!spec.output) {
-		rc = ab_cmd_usage_error("relink", "--output is required");
-		goto done;
-	}
-	spec.replace = reps;
-	spec.nreplace = nreps;
-	spec.tool = AB_TOOL;
-	ab_env_scrubbed(&env);
-	spec.env = &env;
-	out_abs = ab_path_absolute(spec.output);
-	if (!prov_path) {
-		char *dir = ab_path_dirname(out_abs);
+	if (optind < argc)
+		return ab_cmd_usage_error("relink", "unexpected argument '%s'", argv[optind]);
+	if (!o->spec.link_txt)
+		return ab_cmd_usage_error("relink", "--link-txt is required");
+	if (!o->nreps)
+		return ab_cmd_usage_error("relink", "at least one --replace OLD=NEW is required");
+	if (!o->spec.output)
+		return ab_cmd_usage_error("relink", "--output is required");
+	o->spec.replace = o->reps;
+	o->spec.nreplace = o->nreps;
+	o->spec.tool = AB_TOOL;
+	return 0;
+}
 
-		prov_default = ab_path_join(dir, "relink-provenance.json");
-		free(dir);
-		prov_path = prov_default;
-	}
+/* a dry run: where the link would run and its argv, quoted for a shell */
+static void
+print_dry_run(const cJSON *prov)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(prov, "argv"), *it;
+	struct ab_strv v = {0};
+	char *q;
 
-	r = ab_relink_run(&prov, &spec);
-	if (r == AB_RELINK_ELINK) {
-		rc = AB_EXIT_CHECK;
-		goto done;
-	}
-	if (r < 0)
-		goto done;
-	if (spec.dry_run) {
-		if (json) {
-			if (ab_json_print(stdout, prov) < 0)
-				goto done;
-		} else {
-			cJSON *a = cJSON_GetObjectItemCaseSensitive(prov, "argv");
-			struct ab_strv v = {0};
-			const cJSON *it;
-			char *q;
+	cJSON_ArrayForEach(it, a)
+		ab_strv_push(&v, it->valuestring);
+	q = ab_argv_quote(ab_strv_argv(&v));
+	printf("cwd: %s\nargv: %s\n", ab_json_str(prov, "cwd"), q);
+	free(q);
+	ab_strv_free(&v);
+}
 
-			cJSON_ArrayForEach(it, a)
-				ab_strv_push(&v, it->valuestring);
-			q = ab_argv_quote(ab_strv_argv(&v));
-			printf("cwd: %s\nargv: %s\n", ab_json_str(prov, "cwd"), q);
-			free(q);
-			ab_strv_free(&v);
-		}
+static int
+print_result(const cJSON *prov, const struct relink_opts *o, const char *prov_path)
+{
+	if (o->json) {
+		if (ab_json_print(stdout, prov) < 0)
+			return AB_EFAIL;
+	} else if (o->spec.dry_run) {
+		print_dry_run(prov);
 	} else {
-		if (ab_json_write(prov_path, prov) < 0) {
-			/* a binary without its provenance would pass for something it is not */
-			unlink(out_abs);
-			goto done;
-		}
-		if (json) {
-			if (ab_json_print(stdout, prov) < 0)
-				goto done;
-		} else {
-			printf("output: %s\nprovenance: %s\nkind: diagnostic relink\nverdict: %s\n", out_abs, prov_path,
-			    ab_json_str(prov, "verdict"));
-		}
+		char *out = ab_path_absolute(o->spec.output);
+
+		printf("output: %s\nprovenance: %s\nkind: diagnostic relink\nverdict: %s\n", out, prov_path,
+		    ab_json_str(prov, "verdict"));
+		free(out);
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		ab_error_errno("cannot write to standard output");
-		goto done;
+		return AB_EFAIL;
 	}
-	rc = AB_EXIT_OK;
-done:
+	return 0;
+}
+
+static int
+cmd_relink(int argc, char **argv)
+{
+	struct relink_opts o = {0};
+	struct ab_env env = {0};
+	char *prov_path = NULL;
+	cJSON *prov = NULL;
+	int rc;
+
+	if ((rc = parse_options(&o, argc, argv)) != 0) {
+		free(o.reps);
+		return rc;
+	}
+	ab_env_scrubbed(&env);
+	o.spec.env = &env;
+	prov_path = o.prov_path ? ab_strdup(o.prov_path) : ab_relink_provenance_path(o.spec.output);
+	rc = ab_relink_run(&prov, &o.spec);
+	if (rc == 0 && !o.spec.dry_run)
+		rc = ab_relink_save(prov, prov_path, o.spec.output);
+	if (rc == 0)
+		rc = print_result(prov, &o, prov_path);
 	cJSON_Delete(prov);
 	ab_env_release(&env);
-	free(reps);
-	free(prov_default);
-	free(out_abs);
-	return rc;
+	free(o.reps);
+	free(prov_path);
+	return ab_cmd_exit(rc);
 }
 
 const struct ab_cmd ab_cmd_relink = {"relink", "relink a CMake link.txt with another allocator archive", usage, cmd_relink};
