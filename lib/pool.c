@@ -106,8 +106,7 @@ work(struct ab_pool *p, int worker)
 			if (!more)
 				break;
 		}
-		if (atomic_load(&p->error))
-			break;
+		/* an item taken runs, error or not: every item below a failed one runs */
 		rc = p->fn(p->arg, i, worker);
 		if (rc < 0)
 			fail(p, rc);

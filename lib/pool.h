@@ -11,10 +11,11 @@
  * with fewer; the calling thread is always there.
  *
  * Errors: fn returns 0, or a negative code after reporting (lib/util.h).
- * The first negative code, in time, stops the pool: no further item is
- * handed out, items already started run to their end, and that code is
- * returned. A caller that wants every item to run whatever happens records
- * each failure itself and returns 0 from fn.
+ * The first negative code, in time, stops the pool: a worker that has seen
+ * it takes no other item, every item taken runs to its end (so every item
+ * numbered below a failed one runs), and that code is returned. A caller
+ * that wants every item to run whatever happens records each failure
+ * itself and returns 0 from fn.
  *
  *   static int
  *   hash_one(void *arg, size_t item, int worker)
@@ -35,7 +36,7 @@
  *   ...
  *   error = ab_pool_finish(p);            no more items; the calling thread works as
  *                                         worker 0 until every item is done; frees p
- *   or ab_pool_stop(p);                   no further item is handed out; waits for the
+ *   or ab_pool_stop(p);                   workers take no other item; waits for the
  *                                         running ones; frees p
  *
  * Workers waiting for items sleep. fn must not call back into its pool.
@@ -68,7 +69,7 @@ int ab_pool_start(struct ab_pool **out, int threads, ab_pool_fn *fn, void *arg);
 void ab_pool_publish(struct ab_pool *p, size_t n);
 /* no more items: work as worker 0 until all published items are done, join, free; the first error */
 int ab_pool_finish(struct ab_pool *p);
-/* hand out no further item, wait for those running, join, free */
+/* workers take no other item; wait for those running, join, free */
 void ab_pool_stop(struct ab_pool *p);
 
 #endif
