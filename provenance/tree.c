@@ -609,124 +609,131 @@ done:
 	return error;
 }
 
-static int
-read_archive_pass(struct ab_tree *t, int strip, int par)
+/* what the pass over an archive gathers besides the entries */
+struct arcscan {
+	struct members mem;  /* every member with a name, in archive order */
+	char *top;           /* the first component of the first member */
+	int any, same_top, file_at_top;
+	struct ab_buf ver;   /* the first bytes of the member being read, when a VERSION */
+};
+
+static struct member *
+members_add(struct members *m)
 {
-	struct arcsrc *s = ab_malloc(sizeof(*s));
-	struct archive *a;
-	struct archive_entry *ae;
-	char *top = NULL;
-	int same_top = 1, file_at_top = 0, any = 0, r, error = -1;
-	struct ab_buf ver = {0};
-	struct members mem = {0};
-	size_t w;
-
-	if ((error = arc_open(&a, s, t->root, 1, par)) < 0) {
-		free(s);
-		return error;
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 256;
+		m->v = ab_realloc(m->v, m->cap * sizeof(*m->v));
 	}
-	error = -1;
-	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-		const char *raw = archive_entry_pathname(ae);
-		const char *hl = archive_entry_hardlink(ae);
-		struct ab_tree_entry *e;
-		struct member *mb;
-		enum ab_member_type type;
-		char *name;
-		size_t toplen;
+	return &m->v[m->n++];
+}
 
-		/* as extraction: a name that cannot be decoded is no name */
-		if (!raw)
-			raw = "";
-		if (ab_member_check(&type, t->root, raw, ae) < 0)
-			goto done;
-		name = ab_member_normalise(raw);
-		if (!*name) {
-			free(name);
-			continue;
-		}
-		if (mem.n == mem.cap) {
-			mem.cap = mem.cap ? mem.cap * 2 : 256;
-			mem.v = ab_realloc(mem.v, mem.cap * sizeof(*mem.v));
-		}
-		mb = &mem.v[mem.n++];
-		mb->raw = ab_strdup(raw);
-		mb->name = ab_strdup(name);
-		mb->type = type;
-		mb->link = type == AB_MEMBER_HARDLINK ? ab_strdup(hl) : type == AB_MEMBER_SYMLINK ?
-		    ab_strdup(archive_entry_symlink(ae) ? archive_entry_symlink(ae) : "") : NULL;
-		mb->entry = type == AB_MEMBER_DIR ? SIZE_MAX : t->n;
-		toplen = strcspn(name, "/");
-		if (!any) {
-			top = ab_strndup(name, toplen);
-			any = 1;
-		} else if (strlen(top) != toplen || strncmp(top, name, toplen)) {
-			same_top = 0;
-		}
-		if (type == AB_MEMBER_DIR) {
-			free(name);
-			continue;
-		}
-		if (!name[toplen])
-			file_at_top = 1;
-		if (type == AB_MEMBER_HARDLINK) {
-			/* the content comes from the file it names, in check_members */
-			e = add_entry(t, name, AB_ENTRY_FILE);
-			e->hardlink = ab_member_normalise(hl);
-			continue;
-		}
-		if (type == AB_MEMBER_SYMLINK) {
-			e = add_entry(t, name, AB_ENTRY_SYMLINK);
-			e->target = ab_strdup(mb->link);
-			e->size = strlen(mb->link);
-			ab_hash_buf(e->sha256, mb->link, e->size);
-			continue;
-		}
+/*
+ * Hash a regular member's data into e, holes included; a VERSION's first
+ * line is kept in e->data until the strip is known. 0, -1 (reported), or
+ * -2 when the parallel bzip2 decoder gave up.
+ */
+static int
+hash_member(struct ab_tree *t, struct arcscan *sc, struct archive *a, struct archive_entry *ae,
+    const struct arcsrc *s, struct ab_tree_entry *e)
+{
+	const char *below = ab_member_strip(e->path, 1);
+	int is_version = !strcmp(below ? below : "", "VERSION") || !strcmp(e->path, "VERSION");
+	struct hashsink hs = {ab_sha256_new(), 0, is_version ? &sc->ver : NULL};
+	int rd;
+
+	ab_buf_clear(&sc->ver);
+	rd = member_data(a, ae, hash_sink, &hs);
+	ab_sha256_final(e->sha256, hs.h);
+	e->size = hs.size;
+	if (rd < 0 && s->bz_failed)
+		return -2;
+	if (rd == -2) {
+		ab_error("archive '%s': member '%s': sparse holes larger than 16 GiB", t->root, e->path);
+		return -1;
+	}
+	if (rd < 0) {
+		ab_error("cannot read '%s' in archive '%s': %s", e->path, t->root, arc_error(a));
+		return -1;
+	}
+	if (is_version && sc->ver.len && e->size <= VERSION_MAX) {
+		e->data = version_line(sc->ver.s, sc->ver.len);
+		e->data_len = e->data ? strlen(e->data) : 0;
+	}
+	return 0;
+}
+
+/*
+ * One member: refused by extraction's rules, or recorded (sc->mem) and,
+ * unless a directory, made an entry; a regular file is hashed. The top
+ * directory is tracked for the automatic strip. 0, -1 (reported), -2.
+ */
+static int
+read_member(struct ab_tree *t, struct arcscan *sc, struct archive *a, struct archive_entry *ae,
+    const struct arcsrc *s)
+{
+	const char *raw = archive_entry_pathname(ae);
+	const char *hl = archive_entry_hardlink(ae);
+	struct ab_tree_entry *e;
+	struct member *mb;
+	enum ab_member_type type;
+	char *name;
+	size_t toplen;
+
+	/* as extraction: a name that cannot be decoded is no name */
+	if (!raw)
+		raw = "";
+	if (ab_member_check(&type, t->root, raw, ae) < 0)
+		return -1;
+	name = ab_member_normalise(raw);
+	if (!*name) {
+		free(name);
+		return 0;
+	}
+	mb = members_add(&sc->mem);
+	mb->raw = ab_strdup(raw);
+	mb->name = ab_strdup(name);
+	mb->type = type;
+	mb->link = type == AB_MEMBER_HARDLINK ? ab_strdup(hl) : type == AB_MEMBER_SYMLINK ?
+	    ab_strdup(archive_entry_symlink(ae) ? archive_entry_symlink(ae) : "") : NULL;
+	mb->entry = type == AB_MEMBER_DIR ? SIZE_MAX : t->n;
+	toplen = strcspn(name, "/");
+	if (!sc->any) {
+		sc->top = ab_strndup(name, toplen);
+		sc->any = 1;
+	} else if (strlen(sc->top) != toplen || strncmp(sc->top, name, toplen)) {
+		sc->same_top = 0;
+	}
+	if (type == AB_MEMBER_DIR) {
+		free(name);
+		return 0;
+	}
+	if (!name[toplen])
+		sc->file_at_top = 1;
+	if (type == AB_MEMBER_HARDLINK) {
+		/* the content comes from the file it names, in check_members */
 		e = add_entry(t, name, AB_ENTRY_FILE);
-		e->exec = (archive_entry_perm(ae) & 0111) != 0;
-		{
-			int is_version = !strcmp(ab_member_strip(name, 1) ? ab_member_strip(name, 1) : "", "VERSION") ||
-			    !strcmp(name, "VERSION");
-			struct hashsink hs = {ab_sha256_new(), 0, is_version ? &ver : NULL};
-			int rd;
+		e->hardlink = ab_member_normalise(hl);
+		return 0;
+	}
+	if (type == AB_MEMBER_SYMLINK) {
+		e = add_entry(t, name, AB_ENTRY_SYMLINK);
+		e->target = ab_strdup(mb->link);
+		e->size = strlen(mb->link);
+		ab_hash_buf(e->sha256, mb->link, e->size);
+		return 0;
+	}
+	e = add_entry(t, name, AB_ENTRY_FILE);
+	e->exec = (archive_entry_perm(ae) & 0111) != 0;
+	return hash_member(t, sc, a, ae, s, e);
+}
 
-			ab_buf_clear(&ver);
-			rd = member_data(a, ae, hash_sink, &hs);
-			ab_sha256_final(e->sha256, hs.h);
-			e->size = hs.size;
-			if (rd < 0 && s->bz_failed) {
-				error = -2;
-				goto done;
-			}
-			if (rd == -2) {
-				ab_error("archive '%s': member '%s': sparse holes larger than 16 GiB", t->root, name);
-				goto done;
-			}
-			if (rd < 0) {
-				ab_error("cannot read '%s' in archive '%s': %s", name, t->root, arc_error(a));
-				goto done;
-			}
-			/* keep a VERSION's first line in data until the strip is known */
-			if (is_version && ver.len && e->size <= VERSION_MAX) {
-				e->data = version_line(ver.s, ver.len);
-				e->data_len = e->data ? strlen(e->data) : 0;
-			}
-		}
-	}
-	if (r != ARCHIVE_EOF && s->bz_failed) {
-		error = -2;
-		goto done;
-	}
-	if (r != ARCHIVE_EOF) {
-		ab_error("cannot read archive '%s': %s", t->root, arc_error(a));
-		goto done;
-	}
-	if (strip < 0)
-		strip = any && same_top && !file_at_top ? 1 : 0;
-	if (check_members(t, &mem, strip) < 0)
-		goto done;
+/* the names after the strip; entries with nothing left go; a root VERSION gives the version */
+static void
+apply_strip(struct ab_tree *t, int strip)
+{
+	size_t w = 0;
+
 	t->strip = strip;
-	w = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		struct ab_tree_entry *e = &t->v[i];
 		const char *rest = ab_member_strip(e->path, strip);
@@ -751,6 +758,38 @@ read_archive_pass(struct ab_tree *t, int strip, int par)
 		t->v[w++] = *e;
 	}
 	t->n = w;
+}
+
+/* one pass over the archive: 0, -1 (reported), -2 when the parallel bzip2 decoder gave up */
+static int
+read_archive_pass(struct ab_tree *t, int strip, int par)
+{
+	struct arcsrc *s = ab_malloc(sizeof(*s));
+	struct arcscan sc = {.same_top = 1};
+	struct archive *a;
+	struct archive_entry *ae;
+	int r, error;
+
+	if ((error = arc_open(&a, s, t->root, 1, par)) < 0) {
+		free(s);
+		return error;
+	}
+	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK || r == ARCHIVE_WARN)
+		if ((error = read_member(t, &sc, a, ae, s)) < 0)
+			goto done;
+	error = -2;
+	if (r != ARCHIVE_EOF && s->bz_failed)
+		goto done;
+	error = -1;
+	if (r != ARCHIVE_EOF) {
+		ab_error("cannot read archive '%s': %s", t->root, arc_error(a));
+		goto done;
+	}
+	if (strip < 0)
+		strip = sc.any && sc.same_top && !sc.file_at_top ? 1 : 0;
+	if (check_members(t, &sc.mem, strip) < 0)
+		goto done;
+	apply_strip(t, strip);
 	arc_close(a, s, t->archive_sha256);
 	a = NULL;
 	if (s->read_error) {
@@ -764,9 +803,9 @@ done:
 	if (a)
 		arc_close(a, s, t->archive_sha256);
 	free(s);
-	free(top);
-	ab_buf_free(&ver);
-	members_free(&mem);
+	free(sc.top);
+	ab_buf_free(&sc.ver);
+	members_free(&sc.mem);
 	return error;
 }
 
