@@ -48,42 +48,44 @@ sink_write(char *p, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+/* dest created for the path forms: O_EXCL, as a temporary must be */
 static int
-finish(struct sink *s, char sha256[65], const char *dest)
+create(const char *dest)
 {
-	int error = 0;
+	int fd = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 
-	ab_sha256_final(sha256, s->h);
-	if (fsync(s->fd) < 0 || close(s->fd) < 0) {
-		ab_error_errno("cannot write '%s'", dest);
-		error = -1;
+	if (fd < 0)
+		ab_error_errno("cannot create '%s'", dest);
+	return fd;
+}
+
+/* the path forms end so: fsync and close dest, whatever rc says */
+static int
+finish(int fd, const char *dest, int rc)
+{
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		if (rc == 0)
+			ab_error_errno("cannot write '%s'", dest);
+		return AB_EFAIL;
 	}
-	return error;
+	return rc;
 }
 
 int
-ab_download_url(char sha256[65], const char *url, const char *dest)
+ab_download_url_fd(char sha256[65], const char *url, int fd, const char *name)
 {
-	struct sink s = {.fd = -1};
+	struct sink s = {.fd = fd};
 	char errbuf[CURL_ERROR_SIZE] = "";
 	CURL *curl;
 	CURLcode rc;
-	long status = 0;
-	int error = -1;
 
 	ab_download_init();
-	s.fd = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (s.fd < 0) {
-		ab_error_errno("cannot create '%s'", dest);
-		return -1;
-	}
 	s.h = ab_sha256_new();
 	curl = curl_easy_init();
 	if (!curl) {
 		ab_error("cannot initialise libcurl");
 		ab_sha256_final(sha256, s.h);
-		close(s.fd);
-		return -1;
+		return AB_EFAIL;
 	}
 	curl_easy_setopt(curl, CURLOPT_URL, url);
 	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https,http,file");
@@ -100,60 +102,89 @@ ab_download_url(char sha256[65], const char *url, const char *dest)
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &s);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	rc = curl_easy_perform(curl);
-	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_cleanup(curl);
-	if (finish(&s, sha256, dest) < 0)
-		return -1;
+	ab_sha256_final(sha256, s.h);
 	if (rc != CURLE_OK) {
 		if (s.failed) {
 			errno = s.failed;
-			ab_error_errno("cannot write '%s'", dest);
+			ab_error_errno("cannot write '%s'", name);
 		} else {
 			ab_error("cannot download '%s': %s", url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		}
-		goto done;
+		return AB_EFAIL;
 	}
-	error = 0;
-done:
-	return error;
+	return 0;
 }
 
 int
-ab_download_copy(char sha256[65], const char *src, const char *dest)
+ab_download_url(char sha256[65], const char *url, const char *dest)
 {
-	struct sink s = {.fd = -1};
+	int fd = create(dest);
+
+	if (fd < 0)
+		return AB_EFAIL;
+	return finish(fd, dest, ab_download_url_fd(sha256, url, fd, dest));
+}
+
+/* in (src) copied to fd (name), hashed */
+static int
+copy_fd(char sha256[65], int in, const char *src, int fd, const char *name)
+{
+	struct sink s = {.fd = fd};
 	char buf[1 << 16];
 	ssize_t n;
-	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int error = 0;
 
-	if (in < 0) {
-		ab_error_errno("cannot open '%s'", src);
-		return -1;
-	}
-	s.fd = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (s.fd < 0) {
-		ab_error_errno("cannot create '%s'", dest);
-		close(in);
-		return -1;
-	}
 	s.h = ab_sha256_new();
 	while ((n = read(in, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			ab_error_errno("cannot read '%s'", src);
-			close(in);
-			finish(&s, sha256, dest);
-			return -1;
+			error = AB_EFAIL;
+			break;
 		}
 		if (sink_write(buf, 1, (size_t)n, &s) != (size_t)n) {
 			errno = s.failed;
-			ab_error_errno("cannot write '%s'", dest);
-			close(in);
-			finish(&s, sha256, dest);
-			return -1;
+			ab_error_errno("cannot write '%s'", name);
+			error = AB_EFAIL;
+			break;
 		}
 	}
+	ab_sha256_final(sha256, s.h);
+	return error;
+}
+
+int
+ab_download_copy_fd(char sha256[65], const char *src, int fd, const char *name)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int error;
+
+	if (in < 0) {
+		ab_error_errno("cannot open '%s'", src);
+		return AB_EFAIL;
+	}
+	error = copy_fd(sha256, in, src, fd, name);
 	close(in);
-	return finish(&s, sha256, dest);
+	return error;
+}
+
+int
+ab_download_copy(char sha256[65], const char *src, const char *dest)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int fd, error;
+
+	if (in < 0) {
+		ab_error_errno("cannot open '%s'", src);
+		return AB_EFAIL;
+	}
+	if ((fd = create(dest)) < 0) {
+		close(in);
+		return AB_EFAIL;
+	}
+	error = finish(fd, dest, copy_fd(sha256, in, src, fd, dest));
+	close(in);
+	return error;
 }

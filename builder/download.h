@@ -6,9 +6,17 @@
 #ifndef AB_DOWNLOAD_H
 #define AB_DOWNLOAD_H
 
-/* download url to dest (created), sha256 hex of the bytes into sha256; reports errors */
+/*
+ * download url to fd (name in messages), sha256 hex of the bytes into
+ * sha256; fd is neither synced nor closed: for a file of lib/atomic,
+ * committed when the digest is the one expected; reports errors
+ */
+int ab_download_url_fd(char sha256[65], const char *url, int fd, const char *name);
+/* the same for the local file src, copied */
+int ab_download_copy_fd(char sha256[65], const char *src, int fd, const char *name);
+/* download url to dest (created, O_EXCL), fsync, close; reports errors */
 int ab_download_url(char sha256[65], const char *url, const char *dest);
-/* copy the local file src to dest (created), hashing it; reports errors */
+/* copy the local file src to dest (created, O_EXCL), hashing it, fsync, close; reports errors */
 int ab_download_copy(char sha256[65], const char *src, const char *dest);
 /* call once before the first download, and ab_download_cleanup at the end */
 void ab_download_init(void);
