@@ -38,7 +38,7 @@ ab_pool_default_jobs(void)
 	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0 &&
 	    CPU_COUNT(&set) < n)
 		n = CPU_COUNT(&set);
-	return n < 1 ? 1 : n > AB_POOL_MAX ? AB_POOL_MAX : (int)n;
+	return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 
 int

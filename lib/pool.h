@@ -46,14 +46,14 @@
 
 #include <stddef.h>
 
-#define AB_POOL_MAX 256 /* workers at the most */
+#define AB_POOL_MAX 1024 /* workers at the most (the largest -j) */
 
 struct ab_pool;
 
 /* one item: 0 or a negative code (reported); worker is 0 .. workers-1 */
 typedef int ab_pool_fn(void *arg, size_t item, int worker);
 
-/* online cores this process may run on (its affinity mask), 1 .. AB_POOL_MAX */
+/* online cores this process may run on (its affinity mask), 1 .. 256 */
 int ab_pool_default_jobs(void);
 /* jobs as the pool reads it: <= 0 one per core (ab_pool_default_jobs), at most AB_POOL_MAX */
 int ab_pool_jobs(int jobs);
