@@ -270,6 +270,22 @@ ab_elf_at(const struct ab_elf *e, uint64_t addr, size_t n)
 	return NULL;
 }
 
+const unsigned char *
+ab_elf_symbol_bytes(const struct ab_elf *e, const struct ab_elf_symbol *s, size_t n)
+{
+	const struct ab_elf_section *sec;
+
+	if (e->type != ET_REL)
+		return ab_elf_at(e, s->value, n);
+	if (s->shndx >= e->nsections)
+		return NULL;
+	sec = &e->sections[s->shndx];
+	if (sec->type == SHT_NOBITS || s->value > sec->size || n > sec->size - s->value ||
+	    !in_file(e, sec->offset + s->value, n))
+		return NULL;
+	return e->map + sec->offset + s->value;
+}
+
 const char *
 ab_elf_string_at(const struct ab_elf *e, uint64_t addr, size_t max)
 {

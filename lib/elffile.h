@@ -77,6 +77,12 @@ const struct ab_elf_symbol *ab_elf_symbol(const struct ab_elf *e, const char *na
  * contents (never .bss), or NULL when the file does not hold all of them
  */
 const unsigned char *ab_elf_at(const struct ab_elf *e, uint64_t addr, size_t n);
+/*
+ * n bytes of the file at a symbol's value: by address in a linked file, by
+ * the symbol's section offset in an object file (whose code bytes before
+ * relocation are final where nothing is relocated); NULL when outside
+ */
+const unsigned char *ab_elf_symbol_bytes(const struct ab_elf *e, const struct ab_elf_symbol *s, size_t n);
 /* the NUL-terminated string at addr (at most max bytes before the NUL), or NULL */
 const char *ab_elf_string_at(const struct ab_elf *e, uint64_t addr, size_t max);
 

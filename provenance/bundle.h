@@ -37,4 +37,14 @@ int ab_bundle_write(const char *path, const char *outdir, const char *top,
  */
 int ab_bundle_verify(const char *path);
 
+/*
+ * Read the member REL (relative to the bundle's top directory, as in its
+ * SHA256SUMS: "provenance/binary-provenance.json") into out, at most max
+ * bytes. 0; 1 when the bundle has no such member (not reported); AB_EFAIL
+ * when the bundle cannot be read or the member is larger (reported). It
+ * does not verify the bundle: callers that trust the content run
+ * ab_bundle_verify first.
+ */
+int ab_bundle_read(struct ab_buf *out, const char *path, const char *rel, size_t max);
+
 #endif
