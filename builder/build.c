@@ -19,6 +19,7 @@
 #include "../lib/proc.h"
 #include "../lib/progress.h"
 #include "../lib/version.h"
+#include "../provenance/allocver.h"
 #include "../provenance/cmakeprov.h"
 #include "../provenance/manifest.h"
 #include "../provenance/probe.h"
@@ -400,9 +401,9 @@ hash_artifacts(cJSON **out, struct ctx *c, const struct ab_plan_var *pv)
 		if (pv->base->allocator.present && pv->base->allocator.archive &&
 		    !strcmp(pv->base->allocator.archive, pv->artifacts.v[i]))
 			cJSON_AddTrueToObject(it, "allocator_archive");
-		if (ab_manifest_scan_version(&version, abs) == 0 && version) {
+		if (ab_allocver_scan(&version, abs) == 0 && version) {
 			cJSON_AddStringToObject(it, "allocator_version", version);
-			cJSON_AddBoolToObject(it, "bogus_version", !strcmp(version, AB_JEMALLOC_BOGUS_VERSION));
+			cJSON_AddBoolToObject(it, "bogus_version", ab_jemalloc_version_is_bogus(version));
 		} else {
 			cJSON_AddNullToObject(it, "allocator_version");
 			cJSON_AddFalseToObject(it, "bogus_version");

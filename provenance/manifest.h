@@ -19,8 +19,6 @@
 
 #include <cjson/cJSON.h>
 
-/* what jemalloc's configure uses when it cannot find a version */
-#define AB_JEMALLOC_BOGUS_VERSION "0.0.0-0-g000000missing_version_try_git_fetch_tags"
 /* the in-toto buildType and builder id of allocbuild (docs/manifests.md) */
 #define AB_BUILD_TYPE "https://allocbuild.dev/build/v1"
 #define AB_BUILDER_ID "https://allocbuild.dev/builder/v1"
@@ -35,13 +33,6 @@ const char *ab_manifest_archive_sha256(const cJSON *st, const cJSON *from);
 
 /* copy the recipe and write every manifest of a run into outdir; reports errors */
 int ab_manifest_write(const char *outdir, const cJSON *run);
-
-/*
- * The first jemalloc-style version string (X.Y.Z-N-gHASH, including the
- * bogus one) embedded in a file's bytes; *version NULL when none. Caller
- * frees. Reports errors.
- */
-int ab_manifest_scan_version(char **version, const char *path);
 
 /*
  * Re-hash every file named by OUTDIR/SHA256SUMS and every subject and

@@ -10,7 +10,7 @@
 
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
-#include "updiff.h"
+#include "allocver.h"
 
 #define STATS_BEGIN "___ Begin jemalloc statistics ___"
 #define STATS_END "--- End jemalloc statistics ---"

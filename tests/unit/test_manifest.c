@@ -8,6 +8,7 @@
 #include "../../lib/util.h"
 #include "../../lib/hash.h"
 #include "../../lib/jsonio.h"
+#include "../../provenance/allocver.h"
 #include "../../provenance/manifest.h"
 
 static char dir[] = "/tmp/test_manifest.XXXXXX";
@@ -29,7 +30,7 @@ scan(const char *bytes, size_t len)
 {
 	char *p = put("blob", bytes, len), *v = NULL;
 
-	CHECK(ab_manifest_scan_version(&v, p) == 0);
+	CHECK(ab_allocver_scan(&v, p) == 0);
 	free(p);
 	return v;
 }
