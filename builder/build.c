@@ -229,7 +229,7 @@ key_source(struct ctx *c, struct ab_sha256 *h, const struct ab_source *s, int de
 
 	key_add(h, "source", s->id);
 	if (s->kind == AB_SOURCE_GIT) {
-		const cJSON *rec = cJSON_GetObjectItem(c->fetched, s->id);
+		const cJSON *rec = ab_json_get(c->fetched, s->id);
 		const char *commit = rec ? ab_json_str(rec, "commit") : NULL;
 
 		key_add(h, "git", s->url);
@@ -421,7 +421,7 @@ hash_artifacts(cJSON **out, struct ctx *c, const struct ab_plan_var *pv)
 static int
 artifacts_intact(struct ctx *c, const cJSON *state)
 {
-	const cJSON *arts = cJSON_GetObjectItem(state, "artifacts"), *it;
+	const cJSON *arts = ab_json_get(state, "artifacts"), *it;
 
 	if (!cJSON_IsArray(arts))
 		return 0;
@@ -1110,13 +1110,13 @@ decide(struct ctx *c, size_t vi)
 	if (pv->v->kind == AB_VARIANT_RUNTIME) {
 		vs->need_build = 0;
 	} else {
-		vs->need_build = c->o->force || dep_rebuilt || !old || !cJSON_IsTrue(cJSON_GetObjectItem(old, "ok")) ||
+		vs->need_build = c->o->force || dep_rebuilt || !old || !cJSON_IsTrue(ab_json_get(old, "ok")) ||
 		    !ab_json_str(old, "key") || strcmp(ab_json_str(old, "key"), vs->key) || !artifacts_intact(c, old);
 	}
 	vs->need_probe = pv->probe_step != NONE &&
-	    (vs->need_build || dep_rebuilt || c->o->force || !old || !cJSON_IsTrue(cJSON_GetObjectItem(old, "ok")) ||
+	    (vs->need_build || dep_rebuilt || c->o->force || !old || !cJSON_IsTrue(ab_json_get(old, "ok")) ||
 		!ab_json_str(old, "probe_key") || strcmp(ab_json_str(old, "probe_key"), vs->probe_key) ||
-		!cJSON_GetObjectItem(old, "probe"));
+		!ab_json_get(old, "probe"));
 	if (pv->v->kind == AB_VARIANT_RUNTIME && old && !vs->need_probe)
 		vs->need_build = 0;
 	if (!vs->need_build && old && pv->v->kind != AB_VARIANT_RUNTIME) {
@@ -1131,7 +1131,7 @@ decide(struct ctx *c, size_t vi)
 	}
 	vs->state = new_state(c, vi);
 	if (pv->v->kind == AB_VARIANT_RUNTIME && old && !vs->need_probe) {
-		cJSON_AddItemToObject(vs->state, "probe", cJSON_Duplicate(cJSON_GetObjectItem(old, "probe"), 1));
+		cJSON_AddItemToObject(vs->state, "probe", cJSON_Duplicate(ab_json_get(old, "probe"), 1));
 		cJSON_AddStringToObject(vs->state, "probe_key", vs->probe_key);
 	}
 }
@@ -1150,13 +1150,13 @@ add_documents(struct ctx *c, cJSON *docs, const cJSON *srcs)
 	cJSON_ArrayForEach(it, srcs)
 		ab_sources_manifest_add_source(m, it->string, cJSON_Duplicate(it, 1));
 	for (size_t vi = 0; vi < p->nvars; vi++) {
-		const cJSON *st = c->vs[vi].state, *tree = cJSON_GetObjectItem(st, "source"), *rec;
+		const cJSON *st = c->vs[vi].state, *tree = ab_json_get(st, "source"), *rec;
 
-		if (!cJSON_IsTrue(cJSON_GetObjectItem(st, "ok")))
+		if (!cJSON_IsTrue(ab_json_get(st, "ok")))
 			continue;
 		if (cJSON_IsObject(tree))
 			ab_sources_manifest_add_variant(m, p->vars[vi].v->label, cJSON_Duplicate(tree, 1));
-		rec = cJSON_GetObjectItem(st, "cmake");
+		rec = ab_json_get(st, "cmake");
 		if (rec) {
 			if (!cm)
 				cm = ab_cmakeprov_doc_new();
@@ -1192,10 +1192,10 @@ add_dependencies(struct ctx *c, cJSON *deps)
 			const char *commit = NULL;
 
 			for (size_t vi = 0; vi < p->nvars && !commit; vi++)
-				commit = ab_json_str(cJSON_GetObjectItem(cJSON_GetObjectItem(c->vs[vi].state, "fetched"), s->id),
+				commit = ab_json_str(ab_json_get(ab_json_get(c->vs[vi].state, "fetched"), s->id),
 				    "commit");
 			if (!commit)
-				commit = ab_json_str(cJSON_GetObjectItem(c->fetched, s->id), "commit");
+				commit = ab_json_str(ab_json_get(c->fetched, s->id), "commit");
 			if (!commit)
 				commit = s->commit;
 			char *uri = ab_sprintf("git+%s", s->url);
@@ -1232,9 +1232,9 @@ random_uuid(char out[37])
 static void
 report_probe_problems(const struct ab_plan_var *pv, const cJSON *probe, int *bad)
 {
-	const cJSON *problems = cJSON_GetObjectItem(probe, "problems"), *it;
+	const cJSON *problems = ab_json_get(probe, "problems"), *it;
 
-	if (!probe || cJSON_IsTrue(cJSON_GetObjectItem(probe, "ok")) || !cJSON_GetObjectItem(probe, "ok"))
+	if (!probe || cJSON_IsTrue(ab_json_get(probe, "ok")) || !ab_json_get(probe, "ok"))
 		return;
 	*bad = 1;
 	cJSON_ArrayForEach(it, problems) {
@@ -1305,7 +1305,7 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 				needed = c.vs[vi].need_build && var_uses(p, &p->vars[vi], s->source);
 			if (!needed) {
 				ab_progress_skip(i + 1, NULL, s->name, "up to date");
-			} else if (s->kind == AB_STEP_FETCH && !cJSON_GetObjectItem(c.fetched, s->source->id)) {
+			} else if (s->kind == AB_STEP_FETCH && !ab_json_get(c.fetched, s->source->id)) {
 				if (fetch_step(&c, s) < 0) {
 					fetch_failed = 1;
 					break;
@@ -1336,7 +1336,7 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 
 			if (s->kind != AB_STEP_FETCH || !var_uses(p, &p->vars[vi], s->source))
 				continue;
-			rec = cJSON_GetObjectItem(c.fetched, s->source->id);
+			rec = ab_json_get(c.fetched, s->source->id);
 			if (rec)
 				cJSON_AddItemToObject(f, s->source->id, cJSON_Duplicate(rec, 1));
 		}
@@ -1354,7 +1354,7 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 			continue;
 		if (pv->v->kind == AB_VARIANT_RUNTIME) {
 			size_t b = var_by_label(p, pv->base->label);
-			const cJSON *arts = b == NONE ? NULL : cJSON_GetObjectItem(c.vs[b].state, "artifacts");
+			const cJSON *arts = b == NONE ? NULL : ab_json_get(c.vs[b].state, "artifacts");
 
 			cJSON_DeleteItemFromObject(vs->state, "artifacts");
 			cJSON_AddItemToObject(vs->state, "artifacts", arts ? cJSON_Duplicate(arts, 1) : cJSON_CreateArray());
@@ -1368,13 +1368,13 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 		} else if (pv->probe_step != NONE) {
 			ab_progress_skip(pv->probe_step + 1, pv->v->label, "probe", "up to date");
 		}
-		if (pv->updiff_step != NONE && (vs->need_build || !cJSON_GetObjectItem(vs->state, "upstream_diff")) &&
+		if (pv->updiff_step != NONE && (vs->need_build || !ab_json_get(vs->state, "upstream_diff")) &&
 		    updiff_variant(&c, vi) < 0) {
 			vs->status = V_FAILED;
 			c.failed = 1;
 			continue;
 		}
-		report_probe_problems(pv, cJSON_GetObjectItem(vs->state, "probe"), &probe_bad);
+		report_probe_problems(pv, ab_json_get(vs->state, "probe"), &probe_bad);
 	}
 
 	/* states first: a later run trusts only what is recorded complete */
@@ -1387,7 +1387,7 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 			vs->state = new_state(&c, vi);
 		cJSON_DeleteItemFromObject(vs->state, "ok");
 		cJSON_AddBoolToObject(vs->state, "ok", ok);
-		if (ok && !cJSON_GetObjectItem(vs->state, "probe_key") && p->vars[vi].probe_step == NONE)
+		if (ok && !ab_json_get(vs->state, "probe_key") && p->vars[vi].probe_step == NONE)
 			set_string(vs->state, "probe_key", vs->probe_key);
 		if (ok && (vs->status == V_BUILT || vs->need_probe)) {
 			char *sp = state_path(&p->vars[vi]);
@@ -1424,10 +1424,10 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 		/* every source record: this run's fetches, else what the variants recorded */
 		srcs = cJSON_AddObjectToObject(run, "sources");
 		for (size_t vi = 0; vi < p->nvars; vi++) {
-			const cJSON *f = cJSON_GetObjectItem(c.vs[vi].state, "fetched"), *it;
+			const cJSON *f = ab_json_get(c.vs[vi].state, "fetched"), *it;
 
 			cJSON_ArrayForEach(it, f)
-				if (!cJSON_GetObjectItem(srcs, it->string))
+				if (!ab_json_get(srcs, it->string))
 					cJSON_AddItemToObject(srcs, it->string, cJSON_Duplicate(it, 1));
 		}
 		cJSON_AddItemToObject(run, "variants", vars);
@@ -1476,10 +1476,10 @@ done:
 static const char *
 nested_str(const cJSON *o, const char *a, const char *b, char *buf, size_t len)
 {
-	const cJSON *it = cJSON_GetObjectItem(o, a);
+	const cJSON *it = ab_json_get(o, a);
 
 	if (b)
-		it = cJSON_GetObjectItem(it, b);
+		it = ab_json_get(it, b);
 	if (cJSON_IsString(it))
 		return it->valuestring[0] ? it->valuestring : "\"\"";
 	if (cJSON_IsNumber(it)) {
@@ -1506,20 +1506,20 @@ print_table(struct ctx *c)
 				cells[r][k] = ab_strdup(head[k]);
 		} else {
 			const struct ab_variant *v = p->vars[r - 1].v;
-			const cJSON *st = c->vs[r - 1].state, *probe = cJSON_GetObjectItem(st, "probe"), *it;
+			const cJSON *st = c->vs[r - 1].state, *probe = ab_json_get(st, "probe"), *it;
 			const cJSON *from = v->kind == AB_VARIANT_RELINK ? c->vs[var_by_label(p, v->relink.from)].state : NULL;
 			const char *version = ab_json_str(probe, "version"), *archive = "-";
 			const char *sha = ab_manifest_archive_sha256(st, from);
 			char buf[64], buf2[64], shortsha[16];
 
-			cJSON_ArrayForEach(it, cJSON_GetObjectItem(st, "artifacts"))
+			cJSON_ArrayForEach(it, ab_json_get(st, "artifacts"))
 				if (!version)
 					version = ab_json_str(it, "allocator_version");
 			if (sha) {
 				snprintf(shortsha, sizeof(shortsha), "%.12s", sha);
 				archive = shortsha;
 			}
-			if (!cJSON_IsTrue(cJSON_GetObjectItem(st, "ok")))
+			if (!cJSON_IsTrue(ab_json_get(st, "ok")))
 				version = "(not built)";
 			cells[r][0] = ab_strdup(v->label);
 			/* the table says what a relink is, as the manifests and the PR do */

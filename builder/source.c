@@ -395,7 +395,7 @@ int
 ab_source_fetch(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
     const struct ab_source *s)
 {
-	const cJSON *done = cJSON_GetObjectItemCaseSensitive(o->state->fetched, s->id);
+	const cJSON *done = ab_json_get(o->state->fetched, s->id);
 	cJSON *mine;
 	int error;
 
@@ -446,7 +446,7 @@ fetch_closure(const struct ab_source_opts *o, const struct ab_recipe *r, const s
 static const cJSON *
 fetched(const struct ab_source_opts *o, const struct ab_source *s)
 {
-	return cJSON_GetObjectItemCaseSensitive(o->state->fetched, s->id);
+	return ab_json_get(o->state->fetched, s->id);
 }
 
 /* the inputs that determine a source's tree, as a canonical string */
@@ -503,7 +503,7 @@ base_record(const cJSON *f)
 	cJSON *b = cJSON_CreateObject();
 
 	for (size_t i = 0; i < AB_NELEM(keys); i++) {
-		const cJSON *it = cJSON_GetObjectItemCaseSensitive(f, keys[i]);
+		const cJSON *it = ab_json_get(f, keys[i]);
 
 		if (it)
 			cJSON_AddItemToObject(b, keys[i], cJSON_Duplicate(it, 1));
@@ -852,7 +852,7 @@ try_reuse(cJSON *rec, const struct ab_source_opts *o, const char *dest, const ch
 	nl = strchr(b.s, '\n');
 	if (!nl || !(head = cJSON_ParseWithLength(b.s, (size_t)(nl - b.s))) ||
 	    !ab_json_str(head, "stamp") || strcmp(ab_json_str(head, "stamp"), STAMP_FORMAT) ||
-	    !ab_json_str(head, "inputs") || !cJSON_IsObject(cJSON_GetObjectItem(head, "record")) ||
+	    !ab_json_str(head, "inputs") || !cJSON_IsObject(ab_json_get(head, "record")) ||
 	    ab_wt_index_parse(&idx, nl + 1, b.len - (size_t)(nl + 1 - b.s)) < 0) {
 		ab_note("source '%s': unreadable stamp '%s': writing '%s' again", id, path, dest);
 		rc = 0;
@@ -863,8 +863,8 @@ try_reuse(cJSON *rec, const struct ab_source_opts *o, const char *dest, const ch
 		rc = 0;
 		goto done;
 	}
-	v = ab_wt_index_verify(&idx, dest, (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(head, "since_s")),
-	    (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(head, "since_ns")), o->jobs, &refreshed, &why);
+	v = ab_wt_index_verify(&idx, dest, (int64_t)cJSON_GetNumberValue(ab_json_get(head, "since_s")),
+	    (int64_t)cJSON_GetNumberValue(ab_json_get(head, "since_ns")), o->jobs, &refreshed, &why);
 	if (v < 0)
 		goto done;
 	if (v > 0) {
@@ -872,12 +872,12 @@ try_reuse(cJSON *rec, const struct ab_source_opts *o, const char *dest, const ch
 		rc = 0;
 		goto done;
 	}
-	merge_into(rec, cJSON_GetObjectItem(head, "record"));
+	merge_into(rec, ab_json_get(head, "record"));
 	if (refreshed) {
 		struct timespec now;
 
 		clock_gettime(CLOCK_REALTIME_COARSE, &now);
-		write_stamp(dest, inputs, cJSON_GetObjectItem(head, "record"), &idx, now.tv_sec, now.tv_nsec);
+		write_stamp(dest, inputs, ab_json_get(head, "record"), &idx, now.tv_sec, now.tv_nsec);
 	}
 	rc = 1;
 done:
@@ -1107,7 +1107,7 @@ ab_sources_manifest_new(const struct ab_recipe *r)
 static void
 add_to(cJSON *m, const char *section, const char *key, cJSON *rec)
 {
-	cJSON *sec = cJSON_GetObjectItemCaseSensitive(m, section);
+	cJSON *sec = ab_json_get(m, section);
 
 	cJSON_DeleteItemFromObjectCaseSensitive(sec, key);
 	cJSON_AddItemToObject(sec, key, rec);

@@ -13,16 +13,10 @@
 
 /* ---- helpers ---- */
 
-static const cJSON *
-get(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
 static int
 is_ok(const cJSON *st)
 {
-	return cJSON_IsTrue(get(st, "ok"));
+	return cJSON_IsTrue(ab_json_get(st, "ok"));
 }
 
 static cJSON *
@@ -64,7 +58,7 @@ variant_binary(const char *outdir, const cJSON *st)
 {
 	const cJSON *it;
 
-	cJSON_ArrayForEach(it, get(st, "artifacts")) {
+	cJSON_ArrayForEach(it, ab_json_get(st, "artifacts")) {
 		const char *rel = ab_json_str(it, "path");
 		char *abs;
 
@@ -152,8 +146,8 @@ header(const cJSON *run, const char *type)
 
 	cJSON_AddStringToObject(doc, "_type", type);
 	cJSON_AddNumberToObject(doc, "version", 1);
-	cJSON_AddItemToObject(doc, "recipe", jdup(get(run, "recipe")));
-	cJSON_AddItemToObject(doc, "invocation_id", jdup(get(run, "invocation_id")));
+	cJSON_AddItemToObject(doc, "recipe", jdup(ab_json_get(run, "recipe")));
+	cJSON_AddItemToObject(doc, "invocation_id", jdup(ab_json_get(run, "invocation_id")));
 	return doc;
 }
 
@@ -163,16 +157,16 @@ commands_doc(const cJSON *run)
 	cJSON *doc = header(run, "https://allocbuild.dev/build-commands/v1"), *vars;
 	const cJSON *st;
 
-	cJSON_AddItemToObject(doc, "options", jdup(get(run, "options")));
+	cJSON_AddItemToObject(doc, "options", jdup(ab_json_get(run, "options")));
 	vars = cJSON_AddArrayToObject(doc, "variants");
-	cJSON_ArrayForEach(st, get(run, "variants")) {
+	cJSON_ArrayForEach(st, ab_json_get(run, "variants")) {
 		cJSON *v = cJSON_CreateObject();
 
-		cJSON_AddItemToObject(v, "label", jdup(get(st, "label")));
-		cJSON_AddItemToObject(v, "kind", jdup(get(st, "kind")));
-		cJSON_AddItemToObject(v, "ok", jdup(get(st, "ok")));
-		cJSON_AddItemToObject(v, "key", jdup(get(st, "key")));
-		cJSON_AddItemToObject(v, "steps", get(st, "steps") ? jdup(get(st, "steps")) : cJSON_CreateArray());
+		cJSON_AddItemToObject(v, "label", jdup(ab_json_get(st, "label")));
+		cJSON_AddItemToObject(v, "kind", jdup(ab_json_get(st, "kind")));
+		cJSON_AddItemToObject(v, "ok", jdup(ab_json_get(st, "ok")));
+		cJSON_AddItemToObject(v, "key", jdup(ab_json_get(st, "key")));
+		cJSON_AddItemToObject(v, "steps", ab_json_get(st, "steps") ? jdup(ab_json_get(st, "steps")) : cJSON_CreateArray());
 		cJSON_AddItemToArray(vars, v);
 	}
 	return doc;
@@ -186,7 +180,7 @@ state_of(const cJSON *run, const char *label)
 
 	if (!label)
 		return NULL;
-	cJSON_ArrayForEach(it, get(run, "variants"))
+	cJSON_ArrayForEach(it, ab_json_get(run, "variants"))
 		if (ab_json_str(it, "label") && !strcmp(ab_json_str(it, "label"), label))
 			return it;
 	return NULL;
@@ -195,23 +189,23 @@ state_of(const cJSON *run, const char *label)
 const char *
 ab_manifest_archive_sha256(const cJSON *st, const cJSON *from)
 {
-	const cJSON *it, *relink = get(st, "relink");
+	const cJSON *it, *relink = ab_json_get(st, "relink");
 	const char *sha = NULL;
 
 	if (!relink) {
-		cJSON_ArrayForEach(it, get(st, "artifacts"))
-			if (cJSON_IsTrue(get(it, "allocator_archive")))
+		cJSON_ArrayForEach(it, ab_json_get(st, "artifacts"))
+			if (cJSON_IsTrue(ab_json_get(it, "allocator_archive")))
 				sha = ab_json_str(it, "sha256");
 		return sha;
 	}
 	/* a relink links its base's archive unless a replacement took its place */
 	if (!from || !(sha = ab_manifest_archive_sha256(from, NULL)))
 		return NULL;
-	cJSON_ArrayForEach(it, get(relink, "differing_inputs")) {
-		const char *before = ab_json_str(get(it, "before"), "sha256");
+	cJSON_ArrayForEach(it, ab_json_get(relink, "differing_inputs")) {
+		const char *before = ab_json_str(ab_json_get(it, "before"), "sha256");
 
 		if (before && !strcmp(before, sha))
-			return ab_json_str(get(it, "after"), "sha256");
+			return ab_json_str(ab_json_get(it, "after"), "sha256");
 	}
 	return sha;
 }
@@ -225,18 +219,18 @@ static cJSON *
 relink_marking(const cJSON *relink, const char *from)
 {
 	cJSON *m = cJSON_CreateObject(), *sib;
-	const cJSON *normal = get(relink, "normal_output"), *check = get(relink, "normal_check");
+	const cJSON *normal = ab_json_get(relink, "normal_output"), *check = ab_json_get(relink, "normal_check");
 
 	cJSON_AddStringToObject(m, "kind", "diagnostic relink");
 	cJSON_AddStringToObject(m, "note", "the normal build's link command rerun with other inputs; "
 	    "not a normal distributable build");
 	sib = cJSON_AddObjectToObject(m, "normal_sibling");
 	cJSON_AddStringToObject(sib, "label", from);
-	cJSON_AddItemToObject(sib, "binary", jdup(get(normal, "path")));
-	cJSON_AddItemToObject(sib, "sha256", jdup(get(normal, "sha256")));
-	cJSON_AddItemToObject(sib, "link_reproduced", jdup(get(check, "identical")));
-	cJSON_AddItemToObject(m, "differing_inputs", jdup(get(relink, "differing_inputs")));
-	cJSON_AddItemToObject(m, "verdict", jdup(get(relink, "verdict")));
+	cJSON_AddItemToObject(sib, "binary", jdup(ab_json_get(normal, "path")));
+	cJSON_AddItemToObject(sib, "sha256", jdup(ab_json_get(normal, "sha256")));
+	cJSON_AddItemToObject(sib, "link_reproduced", jdup(ab_json_get(check, "identical")));
+	cJSON_AddItemToObject(m, "differing_inputs", jdup(ab_json_get(relink, "differing_inputs")));
+	cJSON_AddItemToObject(m, "verdict", jdup(ab_json_get(relink, "verdict")));
 	return m;
 }
 
@@ -247,12 +241,12 @@ relinks_of(const cJSON *run, const char *label)
 	cJSON *a = NULL;
 	const cJSON *it;
 
-	cJSON_ArrayForEach(it, get(run, "variants")) {
-		if (!is_ok(it) || !get(it, "relink") || !ab_json_str(it, "from") || strcmp(ab_json_str(it, "from"), label))
+	cJSON_ArrayForEach(it, ab_json_get(run, "variants")) {
+		if (!is_ok(it) || !ab_json_get(it, "relink") || !ab_json_str(it, "from") || strcmp(ab_json_str(it, "from"), label))
 			continue;
 		if (!a)
 			a = cJSON_CreateArray();
-		cJSON_AddItemToArray(a, jdup(get(it, "label")));
+		cJSON_AddItemToArray(a, jdup(ab_json_get(it, "label")));
 	}
 	return a;
 }
@@ -261,10 +255,10 @@ static cJSON *
 binary_doc(const char *outdir, const cJSON *run)
 {
 	cJSON *doc = header(run, "https://allocbuild.dev/binary-provenance/v1"), *vars;
-	const cJSON *st, *sources = get(run, "sources");
+	const cJSON *st, *sources = ab_json_get(run, "sources");
 
 	vars = cJSON_AddArrayToObject(doc, "variants");
-	cJSON_ArrayForEach(st, get(run, "variants")) {
+	cJSON_ArrayForEach(st, ab_json_get(run, "variants")) {
 		cJSON *v, *al, *src, *relinks;
 		const cJSON *base;
 		const char *archive_sha;
@@ -276,22 +270,22 @@ binary_doc(const char *outdir, const cJSON *run)
 		if (!(base = state_of(run, ab_json_str(st, "base"))))
 			base = st;
 		v = cJSON_CreateObject();
-		cJSON_AddItemToObject(v, "label", jdup(get(st, "label")));
-		cJSON_AddItemToObject(v, "kind", jdup(get(st, "kind")));
-		cJSON_AddItemToObject(v, "base", jdup(get(st, "base")));
+		cJSON_AddItemToObject(v, "label", jdup(ab_json_get(st, "label")));
+		cJSON_AddItemToObject(v, "kind", jdup(ab_json_get(st, "kind")));
+		cJSON_AddItemToObject(v, "base", jdup(ab_json_get(st, "base")));
 		bin = variant_binary(outdir, st);
 		if (bin)
 			cJSON_AddStringToObject(v, "binary", bin);
 		else
 			cJSON_AddNullToObject(v, "binary");
 		free(bin);
-		cJSON_AddItemToObject(v, "runtime", jdup(get(st, "runtime")));
-		if (get(st, "relink"))
-			cJSON_AddItemToObject(v, "diagnostic_relink", relink_marking(get(st, "relink"), ab_json_str(st, "from")));
+		cJSON_AddItemToObject(v, "runtime", jdup(ab_json_get(st, "runtime")));
+		if (ab_json_get(st, "relink"))
+			cJSON_AddItemToObject(v, "diagnostic_relink", relink_marking(ab_json_get(st, "relink"), ab_json_str(st, "from")));
 		else if ((relinks = relinks_of(run, ab_json_str(st, "label"))))
 			cJSON_AddItemToObject(v, "diagnostic_relinks", relinks);
 		archive_sha = ab_manifest_archive_sha256(st, state_of(run, ab_json_str(st, "from")));
-		al = jdup(get(st, "allocator"));
+		al = jdup(ab_json_get(st, "allocator"));
 		if (archive_sha)
 			cJSON_AddStringToObject(al, "archive_sha256", archive_sha);
 		else if (cJSON_IsObject(al))
@@ -302,13 +296,13 @@ binary_doc(const char *outdir, const cJSON *run)
 			const char *id = ab_json_str(base, "source");
 
 			cJSON_AddStringToObject(src, "id", id);
-			cJSON_AddItemToObject(src, "pin", jdup(get(sources, id)));
-			cJSON_AddItemToObject(src, "tree", jdup(get(base, "source") && cJSON_IsObject(get(base, "source")) ?
-			    get(base, "source") : NULL));
+			cJSON_AddItemToObject(src, "pin", jdup(ab_json_get(sources, id)));
+			cJSON_AddItemToObject(src, "tree", jdup(ab_json_get(base, "source") && cJSON_IsObject(ab_json_get(base, "source")) ?
+			    ab_json_get(base, "source") : NULL));
 		} else if (ab_json_str(base, "from")) {
 			cJSON_AddStringToObject(src, "relink_of", ab_json_str(base, "from"));
 		}
-		cJSON_AddItemToObject(v, "artifacts", jdup(get(st, "artifacts")));
+		cJSON_AddItemToObject(v, "artifacts", jdup(ab_json_get(st, "artifacts")));
 		cJSON_AddItemToArray(vars, v);
 	}
 	return doc;
@@ -321,16 +315,16 @@ probes_doc(const cJSON *run)
 	const cJSON *st;
 
 	vars = cJSON_AddArrayToObject(doc, "variants");
-	cJSON_ArrayForEach(st, get(run, "variants")) {
+	cJSON_ArrayForEach(st, ab_json_get(run, "variants")) {
 		cJSON *v;
 
-		if (!is_ok(st) || !get(st, "probe"))
+		if (!is_ok(st) || !ab_json_get(st, "probe"))
 			continue;
 		v = cJSON_CreateObject();
-		cJSON_AddItemToObject(v, "label", jdup(get(st, "label")));
-		cJSON_AddItemToObject(v, "base", jdup(get(st, "base")));
-		cJSON_AddItemToObject(v, "requested", jdup(get(st, "runtime")));
-		cJSON_AddItemToObject(v, "probe", jdup(get(st, "probe")));
+		cJSON_AddItemToObject(v, "label", jdup(ab_json_get(st, "label")));
+		cJSON_AddItemToObject(v, "base", jdup(ab_json_get(st, "base")));
+		cJSON_AddItemToObject(v, "requested", jdup(ab_json_get(st, "runtime")));
+		cJSON_AddItemToObject(v, "probe", jdup(ab_json_get(st, "probe")));
 		cJSON_AddItemToArray(vars, v);
 	}
 	return doc;
@@ -343,14 +337,14 @@ per_variant(const cJSON *run, const char *type, const char *key, const char *fie
 	cJSON *doc = NULL, *vars = NULL;
 	const cJSON *st;
 
-	cJSON_ArrayForEach(st, get(run, "variants")) {
-		if (!is_ok(st) || !get(st, key))
+	cJSON_ArrayForEach(st, ab_json_get(run, "variants")) {
+		if (!is_ok(st) || !ab_json_get(st, key))
 			continue;
 		if (!doc) {
 			doc = header(run, type);
 			vars = cJSON_AddObjectToObject(doc, field);
 		}
-		cJSON_AddItemToObject(vars, ab_json_str(st, "label"), jdup(get(st, key)));
+		cJSON_AddItemToObject(vars, ab_json_str(st, "label"), jdup(ab_json_get(st, key)));
 	}
 	return doc;
 }
@@ -372,7 +366,7 @@ static cJSON *
 statement(const char *outdir, const cJSON *run, const struct sums *subjects, const struct sums *byproducts)
 {
 	cJSON *doc = cJSON_CreateObject(), *subj, *pred, *bd, *ext, *intp, *deps, *rd, *b, *md, *bp;
-	const cJSON *recipe = get(run, "recipe"), *st;
+	const cJSON *recipe = ab_json_get(run, "recipe"), *st;
 
 	(void)outdir;
 	cJSON_AddStringToObject(doc, "_type", "https://in-toto.io/Statement/v1");
@@ -386,29 +380,29 @@ statement(const char *outdir, const cJSON *run, const struct sums *subjects, con
 	{
 		cJSON *r = cJSON_AddObjectToObject(ext, "recipe"), *labels;
 
-		cJSON_AddItemToObject(r, "name", jdup(get(recipe, "name")));
-		cJSON_AddItemToObject(r, "path", jdup(get(recipe, "path")));
+		cJSON_AddItemToObject(r, "name", jdup(ab_json_get(recipe, "name")));
+		cJSON_AddItemToObject(r, "path", jdup(ab_json_get(recipe, "path")));
 		cJSON_AddStringToObject(r, "copy", "recipe.json");
 		cJSON_AddItemToObject(r, "digest", digest(ab_json_str(recipe, "sha256") ? ab_json_str(recipe, "sha256") : ""));
 		labels = cJSON_AddArrayToObject(ext, "variants");
-		cJSON_ArrayForEach(st, get(run, "variants"))
-			cJSON_AddItemToArray(labels, jdup(get(st, "label")));
-		cJSON_AddItemToObject(ext, "options", jdup(get(run, "options")));
+		cJSON_ArrayForEach(st, ab_json_get(run, "variants"))
+			cJSON_AddItemToArray(labels, jdup(ab_json_get(st, "label")));
+		cJSON_AddItemToObject(ext, "options", jdup(ab_json_get(run, "options")));
 	}
 	intp = cJSON_AddObjectToObject(bd, "internalParameters");
-	cJSON_AddItemToObject(intp, "toolchain", jdup(get(run, "toolchain")));
+	cJSON_AddItemToObject(intp, "toolchain", jdup(ab_json_get(run, "toolchain")));
 	{
 		cJSON *keys = cJSON_AddObjectToObject(intp, "variantKeys");
 
-		cJSON_ArrayForEach(st, get(run, "variants"))
+		cJSON_ArrayForEach(st, ab_json_get(run, "variants"))
 			if (is_ok(st))
-				cJSON_AddItemToObject(keys, ab_json_str(st, "label"), jdup(get(st, "key")));
+				cJSON_AddItemToObject(keys, ab_json_str(st, "label"), jdup(ab_json_get(st, "key")));
 	}
 	deps = cJSON_AddArrayToObject(bd, "resolvedDependencies");
 	{
 		const cJSON *d;
 
-		cJSON_ArrayForEach(d, get(run, "dependencies"))
+		cJSON_ArrayForEach(d, ab_json_get(run, "dependencies"))
 			cJSON_AddItemToArray(deps, jdup(d));
 	}
 	rd = cJSON_AddObjectToObject(pred, "runDetails");
@@ -417,12 +411,12 @@ statement(const char *outdir, const cJSON *run, const struct sums *subjects, con
 	{
 		cJSON *ver = cJSON_AddObjectToObject(b, "version");
 
-		cJSON_AddItemToObject(ver, "allocbuild", jdup(get(run, "allocbuild_version")));
+		cJSON_AddItemToObject(ver, "allocbuild", jdup(ab_json_get(run, "allocbuild_version")));
 	}
 	md = cJSON_AddObjectToObject(rd, "metadata");
-	cJSON_AddItemToObject(md, "invocationId", jdup(get(run, "invocation_id")));
-	cJSON_AddItemToObject(md, "startedOn", jdup(get(run, "started_on")));
-	cJSON_AddItemToObject(md, "finishedOn", jdup(get(run, "finished_on")));
+	cJSON_AddItemToObject(md, "invocationId", jdup(ab_json_get(run, "invocation_id")));
+	cJSON_AddItemToObject(md, "startedOn", jdup(ab_json_get(run, "started_on")));
+	cJSON_AddItemToObject(md, "finishedOn", jdup(ab_json_get(run, "finished_on")));
 	bp = cJSON_AddArrayToObject(rd, "byproducts");
 	add_descriptors(bp, byproducts);
 	return doc;
@@ -446,7 +440,7 @@ drop(const char *outdir, const char *rel)
 int
 ab_manifest_write(const char *outdir, const cJSON *run)
 {
-	const char *recipe_path = ab_json_str(get(run, "recipe"), "path");
+	const char *recipe_path = ab_json_str(ab_json_get(run, "recipe"), "path");
 	struct sums subjects = {0}, byproducts = {0}, all = {0};
 	struct ab_buf b = {0};
 	char *prov = mpath(outdir, "provenance"), *path;
@@ -473,10 +467,10 @@ ab_manifest_write(const char *outdir, const cJSON *run)
 	error = -1;
 
 	/* the documents other modules made (sources.json, cmake-cache-provenance.json) */
-	cJSON_ArrayForEach(it, get(run, "documents"))
+	cJSON_ArrayForEach(it, ab_json_get(run, "documents"))
 		if (!ab_path_is_safe_relative(it->string) || write_manifest(outdir, it->string, it) < 0)
 			goto done;
-	if (!get(get(run, "documents"), "provenance/cmake-cache-provenance.json") &&
+	if (!ab_json_get(ab_json_get(run, "documents"), "provenance/cmake-cache-provenance.json") &&
 	    drop(outdir, "provenance/cmake-cache-provenance.json") < 0)
 		goto done;
 	doc = commands_doc(run);
@@ -500,13 +494,13 @@ ab_manifest_write(const char *outdir, const cJSON *run)
 	doc = NULL;
 
 	/* subjects: the artifacts of the variants built; byproducts: their logs */
-	cJSON_ArrayForEach(st, get(run, "variants")) {
+	cJSON_ArrayForEach(st, ab_json_get(run, "variants")) {
 		if (!is_ok(st))
 			continue;
-		cJSON_ArrayForEach(it, get(st, "artifacts"))
+		cJSON_ArrayForEach(it, ab_json_get(st, "artifacts"))
 			if (ab_json_str(it, "path") && ab_json_str(it, "sha256"))
 				add_sum(&subjects, ab_json_str(it, "path"), ab_json_str(it, "sha256"));
-		cJSON_ArrayForEach(it, get(st, "steps"))
+		cJSON_ArrayForEach(it, ab_json_get(st, "steps"))
 			if (ab_json_str(it, "log") && add_sum_file(&byproducts, outdir, ab_json_str(it, "log")) < 0)
 				goto done;
 	}
@@ -651,11 +645,11 @@ ab_manifest_verify(FILE *out, const char *outdir)
 	{
 		const cJSON *lists[2], *it;
 
-		lists[0] = get(stmt, "subject");
-		lists[1] = get(get(get(stmt, "predicate"), "runDetails"), "byproducts");
+		lists[0] = ab_json_get(stmt, "subject");
+		lists[1] = ab_json_get(ab_json_get(ab_json_get(stmt, "predicate"), "runDetails"), "byproducts");
 		for (int k = 0; k < 2; k++)
 			cJSON_ArrayForEach(it, lists[k]) {
-				const char *name = ab_json_str(it, "name"), *want = ab_json_str(get(it, "digest"), "sha256");
+				const char *name = ab_json_str(it, "name"), *want = ab_json_str(ab_json_get(it, "digest"), "sha256");
 
 				if (!name || !want || !ab_path_is_safe_relative(name)) {
 					ab_error("%s: malformed subject", stmt_path);
@@ -735,7 +729,7 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 
 	if (load_binary_doc(&doc, outdir) < 0)
 		return -1;
-	vars = get(doc, "variants");
+	vars = ab_json_get(doc, "variants");
 	cJSON_ArrayForEach(st, vars)
 		if (ab_json_str(st, "label") && !strcmp(ab_json_str(st, "label"), label))
 			mine = st;
@@ -750,9 +744,9 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 	 */
 	ab_strv_push(&names, "MALLOC_CONF");
 	cJSON_ArrayForEach(st, vars) {
-		cJSON_ArrayForEach(it, get(get(st, "runtime"), "env"))
+		cJSON_ArrayForEach(it, ab_json_get(ab_json_get(st, "runtime"), "env"))
 			ab_strv_push(&names, it->string);
-		cJSON_ArrayForEach(it, get(get(st, "runtime"), "unset"))
+		cJSON_ArrayForEach(it, ab_json_get(ab_json_get(st, "runtime"), "unset"))
 			if (cJSON_IsString(it))
 				ab_strv_push(&names, it->valuestring);
 	}
@@ -765,11 +759,11 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 	for (size_t i = 0; i < names.n; i++) {
 		if (i && !strcmp(names.v[i], names.v[i - 1]))
 			continue;
-		if (get(get(get(mine, "runtime"), "env"), names.v[i]))
+		if (ab_json_get(ab_json_get(ab_json_get(mine, "runtime"), "env"), names.v[i]))
 			continue;
 		fprintf(out, "unset %s\n", names.v[i]);
 	}
-	cJSON_ArrayForEach(it, get(get(mine, "runtime"), "env")) {
+	cJSON_ArrayForEach(it, ab_json_get(ab_json_get(mine, "runtime"), "env")) {
 		fprintf(out, "export %s=", it->string);
 		put_quoted(out, cJSON_IsString(it) ? it->valuestring : "");
 		fputc('\n', out);
@@ -789,7 +783,7 @@ ab_manifest_systems(FILE *out, const char *outdir)
 
 	if (load_binary_doc(&doc, outdir) < 0)
 		return -1;
-	cJSON_ArrayForEach(st, get(doc, "variants")) {
+	cJSON_ArrayForEach(st, ab_json_get(doc, "variants")) {
 		const char *bin = ab_json_str(st, "binary"), *label = ab_json_str(st, "label");
 
 		if (bin && label)

@@ -33,7 +33,7 @@ jget(const cJSON *o, const char *path)
 			return NULL;
 		memcpy(key, path, n);
 		key[n] = '\0';
-		o = cJSON_GetObjectItemCaseSensitive(o, key);
+		o = ab_json_get(o, key);
 		path += n;
 		if (*path == '.')
 			path++;
@@ -56,7 +56,7 @@ for_label(const cJSON *doc, const char *label)
 	const cJSON *vs = jget(doc, "variants"), *it;
 
 	if (cJSON_IsObject(vs))
-		return cJSON_GetObjectItemCaseSensitive(vs, label);
+		return ab_json_get(vs, label);
 	cJSON_ArrayForEach(it, vs) {
 		const char *l = jstr(it, "label");
 
@@ -343,7 +343,7 @@ section_summary(struct ab_buf *b, const struct evidence *e)
 		const cJSON *rec = jget(e->sources, "sources");
 		const char *origin;
 
-		rec = rec ? cJSON_GetObjectItemCaseSensitive(rec, s->id) : NULL;
+		rec = rec ? ab_json_get(rec, s->id) : NULL;
 		origin = jstr(rec, "origin");
 		ab_buf_puts(b, "| ");
 		put_code(b, s->id);
