@@ -26,7 +26,6 @@
 #include "../provenance/updiff.h"
 #include "relink.h"
 
-#define NONE ((size_t)-1)
 #define KEY_FORMAT "allocbuild-variant-key 1"
 #define TAIL_LINES 30
 
@@ -39,6 +38,7 @@ struct var_state {
 	cJSON *state;                   /* variants/<label>/state.json: what the manifests need */
 	cJSON *old;                     /* the state found on disk, if any */
 	int need_build, need_probe;
+	int rebuilt;                    /* its binary is built again in this run (runtime_of: its base's) */
 	pthread_t thread;
 	int joined;
 };
@@ -222,14 +222,25 @@ toolchain(struct ctx *c)
 
 /* ---- content keys ---- */
 
-static int
-key_source(struct ctx *c, struct ab_sha256 *h, const struct ab_source *s, int depth)
-{
-	const struct ab_recipe *r = c->p->r;
+/* what a source's tree is made from, overlays included */
+struct key_walk {
+	struct ctx *c;
+	struct ab_sha256 *h;
+};
 
+static int
+key_source(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
+{
+	struct key_walk *kw = arg;
+	struct ab_sha256 *h = kw->h;
+	const struct ab_recipe *r = kw->c->p->r;
+
+	(void)depth;
+	if (via)
+		key_add(h, "overlay", via->path);
 	key_add(h, "source", s->id);
 	if (s->kind == AB_SOURCE_GIT) {
-		const cJSON *rec = ab_json_get(c->fetched, s->id);
+		const cJSON *rec = ab_json_get(kw->c->fetched, s->id);
 		const char *commit = rec ? ab_json_str(rec, "commit") : NULL;
 
 		key_add(h, "git", s->url);
@@ -248,7 +259,7 @@ key_source(struct ctx *c, struct ab_sha256 *h, const struct ab_source *s, int de
 
 		free(path);
 		if (e < 0)
-			return -1;
+			return e;
 		key_add(h, "patch", s->patches.v[i]);
 		key_add(h, "patch-sha256", hex);
 	}
@@ -258,30 +269,7 @@ key_source(struct ctx *c, struct ab_sha256 *h, const struct ab_source *s, int de
 		key_add(h, "prepare", q);
 		free(q);
 	}
-	for (size_t i = 0; i < s->noverlays; i++) {
-		const struct ab_source *o = ab_recipe_source(r, s->overlays[i].source);
-
-		key_add(h, "overlay", s->overlays[i].path);
-		if (o && depth < 16 && key_source(c, h, o, depth + 1) < 0)
-			return -1;
-	}
 	return 0;
-}
-
-static size_t
-var_by_label(const struct ab_plan *p, const char *label)
-{
-	for (size_t i = 0; i < p->nvars; i++)
-		if (!strcmp(p->vars[i].v->label, label))
-			return i;
-	return NONE;
-}
-
-/* the variant whose probe settings apply: its own, else its base's (runtime_of) */
-static const struct ab_variant *
-probe_settings(const struct ab_plan_var *pv)
-{
-	return pv->v->probe.args.n || pv->v->probe.timeout ? pv->v : pv->base;
 }
 
 static int
@@ -314,7 +302,8 @@ compute_key(struct ctx *c, size_t vi)
 		}
 		for (size_t i = 0; i < v->build.targets.n; i++)
 			key_add(h, "target", v->build.targets.v[i]);
-		if (key_source(c, h, ab_recipe_source(p->r, v->source), 0) < 0) {
+		if (ab_recipe_overlay_walk(p->r, ab_recipe_source(p->r, v->source), key_source, NULL,
+		    &(struct key_walk){c, h}) < 0) {
 			char junk[AB_HEX_LEN + 1];
 
 			ab_sha256_final(junk, h);
@@ -322,17 +311,17 @@ compute_key(struct ctx *c, size_t vi)
 		}
 		break;
 	case AB_VARIANT_RELINK:
-		key_add(h, "from", c->vs[var_by_label(p, v->relink.from)].key);
+		key_add(h, "from", c->vs[ab_plan_var_index(p, v->relink.from)].key);
 		key_add(h, "link_txt", v->relink.link_txt);
 		key_add(h, "output", v->relink.output);
 		for (size_t i = 0; i < v->relink.nreplace; i++) {
 			key_add(h, "replace", v->relink.replace[i].path);
-			key_add(h, "with", c->vs[var_by_label(p, v->relink.replace[i].with_variant)].key);
+			key_add(h, "with", c->vs[ab_plan_var_index(p, v->relink.replace[i].with_variant)].key);
 			key_add(h, "artifact", v->relink.replace[i].with_artifact);
 		}
 		break;
 	case AB_VARIANT_RUNTIME:
-		key_add(h, "base", c->vs[var_by_label(p, pv->base->label)].key);
+		key_add(h, "base", c->vs[ab_plan_var_index(p, pv->base->label)].key);
 		break;
 	}
 	ab_sha256_final(c->vs[vi].key, h);
@@ -347,7 +336,7 @@ compute_key(struct ctx *c, size_t vi)
 	for (size_t i = 0; i < v->runtime.unset.n; i++)
 		key_add(h, "runtime-unset", v->runtime.unset.v[i]);
 	{
-		const struct ab_variant *ps = probe_settings(pv);
+		const struct ab_variant *ps = pv->probe_from;
 		char t[32];
 
 		for (size_t i = 0; i < ps->probe.args.n; i++)
@@ -660,7 +649,7 @@ static int
 relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, cJSON *state, cJSON *steps)
 {
 	const struct ab_variant *v = pv->v;
-	const struct ab_plan_var *from = &c->p->vars[var_by_label(c->p, v->relink.from)];
+	const struct ab_plan_var *from = &c->p->vars[ab_plan_var_index(c->p, v->relink.from)];
 	struct ab_relink_replacement *rep = ab_calloc(v->relink.nreplace + 1, sizeof(*rep));
 	struct ab_strv withs = {0};
 	struct ab_relink_spec spec = {0};
@@ -673,7 +662,7 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	int e;
 
 	for (size_t i = 0; i < v->relink.nreplace; i++) {
-		const struct ab_plan_var *w = &c->p->vars[var_by_label(c->p, v->relink.replace[i].with_variant)];
+		const struct ab_plan_var *w = &c->p->vars[ab_plan_var_index(c->p, v->relink.replace[i].with_variant)];
 
 		ab_strv_push_owned(&withs, ab_path_join(w->artdir, v->relink.replace[i].with_artifact));
 	}
@@ -809,7 +798,7 @@ probe_variant(struct ctx *c, size_t vi)
 	req.env = pv->v->runtime.env;
 	req.unset = pv->v->runtime.unset;
 	req.cwd = pv->probe;
-	req.timeout = probe_settings(pv)->probe.timeout;
+	req.timeout = pv->probe_from->probe.timeout;
 	/* a binary artifact is run; else the allocator archive is linked into a probe program */
 	for (size_t i = 0; i < pv->artifacts.n && !target; i++)
 		if (!is_archive(pv->artifacts.v[i]))
@@ -827,8 +816,8 @@ probe_variant(struct ctx *c, size_t vi)
 			struct ab_strv argv = {0};
 
 			ab_strv_push(&argv, abs);
-			for (size_t i = 0; i < probe_settings(pv)->probe.args.n; i++)
-				ab_strv_push(&argv, probe_settings(pv)->probe.args.v[i]);
+			for (size_t i = 0; i < pv->probe_from->probe.args.n; i++)
+				ab_strv_push(&argv, pv->probe_from->probe.args.v[i]);
 			e = ab_probe_program(&rec, &req, ab_strv_argv(&argv));
 			ab_strv_free(&argv);
 		}
@@ -976,18 +965,19 @@ schedule(struct ctx *c)
 
 /* ---- the run ---- */
 
+static int
+is_source(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
+{
+	(void)via;
+	(void)depth;
+	return s == arg;
+}
+
 /* does source s (with its overlays) contain source t? */
 static int
-source_uses(const struct ab_recipe *r, const struct ab_source *s, const struct ab_source *t, int depth)
+source_uses(const struct ab_recipe *r, const struct ab_source *s, const struct ab_source *t)
 {
-	if (!s || depth > 16)
-		return 0;
-	if (s == t)
-		return 1;
-	for (size_t i = 0; i < s->noverlays; i++)
-		if (source_uses(r, ab_recipe_source(r, s->overlays[i].source), t, depth + 1))
-			return 1;
-	return 0;
+	return ab_recipe_overlay_walk(r, s, is_source, NULL, (void *)t) == 1;
 }
 
 static int
@@ -995,9 +985,9 @@ var_uses(const struct ab_plan *p, const struct ab_plan_var *pv, const struct ab_
 {
 	const struct ab_variant *v = pv->v;
 
-	if (v->kind == AB_VARIANT_BUILD && source_uses(p->r, ab_recipe_source(p->r, v->source), t, 0))
+	if (v->kind == AB_VARIANT_BUILD && source_uses(p->r, ab_recipe_source(p->r, v->source), t))
 		return 1;
-	return pv->updiff_step != NONE && source_uses(p->r, ab_recipe_source(p->r, v->allocator.upstream), t, 0);
+	return pv->updiff_step != AB_PLAN_NONE && source_uses(p->r, ab_recipe_source(p->r, v->allocator.upstream), t);
 }
 
 static int
@@ -1106,19 +1096,20 @@ decide(struct ctx *c, size_t vi)
 	int dep_rebuilt = 0;
 
 	for (size_t k = 0; k < pv->ndeps; k++)
-		dep_rebuilt |= c->vs[pv->deps[k]].need_build;
+		dep_rebuilt |= c->vs[pv->deps[k]].rebuilt;
 	if (pv->v->kind == AB_VARIANT_RUNTIME) {
 		vs->need_build = 0;
 	} else {
 		vs->need_build = c->o->force || dep_rebuilt || !old || !cJSON_IsTrue(ab_json_get(old, "ok")) ||
 		    !ab_json_str(old, "key") || strcmp(ab_json_str(old, "key"), vs->key) || !artifacts_intact(c, old);
 	}
-	vs->need_probe = pv->probe_step != NONE &&
+	vs->need_probe = pv->probe_step != AB_PLAN_NONE &&
 	    (vs->need_build || dep_rebuilt || c->o->force || !old || !cJSON_IsTrue(ab_json_get(old, "ok")) ||
 		!ab_json_str(old, "probe_key") || strcmp(ab_json_str(old, "probe_key"), vs->probe_key) ||
 		!ab_json_get(old, "probe"));
 	if (pv->v->kind == AB_VARIANT_RUNTIME && old && !vs->need_probe)
 		vs->need_build = 0;
+	vs->rebuilt = vs->need_build || dep_rebuilt;
 	if (!vs->need_build && old && pv->v->kind != AB_VARIANT_RUNTIME) {
 		vs->state = cJSON_Duplicate(old, 1);
 		/* the recipe-derived parts may have changed without changing the build (runtime env) */
@@ -1353,8 +1344,8 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 		if (vs->status != V_BUILT && vs->status != V_UPTODATE)
 			continue;
 		if (pv->v->kind == AB_VARIANT_RUNTIME) {
-			size_t b = var_by_label(p, pv->base->label);
-			const cJSON *arts = b == NONE ? NULL : ab_json_get(c.vs[b].state, "artifacts");
+			size_t b = ab_plan_var_index(p, pv->base->label);
+			const cJSON *arts = b == AB_PLAN_NONE ? NULL : ab_json_get(c.vs[b].state, "artifacts");
 
 			cJSON_DeleteItemFromObject(vs->state, "artifacts");
 			cJSON_AddItemToObject(vs->state, "artifacts", arts ? cJSON_Duplicate(arts, 1) : cJSON_CreateArray());
@@ -1365,10 +1356,10 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 				c.failed = 1;
 				continue;
 			}
-		} else if (pv->probe_step != NONE) {
+		} else if (pv->probe_step != AB_PLAN_NONE) {
 			ab_progress_skip(pv->probe_step + 1, pv->v->label, "probe", "up to date");
 		}
-		if (pv->updiff_step != NONE && (vs->need_build || !ab_json_get(vs->state, "upstream_diff")) &&
+		if (pv->updiff_step != AB_PLAN_NONE && (vs->need_build || !ab_json_get(vs->state, "upstream_diff")) &&
 		    updiff_variant(&c, vi) < 0) {
 			vs->status = V_FAILED;
 			c.failed = 1;
@@ -1387,7 +1378,7 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 			vs->state = new_state(&c, vi);
 		cJSON_DeleteItemFromObject(vs->state, "ok");
 		cJSON_AddBoolToObject(vs->state, "ok", ok);
-		if (ok && !ab_json_get(vs->state, "probe_key") && p->vars[vi].probe_step == NONE)
+		if (ok && !ab_json_get(vs->state, "probe_key") && p->vars[vi].probe_step == AB_PLAN_NONE)
 			set_string(vs->state, "probe_key", vs->probe_key);
 		if (ok && (vs->status == V_BUILT || vs->need_probe)) {
 			char *sp = state_path(&p->vars[vi]);
@@ -1507,7 +1498,7 @@ print_table(struct ctx *c)
 		} else {
 			const struct ab_variant *v = p->vars[r - 1].v;
 			const cJSON *st = c->vs[r - 1].state, *probe = ab_json_get(st, "probe"), *it;
-			const cJSON *from = v->kind == AB_VARIANT_RELINK ? c->vs[var_by_label(p, v->relink.from)].state : NULL;
+			const cJSON *from = v->kind == AB_VARIANT_RELINK ? c->vs[ab_plan_var_index(p, v->relink.from)].state : NULL;
 			const char *version = ab_json_str(probe, "version"), *archive = "-";
 			const char *sha = ab_manifest_archive_sha256(st, from);
 			char buf[64], buf2[64], shortsha[16];

@@ -27,7 +27,6 @@
 #include "worktree.h"
 
 #define STAMP_FORMAT "allocbuild-stamp/1"
-#define MAX_OVERLAY_DEPTH 8
 
 struct ab_source_state {
 	struct ab_cache cache;
@@ -133,6 +132,12 @@ ab_source_opts_release(struct ab_source_opts *o)
 }
 
 /* fetch */
+
+struct fetch_walk {
+	const struct ab_source_opts *o;
+	const struct ab_recipe *r;
+	cJSON *m; /* sources.json to add the records to, or NULL */
+};
 
 static void
 set_str(cJSON *rec, const char *key, const char *value)
@@ -414,31 +419,30 @@ ab_source_fetch(cJSON *rec, const struct ab_source_opts *o, const struct ab_reci
 	return 0;
 }
 
-/* fetch s and, recursively, the sources of its overlays */
 static int
-fetch_closure(const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s, int depth)
+fetch_one(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
 {
-	cJSON *rec;
+	const struct fetch_walk *fw = arg;
+	cJSON *rec = cJSON_CreateObject();
 	int error;
 
-	if (depth > MAX_OVERLAY_DEPTH) {
-		ab_error("source '%s': overlays nested too deeply", s->id);
-		return -1;
-	}
-	rec = cJSON_CreateObject();
-	error = ab_source_fetch(rec, o, r, s);
-	cJSON_Delete(rec);
-	for (size_t i = 0; !error && i < s->noverlays; i++) {
-		const struct ab_source *os = ab_recipe_source(r, s->overlays[i].source);
-
-		if (!os) {
-			ab_error("source '%s': overlay '%s': unknown source '%s'", s->id, s->overlays[i].path,
-			    s->overlays[i].source);
-			return -1;
-		}
-		error = fetch_closure(o, r, os, depth + 1);
-	}
+	(void)via;
+	(void)depth;
+	error = ab_source_fetch(rec, fw->o, fw->r, s);
+	if (!error && fw->m)
+		ab_sources_manifest_add_source(fw->m, s->id, rec);
+	else
+		cJSON_Delete(rec);
 	return error;
+}
+
+/* fetch s and the sources of its overlays; with m, add their records to that manifest */
+static int
+fetch_closure(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s)
+{
+	struct fetch_walk fw = {.o = o, .r = r, .m = m};
+
+	return ab_recipe_overlay_walk(r, s, fetch_one, NULL, &fw);
 }
 
 /* materialize */
@@ -449,50 +453,75 @@ fetched(const struct ab_source_opts *o, const struct ab_source *s)
 	return ab_json_get(o->state->fetched, s->id);
 }
 
-/* the inputs that determine a source's tree, as a canonical string */
-static int
-inputs_of(struct ab_buf *out, const struct ab_source_opts *o, const struct ab_recipe *r,
-    const struct ab_source *s, int depth)
-{
-	const cJSON *f = fetched(o, s);
+/*
+ * The inputs that determine a source's tree, as a canonical string:
+ * "{source ID <pin> overlay PATH {...} ... patch P HEX ... prepare [argv]}"
+ */
+struct inputs_walk {
+	struct ab_buf *out;
+	const struct ab_source_opts *o;
+	const struct ab_recipe *r;
+};
 
-	if (!f || depth > MAX_OVERLAY_DEPTH) {
+static int
+inputs_enter(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
+{
+	struct inputs_walk *w = arg;
+	const cJSON *f = fetched(w->o, s);
+
+	(void)depth;
+	if (!f) {
 		ab_error("source '%s' was not fetched", s->id);
-		return -1;
+		return AB_EFAIL;
 	}
-	ab_buf_printf(out, "{source %s ", s->id);
+	if (via)
+		ab_buf_printf(w->out, " overlay %s ", via->path);
+	ab_buf_printf(w->out, "{source %s ", s->id);
 	if (s->kind == AB_SOURCE_GIT)
-		ab_buf_printf(out, "git %s commit %s tree %s", s->url, ab_json_str(f, "commit"),
+		ab_buf_printf(w->out, "git %s commit %s tree %s", s->url, ab_json_str(f, "commit"),
 		    ab_json_str(f, "tree"));
 	else
-		ab_buf_printf(out, "archive sha256 %s strip %d", s->sha256, s->strip);
-	for (size_t i = 0; i < s->noverlays; i++) {
-		ab_buf_printf(out, " overlay %s ", s->overlays[i].path);
-		if (inputs_of(out, o, r, ab_recipe_source(r, s->overlays[i].source), depth + 1) < 0)
-			return -1;
-	}
+		ab_buf_printf(w->out, "archive sha256 %s strip %d", s->sha256, s->strip);
+	return 0;
+}
+
+static int
+inputs_leave(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
+{
+	struct inputs_walk *w = arg;
+
+	(void)via;
+	(void)depth;
 	for (size_t i = 0; i < s->patches.n; i++) {
-		char *p = ab_recipe_path(r, s->patches.v[i]);
+		char *p = ab_recipe_path(w->r, s->patches.v[i]);
 		char hex[AB_HEX_LEN + 1];
 
 		if (ab_hash_file(hex, NULL, p) < 0) {
 			ab_error("source '%s': cannot read patch '%s'", s->id, s->patches.v[i]);
 			free(p);
-			return -1;
+			return AB_EFAIL;
 		}
-		ab_buf_printf(out, " patch %s %s", s->patches.v[i], hex);
+		ab_buf_printf(w->out, " patch %s %s", s->patches.v[i], hex);
 		free(p);
 	}
 	for (size_t i = 0; i < s->nprepare; i++) {
 		cJSON *a = ab_json_strv(s->prepare[i].v, s->prepare[i].n);
 		char *t = cJSON_PrintUnformatted(a);
 
-		ab_buf_printf(out, " prepare %s", t);
+		ab_buf_printf(w->out, " prepare %s", t);
 		cJSON_free(t);
 		cJSON_Delete(a);
 	}
-	ab_buf_puts(out, "}");
+	ab_buf_puts(w->out, "}");
 	return 0;
+}
+
+static int
+inputs_of(struct ab_buf *out, const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s)
+{
+	struct inputs_walk w = {.out = out, .o = o, .r = r};
+
+	return ab_recipe_overlay_walk(r, s, inputs_enter, inputs_leave, &w);
 }
 
 static cJSON *
@@ -706,10 +735,7 @@ build_tree(cJSON *rec, const struct build_ctx *ctx, const struct ab_source *s, c
 	cJSON *list;
 	int error;
 
-	if (depth > MAX_OVERLAY_DEPTH) {
-		ab_error("source '%s': overlays nested too deeply", s->id);
-		return -1;
-	}
+	/* no depth limit: the loader refuses overlay cycles (builder/recipe.h) */
 	cJSON_AddStringToObject(rec, "source", s->id);
 	cJSON_AddItemToObject(rec, "base", base_record(fetched(ctx->o, s)));
 	error = write_base(ctx, s, dir, &hint);
@@ -958,9 +984,9 @@ ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct a
 	double start = ab_now();
 	int error = -1, rc;
 
-	if (fetch_closure(o, r, s, 0) < 0)
+	if (fetch_closure(NULL, o, r, s) < 0)
 		goto done;
-	if (inputs_of(&inputs, o, r, s, 0) < 0)
+	if (inputs_of(&inputs, o, r, s) < 0)
 		goto done;
 	if (ab_path_exists(dest)) {
 		rc = try_reuse(rec, o, dest, inputs.s, s->id);
@@ -1067,7 +1093,7 @@ ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *
 	cJSON *rec;
 	int error;
 
-	if (fetch_closure(o, r, s, 0) < 0)
+	if (fetch_closure(NULL, o, r, s) < 0)
 		return -1;
 	if (!s->patches.n)
 		return 0;
@@ -1139,26 +1165,6 @@ ab_sources_manifest_write(const cJSON *m, const char *outdir)
 	return error;
 }
 
-static int
-add_fetched(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s,
-    int depth)
-{
-	cJSON *rec = cJSON_CreateObject();
-
-	if (depth > MAX_OVERLAY_DEPTH || ab_source_fetch(rec, o, r, s) < 0) {
-		cJSON_Delete(rec);
-		return -1;
-	}
-	ab_sources_manifest_add_source(m, s->id, rec);
-	for (size_t i = 0; i < s->noverlays; i++) {
-		const struct ab_source *os = ab_recipe_source(r, s->overlays[i].source);
-
-		if (os && add_fetched(m, o, r, os, depth + 1) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 int
 ab_source_variants(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe *r, const char *outdir,
     const size_t *variants, size_t nvariants)
@@ -1180,7 +1186,7 @@ ab_source_variants(cJSON *m, const struct ab_source_opts *o, const struct ab_rec
 			ab_error("variant '%s': unknown source '%s'", v->label, v->source);
 			return -1;
 		}
-		if (fetch_closure(o, r, s, 0) < 0 || add_fetched(m, o, r, s, 0) < 0)
+		if (fetch_closure(m, o, r, s) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < nvariants; i++) {
