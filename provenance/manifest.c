@@ -10,14 +10,9 @@
 #include "../lib/util.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
+#include "../lib/version.h"
 
 /* ---- helpers ---- */
-
-static int
-is_ok(const cJSON *st)
-{
-	return cJSON_IsTrue(ab_json_get(st, "ok"));
-}
 
 static cJSON *
 jdup(const cJSON *o)
@@ -52,19 +47,13 @@ is_executable_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
 }
 
-/* the binary of a variant: its first executable artifact, else the probe program */
+/* the binary of a variant: its first executable artifact */
 static char *
-variant_binary(const char *outdir, const cJSON *st)
+variant_binary(const char *outdir, const struct ab_variant_record *v)
 {
-	const cJSON *it;
+	for (size_t i = 0; i < v->nartifacts; i++) {
+		char *abs = mpath(outdir, v->artifacts[i].path);
 
-	cJSON_ArrayForEach(it, ab_json_get(st, "artifacts")) {
-		const char *rel = ab_json_str(it, "path");
-		char *abs;
-
-		if (!rel)
-			continue;
-		abs = mpath(outdir, rel);
 		if (is_executable_file(abs))
 			return abs;
 		free(abs);
@@ -140,74 +129,62 @@ free_sums(struct sums *s)
 /* ---- the manifests ---- */
 
 static cJSON *
-header(const cJSON *run, const char *type)
+recipe_json(const struct ab_run_record *run)
+{
+	cJSON *r = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(r, "name", run->recipe.name);
+	cJSON_AddStringToObject(r, "path", run->recipe.path);
+	cJSON_AddStringToObject(r, "sha256", run->recipe.sha256);
+	return r;
+}
+
+static cJSON *
+options_json(const struct ab_run_record *run)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "jobs", run->options.jobs);
+	cJSON_AddNumberToObject(o, "parallel_variants", run->options.parallel_variants);
+	cJSON_AddNumberToObject(o, "jobserver", run->options.jobserver);
+	cJSON_AddBoolToObject(o, "ccache", run->options.ccache);
+	cJSON_AddBoolToObject(o, "keep_going", run->options.keep_going);
+	cJSON_AddBoolToObject(o, "force", run->options.force);
+	cJSON_AddStringToObject(o, "source_date_epoch", run->options.source_date_epoch);
+	return o;
+}
+
+static cJSON *
+header(const struct ab_run_record *run, const char *type)
 {
 	cJSON *doc = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(doc, "_type", type);
 	cJSON_AddNumberToObject(doc, "version", 1);
-	cJSON_AddItemToObject(doc, "recipe", jdup(ab_json_get(run, "recipe")));
-	cJSON_AddItemToObject(doc, "invocation_id", jdup(ab_json_get(run, "invocation_id")));
+	cJSON_AddItemToObject(doc, "recipe", recipe_json(run));
+	cJSON_AddStringToObject(doc, "invocation_id", run->invocation_id);
 	return doc;
 }
 
 static cJSON *
-commands_doc(const cJSON *run)
+commands_doc(const struct ab_run_record *run)
 {
 	cJSON *doc = header(run, "https://allocbuild.dev/build-commands/v1"), *vars;
-	const cJSON *st;
 
-	cJSON_AddItemToObject(doc, "options", jdup(ab_json_get(run, "options")));
+	cJSON_AddItemToObject(doc, "options", options_json(run));
 	vars = cJSON_AddArrayToObject(doc, "variants");
-	cJSON_ArrayForEach(st, ab_json_get(run, "variants")) {
+	for (size_t i = 0; i < run->nvariants; i++) {
+		const struct ab_variant_record *st = &run->variants[i];
 		cJSON *v = cJSON_CreateObject();
 
-		cJSON_AddItemToObject(v, "label", jdup(ab_json_get(st, "label")));
-		cJSON_AddItemToObject(v, "kind", jdup(ab_json_get(st, "kind")));
-		cJSON_AddItemToObject(v, "ok", jdup(ab_json_get(st, "ok")));
-		cJSON_AddItemToObject(v, "key", jdup(ab_json_get(st, "key")));
-		cJSON_AddItemToObject(v, "steps", ab_json_get(st, "steps") ? jdup(ab_json_get(st, "steps")) : cJSON_CreateArray());
+		cJSON_AddStringToObject(v, "label", st->label);
+		cJSON_AddStringToObject(v, "kind", st->kind);
+		cJSON_AddBoolToObject(v, "ok", st->ok);
+		cJSON_AddStringToObject(v, "key", st->key);
+		cJSON_AddItemToObject(v, "steps", st->steps ? jdup(st->steps) : cJSON_CreateArray());
 		cJSON_AddItemToArray(vars, v);
 	}
 	return doc;
-}
-
-/* the state of the variant labelled label in run, or NULL */
-static const cJSON *
-state_of(const cJSON *run, const char *label)
-{
-	const cJSON *it;
-
-	if (!label)
-		return NULL;
-	cJSON_ArrayForEach(it, ab_json_get(run, "variants"))
-		if (ab_json_str(it, "label") && !strcmp(ab_json_str(it, "label"), label))
-			return it;
-	return NULL;
-}
-
-const char *
-ab_manifest_archive_sha256(const cJSON *st, const cJSON *from)
-{
-	const cJSON *it, *relink = ab_json_get(st, "relink");
-	const char *sha = NULL;
-
-	if (!relink) {
-		cJSON_ArrayForEach(it, ab_json_get(st, "artifacts"))
-			if (cJSON_IsTrue(ab_json_get(it, "allocator_archive")))
-				sha = ab_json_str(it, "sha256");
-		return sha;
-	}
-	/* a relink links its base's archive unless a replacement took its place */
-	if (!from || !(sha = ab_manifest_archive_sha256(from, NULL)))
-		return NULL;
-	cJSON_ArrayForEach(it, ab_json_get(relink, "differing_inputs")) {
-		const char *before = ab_json_str(ab_json_get(it, "before"), "sha256");
-
-		if (before && !strcmp(before, sha))
-			return ab_json_str(ab_json_get(it, "after"), "sha256");
-	}
-	return sha;
 }
 
 /*
@@ -236,117 +213,140 @@ relink_marking(const cJSON *relink, const char *from)
 
 /* the labels of the diagnostic relinks of the variant labelled label; NULL when none */
 static cJSON *
-relinks_of(const cJSON *run, const char *label)
+relinks_of(const struct ab_run_record *run, const char *label)
 {
 	cJSON *a = NULL;
-	const cJSON *it;
 
-	cJSON_ArrayForEach(it, ab_json_get(run, "variants")) {
-		if (!is_ok(it) || !ab_json_get(it, "relink") || !ab_json_str(it, "from") || strcmp(ab_json_str(it, "from"), label))
+	for (size_t i = 0; i < run->nvariants; i++) {
+		const struct ab_variant_record *it = &run->variants[i];
+
+		if (!it->ok || !it->relink || !it->from || strcmp(it->from, label))
 			continue;
 		if (!a)
 			a = cJSON_CreateArray();
-		cJSON_AddItemToArray(a, jdup(ab_json_get(it, "label")));
+		cJSON_AddItemToArray(a, cJSON_CreateString(it->label));
 	}
 	return a;
 }
 
+/* where the binary of a variant came from: its base's source (pin and tree), or the variant it relinks */
 static cJSON *
-binary_doc(const char *outdir, const cJSON *run)
+source_json(const struct ab_run_record *run, const struct ab_variant_record *base)
 {
-	cJSON *doc = header(run, "https://allocbuild.dev/binary-provenance/v1"), *vars;
-	const cJSON *st, *sources = ab_json_get(run, "sources");
+	cJSON *src = cJSON_CreateObject();
 
-	vars = cJSON_AddArrayToObject(doc, "variants");
-	cJSON_ArrayForEach(st, ab_json_get(run, "variants")) {
-		cJSON *v, *al, *src, *relinks;
-		const cJSON *base;
-		const char *archive_sha;
-		char *bin;
-
-		if (!is_ok(st))
-			continue;
-		/* the source identity is the base variant's (runtime_of shares its binary) */
-		if (!(base = state_of(run, ab_json_str(st, "base"))))
-			base = st;
-		v = cJSON_CreateObject();
-		cJSON_AddItemToObject(v, "label", jdup(ab_json_get(st, "label")));
-		cJSON_AddItemToObject(v, "kind", jdup(ab_json_get(st, "kind")));
-		cJSON_AddItemToObject(v, "base", jdup(ab_json_get(st, "base")));
-		bin = variant_binary(outdir, st);
-		if (bin)
-			cJSON_AddStringToObject(v, "binary", bin);
-		else
-			cJSON_AddNullToObject(v, "binary");
-		free(bin);
-		cJSON_AddItemToObject(v, "runtime", jdup(ab_json_get(st, "runtime")));
-		if (ab_json_get(st, "relink"))
-			cJSON_AddItemToObject(v, "diagnostic_relink", relink_marking(ab_json_get(st, "relink"), ab_json_str(st, "from")));
-		else if ((relinks = relinks_of(run, ab_json_str(st, "label"))))
-			cJSON_AddItemToObject(v, "diagnostic_relinks", relinks);
-		archive_sha = ab_manifest_archive_sha256(st, state_of(run, ab_json_str(st, "from")));
-		al = jdup(ab_json_get(st, "allocator"));
-		if (archive_sha)
-			cJSON_AddStringToObject(al, "archive_sha256", archive_sha);
-		else if (cJSON_IsObject(al))
-			cJSON_AddNullToObject(al, "archive_sha256");
-		cJSON_AddItemToObject(v, "allocator", al);
-		src = cJSON_AddObjectToObject(v, "source");
-		if (ab_json_str(base, "source")) {
-			const char *id = ab_json_str(base, "source");
-
-			cJSON_AddStringToObject(src, "id", id);
-			cJSON_AddItemToObject(src, "pin", jdup(ab_json_get(sources, id)));
-			cJSON_AddItemToObject(src, "tree", jdup(ab_json_get(base, "source") && cJSON_IsObject(ab_json_get(base, "source")) ?
-			    ab_json_get(base, "source") : NULL));
-		} else if (ab_json_str(base, "from")) {
-			cJSON_AddStringToObject(src, "relink_of", ab_json_str(base, "from"));
-		}
-		cJSON_AddItemToObject(v, "artifacts", jdup(ab_json_get(st, "artifacts")));
-		cJSON_AddItemToArray(vars, v);
+	if (base->source) {
+		cJSON_AddStringToObject(src, "id", base->source);
+		cJSON_AddItemToObject(src, "pin", jdup(ab_json_get(run->sources, base->source)));
+		/* null as it has always been written: the state's "source" id shadowed the tree's record */
+		cJSON_AddNullToObject(src, "tree");
+	} else if (base->from) {
+		cJSON_AddStringToObject(src, "relink_of", base->from);
 	}
+	return src;
+}
+
+static cJSON *
+binary_variant(const struct ab_run_record *run, const struct ab_variant_record *st)
+{
+	/* the source identity is the base variant's (runtime_of shares its binary) */
+	const struct ab_variant_record *base = ab_run_record_variant(run, st->base);
+	cJSON *v = cJSON_CreateObject(), *al, *relinks;
+	const char *archive_sha;
+	char *bin;
+
+	if (!base)
+		base = st;
+	cJSON_AddStringToObject(v, "label", st->label);
+	cJSON_AddStringToObject(v, "kind", st->kind);
+	cJSON_AddStringToObject(v, "base", st->base);
+	bin = variant_binary(run->outdir, st);
+	if (bin)
+		cJSON_AddStringToObject(v, "binary", bin);
+	else
+		cJSON_AddNullToObject(v, "binary");
+	free(bin);
+	cJSON_AddItemToObject(v, "runtime", ab_record_runtime_json(st));
+	if (st->relink)
+		cJSON_AddItemToObject(v, "diagnostic_relink", relink_marking(st->relink, st->from));
+	else if ((relinks = relinks_of(run, st->label)))
+		cJSON_AddItemToObject(v, "diagnostic_relinks", relinks);
+	archive_sha = ab_variant_record_archive_sha256(st, ab_run_record_variant(run, st->from));
+	al = ab_record_allocator_json(st);
+	if (archive_sha)
+		cJSON_AddStringToObject(al, "archive_sha256", archive_sha);
+	else
+		cJSON_AddNullToObject(al, "archive_sha256");
+	cJSON_AddItemToObject(v, "allocator", al);
+	cJSON_AddItemToObject(v, "source", source_json(run, base));
+	cJSON_AddItemToObject(v, "artifacts", ab_record_artifacts_json(st));
+	return v;
+}
+
+static cJSON *
+binary_doc(const struct ab_run_record *run)
+{
+	cJSON *doc = header(run, "https://allocbuild.dev/binary-provenance/v1");
+	cJSON *vars = cJSON_AddArrayToObject(doc, "variants");
+
+	for (size_t i = 0; i < run->nvariants; i++)
+		if (run->variants[i].ok)
+			cJSON_AddItemToArray(vars, binary_variant(run, &run->variants[i]));
 	return doc;
 }
 
 static cJSON *
-probes_doc(const cJSON *run)
+probes_doc(const struct ab_run_record *run)
 {
-	cJSON *doc = header(run, "https://allocbuild.dev/allocator-probes/v1"), *vars;
-	const cJSON *st;
+	cJSON *doc = header(run, "https://allocbuild.dev/allocator-probes/v1");
+	cJSON *vars = cJSON_AddArrayToObject(doc, "variants");
 
-	vars = cJSON_AddArrayToObject(doc, "variants");
-	cJSON_ArrayForEach(st, ab_json_get(run, "variants")) {
+	for (size_t i = 0; i < run->nvariants; i++) {
+		const struct ab_variant_record *st = &run->variants[i];
 		cJSON *v;
 
-		if (!is_ok(st) || !ab_json_get(st, "probe"))
+		if (!st->ok || !st->probe)
 			continue;
 		v = cJSON_CreateObject();
-		cJSON_AddItemToObject(v, "label", jdup(ab_json_get(st, "label")));
-		cJSON_AddItemToObject(v, "base", jdup(ab_json_get(st, "base")));
-		cJSON_AddItemToObject(v, "requested", jdup(ab_json_get(st, "runtime")));
-		cJSON_AddItemToObject(v, "probe", jdup(ab_json_get(st, "probe")));
+		cJSON_AddStringToObject(v, "label", st->label);
+		cJSON_AddStringToObject(v, "base", st->base);
+		cJSON_AddItemToObject(v, "requested", ab_record_runtime_json(st));
+		cJSON_AddItemToObject(v, "probe", jdup(st->probe));
 		cJSON_AddItemToArray(vars, v);
 	}
 	return doc;
 }
 
-/* {label: state[key]} for the ok variants that have key; NULL when none */
+/* {label: a payload of each ok variant} under "variants"; NULL when no variant has one */
 static cJSON *
-per_variant(const cJSON *run, const char *type, const char *key, const char *field)
+per_variant(const struct ab_run_record *run, const char *type, cJSON *(*payload)(const struct ab_variant_record *))
 {
 	cJSON *doc = NULL, *vars = NULL;
-	const cJSON *st;
 
-	cJSON_ArrayForEach(st, ab_json_get(run, "variants")) {
-		if (!is_ok(st) || !ab_json_get(st, key))
+	for (size_t i = 0; i < run->nvariants; i++) {
+		const struct ab_variant_record *st = &run->variants[i];
+
+		if (!st->ok || !payload(st))
 			continue;
 		if (!doc) {
 			doc = header(run, type);
-			vars = cJSON_AddObjectToObject(doc, field);
+			vars = cJSON_AddObjectToObject(doc, "variants");
 		}
-		cJSON_AddItemToObject(vars, ab_json_str(st, "label"), jdup(ab_json_get(st, key)));
+		cJSON_AddItemToObject(vars, st->label, jdup(payload(st)));
 	}
 	return doc;
+}
+
+static cJSON *
+upstream_diff_of(const struct ab_variant_record *v)
+{
+	return v->upstream_diff;
+}
+
+static cJSON *
+relink_of(const struct ab_variant_record *v)
+{
+	return v->relink;
 }
 
 /* a {name, digest} resource descriptor per file into arr */
@@ -363,62 +363,59 @@ add_descriptors(cJSON *arr, const struct sums *files)
 }
 
 static cJSON *
-statement(const char *outdir, const cJSON *run, const struct sums *subjects, const struct sums *byproducts)
+build_definition(const struct ab_run_record *run)
 {
-	cJSON *doc = cJSON_CreateObject(), *subj, *pred, *bd, *ext, *intp, *deps, *rd, *b, *md, *bp;
-	const cJSON *recipe = ab_json_get(run, "recipe"), *st;
+	cJSON *bd = cJSON_CreateObject(), *ext, *r, *labels, *intp, *keys, *deps;
 
-	(void)outdir;
-	cJSON_AddStringToObject(doc, "_type", "https://in-toto.io/Statement/v1");
-	subj = cJSON_AddArrayToObject(doc, "subject");
-	add_descriptors(subj, subjects);
-	cJSON_AddStringToObject(doc, "predicateType", "https://slsa.dev/provenance/v1");
-	pred = cJSON_AddObjectToObject(doc, "predicate");
-	bd = cJSON_AddObjectToObject(pred, "buildDefinition");
 	cJSON_AddStringToObject(bd, "buildType", AB_BUILD_TYPE);
 	ext = cJSON_AddObjectToObject(bd, "externalParameters");
-	{
-		cJSON *r = cJSON_AddObjectToObject(ext, "recipe"), *labels;
-
-		cJSON_AddItemToObject(r, "name", jdup(ab_json_get(recipe, "name")));
-		cJSON_AddItemToObject(r, "path", jdup(ab_json_get(recipe, "path")));
-		cJSON_AddStringToObject(r, "copy", "recipe.json");
-		cJSON_AddItemToObject(r, "digest", digest(ab_json_str(recipe, "sha256") ? ab_json_str(recipe, "sha256") : ""));
-		labels = cJSON_AddArrayToObject(ext, "variants");
-		cJSON_ArrayForEach(st, ab_json_get(run, "variants"))
-			cJSON_AddItemToArray(labels, jdup(ab_json_get(st, "label")));
-		cJSON_AddItemToObject(ext, "options", jdup(ab_json_get(run, "options")));
-	}
+	r = cJSON_AddObjectToObject(ext, "recipe");
+	cJSON_AddStringToObject(r, "name", run->recipe.name);
+	cJSON_AddStringToObject(r, "path", run->recipe.path);
+	cJSON_AddStringToObject(r, "copy", "recipe.json");
+	cJSON_AddItemToObject(r, "digest", digest(run->recipe.sha256));
+	labels = cJSON_AddArrayToObject(ext, "variants");
+	for (size_t i = 0; i < run->nvariants; i++)
+		cJSON_AddItemToArray(labels, cJSON_CreateString(run->variants[i].label));
+	cJSON_AddItemToObject(ext, "options", options_json(run));
 	intp = cJSON_AddObjectToObject(bd, "internalParameters");
-	cJSON_AddItemToObject(intp, "toolchain", jdup(ab_json_get(run, "toolchain")));
-	{
-		cJSON *keys = cJSON_AddObjectToObject(intp, "variantKeys");
-
-		cJSON_ArrayForEach(st, ab_json_get(run, "variants"))
-			if (is_ok(st))
-				cJSON_AddItemToObject(keys, ab_json_str(st, "label"), jdup(ab_json_get(st, "key")));
-	}
+	cJSON_AddItemToObject(intp, "toolchain", jdup(run->toolchain));
+	keys = cJSON_AddObjectToObject(intp, "variantKeys");
+	for (size_t i = 0; i < run->nvariants; i++)
+		if (run->variants[i].ok)
+			cJSON_AddStringToObject(keys, run->variants[i].label, run->variants[i].key);
 	deps = cJSON_AddArrayToObject(bd, "resolvedDependencies");
-	{
-		const cJSON *d;
+	for (size_t i = 0; i < run->ndeps; i++) {
+		cJSON *d = cJSON_CreateObject();
 
-		cJSON_ArrayForEach(d, ab_json_get(run, "dependencies"))
-			cJSON_AddItemToArray(deps, jdup(d));
+		cJSON_AddStringToObject(d, "name", run->deps[i].name);
+		cJSON_AddStringToObject(d, "uri", run->deps[i].uri);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(d, "digest"), run->deps[i].digest_kind,
+		    run->deps[i].digest);
+		cJSON_AddItemToArray(deps, d);
 	}
+	return bd;
+}
+
+static cJSON *
+statement(const struct ab_run_record *run, const struct sums *subjects, const struct sums *byproducts)
+{
+	cJSON *doc = cJSON_CreateObject(), *pred, *rd, *b, *md;
+
+	cJSON_AddStringToObject(doc, "_type", "https://in-toto.io/Statement/v1");
+	add_descriptors(cJSON_AddArrayToObject(doc, "subject"), subjects);
+	cJSON_AddStringToObject(doc, "predicateType", "https://slsa.dev/provenance/v1");
+	pred = cJSON_AddObjectToObject(doc, "predicate");
+	cJSON_AddItemToObject(pred, "buildDefinition", build_definition(run));
 	rd = cJSON_AddObjectToObject(pred, "runDetails");
 	b = cJSON_AddObjectToObject(rd, "builder");
 	cJSON_AddStringToObject(b, "id", AB_BUILDER_ID);
-	{
-		cJSON *ver = cJSON_AddObjectToObject(b, "version");
-
-		cJSON_AddItemToObject(ver, "allocbuild", jdup(ab_json_get(run, "allocbuild_version")));
-	}
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "version"), "allocbuild", AB_VERSION);
 	md = cJSON_AddObjectToObject(rd, "metadata");
-	cJSON_AddItemToObject(md, "invocationId", jdup(ab_json_get(run, "invocation_id")));
-	cJSON_AddItemToObject(md, "startedOn", jdup(ab_json_get(run, "started_on")));
-	cJSON_AddItemToObject(md, "finishedOn", jdup(ab_json_get(run, "finished_on")));
-	bp = cJSON_AddArrayToObject(rd, "byproducts");
-	add_descriptors(bp, byproducts);
+	cJSON_AddStringToObject(md, "invocationId", run->invocation_id);
+	cJSON_AddStringToObject(md, "startedOn", run->started_on);
+	cJSON_AddStringToObject(md, "finishedOn", run->finished_on);
+	add_descriptors(cJSON_AddArrayToObject(rd, "byproducts"), byproducts);
 	return doc;
 }
 
@@ -431,120 +428,137 @@ drop(const char *outdir, const char *rel)
 
 	if (unlink(path) < 0 && errno != ENOENT) {
 		ab_error_errno("cannot remove '%s'", path);
-		e = -1;
+		e = AB_EFAIL;
 	}
 	free(path);
 	return e;
 }
 
-int
-ab_manifest_write(const char *outdir, const cJSON *run)
+/* write doc (taken) to outdir/rel, or remove outdir/rel when doc is NULL */
+static int
+write_or_drop(const char *outdir, const char *rel, cJSON *doc)
 {
-	const char *recipe_path = ab_json_str(ab_json_get(run, "recipe"), "path");
-	struct sums subjects = {0}, byproducts = {0}, all = {0};
+	int e = doc ? write_manifest(outdir, rel, doc) : drop(outdir, rel);
+
+	cJSON_Delete(doc);
+	return e;
+}
+
+/* the recipe exactly as built */
+static int
+copy_recipe(const struct ab_run_record *run)
+{
 	struct ab_buf b = {0};
-	char *prov = mpath(outdir, "provenance"), *path;
-	const cJSON *st, *it;
-	cJSON *doc;
-	int error = -1;
-	static const struct {
-		const char *rel, *type, *key, *field;
-	} optional[] = {
-		{"provenance/upstream-diff.json", "https://allocbuild.dev/upstream-diff/v1", "upstream_diff", "variants"},
-		{"provenance/relink-provenance.json", "https://allocbuild.dev/relink-provenance/v1", "relink", "variants"},
-	};
+	char *path;
+	int e;
 
-	if (ab_mkdir_p(prov, 0755) < 0)
-		goto done;
-	/* the recipe exactly as built */
-	if (!recipe_path || ab_read_file(&b, recipe_path) < 0)
-		goto done;
-	path = mpath(outdir, "recipe.json");
-	error = ab_write_file_atomic(path, b.s, b.len);
+	if (ab_read_file(&b, run->recipe.path) < 0)
+		return AB_EFAIL;
+	path = mpath(run->outdir, "recipe.json");
+	e = ab_write_file_atomic(path, b.s, b.len);
 	free(path);
-	if (error < 0)
-		goto done;
-	error = -1;
+	ab_buf_free(&b);
+	return e;
+}
 
-	/* the documents other modules made (sources.json, cmake-cache-provenance.json) */
-	cJSON_ArrayForEach(it, ab_json_get(run, "documents"))
-		if (!ab_path_is_safe_relative(it->string) || write_manifest(outdir, it->string, it) < 0)
-			goto done;
-	if (!ab_json_get(ab_json_get(run, "documents"), "provenance/cmake-cache-provenance.json") &&
-	    drop(outdir, "provenance/cmake-cache-provenance.json") < 0)
-		goto done;
-	doc = commands_doc(run);
-	if (write_manifest(outdir, "provenance/build-commands.json", doc) < 0)
-		goto fail;
-	cJSON_Delete(doc);
-	doc = binary_doc(outdir, run);
-	if (write_manifest(outdir, "provenance/binary-provenance.json", doc) < 0)
-		goto fail;
-	cJSON_Delete(doc);
-	doc = probes_doc(run);
-	if (write_manifest(outdir, "provenance/allocator-probes.json", doc) < 0)
-		goto fail;
-	cJSON_Delete(doc);
-	for (size_t i = 0; i < AB_NELEM(optional); i++) {
-		doc = per_variant(run, optional[i].type, optional[i].key, optional[i].field);
-		if (doc ? write_manifest(outdir, optional[i].rel, doc) < 0 : drop(outdir, optional[i].rel) < 0)
-			goto fail;
-		cJSON_Delete(doc);
-	}
-	doc = NULL;
+/* the documents other modules made (sources.json, cmake-cache-provenance.json), then ours */
+static int
+write_documents(const struct ab_run_record *run)
+{
+	const char *out = run->outdir;
+	const cJSON *it;
 
-	/* subjects: the artifacts of the variants built; byproducts: their logs */
-	cJSON_ArrayForEach(st, ab_json_get(run, "variants")) {
-		if (!is_ok(st))
+	cJSON_ArrayForEach(it, run->documents)
+		if (!ab_path_is_safe_relative(it->string) || write_manifest(out, it->string, it) < 0)
+			return AB_EFAIL;
+	if (!ab_json_get(run->documents, "provenance/cmake-cache-provenance.json") &&
+	    drop(out, "provenance/cmake-cache-provenance.json") < 0)
+		return AB_EFAIL;
+	if (write_or_drop(out, "provenance/build-commands.json", commands_doc(run)) < 0 ||
+	    write_or_drop(out, "provenance/binary-provenance.json", binary_doc(run)) < 0 ||
+	    write_or_drop(out, "provenance/allocator-probes.json", probes_doc(run)) < 0 ||
+	    write_or_drop(out, "provenance/upstream-diff.json",
+		per_variant(run, "https://allocbuild.dev/upstream-diff/v1", upstream_diff_of)) < 0 ||
+	    write_or_drop(out, "provenance/relink-provenance.json",
+		per_variant(run, "https://allocbuild.dev/relink-provenance/v1", relink_of)) < 0)
+		return AB_EFAIL;
+	return 0;
+}
+
+/* subjects: the artifacts of the variants built; byproducts: their logs */
+static int
+collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_run_record *run)
+{
+	for (size_t i = 0; i < run->nvariants; i++) {
+		const struct ab_variant_record *st = &run->variants[i];
+		const cJSON *it;
+
+		if (!st->ok)
 			continue;
-		cJSON_ArrayForEach(it, ab_json_get(st, "artifacts"))
-			if (ab_json_str(it, "path") && ab_json_str(it, "sha256"))
-				add_sum(&subjects, ab_json_str(it, "path"), ab_json_str(it, "sha256"));
-		cJSON_ArrayForEach(it, ab_json_get(st, "steps"))
-			if (ab_json_str(it, "log") && add_sum_file(&byproducts, outdir, ab_json_str(it, "log")) < 0)
-				goto done;
+		for (size_t k = 0; k < st->nartifacts; k++)
+			add_sum(subjects, st->artifacts[k].path, st->artifacts[k].sha256);
+		cJSON_ArrayForEach(it, st->steps)
+			if (ab_json_str(it, "log") && add_sum_file(byproducts, run->outdir, ab_json_str(it, "log")) < 0)
+				return AB_EFAIL;
 	}
-	doc = statement(outdir, run, &subjects, &byproducts);
-	if (write_manifest(outdir, "provenance/provenance.intoto.json", doc) < 0)
-		goto fail;
-	cJSON_Delete(doc);
-	doc = NULL;
+	return 0;
+}
 
-	for (size_t i = 0; i < subjects.n; i++)
-		add_sum(&all, subjects.v[i].path, subjects.v[i].hex);
-	for (size_t i = 0; i < byproducts.n; i++)
-		add_sum(&all, byproducts.v[i].path, byproducts.v[i].hex);
-	{
-		static const char *manifests[] = {
-			"recipe.json", "provenance/sources.json", "provenance/build-commands.json",
-			"provenance/cmake-cache-provenance.json", "provenance/binary-provenance.json",
-			"provenance/allocator-probes.json", "provenance/upstream-diff.json",
-			"provenance/relink-provenance.json", "provenance/provenance.intoto.json",
-		};
+/* SHA256SUMS, last: the subjects, the byproducts and every manifest written */
+static int
+write_sums(const struct ab_run_record *run, const struct sums *subjects, const struct sums *byproducts)
+{
+	static const char *manifests[] = {
+		"recipe.json", "provenance/sources.json", "provenance/build-commands.json",
+		"provenance/cmake-cache-provenance.json", "provenance/binary-provenance.json",
+		"provenance/allocator-probes.json", "provenance/upstream-diff.json",
+		"provenance/relink-provenance.json", "provenance/provenance.intoto.json",
+	};
+	struct sums all = {0};
+	struct ab_buf b = {0};
+	char *path;
+	int e = AB_EFAIL;
 
-		for (size_t i = 0; i < AB_NELEM(manifests); i++) {
-			char *abs = mpath(outdir, manifests[i]);
-			int present = ab_path_exists(abs);
+	for (size_t i = 0; i < subjects->n; i++)
+		add_sum(&all, subjects->v[i].path, subjects->v[i].hex);
+	for (size_t i = 0; i < byproducts->n; i++)
+		add_sum(&all, byproducts->v[i].path, byproducts->v[i].hex);
+	for (size_t i = 0; i < AB_NELEM(manifests); i++) {
+		char *abs = mpath(run->outdir, manifests[i]);
+		int present = ab_path_exists(abs);
 
-			free(abs);
-			if (present && add_sum_file(&all, outdir, manifests[i]) < 0)
-				goto done;
-		}
+		free(abs);
+		if (present && add_sum_file(&all, run->outdir, manifests[i]) < 0)
+			goto done;
 	}
-	ab_buf_clear(&b);
 	for (size_t i = 0; i < all.n; i++)
 		ab_buf_printf(&b, "%s  %s\n", all.v[i].hex, all.v[i].path);
-	path = mpath(outdir, "SHA256SUMS");
-	error = ab_write_file_atomic(path, b.s ? b.s : "", b.len);
+	path = mpath(run->outdir, "SHA256SUMS");
+	e = ab_write_file_atomic(path, b.s ? b.s : "", b.len);
 	free(path);
-	goto done;
-fail:
-	cJSON_Delete(doc);
+done:
+	free_sums(&all);
+	ab_buf_free(&b);
+	return e;
+}
+
+int
+ab_manifest_write(const struct ab_run_record *run)
+{
+	struct sums subjects = {0}, byproducts = {0};
+	char *prov = mpath(run->outdir, "provenance");
+	int error = AB_EFAIL;
+
+	if (ab_mkdir_p(prov, 0755) < 0 || copy_recipe(run) < 0 || write_documents(run) < 0 ||
+	    collect_outputs(&subjects, &byproducts, run) < 0)
+		goto done;
+	if (write_or_drop(run->outdir, "provenance/provenance.intoto.json",
+	    statement(run, &subjects, &byproducts)) < 0)
+		goto done;
+	error = write_sums(run, &subjects, &byproducts);
 done:
 	free_sums(&subjects);
 	free_sums(&byproducts);
-	free_sums(&all);
-	ab_buf_free(&b);
 	free(prov);
 	return error;
 }

@@ -5,12 +5,11 @@
  * in-toto statement provenance.intoto.json and SHA256SUMS; and the readers
  * behind `verify` and `env`.
  *
- * The build (builder/build.c) assembles one "run" object: the recipe
- * {name, path, sha256}, outdir, invocation_id, started_on, finished_on,
- * options, toolchain, sources {id: fetch record}, dependencies [{name, uri,
- * digest}] and variants [state], each state as docs/manifests.md describes.
- * ab_manifest_write() turns it into every file, each written atomically,
- * SHA256SUMS last.
+ * The build (builder/build.c) fills one run record (provenance/record.h):
+ * the recipe, invocation id, times, options, toolchain, the sources'
+ * fetch records, the resolved dependencies, one record per variant and
+ * the documents other modules shaped. ab_manifest_write() turns it into
+ * every file, each written atomically, SHA256SUMS last.
  */
 #ifndef AB_MANIFEST_H
 #define AB_MANIFEST_H
@@ -19,20 +18,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "record.h"
+
 /* the in-toto buildType and builder id of allocbuild (docs/manifests.md) */
 #define AB_BUILD_TYPE "https://allocbuild.dev/build/v1"
 #define AB_BUILDER_ID "https://allocbuild.dev/builder/v1"
 
-/*
- * The SHA-256 of the allocator archive in a variant's binary, from its
- * state: its own allocator archive artifact; for a diagnostic relink
- * (st has "relink"), the archive of its base variant's state `from`, or
- * the archive that replaced that one in the link. NULL when unknown.
- */
-const char *ab_manifest_archive_sha256(const cJSON *st, const cJSON *from);
-
-/* copy the recipe and write every manifest of a run into outdir; reports errors */
-int ab_manifest_write(const char *outdir, const cJSON *run);
+/* copy the recipe and write every manifest of a run into run->outdir; 0 or AB_EFAIL (reported) */
+int ab_manifest_write(const struct ab_run_record *run);
 
 /*
  * Re-hash every file named by OUTDIR/SHA256SUMS and every subject and
