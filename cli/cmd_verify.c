@@ -26,9 +26,7 @@ cmd_verify(int argc, char **argv)
 			printf("%s: every member matches BUNDLE-SHA256SUMS\n", argv[1]);
 		return ab_cmd_exit(e);
 	}
-	e = ab_manifest_verify(stdout, argv[1]);
-	/* ab_manifest_verify still says 1 for a failed check */
-	return ab_cmd_exit(e > 0 ? AB_ECHECK : e);
+	return ab_cmd_exit(ab_manifest_verify(stdout, argv[1]));
 }
 
 const struct ab_cmd ab_cmd_verify = {"verify", "re-hash an output directory or evidence bundle", usage, cmd_verify};

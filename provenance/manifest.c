@@ -601,7 +601,7 @@ check_one(FILE *out, const char *outdir, const char *rel, const char *want, stru
 		*bad = 1;
 	} else if (ab_hash_file(hex, NULL, abs) < 0) {
 		free(abs);
-		return -1;
+		return AB_EFAIL;
 	} else if (strcmp(hex, want)) {
 		fprintf(out, "%s: expected %s, actual %s\n", rel, want, hex);
 		*bad = 1;
@@ -621,7 +621,7 @@ ab_manifest_verify(FILE *out, const char *outdir)
 	struct sums seen = {0};
 	cJSON *stmt = NULL;
 	const char *s;
-	int bad = 0, error = -1;
+	int bad = 0, error = AB_EFAIL;
 	size_t line = 0;
 
 	if (!ab_path_exists(sums_path)) {
@@ -675,7 +675,7 @@ ab_manifest_verify(FILE *out, const char *outdir)
 	}
 	if (!bad)
 		fprintf(out, "verified %zu files in %s\n", seen.n, outdir);
-	error = bad ? 1 : 0;
+	error = bad ? AB_ECHECK : 0;
 done:
 	cJSON_Delete(stmt);
 	free_sums(&seen);
@@ -696,7 +696,7 @@ load_binary_doc(cJSON **doc, const char *outdir)
 	if (!ab_path_exists(path)) {
 		ab_error("'%s' has no provenance/binary-provenance.json: not a built output directory", outdir);
 		free(path);
-		return -1;
+		return AB_EFAIL;
 	}
 	e = ab_json_read(doc, path);
 	free(path);
@@ -739,10 +739,10 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 	cJSON *doc = NULL;
 	const cJSON *vars, *st, *mine = NULL, *it;
 	struct ab_strv names = {0};
-	int error = -1;
+	int error = AB_EFAIL;
 
 	if (load_binary_doc(&doc, outdir) < 0)
-		return -1;
+		return AB_EFAIL;
 	vars = ab_json_get(doc, "variants");
 	cJSON_ArrayForEach(st, vars)
 		if (ab_json_str(st, "label") && !strcmp(ab_json_str(st, "label"), label))
@@ -796,7 +796,7 @@ ab_manifest_systems(FILE *out, const char *outdir)
 	const cJSON *st;
 
 	if (load_binary_doc(&doc, outdir) < 0)
-		return -1;
+		return AB_EFAIL;
 	cJSON_ArrayForEach(st, ab_json_get(doc, "variants")) {
 		const char *bin = ab_json_str(st, "binary"), *label = ab_json_str(st, "label");
 

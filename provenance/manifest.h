@@ -31,18 +31,18 @@ int ab_manifest_write(const struct ab_run_record *run);
  * Re-hash every file named by OUTDIR/SHA256SUMS and every subject and
  * byproduct of provenance.intoto.json; print each mismatch on out as
  * "PATH: expected HEX, actual HEX" (actual "missing" for a missing file).
- * Returns 0 when all match, 1 on any mismatch, -1 (reported) when OUTDIR
- * holds no readable manifests.
+ * Returns 0 when all match, AB_ECHECK on any mismatch, AB_EFAIL (reported)
+ * when OUTDIR holds no readable manifests.
  */
 int ab_manifest_verify(FILE *out, const char *outdir);
 
 /*
  * The runtime environment of a label as shell lines: `unset NAME` for every
  * allocator variable the label does not set, then `export NAME='value'`.
- * Returns 0, or -1 (reported) for an unknown label or unreadable OUTDIR.
+ * Returns 0, or AB_EFAIL (reported) for an unknown label or unreadable OUTDIR.
  */
 int ab_manifest_env(FILE *out, const char *outdir, const char *label);
-/* "LABEL=/abs/path/to/binary" for every variant with a binary; 0 or -1 (reported) */
+/* "LABEL=/abs/path/to/binary" for every variant with a binary; 0 or AB_EFAIL (reported) */
 int ab_manifest_systems(FILE *out, const char *outdir);
 
 #endif
