@@ -1030,6 +1030,76 @@ record_init(struct ctx *c, size_t vi)
 	record_runtime(vr, v);
 }
 
+static cJSON *
+kv_object(const struct ab_kvlist *l)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t i = 0; i < l->n; i++)
+		cJSON_AddStringToObject(o, l->v[i].key, l->v[i].value);
+	return o;
+}
+
+/*
+ * The variant as the recipe defines it, in the recipe's own terms
+ * (docs/recipe.md), as far as the manifests' readers need it: what it is
+ * built from and how, its allocator and its runtime environment.
+ * build-commands.json carries it, so that `pr` reads no recipe.
+ */
+static cJSON *
+definition_json(const struct ab_variant *v)
+{
+	cJSON *d = cJSON_CreateObject(), *o, *rt;
+
+	switch (v->kind) {
+	case AB_VARIANT_BUILD:
+		cJSON_AddStringToObject(d, "source", v->source);
+		o = cJSON_AddObjectToObject(d, "build");
+		if (v->build.system == AB_BUILD_AUTOTOOLS) {
+			cJSON_AddStringToObject(o, "system", "autotools");
+			cJSON_AddItemToObject(o, "configure", ab_json_strv(v->build.configure.v, v->build.configure.n));
+		} else {
+			cJSON_AddStringToObject(o, "system", "cmake");
+			cJSON_AddItemToObject(o, "defines", kv_object(&v->build.defines));
+		}
+		break;
+	case AB_VARIANT_RELINK: {
+		cJSON *rp;
+
+		o = cJSON_AddObjectToObject(d, "relink");
+		cJSON_AddStringToObject(o, "from", v->relink.from);
+		rp = cJSON_AddArrayToObject(o, "replace");
+		for (size_t i = 0; i < v->relink.nreplace; i++) {
+			cJSON *e = cJSON_CreateObject(), *w;
+
+			cJSON_AddStringToObject(e, "path", v->relink.replace[i].path);
+			w = cJSON_AddObjectToObject(e, "with");
+			cJSON_AddStringToObject(w, "variant", v->relink.replace[i].with_variant);
+			cJSON_AddStringToObject(w, "artifact", v->relink.replace[i].with_artifact);
+			cJSON_AddItemToArray(rp, e);
+		}
+		break;
+	}
+	case AB_VARIANT_RUNTIME:
+		cJSON_AddStringToObject(d, "runtime_of", v->runtime_of);
+		break;
+	}
+	if (v->allocator.present) {
+		o = cJSON_AddObjectToObject(d, "allocator");
+		cJSON_AddStringToObject(o, "kind", v->allocator.kind);
+		if (v->allocator.archive)
+			cJSON_AddStringToObject(o, "archive", v->allocator.archive);
+		if (v->allocator.vendored)
+			cJSON_AddStringToObject(o, "vendored", v->allocator.vendored);
+		if (v->allocator.upstream)
+			cJSON_AddStringToObject(o, "upstream", v->allocator.upstream);
+	}
+	rt = cJSON_AddObjectToObject(d, "runtime");
+	cJSON_AddItemToObject(rt, "env", kv_object(&v->runtime.env));
+	cJSON_AddItemToObject(rt, "unset", ab_json_strv(v->runtime.unset.v, v->runtime.unset.n));
+	return d;
+}
+
 static char *
 state_path(const struct ab_plan_var *pv)
 {
@@ -1065,9 +1135,10 @@ decide(struct ctx *c, size_t vi, struct ab_variant_record *old)
 		memset(old, 0, sizeof(*old));
 		/* the recipe's runtime environment may have changed without changing the build */
 		record_runtime(vr, pv->v);
-		return;
+	} else {
+		record_init(c, vi);
 	}
-	record_init(c, vi);
+	vr->definition = definition_json(pv->v);
 	if (pv->v->kind == AB_VARIANT_RUNTIME && old && !vs->need_probe) {
 		ab_variant_record_set_probe(vr, old->probe);
 		old->probe = NULL;
@@ -1362,8 +1433,13 @@ run_documents(struct ctx *c)
 	const cJSON *it;
 
 	c->run.documents = cJSON_CreateObject();
-	cJSON_ArrayForEach(it, c->run.sources)
-		ab_sources_manifest_add_source(m, it->string, cJSON_Duplicate(it, 1));
+	cJSON_ArrayForEach(it, c->run.sources) {
+		const struct ab_source *s = ab_recipe_source(p->r, it->string);
+
+		/* always found: a variant's key names every source its tree is made of */
+		if (s)
+			ab_sources_manifest_add_source(m, s, cJSON_Duplicate(it, 1));
+	}
 	cJSON_AddItemToObject(c->run.documents, "provenance/sources.json", m);
 	for (size_t vi = 0; vi < p->nvars; vi++) {
 		const struct ab_variant_record *vr = record_of(c, vi);

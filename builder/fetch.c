@@ -96,7 +96,7 @@ fetch_selected(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe 
 			cJSON_Delete(rec);
 			return AB_ECHECK;
 		}
-		ab_sources_manifest_add_source(m, r->sources[i].id, rec);
+		ab_sources_manifest_add_source(m, &r->sources[i], rec);
 	}
 	return 0;
 }

@@ -430,7 +430,7 @@ fetch_one(void *arg, const struct ab_source *s, const struct ab_overlay *via, in
 	(void)depth;
 	error = ab_source_fetch(rec, fw->o, fw->r, s);
 	if (!error && fw->m)
-		ab_sources_manifest_add_source(fw->m, s->id, rec);
+		ab_sources_manifest_add_source(fw->m, s, rec);
 	else
 		cJSON_Delete(rec);
 	return error;
@@ -1125,6 +1125,8 @@ ab_sources_manifest_new(const struct ab_recipe *r)
 	cJSON_AddStringToObject(rj, "name", r->name);
 	cJSON_AddStringToObject(rj, "path", r->path);
 	cJSON_AddStringToObject(rj, "sha256", r->sha256);
+	if (r->description)
+		cJSON_AddStringToObject(rj, "description", r->description);
 	cJSON_AddObjectToObject(m, "sources");
 	cJSON_AddObjectToObject(m, "variants");
 	return m;
@@ -1140,9 +1142,22 @@ add_to(cJSON *m, const char *section, const char *key, cJSON *rec)
 }
 
 void
-ab_sources_manifest_add_source(cJSON *m, const char *id, cJSON *rec)
+ab_sources_manifest_add_source(cJSON *m, const struct ab_source *s, cJSON *rec)
 {
-	add_to(m, "sources", id, rec);
+	/* what the tree is made from besides the pin, as the recipe writes it (for `pr`) */
+	if (s->patches.n) {
+		cJSON_DeleteItemFromObjectCaseSensitive(rec, "patches");
+		cJSON_AddItemToObject(rec, "patches", ab_json_strv(s->patches.v, s->patches.n));
+	}
+	if (s->noverlays) {
+		cJSON *ov = cJSON_CreateObject();
+
+		for (size_t i = 0; i < s->noverlays; i++)
+			cJSON_AddStringToObject(ov, s->overlays[i].path, s->overlays[i].source);
+		cJSON_DeleteItemFromObjectCaseSensitive(rec, "overlay");
+		cJSON_AddItemToObject(rec, "overlay", ov);
+	}
+	add_to(m, "sources", s->id, rec);
 }
 
 void

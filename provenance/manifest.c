@@ -181,6 +181,8 @@ commands_doc(const struct ab_run_record *run)
 		cJSON_AddStringToObject(v, "kind", st->kind);
 		cJSON_AddBoolToObject(v, "ok", st->ok);
 		cJSON_AddStringToObject(v, "key", st->key);
+		if (st->definition)
+			cJSON_AddItemToObject(v, "definition", jdup(st->definition));
 		cJSON_AddItemToObject(v, "steps", st->steps ? jdup(st->steps) : cJSON_CreateArray());
 		cJSON_AddItemToArray(vars, v);
 	}

@@ -388,6 +388,7 @@ ab_variant_record_release(struct ab_variant_record *v)
 	cJSON_Delete(v->cmake);
 	cJSON_Delete(v->probe);
 	cJSON_Delete(v->upstream_diff);
+	cJSON_Delete(v->definition);
 	memset(v, 0, sizeof(*v));
 }
 

@@ -74,6 +74,7 @@ struct ab_variant_record {
 	cJSON *probe;        /* the probe record */
 	int probe_failed;    /* the probe found a problem: its record says "ok": false */
 	cJSON *upstream_diff;
+	cJSON *definition;   /* the variant as the recipe defines it, for build-commands.json; not in state.json */
 
 	/* for the field order of state.json (ab_variant_record_json) */
 	int loaded;          /* read back from an earlier run's state.json */
