@@ -475,6 +475,44 @@ step_record(const struct ab_plan *p, const struct ab_step *s, const char *kind)
 	return rec;
 }
 
+/*
+ * The environment of a configure or build step: the variant's (already in
+ * env), the step's own settings and removals, and in MAKEFLAGS the fds of
+ * this run's jobserver (said in the log's header hdr). Returns env_set as
+ * planned and recorded: the fd numbers are an artefact of this run.
+ */
+static cJSON *
+step_env(struct ab_env *env, struct ab_buf *hdr, int fds[2], struct ctx *c, const struct ab_step *s)
+{
+	cJSON *env_set;
+
+	for (size_t i = 0; i < s->env.n; i++) {
+		const char *eq = strchr(s->env.v[i], '=');
+		char *k = ab_strndup(s->env.v[i], (size_t)(eq - s->env.v[i]));
+
+		ab_env_set(env, k, eq + 1);
+		free(k);
+	}
+	for (size_t i = 0; i < s->unset.n; i++)
+		ab_env_unset(env, s->unset.v[i]);
+	env_set = env_object(&env->set);
+	if (s->jobserver) {
+		const char *mf = ab_env_get(env, "MAKEFLAGS"), *at = mf ? strstr(mf, AB_JOBSERVER_FDS) : NULL;
+
+		ab_jobserver_fds(c->js, fds);
+		if (at) {
+			char *real = ab_sprintf("%.*s%d,%d%s", (int)(at - mf), mf, fds[0], fds[1],
+			    at + strlen(AB_JOBSERVER_FDS));
+
+			ab_env_set(env, "MAKEFLAGS", real);
+			ab_buf_printf(hdr, "# env: MAKEFLAGS=%s (the jobserver of this run: %d tokens)\n", real,
+			    ab_jobserver_size(c->js));
+			free(real);
+		}
+	}
+	return env_set;
+}
+
 /* configure or build: an argv in a cwd, output to the step's log */
 static int
 run_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, cJSON *steps)
@@ -496,30 +534,8 @@ run_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, c
 		cJSON_Delete(rec);
 		goto done;
 	}
-	for (size_t i = 0; i < s->env.n; i++) {
-		const char *eq = strchr(s->env.v[i], '=');
-		char *k = ab_strndup(s->env.v[i], (size_t)(eq - s->env.v[i]));
-
-		ab_env_set(&env, k, eq + 1);
-		free(k);
-	}
-	for (size_t i = 0; i < s->unset.n; i++)
-		ab_env_unset(&env, s->unset.v[i]);
-	/* recorded as planned: the fd numbers are an artefact of this run */
-	env_set = env_object(&env.set);
+	env_set = step_env(&env, &hdr, fds, c, s);
 	if (s->jobserver) {
-		const char *mf = ab_env_get(&env, "MAKEFLAGS"), *at = mf ? strstr(mf, AB_JOBSERVER_FDS) : NULL;
-
-		ab_jobserver_fds(c->js, fds);
-		if (at) {
-			char *real = ab_sprintf("%.*s%d,%d%s", (int)(at - mf), mf, fds[0], fds[1],
-			    at + strlen(AB_JOBSERVER_FDS));
-
-			ab_env_set(&env, "MAKEFLAGS", real);
-			ab_buf_printf(&hdr, "# env: MAKEFLAGS=%s (the jobserver of this run: %d tokens)\n", real,
-			    ab_jobserver_size(c->js));
-			free(real);
-		}
 		pr.keep_fds = fds;
 		pr.nkeep_fds = 2;
 	}

@@ -275,38 +275,43 @@ done:
 	return rc;
 }
 
-static int
-fetch_archive(cJSON *rec, const struct ab_source_opts *o, const struct ab_source *s)
+/* where the accepted bytes of an archive came from */
+struct archive_origin {
+	const char *kind;       /* "cache", "mirror-dir", "url"; NULL while none */
+	char *where;
+	struct ab_strv tried;   /* the candidates looked at, for the message when none fits */
+	uint64_t size;
+};
+
+/* the cached archive, when its digest is right; a wrong one is removed */
+static void
+archive_from_cache(struct archive_origin *ao, const struct ab_source *s, const char *path)
 {
-	struct ab_cache *c = cache_of(o);
-	char *path = ab_cache_archive_path(c, s->sha256);
-	const char *origin_kind = NULL;
-	char *origin = NULL;
-	struct ab_strv tried = {0};
-	int error = -1, rc;
-	uint64_t size = 0;
+	char got[AB_HEX_LEN + 1] = "";
 
-	if (ab_cache_lock(c, 1) < 0) {
-		free(path);
-		return -1;
+	if (!ab_path_exists(path))
+		return;
+	/* a file that cannot be read (reported) is kept: only a wrong digest proves it bad */
+	if (ab_hash_file(got, &ao->size, path) < 0) {
+		ao->size = 0;
+	} else if (!strcmp(got, s->sha256)) {
+		ao->kind = "cache";
+		ao->where = ab_strdup(path);
+	} else {
+		ab_warn("source '%s': sha256 mismatch from cache '%s': expected %s, got %s; removed", s->id,
+		    path, s->sha256, got);
+		unlink(path);
 	}
-	if (ab_path_exists(path)) {
-		char got[AB_HEX_LEN + 1] = "";
+}
 
-		/* a file that cannot be read (reported) is kept: only a wrong digest proves it bad */
-		if (ab_hash_file(got, &size, path) < 0) {
-			size = 0;
-		} else if (!strcmp(got, s->sha256)) {
-			origin_kind = "cache";
-			origin = ab_strdup(path);
-		} else {
-			ab_warn("source '%s': sha256 mismatch from cache '%s': expected %s, got %s; removed", s->id,
-			    path, s->sha256, got);
-			unlink(path);
-		}
-	}
-	for (size_t d = 0; !origin_kind && d < o->mirror_dirs.n; d++) {
+/* in each mirror directory: sha256/<hex>, then the basename of each URL */
+static int
+archive_from_mirror_dirs(struct archive_origin *ao, const struct ab_source_opts *o, struct ab_cache *c,
+    const struct ab_source *s)
+{
+	for (size_t d = 0; !ao->kind && d < o->mirror_dirs.n; d++) {
 		struct ab_strv names = {0};
+		int rc = 0;
 
 		ab_strv_pushf(&names, "sha256/%s", s->sha256);
 		for (size_t u = 0; u < s->urls.n; u++) {
@@ -318,80 +323,107 @@ fetch_archive(cJSON *rec, const struct ab_source_opts *o, const struct ab_source
 			if (b && !dup)
 				ab_strv_push(&names, b);
 		}
-		for (size_t k = 0; !origin_kind && k < names.n; k++) {
+		for (size_t k = 0; !ao->kind && rc >= 0 && k < names.n; k++) {
 			char *cand = ab_path_join(o->mirror_dirs.v[d], names.v[k]);
 
 			if (ab_path_exists(cand)) {
-				ab_strv_push(&tried, cand);
+				ab_strv_push(&ao->tried, cand);
 				rc = try_candidate(s, c, "mirror dir file", cand, 0);
-				if (rc < 0) {
-					free(cand);
-					ab_strv_free(&names);
-					goto done;
-				}
 				if (rc > 0) {
-					origin_kind = "mirror-dir";
-					origin = ab_strdup(cand);
+					ao->kind = "mirror-dir";
+					ao->where = ab_strdup(cand);
 				}
 			}
 			free(cand);
 		}
 		ab_strv_free(&names);
+		if (rc < 0)
+			return AB_EFAIL;
 	}
-	for (size_t u = 0; !origin_kind && u < s->urls.n; u++) {
-		char *url = ab_git_mirror_url(o->mirrors.v, o->mirrors.n, s->urls.v[u]);
+	return 0;
+}
 
-		ab_strv_push(&tried, url);
+/* each URL of the recipe, after the mirrors rewrote it */
+static int
+archive_from_urls(struct archive_origin *ao, const struct ab_source_opts *o, struct ab_cache *c,
+    const struct ab_source *s)
+{
+	for (size_t u = 0; !ao->kind && u < s->urls.n; u++) {
+		char *url = ab_git_mirror_url(o->mirrors.v, o->mirrors.n, s->urls.v[u]);
+		int rc;
+
+		ab_strv_push(&ao->tried, url);
 		rc = try_candidate(s, c, "url", url, 1);
-		if (rc < 0) {
-			free(url);
-			goto done;
-		}
 		if (rc > 0) {
-			origin_kind = "url";
-			origin = url;
+			ao->kind = "url";
+			ao->where = url;
 			url = NULL;
 		}
 		free(url);
+		if (rc < 0)
+			return AB_EFAIL;
 	}
-	if (!origin_kind) {
+	return 0;
+}
+
+static void
+archive_record(cJSON *rec, struct ab_cache *c, const struct ab_source *s, const struct archive_origin *ao)
+{
+	char *cached_from = ab_cache_archive_origin(c, s->sha256);
+
+	set_str(rec, "kind", "archive");
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "urls");
+	cJSON_AddItemToObject(rec, "urls", ab_json_strv(s->urls.v, s->urls.n));
+	set_str(rec, "sha256", s->sha256);
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "strip");
+	cJSON_AddNumberToObject(rec, "strip", s->strip);
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "size");
+	cJSON_AddNumberToObject(rec, "size", (double)ao->size);
+	set_str(rec, "origin", ao->where);
+	set_str(rec, "origin_kind", ao->kind);
+	set_str(rec, "cached_from", cached_from ? cached_from : ao->where);
+	free(cached_from);
+}
+
+/* the archive's pinned bytes into the cache: from the cache, a mirror directory or a URL, in that order */
+static int
+fetch_archive(cJSON *rec, const struct ab_source_opts *o, const struct ab_source *s)
+{
+	struct ab_cache *c = cache_of(o);
+	char *path = ab_cache_archive_path(c, s->sha256);
+	struct archive_origin ao = {0};
+	int error = -1;
+
+	if (ab_cache_lock(c, 1) < 0) {
+		free(path);
+		return -1;
+	}
+	archive_from_cache(&ao, s, path);
+	if (archive_from_mirror_dirs(&ao, o, c, s) < 0 || archive_from_urls(&ao, o, c, s) < 0)
+		goto done;
+	if (!ao.kind) {
 		struct ab_buf list = {0};
 
-		for (size_t k = 0; k < tried.n; k++)
-			ab_buf_printf(&list, ", '%s'", tried.v[k]);
+		for (size_t k = 0; k < ao.tried.n; k++)
+			ab_buf_printf(&list, ", '%s'", ao.tried.v[k]);
 		ab_error("source '%s': no candidate has sha256 %s (tried the cache%s)", s->id, s->sha256,
 		    list.s ? list.s : "");
 		ab_buf_free(&list);
 		goto done;
 	}
-	if (!size) {
+	if (!ao.size) {
 		struct stat st;
 
 		if (stat(path, &st) == 0)
-			size = (uint64_t)st.st_size;
+			ao.size = (uint64_t)st.st_size;
 	}
-	{
-		char *cached_from = ab_cache_archive_origin(c, s->sha256);
-
-		set_str(rec, "kind", "archive");
-		cJSON_DeleteItemFromObjectCaseSensitive(rec, "urls");
-		cJSON_AddItemToObject(rec, "urls", ab_json_strv(s->urls.v, s->urls.n));
-		set_str(rec, "sha256", s->sha256);
-		cJSON_DeleteItemFromObjectCaseSensitive(rec, "strip");
-		cJSON_AddNumberToObject(rec, "strip", s->strip);
-		cJSON_DeleteItemFromObjectCaseSensitive(rec, "size");
-		cJSON_AddNumberToObject(rec, "size", (double)size);
-		set_str(rec, "origin", origin);
-		set_str(rec, "origin_kind", origin_kind);
-		set_str(rec, "cached_from", cached_from ? cached_from : origin);
-		free(cached_from);
-	}
-	ab_note("source '%s': sha256 %s from %s '%s'", s->id, s->sha256, origin_kind, origin);
+	archive_record(rec, c, s, &ao);
+	ab_note("source '%s': sha256 %s from %s '%s'", s->id, s->sha256, ao.kind, ao.where);
 	error = 0;
 done:
 	ab_cache_unlock(c);
-	ab_strv_free(&tried);
-	free(origin);
+	ab_strv_free(&ao.tried);
+	free(ao.where);
 	free(path);
 	return error;
 }
@@ -970,38 +1002,12 @@ make_tmp_dir(const char *dest, const char *what)
 	return t;
 }
 
-int
-ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
-    const struct ab_source *s, const char *dest)
+/* the first missing ancestor of dir (dir itself when only it is missing), NULL when dir exists */
+static char *
+first_missing_ancestor(const char *dir)
 {
-	struct build_ctx ctx = {.o = o, .r = r, .shown_dest = dest};
-	struct ab_buf inputs = {0};
-	struct ab_wt_index idx = {0};
-	struct timespec since;
-	char *parent = ab_path_dirname(dest), *tmp = NULL, *old = NULL, *log_dir = NULL, *sp = NULL;
-	char *created = NULL;
-	cJSON *mine = NULL;
-	double start = ab_now();
-	int error = -1, rc;
+	char *created = ab_strdup(dir);
 
-	if (fetch_closure(NULL, o, r, s) < 0)
-		goto done;
-	if (inputs_of(&inputs, o, r, s) < 0)
-		goto done;
-	if (ab_path_exists(dest)) {
-		rc = try_reuse(rec, o, dest, inputs.s, s->id);
-		if (rc < 0)
-			goto done;
-		if (rc > 0) {
-			cJSON_DeleteItemFromObjectCaseSensitive(rec, "reused");
-			cJSON_AddTrueToObject(rec, "reused");
-			ab_note("source '%s': '%s' is up to date (verified in %.2fs)", s->id, dest, ab_now() - start);
-			error = 0;
-			goto done;
-		}
-	}
-	/* remember the first missing ancestor: a failure removes what it created */
-	created = ab_strdup(parent);
 	for (;;) {
 		char *up = ab_path_dirname(created);
 
@@ -1016,31 +1022,54 @@ ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct a
 		free(created);
 		created = NULL;
 	}
-	if (ab_mkdir_p(parent, 0755) < 0)
-		goto done;
-	clean_stale_siblings(dest);
-	log_dir = o->log_dir ? ab_strdup(o->log_dir) : ab_path_join(parent, "logs");
-	ctx.log_dir = log_dir;
-	if (!(tmp = make_tmp_dir(dest, "tmp")))
-		goto done;
-	mine = cJSON_CreateObject();
-	if (build_tree(mine, &ctx, s, tmp, dest, 0, &idx, &since) < 0)
-		goto done;
-	if (!idx.v) {
-		clock_gettime(CLOCK_REALTIME_COARSE, &since);
-		if (ab_wt_index_build(&idx, tmp, o->jobs) < 0)
-			goto done;
+	return created;
+}
+
+/* after a failure: the empty directories from dir up to created (only empty: rmdir stops at anything else) */
+static void
+remove_created(const char *dir, const char *created)
+{
+	for (char *p = ab_strdup(dir), *up; p; p = up) {
+		up = NULL;
+		if (rmdir(p) == 0 && strcmp(p, created))
+			up = ab_path_dirname(p);
+		free(p);
 	}
-	cJSON_AddStringToObject(mine, "dirHash", idx.dirhash);
+}
+
+/* the tree of s in tmp, with its record and index (*since: when the index was taken) */
+static int
+build_fresh(cJSON *mine, struct ab_wt_index *idx, struct timespec *since, const struct build_ctx *ctx,
+    const struct ab_source *s, const char *tmp, const char *dest)
+{
+	if (build_tree(mine, ctx, s, tmp, dest, 0, idx, since) < 0)
+		return -1;
+	if (!idx->v) {
+		clock_gettime(CLOCK_REALTIME_COARSE, since);
+		if (ab_wt_index_build(idx, tmp, ctx->o->jobs) < 0)
+			return -1;
+	}
+	cJSON_AddStringToObject(mine, "dirHash", idx->dirhash);
 	cJSON_AddFalseToObject(mine, "reused");
-	/* swap: the stamp goes first, so a crash never leaves a stamp on a different tree */
-	sp = stamp_path(dest);
+	return 0;
+}
+
+/*
+ * tmp becomes dest; an earlier dest is moved to *old first. The stamp goes
+ * first, so a crash never leaves a stamp on a different tree.
+ */
+static int
+swap_into_place(char **old, const char *dest, const char *tmp)
+{
+	char *sp = stamp_path(dest);
+	int error = -1;
+
 	if (unlink(sp) < 0 && errno != ENOENT) {
 		ab_error_errno("cannot remove '%s'", sp);
 		goto done;
 	}
 	if (ab_path_exists(dest)) {
-		if (!(old = make_tmp_dir(dest, "old")) || rename(dest, old) < 0) {
+		if (!(*old = make_tmp_dir(dest, "old")) || rename(dest, *old) < 0) {
 			ab_error_errno("cannot move '%s' out of the way", dest);
 			goto done;
 		}
@@ -1049,6 +1078,51 @@ ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct a
 		ab_error_errno("cannot rename '%s' to '%s'", tmp, dest);
 		goto done;
 	}
+	error = 0;
+done:
+	free(sp);
+	return error;
+}
+
+int
+ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
+    const struct ab_source *s, const char *dest)
+{
+	struct build_ctx ctx = {.o = o, .r = r, .shown_dest = dest};
+	struct ab_buf inputs = {0};
+	struct ab_wt_index idx = {0};
+	struct timespec since;
+	char *parent = ab_path_dirname(dest), *tmp = NULL, *old = NULL, *log_dir = NULL, *created = NULL;
+	cJSON *mine = NULL;
+	double start = ab_now();
+	int error = -1, rc;
+
+	if (fetch_closure(NULL, o, r, s) < 0 || inputs_of(&inputs, o, r, s) < 0)
+		goto done;
+	if (ab_path_exists(dest)) {
+		rc = try_reuse(rec, o, dest, inputs.s, s->id);
+		if (rc < 0)
+			goto done;
+		if (rc > 0) {
+			cJSON_DeleteItemFromObjectCaseSensitive(rec, "reused");
+			cJSON_AddTrueToObject(rec, "reused");
+			ab_note("source '%s': '%s' is up to date (verified in %.2fs)", s->id, dest, ab_now() - start);
+			error = 0;
+			goto done;
+		}
+	}
+	/* remember the first missing ancestor: a failure removes what it created */
+	created = first_missing_ancestor(parent);
+	if (ab_mkdir_p(parent, 0755) < 0)
+		goto done;
+	clean_stale_siblings(dest);
+	log_dir = o->log_dir ? ab_strdup(o->log_dir) : ab_path_join(parent, "logs");
+	ctx.log_dir = log_dir;
+	if (!(tmp = make_tmp_dir(dest, "tmp")))
+		goto done;
+	mine = cJSON_CreateObject();
+	if (build_fresh(mine, &idx, &since, &ctx, s, tmp, dest) < 0 || swap_into_place(&old, dest, tmp) < 0)
+		goto done;
 	free(tmp);
 	tmp = NULL;
 	if (old)
@@ -1063,20 +1137,12 @@ done:
 		ab_rm_rf(tmp);
 	if (old && error && ab_path_exists(old) && !ab_path_exists(dest))
 		rename(old, dest);
-	if (error && created) {
-		/* only empty directories: rmdir stops at anything else */
-		for (char *p = ab_strdup(parent), *up; p; p = up) {
-			up = NULL;
-			if (rmdir(p) == 0 && strcmp(p, created))
-				up = ab_path_dirname(p);
-			free(p);
-		}
-	}
+	if (error && created)
+		remove_created(parent, created);
 	free(created);
 	ab_wt_index_free(&idx);
 	cJSON_Delete(mine);
 	ab_buf_free(&inputs);
-	free(sp);
 	free(old);
 	free(tmp);
 	free(log_dir);
