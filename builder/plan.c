@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../lib/proc.h"
+#include "../provenance/manifest.h"
 
 /* the directory through which ccache masquerades as the compilers (Debian) */
 #define CCACHE_DIR_BIN "/usr/lib/ccache"
@@ -418,24 +419,19 @@ has_kind(const struct ab_plan *p, enum ab_variant_kind kind, int cmake)
 	return 0;
 }
 
-/* the files the manifests step writes */
+/* the files the manifests step writes (provenance/manifest.h) */
 static void
 plan_manifests(struct ab_plan *p, int updiff)
 {
 	add_step(p, AB_STEP_MANIFESTS, AB_PLAN_NONE)->name = ab_strdup("manifests");
-	ab_strv_push(&p->manifests, "recipe.json");
-	ab_strv_push(&p->manifests, "provenance/sources.json");
-	ab_strv_push(&p->manifests, "provenance/build-commands.json");
-	if (has_kind(p, AB_VARIANT_BUILD, 1))
-		ab_strv_push(&p->manifests, "provenance/cmake-cache-provenance.json");
-	ab_strv_push(&p->manifests, "provenance/binary-provenance.json");
-	ab_strv_push(&p->manifests, "provenance/allocator-probes.json");
-	if (updiff)
-		ab_strv_push(&p->manifests, "provenance/upstream-diff.json");
-	if (has_kind(p, AB_VARIANT_RELINK, 0))
-		ab_strv_push(&p->manifests, "provenance/relink-provenance.json");
-	ab_strv_push(&p->manifests, "provenance/provenance.intoto.json");
-	ab_strv_push(&p->manifests, "SHA256SUMS");
+	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
+		const struct ab_manifest_file *m = &ab_manifest_files[i];
+
+		if (m->when == AB_MANIFEST_ALWAYS || (m->when == AB_MANIFEST_CMAKE && has_kind(p, AB_VARIANT_BUILD, 1)) ||
+		    (m->when == AB_MANIFEST_UPDIFF && updiff) ||
+		    (m->when == AB_MANIFEST_RELINK && has_kind(p, AB_VARIANT_RELINK, 0)))
+			ab_strv_push(&p->manifests, m->path);
+	}
 }
 
 int

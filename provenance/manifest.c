@@ -128,6 +128,20 @@ free_sums(struct sums *s)
 
 /* ---- the manifests ---- */
 
+const struct ab_manifest_file ab_manifest_files[] = {
+	{"recipe.json", AB_MANIFEST_ALWAYS},
+	{"provenance/sources.json", AB_MANIFEST_ALWAYS},
+	{"provenance/build-commands.json", AB_MANIFEST_ALWAYS},
+	{"provenance/cmake-cache-provenance.json", AB_MANIFEST_CMAKE},
+	{"provenance/binary-provenance.json", AB_MANIFEST_ALWAYS},
+	{"provenance/allocator-probes.json", AB_MANIFEST_ALWAYS},
+	{"provenance/upstream-diff.json", AB_MANIFEST_UPDIFF},
+	{"provenance/relink-provenance.json", AB_MANIFEST_RELINK},
+	{"provenance/provenance.intoto.json", AB_MANIFEST_ALWAYS},
+	{"SHA256SUMS", AB_MANIFEST_ALWAYS},
+};
+const size_t ab_manifest_nfiles = AB_NELEM(ab_manifest_files);
+
 static cJSON *
 recipe_json(const struct ab_run_record *run)
 {
@@ -510,12 +524,6 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 static int
 write_sums(const struct ab_run_record *run, const struct sums *subjects, const struct sums *byproducts)
 {
-	static const char *manifests[] = {
-		"recipe.json", "provenance/sources.json", "provenance/build-commands.json",
-		"provenance/cmake-cache-provenance.json", "provenance/binary-provenance.json",
-		"provenance/allocator-probes.json", "provenance/upstream-diff.json",
-		"provenance/relink-provenance.json", "provenance/provenance.intoto.json",
-	};
 	struct sums all = {0};
 	struct ab_buf b = {0};
 	char *path;
@@ -525,12 +533,14 @@ write_sums(const struct ab_run_record *run, const struct sums *subjects, const s
 		add_sum(&all, subjects->v[i].path, subjects->v[i].hex);
 	for (size_t i = 0; i < byproducts->n; i++)
 		add_sum(&all, byproducts->v[i].path, byproducts->v[i].hex);
-	for (size_t i = 0; i < AB_NELEM(manifests); i++) {
-		char *abs = mpath(run->outdir, manifests[i]);
+	/* every manifest this run wrote (the others were dropped), SHA256SUMS itself not */
+	for (size_t i = 0; i + 1 < ab_manifest_nfiles; i++) {
+		const char *rel = ab_manifest_files[i].path;
+		char *abs = mpath(run->outdir, rel);
 		int present = ab_path_exists(abs);
 
 		free(abs);
-		if (present && add_sum_file(&all, run->outdir, manifests[i]) < 0)
+		if (present && add_sum_file(&all, run->outdir, rel) < 0)
 			goto done;
 	}
 	for (size_t i = 0; i < all.n; i++)

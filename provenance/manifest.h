@@ -24,6 +24,23 @@
 #define AB_BUILD_TYPE "https://allocbuild.dev/build/v1"
 #define AB_BUILDER_ID "https://allocbuild.dev/builder/v1"
 
+/* which runs write a manifest */
+enum ab_manifest_when {
+	AB_MANIFEST_ALWAYS,
+	AB_MANIFEST_CMAKE,  /* the plan has a cmake variant */
+	AB_MANIFEST_UPDIFF, /* a variant compares its vendored allocator with an upstream source */
+	AB_MANIFEST_RELINK, /* the plan has a relink variant */
+};
+
+struct ab_manifest_file {
+	const char *path; /* relative to OUTDIR */
+	enum ab_manifest_when when;
+};
+
+/* the files a build's manifests step writes, in the order SHA256SUMS lists them; SHA256SUMS last */
+extern const struct ab_manifest_file ab_manifest_files[];
+extern const size_t ab_manifest_nfiles;
+
 /* copy the recipe and write every manifest of a run into run->outdir; 0 or AB_EFAIL (reported) */
 int ab_manifest_write(const struct ab_run_record *run);
 
