@@ -1507,8 +1507,8 @@ print_stats(double t0)
 	    (double)self.ru_stime.tv_sec + (double)self.ru_stime.tv_usec / 1e6;
 	ch = (double)kids.ru_utime.tv_sec + (double)kids.ru_utime.tv_usec / 1e6 +
 	    (double)kids.ru_stime.tv_sec + (double)kids.ru_stime.tv_usec / 1e6;
-	fprintf(stderr, "allocbuild: stats: wall %.3fs, own cpu %.3fs (%.2f%% of wall), children cpu %.3fs\n",
-	    wall, own, wall > 0 ? 100.0 * own / wall : 0.0, ch);
+	ab_note("stats: wall %.3fs, own cpu %.3fs (%.2f%% of wall), children cpu %.3fs", wall, own,
+	    wall > 0 ? 100.0 * own / wall : 0.0, ch);
 }
 
 static void
