@@ -52,6 +52,15 @@ jstr(const cJSON *o, const char *path)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* the same, dflt when it is missing */
+static const char *
+jstr_or(const cJSON *o, const char *path, const char *dflt)
+{
+	const char *s = jstr(o, path);
+
+	return s ? s : dflt;
+}
+
 /* the entry of a manifest's "variants" for label: an object keyed by label, or an array of {label} */
 static const cJSON *
 for_label(const cJSON *doc, const char *label)
@@ -268,12 +277,12 @@ put_options(struct ab_buf *b, const cJSON *base)
 
 	if (is_kind(base, "relink")) {
 		ab_buf_puts(b, "relink of ");
-		put_code(b, jstr(def, "relink.from") ? jstr(def, "relink.from") : "?");
+		put_code(b, jstr_or(def, "relink.from", "?"));
 		cJSON_ArrayForEach(it, jget(def, "relink.replace")) {
 			ab_buf_puts(b, ", ");
-			put_code(b, jstr(it, "path") ? jstr(it, "path") : "?");
+			put_code(b, jstr_or(it, "path", "?"));
 			ab_buf_puts(b, " → ");
-			put_code(b, jstr(it, "with.variant") ? jstr(it, "with.variant") : "?");
+			put_code(b, jstr_or(it, "with.variant", "?"));
 		}
 		return;
 	}
@@ -362,16 +371,16 @@ put_source_row(struct ab_buf *b, const cJSON *rec)
 	ab_buf_puts(b, " | ");
 	if (is_kind(rec, "git")) {
 		ab_buf_puts(b, "git ");
-		put_code(b, jstr(rec, "url") ? jstr(rec, "url") : "?");
+		put_code(b, jstr_or(rec, "url", "?"));
 		ab_buf_puts(b, " commit ");
-		put_code(b, jstr(rec, "commit") ? jstr(rec, "commit") : "?");
+		put_code(b, jstr_or(rec, "commit", "?"));
 	} else {
 		const cJSON *u = cJSON_GetArrayItem(jget(rec, "urls"), 0);
 
 		ab_buf_puts(b, "archive ");
 		put_code(b, cJSON_IsString(u) ? u->valuestring : "?");
 		ab_buf_puts(b, " sha256 ");
-		put_code(b, jstr(rec, "sha256") ? jstr(rec, "sha256") : "?");
+		put_code(b, jstr_or(rec, "sha256", "?"));
 	}
 	cJSON_ArrayForEach(it, jget(rec, "patches")) {
 		ab_buf_puts(b, j++ ? ", " : " + patches ");
@@ -431,7 +440,7 @@ section_summary(struct ab_buf *b, const struct evidence *e)
 	cJSON_ArrayForEach(rec, jget(e->sources, "sources"))
 		put_source_row(b, rec);
 	ab_buf_puts(b, "\nTo reproduce and check:\n\n```sh\nallocbuild build ");
-	ab_buf_puts(b, jstr(e->binaries, "recipe.path") ? jstr(e->binaries, "recipe.path") : "?");
+	ab_buf_puts(b, jstr_or(e->binaries, "recipe.path", "?"));
 	ab_buf_puts(b, "\nallocbuild verify allocbuild-out/");
 	ab_buf_puts(b, e->name);
 	ab_buf_puts(b, "\n```\n\n");
@@ -446,7 +455,7 @@ section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence
 	    "| label | kind | allocator | version | configure options / defines | config.malloc_conf | runtime environment | artifact sha256 |\n"
 	    "|---|---|---|---|---|---|---|---|\n");
 	cJSON_ArrayForEach(v, variants(e)) {
-		const char *label = jstr(v, "label") ? jstr(v, "label") : "?";
+		const char *label = jstr_or(v, "label", "?");
 		const cJSON *base = base_of(e, v);
 		const char *alloc = jstr(base, "definition.allocator.kind");
 		const cJSON *probe = probe_of(e, label);
@@ -459,7 +468,7 @@ section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence
 		ab_buf_puts(b, kind_words(v));
 		if (is_kind(v, "runtime_of")) {
 			ab_buf_puts(b, " of ");
-			put_code(b, jstr(v, "definition.runtime_of") ? jstr(v, "definition.runtime_of") : "?");
+			put_code(b, jstr_or(v, "definition.runtime_of", "?"));
 		}
 		ab_buf_puts(b, " | ");
 		put_text(b, alloc ? alloc : "–");
@@ -483,7 +492,7 @@ section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence
 	/* the full digests, folded */
 	ab_buf_puts(details, "<details><summary>Artifact digests (sha256)</summary>\n\n```\n");
 	cJSON_ArrayForEach(v, variants(e)) {
-		const char *label = jstr(v, "label") ? jstr(v, "label") : "?";
+		const char *label = jstr_or(v, "label", "?");
 		const cJSON *bv = for_label(e->binaries, label), *a;
 		const char *arch = jstr(bv, "allocator.archive_sha256");
 
@@ -505,7 +514,7 @@ section_upstream(struct ab_buf *b, const struct evidence *e)
 	int any = 0;
 
 	cJSON_ArrayForEach(v, variants(e)) {
-		const char *label = jstr(v, "label") ? jstr(v, "label") : "?";
+		const char *label = jstr_or(v, "label", "?");
 		const cJSON *rep = for_label(e->updiff, label), *n;
 		const char *summary = jstr(rep, "summary");
 		const char *vendored = jstr(v, "definition.allocator.vendored");
@@ -582,9 +591,9 @@ section_probes(struct ab_buf *b, struct ab_buf *details, const struct evidence *
 				ab_buf_puts(b, " | **⚠ ");
 				put_text(b, kind ? kind : "problem");
 				ab_buf_puts(b, "** | ");
-				put_code(b, jstr(it, "setting") ? jstr(it, "setting") : "?");
+				put_code(b, jstr_or(it, "setting", "?"));
 				ab_buf_puts(b, " | ");
-				put_text(b, jstr(it, "origin") ? jstr(it, "origin") : "–");
+				put_text(b, jstr_or(it, "origin", "–"));
 				ab_buf_puts(b, " | ");
 				put_text(b, msg ? msg : "");
 				ab_buf_puts(b, " |\n");
@@ -686,7 +695,7 @@ put_special_difference(struct ab_buf *b, const struct evidence *e, const cJSON *
 	put_code(b, label);
 	if (is_kind(v, "runtime_of")) {
 		ab_buf_puts(b, ": the binary of ");
-		put_code(b, jstr(v, "definition.runtime_of") ? jstr(v, "definition.runtime_of") : "?");
+		put_code(b, jstr_or(v, "definition.runtime_of", "?"));
 		ab_buf_puts(b, ", run with ");
 		put_runtime(b, v);
 	} else {
@@ -694,7 +703,7 @@ put_special_difference(struct ab_buf *b, const struct evidence *e, const cJSON *
 		const char *verdict = jstr(doc, "verdict");
 
 		ab_buf_puts(b, ": **diagnostic relink** of ");
-		put_code(b, jstr(v, "definition.relink.from") ? jstr(v, "definition.relink.from") : "?");
+		put_code(b, jstr_or(v, "definition.relink.from", "?"));
 		ab_buf_puts(b, " (not a normal build): ");
 		put_text(b, verdict ? verdict : "no relink provenance recorded");
 		if (jget(doc, "normal_check.identical"))
@@ -721,7 +730,7 @@ section_differences(struct ab_buf *b, struct ab_buf *details, const struct evide
 
 	ab_buf_puts(b, "### What differs between variants\n\n");
 	cJSON_ArrayForEach(v, variants(e)) {
-		const char *label = jstr(v, "label") ? jstr(v, "label") : "?";
+		const char *label = jstr_or(v, "label", "?");
 		const cJSON *def = jget(v, "definition"), *fdef;
 		size_t before;
 
@@ -740,7 +749,7 @@ section_differences(struct ab_buf *b, struct ab_buf *details, const struct evide
 		ab_buf_puts(b, "- ");
 		put_code(b, label);
 		ab_buf_puts(b, " against ");
-		put_code(b, jstr(first, "label") ? jstr(first, "label") : "?");
+		put_code(b, jstr_or(first, "label", "?"));
 		ab_buf_puts(b, ":");
 		before = b->len;
 		args_diff(b, jget(def, "build.configure"), jget(fdef, "build.configure"), "+");
@@ -818,7 +827,7 @@ flow_sources(struct ab_buf *b, const struct evidence *e)
 	cJSON_ArrayForEach(rec, jget(e->sources, "sources")) {
 		const char *id = rec->string;
 		char *label = is_kind(rec, "git") ? ab_sprintf("git %.12s", git_pin(rec) ? git_pin(rec) : "?")
-		                                  : ab_sprintf("sha256 %.12s", jstr(rec, "sha256") ? jstr(rec, "sha256") : "?");
+		                                  : ab_sprintf("sha256 %.12s", jstr_or(rec, "sha256", "?"));
 		size_t j = 0;
 
 		ab_buf_puts(b, "  ");
@@ -853,7 +862,7 @@ flow_variants(struct ab_buf *b, const struct evidence *e)
 	const cJSON *v, *it;
 
 	cJSON_ArrayForEach(v, variants(e)) {
-		const char *label = jstr(v, "label") ? jstr(v, "label") : "?";
+		const char *label = jstr_or(v, "label", "?");
 		const cJSON *def = jget(v, "definition");
 		size_t k = 0;
 
