@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/pool.h"
 #include "../lib/proc.h"
 #include "../provenance/manifest.h"
 
@@ -253,14 +254,6 @@ plan_env(struct ab_plan *p, struct ab_plan_var *pv)
 			ab_strv_pushf(&pv->env, "%s=%s", v->build.env.v[i].key, v->build.env.v[i].value);
 }
 
-static int
-online_cores(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (int)n : 1;
-}
-
 /* the selected variants (indexes into r->variants, in dependency order) with their directories */
 static void
 plan_vars(struct ab_plan *p, const size_t *order, size_t norder)
@@ -451,7 +444,7 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 	outdir = o->outdir ? ab_strdup(o->outdir) : ab_sprintf("allocbuild-out/%s", r->name);
 	p->outdir = ab_path_absolute(outdir);
 	free(outdir);
-	p->jobs = o->jobs > 0 ? o->jobs : online_cores();
+	p->jobs = o->jobs > 0 ? o->jobs : ab_pool_default_jobs();
 	p->ccache = o->ccache;
 
 	plan_vars(p, order, norder);

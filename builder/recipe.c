@@ -1893,26 +1893,6 @@ check_recipe(struct ctx *c, const struct jnode *root)
 	find_cycles(c, r->nvariants, c->e, c->ne, "dependency", 1);
 }
 
-static void
-free_list(struct ab_list *l)
-{
-	if (!l->v)
-		return;
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-}
-
-static void
-free_kv(struct ab_kvlist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		free(l->v[i].key);
-		free(l->v[i].value);
-	}
-	free(l->v);
-}
-
 void
 ab_recipe_free(struct ab_recipe *r)
 {
@@ -1924,11 +1904,11 @@ ab_recipe_free(struct ab_recipe *r)
 		free(s->id);
 		free(s->url);
 		free(s->commit);
-		free_list(&s->urls);
+		ab_list_free(&s->urls);
 		free(s->sha256);
-		free_list(&s->patches);
+		ab_list_free(&s->patches);
 		for (size_t j = 0; j < s->nprepare; j++)
-			free_list(&s->prepare[j]);
+			ab_list_free(&s->prepare[j]);
 		free(s->prepare);
 		for (size_t j = 0; j < s->noverlays; j++) {
 			free(s->overlays[j].path);
@@ -1942,11 +1922,11 @@ ab_recipe_free(struct ab_recipe *r)
 
 		free(v->label);
 		free(v->source);
-		free_list(&v->build.configure);
-		free_kv(&v->build.defines);
+		ab_list_free(&v->build.configure);
+		ab_kvlist_free(&v->build.defines);
 		free(v->build.generator);
-		free_list(&v->build.targets);
-		free_kv(&v->build.env);
+		ab_list_free(&v->build.targets);
+		ab_kvlist_free(&v->build.env);
 		free(v->relink.from);
 		free(v->relink.link_txt);
 		for (size_t j = 0; j < v->relink.nreplace; j++) {
@@ -1957,14 +1937,14 @@ ab_recipe_free(struct ab_recipe *r)
 		free(v->relink.replace);
 		free(v->relink.output);
 		free(v->runtime_of);
-		free_list(&v->artifacts);
-		free_list(&v->probe.args);
+		ab_list_free(&v->artifacts);
+		ab_list_free(&v->probe.args);
 		free(v->allocator.kind);
 		free(v->allocator.archive);
 		free(v->allocator.vendored);
 		free(v->allocator.upstream);
-		free_kv(&v->runtime.env);
-		free_list(&v->runtime.unset);
+		ab_kvlist_free(&v->runtime.env);
+		ab_list_free(&v->runtime.unset);
 	}
 	free(r->variants);
 	free(r->path);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/atomic.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
 #include "extract.h"
@@ -218,7 +219,12 @@ url_basename(const char *url)
 	return b < end ? b : NULL;
 }
 
-/* move a verified temporary file into the cache under its hash */
+/*
+ * move a verified temporary file into the cache under its hash: the
+ * download's temporary lives in CACHE/tmp (not a lib/atomic temporary
+ * beside its destination), so that the cache's exclusive locker removes
+ * what an interrupted download left
+ */
 static int
 store_archive(struct ab_cache *c, const char *tmp, const char *sha256, const char *origin)
 {
@@ -834,36 +840,6 @@ stamp_path(const char *dest)
 	return ab_sprintf("%s.stamp", dest);
 }
 
-/*
- * temp file and rename, without fsync: a stamp lost or torn by a crash is
- * unreadable or missing, and the tree is then written again
- */
-static int
-write_unsynced(const char *path, const char *data, size_t len)
-{
-	char *tmp = ab_sprintf("%s.tmp-%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int error = -1;
-
-	if (fd < 0) {
-		ab_error_errno("cannot create '%s'", tmp);
-		free(tmp);
-		return -1;
-	}
-	if (ab_write_close(fd, tmp, data, len) < 0)
-		goto done;
-	if (rename(tmp, path) < 0) {
-		ab_error_errno("cannot rename '%s' to '%s'", tmp, path);
-		goto done;
-	}
-	error = 0;
-done:
-	if (error)
-		unlink(tmp);
-	free(tmp);
-	return error;
-}
-
 static int
 write_stamp(const char *dest, const char *inputs, const cJSON *rec, const struct ab_wt_index *idx,
     int64_t since_s, int64_t since_ns)
@@ -882,7 +858,8 @@ write_stamp(const char *dest, const char *inputs, const cJSON *rec, const struct
 	ab_buf_puts(&b, line);
 	ab_buf_putc(&b, '\n');
 	ab_wt_index_write(&b, idx);
-	error = write_unsynced(path, b.s, b.len);
+	/* no fsync: a stamp lost or torn by a crash is unreadable or missing, and the tree is written again */
+	error = ab_atomic_write(path, b.s, b.len, AB_ATOMIC_NOSYNC);
 	cJSON_free(line);
 	cJSON_Delete(head);
 	ab_buf_free(&b);
@@ -1002,41 +979,6 @@ make_tmp_dir(const char *dest, const char *what)
 	return t;
 }
 
-/* the first missing ancestor of dir (dir itself when only it is missing), NULL when dir exists */
-static char *
-first_missing_ancestor(const char *dir)
-{
-	char *created = ab_strdup(dir);
-
-	for (;;) {
-		char *up = ab_path_dirname(created);
-
-		if (ab_path_exists(up) || !strcmp(up, created)) {
-			free(up);
-			break;
-		}
-		free(created);
-		created = up;
-	}
-	if (ab_path_exists(created)) {
-		free(created);
-		created = NULL;
-	}
-	return created;
-}
-
-/* after a failure: the empty directories from dir up to created (only empty: rmdir stops at anything else) */
-static void
-remove_created(const char *dir, const char *created)
-{
-	for (char *p = ab_strdup(dir), *up; p; p = up) {
-		up = NULL;
-		if (rmdir(p) == 0 && strcmp(p, created))
-			up = ab_path_dirname(p);
-		free(p);
-	}
-}
-
 /* the tree of s in tmp, with its record and index (*since: when the index was taken) */
 static int
 build_fresh(cJSON *mine, struct ab_wt_index *idx, struct timespec *since, const struct build_ctx *ctx,
@@ -1112,7 +1054,7 @@ ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct a
 		}
 	}
 	/* remember the first missing ancestor: a failure removes what it created */
-	created = first_missing_ancestor(parent);
+	created = ab_path_first_missing(parent);
 	if (ab_mkdir_p(parent, 0755) < 0)
 		goto done;
 	clean_stale_siblings(dest);
@@ -1138,7 +1080,7 @@ done:
 	if (old && error && ab_path_exists(old) && !ab_path_exists(dest))
 		rename(old, dest);
 	if (error && created)
-		remove_created(parent, created);
+		ab_rmdir_up_to(parent, created);
 	free(created);
 	ab_wt_index_free(&idx);
 	cJSON_Delete(mine);
