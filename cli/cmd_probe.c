@@ -9,6 +9,7 @@
  * cannot run.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 static const char usage[] =
     "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--unset K]... [--timeout SECONDS] [--json] -- PROGRAM [ARGS...]\n"
     "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--json] --archive LIB.a [--workdir DIR]\n"
+    "allocbuild probe --pid PID [--pid PID]... [--against OUTDIR|BUNDLE [--expect LABEL]] [--json] [-o FILE]\n"
     "\n"
     "Run PROGRAM (or a tiny program linked statically against LIB.a) with the\n"
     "allocator's own reporting on (jemalloc stats_print, MIMALLOC_VERBOSE=1) and\n"
@@ -29,12 +31,22 @@ static const char usage[] =
     "or mimalloc option, quantum, page size, secure level. Checks each --env\n"
     "setting against what the allocator reports. Exit 1 on invalid, unknown or\n"
     "ineffective settings. A run is killed after --timeout seconds (60).\n"
+    "With --pid, inspect running processes from /proc instead, never stopping or\n"
+    "signalling them: the executable and its SHA-256, every allocator in the\n"
+    "process (linked in, mapped, preloaded), its allocator environment checked\n"
+    "against the options of the allocator version found, start time and host;\n"
+    "--against names the variant it is. -o writes the JSON record atomically.\n"
+    "Exit 1 when a process runs two allocators, settings its allocator ignores,\n"
+    "or not the --expect variant; 2 when a pid cannot be read (and why).\n"
     "See docs/probes.md.\n";
 
 struct options {
 	struct ab_probe_req req;
 	const char *archive, *workdir;
 	int json;
+	struct ab_strv pids;      /* --pid */
+	struct ab_probe_pid_opts pid;
+	const char *output;       /* -o: the JSON record */
 };
 
 /* the options before PROGRAM into o; optind is left at PROGRAM; 2 after reporting */
@@ -49,13 +61,17 @@ parse_options(struct options *o, int argc, char **argv)
 		{"archive", required_argument, NULL, 'A'},
 		{"workdir", required_argument, NULL, 'w'},
 		{"timeout", required_argument, NULL, 't'},
+		{"pid", required_argument, NULL, 'p'},
+		{"against", required_argument, NULL, 'g'},
+		{"expect", required_argument, NULL, 'x'},
+		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:", longopts, NULL)) != -1) {
 		const char *eq;
 		char *end;
 
@@ -96,10 +112,37 @@ parse_options(struct options *o, int argc, char **argv)
 				return ab_cmd_usage_error("probe", "--timeout wants a positive number of seconds, not '%s'",
 				    optarg);
 			break;
+		case 'p': {
+			int pid;
+
+			if (ab_cmd_parse_int(&pid, optarg, 1, INT_MAX) < 0)
+				return ab_cmd_usage_error("probe", "--pid wants a process id, not '%s'", optarg);
+			ab_strv_push(&o->pids, optarg);
+			break;
+		}
+		case 'g':
+			o->pid.against = optarg;
+			break;
+		case 'x':
+			o->pid.expect = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
 		default:
 			return ab_cmd_option_error("probe", c, argv);
 		}
 	}
+	if (o->pids.n) {
+		if (o->archive || optind < argc || o->req.env.n || o->req.unset.n || o->req.allocator)
+			return ab_cmd_usage_error("probe", "--pid inspects running processes: it takes no program, "
+			    "--archive, --env, --unset or --allocator");
+		if (o->pid.expect && !o->pid.against)
+			return ab_cmd_usage_error("probe", "--expect needs --against OUTDIR|BUNDLE");
+		return 0;
+	}
+	if (o->pid.against || o->pid.expect || o->output)
+		return ab_cmd_usage_error("probe", "--against, --expect and -o go with --pid");
 	if (o->archive && optind < argc)
 		return ab_cmd_usage_error("probe", "--archive and a program to run exclude each other");
 	if (o->workdir && !o->archive)
@@ -107,6 +150,47 @@ parse_options(struct options *o, int argc, char **argv)
 	if (!o->archive && optind >= argc)
 		return ab_cmd_usage_error("probe", "no program to run");
 	return 0;
+}
+
+/* --pid: every process, one record each (an array for several); 2 when one cannot be read */
+static int
+probe_pids(const struct options *o)
+{
+	cJSON *all = cJSON_CreateArray();
+	int rc = AB_EXIT_OK;
+
+	for (size_t i = 0; i < o->pids.n; i++) {
+		cJSON *rec = NULL;
+		int e = ab_probe_pid(&rec, atoi(o->pids.v[i]), &o->pid);
+		const cJSON *it;
+
+		if (e == AB_EFAIL) {
+			rc = AB_EXIT_USAGE;
+			continue;
+		}
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rec, "problems"))
+			ab_error("probe: pid %s: %s", o->pids.v[i], cJSON_GetObjectItemCaseSensitive(it, "message")->valuestring);
+		if (e == AB_ECHECK && rc == AB_EXIT_OK)
+			rc = AB_EXIT_CHECK;
+		if (!o->json) {
+			if (i > 0)
+				putchar('\n');
+			ab_probe_pid_print(stdout, rec);
+		}
+		cJSON_AddItemToArray(all, rec);
+	}
+	if (o->pids.n == 1 && cJSON_GetArraySize(all) == 1) {
+		cJSON *one = cJSON_DetachItemFromArray(all, 0);
+
+		cJSON_Delete(all);
+		all = one;
+	}
+	if (o->json && ab_json_print(stdout, all) < 0)
+		rc = AB_EXIT_USAGE;
+	if (o->output && ab_json_write(o->output, all) < 0)
+		rc = AB_EXIT_USAGE;
+	cJSON_Delete(all);
+	return rc;
 }
 
 static int
@@ -120,6 +204,10 @@ cmd_probe(int argc, char **argv)
 	rc = parse_options(&o, argc, argv);
 	if (rc)
 		goto done;
+	if (o.pids.n) {
+		rc = probe_pids(&o);
+		goto done;
+	}
 	rc = AB_EXIT_USAGE;
 	if (o.archive ? ab_probe_archive(&rec, &o.req, o.archive, o.workdir) < 0
 	              : ab_probe_program(&rec, &o.req, argv + optind) < 0)
@@ -138,6 +226,7 @@ done:
 	cJSON_Delete(rec);
 	ab_kvlist_free(&o.req.env);
 	ab_list_free(&o.req.unset);
+	ab_strv_free(&o.pids);
 	return rc;
 }
 

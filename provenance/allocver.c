@@ -70,11 +70,39 @@ version_start(const char *base, const char *g)
 }
 
 int
+ab_allocver_scan_mem(char **version, const void *data, size_t len)
+{
+	const char *m = data, *p, *end = m + len;
+
+	*version = NULL;
+	for (p = m; p + 2 < end && !*version; p++) {
+		const char *g = memchr(p, '-', (size_t)(end - p));
+		const char *s, *e;
+
+		if (!g || g + 2 >= end)
+			break;
+		p = g;
+		if (g[1] != 'g')
+			continue;
+		s = version_start(m, g);
+		if (!s)
+			continue;
+		e = g + 2;
+		while (e < end && is_version_char((unsigned char)*e))
+			e++;
+		if (e - (g + 2) < 7)
+			continue;
+		*version = ab_strndup(s, (size_t)(e - s));
+	}
+	return 0;
+}
+
+int
 ab_allocver_scan(char **version, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
-	const char *m, *p, *end;
+	void *m;
 
 	*version = NULL;
 	if (fd < 0) {
@@ -96,26 +124,20 @@ ab_allocver_scan(char **version, const char *path)
 		ab_error_errno("cannot map '%s'", path);
 		return AB_EFAIL;
 	}
-	end = m + st.st_size;
-	for (p = m; p + 2 < end && !*version; p++) {
-		const char *g = memchr(p, '-', (size_t)(end - p));
-		const char *s, *e;
-
-		if (!g || g + 2 >= end)
-			break;
-		p = g;
-		if (g[1] != 'g')
-			continue;
-		s = version_start(m, g);
-		if (!s)
-			continue;
-		e = g + 2;
-		while (e < end && is_version_char((unsigned char)*e))
-			e++;
-		if (e - (g + 2) < 7)
-			continue;
-		*version = ab_strndup(s, (size_t)(e - s));
-	}
-	munmap((void *)m, (size_t)st.st_size);
+	ab_allocver_scan_mem(version, m, (size_t)st.st_size);
+	munmap(m, (size_t)st.st_size);
 	return 0;
+}
+
+char *
+ab_mimalloc_version_string(long v)
+{
+	/* MI_MALLOC_VERSION: 209, 217 (2.1.7), 316, 3208 (3.2.8), 20401, 30403 */
+	if (v <= 0)
+		return NULL;
+	if (v < 1000)
+		return ab_sprintf("%ld.%ld.%ld", v / 100, v / 10 % 10, v % 10);
+	if (v < 10000)
+		return ab_sprintf("%ld.%ld.%ld", v / 1000, v / 100 % 10, v % 100);
+	return ab_sprintf("%ld.%ld.%ld", v / 10000, v / 100 % 100, v % 100);
 }

@@ -6,14 +6,17 @@
 #include "probe.h"
 #include "probe_impl.h"
 
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../lib/atomic.h"
 #include "../lib/proc.h"
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
+#include "allocscan.h"
 
 static const char *
 kv_get(const struct ab_kvlist *kv, const char *key)
@@ -146,13 +149,241 @@ no_statistics(cJSON *rec, const char *what, char *const *argv, const struct run 
 	    "no %s report in the output of '%s' (%s): is it linked with %s?", what, argv[0], status, what);
 }
 
+/* ---- what the binary holds, read before it runs (provenance/allocscan.h) ---- */
+
+struct scan {
+	struct ab_allocators al;
+	const struct ab_allocator *je, *mi; /* the first of each kind, or NULL */
+	int replacing;                      /* allocators other than glibc */
+};
+
+/* argv[0] as execvp finds it, or NULL */
+static char *
+find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/'))
+		return ab_path_exists(name) ? ab_strdup(name) : NULL;
+	for (const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		char *cand = ab_sprintf("%.*s/%s", (int)n, n ? p : ".", name);
+
+		if (access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return NULL;
+}
+
+/* the allocators of the program and of every library the request preloads */
+static void
+scan_program(struct scan *sc, const struct ab_probe_req *req, const char *argv0)
+{
+	const char *preload = kv_get(&req->env, "LD_PRELOAD");
+	char *prog = find_program(argv0);
+
+	memset(sc, 0, sizeof(*sc));
+	ab_quiet++;
+	if (prog)
+		(void)ab_allocscan_file(&sc->al, prog, 0);
+	for (const char *p = preload ? preload : ""; *p;) {
+		size_t n = strcspn(p, ": ");
+
+		if (n) {
+			char *lib = ab_strndup(p, n);
+
+			(void)ab_allocscan_file(&sc->al, lib, 1);
+			free(lib);
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	ab_quiet--;
+	for (size_t i = 0; i < sc->al.n; i++) {
+		const struct ab_allocator *a = &sc->al.v[i];
+
+		if (!strcmp(a->kind, "jemalloc") && !sc->je)
+			sc->je = a;
+		if (!strcmp(a->kind, "mimalloc") && !sc->mi)
+			sc->mi = a;
+		sc->replacing += strcmp(a->kind, "glibc") != 0;
+	}
+	free(prog);
+}
+
+/* the record's "allocators", and the problems of the binary itself */
+static void
+scan_record(cJSON *rec, const struct scan *sc, const struct ab_probe_req *req)
+{
+	cJSON *all;
+
+	if (sc->al.n == 0)
+		return;
+	all = cJSON_AddArrayToObject(rec, "allocators");
+	for (size_t i = 0; i < sc->al.n; i++)
+		cJSON_AddItemToArray(all, ab_allocator_json(&sc->al.v[i]));
+	if (sc->replacing > 1) {
+		struct ab_buf b = {0};
+
+		for (size_t i = 0; i < sc->al.n; i++)
+			ab_buf_printf(&b, "%s%s %s (%s %s)", i ? " and " : "", sc->al.v[i].kind,
+			    sc->al.v[i].version ? sc->al.v[i].version : "(version unknown)",
+			    sc->al.v[i].shared ? "preloaded" : "linked into", sc->al.v[i].file);
+		ab_probe_add_problem(rec, "two_allocators", NULL, NULL,
+		    "two allocators in one process: %s; each reads its own options, and the report of one is not "
+		    "the other's", b.s);
+		ab_buf_free(&b);
+	}
+	/* a prefixed jemalloc reads PREFIX_MALLOC_CONF only */
+	if (sc->je && *sc->je->prefix && kv_get(&req->env, "MALLOC_CONF")) {
+		int plain = 0;
+
+		for (size_t i = 0; i < sc->al.n; i++)
+			plain |= !strcmp(sc->al.v[i].kind, "jemalloc") && !*sc->al.v[i].prefix;
+		if (!plain)
+			ab_probe_add_problem(rec, "ignored", "MALLOC_CONF", "runtime",
+			    "MALLOC_CONF has no effect on this binary: it reads %s", sc->je->conf_var);
+	}
+}
+
+/* an inherited LD_PRELOAD is removed for the probe: the program would run with it in production */
+static void
+note_inherited_preload(cJSON *rec, const struct ab_probe_req *req)
+{
+	const char *inherited = getenv("LD_PRELOAD");
+	char *msg;
+
+	if (!inherited || !*inherited || kv_get(&req->env, "LD_PRELOAD"))
+		return;
+	msg = ab_sprintf("the inherited LD_PRELOAD='%s' was removed for the probe; a process started from this "
+	    "environment would run with it (pass --env LD_PRELOAD=... to probe that)", inherited);
+	ab_warn("probe: %s", msg);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(rec, "notes"), cJSON_CreateString(msg));
+	free(msg);
+}
+
+/* what the program's own report left unknown, from the binary */
+static void
+complete_from_scan(cJSON *rec, const struct ab_allocator *a)
+{
+	if (!a || cJSON_IsString(cJSON_GetObjectItemCaseSensitive(rec, "version")) || !a->version)
+		return;
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "version");
+	cJSON_AddStringToObject(rec, "version", a->version);
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "version_from");
+	cJSON_AddStringToObject(rec, "version_from", a->version_from ? a->version_from : "the binary");
+}
+
+/* no allocator reported and none in the binary: glibc's malloc, which reads no allocator variable */
+static void
+glibc_record(cJSON *rec, const struct ab_probe_req *req)
+{
+	struct ab_allocators g = {0};
+	Dl_info info;
+
+	ab_allocscan_add_glibc(&g, dladdr((void *)malloc, &info) && info.dli_fname ? info.dli_fname : NULL);
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "allocator");
+	cJSON_AddStringToObject(rec, "allocator", "glibc");
+	if (g.v[0].version)
+		cJSON_AddStringToObject(rec, "version", g.v[0].version);
+	for (size_t i = 0; i < req->env.n; i++)
+		if (ab_env_is_allocator_var(req->env.v[i].key) && strcmp(req->env.v[i].key, "LD_PRELOAD"))
+			ab_probe_add_problem(rec, "ignored", req->env.v[i].key, "runtime",
+			    "%s has no effect: the program allocates with glibc's malloc", req->env.v[i].key);
+	ab_allocators_release(&g);
+}
+
+static int
+probe_jemalloc(cJSON **out, const struct ab_probe_req *req, char *const *argv, const struct scan *sc)
+{
+	const char *var = sc->je ? sc->je->conf_var : "MALLOC_CONF";
+	const char *want_conf = kv_get(&req->env, var);
+	char *conf = ab_probe_jemalloc_conf(want_conf);
+	struct run r;
+	cJSON *rec;
+	int error = run_probe(&r, req, argv, var, conf);
+
+	free(conf);
+	*out = NULL;
+	if (error < 0)
+		return -1;
+	rec = new_record(req, "jemalloc", !req->allocator);
+	/* "<jemalloc>: ..." lines without statistics: still jemalloc (abort_conf:true) */
+	if (!ab_probe_jemalloc_parse(rec, r.err.s) && !req->allocator && !sc->je &&
+	    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "messages")) == 0) {
+		cJSON_Delete(rec);
+		run_release(&r);
+		return 0; /* not jemalloc */
+	}
+	if (sc->je && *sc->je->prefix) {
+		cJSON_AddStringToObject(rec, "prefix", sc->je->prefix);
+		cJSON_AddStringToObject(rec, "conf_var", var);
+	}
+	ab_probe_jemalloc_check(rec, want_conf);
+	if (!cJSON_HasObjectItem(rec, "effective")) {
+		no_statistics(rec, "jemalloc", argv, &r);
+		if (!sc->je && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "messages")) == 0) {
+			/* asked for jemalloc, and nothing reported: say so, never claim it */
+			cJSON_DeleteItemFromObjectCaseSensitive(rec, "allocator");
+			cJSON_AddNullToObject(rec, "allocator");
+			cJSON_AddStringToObject(rec, "asked_for", "jemalloc");
+		}
+	}
+	complete_from_scan(rec, sc->je);
+	add_run(rec, &r);
+	run_release(&r);
+	*out = rec;
+	return 0;
+}
+
+static int
+probe_mimalloc(cJSON **out, const struct ab_probe_req *req, char *const *argv, const struct scan *sc)
+{
+	struct run r;
+	cJSON *rec;
+
+	*out = NULL;
+	if (run_probe(&r, req, argv, "MIMALLOC_VERBOSE", "1") < 0)
+		return -1;
+	rec = new_record(req, "mimalloc", !req->allocator);
+	if (!ab_probe_mimalloc_parse(rec, r.err.s, r.out.s) && !req->allocator && !sc->mi) {
+		cJSON_Delete(rec);
+		rec = new_record(req, NULL, 1);
+		/* a program that ran to its end and reported nothing, with no allocator of its own */
+		if (sc->replacing == 0 && !r.res.timed_out && !r.res.signal)
+			glibc_record(rec, req);
+		else
+			no_statistics(rec, "jemalloc or mimalloc", argv, &r);
+	} else {
+		complete_from_scan(rec, sc->mi);
+		ab_probe_mimalloc_check(rec, &req->env);
+		if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "effective")) == 0) {
+			no_statistics(rec, "mimalloc", argv, &r);
+			if (!sc->mi) {
+				cJSON_DeleteItemFromObjectCaseSensitive(rec, "allocator");
+				cJSON_AddNullToObject(rec, "allocator");
+				cJSON_AddStringToObject(rec, "asked_for", "mimalloc");
+			}
+		}
+	}
+	add_run(rec, &r);
+	run_release(&r);
+	*out = rec;
+	return 0;
+}
+
 int
 ab_probe_program(cJSON **out, const struct ab_probe_req *req, char *const *argv)
 {
 	const char *alloc = req->allocator;
-	const char *want_conf = kv_get(&req->env, "MALLOC_CONF");
-	struct run r;
-	cJSON *rec;
+	struct scan sc;
+	cJSON *rec = NULL;
+	int error = -1;
 
 	*out = NULL;
 	if (!argv || !argv[0]) {
@@ -163,47 +394,21 @@ ab_probe_program(cJSON **out, const struct ab_probe_req *req, char *const *argv)
 		ab_error("probe: unknown allocator '%s' (jemalloc or mimalloc)", alloc);
 		return -1;
 	}
-	if (!alloc || !strcmp(alloc, "jemalloc")) {
-		char *conf = ab_probe_jemalloc_conf(want_conf);
-		int error = run_probe(&r, req, argv, "MALLOC_CONF", conf);
-
-		free(conf);
-		if (error < 0)
-			return -1;
-		rec = new_record(req, "jemalloc", !alloc);
-		/* "<jemalloc>: ..." lines without statistics: still jemalloc (abort_conf:true) */
-		if (ab_probe_jemalloc_parse(rec, r.err.s) || alloc ||
-		    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "messages")) > 0) {
-			ab_probe_jemalloc_check(rec, want_conf);
-			if (!cJSON_HasObjectItem(rec, "effective"))
-				no_statistics(rec, "jemalloc", argv, &r);
-			add_run(rec, &r);
-			run_release(&r);
-			ab_probe_finish(rec);
-			*out = rec;
-			return 0;
-		}
-		/* not jemalloc: try mimalloc */
-		cJSON_Delete(rec);
-		run_release(&r);
-	}
-	if (run_probe(&r, req, argv, "MIMALLOC_VERBOSE", "1") < 0)
-		return -1;
-	rec = new_record(req, "mimalloc", !alloc);
-	if (!ab_probe_mimalloc_parse(rec, r.err.s, r.out.s) && !alloc) {
-		cJSON_Delete(rec);
-		rec = new_record(req, NULL, 1);
-		no_statistics(rec, "jemalloc or mimalloc", argv, &r);
-	} else {
-		ab_probe_mimalloc_check(rec, &req->env);
-		if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "effective")) == 0)
-			no_statistics(rec, "mimalloc", argv, &r);
-	}
-	add_run(rec, &r);
-	run_release(&r);
+	scan_program(&sc, req, argv[0]);
+	/* jemalloc first unless the binary or the caller says mimalloc */
+	if ((!alloc && !(sc.mi && !sc.je)) || (alloc && !strcmp(alloc, "jemalloc")))
+		if (probe_jemalloc(&rec, req, argv, &sc) < 0)
+			goto done;
+	if (!rec && probe_mimalloc(&rec, req, argv, &sc) < 0)
+		goto done;
+	scan_record(rec, &sc, req);
+	note_inherited_preload(rec, req);
 	ab_probe_finish(rec);
 	*out = rec;
-	return 0;
+	error = 0;
+done:
+	ab_allocators_release(&sc.al);
+	return error;
 }
 
 static const char jemalloc_program[] =
@@ -250,6 +455,40 @@ static const char mimalloc_program[] =
     "\tprintf(\"allocbuild-probe: mi_version=%d\\n\", mi_version());\n"
     "\treturn 0;\n"
     "}\n";
+
+/*
+ * The probe program for an archive. A jemalloc built with a symbol prefix
+ * (--with-jemalloc-prefix, as Rust's crates build it) does not replace
+ * malloc: the program calls the prefixed functions, so that the archive is
+ * linked in and reports.
+ */
+static int
+write_program(const char *src, const char *alloc, const char *archive)
+{
+	struct ab_allocators al = {0};
+	struct ab_buf b = {0};
+	int error;
+
+	if (strcmp(alloc, "jemalloc"))
+		return ab_write_file_atomic(src, mimalloc_program, sizeof(mimalloc_program) - 1);
+	ab_quiet++;
+	(void)ab_allocscan_file(&al, archive, 0);
+	ab_quiet--;
+	for (size_t i = 0; i < al.n && !b.s; i++)
+		if (!strcmp(al.v[i].kind, "jemalloc") && *al.v[i].prefix) {
+			const char *px = al.v[i].prefix;
+
+			ab_buf_printf(&b, "/* the archive's jemalloc has the symbol prefix '%s' */\n"
+			    "#include <stddef.h>\n"
+			    "void *%smalloc(size_t);\nvoid %sfree(void *);\n"
+			    "#define malloc(n) %smalloc(n)\n#define free(p) %sfree(p)\n", px, px, px, px, px);
+		}
+	ab_allocators_release(&al);
+	ab_buf_add(&b, jemalloc_program, sizeof(jemalloc_program) - 1);
+	error = ab_write_file_atomic(src, b.s, b.len);
+	ab_buf_free(&b);
+	return error;
+}
 
 /* the last lines of a compiler's output, for the error message */
 static const char *
@@ -316,12 +555,8 @@ ab_probe_archive(cJSON **out, const struct ab_probe_req *req, const char *archiv
 	}
 	src = ab_path_join(dir, "probe.c");
 	prog = ab_path_join(dir, "probe");
-	if (!strcmp(alloc, "jemalloc")) {
-		if (ab_write_file_atomic(src, jemalloc_program, sizeof(jemalloc_program) - 1) < 0)
-			goto done;
-	} else if (ab_write_file_atomic(src, mimalloc_program, sizeof(mimalloc_program) - 1) < 0) {
+	if (write_program(src, alloc, archive) < 0)
 		goto done;
-	}
 	ab_strv_push(&argv, req->cc ? req->cc : "cc");
 	ab_strv_push(&argv, "-o");
 	ab_strv_push(&argv, prog);
@@ -390,7 +625,14 @@ ab_probe_print(FILE *f, const cJSON *rec)
 	char num[64];
 	int w = 7;
 
-	print_row(f, "allocator", alloc ? alloc : "unknown");
+	if (!alloc && ab_json_str(rec, "asked_for")) {
+		char *none = ab_sprintf("none reported (asked for %s)", ab_json_str(rec, "asked_for"));
+
+		print_row(f, "allocator", none);
+		free(none);
+	} else {
+		print_row(f, "allocator", alloc ? alloc : "unknown");
+	}
 	if (version || cJSON_HasObjectItem(rec, "version")) {
 		char *v = ab_sprintf("%s%s", version ? version : "unknown",
 		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "bogus_version")) ?

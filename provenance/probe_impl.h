@@ -33,8 +33,6 @@ enum conf_status { CONF_OK, CONF_ENDS_WITH_KEY, CONF_ENDS_WITH_COMMA, CONF_MALFO
 enum conf_status ab_probe_jemalloc_conf_split(const char *s, struct ab_strv *keys, struct ab_strv *values);
 /* jemalloc's MALLOC_CONF for the probe: requested (may be NULL) plus the stats switches; caller frees */
 char *ab_probe_jemalloc_conf(const char *requested);
-/* "2.0.9" from mi_version()'s number (209, 217, 20401, 3208, 30403 ...); caller frees */
-char *ab_probe_mimalloc_version_string(long mi_version);
 
 /*
  * append {setting, option (when not NULL), origin, requested,

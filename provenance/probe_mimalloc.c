@@ -18,21 +18,9 @@
 
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
+#include "allocver.h"
 
 #define MI_VERSION_MARK "allocbuild-probe: mi_version="
-
-char *
-ab_probe_mimalloc_version_string(long v)
-{
-	/* MI_MALLOC_VERSION: 209, 217 (2.1.7), 316, 3208 (3.2.8), 20401, 30403 */
-	if (v <= 0)
-		return NULL;
-	if (v < 1000)
-		return ab_sprintf("%ld.%ld.%ld", v / 100, v / 10 % 10, v % 10);
-	if (v < 10000)
-		return ab_sprintf("%ld.%ld.%ld", v / 1000, v / 100 % 10, v % 100);
-	return ab_sprintf("%ld.%ld.%ld", v / 10000, v / 100 % 100, v % 100);
-}
 
 static char *
 rtrim_dup(const char *s, size_t n)
@@ -70,7 +58,7 @@ parse_mi_version(cJSON *rec, const char *out)
 	if (end == m + strlen(MI_VERSION_MARK))
 		return;
 	cJSON_AddNumberToObject(rec, "mi_version", (double)v);
-	if (!cJSON_HasObjectItem(rec, "version") && (s = ab_probe_mimalloc_version_string(v))) {
+	if (!cJSON_HasObjectItem(rec, "version") && (s = ab_mimalloc_version_string(v))) {
 		cJSON_AddStringToObject(rec, "version", s);
 		cJSON_AddStringToObject(rec, "version_from", "mi_version()");
 		free(s);

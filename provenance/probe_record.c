@@ -62,9 +62,9 @@ ab_probe_finish(cJSON *rec)
 {
 	/* one order for every record, whatever order the parts were found in */
 	static const char *const order[] = {
-		"allocator", "detected", "version", "version_from", "mi_version", "bogus_version",
-		"build_time", "quantum", "page", "secure", "debug", "requested", "effective", "config",
-		"overrides", "problems", "messages", "archive", "compile", "run",
+		"allocator", "asked_for", "detected", "version", "version_from", "mi_version", "bogus_version",
+		"prefix", "conf_var", "build_time", "quantum", "page", "secure", "debug", "requested", "effective",
+		"config", "overrides", "problems", "messages", "allocators", "notes", "archive", "compile", "run",
 	};
 	const cJSON *problems;
 	cJSON *rest = cJSON_CreateObject(), *it;

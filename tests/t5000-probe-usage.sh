@@ -73,16 +73,27 @@ expect_exit 2 "$AB" probe --allocator mimalloc --archive libfoo.a --workdir w
 expect_grep "allocbuild: probe: cannot link a probe program against 'libfoo.a' (exit status 1):" err
 expect_grep "mi_version" err
 
-# a program that uses neither allocator: the probe finds nothing (a check failure)
-expect_exit 1 "$AB" probe -- true
-expect_file err <<'X'
-allocbuild: probe: no jemalloc or mimalloc report in the output of 'true' (exit status 0): is it linked with jemalloc or mimalloc?
-X
-expect_file out <<'X'
-allocator      unknown
+# a program that uses neither allocator: glibc's malloc, named as such
+glibc=$(ldd --version | sed -n '1s/.* //p')
+expect_exit 0 "$AB" probe -- true
+expect_file err </dev/null
+expect_file out <<X
+allocator      glibc
+version        $glibc
 
-result         1 problem
+result         ok
 X
+# an allocator setting for it has no effect: a check failure
+expect_exit 1 "$AB" probe --env MALLOC_CONF=narenas:2 -- true
+expect_file err <<'X'
+allocbuild: probe: MALLOC_CONF has no effect: the program allocates with glibc's malloc
+X
+# asked for jemalloc, and nothing reported: it says so and never claims jemalloc
+expect_exit 1 "$AB" probe --allocator jemalloc --json -- true
+[ "$(json out '(d["allocator"], d["asked_for"], [p["kind"] for p in d["problems"]])')" = \
+	"(None, 'jemalloc', ['no_statistics'])" ] || fail "record: $(cat out)"
+expect_exit 1 "$AB" probe --allocator jemalloc -- true
+expect_grep "allocator      none reported (asked for jemalloc)" out
 expect_exit 1 "$AB" probe --allocator jemalloc --json -- sh -c 'echo "<jemalloc>: Invalid conf pair: x:1" >&2; exit 3'
 [ "$(json out 'd["allocator"]')" = jemalloc ] || fail "allocator: $(cat out)"
 [ "$(json out '[p["kind"] for p in d["problems"]]')" = "['invalid', 'no_statistics']" ] || fail "problems: $(cat out)"

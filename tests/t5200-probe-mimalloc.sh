@@ -43,11 +43,11 @@ cc -o prog prog.c $plain -lpthread
 # a runtime option 2.0.9 does not have, and one it has
 expect_exit 1 "$AB" probe --env MIMALLOC_PURGE_DELAY=5 --env MIMALLOC_DECOMMIT_DELAY=7 -- ./prog
 expect_file err <<'X'
-allocbuild: probe: unknown option MIMALLOC_PURGE_DELAY: this mimalloc (version unknown) has no option 'purge_delay' (it silently ignores it)
+allocbuild: probe: unknown option MIMALLOC_PURGE_DELAY: mimalloc 2.0.9 has no option 'purge_delay' (it silently ignores it)
 X
 expect_file out <<'X'
 allocator      mimalloc
-version        unknown
+version        2.0.9
 secure level   0
 
 setting                  origin     requested        effective        status

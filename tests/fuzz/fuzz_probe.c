@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../provenance/probe.h"
+#include "../../provenance/allocver.h"
 #include "../../provenance/probe_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -48,7 +49,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ab_probe_mimalloc_check(rec, &env);
 	ab_probe_finish(rec);
 	cJSON_Delete(rec);
-	free(ab_probe_mimalloc_version_string(strtol(conf, NULL, 10)));
+	free(ab_mimalloc_version_string(strtol(conf, NULL, 10)));
 	free(text);
 	return 0;
 }

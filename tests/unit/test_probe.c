@@ -344,16 +344,16 @@ test_mimalloc_small(void)
 	CHECK(ab_probe_mimalloc_parse(rec, "hello\n", NULL) == 0);
 	cJSON_Delete(rec);
 
-	s = ab_probe_mimalloc_version_string(209);
+	s = ab_mimalloc_version_string(209);
 	CHECK_STR(s, "2.0.9");
 	free(s);
-	s = ab_probe_mimalloc_version_string(3208);
+	s = ab_mimalloc_version_string(3208);
 	CHECK_STR(s, "3.2.8");
 	free(s);
-	s = ab_probe_mimalloc_version_string(20401);
+	s = ab_mimalloc_version_string(20401);
 	CHECK_STR(s, "2.4.1");
 	free(s);
-	s = ab_probe_mimalloc_version_string(316);
+	s = ab_mimalloc_version_string(316);
 	CHECK_STR(s, "3.1.6");
 	free(s);
 }
