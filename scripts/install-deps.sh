@@ -5,7 +5,7 @@ set -eu
 
 pkgs="gcc g++ make pkg-config libgit2-dev libarchive-dev libssl-dev libcjson-dev
 libcurl4-openssl-dev cmake autoconf git python3 bzip2 xz-utils zstd dpkg-dev
-cmark-gfm ccache libbz2-dev"
+cmark-gfm ccache libbz2-dev libjemalloc2 libjemalloc-dev libmimalloc2.0"
 
 missing=
 for p in $pkgs; do
