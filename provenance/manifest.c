@@ -13,6 +13,7 @@
 #include "../lib/util.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
+#include "sign.h"
 
 /* ---- version strings embedded in binaries ---- */
 
@@ -526,6 +527,36 @@ statement(const char *outdir, const cJSON *run, const struct sums *subjects, con
 	return doc;
 }
 
+/*
+ * The files of an OUTDIR that describe a build: the recipe copy and every
+ * manifest, the statement last. The statement lists the others among its
+ * byproducts, so that a signature over it (provenance/sign.h) vouches for
+ * every manifest; SHA256SUMS lists them all.
+ */
+static const char *const manifest_files[] = {
+	"recipe.json", "provenance/sources.json", "provenance/build-commands.json",
+	"provenance/cmake-cache-provenance.json", "provenance/binary-provenance.json",
+	"provenance/allocator-probes.json", "provenance/upstream-diff.json",
+	"provenance/relink-provenance.json", "provenance/provenance.intoto.json",
+};
+
+/* the manifest_files present in outdir into s, the statement too when with_statement; reports errors */
+static int
+add_manifests(struct sums *s, const char *outdir, int with_statement)
+{
+	size_t n = AB_NELEM(manifest_files) - !with_statement;
+
+	for (size_t i = 0; i < n; i++) {
+		char *abs = mpath(outdir, manifest_files[i]);
+		int present = ab_path_exists(abs);
+
+		free(abs);
+		if (present && add_sum_file(s, outdir, manifest_files[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* remove a manifest that this run does not produce, so no stale one survives */
 static int
 drop(const char *outdir, const char *rel)
@@ -597,7 +628,7 @@ ab_manifest_write(const char *outdir, const cJSON *run)
 	}
 	doc = NULL;
 
-	/* subjects: the artifacts of the variants built; byproducts: their logs */
+	/* subjects: the artifacts of the variants built; byproducts: their logs and the other manifests */
 	cJSON_ArrayForEach(st, get(run, "variants")) {
 		if (!is_ok(st))
 			continue;
@@ -608,33 +639,23 @@ ab_manifest_write(const char *outdir, const cJSON *run)
 			if (ab_json_str(it, "log") && add_sum_file(&byproducts, outdir, ab_json_str(it, "log")) < 0)
 				goto done;
 	}
+	if (add_manifests(&byproducts, outdir, 0) < 0)
+		goto done;
 	doc = statement(outdir, run, &subjects, &byproducts);
 	if (write_manifest(outdir, "provenance/provenance.intoto.json", doc) < 0)
 		goto fail;
 	cJSON_Delete(doc);
 	doc = NULL;
+	/* a new statement: envelopes signed over the old one are stale */
+	if (ab_sign_remove(outdir) < 0)
+		goto done;
 
 	for (size_t i = 0; i < subjects.n; i++)
 		add_sum(&all, subjects.v[i].path, subjects.v[i].hex);
 	for (size_t i = 0; i < byproducts.n; i++)
 		add_sum(&all, byproducts.v[i].path, byproducts.v[i].hex);
-	{
-		static const char *manifests[] = {
-			"recipe.json", "provenance/sources.json", "provenance/build-commands.json",
-			"provenance/cmake-cache-provenance.json", "provenance/binary-provenance.json",
-			"provenance/allocator-probes.json", "provenance/upstream-diff.json",
-			"provenance/relink-provenance.json", "provenance/provenance.intoto.json",
-		};
-
-		for (size_t i = 0; i < AB_NELEM(manifests); i++) {
-			char *abs = mpath(outdir, manifests[i]);
-			int present = ab_path_exists(abs);
-
-			free(abs);
-			if (present && add_sum_file(&all, outdir, manifests[i]) < 0)
-				goto done;
-		}
-	}
+	if (add_manifests(&all, outdir, 1) < 0)
+		goto done;
 	ab_buf_clear(&b);
 	for (size_t i = 0; i < all.n; i++)
 		ab_buf_printf(&b, "%s  %s\n", all.v[i].hex, all.v[i].path);
