@@ -122,7 +122,7 @@ key_algorithm(EVP_PKEY *pkey, const char *path)
 		ab_error("'%s' is an RSA key: allocbuild signs with Ed25519 or ECDSA P-256 keys only", path);
 		return NULL;
 	}
-	ab_error("'%s' is a %s key: allocbuild signs with Ed25519 or ECDSA P-256 keys only", path,
+	ab_error("'%s' is a key of type %s: allocbuild signs with Ed25519 or ECDSA P-256 keys only", path,
 	    EVP_PKEY_get0_type_name(pkey) ? EVP_PKEY_get0_type_name(pkey) : "unknown");
 	return NULL;
 }

@@ -264,7 +264,8 @@ struct check {
 	struct files *files;
 	struct stmts *stmts;
 	size_t failed;
-	size_t lines, subjects, byproducts, sigs;
+	size_t lines, subjects, byproducts, unchecked, sigs;
+	size_t unread;                 /* lines refused before their payload was looked at */
 	struct ab_strv payloads;       /* sha256 of each line's payload, in line order */
 	struct ab_strv keyids;         /* without keys: the ids seen */
 };
@@ -489,6 +490,7 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 		goto done;
 	c->subjects += nsub;
 	c->byproducts += nbyp;
+	c->unchecked += unchecked.n;
 	if (c->failed != failed)
 		goto done;
 	fprintf(c->out, "%s:%zu: ok: %s, signed by", c->label, n, which ? which : "a statement");
@@ -520,6 +522,7 @@ check_line(struct check *c, size_t n, const char *line, size_t len)
 	if (ab_dsse_parse(&e, line, len, &why) < 0) {
 		fail(c, n, "not a DSSE envelope: %s", why.s);
 		ab_strv_push(&c->payloads, "");
+		c->unread++;
 		goto done;
 	}
 	c->sigs += e.nsigs;
@@ -537,6 +540,7 @@ check_line(struct check *c, size_t n, const char *line, size_t len)
 	/* the protocol's order: the signature, then the type, then the body */
 	if (check_signatures(c, n, &e, accepted) < 0) {
 		ab_strv_push(&c->payloads, "");
+		c->unread++;
 		goto done;
 	}
 	if (strcmp(e.payload_type, AB_DSSE_INTOTO)) {
@@ -545,6 +549,7 @@ check_line(struct check *c, size_t n, const char *line, size_t len)
 		fail(c, n, "payload type '%s' is not %s", t, AB_DSSE_INTOTO);
 		free(t);
 		ab_strv_push(&c->payloads, "");
+		c->unread++;
 		goto done;
 	}
 	rc = check_payload(c, n, &e, accepted);
@@ -570,6 +575,7 @@ check_all(struct check *c, const char *text, size_t len)
 		if (n == 0) {
 			fail(c, c->lines, "empty line");
 			ab_strv_push(&c->payloads, "");
+			c->unread++;
 		} else {
 			rc = check_line(c, c->lines, p, n);
 		}
@@ -587,15 +593,19 @@ check_all(struct check *c, const char *text, size_t len)
 		fprintf(c->out, "): signatures present, not checked (verify --key PUB.pem checks them)\n");
 		return c->failed ? AB_ECHECK : 0;
 	}
-	for (size_t i = 0; c->stmts && i < c->stmts->n; i++)
+	/* a line refused unread may carry the Statement: its own failure says enough */
+	for (size_t i = 0; c->stmts && !c->unread && i < c->stmts->n; i++)
 		if (!c->stmts->v[i].line) {
 			fprintf(c->out, "%s: not signed: no line of %s carries it\n", c->stmts->v[i].rel, c->label);
 			c->failed++;
 		}
 	if (c->failed)
 		return AB_ECHECK;
-	fprintf(c->out, "verified %zu signed statement%s in %s: %zu subject%s and %zu byproduct%s\n", c->lines,
+	fprintf(c->out, "verified %zu signed statement%s in %s: %zu subject%s and %zu byproduct%s match", c->lines,
 	    plural(c->lines), c->where, c->subjects, plural(c->subjects), c->byproducts, plural(c->byproducts));
+	if (c->unchecked)
+		fprintf(c->out, "; %zu subject%s not in the bundle, not checked", c->unchecked, plural(c->unchecked));
+	fputc('\n', c->out);
 	return 0;
 }
 
