@@ -125,3 +125,17 @@ lines[n - 1] = json.dumps(env, separators=(",", ":")).encode()
 open(path, "wb").write(b"\n".join(lines))
 PY
 }
+
+# repack_bundle DIR TOP OUT: the bundle of DIR/TOP written to OUT with its
+# SHA256SUMS and BUNDLE-SHA256SUMS made anew for what DIR/TOP now holds, as
+# someone who can edit the bundle would
+repack_bundle() {
+	(
+		cd "$1/$2"
+		for f in $(cut -c67- SHA256SUMS); do
+			[ ! -f "$f" ] || sed -i "s|^[0-9a-f]\{64\}  $f\$|$(sha256sum "$f" | cut -d' ' -f1)  $f|" SHA256SUMS
+		done
+		find . -type f ! -name BUNDLE-SHA256SUMS | cut -c3- | LC_ALL=C sort | xargs sha256sum >BUNDLE-SHA256SUMS
+	)
+	tar -czf "$3" -C "$1" "$2"
+}

@@ -85,18 +85,6 @@ expect_grep "| \`$(keyid_of ec.pub.pem)\` | \`ecdsa-sha2-nistp256\` |" pr4/pr.md
 # back to the Ed25519 bundle for the tampering below
 rm -rf $T
 
-# repack DIR OUT: the bundle of DIR/$T with BUNDLE-SHA256SUMS and SHA256SUMS made anew,
-# as someone who can edit the bundle would
-repack() {
-	(
-		cd "$1/$T"
-		for f in $(cut -c67- SHA256SUMS); do
-			[ ! -f "$f" ] || sed -i "s|^[0-9a-f]\{64\}  $f\$|$(sha256sum "$f" | cut -d' ' -f1)  $f|" SHA256SUMS
-		done
-		find . -type f ! -name BUNDLE-SHA256SUMS | cut -c3- | LC_ALL=C sort | xargs sha256sum >BUNDLE-SHA256SUMS
-	)
-	tar -czf "$2" -C "$1" "$T"
-}
 fresh() { rm -rf x && mkdir x && tar -xzf $B -C x; }
 
 # a manifest changed: the indexes agree with it, the signature does not
@@ -104,7 +92,7 @@ fresh
 was=$(sha256sum x/$T/provenance/sources.json | cut -d' ' -f1)
 sed -i 's/"ps"/"pS"/' x/$T/provenance/sources.json
 now=$(sha256sum x/$T/provenance/sources.json | cut -d' ' -f1)
-repack x t1.tar.gz
+repack_bundle x $T t1.tar.gz
 expect_exit 0 "$AB" verify t1.tar.gz
 expect_exit 1 "$AB" verify --key ed.pub.pem t1.tar.gz
 expect_file out <<X
@@ -115,26 +103,26 @@ X
 fresh
 log=$(sha256sum x/$T/variants/a/logs/03-build.log | cut -d' ' -f1)
 rm x/$T/variants/a/logs/03-build.log
-repack x t2.tar.gz
+repack_bundle x $T t2.tar.gz
 expect_exit 1 "$AB" verify --key ed.pub.pem t2.tar.gz
 expect_grep "$J:1: variants/a/logs/03-build.log: signed sha256 $log, actual missing from the bundle" out
 # the envelope's payload
 fresh
 tamper x/$T/$J 1 payload
-repack x t3.tar.gz
+repack_bundle x $T t3.tar.gz
 expect_exit 1 "$AB" verify --key ed.pub.pem t3.tar.gz
 expect_grep "$J:1: bad signature: keyid $ed does not verify with 'ed.pub.pem' (ed25519)" out
 # the statement inside the bundle
 fresh
 sed -i 's/"buildType"/"buildtype"/' x/$T/provenance/provenance.intoto.json
-repack x t4.tar.gz
+repack_bundle x $T t4.tar.gz
 expect_exit 1 "$AB" verify --key ed.pub.pem t4.tar.gz
 expect_grep "$J:1: signs a statement that the bundle does not hold (no statement file there has its bytes)" out
 expect_grep "provenance/provenance.intoto.json: not signed: no line of $J carries it" out
 # the envelopes removed
 fresh
 rm x/$T/$J
-repack x t5.tar.gz
+repack_bundle x $T t5.tar.gz
 expect_exit 1 "$AB" verify --key ed.pub.pem t5.tar.gz
 expect_file out <<X
 t5.tar.gz: every member matches BUNDLE-SHA256SUMS
