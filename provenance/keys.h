@@ -19,8 +19,9 @@
  * not; the traditional "EC PRIVATE KEY" form too) and `openssl pkey -pubout`
  * (SubjectPublicKeyInfo). The passphrase of an encrypted private key comes
  * from ALLOCBUILD_KEY_PASSPHRASE when it is set, else it is asked for on the
- * terminal (/dev/tty, without echo). The file's bytes and the passphrase
- * are wiped from memory once read; no message ever quotes them.
+ * terminal (/dev/tty, without echo). The file is read into one buffer,
+ * wiped once the key is parsed; no message ever quotes the file's bytes or
+ * the passphrase.
  */
 #ifndef AB_KEYS_H
 #define AB_KEYS_H

@@ -14,6 +14,7 @@
 
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
+#include "../lib/pool.h"
 #include "../lib/util.h"
 #include "bundle.h"
 #include "dsse.h"
@@ -335,6 +336,98 @@ file_digest(struct files *f, const char *name, char hex[AB_HEX_LEN + 1])
 	return rc;
 }
 
+/* the files of a directory a Statement names, hashed on lib/pool before they are compared */
+struct prehash {
+	const char *root;
+	struct ab_strv names;  /* not yet hashed, largest first */
+	char (*hex)[AB_HEX_LEN + 1]; /* "" for a missing file */
+};
+
+static int
+prehash_item(void *arg, size_t item, int worker)
+{
+	struct prehash *p = arg;
+	char *path = ab_path_join(p->root, p->names.v[item]);
+	int rc = 0;
+
+	(void)worker;
+	p->hex[item][0] = '\0';
+	if (ab_path_exists(path))
+		rc = ab_hash_file(p->hex[item], NULL, path);
+	free(path);
+	return rc;
+}
+
+struct sized {
+	const char *name;
+	off_t size;
+};
+
+static int
+cmp_size_desc(const void *a, const void *b)
+{
+	const struct sized *x = a, *y = b;
+
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : strcmp(x->name, y->name);
+}
+
+/* hash every name of the lists (subject, byproducts) not hashed yet into the cache, in parallel */
+static int
+prehash(struct files *f, const cJSON *const *lists, size_t nlists)
+{
+	struct prehash p = {.root = f->root};
+	struct sized *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	if (!f->root)
+		return 0;
+	for (size_t l = 0; l < nlists; l++) {
+		const cJSON *it;
+
+		if (!cJSON_IsArray(lists[l]))
+			continue;
+		cJSON_ArrayForEach(it, lists[l]) {
+			const char *name = ab_json_str(it, "name");
+			struct stat st;
+			char *path;
+			int seen = 0;
+
+			if (!name || !ab_path_is_safe_relative(name))
+				continue;
+			for (size_t k = 0; !seen && k < f->names.n; k++)
+				seen = !strcmp(f->names.v[k], name);
+			for (size_t k = 0; !seen && k < n; k++)
+				seen = !strcmp(v[k].name, name);
+			if (seen)
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 16;
+				v = ab_realloc(v, cap * sizeof(*v));
+			}
+			path = ab_path_join(f->root, name);
+			v[n].name = name;
+			v[n].size = stat(path, &st) == 0 ? st.st_size : 0;
+			free(path);
+			n++;
+		}
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_size_desc);
+	for (size_t i = 0; i < n; i++)
+		ab_strv_push(&p.names, v[i].name);
+	p.hex = ab_calloc(n + 1, sizeof(*p.hex));
+	rc = ab_pool_run(n, 0, prehash_item, &p);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		ab_strv_push(&f->names, p.names.v[i]);
+		ab_strv_push(&f->hexes, p.hex[i]);
+	}
+	ab_strv_free(&p.names);
+	free(p.hex);
+	free(v);
+	return rc;
+}
+
 /*
  * The signatures of a line, with the keys given: any one key suffices,
  * or every key with require_all; accepted[k] (nkeys entries) is set for
@@ -447,7 +540,7 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 	struct ab_strv unchecked = {0};
 	char hex[AB_HEX_LEN + 1];
 	const char *which = NULL;
-	const cJSON *pred;
+	const cJSON *pred, *lists[2];
 	cJSON *doc = NULL;
 	size_t failed = c->failed, nsub = 0, nbyp = 0;
 	int rc = 0;
@@ -484,9 +577,11 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 		goto done;
 	}
 	pred = cJSON_GetObjectItemCaseSensitive(doc, "predicate");
-	if ((rc = check_names(c, n, cJSON_GetObjectItemCaseSensitive(doc, "subject"), "subject", &nsub, &unchecked)) < 0 ||
-	    (rc = check_names(c, n, cJSON_GetObjectItemCaseSensitive(
-	        cJSON_GetObjectItemCaseSensitive(pred, "runDetails"), "byproducts"), "byproduct", &nbyp, &unchecked)) < 0)
+	lists[0] = cJSON_GetObjectItemCaseSensitive(doc, "subject");
+	lists[1] = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pred, "runDetails"), "byproducts");
+	if ((rc = prehash(c->files, lists, 2)) < 0 ||
+	    (rc = check_names(c, n, lists[0], "subject", &nsub, &unchecked)) < 0 ||
+	    (rc = check_names(c, n, lists[1], "byproduct", &nbyp, &unchecked)) < 0)
 		goto done;
 	c->subjects += nsub;
 	c->byproducts += nbyp;
