@@ -302,13 +302,13 @@ fail(struct check *c, size_t line, const char *fmt, ...)
 	c->failed++;
 }
 
-/* the digest of name: 0 with hex, 1 when there is no such file (or member), AB_EFAIL */
+/*
+ * The digest of name: 0 with hex, 1 when there is no such file (or
+ * member). A directory's files were all hashed by prehash() first.
+ */
 static int
-file_digest(struct files *f, const char *name, char hex[AB_HEX_LEN + 1])
+file_digest(const struct files *f, const char *name, char hex[AB_HEX_LEN + 1])
 {
-	char *path;
-	int rc = 0;
-
 	if (f->bundle) {
 		const struct ab_bundle_member *m = ab_bundle_member(f->bundle, name);
 
@@ -322,18 +322,7 @@ file_digest(struct files *f, const char *name, char hex[AB_HEX_LEN + 1])
 			snprintf(hex, AB_HEX_LEN + 1, "%s", f->hexes.v[i]);
 			return hex[0] ? 0 : 1;
 		}
-	path = ab_path_join(f->root, name);
-	hex[0] = '\0';
-	if (!ab_path_exists(path))
-		rc = 1;
-	else if (ab_hash_file(hex, NULL, path) < 0)
-		rc = AB_EFAIL;
-	free(path);
-	if (rc >= 0) {
-		ab_strv_push(&f->names, name);
-		ab_strv_push(&f->hexes, hex);
-	}
-	return rc;
+	return 1;
 }
 
 /* the files of a directory a Statement names, hashed on lib/pool before they are compared */
@@ -488,7 +477,7 @@ check_signatures(struct check *c, size_t n, const struct ab_dsse *e, char *accep
 }
 
 /* check the digests of one list of a Statement (subject or byproducts) */
-static int
+static void
 check_names(struct check *c, size_t n, const cJSON *list, const char *what, size_t *matched,
     struct ab_strv *unchecked)
 {
@@ -496,7 +485,7 @@ check_names(struct check *c, size_t n, const cJSON *list, const char *what, size
 
 	if (list && !cJSON_IsArray(list)) {
 		fail(c, n, "the statement's %s is not a list", what);
-		return 0;
+		return;
 	}
 	cJSON_ArrayForEach(it, list) {
 		const char *name = ab_json_str(it, "name");
@@ -514,10 +503,7 @@ check_names(struct check *c, size_t n, const cJSON *list, const char *what, size
 		pn = printable(name);
 		if (!want || !ab_is_hex(want, AB_HEX_LEN)) {
 			fail(c, n, "%s: no sha256 digest to check", pn);
-		} else if ((rc = file_digest(c->files, name, hex)) < 0) {
-			free(pn);
-			return AB_EFAIL;
-		} else if (rc == 1 && c->files->bundle && !strcmp(what, "subject")) {
+		} else if ((rc = file_digest(c->files, name, hex)) == 1 && c->files->bundle && !strcmp(what, "subject")) {
 			/* artifacts are not bundled: say which, with the digest a reader can compare */
 			ab_strv_pushf(unchecked, "%s sha256 %s", pn, want);
 		} else if (rc == 1) {
@@ -530,7 +516,6 @@ check_names(struct check *c, size_t n, const cJSON *list, const char *what, size
 		}
 		free(pn);
 	}
-	return 0;
 }
 
 /* a line whose signature verified: which Statement it carries, then every digest in it */
@@ -579,10 +564,10 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 	pred = cJSON_GetObjectItemCaseSensitive(doc, "predicate");
 	lists[0] = cJSON_GetObjectItemCaseSensitive(doc, "subject");
 	lists[1] = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pred, "runDetails"), "byproducts");
-	if ((rc = prehash(c->files, lists, 2)) < 0 ||
-	    (rc = check_names(c, n, lists[0], "subject", &nsub, &unchecked)) < 0 ||
-	    (rc = check_names(c, n, lists[1], "byproduct", &nbyp, &unchecked)) < 0)
+	if ((rc = prehash(c->files, lists, 2)) < 0)
 		goto done;
+	check_names(c, n, lists[0], "subject", &nsub, &unchecked);
+	check_names(c, n, lists[1], "byproduct", &nbyp, &unchecked);
 	c->subjects += nsub;
 	c->byproducts += nbyp;
 	c->unchecked += unchecked.n;
