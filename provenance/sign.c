@@ -608,12 +608,15 @@ check_line(struct check *c, size_t n, const char *line, size_t len)
 	c->sigs += e.nsigs;
 	if (!c->o->nkeys) {
 		for (size_t i = 0; i < e.nsigs; i++) {
+			char *id = printable(e.sigs[i].keyid ? e.sigs[i].keyid : "(none)");
 			size_t k;
 
-			for (k = 0; k < c->keyids.n && (!e.sigs[i].keyid || strcmp(c->keyids.v[k], e.sigs[i].keyid)); k++)
+			for (k = 0; k < c->keyids.n && strcmp(c->keyids.v[k], id); k++)
 				;
 			if (k == c->keyids.n)
-				ab_strv_push_owned(&c->keyids, printable(e.sigs[i].keyid ? e.sigs[i].keyid : "(none)"));
+				ab_strv_push_owned(&c->keyids, id);
+			else
+				free(id);
 		}
 		goto done;
 	}
@@ -665,12 +668,15 @@ check_all(struct check *c, const char *text, size_t len)
 		return rc;
 	if (!c->lines)
 		fail(c, 0, "no envelopes");
+	if (!c->o->nkeys && !c->lines)
+		return AB_ECHECK;
 	if (!c->o->nkeys) {
-		fprintf(c->out, "%s: %zu envelope%s with %zu signature%s (keyid", c->label, c->lines, plural(c->lines),
+		fprintf(c->out, "%s: %zu envelope%s with %zu signature%s", c->label, c->lines, plural(c->lines),
 		    c->sigs, plural(c->sigs));
 		for (size_t i = 0; i < c->keyids.n; i++)
-			fprintf(c->out, "%s %s", i ? "," : "", c->keyids.v[i]);
-		fprintf(c->out, "): signatures present, not checked (verify --key PUB.pem checks them)\n");
+			fprintf(c->out, "%s %s", i ? "," : " (keyid", c->keyids.v[i]);
+		fprintf(c->out, "%s: signatures present, not checked (verify --key PUB.pem checks them)\n",
+		    c->keyids.n ? ")" : "");
 		return c->failed ? AB_ECHECK : 0;
 	}
 	/* a line refused unread may carry the Statement: its own failure says enough */
@@ -828,11 +834,14 @@ done:
 int
 ab_sign_is_envelope_file(const char *path)
 {
+	size_t len = strlen(path);
 	char buf[256];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 	ssize_t n;
 
-	if (fd < 0)
+	if (len > 6 && !strcmp(path + len - 6, ".jsonl"))
+		return 1;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	n = read(fd, buf, sizeof(buf));
 	close(fd);

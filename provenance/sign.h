@@ -83,7 +83,7 @@ int ab_sign_verify_bundle(FILE *out, const char *bundle, const struct ab_bundle_
  * it sits in a directory called provenance, else to its own directory
  */
 int ab_sign_verify_file(FILE *out, const char *path, const struct ab_sign_verify_opts *o);
-/* does the file at path look like envelopes (its first byte other than white space is '{')? */
+/* is the file at path envelopes: named *.jsonl, or its first byte other than white space '{'? */
 int ab_sign_is_envelope_file(const char *path);
 
 #endif
