@@ -19,25 +19,26 @@
 #include "../lib/proc.h"
 #include "../lib/progress.h"
 #include "../lib/version.h"
+#include "../provenance/allocver.h"
 #include "../provenance/cmakeprov.h"
 #include "../provenance/manifest.h"
 #include "../provenance/probe.h"
+#include "../provenance/record.h"
 #include "../provenance/updiff.h"
 #include "relink.h"
 
-#define NONE ((size_t)-1)
 #define KEY_FORMAT "allocbuild-variant-key 1"
 #define TAIL_LINES 30
 
 enum var_status { V_PENDING, V_RUNNING, V_BUILT, V_UPTODATE, V_FAILED, V_SKIPPED };
 
+/* the scheduling state of a variant; what it records is its ab_variant_record */
 struct var_state {
 	enum var_status status;
 	char key[AB_HEX_LEN + 1];       /* build inputs */
 	char probe_key[AB_HEX_LEN + 1]; /* build key plus the runtime environment */
-	cJSON *state;                   /* variants/<label>/state.json: what the manifests need */
-	cJSON *old;                     /* the state found on disk, if any */
 	int need_build, need_probe;
+	int rebuilt;                    /* its binary is built again in this run (runtime_of: its base's) */
 	pthread_t thread;
 	int joined;
 };
@@ -45,9 +46,9 @@ struct var_state {
 struct ctx {
 	const struct ab_plan *p;
 	const struct ab_build_opts *o;
+	struct ab_run_record run;    /* run.variants[vi] is the record of p->vars[vi] */
 	struct var_state *vs;
-	cJSON *fetched;      /* source id -> fetch record */
-	cJSON *toolchain;    /* internalParameters */
+	cJSON *fetched;              /* source id -> fetch record of this run */
 	char toolchain_key[AB_HEX_LEN + 1];
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -56,6 +57,12 @@ struct ctx {
 	int running, failed;
 	double child_seconds;
 };
+
+static struct ab_variant_record *
+record_of(struct ctx *c, size_t vi)
+{
+	return &c->run.variants[vi];
+}
 
 /* ---- small helpers ---- */
 
@@ -135,7 +142,7 @@ ab_build_lock(int *fd, const char *outdir)
 	if (f < 0) {
 		ab_error_errno("cannot open lock '%s'", path);
 		free(path);
-		return -1;
+		return AB_EFAIL;
 	}
 	if (flock(f, LOCK_EX | LOCK_NB) < 0) {
 		struct ab_buf holder = {0};
@@ -151,7 +158,7 @@ ab_build_lock(int *fd, const char *outdir)
 		ab_buf_free(&holder);
 		close(f);
 		free(path);
-		return -1;
+		return AB_EFAIL;
 	}
 	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 	/* the pid is only informative: a failure to record it is ignored */
@@ -192,7 +199,7 @@ tool_identity(struct ctx *c, struct ab_sha256 *h, const char *name)
 		cJSON_AddNullToObject(t, "version");
 	}
 	ab_quiet--;
-	cJSON_AddItemToObject(c->toolchain, name, t);
+	cJSON_AddItemToObject(c->run.toolchain, name, t);
 	key_add(h, name, hex);
 	ab_buf_free(&out);
 	ab_buf_free(&err);
@@ -205,7 +212,7 @@ toolchain(struct ctx *c)
 	struct ab_sha256 *h = ab_sha256_new();
 	int cmake = 0;
 
-	c->toolchain = cJSON_CreateObject();
+	c->run.toolchain = cJSON_CreateObject();
 	for (size_t i = 0; i < c->p->nvars; i++)
 		cmake |= c->p->vars[i].v->kind == AB_VARIANT_BUILD && c->p->vars[i].v->build.system == AB_BUILD_CMAKE;
 	tool_identity(c, h, "cc");
@@ -221,14 +228,25 @@ toolchain(struct ctx *c)
 
 /* ---- content keys ---- */
 
-static int
-key_source(struct ctx *c, struct ab_sha256 *h, const struct ab_source *s, int depth)
-{
-	const struct ab_recipe *r = c->p->r;
+/* what a source's tree is made from, overlays included */
+struct key_walk {
+	struct ctx *c;
+	struct ab_sha256 *h;
+};
 
+static int
+key_source(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
+{
+	struct key_walk *kw = arg;
+	struct ab_sha256 *h = kw->h;
+	const struct ab_recipe *r = kw->c->p->r;
+
+	(void)depth;
+	if (via)
+		key_add(h, "overlay", via->path);
 	key_add(h, "source", s->id);
 	if (s->kind == AB_SOURCE_GIT) {
-		const cJSON *rec = cJSON_GetObjectItem(c->fetched, s->id);
+		const cJSON *rec = ab_json_get(kw->c->fetched, s->id);
 		const char *commit = rec ? ab_json_str(rec, "commit") : NULL;
 
 		key_add(h, "git", s->url);
@@ -247,7 +265,7 @@ key_source(struct ctx *c, struct ab_sha256 *h, const struct ab_source *s, int de
 
 		free(path);
 		if (e < 0)
-			return -1;
+			return e;
 		key_add(h, "patch", s->patches.v[i]);
 		key_add(h, "patch-sha256", hex);
 	}
@@ -257,30 +275,7 @@ key_source(struct ctx *c, struct ab_sha256 *h, const struct ab_source *s, int de
 		key_add(h, "prepare", q);
 		free(q);
 	}
-	for (size_t i = 0; i < s->noverlays; i++) {
-		const struct ab_source *o = ab_recipe_source(r, s->overlays[i].source);
-
-		key_add(h, "overlay", s->overlays[i].path);
-		if (o && depth < 16 && key_source(c, h, o, depth + 1) < 0)
-			return -1;
-	}
 	return 0;
-}
-
-static size_t
-var_by_label(const struct ab_plan *p, const char *label)
-{
-	for (size_t i = 0; i < p->nvars; i++)
-		if (!strcmp(p->vars[i].v->label, label))
-			return i;
-	return NONE;
-}
-
-/* the variant whose probe settings apply: its own, else its base's (runtime_of) */
-static const struct ab_variant *
-probe_settings(const struct ab_plan_var *pv)
-{
-	return pv->v->probe.args.n || pv->v->probe.timeout ? pv->v : pv->base;
 }
 
 static int
@@ -313,25 +308,26 @@ compute_key(struct ctx *c, size_t vi)
 		}
 		for (size_t i = 0; i < v->build.targets.n; i++)
 			key_add(h, "target", v->build.targets.v[i]);
-		if (key_source(c, h, ab_recipe_source(p->r, v->source), 0) < 0) {
+		if (ab_recipe_overlay_walk(p->r, ab_recipe_source(p->r, v->source), key_source, NULL,
+		    &(struct key_walk){c, h}) < 0) {
 			char junk[AB_HEX_LEN + 1];
 
 			ab_sha256_final(junk, h);
-			return -1;
+			return AB_EFAIL;
 		}
 		break;
 	case AB_VARIANT_RELINK:
-		key_add(h, "from", c->vs[var_by_label(p, v->relink.from)].key);
+		key_add(h, "from", c->vs[ab_plan_var_index(p, v->relink.from)].key);
 		key_add(h, "link_txt", v->relink.link_txt);
 		key_add(h, "output", v->relink.output);
 		for (size_t i = 0; i < v->relink.nreplace; i++) {
 			key_add(h, "replace", v->relink.replace[i].path);
-			key_add(h, "with", c->vs[var_by_label(p, v->relink.replace[i].with_variant)].key);
+			key_add(h, "with", c->vs[ab_plan_var_index(p, v->relink.replace[i].with_variant)].key);
 			key_add(h, "artifact", v->relink.replace[i].with_artifact);
 		}
 		break;
 	case AB_VARIANT_RUNTIME:
-		key_add(h, "base", c->vs[var_by_label(p, pv->base->label)].key);
+		key_add(h, "base", c->vs[ab_plan_var_index(p, pv->base->label)].key);
 		break;
 	}
 	ab_sha256_final(c->vs[vi].key, h);
@@ -346,7 +342,7 @@ compute_key(struct ctx *c, size_t vi)
 	for (size_t i = 0; i < v->runtime.unset.n; i++)
 		key_add(h, "runtime-unset", v->runtime.unset.v[i]);
 	{
-		const struct ab_variant *ps = probe_settings(pv);
+		const struct ab_variant *ps = pv->probe_from;
 		char t[32];
 
 		for (size_t i = 0; i < ps->probe.args.n; i++)
@@ -360,87 +356,60 @@ compute_key(struct ctx *c, size_t vi)
 
 /* ---- artifacts ---- */
 
+static void
+free_artifacts(struct ab_artifact_record *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(a[i].path);
+		free(a[i].artifact);
+		free(a[i].allocator_version);
+	}
+	free(a);
+}
+
 /*
  * Every artifact of a variant with its size, sha256 and the allocator
- * version string embedded in its bytes. Returns -1 (reported) when one is
- * missing.
+ * version string embedded in its bytes, into vr. AB_ECHECK (reported) when
+ * one is missing or cannot be read.
  */
 static int
-hash_artifacts(cJSON **out, struct ctx *c, const struct ab_plan_var *pv)
+hash_artifacts(struct ab_variant_record *vr, struct ctx *c, const struct ab_plan_var *pv)
 {
-	cJSON *a = cJSON_CreateArray();
+	struct ab_artifact_record *a = ab_calloc(pv->artifacts.n + 1, sizeof(*a));
+	const struct ab_variant *base = pv->base;
 
-	*out = NULL;
 	for (size_t i = 0; i < pv->artifacts.n; i++) {
+		struct ab_artifact_record *ar = &a[i];
 		char *abs = ab_path_join(pv->artdir, pv->artifacts.v[i]);
-		char *rel = rel_to_outdir(c->p, abs);
-		char hex[AB_HEX_LEN + 1];
-		uint64_t size;
-		cJSON *it;
 		char *version = NULL;
+		int e = 0;
 
 		if (!ab_path_exists(abs)) {
 			ab_error("%s: artifact '%s' was not built", pv->v->label, abs);
+			e = AB_ECHECK;
+		} else if (ab_hash_file(ar->sha256, &ar->size, abs) < 0) {
+			e = AB_ECHECK;
+		}
+		if (e < 0) {
 			free(abs);
-			free(rel);
-			cJSON_Delete(a);
-			return -1;
+			free_artifacts(a, i);
+			return e;
 		}
-		if (ab_hash_file(hex, &size, abs) < 0) {
-			free(abs);
-			free(rel);
-			cJSON_Delete(a);
-			return -1;
+		ar->path = rel_to_outdir(c->p, abs);
+		ar->artifact = ab_strdup(pv->artifacts.v[i]);
+		ar->allocator_archive = base->allocator.present && base->allocator.archive &&
+		    !strcmp(base->allocator.archive, pv->artifacts.v[i]);
+		if (ab_allocver_scan(&version, abs) == 0 && version) {
+			ar->allocator_version = version;
+			ar->bogus_version = ab_jemalloc_version_is_bogus(version);
 		}
-		it = cJSON_CreateObject();
-		cJSON_AddStringToObject(it, "path", rel);
-		cJSON_AddStringToObject(it, "artifact", pv->artifacts.v[i]);
-		cJSON_AddNumberToObject(it, "size", (double)size);
-		cJSON_AddStringToObject(it, "sha256", hex);
-		if (pv->base->allocator.present && pv->base->allocator.archive &&
-		    !strcmp(pv->base->allocator.archive, pv->artifacts.v[i]))
-			cJSON_AddTrueToObject(it, "allocator_archive");
-		if (ab_manifest_scan_version(&version, abs) == 0 && version) {
-			cJSON_AddStringToObject(it, "allocator_version", version);
-			cJSON_AddBoolToObject(it, "bogus_version", !strcmp(version, AB_JEMALLOC_BOGUS_VERSION));
-		} else {
-			cJSON_AddNullToObject(it, "allocator_version");
-			cJSON_AddFalseToObject(it, "bogus_version");
-		}
-		free(version);
-		cJSON_AddItemToArray(a, it);
 		free(abs);
-		free(rel);
 	}
-	*out = a;
+	free_artifacts(vr->artifacts, vr->nartifacts);
+	vr->artifacts = a;
+	vr->nartifacts = pv->artifacts.n;
+	vr->have_artifacts = 1;
 	return 0;
-}
-
-/* do the recorded artifacts still have their recorded hashes? */
-static int
-artifacts_intact(struct ctx *c, const cJSON *state)
-{
-	const cJSON *arts = cJSON_GetObjectItem(state, "artifacts"), *it;
-
-	if (!cJSON_IsArray(arts))
-		return 0;
-	cJSON_ArrayForEach(it, arts) {
-		const char *rel = ab_json_str(it, "path"), *want = ab_json_str(it, "sha256");
-		char hex[AB_HEX_LEN + 1];
-		char *abs;
-		int ok;
-
-		if (!rel || !want)
-			return 0;
-		abs = ab_path_join(c->p->outdir, rel);
-		ab_quiet++;
-		ok = ab_path_exists(abs) && ab_hash_file(hex, NULL, abs) == 0 && !strcmp(hex, want);
-		ab_quiet--;
-		free(abs);
-		if (!ok)
-			return 0;
-	}
-	return 1;
 }
 
 /* ---- running steps ---- */
@@ -486,10 +455,10 @@ report_failure(const struct ab_plan_var *pv, const struct ab_step *s, const char
 {
 	char *q = ab_argv_quote(ab_strv_argv((struct ab_strv *)&s->argv));
 
-	ab_progress_print("allocbuild: %s: %s failed: %s\n"
+	ab_error("%s: %s failed: %s\n"
 	    "  command: %s\n"
 	    "  cwd: %s\n"
-	    "  log: %s (last %d lines below)\n",
+	    "  log: %s (last %d lines below)",
 	    pv->v->label, s->name, what, q, s->cwd, s->log, TAIL_LINES);
 	print_tail(s->log);
 	free(q);
@@ -504,6 +473,44 @@ step_record(const struct ab_plan *p, const struct ab_step *s, const char *kind)
 	cJSON_AddStringToObject(rec, "name", s->name);
 	cJSON_AddNumberToObject(rec, "number", (double)(s - p->steps) + 1);
 	return rec;
+}
+
+/*
+ * The environment of a configure or build step: the variant's (already in
+ * env), the step's own settings and removals, and in MAKEFLAGS the fds of
+ * this run's jobserver (said in the log's header hdr). Returns env_set as
+ * planned and recorded: the fd numbers are an artefact of this run.
+ */
+static cJSON *
+step_env(struct ab_env *env, struct ab_buf *hdr, int fds[2], struct ctx *c, const struct ab_step *s)
+{
+	cJSON *env_set;
+
+	for (size_t i = 0; i < s->env.n; i++) {
+		const char *eq = strchr(s->env.v[i], '=');
+		char *k = ab_strndup(s->env.v[i], (size_t)(eq - s->env.v[i]));
+
+		ab_env_set(env, k, eq + 1);
+		free(k);
+	}
+	for (size_t i = 0; i < s->unset.n; i++)
+		ab_env_unset(env, s->unset.v[i]);
+	env_set = env_object(&env->set);
+	if (s->jobserver) {
+		const char *mf = ab_env_get(env, "MAKEFLAGS"), *at = mf ? strstr(mf, AB_JOBSERVER_FDS) : NULL;
+
+		ab_jobserver_fds(c->js, fds);
+		if (at) {
+			char *real = ab_sprintf("%.*s%d,%d%s", (int)(at - mf), mf, fds[0], fds[1],
+			    at + strlen(AB_JOBSERVER_FDS));
+
+			ab_env_set(env, "MAKEFLAGS", real);
+			ab_buf_printf(hdr, "# env: MAKEFLAGS=%s (the jobserver of this run: %d tokens)\n", real,
+			    ab_jobserver_size(c->js));
+			free(real);
+		}
+	}
+	return env_set;
 }
 
 /* configure or build: an argv in a cwd, output to the step's log */
@@ -527,30 +534,8 @@ run_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, c
 		cJSON_Delete(rec);
 		goto done;
 	}
-	for (size_t i = 0; i < s->env.n; i++) {
-		const char *eq = strchr(s->env.v[i], '=');
-		char *k = ab_strndup(s->env.v[i], (size_t)(eq - s->env.v[i]));
-
-		ab_env_set(&env, k, eq + 1);
-		free(k);
-	}
-	for (size_t i = 0; i < s->unset.n; i++)
-		ab_env_unset(&env, s->unset.v[i]);
-	/* recorded as planned: the fd numbers are an artefact of this run */
-	env_set = env_object(&env.set);
+	env_set = step_env(&env, &hdr, fds, c, s);
 	if (s->jobserver) {
-		const char *mf = ab_env_get(&env, "MAKEFLAGS"), *at = mf ? strstr(mf, AB_JOBSERVER_FDS) : NULL;
-
-		ab_jobserver_fds(c->js, fds);
-		if (at) {
-			char *real = ab_sprintf("%.*s%d,%d%s", (int)(at - mf), mf, fds[0], fds[1],
-			    at + strlen(AB_JOBSERVER_FDS));
-
-			ab_env_set(&env, "MAKEFLAGS", real);
-			ab_buf_printf(&hdr, "# env: MAKEFLAGS=%s (the jobserver of this run: %d tokens)\n", real,
-			    ab_jobserver_size(c->js));
-			free(real);
-		}
 		pr.keep_fds = fds;
 		pr.nkeep_fds = 2;
 	}
@@ -618,8 +603,9 @@ done:
 	return error;
 }
 
+/* a fresh source tree; ab_source_materialize reports a failure */
 static int
-source_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, cJSON *state, cJSON *steps)
+source_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, struct ab_variant_record *vr)
 {
 	cJSON *rec = cJSON_CreateObject(), *srec = step_record(c->p, s, "source");
 	size_t n = (size_t)(s - c->p->steps) + 1;
@@ -636,14 +622,12 @@ source_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	cJSON_AddStringToObject(srec, "dir", rel);
 	cJSON_AddNumberToObject(srec, "duration_s", (double)(long)((ab_now() - t0) * 1000) / 1000.0);
 	cJSON_AddBoolToObject(srec, "ok", e == 0);
-	cJSON_AddItemToArray(steps, srec);
-	cJSON_AddItemToObject(state, "source", rec);
+	cJSON_AddItemToArray(vr->steps, srec);
+	cJSON_Delete(vr->tree);
+	vr->tree = rec;
 	free(rel);
-	if (e < 0)
-		ab_progress_print("allocbuild: %s: %s failed\n", pv->v->label, s->name);
-	return e;
+	return e < 0 ? AB_ECHECK : 0;
 }
-
 
 static cJSON *
 cmake_record(const struct ab_plan_var *pv)
@@ -656,10 +640,10 @@ cmake_record(const struct ab_plan_var *pv)
 }
 
 static int
-relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, cJSON *state, cJSON *steps)
+relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, struct ab_variant_record *vr)
 {
 	const struct ab_variant *v = pv->v;
-	const struct ab_plan_var *from = &c->p->vars[var_by_label(c->p, v->relink.from)];
+	const struct ab_plan_var *from = &c->p->vars[ab_plan_var_index(c->p, v->relink.from)];
 	struct ab_relink_replacement *rep = ab_calloc(v->relink.nreplace + 1, sizeof(*rep));
 	struct ab_strv withs = {0};
 	struct ab_relink_spec spec = {0};
@@ -672,7 +656,7 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	int e;
 
 	for (size_t i = 0; i < v->relink.nreplace; i++) {
-		const struct ab_plan_var *w = &c->p->vars[var_by_label(c->p, v->relink.replace[i].with_variant)];
+		const struct ab_plan_var *w = &c->p->vars[ab_plan_var_index(c->p, v->relink.replace[i].with_variant)];
 
 		ab_strv_push_owned(&withs, ab_path_join(w->artdir, v->relink.replace[i].with_artifact));
 	}
@@ -700,61 +684,61 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	cJSON_AddItemToObject(rec, "env_removed", ab_json_strv(env.removed.v, env.removed.n));
 	cJSON_AddNumberToObject(rec, "duration_s", (double)(long)((ab_now() - t0) * 1000) / 1000.0);
 	cJSON_AddBoolToObject(rec, "ok", e == 0);
-	cJSON_AddItemToArray(steps, rec);
-	if (prov)
-		cJSON_AddItemToObject(state, "relink", prov);
-	if (e < 0)
-		ab_progress_print("allocbuild: %s: relink of '%s' failed (log: %s)\n", v->label, link_txt, s->log);
+	cJSON_AddItemToArray(vr->steps, rec);
+	if (prov) {
+		cJSON_Delete(vr->relink);
+		vr->relink = prov;
+	}
 	ab_env_release(&env);
 	ab_strv_free(&withs);
 	free(rep);
 	free(link_txt);
 	free(output);
-	return e < 0 ? -1 : 0;
+	return e < 0 ? AB_ECHECK : 0;
 }
 
-/* a fresh build of one source or relink variant; fills vs->state */
+/* a fresh build of one source or relink variant; fills its record */
 static int
 build_variant(struct ctx *c, size_t vi)
 {
 	const struct ab_plan *p = c->p;
 	const struct ab_plan_var *pv = &p->vars[vi];
-	struct var_state *vs = &c->vs[vi];
-	cJSON *steps = cJSON_AddArrayToObject(vs->state, "steps"), *arts = NULL;
+	struct ab_variant_record *vr = record_of(c, vi);
 
+	cJSON_Delete(vr->steps);
+	vr->steps = cJSON_CreateArray();
 	if (ab_rm_rf(pv->src) < 0 || ab_rm_rf(pv->build) < 0 || ab_rm_rf(pv->logs) < 0 ||
 	    ab_rm_rf(pv->probe) < 0 || ab_mkdir_p(pv->logs, 0755) < 0)
-		return -1;
+		return AB_EFAIL;
 	for (size_t i = pv->first_step; i < pv->first_step + pv->nsteps; i++) {
 		const struct ab_step *s = &p->steps[i];
 		int e = 0;
 
 		switch (s->kind) {
 		case AB_STEP_SOURCE:
-			e = source_step(c, pv, s, vs->state, steps);
+			e = source_step(c, pv, s, vr);
 			break;
 		case AB_STEP_CONFIGURE:
 		case AB_STEP_BUILD:
-			e = run_step(c, pv, s, steps);
+			e = run_step(c, pv, s, vr->steps);
 			break;
 		case AB_STEP_RELINK:
-			e = relink_step(c, pv, s, vs->state, steps);
+			e = relink_step(c, pv, s, vr);
 			break;
 		default:
 			break;
 		}
 		if (e < 0)
-			return -1;
+			return e;
 	}
-	if (hash_artifacts(&arts, c, pv) < 0)
-		return -1;
-	cJSON_AddItemToObject(vs->state, "artifacts", arts);
+	if (hash_artifacts(vr, c, pv) < 0)
+		return AB_ECHECK;
 	if (pv->v->kind == AB_VARIANT_BUILD && pv->v->build.system == AB_BUILD_CMAKE) {
 		cJSON *cm = cmake_record(pv);
 
 		if (!cm)
-			return -1;
-		cJSON_AddItemToObject(vs->state, "cmake", cm);
+			return AB_ECHECK;
+		vr->cmake = cm;
 	}
 	return 0;
 }
@@ -777,7 +761,6 @@ worker(void *arg)
 	pthread_mutex_unlock(&c->lock);
 	return NULL;
 }
-
 /* ---- probes and upstream diffs (main thread, after the builds) ---- */
 
 static int
@@ -796,6 +779,7 @@ probe_variant(struct ctx *c, size_t vi)
 	const struct ab_plan_var *pv = &p->vars[vi];
 	const struct ab_step *s = &p->steps[pv->probe_step];
 	struct var_state *vs = &c->vs[vi];
+	struct ab_variant_record *vr = record_of(c, vi);
 	size_t n = pv->probe_step + 1;
 	cJSON *rec = NULL;
 	int e = -1;
@@ -808,7 +792,7 @@ probe_variant(struct ctx *c, size_t vi)
 	req.env = pv->v->runtime.env;
 	req.unset = pv->v->runtime.unset;
 	req.cwd = pv->probe;
-	req.timeout = probe_settings(pv)->probe.timeout;
+	req.timeout = pv->probe_from->probe.timeout;
 	/* a binary artifact is run; else the allocator archive is linked into a probe program */
 	for (size_t i = 0; i < pv->artifacts.n && !target; i++)
 		if (!is_archive(pv->artifacts.v[i]))
@@ -826,8 +810,8 @@ probe_variant(struct ctx *c, size_t vi)
 			struct ab_strv argv = {0};
 
 			ab_strv_push(&argv, abs);
-			for (size_t i = 0; i < probe_settings(pv)->probe.args.n; i++)
-				ab_strv_push(&argv, probe_settings(pv)->probe.args.v[i]);
+			for (size_t i = 0; i < pv->probe_from->probe.args.n; i++)
+				ab_strv_push(&argv, pv->probe_from->probe.args.v[i]);
 			e = ab_probe_program(&rec, &req, ab_strv_argv(&argv));
 			ab_strv_free(&argv);
 		}
@@ -836,12 +820,10 @@ probe_variant(struct ctx *c, size_t vi)
 	free(abs);
 	if (e < 0) {
 		cJSON_Delete(rec);
-		return -1;
+		return AB_ECHECK;
 	}
-	cJSON_DeleteItemFromObject(vs->state, "probe");
-	cJSON_AddItemToObject(vs->state, "probe", rec);
-	cJSON_DeleteItemFromObject(vs->state, "probe_key");
-	cJSON_AddStringToObject(vs->state, "probe_key", vs->probe_key);
+	ab_variant_record_set_probe(vr, rec);
+	memcpy(vr->probe_key, vs->probe_key, sizeof(vr->probe_key));
 	return 0;
 }
 
@@ -873,7 +855,7 @@ updiff_variant(struct ctx *c, size_t vi)
 {
 	const struct ab_plan_var *pv = &c->p->vars[vi];
 	const struct ab_step *s = &c->p->steps[pv->updiff_step];
-	struct var_state *vs = &c->vs[vi];
+	struct ab_variant_record *vr = record_of(c, vi);
 	cJSON *rec = NULL;
 	size_t n = pv->updiff_step + 1;
 
@@ -888,13 +870,13 @@ updiff_variant(struct ctx *c, size_t vi)
 		ab_progress_end(n, e == 0);
 		free(vendored);
 		if (e < 0)
-			return -1;
+			return AB_ECHECK;
 	}
-	cJSON_DeleteItemFromObject(vs->state, "upstream_diff");
-	cJSON_AddItemToObject(vs->state, "upstream_diff", rec);
+	cJSON_Delete(vr->upstream_diff);
+	vr->upstream_diff = rec;
+	vr->updiff_new = 1;
 	return 0;
 }
-
 /* ---- scheduling ---- */
 
 static void
@@ -924,7 +906,7 @@ schedule(struct ctx *c)
 			}
 			if (dead) {
 				vs->status = V_SKIPPED;
-				ab_progress_print("allocbuild: %s: skipped: a variant it depends on failed\n", pv->v->label);
+				ab_error("%s: skipped: a variant it depends on failed", pv->v->label);
 				progress = 1;
 				continue;
 			}
@@ -962,8 +944,7 @@ schedule(struct ctx *c)
 	for (size_t vi = 0; vi < p->nvars; vi++)
 		if (c->vs[vi].status == V_PENDING) {
 			c->vs[vi].status = V_SKIPPED;
-			ab_progress_print("allocbuild: %s: not built: stopped after a failure (use --keep-going)\n",
-			    p->vars[vi].v->label);
+			ab_error("%s: not built: stopped after a failure (use --keep-going)", p->vars[vi].v->label);
 		}
 	pthread_mutex_unlock(&c->lock);
 	for (size_t vi = 0; vi < p->nvars; vi++)
@@ -973,20 +954,19 @@ schedule(struct ctx *c)
 		}
 }
 
-/* ---- the run ---- */
+static int
+is_source(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
+{
+	(void)via;
+	(void)depth;
+	return s == arg;
+}
 
 /* does source s (with its overlays) contain source t? */
 static int
-source_uses(const struct ab_recipe *r, const struct ab_source *s, const struct ab_source *t, int depth)
+source_uses(const struct ab_recipe *r, const struct ab_source *s, const struct ab_source *t)
 {
-	if (!s || depth > 16)
-		return 0;
-	if (s == t)
-		return 1;
-	for (size_t i = 0; i < s->noverlays; i++)
-		if (source_uses(r, ab_recipe_source(r, s->overlays[i].source), t, depth + 1))
-			return 1;
-	return 0;
+	return ab_recipe_overlay_walk(r, s, is_source, NULL, (void *)t) == 1;
 }
 
 static int
@@ -994,9 +974,9 @@ var_uses(const struct ab_plan *p, const struct ab_plan_var *pv, const struct ab_
 {
 	const struct ab_variant *v = pv->v;
 
-	if (v->kind == AB_VARIANT_BUILD && source_uses(p->r, ab_recipe_source(p->r, v->source), t, 0))
+	if (v->kind == AB_VARIANT_BUILD && source_uses(p->r, ab_recipe_source(p->r, v->source), t))
 		return 1;
-	return pv->updiff_step != NONE && source_uses(p->r, ab_recipe_source(p->r, v->allocator.upstream), t, 0);
+	return pv->updiff_step != AB_PLAN_NONE && source_uses(p->r, ab_recipe_source(p->r, v->allocator.upstream), t);
 }
 
 static int
@@ -1011,15 +991,63 @@ fetch_step(struct ctx *c, const struct ab_step *s)
 	ab_progress_end(n, e == 0);
 	if (e < 0) {
 		cJSON_Delete(rec);
-		return -1;
+		return AB_ECHECK;
 	}
 	cJSON_DeleteItemFromObject(c->fetched, s->source->id);
 	cJSON_AddItemToObject(c->fetched, s->source->id, rec);
 	return 0;
 }
 
+/* ---- the records ---- */
+
+/* the runtime environment of the recipe (refreshed every run: it does not change the build) */
+static void
+record_runtime(struct ab_variant_record *vr, const struct ab_variant *v)
+{
+	ab_kvlist_free(&vr->runtime_env);
+	ab_list_free(&vr->runtime_unset);
+	for (size_t i = 0; i < v->runtime.env.n; i++)
+		ab_kvlist_add(&vr->runtime_env, v->runtime.env.v[i].key, v->runtime.env.v[i].value);
+	for (size_t i = 0; i < v->runtime.unset.n; i++)
+		ab_list_add(&vr->runtime_unset, v->runtime.unset.v[i]);
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? ab_strdup(s) : NULL;
+}
+
+/* the parts of a variant's record that come from the recipe and the plan */
+static void
+record_init(struct ctx *c, size_t vi)
+{
+	const struct ab_plan *p = c->p;
+	const struct ab_plan_var *pv = &p->vars[vi];
+	const struct ab_variant *v = pv->v;
+	struct ab_variant_record *vr = record_of(c, vi);
+
+	vr->label = ab_strdup(v->label);
+	vr->kind = ab_strdup(ab_plan_kind_name(v));
+	vr->base = ab_strdup(pv->base->label);
+	memcpy(vr->key, c->vs[vi].key, sizeof(vr->key));
+	vr->dir = rel_to_outdir(p, pv->dir);
+	vr->artifact_dir = rel_to_outdir(p, pv->artdir);
+	if (v->kind == AB_VARIANT_BUILD)
+		vr->source = ab_strdup(v->source);
+	if (v->kind == AB_VARIANT_RELINK)
+		vr->from = ab_strdup(v->relink.from);
+	if (pv->base->allocator.present) {
+		vr->allocator.kind = ab_strdup(pv->base->allocator.kind);
+		vr->allocator.archive = dup_or_null(pv->base->allocator.archive);
+		vr->allocator.vendored = dup_or_null(v->allocator.vendored);
+		vr->allocator.upstream = dup_or_null(v->allocator.upstream);
+	}
+	record_runtime(vr, v);
+}
+
 static cJSON *
-kvlist_object(const struct ab_kvlist *l)
+kv_object(const struct ab_kvlist *l)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -1028,44 +1056,64 @@ kvlist_object(const struct ab_kvlist *l)
 	return o;
 }
 
-/* the parts of a variant's state that come from the recipe and the plan */
+/*
+ * The variant as the recipe defines it, in the recipe's own terms
+ * (docs/recipe.md), as far as the manifests' readers need it: what it is
+ * built from and how, its allocator and its runtime environment.
+ * build-commands.json carries it, so that `pr` reads no recipe.
+ */
 static cJSON *
-new_state(struct ctx *c, size_t vi)
+definition_json(const struct ab_variant *v)
 {
-	const struct ab_plan *p = c->p;
-	const struct ab_plan_var *pv = &p->vars[vi];
-	const struct ab_variant *v = pv->v;
-	cJSON *st = cJSON_CreateObject(), *al, *rt;
-	char *rel;
+	cJSON *d = cJSON_CreateObject(), *o, *rt;
 
-	cJSON_AddStringToObject(st, "label", v->label);
-	cJSON_AddStringToObject(st, "kind", ab_plan_kind_name(v));
-	cJSON_AddStringToObject(st, "base", pv->base->label);
-	cJSON_AddStringToObject(st, "key", c->vs[vi].key);
-	rel = rel_to_outdir(p, pv->dir);
-	cJSON_AddStringToObject(st, "dir", rel);
-	free(rel);
-	rel = rel_to_outdir(p, pv->artdir);
-	cJSON_AddStringToObject(st, "artifact_dir", rel);
-	free(rel);
-	if (v->kind == AB_VARIANT_BUILD)
-		cJSON_AddStringToObject(st, "source", v->source);
-	if (v->kind == AB_VARIANT_RELINK)
-		cJSON_AddStringToObject(st, "from", v->relink.from);
-	al = cJSON_AddObjectToObject(st, "allocator");
-	if (pv->base->allocator.present) {
-		cJSON_AddStringToObject(al, "kind", pv->base->allocator.kind);
-		if (pv->base->allocator.archive)
-			cJSON_AddStringToObject(al, "archive", pv->base->allocator.archive);
-		if (v->allocator.vendored)
-			cJSON_AddStringToObject(al, "vendored", v->allocator.vendored);
-		if (v->allocator.upstream)
-			cJSON_AddStringToObject(al, "upstream", v->allocator.upstream);
+	switch (v->kind) {
+	case AB_VARIANT_BUILD:
+		cJSON_AddStringToObject(d, "source", v->source);
+		o = cJSON_AddObjectToObject(d, "build");
+		if (v->build.system == AB_BUILD_AUTOTOOLS) {
+			cJSON_AddStringToObject(o, "system", "autotools");
+			cJSON_AddItemToObject(o, "configure", ab_json_strv(v->build.configure.v, v->build.configure.n));
+		} else {
+			cJSON_AddStringToObject(o, "system", "cmake");
+			cJSON_AddItemToObject(o, "defines", kv_object(&v->build.defines));
+		}
+		break;
+	case AB_VARIANT_RELINK: {
+		cJSON *rp;
+
+		o = cJSON_AddObjectToObject(d, "relink");
+		cJSON_AddStringToObject(o, "from", v->relink.from);
+		rp = cJSON_AddArrayToObject(o, "replace");
+		for (size_t i = 0; i < v->relink.nreplace; i++) {
+			cJSON *e = cJSON_CreateObject(), *w;
+
+			cJSON_AddStringToObject(e, "path", v->relink.replace[i].path);
+			w = cJSON_AddObjectToObject(e, "with");
+			cJSON_AddStringToObject(w, "variant", v->relink.replace[i].with_variant);
+			cJSON_AddStringToObject(w, "artifact", v->relink.replace[i].with_artifact);
+			cJSON_AddItemToArray(rp, e);
+		}
+		break;
 	}
-	rt = cJSON_AddObjectToObject(st, "runtime");
-	cJSON_AddItemToObject(rt, "env", kvlist_object(&v->runtime.env));
+	case AB_VARIANT_RUNTIME:
+		cJSON_AddStringToObject(d, "runtime_of", v->runtime_of);
+		break;
+	}
+	if (v->allocator.present) {
+		o = cJSON_AddObjectToObject(d, "allocator");
+		cJSON_AddStringToObject(o, "kind", v->allocator.kind);
+		if (v->allocator.archive)
+			cJSON_AddStringToObject(o, "archive", v->allocator.archive);
+		if (v->allocator.vendored)
+			cJSON_AddStringToObject(o, "vendored", v->allocator.vendored);
+		if (v->allocator.upstream)
+			cJSON_AddStringToObject(o, "upstream", v->allocator.upstream);
+	}
+	rt = cJSON_AddObjectToObject(d, "runtime");
+	cJSON_AddItemToObject(rt, "env", kv_object(&v->runtime.env));
 	cJSON_AddItemToObject(rt, "unset", ab_json_strv(v->runtime.unset.v, v->runtime.unset.n));
-	return st;
+	return d;
 }
 
 static char *
@@ -1074,142 +1122,229 @@ state_path(const struct ab_plan_var *pv)
 	return ab_path_join(pv->dir, "state.json");
 }
 
-static cJSON *
-load_old_state(const struct ab_plan_var *pv)
-{
-	char *path = state_path(pv);
-	struct ab_buf b = {0};
-	cJSON *st = NULL;
-
-	if (ab_path_exists(path) && ab_read_file(&b, path) == 0)
-		st = cJSON_ParseWithLength(b.s, b.len);
-	ab_buf_free(&b);
-	free(path);
-	return st;
-}
-
+/*
+ * Is the variant up to date, and is its probe? An up-to-date build or
+ * relink keeps the record of the earlier run (old, taken); everything else
+ * starts a fresh one.
+ */
 static void
-set_string(cJSON *o, const char *k, const char *v)
+decide(struct ctx *c, size_t vi, struct ab_variant_record *old)
 {
-	cJSON_DeleteItemFromObject(o, k);
-	cJSON_AddStringToObject(o, k, v);
-}
-
-static void
-decide(struct ctx *c, size_t vi)
-{
-	const struct ab_plan *p = c->p;
-	const struct ab_plan_var *pv = &p->vars[vi];
+	const struct ab_plan_var *pv = &c->p->vars[vi];
 	struct var_state *vs = &c->vs[vi];
-	cJSON *old = vs->old;
-	int dep_rebuilt = 0;
+	struct ab_variant_record *vr = record_of(c, vi);
+	int dep_rebuilt = 0, force = c->o->force;
 
 	for (size_t k = 0; k < pv->ndeps; k++)
-		dep_rebuilt |= c->vs[pv->deps[k]].need_build;
-	if (pv->v->kind == AB_VARIANT_RUNTIME) {
+		dep_rebuilt |= c->vs[pv->deps[k]].rebuilt;
+	if (pv->v->kind == AB_VARIANT_RUNTIME)
 		vs->need_build = 0;
-	} else {
-		vs->need_build = c->o->force || dep_rebuilt || !old || !cJSON_IsTrue(cJSON_GetObjectItem(old, "ok")) ||
-		    !ab_json_str(old, "key") || strcmp(ab_json_str(old, "key"), vs->key) || !artifacts_intact(c, old);
-	}
-	vs->need_probe = pv->probe_step != NONE &&
-	    (vs->need_build || dep_rebuilt || c->o->force || !old || !cJSON_IsTrue(cJSON_GetObjectItem(old, "ok")) ||
-		!ab_json_str(old, "probe_key") || strcmp(ab_json_str(old, "probe_key"), vs->probe_key) ||
-		!cJSON_GetObjectItem(old, "probe"));
-	if (pv->v->kind == AB_VARIANT_RUNTIME && old && !vs->need_probe)
-		vs->need_build = 0;
+	else
+		vs->need_build = force || dep_rebuilt || !old || !old->ok || strcmp(old->key, vs->key) ||
+		    !ab_variant_record_artifacts_intact(old, c->p->outdir);
+	vs->need_probe = pv->probe_step != AB_PLAN_NONE &&
+	    (vs->need_build || dep_rebuilt || force || !old || !old->ok || strcmp(old->probe_key, vs->probe_key) ||
+		!old->probe);
+	vs->rebuilt = vs->need_build || dep_rebuilt;
 	if (!vs->need_build && old && pv->v->kind != AB_VARIANT_RUNTIME) {
-		vs->state = cJSON_Duplicate(old, 1);
-		/* the recipe-derived parts may have changed without changing the build (runtime env) */
-		cJSON *fresh = new_state(c, vi);
-
-		cJSON_DeleteItemFromObject(vs->state, "runtime");
-		cJSON_AddItemToObject(vs->state, "runtime", cJSON_DetachItemFromObject(fresh, "runtime"));
-		cJSON_Delete(fresh);
-		return;
+		*vr = *old;
+		memset(old, 0, sizeof(*old));
+		/* the recipe's runtime environment may have changed without changing the build */
+		record_runtime(vr, pv->v);
+	} else {
+		record_init(c, vi);
 	}
-	vs->state = new_state(c, vi);
+	vr->definition = definition_json(pv->v);
 	if (pv->v->kind == AB_VARIANT_RUNTIME && old && !vs->need_probe) {
-		cJSON_AddItemToObject(vs->state, "probe", cJSON_Duplicate(cJSON_GetObjectItem(old, "probe"), 1));
-		cJSON_AddStringToObject(vs->state, "probe_key", vs->probe_key);
+		ab_variant_record_set_probe(vr, old->probe);
+		old->probe = NULL;
+		memcpy(vr->probe_key, vs->probe_key, sizeof(vr->probe_key));
 	}
 }
 
-static void
-print_table(struct ctx *c);
-
-/* the manifests that other modules shape: sources.json, cmake-cache-provenance.json */
+/* the keys of every variant, what is up to date; a variant to build loses its state.json */
 static int
-add_documents(struct ctx *c, cJSON *docs, const cJSON *srcs)
+decide_all(struct ctx *c)
 {
 	const struct ab_plan *p = c->p;
-	cJSON *m = ab_sources_manifest_new(p->r), *cm = NULL;
-	const cJSON *it;
 
-	cJSON_ArrayForEach(it, srcs)
-		ab_sources_manifest_add_source(m, it->string, cJSON_Duplicate(it, 1));
 	for (size_t vi = 0; vi < p->nvars; vi++) {
-		const cJSON *st = c->vs[vi].state, *tree = cJSON_GetObjectItem(st, "source"), *rec;
+		struct ab_variant_record *old = NULL;
+		char *sp;
+		int e = 0;
 
-		if (!cJSON_IsTrue(cJSON_GetObjectItem(st, "ok")))
-			continue;
-		if (cJSON_IsObject(tree))
-			ab_sources_manifest_add_variant(m, p->vars[vi].v->label, cJSON_Duplicate(tree, 1));
-		rec = cJSON_GetObjectItem(st, "cmake");
-		if (rec) {
-			if (!cm)
-				cm = ab_cmakeprov_doc_new();
-			if (ab_cmakeprov_doc_add(cm, p->vars[vi].v->label, cJSON_Duplicate(rec, 1)) < 0) {
-				cJSON_Delete(m);
-				cJSON_Delete(cm);
-				return -1;
-			}
+		if (compute_key(c, vi) < 0)
+			return AB_EFAIL;
+		sp = state_path(&p->vars[vi]);
+		/* an unreadable state (reported) is no state: the variant is built again */
+		ab_variant_record_load(&old, sp);
+		decide(c, vi, old);
+		ab_variant_record_free(old);
+		/* from here on the variant is not up to date until it has been built again */
+		if (c->vs[vi].need_build && unlink(sp) < 0 && errno != ENOENT) {
+			ab_error_errno("cannot remove '%s'", sp);
+			e = AB_EFAIL;
 		}
+		free(sp);
+		if (e < 0)
+			return e;
 	}
-	cJSON_AddItemToObject(docs, "provenance/sources.json", m);
-	if (cm)
-		cJSON_AddItemToObject(docs, "provenance/cmake-cache-provenance.json", cm);
 	return 0;
 }
 
-/* resolvedDependencies of the statement: every source fetched for the plan */
-static void
-add_dependencies(struct ctx *c, cJSON *deps)
+/* unpinned sources first: the commit they resolve to enters the keys */
+static int
+fetch_unpinned(struct ctx *c)
+{
+	const struct ab_plan *p = c->p;
+
+	for (size_t i = 0; i < p->nsteps; i++)
+		if (p->steps[i].kind == AB_STEP_FETCH && p->steps[i].source->kind == AB_SOURCE_GIT &&
+		    p->steps[i].source->unpinned && fetch_step(c, &p->steps[i]) < 0)
+			return AB_ECHECK;
+	return 0;
+}
+
+/* the fetch and upstream steps a variant to build needs; the others are up to date */
+static int
+fetch_needed(struct ctx *c)
 {
 	const struct ab_plan *p = c->p;
 
 	for (size_t i = 0; i < p->nsteps; i++) {
-		const struct ab_source *s = p->steps[i].source;
-		cJSON *d, *dg;
+		const struct ab_step *s = &p->steps[i];
+		const struct ab_plan_var *pv = ab_plan_step_var(p, s);
+		int needed = 0;
 
-		if (p->steps[i].kind != AB_STEP_FETCH)
-			continue;
-		d = cJSON_CreateObject();
-		cJSON_AddStringToObject(d, "name", s->id);
-		dg = cJSON_CreateObject();
-		if (s->kind == AB_SOURCE_GIT) {
-			const char *commit = NULL;
-
-			for (size_t vi = 0; vi < p->nvars && !commit; vi++)
-				commit = ab_json_str(cJSON_GetObjectItem(cJSON_GetObjectItem(c->vs[vi].state, "fetched"), s->id),
-				    "commit");
-			if (!commit)
-				commit = ab_json_str(cJSON_GetObjectItem(c->fetched, s->id), "commit");
-			if (!commit)
-				commit = s->commit;
-			char *uri = ab_sprintf("git+%s", s->url);
-
-			cJSON_AddStringToObject(d, "uri", uri);
-			free(uri);
-			cJSON_AddStringToObject(dg, "gitCommit", commit);
-		} else {
-			cJSON_AddStringToObject(d, "uri", s->urls.n ? s->urls.v[0] : "");
-			cJSON_AddStringToObject(dg, "sha256", s->sha256);
+		if (s->kind == AB_STEP_FETCH || s->kind == AB_STEP_UPSTREAM) {
+			for (size_t vi = 0; vi < p->nvars && !needed; vi++)
+				needed = c->vs[vi].need_build && var_uses(p, &p->vars[vi], s->source);
+			if (!needed) {
+				ab_progress_skip(i + 1, NULL, s->name, "up to date");
+			} else if (s->kind == AB_STEP_FETCH && !ab_json_get(c->fetched, s->source->id)) {
+				if (fetch_step(c, s) < 0)
+					return AB_ECHECK;
+			} else if (s->kind == AB_STEP_UPSTREAM && upstream_tree(c, s) < 0) {
+				return AB_ECHECK;
+			}
+		} else if (pv && (s->kind != AB_STEP_PROBE && s->kind != AB_STEP_UPDIFF) &&
+		    !c->vs[s->var].need_build) {
+			ab_progress_skip(i + 1, pv->v->label, s->name, "up to date");
 		}
-		cJSON_AddItemToObject(d, "digest", dg);
-		cJSON_AddItemToArray(deps, d);
+	}
+	return 0;
+}
+
+/* the fetch records of the sources each variant to build uses */
+static void
+record_fetched(struct ctx *c)
+{
+	const struct ab_plan *p = c->p;
+
+	for (size_t vi = 0; vi < p->nvars; vi++) {
+		struct ab_variant_record *vr = record_of(c, vi);
+
+		if (!c->vs[vi].need_build || p->vars[vi].v->kind != AB_VARIANT_BUILD)
+			continue;
+		cJSON_Delete(vr->fetched);
+		vr->fetched = cJSON_CreateObject();
+		for (size_t i = 0; i < p->nsteps; i++) {
+			const struct ab_step *s = &p->steps[i];
+			const cJSON *rec;
+
+			if (s->kind != AB_STEP_FETCH || !var_uses(p, &p->vars[vi], s->source))
+				continue;
+			rec = ab_json_get(c->fetched, s->source->id);
+			if (rec)
+				cJSON_AddItemToObject(vr->fetched, s->source->id, cJSON_Duplicate(rec, 1));
+		}
 	}
 }
+
+static void
+report_probe_problems(const struct ab_plan_var *pv, const struct ab_variant_record *vr, int *bad)
+{
+	const cJSON *problems = ab_json_get(vr->probe, "problems"), *it;
+
+	if (!vr->probe_failed)
+		return;
+	*bad = 1;
+	cJSON_ArrayForEach(it, problems) {
+		const char *msg = ab_json_str(it, "message");
+
+		ab_error("%s: probe: %s", pv->v->label, msg ? msg : "problem");
+	}
+	if (!cJSON_GetArraySize(problems))
+		ab_error("%s: probe: the allocator's report was not found", pv->v->label);
+}
+
+/* after the builds: the probes and upstream diffs of the variants built or up to date */
+static void
+check_variants(struct ctx *c, int *probe_bad)
+{
+	const struct ab_plan *p = c->p;
+
+	for (size_t vi = 0; vi < p->nvars; vi++) {
+		const struct ab_plan_var *pv = &p->vars[vi];
+		struct var_state *vs = &c->vs[vi];
+		struct ab_variant_record *vr = record_of(c, vi);
+
+		if (vs->status != V_BUILT && vs->status != V_UPTODATE)
+			continue;
+		if (pv->v->kind == AB_VARIANT_RUNTIME) {
+			size_t b = ab_plan_var_index(p, pv->base->label);
+
+			ab_variant_record_copy_artifacts(vr, b == AB_PLAN_NONE ? NULL : record_of(c, b));
+		}
+		if (vs->need_probe) {
+			if (probe_variant(c, vi) < 0) {
+				vs->status = V_FAILED;
+				c->failed = 1;
+				continue;
+			}
+		} else if (pv->probe_step != AB_PLAN_NONE) {
+			ab_progress_skip(pv->probe_step + 1, pv->v->label, "probe", "up to date");
+		}
+		if (pv->updiff_step != AB_PLAN_NONE && (vs->need_build || !vr->upstream_diff) &&
+		    updiff_variant(c, vi) < 0) {
+			vs->status = V_FAILED;
+			c->failed = 1;
+			continue;
+		}
+		report_probe_problems(pv, vr, probe_bad);
+	}
+}
+
+/* ok, and state.json of what was built or probed: a later run trusts only what is recorded complete */
+static int
+write_states(struct ctx *c)
+{
+	const struct ab_plan *p = c->p;
+
+	for (size_t vi = 0; vi < p->nvars; vi++) {
+		struct var_state *vs = &c->vs[vi];
+		struct ab_variant_record *vr = record_of(c, vi);
+		cJSON *st;
+		char *sp;
+		int e;
+
+		vr->ok = vs->status == V_BUILT || vs->status == V_UPTODATE;
+		if (vr->ok && !vr->probe_key[0] && p->vars[vi].probe_step == AB_PLAN_NONE)
+			memcpy(vr->probe_key, vs->probe_key, sizeof(vr->probe_key));
+		if (!vr->ok || (vs->status != V_BUILT && !vs->need_probe))
+			continue;
+		st = ab_variant_record_json(vr);
+		sp = state_path(&p->vars[vi]);
+		e = ab_json_write(sp, st);
+		free(sp);
+		cJSON_Delete(st);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+/* ---- the run record ---- */
 
 static void
 random_uuid(char out[37])
@@ -1229,242 +1364,219 @@ random_uuid(char out[37])
 }
 
 static void
-report_probe_problems(const struct ab_plan_var *pv, const cJSON *probe, int *bad)
+run_init(struct ctx *c)
 {
-	const cJSON *problems = cJSON_GetObjectItem(probe, "problems"), *it;
+	const struct ab_plan *p = c->p;
+	struct ab_run_record *run = &c->run;
 
-	if (!probe || cJSON_IsTrue(cJSON_GetObjectItem(probe, "ok")) || !cJSON_GetObjectItem(probe, "ok"))
-		return;
-	*bad = 1;
-	cJSON_ArrayForEach(it, problems) {
-		const char *msg = ab_json_str(it, "message");
+	run->recipe.name = ab_strdup(p->r->name);
+	run->recipe.path = ab_strdup(p->r->path);
+	run->recipe.sha256 = ab_strdup(p->r->sha256);
+	run->outdir = ab_strdup(p->outdir);
+	random_uuid(run->invocation_id);
+	iso_time(run->started_on, sizeof(run->started_on), time(NULL));
+	run->options.jobs = p->jobs;
+	run->options.parallel_variants = p->parallel;
+	run->options.jobserver = p->jobserver;
+	run->options.ccache = p->ccache;
+	run->options.keep_going = c->o->keep_going;
+	run->options.force = c->o->force;
+	run->options.source_date_epoch = AB_SOURCE_DATE_EPOCH;
+	run->variants = ab_calloc(p->nvars ? p->nvars : 1, sizeof(*run->variants));
+	run->nvariants = p->nvars;
+}
 
-		ab_progress_print("allocbuild: %s: probe: %s\n", pv->v->label, msg ? msg : "problem");
+/* every source record: this run's fetches, else what the variants recorded */
+static void
+run_sources(struct ctx *c)
+{
+	c->run.sources = cJSON_CreateObject();
+	for (size_t vi = 0; vi < c->run.nvariants; vi++) {
+		const cJSON *it;
+
+		cJSON_ArrayForEach(it, record_of(c, vi)->fetched)
+			if (!ab_json_get(c->run.sources, it->string))
+				cJSON_AddItemToObject(c->run.sources, it->string, cJSON_Duplicate(it, 1));
 	}
-	if (!cJSON_GetArraySize(problems))
-		ab_progress_print("allocbuild: %s: probe: the allocator's report was not found\n", pv->v->label);
+}
+
+/* resolvedDependencies of the statement: every source fetched for the plan */
+static void
+run_dependencies(struct ctx *c)
+{
+	const struct ab_plan *p = c->p;
+
+	c->run.deps = ab_calloc(p->nsteps ? p->nsteps : 1, sizeof(*c->run.deps));
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct ab_source *s = p->steps[i].source;
+		struct ab_dependency *d;
+
+		if (p->steps[i].kind != AB_STEP_FETCH)
+			continue;
+		d = &c->run.deps[c->run.ndeps++];
+		d->name = ab_strdup(s->id);
+		if (s->kind == AB_SOURCE_GIT) {
+			const char *commit = NULL;
+
+			for (size_t vi = 0; vi < p->nvars && !commit; vi++)
+				commit = ab_json_str(ab_json_get(record_of(c, vi)->fetched, s->id), "commit");
+			if (!commit)
+				commit = ab_json_str(ab_json_get(c->fetched, s->id), "commit");
+			if (!commit)
+				commit = s->commit;
+			d->uri = ab_sprintf("git+%s", s->url);
+			d->digest_kind = "gitCommit";
+			d->digest = ab_strdup(commit);
+		} else {
+			d->uri = ab_strdup(s->urls.n ? s->urls.v[0] : "");
+			d->digest_kind = "sha256";
+			d->digest = ab_strdup(s->sha256);
+		}
+	}
+}
+
+/*
+ * The manifests that other modules shape: sources.json, and
+ * cmake-cache-provenance.json of the cmake variants built. sources.json
+ * of a build has always had no trees under "variants" (`fetch` writes
+ * them): kept so.
+ */
+static int
+run_documents(struct ctx *c)
+{
+	const struct ab_plan *p = c->p;
+	cJSON *m = ab_sources_manifest_new(p->r), *cm = NULL;
+	const cJSON *it;
+
+	c->run.documents = cJSON_CreateObject();
+	cJSON_ArrayForEach(it, c->run.sources) {
+		const struct ab_source *s = ab_recipe_source(p->r, it->string);
+
+		/* always found: a variant's key names every source its tree is made of */
+		if (s)
+			ab_sources_manifest_add_source(m, s, cJSON_Duplicate(it, 1));
+	}
+	cJSON_AddItemToObject(c->run.documents, "provenance/sources.json", m);
+	for (size_t vi = 0; vi < p->nvars; vi++) {
+		const struct ab_variant_record *vr = record_of(c, vi);
+
+		if (!vr->ok || !vr->cmake)
+			continue;
+		if (!cm)
+			cm = ab_cmakeprov_doc_new();
+		if (ab_cmakeprov_doc_add(cm, vr->label, cJSON_Duplicate(vr->cmake, 1)) < 0) {
+			cJSON_Delete(cm);
+			return AB_EFAIL;
+		}
+	}
+	if (cm)
+		cJSON_AddItemToObject(c->run.documents, "provenance/cmake-cache-provenance.json", cm);
+	return 0;
+}
+
+static int
+write_manifests(struct ctx *c)
+{
+	const struct ab_plan *p = c->p;
+	int e;
+
+	iso_time(c->run.finished_on, sizeof(c->run.finished_on), time(NULL));
+	run_sources(c);
+	run_dependencies(c);
+	if (run_documents(c) < 0)
+		return AB_EFAIL;
+	ab_progress_start(p->nsteps, NULL, "manifests");
+	e = ab_manifest_write(&c->run);
+	ab_progress_end(p->nsteps, e == 0);
+	return e;
+}
+
+/* ---- the run ---- */
+
+static void print_table(struct ctx *c);
+
+static void
+print_stats(double t0)
+{
+	struct rusage self, kids;
+	double wall = ab_now() - t0, own, ch;
+
+	if (!getenv("ALLOCBUILD_STATS") || getrusage(RUSAGE_SELF, &self) < 0 || getrusage(RUSAGE_CHILDREN, &kids) < 0)
+		return;
+	own = (double)self.ru_utime.tv_sec + (double)self.ru_utime.tv_usec / 1e6 +
+	    (double)self.ru_stime.tv_sec + (double)self.ru_stime.tv_usec / 1e6;
+	ch = (double)kids.ru_utime.tv_sec + (double)kids.ru_utime.tv_usec / 1e6 +
+	    (double)kids.ru_stime.tv_sec + (double)kids.ru_stime.tv_usec / 1e6;
+	ab_note("stats: wall %.3fs, own cpu %.3fs (%.2f%% of wall), children cpu %.3fs", wall, own,
+	    wall > 0 ? 100.0 * own / wall : 0.0, ch);
+}
+
+static void
+ctx_init(struct ctx *c, const struct ab_plan *p, const struct ab_build_opts *o)
+{
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	c->o = o;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	pthread_mutex_init(&c->source_lock, NULL);
+	c->vs = ab_calloc(p->nvars ? p->nvars : 1, sizeof(*c->vs));
+	c->fetched = cJSON_CreateObject();
+	run_init(c);
+}
+
+static void
+ctx_release(struct ctx *c)
+{
+	ab_run_record_release(&c->run);
+	free(c->vs);
+	cJSON_Delete(c->fetched);
+	ab_jobserver_free(c->js);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->cond);
+	pthread_mutex_destroy(&c->source_lock);
+}
+
+/* the phases of a build, in order; each reports its own failure */
+static int
+run_phases(struct ctx *c, int *probe_bad)
+{
+	const struct ab_plan *p = c->p;
+	int e;
+
+	ab_progress_begin(p->nsteps);
+	toolchain(c);
+	if ((e = fetch_unpinned(c)) < 0 || (e = decide_all(c)) < 0 || (e = fetch_needed(c)) < 0)
+		return e;
+	record_fetched(c);
+	if (p->jobserver && ab_jobserver_open(&c->js, p->jobserver) < 0)
+		return AB_EFAIL;
+	schedule(c);
+	check_variants(c, probe_bad);
+	if ((e = write_states(c)) < 0 || (e = write_manifests(c)) < 0)
+		return e;
+	return 0;
 }
 
 int
 ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 {
-	struct ctx c = {0};
-	struct rusage self, kids;
-	int lockfd = -1, rc = AB_EXIT_USAGE, probe_bad = 0, fetch_failed = 0, e;
-	char started[32], finished[32], uuid[37];
-	cJSON *run = NULL, *vars;
+	struct ctx c;
+	int lockfd = -1, probe_bad = 0, rc;
 	double t0 = ab_now();
 
-	c.p = p;
-	c.o = o;
-	pthread_mutex_init(&c.lock, NULL);
-	pthread_cond_init(&c.cond, NULL);
-	pthread_mutex_init(&c.source_lock, NULL);
-	c.vs = ab_calloc(p->nvars ? p->nvars : 1, sizeof(*c.vs));
-	c.fetched = cJSON_CreateObject();
-	iso_time(started, sizeof(started), time(NULL));
-	random_uuid(uuid);
-
-	if (ab_mkdir_p(p->outdir, 0755) < 0 || ab_build_lock(&lockfd, p->outdir) < 0)
-		goto done;
-	ab_progress_begin(p->nsteps);
-	toolchain(&c);
-
-	/* unpinned sources first: the commit they resolve to enters the keys */
-	for (size_t i = 0; i < p->nsteps; i++)
-		if (p->steps[i].kind == AB_STEP_FETCH && p->steps[i].source->kind == AB_SOURCE_GIT &&
-		    p->steps[i].source->unpinned && fetch_step(&c, &p->steps[i]) < 0) {
-			rc = AB_EXIT_CHECK;
-			goto done;
-		}
-	for (size_t vi = 0; vi < p->nvars; vi++) {
-		if (compute_key(&c, vi) < 0)
-			goto done;
-		c.vs[vi].old = load_old_state(&p->vars[vi]);
-		decide(&c, vi);
-		if (c.vs[vi].need_build) {
-			char *sp = state_path(&p->vars[vi]);
-
-			/* from here on the variant is not up to date until it has been built again */
-			if (unlink(sp) < 0 && errno != ENOENT) {
-				ab_error_errno("cannot remove '%s'", sp);
-				free(sp);
-				goto done;
-			}
-			free(sp);
-		}
-	}
-	for (size_t i = 0; i < p->nsteps; i++) {
-		const struct ab_step *s = &p->steps[i];
-		const struct ab_plan_var *pv = ab_plan_step_var(p, s);
-		int needed = 0;
-
-		if (s->kind == AB_STEP_FETCH || s->kind == AB_STEP_UPSTREAM) {
-			for (size_t vi = 0; vi < p->nvars && !needed; vi++)
-				needed = c.vs[vi].need_build && var_uses(p, &p->vars[vi], s->source);
-			if (!needed) {
-				ab_progress_skip(i + 1, NULL, s->name, "up to date");
-			} else if (s->kind == AB_STEP_FETCH && !cJSON_GetObjectItem(c.fetched, s->source->id)) {
-				if (fetch_step(&c, s) < 0) {
-					fetch_failed = 1;
-					break;
-				}
-			} else if (s->kind == AB_STEP_UPSTREAM && upstream_tree(&c, s) < 0) {
-				fetch_failed = 1;
-				break;
-			}
-		} else if (pv && (s->kind != AB_STEP_PROBE && s->kind != AB_STEP_UPDIFF) &&
-		    !c.vs[s->var].need_build) {
-			ab_progress_skip(i + 1, pv->v->label, s->name, "up to date");
-		}
-	}
-	if (fetch_failed) {
-		rc = AB_EXIT_CHECK;
-		goto done;
-	}
-	/* the fetch records of the sources each variant used */
-	for (size_t vi = 0; vi < p->nvars; vi++) {
-		cJSON *f;
-
-		if (!c.vs[vi].need_build || p->vars[vi].v->kind != AB_VARIANT_BUILD)
-			continue;
-		f = cJSON_AddObjectToObject(c.vs[vi].state, "fetched");
-		for (size_t i = 0; i < p->nsteps; i++) {
-			const struct ab_step *s = &p->steps[i];
-			cJSON *rec;
-
-			if (s->kind != AB_STEP_FETCH || !var_uses(p, &p->vars[vi], s->source))
-				continue;
-			rec = cJSON_GetObjectItem(c.fetched, s->source->id);
-			if (rec)
-				cJSON_AddItemToObject(f, s->source->id, cJSON_Duplicate(rec, 1));
-		}
-	}
-
-	if (p->jobserver && ab_jobserver_open(&c.js, p->jobserver) < 0)
-		goto done;
-	schedule(&c);
-
-	for (size_t vi = 0; vi < p->nvars; vi++) {
-		const struct ab_plan_var *pv = &p->vars[vi];
-		struct var_state *vs = &c.vs[vi];
-
-		if (vs->status != V_BUILT && vs->status != V_UPTODATE)
-			continue;
-		if (pv->v->kind == AB_VARIANT_RUNTIME) {
-			size_t b = var_by_label(p, pv->base->label);
-			const cJSON *arts = b == NONE ? NULL : cJSON_GetObjectItem(c.vs[b].state, "artifacts");
-
-			cJSON_DeleteItemFromObject(vs->state, "artifacts");
-			cJSON_AddItemToObject(vs->state, "artifacts", arts ? cJSON_Duplicate(arts, 1) : cJSON_CreateArray());
-		}
-		if (vs->need_probe) {
-			if (probe_variant(&c, vi) < 0) {
-				vs->status = V_FAILED;
-				c.failed = 1;
-				continue;
-			}
-		} else if (pv->probe_step != NONE) {
-			ab_progress_skip(pv->probe_step + 1, pv->v->label, "probe", "up to date");
-		}
-		if (pv->updiff_step != NONE && (vs->need_build || !cJSON_GetObjectItem(vs->state, "upstream_diff")) &&
-		    updiff_variant(&c, vi) < 0) {
-			vs->status = V_FAILED;
-			c.failed = 1;
-			continue;
-		}
-		report_probe_problems(pv, cJSON_GetObjectItem(vs->state, "probe"), &probe_bad);
-	}
-
-	/* states first: a later run trusts only what is recorded complete */
-	vars = cJSON_CreateArray();
-	for (size_t vi = 0; vi < p->nvars; vi++) {
-		struct var_state *vs = &c.vs[vi];
-		int ok = vs->status == V_BUILT || vs->status == V_UPTODATE;
-
-		if (!vs->state)
-			vs->state = new_state(&c, vi);
-		cJSON_DeleteItemFromObject(vs->state, "ok");
-		cJSON_AddBoolToObject(vs->state, "ok", ok);
-		if (ok && !cJSON_GetObjectItem(vs->state, "probe_key") && p->vars[vi].probe_step == NONE)
-			set_string(vs->state, "probe_key", vs->probe_key);
-		if (ok && (vs->status == V_BUILT || vs->need_probe)) {
-			char *sp = state_path(&p->vars[vi]);
-
-			e = ab_json_write(sp, vs->state);
-			free(sp);
-			if (e < 0)
-				goto done;
-		}
-		cJSON_AddItemToArray(vars, cJSON_Duplicate(vs->state, 1));
-	}
-	iso_time(finished, sizeof(finished), time(NULL));
-	run = cJSON_CreateObject();
-	{
-		cJSON *rec = cJSON_AddObjectToObject(run, "recipe"), *opts, *srcs;
-
-		cJSON_AddStringToObject(rec, "name", p->r->name);
-		cJSON_AddStringToObject(rec, "path", p->r->path);
-		cJSON_AddStringToObject(rec, "sha256", p->r->sha256);
-		cJSON_AddStringToObject(run, "outdir", p->outdir);
-		cJSON_AddStringToObject(run, "allocbuild_version", AB_VERSION);
-		cJSON_AddStringToObject(run, "invocation_id", uuid);
-		cJSON_AddStringToObject(run, "started_on", started);
-		cJSON_AddStringToObject(run, "finished_on", finished);
-		opts = cJSON_AddObjectToObject(run, "options");
-		cJSON_AddNumberToObject(opts, "jobs", p->jobs);
-		cJSON_AddNumberToObject(opts, "parallel_variants", p->parallel);
-		cJSON_AddNumberToObject(opts, "jobserver", p->jobserver);
-		cJSON_AddBoolToObject(opts, "ccache", p->ccache);
-		cJSON_AddBoolToObject(opts, "keep_going", o->keep_going);
-		cJSON_AddBoolToObject(opts, "force", o->force);
-		cJSON_AddStringToObject(opts, "source_date_epoch", AB_SOURCE_DATE_EPOCH);
-		cJSON_AddItemToObject(run, "toolchain", cJSON_Duplicate(c.toolchain, 1));
-		/* every source record: this run's fetches, else what the variants recorded */
-		srcs = cJSON_AddObjectToObject(run, "sources");
-		for (size_t vi = 0; vi < p->nvars; vi++) {
-			const cJSON *f = cJSON_GetObjectItem(c.vs[vi].state, "fetched"), *it;
-
-			cJSON_ArrayForEach(it, f)
-				if (!cJSON_GetObjectItem(srcs, it->string))
-					cJSON_AddItemToObject(srcs, it->string, cJSON_Duplicate(it, 1));
-		}
-		cJSON_AddItemToObject(run, "variants", vars);
-		add_dependencies(&c, cJSON_AddArrayToObject(run, "dependencies"));
-		if (add_documents(&c, cJSON_AddObjectToObject(run, "documents"), srcs) < 0)
-			goto done;
-	}
-	ab_progress_start(p->nsteps, NULL, "manifests");
-	e = ab_manifest_write(p->outdir, run);
-	ab_progress_end(p->nsteps, e == 0);
-	if (e < 0)
-		goto done;
+	ctx_init(&c, p, o);
+	rc = ab_mkdir_p(p->outdir, 0755) < 0 || ab_build_lock(&lockfd, p->outdir) < 0 ? AB_EFAIL : 0;
+	if (rc == 0)
+		rc = run_phases(&c, &probe_bad);
 	ab_progress_finish();
-	if (o->table)
-		print_table(&c);
-	rc = c.failed ? AB_EXIT_CHECK : probe_bad ? AB_EXIT_CHECK : AB_EXIT_OK;
-	if (getenv("ALLOCBUILD_STATS") && getrusage(RUSAGE_SELF, &self) == 0 &&
-	    getrusage(RUSAGE_CHILDREN, &kids) == 0) {
-		double wall = ab_now() - t0;
-		double own = (double)self.ru_utime.tv_sec + (double)self.ru_utime.tv_usec / 1e6 +
-		    (double)self.ru_stime.tv_sec + (double)self.ru_stime.tv_usec / 1e6;
-		double ch = (double)kids.ru_utime.tv_sec + (double)kids.ru_utime.tv_usec / 1e6 +
-		    (double)kids.ru_stime.tv_sec + (double)kids.ru_stime.tv_usec / 1e6;
-
-		fprintf(stderr, "allocbuild: stats: wall %.3fs, own cpu %.3fs (%.2f%% of wall), children cpu %.3fs\n",
-		    wall, own, wall > 0 ? 100.0 * own / wall : 0.0, ch);
+	if (rc == 0) {
+		if (o->table)
+			print_table(&c);
+		rc = c.failed || probe_bad ? AB_ECHECK : 0;
+		print_stats(t0);
 	}
-done:
-	ab_progress_finish();
-	for (size_t vi = 0; vi < p->nvars; vi++) {
-		cJSON_Delete(c.vs[vi].state);
-		cJSON_Delete(c.vs[vi].old);
-	}
-	free(c.vs);
-	cJSON_Delete(run);
-	cJSON_Delete(c.fetched);
-	cJSON_Delete(c.toolchain);
-	ab_jobserver_free(c.js);
+	ctx_release(&c);
 	if (lockfd >= 0)
 		close(lockfd);
 	return rc;
@@ -1475,10 +1587,10 @@ done:
 static const char *
 nested_str(const cJSON *o, const char *a, const char *b, char *buf, size_t len)
 {
-	const cJSON *it = cJSON_GetObjectItem(o, a);
+	const cJSON *it = ab_json_get(o, a);
 
 	if (b)
-		it = cJSON_GetObjectItem(it, b);
+		it = ab_json_get(it, b);
 	if (cJSON_IsString(it))
 		return it->valuestring[0] ? it->valuestring : "\"\"";
 	if (cJSON_IsNumber(it)) {
@@ -1486,6 +1598,37 @@ nested_str(const cJSON *o, const char *a, const char *b, char *buf, size_t len)
 		return buf;
 	}
 	return "-";
+}
+
+/* the cells of one variant's row */
+static void
+table_row(char **cells, struct ctx *c, size_t vi)
+{
+	const struct ab_plan *p = c->p;
+	const struct ab_variant *v = p->vars[vi].v;
+	const struct ab_variant_record *vr = record_of(c, vi), *from = NULL;
+	const char *version = ab_json_str(vr->probe, "version"), *archive = "-", *sha;
+	char buf[64], buf2[64], shortsha[16];
+
+	if (v->kind == AB_VARIANT_RELINK)
+		from = record_of(c, ab_plan_var_index(p, v->relink.from));
+	sha = ab_variant_record_archive_sha256(vr, from);
+	for (size_t i = 0; i < vr->nartifacts && !version; i++)
+		version = vr->artifacts[i].allocator_version;
+	if (sha) {
+		snprintf(shortsha, sizeof(shortsha), "%.12s", sha);
+		archive = shortsha;
+	}
+	if (!vr->ok)
+		version = "(not built)";
+	cells[0] = ab_strdup(v->label);
+	/* the table says what a relink is, as the manifests and the PR do */
+	cells[1] = ab_strdup(v->kind == AB_VARIANT_RELINK ? "diagnostic relink" : ab_plan_kind_name(v));
+	cells[2] = ab_strdup(version ? version : "-");
+	cells[3] = ab_strdup(nested_str(vr->probe, "config", "malloc_conf", buf, sizeof(buf)));
+	cells[4] = ab_strdup(nested_str(vr->probe, "effective", "lg_extent_max_active_fit", buf, sizeof(buf)));
+	cells[5] = ab_strdup(nested_str(vr->probe, "quantum", NULL, buf2, sizeof(buf2)));
+	cells[6] = ab_strdup(archive);
 }
 
 static void
@@ -1504,30 +1647,7 @@ print_table(struct ctx *c)
 			for (int k = 0; k < NCOL; k++)
 				cells[r][k] = ab_strdup(head[k]);
 		} else {
-			const struct ab_variant *v = p->vars[r - 1].v;
-			const cJSON *st = c->vs[r - 1].state, *probe = cJSON_GetObjectItem(st, "probe"), *it;
-			const cJSON *from = v->kind == AB_VARIANT_RELINK ? c->vs[var_by_label(p, v->relink.from)].state : NULL;
-			const char *version = ab_json_str(probe, "version"), *archive = "-";
-			const char *sha = ab_manifest_archive_sha256(st, from);
-			char buf[64], buf2[64], shortsha[16];
-
-			cJSON_ArrayForEach(it, cJSON_GetObjectItem(st, "artifacts"))
-				if (!version)
-					version = ab_json_str(it, "allocator_version");
-			if (sha) {
-				snprintf(shortsha, sizeof(shortsha), "%.12s", sha);
-				archive = shortsha;
-			}
-			if (!cJSON_IsTrue(cJSON_GetObjectItem(st, "ok")))
-				version = "(not built)";
-			cells[r][0] = ab_strdup(v->label);
-			/* the table says what a relink is, as the manifests and the PR do */
-			cells[r][1] = ab_strdup(v->kind == AB_VARIANT_RELINK ? "diagnostic relink" : ab_plan_kind_name(v));
-			cells[r][2] = ab_strdup(version ? version : "-");
-			cells[r][3] = ab_strdup(nested_str(probe, "config", "malloc_conf", buf, sizeof(buf)));
-			cells[r][4] = ab_strdup(nested_str(probe, "effective", "lg_extent_max_active_fit", buf, sizeof(buf)));
-			cells[r][5] = ab_strdup(nested_str(probe, "quantum", NULL, buf2, sizeof(buf2)));
-			cells[r][6] = ab_strdup(archive);
+			table_row(cells[r], c, r - 1);
 		}
 		for (int k = 0; k < NCOL; k++)
 			if (strlen(cells[r][k]) > w[k])

@@ -6,8 +6,13 @@
  * (provenance/manifest.h). See docs/build.md.
  *
  *   struct ab_build_opts bo = {.src = &source_opts, .keep_going = 0};
- *   rc = ab_build_run(plan, &bo);      0 all built, 1 a variant failed,
- *                                      2 bad input or OUTDIR locked
+ *   rc = ab_build_run(plan, &bo);      0 all built; AB_ECHECK a variant failed or a
+ *                                      probe found a problem; AB_EFAIL bad input,
+ *                                      OUTDIR locked, I/O (lib/util.h)
+ *
+ * Each variant's record (provenance/record.h) is filled as it is built and
+ * written to variants/<label>/state.json; the manifests are written from
+ * the records.
  */
 #ifndef AB_BUILD_H
 #define AB_BUILD_H
@@ -22,13 +27,13 @@ struct ab_build_opts {
 	int table;       /* print the final table on stdout */
 };
 
-/* run the plan; returns the exit code (0, 1 or 2); every error reported */
+/* run the plan; 0, AB_ECHECK or AB_EFAIL, every problem reported once */
 int ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o);
 
 /*
  * take OUTDIR/.lock (flock, never blocking); *fd receives the descriptor
  * to close when done. Reports "... is locked by another build" and
- * returns -1 when held.
+ * returns AB_EFAIL when held.
  */
 int ab_build_lock(int *fd, const char *outdir);
 

@@ -51,35 +51,15 @@ ab_fetch_check_patches(const struct ab_source_opts *o, const struct ab_recipe *r
 	return failed ? AB_ECHECK : 0;
 }
 
-/* the topmost missing directory among path and its parents (malloc'd), or NULL when path exists */
-static char *
-first_missing(const char *path)
-{
-	char *p = ab_strdup(path), *made = NULL, *slash;
-
-	while (!ab_path_exists(p)) {
-		free(made);
-		made = ab_strdup(p);
-		slash = strrchr(p, '/');
-		if (!slash || slash == p)
-			break;
-		*slash = '\0';
-	}
-	free(p);
-	return made;
-}
-
 /* a failed fetch removes the lock and the (empty) directories it created, up to made */
 static void
 undo_outdir(const char *outdir, const char *made)
 {
-	char *lock = ab_path_join(outdir, ".lock"), *p = ab_strdup(outdir), *slash;
+	char *lock = ab_path_join(outdir, ".lock");
 
 	unlink(lock);
-	while (rmdir(p) == 0 && strlen(p) > strlen(made) && (slash = strrchr(p, '/')) != NULL)
-		*slash = '\0';
+	ab_rmdir_up_to(outdir, made);
 	free(lock);
-	free(p);
 }
 
 /* every selected source into the cache, even one no variant builds (an upstream for comparison) */
@@ -96,7 +76,7 @@ fetch_selected(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe 
 			cJSON_Delete(rec);
 			return AB_ECHECK;
 		}
-		ab_sources_manifest_add_source(m, r->sources[i].id, rec);
+		ab_sources_manifest_add_source(m, &r->sources[i], rec);
 	}
 	return 0;
 }
@@ -117,7 +97,7 @@ ab_fetch_run(struct ab_fetch_result *res, const struct ab_source_opts *o, const 
 		goto done;
 	rc = AB_ECHECK;
 	if (lockfd < 0) {
-		made = first_missing(outdir);
+		made = ab_path_first_missing(outdir);
 		if (ab_mkdir_p(outdir, 0755) < 0)
 			goto done;
 		if (ab_build_lock(&lockfd, outdir) < 0) {

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/pool.h"
 #include "../lib/proc.h"
-
-#define NONE ((size_t)-1)
+#include "../provenance/manifest.h"
 
 /* the directory through which ccache masquerades as the compilers (Debian) */
 #define CCACHE_DIR_BIN "/usr/lib/ccache"
@@ -28,7 +28,7 @@ ab_plan_kind_name(const struct ab_variant *v)
 const struct ab_plan_var *
 ab_plan_step_var(const struct ab_plan *p, const struct ab_step *s)
 {
-	return s->var == NONE ? NULL : &p->vars[s->var];
+	return s->var == AB_PLAN_NONE ? NULL : &p->vars[s->var];
 }
 
 static struct ab_step *
@@ -44,40 +44,53 @@ add_step(struct ab_plan *p, enum ab_step_kind kind, size_t var)
 	return s;
 }
 
-static int
-has_source(const struct ab_source **v, size_t n, const struct ab_source *s)
+/* a set of sources in the order first seen */
+struct source_set {
+	const struct ab_source **v;
+	size_t n;
+};
+
+static void
+source_set_add(struct source_set *set, const struct ab_source *s)
 {
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == s)
-			return 1;
+	for (size_t i = 0; s && i < set->n; i++)
+		if (set->v[i] == s)
+			return;
+	if (!s)
+		return;
+	set->v = ab_realloc(set->v, (set->n + 1) * sizeof(*set->v));
+	set->v[set->n++] = s;
+}
+
+static int
+collect_one(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
+{
+	(void)via;
+	(void)depth;
+	source_set_add(arg, s);
 	return 0;
 }
 
 /* a source and, recursively, the sources overlaid onto it, each once */
 static void
-collect_source(const struct ab_source ***v, size_t *n, const struct ab_recipe *r, const struct ab_source *s)
+collect_source(struct source_set *set, const struct ab_recipe *r, const struct ab_source *s)
 {
-	if (!s || has_source(*v, *n, s))
-		return;
-	*v = ab_realloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[(*n)++] = s;
-	for (size_t i = 0; i < s->noverlays; i++)
-		collect_source(v, n, r, ab_recipe_source(r, s->overlays[i].source));
+	ab_recipe_overlay_walk(r, s, collect_one, NULL, set);
 }
 
-static size_t
-var_index(const struct ab_plan *p, const char *label)
+size_t
+ab_plan_var_index(const struct ab_plan *p, const char *label)
 {
 	for (size_t i = 0; i < p->nvars; i++)
 		if (!strcmp(p->vars[i].v->label, label))
 			return i;
-	return NONE;
+	return AB_PLAN_NONE;
 }
 
 static void
 add_dep(struct ab_plan_var *pv, size_t d)
 {
-	if (d == NONE)
+	if (d == AB_PLAN_NONE)
 		return;
 	for (size_t i = 0; i < pv->ndeps; i++)
 		if (pv->deps[i] == d)
@@ -241,34 +254,11 @@ plan_env(struct ab_plan *p, struct ab_plan_var *pv)
 			ab_strv_pushf(&pv->env, "%s=%s", v->build.env.v[i].key, v->build.env.v[i].value);
 }
 
-static int
-online_cores(void)
+/* the selected variants (indexes into r->variants, in dependency order) with their directories */
+static void
+plan_vars(struct ab_plan *p, const size_t *order, size_t norder)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (int)n : 1;
-}
-
-int
-ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_plan_opts *o,
-    char *const *labels, size_t nlabels)
-{
-	struct ab_plan *p = ab_calloc(1, sizeof(*p));
-	const struct ab_source **fetch = NULL, **upstream = NULL;
-	size_t nfetch = 0, nupstream = 0, *order = NULL, norder = 0, nbuild = 0;
-	char *outdir;
-
-	*out = NULL;
-	if (ab_recipe_order(&order, &norder, r, labels, nlabels) < 0) {
-		free(p);
-		return -1;
-	}
-	p->r = r;
-	outdir = o->outdir ? ab_strdup(o->outdir) : ab_sprintf("allocbuild-out/%s", r->name);
-	p->outdir = ab_path_absolute(outdir);
-	free(outdir);
-	p->jobs = o->jobs > 0 ? o->jobs : online_cores();
-	p->ccache = o->ccache;
+	const struct ab_recipe *r = p->r;
 
 	p->nvars = norder;
 	p->vars = ab_calloc(norder ? norder : 1, sizeof(*p->vars));
@@ -280,6 +270,7 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 		pv->base = ab_recipe_base_variant(r, pv->v);
 		if (!pv->base)
 			pv->base = pv->v;
+		pv->probe_from = pv->v->probe.args.n || pv->v->probe.timeout ? pv->v : pv->base;
 		pv->dir = ab_sprintf("%s/variants/%s", p->outdir, pv->v->label);
 		pv->src = ab_sprintf("%s/src", pv->dir);
 		pv->build = ab_sprintf("%s/build", pv->dir);
@@ -287,18 +278,24 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 		pv->probe = ab_sprintf("%s/probe", pv->dir);
 		pv->artdir = ab_sprintf("%s/variants/%s/build", p->outdir, pv->base->kind == AB_VARIANT_RELINK ?
 		    pv->base->relink.from : pv->base->label);
-		pv->first_step = pv->probe_step = pv->updiff_step = NONE;
-		if (pv->v->kind == AB_VARIANT_BUILD)
-			nbuild++;
+		pv->first_step = pv->probe_step = pv->updiff_step = AB_PLAN_NONE;
 	}
-	/* the job budget: up to `jobs` variants at once, sharing the budget */
+}
+
+/* the job budget: up to `jobs` variants at once, sharing the budget; the jobserver */
+static void
+plan_budget(struct ab_plan *p)
+{
+	size_t nbuild = 0;
+
+	for (size_t i = 0; i < p->nvars; i++)
+		nbuild += p->vars[i].v->kind == AB_VARIANT_BUILD;
 	p->parallel = nbuild < (size_t)p->jobs ? (int)nbuild : p->jobs;
 	if (p->parallel < 1)
 		p->parallel = 1;
-	for (size_t i = 0; i < norder; i++) {
+	for (size_t i = 0; i < p->nvars; i++) {
 		struct ab_plan_var *pv = &p->vars[i];
 		const struct ab_variant *v = pv->v;
-		const struct ab_variant *artv = pv->base;
 
 		pv->jobs = v->kind == AB_VARIANT_BUILD && v->build.jobs > 0 ? v->build.jobs : p->jobs / p->parallel;
 		if (uses_jobserver(p, v)) {
@@ -308,59 +305,84 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 		}
 		if (pv->jobs < 1)
 			pv->jobs = 1;
-		if (v->kind == AB_VARIANT_RELINK) {
-			add_dep(pv, var_index(p, v->relink.from));
-			for (size_t k = 0; k < v->relink.nreplace; k++)
-				add_dep(pv, var_index(p, v->relink.replace[k].with_variant));
-		} else if (v->kind == AB_VARIANT_RUNTIME) {
-			add_dep(pv, var_index(p, pv->base->label));
-		} else {
-			collect_source(&fetch, &nfetch, r, ab_recipe_source(r, v->source));
-		}
-		for (size_t k = 0; k < artv->artifacts.n; k++)
-			ab_strv_push(&pv->artifacts, artv->artifacts.v[k]);
-		if (artv->kind == AB_VARIANT_RELINK && !artv->artifacts.n)
-			ab_strv_push(&pv->artifacts, artv->relink.output);
-		if (artv->allocator.present && artv->allocator.archive) {
-			int dup = 0;
+	}
+}
 
-			for (size_t k = 0; k < pv->artifacts.n; k++)
-				dup |= !strcmp(pv->artifacts.v[k], artv->allocator.archive);
-			if (!dup)
-				ab_strv_push(&pv->artifacts, artv->allocator.archive);
-		}
+/* the variants pv waits for: what the recipe says it depends on */
+static void
+plan_deps(struct ab_plan *p, struct ab_plan_var *pv)
+{
+	const char **labels = ab_calloc(pv->v->relink.nreplace + 1, sizeof(*labels));
+	size_t n = ab_recipe_variant_deps(labels, pv->v);
+
+	for (size_t k = 0; k < n; k++)
+		add_dep(pv, ab_plan_var_index(p, labels[k]));
+	free(labels);
+}
+
+/* what is hashed, probed and recorded: the base's artifacts and its allocator archive */
+static void
+plan_artifacts(struct ab_plan_var *pv)
+{
+	const struct ab_variant *artv = pv->base;
+
+	for (size_t k = 0; k < artv->artifacts.n; k++)
+		ab_strv_push(&pv->artifacts, artv->artifacts.v[k]);
+	if (artv->kind == AB_VARIANT_RELINK && !artv->artifacts.n)
+		ab_strv_push(&pv->artifacts, artv->relink.output);
+	if (artv->allocator.present && artv->allocator.archive) {
+		int dup = 0;
+
+		for (size_t k = 0; k < pv->artifacts.n; k++)
+			dup |= !strcmp(pv->artifacts.v[k], artv->allocator.archive);
+		if (!dup)
+			ab_strv_push(&pv->artifacts, artv->allocator.archive);
+	}
+}
+
+/* the sources to fetch (each variant's with its overlays, and upstream sources) and the upstream trees */
+static void
+plan_sources(struct source_set *fetch, struct source_set *upstream, const struct ab_plan *p)
+{
+	const struct ab_recipe *r = p->r;
+
+	for (size_t i = 0; i < p->nvars; i++) {
+		const struct ab_variant *v = p->vars[i].v;
+
+		if (v->kind == AB_VARIANT_BUILD)
+			collect_source(fetch, r, ab_recipe_source(r, v->source));
 		if (v->allocator.present && v->allocator.vendored && v->allocator.upstream) {
 			const struct ab_source *up = ab_recipe_source(r, v->allocator.upstream);
 
-			collect_source(&fetch, &nfetch, r, up);
-			if (up && !has_source(upstream, nupstream, up)) {
-				upstream = ab_realloc(upstream, (nupstream + 1) * sizeof(*upstream));
-				upstream[nupstream++] = up;
-			}
+			collect_source(fetch, r, up);
+			source_set_add(upstream, up);
 		}
-		plan_env(p, pv);
 	}
+}
 
-	for (size_t i = 0; i < nfetch; i++) {
-		struct ab_step *s = add_step(p, AB_STEP_FETCH, NONE);
+static void
+plan_source_steps(struct ab_plan *p, const struct source_set *fetch, const struct source_set *upstream)
+{
+	for (size_t i = 0; i < fetch->n; i++) {
+		struct ab_step *s = add_step(p, AB_STEP_FETCH, AB_PLAN_NONE);
 
-		s->source = fetch[i];
-		s->name = ab_sprintf("fetch %s", fetch[i]->id);
+		s->source = fetch->v[i];
+		s->name = ab_sprintf("fetch %s", fetch->v[i]->id);
 	}
-	for (size_t i = 0; i < nupstream; i++) {
-		struct ab_step *s = add_step(p, AB_STEP_UPSTREAM, NONE);
+	for (size_t i = 0; i < upstream->n; i++) {
+		struct ab_step *s = add_step(p, AB_STEP_UPSTREAM, AB_PLAN_NONE);
 
-		s->source = upstream[i];
-		s->name = ab_sprintf("upstream %s", upstream[i]->id);
-		s->dir = ab_sprintf("%s/upstream/%s", p->outdir, upstream[i]->id);
+		s->source = upstream->v[i];
+		s->name = ab_sprintf("upstream %s", upstream->v[i]->id);
+		s->dir = ab_sprintf("%s/upstream/%s", p->outdir, upstream->v[i]->id);
 	}
-	for (size_t i = 0; i < norder; i++) {
-		if (p->vars[i].v->kind == AB_VARIANT_BUILD)
-			plan_build_steps(p, i);
-		else if (p->vars[i].v->kind == AB_VARIANT_RELINK)
-			plan_relink_steps(p, i);
-	}
-	for (size_t i = 0; i < norder; i++) {
+}
+
+/* after every build: the probes and upstream diffs */
+static void
+plan_check_steps(struct ab_plan *p)
+{
+	for (size_t i = 0; i < p->nvars; i++) {
 		struct ab_plan_var *pv = &p->vars[i];
 
 		if (pv->base->allocator.present && pv->artifacts.n) {
@@ -379,29 +401,72 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 			s->dir = ab_sprintf("%s/upstream/%s", p->outdir, pv->v->allocator.upstream);
 		}
 	}
-	add_step(p, AB_STEP_MANIFESTS, NONE)->name = ab_strdup("manifests");
-	ab_strv_push(&p->manifests, "recipe.json");
-	ab_strv_push(&p->manifests, "provenance/sources.json");
-	ab_strv_push(&p->manifests, "provenance/build-commands.json");
-	for (size_t i = 0; i < norder; i++)
-		if (p->vars[i].v->kind == AB_VARIANT_BUILD && p->vars[i].v->build.system == AB_BUILD_CMAKE) {
-			ab_strv_push(&p->manifests, "provenance/cmake-cache-provenance.json");
-			break;
-		}
-	ab_strv_push(&p->manifests, "provenance/binary-provenance.json");
-	ab_strv_push(&p->manifests, "provenance/allocator-probes.json");
-	if (nupstream)
-		ab_strv_push(&p->manifests, "provenance/upstream-diff.json");
-	for (size_t i = 0; i < norder; i++)
-		if (p->vars[i].v->kind == AB_VARIANT_RELINK) {
-			ab_strv_push(&p->manifests, "provenance/relink-provenance.json");
-			break;
-		}
-	ab_strv_push(&p->manifests, "provenance/provenance.intoto.json");
-	ab_strv_push(&p->manifests, "SHA256SUMS");
+}
 
-	free(fetch);
-	free(upstream);
+static int
+has_kind(const struct ab_plan *p, enum ab_variant_kind kind, int cmake)
+{
+	for (size_t i = 0; i < p->nvars; i++)
+		if (p->vars[i].v->kind == kind && (!cmake || p->vars[i].v->build.system == AB_BUILD_CMAKE))
+			return 1;
+	return 0;
+}
+
+/* the files the manifests step writes (provenance/manifest.h) */
+static void
+plan_manifests(struct ab_plan *p, int updiff)
+{
+	add_step(p, AB_STEP_MANIFESTS, AB_PLAN_NONE)->name = ab_strdup("manifests");
+	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
+		const struct ab_manifest_file *m = &ab_manifest_files[i];
+
+		if (m->when == AB_MANIFEST_ALWAYS || (m->when == AB_MANIFEST_CMAKE && has_kind(p, AB_VARIANT_BUILD, 1)) ||
+		    (m->when == AB_MANIFEST_UPDIFF && updiff) ||
+		    (m->when == AB_MANIFEST_RELINK && has_kind(p, AB_VARIANT_RELINK, 0)))
+			ab_strv_push(&p->manifests, m->path);
+	}
+}
+
+int
+ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_plan_opts *o,
+    char *const *labels, size_t nlabels)
+{
+	struct ab_plan *p;
+	struct source_set fetch = {0}, upstream = {0};
+	size_t *order = NULL, norder = 0;
+	char *outdir;
+
+	*out = NULL;
+	if (ab_recipe_order(&order, &norder, r, labels, nlabels) < 0)
+		return AB_EFAIL;
+	p = ab_calloc(1, sizeof(*p));
+	p->r = r;
+	outdir = o->outdir ? ab_strdup(o->outdir) : ab_sprintf("allocbuild-out/%s", r->name);
+	p->outdir = ab_path_absolute(outdir);
+	free(outdir);
+	p->jobs = o->jobs > 0 ? o->jobs : ab_pool_default_jobs();
+	p->ccache = o->ccache;
+
+	plan_vars(p, order, norder);
+	plan_budget(p);
+	for (size_t i = 0; i < p->nvars; i++) {
+		plan_deps(p, &p->vars[i]);
+		plan_artifacts(&p->vars[i]);
+		plan_env(p, &p->vars[i]);
+	}
+	plan_sources(&fetch, &upstream, p);
+	plan_source_steps(p, &fetch, &upstream);
+	for (size_t i = 0; i < p->nvars; i++) {
+		if (p->vars[i].v->kind == AB_VARIANT_BUILD)
+			plan_build_steps(p, i);
+		else if (p->vars[i].v->kind == AB_VARIANT_RELINK)
+			plan_relink_steps(p, i);
+	}
+	plan_check_steps(p);
+	plan_manifests(p, upstream.n > 0);
+
+	free(fetch.v);
+	free(upstream.v);
 	free(order);
 	*out = p;
 	return 0;
@@ -431,34 +496,62 @@ print_argv(FILE *f, const char *what, char *const *argv)
 	free(q);
 }
 
-static void
-print_materialize(FILE *f, const struct ab_plan *p, const struct ab_source *s, const char *dest, int depth)
+/* printing a source tree: each level's directory while its overlays are printed */
+struct print_tree {
+	FILE *f;
+	const struct ab_plan *p;
+	struct ab_strv dirs;
+};
+
+static int
+print_tree_enter(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
 {
-	char *tree = ab_strdup(dest);
+	struct print_tree *t = arg;
 
+	if (via) {
+		char *sub = ab_path_join(t->dirs.v[t->dirs.n - 1], via->path);
+
+		fprintf(t->f, "      %*soverlay: %s <- source %s\n", (depth - 1) * 2, "", sub, via->source);
+		ab_strv_push_owned(&t->dirs, sub);
+	}
 	for (size_t i = 0; i < s->patches.n; i++) {
-		char *path = ab_recipe_path(p->r, s->patches.v[i]);
+		char *path = ab_recipe_path(t->p->r, s->patches.v[i]);
 
-		fprintf(f, "      %*spatch: %s\n", depth * 2, "", path);
+		fprintf(t->f, "      %*spatch: %s\n", depth * 2, "", path);
 		free(path);
 	}
-	for (size_t i = 0; i < s->noverlays; i++) {
-		const struct ab_source *o = ab_recipe_source(p->r, s->overlays[i].source);
-		char *sub = ab_path_join(dest, s->overlays[i].path);
+	return 0;
+}
 
-		fprintf(f, "      %*soverlay: %s <- source %s\n", depth * 2, "", sub, s->overlays[i].source);
-		if (o && depth < 8)
-			print_materialize(f, p, o, sub, depth + 1);
-		free(sub);
-	}
+static int
+print_tree_leave(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
+{
+	struct print_tree *t = arg;
+	const char *tree = t->dirs.v[t->dirs.n - 1];
+
 	for (size_t i = 0; i < s->nprepare; i++) {
 		char *q = ab_argv_quote(s->prepare[i].v);
 
-		fprintf(f, "      %*sprepare: %s\n", depth * 2, "", q);
-		fprintf(f, "      %*s  cwd: %s\n", depth * 2, "", tree);
+		fprintf(t->f, "      %*sprepare: %s\n", depth * 2, "", q);
+		fprintf(t->f, "      %*s  cwd: %s\n", depth * 2, "", tree);
 		free(q);
 	}
-	free(tree);
+	if (via) {
+		free(t->dirs.v[--t->dirs.n]);
+		t->dirs.v[t->dirs.n] = NULL;
+	}
+	return 0;
+}
+
+/* the patches, overlays and prepare steps that make the tree of s at dest */
+static void
+print_materialize(FILE *f, const struct ab_plan *p, const struct ab_source *s, const char *dest)
+{
+	struct print_tree t = {.f = f, .p = p};
+
+	ab_strv_push(&t.dirs, dest);
+	ab_recipe_overlay_walk(p->r, s, print_tree_enter, print_tree_leave, &t);
+	ab_strv_free(&t.dirs);
 }
 
 void
@@ -486,12 +579,12 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 		case AB_STEP_UPSTREAM:
 			fprintf(f, "upstream tree of %s\n", s->source->id);
 			fprintf(f, "      dir: %s\n", s->dir);
-			print_materialize(f, p, s->source, s->dir, 0);
+			print_materialize(f, p, s->source, s->dir);
 			break;
 		case AB_STEP_SOURCE:
 			fprintf(f, "fresh tree of %s\n", s->source->id);
 			fprintf(f, "      dir: %s\n", s->dir);
-			print_materialize(f, p, s->source, s->dir, 0);
+			print_materialize(f, p, s->source, s->dir);
 			break;
 		case AB_STEP_CONFIGURE:
 		case AB_STEP_BUILD:
@@ -530,7 +623,7 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 			for (size_t k = 0; k < pv->artifacts.n; k++)
 				fprintf(f, "      artifact: %s/%s\n", pv->artdir, pv->artifacts.v[k]);
 			{
-				const struct ab_variant *ps = pv->v->probe.args.n || pv->v->probe.timeout ? pv->v : base;
+				const struct ab_variant *ps = pv->probe_from;
 
 				if (ps->probe.args.n) {
 					char *q = ab_argv_quote(ps->probe.args.v);

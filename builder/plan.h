@@ -33,9 +33,12 @@ enum ab_step_kind {
 	AB_STEP_MANIFESTS, /* provenance/ and SHA256SUMS */
 };
 
+/* an index into plan->vars or plan->steps that is none */
+#define AB_PLAN_NONE ((size_t)-1)
+
 struct ab_step {
 	enum ab_step_kind kind;
-	size_t var;                    /* index into plan->vars, or (size_t)-1 */
+	size_t var;                    /* index into plan->vars, or AB_PLAN_NONE */
 	const struct ab_source *source;/* FETCH, UPSTREAM, SOURCE */
 	char *name;                    /* short, for progress: "make build_lib_static" */
 	struct ab_strv argv;           /* CONFIGURE, BUILD: what is executed */
@@ -52,15 +55,16 @@ struct ab_plan_var {
 	const struct ab_variant *v;
 	size_t index;         /* into recipe->variants */
 	const struct ab_variant *base; /* runtime_of: the variant that built the binary; else v */
+	const struct ab_variant *probe_from; /* whose probe settings apply: v's own, else base's */
 	char *dir;            /* OUTDIR/variants/<label> */
 	char *src, *build, *logs, *probe;
 	char *artdir;         /* where its artifacts are: the base variant's build dir */
 	int jobs;             /* make / cmake --build -j; with the jobserver: what it may reach */
 	struct ab_strv env;   /* "K=V" set for configure and build on top of the scrubbed base */
 	size_t first_step, nsteps; /* its SOURCE .. RELINK steps (indexes into steps) */
-	size_t probe_step, updiff_step; /* (size_t)-1 when none */
+	size_t probe_step, updiff_step; /* AB_PLAN_NONE when none */
 	struct ab_strv artifacts; /* paths relative to the build dir (base's for runtime_of) */
-	size_t *deps;         /* indexes into plan->vars this variant waits for */
+	size_t *deps;         /* indexes into plan->vars this variant waits for (ab_recipe_variant_deps) */
 	size_t ndeps;
 };
 
@@ -103,6 +107,8 @@ int ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct a
 void ab_plan_print(FILE *f, const struct ab_plan *p);
 void ab_plan_free(struct ab_plan *p);
 
+/* the index into p->vars of the variant labelled label, or AB_PLAN_NONE: the one label lookup */
+size_t ab_plan_var_index(const struct ab_plan *p, const char *label);
 /* the variant a step belongs to, or NULL */
 const struct ab_plan_var *ab_plan_step_var(const struct ab_plan *p, const struct ab_step *s);
 /* "autotools", "cmake", "relink", "runtime_of" */

@@ -1893,26 +1893,6 @@ check_recipe(struct ctx *c, const struct jnode *root)
 	find_cycles(c, r->nvariants, c->e, c->ne, "dependency", 1);
 }
 
-static void
-free_list(struct ab_list *l)
-{
-	if (!l->v)
-		return;
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-}
-
-static void
-free_kv(struct ab_kvlist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		free(l->v[i].key);
-		free(l->v[i].value);
-	}
-	free(l->v);
-}
-
 void
 ab_recipe_free(struct ab_recipe *r)
 {
@@ -1924,11 +1904,11 @@ ab_recipe_free(struct ab_recipe *r)
 		free(s->id);
 		free(s->url);
 		free(s->commit);
-		free_list(&s->urls);
+		ab_list_free(&s->urls);
 		free(s->sha256);
-		free_list(&s->patches);
+		ab_list_free(&s->patches);
 		for (size_t j = 0; j < s->nprepare; j++)
-			free_list(&s->prepare[j]);
+			ab_list_free(&s->prepare[j]);
 		free(s->prepare);
 		for (size_t j = 0; j < s->noverlays; j++) {
 			free(s->overlays[j].path);
@@ -1942,11 +1922,11 @@ ab_recipe_free(struct ab_recipe *r)
 
 		free(v->label);
 		free(v->source);
-		free_list(&v->build.configure);
-		free_kv(&v->build.defines);
+		ab_list_free(&v->build.configure);
+		ab_kvlist_free(&v->build.defines);
 		free(v->build.generator);
-		free_list(&v->build.targets);
-		free_kv(&v->build.env);
+		ab_list_free(&v->build.targets);
+		ab_kvlist_free(&v->build.env);
 		free(v->relink.from);
 		free(v->relink.link_txt);
 		for (size_t j = 0; j < v->relink.nreplace; j++) {
@@ -1957,14 +1937,14 @@ ab_recipe_free(struct ab_recipe *r)
 		free(v->relink.replace);
 		free(v->relink.output);
 		free(v->runtime_of);
-		free_list(&v->artifacts);
-		free_list(&v->probe.args);
+		ab_list_free(&v->artifacts);
+		ab_list_free(&v->probe.args);
 		free(v->allocator.kind);
 		free(v->allocator.archive);
 		free(v->allocator.vendored);
 		free(v->allocator.upstream);
-		free_kv(&v->runtime.env);
-		free_list(&v->runtime.unset);
+		ab_kvlist_free(&v->runtime.env);
+		ab_list_free(&v->runtime.unset);
 	}
 	free(r->variants);
 	free(r->path);
@@ -2176,31 +2156,56 @@ ab_recipe_count(const struct ab_recipe *r, enum ab_variant_kind kind)
 	return n;
 }
 
-static size_t
-dep_add(const struct strmap *map, const char *label, size_t *deps, size_t n)
+static void
+add_dep_label(const char **deps, size_t *n, const char *label)
 {
-	long d = map_get(map, label);
+	size_t k = 0;
 
-	if (d >= 0)
-		deps[n++] = (size_t)d;
-	return n;
+	if (!label)
+		return;
+	while (k < *n && strcmp(deps[k], label))
+		k++;
+	if (k == *n)
+		deps[(*n)++] = label;
 }
 
-/*
- * the indexes of the variants v depends on (labels map does not know
- * are skipped), in recipe order; returns how many (at most 1 + nreplace)
- */
-static size_t
-deps_of(const struct ab_variant *v, const struct strmap *map, size_t *deps)
+size_t
+ab_recipe_variant_deps(const char **deps, const struct ab_variant *v)
 {
 	size_t n = 0;
 
 	if (v->kind == AB_VARIANT_RUNTIME) {
-		n = dep_add(map, v->runtime_of, deps, n);
+		add_dep_label(deps, &n, v->runtime_of);
 	} else if (v->kind == AB_VARIANT_RELINK) {
-		n = dep_add(map, v->relink.from, deps, n);
+		add_dep_label(deps, &n, v->relink.from);
 		for (size_t i = 0; i < v->relink.nreplace; i++)
-			n = dep_add(map, v->relink.replace[i].with_variant, deps, n);
+			add_dep_label(deps, &n, v->relink.replace[i].with_variant);
+	}
+	return n;
+}
+
+static size_t
+max_deps(const struct ab_recipe *r)
+{
+	size_t m = 1;
+
+	for (size_t i = 0; i < r->nvariants; i++)
+		if (r->variants[i].kind == AB_VARIANT_RELINK && r->variants[i].relink.nreplace + 1 > m)
+			m = r->variants[i].relink.nreplace + 1;
+	return m;
+}
+
+/* the indexes of the variants variant i depends on (labels map does not know are skipped) */
+static size_t
+deps_of(size_t *deps, const char **labels, const struct ab_recipe *r, const struct strmap *map, size_t i)
+{
+	size_t nl = ab_recipe_variant_deps(labels, &r->variants[i]), n = 0;
+
+	for (size_t j = 0; j < nl; j++) {
+		long d = map_get(map, labels[j]);
+
+		if (d >= 0)
+			deps[n++] = (size_t)d;
 	}
 	return n;
 }
@@ -2240,70 +2245,63 @@ heap_pop(size_t *h, size_t *n)
 	return top;
 }
 
-int
-ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r, char *const *labels,
+/* want[i] for the labelled variants (all when nlabels is 0) and everything they depend on */
+static int
+select_variants(unsigned char *want, const struct ab_recipe *r, const struct strmap *map, char *const *labels,
     size_t nlabels)
 {
-	size_t nv = r->nvariants, one = nv ? nv : 1;
-	unsigned char *want = ab_calloc(one, 1);
-	size_t *out = ab_calloc(one, sizeof(size_t));
-	size_t *indeg = ab_calloc(one, sizeof(size_t));
-	size_t *first = ab_calloc(nv + 1, sizeof(size_t)); /* dependents of i: rdep[first[i]..first[i+1]) */
-	size_t *rdep = NULL, *fill = ab_calloc(one, sizeof(size_t));
-	size_t *heap = ab_calloc(one, sizeof(size_t)), nheap = 0, n = 0, maxdeps = 1, nedges = 0, *queue;
-	size_t *deps;
-	struct strmap map = {0};
+	size_t nv = r->nvariants, qn = 0, maxd = max_deps(r);
+	size_t *queue = ab_calloc(nv ? nv : 1, sizeof(size_t)), *deps = ab_calloc(maxd, sizeof(size_t));
+	const char **dl = ab_calloc(maxd, sizeof(*dl));
 	int error = 0;
 
-	*order = NULL;
-	*norder = 0;
-	for (size_t i = 0; i < nv; i++) {
-		map_put(&map, r->variants[i].label, i);
-		if (r->variants[i].kind == AB_VARIANT_RELINK && r->variants[i].relink.nreplace + 1 > maxdeps)
-			maxdeps = r->variants[i].relink.nreplace + 1;
-	}
-	deps = ab_calloc(maxdeps, sizeof(*deps));
-	queue = ab_calloc(one, sizeof(size_t));
 	for (size_t i = 0; i < nlabels; i++) {
-		long k = map_get(&map, labels[i]);
+		long k = map_get(map, labels[i]);
 
 		if (k < 0) {
 			ab_error("unknown variant '%s'", labels[i]);
-			error = -1;
+			error = AB_EFAIL;
 		} else {
 			want[k] = 1;
 		}
 	}
-	if (error)
-		goto done;
 	if (!nlabels)
 		memset(want, 1, nv);
-	/* everything the wanted variants depend on */
-	{
-		size_t qn = 0;
+	for (size_t i = 0; !error && i < nv; i++)
+		if (want[i])
+			queue[qn++] = i;
+	for (size_t q = 0; !error && q < qn; q++) {
+		size_t nd = deps_of(deps, dl, r, map, queue[q]);
 
-		for (size_t i = 0; i < nv; i++)
-			if (want[i])
-				queue[qn++] = i;
-		for (size_t q = 0; q < qn; q++) {
-			size_t nd = deps_of(&r->variants[queue[q]], &map, deps);
-
-			for (size_t j = 0; j < nd; j++) {
-				if (!want[deps[j]]) {
-					want[deps[j]] = 1;
-					queue[qn++] = deps[j];
-				}
+		for (size_t j = 0; j < nd; j++)
+			if (!want[deps[j]]) {
+				want[deps[j]] = 1;
+				queue[qn++] = deps[j];
 			}
-		}
 	}
-	/* in-degrees and reverse edges among the wanted variants */
-	for (size_t i = 0; i < nv; i++) {
-		size_t nd;
+	free(queue);
+	free(deps);
+	free(dl);
+	return error;
+}
 
-		if (!want[i])
-			continue;
-		nd = deps_of(&r->variants[i], &map, deps);
-		indeg[i] += nd;
+/*
+ * The wanted variants in a stable topological order: always the first
+ * variant in recipe order whose dependencies are done. Returns how many.
+ */
+static size_t
+topo_order(size_t *out, const struct ab_recipe *r, const struct strmap *map, const unsigned char *want)
+{
+	size_t nv = r->nvariants, one = nv ? nv : 1, maxd = max_deps(r), nedges = 0, nheap = 0, n = 0;
+	size_t *indeg = ab_calloc(one, sizeof(size_t)), *fill = ab_calloc(one, sizeof(size_t));
+	size_t *first = ab_calloc(nv + 1, sizeof(size_t)); /* dependents of i: rdep[first[i]..first[i+1]) */
+	size_t *heap = ab_calloc(one, sizeof(size_t)), *deps = ab_calloc(maxd, sizeof(size_t)), *rdep;
+	const char **dl = ab_calloc(maxd, sizeof(*dl));
+
+	for (size_t i = 0; i < nv; i++) {
+		size_t nd = want[i] ? deps_of(deps, dl, r, map, i) : 0;
+
+		indeg[i] = nd;
 		nedges += nd;
 		for (size_t j = 0; j < nd; j++)
 			first[deps[j] + 1]++;
@@ -2312,15 +2310,11 @@ ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r, char 
 		first[i + 1] += first[i];
 	rdep = ab_calloc(nedges ? nedges : 1, sizeof(size_t));
 	for (size_t i = 0; i < nv; i++) {
-		size_t nd;
+		size_t nd = want[i] ? deps_of(deps, dl, r, map, i) : 0;
 
-		if (!want[i])
-			continue;
-		nd = deps_of(&r->variants[i], &map, deps);
 		for (size_t j = 0; j < nd; j++)
 			rdep[first[deps[j]] + fill[deps[j]]++] = i;
 	}
-	/* stable topological order: always the first variant in recipe order whose dependencies are done */
 	for (size_t i = 0; i < nv; i++)
 		if (want[i] && !indeg[i])
 			heap_push(heap, &nheap, i);
@@ -2332,21 +2326,62 @@ ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r, char 
 			if (--indeg[rdep[k]] == 0)
 				heap_push(heap, &nheap, rdep[k]);
 	}
-	*order = out;
-	*norder = n;
-	out = NULL;
-done:
-	free(out);
 	free(indeg);
-	free(first);
-	free(rdep);
 	free(fill);
+	free(first);
 	free(heap);
-	free(queue);
 	free(deps);
+	free(dl);
+	free(rdep);
+	return n;
+}
+
+int
+ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r, char *const *labels,
+    size_t nlabels)
+{
+	size_t nv = r->nvariants, one = nv ? nv : 1;
+	unsigned char *want = ab_calloc(one, 1);
+	struct strmap map = {0};
+	int error;
+
+	*order = NULL;
+	*norder = 0;
+	for (size_t i = 0; i < nv; i++)
+		map_put(&map, r->variants[i].label, i);
+	error = select_variants(want, r, &map, labels, nlabels);
+	if (!error) {
+		*order = ab_calloc(one, sizeof(size_t));
+		*norder = topo_order(*order, r, &map, want);
+	}
 	free(want);
 	map_free(&map);
 	return error;
+}
+
+static int
+walk_overlays(const struct ab_recipe *r, const struct ab_source *s, const struct ab_overlay *via, int depth,
+    ab_overlay_fn *enter, ab_overlay_fn *leave, void *arg)
+{
+	int e = enter ? enter(arg, s, via, depth) : 0;
+
+	for (size_t i = 0; !e && i < s->noverlays; i++) {
+		const struct ab_source *o = ab_recipe_source(r, s->overlays[i].source);
+
+		/* a loaded recipe has no unknown overlay source */
+		if (o)
+			e = walk_overlays(r, o, &s->overlays[i], depth + 1, enter, leave, arg);
+	}
+	if (!e && leave)
+		e = leave(arg, s, via, depth);
+	return e;
+}
+
+int
+ab_recipe_overlay_walk(const struct ab_recipe *r, const struct ab_source *s, ab_overlay_fn *enter,
+    ab_overlay_fn *leave, void *arg)
+{
+	return s ? walk_overlays(r, s, NULL, 0, enter, leave, arg) : 0;
 }
 
 const struct ab_variant *

@@ -144,6 +144,29 @@ char *ab_recipe_path(const struct ab_recipe *r, const char *p);
 int ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r,
     char *const *labels, size_t nlabels);
 
+/*
+ * The one encoding of the dependencies between variants: the labels of
+ * the variants v depends on, in the order the recipe names them (a
+ * runtime_of variant: its runtime_of; a relink: its `from`, then the
+ * variant of each replacement), each label once. Stores them in deps,
+ * which has room for 1 + v->relink.nreplace; returns how many.
+ */
+size_t ab_recipe_variant_deps(const char **deps, const struct ab_variant *v);
+
+/*
+ * The overlay closure of a source, walked depth first: enter(arg, s, NULL,
+ * 0) for s, then for each overlay of s in recipe order the same walk of
+ * the overlaid source (via: that overlay entry, depth + 1), then leave(arg,
+ * s, via, depth) once s's overlays are done. Either callback may be NULL.
+ * A source overlaid in two places is walked twice. The loader refuses
+ * unknown overlay sources and overlay cycles, so the walk ends: there is
+ * no depth limit. A callback returns 0 to go on; any other value stops
+ * the walk and is returned.
+ */
+typedef int ab_overlay_fn(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth);
+int ab_recipe_overlay_walk(const struct ab_recipe *r, const struct ab_source *s, ab_overlay_fn *enter,
+    ab_overlay_fn *leave, void *arg);
+
 /* the variant that actually produced the binary of v (follows runtime_of) */
 const struct ab_variant *ab_recipe_base_variant(const struct ab_recipe *r, const struct ab_variant *v);
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/atomic.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
 #include "extract.h"
@@ -27,7 +28,6 @@
 #include "worktree.h"
 
 #define STAMP_FORMAT "allocbuild-stamp/1"
-#define MAX_OVERLAY_DEPTH 8
 
 struct ab_source_state {
 	struct ab_cache cache;
@@ -134,6 +134,12 @@ ab_source_opts_release(struct ab_source_opts *o)
 
 /* fetch */
 
+struct fetch_walk {
+	const struct ab_source_opts *o;
+	const struct ab_recipe *r;
+	cJSON *m; /* sources.json to add the records to, or NULL */
+};
+
 static void
 set_str(cJSON *rec, const char *key, const char *value)
 {
@@ -213,7 +219,12 @@ url_basename(const char *url)
 	return b < end ? b : NULL;
 }
 
-/* move a verified temporary file into the cache under its hash */
+/*
+ * move a verified temporary file into the cache under its hash: the
+ * download's temporary lives in CACHE/tmp (not a lib/atomic temporary
+ * beside its destination), so that the cache's exclusive locker removes
+ * what an interrupted download left
+ */
 static int
 store_archive(struct ab_cache *c, const char *tmp, const char *sha256, const char *origin)
 {
@@ -270,38 +281,43 @@ done:
 	return rc;
 }
 
-static int
-fetch_archive(cJSON *rec, const struct ab_source_opts *o, const struct ab_source *s)
+/* where the accepted bytes of an archive came from */
+struct archive_origin {
+	const char *kind;       /* "cache", "mirror-dir", "url"; NULL while none */
+	char *where;
+	struct ab_strv tried;   /* the candidates looked at, for the message when none fits */
+	uint64_t size;
+};
+
+/* the cached archive, when its digest is right; a wrong one is removed */
+static void
+archive_from_cache(struct archive_origin *ao, const struct ab_source *s, const char *path)
 {
-	struct ab_cache *c = cache_of(o);
-	char *path = ab_cache_archive_path(c, s->sha256);
-	const char *origin_kind = NULL;
-	char *origin = NULL;
-	struct ab_strv tried = {0};
-	int error = -1, rc;
-	uint64_t size = 0;
+	char got[AB_HEX_LEN + 1] = "";
 
-	if (ab_cache_lock(c, 1) < 0) {
-		free(path);
-		return -1;
+	if (!ab_path_exists(path))
+		return;
+	/* a file that cannot be read (reported) is kept: only a wrong digest proves it bad */
+	if (ab_hash_file(got, &ao->size, path) < 0) {
+		ao->size = 0;
+	} else if (!strcmp(got, s->sha256)) {
+		ao->kind = "cache";
+		ao->where = ab_strdup(path);
+	} else {
+		ab_warn("source '%s': sha256 mismatch from cache '%s': expected %s, got %s; removed", s->id,
+		    path, s->sha256, got);
+		unlink(path);
 	}
-	if (ab_path_exists(path)) {
-		char got[AB_HEX_LEN + 1] = "";
+}
 
-		/* a file that cannot be read (reported) is kept: only a wrong digest proves it bad */
-		if (ab_hash_file(got, &size, path) < 0) {
-			size = 0;
-		} else if (!strcmp(got, s->sha256)) {
-			origin_kind = "cache";
-			origin = ab_strdup(path);
-		} else {
-			ab_warn("source '%s': sha256 mismatch from cache '%s': expected %s, got %s; removed", s->id,
-			    path, s->sha256, got);
-			unlink(path);
-		}
-	}
-	for (size_t d = 0; !origin_kind && d < o->mirror_dirs.n; d++) {
+/* in each mirror directory: sha256/<hex>, then the basename of each URL */
+static int
+archive_from_mirror_dirs(struct archive_origin *ao, const struct ab_source_opts *o, struct ab_cache *c,
+    const struct ab_source *s)
+{
+	for (size_t d = 0; !ao->kind && d < o->mirror_dirs.n; d++) {
 		struct ab_strv names = {0};
+		int rc = 0;
 
 		ab_strv_pushf(&names, "sha256/%s", s->sha256);
 		for (size_t u = 0; u < s->urls.n; u++) {
@@ -313,80 +329,107 @@ fetch_archive(cJSON *rec, const struct ab_source_opts *o, const struct ab_source
 			if (b && !dup)
 				ab_strv_push(&names, b);
 		}
-		for (size_t k = 0; !origin_kind && k < names.n; k++) {
+		for (size_t k = 0; !ao->kind && rc >= 0 && k < names.n; k++) {
 			char *cand = ab_path_join(o->mirror_dirs.v[d], names.v[k]);
 
 			if (ab_path_exists(cand)) {
-				ab_strv_push(&tried, cand);
+				ab_strv_push(&ao->tried, cand);
 				rc = try_candidate(s, c, "mirror dir file", cand, 0);
-				if (rc < 0) {
-					free(cand);
-					ab_strv_free(&names);
-					goto done;
-				}
 				if (rc > 0) {
-					origin_kind = "mirror-dir";
-					origin = ab_strdup(cand);
+					ao->kind = "mirror-dir";
+					ao->where = ab_strdup(cand);
 				}
 			}
 			free(cand);
 		}
 		ab_strv_free(&names);
+		if (rc < 0)
+			return AB_EFAIL;
 	}
-	for (size_t u = 0; !origin_kind && u < s->urls.n; u++) {
-		char *url = ab_git_mirror_url(o->mirrors.v, o->mirrors.n, s->urls.v[u]);
+	return 0;
+}
 
-		ab_strv_push(&tried, url);
+/* each URL of the recipe, after the mirrors rewrote it */
+static int
+archive_from_urls(struct archive_origin *ao, const struct ab_source_opts *o, struct ab_cache *c,
+    const struct ab_source *s)
+{
+	for (size_t u = 0; !ao->kind && u < s->urls.n; u++) {
+		char *url = ab_git_mirror_url(o->mirrors.v, o->mirrors.n, s->urls.v[u]);
+		int rc;
+
+		ab_strv_push(&ao->tried, url);
 		rc = try_candidate(s, c, "url", url, 1);
-		if (rc < 0) {
-			free(url);
-			goto done;
-		}
 		if (rc > 0) {
-			origin_kind = "url";
-			origin = url;
+			ao->kind = "url";
+			ao->where = url;
 			url = NULL;
 		}
 		free(url);
+		if (rc < 0)
+			return AB_EFAIL;
 	}
-	if (!origin_kind) {
+	return 0;
+}
+
+static void
+archive_record(cJSON *rec, struct ab_cache *c, const struct ab_source *s, const struct archive_origin *ao)
+{
+	char *cached_from = ab_cache_archive_origin(c, s->sha256);
+
+	set_str(rec, "kind", "archive");
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "urls");
+	cJSON_AddItemToObject(rec, "urls", ab_json_strv(s->urls.v, s->urls.n));
+	set_str(rec, "sha256", s->sha256);
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "strip");
+	cJSON_AddNumberToObject(rec, "strip", s->strip);
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "size");
+	cJSON_AddNumberToObject(rec, "size", (double)ao->size);
+	set_str(rec, "origin", ao->where);
+	set_str(rec, "origin_kind", ao->kind);
+	set_str(rec, "cached_from", cached_from ? cached_from : ao->where);
+	free(cached_from);
+}
+
+/* the archive's pinned bytes into the cache: from the cache, a mirror directory or a URL, in that order */
+static int
+fetch_archive(cJSON *rec, const struct ab_source_opts *o, const struct ab_source *s)
+{
+	struct ab_cache *c = cache_of(o);
+	char *path = ab_cache_archive_path(c, s->sha256);
+	struct archive_origin ao = {0};
+	int error = -1;
+
+	if (ab_cache_lock(c, 1) < 0) {
+		free(path);
+		return -1;
+	}
+	archive_from_cache(&ao, s, path);
+	if (archive_from_mirror_dirs(&ao, o, c, s) < 0 || archive_from_urls(&ao, o, c, s) < 0)
+		goto done;
+	if (!ao.kind) {
 		struct ab_buf list = {0};
 
-		for (size_t k = 0; k < tried.n; k++)
-			ab_buf_printf(&list, ", '%s'", tried.v[k]);
+		for (size_t k = 0; k < ao.tried.n; k++)
+			ab_buf_printf(&list, ", '%s'", ao.tried.v[k]);
 		ab_error("source '%s': no candidate has sha256 %s (tried the cache%s)", s->id, s->sha256,
 		    list.s ? list.s : "");
 		ab_buf_free(&list);
 		goto done;
 	}
-	if (!size) {
+	if (!ao.size) {
 		struct stat st;
 
 		if (stat(path, &st) == 0)
-			size = (uint64_t)st.st_size;
+			ao.size = (uint64_t)st.st_size;
 	}
-	{
-		char *cached_from = ab_cache_archive_origin(c, s->sha256);
-
-		set_str(rec, "kind", "archive");
-		cJSON_DeleteItemFromObjectCaseSensitive(rec, "urls");
-		cJSON_AddItemToObject(rec, "urls", ab_json_strv(s->urls.v, s->urls.n));
-		set_str(rec, "sha256", s->sha256);
-		cJSON_DeleteItemFromObjectCaseSensitive(rec, "strip");
-		cJSON_AddNumberToObject(rec, "strip", s->strip);
-		cJSON_DeleteItemFromObjectCaseSensitive(rec, "size");
-		cJSON_AddNumberToObject(rec, "size", (double)size);
-		set_str(rec, "origin", origin);
-		set_str(rec, "origin_kind", origin_kind);
-		set_str(rec, "cached_from", cached_from ? cached_from : origin);
-		free(cached_from);
-	}
-	ab_note("source '%s': sha256 %s from %s '%s'", s->id, s->sha256, origin_kind, origin);
+	archive_record(rec, c, s, &ao);
+	ab_note("source '%s': sha256 %s from %s '%s'", s->id, s->sha256, ao.kind, ao.where);
 	error = 0;
 done:
 	ab_cache_unlock(c);
-	ab_strv_free(&tried);
-	free(origin);
+	ab_strv_free(&ao.tried);
+	free(ao.where);
 	free(path);
 	return error;
 }
@@ -395,7 +438,7 @@ int
 ab_source_fetch(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
     const struct ab_source *s)
 {
-	const cJSON *done = cJSON_GetObjectItemCaseSensitive(o->state->fetched, s->id);
+	const cJSON *done = ab_json_get(o->state->fetched, s->id);
 	cJSON *mine;
 	int error;
 
@@ -414,31 +457,30 @@ ab_source_fetch(cJSON *rec, const struct ab_source_opts *o, const struct ab_reci
 	return 0;
 }
 
-/* fetch s and, recursively, the sources of its overlays */
 static int
-fetch_closure(const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s, int depth)
+fetch_one(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
 {
-	cJSON *rec;
+	const struct fetch_walk *fw = arg;
+	cJSON *rec = cJSON_CreateObject();
 	int error;
 
-	if (depth > MAX_OVERLAY_DEPTH) {
-		ab_error("source '%s': overlays nested too deeply", s->id);
-		return -1;
-	}
-	rec = cJSON_CreateObject();
-	error = ab_source_fetch(rec, o, r, s);
-	cJSON_Delete(rec);
-	for (size_t i = 0; !error && i < s->noverlays; i++) {
-		const struct ab_source *os = ab_recipe_source(r, s->overlays[i].source);
-
-		if (!os) {
-			ab_error("source '%s': overlay '%s': unknown source '%s'", s->id, s->overlays[i].path,
-			    s->overlays[i].source);
-			return -1;
-		}
-		error = fetch_closure(o, r, os, depth + 1);
-	}
+	(void)via;
+	(void)depth;
+	error = ab_source_fetch(rec, fw->o, fw->r, s);
+	if (!error && fw->m)
+		ab_sources_manifest_add_source(fw->m, s, rec);
+	else
+		cJSON_Delete(rec);
 	return error;
+}
+
+/* fetch s and the sources of its overlays; with m, add their records to that manifest */
+static int
+fetch_closure(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s)
+{
+	struct fetch_walk fw = {.o = o, .r = r, .m = m};
+
+	return ab_recipe_overlay_walk(r, s, fetch_one, NULL, &fw);
 }
 
 /* materialize */
@@ -446,53 +488,78 @@ fetch_closure(const struct ab_source_opts *o, const struct ab_recipe *r, const s
 static const cJSON *
 fetched(const struct ab_source_opts *o, const struct ab_source *s)
 {
-	return cJSON_GetObjectItemCaseSensitive(o->state->fetched, s->id);
+	return ab_json_get(o->state->fetched, s->id);
 }
 
-/* the inputs that determine a source's tree, as a canonical string */
-static int
-inputs_of(struct ab_buf *out, const struct ab_source_opts *o, const struct ab_recipe *r,
-    const struct ab_source *s, int depth)
-{
-	const cJSON *f = fetched(o, s);
+/*
+ * The inputs that determine a source's tree, as a canonical string:
+ * "{source ID <pin> overlay PATH {...} ... patch P HEX ... prepare [argv]}"
+ */
+struct inputs_walk {
+	struct ab_buf *out;
+	const struct ab_source_opts *o;
+	const struct ab_recipe *r;
+};
 
-	if (!f || depth > MAX_OVERLAY_DEPTH) {
+static int
+inputs_enter(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
+{
+	struct inputs_walk *w = arg;
+	const cJSON *f = fetched(w->o, s);
+
+	(void)depth;
+	if (!f) {
 		ab_error("source '%s' was not fetched", s->id);
-		return -1;
+		return AB_EFAIL;
 	}
-	ab_buf_printf(out, "{source %s ", s->id);
+	if (via)
+		ab_buf_printf(w->out, " overlay %s ", via->path);
+	ab_buf_printf(w->out, "{source %s ", s->id);
 	if (s->kind == AB_SOURCE_GIT)
-		ab_buf_printf(out, "git %s commit %s tree %s", s->url, ab_json_str(f, "commit"),
+		ab_buf_printf(w->out, "git %s commit %s tree %s", s->url, ab_json_str(f, "commit"),
 		    ab_json_str(f, "tree"));
 	else
-		ab_buf_printf(out, "archive sha256 %s strip %d", s->sha256, s->strip);
-	for (size_t i = 0; i < s->noverlays; i++) {
-		ab_buf_printf(out, " overlay %s ", s->overlays[i].path);
-		if (inputs_of(out, o, r, ab_recipe_source(r, s->overlays[i].source), depth + 1) < 0)
-			return -1;
-	}
+		ab_buf_printf(w->out, "archive sha256 %s strip %d", s->sha256, s->strip);
+	return 0;
+}
+
+static int
+inputs_leave(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
+{
+	struct inputs_walk *w = arg;
+
+	(void)via;
+	(void)depth;
 	for (size_t i = 0; i < s->patches.n; i++) {
-		char *p = ab_recipe_path(r, s->patches.v[i]);
+		char *p = ab_recipe_path(w->r, s->patches.v[i]);
 		char hex[AB_HEX_LEN + 1];
 
 		if (ab_hash_file(hex, NULL, p) < 0) {
 			ab_error("source '%s': cannot read patch '%s'", s->id, s->patches.v[i]);
 			free(p);
-			return -1;
+			return AB_EFAIL;
 		}
-		ab_buf_printf(out, " patch %s %s", s->patches.v[i], hex);
+		ab_buf_printf(w->out, " patch %s %s", s->patches.v[i], hex);
 		free(p);
 	}
 	for (size_t i = 0; i < s->nprepare; i++) {
 		cJSON *a = ab_json_strv(s->prepare[i].v, s->prepare[i].n);
 		char *t = cJSON_PrintUnformatted(a);
 
-		ab_buf_printf(out, " prepare %s", t);
+		ab_buf_printf(w->out, " prepare %s", t);
 		cJSON_free(t);
 		cJSON_Delete(a);
 	}
-	ab_buf_puts(out, "}");
+	ab_buf_puts(w->out, "}");
 	return 0;
+}
+
+static int
+inputs_of(struct ab_buf *out, const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s)
+{
+	struct inputs_walk w = {.out = out, .o = o, .r = r};
+
+	return ab_recipe_overlay_walk(r, s, inputs_enter, inputs_leave, &w);
 }
 
 static cJSON *
@@ -503,7 +570,7 @@ base_record(const cJSON *f)
 	cJSON *b = cJSON_CreateObject();
 
 	for (size_t i = 0; i < AB_NELEM(keys); i++) {
-		const cJSON *it = cJSON_GetObjectItemCaseSensitive(f, keys[i]);
+		const cJSON *it = ab_json_get(f, keys[i]);
 
 		if (it)
 			cJSON_AddItemToObject(b, keys[i], cJSON_Duplicate(it, 1));
@@ -706,10 +773,7 @@ build_tree(cJSON *rec, const struct build_ctx *ctx, const struct ab_source *s, c
 	cJSON *list;
 	int error;
 
-	if (depth > MAX_OVERLAY_DEPTH) {
-		ab_error("source '%s': overlays nested too deeply", s->id);
-		return -1;
-	}
+	/* no depth limit: the loader refuses overlay cycles (builder/recipe.h) */
 	cJSON_AddStringToObject(rec, "source", s->id);
 	cJSON_AddItemToObject(rec, "base", base_record(fetched(ctx->o, s)));
 	error = write_base(ctx, s, dir, &hint);
@@ -776,36 +840,6 @@ stamp_path(const char *dest)
 	return ab_sprintf("%s.stamp", dest);
 }
 
-/*
- * temp file and rename, without fsync: a stamp lost or torn by a crash is
- * unreadable or missing, and the tree is then written again
- */
-static int
-write_unsynced(const char *path, const char *data, size_t len)
-{
-	char *tmp = ab_sprintf("%s.tmp-%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int error = -1;
-
-	if (fd < 0) {
-		ab_error_errno("cannot create '%s'", tmp);
-		free(tmp);
-		return -1;
-	}
-	if (ab_write_close(fd, tmp, data, len) < 0)
-		goto done;
-	if (rename(tmp, path) < 0) {
-		ab_error_errno("cannot rename '%s' to '%s'", tmp, path);
-		goto done;
-	}
-	error = 0;
-done:
-	if (error)
-		unlink(tmp);
-	free(tmp);
-	return error;
-}
-
 static int
 write_stamp(const char *dest, const char *inputs, const cJSON *rec, const struct ab_wt_index *idx,
     int64_t since_s, int64_t since_ns)
@@ -824,7 +858,8 @@ write_stamp(const char *dest, const char *inputs, const cJSON *rec, const struct
 	ab_buf_puts(&b, line);
 	ab_buf_putc(&b, '\n');
 	ab_wt_index_write(&b, idx);
-	error = write_unsynced(path, b.s, b.len);
+	/* no fsync: a stamp lost or torn by a crash is unreadable or missing, and the tree is written again */
+	error = ab_atomic_write(path, b.s, b.len, AB_ATOMIC_NOSYNC);
 	cJSON_free(line);
 	cJSON_Delete(head);
 	ab_buf_free(&b);
@@ -852,7 +887,7 @@ try_reuse(cJSON *rec, const struct ab_source_opts *o, const char *dest, const ch
 	nl = strchr(b.s, '\n');
 	if (!nl || !(head = cJSON_ParseWithLength(b.s, (size_t)(nl - b.s))) ||
 	    !ab_json_str(head, "stamp") || strcmp(ab_json_str(head, "stamp"), STAMP_FORMAT) ||
-	    !ab_json_str(head, "inputs") || !cJSON_IsObject(cJSON_GetObjectItem(head, "record")) ||
+	    !ab_json_str(head, "inputs") || !cJSON_IsObject(ab_json_get(head, "record")) ||
 	    ab_wt_index_parse(&idx, nl + 1, b.len - (size_t)(nl + 1 - b.s)) < 0) {
 		ab_note("source '%s': unreadable stamp '%s': writing '%s' again", id, path, dest);
 		rc = 0;
@@ -863,8 +898,8 @@ try_reuse(cJSON *rec, const struct ab_source_opts *o, const char *dest, const ch
 		rc = 0;
 		goto done;
 	}
-	v = ab_wt_index_verify(&idx, dest, (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(head, "since_s")),
-	    (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(head, "since_ns")), o->jobs, &refreshed, &why);
+	v = ab_wt_index_verify(&idx, dest, (int64_t)cJSON_GetNumberValue(ab_json_get(head, "since_s")),
+	    (int64_t)cJSON_GetNumberValue(ab_json_get(head, "since_ns")), o->jobs, &refreshed, &why);
 	if (v < 0)
 		goto done;
 	if (v > 0) {
@@ -872,12 +907,12 @@ try_reuse(cJSON *rec, const struct ab_source_opts *o, const char *dest, const ch
 		rc = 0;
 		goto done;
 	}
-	merge_into(rec, cJSON_GetObjectItem(head, "record"));
+	merge_into(rec, ab_json_get(head, "record"));
 	if (refreshed) {
 		struct timespec now;
 
 		clock_gettime(CLOCK_REALTIME_COARSE, &now);
-		write_stamp(dest, inputs, cJSON_GetObjectItem(head, "record"), &idx, now.tv_sec, now.tv_nsec);
+		write_stamp(dest, inputs, ab_json_get(head, "record"), &idx, now.tv_sec, now.tv_nsec);
 	}
 	rc = 1;
 done:
@@ -944,6 +979,53 @@ make_tmp_dir(const char *dest, const char *what)
 	return t;
 }
 
+/* the tree of s in tmp, with its record and index (*since: when the index was taken) */
+static int
+build_fresh(cJSON *mine, struct ab_wt_index *idx, struct timespec *since, const struct build_ctx *ctx,
+    const struct ab_source *s, const char *tmp, const char *dest)
+{
+	if (build_tree(mine, ctx, s, tmp, dest, 0, idx, since) < 0)
+		return -1;
+	if (!idx->v) {
+		clock_gettime(CLOCK_REALTIME_COARSE, since);
+		if (ab_wt_index_build(idx, tmp, ctx->o->jobs) < 0)
+			return -1;
+	}
+	cJSON_AddStringToObject(mine, "dirHash", idx->dirhash);
+	cJSON_AddFalseToObject(mine, "reused");
+	return 0;
+}
+
+/*
+ * tmp becomes dest; an earlier dest is moved to *old first. The stamp goes
+ * first, so a crash never leaves a stamp on a different tree.
+ */
+static int
+swap_into_place(char **old, const char *dest, const char *tmp)
+{
+	char *sp = stamp_path(dest);
+	int error = -1;
+
+	if (unlink(sp) < 0 && errno != ENOENT) {
+		ab_error_errno("cannot remove '%s'", sp);
+		goto done;
+	}
+	if (ab_path_exists(dest)) {
+		if (!(*old = make_tmp_dir(dest, "old")) || rename(dest, *old) < 0) {
+			ab_error_errno("cannot move '%s' out of the way", dest);
+			goto done;
+		}
+	}
+	if (rename(tmp, dest) < 0) {
+		ab_error_errno("cannot rename '%s' to '%s'", tmp, dest);
+		goto done;
+	}
+	error = 0;
+done:
+	free(sp);
+	return error;
+}
+
 int
 ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
     const struct ab_source *s, const char *dest)
@@ -952,15 +1034,12 @@ ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct a
 	struct ab_buf inputs = {0};
 	struct ab_wt_index idx = {0};
 	struct timespec since;
-	char *parent = ab_path_dirname(dest), *tmp = NULL, *old = NULL, *log_dir = NULL, *sp = NULL;
-	char *created = NULL;
+	char *parent = ab_path_dirname(dest), *tmp = NULL, *old = NULL, *log_dir = NULL, *created = NULL;
 	cJSON *mine = NULL;
 	double start = ab_now();
 	int error = -1, rc;
 
-	if (fetch_closure(o, r, s, 0) < 0)
-		goto done;
-	if (inputs_of(&inputs, o, r, s, 0) < 0)
+	if (fetch_closure(NULL, o, r, s) < 0 || inputs_of(&inputs, o, r, s) < 0)
 		goto done;
 	if (ab_path_exists(dest)) {
 		rc = try_reuse(rec, o, dest, inputs.s, s->id);
@@ -975,21 +1054,7 @@ ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct a
 		}
 	}
 	/* remember the first missing ancestor: a failure removes what it created */
-	created = ab_strdup(parent);
-	for (;;) {
-		char *up = ab_path_dirname(created);
-
-		if (ab_path_exists(up) || !strcmp(up, created)) {
-			free(up);
-			break;
-		}
-		free(created);
-		created = up;
-	}
-	if (ab_path_exists(created)) {
-		free(created);
-		created = NULL;
-	}
+	created = ab_path_first_missing(parent);
 	if (ab_mkdir_p(parent, 0755) < 0)
 		goto done;
 	clean_stale_siblings(dest);
@@ -998,31 +1063,8 @@ ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct a
 	if (!(tmp = make_tmp_dir(dest, "tmp")))
 		goto done;
 	mine = cJSON_CreateObject();
-	if (build_tree(mine, &ctx, s, tmp, dest, 0, &idx, &since) < 0)
+	if (build_fresh(mine, &idx, &since, &ctx, s, tmp, dest) < 0 || swap_into_place(&old, dest, tmp) < 0)
 		goto done;
-	if (!idx.v) {
-		clock_gettime(CLOCK_REALTIME_COARSE, &since);
-		if (ab_wt_index_build(&idx, tmp, o->jobs) < 0)
-			goto done;
-	}
-	cJSON_AddStringToObject(mine, "dirHash", idx.dirhash);
-	cJSON_AddFalseToObject(mine, "reused");
-	/* swap: the stamp goes first, so a crash never leaves a stamp on a different tree */
-	sp = stamp_path(dest);
-	if (unlink(sp) < 0 && errno != ENOENT) {
-		ab_error_errno("cannot remove '%s'", sp);
-		goto done;
-	}
-	if (ab_path_exists(dest)) {
-		if (!(old = make_tmp_dir(dest, "old")) || rename(dest, old) < 0) {
-			ab_error_errno("cannot move '%s' out of the way", dest);
-			goto done;
-		}
-	}
-	if (rename(tmp, dest) < 0) {
-		ab_error_errno("cannot rename '%s' to '%s'", tmp, dest);
-		goto done;
-	}
 	free(tmp);
 	tmp = NULL;
 	if (old)
@@ -1037,20 +1079,12 @@ done:
 		ab_rm_rf(tmp);
 	if (old && error && ab_path_exists(old) && !ab_path_exists(dest))
 		rename(old, dest);
-	if (error && created) {
-		/* only empty directories: rmdir stops at anything else */
-		for (char *p = ab_strdup(parent), *up; p; p = up) {
-			up = NULL;
-			if (rmdir(p) == 0 && strcmp(p, created))
-				up = ab_path_dirname(p);
-			free(p);
-		}
-	}
+	if (error && created)
+		ab_rmdir_up_to(parent, created);
 	free(created);
 	ab_wt_index_free(&idx);
 	cJSON_Delete(mine);
 	ab_buf_free(&inputs);
-	free(sp);
 	free(old);
 	free(tmp);
 	free(log_dir);
@@ -1067,7 +1101,7 @@ ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *
 	cJSON *rec;
 	int error;
 
-	if (fetch_closure(o, r, s, 0) < 0)
+	if (fetch_closure(NULL, o, r, s) < 0)
 		return -1;
 	if (!s->patches.n)
 		return 0;
@@ -1099,6 +1133,8 @@ ab_sources_manifest_new(const struct ab_recipe *r)
 	cJSON_AddStringToObject(rj, "name", r->name);
 	cJSON_AddStringToObject(rj, "path", r->path);
 	cJSON_AddStringToObject(rj, "sha256", r->sha256);
+	if (r->description)
+		cJSON_AddStringToObject(rj, "description", r->description);
 	cJSON_AddObjectToObject(m, "sources");
 	cJSON_AddObjectToObject(m, "variants");
 	return m;
@@ -1107,16 +1143,29 @@ ab_sources_manifest_new(const struct ab_recipe *r)
 static void
 add_to(cJSON *m, const char *section, const char *key, cJSON *rec)
 {
-	cJSON *sec = cJSON_GetObjectItemCaseSensitive(m, section);
+	cJSON *sec = ab_json_get(m, section);
 
 	cJSON_DeleteItemFromObjectCaseSensitive(sec, key);
 	cJSON_AddItemToObject(sec, key, rec);
 }
 
 void
-ab_sources_manifest_add_source(cJSON *m, const char *id, cJSON *rec)
+ab_sources_manifest_add_source(cJSON *m, const struct ab_source *s, cJSON *rec)
 {
-	add_to(m, "sources", id, rec);
+	/* what the tree is made from besides the pin, as the recipe writes it (for `pr`) */
+	if (s->patches.n) {
+		cJSON_DeleteItemFromObjectCaseSensitive(rec, "patches");
+		cJSON_AddItemToObject(rec, "patches", ab_json_strv(s->patches.v, s->patches.n));
+	}
+	if (s->noverlays) {
+		cJSON *ov = cJSON_CreateObject();
+
+		for (size_t i = 0; i < s->noverlays; i++)
+			cJSON_AddStringToObject(ov, s->overlays[i].path, s->overlays[i].source);
+		cJSON_DeleteItemFromObjectCaseSensitive(rec, "overlay");
+		cJSON_AddItemToObject(rec, "overlay", ov);
+	}
+	add_to(m, "sources", s->id, rec);
 }
 
 void
@@ -1137,26 +1186,6 @@ ab_sources_manifest_write(const cJSON *m, const char *outdir)
 	free(dir);
 	free(path);
 	return error;
-}
-
-static int
-add_fetched(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s,
-    int depth)
-{
-	cJSON *rec = cJSON_CreateObject();
-
-	if (depth > MAX_OVERLAY_DEPTH || ab_source_fetch(rec, o, r, s) < 0) {
-		cJSON_Delete(rec);
-		return -1;
-	}
-	ab_sources_manifest_add_source(m, s->id, rec);
-	for (size_t i = 0; i < s->noverlays; i++) {
-		const struct ab_source *os = ab_recipe_source(r, s->overlays[i].source);
-
-		if (os && add_fetched(m, o, r, os, depth + 1) < 0)
-			return -1;
-	}
-	return 0;
 }
 
 int
@@ -1180,7 +1209,7 @@ ab_source_variants(cJSON *m, const struct ab_source_opts *o, const struct ab_rec
 			ab_error("variant '%s': unknown source '%s'", v->label, v->source);
 			return -1;
 		}
-		if (fetch_closure(o, r, s, 0) < 0 || add_fetched(m, o, r, s, 0) < 0)
+		if (fetch_closure(m, o, r, s) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < nvariants; i++) {

@@ -109,8 +109,12 @@ int ab_source_variants(cJSON *m, const struct ab_source_opts *o, const struct ab
 
 /* sources.json: a new manifest for r (caller frees with cJSON_Delete) */
 cJSON *ab_sources_manifest_new(const struct ab_recipe *r);
-/* add a fetch record under "sources"/id, a materialize record under "variants"/label; takes rec */
-void ab_sources_manifest_add_source(cJSON *m, const char *id, cJSON *rec);
+/*
+ * Add the fetch record of s under "sources"/<id>, with the source's
+ * "patches" and "overlay" as the recipe writes them (when it has any), and
+ * a materialize record under "variants"/label; both take rec.
+ */
+void ab_sources_manifest_add_source(cJSON *m, const struct ab_source *s, cJSON *rec);
 void ab_sources_manifest_add_variant(cJSON *m, const char *label, cJSON *rec);
 /* write m to OUTDIR/provenance/sources.json atomically; reports errors */
 int ab_sources_manifest_write(const cJSON *m, const char *outdir);

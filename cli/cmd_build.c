@@ -77,7 +77,7 @@ cmd_build(int argc, char **argv)
 		goto done;
 	if (ab_plan_make(&p, r, &po, argv + optind + 1, (size_t)(argc - optind - 1)) < 0)
 		goto done;
-	rc = ab_build_run(p, &bo);
+	rc = ab_cmd_exit(ab_build_run(p, &bo));
 done:
 	ab_plan_free(p);
 	ab_recipe_free(r);

@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
+#include "../provenance/allocver.h"
 #include "../provenance/updiff.h"
 
 struct ranked {

@@ -40,7 +40,7 @@ static int
 verify_bundle(const char *path, const struct ab_sign_verify_opts *o)
 {
 	struct ab_bundle_members m = {0};
-	int e = ab_bundle_read(&m, path, ab_sign_is_signed_member);
+	int e = ab_bundle_verify_keep(&m, path, ab_sign_is_signed_member);
 
 	if (e == 0)
 		printf("%s: every member matches BUNDLE-SHA256SUMS\n", path);
@@ -94,8 +94,6 @@ cmd_verify(int argc, char **argv)
 		/* a key that cannot be used */
 	} else if (ab_is_dir(target) || !ab_path_exists(target)) {
 		e = ab_manifest_verify(stdout, target);
-		/* ab_manifest_verify still says 1 for a failed check */
-		e = e > 0 ? AB_ECHECK : e;
 		if (e != AB_EFAIL)
 			e = worse(e, ab_sign_verify_outdir(stdout, target, &o));
 	} else if (ab_sign_is_envelope_file(target)) {

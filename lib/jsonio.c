@@ -80,7 +80,13 @@ ab_json_strv(char *const *v, size_t n)
 const char *
 ab_json_str(const cJSON *obj, const char *key)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	const cJSON *it = ab_json_get(obj, key);
 
 	return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+cJSON *
+ab_json_get(const cJSON *obj, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(obj, key);
 }

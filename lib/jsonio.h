@@ -17,6 +17,11 @@ int ab_json_write(const char *path, const cJSON *doc);
 int ab_json_print(FILE *f, const cJSON *doc);
 /* parse a JSON file; reports errors with the file name; *out freed with cJSON_Delete */
 int ab_json_read(cJSON **out, const char *path);
+/*
+ * The member key of obj, or NULL (also when obj is NULL or not an object).
+ * The one way members are looked up: case-sensitive, as JSON is.
+ */
+cJSON *ab_json_get(const cJSON *obj, const char *key);
 /* small helpers for building manifests */
 cJSON *ab_json_strv(char *const *v, size_t n);        /* array of strings */
 const char *ab_json_str(const cJSON *obj, const char *key); /* string member or NULL */

@@ -603,3 +603,36 @@ ab_list_free(struct ab_list *l)
 	l->v = NULL;
 	l->n = 0;
 }
+
+char *
+ab_path_first_missing(const char *dir)
+{
+	char *created = ab_strdup(dir);
+
+	for (;;) {
+		char *up = ab_path_dirname(created);
+
+		if (ab_path_exists(up) || !strcmp(up, created)) {
+			free(up);
+			break;
+		}
+		free(created);
+		created = up;
+	}
+	if (ab_path_exists(created)) {
+		free(created);
+		created = NULL;
+	}
+	return created;
+}
+
+void
+ab_rmdir_up_to(const char *dir, const char *top)
+{
+	for (char *p = ab_strdup(dir), *up; p; p = up) {
+		up = NULL;
+		if (rmdir(p) == 0 && strcmp(p, top))
+			up = ab_path_dirname(p);
+		free(p);
+	}
+}

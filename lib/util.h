@@ -128,6 +128,10 @@ char *ab_path_join(const char *a, const char *b);
 char *ab_path_absolute(const char *p);
 /* the same against the directory base (itself against cwd when relative); caller frees */
 char *ab_path_absolute_in(const char *base, const char *p);
+/* the topmost missing directory among dir and its parents (dir itself when only it is missing), NULL when dir exists; caller frees */
+char *ab_path_first_missing(const char *dir);
+/* after a failure: rmdir the empty directories from dir up to and including top (stops at one that is not empty) */
+void ab_rmdir_up_to(const char *dir, const char *top);
 /* directory part of a path ("." when none); caller frees */
 char *ab_path_dirname(const char *p);
 /*

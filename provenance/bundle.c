@@ -400,7 +400,7 @@ check_sums(struct verify *v)
 }
 
 int
-ab_bundle_read(struct ab_bundle_members *out, const char *path, int (*keep)(const char *name))
+ab_bundle_verify_keep(struct ab_bundle_members *out, const char *path, int (*keep)(const char *name))
 {
 	struct verify v = {.path = path, .keep = out ? keep : NULL};
 	int error = read_members(&v);
@@ -434,7 +434,7 @@ ab_bundle_read(struct ab_bundle_members *out, const char *path, int (*keep)(cons
 int
 ab_bundle_verify(const char *path)
 {
-	return ab_bundle_read(NULL, path, NULL);
+	return ab_bundle_verify_keep(NULL, path, NULL);
 }
 
 void
@@ -456,4 +456,51 @@ ab_bundle_member(const struct ab_bundle_members *m, const char *name)
 		if (!strcmp(m->v[i].name, name))
 			return &m->v[i];
 	return NULL;
+}
+
+int
+ab_bundle_read(struct ab_buf *out, const char *path, const char *rel, size_t max)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	int error = 1, r;
+
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
+		ab_error("cannot read bundle '%s': %s", path, archive_error_string(a));
+		archive_read_free(a);
+		return AB_EFAIL;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e), *slash = name ? strchr(name, '/') : NULL;
+		char buf[65536];
+		la_ssize_t n;
+
+		if (!slash || strcmp(slash + 1, rel) || archive_entry_filetype(e) != AE_IFREG)
+			continue;
+		ab_buf_clear(out);
+		while ((n = archive_read_data(a, buf, sizeof(buf))) > 0) {
+			if (out->len + (size_t)n > max) {
+				ab_error("bundle '%s': member '%s' is larger than %zu bytes", path, rel, max);
+				error = AB_EFAIL;
+				goto done;
+			}
+			ab_buf_add(out, buf, (size_t)n);
+		}
+		if (n < 0) {
+			ab_error("bundle '%s': corrupt member '%s': %s", path, rel, archive_error_string(a));
+			error = AB_EFAIL;
+			goto done;
+		}
+		error = 0;
+		goto done;
+	}
+	if (r != ARCHIVE_EOF) {
+		ab_error("cannot read bundle '%s': %s", path, archive_error_string(a));
+		error = AB_EFAIL;
+	}
+done:
+	archive_read_free(a);
+	return error;
 }

@@ -38,7 +38,7 @@ int ab_bundle_write(const char *path, const char *outdir, const char *top,
  */
 int ab_bundle_verify(const char *path);
 
-/* a regular member of a bundle, as ab_bundle_read saw it */
+/* a regular member of a bundle, as ab_bundle_verify_keep saw it */
 struct ab_bundle_member {
 	char *name;               /* relative to the top directory */
 	char hex[AB_HEX_LEN + 1]; /* the sha256 of its bytes */
@@ -56,9 +56,19 @@ struct ab_bundle_members {
  * (may be NULL) is true. *out holds what was read even when a check
  * failed; free it with ab_bundle_members_free in every case.
  */
-int ab_bundle_read(struct ab_bundle_members *out, const char *path, int (*keep)(const char *name));
+int ab_bundle_verify_keep(struct ab_bundle_members *out, const char *path, int (*keep)(const char *name));
 void ab_bundle_members_free(struct ab_bundle_members *m);
 /* the member named name, or NULL */
 const struct ab_bundle_member *ab_bundle_member(const struct ab_bundle_members *m, const char *name);
+
+/*
+ * Read the member REL (relative to the bundle's top directory, as in its
+ * SHA256SUMS: "provenance/binary-provenance.json") into out, at most max
+ * bytes. 0; 1 when the bundle has no such member (not reported); AB_EFAIL
+ * when the bundle cannot be read or the member is larger (reported). It
+ * does not verify the bundle: callers that trust the content run
+ * ab_bundle_verify first.
+ */
+int ab_bundle_read(struct ab_buf *out, const char *path, const char *rel, size_t max);
 
 #endif

@@ -2,127 +2,18 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../lib/util.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
+#include "../lib/version.h"
 #include "sign.h"
 
-/* ---- version strings embedded in binaries ---- */
-
-static int
-is_version_char(int c)
-{
-	return isalnum(c) || c == '_';
-}
-
-/* does p[0..n) hold "X.Y.Z-N-g" ending right before p + n? returns its start or NULL */
-static const char *
-version_start(const char *base, const char *g)
-{
-	const char *s = g; /* points at '-' of "-g" */
-	int dots = 0;
-
-	/* N */
-	if (s <= base || !isdigit((unsigned char)s[-1]))
-		return NULL;
-	while (s > base && isdigit((unsigned char)s[-1]))
-		s--;
-	if (s <= base || s[-1] != '-')
-		return NULL;
-	s--;
-	/* X.Y.Z */
-	for (;;) {
-		const char *e = s;
-
-		while (s > base && isdigit((unsigned char)s[-1]))
-			s--;
-		if (s == e)
-			return NULL;
-		if (dots == 2)
-			break;
-		if (s <= base || s[-1] != '.')
-			return NULL;
-		s--;
-		dots++;
-	}
-	/* not the tail of a longer token */
-	if (s > base && (isalnum((unsigned char)s[-1]) || s[-1] == '.'))
-		return NULL;
-	return s;
-}
-
-int
-ab_manifest_scan_version(char **version, const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	const char *m, *p, *end;
-
-	*version = NULL;
-	if (fd < 0) {
-		ab_error_errno("cannot open '%s'", path);
-		return -1;
-	}
-	if (fstat(fd, &st) < 0) {
-		ab_error_errno("cannot stat '%s'", path);
-		close(fd);
-		return -1;
-	}
-	if (st.st_size == 0) {
-		close(fd);
-		return 0;
-	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED) {
-		ab_error_errno("cannot map '%s'", path);
-		return -1;
-	}
-	end = m + st.st_size;
-	for (p = m; p + 2 < end && !*version; p++) {
-		const char *g = memchr(p, '-', (size_t)(end - p));
-		const char *s, *e;
-
-		if (!g || g + 2 >= end)
-			break;
-		p = g;
-		if (g[1] != 'g')
-			continue;
-		s = version_start(m, g);
-		if (!s)
-			continue;
-		e = g + 2;
-		while (e < end && is_version_char((unsigned char)*e))
-			e++;
-		if (e - (g + 2) < 7)
-			continue;
-		*version = ab_strndup(s, (size_t)(e - s));
-	}
-	munmap((void *)m, (size_t)st.st_size);
-	return 0;
-}
-
 /* ---- helpers ---- */
-
-static const cJSON *
-get(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
-static int
-is_ok(const cJSON *st)
-{
-	return cJSON_IsTrue(get(st, "ok"));
-}
 
 static cJSON *
 jdup(const cJSON *o)
@@ -157,19 +48,13 @@ is_executable_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
 }
 
-/* the binary of a variant: its first executable artifact, else the probe program */
+/* the binary of a variant: its first executable artifact */
 static char *
-variant_binary(const char *outdir, const cJSON *st)
+variant_binary(const char *outdir, const struct ab_variant_record *v)
 {
-	const cJSON *it;
+	for (size_t i = 0; i < v->nartifacts; i++) {
+		char *abs = mpath(outdir, v->artifacts[i].path);
 
-	cJSON_ArrayForEach(it, get(st, "artifacts")) {
-		const char *rel = ab_json_str(it, "path");
-		char *abs;
-
-		if (!rel)
-			continue;
-		abs = mpath(outdir, rel);
 		if (is_executable_file(abs))
 			return abs;
 		free(abs);
@@ -244,75 +129,79 @@ free_sums(struct sums *s)
 
 /* ---- the manifests ---- */
 
+const struct ab_manifest_file ab_manifest_files[] = {
+	{"recipe.json", AB_MANIFEST_ALWAYS},
+	{"provenance/sources.json", AB_MANIFEST_ALWAYS},
+	{"provenance/build-commands.json", AB_MANIFEST_ALWAYS},
+	{"provenance/cmake-cache-provenance.json", AB_MANIFEST_CMAKE},
+	{"provenance/binary-provenance.json", AB_MANIFEST_ALWAYS},
+	{"provenance/allocator-probes.json", AB_MANIFEST_ALWAYS},
+	{"provenance/upstream-diff.json", AB_MANIFEST_UPDIFF},
+	{"provenance/relink-provenance.json", AB_MANIFEST_RELINK},
+	{"provenance/provenance.intoto.json", AB_MANIFEST_ALWAYS},
+	{"SHA256SUMS", AB_MANIFEST_ALWAYS},
+};
+const size_t ab_manifest_nfiles = AB_NELEM(ab_manifest_files);
+
 static cJSON *
-header(const cJSON *run, const char *type)
+recipe_json(const struct ab_run_record *run)
+{
+	cJSON *r = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(r, "name", run->recipe.name);
+	cJSON_AddStringToObject(r, "path", run->recipe.path);
+	cJSON_AddStringToObject(r, "sha256", run->recipe.sha256);
+	return r;
+}
+
+static cJSON *
+options_json(const struct ab_run_record *run)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "jobs", run->options.jobs);
+	cJSON_AddNumberToObject(o, "parallel_variants", run->options.parallel_variants);
+	cJSON_AddNumberToObject(o, "jobserver", run->options.jobserver);
+	cJSON_AddBoolToObject(o, "ccache", run->options.ccache);
+	cJSON_AddBoolToObject(o, "keep_going", run->options.keep_going);
+	cJSON_AddBoolToObject(o, "force", run->options.force);
+	cJSON_AddStringToObject(o, "source_date_epoch", run->options.source_date_epoch);
+	return o;
+}
+
+static cJSON *
+header(const struct ab_run_record *run, const char *type)
 {
 	cJSON *doc = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(doc, "_type", type);
 	cJSON_AddNumberToObject(doc, "version", 1);
-	cJSON_AddItemToObject(doc, "recipe", jdup(get(run, "recipe")));
-	cJSON_AddItemToObject(doc, "invocation_id", jdup(get(run, "invocation_id")));
+	cJSON_AddItemToObject(doc, "recipe", recipe_json(run));
+	cJSON_AddStringToObject(doc, "invocation_id", run->invocation_id);
 	return doc;
 }
 
 static cJSON *
-commands_doc(const cJSON *run)
+commands_doc(const struct ab_run_record *run)
 {
 	cJSON *doc = header(run, "https://allocbuild.dev/build-commands/v1"), *vars;
-	const cJSON *st;
 
-	cJSON_AddItemToObject(doc, "options", jdup(get(run, "options")));
+	cJSON_AddItemToObject(doc, "options", options_json(run));
 	vars = cJSON_AddArrayToObject(doc, "variants");
-	cJSON_ArrayForEach(st, get(run, "variants")) {
+	for (size_t i = 0; i < run->nvariants; i++) {
+		const struct ab_variant_record *st = &run->variants[i];
 		cJSON *v = cJSON_CreateObject();
 
-		cJSON_AddItemToObject(v, "label", jdup(get(st, "label")));
-		cJSON_AddItemToObject(v, "kind", jdup(get(st, "kind")));
-		cJSON_AddItemToObject(v, "ok", jdup(get(st, "ok")));
-		cJSON_AddItemToObject(v, "key", jdup(get(st, "key")));
-		cJSON_AddItemToObject(v, "steps", get(st, "steps") ? jdup(get(st, "steps")) : cJSON_CreateArray());
+		cJSON_AddStringToObject(v, "label", st->label);
+		cJSON_AddStringToObject(v, "kind", st->kind);
+		cJSON_AddBoolToObject(v, "ok", st->ok);
+		cJSON_AddStringToObject(v, "key", st->key);
+		if (st->definition)
+			cJSON_AddItemToObject(v, "definition", jdup(st->definition));
+		cJSON_AddItemToObject(v, "steps", st->steps ? jdup(st->steps) : cJSON_CreateArray());
 		cJSON_AddItemToArray(vars, v);
 	}
 	return doc;
-}
-
-/* the state of the variant labelled label in run, or NULL */
-static const cJSON *
-state_of(const cJSON *run, const char *label)
-{
-	const cJSON *it;
-
-	if (!label)
-		return NULL;
-	cJSON_ArrayForEach(it, get(run, "variants"))
-		if (ab_json_str(it, "label") && !strcmp(ab_json_str(it, "label"), label))
-			return it;
-	return NULL;
-}
-
-const char *
-ab_manifest_archive_sha256(const cJSON *st, const cJSON *from)
-{
-	const cJSON *it, *relink = get(st, "relink");
-	const char *sha = NULL;
-
-	if (!relink) {
-		cJSON_ArrayForEach(it, get(st, "artifacts"))
-			if (cJSON_IsTrue(get(it, "allocator_archive")))
-				sha = ab_json_str(it, "sha256");
-		return sha;
-	}
-	/* a relink links its base's archive unless a replacement took its place */
-	if (!from || !(sha = ab_manifest_archive_sha256(from, NULL)))
-		return NULL;
-	cJSON_ArrayForEach(it, get(relink, "differing_inputs")) {
-		const char *before = ab_json_str(get(it, "before"), "sha256");
-
-		if (before && !strcmp(before, sha))
-			return ab_json_str(get(it, "after"), "sha256");
-	}
-	return sha;
 }
 
 /*
@@ -324,134 +213,157 @@ static cJSON *
 relink_marking(const cJSON *relink, const char *from)
 {
 	cJSON *m = cJSON_CreateObject(), *sib;
-	const cJSON *normal = get(relink, "normal_output"), *check = get(relink, "normal_check");
+	const cJSON *normal = ab_json_get(relink, "normal_output"), *check = ab_json_get(relink, "normal_check");
 
 	cJSON_AddStringToObject(m, "kind", "diagnostic relink");
 	cJSON_AddStringToObject(m, "note", "the normal build's link command rerun with other inputs; "
 	    "not a normal distributable build");
 	sib = cJSON_AddObjectToObject(m, "normal_sibling");
 	cJSON_AddStringToObject(sib, "label", from);
-	cJSON_AddItemToObject(sib, "binary", jdup(get(normal, "path")));
-	cJSON_AddItemToObject(sib, "sha256", jdup(get(normal, "sha256")));
-	cJSON_AddItemToObject(sib, "link_reproduced", jdup(get(check, "identical")));
-	cJSON_AddItemToObject(m, "differing_inputs", jdup(get(relink, "differing_inputs")));
-	cJSON_AddItemToObject(m, "verdict", jdup(get(relink, "verdict")));
+	cJSON_AddItemToObject(sib, "binary", jdup(ab_json_get(normal, "path")));
+	cJSON_AddItemToObject(sib, "sha256", jdup(ab_json_get(normal, "sha256")));
+	cJSON_AddItemToObject(sib, "link_reproduced", jdup(ab_json_get(check, "identical")));
+	cJSON_AddItemToObject(m, "differing_inputs", jdup(ab_json_get(relink, "differing_inputs")));
+	cJSON_AddItemToObject(m, "verdict", jdup(ab_json_get(relink, "verdict")));
 	return m;
 }
 
 /* the labels of the diagnostic relinks of the variant labelled label; NULL when none */
 static cJSON *
-relinks_of(const cJSON *run, const char *label)
+relinks_of(const struct ab_run_record *run, const char *label)
 {
 	cJSON *a = NULL;
-	const cJSON *it;
 
-	cJSON_ArrayForEach(it, get(run, "variants")) {
-		if (!is_ok(it) || !get(it, "relink") || !ab_json_str(it, "from") || strcmp(ab_json_str(it, "from"), label))
+	for (size_t i = 0; i < run->nvariants; i++) {
+		const struct ab_variant_record *it = &run->variants[i];
+
+		if (!it->ok || !it->relink || !it->from || strcmp(it->from, label))
 			continue;
 		if (!a)
 			a = cJSON_CreateArray();
-		cJSON_AddItemToArray(a, jdup(get(it, "label")));
+		cJSON_AddItemToArray(a, cJSON_CreateString(it->label));
 	}
 	return a;
 }
 
+/* where the binary of a variant came from: its base's source (pin and tree), or the variant it relinks */
 static cJSON *
-binary_doc(const char *outdir, const cJSON *run)
+source_json(const struct ab_run_record *run, const struct ab_variant_record *base)
 {
-	cJSON *doc = header(run, "https://allocbuild.dev/binary-provenance/v1"), *vars;
-	const cJSON *st, *sources = get(run, "sources");
+	cJSON *src = cJSON_CreateObject();
 
-	vars = cJSON_AddArrayToObject(doc, "variants");
-	cJSON_ArrayForEach(st, get(run, "variants")) {
-		cJSON *v, *al, *src, *relinks;
-		const cJSON *base;
-		const char *archive_sha;
-		char *bin;
-
-		if (!is_ok(st))
-			continue;
-		/* the source identity is the base variant's (runtime_of shares its binary) */
-		if (!(base = state_of(run, ab_json_str(st, "base"))))
-			base = st;
-		v = cJSON_CreateObject();
-		cJSON_AddItemToObject(v, "label", jdup(get(st, "label")));
-		cJSON_AddItemToObject(v, "kind", jdup(get(st, "kind")));
-		cJSON_AddItemToObject(v, "base", jdup(get(st, "base")));
-		bin = variant_binary(outdir, st);
-		if (bin)
-			cJSON_AddStringToObject(v, "binary", bin);
-		else
-			cJSON_AddNullToObject(v, "binary");
-		free(bin);
-		cJSON_AddItemToObject(v, "runtime", jdup(get(st, "runtime")));
-		if (get(st, "relink"))
-			cJSON_AddItemToObject(v, "diagnostic_relink", relink_marking(get(st, "relink"), ab_json_str(st, "from")));
-		else if ((relinks = relinks_of(run, ab_json_str(st, "label"))))
-			cJSON_AddItemToObject(v, "diagnostic_relinks", relinks);
-		archive_sha = ab_manifest_archive_sha256(st, state_of(run, ab_json_str(st, "from")));
-		al = jdup(get(st, "allocator"));
-		if (archive_sha)
-			cJSON_AddStringToObject(al, "archive_sha256", archive_sha);
-		else if (cJSON_IsObject(al))
-			cJSON_AddNullToObject(al, "archive_sha256");
-		cJSON_AddItemToObject(v, "allocator", al);
-		src = cJSON_AddObjectToObject(v, "source");
-		if (ab_json_str(base, "source")) {
-			const char *id = ab_json_str(base, "source");
-
-			cJSON_AddStringToObject(src, "id", id);
-			cJSON_AddItemToObject(src, "pin", jdup(get(sources, id)));
-			cJSON_AddItemToObject(src, "tree", jdup(get(base, "source") && cJSON_IsObject(get(base, "source")) ?
-			    get(base, "source") : NULL));
-		} else if (ab_json_str(base, "from")) {
-			cJSON_AddStringToObject(src, "relink_of", ab_json_str(base, "from"));
-		}
-		cJSON_AddItemToObject(v, "artifacts", jdup(get(st, "artifacts")));
-		cJSON_AddItemToArray(vars, v);
+	if (base->source) {
+		cJSON_AddStringToObject(src, "id", base->source);
+		cJSON_AddItemToObject(src, "pin", jdup(ab_json_get(run->sources, base->source)));
+		/* null as it has always been written: the state's "source" id shadowed the tree's record */
+		cJSON_AddNullToObject(src, "tree");
+	} else if (base->from) {
+		cJSON_AddStringToObject(src, "relink_of", base->from);
 	}
+	return src;
+}
+
+static cJSON *
+binary_variant(const struct ab_run_record *run, const struct ab_variant_record *st)
+{
+	/* the source identity is the base variant's (runtime_of shares its binary) */
+	const struct ab_variant_record *base = ab_run_record_variant(run, st->base);
+	cJSON *v = cJSON_CreateObject(), *al, *relinks;
+	const char *archive_sha;
+	char *bin;
+
+	if (!base)
+		base = st;
+	cJSON_AddStringToObject(v, "label", st->label);
+	cJSON_AddStringToObject(v, "kind", st->kind);
+	cJSON_AddStringToObject(v, "base", st->base);
+	bin = variant_binary(run->outdir, st);
+	if (bin)
+		cJSON_AddStringToObject(v, "binary", bin);
+	else
+		cJSON_AddNullToObject(v, "binary");
+	free(bin);
+	cJSON_AddItemToObject(v, "runtime", ab_record_runtime_json(st));
+	if (st->relink)
+		cJSON_AddItemToObject(v, "diagnostic_relink", relink_marking(st->relink, st->from));
+	else if ((relinks = relinks_of(run, st->label)))
+		cJSON_AddItemToObject(v, "diagnostic_relinks", relinks);
+	archive_sha = ab_variant_record_archive_sha256(st, ab_run_record_variant(run, st->from));
+	al = ab_record_allocator_json(st);
+	if (archive_sha)
+		cJSON_AddStringToObject(al, "archive_sha256", archive_sha);
+	else
+		cJSON_AddNullToObject(al, "archive_sha256");
+	cJSON_AddItemToObject(v, "allocator", al);
+	cJSON_AddItemToObject(v, "source", source_json(run, base));
+	cJSON_AddItemToObject(v, "artifacts", ab_record_artifacts_json(st));
+	return v;
+}
+
+static cJSON *
+binary_doc(const struct ab_run_record *run)
+{
+	cJSON *doc = header(run, "https://allocbuild.dev/binary-provenance/v1");
+	cJSON *vars = cJSON_AddArrayToObject(doc, "variants");
+
+	for (size_t i = 0; i < run->nvariants; i++)
+		if (run->variants[i].ok)
+			cJSON_AddItemToArray(vars, binary_variant(run, &run->variants[i]));
 	return doc;
 }
 
 static cJSON *
-probes_doc(const cJSON *run)
+probes_doc(const struct ab_run_record *run)
 {
-	cJSON *doc = header(run, "https://allocbuild.dev/allocator-probes/v1"), *vars;
-	const cJSON *st;
+	cJSON *doc = header(run, "https://allocbuild.dev/allocator-probes/v1");
+	cJSON *vars = cJSON_AddArrayToObject(doc, "variants");
 
-	vars = cJSON_AddArrayToObject(doc, "variants");
-	cJSON_ArrayForEach(st, get(run, "variants")) {
+	for (size_t i = 0; i < run->nvariants; i++) {
+		const struct ab_variant_record *st = &run->variants[i];
 		cJSON *v;
 
-		if (!is_ok(st) || !get(st, "probe"))
+		if (!st->ok || !st->probe)
 			continue;
 		v = cJSON_CreateObject();
-		cJSON_AddItemToObject(v, "label", jdup(get(st, "label")));
-		cJSON_AddItemToObject(v, "base", jdup(get(st, "base")));
-		cJSON_AddItemToObject(v, "requested", jdup(get(st, "runtime")));
-		cJSON_AddItemToObject(v, "probe", jdup(get(st, "probe")));
+		cJSON_AddStringToObject(v, "label", st->label);
+		cJSON_AddStringToObject(v, "base", st->base);
+		cJSON_AddItemToObject(v, "requested", ab_record_runtime_json(st));
+		cJSON_AddItemToObject(v, "probe", jdup(st->probe));
 		cJSON_AddItemToArray(vars, v);
 	}
 	return doc;
 }
 
-/* {label: state[key]} for the ok variants that have key; NULL when none */
+/* {label: a payload of each ok variant} under "variants"; NULL when no variant has one */
 static cJSON *
-per_variant(const cJSON *run, const char *type, const char *key, const char *field)
+per_variant(const struct ab_run_record *run, const char *type, cJSON *(*payload)(const struct ab_variant_record *))
 {
 	cJSON *doc = NULL, *vars = NULL;
-	const cJSON *st;
 
-	cJSON_ArrayForEach(st, get(run, "variants")) {
-		if (!is_ok(st) || !get(st, key))
+	for (size_t i = 0; i < run->nvariants; i++) {
+		const struct ab_variant_record *st = &run->variants[i];
+
+		if (!st->ok || !payload(st))
 			continue;
 		if (!doc) {
 			doc = header(run, type);
-			vars = cJSON_AddObjectToObject(doc, field);
+			vars = cJSON_AddObjectToObject(doc, "variants");
 		}
-		cJSON_AddItemToObject(vars, ab_json_str(st, "label"), jdup(get(st, key)));
+		cJSON_AddItemToObject(vars, st->label, jdup(payload(st)));
 	}
 	return doc;
+}
+
+static cJSON *
+upstream_diff_of(const struct ab_variant_record *v)
+{
+	return v->upstream_diff;
+}
+
+static cJSON *
+relink_of(const struct ab_variant_record *v)
+{
+	return v->relink;
 }
 
 /* a {name, digest} resource descriptor per file into arr */
@@ -468,93 +380,60 @@ add_descriptors(cJSON *arr, const struct sums *files)
 }
 
 static cJSON *
-statement(const char *outdir, const cJSON *run, const struct sums *subjects, const struct sums *byproducts)
+build_definition(const struct ab_run_record *run)
 {
-	cJSON *doc = cJSON_CreateObject(), *subj, *pred, *bd, *ext, *intp, *deps, *rd, *b, *md, *bp;
-	const cJSON *recipe = get(run, "recipe"), *st;
+	cJSON *bd = cJSON_CreateObject(), *ext, *r, *labels, *intp, *keys, *deps;
 
-	(void)outdir;
-	cJSON_AddStringToObject(doc, "_type", "https://in-toto.io/Statement/v1");
-	subj = cJSON_AddArrayToObject(doc, "subject");
-	add_descriptors(subj, subjects);
-	cJSON_AddStringToObject(doc, "predicateType", "https://slsa.dev/provenance/v1");
-	pred = cJSON_AddObjectToObject(doc, "predicate");
-	bd = cJSON_AddObjectToObject(pred, "buildDefinition");
 	cJSON_AddStringToObject(bd, "buildType", AB_BUILD_TYPE);
 	ext = cJSON_AddObjectToObject(bd, "externalParameters");
-	{
-		cJSON *r = cJSON_AddObjectToObject(ext, "recipe"), *labels;
-
-		cJSON_AddItemToObject(r, "name", jdup(get(recipe, "name")));
-		cJSON_AddItemToObject(r, "path", jdup(get(recipe, "path")));
-		cJSON_AddStringToObject(r, "copy", "recipe.json");
-		cJSON_AddItemToObject(r, "digest", digest(ab_json_str(recipe, "sha256") ? ab_json_str(recipe, "sha256") : ""));
-		labels = cJSON_AddArrayToObject(ext, "variants");
-		cJSON_ArrayForEach(st, get(run, "variants"))
-			cJSON_AddItemToArray(labels, jdup(get(st, "label")));
-		cJSON_AddItemToObject(ext, "options", jdup(get(run, "options")));
-	}
+	r = cJSON_AddObjectToObject(ext, "recipe");
+	cJSON_AddStringToObject(r, "name", run->recipe.name);
+	cJSON_AddStringToObject(r, "path", run->recipe.path);
+	cJSON_AddStringToObject(r, "copy", "recipe.json");
+	cJSON_AddItemToObject(r, "digest", digest(run->recipe.sha256));
+	labels = cJSON_AddArrayToObject(ext, "variants");
+	for (size_t i = 0; i < run->nvariants; i++)
+		cJSON_AddItemToArray(labels, cJSON_CreateString(run->variants[i].label));
+	cJSON_AddItemToObject(ext, "options", options_json(run));
 	intp = cJSON_AddObjectToObject(bd, "internalParameters");
-	cJSON_AddItemToObject(intp, "toolchain", jdup(get(run, "toolchain")));
-	{
-		cJSON *keys = cJSON_AddObjectToObject(intp, "variantKeys");
-
-		cJSON_ArrayForEach(st, get(run, "variants"))
-			if (is_ok(st))
-				cJSON_AddItemToObject(keys, ab_json_str(st, "label"), jdup(get(st, "key")));
-	}
+	cJSON_AddItemToObject(intp, "toolchain", jdup(run->toolchain));
+	keys = cJSON_AddObjectToObject(intp, "variantKeys");
+	for (size_t i = 0; i < run->nvariants; i++)
+		if (run->variants[i].ok)
+			cJSON_AddStringToObject(keys, run->variants[i].label, run->variants[i].key);
 	deps = cJSON_AddArrayToObject(bd, "resolvedDependencies");
-	{
-		const cJSON *d;
+	for (size_t i = 0; i < run->ndeps; i++) {
+		cJSON *d = cJSON_CreateObject();
 
-		cJSON_ArrayForEach(d, get(run, "dependencies"))
-			cJSON_AddItemToArray(deps, jdup(d));
+		cJSON_AddStringToObject(d, "name", run->deps[i].name);
+		cJSON_AddStringToObject(d, "uri", run->deps[i].uri);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(d, "digest"), run->deps[i].digest_kind,
+		    run->deps[i].digest);
+		cJSON_AddItemToArray(deps, d);
 	}
+	return bd;
+}
+
+static cJSON *
+statement(const struct ab_run_record *run, const struct sums *subjects, const struct sums *byproducts)
+{
+	cJSON *doc = cJSON_CreateObject(), *pred, *rd, *b, *md;
+
+	cJSON_AddStringToObject(doc, "_type", "https://in-toto.io/Statement/v1");
+	add_descriptors(cJSON_AddArrayToObject(doc, "subject"), subjects);
+	cJSON_AddStringToObject(doc, "predicateType", "https://slsa.dev/provenance/v1");
+	pred = cJSON_AddObjectToObject(doc, "predicate");
+	cJSON_AddItemToObject(pred, "buildDefinition", build_definition(run));
 	rd = cJSON_AddObjectToObject(pred, "runDetails");
 	b = cJSON_AddObjectToObject(rd, "builder");
 	cJSON_AddStringToObject(b, "id", AB_BUILDER_ID);
-	{
-		cJSON *ver = cJSON_AddObjectToObject(b, "version");
-
-		cJSON_AddItemToObject(ver, "allocbuild", jdup(get(run, "allocbuild_version")));
-	}
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "version"), "allocbuild", AB_VERSION);
 	md = cJSON_AddObjectToObject(rd, "metadata");
-	cJSON_AddItemToObject(md, "invocationId", jdup(get(run, "invocation_id")));
-	cJSON_AddItemToObject(md, "startedOn", jdup(get(run, "started_on")));
-	cJSON_AddItemToObject(md, "finishedOn", jdup(get(run, "finished_on")));
-	bp = cJSON_AddArrayToObject(rd, "byproducts");
-	add_descriptors(bp, byproducts);
+	cJSON_AddStringToObject(md, "invocationId", run->invocation_id);
+	cJSON_AddStringToObject(md, "startedOn", run->started_on);
+	cJSON_AddStringToObject(md, "finishedOn", run->finished_on);
+	add_descriptors(cJSON_AddArrayToObject(rd, "byproducts"), byproducts);
 	return doc;
-}
-
-/*
- * The files of an OUTDIR that describe a build: the recipe copy and every
- * manifest, the statement last. The statement lists the others among its
- * byproducts, so that a signature over it (provenance/sign.h) vouches for
- * every manifest; SHA256SUMS lists them all.
- */
-static const char *const manifest_files[] = {
-	"recipe.json", "provenance/sources.json", "provenance/build-commands.json",
-	"provenance/cmake-cache-provenance.json", "provenance/binary-provenance.json",
-	"provenance/allocator-probes.json", "provenance/upstream-diff.json",
-	"provenance/relink-provenance.json", "provenance/provenance.intoto.json",
-};
-
-/* the manifest_files present in outdir into s, the statement too when with_statement; reports errors */
-static int
-add_manifests(struct sums *s, const char *outdir, int with_statement)
-{
-	size_t n = AB_NELEM(manifest_files) - !with_statement;
-
-	for (size_t i = 0; i < n; i++) {
-		char *abs = mpath(outdir, manifest_files[i]);
-		int present = ab_path_exists(abs);
-
-		free(abs);
-		if (present && add_sum_file(s, outdir, manifest_files[i]) < 0)
-			return -1;
-	}
-	return 0;
 }
 
 /* remove a manifest that this run does not produce, so no stale one survives */
@@ -566,110 +445,154 @@ drop(const char *outdir, const char *rel)
 
 	if (unlink(path) < 0 && errno != ENOENT) {
 		ab_error_errno("cannot remove '%s'", path);
-		e = -1;
+		e = AB_EFAIL;
 	}
 	free(path);
 	return e;
 }
 
-int
-ab_manifest_write(const char *outdir, const cJSON *run)
+/* write doc (taken) to outdir/rel, or remove outdir/rel when doc is NULL */
+static int
+write_or_drop(const char *outdir, const char *rel, cJSON *doc)
 {
-	const char *recipe_path = ab_json_str(get(run, "recipe"), "path");
-	struct sums subjects = {0}, byproducts = {0}, all = {0};
+	int e = doc ? write_manifest(outdir, rel, doc) : drop(outdir, rel);
+
+	cJSON_Delete(doc);
+	return e;
+}
+
+/* the recipe exactly as built */
+static int
+copy_recipe(const struct ab_run_record *run)
+{
 	struct ab_buf b = {0};
-	char *prov = mpath(outdir, "provenance"), *path;
-	const cJSON *st, *it;
-	cJSON *doc;
-	int error = -1;
-	static const struct {
-		const char *rel, *type, *key, *field;
-	} optional[] = {
-		{"provenance/upstream-diff.json", "https://allocbuild.dev/upstream-diff/v1", "upstream_diff", "variants"},
-		{"provenance/relink-provenance.json", "https://allocbuild.dev/relink-provenance/v1", "relink", "variants"},
-	};
+	char *path;
+	int e;
 
-	if (ab_mkdir_p(prov, 0755) < 0)
-		goto done;
-	/* the recipe exactly as built */
-	if (!recipe_path || ab_read_file(&b, recipe_path) < 0)
-		goto done;
-	path = mpath(outdir, "recipe.json");
-	error = ab_write_file_atomic(path, b.s, b.len);
+	if (ab_read_file(&b, run->recipe.path) < 0)
+		return AB_EFAIL;
+	path = mpath(run->outdir, "recipe.json");
+	e = ab_write_file_atomic(path, b.s, b.len);
 	free(path);
-	if (error < 0)
-		goto done;
-	error = -1;
+	ab_buf_free(&b);
+	return e;
+}
 
-	/* the documents other modules made (sources.json, cmake-cache-provenance.json) */
-	cJSON_ArrayForEach(it, get(run, "documents"))
-		if (!ab_path_is_safe_relative(it->string) || write_manifest(outdir, it->string, it) < 0)
-			goto done;
-	if (!get(get(run, "documents"), "provenance/cmake-cache-provenance.json") &&
-	    drop(outdir, "provenance/cmake-cache-provenance.json") < 0)
-		goto done;
-	doc = commands_doc(run);
-	if (write_manifest(outdir, "provenance/build-commands.json", doc) < 0)
-		goto fail;
-	cJSON_Delete(doc);
-	doc = binary_doc(outdir, run);
-	if (write_manifest(outdir, "provenance/binary-provenance.json", doc) < 0)
-		goto fail;
-	cJSON_Delete(doc);
-	doc = probes_doc(run);
-	if (write_manifest(outdir, "provenance/allocator-probes.json", doc) < 0)
-		goto fail;
-	cJSON_Delete(doc);
-	for (size_t i = 0; i < AB_NELEM(optional); i++) {
-		doc = per_variant(run, optional[i].type, optional[i].key, optional[i].field);
-		if (doc ? write_manifest(outdir, optional[i].rel, doc) < 0 : drop(outdir, optional[i].rel) < 0)
-			goto fail;
-		cJSON_Delete(doc);
-	}
-	doc = NULL;
+/* the documents other modules made (sources.json, cmake-cache-provenance.json), then ours */
+static int
+write_documents(const struct ab_run_record *run)
+{
+	const char *out = run->outdir;
+	const cJSON *it;
 
-	/* subjects: the artifacts of the variants built; byproducts: their logs and the other manifests */
-	cJSON_ArrayForEach(st, get(run, "variants")) {
-		if (!is_ok(st))
+	cJSON_ArrayForEach(it, run->documents)
+		if (!ab_path_is_safe_relative(it->string) || write_manifest(out, it->string, it) < 0)
+			return AB_EFAIL;
+	if (!ab_json_get(run->documents, "provenance/cmake-cache-provenance.json") &&
+	    drop(out, "provenance/cmake-cache-provenance.json") < 0)
+		return AB_EFAIL;
+	if (write_or_drop(out, "provenance/build-commands.json", commands_doc(run)) < 0 ||
+	    write_or_drop(out, "provenance/binary-provenance.json", binary_doc(run)) < 0 ||
+	    write_or_drop(out, "provenance/allocator-probes.json", probes_doc(run)) < 0 ||
+	    write_or_drop(out, "provenance/upstream-diff.json",
+		per_variant(run, "https://allocbuild.dev/upstream-diff/v1", upstream_diff_of)) < 0 ||
+	    write_or_drop(out, "provenance/relink-provenance.json",
+		per_variant(run, "https://allocbuild.dev/relink-provenance/v1", relink_of)) < 0)
+		return AB_EFAIL;
+	return 0;
+}
+
+/*
+ * subjects: the artifacts of the variants built; byproducts: their logs,
+ * then recipe.json and every other manifest this run wrote, so that a
+ * signature over the statement (provenance/sign.h) vouches for all of them
+ */
+static int
+collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_run_record *run)
+{
+	for (size_t i = 0; i < run->nvariants; i++) {
+		const struct ab_variant_record *st = &run->variants[i];
+		const cJSON *it;
+
+		if (!st->ok)
 			continue;
-		cJSON_ArrayForEach(it, get(st, "artifacts"))
-			if (ab_json_str(it, "path") && ab_json_str(it, "sha256"))
-				add_sum(&subjects, ab_json_str(it, "path"), ab_json_str(it, "sha256"));
-		cJSON_ArrayForEach(it, get(st, "steps"))
-			if (ab_json_str(it, "log") && add_sum_file(&byproducts, outdir, ab_json_str(it, "log")) < 0)
-				goto done;
+		for (size_t k = 0; k < st->nartifacts; k++)
+			add_sum(subjects, st->artifacts[k].path, st->artifacts[k].sha256);
+		cJSON_ArrayForEach(it, st->steps)
+			if (ab_json_str(it, "log") && add_sum_file(byproducts, run->outdir, ab_json_str(it, "log")) < 0)
+				return AB_EFAIL;
 	}
-	if (add_manifests(&byproducts, outdir, 0) < 0)
-		goto done;
-	doc = statement(outdir, run, &subjects, &byproducts);
-	if (write_manifest(outdir, "provenance/provenance.intoto.json", doc) < 0)
-		goto fail;
-	cJSON_Delete(doc);
-	doc = NULL;
-	/* a new statement: envelopes signed over the old one are stale */
-	if (ab_sign_remove(outdir) < 0)
-		goto done;
+	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
+		const char *rel = ab_manifest_files[i].path;
+		char *abs;
+		int present;
 
-	for (size_t i = 0; i < subjects.n; i++)
-		add_sum(&all, subjects.v[i].path, subjects.v[i].hex);
-	for (size_t i = 0; i < byproducts.n; i++)
-		add_sum(&all, byproducts.v[i].path, byproducts.v[i].hex);
-	if (add_manifests(&all, outdir, 1) < 0)
-		goto done;
-	ab_buf_clear(&b);
+		/* the statement cannot name itself; SHA256SUMS comes after it */
+		if (!strcmp(rel, "provenance/provenance.intoto.json") || !strcmp(rel, "SHA256SUMS"))
+			continue;
+		abs = mpath(run->outdir, rel);
+		present = ab_path_exists(abs);
+		free(abs);
+		if (present && add_sum_file(byproducts, run->outdir, rel) < 0)
+			return AB_EFAIL;
+	}
+	return 0;
+}
+
+/* SHA256SUMS, last: the subjects, the byproducts and every manifest written */
+static int
+write_sums(const struct ab_run_record *run, const struct sums *subjects, const struct sums *byproducts)
+{
+	struct sums all = {0};
+	struct ab_buf b = {0};
+	char *path;
+	int e = AB_EFAIL;
+
+	for (size_t i = 0; i < subjects->n; i++)
+		add_sum(&all, subjects->v[i].path, subjects->v[i].hex);
+	for (size_t i = 0; i < byproducts->n; i++)
+		add_sum(&all, byproducts->v[i].path, byproducts->v[i].hex);
+	/* every manifest this run wrote (the others were dropped), SHA256SUMS itself not */
+	for (size_t i = 0; i + 1 < ab_manifest_nfiles; i++) {
+		const char *rel = ab_manifest_files[i].path;
+		char *abs = mpath(run->outdir, rel);
+		int present = ab_path_exists(abs);
+
+		free(abs);
+		if (present && add_sum_file(&all, run->outdir, rel) < 0)
+			goto done;
+	}
 	for (size_t i = 0; i < all.n; i++)
 		ab_buf_printf(&b, "%s  %s\n", all.v[i].hex, all.v[i].path);
-	path = mpath(outdir, "SHA256SUMS");
-	error = ab_write_file_atomic(path, b.s ? b.s : "", b.len);
+	path = mpath(run->outdir, "SHA256SUMS");
+	e = ab_write_file_atomic(path, b.s ? b.s : "", b.len);
 	free(path);
-	goto done;
-fail:
-	cJSON_Delete(doc);
+done:
+	free_sums(&all);
+	ab_buf_free(&b);
+	return e;
+}
+
+int
+ab_manifest_write(const struct ab_run_record *run)
+{
+	struct sums subjects = {0}, byproducts = {0};
+	char *prov = mpath(run->outdir, "provenance");
+	int error = AB_EFAIL;
+
+	if (ab_mkdir_p(prov, 0755) < 0 || copy_recipe(run) < 0 || write_documents(run) < 0 ||
+	    collect_outputs(&subjects, &byproducts, run) < 0)
+		goto done;
+	if (write_or_drop(run->outdir, "provenance/provenance.intoto.json",
+	    statement(run, &subjects, &byproducts)) < 0)
+		goto done;
+	/* a new statement: envelopes signed over the old one are stale */
+	if (ab_sign_remove(run->outdir) < 0)
+		goto done;
+	error = write_sums(run, &subjects, &byproducts);
 done:
 	free_sums(&subjects);
 	free_sums(&byproducts);
-	free_sums(&all);
-	ab_buf_free(&b);
 	free(prov);
 	return error;
 }
@@ -712,7 +635,7 @@ check_one(FILE *out, const char *outdir, const char *rel, const char *want, stru
 		*bad = 1;
 	} else if (ab_hash_file(hex, NULL, abs) < 0) {
 		free(abs);
-		return -1;
+		return AB_EFAIL;
 	} else if (strcmp(hex, want)) {
 		fprintf(out, "%s: expected %s, actual %s\n", rel, want, hex);
 		*bad = 1;
@@ -732,7 +655,7 @@ ab_manifest_verify(FILE *out, const char *outdir)
 	struct sums seen = {0};
 	cJSON *stmt = NULL;
 	const char *s;
-	int bad = 0, error = -1;
+	int bad = 0, error = AB_EFAIL;
 	size_t line = 0;
 
 	if (!ab_path_exists(sums_path)) {
@@ -770,11 +693,11 @@ ab_manifest_verify(FILE *out, const char *outdir)
 	{
 		const cJSON *lists[2], *it;
 
-		lists[0] = get(stmt, "subject");
-		lists[1] = get(get(get(stmt, "predicate"), "runDetails"), "byproducts");
+		lists[0] = ab_json_get(stmt, "subject");
+		lists[1] = ab_json_get(ab_json_get(ab_json_get(stmt, "predicate"), "runDetails"), "byproducts");
 		for (int k = 0; k < 2; k++)
 			cJSON_ArrayForEach(it, lists[k]) {
-				const char *name = ab_json_str(it, "name"), *want = ab_json_str(get(it, "digest"), "sha256");
+				const char *name = ab_json_str(it, "name"), *want = ab_json_str(ab_json_get(it, "digest"), "sha256");
 
 				if (!name || !want || !ab_path_is_safe_relative(name)) {
 					ab_error("%s: malformed subject", stmt_path);
@@ -786,7 +709,7 @@ ab_manifest_verify(FILE *out, const char *outdir)
 	}
 	if (!bad)
 		fprintf(out, "verified %zu files in %s\n", seen.n, outdir);
-	error = bad ? 1 : 0;
+	error = bad ? AB_ECHECK : 0;
 done:
 	cJSON_Delete(stmt);
 	free_sums(&seen);
@@ -807,7 +730,7 @@ load_binary_doc(cJSON **doc, const char *outdir)
 	if (!ab_path_exists(path)) {
 		ab_error("'%s' has no provenance/binary-provenance.json: not a built output directory", outdir);
 		free(path);
-		return -1;
+		return AB_EFAIL;
 	}
 	e = ab_json_read(doc, path);
 	free(path);
@@ -850,11 +773,11 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 	cJSON *doc = NULL;
 	const cJSON *vars, *st, *mine = NULL, *it;
 	struct ab_strv names = {0};
-	int error = -1;
+	int error = AB_EFAIL;
 
 	if (load_binary_doc(&doc, outdir) < 0)
-		return -1;
-	vars = get(doc, "variants");
+		return AB_EFAIL;
+	vars = ab_json_get(doc, "variants");
 	cJSON_ArrayForEach(st, vars)
 		if (ab_json_str(st, "label") && !strcmp(ab_json_str(st, "label"), label))
 			mine = st;
@@ -869,9 +792,9 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 	 */
 	ab_strv_push(&names, "MALLOC_CONF");
 	cJSON_ArrayForEach(st, vars) {
-		cJSON_ArrayForEach(it, get(get(st, "runtime"), "env"))
+		cJSON_ArrayForEach(it, ab_json_get(ab_json_get(st, "runtime"), "env"))
 			ab_strv_push(&names, it->string);
-		cJSON_ArrayForEach(it, get(get(st, "runtime"), "unset"))
+		cJSON_ArrayForEach(it, ab_json_get(ab_json_get(st, "runtime"), "unset"))
 			if (cJSON_IsString(it))
 				ab_strv_push(&names, it->valuestring);
 	}
@@ -884,11 +807,11 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 	for (size_t i = 0; i < names.n; i++) {
 		if (i && !strcmp(names.v[i], names.v[i - 1]))
 			continue;
-		if (get(get(get(mine, "runtime"), "env"), names.v[i]))
+		if (ab_json_get(ab_json_get(ab_json_get(mine, "runtime"), "env"), names.v[i]))
 			continue;
 		fprintf(out, "unset %s\n", names.v[i]);
 	}
-	cJSON_ArrayForEach(it, get(get(mine, "runtime"), "env")) {
+	cJSON_ArrayForEach(it, ab_json_get(ab_json_get(mine, "runtime"), "env")) {
 		fprintf(out, "export %s=", it->string);
 		put_quoted(out, cJSON_IsString(it) ? it->valuestring : "");
 		fputc('\n', out);
@@ -907,8 +830,8 @@ ab_manifest_systems(FILE *out, const char *outdir)
 	const cJSON *st;
 
 	if (load_binary_doc(&doc, outdir) < 0)
-		return -1;
-	cJSON_ArrayForEach(st, get(doc, "variants")) {
+		return AB_EFAIL;
+	cJSON_ArrayForEach(st, ab_json_get(doc, "variants")) {
 		const char *bin = ab_json_str(st, "binary"), *label = ab_json_str(st, "label");
 
 		if (bin && label)

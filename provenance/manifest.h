@@ -5,12 +5,11 @@
  * in-toto statement provenance.intoto.json and SHA256SUMS; and the readers
  * behind `verify` and `env`.
  *
- * The build (builder/build.c) assembles one "run" object: the recipe
- * {name, path, sha256}, outdir, invocation_id, started_on, finished_on,
- * options, toolchain, sources {id: fetch record}, dependencies [{name, uri,
- * digest}] and variants [state], each state as docs/manifests.md describes.
- * ab_manifest_write() turns it into every file, each written atomically,
- * SHA256SUMS last.
+ * The build (builder/build.c) fills one run record (provenance/record.h):
+ * the recipe, invocation id, times, options, toolchain, the sources'
+ * fetch records, the resolved dependencies, one record per variant and
+ * the documents other modules shaped. ab_manifest_write() turns it into
+ * every file, each written atomically, SHA256SUMS last.
  */
 #ifndef AB_MANIFEST_H
 #define AB_MANIFEST_H
@@ -19,46 +18,48 @@
 
 #include <cjson/cJSON.h>
 
-/* what jemalloc's configure uses when it cannot find a version */
-#define AB_JEMALLOC_BOGUS_VERSION "0.0.0-0-g000000missing_version_try_git_fetch_tags"
+#include "record.h"
+
 /* the in-toto buildType and builder id of allocbuild (docs/manifests.md) */
 #define AB_BUILD_TYPE "https://allocbuild.dev/build/v1"
 #define AB_BUILDER_ID "https://allocbuild.dev/builder/v1"
 
-/*
- * The SHA-256 of the allocator archive in a variant's binary, from its
- * state: its own allocator archive artifact; for a diagnostic relink
- * (st has "relink"), the archive of its base variant's state `from`, or
- * the archive that replaced that one in the link. NULL when unknown.
- */
-const char *ab_manifest_archive_sha256(const cJSON *st, const cJSON *from);
+/* which runs write a manifest */
+enum ab_manifest_when {
+	AB_MANIFEST_ALWAYS,
+	AB_MANIFEST_CMAKE,  /* the plan has a cmake variant */
+	AB_MANIFEST_UPDIFF, /* a variant compares its vendored allocator with an upstream source */
+	AB_MANIFEST_RELINK, /* the plan has a relink variant */
+};
 
-/* copy the recipe and write every manifest of a run into outdir; reports errors */
-int ab_manifest_write(const char *outdir, const cJSON *run);
+struct ab_manifest_file {
+	const char *path; /* relative to OUTDIR */
+	enum ab_manifest_when when;
+};
 
-/*
- * The first jemalloc-style version string (X.Y.Z-N-gHASH, including the
- * bogus one) embedded in a file's bytes; *version NULL when none. Caller
- * frees. Reports errors.
- */
-int ab_manifest_scan_version(char **version, const char *path);
+/* the files a build's manifests step writes, in the order SHA256SUMS lists them; SHA256SUMS last */
+extern const struct ab_manifest_file ab_manifest_files[];
+extern const size_t ab_manifest_nfiles;
+
+/* copy the recipe and write every manifest of a run into run->outdir; 0 or AB_EFAIL (reported) */
+int ab_manifest_write(const struct ab_run_record *run);
 
 /*
  * Re-hash every file named by OUTDIR/SHA256SUMS and every subject and
  * byproduct of provenance.intoto.json; print each mismatch on out as
  * "PATH: expected HEX, actual HEX" (actual "missing" for a missing file).
- * Returns 0 when all match, 1 on any mismatch, -1 (reported) when OUTDIR
- * holds no readable manifests.
+ * Returns 0 when all match, AB_ECHECK on any mismatch, AB_EFAIL (reported)
+ * when OUTDIR holds no readable manifests.
  */
 int ab_manifest_verify(FILE *out, const char *outdir);
 
 /*
  * The runtime environment of a label as shell lines: `unset NAME` for every
  * allocator variable the label does not set, then `export NAME='value'`.
- * Returns 0, or -1 (reported) for an unknown label or unreadable OUTDIR.
+ * Returns 0, or AB_EFAIL (reported) for an unknown label or unreadable OUTDIR.
  */
 int ab_manifest_env(FILE *out, const char *outdir, const char *label);
-/* "LABEL=/abs/path/to/binary" for every variant with a binary; 0 or -1 (reported) */
+/* "LABEL=/abs/path/to/binary" for every variant with a binary; 0 or AB_EFAIL (reported) */
 int ab_manifest_systems(FILE *out, const char *outdir);
 
 #endif

@@ -7,17 +7,20 @@
 
 #include <cjson/cJSON.h>
 
-#include "../builder/recipe.h"
 #include "../lib/util.h"
 #include "bundle.h"
 #include "../lib/jsonio.h"
 #include "notes.h"
 #include "sign.h"
 
-/* what pr.md is made from: the manifests of one OUTDIR */
+/*
+ * What pr.md is made from: the manifests of one OUTDIR, nothing else. The
+ * variants are build-commands.json's (each with the recipe's definition of
+ * it), the sources sources.json's (each with its patches and overlays).
+ */
 struct evidence {
 	const char *outdir;
-	struct ab_recipe *recipe;
+	const char *name;     /* the recipe's */
 	cJSON *sources, *commands, *binaries, *probes, *updiff, *cmake, *relink, *statement;
 };
 
@@ -34,7 +37,7 @@ jget(const cJSON *o, const char *path)
 			return NULL;
 		memcpy(key, path, n);
 		key[n] = '\0';
-		o = cJSON_GetObjectItemCaseSensitive(o, key);
+		o = ab_json_get(o, key);
 		path += n;
 		if (*path == '.')
 			path++;
@@ -50,6 +53,15 @@ jstr(const cJSON *o, const char *path)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* the same, dflt when it is missing */
+static const char *
+jstr_or(const cJSON *o, const char *path, const char *dflt)
+{
+	const char *s = jstr(o, path);
+
+	return s ? s : dflt;
+}
+
 /* the entry of a manifest's "variants" for label: an object keyed by label, or an array of {label} */
 static const cJSON *
 for_label(const cJSON *doc, const char *label)
@@ -57,7 +69,7 @@ for_label(const cJSON *doc, const char *label)
 	const cJSON *vs = jget(doc, "variants"), *it;
 
 	if (cJSON_IsObject(vs))
-		return cJSON_GetObjectItemCaseSensitive(vs, label);
+		return ab_json_get(vs, label);
 	cJSON_ArrayForEach(it, vs) {
 		const char *l = jstr(it, "label");
 
@@ -136,7 +148,7 @@ static int
 load_evidence(struct evidence *e, const char *outdir)
 {
 	char *rp = ab_sprintf("%s/recipe.json", outdir);
-	int rc = -1;
+	int rc = AB_EFAIL;
 
 	memset(e, 0, sizeof(*e));
 	e->outdir = outdir;
@@ -144,8 +156,6 @@ load_evidence(struct evidence *e, const char *outdir)
 		ab_error("pr: '%s' has no recipe.json: not an allocbuild output directory", outdir);
 		goto done;
 	}
-	if (ab_recipe_load(&e->recipe, rp) < 0)
-		goto done;
 	{
 		char *need[] = {"binary-provenance.json", "provenance.intoto.json"};
 
@@ -169,6 +179,11 @@ load_evidence(struct evidence *e, const char *outdir)
 	    load_optional(&e->relink, outdir, "relink-provenance.json") < 0 ||
 	    load_optional(&e->statement, outdir, "provenance.intoto.json") < 0)
 		goto done;
+	e->name = jstr(e->binaries, "recipe.name");
+	if (!e->name) {
+		ab_error("pr: '%s/provenance/binary-provenance.json' names no recipe", outdir);
+		goto done;
+	}
 	rc = 0;
 done:
 	free(rp);
@@ -178,7 +193,6 @@ done:
 static void
 release_evidence(struct evidence *e)
 {
-	ab_recipe_free(e->recipe);
 	cJSON_Delete(e->sources);
 	cJSON_Delete(e->commands);
 	cJSON_Delete(e->binaries);
@@ -189,17 +203,43 @@ release_evidence(struct evidence *e)
 	cJSON_Delete(e->statement);
 }
 
-static const char *
-kind_words(const struct ab_variant *v)
+/* the variants of the build, in the order it built them (build-commands.json) */
+static const cJSON *
+variants(const struct evidence *e)
 {
-	switch (v->kind) {
-	case AB_VARIANT_RELINK:
+	return jget(e->commands, "variants");
+}
+
+static int
+is_kind(const cJSON *v, const char *kind)
+{
+	const char *k = jstr(v, "kind");
+
+	return k && !strcmp(k, kind);
+}
+
+static const char *
+kind_words(const cJSON *v)
+{
+	if (is_kind(v, "relink"))
 		return "diagnostic relink";
-	case AB_VARIANT_RUNTIME:
+	if (is_kind(v, "runtime_of"))
 		return "runtime only";
-	default:
-		return "normal build";
+	return "normal build";
+}
+
+/* the variant that built v's binary: v, or its runtime_of's, followed to the end */
+static const cJSON *
+base_of(const struct evidence *e, const cJSON *v)
+{
+	for (int guard = cJSON_GetArraySize(variants(e)); v && is_kind(v, "runtime_of") && guard > 0; guard--) {
+		const cJSON *b = for_label(e->commands, jstr(v, "definition.runtime_of"));
+
+		if (!b)
+			break;
+		v = b;
 	}
+	return v;
 }
 
 /* the probe record of a label (allocator-probes.json) */
@@ -211,13 +251,11 @@ probe_of(const struct evidence *e, const char *label)
 	return p ? jget(p, "probe") : NULL;
 }
 
-/* the first artifact record of a label, following runtime_of to its base */
+/* the first artifact record of the binary of label (binary-provenance.json) */
 static const cJSON *
-artifact_of(const struct evidence *e, const struct ab_variant *v)
+artifact_of(const struct evidence *e, const char *label)
 {
-	const struct ab_variant *base = ab_recipe_base_variant(e->recipe, v);
-	const cJSON *b = for_label(e->binaries, base->label);
-	const cJSON *arts = jget(b, "artifacts");
+	const cJSON *arts = jget(for_label(e->binaries, label), "artifacts");
 
 	return cJSON_IsArray(arts) ? cJSON_GetArrayItem(arts, 0) : NULL;
 }
@@ -231,27 +269,29 @@ put_word(struct ab_buf *b, int *any, const char *s)
 	put_code(b, s);
 }
 
+/* how the binary of a variant was made: a relink's replacements, else the configure options or defines */
 static void
-put_options(struct ab_buf *b, const struct ab_recipe *r, const struct ab_variant *v)
+put_options(struct ab_buf *b, const cJSON *base)
 {
-	const struct ab_variant *base = ab_recipe_base_variant(r, v);
+	const cJSON *def = jget(base, "definition"), *it;
 	int any = 0;
 
-	if (base->kind == AB_VARIANT_RELINK) {
+	if (is_kind(base, "relink")) {
 		ab_buf_puts(b, "relink of ");
-		put_code(b, base->relink.from);
-		for (size_t i = 0; i < base->relink.nreplace; i++) {
+		put_code(b, jstr_or(def, "relink.from", "?"));
+		cJSON_ArrayForEach(it, jget(def, "relink.replace")) {
 			ab_buf_puts(b, ", ");
-			put_code(b, base->relink.replace[i].path);
+			put_code(b, jstr_or(it, "path", "?"));
 			ab_buf_puts(b, " → ");
-			put_code(b, base->relink.replace[i].with_variant);
+			put_code(b, jstr_or(it, "with.variant", "?"));
 		}
 		return;
 	}
-	for (size_t i = 0; i < base->build.configure.n; i++)
-		put_word(b, &any, base->build.configure.v[i]);
-	for (size_t i = 0; i < base->build.defines.n; i++) {
-		char *d = ab_sprintf("-D%s=%s", base->build.defines.v[i].key, base->build.defines.v[i].value);
+	cJSON_ArrayForEach(it, jget(def, "build.configure"))
+		if (cJSON_IsString(it))
+			put_word(b, &any, it->valuestring);
+	cJSON_ArrayForEach(it, jget(def, "build.defines")) {
+		char *d = ab_sprintf("-D%s=%s", it->string, cJSON_IsString(it) ? it->valuestring : "");
 
 		put_word(b, &any, d);
 		free(d);
@@ -261,18 +301,19 @@ put_options(struct ab_buf *b, const struct ab_recipe *r, const struct ab_variant
 }
 
 static void
-put_runtime(struct ab_buf *b, const struct ab_variant *v)
+put_runtime(struct ab_buf *b, const cJSON *v)
 {
+	const cJSON *it;
 	int any = 0;
 
-	for (size_t i = 0; i < v->runtime.env.n; i++) {
-		char *kv = ab_sprintf("%s=%s", v->runtime.env.v[i].key, v->runtime.env.v[i].value);
+	cJSON_ArrayForEach(it, jget(v, "definition.runtime.env")) {
+		char *kv = ab_sprintf("%s=%s", it->string, cJSON_IsString(it) ? it->valuestring : "");
 
 		put_word(b, &any, kv);
 		free(kv);
 	}
-	for (size_t i = 0; i < v->runtime.unset.n; i++) {
-		char *u = ab_sprintf("unset %s", v->runtime.unset.v[i]);
+	cJSON_ArrayForEach(it, jget(v, "definition.runtime.unset")) {
+		char *u = ab_sprintf("unset %s", cJSON_IsString(it) ? it->valuestring : "");
 
 		put_word(b, &any, u);
 		free(u);
@@ -311,24 +352,82 @@ malloc_conf_of(const cJSON *probe)
 	return s;
 }
 
+/* a source's pin as the recipe gives it: a git commit (or the ref an unpinned one names) */
+static const char *
+git_pin(const cJSON *rec)
+{
+	return jstr(rec, "ref") ? jstr(rec, "ref") : jstr(rec, "commit");
+}
+
+/* one row of the sources table: a source of sources.json */
+static void
+put_source_row(struct ab_buf *b, const cJSON *rec)
+{
+	const char *origin = jstr(rec, "origin");
+	const cJSON *it;
+	int j = 0;
+
+	ab_buf_puts(b, "| ");
+	put_code(b, rec->string);
+	ab_buf_puts(b, " | ");
+	if (is_kind(rec, "git")) {
+		ab_buf_puts(b, "git ");
+		put_code(b, jstr_or(rec, "url", "?"));
+		ab_buf_puts(b, " commit ");
+		put_code(b, jstr_or(rec, "commit", "?"));
+	} else {
+		const cJSON *u = cJSON_GetArrayItem(jget(rec, "urls"), 0);
+
+		ab_buf_puts(b, "archive ");
+		put_code(b, cJSON_IsString(u) ? u->valuestring : "?");
+		ab_buf_puts(b, " sha256 ");
+		put_code(b, jstr_or(rec, "sha256", "?"));
+	}
+	cJSON_ArrayForEach(it, jget(rec, "patches")) {
+		ab_buf_puts(b, j++ ? ", " : " + patches ");
+		put_code(b, cJSON_IsString(it) ? it->valuestring : "?");
+	}
+	cJSON_ArrayForEach(it, jget(rec, "overlay")) {
+		ab_buf_puts(b, " + overlay ");
+		put_code(b, it->string);
+		ab_buf_puts(b, " ← ");
+		put_code(b, cJSON_IsString(it) ? it->valuestring : "?");
+	}
+	ab_buf_puts(b, " | ");
+	if (jstr(rec, "origin_kind")) {
+		put_text(b, jstr(rec, "origin_kind"));
+		ab_buf_puts(b, " ");
+	}
+	if (origin)
+		put_code(b, origin);
+	else
+		ab_buf_puts(b, "–");
+	if (jstr(rec, "cached_from")) {
+		ab_buf_puts(b, ", first fetched from ");
+		put_code(b, jstr(rec, "cached_from"));
+	}
+	ab_buf_puts(b, " |\n");
+}
+
 static void
 section_summary(struct ab_buf *b, const struct evidence *e)
 {
-	const struct ab_recipe *r = e->recipe;
 	const char *inv = jstr(e->statement, "predicate.runDetails.metadata.invocationId");
 	const char *fin = jstr(e->statement, "predicate.runDetails.metadata.finishedOn");
+	const char *desc = jstr(e->sources, "recipe.description"), *sha = jstr(e->binaries, "recipe.sha256");
+	const cJSON *rec;
 
 	ab_buf_puts(b, "## Allocator build provenance: ");
-	put_text(b, r->name);
+	put_text(b, e->name);
 	ab_buf_puts(b, "\n\n");
-	if (r->description) {
-		put_text(b, r->description);
+	if (desc) {
+		put_text(b, desc);
 		ab_buf_puts(b, "\n\n");
 	}
 	ab_buf_puts(b, "Recipe ");
-	put_code(b, r->name);
+	put_code(b, e->name);
 	ab_buf_puts(b, ", sha256 ");
-	put_code(b, r->sha256);
+	put_code(b, sha ? sha : "?");
 	if (fin) {
 		ab_buf_puts(b, ", built ");
 		put_text(b, fin);
@@ -339,90 +438,45 @@ section_summary(struct ab_buf *b, const struct evidence *e)
 		ab_buf_puts(b, ")");
 	}
 	ab_buf_puts(b, ".\n\n| source | pinned | origin |\n|---|---|---|\n");
-	for (size_t i = 0; i < r->nsources; i++) {
-		const struct ab_source *s = &r->sources[i];
-		const cJSON *rec = jget(e->sources, "sources");
-		const char *origin;
-
-		rec = rec ? cJSON_GetObjectItemCaseSensitive(rec, s->id) : NULL;
-		origin = jstr(rec, "origin");
-		ab_buf_puts(b, "| ");
-		put_code(b, s->id);
-		ab_buf_puts(b, " | ");
-		if (s->kind == AB_SOURCE_GIT) {
-			const char *commit = jstr(rec, "commit");
-
-			ab_buf_puts(b, "git ");
-			put_code(b, s->url);
-			ab_buf_puts(b, " commit ");
-			put_code(b, commit ? commit : s->commit);
-		} else {
-			ab_buf_puts(b, "archive ");
-			put_code(b, s->urls.n ? s->urls.v[0] : "?");
-			ab_buf_puts(b, " sha256 ");
-			put_code(b, s->sha256);
-		}
-		for (size_t j = 0; j < s->patches.n; j++) {
-			ab_buf_puts(b, j ? ", " : " + patches ");
-			put_code(b, s->patches.v[j]);
-		}
-		for (size_t j = 0; j < s->noverlays; j++) {
-			ab_buf_puts(b, " + overlay ");
-			put_code(b, s->overlays[j].path);
-			ab_buf_puts(b, " ← ");
-			put_code(b, s->overlays[j].source);
-		}
-		ab_buf_puts(b, " | ");
-		if (jstr(rec, "origin_kind")) {
-			put_text(b, jstr(rec, "origin_kind"));
-			ab_buf_puts(b, " ");
-		}
-		if (origin)
-			put_code(b, origin);
-		else
-			ab_buf_puts(b, "–");
-		if (jstr(rec, "cached_from")) {
-			ab_buf_puts(b, ", first fetched from ");
-			put_code(b, jstr(rec, "cached_from"));
-		}
-		ab_buf_puts(b, " |\n");
-	}
+	cJSON_ArrayForEach(rec, jget(e->sources, "sources"))
+		put_source_row(b, rec);
 	ab_buf_puts(b, "\nTo reproduce and check:\n\n```sh\nallocbuild build ");
-	ab_buf_puts(b, jstr(e->binaries, "recipe.path") ? jstr(e->binaries, "recipe.path") : e->recipe->path);
+	ab_buf_puts(b, jstr_or(e->binaries, "recipe.path", "?"));
 	ab_buf_puts(b, "\nallocbuild verify allocbuild-out/");
-	ab_buf_puts(b, r->name);
+	ab_buf_puts(b, e->name);
 	ab_buf_puts(b, "\n```\n\n");
 }
 
 static void
 section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 {
-	const struct ab_recipe *r = e->recipe;
+	const cJSON *v;
 
 	ab_buf_puts(b, "### Variants\n\n"
 	    "| label | kind | allocator | version | configure options / defines | config.malloc_conf | runtime environment | artifact sha256 |\n"
 	    "|---|---|---|---|---|---|---|---|\n");
-	for (size_t i = 0; i < r->nvariants; i++) {
-		const struct ab_variant *v = &r->variants[i];
-		const struct ab_variant *base = ab_recipe_base_variant(r, v);
-		const cJSON *probe = probe_of(e, v->label);
-		const cJSON *art = artifact_of(e, v);
+	cJSON_ArrayForEach(v, variants(e)) {
+		const char *label = jstr_or(v, "label", "?");
+		const cJSON *base = base_of(e, v);
+		const char *alloc = jstr(base, "definition.allocator.kind");
+		const cJSON *probe = probe_of(e, label);
+		const cJSON *art = artifact_of(e, jstr(base, "label") ? jstr(base, "label") : label);
 		const char *mc = malloc_conf_of(probe);
 
 		ab_buf_puts(b, "| ");
-		put_code(b, v->label);
+		put_code(b, label);
 		ab_buf_puts(b, " | ");
 		ab_buf_puts(b, kind_words(v));
-		if (v->kind == AB_VARIANT_RUNTIME) {
+		if (is_kind(v, "runtime_of")) {
 			ab_buf_puts(b, " of ");
-			put_code(b, v->runtime_of);
+			put_code(b, jstr_or(v, "definition.runtime_of", "?"));
 		}
 		ab_buf_puts(b, " | ");
-		put_text(b, base->allocator.present ? base->allocator.kind : "–");
+		put_text(b, alloc ? alloc : "–");
 		ab_buf_puts(b, " | ");
 		put_version(b, probe, art);
 		ab_buf_puts(b, " | ");
-		put_options(b, r, v);
+		put_options(b, base);
 		ab_buf_puts(b, " | ");
 		if (mc)
 			put_code(b, mc[0] ? mc : "\"\"");
@@ -438,18 +492,18 @@ section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence
 
 	/* the full digests, folded */
 	ab_buf_puts(details, "<details><summary>Artifact digests (sha256)</summary>\n\n```\n");
-	for (size_t i = 0; i < r->nvariants; i++) {
-		const struct ab_variant *v = &r->variants[i];
-		const cJSON *bv = for_label(e->binaries, v->label), *a;
+	cJSON_ArrayForEach(v, variants(e)) {
+		const char *label = jstr_or(v, "label", "?");
+		const cJSON *bv = for_label(e->binaries, label), *a;
 		const char *arch = jstr(bv, "allocator.archive_sha256");
 
 		cJSON_ArrayForEach(a, jget(bv, "artifacts")) {
 			const char *h = jstr(a, "sha256"), *p = jstr(a, "path");
 
-			ab_buf_printf(details, "%s  %s (%s)\n", h ? h : "?", p ? p : "?", v->label);
+			ab_buf_printf(details, "%s  %s (%s)\n", h ? h : "?", p ? p : "?", label);
 		}
 		if (arch)
-			ab_buf_printf(details, "%s  allocator archive of %s\n", arch, v->label);
+			ab_buf_printf(details, "%s  allocator archive of %s\n", arch, label);
 	}
 	ab_buf_puts(details, "```\n\n</details>\n\n");
 }
@@ -457,24 +511,26 @@ section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence
 static void
 section_upstream(struct ab_buf *b, const struct evidence *e)
 {
-	const struct ab_recipe *r = e->recipe;
+	const cJSON *v;
 	int any = 0;
 
-	for (size_t i = 0; i < r->nvariants; i++) {
-		const struct ab_variant *v = &r->variants[i];
-		const cJSON *rep = for_label(e->updiff, v->label), *n;
+	cJSON_ArrayForEach(v, variants(e)) {
+		const char *label = jstr_or(v, "label", "?");
+		const cJSON *rep = for_label(e->updiff, label), *n;
 		const char *summary = jstr(rep, "summary");
+		const char *vendored = jstr(v, "definition.allocator.vendored");
+		const char *upstream = jstr(v, "definition.allocator.upstream");
 
 		if (!rep)
 			continue;
 		if (!any++)
 			ab_buf_puts(b, "### Upstream verification\n\n");
 		ab_buf_puts(b, "- ");
-		put_code(b, v->label);
+		put_code(b, label);
 		ab_buf_puts(b, ": ");
-		put_code(b, v->allocator.vendored ? v->allocator.vendored : "?");
+		put_code(b, vendored ? vendored : "?");
 		ab_buf_puts(b, cJSON_IsTrue(jget(rep, "matches")) ? " **matches** upstream " : " **differs from** upstream ");
-		put_code(b, v->allocator.upstream ? v->allocator.upstream : "?");
+		put_code(b, upstream ? upstream : "?");
 		ab_buf_puts(b, ": ");
 		put_text(b, summary ? summary : "(no summary)");
 		ab_buf_puts(b, "\n");
@@ -493,12 +549,12 @@ section_upstream(struct ab_buf *b, const struct evidence *e)
 static void
 section_probes(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 {
-	const struct ab_recipe *r = e->recipe;
+	const cJSON *vj;
 	int any = 0;
 
-	for (size_t i = 0; i < r->nvariants; i++) {
-		const struct ab_variant *v = &r->variants[i];
-		const cJSON *probe = probe_of(e, v->label), *it;
+	cJSON_ArrayForEach(vj, variants(e)) {
+		const char *label = jstr(vj, "label");
+		const cJSON *probe = probe_of(e, label), *it;
 
 		if (!probe)
 			continue;
@@ -515,7 +571,7 @@ section_probes(struct ab_buf *b, struct ab_buf *details, const struct evidence *
 				int good = st && (!strcmp(st, "ok") || !strcmp(st, "match"));
 
 				ab_buf_puts(b, "| ");
-				put_code(b, v->label);
+				put_code(b, label);
 				ab_buf_puts(b, good ? " | ✅ in effect | " : " | **❌ not in effect** | ");
 				put_code(b, set ? set : "?");
 				ab_buf_puts(b, " | ");
@@ -532,13 +588,13 @@ section_probes(struct ab_buf *b, struct ab_buf *details, const struct evidence *
 				const char *msg = jstr(it, "message"), *kind = jstr(it, "kind");
 
 				ab_buf_puts(b, "| ");
-				put_code(b, v->label);
+				put_code(b, label);
 				ab_buf_puts(b, " | **⚠ ");
 				put_text(b, kind ? kind : "problem");
 				ab_buf_puts(b, "** | ");
-				put_code(b, jstr(it, "setting") ? jstr(it, "setting") : "?");
+				put_code(b, jstr_or(it, "setting", "?"));
 				ab_buf_puts(b, " | ");
-				put_text(b, jstr(it, "origin") ? jstr(it, "origin") : "–");
+				put_text(b, jstr_or(it, "origin", "–"));
 				ab_buf_puts(b, " | ");
 				put_text(b, msg ? msg : "");
 				ab_buf_puts(b, " |\n");
@@ -546,7 +602,7 @@ section_probes(struct ab_buf *b, struct ab_buf *details, const struct evidence *
 			}
 			if (!rows) {
 				ab_buf_puts(b, "| ");
-				put_code(b, v->label);
+				put_code(b, label);
 				ab_buf_puts(b, ok ? " | ✅ no problem | – | – | defaults |\n" : " | **❌ failed** | – | – | – |\n");
 			}
 		}
@@ -556,7 +612,7 @@ section_probes(struct ab_buf *b, struct ab_buf *details, const struct evidence *
 
 			if (cJSON_IsObject(eff) && cJSON_GetArraySize(eff) > 0) {
 				ab_buf_puts(details, "<details><summary>Effective allocator options of <code>");
-				put_text(details, v->label);
+				put_text(details, label);
 				ab_buf_puts(details, "</code></summary>\n\n```\n");
 				cJSON_ArrayForEach(it, eff) {
 					char *val = cJSON_IsString(it) ? ab_strdup(it->valuestring) : cJSON_PrintUnformatted(it);
@@ -572,59 +628,115 @@ section_probes(struct ab_buf *b, struct ab_buf *details, const struct evidence *
 		ab_buf_puts(b, "\n");
 }
 
-/* configure arguments of a against b: what only one of them has */
-static void
-args_diff(struct ab_buf *b, const struct ab_list *x, const struct ab_list *y, const char *sign)
+static int
+has_string(const cJSON *arr, const char *s)
 {
-	for (size_t i = 0; i < x->n; i++) {
-		size_t j;
+	const cJSON *it;
 
-		for (j = 0; j < y->n && strcmp(x->v[i], y->v[j]); j++)
-			;
-		if (j == y->n) {
+	cJSON_ArrayForEach(it, arr)
+		if (cJSON_IsString(it) && !strcmp(it->valuestring, s))
+			return 1;
+	return 0;
+}
+
+/* configure arguments of x against y: what only x has */
+static void
+args_diff(struct ab_buf *b, const cJSON *x, const cJSON *y, const char *sign)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, x)
+		if (cJSON_IsString(it) && !has_string(y, it->valuestring)) {
 			ab_buf_printf(b, " %s", sign);
-			put_code(b, x->v[i]);
+			put_code(b, it->valuestring);
+		}
+}
+
+/* CMake cache keys and flags of label against the first variant, from the cmake manifest's diffs */
+static void
+put_cmake_diffs(struct ab_buf *b, const struct evidence *e, const char *label)
+{
+	const cJSON *d, *k;
+
+	cJSON_ArrayForEach(d, jget(e->cmake, "diffs")) {
+		const char *bl = jstr(d, "b");
+
+		if (!bl || strcmp(bl, label))
+			continue;
+		cJSON_ArrayForEach(k, jget(d, "differences")) {
+			const char *sec = jstr(k, "section"), *name = jstr(k, "key");
+			const char *av = jstr(k, "a"), *bv = jstr(k, "b");
+
+			ab_buf_puts(b, " ");
+			if (sec && strcmp(sec, "keys")) {
+				put_text(b, sec);
+				ab_buf_puts(b, " ");
+			}
+			put_code(b, name ? name : "?");
+			ab_buf_puts(b, ": ");
+			if (av)
+				put_code(b, av);
+			else
+				ab_buf_puts(b, "absent");
+			ab_buf_puts(b, " → ");
+			if (bv)
+				put_code(b, bv);
+			else
+				ab_buf_puts(b, "absent");
+			ab_buf_puts(b, ";");
 		}
 	}
+}
+
+/* a runtime-only variant or a diagnostic relink, in words */
+static void
+put_special_difference(struct ab_buf *b, const struct evidence *e, const cJSON *v, const char *label)
+{
+	ab_buf_puts(b, "- ");
+	put_code(b, label);
+	if (is_kind(v, "runtime_of")) {
+		ab_buf_puts(b, ": the binary of ");
+		put_code(b, jstr_or(v, "definition.runtime_of", "?"));
+		ab_buf_puts(b, ", run with ");
+		put_runtime(b, v);
+	} else {
+		const cJSON *doc = for_label(e->relink, label);
+		const char *verdict = jstr(doc, "verdict");
+
+		ab_buf_puts(b, ": **diagnostic relink** of ");
+		put_code(b, jstr_or(v, "definition.relink.from", "?"));
+		ab_buf_puts(b, " (not a normal build): ");
+		put_text(b, verdict ? verdict : "no relink provenance recorded");
+		if (jget(doc, "normal_check.identical"))
+			ab_buf_puts(b, cJSON_IsTrue(jget(doc, "normal_check.identical"))
+			    ? "; the unchanged link command, run again, reproduces the normal binary byte for byte"
+			    : "; **the unchanged link command, run again, does not reproduce the normal binary**");
+	}
+	ab_buf_puts(b, "\n");
+}
+
+static int
+same_str(const cJSON *x, const cJSON *y, const char *path)
+{
+	const char *a = jstr(x, path), *b = jstr(y, path);
+
+	return a && b && !strcmp(a, b);
 }
 
 static void
 section_differences(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 {
-	const struct ab_recipe *r = e->recipe;
-	const struct ab_variant *first = NULL;
+	const cJSON *first = NULL, *v;
 	int any = 0;
 
 	ab_buf_puts(b, "### What differs between variants\n\n");
-	for (size_t i = 0; i < r->nvariants; i++) {
-		const struct ab_variant *v = &r->variants[i];
+	cJSON_ArrayForEach(v, variants(e)) {
+		const char *label = jstr_or(v, "label", "?");
+		const cJSON *def = jget(v, "definition"), *fdef;
+		size_t before;
 
-		if (v->kind == AB_VARIANT_RUNTIME) {
-			ab_buf_puts(b, "- ");
-			put_code(b, v->label);
-			ab_buf_puts(b, ": the binary of ");
-			put_code(b, v->runtime_of);
-			ab_buf_puts(b, ", run with ");
-			put_runtime(b, v);
-			ab_buf_puts(b, "\n");
-			any++;
-			continue;
-		}
-		if (v->kind == AB_VARIANT_RELINK) {
-			const cJSON *doc = for_label(e->relink, v->label);
-			const char *verdict = jstr(doc, "verdict");
-
-			ab_buf_puts(b, "- ");
-			put_code(b, v->label);
-			ab_buf_puts(b, ": **diagnostic relink** of ");
-			put_code(b, v->relink.from);
-			ab_buf_puts(b, " (not a normal build): ");
-			put_text(b, verdict ? verdict : "no relink provenance recorded");
-			if (jget(doc, "normal_check.identical"))
-				ab_buf_puts(b, cJSON_IsTrue(jget(doc, "normal_check.identical"))
-				    ? "; the unchanged link command, run again, reproduces the normal binary byte for byte"
-				    : "; **the unchanged link command, run again, does not reproduce the normal binary**");
-			ab_buf_puts(b, "\n");
+		if (is_kind(v, "runtime_of") || is_kind(v, "relink")) {
+			put_special_difference(b, e, v, label);
 			any++;
 			continue;
 		}
@@ -632,54 +744,20 @@ section_differences(struct ab_buf *b, struct ab_buf *details, const struct evide
 			first = v;
 			continue;
 		}
-		if (first->build.system != v->build.system || strcmp(first->source, v->source))
+		fdef = jget(first, "definition");
+		if (!same_str(fdef, def, "build.system") || !same_str(fdef, def, "source"))
 			continue;
 		ab_buf_puts(b, "- ");
-		put_code(b, v->label);
+		put_code(b, label);
 		ab_buf_puts(b, " against ");
-		put_code(b, first->label);
+		put_code(b, jstr_or(first, "label", "?"));
 		ab_buf_puts(b, ":");
-		{
-			size_t before = b->len;
-
-			args_diff(b, &v->build.configure, &first->build.configure, "+");
-			args_diff(b, &first->build.configure, &v->build.configure, "−");
-			if (b->len == before && v->build.system == AB_BUILD_AUTOTOOLS)
-				ab_buf_puts(b, " same configure arguments");
-		}
-		/* CMake cache keys and flags, from the cmake manifest's diffs */
-		{
-			const cJSON *d, *k;
-
-			cJSON_ArrayForEach(d, jget(e->cmake, "diffs")) {
-				const char *bl = jstr(d, "b");
-
-				if (!bl || strcmp(bl, v->label))
-					continue;
-				cJSON_ArrayForEach(k, jget(d, "differences")) {
-					const char *sec = jstr(k, "section"), *name = jstr(k, "key");
-					const char *av = jstr(k, "a"), *bv = jstr(k, "b");
-
-					ab_buf_puts(b, " ");
-					if (sec && strcmp(sec, "keys")) {
-						put_text(b, sec);
-						ab_buf_puts(b, " ");
-					}
-					put_code(b, name ? name : "?");
-					ab_buf_puts(b, ": ");
-					if (av)
-						put_code(b, av);
-					else
-						ab_buf_puts(b, "absent");
-					ab_buf_puts(b, " → ");
-					if (bv)
-						put_code(b, bv);
-					else
-						ab_buf_puts(b, "absent");
-					ab_buf_puts(b, ";");
-				}
-			}
-		}
+		before = b->len;
+		args_diff(b, jget(def, "build.configure"), jget(fdef, "build.configure"), "+");
+		args_diff(b, jget(fdef, "build.configure"), jget(def, "build.configure"), "−");
+		if (b->len == before && is_kind(v, "autotools"))
+			ab_buf_puts(b, " same configure arguments");
+		put_cmake_diffs(b, e, label);
 		ab_buf_puts(b, "\n");
 		any++;
 	}
@@ -729,101 +807,103 @@ put_node_label(struct ab_buf *b, const char *line1, const char *line2)
 	ab_buf_puts(b, "\"]");
 }
 
+/* "  FROM_ID<edge>TO_ID\n" */
 static void
-section_flow(struct ab_buf *b, const struct evidence *e)
+put_edge(struct ab_buf *b, const char *fprefix, const char *from, const char *edge, const char *tprefix,
+    const char *to)
 {
-	const struct ab_recipe *r = e->recipe;
+	ab_buf_puts(b, "  ");
+	put_node_id(b, fprefix, from ? from : "?");
+	ab_buf_puts(b, edge);
+	put_node_id(b, tprefix, to ? to : "?");
+	ab_buf_puts(b, "\n");
+}
 
-	ab_buf_puts(b, "### Flow\n\n```mermaid\nflowchart LR\n");
-	for (size_t i = 0; i < r->nsources; i++) {
-		const struct ab_source *s = &r->sources[i];
-		char *label = s->kind == AB_SOURCE_GIT
-		    ? ab_sprintf("git %.12s", s->commit)
-		    : ab_sprintf("sha256 %.12s", s->sha256);
+/* the sources with their patches and overlays */
+static void
+flow_sources(struct ab_buf *b, const struct evidence *e)
+{
+	const cJSON *rec, *it;
+
+	cJSON_ArrayForEach(rec, jget(e->sources, "sources")) {
+		const char *id = rec->string;
+		char *label = is_kind(rec, "git") ? ab_sprintf("git %.12s", git_pin(rec) ? git_pin(rec) : "?")
+		                                  : ab_sprintf("sha256 %.12s", jstr_or(rec, "sha256", "?"));
+		size_t j = 0;
 
 		ab_buf_puts(b, "  ");
-		put_node_id(b, "src_", s->id);
-		put_node_label(b, s->id, label);
+		put_node_id(b, "src_", id);
+		put_node_label(b, id, label);
 		ab_buf_puts(b, "\n");
 		free(label);
-		for (size_t j = 0; j < s->patches.n; j++) {
-			char *pid = ab_sprintf("%s_%zu", s->id, j);
+		cJSON_ArrayForEach(it, jget(rec, "patches")) {
+			char *pid = ab_sprintf("%s_%zu", id, j++);
 
 			ab_buf_puts(b, "  ");
 			put_node_id(b, "patch_", pid);
-			put_node_label(b, s->patches.v[j], NULL);
+			put_node_label(b, cJSON_IsString(it) ? it->valuestring : "?", NULL);
 			ab_buf_puts(b, " -- patch --> ");
-			put_node_id(b, "src_", s->id);
+			put_node_id(b, "src_", id);
 			ab_buf_puts(b, "\n");
 			free(pid);
 		}
-		for (size_t j = 0; j < s->noverlays; j++) {
-			char *edge = ab_sprintf("overlay %s", s->overlays[j].path);
+		cJSON_ArrayForEach(it, jget(rec, "overlay")) {
+			char *edge = ab_sprintf(" -- \"overlay %s\" --> ", it->string);
 
-			ab_buf_puts(b, "  ");
-			put_node_id(b, "src_", s->overlays[j].source);
-			ab_buf_puts(b, " -- \"");
-			ab_buf_puts(b, edge);
-			ab_buf_puts(b, "\" --> ");
-			put_node_id(b, "src_", s->id);
-			ab_buf_puts(b, "\n");
+			put_edge(b, "src_", cJSON_IsString(it) ? it->valuestring : "?", edge, "src_", id);
 			free(edge);
 		}
 	}
-	for (size_t i = 0; i < r->nvariants; i++) {
-		const struct ab_variant *v = &r->variants[i];
-		const cJSON *bv = for_label(e->binaries, v->label), *a;
+}
+
+/* the variants, what each is made from, and their artifacts */
+static void
+flow_variants(struct ab_buf *b, const struct evidence *e)
+{
+	const cJSON *v, *it;
+
+	cJSON_ArrayForEach(v, variants(e)) {
+		const char *label = jstr_or(v, "label", "?");
+		const cJSON *def = jget(v, "definition");
+		size_t k = 0;
+
 		ab_buf_puts(b, "  ");
-		put_node_id(b, "var_", v->label);
-		put_node_label(b, v->label, kind_words(v));
+		put_node_id(b, "var_", label);
+		put_node_label(b, label, kind_words(v));
 		ab_buf_puts(b, "\n");
-		if (v->kind == AB_VARIANT_BUILD) {
-			ab_buf_puts(b, "  ");
-			put_node_id(b, "src_", v->source);
-			ab_buf_puts(b, " --> ");
-			put_node_id(b, "var_", v->label);
-			ab_buf_puts(b, "\n");
-		} else if (v->kind == AB_VARIANT_RELINK) {
-			ab_buf_puts(b, "  ");
-			put_node_id(b, "var_", v->relink.from);
-			ab_buf_puts(b, " -- relink --> ");
-			put_node_id(b, "var_", v->label);
-			ab_buf_puts(b, "\n");
-			for (size_t j = 0; j < v->relink.nreplace; j++) {
-				ab_buf_puts(b, "  ");
-				put_node_id(b, "var_", v->relink.replace[j].with_variant);
-				ab_buf_puts(b, " -. archive .-> ");
-				put_node_id(b, "var_", v->label);
-				ab_buf_puts(b, "\n");
-			}
-		} else {
-			ab_buf_puts(b, "  ");
-			put_node_id(b, "var_", v->runtime_of);
-			ab_buf_puts(b, " -. runtime env .-> ");
-			put_node_id(b, "var_", v->label);
-			ab_buf_puts(b, "\n");
-		}
-		if (v->kind == AB_VARIANT_RUNTIME)
+		if (is_kind(v, "relink")) {
+			put_edge(b, "var_", jstr(def, "relink.from"), " -- relink --> ", "var_", label);
+			cJSON_ArrayForEach(it, jget(def, "relink.replace"))
+				put_edge(b, "var_", jstr(it, "with.variant"), " -. archive .-> ", "var_", label);
+		} else if (is_kind(v, "runtime_of")) {
+			put_edge(b, "var_", jstr(def, "runtime_of"), " -. runtime env .-> ", "var_", label);
 			continue;
-		{
-			size_t k = 0;
+		} else {
+			put_edge(b, "src_", jstr(def, "source"), " --> ", "var_", label);
+		}
+		cJSON_ArrayForEach(it, jget(for_label(e->binaries, label), "artifacts")) {
+			const char *p = jstr(it, "path"), *h = jstr(it, "sha256");
+			char *aid = ab_sprintf("%s_%zu", label, k++);
+			char *al = ab_sprintf("%.12s", h ? h : "?");
 
-			cJSON_ArrayForEach(a, jget(bv, "artifacts")) {
-				const char *p = jstr(a, "path"), *h = jstr(a, "sha256");
-				char *aid = ab_sprintf("%s_%zu", v->label, k++);
-				char *al = ab_sprintf("%.12s", h ? h : "?");
-
-				ab_buf_puts(b, "  ");
-				put_node_id(b, "var_", v->label);
-				ab_buf_puts(b, " --> ");
-				put_node_id(b, "art_", aid);
-				put_node_label(b, p ? p : "?", al);
-				ab_buf_puts(b, "\n");
-				free(aid);
-				free(al);
-			}
+			ab_buf_puts(b, "  ");
+			put_node_id(b, "var_", label);
+			ab_buf_puts(b, " --> ");
+			put_node_id(b, "art_", aid);
+			put_node_label(b, p ? p : "?", al);
+			ab_buf_puts(b, "\n");
+			free(aid);
+			free(al);
 		}
 	}
+}
+
+static void
+section_flow(struct ab_buf *b, const struct evidence *e)
+{
+	ab_buf_puts(b, "### Flow\n\n```mermaid\nflowchart LR\n");
+	flow_sources(b, e);
+	flow_variants(b, e);
 	ab_buf_puts(b, "```\n\n");
 }
 
@@ -859,7 +939,7 @@ section_signature(struct ab_buf *b, const struct evidence *e, const char *bundle
 	    "allocbuild verify --key PUB.pem %s\nallocbuild verify --key PUB.pem allocbuild-out/%s\n```\n\n"
 	    "or without allocbuild, with Python's securesystemslib (Debian: `python3-securesystemslib`), on the "
 	    "envelopes (`tar -xzf %s provenance-%s/%s`); it prints `sha256sum -c` lines for the digests it "
-	    "vouches for:\n\n```python\n", bundle_name, e->recipe->name, bundle_name, e->recipe->name,
+	    "vouches for:\n\n```python\n", bundle_name, e->name, bundle_name, e->name,
 	    AB_SIGN_ENVELOPES);
 	ab_buf_puts(b,
 	    "# python3 dsse-verify.py PUB.pem provenance.intoto.jsonl | (cd OUTDIR && sha256sum -c)\n"
@@ -1028,8 +1108,8 @@ ab_pr_write(const struct ab_pr_opts *o)
 	}
 	if (ab_mkdir_p(dir, 0755) < 0)
 		goto done;
-	bundle_name = ab_sprintf("provenance-%s.tar.gz", e.recipe->name);
-	top = ab_sprintf("provenance-%s", e.recipe->name);
+	bundle_name = ab_sprintf("provenance-%s.tar.gz", e.name);
+	top = ab_sprintf("provenance-%s", e.name);
 
 	section_summary(&body, &e);
 	section_signature(&body, &e, bundle_name);

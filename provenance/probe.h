@@ -74,6 +74,26 @@ int ab_probe_program(cJSON **record, const struct ab_probe_req *req, char *const
 int ab_probe_archive(cJSON **record, const struct ab_probe_req *req, const char *archive,
     const char *workdir);
 
+/*
+ * A running process, read from /proc (provenance/probe_pid.c, docs/probes.md
+ * "Running processes"): never stopped, attached to or signalled.
+ */
+struct ab_probe_pid_opts {
+	const char *against; /* an OUTDIR or evidence bundle: match the process to its variant, or NULL */
+	const char *expect;  /* with against: the label it must be, or NULL */
+};
+/*
+ * Inspect process pid into *record (freed with cJSON_Delete): 0 when
+ * nothing is wrong, AB_ECHECK when the record has problems (two
+ * allocators, a setting its allocator ignores or refuses, not the expected
+ * variant), AB_EFAIL when the process cannot be read (no such pid, a
+ * kernel thread, another user's process, exited while read: reported,
+ * saying which) and *record is NULL.
+ */
+int ab_probe_pid(cJSON **record, int pid, const struct ab_probe_pid_opts *o);
+/* the human form of a process record */
+void ab_probe_pid_print(FILE *f, const cJSON *record);
+
 /* true when the record says the probe ran and found no problem */
 int ab_probe_ok(const cJSON *record);
 

@@ -27,6 +27,10 @@ void ab_probe_mimalloc_check(cJSON *record, const struct ab_kvlist *env);
 /* set "ok" from "problems" */
 void ab_probe_finish(cJSON *record);
 
+/* how a jemalloc conf string ends, as jemalloc's malloc_conf_next() reads it */
+enum conf_status { CONF_OK, CONF_ENDS_WITH_KEY, CONF_ENDS_WITH_COMMA, CONF_MALFORMED };
+/* split a conf string the way jemalloc does; pairs go to keys/values (may be NULL) */
+enum conf_status ab_probe_jemalloc_conf_split(const char *s, struct ab_strv *keys, struct ab_strv *values);
 /* jemalloc's MALLOC_CONF for the probe: requested (may be NULL) plus the stats switches; caller frees */
 char *ab_probe_jemalloc_conf(const char *requested);
 /* "2.0.9" from mi_version()'s number (209, 217, 20401, 3208, 30403 ...); caller frees */

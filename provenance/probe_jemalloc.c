@@ -10,14 +10,11 @@
 
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
-#include "updiff.h"
+#include "allocver.h"
 
 #define STATS_BEGIN "___ Begin jemalloc statistics ___"
 #define STATS_END "--- End jemalloc statistics ---"
 #define STATS_SWITCHES "stats_print:true,stats_print_opts:mdablxeh"
-
-/* one step of jemalloc's malloc_conf_next(): 1 pair, 0 end, -1 syntax error */
-enum conf_status { CONF_OK, CONF_ENDS_WITH_KEY, CONF_ENDS_WITH_COMMA, CONF_MALFORMED };
 
 static int
 is_key_char(int c)
@@ -25,12 +22,8 @@ is_key_char(int c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/*
- * Split a conf string the way jemalloc does; pairs go to keys/values (may
- * be NULL). Returns how the string ends.
- */
-static enum conf_status
-conf_split(const char *s, struct ab_strv *keys, struct ab_strv *values)
+enum conf_status
+ab_probe_jemalloc_conf_split(const char *s, struct ab_strv *keys, struct ab_strv *values)
 {
 	const char *p = s;
 
@@ -69,7 +62,7 @@ ab_probe_jemalloc_conf(const char *requested)
 	 * conf string"), so then they go first: the request's own errors are
 	 * still printed exactly as they would be on their own.
 	 */
-	if (conf_split(requested, NULL, NULL) == CONF_OK)
+	if (ab_probe_jemalloc_conf_split(requested, NULL, NULL) == CONF_OK)
 		return ab_sprintf("%s,%s", requested, STATS_SWITCHES);
 	return ab_sprintf("%s,%s", STATS_SWITCHES, requested);
 }
@@ -224,7 +217,7 @@ source_init(struct conf_source *s, const char *origin, const char *text)
 	s->origin = origin;
 	s->text = text && *text ? text : NULL;
 	if (s->text)
-		s->status = conf_split(s->text, &s->keys, &s->values);
+		s->status = ab_probe_jemalloc_conf_split(s->text, &s->keys, &s->values);
 	s->used = ab_calloc(s->keys.n + 1, 1);
 }
 

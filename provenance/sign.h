@@ -75,7 +75,7 @@ struct ab_sign_verify_opts {
 
 /* the envelopes of an OUTDIR against its files and Statements; with keys, none is a failure */
 int ab_sign_verify_outdir(FILE *out, const char *outdir, const struct ab_sign_verify_opts *o);
-/* the envelopes in a bundle's members (ab_bundle_read with ab_sign_is_signed_member) */
+/* the envelopes in a bundle's members (ab_bundle_verify_keep with ab_sign_is_signed_member) */
 int ab_sign_verify_bundle(FILE *out, const char *bundle, const struct ab_bundle_members *m,
     const struct ab_sign_verify_opts *o);
 /*

@@ -9,30 +9,13 @@
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
 #include "../lib/pool.h"
+#include "allocver.h"
 
 enum {
 	DIFF_MAX = 8 * 1024 * 1024, /* text files larger than this are not diffed */
 	BINARY_PROBE = 8000,        /* git's heuristic: a NUL in the first 8000 bytes */
 	LIST_MAX = 10,              /* names listed in the summary line */
 };
-
-int
-ab_jemalloc_version_is_bogus(const char *version)
-{
-	const char *s = version;
-	size_t n;
-
-	if (!s)
-		return 0;
-	while (isspace((unsigned char)*s))
-		s++;
-	n = strlen(s);
-	while (n && isspace((unsigned char)s[n - 1]))
-		n--;
-	if (n == strlen(AB_JEMALLOC_BOGUS_VERSION) && !strncmp(s, AB_JEMALLOC_BOGUS_VERSION, n))
-		return 1;
-	return n >= 9 && !strncmp(s, "0.0.0-0-g", 9);
-}
 
 /* ---- classes ---- */
 

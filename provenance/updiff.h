@@ -38,16 +38,6 @@
 #include "../lib/util.h"
 #include "tree.h"
 
-/* the version jemalloc's configure makes up when it finds no VERSION and no git tag */
-#define AB_JEMALLOC_BOGUS_VERSION "0.0.0-0-g000000missing_version_try_git_fetch_tags"
-
-/*
- * Is this jemalloc version string the bogus one configure invents
- * (AB_JEMALLOC_BOGUS_VERSION, or any "0.0.0-0-g..." version)? Leading and
- * trailing white space is ignored; NULL is not bogus (it is absent).
- */
-int ab_jemalloc_version_is_bogus(const char *version);
-
 enum ab_file_class {
 	AB_CLASS_SOURCE,
 	AB_CLASS_HEADER,

@@ -23,7 +23,7 @@
 #include "../../lib/jsonio.h"
 #include "../../provenance/probe.h"
 #include "../../provenance/probe_impl.h"
-#include "../../provenance/updiff.h"
+#include "../../provenance/allocver.h"
 #include "unit.h"
 
 static char *

@@ -12,6 +12,7 @@
 #include "../../lib/util.h"
 #include "../../lib/hash.h"
 #include "../../provenance/tree.h"
+#include "../../provenance/allocver.h"
 #include "../../provenance/updiff.h"
 #include "unit.h"
 

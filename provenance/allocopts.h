@@ -1,0 +1,69 @@
+/*
+ * allocopts: which runtime options each jemalloc and mimalloc release
+ * reads, so that a setting can be checked against the allocator version
+ * that will (or does) read it. jemalloc reports an unknown MALLOC_CONF
+ * name ("Invalid conf pair") but keeps running; mimalloc silently ignores
+ * an unknown MIMALLOC_* variable. The tables (allocopts_tables.c) are
+ * generated from the releases' own sources by scripts/gen-allocopts.py.
+ *
+ * A version between two releases of the table (a git commit after a tag)
+ * is checked against the latest release at or before it and the answer
+ * says so (*basis names that release).
+ */
+#ifndef AB_ALLOCOPTS_H
+#define AB_ALLOCOPTS_H
+
+#include <stddef.h>
+
+struct ab_jemalloc_option {
+	const char *name;
+	const char *feature; /* "" always read; "prof", "fill", "utrace", "xmalloc", "log": only when built with it */
+};
+
+struct ab_jemalloc_release {
+	const char *version; /* "5.3.0" */
+	const char *commit;
+	const struct ab_jemalloc_option *options; /* NULL-terminated */
+};
+
+struct ab_mimalloc_option {
+	const char *name;    /* "purge_delay": MIMALLOC_PURGE_DELAY */
+	const char *legacy;  /* "" or the older name also read: "reset_delay" */
+	const char *value;   /* the default as a decimal number, "" when not a constant */
+};
+
+struct ab_mimalloc_release {
+	const char *version; /* "2.1.7" */
+	const char *commit;
+	const struct ab_mimalloc_option *options;
+};
+
+extern const struct ab_jemalloc_release ab_jemalloc_releases[]; /* oldest first, NULL-terminated */
+extern const struct ab_mimalloc_release ab_mimalloc_releases[];
+
+/* what a table says of a name */
+enum ab_opt_answer {
+	AB_OPT_UNKNOWN_VERSION, /* no release of the table at or before the version */
+	AB_OPT_READ,            /* the release reads it */
+	AB_OPT_NOT_READ,        /* the release does not have it */
+	AB_OPT_NEEDS_FEATURE,   /* jemalloc: read only when built with *feature */
+};
+
+/*
+ * Is jemalloc option `name` read by `version` ("5.3.0", "5.3.0-0-g54eaed1d...",
+ * "5.3.1-47-g295e4894")? *basis: the release consulted; *feature: the
+ * configure feature for AB_OPT_NEEDS_FEATURE. Both may be NULL.
+ */
+enum ab_opt_answer ab_allocopts_jemalloc(const char *version, const char *name, const char **basis,
+    const char **feature);
+/*
+ * Is the environment variable `var` (MIMALLOC_PURGE_DELAY) read by mimalloc
+ * `version` ("2.1.7", "v3.2.8")? *option: the option it sets (may be NULL).
+ */
+enum ab_opt_answer ab_allocopts_mimalloc(const char *version, const char *var, const char **basis,
+    const struct ab_mimalloc_option **option);
+/* the table's release for a version (latest at or before it), or NULL */
+const struct ab_jemalloc_release *ab_allocopts_jemalloc_release(const char *version);
+const struct ab_mimalloc_release *ab_allocopts_mimalloc_release(const char *version);
+
+#endif

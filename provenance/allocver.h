@@ -1,0 +1,28 @@
+/*
+ * allocver: allocator version strings. The version jemalloc's configure
+ * invents when it finds neither a VERSION file nor a git tag, the one test
+ * for it (used by the artifact records of a build, the jemalloc probe and
+ * upstream-diff, so that they never disagree), and the scan that finds a
+ * jemalloc-style version string in a binary's bytes.
+ */
+#ifndef AB_ALLOCVER_H
+#define AB_ALLOCVER_H
+
+/* the version jemalloc's configure makes up when it finds no VERSION and no git tag */
+#define AB_JEMALLOC_BOGUS_VERSION "0.0.0-0-g000000missing_version_try_git_fetch_tags"
+
+/*
+ * Is this jemalloc version string the bogus one configure invents
+ * (AB_JEMALLOC_BOGUS_VERSION, or any "0.0.0-0-g..." version)? Leading and
+ * trailing white space is ignored; NULL is not bogus (it is absent).
+ */
+int ab_jemalloc_version_is_bogus(const char *version);
+
+/*
+ * The first jemalloc-style version string (X.Y.Z-N-gHASH, including the
+ * bogus one) embedded in a file's bytes; *version NULL when none. Caller
+ * frees. 0, or AB_EFAIL after reporting an unreadable file.
+ */
+int ab_allocver_scan(char **version, const char *path);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * Unit tests of provenance/allocopts: the option tables generated from the
+ * jemalloc and mimalloc release sources, against the facts the campaigns
+ * depend on (docs/probes.md).
+ */
+#include "../../provenance/allocopts.h"
+#include "unit.h"
+
+static size_t
+count(const struct ab_jemalloc_release *r)
+{
+	size_t n = 0;
+
+	while (r->options[n].name)
+		n++;
+	return n;
+}
+
+static void
+test_jemalloc(void)
+{
+	const char *basis, *feature;
+
+	CHECK(count(ab_allocopts_jemalloc_release("5.3.0")) == 74);
+	CHECK(ab_allocopts_jemalloc("5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c", "lg_extent_max_active_fit",
+	    &basis, NULL) == AB_OPT_READ);
+	CHECK_STR(basis, "5.3.0");
+	CHECK(ab_allocopts_jemalloc("5.3.0", "disable_large_size_classes", NULL, NULL) == AB_OPT_NOT_READ);
+	CHECK(ab_allocopts_jemalloc("5.3.1-0-g81034ce1f1373e37dc865038e1bc8eeecf559ce8", "disable_large_size_classes",
+	    NULL, NULL) == AB_OPT_READ);
+	CHECK(ab_allocopts_jemalloc("5.1.0-0-g61efbda7098de6fe64c362d309824864308c36d4", "oversize_threshold", &basis,
+	    NULL) == AB_OPT_NOT_READ);
+	CHECK_STR(basis, "5.1.0");
+	CHECK(ab_allocopts_jemalloc("5.1.0", "tcache_nslots_small_max", NULL, NULL) == AB_OPT_NOT_READ);
+	CHECK(ab_allocopts_jemalloc("5.2.1", "oversize_threshold", NULL, NULL) == AB_OPT_READ);
+	CHECK(ab_allocopts_jemalloc("5.3.0", "narenas", NULL, NULL) == AB_OPT_READ);
+	CHECK(ab_allocopts_jemalloc("5.3.0", "prof", NULL, &feature) == AB_OPT_NEEDS_FEATURE);
+	CHECK_STR(feature, "prof");
+	CHECK(ab_allocopts_jemalloc("5.3.0", "junk", NULL, &feature) == AB_OPT_NEEDS_FEATURE);
+	CHECK_STR(feature, "fill");
+	/* a commit after the last tag: checked against that tag, which the answer names */
+	CHECK(ab_allocopts_jemalloc("5.3.1-47-g295e4894", "narenas", &basis, NULL) == AB_OPT_READ);
+	CHECK_STR(basis, "5.3.1");
+	CHECK(ab_allocopts_jemalloc("4.5.0", "narenas", &basis, NULL) == AB_OPT_UNKNOWN_VERSION && !basis);
+	CHECK(ab_allocopts_jemalloc("0.0.0-0-g000000missing_version_try_git_fetch_tags", "narenas", NULL, NULL) ==
+	    AB_OPT_UNKNOWN_VERSION);
+	CHECK(ab_allocopts_jemalloc(NULL, "narenas", NULL, NULL) == AB_OPT_UNKNOWN_VERSION);
+}
+
+static void
+test_mimalloc(void)
+{
+	const struct ab_mimalloc_option *o;
+	const char *basis;
+
+	CHECK(ab_allocopts_mimalloc("2.0.9", "MIMALLOC_PURGE_DELAY", NULL, NULL) == AB_OPT_NOT_READ);
+	CHECK(ab_allocopts_mimalloc("2.0.9", "MIMALLOC_DECOMMIT_DELAY", NULL, &o) == AB_OPT_READ);
+	CHECK(o && !strcmp(o->value, "25"));
+	CHECK(ab_allocopts_mimalloc("2.0.9", "MIMALLOC_RESET_DELAY", NULL, &o) == AB_OPT_READ); /* legacy name */
+	CHECK(o && !strcmp(o->name, "decommit_delay"));
+	CHECK(ab_allocopts_mimalloc("v2.1.7", "MIMALLOC_PAGE_FULL_RETAIN", &basis, NULL) == AB_OPT_NOT_READ);
+	CHECK_STR(basis, "2.1.7");
+	CHECK(ab_allocopts_mimalloc("2.1.7", "MIMALLOC_PURGE_DELAY", NULL, &o) == AB_OPT_READ);
+	CHECK(o && !strcmp(o->value, "10"));
+	CHECK(ab_allocopts_mimalloc("2.1.7", "MIMALLOC_PURGE_DECOMMITS", NULL, NULL) == AB_OPT_READ);
+	CHECK(ab_allocopts_mimalloc("2.1.7", "MIMALLOC_ARENA_PURGE_MULT", NULL, NULL) == AB_OPT_READ);
+	CHECK(ab_allocopts_mimalloc("2.1.7", "MIMALLOC_ARENA_EAGER_COMMIT", NULL, NULL) == AB_OPT_READ);
+	CHECK(ab_allocopts_mimalloc("2.1.7", "MIMALLOC_DECOMMIT_DELAY", NULL, NULL) == AB_OPT_NOT_READ);
+	CHECK(ab_allocopts_mimalloc("3.2.8", "MIMALLOC_PAGE_FULL_RETAIN", NULL, NULL) == AB_OPT_READ);
+	CHECK(ab_allocopts_mimalloc("3.2.8", "MIMALLOC_PURGE_DELAY", NULL, &o) == AB_OPT_READ);
+	CHECK(o && !strcmp(o->value, "1000"));
+	CHECK(ab_allocopts_mimalloc("3.2.8", "MIMALLOC_purge_delay", NULL, NULL) == AB_OPT_NOT_READ);
+	CHECK(ab_allocopts_mimalloc("3.2.8", "MIMALLOC_", NULL, NULL) == AB_OPT_NOT_READ);
+	CHECK(ab_allocopts_mimalloc("1.7.0", "MIMALLOC_VERBOSE", NULL, NULL) == AB_OPT_UNKNOWN_VERSION);
+}
+
+int
+main(void)
+{
+	test_jemalloc();
+	test_mimalloc();
+	return unit_done();
+}
