@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../lib/util.h"
+#include "../provenance/keys.h"
 
 int
 ab_cmd_exit(int rc)
@@ -91,4 +92,25 @@ ab_cmd_option_error(const char *name, int c, char *const *argv)
 	if (optopt && strncmp(arg, "--", 2))
 		return ab_cmd_usage_error(name, "unknown option '-%c'", optopt);
 	return ab_cmd_usage_error(name, "unknown option '%s'", arg);
+}
+
+int
+ab_cmd_load_keys(struct ab_key ***keys, size_t *nkeys, char *const *paths, size_t npaths, int private)
+{
+	*keys = ab_calloc(npaths + 1, sizeof(**keys));
+	*nkeys = 0;
+	for (size_t i = 0; i < npaths; i++) {
+		if (ab_key_load(&(*keys)[i], paths[i], private ? AB_KEY_PRIVATE : AB_KEY_PUBLIC) < 0)
+			return AB_EFAIL;
+		*nkeys = i + 1;
+	}
+	return 0;
+}
+
+void
+ab_cmd_free_keys(struct ab_key **keys, size_t nkeys)
+{
+	for (size_t i = 0; i < nkeys; i++)
+		ab_key_free(keys[i]);
+	free(keys);
 }

@@ -8,6 +8,7 @@
 #ifndef AB_CMD_H
 #define AB_CMD_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 /*
@@ -26,7 +27,7 @@ struct ab_cmd {
 
 extern const struct ab_cmd ab_cmd_validate, ab_cmd_plan, ab_cmd_hash, ab_cmd_fetch, ab_cmd_build,
     ab_cmd_probe, ab_cmd_upstream_diff, ab_cmd_identify, ab_cmd_relink, ab_cmd_verify, ab_cmd_env,
-    ab_cmd_pr;
+    ab_cmd_pr, ab_cmd_sign;
 
 /* the exit code of a domain result (lib/util.h): 0 -> 0, AB_ECHECK -> 1, any other negative -> 2 */
 int ab_cmd_exit(int rc);
@@ -48,5 +49,15 @@ int ab_cmd_parse_int(int *out, const char *arg, int min, int max);
 int ab_cmd_parse_jobs(int *out, const char *name, const char *arg);
 /* the value of --strip, 0 to 64 leading path components, into *out; -1 after reporting */
 int ab_cmd_parse_strip(int *out, const char *name, const char *arg);
+
+struct ab_key;
+/*
+ * load the PEM keys named by paths[0..npaths) (--key), private ones when
+ * private is set, else public ones (provenance/keys.h), into a new array
+ * *keys of *nkeys; 0 or AB_EFAIL (reported). Free it with ab_cmd_free_keys,
+ * whatever the result
+ */
+int ab_cmd_load_keys(struct ab_key ***keys, size_t *nkeys, char *const *paths, size_t npaths, int private);
+void ab_cmd_free_keys(struct ab_key **keys, size_t nkeys);
 
 #endif

@@ -186,6 +186,7 @@ struct member {
 	char *name;       /* relative to the top directory */
 	char hex[AB_HEX_LEN + 1];
 	int listed;
+	struct ab_buf data; /* kept when the caller's keep() asked */
 };
 
 /* what a verification read from the bundle */
@@ -194,6 +195,7 @@ struct verify {
 	struct member *m; /* every regular member but the index, in archive order */
 	size_t nm, cap;
 	struct ab_buf index, sums; /* the contents of BUNDLE-SHA256SUMS and SHA256SUMS */
+	int (*keep)(const char *name); /* members whose bytes the caller wants, or NULL */
 	int have_index, have_sums;
 	int failed;       /* a problem was printed */
 };
@@ -246,7 +248,7 @@ member_rel(struct verify *v, char **top, const char *name)
 static int
 hash_member(struct verify *v, struct archive *a, const char *rel)
 {
-	struct ab_buf *keep = NULL;
+	struct ab_buf *keep = NULL, data = {0};
 	struct ab_sha256 *h;
 	char buf[65536];
 	la_ssize_t n;
@@ -260,6 +262,8 @@ hash_member(struct verify *v, struct archive *a, const char *rel)
 		ab_sha256_update(h, buf, (size_t)n);
 		if (keep)
 			ab_buf_add(keep, buf, (size_t)n);
+		if (v->keep && v->keep(rel))
+			ab_buf_add(&data, buf, (size_t)n);
 	}
 	if (n < 0) {
 		char hex[AB_HEX_LEN + 1];
@@ -267,12 +271,14 @@ hash_member(struct verify *v, struct archive *a, const char *rel)
 		ab_sha256_final(hex, h);
 		printf("%s: corrupt data: %s\n", rel, archive_error_string(a));
 		v->failed = 1;
+		ab_buf_free(&data);
 		return AB_ECHECK;
 	}
 	if (keep == &v->index) {
 		char hex[AB_HEX_LEN + 1];
 
 		ab_sha256_final(hex, h);
+		ab_buf_free(&data);
 		return 0;
 	}
 	if (v->nm == v->cap) {
@@ -281,6 +287,7 @@ hash_member(struct verify *v, struct archive *a, const char *rel)
 	}
 	v->m[v->nm].name = ab_strdup(rel);
 	v->m[v->nm].listed = 0;
+	v->m[v->nm].data = data;
 	ab_sha256_final(v->m[v->nm].hex, h);
 	v->nm++;
 	return 0;
@@ -393,9 +400,9 @@ check_sums(struct verify *v)
 }
 
 int
-ab_bundle_verify(const char *path)
+ab_bundle_verify_keep(struct ab_bundle_members *out, const char *path, int (*keep)(const char *name))
 {
-	struct verify v = {.path = path};
+	struct verify v = {.path = path, .keep = out ? keep : NULL};
 	int error = read_members(&v);
 
 	if (error == 0) {
@@ -404,12 +411,51 @@ ab_bundle_verify(const char *path)
 			check_sums(&v);
 		error = v.failed ? AB_ECHECK : 0;
 	}
-	for (size_t j = 0; j < v.nm; j++)
+	if (out) {
+		out->v = ab_calloc(v.nm + 1, sizeof(*out->v));
+		out->n = v.nm;
+	}
+	for (size_t j = 0; j < v.nm; j++) {
+		if (out) {
+			out->v[j].name = v.m[j].name;
+			memcpy(out->v[j].hex, v.m[j].hex, sizeof(out->v[j].hex));
+			out->v[j].data = v.m[j].data;
+			continue;
+		}
 		free(v.m[j].name);
+		ab_buf_free(&v.m[j].data);
+	}
 	free(v.m);
 	ab_buf_free(&v.index);
 	ab_buf_free(&v.sums);
 	return error;
+}
+
+int
+ab_bundle_verify(const char *path)
+{
+	return ab_bundle_verify_keep(NULL, path, NULL);
+}
+
+void
+ab_bundle_members_free(struct ab_bundle_members *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].name);
+		ab_buf_free(&m->v[i].data);
+	}
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}
+
+const struct ab_bundle_member *
+ab_bundle_member(const struct ab_bundle_members *m, const char *name)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->v[i].name, name))
+			return &m->v[i];
+	return NULL;
 }
 
 int

@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "../lib/hash.h"
 #include "../lib/util.h"
 
 /*
@@ -36,6 +37,29 @@ int ab_bundle_write(const char *path, const char *outdir, const char *top,
  * bundle cannot be opened at all.
  */
 int ab_bundle_verify(const char *path);
+
+/* a regular member of a bundle, as ab_bundle_verify_keep saw it */
+struct ab_bundle_member {
+	char *name;               /* relative to the top directory */
+	char hex[AB_HEX_LEN + 1]; /* the sha256 of its bytes */
+	struct ab_buf data;       /* its bytes, when keep() chose it; else empty */
+};
+
+struct ab_bundle_members {
+	struct ab_bundle_member *v; /* in archive order, BUNDLE-SHA256SUMS left out */
+	size_t n;
+};
+
+/*
+ * ab_bundle_verify, keeping what it read: every regular member's name and
+ * digest into *out, and the bytes of the members for which keep(name)
+ * (may be NULL) is true. *out holds what was read even when a check
+ * failed; free it with ab_bundle_members_free in every case.
+ */
+int ab_bundle_verify_keep(struct ab_bundle_members *out, const char *path, int (*keep)(const char *name));
+void ab_bundle_members_free(struct ab_bundle_members *m);
+/* the member named name, or NULL */
+const struct ab_bundle_member *ab_bundle_member(const struct ab_bundle_members *m, const char *name);
 
 /*
  * Read the member REL (relative to the bundle's top directory, as in its

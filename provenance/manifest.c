@@ -11,6 +11,7 @@
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
 #include "../lib/version.h"
+#include "sign.h"
 
 /* ---- helpers ---- */
 
@@ -501,7 +502,11 @@ write_documents(const struct ab_run_record *run)
 	return 0;
 }
 
-/* subjects: the artifacts of the variants built; byproducts: their logs */
+/*
+ * subjects: the artifacts of the variants built; byproducts: their logs,
+ * then recipe.json and every other manifest this run wrote, so that a
+ * signature over the statement (provenance/sign.h) vouches for all of them
+ */
 static int
 collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_run_record *run)
 {
@@ -516,6 +521,20 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 		cJSON_ArrayForEach(it, st->steps)
 			if (ab_json_str(it, "log") && add_sum_file(byproducts, run->outdir, ab_json_str(it, "log")) < 0)
 				return AB_EFAIL;
+	}
+	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
+		const char *rel = ab_manifest_files[i].path;
+		char *abs;
+		int present;
+
+		/* the statement cannot name itself; SHA256SUMS comes after it */
+		if (!strcmp(rel, "provenance/provenance.intoto.json") || !strcmp(rel, "SHA256SUMS"))
+			continue;
+		abs = mpath(run->outdir, rel);
+		present = ab_path_exists(abs);
+		free(abs);
+		if (present && add_sum_file(byproducts, run->outdir, rel) < 0)
+			return AB_EFAIL;
 	}
 	return 0;
 }
@@ -566,6 +585,9 @@ ab_manifest_write(const struct ab_run_record *run)
 		goto done;
 	if (write_or_drop(run->outdir, "provenance/provenance.intoto.json",
 	    statement(run, &subjects, &byproducts)) < 0)
+		goto done;
+	/* a new statement: envelopes signed over the old one are stale */
+	if (ab_sign_remove(run->outdir) < 0)
 		goto done;
 	error = write_sums(run, &subjects, &byproducts);
 done:

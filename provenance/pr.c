@@ -11,6 +11,7 @@
 #include "bundle.h"
 #include "../lib/jsonio.h"
 #include "notes.h"
+#include "sign.h"
 
 /*
  * What pr.md is made from: the manifests of one OUTDIR, nothing else. The
@@ -906,6 +907,68 @@ section_flow(struct ab_buf *b, const struct evidence *e)
 	ab_buf_puts(b, "```\n\n");
 }
 
+/* who signed the statements and how to check them (provenance/sign.h); nothing when unsigned */
+static void
+section_signature(struct ab_buf *b, const struct evidence *e, const char *bundle_name)
+{
+	char *env = ab_path_join(e->outdir, AB_SIGN_ENVELOPES);
+	int signed_ = ab_path_exists(env);
+	cJSON *signers = NULL;
+	const cJSON *it;
+
+	free(env);
+	if (!signed_)
+		return;
+	if (load_optional(&signers, e->outdir, "signers.json") < 0)
+		signers = NULL;
+	ab_buf_puts(b, "### Signature\n\nEvery in-toto statement of the build is signed: `" AB_SIGN_ENVELOPES "` "
+	    "holds a DSSE envelope of each (payload type `application/vnd.in-toto+json`), signed by\n\n"
+	    "| keyid (sha256 of the public key's DER SubjectPublicKeyInfo) | algorithm |\n|---|---|\n");
+	cJSON_ArrayForEach(it, jget(signers, "signers")) {
+		ab_buf_puts(b, "| ");
+		put_code(b, jstr(it, "keyid") ? jstr(it, "keyid") : "?");
+		ab_buf_puts(b, " | ");
+		put_code(b, jstr(it, "algorithm") ? jstr(it, "algorithm") : "?");
+		ab_buf_puts(b, " |\n");
+	}
+	if (!cJSON_GetArraySize(jget(signers, "signers")))
+		ab_buf_puts(b, "| (provenance/signers.json is missing) | ? |\n");
+	ab_buf_printf(b, "\nA valid signature vouches for every artifact (the statement's subjects) and every "
+	    "manifest and log (its byproducts), each by its sha256. Check it with the signer's public key "
+	    "`PUB.pem`, obtained from the signer, not from the bundle:\n\n```sh\n"
+	    "allocbuild verify --key PUB.pem %s\nallocbuild verify --key PUB.pem allocbuild-out/%s\n```\n\n"
+	    "or without allocbuild, with Python's securesystemslib (Debian: `python3-securesystemslib`), on the "
+	    "envelopes (`tar -xzf %s provenance-%s/%s`); it prints `sha256sum -c` lines for the digests it "
+	    "vouches for:\n\n```python\n", bundle_name, e->name, bundle_name, e->name,
+	    AB_SIGN_ENVELOPES);
+	ab_buf_puts(b,
+	    "# python3 dsse-verify.py PUB.pem provenance.intoto.jsonl | (cd OUTDIR && sha256sum -c)\n"
+	    "import base64, hashlib, json, sys\n"
+	    "from securesystemslib.signer import Signature, SSlibKey\n"
+	    "pem = open(sys.argv[1]).read()\n"
+	    "der = base64.b64decode(\"\".join(l for l in pem.splitlines() if \"-----\" not in l))\n"
+	    "keyid = hashlib.sha256(der).hexdigest()  # allocbuild's keyid\n"
+	    "if der.startswith(bytes.fromhex(\"302a300506032b6570032100\")):  # Ed25519\n"
+	    "    key = SSlibKey(keyid, \"ed25519\", \"ed25519\", {\"public\": der[12:].hex()})\n"
+	    "else:  # ECDSA P-256, DER signatures\n"
+	    "    key = SSlibKey(keyid, \"ecdsa\", \"ecdsa-sha2-nistp256\", {\"public\": pem})\n"
+	    "for n, line in enumerate(open(sys.argv[2], \"rb\"), 1):\n"
+	    "    env = json.loads(line)\n"
+	    "    body, ptype = base64.b64decode(env[\"payload\"]), env[\"payloadType\"].encode()\n"
+	    "    pae = b\"DSSEv1 %d %b %d %b\" % (len(ptype), ptype, len(body), body)\n"
+	    "    sigs = [s for s in env[\"signatures\"] if s.get(\"keyid\") == keyid]\n"
+	    "    for s in sigs:  # raises UnverifiedSignatureError on a bad signature\n"
+	    "        key.verify_signature(Signature(keyid, base64.b64decode(s[\"sig\"]).hex()), pae)\n"
+	    "    if not sigs or ptype != b\"application/vnd.in-toto+json\":\n"
+	    "        sys.exit(f\"line {n}: not an in-toto statement signed by {keyid}\")\n"
+	    "    st = json.loads(body)\n"
+	    "    for d in st.get(\"subject\", []) + st[\"predicate\"][\"runDetails\"][\"byproducts\"]:\n"
+	    "        print(d[\"digest\"][\"sha256\"] + \"  \" + d[\"name\"])\n"
+	    "    print(f\"line {n}: signature by {keyid} verified\", file=sys.stderr)\n"
+	    "```\n\n");
+	cJSON_Delete(signers);
+}
+
 static int
 write_text(const char *dir, const char *name, const struct ab_buf *b)
 {
@@ -926,6 +989,31 @@ utf8_len(const char *s, size_t n)
 		if (((unsigned char)s[i] & 0xC0) != 0x80)
 			c++;
 	return c;
+}
+
+/*
+ * The Statements of OUTDIR and their envelopes (provenance/sign.h), those
+ * not under provenance/ or not named *.json included; reports errors
+ */
+static int
+add_signed_members(struct ab_strv *m, const char *outdir)
+{
+	struct ab_strv st = {0};
+	char *env = ab_path_join(outdir, AB_SIGN_ENVELOPES);
+
+	if (ab_sign_statements(&st, outdir) < 0) {
+		free(env);
+		return -1;
+	}
+	for (size_t i = 0; i < st.n; i++)
+		if (strncmp(st.v[i], "provenance/", 11) || strchr(st.v[i] + 11, '/') ||
+		    strcmp(st.v[i] + strlen(st.v[i]) - 5, ".json"))
+			ab_strv_push(m, st.v[i]);
+	if (ab_path_exists(env))
+		ab_strv_push(m, AB_SIGN_ENVELOPES);
+	ab_strv_free(&st);
+	free(env);
+	return 0;
 }
 
 /* files of OUTDIR that go into the bundle, relative to OUTDIR */
@@ -952,6 +1040,8 @@ collect_members(struct ab_strv *m, const char *outdir, int with_details)
 	}
 	if (with_details)
 		ab_strv_push(m, "pr-details.md");
+	if (add_signed_members(m, outdir) < 0)
+		goto done;
 	if (!(d = opendir(pdir))) {
 		ab_error_errno("pr: cannot read '%s'", pdir);
 		goto done;
@@ -1008,12 +1098,21 @@ ab_pr_write(const struct ab_pr_opts *o)
 	/* a bad --notes target must fail before anything is written */
 	if (o->notes && ab_notes_resolve(NULL, o->notes) < 0)
 		goto done;
+	/* the envelopes are written into OUTDIR, and so bundled like the manifests */
+	if (o->nsign_keys) {
+		size_t n;
+
+		if (ab_sign_outdir(&n, o->outdir, o->sign_keys, o->nsign_keys) < 0)
+			goto done;
+		printf("signed %zu statement%s: %s/%s\n", n, n == 1 ? "" : "s", o->outdir, AB_SIGN_ENVELOPES);
+	}
 	if (ab_mkdir_p(dir, 0755) < 0)
 		goto done;
 	bundle_name = ab_sprintf("provenance-%s.tar.gz", e.name);
 	top = ab_sprintf("provenance-%s", e.name);
 
 	section_summary(&body, &e);
+	section_signature(&body, &e, bundle_name);
 	section_variants(&body, &details, &e);
 	section_upstream(&body, &e);
 	section_probes(&body, &details, &e);

@@ -7,7 +7,10 @@
  *   pr.md                          a GitHub-flavoured markdown body
  *   provenance-<name>.tar.gz       the evidence bundle (provenance/bundle.h)
  * and, when notes is non-NULL ("REPO" or "REPO@REV"), attaches the in-toto
- * statement to that commit as a note under refs/notes/provenance.
+ * statement to that commit as a note under refs/notes/provenance. With
+ * sign keys it first signs the statements of OUTDIR (ab_sign_outdir); the
+ * envelopes of a signed OUTDIR go into the bundle, and pr.md says who
+ * signed and how to check.
  * The body stays under GitHub's 65,536-character limit for a comment: past
  * it, the folded details move to pr-details.md inside the bundle and the
  * body says so. See docs/pr.md.
@@ -17,6 +20,8 @@
 
 #include <stddef.h>
 
+struct ab_key;
+
 /* GitHub's limit on a pull-request or comment body, in characters */
 #define AB_PR_BODY_LIMIT 65536
 
@@ -25,6 +30,9 @@ struct ab_pr_opts {
 	const char *dir;      /* where pr.md and the bundle go (default: OUTDIR) */
 	const char *notes;    /* "REPO[@REV]" or NULL */
 	size_t limit;         /* body limit; 0: AB_PR_BODY_LIMIT */
+	/* private keys: sign the statements of OUTDIR first (provenance/sign.h); none when nsign_keys is 0 */
+	struct ab_key *const *sign_keys;
+	size_t nsign_keys;
 };
 
 /* returns 0, or -1 after reporting what is missing or unreadable */

@@ -1,11 +1,14 @@
 #!/bin/sh
 # Install the Debian packages allocbuild needs to build, test and run.
+# python3-securesystemslib (with python3-cryptography for its ECDSA keys,
+# only a recommendation of it) is the tests' independent DSSE verifier.
 # Idempotent: silent and quick when everything is already installed.
 set -eu
 
 pkgs="gcc g++ make pkg-config libgit2-dev libarchive-dev libssl-dev libcjson-dev
 libcurl4-openssl-dev cmake autoconf git python3 bzip2 xz-utils zstd dpkg-dev
-cmark-gfm ccache libbz2-dev libjemalloc2 libjemalloc-dev libmimalloc2.0"
+cmark-gfm ccache libbz2-dev libjemalloc2 libjemalloc-dev libmimalloc2.0
+python3-securesystemslib python3-cryptography"
 
 missing=
 for p in $pkgs; do

@@ -63,7 +63,9 @@ json() {
 # (recipes/jemalloc-5.3.0-policy.json from the real jemalloc 5.3.0 tarball)
 # at DIR. The build runs once per allocbuild binary and is shared by the
 # tests that only read its output; allocbuild's up-to-date check makes a
-# repeated call cheap.
+# repeated call cheap. Even a no-op build rewrites the manifests, so the
+# copy is made under the same lock: a test running beside it must not copy
+# SHA256SUMS of one run and manifests of the next.
 default_build() {
 	local cache=$TOP/tests/.cache/default-build
 	mkdir -p "$cache"
@@ -72,6 +74,6 @@ default_build() {
 		"$AB" build --cache "$cache/cache" --mirror-dir "$MIRROR" \
 			-o "$cache/out" "$TOP/recipes/jemalloc-5.3.0-policy.json" >"$cache/build.log" 2>&1 ||
 			{ cat "$cache/build.log" >&2; exit 1; }
+		cp -a "$cache/out" "$1"
 	) 9>"$cache/lock" || fail "the default recipe did not build"
-	cp -a "$cache/out" "$1"
 }

@@ -70,7 +70,10 @@ I=bo/provenance/provenance.intoto.json
 [ "$(json $I 'd["predicate"]["runDetails"]["builder"]["id"]')" = "https://allocbuild.dev/builder/v1" ]
 json $I 'd["predicate"]["runDetails"]["metadata"]["invocationId"]' | grep -Eq '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
 [ "$(json $I '[b["name"] for b in d["predicate"]["runDetails"]["byproducts"]]')" = \
-  "['variants/stock53/logs/02-configure.log', 'variants/stock53/logs/03-build.log', 'variants/special53/logs/02-configure.log', 'variants/special53/logs/03-build.log']" ]
+  "['variants/stock53/logs/02-configure.log', 'variants/stock53/logs/03-build.log', 'variants/special53/logs/02-configure.log', 'variants/special53/logs/03-build.log', 'recipe.json', 'provenance/sources.json', 'provenance/build-commands.json', 'provenance/binary-provenance.json', 'provenance/allocator-probes.json']" ]
+# the byproducts' digests are the manifests' own: a signature over the statement vouches for them
+[ "$(json $I '[b["digest"]["sha256"] for b in d["predicate"]["runDetails"]["byproducts"] if b["name"] == "provenance/sources.json"][0]')" = \
+  "$(sha256sum bo/provenance/sources.json | cut -d' ' -f1)" ]
 cmp r.json bo/recipe.json || fail "recipe.json is not the recipe"
 
 # SHA256SUMS and verify: exactly these files, each checking

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# sign and verify --key: the keys they take and refuse. Ed25519 and EC P-256
+# keys from openssl genpkey, encrypted keys (passphrase from the environment
+# or the terminal), RSA and other curves refused with a clear message, exit
+# 2 and nothing written; private key material and passphrases appear in no
+# output, manifest or bundle.
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/fakeproj.sh"
+. "$TOP/tests/sign-lib.sh"
+
+sha=$(make_fakeproj "$PWD")
+cat >r.json <<JSON
+{
+	"recipe": 1, "name": "ks",
+	"sources": {"fake": {"archive": {"urls": ["https://example.invalid/fakeproj-1.0.tar.gz"], "sha256": "$sha", "strip": 1}}},
+	"variants": [{"label": "a", "source": "fake",
+		"build": {"system": "autotools", "configure": [], "targets": ["all"]},
+		"artifacts": ["lib/libfake.a"]}]
+}
+JSON
+expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+make_keys
+J=provenance/provenance.intoto.jsonl
+unset ALLOCBUILD_KEY_PASSPHRASE
+# nothing signed: neither file sign writes is there
+unsigned() {
+	[ ! -e bo/$J ] && [ ! -e bo/provenance/signers.json ] || fail "sign wrote into bo after an error"
+}
+
+# --- refused keys: exit 2, one message, nothing written
+refused() { # MESSAGE ARGS...
+	local want=$1
+	shift
+	expect_exit 2 "$AB" "$@"
+	echo "allocbuild: $want" | expect_file err
+	expect_file out </dev/null
+	unsigned
+}
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out rsa.pem 2>/dev/null
+openssl pkey -in rsa.pem -pubout -out rsa.pub.pem
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 -out p384.pem 2>/dev/null
+openssl pkey -in p384.pem -pubout -out p384.pub.pem
+openssl genpkey -algorithm ed448 -out ed448.pem 2>/dev/null
+refused "'rsa.pem' is an RSA key: allocbuild signs with Ed25519 or ECDSA P-256 keys only" sign --key rsa.pem bo
+refused "'rsa.pub.pem' is an RSA key: allocbuild signs with Ed25519 or ECDSA P-256 keys only" verify --key rsa.pub.pem bo
+refused "'p384.pem' is an EC key on curve secp384r1: allocbuild signs with Ed25519 or ECDSA P-256 keys only" sign --key p384.pem bo
+refused "'p384.pub.pem' is an EC key on curve secp384r1: allocbuild signs with Ed25519 or ECDSA P-256 keys only" verify --key p384.pub.pem bo
+refused "'ed448.pem' is a key of type ED448: allocbuild signs with Ed25519 or ECDSA P-256 keys only" sign --key ed448.pem bo
+refused "'ed.pub.pem' holds a PUBLIC KEY, not a private key: signing needs the private key" sign --key ed.pub.pem bo
+refused "'ed.pem' is a private key: give its public key (openssl pkey -in 'ed.pem' -pubout)" verify --key ed.pem bo
+refused "'r.json' is not a PEM key file" sign --key r.json bo
+refused "cannot open 'nokey.pem': No such file or directory" sign --key nokey.pem bo
+# a second key that is refused: the first is not used either
+refused "'rsa.pem' is an RSA key: allocbuild signs with Ed25519 or ECDSA P-256 keys only" sign --key ed.pem --key rsa.pem bo
+# a damaged key
+sed '2s/^..../AAAA/' ed.pem >damaged.pem
+expect_exit 2 "$AB" sign --key damaged.pem bo
+grep -q "^allocbuild: 'damaged.pem': cannot read the PRIVATE KEY: " err || { cat err; fail "damaged key"; }
+unsigned
+
+# --- usage
+usage_error() { # MESSAGE ARGS...
+	local want=$1
+	shift
+	expect_exit 2 "$AB" "$@"
+	printf 'allocbuild: %s\nTry '\''allocbuild help %s'\''.\n' "$want" "$1" | expect_file err
+}
+usage_error "sign: missing --key KEY.pem" sign bo
+usage_error "sign: expected one OUTDIR" sign --key ed.pem
+usage_error "sign: expected one OUTDIR" sign --key ed.pem bo bo
+usage_error "sign: option '--key' needs a value" sign bo --key
+usage_error "sign: unknown option '--bogus'" sign --bogus bo
+usage_error "verify: --require-all needs --key" verify --require-all bo
+usage_error "verify: expected exactly one OUTDIR, BUNDLE or FILE.intoto.jsonl" verify --key ed.pub.pem bo bo
+expect_exit 2 "$AB" sign --key ed.pem nowhere
+echo "allocbuild: sign: 'nowhere' is not a directory" | expect_file err
+mkdir empty
+expect_exit 2 "$AB" sign --key ed.pem empty
+echo "allocbuild: 'empty' has no in-toto statement (provenance/provenance.intoto.json): run 'allocbuild build' first" | expect_file err
+[ -z "$(ls -A empty)" ] || fail "sign wrote into empty"
+# a statement that is not one is not signed
+mkdir -p notst/provenance
+echo '{"_type": "https://example.invalid/x"}' >notst/provenance/provenance.intoto.json
+expect_exit 2 "$AB" sign --key ed.pem notst
+echo "allocbuild: 'notst/provenance/provenance.intoto.json' is not an in-toto Statement: refusing to sign it" | expect_file err
+expect_exit 0 "$AB" help sign
+expect_grep "allocbuild sign --key KEY.pem [--key KEY.pem]... OUTDIR" out
+
+# --- encrypted keys: the passphrase from the environment
+PASS=correct-horse-battery-staple
+openssl genpkey -algorithm ed25519 -aes-256-cbc -pass "pass:$PASS" -out enc-ed.pem
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -aes-256-cbc -pass "pass:$PASS" -out enc-ec.pem
+openssl pkey -in enc-ec.pem -passin "pass:$PASS" -pubout -out enc-ec.pub.pem
+head -1 enc-ed.pem | grep -qx -- "-----BEGIN ENCRYPTED PRIVATE KEY-----" || fail "the key is not encrypted"
+refused "'enc-ed.pem' is encrypted: set ALLOCBUILD_KEY_PASSPHRASE or run on a terminal to give its passphrase" \
+	sign --key enc-ed.pem bo
+ALLOCBUILD_KEY_PASSPHRASE=wrong refused "'enc-ed.pem': cannot decrypt the private key: wrong passphrase" sign --key enc-ed.pem bo
+ALLOCBUILD_KEY_PASSPHRASE=$PASS expect_exit 0 "$AB" sign --key enc-ed.pem --key enc-ec.pem bo
+expect_grep "signed 1 statement with ed25519 key " out
+expect_exit 0 "$AB" verify --key enc-ec.pub.pem bo
+check_sslib bo/$J enc-ec.pub.pem >/dev/null
+# ... and from the terminal (script(1) gives the command one): the prompt names the file
+rm bo/$J bo/provenance/signers.json
+{ sleep 1; printf '%s\n' "$PASS"; } | script -qec "'$AB' sign --key enc-ed.pem bo" /dev/null >tty.out 2>&1 ||
+	{ cat tty.out; fail "sign with a passphrase from the terminal"; }
+expect_grep "passphrase of 'enc-ed.pem': " tty.out
+expect_grep "signed 1 statement with ed25519 key " tty.out
+[ -s bo/$J ] || fail "nothing signed from the terminal"
+
+# --- no key material anywhere: neither the private keys' bytes nor the passphrase
+ALLOCBUILD_KEY_PASSPHRASE=$PASS expect_exit 0 "$AB" pr --sign enc-ed.pem --sign ec.pem -o pr bo
+cat out err >>all-output.txt
+mkdir x && tar -xzf pr/provenance-ks.tar.gz -C x
+for k in ed.pem ec.pem enc-ed.pem enc-ec.pem; do
+	grep -v -- ----- "$k" >"$k.body"
+	while IFS= read -r l; do
+		if grep -rqF -- "$l" bo/provenance bo/SHA256SUMS bo/variants/a/logs x pr/pr.md all-output.txt tty.out; then
+			fail "a line of $k appears in the output"
+		fi
+	done <"$k.body"
+done
+if grep -rqF -- "$PASS" bo/provenance bo/SHA256SUMS x pr/pr.md all-output.txt; then
+	fail "the passphrase appears in the output"
+fi
+# the bundle holds the fingerprints (signers.json) and the envelopes
+[ "$(json x/provenance-ks/provenance/signers.json '[s["algorithm"] for s in d["signers"]]')" = "['ed25519', 'ecdsa-sha2-nistp256']" ]
+[ "$(json x/provenance-ks/provenance/signers.json '[s["keyid"] for s in d["signers"]][1]')" = "$(keyid_of ec.pub.pem)" ]
+cmp x/provenance-ks/$J bo/$J || fail "the bundle's envelopes are not the OUTDIR's"
