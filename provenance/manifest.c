@@ -10,6 +10,7 @@
 #include "../lib/util.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
+#include "allocopts.h"
 #include "../lib/version.h"
 #include "sign.h"
 
@@ -767,6 +768,43 @@ put_quoted(FILE *out, const char *v)
 	fputc('\'', out);
 }
 
+/*
+ * Settings of the label's runtime environment its allocator will not read
+ * (the version and the variable it reads from its probe record): each on
+ * stderr and as a comment line in the output.
+ */
+static void
+env_warnings(FILE *out, const char *outdir, const cJSON *mine)
+{
+	char *path = mpath(outdir, "provenance/allocator-probes.json");
+	const char *label = ab_json_str(mine, "label"), *kind = ab_json_str(ab_json_get(mine, "allocator"), "kind");
+	const cJSON *probe = NULL, *v, *it;
+	struct ab_strv env = {0}, w = {0};
+	cJSON *doc = NULL;
+
+	ab_quiet++;
+	if (ab_path_exists(path) && ab_json_read(&doc, path) == 0)
+		cJSON_ArrayForEach(v, ab_json_get(doc, "variants"))
+			if (label && ab_json_str(v, "label") && !strcmp(ab_json_str(v, "label"), label))
+				probe = ab_json_get(v, "probe");
+	ab_quiet--;
+	cJSON_ArrayForEach(it, ab_json_get(ab_json_get(mine, "runtime"), "env"))
+		if (cJSON_IsString(it))
+			ab_strv_pushf(&env, "%s=%s", it->string, it->valuestring);
+	if (probe && ab_json_str(probe, "allocator"))
+		kind = ab_json_str(probe, "allocator");
+	ab_allocopts_check_env(&w, kind, probe ? ab_json_str(probe, "version") : NULL,
+	    probe ? ab_json_str(probe, "conf_var") : NULL, ab_strv_argv(&env));
+	for (size_t i = 0; i < w.n; i++) {
+		ab_warn("%s: %s", label, w.v[i]);
+		fprintf(out, "# warning: %s\n", w.v[i]);
+	}
+	ab_strv_free(&env);
+	ab_strv_free(&w);
+	cJSON_Delete(doc);
+	free(path);
+}
+
 int
 ab_manifest_env(FILE *out, const char *outdir, const char *label)
 {
@@ -816,6 +854,7 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 		put_quoted(out, cJSON_IsString(it) ? it->valuestring : "");
 		fputc('\n', out);
 	}
+	env_warnings(out, outdir, mine);
 	error = 0;
 done:
 	ab_strv_free(&names);
