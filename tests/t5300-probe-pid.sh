@@ -8,7 +8,7 @@
 . "$TOP/tests/lib.sh"
 
 L=/usr/lib/x86_64-linux-gnu
-ALIVE=$TOP/tests/fixtures/alive/alive.c
+ALIVE=$TOP/recipes/alive/alive.c
 pids=
 stop() { [ -z "$pids" ] || kill $pids 2>/dev/null || true; }
 trap stop EXIT
