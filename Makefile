@@ -7,7 +7,7 @@ MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 CC ?= cc
-PKGS = libgit2 libarchive libcrypto libcjson libcurl
+PKGS = libgit2 libarchive libcrypto libcjson libcurl zlib
 CFLAGS ?= -O2 -g
 WARN = -Wall -Wextra -Wshadow -Wmissing-prototypes
 # recursively expanded: pkg-config runs when a recipe needs it, after deps

@@ -51,7 +51,7 @@ cmd_pr(int argc, char **argv)
 		ab_error("pr: '%s' is not a directory", o.outdir);
 		return AB_EXIT_USAGE;
 	}
-	return ab_pr_write(&o) < 0 ? AB_EXIT_USAGE : AB_EXIT_OK;
+	return ab_cmd_exit(ab_pr_write(&o));
 }
 
 const struct ab_cmd ab_cmd_pr = {"pr", "write a pull-request body and evidence bundle", usage, cmd_pr};

@@ -84,3 +84,18 @@ make_fakecmake_relink_recipe() {
 }
 JSON
 }
+
+# make_fakeproj_recipe FILE [NAME]: make_fakeproj in the current directory and
+# write FILE, the recipe NAME (default "fk"): one autotools variant t1 of the
+# fake project with its library and program as artifacts. A build takes a
+# fraction of a second.
+make_fakeproj_recipe() {
+	local sha
+	sha=$(make_fakeproj "$PWD")
+	cat >"$1" <<JSON
+{"recipe": 1, "name": "${2:-fk}",
+ "sources": {"f": {"archive": {"urls": ["https://example.invalid/fakeproj-1.0.tar.gz"], "sha256": "$sha", "strip": 1}}},
+ "variants": [{"label": "t1", "source": "f", "build": {"system": "autotools"},
+               "artifacts": ["lib/libfake.a", "bin/fake"]}]}
+JSON
+}
