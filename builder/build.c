@@ -54,6 +54,7 @@ struct ctx {
 	pthread_cond_t cond;
 	pthread_mutex_t source_lock; /* the source module is driven by one thread at a time */
 	struct ab_jobserver *js;     /* shared by the make-based build steps, or NULL */
+	struct ab_manifest_last *last; /* the last run's manifests, while deciding what is up to date */
 	int running, failed;
 	double child_seconds;
 };
@@ -1134,17 +1135,19 @@ decide(struct ctx *c, size_t vi, struct ab_variant_record *old)
 	struct var_state *vs = &c->vs[vi];
 	struct ab_variant_record *vr = record_of(c, vi);
 	int dep_rebuilt = 0, force = c->o->force;
+	/* state.json is authenticated by nothing: it counts when the last run's manifests say the same */
+	int recorded = old && ab_manifest_last_has(c->last, old);
 
 	for (size_t k = 0; k < pv->ndeps; k++)
 		dep_rebuilt |= c->vs[pv->deps[k]].rebuilt;
 	if (pv->v->kind == AB_VARIANT_RUNTIME)
 		vs->need_build = 0;
 	else
-		vs->need_build = force || dep_rebuilt || !old || !old->ok || strcmp(old->key, vs->key) ||
+		vs->need_build = force || dep_rebuilt || !old || !old->ok || !recorded || strcmp(old->key, vs->key) ||
 		    !ab_variant_record_artifacts_intact(old, c->p->outdir);
 	vs->need_probe = pv->probe_step != AB_PLAN_NONE &&
-	    (vs->need_build || dep_rebuilt || force || !old || !old->ok || strcmp(old->probe_key, vs->probe_key) ||
-		!old->probe);
+	    (vs->need_build || dep_rebuilt || force || !old || !old->ok || !recorded ||
+		strcmp(old->probe_key, vs->probe_key) || !old->probe);
 	vs->rebuilt = vs->need_build || dep_rebuilt;
 	if (!vs->need_build && old && pv->v->kind != AB_VARIANT_RUNTIME) {
 		*vr = *old;
@@ -1167,14 +1170,18 @@ static int
 decide_all(struct ctx *c)
 {
 	const struct ab_plan *p = c->p;
+	int error = 0;
 
-	for (size_t vi = 0; vi < p->nvars; vi++) {
+	c->last = ab_manifest_last_load(p->outdir);
+	for (size_t vi = 0; vi < p->nvars && !error; vi++) {
 		struct ab_variant_record *old = NULL;
 		char *sp;
 		int e = 0;
 
-		if (compute_key(c, vi) < 0)
-			return AB_EFAIL;
+		if (compute_key(c, vi) < 0) {
+			error = AB_EFAIL;
+			break;
+		}
 		sp = state_path(&p->vars[vi]);
 		/* an unreadable state (reported) is no state: the variant is built again */
 		ab_variant_record_load(&old, sp);
@@ -1186,10 +1193,11 @@ decide_all(struct ctx *c)
 			e = AB_EFAIL;
 		}
 		free(sp);
-		if (e < 0)
-			return e;
+		error = e;
 	}
-	return 0;
+	ab_manifest_last_free(c->last);
+	c->last = NULL;
+	return error;
 }
 
 /* unpinned sources first: the commit they resolve to enters the keys */

@@ -1032,6 +1032,120 @@ ab_manifest_recorded_release(struct ab_manifest_recorded *r)
 	ab_strv_free(&r->subject_hexes);
 }
 
+/* ---- the last run, for the next one's up-to-date check ---- */
+
+struct ab_manifest_last {
+	struct ab_manifest_recorded rec;
+	int tampered;    /* a manifest does not hold what SHA256SUMS says: nothing is trusted */
+	int statement;   /* the statement is listed and holds what SHA256SUMS says */
+	cJSON *commands, *probes, *updiff, *relink, *cmake; /* NULL when not recorded */
+};
+
+/* a manifest that SHA256SUMS lists, if it holds what SHA256SUMS says (else l->tampered); NULL when not listed */
+static cJSON *
+last_doc(struct ab_manifest_last *l, const char *outdir, const char *rel)
+{
+	struct verifier v = {.outdir = outdir};
+	char hex[AB_HEX_LEN + 1];
+	cJSON *doc = NULL;
+	size_t i;
+
+	for (i = 0; i < l->rec.paths.n && strcmp(l->rec.paths.v[i], rel); i++)
+		;
+	if (i == l->rec.paths.n)
+		return NULL;
+	v.rootfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (v.rootfd < 0 || ab_hash_file_beneath(hex, NULL, v.rootfd, rel, 0, NULL) < 0 ||
+	    strcmp(hex, l->rec.hexes.v[i]) || !(doc = read_manifest(&v, rel)))
+		l->tampered = 1;
+	if (v.rootfd >= 0)
+		close(v.rootfd);
+	return doc;
+}
+
+struct ab_manifest_last *
+ab_manifest_last_load(const char *outdir)
+{
+	struct ab_manifest_last *l = ab_calloc(1, sizeof(*l));
+	cJSON *stmt;
+
+	if (ab_manifest_recorded_read(&l->rec, outdir, 1) < 0) {
+		free(l);
+		return NULL;
+	}
+	stmt = last_doc(l, outdir, AB_MANIFEST_STATEMENT);
+	l->statement = stmt != NULL;
+	cJSON_Delete(stmt);
+	l->commands = last_doc(l, outdir, "provenance/build-commands.json");
+	l->probes = last_doc(l, outdir, "provenance/allocator-probes.json");
+	l->updiff = last_doc(l, outdir, "provenance/upstream-diff.json");
+	l->relink = last_doc(l, outdir, "provenance/relink-provenance.json");
+	l->cmake = last_doc(l, outdir, "provenance/cmake-cache-provenance.json");
+	return l;
+}
+
+/* the entry of label in a manifest's "variants": an object keyed by label, or an array of {label} */
+static const cJSON *
+last_entry(const cJSON *doc, const char *label)
+{
+	const cJSON *vs = ab_json_get(doc, "variants"), *it;
+
+	if (cJSON_IsObject(vs))
+		return ab_json_get(vs, label);
+	cJSON_ArrayForEach(it, vs)
+		if (ab_json_str(it, "label") && !strcmp(ab_json_str(it, "label"), label))
+			return it;
+	return NULL;
+}
+
+/* both absent, or equal */
+static int
+same_doc(const cJSON *a, const cJSON *b)
+{
+	return (!a && !b) || (a && b && cJSON_Compare(a, b, 1));
+}
+
+int
+ab_manifest_last_has(const struct ab_manifest_last *l, const struct ab_variant_record *v)
+{
+	const cJSON *cmd, *probe;
+	cJSON *none;
+	int same;
+
+	if (!l || l->tampered || !l->statement || !l->commands)
+		return 0;
+	for (size_t i = 0; i < v->nartifacts; i++) {
+		const char *hex = ab_manifest_recorded_subject(&l->rec, v->artifacts[i].path);
+
+		if (!hex || strcmp(hex, v->artifacts[i].sha256))
+			return 0;
+	}
+	cmd = last_entry(l->commands, v->label);
+	if (!cmd || !cJSON_IsTrue(ab_json_get(cmd, "ok")) || !ab_json_str(cmd, "key") ||
+	    strcmp(ab_json_str(cmd, "key"), v->key))
+		return 0;
+	none = cJSON_CreateArray();
+	same = same_doc(ab_json_get(cmd, "steps"), v->steps ? v->steps : none);
+	cJSON_Delete(none);
+	probe = ab_json_get(last_entry(l->probes, v->label), "probe");
+	return same && same_doc(probe, v->probe) && same_doc(last_entry(l->updiff, v->label), v->upstream_diff) &&
+	    same_doc(last_entry(l->relink, v->label), v->relink) && same_doc(last_entry(l->cmake, v->label), v->cmake);
+}
+
+void
+ab_manifest_last_free(struct ab_manifest_last *l)
+{
+	if (!l)
+		return;
+	ab_manifest_recorded_release(&l->rec);
+	cJSON_Delete(l->commands);
+	cJSON_Delete(l->probes);
+	cJSON_Delete(l->updiff);
+	cJSON_Delete(l->relink);
+	cJSON_Delete(l->cmake);
+	free(l);
+}
+
 /* ---- env ---- */
 
 static int

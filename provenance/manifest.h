@@ -100,6 +100,25 @@ const char *ab_manifest_recorded_subject(const struct ab_manifest_recorded *r, c
 void ab_manifest_recorded_release(struct ab_manifest_recorded *r);
 
 /*
+ * The last run's manifests as the next build's up-to-date check reads
+ * them. A variant's state.json is authenticated by nothing; what it says
+ * counts only when the manifests of the run that wrote it say the same,
+ * each manifest with the digest SHA256SUMS gives it.
+ */
+struct ab_manifest_last;
+/* read OUTDIR's manifests (NULL when it has none: nothing is recorded); reports nothing */
+struct ab_manifest_last *ab_manifest_last_load(const char *outdir);
+/*
+ * Does the last run's record of v's label say what v (an earlier run's
+ * state) says: the artifacts listed with the same digests in SHA256SUMS
+ * and as the statement's subjects, the same key and steps in
+ * build-commands.json, the same probe record, upstream diff, relink
+ * document and CMake record? 1 yes; 0 no, or l is NULL.
+ */
+int ab_manifest_last_has(const struct ab_manifest_last *l, const struct ab_variant_record *v);
+void ab_manifest_last_free(struct ab_manifest_last *l);
+
+/*
  * The runtime environment of a label as shell lines: `unset NAME` for every
  * allocator variable the label does not set, then `export NAME='value'`.
  * Returns 0, or AB_EFAIL (reported) for an unknown label or unreadable OUTDIR.
