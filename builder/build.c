@@ -1432,11 +1432,14 @@ run_dependencies(struct ctx *c)
 				commit = ab_json_str(ab_json_get(c->fetched, s->id), "commit");
 			if (!commit)
 				commit = s->commit;
-			d->uri = ab_sprintf("git+%s", s->url);
+			char *url = ab_url_redact(s->url);
+
+			d->uri = ab_sprintf("git+%s", url);
+			free(url);
 			d->digest_kind = "gitCommit";
 			d->digest = ab_strdup(commit);
 		} else {
-			d->uri = ab_strdup(s->urls.n ? s->urls.v[0] : "");
+			d->uri = ab_url_redact(s->urls.n ? s->urls.v[0] : "");
 			d->digest_kind = "sha256";
 			d->digest = ab_strdup(s->sha256);
 		}

@@ -121,49 +121,58 @@ secret_param(const char *name, size_t n)
 	return 0;
 }
 
+/* where a URL's authority ends */
+static size_t
+authority_len(const char *s)
+{
+	return strcspn(s, "/?# \t\r\n'\"<>`");
+}
+
 char *
-ab_url_redact(const char *url)
+ab_url_redact(const char *text)
 {
 	struct ab_buf b = {0};
-	const char *scheme = strstr(url, "://"), *auth, *path, *at, *q, *frag;
+	const char *s = text;
 
-	if (!scheme)
-		return ab_strdup(url);
-	auth = scheme + 3;
-	path = auth + strcspn(auth, "/?#");
-	/* the last '@' before the path ends the userinfo (a password may hold '@' unescaped) */
-	at = NULL;
-	for (const char *s = auth; s < path; s++)
-		if (*s == '@')
-			at = s;
-	ab_buf_add(&b, url, (size_t)(auth - url));
-	if (at)
-		ab_buf_puts(&b, "***");
-	ab_buf_add(&b, at ? at : auth, (size_t)(path - (at ? at : auth)));
-	q = strchr(path, '?');
-	frag = strchr(path, '#');
-	if (!q || (frag && frag < q)) {
-		ab_buf_puts(&b, path);
-		return ab_buf_detach(&b);
-	}
-	ab_buf_add(&b, path, (size_t)(q - path) + 1);
-	for (const char *s = q + 1; *s && *s != '#';) {
-		size_t n = strcspn(s, "&#"), klen = strcspn(s, "=&#");
+	while (*s) {
+		const char *at = strstr(s, "://"), *auth, *end, *cred = NULL, *q;
 
-		if (klen < n && secret_param(s, klen)) {
-			ab_buf_add(&b, s, klen + 1);
+		if (!at) {
+			ab_buf_puts(&b, s);
+			break;
+		}
+		auth = at + 3;
+		end = auth + authority_len(auth);
+		/* the last '@' of the authority ends the userinfo (a password may hold '@' unescaped) */
+		for (const char *p = auth; p < end; p++)
+			if (*p == '@')
+				cred = p;
+		ab_buf_add(&b, s, (size_t)(auth - s));
+		if (cred)
 			ab_buf_puts(&b, "***");
-		} else {
-			ab_buf_add(&b, s, n);
+		ab_buf_add(&b, cred ? cred : auth, (size_t)(end - (cred ? cred : auth)));
+		s = end;
+		/* the path, then the query's parameters up to the end of the URL or the next one */
+		q = s + strcspn(s, "? \t\r\n'\"<>`");
+		if (*q != '?' || (strstr(s, "://") && strstr(s, "://") < q)) {
+			continue;
 		}
-		s += n;
-		if (*s == '&') {
-			ab_buf_putc(&b, '&');
-			s++;
+		ab_buf_add(&b, s, (size_t)(q - s) + 1);
+		s = q + 1;
+		while (*s && !strchr("# \t\r\n'\"<>`", *s)) {
+			size_t n = strcspn(s, "&# \t\r\n'\"<>`"), klen = strcspn(s, "=&# \t\r\n'\"<>`");
+
+			if (klen < n && s[klen] == '=' && secret_param(s, klen)) {
+				ab_buf_add(&b, s, klen + 1);
+				ab_buf_puts(&b, "***");
+			} else {
+				ab_buf_add(&b, s, n);
+			}
+			s += n;
+			if (*s == '&')
+				ab_buf_putc(&b, *s++);
 		}
 	}
-	if (frag)
-		ab_buf_puts(&b, frag);
 	return ab_buf_detach(&b);
 }
 

@@ -169,14 +169,15 @@ void ab_buf_add_shown(struct ab_buf *b, const char *s, size_t n);
 char *ab_shown(const char *s);
 
 /*
- * A URL without its credentials, for everything printed or recorded: the
- * userinfo of "scheme://user:password@host/..." becomes "***@", and the
- * value of every query parameter whose name looks secret (token, key,
+ * The one URL redaction, for everything printed or recorded: in a URL, or
+ * in a text holding URLs (a mirror's FROM=TO, a library's message), the
+ * userinfo of every "scheme://user:password@host/..." becomes "***@", and
+ * the value of every query parameter whose name looks secret (token, key,
  * secret, password, passwd, auth, signature, sig, credential, session,
  * code) becomes "***". The URL with its credentials is used only for the
  * request itself. Anything else is returned unchanged. Caller frees.
  */
-char *ab_url_redact(const char *url);
+char *ab_url_redact(const char *text);
 
 /* monotonic clock in seconds */
 double ab_now(void);
