@@ -2076,7 +2076,7 @@ ab_recipe_load_ext(struct ab_recipe **out, const char *path, unsigned flags)
 		ab_error("cannot read recipe '%s': is a directory", path);
 		return -1;
 	}
-	if (ab_read_file(&b, path) < 0)
+	if (ab_read_file_max(&b, path, AB_RECIPE_MAX) < 0)
 		return -1;
 	error = ab_recipe_parse_ext(out, path, b.s, b.len, stderr, flags);
 	ab_buf_free(&b);

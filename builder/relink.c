@@ -148,7 +148,7 @@ named_in_rsp(char *const *argv, const char *dir, const struct rep *r)
 		if (argv[i][0] != '@' || !argv[i][1])
 			continue;
 		path = ab_path_absolute_in(dir, argv[i] + 1);
-		if (access(path, R_OK) == 0 && ab_read_file(&b, path) == 0 &&
+		if (access(path, R_OK) == 0 && ab_read_file_max(&b, path, AB_LINKTXT_MAX) == 0 &&
 		    ab_linktxt_parse_rsp(&words, path, b.s, b.len, devnull) == 0)
 			for (size_t k = 0; k < words.n && !found; k++)
 				if (words.v[k][0] != '-' && matches(r, dir, words.v[k]))
