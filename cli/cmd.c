@@ -15,6 +15,9 @@ ab_cmd_exit(int rc)
 {
 	if (rc == 0)
 		return AB_EXIT_OK;
+	/* disk full or an I/O error is the environment's failure, whichever step met it */
+	if (ab_environment_failed())
+		return AB_EXIT_USAGE;
 	return rc == AB_ECHECK ? AB_EXIT_CHECK : AB_EXIT_USAGE;
 }
 

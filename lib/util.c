@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <git2.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,26 @@
 
 int ab_quiet;
 static ab_report_fn *reporter;
+static atomic_int environment_failed;
+
+int
+ab_errno_is_environment(int err)
+{
+	return err == ENOSPC || err == EDQUOT || err == EIO || err == EROFS || err == EFBIG || err == ENOMEM;
+}
+
+void
+ab_note_environment(int err)
+{
+	if (ab_errno_is_environment(err))
+		atomic_store(&environment_failed, 1);
+}
+
+int
+ab_environment_failed(void)
+{
+	return atomic_load(&environment_failed);
+}
 
 enum escape_mode {
 	ESC_NAME,    /* ab_shown: everything that is not plain printable text */
@@ -231,6 +252,7 @@ ab_error_errno(const char *fmt, ...)
 	va_list ap;
 	int e = errno;
 
+	ab_note_environment(e);
 	va_start(ap, fmt);
 	vreport(NULL, strerror(e), fmt, ap);
 	va_end(ap);

@@ -39,6 +39,18 @@
 typedef void ab_report_fn(const char *line, size_t len);
 void ab_set_reporter(ab_report_fn *fn);
 
+/*
+ * An environment failure (a write or read that failed with ENOSPC,
+ * EDQUOT, EIO, EROFS, EFBIG or ENOMEM: disk full, a read-only or broken
+ * file system) is exit 2 wherever it is met, whatever the step's own
+ * result would say: ab_error_errno notes such an errno, code that reports
+ * an errno otherwise notes it with ab_note_environment, and ab_cmd_exit
+ * asks ab_environment_failed.
+ */
+int ab_errno_is_environment(int err);
+void ab_note_environment(int err);
+int ab_environment_failed(void);
+
 /* print "allocbuild: <msg>\n" on stderr */
 void ab_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* the same, with ": <strerror(errno)>" appended */
