@@ -992,7 +992,7 @@ fetch_step(struct ctx *c, const struct ab_step *s)
 	ab_progress_end(n, e == 0);
 	if (e < 0) {
 		cJSON_Delete(rec);
-		return AB_ECHECK;
+		return e;
 	}
 	cJSON_DeleteItemFromObject(c->fetched, s->source->id);
 	cJSON_AddItemToObject(c->fetched, s->source->id, rec);
@@ -1206,10 +1206,12 @@ fetch_unpinned(struct ctx *c)
 {
 	const struct ab_plan *p = c->p;
 
+	int e;
+
 	for (size_t i = 0; i < p->nsteps; i++)
 		if (p->steps[i].kind == AB_STEP_FETCH && p->steps[i].source->kind == AB_SOURCE_GIT &&
-		    p->steps[i].source->unpinned && fetch_step(c, &p->steps[i]) < 0)
-			return AB_ECHECK;
+		    p->steps[i].source->unpinned && (e = fetch_step(c, &p->steps[i])) < 0)
+			return e;
 	return 0;
 }
 
@@ -1230,8 +1232,10 @@ fetch_needed(struct ctx *c)
 			if (!needed) {
 				ab_progress_skip(i + 1, NULL, s->name, "up to date");
 			} else if (s->kind == AB_STEP_FETCH && !ab_json_get(c->fetched, s->source->id)) {
-				if (fetch_step(c, s) < 0)
-					return AB_ECHECK;
+				int e = fetch_step(c, s);
+
+				if (e < 0)
+					return e;
 			} else if (s->kind == AB_STEP_UPSTREAM && upstream_tree(c, s) < 0) {
 				return AB_ECHECK;
 			}

@@ -40,7 +40,7 @@ write_failed(struct archive *out, const char *name, const char *member)
 
 	if (e > 0) {
 		ab_note_environment(e);
-		ab_error("archive '%s': member '%s': %s: %s", name, shown, msg ? msg : "cannot write", strerror(e));
+		ab_error("archive '%s': member '%s': cannot write: %s", name, shown, strerror(e));
 	} else {
 		ab_error("archive '%s': member '%s': %s", name, shown, msg ? msg : "cannot write");
 	}

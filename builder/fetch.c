@@ -68,13 +68,14 @@ fetch_selected(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe 
 {
 	for (size_t i = 0; i < r->nsources; i++) {
 		cJSON *rec;
+		int e;
 
 		if (!selected(ids, nids, r->sources[i].id))
 			continue;
 		rec = cJSON_CreateObject();
-		if (ab_source_fetch(rec, o, r, &r->sources[i]) < 0) {
+		if ((e = ab_source_fetch(rec, o, r, &r->sources[i])) < 0) {
 			cJSON_Delete(rec);
-			return AB_ECHECK;
+			return e;
 		}
 		ab_sources_manifest_add_source(m, &r->sources[i], rec);
 	}

@@ -196,8 +196,9 @@ fetch_git(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
 	struct ab_cache *c = cache_of(o);
 	struct ab_git_pin pin = {0};
 	char *fetch_url = ab_git_mirror_url(o->mirrors.v, o->mirrors.n, s->url);
-	int error = -1;
+	int error = AB_EFAIL;
 
+	/* an unpinned ref is bad input, as validate says */
 	if (ab_recipe_check_pin(r, s, o->allow_unpinned) < 0)
 		goto done;
 	if (ab_cache_lock(c, 1) < 0)
@@ -206,6 +207,7 @@ fetch_git(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
 	ab_cache_unlock(c);
 	if (error < 0) {
 		ab_error("source '%s': cannot fetch the pinned commit", s->id);
+		error = AB_ECHECK;
 		goto done;
 	}
 	set_str(rec, "kind", "git");
@@ -431,11 +433,11 @@ fetch_archive(cJSON *rec, const struct ab_source_opts *o, const struct ab_source
 	struct ab_cache *c = cache_of(o);
 	char *path = ab_cache_archive_path(c, s->sha256);
 	struct archive_origin ao = {0};
-	int error = -1;
+	int error = AB_EFAIL;
 
 	if (ab_cache_lock(c, 1) < 0) {
 		free(path);
-		return -1;
+		return AB_EFAIL;
 	}
 	archive_from_cache(&ao, s, path);
 	if (archive_from_mirror_dirs(&ao, o, c, s) < 0 || archive_from_urls(&ao, o, c, s) < 0)
@@ -448,6 +450,7 @@ fetch_archive(cJSON *rec, const struct ab_source_opts *o, const struct ab_source
 		ab_error("source '%s': no candidate has sha256 %s (tried the cache%s)", s->id, s->sha256,
 		    list.s ? list.s : "");
 		ab_buf_free(&list);
+		error = AB_ECHECK;
 		goto done;
 	}
 	if (!ao.size) {
@@ -483,7 +486,7 @@ ab_source_fetch(cJSON *rec, const struct ab_source_opts *o, const struct ab_reci
 	error = s->kind == AB_SOURCE_GIT ? fetch_git(mine, o, r, s) : fetch_archive(mine, o, s);
 	if (error < 0) {
 		cJSON_Delete(mine);
-		return -1;
+		return error;
 	}
 	merge_into(rec, mine);
 	cJSON_AddItemToObject(o->state->fetched, s->id, mine);
