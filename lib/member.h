@@ -24,6 +24,9 @@
 
 #include <stddef.h>
 
+/* the most leading components a strip removes (a recipe's archive.strip, --strip) */
+#define AB_MEMBER_STRIP_MAX 64
+
 struct archive_entry;
 
 enum ab_member_type {
