@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/atomic.h"
 #include "../lib/hash.h"
 #include "../lib/jobserver.h"
 #include "../lib/jsonio.h"
@@ -1552,6 +1553,35 @@ ctx_release(struct ctx *c)
 	pthread_mutex_destroy(&c->source_lock);
 }
 
+/*
+ * The temporaries of lib/atomic that a killed run left where a build
+ * writes: OUTDIR, its provenance/, each variant's directory and logs, a
+ * relink's output directory. The lock is held, so no live writer is there.
+ */
+static void
+clean_stale_temporaries(const struct ab_plan *p)
+{
+	char *prov = ab_path_join(p->outdir, "provenance");
+
+	ab_atomic_clean_stale(p->outdir);
+	ab_atomic_clean_stale(prov);
+	free(prov);
+	for (size_t vi = 0; vi < p->nvars; vi++) {
+		const struct ab_plan_var *pv = &p->vars[vi];
+
+		ab_atomic_clean_stale(pv->dir);
+		ab_atomic_clean_stale(pv->logs);
+		if (pv->v->kind == AB_VARIANT_RELINK) {
+			const struct ab_plan_var *from = &p->vars[ab_plan_var_index(p, pv->v->relink.from)];
+			char *out = ab_path_join(from->build, pv->v->relink.output), *dir = ab_path_dirname(out);
+
+			ab_atomic_clean_stale(dir);
+			free(dir);
+			free(out);
+		}
+	}
+}
+
 /* the phases of a build, in order; each reports its own failure */
 static int
 run_phases(struct ctx *c, int *probe_bad)
@@ -1559,6 +1589,7 @@ run_phases(struct ctx *c, int *probe_bad)
 	const struct ab_plan *p = c->p;
 	int e;
 
+	clean_stale_temporaries(p);
 	ab_progress_begin(p->nsteps);
 	toolchain(c);
 	if ((e = fetch_unpinned(c)) < 0 || (e = decide_all(c)) < 0 || (e = fetch_needed(c)) < 0)
