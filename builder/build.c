@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../lib/atomic.h"
+#include "../lib/dirwalk.h"
 #include "../lib/hash.h"
 #include "../lib/jobserver.h"
 #include "../lib/jsonio.h"
@@ -379,23 +380,24 @@ hash_artifacts(struct ab_variant_record *vr, struct ctx *c, const struct ab_plan
 {
 	struct ab_artifact_record *a = ab_calloc(pv->artifacts.n + 1, sizeof(*a));
 	const struct ab_variant *base = pv->base;
+	int root = open(pv->artdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	for (size_t i = 0; i < pv->artifacts.n; i++) {
 		struct ab_artifact_record *ar = &a[i];
 		char *abs = ab_path_join(pv->artdir, pv->artifacts.v[i]);
-		char *version = NULL;
-		int e = 0;
+		char *version = NULL, why[AB_BENEATH_WHY];
 
-		if (!ab_path_exists(abs)) {
-			ab_error("%s: artifact '%s' was not built", pv->v->label, abs);
-			e = AB_ECHECK;
-		} else if (ab_hash_file(ar->sha256, &ar->size, abs) < 0) {
-			e = AB_ECHECK;
-		}
-		if (e < 0) {
+		/* inside the build directory only: a symlink a build step made cannot lend it a file from outside */
+		if (root < 0 || ab_hash_file_beneath(ar->sha256, &ar->size, root, pv->artifacts.v[i], 0, why) < 0) {
+			if (root < 0 || errno == ENOENT)
+				ab_error("%s: artifact '%s' was not built", pv->v->label, abs);
+			else
+				ab_error("%s: artifact '%s' %s", pv->v->label, abs, why);
+			if (root >= 0)
+				close(root);
 			free(abs);
 			free_artifacts(a, i);
-			return e;
+			return AB_ECHECK;
 		}
 		ar->path = rel_to_outdir(c->p, abs);
 		ar->artifact = ab_strdup(pv->artifacts.v[i]);
@@ -407,6 +409,7 @@ hash_artifacts(struct ab_variant_record *vr, struct ctx *c, const struct ab_plan
 		}
 		free(abs);
 	}
+	close(root);
 	free_artifacts(vr->artifacts, vr->nartifacts);
 	vr->artifacts = a;
 	vr->nartifacts = pv->artifacts.n;
@@ -641,6 +644,25 @@ cmake_record(const struct ab_plan_var *pv)
 	return rec;
 }
 
+/*
+ * The directory of a recipe relink's output, made inside the build
+ * directory without following a symlink out of it (validate checks the
+ * path only as written)
+ */
+static int
+output_dir_inside(const struct ab_plan_var *pv, const char *build, const char *output)
+{
+	char *dir = ab_path_dirname(output), why[AB_BENEATH_WHY];
+	int fd = ab_dirwalk_open_below(build, dir, O_RDONLY | O_DIRECTORY, AB_BENEATH_MKDIR, why);
+
+	if (fd < 0)
+		ab_error("%s: relink output '%s' in '%s' %s", pv->v->label, output, build, why);
+	else
+		close(fd);
+	free(dir);
+	return fd < 0 ? AB_ECHECK : 0;
+}
+
 static int
 relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, struct ab_variant_record *vr)
 {
@@ -678,7 +700,9 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	   command, linked again, must reproduce the normal binary */
 	spec.check_normal = 1;
 	ab_progress_start(n, v->label, s->name);
-	e = ab_relink_run(&prov, &spec);
+	e = output_dir_inside(pv, from->build, v->relink.output);
+	if (e == 0)
+		e = ab_relink_run(&prov, &spec);
 	ab_progress_end(n, e == 0);
 	cJSON_AddStringToObject(rec, "link_txt", link_txt);
 	cJSON_AddStringToObject(rec, "output", output);

@@ -4,6 +4,7 @@
 #   make_fakeproj DIR   ->  prints the tarball's sha256; DIR/mirror/sha256/<hex>
 # The project's configure honours:
 #   --fail        print 40 numbered lines and exit 1
+#   --escape=DIR  make the symlink escape -> DIR in the build directory (a build step that escapes)
 # and its lib/libfake.a rule waits half-way while the file named by the
 # environment variable FAKE_HOLD exists (set it through the recipe's build.env).
 make_fakeproj() {
@@ -16,6 +17,7 @@ for a in "$@"; do
 	case $a in
 	--fail) i=1; while [ $i -le 40 ]; do echo "checking line $i"; i=$((i+1)); done
 		echo "configure: error: asked to fail" >&2; exit 1 ;;
+	--escape=*) ln -s "${a#--escape=}" escape ;;
 	esac
 done
 sed -e "s|@srcdir@|$srcdir|" "$srcdir/Makefile.in" >Makefile
@@ -34,7 +36,8 @@ CFG
 
 # make_fakecmake DIR -> prints the sha256 of a tiny CMake project (a static
 # library "fakealloc" whose message depends on -DFLB_FAKE_TAG, and a program
-# "prog" linked against it), stored in DIR/mirror/sha256/<hex>
+# "prog" linked against it), stored in DIR/mirror/sha256/<hex>;
+# -DFAKE_ESCAPE=DIR makes the symlink escape -> DIR in the build directory
 make_fakecmake() {
 	local dir=$1 src=$1/fakecmake-1.0
 	mkdir -p "$src" "$dir/mirror/sha256"
@@ -46,6 +49,9 @@ add_library(fakealloc STATIC alloc.c)
 target_compile_definitions(fakealloc PRIVATE FAKE_TAG="${FLB_FAKE_TAG}")
 add_executable(prog main.c)
 target_link_libraries(prog fakealloc)
+if(FAKE_ESCAPE)
+  file(CREATE_LINK "${FAKE_ESCAPE}" "${CMAKE_BINARY_DIR}/escape" SYMBOLIC)
+endif()
 CM
 	printf 'const char *fake_tag(void) { return "fake 2.0.0-0-g0123456789abcdef " FAKE_TAG; }\n' >"$src/alloc.c"
 	printf '#include <stdio.h>\nconst char *fake_tag(void);\nint main(void) { puts(fake_tag()); return 0; }\n' >"$src/main.c"
