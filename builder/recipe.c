@@ -22,6 +22,7 @@
 #include "../lib/hash.h"
 #include "../lib/member.h"
 #include "../lib/pool.h"
+#include "../lib/proc.h"
 #include "recipe.h"
 #include "../lib/util.h"
 
@@ -1095,16 +1096,24 @@ count_member(struct ctx *c, const struct jnode *obj, const char *path, const cha
 	free(p);
 }
 
+/* a CMake variable: anything but '=' (CMake's -DNAME=value splits at the first one) */
 static int
-valid_env_name(const char *s)
+valid_cmake_name(const char *s)
 {
 	return *s && !strchr(s, '=');
 }
 
-/* an object-of-strings member (env, defines) into out, in recipe order */
+/* an environment variable: [A-Za-z_][A-Za-z0-9_]*, the one rule of lib/proc (env and probe --env use it too) */
+static int
+valid_env_name(const char *s)
+{
+	return ab_env_name_valid(s, strlen(s));
+}
+
+/* an object-of-strings member (env, defines) into out, in recipe order; names checked by valid */
 static void
 kv_member(struct ctx *c, const struct jnode *obj, const char *opath, const char *okey, struct ab_kvlist *out,
-    const char *what)
+    const char *what, int (*valid)(const char *))
 {
 	const struct jnode *n = member(obj, okey);
 	char *path;
@@ -1124,10 +1133,13 @@ kv_member(struct ctx *c, const struct jnode *obj, const char *opath, const char 
 		const char *key = e->j->string;
 		char *p = pk(path, key);
 
-		if (!valid_env_name(key)) {
+		if (!valid(key)) {
 			char *v = shown(key);
 
-			err(c, e->kline, e->kcol, p, "invalid %s name '%s'", what, v);
+			if (valid == valid_env_name)
+				err(c, e->kline, e->kcol, p, "invalid %s name '%s': expected [A-Za-z_][A-Za-z0-9_]*", what, v);
+			else
+				err(c, e->kline, e->kcol, p, "invalid %s name '%s'", what, v);
 			free(v);
 		}
 		if (want(c, e, p, cJSON_String) == 0) {
@@ -1429,13 +1441,13 @@ parse_build(struct ctx *c, struct ab_variant *v, const struct jnode *b, const ch
 		}
 	}
 	list_member(c, b, path, "configure", &v->build.configure, 0, PATH_ANY);
-	kv_member(c, b, path, "defines", &v->build.defines, "cmake variable");
+	kv_member(c, b, path, "defines", &v->build.defines, "cmake variable", valid_cmake_name);
 	v->build.generator = dup_member(c, b, path, "generator", 0, PATH_ANY);
 	if (!v->build.generator)
 		v->build.generator = ab_strdup("Unix Makefiles");
 	list_member(c, b, path, "targets", &v->build.targets, 1, PATH_ANY);
 	count_member(c, b, path, "jobs", 0, AB_POOL_MAX, &v->build.jobs);
-	kv_member(c, b, path, "env", &v->build.env, "environment variable");
+	kv_member(c, b, path, "env", &v->build.env, "environment variable", valid_env_name);
 }
 
 static void
@@ -1559,7 +1571,7 @@ parse_runtime(struct ctx *c, struct ab_variant *v, const struct jnode *n, const 
 	if (want(c, n, path, cJSON_Object) < 0)
 		return;
 	check_keys(c, n, path, keys);
-	kv_member(c, n, path, "env", &v->runtime.env, "environment variable");
+	kv_member(c, n, path, "env", &v->runtime.env, "environment variable", valid_env_name);
 	m = list_member(c, n, path, "unset", &v->runtime.unset, 0, PATH_ANY);
 	if (!m || m->type != '[')
 		return;
@@ -1570,7 +1582,7 @@ parse_runtime(struct ctx *c, struct ab_variant *v, const struct jnode *n, const 
 		if (e->type == '"' && !valid_env_name(e->j->valuestring)) {
 			char *q = pi(p, i), *sv = shown(e->j->valuestring);
 
-			err(c, e->line, e->col, q, "invalid environment variable name '%s'", sv);
+			err(c, e->line, e->col, q, "invalid environment variable name '%s': expected [A-Za-z_][A-Za-z0-9_]*", sv);
 			free(sv);
 			free(q);
 		}
@@ -2099,6 +2111,16 @@ ab_recipe_load_ext(struct ab_recipe **out, const char *path, unsigned flags)
 	if (ab_read_file_max(&b, path, AB_RECIPE_MAX) < 0)
 		return -1;
 	error = ab_recipe_parse_ext(out, path, b.s, b.len, stderr, flags);
+	if (*out) {
+		/* relative paths (patches) are the recipe's own: next to the file itself, after symlinks */
+		char *real = realpath(path, NULL);
+
+		if (real) {
+			free((*out)->dir);
+			(*out)->dir = ab_path_dirname(real);
+			free(real);
+		}
+	}
 	ab_buf_free(&b);
 	return error;
 }

@@ -108,7 +108,7 @@ struct ab_variant {
 
 struct ab_recipe {
 	char *path;           /* as given */
-	char *dir;            /* absolute directory of the recipe file */
+	char *dir;            /* absolute directory of the recipe file, after symlinks (relative paths resolve there) */
 	char sha256[65];      /* of the file's bytes */
 	char *text;           /* those bytes (a copy for OUTDIR/recipe.json) */
 	size_t len;

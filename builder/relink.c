@@ -302,6 +302,15 @@ load_command(struct relink *r)
 	}
 	r->cmd = &r->lt.cmds[0];
 	r->before = r->cmd->argv.v;
+	/* before resolving any -l against the -L directories: a command exec refuses is refused now */
+	{
+		char *what = ab_sprintf("%s:%d", spec->link_txt, r->cmd->line);
+		int fits = ab_proc_argv_fits(what, r->before, ab_env_envp(r->env));
+
+		free(what);
+		if (fits < 0)
+			return AB_EFAIL;
+	}
 	r->oi = ab_linktxt_output_index(r->before, &r->joined);
 	if (r->oi == -1) {
 		ab_error("%s:%d: the link command has no '-o'", spec->link_txt, r->cmd->line);

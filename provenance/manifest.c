@@ -1,6 +1,5 @@
 #include "manifest.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "../lib/dirwalk.h"
+#include "../lib/proc.h"
 #include "../lib/util.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
@@ -1165,17 +1165,6 @@ load_binary_doc(cJSON **doc, const char *outdir)
 }
 
 static int
-valid_name(const char *s)
-{
-	if (!*s || isdigit((unsigned char)*s))
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return 0;
-	return 1;
-}
-
-static int
 cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -1226,7 +1215,7 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 				ab_strv_push(&names, it->valuestring);
 	}
 	for (size_t i = 0; i < names.n; i++)
-		if (!valid_name(names.v[i])) {
+		if (!ab_env_name_valid(names.v[i], strlen(names.v[i]))) {
 			ab_error("%s: variable name '%s' cannot be written as a shell assignment", outdir, names.v[i]);
 			goto done;
 		}
