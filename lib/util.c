@@ -114,6 +114,14 @@ ab_buf_add_shown(struct ab_buf *b, const char *s, size_t n)
 		ab_buf_grow(b, 0), b->s[0] = '\0';
 }
 
+void
+ab_buf_add_text(struct ab_buf *b, const char *s, size_t n)
+{
+	add_escaped(b, s, n, ESC_MESSAGE);
+	if (!b->s)
+		ab_buf_grow(b, 0), b->s[0] = '\0';
+}
+
 char *
 ab_shown(const char *s)
 {

@@ -177,6 +177,8 @@ int ab_path_is_safe_relative(const char *name);
  * JSON documents keep the exact bytes; only what is shown is escaped.
  */
 void ab_buf_add_shown(struct ab_buf *b, const char *s, size_t n);
+/* a line of a tool's output shown (a log's tail): as reported lines are, tabs and backslashes kept */
+void ab_buf_add_text(struct ab_buf *b, const char *s, size_t n);
 /* ab_buf_add_shown of a whole string into a new string; caller frees */
 char *ab_shown(const char *s);
 

@@ -5,6 +5,7 @@
 # The project's configure honours:
 #   --fail        print 40 numbered lines and exit 1
 #   --escape=DIR  make the symlink escape -> DIR in the build directory (a build step that escapes)
+#   --fail-early  fail on line 12 of 224 (the cause, then a long banner), exit 1
 # and its lib/libfake.a rule waits half-way while the file named by the
 # environment variable FAKE_HOLD exists (set it through the recipe's build.env).
 make_fakeproj() {
@@ -18,6 +19,10 @@ for a in "$@"; do
 	--fail) i=1; while [ $i -le 40 ]; do echo "checking line $i"; i=$((i+1)); done
 		echo "configure: error: asked to fail" >&2; exit 1 ;;
 	--escape=*) ln -s "${a#--escape=}" escape ;;
+	--fail-early) i=1; while [ $i -le 11 ]; do echo "checking line $i"; i=$((i+1)); done
+		echo "./configure: 12: lib/jemalloc-5.3.0/configure: not found" >&2
+		i=13; while [ $i -le 224 ]; do echo "libtool: install: line $i of the banner"; i=$((i+1)); done
+		exit 1 ;;
 	esac
 done
 sed -e "s|@srcdir@|$srcdir|" "$srcdir/Makefile.in" >Makefile
