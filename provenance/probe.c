@@ -7,6 +7,7 @@
 #include "probe_impl.h"
 
 #include <dlfcn.h>
+#include <gnu/libc-version.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,7 +287,8 @@ glibc_record(cJSON *rec, const struct ab_probe_req *req)
 	struct ab_allocators g = {0};
 	Dl_info info;
 
-	ab_allocscan_add_glibc(&g, dladdr((void *)malloc, &info) && info.dli_fname ? info.dli_fname : NULL);
+	/* the C library's file, found by a function of its own that no sanitizer intercepts (malloc may be) */
+	ab_allocscan_add_glibc(&g, dladdr((void *)gnu_get_libc_version, &info) && info.dli_fname ? info.dli_fname : NULL);
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "allocator");
 	cJSON_AddStringToObject(rec, "allocator", "glibc");
 	if (g.v[0].version)

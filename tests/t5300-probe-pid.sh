@@ -104,8 +104,17 @@ expect_exit 2 "$AB" probe --pid 2
 expect_grep "is a kernel thread: it has no executable and no allocator" err
 start -- sleep 60
 victim=$pid
-(sleep 0.5; kill $victim) &
-expect_exit 2 env ALLOCBUILD_TEST_PID_PAUSE=1.5 "$AB" probe --pid $victim
+# the probe stops after its first read until the file is removed; the process ends meanwhile
+rc=0
+env ALLOCBUILD_TEST_PID_PAUSE="$PWD/paused" "$AB" probe --pid $victim >out 2>err &
+prober=$!
+for i in $(seq 300); do [ -e paused ] && break; sleep 0.1; done
+[ -e paused ] || fail "the probe did not reach its pause"
+kill $victim
+wait $victim 2>/dev/null || true
+rm paused
+wait $prober || rc=$?
+[ $rc = 2 ] || { cat err; fail "expected exit 2 for a process that exits while read, got $rc"; }
 expect_file err <<X
 allocbuild: probe: process $victim exited while it was read
 X
