@@ -254,6 +254,9 @@ key_source(void *arg, const struct ab_source *s, const struct ab_overlay *via, i
 
 		key_add(h, "git", s->url);
 		key_add(h, "commit", commit ? commit : s->commit);
+	} else if (s->kind == AB_SOURCE_DIR) {
+		key_add(h, "dir", s->dir);
+		key_add(h, "dirHash", s->dirhash);
 	} else {
 		char strip[32];
 
@@ -311,6 +314,12 @@ compute_key(struct ctx *c, size_t vi)
 		}
 		for (size_t i = 0; i < v->build.targets.n; i++)
 			key_add(h, "target", v->build.targets.v[i]);
+		/* what it uses of other variants: their keys (built before it: the plan's order) */
+		for (size_t i = 0; i < v->nuses; i++) {
+			key_add(h, "uses", v->uses[i].label);
+			key_add(h, "uses-key", c->vs[ab_plan_var_index(p, v->uses[i].label)].key);
+			key_add(h, "uses-artifact", v->uses[i].path);
+		}
 		if (ab_recipe_overlay_walk(p->r, ab_recipe_source(p->r, v->source), key_source, NULL,
 		    &(struct key_walk){c, h}) < 0) {
 			char junk[AB_HEX_LEN + 1];
@@ -1291,7 +1300,12 @@ decide_all(struct ctx *c)
 	return error;
 }
 
-/* unpinned sources first: the commit they resolve to enters the keys */
+/*
+ * Unpinned sources first: the commit they resolve to enters the keys.
+ * And dir sources: a directory that no longer has its pinned dirHash
+ * makes the recipe wrong whether or not anything is built (hashing it is
+ * cheap).
+ */
 static int
 fetch_unpinned(struct ctx *c)
 {
@@ -1299,10 +1313,14 @@ fetch_unpinned(struct ctx *c)
 
 	int e;
 
-	for (size_t i = 0; i < p->nsteps; i++)
-		if (p->steps[i].kind == AB_STEP_FETCH && p->steps[i].source->kind == AB_SOURCE_GIT &&
-		    p->steps[i].source->unpinned && (e = fetch_step(c, &p->steps[i])) < 0)
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct ab_source *s = p->steps[i].source;
+
+		if (p->steps[i].kind == AB_STEP_FETCH &&
+		    ((s->kind == AB_SOURCE_GIT && s->unpinned) || s->kind == AB_SOURCE_DIR) &&
+		    (e = fetch_step(c, &p->steps[i])) < 0)
 			return e;
+	}
 	return 0;
 }
 
@@ -1503,13 +1521,47 @@ run_sources(struct ctx *c)
 	}
 }
 
-/* resolvedDependencies of the statement: every source fetched for the plan */
+/* what each build variant used of other variants ({variant:...} references), as those were built */
+static void
+run_uses(struct ctx *c)
+{
+	const struct ab_plan *p = c->p;
+
+	for (size_t vi = 0; vi < p->nvars; vi++) {
+		const struct ab_variant *v = p->vars[vi].v;
+		struct ab_variant_record *vr = &c->run.variants[vi];
+
+		if (!v->nuses || vr->uses)
+			continue;
+		vr->uses = ab_calloc(v->nuses, sizeof(*vr->uses));
+		for (size_t u = 0; u < v->nuses; u++) {
+			const struct ab_variant_record *dep = ab_run_record_variant(&c->run, v->uses[u].label);
+			struct ab_use_record *ur = &vr->uses[vr->nuses++];
+
+			ur->variant = ab_strdup(v->uses[u].label);
+			ur->artifact = ab_strdup(v->uses[u].path);
+			for (size_t k = 0; dep && dep->ok && k < dep->nartifacts; k++)
+				if (!strcmp(dep->artifacts[k].artifact, v->uses[u].path)) {
+					ur->path = ab_strdup(dep->artifacts[k].path);
+					memcpy(ur->sha256, dep->artifacts[k].sha256, sizeof(ur->sha256));
+				}
+		}
+	}
+}
+
+/*
+ * resolvedDependencies of the statement: every source fetched for the
+ * plan, then every artifact of a variant that another variant used
+ */
 static void
 run_dependencies(struct ctx *c)
 {
 	const struct ab_plan *p = c->p;
+	size_t room = p->nsteps + 1;
 
-	c->run.deps = ab_calloc(p->nsteps ? p->nsteps : 1, sizeof(*c->run.deps));
+	for (size_t vi = 0; vi < c->run.nvariants; vi++)
+		room += c->run.variants[vi].nuses;
+	c->run.deps = ab_calloc(room, sizeof(*c->run.deps));
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct ab_source *s = p->steps[i].source;
 		struct ab_dependency *d;
@@ -1533,10 +1585,29 @@ run_dependencies(struct ctx *c)
 			free(url);
 			d->digest_kind = "gitCommit";
 			d->digest = ab_strdup(commit);
+		} else if (s->kind == AB_SOURCE_DIR) {
+			/* in-toto's directory hash (a DigestSet algorithm of its own); no uri: it is beside the recipe */
+			d->digest_kind = "dirHash";
+			d->digest = ab_strdup(s->dirhash);
 		} else {
 			d->uri = ab_url_redact(s->urls.n ? s->urls.v[0] : "");
 			d->digest_kind = "sha256";
 			d->digest = ab_strdup(s->sha256);
+		}
+	}
+	for (size_t vi = 0; vi < c->run.nvariants; vi++) {
+		const struct ab_variant_record *vr = &c->run.variants[vi];
+
+		for (size_t u = 0; u < vr->nuses; u++) {
+			struct ab_dependency *d;
+
+			if (!vr->uses[u].path)
+				continue;
+			d = &c->run.deps[c->run.ndeps++];
+			d->name = ab_strdup(vr->uses[u].path);
+			d->digest_kind = "sha256";
+			d->digest = ab_strdup(vr->uses[u].sha256);
+			d->used_by = ab_strdup(vr->label);
 		}
 	}
 }
@@ -1588,6 +1659,7 @@ write_manifests(struct ctx *c)
 
 	iso_time(c->run.finished_on, sizeof(c->run.finished_on), time(NULL));
 	run_sources(c);
+	run_uses(c);
 	run_dependencies(c);
 	if (run_documents(c) < 0)
 		return AB_EFAIL;

@@ -137,6 +137,25 @@ uses_jobserver(const struct ab_plan *p, const struct ab_variant *v)
 	    !strcmp(v->build.generator, "Unix Makefiles");
 }
 
+/* a {variant:LABEL:PATH} reference: the absolute path of LABEL's artifact (LABEL is in the plan: ab_recipe_order) */
+static char *
+resolve_ref(void *arg, const char *label, const char *path)
+{
+	const struct ab_plan *p = arg;
+	size_t i = ab_plan_var_index(p, label);
+
+	return i == AB_PLAN_NONE ? NULL : ab_path_join(p->vars[i].artdir, path);
+}
+
+/* a recipe string with its variant references expanded (builder/varref.h) */
+static char *
+expand(const struct ab_plan *p, const char *s)
+{
+	char *e = ab_varref_expand(s, resolve_ref, (void *)p);
+
+	return e ? e : ab_strdup(s); /* the loader refused malformed references */
+}
+
 static void
 plan_build_steps(struct ab_plan *p, size_t vi)
 {
@@ -160,7 +179,7 @@ plan_build_steps(struct ab_plan *p, size_t vi)
 		s->name = ab_strdup("configure");
 		ab_strv_pushf(&s->argv, "%s/configure", pv->src);
 		for (size_t i = 0; i < v->build.configure.n; i++)
-			ab_strv_push(&s->argv, v->build.configure.v[i]);
+			ab_strv_push_owned(&s->argv, expand(p, v->build.configure.v[i]));
 		s->cwd = ab_strdup(pv->build);
 	} else {
 		s->name = ab_strdup("cmake configure");
@@ -171,8 +190,12 @@ plan_build_steps(struct ab_plan *p, size_t vi)
 		ab_strv_push(&s->argv, pv->build);
 		ab_strv_push(&s->argv, "-G");
 		ab_strv_push(&s->argv, v->build.generator ? v->build.generator : "Unix Makefiles");
-		for (size_t i = 0; i < v->build.defines.n; i++)
-			ab_strv_pushf(&s->argv, "-D%s=%s", v->build.defines.v[i].key, v->build.defines.v[i].value);
+		for (size_t i = 0; i < v->build.defines.n; i++) {
+			char *value = expand(p, v->build.defines.v[i].value);
+
+			ab_strv_pushf(&s->argv, "-D%s=%s", v->build.defines.v[i].key, value);
+			free(value);
+		}
 		s->cwd = ab_strdup(pv->dir);
 	}
 
@@ -250,8 +273,12 @@ plan_env(struct ab_plan *p, struct ab_plan_var *pv)
 		ab_strv_push(&pv->env, "CCACHE_NOHASHDIR=1");
 	}
 	if (v->kind == AB_VARIANT_BUILD)
-		for (size_t i = 0; i < v->build.env.n; i++)
-			ab_strv_pushf(&pv->env, "%s=%s", v->build.env.v[i].key, v->build.env.v[i].value);
+		for (size_t i = 0; i < v->build.env.n; i++) {
+			char *value = expand(p, v->build.env.v[i].value);
+
+			ab_strv_pushf(&pv->env, "%s=%s", v->build.env.v[i].key, value);
+			free(value);
+		}
 }
 
 /* the selected variants (indexes into r->variants, in dependency order) with their directories */
@@ -312,7 +339,7 @@ plan_budget(struct ab_plan *p)
 static void
 plan_deps(struct ab_plan *p, struct ab_plan_var *pv)
 {
-	const char **labels = ab_calloc(pv->v->relink.nreplace + 1, sizeof(*labels));
+	const char **labels = ab_calloc(ab_recipe_variant_ndeps_max(pv->v), sizeof(*labels));
 	size_t n = ab_recipe_variant_deps(labels, pv->v);
 
 	for (size_t k = 0; k < n; k++)
@@ -480,6 +507,8 @@ print_source_identity(FILE *f, const struct ab_source *s)
 
 		fprintf(f, "git %s %s%s\n", url, s->commit, s->unpinned ? " (unpinned)" : "");
 		free(url);
+	} else if (s->kind == AB_SOURCE_DIR) {
+		fprintf(f, "dir %s dirHash %s\n", s->dir, s->dirhash);
 	} else {
 		fprintf(f, "archive sha256 %s", s->sha256);
 		if (s->strip)

@@ -711,6 +711,15 @@ struct ctx {
 	int no_sources; /* "sources" is missing or not an object: do not resolve source ids */
 	struct edge *oe; /* overlays between sources */
 	size_t noe, capoe;
+	struct usecheck *uc; /* {variant:...} references, checked once every variant is parsed */
+	size_t nuc, capuc;
+};
+
+/* where a variant reference was written, for the check of its label's kind and artifacts */
+struct usecheck {
+	size_t v, u;   /* variants[v].uses[u] */
+	int line, col;
+	char *path;
 };
 
 static void err(struct ctx *c, int line, int col, const char *path, const char *fmt, ...)
@@ -1250,6 +1259,40 @@ parse_archive(struct ctx *c, struct ab_source *s, const struct jnode *a, const c
 	count_member(c, a, path, "strip", 1, AB_MEMBER_STRIP_MAX, &s->strip);
 }
 
+/* a directory beside the recipe, pinned by its dirHash (docs/recipe.md, "dir") */
+static void
+parse_dir(struct ctx *c, struct ab_source *s, const struct jnode *d, const char *path)
+{
+	static const char *const keys[] = {"path", "dirHash", NULL};
+	const struct jnode *m;
+	const char *v;
+
+	if (want(c, d, path, cJSON_Object) < 0)
+		return;
+	check_keys(c, d, path, keys);
+	v = str_member(c, d, path, "path", 1, &m);
+	if (v) {
+		char *p = pk(path, "path");
+
+		if (check_rel_path(c, m, p, v, "recipe's directory") == 0)
+			s->dir = ab_strdup(v);
+		free(p);
+	}
+	v = str_member(c, d, path, "dirHash", 1, &m);
+	if (v) {
+		char *p = pk(path, "dirHash");
+
+		if (!ab_is_hex(v, 64)) {
+			char *sv = shown(v);
+
+			err(c, m->line, m->col, p, "'%s' is not a dirHash (64 lowercase hex digits)", sv);
+			free(sv);
+		}
+		s->dirhash = ab_strdup(v);
+		free(p);
+	}
+}
+
 static long
 source_index(const struct ctx *c, const char *id)
 {
@@ -1274,9 +1317,11 @@ source_ref(struct ctx *c, const struct jnode *n, const char *path, const char *i
 static void
 parse_source(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 {
-	static const char *const keys[] = {"git", "archive", "patches", "prepare", "overlay", NULL};
+	static const char *const keys[] = {"git", "archive", "dir", "patches", "prepare", "overlay", NULL};
+	static const char *const kinds[] = {"git", "archive", "dir"};
 	struct ab_source *s = &c->r->sources[idx];
-	const struct jnode *g, *a, *m;
+	const struct jnode *k[3], *first = NULL, *m;
+	size_t nk = 0, fk = 0;
 	char *p;
 
 	s->line = n->line;
@@ -1287,26 +1332,32 @@ parse_source(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 		return;
 	}
 	check_keys(c, n, path, keys);
-	g = member(n, "git");
-	a = member(n, "archive");
-	if (!g && !a) {
-		err(c, n->line, n->col, path, "a source needs one of 'git' or 'archive'");
-	} else if (g && a) {
-		const struct jnode *later = g > a ? g : a;
-
-		p = pk(path, later == g ? "git" : "archive");
-		err(c, later->kline, later->kcol, p, "a source has either 'git' or 'archive', not both");
-		free(p);
-	}
-	if (g && (!a || g < a)) {
-		s->kind = AB_SOURCE_GIT;
-		p = pk(path, "git");
-		parse_git(c, s, g, p);
-		free(p);
-	} else if (a) {
-		s->kind = AB_SOURCE_ARCHIVE;
-		p = pk(path, "archive");
-		parse_archive(c, s, a, p);
+	/* one kind: the first written counts, each later one is reported */
+	for (size_t i = 0; i < 3; i++)
+		if ((k[i] = member(n, kinds[i])) && (!first || k[i] < first))
+			first = k[i], fk = i;
+	for (size_t i = 0; i < 3; i++)
+		nk += k[i] != NULL;
+	if (!nk)
+		err(c, n->line, n->col, path, "a source needs one of 'git', 'archive' or 'dir'");
+	for (size_t i = 0; i < 3 && nk > 1; i++)
+		if (k[i] && k[i] != first) {
+			p = pk(path, kinds[i]);
+			err(c, k[i]->kline, k[i]->kcol, p, "a source has one of 'git', 'archive' or 'dir', not several");
+			free(p);
+		}
+	if (first) {
+		p = pk(path, kinds[fk]);
+		if (fk == 0) {
+			s->kind = AB_SOURCE_GIT;
+			parse_git(c, s, first, p);
+		} else if (fk == 1) {
+			s->kind = AB_SOURCE_ARCHIVE;
+			parse_archive(c, s, first, p);
+		} else {
+			s->kind = AB_SOURCE_DIR;
+			parse_dir(c, s, first, p);
+		}
 		free(p);
 	}
 	if (!s->urls.v)
@@ -1391,8 +1442,117 @@ variant_ref(struct ctx *c, size_t idx, const struct jnode *n, const char *path, 
 	return t;
 }
 
+/* the {variant:LABEL:PATH} references of the string n (at path), added to v->uses once each */
 static void
-parse_build(struct ctx *c, struct ab_variant *v, const struct jnode *b, const char *path)
+string_refs(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode *n, const char *path)
+{
+	const char *s = n->j->valuestring;
+	size_t pos = 0, start, end;
+	struct ab_varref ref;
+	int r;
+
+	while ((r = ab_varref_next(s, &pos, &start, &end, &ref)) != 0) {
+		size_t u;
+
+		if (r < 0) {
+			char *sv = shown(s + start);
+
+			err(c, n->line, n->col, path, "malformed variant reference at '%s': expected {variant:LABEL:PATH}",
+			    sv);
+			free(sv);
+			continue;
+		}
+		if (v->label && !strcmp(ref.label, v->label)) {
+			err(c, n->line, n->col, path, "a variant cannot use its own artifact");
+			ab_varref_release(&ref);
+			continue;
+		}
+		if (check_rel_path(c, n, path, ref.path, "build directory of the variant used") < 0 ||
+		    variant_ref(c, idx, n, path, ref.label) < 0) {
+			ab_varref_release(&ref);
+			continue;
+		}
+		for (u = 0; u < v->nuses; u++)
+			if (!strcmp(v->uses[u].label, ref.label) && !strcmp(v->uses[u].path, ref.path))
+				break;
+		if (u < v->nuses) {
+			ab_varref_release(&ref);
+			continue;
+		}
+		v->uses = ab_realloc(v->uses, (v->nuses + 1) * sizeof(*v->uses));
+		v->uses[v->nuses++] = ref;
+		if (c->nuc == c->capuc) {
+			c->capuc = c->capuc ? 2 * c->capuc : 8;
+			c->uc = ab_realloc(c->uc, c->capuc * sizeof(*c->uc));
+		}
+		c->uc[c->nuc++] = (struct usecheck){idx, u, n->line, n->col, ab_strdup(path)};
+	}
+}
+
+/* the references of configure, defines and env (the values, not the names) */
+static void
+build_refs(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode *b, const char *path)
+{
+	static const char *const lists[] = {"configure", "defines", "env"};
+
+	for (size_t k = 0; k < AB_NELEM(lists); k++) {
+		const struct jnode *m = member(b, lists[k]);
+		char *mp;
+
+		if (!m || (m->type != '[' && m->type != '{'))
+			continue;
+		mp = pk(path, lists[k]);
+		for (size_t i = 0; i < m->nkids; i++) {
+			char *ep = m->type == '[' ? pi(mp, i) : pk(mp, m->kids[i].j->string);
+
+			if (m->kids[i].type == '"')
+				string_refs(c, idx, v, &m->kids[i], ep);
+			free(ep);
+		}
+		free(mp);
+	}
+}
+
+/* does variant t have the artifact path (its artifacts, allocator archive, a relink's output)? */
+static int
+has_artifact(const struct ab_variant *t, const char *path)
+{
+	for (size_t i = 0; i < t->artifacts.n; i++)
+		if (!strcmp(t->artifacts.v[i], path))
+			return 1;
+	return (t->allocator.archive && !strcmp(t->allocator.archive, path)) ||
+	    (t->kind == AB_VARIANT_RELINK && t->relink.output && !strcmp(t->relink.output, path));
+}
+
+/* every reference names a build or relink variant and one of its artifacts */
+static void
+check_uses(struct ctx *c)
+{
+	for (size_t i = 0; i < c->nuc; i++) {
+		const struct usecheck *k = &c->uc[i];
+		const struct ab_varref *ref = &c->r->variants[k->v].uses[k->u];
+		long t = label_index(c, ref->label);
+		const struct ab_variant *tv = t >= 0 ? &c->r->variants[t] : NULL;
+		char *lv = shown(ref->label), *pv = shown(ref->path);
+
+		if (tv && tv->kind == AB_VARIANT_RUNTIME)
+			err(c, k->line, k->col, k->path,
+			    "variant '%s' is a runtime_of variant and builds nothing: use its base '%s'", lv,
+			    tv->runtime_of ? tv->runtime_of : "?");
+		else if (tv && !has_artifact(tv, ref->path))
+			err(c, k->line, k->col, k->path,
+			    "'%s' is not an artifact of variant '%s': list it in that variant's 'artifacts'", pv, lv);
+		free(lv);
+		free(pv);
+		free(c->uc[i].path);
+	}
+	free(c->uc);
+	c->uc = NULL;
+	c->nuc = c->capuc = 0;
+}
+
+static void
+parse_build(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode *b, const char *path)
 {
 	static const char *const keys[] = {"system", "configure", "defines", "generator", "targets", "jobs",
 		"env", NULL};
@@ -1448,6 +1608,7 @@ parse_build(struct ctx *c, struct ab_variant *v, const struct jnode *b, const ch
 	list_member(c, b, path, "targets", &v->build.targets, 1, PATH_ANY);
 	count_member(c, b, path, "jobs", 0, AB_POOL_MAX, &v->build.jobs);
 	kv_member(c, b, path, "env", &v->build.env, "environment variable", valid_env_name);
+	build_refs(c, idx, v, b, path);
 }
 
 static void
@@ -1682,7 +1843,7 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 		if (v->kind != AB_VARIANT_BUILD || !member(n, "source"))
 			err(c, b->kline, b->kcol, p, "'build' needs 'source' (only build variants have it)");
 		else
-			parse_build(c, v, b, p);
+			parse_build(c, idx, v, b, p);
 		free(p);
 	}
 	if (!v->build.configure.v) {
@@ -1922,6 +2083,7 @@ check_recipe(struct ctx *c, const struct jnode *root)
 		parse_variant(c, i, &vs->kids[i], p);
 		free(p);
 	}
+	check_uses(c);
 	find_cycles(c, r->nvariants, c->e, c->ne, "dependency", 1);
 }
 
@@ -1938,6 +2100,8 @@ ab_recipe_free(struct ab_recipe *r)
 		free(s->commit);
 		ab_list_free(&s->urls);
 		free(s->sha256);
+		free(s->dir);
+		free(s->dirhash);
 		ab_list_free(&s->patches);
 		for (size_t j = 0; j < s->nprepare; j++)
 			ab_list_free(&s->prepare[j]);
@@ -1956,6 +2120,9 @@ ab_recipe_free(struct ab_recipe *r)
 		free(v->source);
 		ab_list_free(&v->build.configure);
 		ab_kvlist_free(&v->build.defines);
+		for (size_t k = 0; k < v->nuses; k++)
+			ab_varref_release(&v->uses[k]);
+		free(v->uses);
 		free(v->build.generator);
 		ab_list_free(&v->build.targets);
 		ab_kvlist_free(&v->build.env);
@@ -2227,8 +2394,17 @@ ab_recipe_variant_deps(const char **deps, const struct ab_variant *v)
 		add_dep_label(deps, &n, v->relink.from);
 		for (size_t i = 0; i < v->relink.nreplace; i++)
 			add_dep_label(deps, &n, v->relink.replace[i].with_variant);
+	} else {
+		for (size_t i = 0; i < v->nuses; i++)
+			add_dep_label(deps, &n, v->uses[i].label);
 	}
 	return n;
+}
+
+size_t
+ab_recipe_variant_ndeps_max(const struct ab_variant *v)
+{
+	return 1 + v->relink.nreplace + v->nuses;
 }
 
 static size_t
@@ -2237,8 +2413,8 @@ max_deps(const struct ab_recipe *r)
 	size_t m = 1;
 
 	for (size_t i = 0; i < r->nvariants; i++)
-		if (r->variants[i].kind == AB_VARIANT_RELINK && r->variants[i].relink.nreplace + 1 > m)
-			m = r->variants[i].relink.nreplace + 1;
+		if (ab_recipe_variant_ndeps_max(&r->variants[i]) > m)
+			m = ab_recipe_variant_ndeps_max(&r->variants[i]);
 	return m;
 }
 

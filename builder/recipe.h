@@ -19,8 +19,9 @@
 #include <stdio.h>
 
 #include "../lib/util.h"
+#include "varref.h"
 
-enum ab_source_kind { AB_SOURCE_GIT, AB_SOURCE_ARCHIVE };
+enum ab_source_kind { AB_SOURCE_GIT, AB_SOURCE_ARCHIVE, AB_SOURCE_DIR };
 
 struct ab_overlay {
 	char *path;   /* path inside this source's tree */
@@ -38,6 +39,9 @@ struct ab_source {
 	struct ab_list urls;
 	char *sha256;     /* 64 lowercase hex digits */
 	int strip;        /* leading path components to remove, default 0 */
+	/* dir: a directory next to the recipe, pinned by its in-toto dirHash */
+	char *dir;        /* relative to the recipe's directory (ab_recipe_path) */
+	char *dirhash;    /* 64 lowercase hex digits */
 	/* both */
 	struct ab_list patches;   /* as written; see ab_recipe_path() */
 	struct ab_list *prepare;  /* prepare[i] is one argv */
@@ -72,6 +76,14 @@ struct ab_variant {
 		int jobs;                 /* 0: use -j from the command line or nproc */
 		struct ab_kvlist env;     /* extra environment for configure and build */
 	} build;
+
+	/*
+	 * the {variant:LABEL:PATH} references of its configure arguments,
+	 * define values and build env values (builder/varref.h), each once,
+	 * in recipe order: it depends on those variants
+	 */
+	struct ab_varref *uses;
+	size_t nuses;
 
 	/* AB_VARIANT_RELINK */
 	struct {
@@ -148,10 +160,12 @@ int ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r,
  * The one encoding of the dependencies between variants: the labels of
  * the variants v depends on, in the order the recipe names them (a
  * runtime_of variant: its runtime_of; a relink: its `from`, then the
- * variant of each replacement), each label once. Stores them in deps,
- * which has room for 1 + v->relink.nreplace; returns how many.
+ * variant of each replacement; a build variant: the variants its
+ * {variant:...} references use), each label once. Stores them in deps,
+ * which has room for ab_recipe_variant_ndeps_max(v); returns how many.
  */
 size_t ab_recipe_variant_deps(const char **deps, const struct ab_variant *v);
+size_t ab_recipe_variant_ndeps_max(const struct ab_variant *v);
 
 /*
  * The overlay closure of a source, walked depth first: enter(arg, s, NULL,

@@ -23,6 +23,7 @@
 #include "cache.h"
 #include "download.h"
 #include "git.h"
+#include "localdir.h"
 #include "patch.h"
 #include "../lib/proc.h"
 #include "worktree.h"
@@ -470,6 +471,28 @@ done:
 	return error;
 }
 
+/* a dir source: nothing to fetch, the directory checked against its pin (builder/localdir.h) */
+static int
+fetch_dir(cJSON *rec, const struct ab_recipe *r, const struct ab_source *s)
+{
+	char *dir = ab_recipe_path(r, s->dir), *what = ab_sprintf("source '%s'", s->id);
+	char hex[AB_HEX_LEN + 1];
+	uint64_t files = 0, bytes = 0;
+	int error = ab_localdir_check(hex, &files, &bytes, what, dir, s->dirhash);
+
+	if (error == 0) {
+		set_str(rec, "kind", "dir");
+		set_str(rec, "dir", s->dir);
+		set_str(rec, "dirHash", hex);
+		cJSON_AddNumberToObject(rec, "files", (double)files);
+		cJSON_AddNumberToObject(rec, "bytes", (double)bytes);
+		ab_note("source '%s': dirHash %s of '%s' (%llu files)", s->id, hex, s->dir, (unsigned long long)files);
+	}
+	free(dir);
+	free(what);
+	return error;
+}
+
 int
 ab_source_fetch(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
     const struct ab_source *s)
@@ -483,7 +506,8 @@ ab_source_fetch(cJSON *rec, const struct ab_source_opts *o, const struct ab_reci
 		return 0;
 	}
 	mine = cJSON_CreateObject();
-	error = s->kind == AB_SOURCE_GIT ? fetch_git(mine, o, r, s) : fetch_archive(mine, o, s);
+	error = s->kind == AB_SOURCE_GIT ? fetch_git(mine, o, r, s) :
+	    s->kind == AB_SOURCE_DIR ? fetch_dir(mine, r, s) : fetch_archive(mine, o, s);
 	if (error < 0) {
 		cJSON_Delete(mine);
 		return error;
@@ -557,7 +581,8 @@ inputs_enter(void *arg, const struct ab_source *s, const struct ab_overlay *via,
 		/* the stamp holds this string: no credentials in it either */
 		ab_buf_printf(w->out, "git %s commit %s tree %s", url, ab_json_str(f, "commit"), ab_json_str(f, "tree"));
 		free(url);
-	}
+	} else if (s->kind == AB_SOURCE_DIR)
+		ab_buf_printf(w->out, "dir %s dirHash %s", s->dir, s->dirhash);
 	else
 		ab_buf_printf(w->out, "archive sha256 %s strip %d", s->sha256, s->strip);
 	return 0;
@@ -673,6 +698,12 @@ write_base(const struct build_ctx *ctx, const struct ab_source *s, const char *d
 	if (s->kind == AB_SOURCE_GIT) {
 		/* one writer: much less system time than two (bench/checkout.sh), as git's checkout.workers=1 */
 		error = ab_git_write_tree(c, s->url, ab_json_str(f, "tree"), dir, 1, hint);
+	} else if (s->kind == AB_SOURCE_DIR) {
+		char *from = ab_recipe_path(ctx->r, s->dir), *what = ab_sprintf("source '%s'", s->id);
+
+		error = ab_localdir_copy(what, from, dir, s->dirhash);
+		free(from);
+		free(what);
 	} else {
 		char *path = ab_cache_archive_path(c, s->sha256);
 		char *name = ab_sprintf("%s", s->urls.n ? url_basename(s->urls.v[0]) ? url_basename(s->urls.v[0]) :

@@ -281,6 +281,30 @@ source_json(const struct ab_run_record *run, const struct ab_variant_record *bas
 	return src;
 }
 
+/* the artifacts of other variants it used: [{variant, artifact, path, sha256}] */
+static cJSON *
+uses_json(const struct ab_variant_record *st)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < st->nuses; i++) {
+		const struct ab_use_record *u = &st->uses[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "variant", u->variant);
+		cJSON_AddStringToObject(o, "artifact", u->artifact);
+		if (u->path) {
+			cJSON_AddStringToObject(o, "path", u->path);
+			cJSON_AddStringToObject(o, "sha256", u->sha256);
+		} else {
+			cJSON_AddNullToObject(o, "path");
+			cJSON_AddNullToObject(o, "sha256");
+		}
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
 static cJSON *
 binary_variant(const struct ab_run_record *run, const struct ab_variant_record *st)
 {
@@ -315,6 +339,8 @@ binary_variant(const struct ab_run_record *run, const struct ab_variant_record *
 	cJSON_AddItemToObject(v, "allocator", al);
 	cJSON_AddItemToObject(v, "source", source_json(run, base));
 	cJSON_AddItemToObject(v, "artifacts", ab_record_artifacts_json(st));
+	if (st->nuses)
+		cJSON_AddItemToObject(v, "uses", uses_json(st));
 	return v;
 }
 
@@ -424,9 +450,12 @@ build_definition(const struct ab_run_record *run)
 		cJSON *d = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(d, "name", run->deps[i].name);
-		cJSON_AddStringToObject(d, "uri", run->deps[i].uri);
+		if (run->deps[i].uri)
+			cJSON_AddStringToObject(d, "uri", run->deps[i].uri);
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(d, "digest"), run->deps[i].digest_kind,
 		    run->deps[i].digest);
+		if (run->deps[i].used_by)
+			cJSON_AddStringToObject(cJSON_AddObjectToObject(d, "annotations"), "usedBy", run->deps[i].used_by);
 		cJSON_AddItemToArray(deps, d);
 	}
 	return bd;

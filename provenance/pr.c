@@ -471,6 +471,11 @@ put_source_row(struct ab_buf *b, const cJSON *rec)
 		put_code(b, jstr_or(rec, "url", "?"));
 		ab_buf_puts(b, " commit ");
 		put_code(b, jstr_or(rec, "commit", "?"));
+	} else if (is_kind(rec, "dir")) {
+		ab_buf_puts(b, "directory ");
+		put_code(b, jstr_or(rec, "dir", "?"));
+		ab_buf_puts(b, " (beside the recipe) dirHash ");
+		put_code(b, jstr_or(rec, "dirHash", "?"));
 	} else {
 		const cJSON *u = cJSON_GetArrayItem(jget(rec, "urls"), 0);
 
@@ -965,7 +970,8 @@ flow_sources(struct ab_buf *b, const struct evidence *e)
 	cJSON_ArrayForEach(rec, jget(e->sources, "sources")) {
 		const char *id = rec->string;
 		char *label = is_kind(rec, "git") ? ab_sprintf("git %.12s", git_pin(rec) ? git_pin(rec) : "?")
-		                                  : ab_sprintf("sha256 %.12s", jstr_or(rec, "sha256", "?"));
+		    : is_kind(rec, "dir") ? ab_sprintf("dirHash %.12s", jstr_or(rec, "dirHash", "?"))
+		                      : ab_sprintf("sha256 %.12s", jstr_or(rec, "sha256", "?"));
 		size_t j = 0;
 
 		ab_buf_puts(b, "  ");
@@ -1020,6 +1026,8 @@ flow_variants(struct ab_buf *b, const struct evidence *e)
 			continue;
 		} else {
 			put_edge(b, "src_", jstr(def, "source"), " --> ", "var_", label);
+			cJSON_ArrayForEach(it, jget(for_label(e->binaries, label), "uses"))
+				put_edge(b, "var_", jstr(it, "variant"), " -. uses .-> ", "var_", label);
 		}
 		cJSON_ArrayForEach(it, jget(for_label(e->binaries, label), "artifacts")) {
 			const char *p = jstr(it, "path"), *h = jstr(it, "sha256");

@@ -381,6 +381,12 @@ ab_variant_record_release(struct ab_variant_record *v)
 	ab_kvlist_free(&v->runtime_env);
 	ab_list_free(&v->runtime_unset);
 	artifacts_clear(v);
+	for (size_t i = 0; i < v->nuses; i++) {
+		free(v->uses[i].variant);
+		free(v->uses[i].artifact);
+		free(v->uses[i].path);
+	}
+	free(v->uses);
 	cJSON_Delete(v->fetched);
 	cJSON_Delete(v->steps);
 	cJSON_Delete(v->tree);
@@ -417,6 +423,7 @@ ab_run_record_release(struct ab_run_record *run)
 		free(run->deps[i].name);
 		free(run->deps[i].uri);
 		free(run->deps[i].digest);
+		free(run->deps[i].used_by);
 	}
 	free(run->deps);
 	cJSON_Delete(run->documents);

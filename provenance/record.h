@@ -44,6 +44,14 @@ struct ab_artifact_record {
 	int bogus_version;       /* ab_jemalloc_version_is_bogus(allocator_version) */
 };
 
+/* an artifact of another variant that a build variant used ({variant:LABEL:PATH}, builder/varref.h) */
+struct ab_use_record {
+	char *variant;               /* the label used */
+	char *artifact;              /* as the recipe names it, relative to that variant's build dir */
+	char *path;                  /* relative to OUTDIR; NULL when that variant has no such record */
+	char sha256[AB_HEX_LEN + 1]; /* "" with path NULL */
+};
+
 struct ab_variant_record {
 	char *label;
 	char *kind;          /* "autotools", "cmake", "relink", "runtime_of" */
@@ -65,6 +73,8 @@ struct ab_variant_record {
 	struct ab_artifact_record *artifacts;
 	size_t nartifacts;
 	int have_artifacts;  /* hashed (there may be none) */
+	struct ab_use_record *uses; /* the artifacts of other variants it used; made by each run, not in state.json */
+	size_t nuses;
 
 	cJSON *fetched;      /* source id -> fetch record of the sources its tree is made of */
 	cJSON *steps;        /* its step records, in order; NULL when none ran */
@@ -85,8 +95,9 @@ struct ab_variant_record {
 struct ab_dependency {
 	char *name;
 	char *uri;
-	const char *digest_kind; /* "gitCommit" or "sha256" (static) */
+	const char *digest_kind; /* "gitCommit", "sha256" or "dirHash" (static) */
 	char *digest;
+	char *used_by;           /* another variant's artifact: the label of the variant that used it; else NULL (uri NULL too) */
 };
 
 struct ab_run_record {

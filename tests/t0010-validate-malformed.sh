@@ -114,14 +114,14 @@ awk -v sha="$SHA" -v c="$C" '
  "sources": {"s": {"patches": []}},
  "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"}}]}
 >>>
-@:2:19: sources.s: a source needs one of 'git' or 'archive'
+@:2:19: sources.s: a source needs one of 'git', 'archive' or 'dir'
 ### source-two-kinds
 {"recipe": 1, "name": "t",
  "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"},
                    "git": {"url": "u", "commit": "${C}"}}},
  "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"}}]}
 >>>
-@:3:20: sources.s.git: a source has either 'git' or 'archive', not both
+@:3:20: sources.s.git: a source has one of 'git', 'archive' or 'dir', not several
 ### git-unknown-key
 {"recipe": 1, "name": "t",
  "sources": {"s": {"git": {"url": "u", "commit": "${C}", "branch": "main"}}},
