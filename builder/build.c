@@ -362,6 +362,18 @@ compute_key(struct ctx *c, size_t vi)
 		snprintf(t, sizeof(t), "%d", ps->probe.timeout);
 		key_add(h, "probe-timeout", t);
 	}
+	/* a new expectation is checked by a new probe; none leaves the key as it always was */
+	if (v->expect.present) {
+		char t[32];
+
+		key_add(h, "expect-version", v->expect.version ? v->expect.version : "");
+		snprintf(t, sizeof(t), "%d", v->expect.secure);
+		key_add(h, "expect-secure", t);
+		for (size_t i = 0; i < v->expect.options.n; i++) {
+			key_add(h, "expect-option", v->expect.options.v[i].key);
+			key_add(h, "value", v->expect.options.v[i].value);
+		}
+	}
 	ab_sha256_final(c->vs[vi].probe_key, h);
 	return 0;
 }
@@ -917,6 +929,12 @@ probe_variant(struct ctx *c, size_t vi)
 			ab_strv_free(&argv);
 		}
 	}
+	/* what the recipe says the probe must find (a mismatch fails the variant) */
+	if (e == 0 && rec && pv->v->expect.present) {
+		struct ab_probe_expect x = {pv->v->expect.version, pv->v->expect.secure, &pv->v->expect.options};
+
+		ab_probe_check_expect(rec, &x);
+	}
 	ab_progress_end(n, e == 0 && rec && ab_probe_ok(rec));
 	free(abs);
 	if (e < 0) {
@@ -1214,6 +1232,16 @@ definition_json(const struct ab_variant *v)
 	rt = cJSON_AddObjectToObject(d, "runtime");
 	cJSON_AddItemToObject(rt, "env", kv_object(&v->runtime.env));
 	cJSON_AddItemToObject(rt, "unset", ab_json_strv(v->runtime.unset.v, v->runtime.unset.n));
+	/* what its probe must find; `probe --pid --expect` checks a running process against it too */
+	if (v->expect.present) {
+		o = cJSON_AddObjectToObject(d, "expect");
+		if (v->expect.version)
+			cJSON_AddStringToObject(o, "version", v->expect.version);
+		if (v->expect.secure >= 0)
+			cJSON_AddNumberToObject(o, "secure", v->expect.secure);
+		if (v->expect.options.n)
+			cJSON_AddItemToObject(o, "options", kv_object(&v->expect.options));
+	}
 	return d;
 }
 

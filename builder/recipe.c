@@ -1763,6 +1763,39 @@ parse_probe(struct ctx *c, struct ab_variant *v, const struct jnode *n, const ch
 	count_member(c, n, path, "timeout", 0, INT_MAX, &v->probe.timeout);
 }
 
+/* an allocator option name as probes report it: lg_extent_max_active_fit, purge_delay */
+static int
+valid_option_name(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!(*s >= 'a' && *s <= 'z') && !(*s >= '0' && *s <= '9') && *s != '_' && *s != '.')
+			return 0;
+	return 1;
+}
+
+static void
+parse_expect(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
+{
+	static const char *const keys[] = {"version", "secure", "options", NULL};
+	const struct jnode *m;
+
+	v->expect.present = 1;
+	if (want(c, n, path, cJSON_Object) < 0)
+		return;
+	check_keys(c, n, path, keys);
+	v->expect.version = dup_member(c, n, path, "version", 0, PATH_ANY);
+	if ((m = member(n, "secure"))) {
+		char *p = pk(path, "secure");
+
+		if (int_value(c, m, p, 0, 4, &v->expect.secure) < 0)
+			v->expect.secure = -1;
+		free(p);
+	}
+	kv_member(c, n, path, "options", &v->expect.options, "allocator option", valid_option_name);
+}
+
 /* the kind of a variant, from its first kind key; set before references are resolved */
 static void
 variant_kind(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
@@ -1805,7 +1838,7 @@ static void
 parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 {
 	static const char *const keys[] = {"label", "source", "build", "relink", "runtime_of", "artifacts",
-		"allocator", "runtime", "probe", NULL};
+		"allocator", "runtime", "probe", "expect", NULL};
 	struct ab_variant *v = &c->r->variants[idx];
 	const struct jnode *m, *b;
 	const char *s;
@@ -1876,6 +1909,13 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 	if (m) {
 		p = pk(path, "runtime");
 		parse_runtime(c, v, m, p);
+		free(p);
+	}
+	v->expect.secure = -1;
+	m = member(n, "expect");
+	if (m) {
+		p = pk(path, "expect");
+		parse_expect(c, v, m, p);
 		free(p);
 	}
 	m = member(n, "probe");
@@ -2122,6 +2162,8 @@ ab_recipe_free(struct ab_recipe *r)
 		ab_kvlist_free(&v->build.defines);
 		for (size_t k = 0; k < v->nuses; k++)
 			ab_varref_release(&v->uses[k]);
+		free(v->expect.version);
+		ab_kvlist_free(&v->expect.options);
 		free(v->uses);
 		free(v->build.generator);
 		ab_list_free(&v->build.targets);

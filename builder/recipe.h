@@ -111,6 +111,12 @@ struct ab_variant {
 		struct ab_list unset;
 	} runtime;
 	struct {
+		int present;
+		char *version;          /* may be NULL */
+		int secure;             /* mimalloc secure level 0 to 4; -1: not stated */
+		struct ab_kvlist options; /* option name -> value the probe must report */
+	} expect;                   /* what the probe must find (docs/recipe.md, "expect") */
+	struct {
 		struct ab_list args; /* arguments for a probed binary artifact (e.g. "-h") */
 		int timeout;         /* seconds; 0: the default (docs/probes.md) */
 	} probe;

@@ -94,6 +94,22 @@ int ab_probe_pid(cJSON **record, int pid, const struct ab_probe_pid_opts *o);
 /* the human form of a process record */
 void ab_probe_pid_print(FILE *f, const cJSON *record);
 
+/*
+ * What a variant expects of its allocator (the recipe's "expect",
+ * docs/recipe.md); a field left NULL or -1 is not checked.
+ */
+struct ab_probe_expect {
+	const char *version;            /* "5.3.0" or "2.1.7": the version reported, or its part before '-' */
+	int secure;                     /* mimalloc's secure level; -1: not checked */
+	const struct ab_kvlist *options; /* name -> value, against the record's "effective" (numbers by value) */
+};
+/*
+ * Check a probe record against x: records "expected" in it and, for each
+ * mismatch, a problem of kind "expect_mismatch" naming the expected and
+ * the actual value, and sets "ok" false. Returns the number of mismatches.
+ */
+int ab_probe_check_expect(cJSON *record, const struct ab_probe_expect *x);
+
 /* true when the record says the probe ran and found no problem */
 int ab_probe_ok(const cJSON *record);
 

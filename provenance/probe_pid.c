@@ -729,6 +729,56 @@ variant_of(const cJSON *bp, const char *label)
 }
 
 /*
+ * The recipe's "expect" of variant `label` (its definition in
+ * build-commands.json), checked on the process with the build's own check
+ * (ab_probe_check_expect): the version and secure level of the allocator
+ * that replaces malloc, the options its environment sets.
+ */
+static void
+check_recipe_expect(cJSON *rec, cJSON *m, const char *against, int bundle, const char *label,
+    const struct ab_allocators *al)
+{
+	cJSON *cmds = NULL, *seen = cJSON_CreateObject(), *eff;
+	const cJSON *v, *x = NULL, *it;
+	const struct ab_allocator *a = NULL;
+	struct ab_kvlist options = {0};
+	struct ab_probe_expect want = {NULL, -1, &options};
+
+	if (load_manifest(&cmds, against, bundle, "provenance/build-commands.json") < 0)
+		cmds = NULL;
+	cJSON_ArrayForEach(v, ab_json_get(cmds, "variants"))
+		if (same_str(ab_json_str(v, "label"), label))
+			x = ab_json_get(ab_json_get(v, "definition"), "expect");
+	if (!cJSON_IsObject(x))
+		goto done;
+	cJSON_AddItemToObject(m, "expects", cJSON_Duplicate(x, 1));
+	for (size_t i = 0; i < al->n && !a; i++)
+		if (strcmp(al->v[i].kind, "glibc"))
+			a = &al->v[i];
+	if (a && a->version)
+		cJSON_AddStringToObject(seen, "version", a->version);
+	if (a && a->secure >= 0)
+		cJSON_AddNumberToObject(seen, "secure", a->secure);
+	eff = cJSON_AddObjectToObject(seen, "effective");
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rec, "settings"))
+		if (ab_json_str(it, "setting") && ab_json_str(it, "value") && !ab_json_get(eff, ab_json_str(it, "setting")))
+			cJSON_AddStringToObject(eff, ab_json_str(it, "setting"), ab_json_str(it, "value"));
+	want.version = ab_json_str(x, "version");
+	if (cJSON_IsNumber(ab_json_get(x, "secure")))
+		want.secure = ab_json_get(x, "secure")->valueint;
+	cJSON_ArrayForEach(it, ab_json_get(x, "options"))
+		if (cJSON_IsString(it))
+			ab_kvlist_add(&options, it->string, it->valuestring);
+	ab_probe_check_expect(seen, &want);
+	cJSON_ArrayForEach(it, ab_json_get(seen, "problems"))
+		problem(rec, "expect-mismatch", "variant '%s': %s", label, ab_json_str(it, "message") ? ab_json_str(it, "message") : "?");
+done:
+	ab_kvlist_free(&options);
+	cJSON_Delete(seen);
+	cJSON_Delete(cmds);
+}
+
+/*
  * Which variant of the build at `against` the process is: among the
  * candidates, the one whose runtime environment the process has. When
  * none has it, the one variant the candidates all share as base is named,
@@ -802,6 +852,7 @@ match_variant(cJSON *rec, const struct proc *p, const char *sha, const struct ab
 		else if (!env_is)
 			problem(rec, "mismatch", "expected variant '%s': the process has its %s but another environment (%s)",
 			    expect, by, first_why ? first_why : "differs");
+		check_recipe_expect(rec, m, against, bundle, expect, al);
 	}
 done:
 	free(first_why);

@@ -65,3 +65,22 @@ printf "unset MALLOC_CONF\nexport MIMALLOC_PURGE_DELAY='0'\n# warning: mimalloc 
 expect_grep "mimalloc 2.0.9 has no option MIMALLOC_PURGE_DELAY" err
 expect_exit 0 "$AB" env bo mi-secure
 printf "unset MALLOC_CONF\nunset MIMALLOC_PURGE_DELAY\n" | expect_file out
+
+# what a variant expects (issue 13, item 4): met, the probe says so; not met, the variant fails naming both values
+python3 - r.json r2.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["variants"][0]["expect"] = {"version": "2.0.9", "secure": 0, "options": {"decommit_delay": "25"}}
+d["variants"][1]["expect"] = {"version": "v2.1.7", "secure": 4}
+d["variants"] = d["variants"][:2]
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+PY
+expect_exit 1 "$AB" build -o bo r2.json
+expect_grep "allocbuild: mi-secure: probe: expected version v2.1.7, the probe found 2.0.9" err
+expect_no_grep "mi-plain: probe: expected" err
+P=bo/provenance/allocator-probes.json
+[ "$(json $P '[(v["label"], v["probe"]["ok"], v["probe"]["expected"]) for v in d["variants"]]')" = \
+	"[('mi-plain', True, {'version': '2.0.9', 'secure': 0, 'options': {'decommit_delay': '25'}}), ('mi-secure', False, {'version': 'v2.1.7', 'secure': 4})]" ] ||
+	fail "the expectations are not recorded with their verdicts"
+[ "$(json $P '[(p["kind"], p["setting"]) for p in d["variants"][1]["probe"]["problems"]]')" = "[('expect_mismatch', 'version')]" ]
+[ "$(json bo/provenance/build-commands.json '[v["definition"]["expect"] for v in d["variants"]][1]')" = "{'version': 'v2.1.7', 'secure': 4}" ]
