@@ -282,6 +282,12 @@ plan_env(struct ab_plan *p, struct ab_plan_var *pv)
 }
 
 /* the selected variants (indexes into r->variants, in dependency order) with their directories */
+static int
+has_probe_settings(const struct ab_variant *v)
+{
+	return v->probe.args.n || v->probe.timeout;
+}
+
 static void
 plan_vars(struct ab_plan *p, const size_t *order, size_t norder)
 {
@@ -297,7 +303,13 @@ plan_vars(struct ab_plan *p, const size_t *order, size_t norder)
 		pv->base = ab_recipe_base_variant(r, pv->v);
 		if (!pv->base)
 			pv->base = pv->v;
-		pv->probe_from = pv->v->probe.args.n || pv->v->probe.timeout ? pv->v : pv->base;
+		/* a relink is the from variant's program with another archive: its allocator kind and probe arguments */
+		pv->alloc_from = pv->base;
+		if (pv->base->kind == AB_VARIANT_RELINK && !pv->base->allocator.present)
+			pv->alloc_from = ab_recipe_variant(r, pv->base->relink.from);
+		pv->probe_from = has_probe_settings(pv->v) ? pv->v : pv->base;
+		if (!has_probe_settings(pv->probe_from) && pv->base->kind == AB_VARIANT_RELINK)
+			pv->probe_from = ab_recipe_variant(r, pv->base->relink.from);
 		pv->dir = ab_sprintf("%s/variants/%s", p->outdir, pv->v->label);
 		pv->src = ab_sprintf("%s/src", pv->dir);
 		pv->build = ab_sprintf("%s/build", pv->dir);
@@ -412,7 +424,7 @@ plan_check_steps(struct ab_plan *p)
 	for (size_t i = 0; i < p->nvars; i++) {
 		struct ab_plan_var *pv = &p->vars[i];
 
-		if (pv->base->allocator.present && pv->artifacts.n) {
+		if (pv->alloc_from->allocator.present && pv->artifacts.n) {
 			struct ab_step *s = add_step(p, AB_STEP_PROBE, i);
 
 			pv->probe_step = p->nsteps - 1;

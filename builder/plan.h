@@ -55,7 +55,8 @@ struct ab_plan_var {
 	const struct ab_variant *v;
 	size_t index;         /* into recipe->variants */
 	const struct ab_variant *base; /* runtime_of: the variant that built the binary; else v */
-	const struct ab_variant *probe_from; /* whose probe settings apply: v's own, else base's */
+	const struct ab_variant *probe_from; /* whose probe settings apply: v's own, else base's, else a relink's from's */
+	const struct ab_variant *alloc_from; /* whose allocator it has: base's, or a relink's from's when it names none */
 	char *dir;            /* OUTDIR/variants/<label> */
 	char *src, *build, *logs, *probe;
 	char *artdir;         /* where its artifacts are: the base variant's build dir */
