@@ -756,7 +756,7 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	const struct ab_variant *v = pv->v;
 	const struct ab_plan_var *from = &c->p->vars[ab_plan_var_index(c->p, v->relink.from)];
 	struct ab_relink_replacement *rep = ab_calloc(v->relink.nreplace + 1, sizeof(*rep));
-	struct ab_strv withs = {0};
+	struct ab_strv withs = {0}, paths = {0};
 	struct ab_relink_spec spec = {0};
 	struct ab_env env;
 	cJSON *prov = NULL, *rec = step_record(c->p, s, "relink");
@@ -771,8 +771,11 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 
 		ab_strv_push_owned(&withs, ab_path_join(w->artdir, v->relink.replace[i].with_artifact));
 	}
+	/* a replaced path may name another variant's artifact: {variant:LABEL:PATH} */
+	for (size_t i = 0; i < v->relink.nreplace; i++)
+		ab_strv_push_owned(&paths, ab_plan_expand(c->p, v->relink.replace[i].path));
 	for (size_t i = 0; i < v->relink.nreplace; i++) {
-		rep[i].path = v->relink.replace[i].path;
+		rep[i].path = paths.v[i];
 		rep[i].with = withs.v[i];
 	}
 	fill_env(&env, pv);
@@ -804,6 +807,7 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	}
 	ab_env_release(&env);
 	ab_strv_free(&withs);
+	ab_strv_free(&paths);
 	free(rep);
 	free(link_txt);
 	free(output);

@@ -147,9 +147,8 @@ resolve_ref(void *arg, const char *label, const char *path)
 	return i == AB_PLAN_NONE ? NULL : ab_path_join(p->vars[i].artdir, path);
 }
 
-/* a recipe string with its variant references expanded (builder/varref.h) */
-static char *
-expand(const struct ab_plan *p, const char *s)
+char *
+ab_plan_expand(const struct ab_plan *p, const char *s)
 {
 	char *e = ab_varref_expand(s, resolve_ref, (void *)p);
 
@@ -179,7 +178,7 @@ plan_build_steps(struct ab_plan *p, size_t vi)
 		s->name = ab_strdup("configure");
 		ab_strv_pushf(&s->argv, "%s/configure", pv->src);
 		for (size_t i = 0; i < v->build.configure.n; i++)
-			ab_strv_push_owned(&s->argv, expand(p, v->build.configure.v[i]));
+			ab_strv_push_owned(&s->argv, ab_plan_expand(p, v->build.configure.v[i]));
 		s->cwd = ab_strdup(pv->build);
 	} else {
 		s->name = ab_strdup("cmake configure");
@@ -191,7 +190,7 @@ plan_build_steps(struct ab_plan *p, size_t vi)
 		ab_strv_push(&s->argv, "-G");
 		ab_strv_push(&s->argv, v->build.generator ? v->build.generator : "Unix Makefiles");
 		for (size_t i = 0; i < v->build.defines.n; i++) {
-			char *value = expand(p, v->build.defines.v[i].value);
+			char *value = ab_plan_expand(p, v->build.defines.v[i].value);
 
 			ab_strv_pushf(&s->argv, "-D%s=%s", v->build.defines.v[i].key, value);
 			free(value);
@@ -274,7 +273,7 @@ plan_env(struct ab_plan *p, struct ab_plan_var *pv)
 	}
 	if (v->kind == AB_VARIANT_BUILD)
 		for (size_t i = 0; i < v->build.env.n; i++) {
-			char *value = expand(p, v->build.env.v[i].value);
+			char *value = ab_plan_expand(p, v->build.env.v[i].value);
 
 			ab_strv_pushf(&pv->env, "%s=%s", v->build.env.v[i].key, value);
 			free(value);

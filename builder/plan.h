@@ -108,6 +108,12 @@ int ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct a
 void ab_plan_print(FILE *f, const struct ab_plan *p);
 void ab_plan_free(struct ab_plan *p);
 
+/*
+ * A recipe string with its {variant:LABEL:PATH} references replaced by the
+ * artifacts' absolute paths (builder/varref.h); caller frees
+ */
+char *ab_plan_expand(const struct ab_plan *p, const char *s);
+
 /* the index into p->vars of the variant labelled label, or AB_PLAN_NONE: the one label lookup */
 size_t ab_plan_var_index(const struct ab_plan *p, const char *label);
 /* the variant a step belongs to, or NULL */

@@ -1661,6 +1661,12 @@ parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode
 			v->relink.nreplace++;
 			check_keys(c, e, q, rkeys);
 			rp->path = dup_member(c, e, q, "path", 1, PATH_ANY);
+			if (rp->path) {
+				char *pp = pk(q, "path");
+
+				string_refs(c, idx, v, member(e, "path"), pp);
+				free(pp);
+			}
 			w = member(e, "with");
 			wp = pk(q, "with");
 			if (!w) {
@@ -2436,10 +2442,9 @@ ab_recipe_variant_deps(const char **deps, const struct ab_variant *v)
 		add_dep_label(deps, &n, v->relink.from);
 		for (size_t i = 0; i < v->relink.nreplace; i++)
 			add_dep_label(deps, &n, v->relink.replace[i].with_variant);
-	} else {
-		for (size_t i = 0; i < v->nuses; i++)
-			add_dep_label(deps, &n, v->uses[i].label);
 	}
+	for (size_t i = 0; i < v->nuses; i++)
+		add_dep_label(deps, &n, v->uses[i].label);
 	return n;
 }
 

@@ -84,3 +84,34 @@ P=bo/provenance/allocator-probes.json
 	fail "the expectations are not recorded with their verdicts"
 [ "$(json $P '[(p["kind"], p["setting"]) for p in d["variants"][1]["probe"]["problems"]]')" = "[('expect_mismatch', 'version')]" ]
 [ "$(json bo/provenance/build-commands.json '[v["definition"]["expect"] for v in d["variants"]][1]')" = "{'version': 'v2.1.7', 'secure': 4}" ]
+
+# a program linked against mi-plain's archive ({variant:...}, from a dir source beside the recipe), and its
+# diagnostic relink with mi-secure's: without allocator or probe keys the relink is probed as mimalloc, like
+# its from variant, and its probe shows the replacement's secure level (issue 13, items 3 and 5)
+cp -a "$TOP/recipes/alive" alive
+python3 - r.json r3.json "$("$AB" hash alive | cut -d' ' -f1)" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["sources"]["alive"] = {"dir": {"path": "alive", "dirHash": sys.argv[3]}}
+d["variants"] = d["variants"][:2] + [
+	{"label": "alive-plain", "source": "alive",
+	 "build": {"system": "cmake", "defines": {"ALIVE_ARCHIVE": "{variant:mi-plain:libmimalloc.a}", "ALIVE_ALLOCATOR": "mimalloc"},
+		"targets": ["alive"]},
+	 "artifacts": ["alive"], "allocator": {"kind": "mimalloc"}, "expect": {"secure": 0}},
+	{"label": "alive-secure",
+	 "relink": {"from": "alive-plain", "link_txt": "CMakeFiles/alive.dir/link.txt",
+		"replace": [{"path": "{variant:mi-plain:libmimalloc.a}", "with": {"variant": "mi-secure", "artifact": "libmimalloc-secure.a"}}],
+		"output": "alive-secure"},
+	 "expect": {"secure": 4}}]
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+PY
+expect_exit 0 "$AB" build -o b3 r3.json
+P=b3/provenance/allocator-probes.json
+[ "$(json $P '[(v["label"], v["probe"]["allocator"], v["probe"]["secure"], v["probe"]["ok"]) for v in d["variants"]]')" = \
+	"[('mi-plain', 'mimalloc', 0, True), ('mi-secure', 'mimalloc', 4, True), ('alive-plain', 'mimalloc', 0, True), ('alive-secure', 'mimalloc', 4, True)]" ] ||
+	fail "the relink is not probed as its from variant's allocator"
+[ "$(json b3/provenance/binary-provenance.json '[(v["label"], v["allocator"]["kind"], v["allocator"].get("archive")) for v in d["variants"] if v["label"].startswith("alive")]')" = \
+	"[('alive-plain', 'mimalloc', None), ('alive-secure', 'mimalloc', None)]" ]
+# the relinked program runs with the replacement: mimalloc's own report says so
+MIMALLOC_VERBOSE=1 b3/variants/alive-plain/build/alive-secure 2>verbose >/dev/null
+expect_grep "secure level: 4" verbose
