@@ -687,10 +687,13 @@ section_probes(struct ab_buf *b, struct ab_buf *details, const struct evidence *
 				const char *set = jstr(it, "setting"), *req = jstr(it, "requested");
 				const char *eff = jstr(it, "effective"), *st = jstr(it, "status");
 				int good = st && (!strcmp(st, "ok") || !strcmp(st, "match"));
+				int dflt = st && !strcmp(st, "default");
 
 				ab_buf_puts(b, "| ");
 				put_code(b, label);
-				ab_buf_puts(b, good ? " | ✅ in effect | " : " | **❌ not in effect** | ");
+				/* a requested value that is also the default cannot show that it was read */
+				ab_buf_puts(b, good ? " | ✅ in effect | " :
+				    dflt ? " | ➖ equals the default (not distinguishable) | " : " | **❌ not in effect** | ");
 				put_code(b, set ? set : "?");
 				ab_buf_puts(b, " | ");
 				put_code(b, req ? req : "?");

@@ -379,6 +379,60 @@ probe_mimalloc(cJSON **out, const struct ab_probe_req *req, char *const *argv, c
 	return 0;
 }
 
+/* the option an override's effective value is read from: mimalloc names it apart from its variable */
+static const char *
+override_option(const cJSON *o)
+{
+	const char *opt = ab_json_str(o, "option");
+
+	return opt ? opt : ab_json_str(o, "setting");
+}
+
+/*
+ * A runtime setting that took effect but whose value is also the
+ * allocator's own default proves nothing: it may as well not have been
+ * read. Probe once more without the runtime allocator variables, and mark
+ * each such setting "default" (docs/probes.md), with the value found.
+ */
+static void
+mark_defaults(cJSON *rec, const struct ab_probe_req *req, char *const *argv, const struct scan *sc)
+{
+	struct ab_probe_req bare = *req;
+	const cJSON *o, *eff;
+	cJSON *base = NULL;
+	int any = 0;
+
+	cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(rec, "overrides"))
+		any |= !strcmp(ab_json_str(o, "status") ? ab_json_str(o, "status") : "", "ok") &&
+		    !strcmp(ab_json_str(o, "origin") ? ab_json_str(o, "origin") : "", "runtime");
+	if (!any)
+		return;
+	bare.env.v = ab_calloc(req->env.n + 1, sizeof(*bare.env.v));
+	bare.env.n = 0;
+	for (size_t i = 0; i < req->env.n; i++)
+		if (!ab_env_is_allocator_var(req->env.v[i].key) || !strcmp(req->env.v[i].key, "LD_PRELOAD"))
+			bare.env.v[bare.env.n++] = req->env.v[i];
+	ab_quiet++;
+	if (!strcmp(ab_json_str(rec, "allocator"), "jemalloc"))
+		(void)probe_jemalloc(&base, &bare, argv, sc);
+	else
+		(void)probe_mimalloc(&base, &bare, argv, sc);
+	ab_quiet--;
+	free(bare.env.v);
+	eff = cJSON_GetObjectItemCaseSensitive(base, "effective");
+	cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(rec, "overrides")) {
+		const char *st = ab_json_str(o, "status"), *origin = ab_json_str(o, "origin");
+		const char *got = ab_json_str(o, "effective"), *opt = override_option(o);
+		const char *dflt = opt ? ab_json_str(eff, opt) : NULL;
+
+		if (!st || strcmp(st, "ok") || !origin || strcmp(origin, "runtime") || !got || !dflt || strcmp(got, dflt))
+			continue;
+		cJSON_ReplaceItemInObjectCaseSensitive((cJSON *)o, "status", cJSON_CreateString("default"));
+		cJSON_AddStringToObject((cJSON *)o, "default", dflt);
+	}
+	cJSON_Delete(base);
+}
+
 int
 ab_probe_program(cJSON **out, const struct ab_probe_req *req, char *const *argv)
 {
@@ -405,6 +459,8 @@ ab_probe_program(cJSON **out, const struct ab_probe_req *req, char *const *argv)
 		goto done;
 	scan_record(rec, &sc, req);
 	note_inherited_preload(rec, req);
+	if (ab_json_str(rec, "allocator"))
+		mark_defaults(rec, req, argv, &sc);
 	ab_probe_finish(rec);
 	*out = rec;
 	error = 0;

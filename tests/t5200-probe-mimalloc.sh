@@ -73,3 +73,10 @@ X
 expect_exit 0 "$AB" probe --allocator mimalloc --env MIMALLOC_RESET_DELAY=9 --json -- ./prog
 [ "$(json out '[(o["setting"], o["option"], o["effective"], o["status"]) for o in d["overrides"]]')" = \
 	"[('MIMALLOC_RESET_DELAY', 'decommit_delay', '9', 'ok')]" ] || fail "legacy name: $(cat out)"
+
+# a setting whose value is the default proves nothing: status default, with the value found without it
+expect_exit 0 "$AB" probe --allocator mimalloc --env MIMALLOC_DECOMMIT_DELAY=25 --env MIMALLOC_MAX_ERRORS=20 --json -- ./prog
+[ "$(json out '[(o["setting"], o["effective"], o["status"], o.get("default")) for o in d["overrides"]]')" = \
+	"[('MIMALLOC_DECOMMIT_DELAY', '25', 'default', '25'), ('MIMALLOC_MAX_ERRORS', '20', 'ok', None)]" ] ||
+	fail "a default value not marked: $(cat out)"
+[ "$(json out 'd["ok"]')" = True ]
