@@ -16,7 +16,6 @@
 #include "../lib/jsonio.h"
 #include "allocopts.h"
 #include "../lib/version.h"
-#include "sign.h"
 
 /* ---- helpers ---- */
 
@@ -483,6 +482,24 @@ statement(const struct ab_run_record *run, const struct sums *subjects, const st
 	return doc;
 }
 
+int
+ab_manifest_remove_signed(const char *outdir)
+{
+	static const char *const files[] = {AB_MANIFEST_ENVELOPES, AB_MANIFEST_SIGNERS};
+
+	for (size_t i = 0; i < AB_NELEM(files); i++) {
+		char *path = ab_path_join(outdir, files[i]);
+		int e = unlink(path) < 0 && errno != ENOENT;
+
+		if (e)
+			ab_error_errno("cannot remove '%s'", path);
+		free(path);
+		if (e)
+			return AB_EFAIL;
+	}
+	return 0;
+}
+
 /* remove a manifest that this run does not produce, so no stale one survives */
 static int
 drop(const char *outdir, const char *rel)
@@ -634,7 +651,7 @@ ab_manifest_write(const struct ab_run_record *run)
 	    statement(run, &subjects, &byproducts)) < 0)
 		goto done;
 	/* a new statement: envelopes signed over the old one are stale */
-	if (ab_sign_remove(run->outdir) < 0)
+	if (ab_manifest_remove_signed(run->outdir) < 0)
 		goto done;
 	error = write_sums(run, &subjects, &byproducts);
 done:
@@ -932,7 +949,7 @@ ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l)
 		 * after the build, and checked on their own (provenance/sign.h)
 		 */
 		if (!strcmp(p, "SHA256SUMS") || ab_strv_has(l->sums, p) || expected_manifest(p, l->commands) ||
-		    !strcmp(p, AB_SIGN_ENVELOPES) || !strcmp(p, AB_SIGN_SIGNERS))
+		    !strcmp(p, AB_MANIFEST_ENVELOPES) || !strcmp(p, AB_MANIFEST_SIGNERS))
 			continue;
 		problem(&v, p, "not listed in SHA256SUMS: not a file this build recorded");
 	}

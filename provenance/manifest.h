@@ -20,6 +20,17 @@
 
 #include "record.h"
 
+/*
+ * The two files `sign` writes beside the manifests (provenance/sign.h):
+ * the envelopes and signers.json. They are not listed in SHA256SUMS (they
+ * vouch for themselves: verify --key checks them), and a build, which
+ * rewrites the statement they signed, removes them
+ * (ab_manifest_remove_signed; reports errors).
+ */
+#define AB_MANIFEST_ENVELOPES "provenance/provenance.intoto.jsonl"
+#define AB_MANIFEST_SIGNERS "provenance/signers.json"
+int ab_manifest_remove_signed(const char *outdir);
+
 /* the in-toto buildType and builder id of allocbuild (docs/manifests.md) */
 #define AB_BUILD_TYPE "https://allocbuild.dev/build/v1"
 #define AB_BUILDER_ID "https://allocbuild.dev/builder/v1"

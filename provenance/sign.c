@@ -17,6 +17,7 @@
 #include "../lib/pool.h"
 #include "../lib/util.h"
 #include "bundle.h"
+#include "manifest.h"
 #include "dsse.h"
 #include "keys.h"
 
@@ -211,24 +212,6 @@ done:
 	free(path);
 	free(prov);
 	return error;
-}
-
-int
-ab_sign_remove(const char *outdir)
-{
-	static const char *const files[] = {AB_SIGN_ENVELOPES, AB_SIGN_SIGNERS};
-
-	for (size_t i = 0; i < AB_NELEM(files); i++) {
-		char *path = ab_path_join(outdir, files[i]);
-		int e = unlink(path) < 0 && errno != ENOENT;
-
-		if (e)
-			ab_error_errno("cannot remove '%s'", path);
-		free(path);
-		if (e)
-			return AB_EFAIL;
-	}
-	return 0;
 }
 
 /* ---- verifying ---- */

@@ -19,7 +19,7 @@
  *                                        of ab_sign_statements()
  *   provenance/signers.json              the keyid and algorithm of each key:
  *                                        a hint for pr.md, never trusted
- * A build rewrites its statement, so it removes both (ab_sign_remove):
+ * A build rewrites its statement, so it removes both (ab_manifest_remove_signed):
  * no envelope outlives the statement it signed.
  *
  * Verifying. ab_sign_verify_outdir/_bundle/_file check every line of the
@@ -44,8 +44,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define AB_SIGN_ENVELOPES "provenance/provenance.intoto.jsonl"
-#define AB_SIGN_SIGNERS "provenance/signers.json"
+#include "manifest.h"
+
+/* where sign writes (named by provenance/manifest.h, whose coverage rules know them) */
+#define AB_SIGN_ENVELOPES AB_MANIFEST_ENVELOPES
+#define AB_SIGN_SIGNERS AB_MANIFEST_SIGNERS
 
 struct ab_key;
 struct ab_strv;
@@ -64,8 +67,6 @@ int ab_sign_is_signed_member(const char *rel);
  * how many Statements were signed. Reports errors; none is written then.
  */
 int ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, size_t nkeys);
-/* remove the envelopes and signers.json of outdir, if any; reports errors */
-int ab_sign_remove(const char *outdir);
 
 struct ab_sign_verify_opts {
 	struct ab_key *const *keys; /* public keys */
