@@ -1864,6 +1864,35 @@ nested_str(const cJSON *o, const char *a, const char *b, char *buf, size_t len)
 	return "-";
 }
 
+/*
+ * Every setting the probe checked, requested next to effective, for any
+ * allocator: "lg_extent_max_active_fit:30 (built in) -> 30",
+ * "MIMALLOC_PURGE_DELAY=10 -> 10 (default)", "X=1 -> unknown"; "-" when none
+ */
+static char *
+settings_cell(const cJSON *probe)
+{
+	struct ab_buf b = {0};
+	const cJSON *o;
+
+	cJSON_ArrayForEach(o, ab_json_get(probe, "overrides")) {
+		const char *set = ab_json_str(o, "setting"), *req = ab_json_str(o, "requested");
+		const char *eff = ab_json_str(o, "effective"), *st = ab_json_str(o, "status");
+		const char *origin = ab_json_str(o, "origin");
+		int plain = st && (!strcmp(st, "ok") || !strcmp(st, "match") || !strcmp(st, "default"));
+
+		if (!set || !st || !strcmp(st, "set_by_probe"))
+			continue;
+		ab_buf_printf(&b, "%s%s%s%s%s -> %s", b.len ? ", " : "", set, strncmp(set, "MIMALLOC_", 9) ? ":" : "=",
+		    req ? req : "?", origin && !strcmp(origin, "build") ? " (built in)" : "", eff && plain ? eff : st);
+		if (!strcmp(st, "default"))
+			ab_buf_puts(&b, " (default)");
+		else if (eff && !plain)
+			ab_buf_printf(&b, " (is %s)", eff);
+	}
+	return b.len ? ab_buf_detach(&b) : ab_strdup("-");
+}
+
 /* the cells of one variant's row */
 static void
 table_row(char **cells, struct ctx *c, size_t vi)
@@ -1872,11 +1901,19 @@ table_row(char **cells, struct ctx *c, size_t vi)
 	const struct ab_variant *v = p->vars[vi].v;
 	const struct ab_variant_record *vr = record_of(c, vi), *from = NULL;
 	const char *version = ab_json_str(vr->probe, "version"), *archive = "-", *sha;
-	char buf[64], buf2[64], shortsha[16];
+	char buf[64], shortsha[16];
 
 	if (v->kind == AB_VARIANT_RELINK)
 		from = record_of(c, ab_plan_var_index(p, v->relink.from));
 	sha = ab_variant_record_archive_sha256(vr, from);
+	/* a program built with another variant's archive ({variant:...}): that archive (its base's for a runtime_of) */
+	{
+		const struct ab_variant_record *b = ab_run_record_variant(&c->run, vr->base);
+
+		for (size_t i = 0; !sha && b && i < b->nuses; i++)
+			if (b->uses[i].path && b->uses[i].sha256[0])
+				sha = b->uses[i].sha256;
+	}
 	for (size_t i = 0; i < vr->nartifacts && !version; i++)
 		version = vr->artifacts[i].allocator_version;
 	if (sha) {
@@ -1888,19 +1925,19 @@ table_row(char **cells, struct ctx *c, size_t vi)
 	cells[0] = ab_strdup(v->label);
 	/* the table says what a relink is, as the manifests and the PR do */
 	cells[1] = ab_strdup(v->kind == AB_VARIANT_RELINK ? "diagnostic relink" : ab_plan_kind_name(v));
-	cells[2] = ab_strdup(version ? version : "-");
-	cells[3] = ab_strdup(nested_str(vr->probe, "config", "malloc_conf", buf, sizeof(buf)));
-	cells[4] = ab_strdup(nested_str(vr->probe, "effective", "lg_extent_max_active_fit", buf, sizeof(buf)));
-	cells[5] = ab_strdup(nested_str(vr->probe, "quantum", NULL, buf2, sizeof(buf2)));
-	cells[6] = ab_strdup(archive);
+	cells[2] = ab_sprintf("%s%s%s", vr->allocator.kind ? vr->allocator.kind : "",
+	    vr->allocator.kind ? " " : "", version ? version : "-");
+	cells[3] = ab_strdup(nested_str(vr->probe, "secure", NULL, buf, sizeof(buf)));
+	cells[4] = settings_cell(vr->probe);
+	cells[5] = ab_strdup(archive);
 }
 
 static void
 print_table(struct ctx *c)
 {
-	static const char *head[] = {"LABEL", "KIND", "ALLOCATOR VERSION", "CONFIG.MALLOC_CONF",
-	    "LG_EXTENT_MAX_ACTIVE_FIT", "QUANTUM", "ARCHIVE SHA256"};
-	enum { NCOL = 7 };
+	static const char *head[] = {"LABEL", "KIND", "ALLOCATOR", "SECURE", "SETTINGS: REQUESTED -> EFFECTIVE",
+	    "ARCHIVE SHA256"};
+	enum { NCOL = 6 };
 	const struct ab_plan *p = c->p;
 	char ***cells = ab_calloc(p->nvars + 1, sizeof(*cells));
 	size_t w[NCOL] = {0};

@@ -560,13 +560,15 @@ section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence
 	const cJSON *v;
 
 	ab_buf_puts(b, "### Variants\n\n"
-	    "| label | kind | allocator | version | configure options / defines | config.malloc_conf | runtime environment | artifact sha256 |\n"
+	    "| label | kind | allocator | version | configure options / defines | built in (jemalloc config.malloc_conf, mimalloc secure level) | runtime environment | artifact sha256 |\n"
 	    "|---|---|---|---|---|---|---|---|\n");
 	cJSON_ArrayForEach(v, variants(e)) {
 		const char *label = jstr_or(v, "label", "?");
 		const cJSON *base = base_of(e, v);
-		const char *alloc = jstr(base, "definition.allocator.kind");
 		const cJSON *probe = probe_of(e, label);
+		/* a relink without an allocator of its own has its from variant's: the probe says which */
+		const char *alloc = jstr(base, "definition.allocator.kind") ? jstr(base, "definition.allocator.kind") :
+		    jstr(probe, "allocator");
 		const cJSON *art = artifact_of(e, jstr(base, "label") ? jstr(base, "label") : label);
 		const char *mc = malloc_conf_of(probe);
 
@@ -587,6 +589,8 @@ section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence
 		ab_buf_puts(b, " | ");
 		if (mc)
 			put_code(b, mc[0] ? mc : "\"\"");
+		else if (cJSON_IsNumber(jget(probe, "secure")))
+			ab_buf_printf(b, "secure level %d", jget(probe, "secure")->valueint);
 		else
 			ab_buf_puts(b, "–");
 		ab_buf_puts(b, " | ");

@@ -38,10 +38,10 @@ special=$(json $B 'd["variants"][1]["allocator"]["archive_sha256"]')
 # the final table
 V=5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c
 cat >want <<EOT
-LABEL      KIND        ALLOCATOR VERSION                                  CONFIG.MALLOC_CONF           LG_EXTENT_MAX_ACTIVE_FIT  QUANTUM  ARCHIVE SHA256
-stock53    autotools   $V  ""                           6                         8        ${stock:0:12}
-special53  autotools   $V  lg_extent_max_active_fit:30  30                        8        ${special:0:12}
-fit-only   runtime_of  $V  ""                           30                        8        ${stock:0:12}
+LABEL      KIND        ALLOCATOR                                                   SECURE  SETTINGS: REQUESTED -> EFFECTIVE              ARCHIVE SHA256
+stock53    autotools   jemalloc $V  -       -                                             ${stock:0:12}
+special53  autotools   jemalloc $V  -       lg_extent_max_active_fit:30 (built in) -> 30  ${special:0:12}
+fit-only   runtime_of  jemalloc $V  -       lg_extent_max_active_fit:30 -> 30             ${stock:0:12}
 EOT
 expect_file out <want
 

@@ -36,7 +36,7 @@ for t in p.tables:
         for r in t: print(" | ".join(r[:7]))
 PY
 expect_file rows.txt <<'X'
-label | kind | allocator | version | configure options / defines | config.malloc_conf | runtime environment
+label | kind | allocator | version | configure options / defines | built in (jemalloc config.malloc_conf, mimalloc secure level) | runtime environment
 stock53 | normal build | jemalloc | 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c | --with-lg-quantum=3 | "" | –
 special53 | normal build | jemalloc | 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c | --with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30 | lg_extent_max_active_fit:30 | –
 fit-only | runtime only of stock53 | jemalloc | 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c | --with-lg-quantum=3 | "" | MALLOC_CONF=lg_extent_max_active_fit:30
