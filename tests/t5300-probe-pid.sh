@@ -171,3 +171,6 @@ X
 expect_file err <<'X'
 allocbuild: warning: je-plain: MALLOC_CONF has no effect on this binary: it reads JE_MALLOC_CONF
 X
+# and pr.md, among the probe's findings
+expect_exit 0 "$AB" pr -o prdir jo
+expect_grep "MALLOC_CONF has no effect on this binary: it reads JE_MALLOC_CONF" prdir/pr.md
