@@ -173,4 +173,5 @@ allocbuild: warning: je-plain: MALLOC_CONF has no effect on this binary: it read
 X
 # and pr.md, among the probe's findings
 expect_exit 0 "$AB" pr -o prdir jo
-expect_grep "MALLOC_CONF has no effect on this binary: it reads JE_MALLOC_CONF" prdir/pr.md
+# (markdown text: its underscores escaped)
+expect_grep '| `je-plain` | **⚠ ignored** | `MALLOC_CONF` | runtime | MALLOC\_CONF has no effect on this binary: it reads JE\_MALLOC\_CONF |' prdir/pr.md
