@@ -110,6 +110,27 @@ find_command(const char *prog)
 	}
 }
 
+static void
+bad_name(const char *name)
+{
+	ab_error("run: '%s' is not a run name: letters, digits, '.', '_' and '-', up to 64, not "
+	    "starting with '.' or '-' (give one with --name)", name);
+}
+
+/* can the command be executed for this label ({bin} and {label} replaced)? */
+static int
+check_command(const struct label *l, const struct ab_run_opts *o)
+{
+	char *prog = expand(o->argv[0], l->rt.program, l->label);
+	int ok = find_command(prog);
+
+	if (!ok)
+		ab_error("run: cannot run '%s': %s", prog, strchr(prog, '/') ? "not an executable file" :
+		    "command not found in PATH");
+	free(prog);
+	return ok ? 0 : AB_EFAIL;
+}
+
 /* the digest SHA256SUMS gives rel, or NULL */
 static const char *
 listed(const struct ab_manifest_recorded *r, const char *rel)
@@ -437,22 +458,8 @@ ab_run(const struct ab_run_opts *o)
 	char *name = NULL, **order = NULL;
 	int lockfd = -1, e = AB_EFAIL, have_rec = 0;
 
-	if (o->name) {
-		name = ab_strdup(o->name);
-	} else {
-		const char *b = strrchr(o->argv[0], '/');
-
-		name = ab_strdup(b ? b + 1 : o->argv[0]);
-	}
-	if (!ab_runrec_name_valid(name)) {
-		ab_error("run: '%s' is not a run name: letters, digits, '.', '_' and '-', up to 64, not "
-		    "starting with '.' or '-' (give one with --name)", name);
-		goto done;
-	}
-	j.name = name;
-	if (!find_command(o->argv[0])) {
-		ab_error("run: cannot run '%s': %s", o->argv[0], strchr(o->argv[0], '/') ? "not an executable file" :
-		    "command not found in PATH");
+	if (o->name && !ab_runrec_name_valid(o->name)) {
+		bad_name(o->name);
 		goto done;
 	}
 	if (ab_build_lock(&lockfd, o->outdir) < 0)
@@ -471,10 +478,27 @@ ab_run(const struct ab_run_opts *o)
 			}
 		if ((e = check_label(&j.labels[i], &rec, o->outdir, uses_bin(o))) < 0)
 			goto done;
+		if ((e = check_command(&j.labels[i], o)) < 0)
+			goto done;
 		for (size_t w = 0; w < j.labels[i].rt.warnings.n; w++)
 			ab_warn("%s: %s", o->labels[i], j.labels[i].rt.warnings.v[w]);
 	}
 	e = AB_EFAIL;
+	/* the default name: the command's base name, as it runs for the first label */
+	if (o->name) {
+		name = ab_strdup(o->name);
+	} else {
+		char *prog = expand(o->argv[0], j.labels[0].rt.program, j.labels[0].label);
+		const char *b = strrchr(prog, '/');
+
+		name = ab_strdup(b ? b + 1 : prog);
+		free(prog);
+		if (!ab_runrec_name_valid(name)) {
+			bad_name(name);
+			goto done;
+		}
+	}
+	j.name = name;
 	build_identity(&j, &rec);
 	if (!(j.cwd = getcwd(NULL, 0))) {
 		ab_error_errno("run: cannot get the current directory");

@@ -1371,9 +1371,8 @@ runtime_artifacts(struct ab_manifest_runtime *rt, const char *outdir, const cJSO
 			continue;
 		abs = mpath(outdir, rel);
 		if (!rt->program && is_executable_file(abs)) {
-			rt->program = abs;
+			rt->program = ab_path_absolute(abs);
 			subject = it;
-			abs = NULL;
 		}
 		free(abs);
 	}
