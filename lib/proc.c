@@ -210,6 +210,8 @@ ab_proc_catch_signals(void)
 {
 	pthread_once(&handlers_once, install_handlers);
 	catching = 1;
+	/* a reader of our output gone (| head) must not end us before the record is written */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 int

@@ -95,7 +95,8 @@ int ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p);
 /*
  * From now on SIGINT, SIGTERM and SIGHUP are forwarded to the running
  * children and remembered instead of ending allocbuild; a signal ignored
- * by our parent stays ignored.
+ * by our parent stays ignored. SIGPIPE is ignored (children get the
+ * default back): a write to a closed stdout fails instead.
  */
 void ab_proc_catch_signals(void);
 /* the last signal caught since ab_proc_catch_signals, or 0 */
