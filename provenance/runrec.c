@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../lib/atomic.h"
 #include "../lib/jsonio.h"
@@ -351,8 +352,16 @@ ab_runrec_sums_carry(struct ab_buf *b, const char *outdir)
 			size_t n = strcspn(s, "\n");
 
 			if (n > AB_HEX_LEN + 2 && !strncmp(s + AB_HEX_LEN, "  " AB_RUN_DIR "/", sizeof(AB_RUN_DIR) + 2)) {
-				ab_buf_add(b, s, n);
-				ab_buf_putc(b, '\n');
+				char *rel = ab_strndup(s + AB_HEX_LEN + 2, n - AB_HEX_LEN - 2), *abs = ab_path_join(outdir, rel);
+				struct stat st;
+
+				/* a run removed on purpose (its files gone) is not brought back */
+				if (lstat(abs, &st) == 0) {
+					ab_buf_add(b, s, n);
+					ab_buf_putc(b, '\n');
+				}
+				free(rel);
+				free(abs);
 			}
 			s += n + (s[n] == '\n');
 		}

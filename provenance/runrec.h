@@ -95,7 +95,10 @@ void ab_runrec_named(struct ab_strv *names, struct ab_strv *hexes, const cJSON *
  * lock. Reports errors.
  */
 int ab_runrec_sums_append(const char *outdir, const struct ab_runrec_file *files, size_t n);
-/* the lines of OUTDIR/SHA256SUMS under runs/, appended to b (a build rewriting SHA256SUMS keeps them) */
+/*
+ * the lines of OUTDIR/SHA256SUMS under runs/ whose files are there,
+ * appended to b (a build rewriting SHA256SUMS keeps them)
+ */
 void ab_runrec_sums_carry(struct ab_buf *b, const char *outdir);
 
 #endif

@@ -36,3 +36,11 @@ expect_exit 0 "$AB" verify bo
 expect_exit 0 "$AB" run bo t1 --name prog -- {bin}
 [ -f bo/runs/prog/0003-t1.intoto.json ] || fail "the numbering did not continue"
 expect_exit 0 "$AB" verify bo
+# runs removed on purpose: verify names them until a build drops their lines
+rm -r bo/runs/env
+expect_exit 1 "$AB" verify bo
+expect_grep "runs/env/0001-t1.intoto.json: expected " out
+expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+expect_no_grep "  runs/env/" bo/SHA256SUMS
+[ "$(grep -c '  runs/prog/' bo/SHA256SUMS)" = 6 ]
+expect_exit 0 "$AB" verify bo
