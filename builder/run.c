@@ -86,30 +86,6 @@ uses_bin(const struct ab_run_opts *o)
 	return 0;
 }
 
-/* can argv[0] be executed, looked up in PATH as lib/proc does? */
-static int
-find_command(const char *prog)
-{
-	const char *path = getenv("PATH");
-
-	if (strchr(prog, '/'))
-		return access(prog, X_OK) == 0 && !ab_is_dir(prog);
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (;;) {
-		size_t n = strcspn(path, ":");
-		char *cand = n ? ab_sprintf("%.*s/%s", (int)n, path, prog) : ab_strdup(prog);
-		int ok = access(cand, X_OK) == 0 && !ab_is_dir(cand);
-
-		free(cand);
-		if (ok)
-			return 1;
-		if (!path[n])
-			return 0;
-		path += n + 1;
-	}
-}
-
 static void
 bad_name(const char *name)
 {
@@ -122,7 +98,7 @@ static int
 check_command(const struct label *l, const struct ab_run_opts *o)
 {
 	char *prog = expand(o->argv[0], l->rt.program, l->label);
-	int ok = find_command(prog);
+	int ok = ab_proc_findable(prog, NULL);
 
 	if (!ok)
 		ab_error("run: cannot run '%s': %s", prog, strchr(prog, '/') ? "not an executable file" :

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -274,6 +275,22 @@ exec_candidates(struct ab_strv *c, const char *prog, char *const *envp)
 			break;
 		path += n + 1;
 	}
+}
+
+int
+ab_proc_findable(const char *prog, char *const *envp)
+{
+	struct ab_strv c = {0};
+	int ok = 0;
+
+	exec_candidates(&c, prog, envp);
+	for (size_t i = 0; i < c.n && !ok; i++) {
+		struct stat st;
+
+		ok = stat(c.v[i], &st) == 0 && S_ISREG(st.st_mode) && access(c.v[i], X_OK) == 0;
+	}
+	ab_strv_free(&c);
+	return ok;
 }
 
 static void

@@ -112,6 +112,11 @@ void ab_proc_describe(char *buf, size_t len, const struct ab_proc_result *res);
  * checked before work that a refused exec would waste.
  */
 int ab_proc_argv_fits(const char *what, char *const *argv, char *const *envp);
+/*
+ * Would ab_proc_run find prog: a regular executable file, looked up in the
+ * PATH of envp (NULL: this process's) as the child's exec does? 1 or 0.
+ */
+int ab_proc_findable(const char *prog, char *const *envp);
 /* argv as one shell-quoted line for logs and messages; caller frees */
 char *ab_argv_quote(char *const *argv);
 
