@@ -26,6 +26,7 @@ static const struct ab_cmd *const commands[] = {
 	&ab_cmd_relink,
 	&ab_cmd_verify,
 	&ab_cmd_env,
+	&ab_cmd_run,
 	&ab_cmd_pr,
 	&ab_cmd_sign,
 };

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -165,6 +167,8 @@ ab_env_release(struct ab_env *e)
 #define MAX_RUNNING 256
 static volatile sig_atomic_t running[MAX_RUNNING];
 static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
+/* ab_proc_catch_signals: forward and remember instead of dying */
+static volatile sig_atomic_t catching, caught;
 
 static void
 forward_signal(int sig)
@@ -174,6 +178,10 @@ forward_signal(int sig)
 
 		if (pg > 0)
 			kill(-pg, sig == SIGHUP ? SIGTERM : sig);
+	}
+	if (catching) {
+		caught = sig;
+		return;
 	}
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -196,6 +204,21 @@ install_handlers(void)
 			continue;
 		sigaction(sigs[i], &sa, NULL);
 	}
+}
+
+void
+ab_proc_catch_signals(void)
+{
+	pthread_once(&handlers_once, install_handlers);
+	catching = 1;
+	/* a reader of our output gone (| head) must not end us before the record is written */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int
+ab_proc_caught(void)
+{
+	return caught;
 }
 
 static int
@@ -254,6 +277,22 @@ exec_candidates(struct ab_strv *c, const char *prog, char *const *envp)
 	}
 }
 
+int
+ab_proc_findable(const char *prog, char *const *envp)
+{
+	struct ab_strv c = {0};
+	int ok = 0;
+
+	exec_candidates(&c, prog, envp);
+	for (size_t i = 0; i < c.n && !ok; i++) {
+		struct stat st;
+
+		ok = stat(c.v[i], &st) == 0 && S_ISREG(st.st_mode) && access(c.v[i], X_OK) == 0;
+	}
+	ab_strv_free(&c);
+	return ok;
+}
+
 static void
 child_fail(int fd, int stage)
 {
@@ -293,9 +332,12 @@ keep(struct ab_buf *b, const char *p, size_t n, size_t max, int *truncated)
 		ab_buf_add(b, p, n);
 }
 
-/* read both pipes to EOF; past the deadline (> 0) kill the group once */
+/*
+ * read both pipes to EOF, into bufs, or with tee_log >= 0 into the log and
+ * to our stdout and stderr; past the deadline (> 0) kill the group once
+ */
 static void
-drain(int fds[2], struct ab_buf *bufs[2], pid_t pg, double deadline, size_t max,
+drain(int fds[2], struct ab_buf *bufs[2], int tee_log, pid_t pg, double deadline, size_t max,
     struct ab_proc_result *res)
 {
 	struct pollfd pfd[2];
@@ -337,7 +379,12 @@ drain(int fds[2], struct ab_buf *bufs[2], pid_t pg, double deadline, size_t max,
 				if (fds[i] != pfd[j].fd)
 					continue;
 				got = read(fds[i], tmp, sizeof(tmp));
-				if (got > 0) {
+				if (got > 0 && tee_log >= 0) {
+					/* the terminal going away must not stop the log */
+					if (ab_write_all(tee_log, tmp, (size_t)got) < 0)
+						ab_note_environment(errno);
+					(void)!ab_write_all(i + 1, tmp, (size_t)got);
+				} else if (got > 0) {
 					keep(bufs[i], tmp, (size_t)got, max, &res->truncated);
 				} else if (got == 0 || errno != EINTR) {
 					close(fds[i]);
@@ -348,15 +395,20 @@ drain(int fds[2], struct ab_buf *bufs[2], pid_t pg, double deadline, size_t max,
 	}
 }
 
-/* wait for pid; past the deadline (> 0) kill its group */
+/* wait for pid and take its tree's rusage; past the deadline (> 0) kill its group */
 static int
 wait_child(pid_t pid, int *status, double deadline, struct ab_proc_result *res)
 {
 	for (;;) {
-		pid_t r = waitpid(pid, status, deadline > 0 && !res->timed_out ? WNOHANG : 0);
+		struct rusage ru;
+		pid_t r = wait4(pid, status, deadline > 0 && !res->timed_out ? WNOHANG : 0, &ru);
 
-		if (r == pid)
+		if (r == pid) {
+			res->user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+			res->sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+			res->maxrss_kb = ru.ru_maxrss;
 			return 0;
+		}
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -384,6 +436,7 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 	double start = ab_now(), deadline = p->timeout > 0 ? start + p->timeout : 0;
 	pid_t pid = -1, parent = getpid();
 	ssize_t n;
+	int tee = p->tee && p->log_path && !p->out && !p->err;
 
 	memset(res, 0, sizeof(*res));
 	res->pid = -1;
@@ -407,8 +460,8 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 		ab_error_errno("cannot open '/dev/null'");
 		goto done;
 	}
-	if (pipe2(status_pipe, O_CLOEXEC) < 0 || (p->out && pipe2(outp, O_CLOEXEC) < 0) ||
-	    (p->err && pipe2(errp, O_CLOEXEC) < 0)) {
+	if (pipe2(status_pipe, O_CLOEXEC) < 0 || ((p->out || tee) && pipe2(outp, O_CLOEXEC) < 0) ||
+	    ((p->err || tee) && pipe2(errp, O_CLOEXEC) < 0)) {
 		ab_error_errno("cannot create pipe for '%s'", p->argv[0]);
 		goto done;
 	}
@@ -421,8 +474,8 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 		goto done;
 	}
 	if (pid == 0) {
-		int out_fd = p->out ? outp[1] : logfd >= 0 ? logfd : devnull;
-		int err_fd = p->err ? errp[1] : logfd >= 0 ? logfd : devnull;
+		int out_fd = p->out || tee ? outp[1] : logfd >= 0 ? logfd : devnull;
+		int err_fd = p->err || tee ? errp[1] : logfd >= 0 ? logfd : devnull;
 		sigset_t none;
 
 		/* its own group, so that a timeout or our death reaches all of it */
@@ -477,7 +530,7 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 		int fds[2] = {outp[0], errp[0]};
 		struct ab_buf *bufs[2] = {p->out, p->err};
 
-		drain(fds, bufs, pid, deadline, p->max_output, res);
+		drain(fds, bufs, tee ? logfd : -1, pid, deadline, p->max_output, res);
 		outp[0] = errp[0] = -1;
 	}
 	if (wait_child(pid, &status, deadline, res) < 0) {

@@ -19,6 +19,14 @@
  * dies (PR_SET_PDEATHSIG); SIGINT, SIGTERM and SIGHUP received by allocbuild
  * are passed on to every running child's group before allocbuild exits, so
  * no make keeps writing into a build directory after allocbuild is gone.
+ * After ab_proc_catch_signals() they are passed on the same way but
+ * allocbuild lives on: the child ends, ab_proc_run returns, and
+ * ab_proc_caught() says which signal came (`run` records "interrupted").
+ *
+ * The result carries the child tree's resources from wait4(2): user and
+ * system CPU seconds of the child and of the descendants it waited for,
+ * and ru_maxrss, the peak RSS of the largest single process among them
+ * (not a sum).
  */
 #ifndef AB_PROC_H
 #define AB_PROC_H
@@ -64,6 +72,7 @@ struct ab_proc {
 	size_t max_output;    /* > 0: captured bytes kept per stream; the rest is read and dropped */
 	const int *keep_fds;  /* fds above 2 left open, same numbers, in this child only (a jobserver pipe) */
 	size_t nkeep_fds;
+	int tee;              /* with log_path: stdout and stderr go to the log and to ours, as they come */
 };
 
 struct ab_proc_result {
@@ -73,6 +82,8 @@ struct ab_proc_result {
 	int timed_out;   /* killed because it ran past p->timeout */
 	int truncated;   /* captured output was cut at p->max_output */
 	double seconds;  /* wall time */
+	double user_s, sys_s; /* CPU seconds of the child tree (wait4's rusage) */
+	long maxrss_kb;  /* the largest peak RSS of a process of the tree, KiB */
 };
 
 /*
@@ -81,6 +92,16 @@ struct ab_proc_result {
  * whatever its exit status.
  */
 int ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p);
+/*
+ * From now on SIGINT, SIGTERM and SIGHUP are forwarded to the running
+ * children and remembered instead of ending allocbuild; a signal ignored
+ * by our parent stays ignored. SIGPIPE is ignored (children get the
+ * default back): a write to a closed stdout fails instead.
+ */
+void ab_proc_catch_signals(void);
+/* the last signal caught since ab_proc_catch_signals, or 0 */
+int ab_proc_caught(void);
+
 /* "exit status 2" / "killed by signal 9 (Killed)" into a static-free buffer */
 void ab_proc_describe(char *buf, size_t len, const struct ab_proc_result *res);
 /*
@@ -91,6 +112,11 @@ void ab_proc_describe(char *buf, size_t len, const struct ab_proc_result *res);
  * checked before work that a refused exec would waste.
  */
 int ab_proc_argv_fits(const char *what, char *const *argv, char *const *envp);
+/*
+ * Would ab_proc_run find prog: a regular executable file, looked up in the
+ * PATH of envp (NULL: this process's) as the child's exec does? 1 or 0.
+ */
+int ab_proc_findable(const char *prog, char *const *envp);
 /* argv as one shell-quoted line for logs and messages; caller frees */
 char *ab_argv_quote(char *const *argv);
 

@@ -16,6 +16,7 @@
 #include "../lib/jsonio.h"
 #include "allocopts.h"
 #include "../lib/version.h"
+#include "runrec.h"
 
 /* ---- helpers ---- */
 
@@ -628,6 +629,8 @@ write_sums(const struct ab_run_record *run, const struct sums *subjects, const s
 	}
 	for (size_t i = 0; i < all.n; i++)
 		ab_buf_printf(&b, "%s  %s\n", all.v[i].hex, all.v[i].path);
+	/* the runs recorded under runs/ are not the build's: their lines stay (provenance/runrec.h) */
+	ab_runrec_sums_carry(&b, run->outdir);
 	path = mpath(run->outdir, "SHA256SUMS");
 	e = ab_write_file_atomic(path, b.s ? b.s : "", b.len);
 	free(path);
@@ -853,6 +856,83 @@ present_visit(struct ab_dirwalk_entry *e, void *arg)
 	return 0;
 }
 
+/* the files present under OUTDIR/runs: every one must be a run's (provenance/runrec.h) */
+static int
+present_run_visit(struct ab_dirwalk_entry *e, void *arg)
+{
+	if (e->type == DT_DIR)
+		return AB_DIRWALK_DESCEND;
+	ab_strv_pushf(arg, AB_RUN_DIR "/%s", e->path);
+	return 0;
+}
+
+static int
+present_runs(struct ab_strv *present, struct verifier *v)
+{
+	char *runs = mpath(v->outdir, AB_RUN_DIR);
+	struct stat st;
+	int e = 0;
+
+	if (fstatat(v->rootfd, AB_RUN_DIR, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(st.st_mode))
+			e = ab_dirwalk(runs, present_run_visit, present);
+		else
+			ab_strv_push(present, AB_RUN_DIR);
+	}
+	free(runs);
+	return e;
+}
+
+/*
+ * The run records SHA256SUMS lists: each a run Statement whose subject
+ * and byproducts hold what it says; what they name into names
+ */
+static int
+check_runs(struct verifier *v, struct ab_strv *names)
+{
+	for (size_t i = 0; i < v->sums.n; i++) {
+		const char *rel = v->sums.v[i];
+		struct ab_strv n = {0}, h = {0};
+		size_t nsubj;
+		cJSON *stmt;
+		int e = 0;
+
+		if (!ab_runrec_is_statement(rel))
+			continue;
+		stmt = read_manifest(v, rel);
+		if (!stmt || !ab_json_str(stmt, "predicateType") || strcmp(ab_json_str(stmt, "predicateType"), AB_RUN_PREDICATE)) {
+			problem(v, rel, "not a readable run record");
+			cJSON_Delete(stmt);
+			continue;
+		}
+		ab_runrec_named(&n, &h, stmt);
+		nsubj = (size_t)cJSON_GetArraySize(ab_json_get(stmt, "subject"));
+		for (size_t j = 0; j < n.n && e == 0; j++) {
+			struct sum *seen;
+
+			if (!ab_path_is_safe_relative(n.v[j]) || !ab_is_hex(h.v[j], AB_HEX_LEN)) {
+				problem(v, rel, "malformed subject or byproduct");
+				continue;
+			}
+			ab_strv_push(names, n.v[j]);
+			if (j >= nsubj) {
+				e = check_one(v, n.v[j], h.v[j]);
+				continue;
+			}
+			/* the artifact the run ran: a later build may have replaced it */
+			if ((e = hash_seen(&seen, v, n.v[j])) == 0 && strcmp(seen->hex, h.v[j]))
+				problem(v, rel, "ran '%s' with sha256 %s, which is now %s", n.v[j], h.v[j],
+				    seen->hex[0] ? seen->hex : seen->why);
+		}
+		ab_strv_free(&n);
+		ab_strv_free(&h);
+		cJSON_Delete(stmt);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
 static int
 present_files(struct ab_strv *present, struct verifier *v)
 {
@@ -869,6 +949,8 @@ present_files(struct ab_strv *present, struct verifier *v)
 	if (ab_is_dir(prov))
 		e = ab_dirwalk(prov, present_visit, present);
 	free(prov);
+	if (e >= 0)
+		e = present_runs(present, v);
 	return e < 0 ? AB_EFAIL : 0;
 }
 
@@ -913,6 +995,16 @@ expected_manifest(const char *rel, const cJSON *commands)
 	return 0;
 }
 
+/* is the i-th name of sv one of those before it? */
+static int
+named_before(const struct ab_strv *sv, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(sv->v[j], sv->v[i]))
+			return 1;
+	return 0;
+}
+
 int
 ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l)
 {
@@ -929,11 +1021,22 @@ ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l)
 	/* SHA256SUMS and the statement agree on the set, both ways (manifests are SHA256SUMS's alone) */
 	if (l->statement) {
 		for (size_t i = 0; i < l->sums->n; i++)
-			if (!is_manifest(l->sums->v[i]) && !ab_strv_has(&stated, l->sums->v[i]))
+			if (!is_manifest(l->sums->v[i]) && !ab_strv_has(&stated, l->sums->v[i]) &&
+			    !ab_runrec_is_run_file(l->sums->v[i]))
 				problem(&v, l->sums->v[i], "listed in SHA256SUMS but not in the statement");
 		for (size_t i = 0; i < stated.n; i++)
 			if (!ab_strv_has(l->sums, stated.v[i]))
 				problem(&v, stated.v[i], "in the statement but not listed in SHA256SUMS");
+	}
+	/* the files of runs are the run records' and theirs: each listed file under runs/ recorded by one */
+	if (l->run_named) {
+		for (size_t i = 0; i < l->sums->n; i++)
+			if (ab_runrec_is_run_file(l->sums->v[i]) && !ab_runrec_is_statement(l->sums->v[i]) &&
+			    !ab_strv_has(l->run_named, l->sums->v[i]))
+				problem(&v, l->sums->v[i], "listed in SHA256SUMS but recorded by no run");
+		for (size_t i = 0; i < l->run_named->n; i++)
+			if (!ab_strv_has(l->sums, l->run_named->v[i]) && !named_before(l->run_named, i))
+				problem(&v, l->run_named->v[i], "named by a run record but not listed in SHA256SUMS");
 	}
 	/* every manifest the build writes, and every file present, is listed */
 	for (size_t i = 0; i + 1 < ab_manifest_nfiles; i++)
@@ -951,7 +1054,8 @@ ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l)
 		if (!strcmp(p, "SHA256SUMS") || ab_strv_has(l->sums, p) || expected_manifest(p, l->commands) ||
 		    !strcmp(p, AB_MANIFEST_ENVELOPES) || !strcmp(p, AB_MANIFEST_SIGNERS))
 			continue;
-		problem(&v, p, "not listed in SHA256SUMS: not a file this build recorded");
+		problem(&v, p, "not listed in SHA256SUMS: not a file this build %s", ab_runrec_is_run_file(p) ?
+		    "or a run recorded" : "recorded");
 	}
 	ab_strv_free(&stated);
 	return v.bad;
@@ -961,7 +1065,7 @@ int
 ab_manifest_verify(FILE *out, const char *outdir)
 {
 	struct verifier v = {.out = out, .outdir = outdir, .rootfd = -1};
-	struct ab_strv stated = {0}, present = {0};
+	struct ab_strv stated = {0}, present = {0}, run_named = {0};
 	struct ab_buf b = {0};
 	cJSON *stmt = NULL, *commands = NULL;
 	int error = AB_EFAIL, fd;
@@ -997,11 +1101,11 @@ ab_manifest_verify(FILE *out, const char *outdir)
 		goto done;
 	}
 	commands = read_manifest(&v, "provenance/build-commands.json");
-	if (present_files(&present, &v) < 0)
+	if (check_runs(&v, &run_named) < 0 || present_files(&present, &v) < 0)
 		goto done;
 	{
 		struct ab_manifest_listing l = {.sums = &v.sums, .statement = stmt, .commands = commands,
-		    .present = &present};
+		    .present = &present, .run_named = &run_named};
 
 		v.bad += ab_manifest_check_listing(out, &l);
 	}
@@ -1017,6 +1121,7 @@ done:
 	ab_strv_free(&v.sums);
 	ab_strv_free(&stated);
 	ab_strv_free(&present);
+	ab_strv_free(&run_named);
 	ab_buf_free(&b);
 	return error;
 }
@@ -1222,18 +1327,40 @@ ab_manifest_last_free(struct ab_manifest_last *l)
 
 /* ---- env ---- */
 
+/*
+ * A manifest of OUTDIR; with checked, only when it holds what SHA256SUMS
+ * says (AB_ECHECK, reported, otherwise). *doc is NULL when it is absent
+ * and not required.
+ */
 static int
-load_binary_doc(cJSON **doc, const char *outdir)
+runtime_doc(cJSON **doc, const char *outdir, const char *rel, int checked, int required)
 {
-	char *path = mpath(outdir, "provenance/binary-provenance.json");
-	int e;
+	char *path = mpath(outdir, rel);
+	int e = 0;
 
+	*doc = NULL;
 	if (!ab_path_exists(path)) {
-		ab_error("'%s' has no provenance/binary-provenance.json: not a built output directory", outdir);
-		free(path);
-		return AB_EFAIL;
+		if (required) {
+			ab_error("'%s' has no %s: not a built output directory", outdir, rel);
+			e = AB_EFAIL;
+		}
+	} else if (checked) {
+		struct ab_manifest_recorded r;
+		char hex[AB_HEX_LEN + 1];
+		size_t i;
+
+		if ((e = ab_manifest_recorded_read(&r, outdir, 0)) == 0) {
+			for (i = 0; i < r.paths.n && strcmp(r.paths.v[i], rel); i++)
+				;
+			if (i == r.paths.n || ab_hash_file(hex, NULL, path) < 0 || strcmp(hex, r.hexes.v[i])) {
+				ab_error("'%s' does not hold what SHA256SUMS records: run 'allocbuild verify %s'", path, outdir);
+				e = AB_ECHECK;
+			}
+			ab_manifest_recorded_release(&r);
+		}
 	}
-	e = ab_json_read(doc, path);
+	if (e == 0 && ab_path_exists(path))
+		e = ab_json_read(doc, path);
 	free(path);
 	return e;
 }
@@ -1259,51 +1386,68 @@ put_quoted(FILE *out, const char *v)
 
 /*
  * Settings of the label's runtime environment its allocator will not read
- * (the version and the variable it reads from its probe record): each on
- * stderr and as a comment line in the output.
+ * (the version and the variable it reads from its probe record).
  */
 static void
-env_warnings(FILE *out, const char *outdir, const cJSON *mine)
+runtime_warnings(struct ab_manifest_runtime *rt, const cJSON *probes, const cJSON *mine)
 {
-	char *path = mpath(outdir, "provenance/allocator-probes.json");
 	const char *label = ab_json_str(mine, "label"), *kind = ab_json_str(ab_json_get(mine, "allocator"), "kind");
-	const cJSON *probe = NULL, *v, *it;
-	struct ab_strv env = {0}, w = {0};
-	cJSON *doc = NULL;
+	const cJSON *probe = NULL, *v;
 
-	ab_quiet++;
-	if (ab_path_exists(path) && ab_json_read(&doc, path) == 0)
-		cJSON_ArrayForEach(v, ab_json_get(doc, "variants"))
-			if (label && ab_json_str(v, "label") && !strcmp(ab_json_str(v, "label"), label))
-				probe = ab_json_get(v, "probe");
-	ab_quiet--;
-	cJSON_ArrayForEach(it, ab_json_get(ab_json_get(mine, "runtime"), "env"))
-		if (cJSON_IsString(it))
-			ab_strv_pushf(&env, "%s=%s", it->string, it->valuestring);
+	cJSON_ArrayForEach(v, ab_json_get(probes, "variants"))
+		if (label && ab_json_str(v, "label") && !strcmp(ab_json_str(v, "label"), label))
+			probe = ab_json_get(v, "probe");
 	if (probe && ab_json_str(probe, "allocator"))
 		kind = ab_json_str(probe, "allocator");
-	ab_allocopts_check_env(&w, kind, probe ? ab_json_str(probe, "version") : NULL,
-	    probe ? ab_json_str(probe, "conf_var") : NULL, ab_strv_argv(&env));
-	for (size_t i = 0; i < w.n; i++) {
-		ab_warn("%s: %s", label, w.v[i]);
-		fprintf(out, "# warning: %s\n", w.v[i]);
+	ab_allocopts_check_env(&rt->warnings, kind, probe ? ab_json_str(probe, "version") : NULL,
+	    probe ? ab_json_str(probe, "conf_var") : NULL, ab_strv_argv(&rt->set));
+}
+
+/* the label's program (its first executable artifact below OUTDIR) and the subject of its runs */
+static void
+runtime_artifacts(struct ab_manifest_runtime *rt, const char *outdir, const cJSON *mine)
+{
+	const cJSON *arts = ab_json_get(mine, "artifacts"), *it, *subject = NULL;
+
+	cJSON_ArrayForEach(it, arts) {
+		const char *rel = ab_json_str(it, "path");
+		char *abs;
+
+		if (!rel || !ab_path_is_safe_relative(rel))
+			continue;
+		abs = mpath(outdir, rel);
+		if (!rt->program && is_executable_file(abs)) {
+			rt->program = ab_path_absolute(abs);
+			subject = it;
+		}
+		free(abs);
 	}
-	ab_strv_free(&env);
-	ab_strv_free(&w);
-	cJSON_Delete(doc);
-	free(path);
+	cJSON_ArrayForEach(it, arts)
+		if (!subject && cJSON_IsTrue(ab_json_get(it, "allocator_archive")))
+			subject = it;
+	if (!subject)
+		subject = cJSON_GetArrayItem(arts, 0);
+	if (subject && ab_json_str(subject, "path") && ab_json_str(subject, "sha256") &&
+	    strlen(ab_json_str(subject, "sha256")) == AB_HEX_LEN) {
+		rt->subject = ab_strdup(ab_json_str(subject, "path"));
+		memcpy(rt->subject_sha256, ab_json_str(subject, "sha256"), AB_HEX_LEN + 1);
+	}
 }
 
 int
-ab_manifest_env(FILE *out, const char *outdir, const char *label)
+ab_manifest_runtime(struct ab_manifest_runtime *rt, const char *outdir, const char *label,
+    char *const *inherited, int checked)
 {
-	cJSON *doc = NULL;
-	const cJSON *vars, *st, *mine = NULL, *it;
+	cJSON *doc = NULL, *probes = NULL;
+	const cJSON *vars, *st, *mine = NULL, *it, *env;
 	struct ab_strv names = {0};
-	int error = AB_EFAIL;
+	int error;
 
-	if (load_binary_doc(&doc, outdir) < 0)
-		return AB_EFAIL;
+	memset(rt, 0, sizeof(*rt));
+	if ((error = runtime_doc(&doc, outdir, "provenance/binary-provenance.json", checked, 1)) < 0 ||
+	    (error = runtime_doc(&probes, outdir, "provenance/allocator-probes.json", checked, 0)) < 0)
+		goto done;
+	error = AB_EFAIL;
 	vars = ab_json_get(doc, "variants");
 	cJSON_ArrayForEach(st, vars)
 		if (ab_json_str(st, "label") && !strcmp(ab_json_str(st, "label"), label))
@@ -1312,10 +1456,12 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 		ab_error("'%s' has no built variant '%s'", outdir, label);
 		goto done;
 	}
+	env = ab_json_get(ab_json_get(mine, "runtime"), "env");
 	/*
 	 * Every variable that any variant of the OUTDIR sets or unsets, plus
-	 * MALLOC_CONF: whatever this label does not set is unset, so a value
-	 * left from another label or the caller's shell never leaks in.
+	 * MALLOC_CONF and the allocator variables inherited: whatever this
+	 * label does not set is unset, so a value left from another label or
+	 * the caller's shell never leaks in.
 	 */
 	ab_strv_push(&names, "MALLOC_CONF");
 	cJSON_ArrayForEach(st, vars) {
@@ -1325,30 +1471,73 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 			if (cJSON_IsString(it))
 				ab_strv_push(&names, it->valuestring);
 	}
+	for (char *const *p = inherited; p && *p; p++)
+		if (strchr(*p, '=') && ab_env_is_allocator_var(*p))
+			ab_strv_push_owned(&names, ab_strndup(*p, strcspn(*p, "=")));
 	for (size_t i = 0; i < names.n; i++)
 		if (!ab_env_name_valid(names.v[i], strlen(names.v[i]))) {
 			ab_error("%s: variable name '%s' cannot be written as a shell assignment", outdir, names.v[i]);
 			goto done;
 		}
 	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
-	for (size_t i = 0; i < names.n; i++) {
-		if (i && !strcmp(names.v[i], names.v[i - 1]))
-			continue;
-		if (ab_json_get(ab_json_get(ab_json_get(mine, "runtime"), "env"), names.v[i]))
-			continue;
-		fprintf(out, "unset %s\n", names.v[i]);
-	}
-	cJSON_ArrayForEach(it, ab_json_get(ab_json_get(mine, "runtime"), "env")) {
-		fprintf(out, "export %s=", it->string);
-		put_quoted(out, cJSON_IsString(it) ? it->valuestring : "");
-		fputc('\n', out);
-	}
-	env_warnings(out, outdir, mine);
+	for (size_t i = 0; i < names.n; i++)
+		if ((!i || strcmp(names.v[i], names.v[i - 1])) && !ab_json_get(env, names.v[i]))
+			ab_strv_push(&rt->unset, names.v[i]);
+	cJSON_ArrayForEach(it, env)
+		ab_strv_pushf(&rt->set, "%s=%s", it->string, cJSON_IsString(it) ? it->valuestring : "");
+	runtime_warnings(rt, probes, mine);
+	runtime_artifacts(rt, outdir, mine);
 	error = 0;
 done:
+	if (error < 0)
+		ab_manifest_runtime_release(rt);
 	ab_strv_free(&names);
 	cJSON_Delete(doc);
+	cJSON_Delete(probes);
 	return error;
+}
+
+void
+ab_manifest_runtime_release(struct ab_manifest_runtime *rt)
+{
+	ab_strv_free(&rt->set);
+	ab_strv_free(&rt->unset);
+	ab_strv_free(&rt->warnings);
+	free(rt->program);
+	free(rt->subject);
+	memset(rt, 0, sizeof(*rt));
+}
+
+int
+ab_manifest_env(FILE *out, const char *outdir, const char *label)
+{
+	extern char **environ;
+	struct ab_manifest_runtime rt;
+	const char *label_shown = label;
+
+	if (ab_manifest_runtime(&rt, outdir, label, environ, 0) < 0)
+		return AB_EFAIL;
+	for (size_t i = 0; i < rt.unset.n; i++)
+		fprintf(out, "unset %s\n", rt.unset.v[i]);
+	for (size_t i = 0; i < rt.set.n; i++) {
+		const char *eq = strchr(rt.set.v[i], '=');
+
+		fprintf(out, "export %.*s=", (int)(eq - rt.set.v[i]), rt.set.v[i]);
+		put_quoted(out, eq + 1);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < rt.warnings.n; i++) {
+		ab_warn("%s: %s", label_shown, rt.warnings.v[i]);
+		fprintf(out, "# warning: %s\n", rt.warnings.v[i]);
+	}
+	ab_manifest_runtime_release(&rt);
+	return 0;
+}
+
+static int
+load_binary_doc(cJSON **doc, const char *outdir)
+{
+	return runtime_doc(doc, outdir, "provenance/binary-provenance.json", 0, 1);
 }
 
 int

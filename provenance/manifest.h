@@ -18,6 +18,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "../lib/hash.h"
+#include "../lib/util.h"
 #include "record.h"
 
 /*
@@ -82,11 +84,14 @@ struct ab_manifest_listing {
 	const struct ab_strv *sums;
 	const cJSON *statement, *commands;
 	const struct ab_strv *present;
+	/* what the run records listed name (provenance/runrec.h); NULL: not checked (a bundle) */
+	const struct ab_strv *run_named;
 };
 
 /*
  * The coverage rules: SHA256SUMS and the statement name the same files
- * (the manifests are SHA256SUMS's alone), both ways; every manifest the
+ * (the manifests are SHA256SUMS's alone, the files under runs/ the run
+ * records', each named by a run record), both ways; every manifest the
  * build writes (always, or for the variants build-commands.json says were
  * built) is listed; nothing present is unlisted. Prints each problem on
  * out as "PATH: what" and returns how many.
@@ -130,8 +135,37 @@ int ab_manifest_last_has(const struct ab_manifest_last *l, const struct ab_varia
 void ab_manifest_last_free(struct ab_manifest_last *l);
 
 /*
- * The runtime environment of a label as shell lines: `unset NAME` for every
- * allocator variable the label does not set, then `export NAME='value'`.
+ * The runtime environment of a label, as both `env` (printed) and `run`
+ * (applied) use it: unset every variable any variant of the OUTDIR sets or
+ * unsets, MALLOC_CONF, and every allocator variable of the inherited
+ * environment (lib/proc.h: ab_env_is_allocator_var), unless the label sets
+ * it; then set what the label sets. Also the label's artifacts: its
+ * program (its first executable artifact) and the subject a run records
+ * (the program, else its allocator archive, else its first artifact).
+ */
+struct ab_manifest_runtime {
+	struct ab_strv set;         /* "NAME=value", in the recipe's order */
+	struct ab_strv unset;       /* names, sorted, none of them set */
+	struct ab_strv warnings;    /* settings its allocator version does not read (ab_allocopts_check_env) */
+	char *program;              /* absolute path below OUTDIR, or NULL when it has no program artifact */
+	char *subject;              /* relative to OUTDIR, or NULL when it has no artifact */
+	char subject_sha256[AB_HEX_LEN + 1]; /* as binary-provenance.json records it */
+};
+/*
+ * Fill *rt for label; inherited is the environment to clean ("K=V", NULL
+ * for none). With checked, binary-provenance.json and allocator-probes.json
+ * must hold what SHA256SUMS says (AB_ECHECK, reported). 0; AB_EFAIL
+ * (reported) for an unknown label, a name that is not a valid variable
+ * name, or an unreadable OUTDIR.
+ */
+int ab_manifest_runtime(struct ab_manifest_runtime *rt, const char *outdir, const char *label,
+    char *const *inherited, int checked);
+void ab_manifest_runtime_release(struct ab_manifest_runtime *rt);
+
+/*
+ * The runtime environment of a label as shell lines (ab_manifest_runtime
+ * with this process's environment): `unset NAME`, then `export
+ * NAME='value'`, then each warning as a `# warning:` line (and on stderr).
  * Returns 0, or AB_EFAIL (reported) for an unknown label or unreadable OUTDIR.
  */
 int ab_manifest_env(FILE *out, const char *outdir, const char *label);

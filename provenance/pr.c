@@ -10,6 +10,7 @@
 #include "../lib/jsonio.h"
 #include "manifest.h"
 #include "notes.h"
+#include "runrec.h"
 #include "sign.h"
 
 /*
@@ -1214,6 +1215,416 @@ collect_members(struct ab_strv *m, const struct evidence *e, int with_details)
 	return 0;
 }
 
+/* ---- Runs (allocbuild run, provenance/runrec.h) ---- */
+
+/* the runs of one name, in the order SHA256SUMS lists their records */
+struct run_group {
+	char *name;
+	cJSON *records; /* array of predicates */
+};
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* "median (min–max)" of n values, scaled, with fmt */
+static void
+put_spread(struct ab_buf *b, double *v, size_t n, double scale, const char *fmt)
+{
+	char s[64];
+
+	if (!n) {
+		ab_buf_puts(b, "–");
+		return;
+	}
+	qsort(v, n, sizeof(*v), cmp_double);
+	snprintf(s, sizeof(s), fmt, (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) * scale);
+	ab_buf_puts(b, s);
+	if (n > 1) {
+		ab_buf_puts(b, " (");
+		snprintf(s, sizeof(s), fmt, v[0] * scale);
+		ab_buf_puts(b, s);
+		ab_buf_puts(b, "–");
+		snprintf(s, sizeof(s), fmt, v[n - 1] * scale);
+		ab_buf_puts(b, s);
+		ab_buf_puts(b, ")");
+	}
+}
+
+static double
+num(const cJSON *o, const char *path)
+{
+	const cJSON *n = jget(o, path);
+
+	return cJSON_IsNumber(n) ? n->valuedouble : 0;
+}
+
+/* a run's ending in words: "0", "1", "SIGKILL", "timed out", "interrupted" */
+static char *
+run_status(const cJSON *r)
+{
+	const char *st = jstr_or(r, "status", "?");
+
+	if (!strcmp(st, "exited") && cJSON_IsNumber(jget(r, "exit_code")))
+		return ab_sprintf("%d", (int)num(r, "exit_code"));
+	if (!strcmp(st, "signaled"))
+		return ab_sprintf("%s", jstr_or(r, "signal_name", "signal"));
+	return ab_strdup(st);
+}
+
+static int
+run_ok(const cJSON *r)
+{
+	return !strcmp(jstr_or(r, "status", ""), "exited") && cJSON_IsNumber(jget(r, "exit_code")) &&
+	    num(r, "exit_code") == 0;
+}
+
+/* the run environment fields whose difference between labels changes allocator figures */
+static const char *const env_keys[] = {
+	"memory.thp_enabled", "memory.thp_defrag", "cpu.governor", "cpu.boost", "cpu.no_turbo", "cpu.affinity",
+	"cgroup.memory.max", "cgroup.memory.high", "cgroup.memory.swap.max", "cgroup.cpu.max", "swap activity",
+};
+
+/* one field of a run's environment as text ("absent" for null) */
+static char *
+env_value(const cJSON *r, const char *key)
+{
+	const cJSON *env = jget(r, "environment"), *v;
+
+	if (!strcmp(key, "swap activity")) {
+		v = ab_json_get(ab_json_get(env, "swap"), "activity");
+		return cJSON_IsNumber(v) ? ab_strdup(v->valuedouble > 0 ? "swapping" : "none") : ab_strdup("unknown");
+	}
+	if (!strncmp(key, "cgroup.", 7))
+		v = ab_json_get(ab_json_get(env, "cgroup"), key + 7);
+	else
+		v = jget(env, key);
+	return cJSON_IsString(v) ? ab_strdup(v->valuestring) : ab_strdup("absent");
+}
+
+/* the labels of a group, in order of first run */
+static void
+group_labels(struct ab_strv *labels, const struct run_group *g)
+{
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, g->records)
+		if (jstr(r, "label") && !ab_strv_has(labels, jstr(r, "label")))
+			ab_strv_push(labels, jstr(r, "label"));
+}
+
+/* warnings: labels under different run environments; a label's repetitions differing in exit status */
+static void
+put_run_warnings(struct ab_buf *b, const struct run_group *g, const struct ab_strv *labels)
+{
+	struct ab_buf w = {0};
+	const cJSON *r;
+
+	for (size_t k = 0; k < AB_NELEM(env_keys); k++) {
+		struct ab_strv seen = {0}, which = {0};
+
+		cJSON_ArrayForEach(r, g->records) {
+			char *v = env_value(r, env_keys[k]);
+			char *lv = ab_sprintf("%s: %s", jstr_or(r, "label", "?"), v);
+
+			if (!ab_strv_has(&seen, v))
+				ab_strv_push(&seen, v);
+			if (!ab_strv_has(&which, lv))
+				ab_strv_push(&which, lv);
+			free(v);
+			free(lv);
+		}
+		if (seen.n > 1) {
+			ab_buf_puts(&w, "> - ");
+			put_code(&w, env_keys[k]);
+			ab_buf_puts(&w, " differs:");
+			for (size_t i = 0; i < which.n; i++) {
+				ab_buf_puts(&w, i ? "; " : " ");
+				put_text(&w, which.v[i]);
+			}
+			ab_buf_puts(&w, "\n");
+		}
+		ab_strv_free(&seen);
+		ab_strv_free(&which);
+	}
+	if (w.len) {
+		ab_buf_puts(b, "> [!WARNING]\n> These runs were taken under different run environments; "
+		    "their figures may not compare:\n");
+		ab_buf_add(b, w.s, w.len);
+		ab_buf_puts(b, "\n");
+	}
+	ab_buf_clear(&w);
+	for (size_t i = 0; i < labels->n; i++) {
+		struct ab_strv st = {0};
+
+		cJSON_ArrayForEach(r, g->records)
+			if (!strcmp(jstr_or(r, "label", ""), labels->v[i])) {
+				char *s = run_status(r);
+
+				if (!ab_strv_has(&st, s))
+					ab_strv_push(&st, s);
+				free(s);
+			}
+		if (st.n > 1) {
+			ab_buf_puts(&w, "> - ");
+			put_code(&w, labels->v[i]);
+			ab_buf_puts(&w, ":");
+			for (size_t k = 0; k < st.n; k++) {
+				ab_buf_puts(&w, k ? ", " : " ");
+				put_text(&w, st.v[k]);
+			}
+			ab_buf_puts(&w, "\n");
+		}
+		ab_strv_free(&st);
+	}
+	if (w.len) {
+		ab_buf_puts(b, "> [!WARNING]\n> The repetitions of a label differ in exit status:\n");
+		ab_buf_add(b, w.s, w.len);
+		ab_buf_puts(b, "\n");
+	}
+	ab_buf_free(&w);
+}
+
+/* one row of the table: label, repetitions, statuses, wall, CPU, peak RSS, JUnit totals */
+static void
+put_run_row(struct ab_buf *b, const struct run_group *g, const char *label)
+{
+	size_t n = 0, k = 0;
+	const cJSON *r;
+	double *wall, *cpu, *rss;
+	double jt[4] = {0};
+	int junit = 0, junit_missing = 0;
+	struct ab_buf st = {0};
+
+	cJSON_ArrayForEach(r, g->records)
+		n += !strcmp(jstr_or(r, "label", ""), label);
+	wall = ab_calloc(n, sizeof(double));
+	cpu = ab_calloc(n, sizeof(double));
+	rss = ab_calloc(n, sizeof(double));
+	cJSON_ArrayForEach(r, g->records) {
+		const cJSON *sum = jget(r, "junit.summary");
+		char *s;
+
+		if (strcmp(jstr_or(r, "label", ""), label))
+			continue;
+		wall[k] = num(r, "wall_s");
+		cpu[k] = num(r, "user_s") + num(r, "sys_s");
+		rss[k] = num(r, "maxrss_kb");
+		k++;
+		s = run_status(r);
+		ab_buf_printf(&st, "%s%s", st.len ? ", " : "", s);
+		free(s);
+		if (sum) {
+			junit = 1;
+			jt[0] += num(sum, "tests");
+			jt[1] += num(sum, "failures");
+			jt[2] += num(sum, "errors");
+			jt[3] += num(sum, "skipped");
+		} else if (jget(r, "junit") && cJSON_IsObject(jget(r, "junit"))) {
+			junit_missing++;
+		}
+	}
+	ab_buf_puts(b, "| ");
+	put_code(b, label);
+	ab_buf_printf(b, " | %zu | ", n);
+	put_text(b, st.s ? st.s : "");
+	ab_buf_puts(b, " | ");
+	put_spread(b, wall, n, 1, "%.3f");
+	ab_buf_puts(b, " | ");
+	put_spread(b, cpu, n, 1, "%.3f");
+	ab_buf_puts(b, " | ");
+	put_spread(b, rss, n, 1.0 / 1024, "%.1f");
+	ab_buf_puts(b, " | ");
+	if (junit)
+		ab_buf_printf(b, "%.0f tests, %.0f failures, %.0f errors, %.0f skipped", jt[0], jt[1], jt[2], jt[3]);
+	else
+		ab_buf_puts(b, "–");
+	if (junit_missing)
+		ab_buf_printf(b, "%s%d report%s missing", junit ? "; " : "", junit_missing, junit_missing == 1 ? "" : "s");
+	ab_buf_puts(b, " |\n");
+	free(wall);
+	free(cpu);
+	free(rss);
+	ab_buf_free(&st);
+}
+
+/* the last lines of a run's log, at most this many bytes in pr.md (the whole log is in the bundle) */
+#define RUN_LOG_TAIL 2048
+
+static void
+put_log_tail(struct ab_buf *b, const struct evidence *e, const cJSON *r)
+{
+	const char *rel = jstr(r, "log.path");
+	struct ab_buf log = {0}, text = {0};
+	char *p;
+	size_t from = 0;
+
+	if (!rel || !ab_strv_has(&e->rec.paths, rel))
+		return;
+	p = ab_path_join(e->outdir, rel);
+	if (ab_read_file(&log, p) == 0 && log.len) {
+		if (log.len > RUN_LOG_TAIL) {
+			from = log.len - RUN_LOG_TAIL;
+			while (from < log.len && log.s[from - 1] != '\n')
+				from++;
+		}
+		for (const char *s = log.s + from; s < log.s + log.len;) {
+			const char *nl = memchr(s, '\n', (size_t)(log.s + log.len - s));
+			size_t n = nl ? (size_t)(nl - s) : (size_t)(log.s + log.len - s);
+
+			ab_buf_add_text(&text, s, n);
+			ab_buf_putc(&text, '\n');
+			s += n + 1;
+		}
+		ab_buf_puts(b, "\n");
+		if (from)
+			ab_buf_printf(b, "The last %zu of %zu bytes of ", log.len - from, log.len);
+		else
+			ab_buf_puts(b, "The whole of ");
+		put_code(b, rel);
+		ab_buf_puts(b, from ? " (whole in the bundle):\n\n" : ":\n\n");
+		put_fenced(b, "", text.s ? text.s : "");
+	}
+	ab_buf_free(&log);
+	ab_buf_free(&text);
+	free(p);
+}
+
+/* every run, failed ones and their reruns alike, folded */
+static void
+put_run_list(struct ab_buf *details, const struct evidence *e, const struct run_group *g)
+{
+	const cJSON *r;
+
+	ab_buf_puts(details, "<details><summary>Runs of ");
+	put_code(details, g->name);
+	ab_buf_puts(details, ": every run, failed ones and reruns alike</summary>\n\n"
+	    "| # | label | repetition | started (UTC) | status | wall s | user s | sys s | peak RSS MiB | log sha256 |\n"
+	    "|---|---|---|---|---|---|---|---|---|---|\n");
+	cJSON_ArrayForEach(r, g->records) {
+		char *s = run_status(r);
+
+		ab_buf_printf(details, "| %04d | ", (int)num(r, "number"));
+		put_code(details, jstr_or(r, "label", "?"));
+		ab_buf_printf(details, " | %d/%d | ", (int)num(r, "repetition"), (int)num(r, "repetitions"));
+		put_text(details, jstr_or(r, "started_on", "?"));
+		ab_buf_puts(details, " | ");
+		put_text(details, s);
+		ab_buf_printf(details, " | %.3f | %.3f | %.3f | %.1f | ", num(r, "wall_s"), num(r, "user_s"),
+		    num(r, "sys_s"), num(r, "maxrss_kb") / 1024);
+		put_short_hash(details, jstr(r, "log.sha256"));
+		ab_buf_puts(details, " |\n");
+		free(s);
+	}
+	r = cJSON_GetArrayItem(g->records, 0);
+	ab_buf_puts(details, "\nCommand (argv, no shell) of the first run: ");
+	{
+		struct ab_buf a = {0};
+		const cJSON *it;
+
+		cJSON_ArrayForEach(it, jget(r, "argv"))
+			if (cJSON_IsString(it))
+				ab_buf_printf(&a, "%s%s", a.len ? " " : "", it->valuestring);
+		put_code(details, a.s ? a.s : "");
+		ab_buf_free(&a);
+	}
+	ab_buf_puts(details, "\n");
+	cJSON_ArrayForEach(r, g->records)
+		if (!run_ok(r))
+			put_log_tail(details, e, r);
+	ab_buf_puts(details, "\n</details>\n\n");
+}
+
+/* the run environment of a group's first run, in one line */
+static void
+put_run_env(struct ab_buf *b, const struct run_group *g)
+{
+	const cJSON *r = cJSON_GetArrayItem(g->records, 0), *env = jget(r, "environment");
+	char line[512];
+
+	snprintf(line, sizeof(line), "kernel %s, %s, CPUs %s of %s online, governor %s, THP %s (defrag %s), "
+	    "pages %.0f B, swap %.0f kB, cgroup memory.max %s, glibc %s",
+	    jstr_or(env, "kernel", "?"), jstr_or(env, "cpu.model", "unknown CPU"), jstr_or(env, "cpu.affinity", "?"),
+	    jstr_or(env, "cpu.online", "?"), jstr_or(env, "cpu.governor", "absent"),
+	    jstr_or(env, "memory.thp_enabled", "absent"), jstr_or(env, "memory.thp_defrag", "absent"),
+	    num(env, "memory.page_size"), num(env, "memory.swap_total_kb"),
+	    cJSON_IsString(ab_json_get(ab_json_get(env, "cgroup"), "memory.max")) ?
+	    ab_json_get(ab_json_get(env, "cgroup"), "memory.max")->valuestring : "absent",
+	    jstr_or(env, "glibc", "?"));
+	ab_buf_puts(b, "Run environment (first run): ");
+	put_text(b, line);
+	ab_buf_puts(b, ".\n\n");
+}
+
+static void
+section_runs(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
+{
+	struct run_group *g = NULL;
+	size_t ng = 0;
+
+	for (size_t i = 0; i < e->rec.paths.n; i++) {
+		const char *rel = e->rec.paths.v[i], *slash;
+		char *p, *name;
+		cJSON *doc = NULL;
+		size_t k;
+
+		if (!ab_runrec_is_statement(rel))
+			continue;
+		p = ab_path_join(e->outdir, rel);
+		if (ab_json_read(&doc, p) < 0 || !cJSON_IsObject(ab_json_get(doc, "predicate"))) {
+			free(p);
+			cJSON_Delete(doc);
+			continue;
+		}
+		free(p);
+		slash = strchr(rel + strlen(AB_RUN_DIR) + 1, '/');
+		name = ab_strndup(rel + strlen(AB_RUN_DIR) + 1, (size_t)(slash - rel - strlen(AB_RUN_DIR) - 1));
+		for (k = 0; k < ng && strcmp(g[k].name, name); k++)
+			;
+		if (k == ng) {
+			g = ab_realloc(g, (ng + 1) * sizeof(*g));
+			g[ng].name = name;
+			g[ng].records = cJSON_CreateArray();
+			ng++;
+		} else {
+			free(name);
+		}
+		cJSON_AddItemToArray(g[k].records, cJSON_DetachItemFromObject(doc, "predicate"));
+		cJSON_Delete(doc);
+	}
+	if (!ng)
+		return;
+	ab_buf_puts(b, "### Runs\n\n");
+	for (size_t k = 0; k < ng; k++) {
+		struct ab_strv labels = {0};
+
+		group_labels(&labels, &g[k]);
+		ab_buf_puts(b, "#### ");
+		put_code(b, g[k].name);
+		ab_buf_printf(b, " (%d runs, records in `runs/", cJSON_GetArraySize(g[k].records));
+		put_text(b, g[k].name);
+		ab_buf_puts(b, "/`)\n\n");
+		put_run_warnings(b, &g[k], &labels);
+		ab_buf_puts(b, "| label | runs | exit statuses | wall s, median (min–max) | CPU s (user+sys) | "
+		    "peak RSS MiB | JUnit |\n|---|---|---|---|---|---|---|\n");
+		for (size_t i = 0; i < labels.n; i++)
+			put_run_row(b, &g[k], labels.v[i]);
+		ab_buf_puts(b, "\n");
+		put_run_env(b, &g[k]);
+		put_run_list(details, e, &g[k]);
+		ab_strv_free(&labels);
+		free(g[k].name);
+		cJSON_Delete(g[k].records);
+	}
+	ab_buf_puts(b, "CPU and peak RSS are those of the command's process tree (wait4): peak RSS is the largest "
+	    "single process's, not a sum.\n\n");
+	free(g);
+}
+
 int
 ab_pr_write(const struct ab_pr_opts *o)
 {
@@ -1250,6 +1661,7 @@ ab_pr_write(const struct ab_pr_opts *o)
 	section_upstream(&body, &e);
 	section_probes(&body, &details, &e);
 	section_differences(&body, &details, &e);
+	section_runs(&body, &details, &e);
 	section_flow(&body, &e);
 
 	ab_buf_add(&out, body.s, body.len);

@@ -23,13 +23,16 @@
 
 /*
  * Where the Statements of an OUTDIR live: a directory relative to it and a
- * file-name pattern (fnmatch, no leading dot). Records that write
- * Statements of their own add their place here (sign.h).
+ * file-name pattern (fnmatch, no leading dot). The directory's last
+ * component may be "*": every real directory there (the run records of
+ * every run name, provenance/runrec.h). Records that write Statements of
+ * their own add their place here (sign.h).
  */
 static const struct {
 	const char *dir, *pattern;
 } places[] = {
 	{"provenance", "provenance.intoto.json"},
+	{"runs/*", "[0-9][0-9][0-9][0-9]-*.intoto.json"},
 };
 
 #define STATEMENT_V1 "https://in-toto.io/Statement/v1"
@@ -52,41 +55,95 @@ cmp_str(const void *a, const void *b)
 
 /* ---- where the Statements are ---- */
 
+/* the directories a place's dir stands for, relative to outdir, sorted */
+static int
+place_dirs(struct ab_strv *dirs, const char *outdir, const char *pat)
+{
+	size_t n = strlen(pat);
+	char *parent, *abs;
+	struct dirent *de;
+	DIR *d;
+
+	if (n < 2 || strcmp(pat + n - 2, "/*")) {
+		ab_strv_push(dirs, pat);
+		return 0;
+	}
+	parent = ab_strndup(pat, n - 2);
+	abs = ab_path_join(outdir, parent);
+	if (!(d = opendir(abs))) {
+		int e = errno;
+
+		free(abs);
+		free(parent);
+		if (e == ENOENT || e == ENOTDIR)
+			return 0;
+		errno = e;
+		ab_error_errno("cannot read '%s/%s'", outdir, pat);
+		return AB_EFAIL;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			ab_strv_pushf(dirs, "%s/%s", parent, de->d_name);
+	}
+	closedir(d);
+	if (dirs->n)
+		qsort(dirs->v, dirs->n, sizeof(*dirs->v), cmp_str);
+	free(abs);
+	free(parent);
+	return 0;
+}
+
+static int statements_in(struct ab_strv *out, const char *outdir, const char *reldir, const char *pattern);
+
 int
 ab_sign_statements(struct ab_strv *out, const char *outdir)
 {
 	for (size_t i = 0; i < AB_NELEM(places); i++) {
-		char *dir = ab_path_join(outdir, places[i].dir);
-		struct ab_strv names = {0};
-		struct dirent *de;
-		DIR *d = opendir(dir);
+		struct ab_strv dirs = {0};
+		int e = place_dirs(&dirs, outdir, places[i].dir);
 
-		if (!d) {
-			int e = errno;
-
-			free(dir);
-			if (e == ENOENT || e == ENOTDIR)
-				continue;
-			errno = e;
-			ab_error_errno("cannot read '%s/%s'", outdir, places[i].dir);
-			return AB_EFAIL;
-		}
-		while ((de = readdir(d))) {
-			struct stat st;
-
-			/* regular files only: a symlink is never followed out of the OUTDIR */
-			if (fnmatch(places[i].pattern, de->d_name, FNM_PERIOD) == 0 &&
-			    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-				ab_strv_push(&names, de->d_name);
-		}
-		closedir(d);
-		if (names.n)
-			qsort(names.v, names.n, sizeof(*names.v), cmp_str);
-		for (size_t j = 0; j < names.n; j++)
-			ab_strv_pushf(out, "%s/%s", places[i].dir, names.v[j]);
-		ab_strv_free(&names);
-		free(dir);
+		for (size_t j = 0; j < dirs.n && e == 0; j++)
+			e = statements_in(out, outdir, dirs.v[j], places[i].pattern);
+		ab_strv_free(&dirs);
+		if (e < 0)
+			return e;
 	}
+	return 0;
+}
+
+/* the Statements of one directory of a place, sorted */
+static int
+statements_in(struct ab_strv *out, const char *outdir, const char *reldir, const char *pattern)
+{
+	char *dir = ab_path_join(outdir, reldir);
+	struct ab_strv names = {0};
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	free(dir);
+	if (!d) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		ab_error_errno("cannot read '%s/%s'", outdir, reldir);
+		return AB_EFAIL;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		/* regular files only: a symlink is never followed out of the OUTDIR */
+		if (fnmatch(pattern, de->d_name, FNM_PERIOD) == 0 &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			ab_strv_push(&names, de->d_name);
+	}
+	closedir(d);
+	if (names.n)
+		qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	for (size_t j = 0; j < names.n; j++)
+		ab_strv_pushf(out, "%s/%s", reldir, names.v[j]);
+	ab_strv_free(&names);
 	return 0;
 }
 
@@ -97,10 +154,15 @@ ab_sign_is_statement(const char *rel)
 
 	if (!slash)
 		return 0;
-	for (size_t i = 0; i < AB_NELEM(places); i++)
-		if (strlen(places[i].dir) == (size_t)(slash - rel) && !strncmp(rel, places[i].dir, (size_t)(slash - rel)) &&
-		    fnmatch(places[i].pattern, slash + 1, FNM_PERIOD) == 0)
+	for (size_t i = 0; i < AB_NELEM(places); i++) {
+		char *dir = ab_strndup(rel, (size_t)(slash - rel));
+		int match = fnmatch(places[i].dir, dir, FNM_PATHNAME | FNM_PERIOD) == 0 &&
+		    fnmatch(places[i].pattern, slash + 1, FNM_PERIOD) == 0;
+
+		free(dir);
+		if (match)
 			return 1;
+	}
 	return 0;
 }
 
@@ -547,6 +609,9 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 	pred = cJSON_GetObjectItemCaseSensitive(doc, "predicate");
 	lists[0] = cJSON_GetObjectItemCaseSensitive(doc, "subject");
 	lists[1] = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pred, "runDetails"), "byproducts");
+	/* a run record's predicate (provenance/runrec.h) lists its byproducts itself */
+	if (!lists[1])
+		lists[1] = cJSON_GetObjectItemCaseSensitive(pred, "byproducts");
 	if ((rc = prehash(c->files, lists, 2)) < 0)
 		goto done;
 	check_names(c, n, lists[0], "subject", &nsub, &unchecked);

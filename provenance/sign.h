@@ -3,10 +3,12 @@
  * statements").
  *
  * Statements. ab_sign_statements() is the one place that knows where the
- * in-toto Statements of an OUTDIR live: today the build's
- * provenance/provenance.intoto.json. A record that adds Statements of its
- * own (run records under runs/, rebuild records) adds its place, a
- * directory and a file-name pattern, to the table `places` in sign.c; then
+ * in-toto Statements of an OUTDIR live: the build's
+ * provenance/provenance.intoto.json, then the run records
+ * runs/NAME/NNNN-LABEL.intoto.json (provenance/runrec.h). A record that
+ * adds Statements of its own (rebuild records) adds its place, a
+ * directory (its last component may be "*") and a file-name pattern, to
+ * the table `places` in sign.c; then
  * `sign`, `pr --sign`, the bundle (provenance/pr.c) and `verify --key` take
  * them in with nothing else changed. ab_sign_is_statement() answers the
  * same question for one relative path (a bundle's members).

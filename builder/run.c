@@ -1,0 +1,529 @@
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/atomic.h"
+#include "../lib/hash.h"
+#include "../lib/jsonio.h"
+#include "../lib/proc.h"
+#include "../lib/util.h"
+#include "../provenance/manifest.h"
+#include "../provenance/runenv.h"
+#include "../provenance/runrec.h"
+#include "build.h"
+
+extern char **environ;
+
+/* what one label runs with, checked before the first run */
+struct label {
+	const char *label;
+	struct ab_manifest_runtime rt;
+	const char *subject_kind;
+};
+
+struct job {
+	const struct ab_run_opts *o;
+	struct label *labels;
+	char *dir;                 /* OUTDIR/runs/NAME */
+	char *reldir;              /* runs/NAME */
+	const char *name;
+	char *cwd;
+	char *invocation, *recipe_sha256;
+	int next, total, done;
+	int failed, junit_missing;
+};
+
+/* RFC 3339 UTC with milliseconds */
+static void
+iso_now(char buf[32])
+{
+	struct timeval tv;
+	struct tm tm;
+	char s[24];
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, 32, "%s.%03dZ", s, (int)(tv.tv_usec / 1000));
+}
+
+/* s with {bin} and {label} replaced; caller frees */
+static char *
+expand(const char *s, const char *bin, const char *label)
+{
+	struct ab_buf b = {0};
+
+	while (*s) {
+		if (!strncmp(s, "{bin}", 5) && bin) {
+			ab_buf_puts(&b, bin);
+			s += 5;
+		} else if (!strncmp(s, "{label}", 7)) {
+			ab_buf_puts(&b, label);
+			s += 7;
+		} else {
+			ab_buf_putc(&b, *s++);
+		}
+	}
+	return b.s ? ab_buf_detach(&b) : ab_strdup("");
+}
+
+static int
+uses_bin(const struct ab_run_opts *o)
+{
+	for (char *const *a = o->argv; *a; a++)
+		if (strstr(*a, "{bin}"))
+			return 1;
+	for (size_t i = 0; i < o->nsets; i++)
+		if (strstr(o->sets[i], "{bin}"))
+			return 1;
+	return 0;
+}
+
+static void
+bad_name(const char *name)
+{
+	ab_error("run: '%s' is not a run name: letters, digits, '.', '_' and '-', up to 64, not "
+	    "starting with '.' or '-' (give one with --name)", name);
+}
+
+/* can the command be executed for this label ({bin} and {label} replaced)? */
+static int
+check_command(const struct label *l, const struct ab_run_opts *o)
+{
+	char *prog = expand(o->argv[0], l->rt.program, l->label);
+	int ok = ab_proc_findable(prog, NULL);
+
+	if (!ok)
+		ab_error("run: cannot run '%s': %s", prog, strchr(prog, '/') ? "not an executable file" :
+		    "command not found in PATH");
+	free(prog);
+	return ok ? 0 : AB_EFAIL;
+}
+
+/* the digest SHA256SUMS gives rel, or NULL */
+static const char *
+listed(const struct ab_manifest_recorded *r, const char *rel)
+{
+	for (size_t i = 0; i < r->paths.n; i++)
+		if (!strcmp(r->paths.v[i], rel))
+			return r->hexes.v[i];
+	return NULL;
+}
+
+/*
+ * The label's runtime and its artifact, as the build recorded it: the
+ * subject's digest in binary-provenance.json, SHA256SUMS and the
+ * statement alike, and the file still holding it.
+ */
+static int
+check_label(struct label *l, const struct ab_manifest_recorded *rec, const char *outdir, int need_bin)
+{
+	char hex[AB_HEX_LEN + 1];
+	const char *want;
+	char *path;
+	int e;
+
+	if ((e = ab_manifest_runtime(&l->rt, outdir, l->label, environ, 1)) < 0)
+		return e;
+	if (need_bin && !l->rt.program) {
+		ab_error("run: '{bin}': variant '%s' has no program artifact (its artifacts are libraries)", l->label);
+		return AB_EFAIL;
+	}
+	if (!l->rt.subject) {
+		ab_error("run: variant '%s' has no artifact recorded", l->label);
+		return AB_EFAIL;
+	}
+	l->subject_kind = l->rt.program ? "program" : "allocator archive";
+	want = ab_manifest_recorded_subject(rec, l->rt.subject);
+	if (!want || strcmp(want, l->rt.subject_sha256)) {
+		ab_error("run: %s: '%s' is not recorded alike by SHA256SUMS, the statement and "
+		    "binary-provenance.json: run 'allocbuild verify %s'", l->label, l->rt.subject, outdir);
+		return AB_ECHECK;
+	}
+	path = ab_path_join(outdir, l->rt.subject);
+	e = ab_hash_file(hex, NULL, path);
+	if (e == 0 && strcmp(hex, want)) {
+		ab_error("run: %s: '%s' changed since the build: sha256 %s, the build recorded %s; refusing to run it",
+		    l->label, path, hex, want);
+		e = AB_ECHECK;
+	}
+	free(path);
+	return e;
+}
+
+/* the build statement's invocationId and the recipe's digest, when SHA256SUMS vouches for them */
+static void
+build_identity(struct job *j, const struct ab_manifest_recorded *rec)
+{
+	const char *want = listed(rec, AB_MANIFEST_STATEMENT);
+	char *path = ab_path_join(j->o->outdir, AB_MANIFEST_STATEMENT);
+	char hex[AB_HEX_LEN + 1];
+	cJSON *doc = NULL;
+
+	ab_quiet++;
+	if (want && ab_hash_file(hex, NULL, path) == 0 && !strcmp(hex, want) && ab_json_read(&doc, path) == 0) {
+		const char *id = ab_json_str(ab_json_get(ab_json_get(ab_json_get(doc, "predicate"), "runDetails"),
+		    "metadata"), "invocationId");
+
+		if (id)
+			j->invocation = ab_strdup(id);
+	}
+	ab_quiet--;
+	if (listed(rec, "recipe.json"))
+		j->recipe_sha256 = ab_strdup(listed(rec, "recipe.json"));
+	cJSON_Delete(doc);
+	free(path);
+}
+
+/* the environment of one run: the caller's, then the label's runtime, then ours */
+static void
+run_env(struct ab_env *e, const struct label *l, const struct ab_run_opts *o)
+{
+	ab_env_empty(e);
+	for (char **p = environ; p && *p; p++)
+		if (strchr(*p, '='))
+			ab_strv_push(&e->envp, *p);
+	for (size_t i = 0; i < l->rt.unset.n; i++)
+		ab_env_unset(e, l->rt.unset.v[i]);
+	for (size_t i = 0; i < l->rt.set.n; i++) {
+		const char *eq = strchr(l->rt.set.v[i], '=');
+		char *k = ab_strndup(l->rt.set.v[i], (size_t)(eq - l->rt.set.v[i]));
+
+		ab_env_set(e, k, eq + 1);
+		free(k);
+	}
+	ab_env_set(e, "ALLOCBUILD_LABEL", l->label);
+	if (l->rt.program)
+		ab_env_set(e, "ALLOCBUILD_BIN", l->rt.program);
+	for (size_t i = 0; i < o->nsets; i++) {
+		const char *eq = strchr(o->sets[i], '=');
+		char *k = ab_strndup(o->sets[i], (size_t)(eq - o->sets[i]));
+		char *v = expand(eq + 1, l->rt.program, l->label);
+
+		ab_env_set(e, k, v);
+		free(k);
+		free(v);
+	}
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the JUnit report before the run: it counts only when the command wrote it */
+struct stamp {
+	int exists;
+	struct stat st;
+};
+
+static void
+stamp_of(struct stamp *s, const char *path)
+{
+	s->exists = stat(path, &s->st) == 0;
+}
+
+static int
+written_since(const struct stamp *before, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	return !before->exists || st.st_ino != before->st.st_ino || st.st_size != before->st.st_size ||
+	    st.st_mtim.tv_sec != before->st.st_mtim.tv_sec || st.st_mtim.tv_nsec != before->st.st_mtim.tv_nsec;
+}
+
+/* keep the report the command wrote in the run's folder; its summary */
+static int
+keep_junit(struct ab_runrec *r, struct job *j, const char *base)
+{
+	struct ab_buf b = {0};
+	char *dst;
+	int e;
+
+	if ((e = ab_read_file_max(&b, j->o->junit, 256u << 20)) < 0)
+		return e;
+	r->junit.path = ab_sprintf("%s/%s.junit.xml", j->reldir, base);
+	dst = ab_path_join(j->o->outdir, r->junit.path);
+	ab_hash_buf(r->junit.sha256, b.s ? b.s : "", b.len);
+	r->junit.size = b.len;
+	r->junit_summary = ab_runrec_junit_summary(b.s ? b.s : "", b.len);
+	e = ab_write_file_atomic(dst, b.s ? b.s : "", b.len);
+	free(dst);
+	ab_buf_free(&b);
+	return e;
+}
+
+static void
+describe(char *buf, size_t len, const struct ab_runrec *r)
+{
+	switch (r->status) {
+	case AB_RUN_EXITED:
+		snprintf(buf, len, "exit %d", r->exit_code);
+		break;
+	case AB_RUN_SIGNALED:
+		snprintf(buf, len, "killed by signal %d (%s)", r->signal, sigabbrev_np(r->signal));
+		break;
+	case AB_RUN_TIMED_OUT:
+		snprintf(buf, len, "timed out");
+		break;
+	case AB_RUN_INTERRUPTED:
+		snprintf(buf, len, "interrupted");
+		break;
+	}
+}
+
+/* one run of one label: the command, its log, its JUnit report, its record, SHA256SUMS */
+static int
+run_one(struct job *j, struct label *l, int rep, char *const *order, size_t norder)
+{
+	const struct ab_run_opts *o = j->o;
+	struct ab_runrec r = {0};
+	struct ab_env env = {0};
+	struct ab_strv argv = {0};
+	struct ab_atomic log = {0};
+	struct ab_proc_result res;
+	struct stamp junit_before = {0};
+	struct ab_runrec_file files[3];
+	size_t nfiles = 0;
+	char *base = ab_sprintf("%04d-%s", j->next, l->label), *path = NULL, *text = NULL, what[64];
+	int e = AB_EFAIL;
+
+	log.fd = -1;
+	r.name = j->name;
+	r.number = j->next++;
+	r.label = l->label;
+	r.repetition = rep + 1;
+	r.repetitions = o->repeat;
+	r.order = order;
+	r.norder = norder;
+	r.build_invocation = j->invocation;
+	r.recipe_sha256 = j->recipe_sha256;
+	r.subject = l->rt.subject;
+	r.subject_kind = l->subject_kind;
+	memcpy(r.subject_sha256, l->rt.subject_sha256, sizeof(r.subject_sha256));
+	r.cwd = j->cwd;
+	r.junit_path = o->junit;
+	for (char *const *a = o->argv; *a; a++)
+		ab_strv_push_owned(&argv, expand(*a, l->rt.program, l->label));
+	r.argv = ab_strv_argv(&argv);
+	run_env(&env, l, o);
+	for (size_t i = 0; i < env.set.n; i++)
+		ab_strv_push(&r.overrides, env.set.v[i]);
+	for (size_t i = 0; i < env.removed.n; i++)
+		ab_strv_push(&r.removed, env.removed.v[i]);
+	if (r.removed.n)
+		qsort(r.removed.v, r.removed.n, sizeof(*r.removed.v), cmp_str);
+
+	r.log.path = ab_sprintf("%s/%s.log", j->reldir, base);
+	path = ab_path_join(o->outdir, r.log.path);
+	if (ab_atomic_open(&log, path, AB_ATOMIC_NOSYNC) < 0)
+		goto done;
+	if (o->junit)
+		stamp_of(&junit_before, o->junit);
+	fprintf(stderr, "[%d/%d] %s (repetition %d/%d): %s\n", ++j->done, j->total, l->label, rep + 1, o->repeat,
+	    r.log.path);
+	r.environment = ab_runenv_capture();
+	iso_now(r.started_on);
+	{
+		struct ab_proc p = {.argv = r.argv, .cwd = NULL, .envp = ab_env_envp(&env), .log_path = log.tmp,
+		    .tee = 1, .timeout = o->timeout};
+
+		if (ab_proc_run(&res, &p) < 0)
+			goto done;
+	}
+	iso_now(r.finished_on);
+	ab_runenv_finish(r.environment);
+	r.exit_code = res.exit_code;
+	r.signal = res.signal;
+	/* microseconds: what rusage measures, without the noise of a double's last digits */
+	r.wall_s = (double)(long long)(res.seconds * 1e6 + 0.5) / 1e6;
+	r.user_s = (double)(long long)(res.user_s * 1e6 + 0.5) / 1e6;
+	r.sys_s = (double)(long long)(res.sys_s * 1e6 + 0.5) / 1e6;
+	r.maxrss_kb = res.maxrss_kb;
+	r.status = ab_proc_caught() ? AB_RUN_INTERRUPTED : res.timed_out ? AB_RUN_TIMED_OUT :
+	    res.signal ? AB_RUN_SIGNALED : AB_RUN_EXITED;
+	if (ab_hash_file(r.log.sha256, &r.log.size, log.tmp) < 0 || ab_atomic_commit(&log) < 0)
+		goto done;
+	files[nfiles++] = r.log;
+	if (o->junit) {
+		if (written_since(&junit_before, o->junit)) {
+			if (keep_junit(&r, j, base) < 0)
+				goto done;
+			files[nfiles++] = r.junit;
+		} else {
+			ab_error("run: %s: the command did not write the JUnit report '%s': recorded as missing",
+			    l->label, o->junit);
+			j->junit_missing = 1;
+		}
+	}
+	{
+		cJSON *stmt = ab_runrec_statement(&r);
+		char *json = cJSON_Print(stmt);
+		struct ab_runrec_file f = {0};
+
+		cJSON_Delete(stmt);
+		text = ab_sprintf("%s\n", json);
+		cJSON_free(json);
+		f.path = ab_sprintf("%s/%s.intoto.json", j->reldir, base);
+		f.size = strlen(text);
+		ab_hash_buf(f.sha256, text, f.size);
+		free(path);
+		path = ab_path_join(o->outdir, f.path);
+		files[nfiles++] = f;
+		if (ab_write_file_atomic(path, text, f.size) < 0 || ab_runrec_sums_append(o->outdir, files, nfiles) < 0) {
+			free(f.path);
+			goto done;
+		}
+		free(f.path);
+	}
+	describe(what, sizeof(what), &r);
+	fprintf(stderr, "[%d/%d] %s (repetition %d/%d): %s, %.2fs\n", j->done, j->total, l->label, rep + 1,
+	    o->repeat, what, r.wall_s);
+	printf("%s/%s.intoto.json: %s %d/%d %s, %.3f s\n", j->reldir, base, l->label, rep + 1, o->repeat, what,
+	    r.wall_s);
+	if (r.status != AB_RUN_EXITED || r.exit_code != 0)
+		j->failed = 1;
+	e = 0;
+done:
+	ab_atomic_abort(&log);
+	ab_env_release(&env);
+	ab_strv_free(&argv);
+	ab_runrec_release(&r);
+	free(base);
+	free(path);
+	free(text);
+	return e;
+}
+
+static void
+job_release(struct job *j, size_t nlabels)
+{
+	for (size_t i = 0; j->labels && i < nlabels; i++)
+		ab_manifest_runtime_release(&j->labels[i].rt);
+	free(j->labels);
+	free(j->dir);
+	free(j->reldir);
+	free(j->cwd);
+	free(j->invocation);
+	free(j->recipe_sha256);
+}
+
+/* the labels in the order of repetition rep */
+static void
+order_of(char **order, const struct ab_run_opts *o, int rep)
+{
+	for (size_t i = 0; i < o->nlabels; i++)
+		order[i] = o->labels[o->rotate ? (i + (size_t)rep) % o->nlabels : i];
+}
+
+int
+ab_run(const struct ab_run_opts *o)
+{
+	struct job j = {.o = o};
+	struct ab_manifest_recorded rec = {0};
+	char *name = NULL, **order = NULL;
+	int lockfd = -1, e = AB_EFAIL, have_rec = 0;
+
+	if (o->name && !ab_runrec_name_valid(o->name)) {
+		bad_name(o->name);
+		goto done;
+	}
+	if (ab_build_lock(&lockfd, o->outdir) < 0)
+		goto done;
+	if ((e = ab_manifest_recorded_read(&rec, o->outdir, 0)) < 0)
+		goto done;
+	have_rec = 1;
+	j.labels = ab_calloc(o->nlabels, sizeof(*j.labels));
+	for (size_t i = 0; i < o->nlabels; i++) {
+		j.labels[i].label = o->labels[i];
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(o->labels[k], o->labels[i])) {
+				ab_error("run: label '%s' is given twice", o->labels[i]);
+				e = AB_EFAIL;
+				goto done;
+			}
+		if ((e = check_label(&j.labels[i], &rec, o->outdir, uses_bin(o))) < 0)
+			goto done;
+		if ((e = check_command(&j.labels[i], o)) < 0)
+			goto done;
+		for (size_t w = 0; w < j.labels[i].rt.warnings.n; w++)
+			ab_warn("%s: %s", o->labels[i], j.labels[i].rt.warnings.v[w]);
+	}
+	e = AB_EFAIL;
+	/* the default name: the command's base name, as it runs for the first label */
+	if (o->name) {
+		name = ab_strdup(o->name);
+	} else {
+		char *prog = expand(o->argv[0], j.labels[0].rt.program, j.labels[0].label);
+		const char *b = strrchr(prog, '/');
+
+		name = ab_strdup(b ? b + 1 : prog);
+		free(prog);
+		if (!ab_runrec_name_valid(name)) {
+			bad_name(name);
+			goto done;
+		}
+	}
+	j.name = name;
+	build_identity(&j, &rec);
+	if (!(j.cwd = getcwd(NULL, 0))) {
+		ab_error_errno("run: cannot get the current directory");
+		goto done;
+	}
+	j.reldir = ab_sprintf("%s/%s", AB_RUN_DIR, name);
+	j.dir = ab_path_join(o->outdir, j.reldir);
+	if (ab_mkdir_p(j.dir, 0755) < 0)
+		goto done;
+	/* the log of a run killed with -9 is a temporary of a dead process: gone now */
+	ab_atomic_clean_stale(j.dir);
+	j.next = ab_runrec_next_number(j.dir);
+	j.total = o->repeat * (int)o->nlabels;
+	order = ab_calloc(o->nlabels, sizeof(*order));
+	ab_proc_catch_signals();
+	for (int rep = 0; rep < o->repeat && !ab_proc_caught(); rep++) {
+		order_of(order, o, rep);
+		for (size_t i = 0; i < o->nlabels && !ab_proc_caught(); i++) {
+			struct label *l = NULL;
+
+			for (size_t k = 0; k < o->nlabels; k++)
+				if (!strcmp(j.labels[k].label, order[i]))
+					l = &j.labels[k];
+			if (run_one(&j, l, rep, order, o->nlabels) < 0)
+				goto done;
+		}
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		ab_error_errno("cannot write to stdout");
+		goto done;
+	}
+	e = j.junit_missing ? AB_EFAIL : j.failed || ab_proc_caught() ? AB_ECHECK : 0;
+done:
+	if (have_rec)
+		ab_manifest_recorded_release(&rec);
+	job_release(&j, o->nlabels);
+	free(order);
+	free(name);
+	if (lockfd >= 0)
+		close(lockfd);
+	return e;
+}
+
+int
+ab_run_env_only(FILE *out)
+{
+	cJSON *env = ab_runenv_capture();
+	int e = ab_json_print(out, env);
+
+	cJSON_Delete(env);
+	return e;
+}

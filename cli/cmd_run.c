@@ -1,0 +1,151 @@
+/*
+ * allocbuild run OUTDIR LABEL... [--name NAME] [--repeat N] [--rotate]
+ *     [--junit PATH] [--timeout S] [--set NAME=VALUE]... -- COMMAND [ARG...]
+ * allocbuild run --env-only
+ *
+ * Run a benchmark or verification command once per label and repetition
+ * with the label's runtime environment, and record each run under
+ * OUTDIR/runs/NAME/ (builder/run.h, docs/runs.md).
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "../builder/run.h"
+#include "../lib/proc.h"
+#include "../lib/util.h"
+
+static const char usage[] =
+    "allocbuild run OUTDIR LABEL... [--name NAME] [--repeat N] [--rotate] [--junit PATH]\n"
+    "               [--timeout S] [--set NAME=VALUE]... -- COMMAND [ARG...]\n"
+    "allocbuild run --env-only\n"
+    "\n"
+    "Run COMMAND (never through a shell) once per LABEL, N times each (--repeat,\n"
+    "default 1; --rotate: a b c, b c a, c a b), with exactly the runtime\n"
+    "environment `allocbuild env OUTDIR LABEL` prints (the inherited MALLOC_CONF,\n"
+    "*_MALLOC_CONF, MIMALLOC_* and LD_PRELOAD removed unless the label sets them),\n"
+    "ALLOCBUILD_LABEL and ALLOCBUILD_BIN (the label's program artifact, when it has\n"
+    "one) set, and --set NAME=VALUE on top. In ARGs and --set values, {bin} stands\n"
+    "for the program and {label} for the label. The output goes to the terminal\n"
+    "and to OUTDIR/runs/NAME/NNNN-LABEL.log; each run's record,\n"
+    "NNNN-LABEL.intoto.json (an in-toto Statement), holds argv, cwd, the variables\n"
+    "set and removed, the artifact's digest, times, exit status, CPU and peak RSS\n"
+    "of the child tree, the run environment and, with --junit, the summary of the\n"
+    "JUnit report the command wrote (kept as NNNN-LABEL.junit.xml). SHA256SUMS\n"
+    "lists every file; verify checks them. NAME defaults to COMMAND's base name.\n"
+    "--timeout kills the command past S seconds. --env-only prints the run\n"
+    "environment as JSON and runs nothing.\n"
+    "Exit 0 every command exited 0, 1 one did not (or was interrupted, or an\n"
+    "artifact changed since the build: nothing runs then), 2 bad input (nothing\n"
+    "is recorded) or a JUnit report the command did not write. See docs/runs.md.\n";
+
+static int
+cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"name", required_argument, NULL, 'n'},
+		{"repeat", required_argument, NULL, 'r'},
+		{"rotate", no_argument, NULL, 'R'},
+		{"junit", required_argument, NULL, 'j'},
+		{"timeout", required_argument, NULL, 't'},
+		{"set", required_argument, NULL, 's'},
+		{"env-only", no_argument, NULL, 'E'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ab_run_opts o = {.repeat = 1};
+	struct ab_strv sets = {0};
+	int c, dashes = -1, env_only = 0, rc;
+	char *end;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			dashes = i;
+			break;
+		}
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(dashes < 0 ? argc : dashes, argv, ":", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o.name = optarg;
+			break;
+		case 'r':
+			if (ab_cmd_parse_int(&o.repeat, optarg, 1, 100000) < 0) {
+				ab_strv_free(&sets);
+				return ab_cmd_usage_error("run", "--repeat wants a number from 1 to 100000, not '%s'", optarg);
+			}
+			break;
+		case 'R':
+			o.rotate = 1;
+			break;
+		case 'j':
+			o.junit = optarg;
+			break;
+		case 't':
+			o.timeout = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.timeout > 0) || o.timeout > 7 * 86400) {
+				ab_strv_free(&sets);
+				return ab_cmd_usage_error("run", "--timeout wants a positive number of seconds, not '%s'", optarg);
+			}
+			break;
+		case 's': {
+			const char *eq = strchr(optarg, '=');
+
+			if (!eq || !ab_env_name_valid(optarg, (size_t)(eq - optarg))) {
+				ab_strv_free(&sets);
+				return ab_cmd_usage_error("run", "--set wants NAME=VALUE, not '%s'", optarg);
+			}
+			ab_strv_push(&sets, optarg);
+			break;
+		}
+		case 'E':
+			env_only = 1;
+			break;
+		default:
+			ab_strv_free(&sets);
+			return ab_cmd_option_error("run", c, argv);
+		}
+	}
+	if (env_only) {
+		ab_strv_free(&sets);
+		if (optind != (dashes < 0 ? argc : dashes) || dashes >= 0)
+			return ab_cmd_usage_error("run", "--env-only takes no OUTDIR, LABEL or COMMAND");
+		return ab_cmd_exit(ab_run_env_only(stdout));
+	}
+	if (dashes < 0) {
+		ab_strv_free(&sets);
+		return ab_cmd_usage_error("run", "missing '--' before COMMAND");
+	}
+	if (dashes - optind < 2 || dashes + 1 >= argc) {
+		ab_strv_free(&sets);
+		return ab_cmd_usage_error("run", dashes - optind < 1 ? "missing OUTDIR" :
+		    dashes - optind < 2 ? "missing LABEL" : "missing COMMAND after '--'");
+	}
+	if (!ab_is_dir(argv[optind])) {
+		ab_strv_free(&sets);
+		ab_error("run: '%s' is not a directory", argv[optind]);
+		return AB_EXIT_USAGE;
+	}
+	o.outdir = argv[optind];
+	o.labels = argv + optind + 1;
+	o.nlabels = (size_t)(dashes - optind - 1);
+	o.sets = sets.v;
+	o.nsets = sets.n;
+	o.argv = argv + dashes + 1;
+	rc = ab_run(&o);
+	ab_strv_free(&sets);
+	/* interrupted: the record is written; end as the signal would have ended us */
+	if (ab_proc_caught()) {
+		int sig = ab_proc_caught();
+
+		fflush(stdout);
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	return ab_cmd_exit(rc);
+}
+
+const struct ab_cmd ab_cmd_run = {"run", "run a benchmark or verification command per variant and record each run",
+    usage, cmd_run};

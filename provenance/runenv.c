@@ -1,0 +1,328 @@
+#include "runenv.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <gnu/libc-version.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "../lib/jsonio.h"
+#include "../lib/util.h"
+
+/* a small kernel file's text, white space trimmed at both ends; NULL (its path in absent) when unreadable */
+static char *
+read_small(cJSON *absent, const char *path)
+{
+	char buf[4096];
+	size_t n;
+	FILE *f = fopen(path, "re");
+	char *s, *e;
+
+	if (!f) {
+		cJSON_AddItemToArray(absent, cJSON_CreateString(path));
+		return NULL;
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	if (ferror(f)) {
+		fclose(f);
+		cJSON_AddItemToArray(absent, cJSON_CreateString(path));
+		return NULL;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	for (s = buf; isspace((unsigned char)*s); s++)
+		;
+	for (e = s + strlen(s); e > s && isspace((unsigned char)e[-1]); e--)
+		;
+	return ab_strndup(s, (size_t)(e - s));
+}
+
+static void
+add_str_or_null(cJSON *o, const char *key, char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+	free(v);
+}
+
+/* a file's text as a member */
+static void
+add_file(cJSON *o, cJSON *absent, const char *key, const char *path)
+{
+	add_str_or_null(o, key, read_small(absent, path));
+}
+
+/* the selected mode of a sysfs choice file, "always [madvise] never" -> "madvise" */
+static void
+add_choice(cJSON *o, cJSON *absent, const char *key, const char *path)
+{
+	char *s = read_small(absent, path), *l, *r;
+
+	if (s && (l = strchr(s, '[')) && (r = strchr(l, ']'))) {
+		char *v = ab_strndup(l + 1, (size_t)(r - l - 1));
+
+		free(s);
+		s = v;
+	}
+	add_str_or_null(o, key, s);
+}
+
+/* a number of a file of "Name: value" lines (/proc/meminfo) or "name value" lines (/proc/vmstat) */
+static void
+add_field(cJSON *o, const char *key, const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *s = text; s && *s;) {
+		if (!strncmp(s, name, n) && (s[n] == ':' || s[n] == ' ')) {
+			cJSON_AddNumberToObject(o, key, strtod(s + n + 1, NULL));
+			return;
+		}
+		s = strchr(s, '\n');
+		s = s ? s + 1 : NULL;
+	}
+	cJSON_AddNullToObject(o, key);
+}
+
+/* "0-3,8" for a CPU set */
+static char *
+cpu_list(const cpu_set_t *set)
+{
+	struct ab_buf b = {0};
+
+	for (int i = 0; i < CPU_SETSIZE; i++) {
+		int j = i;
+
+		if (!CPU_ISSET(i, set))
+			continue;
+		while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, set))
+			j++;
+		ab_buf_printf(&b, "%s%d", b.len ? "," : "", i);
+		if (j > i)
+			ab_buf_printf(&b, "-%d", j);
+		i = j;
+	}
+	return b.s ? ab_buf_detach(&b) : ab_strdup("");
+}
+
+static void
+add_cpus(cJSON *env, cJSON *absent)
+{
+	cJSON *cpu = cJSON_AddObjectToObject(env, "cpu");
+	char *info = read_small(absent, "/proc/cpuinfo"), *model = NULL;
+	cpu_set_t set;
+
+	for (const char *s = info; s && *s;) {
+		if (!strncmp(s, "model name", 10) && strchr(s, ':') && strchr(s, ':') < strchr(s, '\n')) {
+			const char *v = strchr(s, ':') + 1;
+
+			while (*v == ' ' || *v == '\t')
+				v++;
+			model = ab_strndup(v, strcspn(v, "\n"));
+			break;
+		}
+		s = strchr(s, '\n');
+		s = s ? s + 1 : NULL;
+	}
+	free(info);
+	add_str_or_null(cpu, "model", model);
+	add_file(cpu, absent, "online", "/sys/devices/system/cpu/online");
+	cJSON_AddNumberToObject(cpu, "online_count", (double)sysconf(_SC_NPROCESSORS_ONLN));
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+		add_str_or_null(cpu, "affinity", cpu_list(&set));
+		cJSON_AddNumberToObject(cpu, "affinity_count", CPU_COUNT(&set));
+	} else {
+		cJSON_AddNullToObject(cpu, "affinity");
+		cJSON_AddNullToObject(cpu, "affinity_count");
+	}
+	/* the governors of the CPUs this process may run on, each distinct one once */
+	{
+		struct ab_strv govs = {0};
+		int any = 0;
+
+		for (int i = 0; i < CPU_SETSIZE; i++) {
+			char path[96], *g;
+			cJSON *quiet = cJSON_CreateArray();
+
+			if (!CPU_ISSET(i, &set))
+				continue;
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", i);
+			g = read_small(quiet, path);
+			cJSON_Delete(quiet);
+			if (!g)
+				continue;
+			any = 1;
+			if (!ab_strv_has(&govs, g))
+				ab_strv_push(&govs, g);
+			free(g);
+		}
+		if (any) {
+			struct ab_buf b = {0};
+
+			for (size_t i = 0; i < govs.n; i++)
+				ab_buf_printf(&b, "%s%s", i ? "," : "", govs.v[i]);
+			cJSON_AddStringToObject(cpu, "governor", b.s);
+			ab_buf_free(&b);
+		} else {
+			cJSON_AddNullToObject(cpu, "governor");
+			cJSON_AddItemToArray(absent, cJSON_CreateString("/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor"));
+		}
+		ab_strv_free(&govs);
+	}
+	add_file(cpu, absent, "boost", "/sys/devices/system/cpu/cpufreq/boost");
+	add_file(cpu, absent, "no_turbo", "/sys/devices/system/cpu/intel_pstate/no_turbo");
+}
+
+static void
+add_memory(cJSON *env, cJSON *absent)
+{
+	cJSON *mem = cJSON_AddObjectToObject(env, "memory");
+	char *info = read_small(absent, "/proc/meminfo");
+
+	cJSON_AddNumberToObject(mem, "page_size", (double)sysconf(_SC_PAGESIZE));
+	add_field(mem, "hugepage_size_kb", info, "Hugepagesize");
+	add_field(mem, "mem_total_kb", info, "MemTotal");
+	add_field(mem, "swap_total_kb", info, "SwapTotal");
+	free(info);
+	add_choice(mem, absent, "thp_enabled", "/sys/kernel/mm/transparent_hugepage/enabled");
+	add_choice(mem, absent, "thp_defrag", "/sys/kernel/mm/transparent_hugepage/defrag");
+	add_file(mem, absent, "overcommit_memory", "/proc/sys/vm/overcommit_memory");
+	add_file(mem, absent, "swappiness", "/proc/sys/vm/swappiness");
+}
+
+/* the swap counters now: {pswpin, pswpout}, pages since boot, host-wide */
+static cJSON *
+swap_counters(cJSON *absent)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *vm = read_small(absent, "/proc/vmstat");
+
+	add_field(o, "pswpin", vm, "pswpin");
+	add_field(o, "pswpout", vm, "pswpout");
+	free(vm);
+	return o;
+}
+
+/* the cgroup v2 limits of this process's cgroup ("0::/path" in /proc/self/cgroup) */
+static void
+add_cgroup(cJSON *env, cJSON *absent)
+{
+	static const char *const files[] = {"memory.max", "memory.high", "memory.swap.max", "cpu.max"};
+	cJSON *cg = cJSON_AddObjectToObject(env, "cgroup");
+	char *self = read_small(absent, "/proc/self/cgroup"), *path = NULL;
+
+	for (const char *s = self; s && *s;) {
+		if (!strncmp(s, "0::", 3)) {
+			path = ab_strndup(s + 3, strcspn(s + 3, "\n"));
+			break;
+		}
+		s = strchr(s, '\n');
+		s = s ? s + 1 : NULL;
+	}
+	free(self);
+	if (path)
+		cJSON_AddStringToObject(cg, "path", path);
+	else
+		cJSON_AddNullToObject(cg, "path");
+	for (size_t i = 0; i < AB_NELEM(files); i++) {
+		char *f;
+
+		if (!path) {
+			cJSON_AddNullToObject(cg, files[i]);
+			continue;
+		}
+		f = ab_sprintf("/sys/fs/cgroup%s%s%s", path, strcmp(path, "/") ? "/" : "", files[i]);
+		add_file(cg, absent, files[i], f);
+		free(f);
+	}
+	free(path);
+}
+
+static void
+add_numa(cJSON *env, cJSON *absent)
+{
+	cJSON *numa = cJSON_AddObjectToObject(env, "numa");
+	DIR *d = opendir("/sys/devices/system/node");
+	struct dirent *de;
+	int n = 0;
+
+	if (d) {
+		while ((de = readdir(d)))
+			if (!strncmp(de->d_name, "node", 4) && isdigit((unsigned char)de->d_name[4]))
+				n++;
+		closedir(d);
+		cJSON_AddNumberToObject(numa, "nodes", n);
+	} else {
+		cJSON_AddNullToObject(numa, "nodes");
+		cJSON_AddItemToArray(absent, cJSON_CreateString("/sys/devices/system/node"));
+	}
+	add_file(numa, absent, "balancing", "/proc/sys/kernel/numa_balancing");
+}
+
+cJSON *
+ab_runenv_capture(void)
+{
+	cJSON *env = cJSON_CreateObject(), *absent = cJSON_CreateArray(), *swap;
+	struct utsname u;
+	char *load;
+
+	if (uname(&u) == 0) {
+		cJSON_AddStringToObject(env, "kernel", u.release);
+		cJSON_AddStringToObject(env, "machine", u.machine);
+	} else {
+		cJSON_AddNullToObject(env, "kernel");
+		cJSON_AddNullToObject(env, "machine");
+	}
+	add_cpus(env, absent);
+	add_memory(env, absent);
+	swap = cJSON_AddObjectToObject(env, "swap");
+	cJSON_AddItemToObject(swap, "before", swap_counters(absent));
+	add_cgroup(env, absent);
+	add_numa(env, absent);
+	add_file(env, absent, "aslr", "/proc/sys/kernel/randomize_va_space");
+	cJSON_AddStringToObject(env, "glibc", gnu_get_libc_version());
+	load = read_small(absent, "/proc/loadavg");
+	if (load) {
+		double l[3] = {0};
+		cJSON *a = cJSON_CreateArray();
+
+		if (sscanf(load, "%lf %lf %lf", &l[0], &l[1], &l[2]) == 3)
+			for (int i = 0; i < 3; i++)
+				cJSON_AddItemToArray(a, cJSON_CreateNumber(l[i]));
+		cJSON_AddItemToObject(env, "loadavg", a);
+		free(load);
+	} else {
+		cJSON_AddNullToObject(env, "loadavg");
+	}
+	cJSON_AddItemToObject(env, "absent", absent);
+	return env;
+}
+
+void
+ab_runenv_finish(cJSON *env)
+{
+	cJSON *swap = ab_json_get(env, "swap"), *absent = ab_json_get(env, "absent"), *after;
+	const cJSON *b, *a;
+
+	if (!swap || !absent)
+		return;
+	after = swap_counters(absent);
+	cJSON_AddItemToObject(swap, "after", after);
+	b = ab_json_get(swap, "before");
+	a = after;
+	if (cJSON_IsNumber(ab_json_get(b, "pswpin")) && cJSON_IsNumber(ab_json_get(a, "pswpin")) &&
+	    cJSON_IsNumber(ab_json_get(b, "pswpout")) && cJSON_IsNumber(ab_json_get(a, "pswpout")))
+		cJSON_AddNumberToObject(swap, "activity",
+		    ab_json_get(a, "pswpin")->valuedouble - ab_json_get(b, "pswpin")->valuedouble +
+		    ab_json_get(a, "pswpout")->valuedouble - ab_json_get(b, "pswpout")->valuedouble);
+	else
+		cJSON_AddNullToObject(swap, "activity");
+}

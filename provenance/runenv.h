@@ -1,0 +1,28 @@
+/*
+ * runenv: the run environment of a benchmark or verification run, read
+ * from the kernel's files once per run (docs/runs.md, "The run
+ * environment"): kernel, CPU model, online CPUs and this process's CPU
+ * affinity, cpufreq governor and boost / no_turbo, transparent hugepages,
+ * vm.overcommit_memory, page and hugepage size, MemTotal, SwapTotal,
+ * vm.swappiness, the swap-in/out counters, the cgroup v2 limits of this
+ * process's cgroup, NUMA nodes and numa_balancing, ASLR, the glibc
+ * version and the load average.
+ *
+ * A file that is absent or unreadable is recorded as absent: its value is
+ * null and its path is listed in "absent"; nothing is guessed.
+ *
+ *   cJSON *env = ab_runenv_capture();          before the run
+ *   ... run ...
+ *   ab_runenv_finish(env);                     the swap counters after it
+ */
+#ifndef AB_RUNENV_H
+#define AB_RUNENV_H
+
+#include <cjson/cJSON.h>
+
+/* the run environment as a JSON object, swap counters in "swap.before"; caller frees */
+cJSON *ab_runenv_capture(void);
+/* add "swap.after" and "swap.activity" (pages swapped in or out during the run, or null) */
+void ab_runenv_finish(cJSON *env);
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * runrec: the record of one run of `allocbuild run` (docs/runs.md), which
+ * is also an in-toto Statement: subject the variant's program (or its
+ * allocator archive), predicateType AB_RUN_PREDICATE, the predicate the
+ * record itself, with the run's log and JUnit report as its byproducts.
+ *
+ * A run's files live in OUTDIR/runs/NAME/, numbered across the runs of
+ * that name: NNNN-LABEL.intoto.json (the record), NNNN-LABEL.log and
+ * NNNN-LABEL.junit.xml. Each is written atomically, the record last, and
+ * then listed in SHA256SUMS; the build keeps those lines when it rewrites
+ * SHA256SUMS, and verify checks them (provenance/manifest.h).
+ */
+#ifndef AB_RUNREC_H
+#define AB_RUNREC_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "../lib/hash.h"
+#include "../lib/util.h"
+
+/* the predicate type of a run record's Statement */
+#define AB_RUN_PREDICATE "https://allocbuild.dev/run/v1"
+#define AB_RUN_DIR "runs"
+
+/* how a run ended */
+enum ab_run_status {
+	AB_RUN_EXITED,      /* exit_code says how */
+	AB_RUN_SIGNALED,    /* killed by a signal of its own */
+	AB_RUN_TIMED_OUT,   /* killed past --timeout */
+	AB_RUN_INTERRUPTED, /* allocbuild was sent SIGINT/SIGTERM/SIGHUP and passed it on */
+};
+
+struct ab_runrec_file {
+	char *path; /* relative to OUTDIR */
+	char sha256[AB_HEX_LEN + 1];
+	uint64_t size;
+};
+
+struct ab_runrec {
+	const char *name;            /* --name */
+	int number;                  /* NNNN */
+	const char *label;
+	int repetition, repetitions; /* 1-based */
+	char *const *order;          /* the labels in this repetition's order */
+	size_t norder;
+	const char *build_invocation; /* the build statement's invocationId, or NULL */
+	const char *recipe_sha256;   /* or NULL */
+	const char *subject;         /* relative to OUTDIR */
+	const char *subject_kind;    /* "program", "allocator archive" or "artifact" */
+	char subject_sha256[AB_HEX_LEN + 1];
+	char *const *argv;           /* as executed */
+	const char *cwd;
+	struct ab_strv overrides;    /* "NAME=value" set by allocbuild */
+	struct ab_strv removed;      /* names removed from the inherited environment */
+	char started_on[32], finished_on[32];
+	enum ab_run_status status;
+	int exit_code, signal;       /* exit_code -1 when killed; signal 0 when exited */
+	double wall_s, user_s, sys_s;
+	long maxrss_kb;
+	struct ab_runrec_file log;
+	const char *junit_path;      /* --junit as given, or NULL */
+	struct ab_runrec_file junit; /* its copy; path NULL when the command did not write it */
+	cJSON *junit_summary;        /* owned; NULL when missing or not JUnit */
+	cJSON *environment;          /* owned: provenance/runenv.h */
+};
+
+/* the record as its Statement; caller frees */
+cJSON *ab_runrec_statement(const struct ab_runrec *r);
+void ab_runrec_release(struct ab_runrec *r);
+
+/* is name usable as a run name: [A-Za-z0-9._-], 1 to 64 characters, not starting with '.' or '-'? */
+int ab_runrec_name_valid(const char *name);
+/* the number the next run in dir (OUTDIR/runs/NAME) takes: one more than any record there */
+int ab_runrec_next_number(const char *dir);
+/* is rel (relative to OUTDIR) a run record: runs/NAME/NNNN-LABEL.intoto.json? */
+int ab_runrec_is_statement(const char *rel);
+/* is rel under runs/? */
+int ab_runrec_is_run_file(const char *rel);
+
+/*
+ * The JUnit summary of a report's text: tests, failures, errors, skipped
+ * and time, from its <testsuites> element, else the sum of its
+ * <testsuite> elements. NULL when it has neither.
+ */
+cJSON *ab_runrec_junit_summary(const char *text, size_t len);
+
+/* what a run Statement names: its subjects and byproducts, name and sha256, appended */
+void ab_runrec_named(struct ab_strv *names, struct ab_strv *hexes, const cJSON *stmt);
+
+/*
+ * Append lines for files (paths relative to outdir, with their digests)
+ * to OUTDIR/SHA256SUMS, rewritten atomically; the caller holds OUTDIR's
+ * lock. Reports errors.
+ */
+int ab_runrec_sums_append(const char *outdir, const struct ab_runrec_file *files, size_t n);
+/*
+ * the lines of OUTDIR/SHA256SUMS under runs/ whose files are there,
+ * appended to b (a build rewriting SHA256SUMS keeps them)
+ */
+void ab_runrec_sums_carry(struct ab_buf *b, const char *outdir);
+
+#endif

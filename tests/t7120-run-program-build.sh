@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# run: a variant with a program artifact (the fake autotools project's
+# bin/fake): {bin} in the arguments and in --set, ALLOCBUILD_BIN, the
+# program as the record's subject; then a build over the OUTDIR keeps the
+# runs' lines of SHA256SUMS, and verify still passes.
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/fakeproj.sh"
+
+make_fakeproj_recipe r.json
+expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+bin=$PWD/bo/variants/t1/build/bin/fake
+expect_exit 0 "$AB" run bo t1 --name prog --repeat 2 -- {bin}
+expect_grep "fake" bo/runs/prog/0001-t1.log
+R=bo/runs/prog/0001-t1.intoto.json
+P='d["predicate"]'
+[ "$(json $R "$P['argv']")" = "['$bin']" ]
+[ "$(json $R "$P['artifact']['kind']")" = program ]
+[ "$(json $R 'd["subject"][0]["name"]')" = variants/t1/build/bin/fake ]
+[ "$(json $R 'd["subject"][0]["digest"]["sha256"]')" = "$(sha256sum <"$bin" | cut -c1-64)" ]
+[ "$(json $R "$P['env_overrides']")" = "{'ALLOCBUILD_LABEL': 't1', 'ALLOCBUILD_BIN': '$bin'}" ]
+expect_exit 0 "$AB" run bo t1 --name env --set PROG={bin} --set WHO={label} -- printenv PROG WHO ALLOCBUILD_BIN
+printf '%s\nt1\n%s\n' "$bin" "$bin" | expect_file bo/runs/env/0001-t1.log
+[ "$(json bo/runs/env/0001-t1.intoto.json "$P['env_overrides']['PROG']")" = "$bin" ]
+expect_exit 0 "$AB" verify bo
+
+# a build rewrites SHA256SUMS from its records and keeps the runs' lines
+grep '  runs/' bo/SHA256SUMS >runs.before
+[ "$(wc -l <runs.before)" = 6 ]
+expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+grep '  runs/' bo/SHA256SUMS | cmp - runs.before || fail "the no-op build dropped the runs' lines"
+expect_exit 0 "$AB" verify bo
+expect_exit 0 "$AB" build --force --mirror-dir mirror -o bo r.json
+grep '  runs/' bo/SHA256SUMS | cmp - runs.before || fail "the forced build dropped the runs' lines"
+expect_exit 0 "$AB" verify bo
+# the next run continues the numbering
+expect_exit 0 "$AB" run bo t1 --name prog -- {bin}
+[ -f bo/runs/prog/0003-t1.intoto.json ] || fail "the numbering did not continue"
+expect_exit 0 "$AB" verify bo
+# runs removed on purpose: verify names them until a build drops their lines
+rm -r bo/runs/env
+expect_exit 1 "$AB" verify bo
+expect_grep "runs/env/0001-t1.intoto.json: expected " out
+expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+expect_no_grep "  runs/env/" bo/SHA256SUMS
+[ "$(grep -c '  runs/prog/' bo/SHA256SUMS)" = 6 ]
+expect_exit 0 "$AB" verify bo
