@@ -98,6 +98,8 @@ struct ab_variant {
 		struct ab_kvlist env;
 		struct ab_list unset;
 	} runtime;
+	/* build variants: compiled path-independently (builder/ccwrap.h); 0 for "reproducible": false */
+	int reproducible;
 	struct {
 		struct ab_list args; /* arguments for a probed binary artifact (e.g. "-h") */
 		int timeout;         /* seconds; 0: the default (docs/probes.md) */

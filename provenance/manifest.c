@@ -12,6 +12,7 @@
 #include "../lib/jsonio.h"
 #include "../lib/version.h"
 #include "sign.h"
+#include "toolchain.h"
 
 /* ---- helpers ---- */
 
@@ -143,6 +144,12 @@ const struct ab_manifest_file ab_manifest_files[] = {
 };
 const size_t ab_manifest_nfiles = AB_NELEM(ab_manifest_files);
 
+const char *const ab_manifest_records[] = {
+	"provenance/reproducibility.intoto.json",
+	"provenance/rebuild.intoto.json",
+	NULL,
+};
+
 static cJSON *
 recipe_json(const struct ab_run_record *run)
 {
@@ -198,6 +205,10 @@ commands_doc(const struct ab_run_record *run)
 		cJSON_AddStringToObject(v, "key", st->key);
 		if (st->definition)
 			cJSON_AddItemToObject(v, "definition", jdup(st->definition));
+		if (st->reproducible)
+			cJSON_AddItemToObject(v, "reproducible", jdup(st->reproducible));
+		if (st->toolchain)
+			cJSON_AddItemToObject(v, "toolchain", jdup(st->toolchain));
 		cJSON_AddItemToObject(v, "steps", st->steps ? jdup(st->steps) : cJSON_CreateArray());
 		cJSON_AddItemToArray(vars, v);
 	}
@@ -263,6 +274,21 @@ source_json(const struct ab_run_record *run, const struct ab_variant_record *bas
 	return src;
 }
 
+/*
+ * jemalloc's measurements of the host the variant's allocator was built
+ * on: its own build's, a relink's from variant's, a runtime_of's base's
+ */
+static const cJSON *
+host_probes_of(const struct ab_run_record *run, const struct ab_variant_record *st)
+{
+	for (int guard = 0; st && guard < 3; guard++) {
+		if (st->host_probes)
+			return st->host_probes;
+		st = ab_run_record_variant(run, st->from ? st->from : st->base);
+	}
+	return NULL;
+}
+
 static cJSON *
 binary_variant(const struct ab_run_record *run, const struct ab_variant_record *st)
 {
@@ -296,6 +322,8 @@ binary_variant(const struct ab_run_record *run, const struct ab_variant_record *
 		cJSON_AddNullToObject(al, "archive_sha256");
 	cJSON_AddItemToObject(v, "allocator", al);
 	cJSON_AddItemToObject(v, "source", source_json(run, base));
+	cJSON_AddBoolToObject(v, "reproducible", ab_variant_record_reproducible(st));
+	cJSON_AddItemToObject(v, "host_probes", jdup(host_probes_of(run, st)));
 	cJSON_AddItemToObject(v, "artifacts", ab_record_artifacts_json(st));
 	return v;
 }
@@ -401,6 +429,10 @@ build_definition(const struct ab_run_record *run)
 	for (size_t i = 0; i < run->nvariants; i++)
 		if (run->variants[i].ok)
 			cJSON_AddStringToObject(keys, run->variants[i].label, run->variants[i].key);
+	keys = cJSON_AddObjectToObject(intp, "reproducible");
+	for (size_t i = 0; i < run->nvariants; i++)
+		if (run->variants[i].ok && run->variants[i].reproducible)
+			cJSON_AddItemToObject(keys, run->variants[i].label, jdup(run->variants[i].reproducible));
 	deps = cJSON_AddArrayToObject(bd, "resolvedDependencies");
 	for (size_t i = 0; i < run->ndeps; i++) {
 		cJSON *d = cJSON_CreateObject();
@@ -428,6 +460,14 @@ statement(const struct ab_run_record *run, const struct sums *subjects, const st
 	b = cJSON_AddObjectToObject(rd, "builder");
 	cJSON_AddStringToObject(b, "id", AB_BUILDER_ID);
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "version"), "allocbuild", AB_VERSION);
+	{
+		/* the tools that decide the bytes, as Debian's .buildinfo names build dependencies */
+		cJSON *bdeps = cJSON_AddArrayToObject(b, "builderDependencies");
+
+		for (size_t i = 0; i < run->nvariants; i++)
+			if (run->variants[i].ok)
+				ab_toolchain_descriptors(bdeps, run->variants[i].toolchain);
+	}
 	md = cJSON_AddObjectToObject(rd, "metadata");
 	cJSON_AddStringToObject(md, "invocationId", run->invocation_id);
 	cJSON_AddStringToObject(md, "startedOn", run->started_on);
@@ -539,7 +579,47 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 	return 0;
 }
 
-/* SHA256SUMS, last: the subjects, the byproducts and every manifest written */
+/*
+ * The records of ab_manifest_records that still vouch for this run's
+ * artifacts (every subject digest is that of a subject of the run) into
+ * kept; the others are removed
+ */
+static int
+keep_records(struct sums *kept, const char *outdir, const struct sums *subjects)
+{
+	for (size_t i = 0; ab_manifest_records[i]; i++) {
+		const char *rel = ab_manifest_records[i];
+		char *abs = mpath(outdir, rel);
+		cJSON *doc = NULL;
+		const cJSON *it;
+		int ok = 1, e = 0;
+
+		if (!ab_path_exists(abs)) {
+			free(abs);
+			continue;
+		}
+		ab_quiet++;
+		if (ab_json_read(&doc, abs) < 0 || !cJSON_GetArraySize(ab_json_get(doc, "subject")))
+			ok = 0;
+		ab_quiet--;
+		cJSON_ArrayForEach(it, ab_json_get(doc, "subject")) {
+			const char *name = ab_json_str(it, "name"), *hex = ab_json_str(ab_json_get(it, "digest"), "sha256");
+			int found = 0;
+
+			for (size_t k = 0; name && hex && k < subjects->n; k++)
+				found |= !strcmp(subjects->v[k].path, name) && !strcmp(subjects->v[k].hex, hex);
+			ok &= found;
+		}
+		cJSON_Delete(doc);
+		e = ok ? add_sum_file(kept, outdir, rel) : drop(outdir, rel);
+		free(abs);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+/* SHA256SUMS, last: the subjects, the byproducts, every manifest written and the records kept */
 static int
 write_sums(const struct ab_run_record *run, const struct sums *subjects, const struct sums *byproducts)
 {
@@ -562,6 +642,8 @@ write_sums(const struct ab_run_record *run, const struct sums *subjects, const s
 		if (present && add_sum_file(&all, run->outdir, rel) < 0)
 			goto done;
 	}
+	if (keep_records(&all, run->outdir, subjects) < 0)
+		goto done;
 	for (size_t i = 0; i < all.n; i++)
 		ab_buf_printf(&b, "%s  %s\n", all.v[i].hex, all.v[i].path);
 	path = mpath(run->outdir, "SHA256SUMS");
@@ -594,6 +676,65 @@ done:
 	free_sums(&subjects);
 	free_sums(&byproducts);
 	free(prov);
+	return error;
+}
+
+static int
+is_record(const char *rel)
+{
+	for (size_t i = 0; ab_manifest_records[i]; i++)
+		if (!strcmp(ab_manifest_records[i], rel))
+			return 1;
+	return 0;
+}
+
+int
+ab_manifest_add_record(const char *outdir, const char *rel, const cJSON *doc)
+{
+	char *sums_path = mpath(outdir, "SHA256SUMS");
+	struct ab_buf old = {0}, b = {0};
+	int error = AB_EFAIL;
+
+	if (!is_record(rel)) {
+		ab_error("'%s' is not a record of an OUTDIR", rel);
+		goto done;
+	}
+	if (write_manifest(outdir, rel, doc) < 0 || ab_read_file(&old, sums_path) < 0)
+		goto done;
+	/* every line but the records', then the records present, in their order */
+	for (const char *s = old.s; s && *s;) {
+		size_t n = strcspn(s, "\n");
+		char *name = n > AB_HEX_LEN + 2 ? ab_strndup(s + AB_HEX_LEN + 2, n - AB_HEX_LEN - 2) : NULL;
+
+		if (!name || !is_record(name)) {
+			ab_buf_add(&b, s, n);
+			ab_buf_putc(&b, '\n');
+		}
+		free(name);
+		s += n + (s[n] == '\n');
+	}
+	for (size_t i = 0; ab_manifest_records[i]; i++) {
+		char *abs = mpath(outdir, ab_manifest_records[i]);
+		char hex[AB_HEX_LEN + 1];
+		int e = 0;
+
+		if (ab_path_exists(abs)) {
+			e = ab_hash_file(hex, NULL, abs);
+			if (e == 0)
+				ab_buf_printf(&b, "%s  %s\n", hex, ab_manifest_records[i]);
+		}
+		free(abs);
+		if (e < 0)
+			goto done;
+	}
+	/* the envelopes sign the statements as they were: stale now */
+	if (ab_write_file_atomic(sums_path, b.s ? b.s : "", b.len) < 0 || ab_sign_remove(outdir) < 0)
+		goto done;
+	error = 0;
+done:
+	ab_buf_free(&old);
+	ab_buf_free(&b);
+	free(sums_path);
 	return error;
 }
 

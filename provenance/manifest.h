@@ -41,6 +41,24 @@ struct ab_manifest_file {
 extern const struct ab_manifest_file ab_manifest_files[];
 extern const size_t ab_manifest_nfiles;
 
+/*
+ * Records that commands add to a built OUTDIR, each an in-toto Statement
+ * whose subjects are artifacts of the OUTDIR: `build --check`'s
+ * reproducibility record and `rebuild`'s record (docs/manifests.md).
+ * SHA256SUMS lists them after the manifests. A later build keeps a record
+ * while every subject digest it names is still that of the file, and
+ * removes it otherwise (the artifacts it vouched for are gone).
+ */
+extern const char *const ab_manifest_records[];
+/* NULL-terminated */
+
+/*
+ * Write record doc to OUTDIR/rel (one of ab_manifest_records) and list it
+ * in SHA256SUMS; the envelopes of the OUTDIR, which do not sign it, are
+ * removed. The caller holds OUTDIR's lock. 0 or AB_EFAIL (reported).
+ */
+int ab_manifest_add_record(const char *outdir, const char *rel, const cJSON *doc);
+
 /* copy the recipe and write every manifest of a run into run->outdir; 0 or AB_EFAIL (reported) */
 int ab_manifest_write(const struct ab_run_record *run);
 

@@ -29,6 +29,9 @@ static const struct {
 	const char *dir, *pattern;
 } places[] = {
 	{"provenance", "provenance.intoto.json"},
+	/* build --check and rebuild (provenance/manifest.h, ab_manifest_records) */
+	{"provenance", "reproducibility.intoto.json"},
+	{"provenance", "rebuild.intoto.json"},
 };
 
 #define STATEMENT_V1 "https://in-toto.io/Statement/v1"
