@@ -694,9 +694,15 @@ cmake_record(const struct ab_plan *p, const struct ab_plan_var *pv)
 
 	if (ab_cmakeprov_read(&rec, pv->build, pv->v->build.targets.v, pv->v->build.targets.n) < 0)
 		return NULL;
-	/* CMake found the wrapper's links: the record names the compilers they run */
-	if (p->ccwrap)
-		ab_cmakeprov_unwrap(rec, p->ccwrap, getenv("PATH"));
+	/* CMake found the wrapper's links: the record names the compilers they run, in the step's PATH */
+	if (p->ccwrap) {
+		const char *path = getenv("PATH");
+
+		for (size_t i = 0; i < pv->env.n; i++)
+			if (!strncmp(pv->env.v[i], "PATH=", 5))
+				path = pv->env.v[i] + 5;
+		ab_cmakeprov_unwrap(rec, p->ccwrap, path);
+	}
 	return rec;
 }
 

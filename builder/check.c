@@ -83,6 +83,7 @@ ab_check_run(const struct ab_recipe *r, const struct ab_plan_opts *po, char *con
 	struct ab_repro_side a = {0}, b = {0};
 	cJSON *cmp, *st;
 	int lockfd = -1, rc, differ, built;
+	double t0;
 
 	if ((rc = ab_plan_make(&p, r, po, labels, nlabels)) < 0)
 		goto done;
@@ -97,7 +98,10 @@ ab_check_run(const struct ab_recipe *r, const struct ab_plan_opts *po, char *con
 	built = built < 0 ? built : rc;
 	if ((rc = read_side(&d1, &a, p->outdir)) < 0 || (rc = read_side(&d2, &b, p2->outdir)) < 0)
 		goto done;
+	t0 = ab_now();
 	cmp = ab_repro_compare(&a, &b);
+	if (getenv("ALLOCBUILD_STATS"))
+		ab_note("stats: comparison %.3fs", ab_now() - t0);
 	differ = ab_json_get(cmp, "differ")->valueint;
 	printf("reproducibility: built again in %s with -j %d\n", p2->outdir, p2->jobs);
 	ab_repro_print(stdout, cmp);

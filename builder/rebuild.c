@@ -220,6 +220,7 @@ run_diffoscope(cJSON *cmp, const struct ab_rebuild_opts *o, const char *dir)
 	char *reports = ab_path_join(dir, "provenance/diffoscope");
 	struct ab_env env;
 	int timeout = o->diffoscope_timeout > 0 ? o->diffoscope_timeout : AB_REBUILD_DIFFOSCOPE_TIMEOUT;
+	char *from = ab_path_absolute(o->from);
 
 	ab_env_scrubbed(&env);
 	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts")) {
@@ -232,7 +233,7 @@ run_diffoscope(cJSON *cmp, const struct ab_rebuild_opts *o, const char *dir)
 		if (cJSON_IsTrue(ab_json_get(it, "identical")) || !ab_json_str(it, "rebuilt_sha256"))
 			continue;
 		base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-		a = ab_path_join(o->from, path);
+		a = ab_path_join(from, path);
 		b = ab_path_join(dir, path);
 		rel = ab_sprintf("provenance/diffoscope/%s.%s.txt", ab_json_str(it, "label"), base);
 		out = ab_path_join(dir, rel);
@@ -255,6 +256,7 @@ run_diffoscope(cJSON *cmp, const struct ab_rebuild_opts *o, const char *dir)
 	}
 	ab_env_release(&env);
 	free(reports);
+	free(from);
 }
 
 /* is prog in PATH? */
@@ -299,6 +301,7 @@ compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, co
 		.binaries = g->binaries, .commands = g->commands, .statement = g->statement};
 	struct ab_repro_side b = {.where = dir, .outdir = dir};
 	int e, differ;
+	double t0;
 
 	if (read_rebuilt(&rb, &rc_, &rs, dir) < 0) {
 		e = AB_EFAIL;
@@ -307,7 +310,10 @@ compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, co
 	b.binaries = rb;
 	b.commands = rc_;
 	b.statement = rs;
+	t0 = ab_now();
 	cmp = ab_repro_compare(&a, &b);
+	if (getenv("ALLOCBUILD_STATS"))
+		ab_note("stats: comparison %.3fs", ab_now() - t0);
 	differ = ab_json_get(cmp, "differ")->valueint + ab_json_get(cmp, "differ_expected")->valueint;
 	if (o->diffoscope && differ) {
 		if (g->bundle)

@@ -163,8 +163,15 @@ ab_repro_compare(const struct ab_repro_side *a, const struct ab_repro_side *b)
 	cJSON_AddNumberToObject(cmp, "identical", same);
 	cJSON_AddNumberToObject(cmp, "differ", differ);
 	cJSON_AddNumberToObject(cmp, "differ_expected", expected);
-	sum = ab_sprintf("%d/%d artifact%s identical%s", same, n, n == 1 ? "" : "s",
-	    expected ? " (the others are built with \"reproducible\": false)" : "");
+	{
+		struct ab_buf line = {0};
+
+		ab_buf_printf(&line, "%d/%d artifact%s identical", same, n, n == 1 ? "" : "s");
+		if (expected)
+			ab_buf_printf(&line, "; %d of a variant built with \"reproducible\": false differ%s", expected,
+			    expected == 1 ? "s" : "");
+		sum = ab_buf_detach(&line);
+	}
 	cJSON_AddStringToObject(cmp, "summary", sum);
 	free(sum);
 	return cmp;

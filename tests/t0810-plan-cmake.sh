@@ -34,7 +34,8 @@ cat >want <<EOT
 recipe flb (r.json, sha256 $(sha256sum r.json | cut -d' ' -f1))
 outdir $O
 jobs 2: up to 1 variant at once, compiling through ccache
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask 022
+compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
 [1/8] fetch flb: git https://github.com/fluent/fluent-bit 6315162a8d4b1ef42b038834e639697f8cb44912
 [2/8] fetch je: git https://github.com/jemalloc/jemalloc 54eaed1d8b56b1aa528be3bdd1877e59c56fa90c
 [3/8] a: fresh tree of flb
@@ -48,7 +49,8 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       cwd: $O/variants/a
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=/usr/lib/ccache:$PATH
+      env: PATH=$O/ccwrap:/usr/lib/ccache:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/a/src=/allocbuild/src -ffile-prefix-map=$O/variants/a/build=/allocbuild/build
       env: CCACHE_BASEDIR=$O
       env: CCACHE_NOHASHDIR=1
       log: $O/variants/a/logs/02-configure.log
@@ -57,7 +59,8 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       cwd: $O/variants/a
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=/usr/lib/ccache:$PATH
+      env: PATH=$O/ccwrap:/usr/lib/ccache:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/a/src=/allocbuild/src -ffile-prefix-map=$O/variants/a/build=/allocbuild/build
       env: CCACHE_BASEDIR=$O
       env: CCACHE_NOHASHDIR=1
       log: $O/variants/a/logs/03-build.log

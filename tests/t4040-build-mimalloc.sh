@@ -64,3 +64,13 @@ expect_exit 0 "$AB" env bo mi-purge
 printf "unset MALLOC_CONF\nexport MIMALLOC_PURGE_DELAY='0'\n" | expect_file out
 expect_exit 0 "$AB" env bo mi-secure
 printf "unset MALLOC_CONF\nunset MIMALLOC_PURGE_DELAY\n" | expect_file out
+
+# reproducible: built again into a longer, nested OUTDIR at -j1, every
+# artifact line of SHA256SUMS is the same (CMake found the compiler wrapper)
+expect_exit 1 "$AB" build -j 1 -o a/longer/nested/output/directory r.json
+grep -E '  variants/[^/]+/build/' bo/SHA256SUMS >a1
+grep -E '  variants/[^/]+/build/' a/longer/nested/output/directory/SHA256SUMS >a2
+[ "$(wc -l <a1)" = 2 ] || fail "artifacts: $(cat a1)"
+diff -u a1 a2 || fail "the mimalloc archives depend on the OUTDIR"
+[ "$(json $C '[d["variants"][v]["compilers"]["C"]["path"] for v in ("mi-plain", "mi-secure")]')" = "['/usr/bin/cc', '/usr/bin/cc']" ]
+[ "$(json $C 'd["variants"]["mi-plain"]["compilers"]["C"]["wrapper"]')" = "$PWD/bo/ccwrap/cc" ]
