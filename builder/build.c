@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/atomic.h"
+#include "../lib/dirwalk.h"
 #include "../lib/hash.h"
 #include "../lib/jobserver.h"
 #include "../lib/jsonio.h"
@@ -59,6 +61,7 @@ struct ctx {
 	pthread_cond_t cond;
 	pthread_mutex_t source_lock; /* the source module is driven by one thread at a time */
 	struct ab_jobserver *js;     /* shared by the make-based build steps, or NULL */
+	struct ab_manifest_last *last; /* the last run's manifests, while deciding what is up to date */
 	int running, failed;
 	double child_seconds;
 };
@@ -429,23 +432,24 @@ hash_artifacts(struct ab_variant_record *vr, struct ctx *c, const struct ab_plan
 {
 	struct ab_artifact_record *a = ab_calloc(pv->artifacts.n + 1, sizeof(*a));
 	const struct ab_variant *base = pv->base;
+	int root = open(pv->artdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	for (size_t i = 0; i < pv->artifacts.n; i++) {
 		struct ab_artifact_record *ar = &a[i];
 		char *abs = ab_path_join(pv->artdir, pv->artifacts.v[i]);
-		char *version = NULL;
-		int e = 0;
+		char *version = NULL, why[AB_BENEATH_WHY];
 
-		if (!ab_path_exists(abs)) {
-			ab_error("%s: artifact '%s' was not built", pv->v->label, abs);
-			e = AB_ECHECK;
-		} else if (ab_hash_file(ar->sha256, &ar->size, abs) < 0) {
-			e = AB_ECHECK;
-		}
-		if (e < 0) {
+		/* inside the build directory only: a symlink a build step made cannot lend it a file from outside */
+		if (root < 0 || ab_hash_file_beneath(ar->sha256, &ar->size, root, pv->artifacts.v[i], 0, why) < 0) {
+			if (root < 0 || errno == ENOENT)
+				ab_error("%s: artifact '%s' was not built", pv->v->label, abs);
+			else
+				ab_error("%s: artifact '%s' %s", pv->v->label, abs, why);
+			if (root >= 0)
+				close(root);
 			free(abs);
 			free_artifacts(a, i);
-			return e;
+			return AB_ECHECK;
 		}
 		ar->path = rel_to_outdir(c->p, abs);
 		ar->artifact = ab_strdup(pv->artifacts.v[i]);
@@ -463,6 +467,7 @@ hash_artifacts(struct ab_variant_record *vr, struct ctx *c, const struct ab_plan
 		}
 		free(abs);
 	}
+	close(root);
 	free_artifacts(vr->artifacts, vr->nartifacts);
 	vr->artifacts = a;
 	vr->nartifacts = pv->artifacts.n;
@@ -472,39 +477,105 @@ hash_artifacts(struct ab_variant_record *vr, struct ctx *c, const struct ab_plan
 
 /* ---- running steps ---- */
 
+/* a log's text split into lines (pointers into the text, which stays owned by the caller) */
+struct log_lines {
+	const char **v;
+	size_t *len;
+	size_t n;
+};
+
+static void
+split_lines(struct log_lines *l, const char *text, size_t size)
+{
+	size_t cap = 64;
+
+	l->v = ab_malloc(cap * sizeof(*l->v));
+	l->len = ab_malloc(cap * sizeof(*l->len));
+	l->n = 0;
+	for (const char *s = text; s < text + size;) {
+		size_t n = strcspn(s, "\n");
+
+		if (l->n == cap) {
+			cap *= 2;
+			l->v = ab_realloc(l->v, cap * sizeof(*l->v));
+			l->len = ab_realloc(l->len, cap * sizeof(*l->len));
+		}
+		l->v[l->n] = s;
+		l->len[l->n++] = n;
+		s += n + (s[n] == '\n');
+	}
+}
+
+/* does the line say what went wrong (rather than that something did)? */
+static int
+error_line(const char *s, size_t n, int *make_seen)
+{
+	static const char *const words[] = {"error:", "Error:", "not found", "No such file", "undefined reference",
+	    "cannot find"};
+	char *line = ab_strndup(s, n);
+	int hit = 0;
+
+	for (size_t i = 0; i < AB_NELEM(words) && !hit; i++)
+		hit = strstr(line, words[i]) != NULL;
+	/* make's "***" lines cascade up every parent: only the first one tells */
+	if (!hit && strstr(line, "***") && !*make_seen)
+		hit = *make_seen = 1;
+	free(line);
+	return hit;
+}
+
+/*
+ * The first lines of a failed step's log that say what went wrong, with
+ * the lines just before each, when they lie before the tail that follows
+ * them: the tail of a parallel make is the cascade of "Error 2" lines, not
+ * the cause (a configure "not found" on line 12 of 224)
+ */
+#define FIRST_ERRORS 5
+#define ERROR_CONTEXT 2
+static void
+first_errors(struct ab_buf *o, const struct log_lines *l, size_t tail_start)
+{
+	size_t shown_to = 0, found = 0;
+	int make_seen = 0;
+
+	for (size_t i = 0; i < tail_start && found < FIRST_ERRORS; i++) {
+		if (!error_line(l->v[i], l->len[i], &make_seen))
+			continue;
+		if (!found++)
+			ab_buf_puts(o, "  first errors in the log:\n");
+		for (size_t k = i > ERROR_CONTEXT ? i - ERROR_CONTEXT : 0; k <= i; k++)
+			if (k >= shown_to) {
+				ab_buf_printf(o, "| %zu: ", k + 1);
+				ab_buf_add_text(o, l->v[k], l->len[k]);
+				ab_buf_putc(o, '\n');
+				shown_to = k + 1;
+			}
+	}
+	if (found)
+		ab_buf_printf(o, "  last %d lines of the log:\n", TAIL_LINES);
+}
+
 static void
 print_tail(const char *log)
 {
-	struct ab_buf b = {0};
-	const char *start;
-	int lines = 0;
+	struct ab_buf b = {0}, o = {0};
+	struct log_lines l;
+	size_t start;
 
 	if (ab_read_file(&b, log) < 0)
 		return;
-	start = b.s + b.len;
-	/* the start of the last TAIL_LINES lines, ignoring a final newline */
-	if (start > b.s && start[-1] == '\n')
-		start--;
-	while (start > b.s) {
-		if (start[-1] == '\n' && ++lines == TAIL_LINES)
-			break;
-		start--;
+	split_lines(&l, b.s, b.len);
+	start = l.n > TAIL_LINES ? l.n - TAIL_LINES : 0;
+	first_errors(&o, &l, start);
+	for (size_t i = start; i < l.n; i++) {
+		ab_buf_puts(&o, "| ");
+		ab_buf_add_text(&o, l.v[i], l.len[i]);
+		ab_buf_putc(&o, '\n');
 	}
-	{
-		struct ab_buf o = {0};
-		const char *s = start;
-
-		while (s < b.s + b.len) {
-			size_t n = strcspn(s, "\n");
-
-			ab_buf_printf(&o, "| %.*s\n", (int)n, s);
-			s += n;
-			if (*s == '\n')
-				s++;
-		}
-		ab_progress_print("%s", o.s ? o.s : "");
-		ab_buf_free(&o);
-	}
+	ab_progress_print("%s", o.s ? o.s : "");
+	ab_buf_free(&o);
+	free(l.v);
+	free(l.len);
 	ab_buf_free(&b);
 }
 
@@ -706,6 +777,25 @@ cmake_record(const struct ab_plan *p, const struct ab_plan_var *pv)
 	return rec;
 }
 
+/*
+ * The directory of a recipe relink's output, made inside the build
+ * directory without following a symlink out of it (validate checks the
+ * path only as written)
+ */
+static int
+output_dir_inside(const struct ab_plan_var *pv, const char *build, const char *output)
+{
+	char *dir = ab_path_dirname(output), why[AB_BENEATH_WHY];
+	int fd = ab_dirwalk_open_below(build, dir, O_RDONLY | O_DIRECTORY, AB_BENEATH_MKDIR, why);
+
+	if (fd < 0)
+		ab_error("%s: relink output '%s' in '%s' %s", pv->v->label, output, build, why);
+	else
+		close(fd);
+	free(dir);
+	return fd < 0 ? AB_ECHECK : 0;
+}
+
 static int
 relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, struct ab_variant_record *vr)
 {
@@ -743,7 +833,9 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	   command, linked again, must reproduce the normal binary */
 	spec.check_normal = 1;
 	ab_progress_start(n, v->label, s->name);
-	e = ab_relink_run(&prov, &spec);
+	e = output_dir_inside(pv, from->build, v->relink.output);
+	if (e == 0)
+		e = ab_relink_run(&prov, &spec);
 	ab_progress_end(n, e == 0);
 	cJSON_AddStringToObject(rec, "link_txt", link_txt);
 	cJSON_AddStringToObject(rec, "output", output);
@@ -1063,7 +1155,7 @@ fetch_step(struct ctx *c, const struct ab_step *s)
 	ab_progress_end(n, e == 0);
 	if (e < 0) {
 		cJSON_Delete(rec);
-		return AB_ECHECK;
+		return e;
 	}
 	cJSON_DeleteItemFromObject(c->fetched, s->source->id);
 	cJSON_AddItemToObject(c->fetched, s->source->id, rec);
@@ -1256,17 +1348,19 @@ decide(struct ctx *c, size_t vi, struct ab_variant_record *old)
 	struct var_state *vs = &c->vs[vi];
 	struct ab_variant_record *vr = record_of(c, vi);
 	int dep_rebuilt = 0, force = c->o->force;
+	/* state.json is authenticated by nothing: it counts when the last run's manifests say the same */
+	int recorded = old && ab_manifest_last_has(c->last, old);
 
 	for (size_t k = 0; k < pv->ndeps; k++)
 		dep_rebuilt |= c->vs[pv->deps[k]].rebuilt;
 	if (pv->v->kind == AB_VARIANT_RUNTIME)
 		vs->need_build = 0;
 	else
-		vs->need_build = force || dep_rebuilt || !old || !old->ok || strcmp(old->key, vs->key) ||
+		vs->need_build = force || dep_rebuilt || !old || !old->ok || !recorded || strcmp(old->key, vs->key) ||
 		    !ab_variant_record_artifacts_intact(old, c->p->outdir);
 	vs->need_probe = pv->probe_step != AB_PLAN_NONE &&
-	    (vs->need_build || dep_rebuilt || force || !old || !old->ok || strcmp(old->probe_key, vs->probe_key) ||
-		!old->probe);
+	    (vs->need_build || dep_rebuilt || force || !old || !old->ok || !recorded ||
+		strcmp(old->probe_key, vs->probe_key) || !old->probe);
 	vs->rebuilt = vs->need_build || dep_rebuilt;
 	if (!vs->need_build && old && pv->v->kind != AB_VARIANT_RUNTIME) {
 		*vr = *old;
@@ -1289,14 +1383,18 @@ static int
 decide_all(struct ctx *c)
 {
 	const struct ab_plan *p = c->p;
+	int error = 0;
 
-	for (size_t vi = 0; vi < p->nvars; vi++) {
+	c->last = ab_manifest_last_load(p->outdir);
+	for (size_t vi = 0; vi < p->nvars && !error; vi++) {
 		struct ab_variant_record *old = NULL;
 		char *sp;
 		int e = 0;
 
-		if (compute_key(c, vi) < 0)
-			return AB_EFAIL;
+		if (compute_key(c, vi) < 0) {
+			error = AB_EFAIL;
+			break;
+		}
 		sp = state_path(&p->vars[vi]);
 		/* an unreadable state (reported) is no state: the variant is built again */
 		ab_variant_record_load(&old, sp);
@@ -1308,10 +1406,11 @@ decide_all(struct ctx *c)
 			e = AB_EFAIL;
 		}
 		free(sp);
-		if (e < 0)
-			return e;
+		error = e;
 	}
-	return 0;
+	ab_manifest_last_free(c->last);
+	c->last = NULL;
+	return error;
 }
 
 /* unpinned sources first: the commit they resolve to enters the keys */
@@ -1320,10 +1419,12 @@ fetch_unpinned(struct ctx *c)
 {
 	const struct ab_plan *p = c->p;
 
+	int e;
+
 	for (size_t i = 0; i < p->nsteps; i++)
 		if (p->steps[i].kind == AB_STEP_FETCH && p->steps[i].source->kind == AB_SOURCE_GIT &&
-		    p->steps[i].source->unpinned && fetch_step(c, &p->steps[i]) < 0)
-			return AB_ECHECK;
+		    p->steps[i].source->unpinned && (e = fetch_step(c, &p->steps[i])) < 0)
+			return e;
 	return 0;
 }
 
@@ -1344,8 +1445,10 @@ fetch_needed(struct ctx *c)
 			if (!needed) {
 				ab_progress_skip(i + 1, NULL, s->name, "up to date");
 			} else if (s->kind == AB_STEP_FETCH && !ab_json_get(c->fetched, s->source->id)) {
-				if (fetch_step(c, s) < 0)
-					return AB_ECHECK;
+				int e = fetch_step(c, s);
+
+				if (e < 0)
+					return e;
 			} else if (s->kind == AB_STEP_UPSTREAM && upstream_tree(c, s) < 0) {
 				return AB_ECHECK;
 			}
@@ -1546,11 +1649,14 @@ run_dependencies(struct ctx *c)
 				commit = ab_json_str(ab_json_get(c->fetched, s->id), "commit");
 			if (!commit)
 				commit = s->commit;
-			d->uri = ab_sprintf("git+%s", s->url);
+			char *url = ab_url_redact(s->url);
+
+			d->uri = ab_sprintf("git+%s", url);
+			free(url);
 			d->digest_kind = "gitCommit";
 			d->digest = ab_strdup(commit);
 		} else {
-			d->uri = ab_strdup(s->urls.n ? s->urls.v[0] : "");
+			d->uri = ab_url_redact(s->urls.n ? s->urls.v[0] : "");
 			d->digest_kind = "sha256";
 			d->digest = ab_strdup(s->sha256);
 		}
@@ -1660,6 +1766,35 @@ ctx_release(struct ctx *c)
 	pthread_mutex_destroy(&c->source_lock);
 }
 
+/*
+ * The temporaries of lib/atomic that a killed run left where a build
+ * writes: OUTDIR, its provenance/, each variant's directory and logs, a
+ * relink's output directory. The lock is held, so no live writer is there.
+ */
+static void
+clean_stale_temporaries(const struct ab_plan *p)
+{
+	char *prov = ab_path_join(p->outdir, "provenance");
+
+	ab_atomic_clean_stale(p->outdir);
+	ab_atomic_clean_stale(prov);
+	free(prov);
+	for (size_t vi = 0; vi < p->nvars; vi++) {
+		const struct ab_plan_var *pv = &p->vars[vi];
+
+		ab_atomic_clean_stale(pv->dir);
+		ab_atomic_clean_stale(pv->logs);
+		if (pv->v->kind == AB_VARIANT_RELINK) {
+			const struct ab_plan_var *from = &p->vars[ab_plan_var_index(p, pv->v->relink.from)];
+			char *out = ab_path_join(from->build, pv->v->relink.output), *dir = ab_path_dirname(out);
+
+			ab_atomic_clean_stale(dir);
+			free(dir);
+			free(out);
+		}
+	}
+}
+
 /* the phases of a build, in order; each reports its own failure */
 static int
 run_phases(struct ctx *c, int *probe_bad)
@@ -1667,6 +1802,7 @@ run_phases(struct ctx *c, int *probe_bad)
 	const struct ab_plan *p = c->p;
 	int e;
 
+	clean_stale_temporaries(p);
 	ab_progress_begin(p->nsteps);
 	/* before anything runs a compiler through PATH, the toolchain's identity included */
 	if (p->ccwrap && ab_ccwrap_install(p->ccwrap) < 0)

@@ -137,26 +137,50 @@ ab_cache_lock(struct ab_cache *c, int exclusive)
 	char *path;
 	int op = exclusive ? LOCK_EX : LOCK_SH;
 
+	if (c->readonly)
+		exclusive = 0;
 	if (c->depth > 0 && (c->exclusive || !exclusive)) {
 		c->depth++;
 		return 0;
 	}
-	if (c->lock_fd < 0) {
-		char *tmp = ab_path_join(c->dir, "tmp");
-
-		if (ab_mkdir_p(tmp, 0755) < 0) {
-			free(tmp);
-			return -1;
-		}
-		free(tmp);
+	if (c->lock_fd < 0 && !c->readonly) {
 		path = ab_path_join(c->dir, "lock");
-		c->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-		if (c->lock_fd < 0) {
-			ab_error_errno("cannot open the cache lock '%s'", path);
+		if (ab_is_dir(c->dir) && (c->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0 &&
+		    (errno == EACCES || errno == EROFS || errno == EPERM)) {
+			/* a cache this process may not write (pre-filled, read-only): what it holds is used */
+			c->readonly = 1;
+			exclusive = 0;
+			c->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
+			ab_note("the cache '%s' is read-only: using what it holds", c->dir);
 			free(path);
-			return -1;
+			if (c->lock_fd < 0) {
+				c->depth++;
+				return 0;
+			}
+		} else {
+			char *tmp = ab_path_join(c->dir, "tmp");
+
+			if (c->lock_fd < 0 && ab_mkdir_p(tmp, 0755) == 0)
+				c->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+			if (c->lock_fd < 0) {
+				ab_error_errno("cannot open the cache lock '%s'", path);
+				free(tmp);
+				free(path);
+				return -1;
+			}
+			if (ab_mkdir_p(tmp, 0755) < 0) {
+				free(tmp);
+				free(path);
+				return -1;
+			}
+			free(tmp);
+			free(path);
 		}
-		free(path);
+	}
+	if (c->lock_fd < 0) {
+		/* read-only without a lock file: nobody can write it, nobody needs to wait */
+		c->depth++;
+		return 0;
 	}
 	if (flock(c->lock_fd, op | LOCK_NB) < 0) {
 		if (errno != EWOULDBLOCK) {
@@ -197,7 +221,8 @@ ab_cache_unlock(struct ab_cache *c)
 {
 	if (c->depth <= 0 || --c->depth > 0)
 		return;
-	flock(c->lock_fd, LOCK_UN);
+	if (c->lock_fd >= 0)
+		flock(c->lock_fd, LOCK_UN);
 	c->exclusive = 0;
 }
 

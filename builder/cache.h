@@ -15,6 +15,12 @@
  * The lock is per process and counted: nested ab_cache_lock() calls are
  * cheap, and the outermost ab_cache_unlock() releases it. A process that
  * has to wait says so on stderr, naming the holder's pid.
+ *
+ * A cache this process may not write (a pre-filled cache on a read-only
+ * file system or without write permission) is used read-only: an
+ * exclusive lock becomes a shared one (none when its lock file cannot be
+ * read either), and only what the cache holds can be used; a source it
+ * lacks fails when it is stored.
  */
 #ifndef AB_CACHE_H
 #define AB_CACHE_H
@@ -24,6 +30,7 @@ struct ab_cache {
 	int lock_fd;
 	int exclusive; /* the lock held is exclusive */
 	int depth;     /* nesting of ab_cache_lock() */
+	int readonly;  /* this process may not write the cache: only what it holds is used */
 };
 
 /* dir from --cache (may be NULL): else ALLOCBUILD_CACHE, XDG_CACHE_HOME/allocbuild, ~/.cache/allocbuild; caller frees */

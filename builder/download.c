@@ -109,7 +109,12 @@ ab_download_url_fd(char sha256[65], const char *url, int fd, const char *name)
 			errno = s.failed;
 			ab_error_errno("cannot write '%s'", name);
 		} else {
-			ab_error("cannot download '%s': %s", url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+			char *shown = ab_url_redact(url);
+			char *why = ab_url_redact(errbuf[0] ? errbuf : curl_easy_strerror(rc));
+
+			ab_error("cannot download '%s': %s", shown, why);
+			free(shown);
+			free(why);
 		}
 		return AB_EFAIL;
 	}

@@ -26,6 +26,27 @@ copy_data(struct archive *in, struct archive *out)
 	return r == ARCHIVE_EOF ? 0 : -2;
 }
 
+/*
+ * A failure of libarchive's disk writer: its errno says why ("Write
+ * failed" alone does not), and an environment failure (disk full) is
+ * noted as one (lib/util.h)
+ */
+static void
+write_failed(struct archive *out, const char *name, const char *member)
+{
+	int e = archive_errno(out);
+	const char *msg = archive_error_string(out);
+	char *shown = ab_shown(member);
+
+	if (e > 0) {
+		ab_note_environment(e);
+		ab_error("archive '%s': member '%s': cannot write: %s", name, shown, strerror(e));
+	} else {
+		ab_error("archive '%s': member '%s': %s", name, shown, msg ? msg : "cannot write");
+	}
+	free(shown);
+}
+
 int
 ab_archive_extract(const char *path, const char *name, const char *sha256, int strip, const char *dir)
 {
@@ -107,25 +128,32 @@ ab_archive_extract(const char *path, const char *name, const char *sha256, int s
 			archive_entry_set_perm(entry, archive_entry_perm(entry) | 0700);
 		archive_entry_set_pathname(entry, m.rel);
 		if (archive_write_header(out, entry) < ARCHIVE_OK) {
-			ab_error("archive '%s': member '%s': %s", name, member, archive_error_string(out));
+			write_failed(out, name, member);
 			goto done;
 		}
 		if (type == AB_MEMBER_FILE && archive_entry_size(entry) > 0) {
 			r = copy_data(in, out);
+			if (r == -1) {
+				write_failed(out, name, member);
+				goto done;
+			}
 			if (r < 0) {
-				ab_error("archive '%s': member '%s': %s", name, member,
-				    archive_error_string(r == -1 ? out : in));
+				const char *why = archive_error_string(in);
+				char *shown = ab_shown(member);
+
+				ab_error("archive '%s': member '%s': %s", name, shown, why ? why : "damaged data");
+				free(shown);
 				goto done;
 			}
 		}
 		if (archive_write_finish_entry(out) < ARCHIVE_OK) {
-			ab_error("archive '%s': member '%s': %s", name, member, archive_error_string(out));
+			write_failed(out, name, member);
 			goto done;
 		}
 	}
 	/* directory times and modes are fixed up at close, relative to the cwd */
 	if (archive_write_close(out) != ARCHIVE_OK) {
-		ab_error("archive '%s': %s", name, archive_error_string(out));
+		write_failed(out, name, "(the directories' times and modes)");
 		goto done;
 	}
 	error = 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/atomic.h"
 #include "../lib/jsonio.h"
 #include "../lib/util.h"
 #include "build.h"
@@ -62,19 +63,36 @@ undo_outdir(const char *outdir, const char *made)
 	free(lock);
 }
 
+/* what a killed fetch left under the lock: the temporaries of sources.json and of the stamps */
+static void
+clean_stale_temporaries(const char *outdir, const struct ab_recipe *r, const struct ab_fetch_result *res)
+{
+	char *prov = ab_path_join(outdir, "provenance");
+
+	ab_atomic_clean_stale(prov);
+	free(prov);
+	for (size_t i = 0; i < res->nvariants; i++) {
+		char *dir = ab_sprintf("%s/variants/%s", outdir, r->variants[res->variants[i]].label);
+
+		ab_atomic_clean_stale(dir);
+		free(dir);
+	}
+}
+
 /* every selected source into the cache, even one no variant builds (an upstream for comparison) */
 static int
 fetch_selected(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe *r, char *const *ids, size_t nids)
 {
 	for (size_t i = 0; i < r->nsources; i++) {
 		cJSON *rec;
+		int e;
 
 		if (!selected(ids, nids, r->sources[i].id))
 			continue;
 		rec = cJSON_CreateObject();
-		if (ab_source_fetch(rec, o, r, &r->sources[i]) < 0) {
+		if ((e = ab_source_fetch(rec, o, r, &r->sources[i])) < 0) {
 			cJSON_Delete(rec);
-			return AB_ECHECK;
+			return e;
 		}
 		ab_sources_manifest_add_source(m, &r->sources[i], rec);
 	}
@@ -112,6 +130,7 @@ ab_fetch_run(struct ab_fetch_result *res, const struct ab_source_opts *o, const 
 		if (v->kind == AB_VARIANT_BUILD && selected(ids, nids, v->source))
 			res->variants[res->nvariants++] = i;
 	}
+	clean_stale_temporaries(outdir, r, res);
 	if (ab_source_variants(res->manifest, o, r, outdir, res->variants, res->nvariants) < 0)
 		goto done;
 	if (ab_sources_manifest_write(res->manifest, outdir) < 0)

@@ -144,6 +144,17 @@ have_commit(git_repository *repo, const git_oid *oid, char tree[41])
 	return ok;
 }
 
+/* report a libgit2 failure: libgit2's message may quote a URL with its credentials, which are taken out */
+static void
+git_error_redacted(const char *what)
+{
+	const git_error *ge = git_error_last();
+	char *msg = ab_url_redact(ge && ge->message ? ge->message : "unknown libgit2 error");
+
+	ab_error("%s: %s", what, msg);
+	free(msg);
+}
+
 static int
 do_fetch(git_repository *repo, const char *url, const char *fetch_url, char **specs, size_t nspecs,
     int quiet_failure)
@@ -151,6 +162,7 @@ do_fetch(git_repository *repo, const char *url, const char *fetch_url, char **sp
 	git_remote *remote = NULL;
 	git_fetch_options fo;
 	git_strarray refspecs = {specs, nspecs};
+	char *shown_url = ab_url_redact(url), *shown_from = ab_url_redact(fetch_url), *what = NULL;
 	int error = -1;
 
 	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
@@ -158,21 +170,26 @@ do_fetch(git_repository *repo, const char *url, const char *fetch_url, char **sp
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	fo.update_fetchhead = 0;
 	if (git_remote_create_anonymous(&remote, repo, fetch_url) < 0) {
-		ab_error_git("cannot use '%s'", fetch_url);
+		what = ab_sprintf("cannot use '%s'", shown_from);
+		git_error_redacted(what);
 		goto done;
 	}
 	if (git_remote_fetch(remote, &refspecs, &fo, NULL) < 0) {
 		if (!quiet_failure) {
 			if (strcmp(url, fetch_url))
-				ab_error_git("cannot fetch '%s' (from '%s')", url, fetch_url);
+				what = ab_sprintf("cannot fetch '%s' (from '%s')", shown_url, shown_from);
 			else
-				ab_error_git("cannot fetch '%s'", url);
+				what = ab_sprintf("cannot fetch '%s'", shown_url);
+			git_error_redacted(what);
 		}
 		goto done;
 	}
 	error = 0;
 done:
 	git_remote_free(remote);
+	free(shown_url);
+	free(shown_from);
+	free(what);
 	return error;
 }
 
@@ -180,9 +197,12 @@ static int
 fetch_all(git_repository *repo, const char *url, const char *fetch_url)
 {
 	char *specs[] = {"+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"};
+	char *shown_url = ab_url_redact(url), *shown_from = ab_url_redact(fetch_url);
 
-	ab_note("fetching '%s'%s%s", url, strcmp(url, fetch_url) ? " from " : "",
-	    strcmp(url, fetch_url) ? fetch_url : "");
+	ab_note("fetching '%s'%s%s", shown_url, strcmp(url, fetch_url) ? " from " : "",
+	    strcmp(url, fetch_url) ? shown_from : "");
+	free(shown_url);
+	free(shown_from);
 	return do_fetch(repo, url, fetch_url, specs, AB_NELEM(specs), 0);
 }
 
@@ -299,23 +319,29 @@ ab_git_fetch(struct ab_git_pin *pin, struct ab_cache *c, const char *url, const 
 		}
 	}
 	if (!have_commit(repo, &oid, pin->tree)) {
+		char *shown_url = ab_url_redact(url), *shown_from = ab_url_redact(fetch_url);
+
 		if (strcmp(url, fetch_url))
-			ab_error("commit %s not found in '%s' (fetched from '%s')", pin->commit, url, fetch_url);
+			ab_error("commit %s not found in '%s' (fetched from '%s')", pin->commit, shown_url, shown_from);
 		else
-			ab_error("commit %s not found in '%s'", pin->commit, url);
+			ab_error("commit %s not found in '%s'", pin->commit, shown_url);
+		free(shown_url);
+		free(shown_from);
 		goto done;
 	}
 	if (pin->fetched_from) {
-		char *op = origin_path(path);
-		char *line = ab_sprintf("%s\n", fetch_url);
+		char *op = origin_path(path), *shown = ab_url_redact(fetch_url);
+		char *line = ab_sprintf("%s\n", shown);
 
+		/* the cache keeps where its objects came from, never the credentials used */
 		ab_write_file_atomic(op, line, strlen(line));
 		free(op);
 		free(line);
+		free(shown);
 	}
 	pin->origin = read_origin(path);
 	if (!pin->origin)
-		pin->origin = ab_strdup(fetch_url);
+		pin->origin = ab_url_redact(fetch_url);
 	error = 0;
 done:
 	git_repository_free(repo);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../lib/member.h"
 #include "../lib/util.h"
 
 struct progress {
@@ -191,6 +192,47 @@ done:
 	return error;
 }
 
+/*
+ * What the patch creates obeys the rules of archive members (lib/member.h):
+ * a symlink it makes neither points to an absolute path nor leaves the
+ * tree. Checked on the whole result before anything is written.
+ */
+static int
+check_results(git_repository *repo, git_index *post, git_diff *diff, const char *name)
+{
+	size_t n = git_diff_num_deltas(diff);
+
+	for (size_t i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const git_index_entry *e;
+		git_blob *blob = NULL;
+		int bad;
+
+		if (d->status == GIT_DELTA_DELETED || !(e = git_index_get_bypath(post, d->new_file.path, 0)) ||
+		    e->mode != GIT_FILEMODE_LINK)
+			continue;
+		if (git_blob_lookup(&blob, repo, &e->id) < 0) {
+			ab_error_git("cannot read the patched '%s'", d->new_file.path);
+			return -1;
+		}
+		{
+			char *target = ab_strndup(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+			char *pn = ab_shown(name), *fn = ab_shown(d->new_file.path);
+			char *what = ab_sprintf("patch '%s': '%s'", pn, fn);
+
+			bad = ab_member_check_symlink(what, d->new_file.path, target) < 0;
+			free(what);
+			free(pn);
+			free(fn);
+			free(target);
+		}
+		git_blob_free(blob);
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
 int
 ab_patch_apply(const char *dir, const char *path, const char *name, int check_only)
 {
@@ -258,6 +300,8 @@ ab_patch_apply(const char *dir, const char *path, const char *name, int check_on
 			ab_error("patch '%s' does not apply to '%s': %s", name, prog.path ? prog.path : "?", msg);
 		goto done;
 	}
+	if (check_results(repo, post, diff, name) < 0)
+		goto done;
 	if (check_only) {
 		error = 0;
 		goto done;

@@ -542,14 +542,21 @@ static void
 print_source_identity(FILE *f, const struct ab_source *s)
 {
 	if (s->kind == AB_SOURCE_GIT) {
-		fprintf(f, "git %s %s%s\n", s->url, s->commit, s->unpinned ? " (unpinned)" : "");
+		char *url = ab_url_redact(s->url);
+
+		fprintf(f, "git %s %s%s\n", url, s->commit, s->unpinned ? " (unpinned)" : "");
+		free(url);
 	} else {
 		fprintf(f, "archive sha256 %s", s->sha256);
 		if (s->strip)
 			fprintf(f, " strip %d", s->strip);
 		fputc('\n', f);
-		for (size_t i = 0; i < s->urls.n; i++)
-			fprintf(f, "      url: %s\n", s->urls.v[i]);
+		for (size_t i = 0; i < s->urls.n; i++) {
+			char *url = ab_url_redact(s->urls.v[i]);
+
+			fprintf(f, "      url: %s\n", url);
+			free(url);
+		}
 	}
 }
 

@@ -20,6 +20,9 @@
 #include <string.h>
 
 #include "../lib/hash.h"
+#include "../lib/member.h"
+#include "../lib/pool.h"
+#include "../lib/proc.h"
 #include "recipe.h"
 #include "../lib/util.h"
 
@@ -127,7 +130,10 @@ map_free(struct strmap *m)
 static int
 plain_key(const char *k)
 {
-	if (!*k)
+	size_t n = strlen(k);
+
+	/* "." and ".." (or a dot at either end, or two together) would read as path syntax: sources... */
+	if (!n || k[0] == '.' || k[n - 1] == '.' || strstr(k, ".."))
 		return 0;
 	for (; *k; k++)
 		if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') ||
@@ -958,9 +964,13 @@ check_nonempty(struct ctx *c, const struct jnode *n, const char *path, const cha
 	return -1;
 }
 
-/* an integer member; returns -1 (reported) when it is not an integer */
+/*
+ * An integer member from min to max; returns -1 (reported) when it is not
+ * an integer, or one out of the range the caller checks with the value
+ * (below it, the callers' own words), or one that no int holds
+ */
 static int
-int_value(struct ctx *c, const struct jnode *n, const char *path, int *out)
+int_value(struct ctx *c, const struct jnode *n, const char *path, int min, int max, int *out)
 {
 	double d;
 
@@ -969,9 +979,17 @@ int_value(struct ctx *c, const struct jnode *n, const char *path, int *out)
 		return -1;
 	}
 	d = n->j->valuedouble;
-	/* range first: converting an out-of-range double is undefined */
-	if (!(d >= (double)INT_MIN && d <= (double)INT_MAX) || d != (double)(int)d) {
+	/* a double of 2^53 or more is an integer; below, it converts (no libm needed) */
+	if (d != d || d - d != 0 || (d > -9007199254740992.0 && d < 9007199254740992.0 && d != (double)(long long)d)) {
 		err(c, n->line, n->col, path, "expected an integer, got %g", d);
+		return -1;
+	}
+	/* range first: converting an out-of-range double is undefined */
+	if (!(d >= (double)INT_MIN && d <= (double)INT_MAX) || (d > max && min >= 0) || (d < min && min < 0)) {
+		if (d > -1e15 && d < 1e15)
+			err(c, n->line, n->col, path, "out of range: expected an integer from %d to %d, got %.0f", min, max, d);
+		else
+			err(c, n->line, n->col, path, "out of range: expected an integer from %d to %d, got %g", min, max, d);
 		return -1;
 	}
 	*out = (int)d;
@@ -1055,9 +1073,10 @@ dup_member(struct ctx *c, const struct jnode *obj, const char *path, const char 
 	return ab_strdup(s);
 }
 
-/* an integer member that must be positive (not negative when zero_ok); 0 when it is not */
+/* an integer member from 1 (0 when zero_ok) to max; 0 when it is not */
 static void
-count_member(struct ctx *c, const struct jnode *obj, const char *path, const char *key, int zero_ok, int *out)
+count_member(struct ctx *c, const struct jnode *obj, const char *path, const char *key, int zero_ok, int max,
+    int *out)
 {
 	const struct jnode *m = member(obj, key);
 	char *p;
@@ -1065,7 +1084,9 @@ count_member(struct ctx *c, const struct jnode *obj, const char *path, const cha
 	if (!m)
 		return;
 	p = pk(path, key);
-	if (int_value(c, m, p, out) == 0 && *out < (zero_ok ? 0 : 1)) {
+	if (int_value(c, m, p, zero_ok ? 0 : 1, max, out) < 0)
+		*out = 0;
+	else if (*out < (zero_ok ? 0 : 1)) {
 		if (zero_ok)
 			err(c, m->line, m->col, p, "must not be negative, got %d", *out);
 		else
@@ -1075,16 +1096,24 @@ count_member(struct ctx *c, const struct jnode *obj, const char *path, const cha
 	free(p);
 }
 
+/* a CMake variable: anything but '=' (CMake's -DNAME=value splits at the first one) */
 static int
-valid_env_name(const char *s)
+valid_cmake_name(const char *s)
 {
 	return *s && !strchr(s, '=');
 }
 
-/* an object-of-strings member (env, defines) into out, in recipe order */
+/* an environment variable: [A-Za-z_][A-Za-z0-9_]*, the one rule of lib/proc (env and probe --env use it too) */
+static int
+valid_env_name(const char *s)
+{
+	return ab_env_name_valid(s, strlen(s));
+}
+
+/* an object-of-strings member (env, defines) into out, in recipe order; names checked by valid */
 static void
 kv_member(struct ctx *c, const struct jnode *obj, const char *opath, const char *okey, struct ab_kvlist *out,
-    const char *what)
+    const char *what, int (*valid)(const char *))
 {
 	const struct jnode *n = member(obj, okey);
 	char *path;
@@ -1104,10 +1133,13 @@ kv_member(struct ctx *c, const struct jnode *obj, const char *opath, const char 
 		const char *key = e->j->string;
 		char *p = pk(path, key);
 
-		if (!valid_env_name(key)) {
+		if (!valid(key)) {
 			char *v = shown(key);
 
-			err(c, e->kline, e->kcol, p, "invalid %s name '%s'", what, v);
+			if (valid == valid_env_name)
+				err(c, e->kline, e->kcol, p, "invalid %s name '%s': expected [A-Za-z_][A-Za-z0-9_]*", what, v);
+			else
+				err(c, e->kline, e->kcol, p, "invalid %s name '%s'", what, v);
 			free(v);
 		}
 		if (want(c, e, p, cJSON_String) == 0) {
@@ -1215,7 +1247,7 @@ parse_archive(struct ctx *c, struct ab_source *s, const struct jnode *a, const c
 		s->sha256 = ab_strdup(v);
 		free(p);
 	}
-	count_member(c, a, path, "strip", 1, &s->strip);
+	count_member(c, a, path, "strip", 1, AB_MEMBER_STRIP_MAX, &s->strip);
 }
 
 static long
@@ -1409,13 +1441,13 @@ parse_build(struct ctx *c, struct ab_variant *v, const struct jnode *b, const ch
 		}
 	}
 	list_member(c, b, path, "configure", &v->build.configure, 0, PATH_ANY);
-	kv_member(c, b, path, "defines", &v->build.defines, "cmake variable");
+	kv_member(c, b, path, "defines", &v->build.defines, "cmake variable", valid_cmake_name);
 	v->build.generator = dup_member(c, b, path, "generator", 0, PATH_ANY);
 	if (!v->build.generator)
 		v->build.generator = ab_strdup("Unix Makefiles");
 	list_member(c, b, path, "targets", &v->build.targets, 1, PATH_ANY);
-	count_member(c, b, path, "jobs", 0, &v->build.jobs);
-	kv_member(c, b, path, "env", &v->build.env, "environment variable");
+	count_member(c, b, path, "jobs", 0, AB_POOL_MAX, &v->build.jobs);
+	kv_member(c, b, path, "env", &v->build.env, "environment variable", valid_env_name);
 }
 
 static void
@@ -1539,7 +1571,7 @@ parse_runtime(struct ctx *c, struct ab_variant *v, const struct jnode *n, const 
 	if (want(c, n, path, cJSON_Object) < 0)
 		return;
 	check_keys(c, n, path, keys);
-	kv_member(c, n, path, "env", &v->runtime.env, "environment variable");
+	kv_member(c, n, path, "env", &v->runtime.env, "environment variable", valid_env_name);
 	m = list_member(c, n, path, "unset", &v->runtime.unset, 0, PATH_ANY);
 	if (!m || m->type != '[')
 		return;
@@ -1550,7 +1582,7 @@ parse_runtime(struct ctx *c, struct ab_variant *v, const struct jnode *n, const 
 		if (e->type == '"' && !valid_env_name(e->j->valuestring)) {
 			char *q = pi(p, i), *sv = shown(e->j->valuestring);
 
-			err(c, e->line, e->col, q, "invalid environment variable name '%s'", sv);
+			err(c, e->line, e->col, q, "invalid environment variable name '%s': expected [A-Za-z_][A-Za-z0-9_]*", sv);
 			free(sv);
 			free(q);
 		}
@@ -1567,7 +1599,7 @@ parse_probe(struct ctx *c, struct ab_variant *v, const struct jnode *n, const ch
 		return;
 	check_keys(c, n, path, keys);
 	list_member(c, n, path, "args", &v->probe.args, 0, PATH_ANY);
-	count_member(c, n, path, "timeout", 0, &v->probe.timeout);
+	count_member(c, n, path, "timeout", 0, INT_MAX, &v->probe.timeout);
 }
 
 /* "reproducible": a boolean, on build variants only (a relink or runtime_of is what its variants are) */
@@ -1816,7 +1848,7 @@ check_recipe(struct ctx *c, const struct jnode *root)
 	m = member(root, "recipe");
 	if (!m) {
 		missing(c, root, "$", "recipe");
-	} else if (int_value(c, m, "recipe", &r->format) == 0 && r->format != 1) {
+	} else if (int_value(c, m, "recipe", INT_MIN, INT_MAX, &r->format) == 0 && r->format != 1) {
 		err(c, m->line, m->col, "recipe", "unsupported recipe format %d (this allocbuild reads format 1)",
 		    r->format);
 	}
@@ -2097,9 +2129,19 @@ ab_recipe_load_ext(struct ab_recipe **out, const char *path, unsigned flags)
 		ab_error("cannot read recipe '%s': is a directory", path);
 		return -1;
 	}
-	if (ab_read_file(&b, path) < 0)
+	if (ab_read_file_max(&b, path, AB_RECIPE_MAX) < 0)
 		return -1;
 	error = ab_recipe_parse_ext(out, path, b.s, b.len, stderr, flags);
+	if (*out) {
+		/* relative paths (patches) are the recipe's own: next to the file itself, after symlinks */
+		char *real = realpath(path, NULL);
+
+		if (real) {
+			free((*out)->dir);
+			(*out)->dir = ab_path_dirname(real);
+			free(real);
+		}
+	}
 	ab_buf_free(&b);
 	return error;
 }
@@ -2117,7 +2159,12 @@ ab_recipe_check_pin(const struct ab_recipe *r, const struct ab_source *s, int al
 
 	if (s->kind != AB_SOURCE_GIT || !s->unpinned || allow_unpinned)
 		return 0;
-	p = ab_sprintf("sources.%s.git.commit", s->id);
+	{
+		char *src = pk("sources", s->id);
+
+		p = ab_sprintf("%s.git.commit", src);
+		free(src);
+	}
 	v = shown(s->commit);
 	ab_error("%s:%d:%d: %s: " PIN_ERROR, r->path, s->commit_line, s->commit_col, p, v);
 	free(v);

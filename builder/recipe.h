@@ -110,7 +110,7 @@ struct ab_variant {
 
 struct ab_recipe {
 	char *path;           /* as given */
-	char *dir;            /* absolute directory of the recipe file */
+	char *dir;            /* absolute directory of the recipe file, after symlinks (relative paths resolve there) */
 	char sha256[65];      /* of the file's bytes */
 	char *text;           /* those bytes (a copy for OUTDIR/recipe.json) */
 	size_t len;
@@ -191,6 +191,8 @@ int ab_recipe_check_pin(const struct ab_recipe *r, const struct ab_source *s, in
  * without --allow-unpinned).
  */
 #define AB_RECIPE_REQUIRE_PINS 0x1
+/* the largest recipe file read (docs/recipe.md); a larger one, or one that is not a regular file, is refused */
+#define AB_RECIPE_MAX ((size_t)16 << 20)
 int ab_recipe_load_ext(struct ab_recipe **out, const char *path, unsigned flags);
 int ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, size_t len,
     FILE *errs, unsigned flags);

@@ -148,7 +148,7 @@ named_in_rsp(char *const *argv, const char *dir, const struct rep *r)
 		if (argv[i][0] != '@' || !argv[i][1])
 			continue;
 		path = ab_path_absolute_in(dir, argv[i] + 1);
-		if (access(path, R_OK) == 0 && ab_read_file(&b, path) == 0 &&
+		if (access(path, R_OK) == 0 && ab_read_file_max(&b, path, AB_LINKTXT_MAX) == 0 &&
 		    ab_linktxt_parse_rsp(&words, path, b.s, b.len, devnull) == 0)
 			for (size_t k = 0; k < words.n && !found; k++)
 				if (words.v[k][0] != '-' && matches(r, dir, words.v[k]))
@@ -302,6 +302,15 @@ load_command(struct relink *r)
 	}
 	r->cmd = &r->lt.cmds[0];
 	r->before = r->cmd->argv.v;
+	/* before resolving any -l against the -L directories: a command exec refuses is refused now */
+	{
+		char *what = ab_sprintf("%s:%d", spec->link_txt, r->cmd->line);
+		int fits = ab_proc_argv_fits(what, r->before, ab_env_envp(r->env));
+
+		free(what);
+		if (fits < 0)
+			return AB_EFAIL;
+	}
 	r->oi = ab_linktxt_output_index(r->before, &r->joined);
 	if (r->oi == -1) {
 		ab_error("%s:%d: the link command has no '-o'", spec->link_txt, r->cmd->line);
@@ -447,28 +456,64 @@ dry_run_json(const struct relink *r)
 	return doc;
 }
 
-/* renaming the result over one of its own inputs would destroy it */
+/* do two absolute paths name the same file (or the same path that does not exist yet)? */
 static int
-check_output_not_input(const struct relink *r)
+same_path(const char *a, const char *b)
 {
-	struct stat st, ist;
-	int have_out = stat(r->output, &st) == 0;
+	struct stat sa, sb;
 
-	for (size_t side = 0; side < 2; side++) {
-		const struct ab_link_inputs *in = side ? &r->in_after : &r->in_before;
+	return !strcmp(a, b) || (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	    sa.st_ino == sb.st_ino);
+}
 
-		for (size_t i = 0; i < in->n; i++) {
-			const char *ip = in->v[i].path;
+/*
+ * What the relink writes (its output; the document, when the caller says
+ * where) must not be anything it reads: renaming the result over one of
+ * its own inputs would destroy what the provenance describes
+ */
+static int
+check_outputs_not_inputs(const struct relink *r)
+{
+	const struct ab_relink_spec *spec = r->spec;
+	const char *what[2] = {"output", "provenance"}, *given[2] = {spec->output, spec->provenance};
+	char *abs[2] = {ab_strdup(r->output), spec->provenance ? ab_path_absolute(spec->provenance) : NULL};
+	char *lt = ab_path_absolute(spec->link_txt);
+	int error = AB_EFAIL;
 
-			if (ip && (!strcmp(ip, r->output) || (have_out && stat(ip, &ist) == 0 &&
-			    ist.st_dev == st.st_dev && ist.st_ino == st.st_ino))) {
-				ab_error("output '%s' is an input of the link ('%s'): choose another path",
-				    r->spec->output, in->v[i].arg);
-				return AB_EFAIL;
-			}
+	for (int k = 0; k < 2; k++) {
+		if (!abs[k])
+			continue;
+		if (same_path(abs[k], lt)) {
+			ab_error("%s '%s' is the link's own link.txt: choose another path", what[k], given[k]);
+			goto done;
 		}
+		if (k == 1 && same_path(abs[1], abs[0])) {
+			ab_error("provenance '%s' is the relink's output: choose another path", given[1]);
+			goto done;
+		}
+		for (size_t side = 0; side < 2; side++) {
+			const struct ab_link_inputs *in = side ? &r->in_after : &r->in_before;
+
+			for (size_t i = 0; i < in->n; i++)
+				if (in->v[i].path && same_path(abs[k], in->v[i].path)) {
+					ab_error("%s '%s' is an input of the link ('%s'): choose another path", what[k],
+					    given[k], in->v[i].arg);
+					goto done;
+				}
+		}
+		for (size_t i = 0; i < spec->nreplace; i++)
+			if (same_path(abs[k], r->reps[i].with)) {
+				ab_error("%s '%s' is the replacement '%s' of the link: choose another path", what[k], given[k],
+				    spec->replace[i].with);
+				goto done;
+			}
 	}
-	return 0;
+	error = 0;
+done:
+	free(abs[0]);
+	free(abs[1]);
+	free(lt);
+	return error;
 }
 
 /* the proof: every input of both commands, and link.txt, hashed */
@@ -489,7 +534,7 @@ hash_inputs(struct relink *r)
 		    r->in_before.n, r->in_after.n);
 		return AB_EFAIL;
 	}
-	if (check_output_not_input(r) < 0)
+	if (check_outputs_not_inputs(r) < 0)
 		return AB_EFAIL;
 	if (ab_linkinputs_hash_pair(&r->in_before, &r->in_after, 0) < 0)
 		return AB_EFAIL;

@@ -36,6 +36,11 @@
  *                    no output is left, exit 1
  *   ab_env_release(&env);
  *
+ * Neither the output nor the provenance path may name an input of the link
+ * (an object, archive, library, linker script or response file of either
+ * command, a replacement, link.txt itself) or each other: writing one
+ * would destroy what the provenance describes (AB_EFAIL, nothing written).
+ *
  * Matching: a replacement's `path` matches an argv element (never argv[0],
  * an option, or the -o argument) that is literally equal to it, or that
  * names the same file (same device and inode) when both are resolved
@@ -61,6 +66,8 @@ struct ab_relink_spec {
 	const struct ab_relink_replacement *replace;
 	size_t nreplace;
 	const char *output;     /* the relinked binary; made absolute against the current directory */
+	const char *provenance; /* where the caller writes the document (ab_relink_save), or NULL; like
+	                           output, it must not be an input of the link */
 	struct ab_env *env;     /* the link's environment; NULL: ab_env_scrubbed() */
 	const char *log_path;   /* linker stdout and stderr appended here; NULL: none */
 	int dry_run;            /* resolve and print nothing, run nothing: *prov gets argv and cwd only */

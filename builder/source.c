@@ -70,10 +70,13 @@ ab_source_opts_init(struct ab_source_opts *o)
 			if (n) {
 				char *m = ab_strndup(s, n);
 
-				if (strchr(m, '=') && m[0] != '=')
+				if (strchr(m, '=') && m[0] != '=') {
 					ab_strv_push_owned(&o->mirrors, m);
-				else {
-					ab_warn("ALLOCBUILD_MIRRORS: ignoring '%s' (expected FROM=TO)", m);
+				} else {
+					char *shown = ab_url_redact(m);
+
+					ab_warn("ALLOCBUILD_MIRRORS: ignoring '%s' (expected FROM=TO)", shown);
+					free(shown);
 					free(m);
 				}
 			}
@@ -96,7 +99,10 @@ ab_source_opts_option(struct ab_source_opts *o, int opt, const char *arg)
 		return 1;
 	case AB_OPT_MIRROR:
 		if (!strchr(arg, '=') || arg[0] == '=' || strchr(arg, '=')[1] == '\0') {
-			ab_error("--mirror: expected FROM=TO, got '%s'", arg);
+			char *shown = ab_url_redact(arg);
+
+			ab_error("--mirror: expected FROM=TO, got '%s'", shown);
+			free(shown);
 			return -1;
 		}
 		ab_strv_push(&o->mirrors, arg);
@@ -150,6 +156,31 @@ set_str(cJSON *rec, const char *key, const char *value)
 		cJSON_AddNullToObject(rec, key);
 }
 
+/* a URL as recorded: without its credentials (lib/util.h), which only the request itself uses */
+static void
+set_url(cJSON *rec, const char *key, const char *url)
+{
+	char *shown = url ? ab_url_redact(url) : NULL;
+
+	set_str(rec, key, shown);
+	free(shown);
+}
+
+/* a list of URLs as recorded */
+static cJSON *
+url_list(char *const *urls, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < n; i++) {
+		char *shown = ab_url_redact(urls[i]);
+
+		cJSON_AddItemToArray(a, cJSON_CreateString(shown));
+		free(shown);
+	}
+	return a;
+}
+
 static void
 merge_into(cJSON *rec, const cJSON *from)
 {
@@ -165,8 +196,9 @@ fetch_git(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
 	struct ab_cache *c = cache_of(o);
 	struct ab_git_pin pin = {0};
 	char *fetch_url = ab_git_mirror_url(o->mirrors.v, o->mirrors.n, s->url);
-	int error = -1;
+	int error = AB_EFAIL;
 
+	/* an unpinned ref is bad input, as validate says */
 	if (ab_recipe_check_pin(r, s, o->allow_unpinned) < 0)
 		goto done;
 	if (ab_cache_lock(c, 1) < 0)
@@ -175,11 +207,12 @@ fetch_git(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
 	ab_cache_unlock(c);
 	if (error < 0) {
 		ab_error("source '%s': cannot fetch the pinned commit", s->id);
+		error = AB_ECHECK;
 		goto done;
 	}
 	set_str(rec, "kind", "git");
-	set_str(rec, "url", s->url);
-	set_str(rec, "fetch_url", fetch_url);
+	set_url(rec, "url", s->url);
+	set_url(rec, "fetch_url", fetch_url);
 	if (s->unpinned) {
 		set_str(rec, "ref", pin.ref);
 		set_str(rec, "ref_kind", pin.ref_kind);
@@ -187,7 +220,7 @@ fetch_git(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
 	set_str(rec, "commit", pin.commit);
 	set_str(rec, "tree", pin.tree);
 	if (pin.fetched_from) {
-		set_str(rec, "origin", pin.fetched_from);
+		set_url(rec, "origin", pin.fetched_from);
 		set_str(rec, "origin_kind", "fetch");
 	} else {
 		char *repo = ab_cache_git_path(c, s->url);
@@ -196,11 +229,13 @@ fetch_git(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
 		set_str(rec, "origin_kind", "cache");
 		free(repo);
 	}
-	set_str(rec, "cached_from", pin.origin);
-	if (pin.fetched_from)
-		ab_note("source '%s': commit %s (tree %s) fetched from '%s'", s->id, pin.commit, pin.tree,
-		    pin.fetched_from);
-	else
+	set_url(rec, "cached_from", pin.origin);
+	if (pin.fetched_from) {
+		char *from = ab_url_redact(pin.fetched_from);
+
+		ab_note("source '%s': commit %s (tree %s) fetched from '%s'", s->id, pin.commit, pin.tree, from);
+		free(from);
+	} else
 		ab_note("source '%s': commit %s (tree %s) in the cache", s->id, pin.commit, pin.tree);
 done:
 	ab_git_pin_release(&pin);
@@ -254,11 +289,12 @@ try_candidate(const struct ab_source *s, struct ab_cache *c, const char *what, c
 {
 	char got[AB_HEX_LEN + 1];
 	char *tmp = ab_cache_tmp_path(c, "archive");
-	char *origin = is_url ? ab_strdup(where) : ab_sprintf("%s", where);
+	/* the cache's origin file, the records and every message say where without credentials */
+	char *origin = is_url ? ab_url_redact(where) : ab_strdup(where);
 	int rc;
 
 	if (is_url)
-		ab_note("source '%s': downloading '%s'", s->id, where);
+		ab_note("source '%s': downloading '%s'", s->id, origin);
 	rc = is_url ? ab_download_url(got, where, tmp) : ab_download_copy(got, where, tmp);
 	if (rc < 0) {
 		unlink(tmp);
@@ -267,7 +303,7 @@ try_candidate(const struct ab_source *s, struct ab_cache *c, const char *what, c
 	}
 	if (strcmp(got, s->sha256)) {
 		ab_warn("source '%s': sha256 mismatch from %s '%s': expected %s, got %s; not used", s->id, what,
-		    where, s->sha256, got);
+		    origin, s->sha256, got);
 		unlink(tmp);
 		rc = 0;
 		goto done;
@@ -358,12 +394,11 @@ archive_from_urls(struct archive_origin *ao, const struct ab_source_opts *o, str
 		char *url = ab_git_mirror_url(o->mirrors.v, o->mirrors.n, s->urls.v[u]);
 		int rc;
 
-		ab_strv_push(&ao->tried, url);
+		ab_strv_push_owned(&ao->tried, ab_url_redact(url));
 		rc = try_candidate(s, c, "url", url, 1);
 		if (rc > 0) {
 			ao->kind = "url";
-			ao->where = url;
-			url = NULL;
+			ao->where = ab_url_redact(url);
 		}
 		free(url);
 		if (rc < 0)
@@ -379,15 +414,15 @@ archive_record(cJSON *rec, struct ab_cache *c, const struct ab_source *s, const 
 
 	set_str(rec, "kind", "archive");
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "urls");
-	cJSON_AddItemToObject(rec, "urls", ab_json_strv(s->urls.v, s->urls.n));
+	cJSON_AddItemToObject(rec, "urls", url_list(s->urls.v, s->urls.n));
 	set_str(rec, "sha256", s->sha256);
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "strip");
 	cJSON_AddNumberToObject(rec, "strip", s->strip);
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "size");
 	cJSON_AddNumberToObject(rec, "size", (double)ao->size);
-	set_str(rec, "origin", ao->where);
+	set_url(rec, "origin", ao->where);
 	set_str(rec, "origin_kind", ao->kind);
-	set_str(rec, "cached_from", cached_from ? cached_from : ao->where);
+	set_url(rec, "cached_from", cached_from ? cached_from : ao->where);
 	free(cached_from);
 }
 
@@ -398,11 +433,11 @@ fetch_archive(cJSON *rec, const struct ab_source_opts *o, const struct ab_source
 	struct ab_cache *c = cache_of(o);
 	char *path = ab_cache_archive_path(c, s->sha256);
 	struct archive_origin ao = {0};
-	int error = -1;
+	int error = AB_EFAIL;
 
 	if (ab_cache_lock(c, 1) < 0) {
 		free(path);
-		return -1;
+		return AB_EFAIL;
 	}
 	archive_from_cache(&ao, s, path);
 	if (archive_from_mirror_dirs(&ao, o, c, s) < 0 || archive_from_urls(&ao, o, c, s) < 0)
@@ -415,6 +450,7 @@ fetch_archive(cJSON *rec, const struct ab_source_opts *o, const struct ab_source
 		ab_error("source '%s': no candidate has sha256 %s (tried the cache%s)", s->id, s->sha256,
 		    list.s ? list.s : "");
 		ab_buf_free(&list);
+		error = AB_ECHECK;
 		goto done;
 	}
 	if (!ao.size) {
@@ -450,7 +486,7 @@ ab_source_fetch(cJSON *rec, const struct ab_source_opts *o, const struct ab_reci
 	error = s->kind == AB_SOURCE_GIT ? fetch_git(mine, o, r, s) : fetch_archive(mine, o, s);
 	if (error < 0) {
 		cJSON_Delete(mine);
-		return -1;
+		return error;
 	}
 	merge_into(rec, mine);
 	cJSON_AddItemToObject(o->state->fetched, s->id, mine);
@@ -515,9 +551,13 @@ inputs_enter(void *arg, const struct ab_source *s, const struct ab_overlay *via,
 	if (via)
 		ab_buf_printf(w->out, " overlay %s ", via->path);
 	ab_buf_printf(w->out, "{source %s ", s->id);
-	if (s->kind == AB_SOURCE_GIT)
-		ab_buf_printf(w->out, "git %s commit %s tree %s", s->url, ab_json_str(f, "commit"),
-		    ab_json_str(f, "tree"));
+	if (s->kind == AB_SOURCE_GIT) {
+		char *url = ab_url_redact(s->url);
+
+		/* the stamp holds this string: no credentials in it either */
+		ab_buf_printf(w->out, "git %s commit %s tree %s", url, ab_json_str(f, "commit"), ab_json_str(f, "tree"));
+		free(url);
+	}
 	else
 		ab_buf_printf(w->out, "archive sha256 %s strip %d", s->sha256, s->strip);
 	return 0;

@@ -70,7 +70,13 @@ void ab_source_opts_init(struct ab_source_opts *o);
 int ab_source_opts_option(struct ab_source_opts *o, int opt, const char *arg);
 void ab_source_opts_release(struct ab_source_opts *o);
 
-/* make the source's pinned bytes present in the cache; fills rec (commit, tree or sha256, origin) */
+/*
+ * make the source's pinned bytes present in the cache; fills rec (commit,
+ * tree or sha256, origin). 0; AB_ECHECK when no channel has the pinned
+ * bytes (a failed fetch, no candidate with the sha256); AB_EFAIL for bad
+ * input (an unpinned ref without allow_unpinned) or a failed environment;
+ * reported
+ */
 int ab_source_fetch(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
     const struct ab_source *s);
 /*

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/member.h"
+#include "../lib/pool.h"
 #include "../lib/util.h"
 #include "../provenance/keys.h"
 
@@ -16,6 +18,9 @@ ab_cmd_exit(int rc)
 {
 	if (rc == 0)
 		return AB_EXIT_OK;
+	/* disk full or an I/O error is the environment's failure, whichever step met it */
+	if (ab_environment_failed())
+		return AB_EXIT_USAGE;
 	return rc == AB_ECHECK ? AB_EXIT_CHECK : AB_EXIT_USAGE;
 }
 
@@ -61,13 +66,13 @@ parse_number(int *out, const char *name, const char *arg, int min, int max, cons
 int
 ab_cmd_parse_jobs(int *out, const char *name, const char *arg)
 {
-	return parse_number(out, name, arg, 1, 1024, "invalid job count");
+	return parse_number(out, name, arg, 1, AB_POOL_MAX, "invalid job count");
 }
 
 int
 ab_cmd_parse_strip(int *out, const char *name, const char *arg)
 {
-	return parse_number(out, name, arg, 0, 64, "--strip: expected a number of components, got");
+	return parse_number(out, name, arg, 0, AB_MEMBER_STRIP_MAX, "--strip: expected a number of components, got");
 }
 
 int

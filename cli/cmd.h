@@ -29,7 +29,11 @@ extern const struct ab_cmd ab_cmd_validate, ab_cmd_plan, ab_cmd_hash, ab_cmd_fet
     ab_cmd_probe, ab_cmd_upstream_diff, ab_cmd_identify, ab_cmd_relink, ab_cmd_verify, ab_cmd_env,
     ab_cmd_pr, ab_cmd_sign, ab_cmd_rebuild;
 
-/* the exit code of a domain result (lib/util.h): 0 -> 0, AB_ECHECK -> 1, any other negative -> 2 */
+/*
+ * the exit code of a domain result (lib/util.h): 0 -> 0, AB_ECHECK -> 1,
+ * any other negative -> 2; 2 for any failure once the environment failed
+ * (disk full, I/O error: ab_environment_failed)
+ */
 int ab_cmd_exit(int rc);
 /* report a usage error for a command: message plus a hint; returns 2 */
 int ab_cmd_usage_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

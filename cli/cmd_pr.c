@@ -76,7 +76,7 @@ cmd_pr(int argc, char **argv)
 	o.sign_keys = keys;
 	o.nsign_keys = nkeys;
 	if (rc == 0)
-		rc = ab_pr_write(&o) < 0 ? AB_EFAIL : 0;
+		rc = ab_pr_write(&o);
 	ab_cmd_free_keys(keys, nkeys);
 	ab_strv_free(&keypaths);
 	return ab_cmd_exit(rc);

@@ -163,6 +163,7 @@ cmd_relink(int argc, char **argv)
 	ab_env_scrubbed(&env);
 	o.spec.env = &env;
 	prov_path = o.prov_path ? ab_strdup(o.prov_path) : ab_relink_provenance_path(o.spec.output);
+	o.spec.provenance = prov_path;
 	rc = ab_relink_run(&prov, &o.spec);
 	if (rc == 0 && !o.spec.dry_run)
 		rc = ab_relink_save(prov, prov_path, o.spec.output);

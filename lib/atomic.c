@@ -1,9 +1,12 @@
 #include "atomic.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -125,4 +128,60 @@ int
 ab_write_file_atomic(const char *path, const void *data, size_t len)
 {
 	return ab_atomic_write(path, data, len, 0);
+}
+
+/* ".<digits>" ending at end (exclusive); the position of its '.', or NULL */
+static const char *
+digits_before(const char *start, const char *end)
+{
+	const char *p = end;
+
+	while (p > start && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (p == end || p == start || p[-1] != '.')
+		return NULL;
+	return p - 1;
+}
+
+int
+ab_atomic_is_temporary(const char *name, long *pid)
+{
+	const char *end = name + strlen(name), *n_dot, *pid_dot;
+
+	if (!(n_dot = digits_before(name, end)) || !(pid_dot = digits_before(name, n_dot)))
+		return 0;
+	if (pid_dot - name < 5 || strncmp(pid_dot - 4, ".tmp", 4))
+		return 0;
+	if (pid)
+		*pid = strtol(pid_dot + 1, NULL, 10);
+	return 1;
+}
+
+int
+ab_atomic_clean_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int removed = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		long pid;
+		char *p;
+
+		if (!ab_atomic_is_temporary(de->d_name, &pid) || pid <= 0 || pid == (long)getpid())
+			continue;
+		/* a live process (ours or another user's, EPERM) may still commit it */
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		p = ab_path_join(dir, de->d_name);
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0) {
+			ab_note("removed '%s', left by an interrupted run (pid %ld)", p, pid);
+			removed++;
+		}
+		free(p);
+	}
+	closedir(d);
+	return removed;
 }

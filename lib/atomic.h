@@ -54,6 +54,17 @@ int ab_atomic_commit(struct ab_atomic *a);
 /* close and remove the temporary, keep the destination as it was */
 void ab_atomic_abort(struct ab_atomic *a);
 
+/*
+ * Remove from dir the temporaries "<name>.tmp.<pid>.<n>" that writers
+ * which no longer run left there (killed between open and commit): no
+ * process has that pid. This process's own and those of a running
+ * process are kept. Only where nobody else writes (under the OUTDIR lock).
+ * Each removal is said with ab_note; returns how many were removed.
+ */
+int ab_atomic_clean_stale(const char *dir);
+/* is name a temporary of this module ("<name>.tmp.<pid>.<n>")? *pid (may be NULL) receives the pid */
+int ab_atomic_is_temporary(const char *name, long *pid);
+
 /* a whole file from memory through the above (flags: AB_ATOMIC_NOSYNC); reports errors */
 int ab_atomic_write(const char *path, const void *data, size_t len, int flags);
 /* ab_atomic_write with no flags: temp file in the same directory, fsync, rename */

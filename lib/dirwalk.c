@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -236,4 +238,227 @@ ab_dirwalk(const char *root, ab_dirwalk_fn *fn, void *arg)
 	error = ab_dirwalk_fd(fd, root, fn, arg);
 	close(fd);
 	return error;
+}
+
+/* ---- the resolver ---- */
+
+/* the directories opened below the root, innermost last, with the length of the resolved path at each */
+struct beneath {
+	int *fd;
+	size_t *mark;
+	size_t n, cap;
+	struct ab_buf path; /* the components resolved so far, for messages */
+};
+
+static void
+beneath_push(struct beneath *b, int fd, const char *name, size_t n)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 16;
+		b->fd = ab_realloc(b->fd, b->cap * sizeof(*b->fd));
+		b->mark = ab_realloc(b->mark, b->cap * sizeof(*b->mark));
+	}
+	b->mark[b->n] = b->path.len;
+	b->fd[b->n++] = fd;
+	if (b->path.len)
+		ab_buf_putc(&b->path, '/');
+	ab_buf_add(&b->path, name, n);
+}
+
+static void
+beneath_pop(struct beneath *b)
+{
+	close(b->fd[--b->n]);
+	b->path.len = b->mark[b->n];
+	b->path.s[b->path.len] = '\0';
+}
+
+/* the resolved path with one more component: the symlink being looked at */
+static void
+why_link(char *why, const char *fmt, const struct beneath *b, const char *name, size_t n)
+{
+	if (why)
+		snprintf(why, AB_BENEATH_WHY, fmt, b->path.len ? b->path.s : "", b->path.len ? "/" : "", (int)n,
+		    name);
+}
+
+int
+ab_dirwalk_open_beneath(int rootfd, const char *rel, int oflags, int flags, char *why)
+{
+	struct beneath b = {0};
+	struct ab_buf todo = {0};
+	size_t at = 0;
+	int links = 0, fd = -1, err = 0;
+
+	ab_buf_puts(&todo, rel);
+	ab_buf_grow(&todo, 0);
+	for (;;) {
+		const char *name;
+		size_t n, next;
+		int last, cur, d;
+		char target[PATH_MAX + 1];
+		ssize_t tn;
+		struct stat st;
+
+		while (todo.s[at] == '/')
+			at++;
+		name = todo.s + at;
+		n = strcspn(name, "/");
+		if (!n) {
+			/* rel named a directory: the one reached */
+			fd = openat(b.n ? b.fd[b.n - 1] : rootfd, ".", oflags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+			err = errno;
+			break;
+		}
+		next = at + n;
+		while (todo.s[next] == '/')
+			next++;
+		last = !todo.s[next];
+		if (n == 1 && name[0] == '.') {
+			at = next;
+			continue;
+		}
+		if (n == 2 && name[0] == '.' && name[1] == '.') {
+			if (!b.n) {
+				err = EXDEV;
+				if (why)
+					snprintf(why, AB_BENEATH_WHY, "leaves the directory ('..' above it)");
+				break;
+			}
+			beneath_pop(&b);
+			at = next;
+			continue;
+		}
+		cur = b.n ? b.fd[b.n - 1] : rootfd;
+		{
+			char *one = ab_strndup(name, n);
+
+			if (!last || (flags & AB_BENEATH_MKDIR)) {
+				d = openat(cur, one, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (d < 0 && errno == ENOENT && (flags & AB_BENEATH_MKDIR) &&
+				    (mkdirat(cur, one, 0777) == 0 || errno == EEXIST))
+					d = openat(cur, one, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (d >= 0 && last) {
+					/* the directory itself was asked for: open it as asked */
+					fd = openat(d, ".", oflags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+					err = errno;
+					close(d);
+					free(one);
+					break;
+				}
+			} else {
+				d = openat(cur, one, oflags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644);
+				if (d >= 0) {
+					fd = d;
+					free(one);
+					break;
+				}
+			}
+			err = errno;
+			if (d >= 0) {
+				beneath_push(&b, d, name, n);
+				at = next;
+				free(one);
+				continue;
+			}
+			/* was it a symlink? (O_NOFOLLOW says ELOOP or ENOTDIR, O_EXCL EEXIST) */
+			if (fstatat(cur, one, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode)) {
+				free(one);
+				if (why)
+					snprintf(why, AB_BENEATH_WHY, "%s", strerror(err));
+				break;
+			}
+			tn = readlinkat(cur, one, target, sizeof(target) - 1);
+			free(one);
+		}
+		if (flags & AB_BENEATH_NOSYMLINK) {
+			err = ELOOP;
+			why_link(why, "goes through symlink '%s%s%.*s'", &b, name, n);
+			break;
+		}
+		if (tn <= 0 || (size_t)tn >= sizeof(target) - 1) {
+			err = tn < 0 ? errno : ENAMETOOLONG;
+			if (why)
+				snprintf(why, AB_BENEATH_WHY, "%s", strerror(err));
+			break;
+		}
+		target[tn] = '\0';
+		if (target[0] == '/') {
+			err = EXDEV;
+			why_link(why, "leaves the directory through symlink '%s%s%.*s'", &b, name, n);
+			break;
+		}
+		if (++links > AB_BENEATH_MAXLINKS) {
+			err = ELOOP;
+			if (why)
+				snprintf(why, AB_BENEATH_WHY, "too many symlinks");
+			break;
+		}
+		{
+			/* the target takes the symlink's place in what is left to resolve */
+			struct ab_buf rest = {0};
+			size_t depth = b.n;
+			int climbs = 0;
+
+			/* a target that climbs above the root is refused, naming this symlink */
+			for (const char *t = target; *t;) {
+				size_t k = strcspn(t, "/");
+
+				if (k == 2 && t[0] == '.' && t[1] == '.') {
+					if (!depth) {
+						climbs = 1;
+						break;
+					}
+					depth--;
+				} else if (k && !(k == 1 && t[0] == '.')) {
+					depth++;
+				}
+				t += k;
+				while (*t == '/')
+					t++;
+			}
+			if (climbs) {
+				err = EXDEV;
+				why_link(why, "leaves the directory through symlink '%s%s%.*s'", &b, name, n);
+				break;
+			}
+			ab_buf_puts(&rest, target);
+			if (todo.s[at + n]) {
+				ab_buf_putc(&rest, '/');
+				ab_buf_puts(&rest, todo.s + next);
+			}
+			ab_buf_free(&todo);
+			todo = rest;
+			ab_buf_grow(&todo, 0);
+			at = 0;
+		}
+	}
+	while (b.n)
+		beneath_pop(&b);
+	free(b.fd);
+	free(b.mark);
+	ab_buf_free(&b.path);
+	ab_buf_free(&todo);
+	if (fd < 0)
+		errno = err;
+	return fd;
+}
+
+int
+ab_dirwalk_open_below(const char *root, const char *rel, int oflags, int flags, char *why)
+{
+	int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd, e;
+
+	if (rootfd < 0) {
+		e = errno;
+		if (why)
+			snprintf(why, AB_BENEATH_WHY, "cannot open directory '%s': %s", root, strerror(e));
+		errno = e;
+		return -1;
+	}
+	fd = ab_dirwalk_open_beneath(rootfd, rel, oflags, flags, why);
+	e = errno;
+	close(rootfd);
+	errno = e;
+	return fd;
 }

@@ -72,4 +72,36 @@ int ab_dirwalk_fd(int rootfd, const char *root, ab_dirwalk_fn *fn, void *arg);
  */
 int ab_dirwalk_stat(const struct stat **st, struct ab_dirwalk_entry *e);
 
+/*
+ * The one path resolver for a path that must stay inside a directory: a
+ * file of a build directory (an artifact, a relink's output), of an
+ * OUTDIR (verify, pr). rel ('/'-separated, relative) is opened one
+ * component at a time, each relative to its parent's descriptor with
+ * O_NOFOLLOW, starting at rootfd. A symlink met on the way (the last
+ * component's too) is followed only when its target is relative and
+ * stays inside the root: ".." never climbs above it, an absolute target
+ * is refused, and at most AB_BENEATH_MAXLINKS symlinks are followed.
+ * Flags:
+ *   AB_BENEATH_NOSYMLINK  refuse every symlink on the way
+ *   AB_BENEATH_MKDIR      rel is a directory: create what is missing of it
+ * oflags are for the last component (O_RDONLY | O_NONBLOCK to read a file
+ * without blocking on a fifo, O_DIRECTORY for a directory); O_NOFOLLOW,
+ * O_NOCTTY and O_CLOEXEC are added.
+ *
+ * Returns the descriptor, or -1 with errno set and a reason for messages
+ * in why (at least AB_BENEATH_WHY bytes, may be NULL): EXDEV "leaves the
+ * directory through symlink 'a/b'", ELOOP "goes through symlink 'a/b'"
+ * (AB_BENEATH_NOSYMLINK) or "too many symlinks", else strerror(errno)
+ * (ENOENT: "No such file or directory"). Reports nothing.
+ */
+enum {
+	AB_BENEATH_NOSYMLINK = 1 << 0,
+	AB_BENEATH_MKDIR = 1 << 1,
+};
+#define AB_BENEATH_MAXLINKS 40
+#define AB_BENEATH_WHY 4200
+int ab_dirwalk_open_beneath(int rootfd, const char *rel, int oflags, int flags, char *why);
+/* the same below the directory root (itself opened as `cd` would); -1 with why when root cannot be opened */
+int ab_dirwalk_open_below(const char *root, const char *rel, int oflags, int flags, char *why);
+
 #endif

@@ -219,6 +219,43 @@ ab_hash_file(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path)
 	return rc;
 }
 
+int
+ab_hash_file_beneath(char hex[AB_HEX_LEN + 1], uint64_t *size, int rootfd, const char *rel, int flags, char *why)
+{
+	int fd = ab_dirwalk_open_beneath(rootfd, rel, O_RDONLY | O_NONBLOCK, flags, why);
+	struct stat st;
+	int rc, e;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+		if (why)
+			snprintf(why, AB_BENEATH_WHY, "%s", strerror(e));
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		if (why)
+			snprintf(why, AB_BENEATH_WHY, "%s", S_ISDIR(st.st_mode) ? "not a regular file (a directory)" :
+			    "not a regular file");
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	rc = ab_hash_fd(hex, size, fd, NULL);
+	e = errno;
+	close(fd);
+	if (rc < 0) {
+		if (why)
+			snprintf(why, AB_BENEATH_WHY, "%s", strerror(e));
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
 void
 ab_hash_line(struct ab_buf *b, const char *hex, const char *name)
 {

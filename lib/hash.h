@@ -52,6 +52,16 @@ int ab_hash_fd_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t exp
 int ab_hash_file(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path);
 /* the same for an open descriptor (a buffer of its own); name is used in error messages only */
 int ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *name);
+/*
+ * Hash the regular file rel below the directory rootfd, opened through
+ * the one resolver (lib/dirwalk.h: ab_dirwalk_open_beneath with flags;
+ * a symlink is followed only inside the directory) without blocking on a
+ * fifo: 0, or -1 with errno set and the reason in why (AB_BENEATH_WHY
+ * bytes): ENOENT for a missing file, EINVAL "not a regular file", EXDEV
+ * or ELOOP for a path through a refused symlink. Reports nothing.
+ */
+int ab_hash_file_beneath(char hex[AB_HEX_LEN + 1], uint64_t *size, int rootfd, const char *rel, int flags,
+    char *why);
 /* in-toto dirHash of a directory; jobs <= 0 means one per online core; reports errors */
 int ab_hash_tree(char hex[AB_HEX_LEN + 1], const char *dir, int jobs);
 /* the same, also counting the regular files and their bytes; files, bytes may be NULL */

@@ -344,7 +344,7 @@ ab_linktxt_load(struct ab_linktxt *out, const char *path)
 	int error;
 
 	memset(out, 0, sizeof(*out));
-	if (ab_read_file(&b, path) < 0)
+	if (ab_read_file_max(&b, path, AB_LINKTXT_MAX) < 0)
 		return -1;
 	error = ab_linktxt_parse(out, path, b.s, b.len, NULL);
 	ab_buf_free(&b);

@@ -28,6 +28,9 @@
 
 #include "util.h"
 
+/* the largest link.txt or response file read; a larger one, or one that is not a regular file, is refused */
+#define AB_LINKTXT_MAX ((size_t)16 << 20)
+
 struct ab_linkcmd {
 	struct ab_strv argv;
 	int line;            /* 1-based line in the file */
@@ -45,7 +48,7 @@ struct ab_linktxt {
  * "allocbuild: NAME:LINE:COL: message"; returns -1 then, and *out is empty.
  */
 int ab_linktxt_parse(struct ab_linktxt *out, const char *name, const char *text, size_t len, FILE *errs);
-/* read and parse a link.txt; reports errors */
+/* read (at most AB_LINKTXT_MAX bytes of a regular file) and parse a link.txt; reports errors */
 int ab_linktxt_load(struct ab_linktxt *out, const char *path);
 void ab_linktxt_release(struct ab_linktxt *lt);
 

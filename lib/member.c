@@ -27,37 +27,78 @@ struct ab_member_set {
 	size_t n, cap; /* cap is a power of two */
 };
 
+/*
+ * Report a refused member: "archive 'A': member 'R': " and the reason,
+ * fmt holding at most one %s, for another name (a link's target, a
+ * leading directory); every name escaped (ab_shown), as it is shown
+ */
+static void
+refuse(const char *archive, const char *raw, const char *fmt, const char *name)
+{
+	char *a = ab_shown(archive), *r = ab_shown(raw), *n = ab_shown(name ? name : "");
+	struct ab_buf b = {0};
+
+	ab_buf_printf(&b, "archive '%s': member '%s': ", a, r);
+	ab_buf_printf(&b, fmt, n);
+	ab_error("%s", b.s);
+	ab_buf_free(&b);
+	free(a);
+	free(r);
+	free(n);
+}
+
+int
+ab_member_check_symlink(const char *what, const char *rel, const char *target)
+{
+	char *t = ab_shown(target ? target : "");
+	int error = -1;
+
+	if (!target || !target[0])
+		ab_error("%s: symlink without a target", what);
+	else if (target[0] == '/')
+		ab_error("%s: symlink to absolute path '%s'", what, t);
+	else if (!ab_member_symlink_inside(rel, target))
+		ab_error("%s: symlink points outside the tree ('%s')", what, t);
+	else
+		error = 0;
+	free(t);
+	return error;
+}
+
 int
 ab_member_check(enum ab_member_type *type, const char *archive, const char *raw, struct archive_entry *entry)
 {
 	mode_t ft = archive_entry_filetype(entry), perm = archive_entry_perm(entry);
 
 	if (!raw[0]) {
-		ab_error("archive '%s': a member has no name", archive);
+		char *a = ab_shown(archive);
+
+		ab_error("archive '%s': a member has no name", a);
+		free(a);
 		return -1;
 	}
 	if (raw[0] == '/') {
-		ab_error("archive '%s': member '%s': absolute path", archive, raw);
+		refuse(archive, raw, "absolute path%s", NULL);
 		return -1;
 	}
 	if (!ab_path_is_safe_relative(raw)) {
-		ab_error("archive '%s': member '%s': '..' in path", archive, raw);
+		refuse(archive, raw, "'..' in path%s", NULL);
 		return -1;
 	}
 	if (ft == AE_IFCHR || ft == AE_IFBLK) {
-		ab_error("archive '%s': member '%s': device node", archive, raw);
+		refuse(archive, raw, "device node%s", NULL);
 		return -1;
 	}
 	if (ft == AE_IFIFO) {
-		ab_error("archive '%s': member '%s': fifo", archive, raw);
+		refuse(archive, raw, "fifo%s", NULL);
 		return -1;
 	}
 	if (ft == AE_IFSOCK) {
-		ab_error("archive '%s': member '%s': socket", archive, raw);
+		refuse(archive, raw, "socket%s", NULL);
 		return -1;
 	}
 	if (perm & (S_ISUID | S_ISGID)) {
-		ab_error("archive '%s': member '%s': setuid or setgid bit", archive, raw);
+		refuse(archive, raw, "setuid or setgid bit%s", NULL);
 		return -1;
 	}
 	if (archive_entry_hardlink(entry)) {
@@ -69,7 +110,7 @@ ab_member_check(enum ab_member_type *type, const char *archive, const char *raw,
 	} else if (ft == AE_IFLNK) {
 		*type = AB_MEMBER_SYMLINK;
 	} else {
-		ab_error("archive '%s': member '%s': unsupported file type", archive, raw);
+		refuse(archive, raw, "unsupported file type%s", NULL);
 		return -1;
 	}
 	return 0;
@@ -243,11 +284,11 @@ accept_parents(struct ab_member_set *s, const struct ab_member *m)
 		*slash = '\0';
 		prev = get(s, p, NULL, NULL);
 		if (prev == SEEN_SYMLINK) {
-			ab_error("archive '%s': member '%s': path goes through symlink '%s'", s->archive, m->raw, p);
+			refuse(s->archive, m->raw, "path goes through symlink '%s'", p);
 			goto done;
 		}
 		if (prev == SEEN_FILE) {
-			ab_error("archive '%s': member '%s': path goes through file '%s'", s->archive, m->raw, p);
+			refuse(s->archive, m->raw, "path goes through file '%s'", p);
 			goto done;
 		}
 		if (prev == SEEN_NONE)
@@ -263,22 +304,14 @@ done:
 static int
 accept_symlink(const struct ab_member_set *s, const struct ab_member *m)
 {
-	const char *link = m->link ? m->link : "";
+	char *a = ab_shown(s->archive), *r = ab_shown(m->raw);
+	char *what = ab_sprintf("archive '%s': member '%s'", a, r);
+	int error = ab_member_check_symlink(what, m->rel, m->link);
 
-	if (!link[0]) {
-		ab_error("archive '%s': member '%s': symlink without a target", s->archive, m->raw);
-		return -1;
-	}
-	if (link[0] == '/') {
-		ab_error("archive '%s': member '%s': symlink to absolute path '%s'", s->archive, m->raw, link);
-		return -1;
-	}
-	if (!ab_member_symlink_inside(m->rel, link)) {
-		ab_error("archive '%s': member '%s': symlink points outside the tree ('%s')", s->archive, m->raw,
-		    link);
-		return -1;
-	}
-	return 0;
+	free(what);
+	free(a);
+	free(r);
+	return error;
 }
 
 static int
@@ -289,7 +322,7 @@ accept_hardlink(const char **linked, size_t *value, const struct ab_member_set *
 	int ok;
 
 	if (link[0] == '/' || !ab_path_is_safe_relative(link)) {
-		ab_error("archive '%s': member '%s': hard link to '%s' outside the tree", s->archive, m->raw, link);
+		refuse(s->archive, m->raw, "hard link to '%s' outside the tree", link);
 		return -1;
 	}
 	norm = ab_member_normalise(link);
@@ -297,8 +330,7 @@ accept_hardlink(const char **linked, size_t *value, const struct ab_member_set *
 	ok = target && get(s, target, value, linked) == SEEN_FILE;
 	free(norm);
 	if (!ok) {
-		ab_error("archive '%s': member '%s': hard link to '%s', which is not an earlier file", s->archive,
-		    m->raw, link);
+		refuse(s->archive, m->raw, "hard link to '%s', which is not an earlier file", link);
 		return -1;
 	}
 	return 0;
@@ -314,11 +346,11 @@ ab_member_accept(const char **linked, size_t *value, struct ab_member_set *s, co
 	prev = get(s, m->rel, NULL, NULL);
 	if (prev == SEEN_IMPLIED && m->type != AB_MEMBER_DIR) {
 		/* extraction would find the directory there and drop the member */
-		ab_error("archive '%s': member '%s': earlier members use it as a directory", s->archive, m->raw);
+		refuse(s->archive, m->raw, "earlier members use it as a directory%s", NULL);
 		return -1;
 	}
 	if (prev && !(m->type == AB_MEMBER_DIR && (prev == SEEN_DIR || prev == SEEN_IMPLIED))) {
-		ab_error("archive '%s': member '%s': duplicate member", s->archive, m->raw);
+		refuse(s->archive, m->raw, "duplicate member%s", NULL);
 		return -1;
 	}
 	if (m->type == AB_MEMBER_SYMLINK && accept_symlink(s, m) < 0)

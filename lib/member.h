@@ -24,6 +24,9 @@
 
 #include <stddef.h>
 
+/* the most leading components a strip removes (a recipe's archive.strip, --strip) */
+#define AB_MEMBER_STRIP_MAX 64
+
 struct archive_entry;
 
 enum ab_member_type {
@@ -72,6 +75,16 @@ const char *ab_member_strip(const char *name, int strip);
  * 'dir/..' could climb out through a symlinked dir).
  */
 int ab_member_symlink_inside(const char *rel, const char *target);
+
+/*
+ * The rules for a symlink at rel (normalised) with this target: it has a
+ * target, the target is not absolute and stays inside the tree
+ * (ab_member_symlink_inside). Reports "<what>: symlink to absolute path
+ * '/etc'" (what: "archive 'x.tar': member 'a/b'", or what a patch made)
+ * and returns -1 when refused. Shared by archive members and the files
+ * a patch creates (builder/patch.c).
+ */
+int ab_member_check_symlink(const char *what, const char *rel, const char *target);
 
 /* an empty set for one archive (named in messages) read with `strip`; free with ab_member_set_free */
 struct ab_member_set *ab_member_set_new(const char *archive, int strip);

@@ -27,6 +27,33 @@ ab_env_name_valid(const char *s, size_t n)
 }
 
 int
+ab_proc_argv_fits(const char *what, char *const *argv, char *const *envp)
+{
+	long arg_max = sysconf(_SC_ARG_MAX);
+	size_t total = 0, n = 0, page = (size_t)sysconf(_SC_PAGESIZE);
+	char *const *lists[2] = {argv, envp ? envp : environ};
+
+	for (int k = 0; k < 2; k++)
+		for (char *const *s = lists[k]; s && *s; s++) {
+			size_t len = strlen(*s) + 1;
+
+			if (len > 32 * page) {
+				ab_error("%s: an argument of %zu bytes is longer than the system's limit of %zu", what, len,
+				    32 * page);
+				return -1;
+			}
+			total += len + sizeof(char *);
+			n += k == 0;
+		}
+	if (arg_max > 0 && total > (size_t)arg_max) {
+		ab_error("%s: %zu arguments (%zu bytes with the environment) are more than the system's limit of %ld "
+		    "bytes", what, n, total, arg_max);
+		return -1;
+	}
+	return 0;
+}
+
+int
 ab_env_is_allocator_var(const char *name)
 {
 	size_t n = strcspn(name, "=");

@@ -83,6 +83,14 @@ struct ab_proc_result {
 int ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p);
 /* "exit status 2" / "killed by signal 9 (Killed)" into a static-free buffer */
 void ab_proc_describe(char *buf, size_t len, const struct ab_proc_result *res);
+/*
+ * Would execve take this argv and environment (envp NULL: this process's)?
+ * Linux refuses (E2BIG) one string longer than MAX_ARG_STRLEN (32 pages)
+ * and more than ARG_MAX (sysconf) bytes of strings and pointers in all.
+ * 0, or -1 after reporting "<what>: ..." with the count and the limit:
+ * checked before work that a refused exec would waste.
+ */
+int ab_proc_argv_fits(const char *what, char *const *argv, char *const *envp);
 /* argv as one shell-quoted line for logs and messages; caller frees */
 char *ab_argv_quote(char *const *argv);
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <git2.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,196 @@
 
 int ab_quiet;
 static ab_report_fn *reporter;
+static atomic_int environment_failed;
+
+int
+ab_errno_is_environment(int err)
+{
+	return err == ENOSPC || err == EDQUOT || err == EIO || err == EROFS || err == EFBIG || err == ENOMEM;
+}
+
+void
+ab_note_environment(int err)
+{
+	if (ab_errno_is_environment(err))
+		atomic_store(&environment_failed, 1);
+}
+
+int
+ab_environment_failed(void)
+{
+	return atomic_load(&environment_failed);
+}
+
+enum escape_mode {
+	ESC_NAME,    /* ab_shown: everything that is not plain printable text */
+	ESC_MESSAGE, /* a reported line: control characters but newline and tab, no backslashes */
+};
+
+/* the length of the valid UTF-8 sequence at s (at most n bytes), 0 when it is not one */
+static size_t
+utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and what lies past U+10FFFF are not UTF-8 */
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static void
+add_escaped(struct ab_buf *b, const char *text, size_t n, enum escape_mode mode)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned char c = s[i];
+		size_t len = utf8_seq(s + i, n - i);
+
+		if (c == '\\' && mode == ESC_NAME) {
+			ab_buf_puts(b, "\\\\");
+		} else if (c == '\n' || c == '\t') {
+			if (mode == ESC_MESSAGE)
+				ab_buf_putc(b, (char)c);
+			else
+				ab_buf_puts(b, c == '\n' ? "\\n" : "\\t");
+		} else if (c == '\r') {
+			ab_buf_puts(b, "\\r");
+		} else if (c < 0x20 || c == 0x7f || !len) {
+			ab_buf_printf(b, "\\x%02x", c);
+		} else if (len == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
+			/* a C1 control character (U+0080..U+009F): CSI and friends to some terminals */
+			ab_buf_printf(b, "\\x%02x\\x%02x", c, s[i + 1]);
+			i += 2;
+			continue;
+		} else {
+			ab_buf_add(b, s + i, len);
+			i += len;
+			continue;
+		}
+		i++;
+	}
+}
+
+void
+ab_buf_add_shown(struct ab_buf *b, const char *s, size_t n)
+{
+	add_escaped(b, s, n, ESC_NAME);
+	if (!b->s)
+		ab_buf_grow(b, 0), b->s[0] = '\0';
+}
+
+void
+ab_buf_add_text(struct ab_buf *b, const char *s, size_t n)
+{
+	add_escaped(b, s, n, ESC_MESSAGE);
+	if (!b->s)
+		ab_buf_grow(b, 0), b->s[0] = '\0';
+}
+
+char *
+ab_shown(const char *s)
+{
+	struct ab_buf b = {0};
+
+	ab_buf_add_shown(&b, s ? s : "", s ? strlen(s) : 0);
+	return ab_buf_detach(&b);
+}
+
+/* does a query parameter's name say that its value is a secret? */
+static int
+secret_param(const char *name, size_t n)
+{
+	static const char *const words[] = {"token", "key", "secret", "password", "passwd", "auth", "signature",
+	    "sig", "credential", "session", "code"};
+	char low[64];
+
+	if (n >= sizeof(low))
+		n = sizeof(low) - 1;
+	for (size_t i = 0; i < n; i++)
+		low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
+	low[n] = '\0';
+	for (size_t i = 0; i < AB_NELEM(words); i++)
+		if (strstr(low, words[i]))
+			return 1;
+	return 0;
+}
+
+/* where a URL's authority ends */
+static size_t
+authority_len(const char *s)
+{
+	return strcspn(s, "/?# \t\r\n'\"<>`");
+}
+
+char *
+ab_url_redact(const char *text)
+{
+	struct ab_buf b = {0};
+	const char *s = text;
+
+	while (*s) {
+		const char *at = strstr(s, "://"), *auth, *end, *cred = NULL, *q;
+
+		if (!at) {
+			ab_buf_puts(&b, s);
+			break;
+		}
+		auth = at + 3;
+		end = auth + authority_len(auth);
+		/* the last '@' of the authority ends the userinfo (a password may hold '@' unescaped) */
+		for (const char *p = auth; p < end; p++)
+			if (*p == '@')
+				cred = p;
+		ab_buf_add(&b, s, (size_t)(auth - s));
+		if (cred)
+			ab_buf_puts(&b, "***");
+		ab_buf_add(&b, cred ? cred : auth, (size_t)(end - (cred ? cred : auth)));
+		s = end;
+		/* the path, then the query's parameters up to the end of the URL or the next one */
+		q = s + strcspn(s, "? \t\r\n'\"<>`");
+		if (*q != '?' || (strstr(s, "://") && strstr(s, "://") < q)) {
+			continue;
+		}
+		ab_buf_add(&b, s, (size_t)(q - s) + 1);
+		s = q + 1;
+		while (*s && !strchr("# \t\r\n'\"<>`", *s)) {
+			size_t n = strcspn(s, "&# \t\r\n'\"<>`"), klen = strcspn(s, "=&# \t\r\n'\"<>`");
+
+			if (klen < n && s[klen] == '=' && secret_param(s, klen)) {
+				ab_buf_add(&b, s, klen + 1);
+				ab_buf_puts(&b, "***");
+			} else {
+				ab_buf_add(&b, s, n);
+			}
+			s += n;
+			if (*s == '&')
+				ab_buf_putc(&b, *s++);
+		}
+	}
+	return ab_buf_detach(&b);
+}
 
 void
 ab_set_reporter(ab_report_fn *fn)
@@ -25,14 +216,23 @@ vreport(const char *prefix, const char *suffix, const char *fmt, va_list ap)
 {
 	struct ab_buf b = {0};
 
+	struct ab_buf msg = {0};
+
 	ab_buf_puts(&b, "allocbuild: ");
 	if (prefix)
 		ab_buf_puts(&b, prefix);
-	ab_buf_vprintf(&b, fmt, ap);
+	ab_buf_vprintf(&msg, fmt, ap);
 	if (suffix) {
-		ab_buf_puts(&b, ": ");
-		ab_buf_puts(&b, suffix);
+		ab_buf_puts(&msg, ": ");
+		ab_buf_puts(&msg, suffix);
 	}
+	/*
+	 * whatever a message quotes (a name, a library's message), no control
+	 * character reaches the terminal but the newlines of a message of
+	 * several lines; names are escaped where they are quoted (ab_shown)
+	 */
+	add_escaped(&b, msg.s ? msg.s : "", msg.len, ESC_MESSAGE);
+	ab_buf_free(&msg);
 	ab_buf_putc(&b, '\n');
 	if (reporter) {
 		reporter(b.s, b.len);
@@ -60,6 +260,7 @@ ab_error_errno(const char *fmt, ...)
 	va_list ap;
 	int e = errno;
 
+	ab_note_environment(e);
 	va_start(ap, fmt);
 	vreport(NULL, strerror(e), fmt, ap);
 	va_end(ap);
@@ -295,6 +496,15 @@ ab_strv_free(struct ab_strv *sv)
 	sv->n = sv->cap = 0;
 }
 
+int
+ab_strv_has(const struct ab_strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return 1;
+	return 0;
+}
+
 char **
 ab_strv_argv(struct ab_strv *sv)
 {
@@ -366,30 +576,63 @@ ab_rm_rf(const char *path)
 }
 
 int
-ab_read_file(struct ab_buf *out, const char *path)
+ab_read_fd_max(struct ab_buf *out, int fd, const char *name, size_t max)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	char tmp[65536];
+	struct stat st;
+	size_t start = out->len;
 	ssize_t n;
+
+	if (fstat(fd, &st) < 0) {
+		ab_error_errno("cannot stat '%s'", name);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ab_error("'%s' is not a regular file", name);
+		return -1;
+	}
+	if ((uint64_t)st.st_size > max) {
+		ab_error("'%s' is larger than %zu bytes", name, max);
+		return -1;
+	}
+	ab_buf_grow(out, (size_t)st.st_size);
+	out->s[out->len] = '\0';
+	while ((n = read(fd, tmp, sizeof(tmp))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ab_error_errno("cannot read '%s'", name);
+			return -1;
+		}
+		if (out->len - start + (size_t)n > max) {
+			ab_error("'%s' is larger than %zu bytes", name, max);
+			return -1;
+		}
+		ab_buf_add(out, tmp, (size_t)n);
+	}
+	return 0;
+}
+
+int
+ab_read_file_max(struct ab_buf *out, const char *path, size_t max)
+{
+	/* O_NONBLOCK: opening a fifo must not wait for a writer; it changes nothing for a regular file */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int rc;
 
 	if (fd < 0) {
 		ab_error_errno("cannot open '%s'", path);
 		return -1;
 	}
-	while ((n = read(fd, tmp, sizeof(tmp))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ab_error_errno("cannot read '%s'", path);
-			close(fd);
-			return -1;
-		}
-		ab_buf_add(out, tmp, (size_t)n);
-	}
+	rc = ab_read_fd_max(out, fd, path, max);
 	close(fd);
-	if (!out->s)
-		ab_buf_grow(out, 0), out->s[0] = '\0';
-	return 0;
+	return rc;
+}
+
+int
+ab_read_file(struct ab_buf *out, const char *path)
+{
+	return ab_read_file_max(out, path, AB_READ_MAX);
 }
 
 int

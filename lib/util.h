@@ -26,7 +26,7 @@
  * pass the code up unchanged. Only the command layer turns a result into
  * an exit code (cli/cmd.h: ab_cmd_exit).
  */
-#define AB_EFAIL (-1)  /* bad input, or the environment failed (I/O, disk full): exit 2 */
+#define AB_EFAIL (-1)  /* bad input, or the environment failed (I/O error, disk full): exit 2 */
 #define AB_ECHECK (-2) /* a check failed: a digest differs, a build failed, a probe disagrees: exit 1 */
 
 #define AB_NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -38,6 +38,18 @@
  */
 typedef void ab_report_fn(const char *line, size_t len);
 void ab_set_reporter(ab_report_fn *fn);
+
+/*
+ * An environment failure (a write or read that failed with ENOSPC,
+ * EDQUOT, EIO, EROFS, EFBIG or ENOMEM: disk full, a read-only or broken
+ * file system) is exit 2 wherever it is met, whatever the step's own
+ * result would say: ab_error_errno notes such an errno, code that reports
+ * an errno otherwise notes it with ab_note_environment, and ab_cmd_exit
+ * asks ab_environment_failed.
+ */
+int ab_errno_is_environment(int err);
+void ab_note_environment(int err);
+int ab_environment_failed(void);
 
 /* print "allocbuild: <msg>\n" on stderr */
 void ab_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -85,6 +97,8 @@ void ab_strv_push(struct ab_strv *sv, const char *s);      /* copies s */
 void ab_strv_push_owned(struct ab_strv *sv, char *s);      /* takes s */
 void ab_strv_pushf(struct ab_strv *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ab_strv_free(struct ab_strv *sv);
+/* is s one of the strings of the vector? */
+int ab_strv_has(const struct ab_strv *sv, const char *s);
 /* NULL-terminated argv view of the vector (owned by sv) */
 char **ab_strv_argv(struct ab_strv *sv);
 
@@ -115,7 +129,20 @@ void ab_list_free(struct ab_list *l);
 /* file system */
 int ab_mkdir_p(const char *path, unsigned mode);     /* reports errors */
 int ab_rm_rf(const char *path);                       /* reports errors; missing is fine */
-int ab_read_file(struct ab_buf *out, const char *path); /* reports errors */
+/*
+ * The one reader of whole files. Only a regular file is read: the file is
+ * opened without blocking (a fifo or a device can neither hang nor flood
+ * the reader) and refused unless fstat says regular ("'PATH' is not a
+ * regular file"), or when it holds more than max bytes ("'PATH' is larger
+ * than N bytes"; growing while read counts). Reports errors.
+ */
+int ab_read_file_max(struct ab_buf *out, const char *path, size_t max);
+/* the same for a descriptor already open (name in messages); fd is not closed */
+int ab_read_fd_max(struct ab_buf *out, int fd, const char *name, size_t max);
+/* the bound on anything read whole into memory without a bound of its own */
+#define AB_READ_MAX ((size_t)1 << 30)
+/* ab_read_file_max(out, path, AB_READ_MAX) */
+int ab_read_file(struct ab_buf *out, const char *path);
 /* write all n bytes to fd, again after EINTR and short writes; -1 with errno set (not reported) */
 int ab_write_all(int fd, const void *p, size_t n);
 /* write all n bytes to fd and close it (in every case); reports "cannot write '<name>'" */
@@ -139,6 +166,32 @@ char *ab_path_dirname(const char *p);
  * Refuses empty names, absolute paths and any ".." component.
  */
 int ab_path_is_safe_relative(const char *name);
+
+/*
+ * Text that may be shown: a name (a file, an archive member, a bundle
+ * member) printed to a terminal or written to pr.md with its control
+ * characters escaped, so that a newline or an escape sequence in a name
+ * can neither forge a line nor drive the terminal. Backslash becomes
+ * \\, newline, carriage return and tab \n \r \t, every other C0 or
+ * C1 control character and every byte that is not valid UTF-8 \xHH.
+ * JSON documents keep the exact bytes; only what is shown is escaped.
+ */
+void ab_buf_add_shown(struct ab_buf *b, const char *s, size_t n);
+/* a line of a tool's output shown (a log's tail): as reported lines are, tabs and backslashes kept */
+void ab_buf_add_text(struct ab_buf *b, const char *s, size_t n);
+/* ab_buf_add_shown of a whole string into a new string; caller frees */
+char *ab_shown(const char *s);
+
+/*
+ * The one URL redaction, for everything printed or recorded: in a URL, or
+ * in a text holding URLs (a mirror's FROM=TO, a library's message), the
+ * userinfo of every "scheme://user:password@host/..." becomes "***@", and
+ * the value of every query parameter whose name looks secret (token, key,
+ * secret, password, passwd, auth, signature, sig, credential, session,
+ * code) becomes "***". The URL with its credentials is used only for the
+ * request itself. Anything else is returned unchanged. Caller frees.
+ */
+char *ab_url_redact(const char *text);
 
 /* monotonic clock in seconds */
 double ab_now(void);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/util.h"
+
 /* "5.3.0-0-g54eaed", "v2.1.7", "3.2.8" -> {5,3,0}; 0 when there is no X.Y.Z at the start */
 static int
 parse_version(long v[3], const char *s)
@@ -161,4 +163,47 @@ ab_allocopts_mimalloc(const char *version, const char *var, const char **basis,
 			return AB_OPT_READ;
 		}
 	return AB_OPT_NOT_READ;
+}
+
+/* jemalloc's conf names in "k:v,k:v" (the syntax is the probe's to judge) */
+static void
+check_conf(struct ab_strv *w, const char *version, const char *var, const char *conf)
+{
+	for (const char *p = conf; *p;) {
+		size_t n = strcspn(p, ","), k = strcspn(p, ":");
+		const char *basis;
+		char *name;
+
+		if (k < n) {
+			name = ab_strndup(p, k);
+			if (ab_allocopts_jemalloc(version, name, &basis, NULL) == AB_OPT_NOT_READ)
+				ab_strv_pushf(w, "%s: jemalloc %s has no option '%s' (it reports \"Invalid conf pair\" and "
+				    "ignores it)", var, basis, name);
+			free(name);
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+}
+
+void
+ab_allocopts_check_env(struct ab_strv *w, const char *kind, const char *version, const char *conf_var, char *const *env)
+{
+	for (size_t i = 0; kind && env && env[i]; i++) {
+		const char *eq = strchr(env[i], '='), *basis;
+		char *k;
+
+		if (!eq)
+			continue;
+		k = ab_strndup(env[i], (size_t)(eq - env[i]));
+		if (!strcmp(kind, "jemalloc") && conf_var && !strcmp(k, "MALLOC_CONF") && strcmp(conf_var, "MALLOC_CONF"))
+			ab_strv_pushf(w, "MALLOC_CONF has no effect on this binary: it reads %s", conf_var);
+		else if (!strcmp(kind, "jemalloc") && !strcmp(k, conf_var ? conf_var : "MALLOC_CONF"))
+			check_conf(w, version, k, eq + 1);
+		else if (!strcmp(kind, "mimalloc") && !strncmp(k, "MIMALLOC_", 9) &&
+		    ab_allocopts_mimalloc(version, k, &basis, NULL) == AB_OPT_NOT_READ)
+			ab_strv_pushf(w, "mimalloc %s has no option %s: it ignores it silently", basis, k);
+		free(k);
+	}
 }

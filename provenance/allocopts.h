@@ -62,6 +62,18 @@ enum ab_opt_answer ab_allocopts_jemalloc(const char *version, const char *name, 
  */
 enum ab_opt_answer ab_allocopts_mimalloc(const char *version, const char *var, const char **basis,
     const struct ab_mimalloc_option **option);
+/*
+ * The settings of a runtime environment that the allocator will not read,
+ * as sentences appended to warnings (each a malloc'd string): for jemalloc
+ * (conf_var: the variable it reads, MALLOC_CONF or PREFIX_MALLOC_CONF) a
+ * plain MALLOC_CONF it does not read and every conf name its version does
+ * not have; for mimalloc every MIMALLOC_* variable its version does not
+ * have. An unknown version checks nothing. env is NULL-terminated "K=V".
+ */
+struct ab_strv;
+void ab_allocopts_check_env(struct ab_strv *warnings, const char *kind, const char *version, const char *conf_var,
+    char *const *env);
+
 /* the table's release for a version (latest at or before it), or NULL */
 const struct ab_jemalloc_release *ab_allocopts_jemalloc_release(const char *version);
 const struct ab_mimalloc_release *ab_allocopts_mimalloc_release(const char *version);

@@ -4,13 +4,19 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "../lib/atomic.h"
+#include "../lib/dirwalk.h"
 #include "../lib/hash.h"
+#include "../lib/jsonio.h"
+#include "manifest.h"
 
 #define INDEX_NAME "BUNDLE-SHA256SUMS"
 
@@ -108,25 +114,52 @@ add_parents(struct archive *a, struct ab_strv *dirs, const char *top, const char
 	return 0;
 }
 
+/*
+ * A member's bytes: the regular file rel of OUTDIR, opened through the
+ * resolver without following any symlink, so that nothing outside OUTDIR
+ * and nothing the build did not write can slip in
+ */
+static int
+read_member(struct ab_buf *data, int rootfd, const char *outdir, const char *rel, const char *path)
+{
+	char why[AB_BENEATH_WHY];
+	char *src = ab_path_join(outdir, rel);
+	int fd = ab_dirwalk_open_beneath(rootfd, rel, O_RDONLY | O_NONBLOCK, AB_BENEATH_NOSYMLINK, why), rc;
+
+	if (fd < 0) {
+		char *shown = ab_shown(src);
+
+		ab_error("%s: refusing member '%s': %s", path, shown, why);
+		free(shown);
+		free(src);
+		return AB_EFAIL;
+	}
+	rc = ab_read_fd_max(data, fd, src, AB_READ_MAX);
+	close(fd);
+	free(src);
+	return rc;
+}
+
 /* one member: its parents, its bytes, its line of the index */
 static int
-add_member(struct archive *a, struct ab_strv *dirs, struct ab_buf *index, const char *outdir, const char *top,
-    const char *rel, int64_t mtime, const char *path)
+add_member(struct archive *a, struct ab_strv *dirs, struct ab_buf *index, int rootfd, const char *outdir,
+    const char *top, const char *rel, int64_t mtime, const char *path)
 {
 	struct ab_buf data = {0};
 	char hex[AB_HEX_LEN + 1];
-	char *src, *name;
+	char *name;
 	int rc;
 
 	if (!ab_path_is_safe_relative(rel)) {
-		ab_error("%s: refusing member '%s'", path, rel);
+		char *shown = ab_shown(rel);
+
+		ab_error("%s: refusing member '%s'", path, shown);
+		free(shown);
 		return AB_EFAIL;
 	}
 	if (add_parents(a, dirs, top, rel, mtime, path) < 0)
 		return AB_EFAIL;
-	src = ab_path_join(outdir, rel);
-	rc = ab_read_file(&data, src);
-	free(src);
+	rc = read_member(&data, rootfd, outdir, rel, path);
 	if (rc < 0) {
 		ab_buf_free(&data);
 		return rc;
@@ -150,17 +183,22 @@ ab_bundle_write(const char *path, const char *outdir, const char *top, char *con
 	struct ab_buf index = {0};
 	struct ab_strv dirs = {0};
 	char *name = NULL;
-	int error = AB_EFAIL;
+	int error = AB_EFAIL, rootfd;
 
 	memcpy(sorted, members, nmembers * sizeof(*sorted));
 	qsort(sorted, nmembers, sizeof(*sorted), cmp_str);
+	rootfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		ab_error_errno("cannot open '%s'", outdir);
+		goto done;
+	}
 	if (ab_atomic_open(&out, path, 0) < 0 || start_archive(a, out.fd, path) < 0)
 		goto done;
 	name = ab_sprintf("%s/", top);
 	if (add_dir(a, name, mtime, path) < 0)
 		goto done;
 	for (size_t i = 0; i < nmembers; i++)
-		if (add_member(a, &dirs, &index, outdir, top, sorted[i], mtime, path) < 0)
+		if (add_member(a, &dirs, &index, rootfd, outdir, top, sorted[i], mtime, path) < 0)
 			goto done;
 	free(name);
 	name = ab_sprintf("%s/%s", top, INDEX_NAME);
@@ -175,6 +213,8 @@ done:
 	/* archive_write_open_fd leaves the descriptor to us */
 	archive_write_free(a);
 	ab_atomic_abort(&out);
+	if (rootfd >= 0)
+		close(rootfd);
 	free(name);
 	free(sorted);
 	ab_buf_free(&index);
@@ -189,16 +229,43 @@ struct member {
 	struct ab_buf data; /* kept when the caller's keep() asked */
 };
 
+/* the members whose bytes verify keeps, besides hashing them */
+enum kept { KEEP_INDEX, KEEP_SUMS, KEEP_STATEMENT, KEEP_COMMANDS, KEEP_N };
+static const char *const kept_name[KEEP_N] = {INDEX_NAME, "SHA256SUMS", AB_MANIFEST_STATEMENT,
+    "provenance/build-commands.json"};
+/* the most a kept member may hold */
+#define KEEP_MAX ((size_t)256 << 20)
+
 /* what a verification read from the bundle */
 struct verify {
 	const char *path;
 	struct member *m; /* every regular member but the index, in archive order */
 	size_t nm, cap;
-	struct ab_buf index, sums; /* the contents of BUNDLE-SHA256SUMS and SHA256SUMS */
+	struct ab_buf kept[KEEP_N];
+	int have[KEEP_N];
 	int (*keep)(const char *name); /* members whose bytes the caller wants, or NULL */
-	int have_index, have_sums;
 	int failed;       /* a problem was printed */
 };
+
+/* a problem of the bundle (or of one of its members) on stdout, names escaped */
+static void
+say(struct verify *v, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+say(struct verify *v, const char *name, const char *fmt, ...)
+{
+	char *shown = ab_shown(name);
+	va_list ap;
+
+	fputs(shown, stdout);
+	fputs(": ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	free(shown);
+	v->failed = 1;
+}
 
 /* parse "<hex>  <name>" lines; returns the number of bad lines */
 static int
@@ -224,120 +291,28 @@ parse_sums(struct ab_strv *names, struct ab_strv *hexes, const char *text)
 
 /*
  * The member's name relative to the top directory (the first member's
- * first component), or NULL when it is refused (printed).
+ * first component), or NULL when it is refused (printed). A leading "./"
+ * (tar -C dir . repacks so) is no part of the name.
  */
 static const char *
 member_rel(struct verify *v, char **top, const char *name)
 {
+	while (name && name[0] == '.' && name[1] == '/')
+		name += 2;
 	if (!name || !ab_path_is_safe_relative(name)) {
-		printf("%s: unsafe member name\n", name ? name : "(null)");
-		v->failed = 1;
+		say(v, name ? name : "(a member without a name)", "unsafe member name");
 		return NULL;
 	}
 	if (!*top)
 		*top = ab_strndup(name, strcspn(name, "/"));
-	if (strncmp(name, *top, strlen(*top)) || name[strlen(*top)] != '/') {
-		printf("%s: outside the bundle's top directory '%s'\n", name, *top);
-		v->failed = 1;
+	if (strncmp(name, *top, strlen(*top)) || (name[strlen(*top)] != '/' && name[strlen(*top)])) {
+		char *t = ab_shown(*top);
+
+		say(v, name, "outside the bundle's top directory '%s'", t);
+		free(t);
 		return NULL;
 	}
-	return name + strlen(*top) + 1;
-}
-
-/* hash a regular member; the index and SHA256SUMS are kept as well; AB_ECHECK on corrupt data (printed) */
-static int
-hash_member(struct verify *v, struct archive *a, const char *rel)
-{
-	struct ab_buf *keep = NULL, data = {0};
-	struct ab_sha256 *h;
-	char buf[65536];
-	la_ssize_t n;
-
-	if (!strcmp(rel, INDEX_NAME))
-		keep = &v->index, v->have_index = 1;
-	else if (!strcmp(rel, "SHA256SUMS"))
-		keep = &v->sums, v->have_sums = 1;
-	h = ab_sha256_new();
-	while ((n = archive_read_data(a, buf, sizeof(buf))) > 0) {
-		ab_sha256_update(h, buf, (size_t)n);
-		if (keep)
-			ab_buf_add(keep, buf, (size_t)n);
-		if (v->keep && v->keep(rel))
-			ab_buf_add(&data, buf, (size_t)n);
-	}
-	if (n < 0) {
-		char hex[AB_HEX_LEN + 1];
-
-		ab_sha256_final(hex, h);
-		printf("%s: corrupt data: %s\n", rel, archive_error_string(a));
-		v->failed = 1;
-		ab_buf_free(&data);
-		return AB_ECHECK;
-	}
-	if (keep == &v->index) {
-		char hex[AB_HEX_LEN + 1];
-
-		ab_sha256_final(hex, h);
-		ab_buf_free(&data);
-		return 0;
-	}
-	if (v->nm == v->cap) {
-		v->cap = v->cap ? 2 * v->cap : 32;
-		v->m = ab_realloc(v->m, v->cap * sizeof(*v->m));
-	}
-	v->m[v->nm].name = ab_strdup(rel);
-	v->m[v->nm].listed = 0;
-	v->m[v->nm].data = data;
-	ab_sha256_final(v->m[v->nm].hex, h);
-	v->nm++;
-	return 0;
-}
-
-/* stream the bundle once: every member checked for its place and hashed */
-static int
-read_members(struct verify *v)
-{
-	struct archive *a = archive_read_new();
-	struct archive_entry *e;
-	const char *current = NULL;
-	char *top = NULL;
-	int error = AB_EFAIL, r;
-
-	archive_read_support_filter_all(a);
-	archive_read_support_format_all(a);
-	if (archive_read_open_filename(a, v->path, 1 << 16) != ARCHIVE_OK) {
-		ab_error("cannot open bundle '%s': %s", v->path, archive_error_string(a));
-		goto done;
-	}
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *rel;
-
-		current = archive_entry_pathname(e);
-		if (!(rel = member_rel(v, &top, current)) || archive_entry_filetype(e) == AE_IFDIR)
-			continue;
-		if (archive_entry_filetype(e) != AE_IFREG) {
-			printf("%s: not a regular file\n", rel);
-			v->failed = 1;
-			continue;
-		}
-		if ((error = hash_member(v, a, rel)) < 0)
-			goto done;
-	}
-	error = AB_ECHECK;
-	if (r != ARCHIVE_EOF) {
-		printf("%s: corrupt bundle after '%s': %s\n", v->path, current ? current : "(start)",
-		    archive_error_string(a));
-		goto done;
-	}
-	if (!v->have_index) {
-		printf("%s: no %s in the bundle\n", v->path, INDEX_NAME);
-		goto done;
-	}
-	error = 0;
-done:
-	archive_read_free(a);
-	free(top);
-	return error;
+	return name[strlen(*top)] ? name + strlen(*top) + 1 : "";
 }
 
 static struct member *
@@ -349,68 +324,312 @@ find_member(const struct verify *v, const char *name)
 	return NULL;
 }
 
+/* hash a regular member; the members verify reads are kept as well; AB_ECHECK on corrupt data (printed) */
+static int
+hash_member(struct verify *v, struct archive *a, const char *rel)
+{
+	struct ab_buf *keep = NULL, data = {0};
+	struct ab_sha256 *h;
+	char buf[65536], hex[AB_HEX_LEN + 1];
+	la_ssize_t n;
+	int k;
+
+	if (find_member(v, rel) || (!strcmp(rel, INDEX_NAME) && v->have[KEEP_INDEX])) {
+		say(v, rel, "duplicate member");
+		return 0;
+	}
+	for (k = 0; k < KEEP_N; k++)
+		if (!strcmp(rel, kept_name[k])) {
+			keep = &v->kept[k];
+			v->have[k] = 1;
+			break;
+		}
+	h = ab_sha256_new();
+	while ((n = archive_read_data(a, buf, sizeof(buf))) > 0) {
+		ab_sha256_update(h, buf, (size_t)n);
+		if (keep && keep->len + (size_t)n > KEEP_MAX) {
+			ab_sha256_final(hex, h);
+			say(v, rel, "larger than %zu bytes", KEEP_MAX);
+			ab_buf_free(&data);
+			return AB_ECHECK;
+		}
+		if (keep)
+			ab_buf_add(keep, buf, (size_t)n);
+		if (v->keep && v->keep(rel))
+			ab_buf_add(&data, buf, (size_t)n);
+	}
+	ab_sha256_final(hex, h);
+	if (n < 0) {
+		const char *why = archive_error_string(a);
+
+		say(v, rel, "corrupt data: %s", why ? why : "truncated or damaged");
+		ab_buf_free(&data);
+		return AB_ECHECK;
+	}
+	if (keep && !keep->s)
+		ab_buf_grow(keep, 0), keep->s[0] = '\0';
+	if (keep == &v->kept[KEEP_INDEX]) {
+		ab_buf_free(&data);
+		return 0;
+	}
+	if (v->nm == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 32;
+		v->m = ab_realloc(v->m, v->cap * sizeof(*v->m));
+	}
+	v->m[v->nm].name = ab_strdup(rel);
+	v->m[v->nm].listed = 0;
+	v->m[v->nm].data = data;
+	memcpy(v->m[v->nm].hex, hex, sizeof(hex));
+	v->nm++;
+	return 0;
+}
+
+/*
+ * The gzip framing, which libarchive does not check: the whole stream
+ * inflates, its trailer (CRC-32 and length) matches, and nothing follows
+ * it. 0; AB_ECHECK (printed) for a damaged stream; AB_EFAIL (reported)
+ * when the file is not gzip at all or cannot be read.
+ */
+static int
+check_gzip(struct verify *v)
+{
+	int fd = open(v->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	unsigned char in[65536], out[65536];
+	z_stream z = {0};
+	int zr = Z_OK, error = AB_EFAIL, started = 0;
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		ab_error_errno("cannot open bundle '%s'", v->path);
+		goto done;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ab_error("bundle '%s' is not a regular file", v->path);
+		goto done;
+	}
+	if (st.st_size == 0) {
+		ab_error("bundle '%s' is empty: not an evidence bundle", v->path);
+		goto done;
+	}
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+		ab_error("cannot initialise zlib");
+		goto done;
+	}
+	started = 1;
+	while (zr != Z_STREAM_END && (n = read(fd, in, sizeof(in))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ab_error_errno("cannot read bundle '%s'", v->path);
+			goto done;
+		}
+		if (z.total_in == 0 && (n < 2 || in[0] != 0x1f || in[1] != 0x8b)) {
+			ab_error("'%s' is not gzip-compressed: not an evidence bundle", v->path);
+			goto done;
+		}
+		z.next_in = in;
+		z.avail_in = (uInt)n;
+		do {
+			z.next_out = out;
+			z.avail_out = sizeof(out);
+			zr = inflate(&z, Z_NO_FLUSH);
+		} while (zr == Z_OK && z.avail_in);
+		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
+			error = AB_ECHECK;
+			say(v, v->path, "corrupt gzip stream: %s", z.msg ? z.msg : "damaged data");
+			goto done;
+		}
+		if (zr == Z_STREAM_END && z.avail_in) {
+			error = AB_ECHECK;
+			say(v, v->path, "%u bytes of trailing data after the gzip stream", z.avail_in);
+			goto done;
+		}
+	}
+	if (zr != Z_STREAM_END) {
+		error = AB_ECHECK;
+		say(v, v->path, "corrupt gzip stream: it ends before its trailer");
+		goto done;
+	}
+	n = read(fd, in, 1);
+	if (n > 0) {
+		error = AB_ECHECK;
+		say(v, v->path, "trailing data after the gzip stream");
+		goto done;
+	}
+	error = 0;
+done:
+	if (started)
+		inflateEnd(&z);
+	if (fd >= 0)
+		close(fd);
+	return error;
+}
+
+/* stream the bundle once: every member checked for its place and hashed */
+static int
+read_members(struct verify *v)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	char *current = NULL;
+	char *top = NULL;
+	int error = AB_EFAIL, r, members = 0;
+
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	if (archive_read_open_filename(a, v->path, 1 << 16) != ARCHIVE_OK) {
+		ab_error("cannot open bundle '%s': %s", v->path, archive_error_string(a));
+		goto done;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *rel;
+
+		members++;
+		free(current);
+		current = ab_strdup(archive_entry_pathname(e) ? archive_entry_pathname(e) : "");
+		if (!(rel = member_rel(v, &top, archive_entry_pathname(e))) || archive_entry_filetype(e) == AE_IFDIR)
+			continue;
+		if (archive_entry_filetype(e) != AE_IFREG || !rel[0]) {
+			say(v, rel[0] ? rel : current, "not a regular file");
+			continue;
+		}
+		if ((error = hash_member(v, a, rel)) < 0)
+			goto done;
+	}
+	if (r != ARCHIVE_EOF && !members) {
+		ab_error("'%s' is not an evidence bundle: %s", v->path, archive_error_string(a));
+		error = AB_EFAIL;
+		goto done;
+	}
+	error = AB_ECHECK;
+	if (r != ARCHIVE_EOF) {
+		char *after = current ? ab_shown(current) : ab_strdup("(start)");
+		const char *why = archive_error_string(a);
+
+		say(v, v->path, "corrupt bundle after '%s': %s", after, why ? why : "damaged data");
+		free(after);
+		goto done;
+	}
+	if (!members) {
+		ab_error("'%s' holds no members: not an evidence bundle", v->path);
+		error = AB_EFAIL;
+		goto done;
+	}
+	if (!v->have[KEEP_INDEX]) {
+		ab_error("'%s' has no %s under a top directory: not an evidence bundle of allocbuild", v->path,
+		    INDEX_NAME);
+		error = AB_EFAIL;
+		goto done;
+	}
+	error = 0;
+done:
+	archive_read_free(a);
+	free(current);
+	free(top);
+	return error;
+}
+
 /* every member listed in the index with its digest, nothing listed missing */
 static void
 check_index(struct verify *v)
 {
 	struct ab_strv names = {0}, hexes = {0};
 
-	if (parse_sums(&names, &hexes, v->index.s ? v->index.s : ""))
-		printf("%s: malformed lines\n", INDEX_NAME), v->failed = 1;
+	if (parse_sums(&names, &hexes, v->kept[KEEP_INDEX].s ? v->kept[KEEP_INDEX].s : ""))
+		say(v, INDEX_NAME, "malformed lines");
 	for (size_t i = 0; i < names.n; i++) {
 		struct member *m = find_member(v, names.v[i]);
 
 		if (!m) {
-			printf("%s: missing from the bundle\n", names.v[i]);
-			v->failed = 1;
+			say(v, names.v[i], "missing from the bundle");
 			continue;
 		}
 		m->listed = 1;
-		if (strcmp(m->hex, hexes.v[i])) {
-			printf("%s: sha256 mismatch: expected %s, actual %s\n", names.v[i], hexes.v[i], m->hex);
-			v->failed = 1;
-		}
+		if (strcmp(m->hex, hexes.v[i]))
+			say(v, names.v[i], "sha256 mismatch: expected %s, actual %s", hexes.v[i], m->hex);
 	}
 	for (size_t j = 0; j < v->nm; j++)
 		if (!v->m[j].listed)
-			printf("%s: not listed in %s\n", v->m[j].name, INDEX_NAME), v->failed = 1;
+			say(v, v->m[j].name, "not listed in %s", INDEX_NAME);
 	ab_strv_free(&names);
 	ab_strv_free(&hexes);
 }
 
-/* the build's own SHA256SUMS must agree with the manifests carried */
+/* is name a subject of the statement (an artifact: in SHA256SUMS, never in a bundle)? */
+static int
+is_subject(const cJSON *stmt, const char *name)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, ab_json_get(stmt, "subject"))
+		if (ab_json_str(it, "name") && !strcmp(ab_json_str(it, "name"), name))
+			return 1;
+	return 0;
+}
+
+/*
+ * The build's own SHA256SUMS must agree with the members carried: each
+ * listed file that a bundle carries (all but the artifacts) is there with
+ * its digest, and the coverage rules of an OUTDIR hold (provenance/manifest.h)
+ */
 static void
 check_sums(struct verify *v)
 {
-	struct ab_strv names = {0}, hexes = {0};
+	struct ab_strv names = {0}, hexes = {0}, present = {0};
+	cJSON *stmt = NULL, *commands = NULL;
 
-	parse_sums(&names, &hexes, v->sums.s ? v->sums.s : "");
-	for (size_t i = 0; i < names.n; i++) {
-		const char *n = names.v[i][0] == '*' ? names.v[i] + 1 : names.v[i];
-
-		for (size_t j = 0; j < v->nm; j++)
-			if (!strcmp(v->m[j].name, n) && strcmp(v->m[j].hex, hexes.v[i])) {
-				printf("%s: sha256 differs from SHA256SUMS: expected %s, actual %s\n", n,
-				    hexes.v[i], v->m[j].hex);
-				v->failed = 1;
-			}
+	if (!v->have[KEEP_SUMS]) {
+		say(v, "SHA256SUMS", "missing from the bundle");
+		return;
 	}
+	if (parse_sums(&names, &hexes, v->kept[KEEP_SUMS].s))
+		say(v, "SHA256SUMS", "malformed lines");
+	if (v->have[KEEP_STATEMENT])
+		stmt = cJSON_ParseWithLength(v->kept[KEEP_STATEMENT].s, v->kept[KEEP_STATEMENT].len);
+	if (!stmt)
+		say(v, AB_MANIFEST_STATEMENT, "not a readable in-toto statement");
+	if (v->have[KEEP_COMMANDS])
+		commands = cJSON_ParseWithLength(v->kept[KEEP_COMMANDS].s, v->kept[KEEP_COMMANDS].len);
+	for (size_t i = 0; i < names.n; i++) {
+		const struct member *m = find_member(v, names.v[i]);
+
+		if (m && strcmp(m->hex, hexes.v[i]))
+			say(v, names.v[i], "sha256 differs from SHA256SUMS: expected %s, actual %s", hexes.v[i], m->hex);
+		else if (!m && stmt && !is_subject(stmt, names.v[i]))
+			say(v, names.v[i], "listed in SHA256SUMS but missing from the bundle");
+	}
+	for (size_t j = 0; j < v->nm; j++)
+		if (strcmp(v->m[j].name, "SHA256SUMS") && strcmp(v->m[j].name, "pr-details.md"))
+			ab_strv_push(&present, v->m[j].name);
+	{
+		struct ab_manifest_listing l = {.sums = &names, .statement = stmt, .commands = commands,
+		    .present = &present};
+
+		if (ab_manifest_check_listing(stdout, &l))
+			v->failed = 1;
+	}
+	cJSON_Delete(stmt);
+	cJSON_Delete(commands);
 	ab_strv_free(&names);
 	ab_strv_free(&hexes);
+	ab_strv_free(&present);
 }
 
 int
 ab_bundle_verify_keep(struct ab_bundle_members *out, const char *path, int (*keep)(const char *name))
 {
 	struct verify v = {.path = path, .keep = out ? keep : NULL};
-	int error = read_members(&v);
+	int error = check_gzip(&v);
 
+	if (error == 0)
+		error = read_members(&v);
 	if (error == 0) {
 		check_index(&v);
-		if (v.have_sums)
-			check_sums(&v);
-		error = v.failed ? AB_ECHECK : 0;
+		check_sums(&v);
 	}
+	if (error != AB_EFAIL)
+		error = v.failed ? AB_ECHECK : 0;
 	if (out) {
 		out->v = ab_calloc(v.nm + 1, sizeof(*out->v));
 		out->n = v.nm;
@@ -426,8 +645,8 @@ ab_bundle_verify_keep(struct ab_bundle_members *out, const char *path, int (*kee
 		ab_buf_free(&v.m[j].data);
 	}
 	free(v.m);
-	ab_buf_free(&v.index);
-	ab_buf_free(&v.sums);
+	for (int k = 0; k < KEEP_N; k++)
+		ab_buf_free(&v.kept[k]);
 	return error;
 }
 

@@ -328,6 +328,16 @@ driver_args(struct collect *c, char *const *argv, size_t n, int top, int depth)
 	return 0;
 }
 
+/* a response file the first pass may read: a readable regular file within the bound (the second pass says why not) */
+static int
+readable_rsp(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= AB_LINKTXT_MAX &&
+	    access(path, R_OK) == 0;
+}
+
 static int
 collect_rsp(struct collect *c, const char *arg, int depth)
 {
@@ -337,16 +347,17 @@ collect_rsp(struct collect *c, const char *arg, int depth)
 	char *path, *via;
 	int error = -1;
 
+	/* errors are reported by the second pass, once */
 	if (depth >= MAX_DEPTH) {
-		ab_error("response file '%s' nests too deeply", arg + 1);
+		if (!c->dirs_pass)
+			ab_error("response file '%s' nests too deeply", arg + 1);
 		return -1;
 	}
 	path = ab_path_absolute_in(c->cwd, arg + 1);
 	if (c->dirs_pass) {
-		/* errors are reported by the second pass */
 		FILE *devnull = fopen("/dev/null", "w");
 
-		if (access(path, R_OK) == 0 && ab_read_file(&b, path) == 0 &&
+		if (readable_rsp(path) && ab_read_file_max(&b, path, AB_LINKTXT_MAX) == 0 &&
 		    ab_linktxt_parse_rsp(&words, path, b.s, b.len, devnull) == 0)
 			driver_args(c, words.v, words.n, 0, depth + 1);
 		if (devnull)
@@ -354,7 +365,8 @@ collect_rsp(struct collect *c, const char *arg, int depth)
 		error = 0;
 		goto done;
 	}
-	if (ab_read_file(&b, path) < 0)
+	/* bounded, and never a fifo or a device (@/dev/zero) */
+	if (ab_read_file_max(&b, path, AB_LINKTXT_MAX) < 0)
 		goto done;
 	add(c, arg, ab_strdup(path), c->via, "response-file");
 	if (ab_linktxt_parse_rsp(&words, path, b.s, b.len, NULL) < 0)

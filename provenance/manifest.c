@@ -1,15 +1,20 @@
 #include "manifest.h"
 
-#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../lib/dirwalk.h"
+#include "../lib/proc.h"
 #include "../lib/util.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
+#include "allocopts.h"
 #include "../lib/version.h"
 #include "sign.h"
 #include "toolchain.h"
@@ -77,6 +82,7 @@ struct sum {
 	char *path; /* relative to OUTDIR */
 	char hex[AB_HEX_LEN + 1];
 	char *want; /* verify: the last expectation compared, or NULL */
+	char *why;  /* verify: why the file has no digest ("missing", ...), or NULL */
 };
 
 struct sums {
@@ -101,21 +107,32 @@ add_sum(struct sums *s, const char *path, const char *hex)
 	s->v = ab_realloc(s->v, (s->n + 1) * sizeof(*s->v));
 	s->v[s->n].path = ab_strdup(path);
 	s->v[s->n].want = NULL;
+	s->v[s->n].why = NULL;
 	snprintf(s->v[s->n].hex, sizeof(s->v[s->n].hex), "%s", hex);
 	s->n++;
 }
 
+/* a file of OUTDIR hashed as verify will hash it: opened only inside OUTDIR, never a fifo */
 static int
 add_sum_file(struct sums *s, const char *outdir, const char *rel)
 {
-	char hex[AB_HEX_LEN + 1];
-	char *abs = mpath(outdir, rel);
-	int e = ab_hash_file(hex, NULL, abs);
+	char hex[AB_HEX_LEN + 1], why[AB_BENEATH_WHY] = "cannot open the output directory";
+	int root = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int e = root < 0 ? -1 : ab_hash_file_beneath(hex, NULL, root, rel, 0, why);
 
-	free(abs);
-	if (e == 0)
+	if (root >= 0)
+		close(root);
+	if (e == 0) {
 		add_sum(s, rel, hex);
-	return e;
+		return 0;
+	}
+	{
+		char *abs = mpath(outdir, rel);
+
+		ab_error("cannot hash '%s': %s", abs, why);
+		free(abs);
+	}
+	return AB_EFAIL;
 }
 
 static void
@@ -124,6 +141,7 @@ free_sums(struct sums *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->v[i].path);
 		free(s->v[i].want);
+		free(s->v[i].why);
 	}
 	free(s->v);
 }
@@ -140,15 +158,11 @@ const struct ab_manifest_file ab_manifest_files[] = {
 	{"provenance/upstream-diff.json", AB_MANIFEST_UPDIFF},
 	{"provenance/relink-provenance.json", AB_MANIFEST_RELINK},
 	{"provenance/provenance.intoto.json", AB_MANIFEST_ALWAYS},
+	{"provenance/reproducibility.intoto.json", AB_MANIFEST_RECORD},
+	{"provenance/rebuild.intoto.json", AB_MANIFEST_RECORD},
 	{"SHA256SUMS", AB_MANIFEST_ALWAYS},
 };
 const size_t ab_manifest_nfiles = AB_NELEM(ab_manifest_files);
-
-const char *const ab_manifest_records[] = {
-	"provenance/reproducibility.intoto.json",
-	"provenance/rebuild.intoto.json",
-	NULL,
-};
 
 static cJSON *
 recipe_json(const struct ab_run_record *run)
@@ -567,8 +581,12 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 		char *abs;
 		int present;
 
-		/* the statement cannot name itself; SHA256SUMS comes after it */
-		if (!strcmp(rel, "provenance/provenance.intoto.json") || !strcmp(rel, "SHA256SUMS"))
+		/*
+		 * the statement cannot name itself; SHA256SUMS comes after it;
+		 * the records are written after the build, over its statement
+		 */
+		if (!strcmp(rel, "provenance/provenance.intoto.json") || !strcmp(rel, "SHA256SUMS") ||
+		    ab_manifest_files[i].when == AB_MANIFEST_RECORD)
 			continue;
 		abs = mpath(run->outdir, rel);
 		present = ab_path_exists(abs);
@@ -580,20 +598,23 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 }
 
 /*
- * The records of ab_manifest_records that still vouch for this run's
+ * The records (AB_MANIFEST_RECORD) that still vouch for this run's
  * artifacts (every subject digest is that of a subject of the run) into
  * kept; the others are removed
  */
 static int
 keep_records(struct sums *kept, const char *outdir, const struct sums *subjects)
 {
-	for (size_t i = 0; ab_manifest_records[i]; i++) {
-		const char *rel = ab_manifest_records[i];
-		char *abs = mpath(outdir, rel);
+	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
+		const char *rel = ab_manifest_files[i].path;
+		char *abs;
 		cJSON *doc = NULL;
 		const cJSON *it;
 		int ok = 1, e = 0;
 
+		if (ab_manifest_files[i].when != AB_MANIFEST_RECORD)
+			continue;
+		abs = mpath(outdir, rel);
 		if (!ab_path_exists(abs)) {
 			free(abs);
 			continue;
@@ -632,12 +653,16 @@ write_sums(const struct ab_run_record *run, const struct sums *subjects, const s
 		add_sum(&all, subjects->v[i].path, subjects->v[i].hex);
 	for (size_t i = 0; i < byproducts->n; i++)
 		add_sum(&all, byproducts->v[i].path, byproducts->v[i].hex);
-	/* every manifest this run wrote (the others were dropped), SHA256SUMS itself not */
+	/* every manifest this run wrote (the others were dropped), SHA256SUMS itself not; the records below */
 	for (size_t i = 0; i + 1 < ab_manifest_nfiles; i++) {
 		const char *rel = ab_manifest_files[i].path;
-		char *abs = mpath(run->outdir, rel);
-		int present = ab_path_exists(abs);
+		char *abs;
+		int present;
 
+		if (ab_manifest_files[i].when == AB_MANIFEST_RECORD)
+			continue;
+		abs = mpath(run->outdir, rel);
+		present = ab_path_exists(abs);
 		free(abs);
 		if (present && add_sum_file(&all, run->outdir, rel) < 0)
 			goto done;
@@ -682,8 +707,8 @@ done:
 static int
 is_record(const char *rel)
 {
-	for (size_t i = 0; ab_manifest_records[i]; i++)
-		if (!strcmp(ab_manifest_records[i], rel))
+	for (size_t i = 0; i < ab_manifest_nfiles; i++)
+		if (ab_manifest_files[i].when == AB_MANIFEST_RECORD && !strcmp(ab_manifest_files[i].path, rel))
 			return 1;
 	return 0;
 }
@@ -713,15 +738,19 @@ ab_manifest_add_record(const char *outdir, const char *rel, const cJSON *doc)
 		free(name);
 		s += n + (s[n] == '\n');
 	}
-	for (size_t i = 0; ab_manifest_records[i]; i++) {
-		char *abs = mpath(outdir, ab_manifest_records[i]);
+	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
+		const char *r = ab_manifest_files[i].path;
+		char *abs;
 		char hex[AB_HEX_LEN + 1];
 		int e = 0;
 
+		if (ab_manifest_files[i].when != AB_MANIFEST_RECORD)
+			continue;
+		abs = mpath(outdir, r);
 		if (ab_path_exists(abs)) {
 			e = ab_hash_file(hex, NULL, abs);
 			if (e == 0)
-				ab_buf_printf(&b, "%s  %s\n", hex, ab_manifest_records[i]);
+				ab_buf_printf(&b, "%s  %s\n", hex, r);
 		}
 		free(abs);
 		if (e < 0)
@@ -740,6 +769,81 @@ done:
 
 /* ---- verify ---- */
 
+/* what verify found out about the files of an OUTDIR */
+struct verifier {
+	FILE *out;
+	const char *outdir;
+	int rootfd;
+	struct sums seen;    /* every file hashed once: its digest, or why it has none */
+	struct ab_strv sums; /* the paths SHA256SUMS lists, in order */
+	int bad;             /* problems printed */
+};
+
+/* a path as printed: no control character of a hostile name reaches the terminal */
+static void
+put_path(FILE *out, const char *rel)
+{
+	char *s = ab_shown(rel);
+
+	fputs(s, out);
+	free(s);
+}
+
+static void
+problem(struct verifier *v, const char *rel, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+problem(struct verifier *v, const char *rel, const char *fmt, ...)
+{
+	va_list ap;
+
+	put_path(v->out, rel);
+	fputs(": ", v->out);
+	va_start(ap, fmt);
+	vfprintf(v->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', v->out);
+	v->bad++;
+}
+
+/*
+ * Hash rel below OUTDIR once, through the one resolver (a symlink only
+ * inside OUTDIR, no fifo or device read): its sum in v->seen, with why it
+ * has no digest. A failure of the environment (an I/O error) is reported
+ * and AB_EFAIL; a missing file, a file of another type or a path leaving
+ * OUTDIR is what the file holds, for the caller to compare.
+ */
+static int
+hash_seen(struct sum **out, struct verifier *v, const char *rel)
+{
+	char hex[AB_HEX_LEN + 1] = "", why[AB_BENEATH_WHY];
+	struct sum *s;
+
+	for (size_t i = 0; i < v->seen.n; i++)
+		if (!strcmp(v->seen.v[i].path, rel)) {
+			*out = &v->seen.v[i];
+			return 0;
+		}
+	if (ab_hash_file_beneath(hex, NULL, v->rootfd, rel, 0, why) < 0) {
+		if (errno == ENOENT)
+			snprintf(why, sizeof(why), "missing");
+		else if (errno != EINVAL && errno != EXDEV && errno != ELOOP && errno != ENOTDIR) {
+			char *p = ab_path_join(v->outdir, rel);
+
+			ab_error("cannot read '%s': %s", p, why);
+			free(p);
+			return AB_EFAIL;
+		}
+		hex[0] = '\0';
+	}
+	add_sum(&v->seen, rel, hex);
+	s = &v->seen.v[v->seen.n - 1];
+	if (!hex[0])
+		s->why = ab_strdup(why);
+	*out = s;
+	return 0;
+}
+
 /*
  * Check one expected digest of a file. A file named again (SHA256SUMS, then
  * the statement's subjects and byproducts) is hashed once, but every
@@ -747,117 +851,479 @@ done:
  * SHA256SUMS alone must not hide a tampered subject.
  */
 static int
-check_one(FILE *out, const char *outdir, const char *rel, const char *want, struct sums *seen, int *bad)
+check_one(struct verifier *v, const char *rel, const char *want)
 {
-	char hex[AB_HEX_LEN + 1];
-	char *abs;
+	struct sum *s;
 
-	for (size_t i = 0; i < seen->n; i++) {
-		if (strcmp(seen->v[i].path, rel))
-			continue;
-		/* a mismatch already printed for the same expectation is not repeated */
-		if (seen->v[i].want && !strcmp(seen->v[i].want, want))
-			return 0;
-		if (!seen->v[i].hex[0]) {
-			fprintf(out, "%s: expected %s, actual missing\n", rel, want);
-			*bad = 1;
-		} else if (strcmp(seen->v[i].hex, want)) {
-			fprintf(out, "%s: expected %s, actual %s\n", rel, want, seen->v[i].hex);
-			*bad = 1;
-		}
-		free(seen->v[i].want);
-		seen->v[i].want = ab_strdup(want);
-		return 0;
-	}
-	abs = mpath(outdir, rel);
-	hex[0] = '\0';
-	if (!ab_path_exists(abs)) {
-		fprintf(out, "%s: expected %s, actual missing\n", rel, want);
-		*bad = 1;
-	} else if (ab_hash_file(hex, NULL, abs) < 0) {
-		free(abs);
+	if (hash_seen(&s, v, rel) < 0)
 		return AB_EFAIL;
-	} else if (strcmp(hex, want)) {
-		fprintf(out, "%s: expected %s, actual %s\n", rel, want, hex);
-		*bad = 1;
-	}
-	free(abs);
-	/* what the file holds ("" when missing), for later expectations */
-	add_sum(seen, rel, hex);
-	seen->v[seen->n - 1].want = ab_strdup(want);
+	/* a mismatch already printed for the same expectation is not repeated */
+	if (s->want && !strcmp(s->want, want))
+		return 0;
+	if (!s->hex[0])
+		problem(v, rel, "expected %s, actual %s", want, s->why);
+	else if (strcmp(s->hex, want))
+		problem(v, rel, "expected %s, actual %s", want, s->hex);
+	free(s->want);
+	s->want = ab_strdup(want);
 	return 0;
+}
+
+/* read a manifest of OUTDIR (bounded, through the resolver); NULL when it cannot be read or parsed */
+static cJSON *
+read_manifest(struct verifier *v, const char *rel)
+{
+	int fd = ab_dirwalk_open_beneath(v->rootfd, rel, O_RDONLY | O_NONBLOCK, 0, NULL);
+	struct ab_buf b = {0};
+	cJSON *doc = NULL;
+
+	if (fd < 0)
+		return NULL;
+	ab_quiet++;
+	if (ab_read_fd_max(&b, fd, rel, AB_READ_MAX) == 0)
+		doc = cJSON_ParseWithLength(b.s, b.len);
+	ab_quiet--;
+	close(fd);
+	ab_buf_free(&b);
+	return doc;
+}
+
+/* SHA256SUMS: every line checked; its paths in v->sums */
+static int
+check_sums_file(struct verifier *v, const char *text)
+{
+	size_t line = 0;
+
+	for (const char *s = text; *s;) {
+		size_t n = strcspn(s, "\n");
+		char *l = ab_strndup(s, n), *where = ab_sprintf("SHA256SUMS:%zu", ++line);
+		const char *rel = l + AB_HEX_LEN + 2;
+		int e = 0;
+
+		s += n + (s[n] == '\n');
+		if (n < AB_HEX_LEN + 3 || l[AB_HEX_LEN] != ' ' || l[AB_HEX_LEN + 1] != ' ' ||
+		    (l[AB_HEX_LEN] = '\0', !ab_is_hex(l, AB_HEX_LEN))) {
+			problem(v, where, "malformed line");
+		} else if (!ab_path_is_safe_relative(rel)) {
+			char *p = ab_shown(rel);
+
+			problem(v, where, "unsafe path '%s' (absolute or with '..')", p);
+			free(p);
+		} else if (ab_strv_has(&v->sums, rel)) {
+			char *p = ab_shown(rel);
+
+			problem(v, where, "'%s' is listed twice", p);
+			free(p);
+		} else {
+			ab_strv_push(&v->sums, rel);
+			e = check_one(v, rel, l);
+		}
+		free(where);
+		free(l);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+/* the statement's subjects and byproducts, each checked against the file; their names into names */
+static int
+check_statement(struct verifier *v, const cJSON *stmt, struct ab_strv *names)
+{
+	const cJSON *lists[2], *it;
+
+	lists[0] = ab_json_get(stmt, "subject");
+	lists[1] = ab_json_get(ab_json_get(ab_json_get(stmt, "predicate"), "runDetails"), "byproducts");
+	for (int k = 0; k < 2; k++)
+		cJSON_ArrayForEach(it, lists[k]) {
+			const char *name = ab_json_str(it, "name"), *want = ab_json_str(ab_json_get(it, "digest"), "sha256");
+
+			if (!name || !want || !ab_is_hex(want, AB_HEX_LEN) || !ab_path_is_safe_relative(name)) {
+				problem(v, AB_MANIFEST_STATEMENT, "malformed %s", k ? "byproduct" : "subject");
+				continue;
+			}
+			ab_strv_push(names, name);
+			if (check_one(v, name, want) < 0)
+				return AB_EFAIL;
+		}
+	return 0;
+}
+
+/* the files present under OUTDIR/provenance (anything but directories), as OUTDIR-relative paths */
+static int
+present_visit(struct ab_dirwalk_entry *e, void *arg)
+{
+	if (e->type == DT_DIR)
+		return AB_DIRWALK_DESCEND;
+	ab_strv_pushf(arg, "provenance/%s", e->path);
+	return 0;
+}
+
+static int
+present_files(struct ab_strv *present, struct verifier *v)
+{
+	char *prov = mpath(v->outdir, "provenance");
+	int e = 0;
+
+	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
+		struct stat st;
+
+		if (strncmp(ab_manifest_files[i].path, "provenance/", 11) &&
+		    fstatat(v->rootfd, ab_manifest_files[i].path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			ab_strv_push(present, ab_manifest_files[i].path);
+	}
+	if (ab_is_dir(prov))
+		e = ab_dirwalk(prov, present_visit, present);
+	free(prov);
+	return e < 0 ? AB_EFAIL : 0;
+}
+
+/* does the build that build-commands.json describes write the manifest m? */
+static int
+manifest_expected(const struct ab_manifest_file *m, const cJSON *commands)
+{
+	const cJSON *it;
+
+	if (m->when == AB_MANIFEST_ALWAYS)
+		return 1;
+	cJSON_ArrayForEach(it, ab_json_get(commands, "variants")) {
+		const char *kind = ab_json_str(it, "kind");
+		const cJSON *al = ab_json_get(ab_json_get(it, "definition"), "allocator");
+
+		if (!cJSON_IsTrue(ab_json_get(it, "ok")) || !kind)
+			continue;
+		if ((m->when == AB_MANIFEST_CMAKE && !strcmp(kind, "cmake")) ||
+		    (m->when == AB_MANIFEST_RELINK && !strcmp(kind, "relink")) ||
+		    (m->when == AB_MANIFEST_UPDIFF && ab_json_str(al, "vendored") && ab_json_str(al, "upstream")))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+is_manifest(const char *rel)
+{
+	for (size_t i = 0; i < ab_manifest_nfiles; i++)
+		if (!strcmp(ab_manifest_files[i].path, rel))
+			return 1;
+	return 0;
+}
+
+/* is rel a manifest that the build build-commands.json describes writes (SHA256SUMS aside)? */
+static int
+expected_manifest(const char *rel, const cJSON *commands)
+{
+	for (size_t i = 0; i + 1 < ab_manifest_nfiles; i++)
+		if (!strcmp(ab_manifest_files[i].path, rel))
+			return manifest_expected(&ab_manifest_files[i], commands);
+	return 0;
+}
+
+int
+ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l)
+{
+	struct verifier v = {.out = out};
+	struct ab_strv stated = {0};
+	const cJSON *it, *lists[2];
+
+	lists[0] = ab_json_get(l->statement, "subject");
+	lists[1] = ab_json_get(ab_json_get(ab_json_get(l->statement, "predicate"), "runDetails"), "byproducts");
+	for (int k = 0; k < 2; k++)
+		cJSON_ArrayForEach(it, lists[k])
+			if (ab_json_str(it, "name"))
+				ab_strv_push(&stated, ab_json_str(it, "name"));
+	/* SHA256SUMS and the statement agree on the set, both ways (manifests are SHA256SUMS's alone) */
+	if (l->statement) {
+		for (size_t i = 0; i < l->sums->n; i++)
+			if (!is_manifest(l->sums->v[i]) && !ab_strv_has(&stated, l->sums->v[i]))
+				problem(&v, l->sums->v[i], "listed in SHA256SUMS but not in the statement");
+		for (size_t i = 0; i < stated.n; i++)
+			if (!ab_strv_has(l->sums, stated.v[i]))
+				problem(&v, stated.v[i], "in the statement but not listed in SHA256SUMS");
+	}
+	/* every manifest the build writes, and every file present, is listed */
+	for (size_t i = 0; i + 1 < ab_manifest_nfiles; i++)
+		if (!ab_strv_has(l->sums, ab_manifest_files[i].path) &&
+		    manifest_expected(&ab_manifest_files[i], l->commands))
+			problem(&v, ab_manifest_files[i].path, "a manifest of this build, not listed in SHA256SUMS");
+	for (size_t i = 0; i < l->present->n; i++) {
+		const char *p = l->present->v[i];
+
+		/*
+		 * an expected manifest missing from SHA256SUMS was named just
+		 * above; the envelopes and signers.json are sign's, written
+		 * after the build, and checked on their own (provenance/sign.h)
+		 */
+		if (!strcmp(p, "SHA256SUMS") || ab_strv_has(l->sums, p) || expected_manifest(p, l->commands) ||
+		    !strcmp(p, AB_SIGN_ENVELOPES) || !strcmp(p, AB_SIGN_SIGNERS))
+			continue;
+		problem(&v, p, "not listed in SHA256SUMS: not a file this build recorded");
+	}
+	ab_strv_free(&stated);
+	return v.bad;
 }
 
 int
 ab_manifest_verify(FILE *out, const char *outdir)
 {
-	char *sums_path = mpath(outdir, "SHA256SUMS"), *stmt_path = mpath(outdir, "provenance/provenance.intoto.json");
+	struct verifier v = {.out = out, .outdir = outdir, .rootfd = -1};
+	struct ab_strv stated = {0}, present = {0};
 	struct ab_buf b = {0};
-	struct sums seen = {0};
-	cJSON *stmt = NULL;
-	const char *s;
-	int bad = 0, error = AB_EFAIL;
-	size_t line = 0;
+	cJSON *stmt = NULL, *commands = NULL;
+	int error = AB_EFAIL, fd;
 
-	if (!ab_path_exists(sums_path)) {
+	v.rootfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (v.rootfd < 0) {
+		ab_error_errno("cannot open '%s'", outdir);
+		goto done;
+	}
+	fd = ab_dirwalk_open_beneath(v.rootfd, "SHA256SUMS", O_RDONLY | O_NONBLOCK, 0, NULL);
+	if (fd < 0) {
 		ab_error("'%s' has no SHA256SUMS: not an allocbuild output directory", outdir);
 		goto done;
 	}
-	if (ab_read_file(&b, sums_path) < 0)
-		goto done;
-	for (s = b.s; *s;) {
-		size_t n = strcspn(s, "\n");
-		char *l = ab_strndup(s, n);
-		int e = 0;
+	{
+		char *name = mpath(outdir, "SHA256SUMS");
+		int e = ab_read_fd_max(&b, fd, name, AB_READ_MAX);
 
-		line++;
-		s += n + (s[n] == '\n');
-		if (n < AB_HEX_LEN + 3 || l[AB_HEX_LEN] != ' ' || l[AB_HEX_LEN + 1] != ' ') {
-			ab_error("%s:%zu: malformed line", sums_path, line);
-			free(l);
-			goto done;
-		}
-		l[AB_HEX_LEN] = '\0';
-		if (!ab_is_hex(l, AB_HEX_LEN) || !ab_path_is_safe_relative(l + AB_HEX_LEN + 2)) {
-			ab_error("%s:%zu: malformed digest", sums_path, line);
-			free(l);
-			goto done;
-		}
-		e = check_one(out, outdir, l + AB_HEX_LEN + 2, l, &seen, &bad);
-		free(l);
+		free(name);
+		close(fd);
 		if (e < 0)
 			goto done;
 	}
+	if (check_sums_file(&v, b.s) < 0)
+		goto done;
 	/* the statement's subjects and byproducts too, in case SHA256SUMS was rewritten */
-	if (ab_json_read(&stmt, stmt_path) < 0)
+	stmt = read_manifest(&v, AB_MANIFEST_STATEMENT);
+	if (!stmt || !ab_json_str(stmt, "_type") || strcmp(ab_json_str(stmt, "_type"), "https://in-toto.io/Statement/v1")) {
+		problem(&v, AB_MANIFEST_STATEMENT, "not a readable in-toto statement");
+		cJSON_Delete(stmt);
+		stmt = NULL;
+	} else if (check_statement(&v, stmt, &stated) < 0) {
+		goto done;
+	}
+	commands = read_manifest(&v, "provenance/build-commands.json");
+	if (present_files(&present, &v) < 0)
 		goto done;
 	{
-		const cJSON *lists[2], *it;
+		struct ab_manifest_listing l = {.sums = &v.sums, .statement = stmt, .commands = commands,
+		    .present = &present};
 
-		lists[0] = ab_json_get(stmt, "subject");
-		lists[1] = ab_json_get(ab_json_get(ab_json_get(stmt, "predicate"), "runDetails"), "byproducts");
-		for (int k = 0; k < 2; k++)
-			cJSON_ArrayForEach(it, lists[k]) {
-				const char *name = ab_json_str(it, "name"), *want = ab_json_str(ab_json_get(it, "digest"), "sha256");
-
-				if (!name || !want || !ab_path_is_safe_relative(name)) {
-					ab_error("%s: malformed subject", stmt_path);
-					goto done;
-				}
-				if (check_one(out, outdir, name, want, &seen, &bad) < 0)
-					goto done;
-			}
+		v.bad += ab_manifest_check_listing(out, &l);
 	}
-	if (!bad)
-		fprintf(out, "verified %zu files in %s\n", seen.n, outdir);
-	error = bad ? AB_ECHECK : 0;
+	if (!v.bad)
+		fprintf(out, "verified %zu files in %s\n", v.seen.n, outdir);
+	error = v.bad ? AB_ECHECK : 0;
 done:
+	if (v.rootfd >= 0)
+		close(v.rootfd);
 	cJSON_Delete(stmt);
-	free_sums(&seen);
+	cJSON_Delete(commands);
+	free_sums(&v.seen);
+	ab_strv_free(&v.sums);
+	ab_strv_free(&stated);
+	ab_strv_free(&present);
 	ab_buf_free(&b);
-	free(sums_path);
-	free(stmt_path);
 	return error;
+}
+
+/* ---- what the last build recorded ---- */
+
+int
+ab_manifest_recorded_read(struct ab_manifest_recorded *r, const char *outdir, int quiet)
+{
+	struct verifier v = {.outdir = outdir};
+	struct ab_buf b = {0};
+	cJSON *stmt = NULL;
+	const cJSON *it;
+	int error = AB_EFAIL, fd = -1;
+
+	memset(r, 0, sizeof(*r));
+	v.rootfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (v.rootfd >= 0)
+		fd = ab_dirwalk_open_beneath(v.rootfd, "SHA256SUMS", O_RDONLY | O_NONBLOCK, 0, NULL);
+	if (fd < 0) {
+		if (!quiet)
+			ab_error("'%s' has no SHA256SUMS: not an allocbuild output directory", outdir);
+		goto done;
+	}
+	if (quiet)
+		ab_quiet++;
+	error = ab_read_fd_max(&b, fd, "SHA256SUMS", AB_READ_MAX);
+	if (quiet)
+		ab_quiet--;
+	close(fd);
+	if (error < 0)
+		goto done;
+	error = AB_EFAIL;
+	for (const char *s = b.s; *s;) {
+		size_t n = strcspn(s, "\n");
+
+		if (n > AB_HEX_LEN + 2 && s[AB_HEX_LEN] == ' ' && s[AB_HEX_LEN + 1] == ' ') {
+			ab_strv_push_owned(&r->hexes, ab_strndup(s, AB_HEX_LEN));
+			ab_strv_push_owned(&r->paths, ab_strndup(s + AB_HEX_LEN + 2, n - AB_HEX_LEN - 2));
+		}
+		s += n + (s[n] == '\n');
+	}
+	if (!(stmt = read_manifest(&v, AB_MANIFEST_STATEMENT))) {
+		if (!quiet)
+			ab_error("'%s/%s' is not a readable in-toto statement", outdir, AB_MANIFEST_STATEMENT);
+		goto done;
+	}
+	cJSON_ArrayForEach(it, ab_json_get(stmt, "subject")) {
+		const char *name = ab_json_str(it, "name"), *hex = ab_json_str(ab_json_get(it, "digest"), "sha256");
+
+		if (name && hex) {
+			ab_strv_push(&r->subjects, name);
+			ab_strv_push(&r->subject_hexes, hex);
+		}
+	}
+	error = 0;
+done:
+	if (v.rootfd >= 0)
+		close(v.rootfd);
+	cJSON_Delete(stmt);
+	ab_buf_free(&b);
+	if (error < 0)
+		ab_manifest_recorded_release(r);
+	return error;
+}
+
+const char *
+ab_manifest_recorded_subject(const struct ab_manifest_recorded *r, const char *path)
+{
+	const char *a = NULL, *b = NULL;
+
+	for (size_t i = 0; i < r->paths.n && !a; i++)
+		if (!strcmp(r->paths.v[i], path))
+			a = r->hexes.v[i];
+	for (size_t i = 0; i < r->subjects.n && !b; i++)
+		if (!strcmp(r->subjects.v[i], path))
+			b = r->subject_hexes.v[i];
+	return a && b && !strcmp(a, b) ? a : NULL;
+}
+
+void
+ab_manifest_recorded_release(struct ab_manifest_recorded *r)
+{
+	ab_strv_free(&r->paths);
+	ab_strv_free(&r->hexes);
+	ab_strv_free(&r->subjects);
+	ab_strv_free(&r->subject_hexes);
+}
+
+/* ---- the last run, for the next one's up-to-date check ---- */
+
+struct ab_manifest_last {
+	struct ab_manifest_recorded rec;
+	int tampered;    /* a manifest does not hold what SHA256SUMS says: nothing is trusted */
+	int statement;   /* the statement is listed and holds what SHA256SUMS says */
+	cJSON *commands, *probes, *updiff, *relink, *cmake; /* NULL when not recorded */
+};
+
+/* a manifest that SHA256SUMS lists, if it holds what SHA256SUMS says (else l->tampered); NULL when not listed */
+static cJSON *
+last_doc(struct ab_manifest_last *l, const char *outdir, const char *rel)
+{
+	struct verifier v = {.outdir = outdir};
+	char hex[AB_HEX_LEN + 1];
+	cJSON *doc = NULL;
+	size_t i;
+
+	for (i = 0; i < l->rec.paths.n && strcmp(l->rec.paths.v[i], rel); i++)
+		;
+	if (i == l->rec.paths.n)
+		return NULL;
+	v.rootfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (v.rootfd < 0 || ab_hash_file_beneath(hex, NULL, v.rootfd, rel, 0, NULL) < 0 ||
+	    strcmp(hex, l->rec.hexes.v[i]) || !(doc = read_manifest(&v, rel)))
+		l->tampered = 1;
+	if (v.rootfd >= 0)
+		close(v.rootfd);
+	return doc;
+}
+
+struct ab_manifest_last *
+ab_manifest_last_load(const char *outdir)
+{
+	struct ab_manifest_last *l = ab_calloc(1, sizeof(*l));
+	cJSON *stmt;
+
+	if (ab_manifest_recorded_read(&l->rec, outdir, 1) < 0) {
+		free(l);
+		return NULL;
+	}
+	stmt = last_doc(l, outdir, AB_MANIFEST_STATEMENT);
+	l->statement = stmt != NULL;
+	cJSON_Delete(stmt);
+	l->commands = last_doc(l, outdir, "provenance/build-commands.json");
+	l->probes = last_doc(l, outdir, "provenance/allocator-probes.json");
+	l->updiff = last_doc(l, outdir, "provenance/upstream-diff.json");
+	l->relink = last_doc(l, outdir, "provenance/relink-provenance.json");
+	l->cmake = last_doc(l, outdir, "provenance/cmake-cache-provenance.json");
+	return l;
+}
+
+/* the entry of label in a manifest's "variants": an object keyed by label, or an array of {label} */
+static const cJSON *
+last_entry(const cJSON *doc, const char *label)
+{
+	const cJSON *vs = ab_json_get(doc, "variants"), *it;
+
+	if (cJSON_IsObject(vs))
+		return ab_json_get(vs, label);
+	cJSON_ArrayForEach(it, vs)
+		if (ab_json_str(it, "label") && !strcmp(ab_json_str(it, "label"), label))
+			return it;
+	return NULL;
+}
+
+/* both absent, or equal */
+static int
+same_doc(const cJSON *a, const cJSON *b)
+{
+	return (!a && !b) || (a && b && cJSON_Compare(a, b, 1));
+}
+
+int
+ab_manifest_last_has(const struct ab_manifest_last *l, const struct ab_variant_record *v)
+{
+	const cJSON *cmd, *probe;
+	cJSON *none;
+	int same;
+
+	if (!l || l->tampered || !l->statement || !l->commands)
+		return 0;
+	for (size_t i = 0; i < v->nartifacts; i++) {
+		const char *hex = ab_manifest_recorded_subject(&l->rec, v->artifacts[i].path);
+
+		if (!hex || strcmp(hex, v->artifacts[i].sha256))
+			return 0;
+	}
+	cmd = last_entry(l->commands, v->label);
+	if (!cmd || !cJSON_IsTrue(ab_json_get(cmd, "ok")) || !ab_json_str(cmd, "key") ||
+	    strcmp(ab_json_str(cmd, "key"), v->key))
+		return 0;
+	none = cJSON_CreateArray();
+	same = same_doc(ab_json_get(cmd, "steps"), v->steps ? v->steps : none);
+	cJSON_Delete(none);
+	probe = ab_json_get(last_entry(l->probes, v->label), "probe");
+	return same && same_doc(probe, v->probe) && same_doc(last_entry(l->updiff, v->label), v->upstream_diff) &&
+	    same_doc(last_entry(l->relink, v->label), v->relink) && same_doc(last_entry(l->cmake, v->label), v->cmake);
+}
+
+void
+ab_manifest_last_free(struct ab_manifest_last *l)
+{
+	if (!l)
+		return;
+	ab_manifest_recorded_release(&l->rec);
+	cJSON_Delete(l->commands);
+	cJSON_Delete(l->probes);
+	cJSON_Delete(l->updiff);
+	cJSON_Delete(l->relink);
+	cJSON_Delete(l->cmake);
+	free(l);
 }
 
 /* ---- env ---- */
@@ -879,17 +1345,6 @@ load_binary_doc(cJSON **doc, const char *outdir)
 }
 
 static int
-valid_name(const char *s)
-{
-	if (!*s || isdigit((unsigned char)*s))
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return 0;
-	return 1;
-}
-
-static int
 cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -906,6 +1361,43 @@ put_quoted(FILE *out, const char *v)
 			fputc(*v, out);
 	}
 	fputc('\'', out);
+}
+
+/*
+ * Settings of the label's runtime environment its allocator will not read
+ * (the version and the variable it reads from its probe record): each on
+ * stderr and as a comment line in the output.
+ */
+static void
+env_warnings(FILE *out, const char *outdir, const cJSON *mine)
+{
+	char *path = mpath(outdir, "provenance/allocator-probes.json");
+	const char *label = ab_json_str(mine, "label"), *kind = ab_json_str(ab_json_get(mine, "allocator"), "kind");
+	const cJSON *probe = NULL, *v, *it;
+	struct ab_strv env = {0}, w = {0};
+	cJSON *doc = NULL;
+
+	ab_quiet++;
+	if (ab_path_exists(path) && ab_json_read(&doc, path) == 0)
+		cJSON_ArrayForEach(v, ab_json_get(doc, "variants"))
+			if (label && ab_json_str(v, "label") && !strcmp(ab_json_str(v, "label"), label))
+				probe = ab_json_get(v, "probe");
+	ab_quiet--;
+	cJSON_ArrayForEach(it, ab_json_get(ab_json_get(mine, "runtime"), "env"))
+		if (cJSON_IsString(it))
+			ab_strv_pushf(&env, "%s=%s", it->string, it->valuestring);
+	if (probe && ab_json_str(probe, "allocator"))
+		kind = ab_json_str(probe, "allocator");
+	ab_allocopts_check_env(&w, kind, probe ? ab_json_str(probe, "version") : NULL,
+	    probe ? ab_json_str(probe, "conf_var") : NULL, ab_strv_argv(&env));
+	for (size_t i = 0; i < w.n; i++) {
+		ab_warn("%s: %s", label, w.v[i]);
+		fprintf(out, "# warning: %s\n", w.v[i]);
+	}
+	ab_strv_free(&env);
+	ab_strv_free(&w);
+	cJSON_Delete(doc);
+	free(path);
 }
 
 int
@@ -940,7 +1432,7 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 				ab_strv_push(&names, it->valuestring);
 	}
 	for (size_t i = 0; i < names.n; i++)
-		if (!valid_name(names.v[i])) {
+		if (!ab_env_name_valid(names.v[i], strlen(names.v[i]))) {
 			ab_error("%s: variable name '%s' cannot be written as a shell assignment", outdir, names.v[i]);
 			goto done;
 		}
@@ -957,6 +1449,7 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 		put_quoted(out, cJSON_IsString(it) ? it->valuestring : "");
 		fputc('\n', out);
 	}
+	env_warnings(out, outdir, mine);
 	error = 0;
 done:
 	ab_strv_free(&names);

@@ -30,6 +30,7 @@ enum ab_manifest_when {
 	AB_MANIFEST_CMAKE,  /* the plan has a cmake variant */
 	AB_MANIFEST_UPDIFF, /* a variant compares its vendored allocator with an upstream source */
 	AB_MANIFEST_RELINK, /* the plan has a relink variant */
+	AB_MANIFEST_RECORD, /* never by a build: added later by build --check or rebuild (below) */
 };
 
 struct ab_manifest_file {
@@ -42,18 +43,18 @@ extern const struct ab_manifest_file ab_manifest_files[];
 extern const size_t ab_manifest_nfiles;
 
 /*
- * Records that commands add to a built OUTDIR, each an in-toto Statement
- * whose subjects are artifacts of the OUTDIR: `build --check`'s
- * reproducibility record and `rebuild`'s record (docs/manifests.md).
- * SHA256SUMS lists them after the manifests. A later build keeps a record
- * while every subject digest it names is still that of the file, and
- * removes it otherwise (the artifacts it vouched for are gone).
+ * The records (AB_MANIFEST_RECORD) are what commands add to a built
+ * OUTDIR, each an in-toto Statement whose subjects are artifacts of the
+ * OUTDIR: `build --check`'s reproducibility record and `rebuild`'s record
+ * (docs/manifests.md). SHA256SUMS lists them after the manifests, and
+ * alone, as it does the manifests (the statement, written before them,
+ * does not); verify refuses one present but not listed. A later build
+ * keeps a record while every subject digest it names is still that of the
+ * file, and removes it otherwise (the artifacts it vouched for are gone).
  */
-extern const char *const ab_manifest_records[];
-/* NULL-terminated */
 
 /*
- * Write record doc to OUTDIR/rel (one of ab_manifest_records) and list it
+ * Write record doc to OUTDIR/rel (an AB_MANIFEST_RECORD) and list it
  * in SHA256SUMS; the envelopes of the OUTDIR, which do not sign it, are
  * removed. The caller holds OUTDIR's lock. 0 or AB_EFAIL (reported).
  */
@@ -62,14 +63,79 @@ int ab_manifest_add_record(const char *outdir, const char *rel, const cJSON *doc
 /* copy the recipe and write every manifest of a run into run->outdir; 0 or AB_EFAIL (reported) */
 int ab_manifest_write(const struct ab_run_record *run);
 
+/* the in-toto statement, the one manifest that cannot list itself */
+#define AB_MANIFEST_STATEMENT "provenance/provenance.intoto.json"
+
 /*
- * Re-hash every file named by OUTDIR/SHA256SUMS and every subject and
- * byproduct of provenance.intoto.json; print each mismatch on out as
- * "PATH: expected HEX, actual HEX" (actual "missing" for a missing file).
- * Returns 0 when all match, AB_ECHECK on any mismatch, AB_EFAIL (reported)
- * when OUTDIR holds no readable manifests.
+ * Verify an OUTDIR: re-hash every file named by SHA256SUMS and every
+ * subject and byproduct of the statement (a path is opened only inside
+ * OUTDIR: lib/dirwalk.h's resolver; never a fifo or device), and check
+ * what they cover (ab_manifest_check_listing). Every problem is printed on
+ * out as "PATH: what", a mismatch as "PATH: expected HEX, actual HEX"
+ * ("actual missing", "actual not a regular file", ...). Returns 0 when
+ * all is well, AB_ECHECK when a check failed (a damaged or unreadable
+ * statement included), AB_EFAIL (reported) when OUTDIR has no SHA256SUMS
+ * or cannot be read (an I/O error).
  */
 int ab_manifest_verify(FILE *out, const char *outdir);
+
+/*
+ * What the build recorded, as verify and the bundle's verify read it: the
+ * paths SHA256SUMS lists, the statement and build-commands.json (each
+ * NULL when unreadable) and the files present that must be recorded (an
+ * OUTDIR: the manifests present and everything under provenance/; a
+ * bundle: every member but its index, SHA256SUMS and pr-details.md).
+ */
+struct ab_manifest_listing {
+	const struct ab_strv *sums;
+	const cJSON *statement, *commands;
+	const struct ab_strv *present;
+};
+
+/*
+ * The coverage rules: SHA256SUMS and the statement name the same files
+ * (the manifests are SHA256SUMS's alone), both ways; every manifest the
+ * build writes (always, or for the variants build-commands.json says were
+ * built) is listed; nothing present is unlisted. Prints each problem on
+ * out as "PATH: what" and returns how many.
+ */
+int ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l);
+
+/*
+ * What the last build recorded in an OUTDIR, for the readers that trust
+ * nothing else (pr; the next build's up-to-date check): the lines of
+ * SHA256SUMS and the subjects of the statement, path and digest, read
+ * inside OUTDIR only. It checks no digest: callers that need the files to
+ * match run ab_manifest_verify first.
+ */
+struct ab_manifest_recorded {
+	struct ab_strv paths, hexes;            /* SHA256SUMS, in order */
+	struct ab_strv subjects, subject_hexes; /* the statement's subjects */
+};
+/* 0; AB_EFAIL (reported unless quiet) when SHA256SUMS or the statement cannot be read or parsed */
+int ab_manifest_recorded_read(struct ab_manifest_recorded *r, const char *outdir, int quiet);
+/* the digest that both SHA256SUMS and the statement give the subject path; NULL when either lacks it or they differ */
+const char *ab_manifest_recorded_subject(const struct ab_manifest_recorded *r, const char *path);
+void ab_manifest_recorded_release(struct ab_manifest_recorded *r);
+
+/*
+ * The last run's manifests as the next build's up-to-date check reads
+ * them. A variant's state.json is authenticated by nothing; what it says
+ * counts only when the manifests of the run that wrote it say the same,
+ * each manifest with the digest SHA256SUMS gives it.
+ */
+struct ab_manifest_last;
+/* read OUTDIR's manifests (NULL when it has none: nothing is recorded); reports nothing */
+struct ab_manifest_last *ab_manifest_last_load(const char *outdir);
+/*
+ * Does the last run's record of v's label say what v (an earlier run's
+ * state) says: the artifacts listed with the same digests in SHA256SUMS
+ * and as the statement's subjects, the same key and steps in
+ * build-commands.json, the same probe record, upstream diff, relink
+ * document and CMake record? 1 yes; 0 no, or l is NULL.
+ */
+int ab_manifest_last_has(const struct ab_manifest_last *l, const struct ab_variant_record *v);
+void ab_manifest_last_free(struct ab_manifest_last *l);
 
 /*
  * The runtime environment of a label as shell lines: `unset NAME` for every

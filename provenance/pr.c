@@ -1,15 +1,14 @@
 #include "pr.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
 #include "../lib/util.h"
 #include "bundle.h"
 #include "../lib/jsonio.h"
+#include "manifest.h"
 #include "notes.h"
 #include "sign.h"
 
@@ -20,6 +19,7 @@
  */
 struct evidence {
 	const char *outdir;
+	struct ab_manifest_recorded rec; /* what the build recorded: nothing else is read */
 	const char *name;     /* the recipe's */
 	cJSON *sources, *commands, *binaries, *probes, *updiff, *cmake, *relink, *statement;
 	cJSON *check, *rebuild; /* the records of build --check and rebuild, when there are */
@@ -80,11 +80,31 @@ for_label(const cJSON *doc, const char *label)
 	return NULL;
 }
 
-/* text for a table cell or a line: no pipes, no newlines, no raw HTML */
-static void
-put_text(struct ab_buf *b, const char *s)
+/*
+ * What of s may be written to pr.md: newlines as spaces (one line of a
+ * table or a list), every other control character escaped as on a
+ * terminal (ab_shown); caller frees
+ */
+static char *
+shown_line(const char *s)
 {
-	for (; s && *s; s++) {
+	char *flat = ab_strdup(s ? s : ""), *out;
+
+	for (char *p = flat; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	out = ab_shown(flat);
+	free(flat);
+	return out;
+}
+
+/* text for a table cell or a line: no pipes, no newlines, no raw HTML, no control characters */
+static void
+put_text(struct ab_buf *b, const char *text)
+{
+	char *shown = shown_line(text);
+
+	for (const char *s = shown; *s; s++) {
 		switch (*s) {
 		case '|': ab_buf_puts(b, "\\|"); break;
 		case '<': ab_buf_puts(b, "&lt;"); break;
@@ -98,25 +118,62 @@ put_text(struct ab_buf *b, const char *s)
 		default: ab_buf_putc(b, *s);
 		}
 	}
+	free(shown);
 }
 
 /* a value as an inline code span, safe inside a table cell */
 static void
-put_code(struct ab_buf *b, const char *s)
+put_code(struct ab_buf *b, const char *text)
 {
-	const char *fence = strchr(s, '`') ? "`` " : "`";
-	const char *close = strchr(s, '`') ? " ``" : "`";
+	char *shown = shown_line(text);
+	const char *fence = strchr(shown, '`') ? "`` " : "`";
+	const char *close = strchr(shown, '`') ? " ``" : "`";
 
 	ab_buf_puts(b, fence);
-	for (; *s; s++) {
+	for (const char *s = shown; *s; s++) {
 		if (*s == '|')
 			ab_buf_puts(b, "\\|");
-		else if (*s == '\n' || *s == '\r')
-			ab_buf_putc(b, ' ');
 		else
 			ab_buf_putc(b, *s);
 	}
 	ab_buf_puts(b, close);
+	free(shown);
+}
+
+/* a fenced code block of text (lines already escaped): the fence longer than any run of backticks in it */
+static void
+put_fenced(struct ab_buf *b, const char *info, const char *text)
+{
+	size_t run = 0, longest = 0, fence;
+
+	for (const char *s = text; *s; s++) {
+		run = *s == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	fence = longest >= 3 ? longest + 1 : 3;
+	for (size_t i = 0; i < fence; i++)
+		ab_buf_putc(b, '`');
+	ab_buf_puts(b, info);
+	ab_buf_putc(b, '\n');
+	ab_buf_puts(b, text);
+	for (size_t i = 0; i < fence; i++)
+		ab_buf_putc(b, '`');
+	ab_buf_putc(b, '\n');
+}
+
+/* one line of a fenced block: the n words escaped, between the n + 1 separators */
+static void
+put_line_shown(struct ab_buf *b, const char *const *words, size_t n, const char *const *seps)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *w = ab_shown(words[i]);
+
+		ab_buf_puts(b, seps[i]);
+		ab_buf_puts(b, w);
+		free(w);
+	}
+	ab_buf_puts(b, seps[n]);
 }
 
 static void
@@ -132,16 +189,51 @@ put_short_hash(struct ab_buf *b, const char *hex)
 	put_code(b, s);
 }
 
+/* a manifest the build recorded (listed in SHA256SUMS), else none, whatever lies in OUTDIR under its name */
 static int
-load_optional(cJSON **out, const char *outdir, const char *name)
+load_optional(cJSON **out, const struct evidence *e, const char *name)
 {
-	char *p = ab_sprintf("%s/provenance/%s", outdir, name);
+	char *rel = ab_sprintf("provenance/%s", name);
+	char *p = ab_path_join(e->outdir, rel);
 	int rc = 0;
 
 	*out = NULL;
-	if (ab_path_exists(p))
+	if (ab_strv_has(&e->rec.paths, rel))
 		rc = ab_json_read(out, p);
 	free(p);
+	free(rel);
+	return rc;
+}
+
+/*
+ * pr describes only an OUTDIR that verifies: every manifest and log it
+ * reads or packs is one the build recorded, with the digest recorded.
+ * AB_ECHECK (each problem reported) when it does not.
+ */
+static int
+verify_outdir(const char *outdir)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int rc;
+
+	if (!f) {
+		ab_error_errno("pr: cannot verify '%s'", outdir);
+		return AB_EFAIL;
+	}
+	rc = ab_manifest_verify(f, outdir);
+	fclose(f);
+	if (rc == AB_ECHECK) {
+		for (const char *s = text; s && *s;) {
+			size_t n = strcspn(s, "\n");
+
+			ab_error("pr: %.*s", (int)n, s);
+			s += n + (s[n] == '\n');
+		}
+		ab_error("pr: '%s' does not verify ('allocbuild verify %s'): nothing written", outdir, outdir);
+	}
+	free(text);
 	return rc;
 }
 
@@ -157,6 +249,9 @@ load_evidence(struct evidence *e, const char *outdir)
 		ab_error("pr: '%s' has no recipe.json: not an allocbuild output directory", outdir);
 		goto done;
 	}
+	if ((rc = verify_outdir(outdir)) < 0 || (rc = ab_manifest_recorded_read(&e->rec, outdir, 0)) < 0)
+		goto done;
+	rc = AB_EFAIL;
 	{
 		char *need[] = {"binary-provenance.json", "provenance.intoto.json"};
 
@@ -171,16 +266,16 @@ load_evidence(struct evidence *e, const char *outdir)
 			}
 		}
 	}
-	if (load_optional(&e->sources, outdir, "sources.json") < 0 ||
-	    load_optional(&e->commands, outdir, "build-commands.json") < 0 ||
-	    load_optional(&e->binaries, outdir, "binary-provenance.json") < 0 ||
-	    load_optional(&e->probes, outdir, "allocator-probes.json") < 0 ||
-	    load_optional(&e->updiff, outdir, "upstream-diff.json") < 0 ||
-	    load_optional(&e->cmake, outdir, "cmake-cache-provenance.json") < 0 ||
-	    load_optional(&e->relink, outdir, "relink-provenance.json") < 0 ||
-	    load_optional(&e->statement, outdir, "provenance.intoto.json") < 0 ||
-	    load_optional(&e->check, outdir, "reproducibility.intoto.json") < 0 ||
-	    load_optional(&e->rebuild, outdir, "rebuild.intoto.json") < 0)
+	if (load_optional(&e->sources, e, "sources.json") < 0 ||
+	    load_optional(&e->commands, e, "build-commands.json") < 0 ||
+	    load_optional(&e->binaries, e, "binary-provenance.json") < 0 ||
+	    load_optional(&e->probes, e, "allocator-probes.json") < 0 ||
+	    load_optional(&e->updiff, e, "upstream-diff.json") < 0 ||
+	    load_optional(&e->cmake, e, "cmake-cache-provenance.json") < 0 ||
+	    load_optional(&e->relink, e, "relink-provenance.json") < 0 ||
+	    load_optional(&e->statement, e, "provenance.intoto.json") < 0 ||
+	    load_optional(&e->check, e, "reproducibility.intoto.json") < 0 ||
+	    load_optional(&e->rebuild, e, "rebuild.intoto.json") < 0)
 		goto done;
 	e->name = jstr(e->binaries, "recipe.name");
 	if (!e->name) {
@@ -206,6 +301,7 @@ release_evidence(struct evidence *e)
 	cJSON_Delete(e->statement);
 	cJSON_Delete(e->check);
 	cJSON_Delete(e->rebuild);
+	ab_manifest_recorded_release(&e->rec);
 }
 
 /* the variants of the build, in the order it built them (build-commands.json) */
@@ -445,11 +541,17 @@ section_summary(struct ab_buf *b, const struct evidence *e)
 	ab_buf_puts(b, ".\n\n| source | pinned | origin |\n|---|---|---|\n");
 	cJSON_ArrayForEach(rec, jget(e->sources, "sources"))
 		put_source_row(b, rec);
-	ab_buf_puts(b, "\nTo reproduce and check:\n\n```sh\nallocbuild build ");
-	ab_buf_puts(b, jstr_or(e->binaries, "recipe.path", "?"));
-	ab_buf_puts(b, "\nallocbuild verify allocbuild-out/");
-	ab_buf_puts(b, e->name);
-	ab_buf_puts(b, "\n```\n\n");
+	ab_buf_puts(b, "\nTo reproduce and check:\n\n");
+	{
+		struct ab_buf cmds = {0};
+		const char *words[] = {jstr_or(e->binaries, "recipe.path", "?"), e->name};
+		const char *seps[] = {"allocbuild build ", "\nallocbuild verify allocbuild-out/", "\n"};
+
+		put_line_shown(&cmds, words, 2, seps);
+		put_fenced(b, "sh", cmds.s);
+		ab_buf_free(&cmds);
+	}
+	ab_buf_puts(b, "\n");
 }
 
 /* a variant built with "reproducible": false (or from one) is marked so wherever it is shown */
@@ -507,21 +609,32 @@ section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence
 	ab_buf_puts(b, "\n");
 
 	/* the full digests, folded */
-	ab_buf_puts(details, "<details><summary>Artifact digests (sha256)</summary>\n\n```\n");
-	cJSON_ArrayForEach(v, variants(e)) {
-		const char *label = jstr_or(v, "label", "?");
-		const cJSON *bv = for_label(e->binaries, label), *a;
-		const char *arch = jstr(bv, "allocator.archive_sha256");
+	ab_buf_puts(details, "<details><summary>Artifact digests (sha256)</summary>\n\n");
+	{
+		struct ab_buf lines = {0};
 
-		cJSON_ArrayForEach(a, jget(bv, "artifacts")) {
-			const char *h = jstr(a, "sha256"), *p = jstr(a, "path");
+		cJSON_ArrayForEach(v, variants(e)) {
+			const char *label = jstr_or(v, "label", "?");
+			const cJSON *bv = for_label(e->binaries, label), *a;
+			const char *arch = jstr(bv, "allocator.archive_sha256");
 
-			ab_buf_printf(details, "%s  %s (%s)\n", h ? h : "?", p ? p : "?", label);
+			cJSON_ArrayForEach(a, jget(bv, "artifacts")) {
+				const char *words[] = {jstr_or(a, "sha256", "?"), jstr_or(a, "path", "?"), label};
+				const char *seps[] = {"", "  ", " (", ")\n"};
+
+				put_line_shown(&lines, words, 3, seps);
+			}
+			if (arch) {
+				const char *words[] = {arch, label};
+				const char *seps[] = {"", "  allocator archive of ", "\n"};
+
+				put_line_shown(&lines, words, 2, seps);
+			}
 		}
-		if (arch)
-			ab_buf_printf(details, "%s  allocator archive of %s\n", arch, label);
+		put_fenced(details, "", lines.s ? lines.s : "");
+		ab_buf_free(&lines);
 	}
-	ab_buf_puts(details, "```\n\n</details>\n\n");
+	ab_buf_puts(details, "\n</details>\n\n");
 }
 
 /* what a build --check or rebuild record found: one line, and the artifacts that differ */
@@ -717,14 +830,22 @@ section_probes(struct ab_buf *b, struct ab_buf *details, const struct evidence *
 			if (cJSON_IsObject(eff) && cJSON_GetArraySize(eff) > 0) {
 				ab_buf_puts(details, "<details><summary>Effective allocator options of <code>");
 				put_text(details, label);
-				ab_buf_puts(details, "</code></summary>\n\n```\n");
-				cJSON_ArrayForEach(it, eff) {
-					char *val = cJSON_IsString(it) ? ab_strdup(it->valuestring) : cJSON_PrintUnformatted(it);
+				ab_buf_puts(details, "</code></summary>\n\n");
+				{
+					struct ab_buf lines = {0};
 
-					ab_buf_printf(details, "%s: %s\n", it->string, val);
-					free(val);
+					cJSON_ArrayForEach(it, eff) {
+						char *val = cJSON_IsString(it) ? ab_strdup(it->valuestring) : cJSON_PrintUnformatted(it);
+						const char *words[] = {it->string, val};
+						const char *seps[] = {"", ": ", "\n"};
+
+						put_line_shown(&lines, words, 2, seps);
+						free(val);
+					}
+					put_fenced(details, "", lines.s ? lines.s : "");
+					ab_buf_free(&lines);
 				}
-				ab_buf_puts(details, "```\n\n</details>\n\n");
+				ab_buf_puts(details, "\n</details>\n\n");
 			}
 		}
 	}
@@ -871,9 +992,13 @@ section_differences(struct ab_buf *b, struct ab_buf *details, const struct evide
 	if (e->cmake) {
 		char *txt = cJSON_Print(jget(e->cmake, "diffs") ? jget(e->cmake, "diffs") : e->cmake);
 
-		ab_buf_puts(details, "<details><summary>CMake cache and flag differences</summary>\n\n```json\n");
-		ab_buf_puts(details, txt);
-		ab_buf_puts(details, "\n```\n\n</details>\n\n");
+		char *block = ab_sprintf("%s\n", txt);
+
+		/* JSON escapes every control character; only the fence needs care */
+		ab_buf_puts(details, "<details><summary>CMake cache and flag differences</summary>\n\n");
+		put_fenced(details, "json", block);
+		ab_buf_puts(details, "\n</details>\n\n");
+		free(block);
 		free(txt);
 	}
 }
@@ -887,6 +1012,27 @@ put_node_id(struct ab_buf *b, const char *prefix, const char *s)
 		ab_buf_putc(b, (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ? *s : '_');
 }
 
+/* text inside a quoted mermaid label: escaped for mermaid, no control characters, no backticks */
+static void
+put_mermaid_text(struct ab_buf *b, const char *text)
+{
+	char *shown = shown_line(text);
+
+	for (const char *s = shown; *s; s++) {
+		if (*s == '"')
+			ab_buf_puts(b, "#quot;");
+		else if (*s == '<')
+			ab_buf_puts(b, "#lt;");
+		else if (*s == '>')
+			ab_buf_puts(b, "#gt;");
+		else if (*s == '`')
+			ab_buf_puts(b, "#96;");
+		else
+			ab_buf_putc(b, *s);
+	}
+	free(shown);
+}
+
 /* a quoted mermaid label of two lines; the text is escaped for mermaid */
 static void
 put_node_label(struct ab_buf *b, const char *line1, const char *line2)
@@ -897,16 +1043,7 @@ put_node_label(struct ab_buf *b, const char *line1, const char *line2)
 	for (int i = 0; i < 2 && lines[i]; i++) {
 		if (i)
 			ab_buf_puts(b, "<br/>");
-		for (const char *s = lines[i]; *s; s++) {
-			if (*s == '"')
-				ab_buf_puts(b, "#quot;");
-			else if (*s == '<')
-				ab_buf_puts(b, "#lt;");
-			else if (*s == '>')
-				ab_buf_puts(b, "#gt;");
-			else
-				ab_buf_putc(b, *s);
-		}
+		put_mermaid_text(b, lines[i]);
 	}
 	ab_buf_puts(b, "\"]");
 }
@@ -952,10 +1089,13 @@ flow_sources(struct ab_buf *b, const struct evidence *e)
 			free(pid);
 		}
 		cJSON_ArrayForEach(it, jget(rec, "overlay")) {
-			char *edge = ab_sprintf(" -- \"overlay %s\" --> ", it->string);
+			struct ab_buf edge = {0};
 
-			put_edge(b, "src_", cJSON_IsString(it) ? it->valuestring : "?", edge, "src_", id);
-			free(edge);
+			ab_buf_puts(&edge, " -- \"overlay ");
+			put_mermaid_text(&edge, it->string);
+			ab_buf_puts(&edge, "\" --> ");
+			put_edge(b, "src_", cJSON_IsString(it) ? it->valuestring : "?", edge.s, "src_", id);
+			ab_buf_free(&edge);
 		}
 	}
 }
@@ -1005,10 +1145,15 @@ flow_variants(struct ab_buf *b, const struct evidence *e)
 static void
 section_flow(struct ab_buf *b, const struct evidence *e)
 {
-	ab_buf_puts(b, "### Flow\n\n```mermaid\nflowchart LR\n");
-	flow_sources(b, e);
-	flow_variants(b, e);
-	ab_buf_puts(b, "```\n\n");
+	struct ab_buf chart = {0};
+
+	ab_buf_puts(b, "### Flow\n\n");
+	ab_buf_puts(&chart, "flowchart LR\n");
+	flow_sources(&chart, e);
+	flow_variants(&chart, e);
+	put_fenced(b, "mermaid", chart.s);
+	ab_buf_puts(b, "\n");
+	ab_buf_free(&chart);
 }
 
 /* who signed the statements and how to check them (provenance/sign.h); nothing when unsigned */
@@ -1023,8 +1168,14 @@ section_signature(struct ab_buf *b, const struct evidence *e, const char *bundle
 	free(env);
 	if (!signed_)
 		return;
-	if (load_optional(&signers, e->outdir, "signers.json") < 0)
-		signers = NULL;
+	/* signers.json is a hint for the reader (never trusted: the keys are checked by verify --key) */
+	{
+		char *p = ab_path_join(e->outdir, AB_SIGN_SIGNERS);
+
+		if (ab_json_read(&signers, p) < 0)
+			signers = NULL;
+		free(p);
+	}
 	ab_buf_puts(b, "### Signature\n\nEvery in-toto statement of the build is signed: `" AB_SIGN_ENVELOPES "` "
 	    "holds a DSSE envelope of each (payload type `application/vnd.in-toto+json`), signed by\n\n"
 	    "| keyid (sha256 of the public key's DER SubjectPublicKeyInfo) | algorithm |\n|---|---|\n");
@@ -1096,8 +1247,9 @@ utf8_len(const char *s, size_t n)
 }
 
 /*
- * The Statements of OUTDIR and their envelopes (provenance/sign.h), those
- * not under provenance/ or not named *.json included; reports errors
+ * The Statements of OUTDIR that SHA256SUMS does not list, and the
+ * envelopes and signers.json when it is signed (provenance/sign.h);
+ * reports errors
  */
 static int
 add_signed_members(struct ab_strv *m, const char *outdir)
@@ -1110,80 +1262,45 @@ add_signed_members(struct ab_strv *m, const char *outdir)
 		return -1;
 	}
 	for (size_t i = 0; i < st.n; i++)
-		if (strncmp(st.v[i], "provenance/", 11) || strchr(st.v[i] + 11, '/') ||
-		    strcmp(st.v[i] + strlen(st.v[i]) - 5, ".json"))
+		if (!ab_strv_has(m, st.v[i]))
 			ab_strv_push(m, st.v[i]);
-	if (ab_path_exists(env))
+	if (ab_path_exists(env)) {
+		char *signers = ab_path_join(outdir, AB_SIGN_SIGNERS);
+
 		ab_strv_push(m, AB_SIGN_ENVELOPES);
+		if (ab_path_exists(signers))
+			ab_strv_push(m, AB_SIGN_SIGNERS);
+		free(signers);
+	}
 	ab_strv_free(&st);
 	free(env);
 	return 0;
 }
 
-/* files of OUTDIR that go into the bundle, relative to OUTDIR */
+/*
+ * The files of OUTDIR that go into the bundle, relative to OUTDIR: what
+ * the build recorded in SHA256SUMS but the artifacts (the statement's
+ * subjects), SHA256SUMS itself, pr-details.md when the details moved
+ * there, and the signed statements with their envelopes and signers.json
+ * (provenance/sign.h), which verify checks on their own. Nothing else in
+ * OUTDIR, whatever its name.
+ */
 static int
-collect_members(struct ab_strv *m, const char *outdir, int with_details)
+collect_members(struct ab_strv *m, const struct evidence *e, int with_details)
 {
-	static const char *const fixed[] = {"recipe.json", "SHA256SUMS"};
-	char *pdir = ab_path_join(outdir, "provenance");
-	char *vdir = ab_path_join(outdir, "variants");
-	DIR *d;
-	struct dirent *de;
-	int rc = -1;
-
-	for (size_t i = 0; i < AB_NELEM(fixed); i++) {
-		char *p = ab_path_join(outdir, fixed[i]);
-		int ok = ab_path_exists(p);
-
-		free(p);
-		if (!ok) {
-			ab_error("pr: '%s' has no %s", outdir, fixed[i]);
-			goto done;
-		}
-		ab_strv_push(m, fixed[i]);
+	if (!ab_strv_has(&e->rec.paths, "recipe.json")) {
+		ab_error("pr: '%s' has no recipe.json in its SHA256SUMS", e->outdir);
+		return AB_EFAIL;
 	}
+	ab_strv_push(m, "SHA256SUMS");
+	for (size_t i = 0; i < e->rec.paths.n; i++)
+		if (!ab_strv_has(&e->rec.subjects, e->rec.paths.v[i]))
+			ab_strv_push(m, e->rec.paths.v[i]);
 	if (with_details)
 		ab_strv_push(m, "pr-details.md");
-	if (add_signed_members(m, outdir) < 0)
-		goto done;
-	if (!(d = opendir(pdir))) {
-		ab_error_errno("pr: cannot read '%s'", pdir);
-		goto done;
-	}
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.' && strlen(de->d_name) > 5 &&
-		    !strcmp(de->d_name + strlen(de->d_name) - 5, ".json"))
-			ab_strv_pushf(m, "provenance/%s", de->d_name);
-	closedir(d);
-	if ((d = opendir(vdir))) {
-		while ((de = readdir(d))) {
-			char *logs;
-			DIR *ld;
-			struct dirent *le;
-
-			if (de->d_name[0] == '.')
-				continue;
-			logs = ab_sprintf("%s/%s/logs", vdir, de->d_name);
-			if ((ld = opendir(logs))) {
-				while ((le = readdir(ld))) {
-					char *p = ab_sprintf("%s/%s", logs, le->d_name);
-					struct stat st;
-
-					if (le->d_name[0] != '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode))
-						ab_strv_pushf(m, "variants/%s/logs/%s", de->d_name, le->d_name);
-					free(p);
-				}
-				closedir(ld);
-			}
-			free(logs);
-		}
-		closedir(d);
-	}
-	rc = 0;
-done:
-	free(pdir);
-	free(vdir);
-	return rc;
+	if (add_signed_members(m, e->outdir) < 0)
+		return AB_EFAIL;
+	return 0;
 }
 
 int
@@ -1195,10 +1312,11 @@ ab_pr_write(const struct ab_pr_opts *o)
 	const char *dir = o->dir ? o->dir : o->outdir;
 	size_t limit = o->limit ? o->limit : AB_PR_BODY_LIMIT;
 	char *bundle_name = NULL, *bundle = NULL, *top = NULL;
-	int moved = 0, rc = -1;
+	int moved = 0, rc;
 
-	if (load_evidence(&e, o->outdir) < 0)
+	if ((rc = load_evidence(&e, o->outdir)) < 0)
 		goto done;
+	rc = AB_EFAIL;
 	/* a bad --notes target must fail before anything is written */
 	if (o->notes && ab_notes_resolve(NULL, o->notes) < 0)
 		goto done;
@@ -1257,7 +1375,7 @@ ab_pr_write(const struct ab_pr_opts *o)
 		if (write_text(o->outdir, "pr-details.md", &details) < 0)
 			goto done;
 	}
-	if (collect_members(&members, o->outdir, moved) < 0)
+	if (collect_members(&members, &e, moved) < 0)
 		goto done;
 	bundle = ab_path_join(dir, bundle_name);
 	{
@@ -1287,7 +1405,7 @@ ab_pr_write(const struct ab_pr_opts *o)
 		ab_buf_free(&note);
 		if (rc < 0)
 			goto done;
-		rc = -1;
+		rc = AB_EFAIL;
 		printf("attached the in-toto statement to %s as a note under %s\n", commit, AB_NOTES_REF);
 	}
 	rc = 0;

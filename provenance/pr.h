@@ -3,7 +3,8 @@
  *
  *   ab_pr_write(outdir, dir, notes)
  *
- * reads the manifests of OUTDIR (docs/manifests.md) and writes into dir:
+ * verifies OUTDIR, reads the manifests its build recorded (docs/manifests.md)
+ * and writes into dir:
  *   pr.md                          a GitHub-flavoured markdown body
  *   provenance-<name>.tar.gz       the evidence bundle (provenance/bundle.h)
  * and, when notes is non-NULL ("REPO" or "REPO@REV"), attaches the in-toto
@@ -35,7 +36,13 @@ struct ab_pr_opts {
 	size_t nsign_keys;
 };
 
-/* returns 0, or -1 after reporting what is missing or unreadable */
+/*
+ * Only an OUTDIR that verifies (provenance/manifest.h) is described, and
+ * only from what its build recorded: the manifests SHA256SUMS lists, read
+ * and packed inside OUTDIR without following a symlink. Returns 0;
+ * AB_ECHECK when OUTDIR does not verify (each problem reported, nothing
+ * written); AB_EFAIL after reporting what is missing or unreadable.
+ */
 int ab_pr_write(const struct ab_pr_opts *o);
 
 #endif

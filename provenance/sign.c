@@ -29,7 +29,7 @@ static const struct {
 	const char *dir, *pattern;
 } places[] = {
 	{"provenance", "provenance.intoto.json"},
-	/* build --check and rebuild (provenance/manifest.h, ab_manifest_records) */
+	/* build --check and rebuild (provenance/manifest.h, AB_MANIFEST_RECORD) */
 	{"provenance", "reproducibility.intoto.json"},
 	{"provenance", "rebuild.intoto.json"},
 };

@@ -648,11 +648,17 @@ hash_member(struct ab_tree *t, struct arcscan *sc, struct archive *a, struct arc
 	if (rd < 0 && s->bz_failed)
 		return -2;
 	if (rd == -2) {
-		ab_error("archive '%s': member '%s': sparse holes larger than 16 GiB", t->root, e->path);
+		char *shown = ab_shown(e->path);
+
+		ab_error("archive '%s': member '%s': sparse holes larger than 16 GiB", t->root, shown);
+		free(shown);
 		return -1;
 	}
 	if (rd < 0) {
-		ab_error("cannot read '%s' in archive '%s': %s", e->path, t->root, arc_error(a));
+		char *shown = ab_shown(e->path);
+
+		ab_error("cannot read '%s' in archive '%s': %s", shown, t->root, arc_error(a));
+		free(shown);
 		return -1;
 	}
 	if (is_version && sc->ver.len && e->size <= VERSION_MAX) {
@@ -867,7 +873,10 @@ load_archive(struct ab_tree *t, uint64_t limit)
 			struct ab_buf b = {0};
 
 			if (member_data(a, ae, buf_sink, &b) < 0) {
-				ab_error("cannot read '%s' in archive '%s': %s", e->path, t->root, arc_error(a));
+				char *shown = ab_shown(e->path);
+
+				ab_error("cannot read '%s' in archive '%s': %s", shown, t->root, arc_error(a));
+				free(shown);
 				ab_buf_free(&b);
 				goto done;
 			}
@@ -1009,7 +1018,10 @@ hash_blob(struct ab_tree *t, git_repository *repo, git_odb *odb, struct ab_tree_
 				e->size += (uint64_t)n;
 			}
 			if (n < 0) {
-				ab_error_git("%s: cannot read blob %s of '%s'", t->spec, e->blob, e->path);
+				char *shown = ab_shown(e->path);
+
+				ab_error_git("%s: cannot read blob %s of '%s'", t->spec, e->blob, shown);
+				free(shown);
 				error = -1;
 			}
 			ab_sha256_final(e->sha256, h);
@@ -1020,7 +1032,10 @@ hash_blob(struct ab_tree *t, git_repository *repo, git_odb *odb, struct ab_tree_
 		git_error_clear();
 	}
 	if (git_blob_lookup(&blob, repo, &oid) < 0) {
-		ab_error_git("%s: cannot read blob %s of '%s'", t->spec, e->blob, e->path);
+		char *shown = ab_shown(e->path);
+
+		ab_error_git("%s: cannot read blob %s of '%s'", t->spec, e->blob, shown);
+		free(shown);
 		return -1;
 	}
 	e->size = (uint64_t)git_blob_rawsize(blob);

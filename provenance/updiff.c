@@ -254,7 +254,9 @@ add_list(struct ab_buf *b, struct ab_updiff *u, enum ab_updiff_status status)
 		for (size_t k = i; k < nshown; k++) {
 			if (done[k] || shown[k]->cls != shown[i]->cls)
 				continue;
-			ab_buf_printf(b, "%s%s", first ? ": " : ", ", shown[k]->path);
+			ab_buf_puts(b, first ? ": " : ", ");
+			/* the summary is read as text (a terminal, pr.md): names escaped */
+			ab_buf_add_shown(b, shown[k]->path, strlen(shown[k]->path));
 			first = 0;
 			done[k] = 1;
 		}
@@ -435,12 +437,19 @@ ab_updiff_print(FILE *f, struct ab_updiff *u, int with_diffs)
 
 		if (x->status == AB_UPDIFF_IDENTICAL)
 			continue;
-		fprintf(f, "%-17s  %-9s  %s", ab_updiff_status_name(x->status), ab_updiff_class_name(x->cls), x->path);
-		if (x->status == AB_UPDIFF_DIFFERS && x->cand->type != x->up->type)
+		char *path = ab_shown(x->path);
+
+		fprintf(f, "%-17s  %-9s  %s", ab_updiff_status_name(x->status), ab_updiff_class_name(x->cls), path);
+		free(path);
+		if (x->status == AB_UPDIFF_DIFFERS && x->cand->type != x->up->type) {
 			fprintf(f, " (%s in candidate, %s in upstream)", type_name(x->cand->type), type_name(x->up->type));
-		else if (x->status == AB_UPDIFF_DIFFERS && x->cand->type == AB_ENTRY_SYMLINK)
-			fprintf(f, " (symbolic link to '%s' in candidate, to '%s' in upstream)", x->cand->target,
-			    x->up->target);
+		} else if (x->status == AB_UPDIFF_DIFFERS && x->cand->type == AB_ENTRY_SYMLINK) {
+			char *ct = ab_shown(x->cand->target), *ut = ab_shown(x->up->target);
+
+			fprintf(f, " (symbolic link to '%s' in candidate, to '%s' in upstream)", ct, ut);
+			free(ct);
+			free(ut);
+		}
 		else if (x->status != AB_UPDIFF_DIFFERS && (x->cand ? x->cand : x->up)->type != AB_ENTRY_FILE)
 			fprintf(f, " (%s)", type_name((x->cand ? x->cand : x->up)->type));
 		fputc('\n', f);
@@ -474,7 +483,10 @@ ab_updiff_print(FILE *f, struct ab_updiff *u, int with_diffs)
 		for (size_t i = 0; i < u->n && shown < LIST_MAX; i++) {
 			if (!u->v[i].significant)
 				continue;
-			fprintf(f, "%s%s (%s)", shown ? ", " : ": ", u->v[i].path, ab_updiff_class_name(u->v[i].cls));
+			char *path = ab_shown(u->v[i].path);
+
+			fprintf(f, "%s%s (%s)", shown ? ", " : ": ", path, ab_updiff_class_name(u->v[i].cls));
+			free(path);
 			shown++;
 		}
 		if (u->significant > shown)
@@ -523,43 +535,50 @@ diff_one(struct ab_buf *b, const struct ab_updiff_file *x)
 	const struct ab_tree_entry *c = x->cand, *up = x->up;
 	git_diff_options o;
 	git_patch *patch = NULL;
+	char *path = ab_shown(x->path);
+	int error = 0;
 
 	if (c->type != up->type) {
-		ab_buf_printf(b, "File upstream/%s is a %s while file candidate/%s is a %s\n", x->path,
-		    type_name(up->type), x->path, type_name(c->type));
-		return 0;
+		ab_buf_printf(b, "File upstream/%s is a %s while file candidate/%s is a %s\n", path,
+		    type_name(up->type), path, type_name(c->type));
+		goto done;
 	}
 	if (c->type == AB_ENTRY_SYMLINK) {
-		ab_buf_printf(b, "Symbolic links upstream/%s -> %s and candidate/%s -> %s differ\n", x->path,
-		    up->target, x->path, c->target);
-		return 0;
+		char *ut = ab_shown(up->target), *ct = ab_shown(c->target);
+
+		ab_buf_printf(b, "Symbolic links upstream/%s -> %s and candidate/%s -> %s differ\n", path, ut, path, ct);
+		free(ut);
+		free(ct);
+		goto done;
 	}
 	if (c->type != AB_ENTRY_FILE)
-		return 0;
+		goto done;
 	if (!c->loaded || !up->loaded) {
 		ab_buf_printf(b, "Files upstream/%s and candidate/%s differ (too large to diff: %llu and %llu bytes)\n",
-		    x->path, x->path, (unsigned long long)up->size, (unsigned long long)c->size);
-		return 0;
+		    path, path, (unsigned long long)up->size, (unsigned long long)c->size);
+		goto done;
 	}
 	if (looks_binary(c) || looks_binary(up)) {
-		ab_buf_printf(b, "Binary files upstream/%s and candidate/%s differ\n", x->path, x->path);
-		return 0;
+		ab_buf_printf(b, "Binary files upstream/%s and candidate/%s differ\n", path, path);
+		goto done;
 	}
 	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
 	o.flags = GIT_DIFF_FORCE_TEXT;
 	o.context_lines = 3;
 	if (git_patch_from_buffers(&patch, up->data, up->data_len, x->path, c->data, c->data_len, x->path, &o) < 0) {
-		ab_error_git("cannot diff '%s'", x->path);
-		return -1;
+		ab_error_git("cannot diff '%s'", path);
+		error = -1;
+		goto done;
 	}
-	ab_buf_printf(b, "--- upstream/%s\n+++ candidate/%s\n", x->path, x->path);
+	ab_buf_printf(b, "--- upstream/%s\n+++ candidate/%s\n", path, path);
 	if (git_patch_print(patch, patch_line, b) < 0) {
-		ab_error_git("cannot diff '%s'", x->path);
-		git_patch_free(patch);
-		return -1;
+		ab_error_git("cannot diff '%s'", path);
+		error = -1;
 	}
+done:
 	git_patch_free(patch);
-	return 0;
+	free(path);
+	return error;
 }
 
 static int

@@ -3,10 +3,12 @@
 # python3-securesystemslib (with python3-cryptography for its ECDSA keys,
 # only a recommendation of it) is the tests' independent DSSE verifier.
 # Idempotent: silent and quick when everything is already installed.
+# Otherwise quiet: one line naming the packages and the log that gets
+# apt's and dpkg's output; the log's last lines only when the install fails.
 set -eu
 
 pkgs="gcc g++ make pkg-config libgit2-dev libarchive-dev libssl-dev libcjson-dev
-libcurl4-openssl-dev cmake autoconf git python3 bzip2 xz-utils zstd dpkg-dev
+libcurl4-openssl-dev zlib1g-dev cmake autoconf git python3 bzip2 xz-utils zstd dpkg-dev
 cmark-gfm ccache libbz2-dev libjemalloc2 libjemalloc-dev libmimalloc2.0
 python3-securesystemslib python3-cryptography"
 
@@ -18,10 +20,15 @@ for p in $pkgs; do
 done
 [ -z "$missing" ] && exit 0
 
-echo "install-deps: installing:$missing" >&2
+log=$(mktemp "${TMPDIR:-/tmp}/allocbuild-install-deps.XXXXXX.log")
+echo "install-deps: installing$missing (apt and dpkg output in $log)" >&2
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq >&2
 # shellcheck disable=SC2086
-$sudo apt-get install -y -qq --no-install-recommends $missing >&2
+if ! { $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends $missing; } \
+	>"$log" 2>&1 </dev/null; then
+	echo "install-deps: the install failed; the last lines of $log:" >&2
+	tail -n 25 "$log" | sed 's/^/  | /' >&2
+	exit 1
+fi

@@ -4,6 +4,8 @@
 #   make_fakeproj DIR   ->  prints the tarball's sha256; DIR/mirror/sha256/<hex>
 # The project's configure honours:
 #   --fail        print 40 numbered lines and exit 1
+#   --escape=DIR  make the symlink escape -> DIR in the build directory (a build step that escapes)
+#   --fail-early  fail on line 12 of 224 (the cause, then a long banner), exit 1
 # and its lib/libfake.a rule waits half-way while the file named by the
 # environment variable FAKE_HOLD exists (set it through the recipe's build.env).
 make_fakeproj() {
@@ -16,6 +18,11 @@ for a in "$@"; do
 	case $a in
 	--fail) i=1; while [ $i -le 40 ]; do echo "checking line $i"; i=$((i+1)); done
 		echo "configure: error: asked to fail" >&2; exit 1 ;;
+	--escape=*) ln -s "${a#--escape=}" escape ;;
+	--fail-early) i=1; while [ $i -le 11 ]; do echo "checking line $i"; i=$((i+1)); done
+		echo "./configure: 12: lib/jemalloc-5.3.0/configure: not found" >&2
+		i=13; while [ $i -le 224 ]; do echo "libtool: install: line $i of the banner"; i=$((i+1)); done
+		exit 1 ;;
 	esac
 done
 sed -e "s|@srcdir@|$srcdir|" "$srcdir/Makefile.in" >Makefile
@@ -34,7 +41,8 @@ CFG
 
 # make_fakecmake DIR -> prints the sha256 of a tiny CMake project (a static
 # library "fakealloc" whose message depends on -DFLB_FAKE_TAG, and a program
-# "prog" linked against it), stored in DIR/mirror/sha256/<hex>
+# "prog" linked against it), stored in DIR/mirror/sha256/<hex>;
+# -DFAKE_ESCAPE=DIR makes the symlink escape -> DIR in the build directory
 make_fakecmake() {
 	local dir=$1 src=$1/fakecmake-1.0
 	mkdir -p "$src" "$dir/mirror/sha256"
@@ -46,6 +54,9 @@ add_library(fakealloc STATIC alloc.c)
 target_compile_definitions(fakealloc PRIVATE FAKE_TAG="${FLB_FAKE_TAG}")
 add_executable(prog main.c)
 target_link_libraries(prog fakealloc)
+if(FAKE_ESCAPE)
+  file(CREATE_LINK "${FAKE_ESCAPE}" "${CMAKE_BINARY_DIR}/escape" SYMBOLIC)
+endif()
 CM
 	printf 'const char *fake_tag(void) { return "fake 2.0.0-0-g0123456789abcdef " FAKE_TAG; }\n' >"$src/alloc.c"
 	printf '#include <stdio.h>\nconst char *fake_tag(void);\nint main(void) { puts(fake_tag()); return 0; }\n' >"$src/main.c"
@@ -124,4 +135,19 @@ MK
 	h=$(sha256sum "$dir/noisyproj-1.0.tar.gz" | cut -d' ' -f1)
 	cp "$dir/noisyproj-1.0.tar.gz" "$dir/mirror/sha256/$h"
 	echo "$h"
+}
+
+# make_fakeproj_recipe FILE [NAME]: make_fakeproj in the current directory and
+# write FILE, the recipe NAME (default "fk"): one autotools variant t1 of the
+# fake project with its library and program as artifacts. A build takes a
+# fraction of a second.
+make_fakeproj_recipe() {
+	local sha
+	sha=$(make_fakeproj "$PWD")
+	cat >"$1" <<JSON
+{"recipe": 1, "name": "${2:-fk}",
+ "sources": {"f": {"archive": {"urls": ["https://example.invalid/fakeproj-1.0.tar.gz"], "sha256": "$sha", "strip": 1}}},
+ "variants": [{"label": "t1", "source": "f", "build": {"system": "autotools"},
+               "artifacts": ["lib/libfake.a", "bin/fake"]}]}
+JSON
 }

@@ -68,7 +68,7 @@ if [ -z "$pattern" ]; then
 	for r in "$O"/tests/replay_*; do
 		[ -x "$r" ] || continue
 		n=${r##*/replay_}
-		run_one "fuzz-replay/$n" "$r" "tests/fuzz/corpus/$n"
+		run_one "fuzz-replay/$n" "$r" "tests/fuzz/corpus/$n" "tests/fuzz/expect/$n"
 	done
 fi
 ls tests/t[0-9][0-9][0-9][0-9]-*.sh 2>/dev/null | grep -F -- "$pattern" |

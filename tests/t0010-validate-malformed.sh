@@ -397,7 +397,7 @@ awk -v sha="$SHA" -v c="$C" '
  "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"},
                "runtime": {"env": {"MALLOC_CONF=x": "y"}}}]}
 >>>
-@:4:36: variants[0].runtime.env["MALLOC_CONF=x"]: invalid environment variable name 'MALLOC_CONF=x'
+@:4:36: variants[0].runtime.env["MALLOC_CONF=x"]: invalid environment variable name 'MALLOC_CONF=x': expected [A-Za-z_][A-Za-z0-9_]*
 ### runtime-unset-type
 {"recipe": 1, "name": "t",
  "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},

@@ -111,7 +111,7 @@ expect_grep "allocbuild: commit 0123456789abcdef0123456789abcdef01234567 not fou
 
 # unpinned refs are refused without --allow-unpinned
 recipe stable
-expect_exit 1 "$AB" fetch -o unpinned r.json
+expect_exit 2 "$AB" fetch -o unpinned r.json
 expect_grep "allocbuild: r.json:2:84: sources.up.git.commit: 'stable' is not a 40-digit commit id (use --allow-unpinned to resolve it)" err
 [ ! -e unpinned ] || fail "output written for an unpinned ref"
 

@@ -8,7 +8,7 @@
 . "$TOP/tests/lib.sh"
 
 L=/usr/lib/x86_64-linux-gnu
-ALIVE=$TOP/tests/fixtures/alive/alive.c
+ALIVE=$TOP/recipes/alive/alive.c
 pids=
 stop() { [ -z "$pids" ] || kill $pids 2>/dev/null || true; }
 trap stop EXIT
@@ -152,3 +152,13 @@ expect_exit 1 "$AB" probe --pid $pid --json
 [ "$(json out '[(s["variable"], s["status"]) for s in d["settings"]]')" = \
 	"[('MALLOC_CONF', 'ignored'), ('JE_MALLOC_CONF', 'read')]" ] || fail "prefixed settings: $(cat out)"
 expect_grep "MALLOC_CONF has no effect on this process: its jemalloc reads JE_MALLOC_CONF" err
+# env says so too: on stderr and as a comment in the lines it prints
+expect_exit 0 "$AB" env jo je-plain
+expect_file out <<'X'
+unset JE_MALLOC_CONF
+export MALLOC_CONF='narenas:2'
+# warning: MALLOC_CONF has no effect on this binary: it reads JE_MALLOC_CONF
+X
+expect_file err <<'X'
+allocbuild: warning: je-plain: MALLOC_CONF has no effect on this binary: it reads JE_MALLOC_CONF
+X

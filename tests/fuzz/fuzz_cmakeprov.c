@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../../provenance/cmakeprov.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -31,15 +32,30 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ab_cmakeprov_parse_cache(&cache, text, size, "fuzz") == 0) {
 		char *flags = strndup(text, size);
 
+		FUZZ_OUTCOME("cache: %d entries", cJSON_GetArraySize(cache));
 		(void)ab_cmakeprov_detect_build_type(cache, "C", flags);
 		free(flags);
+	} else {
+		FUZZ_OUTCOME("cache: refused");
 	}
-	if (ab_cmakeprov_parse_flags(&x, text, size, "fuzz") == 0)
+	if (ab_cmakeprov_parse_flags(&x, text, size, "fuzz") == 0) {
+		FUZZ_OUTCOME("flags: %d entries", cJSON_GetArraySize(x));
 		cJSON_Delete(x);
-	if (ab_cmakeprov_parse_compiler(&x, text, size, "fuzz") == 0)
+	} else {
+		FUZZ_OUTCOME("flags: refused");
+	}
+	if (ab_cmakeprov_parse_compiler(&x, text, size, "fuzz") == 0) {
+		FUZZ_OUTCOME("compiler: read");
 		cJSON_Delete(x);
-	if (ab_cmakeprov_parse_cfgcmd(&x, text, size, "fuzz") == 0)
+	} else {
+		FUZZ_OUTCOME("compiler: refused");
+	}
+	if (ab_cmakeprov_parse_cfgcmd(&x, text, size, "fuzz") == 0) {
+		FUZZ_OUTCOME("cfgcmd: read");
 		cJSON_Delete(x);
+	} else {
+		FUZZ_OUTCOME("cfgcmd: refused");
+	}
 	/* a record of any shape must diff without crashing */
 	rec = cJSON_ParseWithLength(text, size);
 	if (rec) {

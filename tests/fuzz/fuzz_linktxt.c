@@ -9,27 +9,34 @@
 #include <stdlib.h>
 
 #include "../../lib/linktxt.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static FILE *devnull;
 	struct ab_linktxt lt;
 	struct ab_strv words = {0};
 
-	if (!devnull)
-		devnull = fopen("/dev/null", "w");
-	if (ab_linktxt_parse(&lt, "fuzz.txt", (const char *)data, size, devnull) == 0) {
+	if (ab_linktxt_parse(&lt, "fuzz.txt", (const char *)data, size, FUZZ_MESSAGES()) == 0) {
+		size_t nargs = 0;
+
 		for (size_t i = 0; i < lt.ncmds; i++) {
 			int joined;
 
 			(void)ab_linktxt_output_index(lt.cmds[i].argv.v, &joined);
+			nargs += lt.cmds[i].argv.n;
 		}
+		FUZZ_OUTCOME("link.txt: %zu command%s, %zu arguments", lt.ncmds, lt.ncmds == 1 ? "" : "s", nargs);
 		ab_linktxt_release(&lt);
+	} else {
+		FUZZ_OUTCOME("link.txt: refused");
 	}
-	(void)ab_linktxt_parse_rsp(&words, "fuzz.rsp", (const char *)data, size, devnull);
+	if (ab_linktxt_parse_rsp(&words, "fuzz.rsp", (const char *)data, size, FUZZ_MESSAGES()) == 0)
+		FUZZ_OUTCOME("response file: %zu words", words.n);
+	else
+		FUZZ_OUTCOME("response file: refused");
 	ab_strv_free(&words);
 	return 0;
 }

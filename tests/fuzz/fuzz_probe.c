@@ -13,6 +13,21 @@
 #include "../../provenance/probe.h"
 #include "../../provenance/allocver.h"
 #include "../../provenance/probe_impl.h"
+#include "../../lib/jsonio.h"
+#include "fuzz.h"
+
+/* "jemalloc: version V, ok" or "..., N problems" */
+static void
+say(const char *what, const cJSON *rec)
+{
+	const char *v = ab_json_str(rec, "version");
+	int problems = cJSON_GetArraySize(ab_json_get(rec, "problems"));
+
+	if (ab_probe_ok(rec))
+		FUZZ_OUTCOME("%s: version %s, ok", what, v ? v : "unknown");
+	else
+		FUZZ_OUTCOME("%s: version %s, %d problem%s", what, v ? v : "unknown", problems, problems == 1 ? "" : "s");
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -38,6 +53,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)ab_probe_jemalloc_parse(rec, err);
 	ab_probe_jemalloc_check(rec, conf);
 	ab_probe_finish(rec);
+	say("jemalloc", rec);
 	cJSON_Delete(rec);
 	free(ab_probe_jemalloc_conf(conf));
 
@@ -48,6 +64,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)ab_probe_mimalloc_parse(rec, err, conf);
 	ab_probe_mimalloc_check(rec, &env);
 	ab_probe_finish(rec);
+	say("mimalloc", rec);
 	cJSON_Delete(rec);
 	free(ab_mimalloc_version_string(strtol(conf, NULL, 10)));
 	free(text);

@@ -8,20 +8,20 @@
 #include <stdlib.h>
 
 #include "../../builder/recipe.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static FILE *devnull;
 	struct ab_recipe *r = NULL;
 
-	if (!devnull)
-		devnull = fopen("/dev/null", "w");
-	if (ab_recipe_parse_ext(&r, "fuzz.json", (const char *)data, size, devnull, AB_RECIPE_REQUIRE_PINS) == 0) {
+	if (ab_recipe_parse_ext(&r, "fuzz.json", (const char *)data, size, FUZZ_MESSAGES(), AB_RECIPE_REQUIRE_PINS) == 0) {
 		size_t *order = NULL, n = 0;
 
+		FUZZ_OUTCOME("accepted: %zu source%s, %zu variant%s", r->nsources, r->nsources == 1 ? "" : "s",
+		    r->nvariants, r->nvariants == 1 ? "" : "s");
 		/* exercise the accessors on whatever loaded */
 		if (ab_recipe_order(&order, &n, r, NULL, 0) == 0) {
 			for (size_t i = 0; i < n; i++)
@@ -29,6 +29,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		free(order);
 		ab_recipe_free(r);
+	} else {
+		FUZZ_OUTCOME("rejected");
 	}
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "../../lib/bz2.h"
 #include "../../provenance/tree.h"
 #include "../../provenance/updiff.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -33,19 +34,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ab_tree_read(&t, path, -1, 1) == 0) {
 		struct ab_updiff *u = ab_updiff_new(t, t, 1);
 
+		FUZZ_OUTCOME("archive: %zu entries, %zu files, strip %d", t->n, t->nfiles, t->strip);
 		for (size_t i = 0; i < t->n; i++)
 			t->v[i].wanted = 1;
 		ab_tree_load(t, 1 << 20);
 		ab_updiff_free(u);
 		ab_tree_free(t);
+	} else {
+		FUZZ_OUTCOME("archive: refused");
 	}
 	unlink(path);
 	if (ab_bz2_open(&z, data, size, 2) == 0) {
 		const void *p;
+		int blocks = 0;
 
 		while (ab_bz2_read(z, &p) > 0)
-			;
+			blocks++;
+		FUZZ_OUTCOME("bzip2: %d reads", blocks);
 		ab_bz2_free(z);
+	} else {
+		FUZZ_OUTCOME("bzip2: not bzip2");
 	}
 	return 0;
 }

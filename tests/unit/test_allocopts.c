@@ -3,6 +3,7 @@
  * jemalloc and mimalloc release sources, against the facts the campaigns
  * depend on (docs/probes.md).
  */
+#include "../../lib/util.h"
 #include "../../provenance/allocopts.h"
 #include "unit.h"
 
@@ -74,10 +75,39 @@ test_mimalloc(void)
 	CHECK(ab_allocopts_mimalloc("1.7.0", "MIMALLOC_VERBOSE", NULL, NULL) == AB_OPT_UNKNOWN_VERSION);
 }
 
+static void
+test_check_env(void)
+{
+	char *je[] = {"MALLOC_CONF=disable_large_size_classes:false,lg_extent_max_active_fit:30", "OTHER=1", NULL};
+	char *pre[] = {"MALLOC_CONF=narenas:2", "_RJEM_MALLOC_CONF=oversize_threshold:0", NULL};
+	char *mi[] = {"MIMALLOC_PURGE_DELAY=0", "MIMALLOC_PAGE_FULL_RETAIN=1", NULL};
+	struct ab_strv w = {0};
+
+	ab_allocopts_check_env(&w, "jemalloc", "5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c", "MALLOC_CONF", je);
+	CHECK(w.n == 1);
+	CHECK_STR(w.n ? w.v[0] : NULL, "MALLOC_CONF: jemalloc 5.3.0 has no option 'disable_large_size_classes' (it "
+	    "reports \"Invalid conf pair\" and ignores it)");
+	ab_strv_free(&w);
+	ab_allocopts_check_env(&w, "jemalloc", "5.1.0", "_RJEM_MALLOC_CONF", pre);
+	CHECK(w.n == 2);
+	CHECK_STR(w.n ? w.v[0] : NULL, "MALLOC_CONF has no effect on this binary: it reads _RJEM_MALLOC_CONF");
+	CHECK_STR(w.n > 1 ? w.v[1] : NULL, "_RJEM_MALLOC_CONF: jemalloc 5.1.0 has no option 'oversize_threshold' (it "
+	    "reports \"Invalid conf pair\" and ignores it)");
+	ab_strv_free(&w);
+	ab_allocopts_check_env(&w, "mimalloc", "2.1.7", NULL, mi);
+	CHECK(w.n == 1);
+	CHECK_STR(w.n ? w.v[0] : NULL, "mimalloc 2.1.7 has no option MIMALLOC_PAGE_FULL_RETAIN: it ignores it silently");
+	ab_strv_free(&w);
+	/* an unknown version checks nothing */
+	ab_allocopts_check_env(&w, "mimalloc", NULL, NULL, mi);
+	CHECK(w.n == 0);
+}
+
 int
 main(void)
 {
 	test_jemalloc();
 	test_mimalloc();
+	test_check_env();
 	return unit_done();
 }

@@ -125,6 +125,8 @@ main(void)
 		FILE *f = tmpfile();
 		size_t n;
 
+		/* a parse fills lt afresh: release what the last one left */
+		ab_linktxt_release(&lt);
 		CHECK(ab_linktxt_parse(&lt, "n.txt", "cc a\0b", 6, f) == -1);
 		rewind(f);
 		n = fread(errbuf, 1, sizeof(errbuf) - 1, f);

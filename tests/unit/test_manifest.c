@@ -71,7 +71,7 @@ test_env_and_verify(void)
 	    "{\"label\": \"a\", \"runtime\": {\"env\": {}, \"unset\": [\"LD_PRELOAD\"]}, \"binary\": \"/x/bin/a\"},"
 	    "{\"label\": \"b\", \"runtime\": {\"env\": {\"MALLOC_CONF\": \"it's:1\", \"ZZ_X\": \"v\"}, \"unset\": []}, \"binary\": null}"
 	    "]}";
-	char *p = put("out/provenance/binary-provenance.json", doc, strlen(doc));
+	char *p = put("out/provenance/binary-provenance.json", doc, strlen(doc)), *p2;
 	char *outdir = ab_path_join(dir, "out"), *text = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -94,20 +94,49 @@ test_env_and_verify(void)
 	CHECK_STR(text, "a=/x/bin/a\n");
 	free(text);
 
-	/* verify: SHA256SUMS plus the statement's subjects */
+	/* verify: SHA256SUMS plus the statement's subjects, every manifest listed */
 	free(put("out/art", "abc", 3));
 	ab_hash_buf(hex, "abc", 3);
-	ab_buf_printf(&sums, "%s  art\n", hex);
-	free(put("out/SHA256SUMS", sums.s, sums.len));
 	{
-		const char *st = "{\"subject\": [], \"predicate\": {\"runDetails\": {\"byproducts\": []}}}";
+		const char *st = "{\"_type\": \"https://in-toto.io/Statement/v1\", \"subject\": [{\"name\": \"art\", "
+		    "\"digest\": {\"sha256\": \"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\"}}], "
+		    "\"predicate\": {\"runDetails\": {\"byproducts\": []}}}";
 
 		free(put("out/provenance/provenance.intoto.json", st, strlen(st)));
 	}
+	ab_buf_printf(&sums, "%s  art\n", hex);
+	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
+		const char *m = ab_manifest_files[i].path;
+		char *abs = ab_path_join(outdir, m);
+		char mh[AB_HEX_LEN + 1];
+
+		if (ab_manifest_files[i].when == AB_MANIFEST_ALWAYS && strcmp(m, "SHA256SUMS")) {
+			if (!ab_path_exists(abs)) {
+				char *rel = ab_sprintf("out/%s", m);
+
+				free(put(rel, "{}", 2));
+				free(rel);
+			}
+			CHECK(ab_hash_file(mh, NULL, abs) == 0);
+			ab_buf_printf(&sums, "%s  %s\n", mh, m);
+		}
+		free(abs);
+	}
+	free(put("out/SHA256SUMS", sums.s, sums.len));
 	f = open_memstream(&text, &len);
 	CHECK(ab_manifest_verify(f, outdir) == 0);
 	fclose(f);
+	CHECK(text && strstr(text, "verified 7 files"));
 	free(text);
+	/* a file under provenance/ that SHA256SUMS does not list */
+	p2 = put("out/provenance/upstream-diff.json", "{}", 2);
+	f = open_memstream(&text, &len);
+	CHECK(ab_manifest_verify(f, outdir) == AB_ECHECK);
+	fclose(f);
+	CHECK_STR(text, "provenance/upstream-diff.json: not listed in SHA256SUMS: not a file this build recorded\n");
+	free(text);
+	unlink(p2);
+	free(p2);
 	free(put("out/art", "abd", 3));
 	f = open_memstream(&text, &len);
 	CHECK(ab_manifest_verify(f, outdir) == AB_ECHECK);

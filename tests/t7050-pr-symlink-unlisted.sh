@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# issue 18, item 2: pr packs only the files the build recorded, never
+# through a symlink and nothing from outside OUTDIR.
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/fakeproj.sh"
+
+make_fakeproj_recipe r.json
+expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+cp -a bo pristine
+echo "TOPSECRET-0451" >secret
+
+# an unlisted symlink among the logs, to a file outside OUTDIR: left out
+ln -s "$PWD/secret" bo/variants/t1/logs/zz-extra.log
+echo "unlisted" >bo/variants/t1/logs/zz-plain.log
+expect_exit 0 "$AB" verify bo
+expect_exit 0 "$AB" pr -o p1 bo
+tar -tzf p1/provenance-fk.tar.gz >members.txt
+expect_no_grep "zz-extra.log" members.txt
+expect_no_grep "zz-plain.log" members.txt
+! gzip -dc p1/provenance-fk.tar.gz | grep -qa TOPSECRET-0451 || fail "the secret went into the bundle"
+expect_exit 0 "$AB" verify p1/provenance-fk.tar.gz
+
+# a recorded log replaced by a symlink to a copy of itself inside OUTDIR:
+# verify follows it (it stays inside), pr refuses to pack through it
+rm -rf bo && cp -a pristine bo
+mv bo/variants/t1/logs/03-build.log bo/variants/t1/build.log.copy
+ln -s ../build.log.copy bo/variants/t1/logs/03-build.log
+expect_exit 0 "$AB" verify bo
+expect_exit 2 "$AB" pr -o p2 bo
+expect_grep "refusing member 'bo/variants/t1/logs/03-build.log': goes through symlink 'variants/t1/logs/03-build.log'" err
+[ ! -e p2/pr.md ] || fail "pr wrote pr.md after refusing a member"
+
+# ... and to a file outside: verify refuses to follow it out of OUTDIR
+rm -rf bo && cp -a pristine bo
+cp bo/variants/t1/logs/03-build.log outside.log
+ln -sf "$PWD/outside.log" bo/variants/t1/logs/03-build.log
+expect_exit 1 "$AB" verify bo
+expect_grep "variants/t1/logs/03-build.log: expected" out
+expect_grep "actual leaves the directory through symlink 'variants/t1/logs/03-build.log'" out
+expect_exit 1 "$AB" pr -o p3 bo
+[ ! -e p3 ] || fail "pr wrote p3 for an OUTDIR that does not verify"
