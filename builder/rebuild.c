@@ -211,13 +211,16 @@ read_rebuilt(cJSON **b, cJSON **c, cJSON **s, const char *dir)
 
 /*
  * diffoscope's report of each artifact that differs, written to
- * DIR/provenance/diffoscope/<label>.<file>.txt, its path into the comparison
+ * DIR/diffoscope/<label>.<file>.txt, its path and digest into the
+ * comparison. Not under provenance/: no manifest of the build lists it
+ * (verify refuses unlisted files there); the record, which SHA256SUMS
+ * lists, names its digest.
  */
 static void
 run_diffoscope(cJSON *cmp, const struct ab_rebuild_opts *o, const char *dir)
 {
 	const cJSON *it;
-	char *reports = ab_path_join(dir, "provenance/diffoscope");
+	char *reports = ab_path_join(dir, "diffoscope");
 	struct ab_env env;
 	int timeout = o->diffoscope_timeout > 0 ? o->diffoscope_timeout : AB_REBUILD_DIFFOSCOPE_TIMEOUT;
 	char *from = ab_path_absolute(o->from);
@@ -235,7 +238,7 @@ run_diffoscope(cJSON *cmp, const struct ab_rebuild_opts *o, const char *dir)
 		base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 		a = ab_path_join(from, path);
 		b = ab_path_join(dir, path);
-		rel = ab_sprintf("provenance/diffoscope/%s.%s.txt", ab_json_str(it, "label"), base);
+		rel = ab_sprintf("diffoscope/%s.%s.txt", ab_json_str(it, "label"), base);
 		out = ab_path_join(dir, rel);
 		argv[2] = out;
 		argv[3] = a;
@@ -246,8 +249,13 @@ run_diffoscope(cJSON *cmp, const struct ab_rebuild_opts *o, const char *dir)
 				ab_warn("diffoscope: '%s': stopped after %d seconds; its report is partial", path, timeout);
 			else if (res.exit_code > 1)
 				ab_warn("diffoscope: '%s': %s", path, res.signal ? "killed" : "failed");
-			if (ab_path_exists(out))
+			if (ab_path_exists(out)) {
+				char hex[AB_HEX_LEN + 1];
+
 				cJSON_AddStringToObject((cJSON *)it, "diffoscope", rel);
+				if (ab_hash_file(hex, NULL, out) == 0)
+					cJSON_AddStringToObject((cJSON *)it, "diffoscope_sha256", hex);
+			}
 		}
 		free(a);
 		free(b);

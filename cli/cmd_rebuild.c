@@ -21,7 +21,7 @@ static const char usage[] =
     "ELF sections that differ and, as the likely cause, a recorded tool\n"
     "version or host probe that differs; --diffoscope also writes\n"
     "diffoscope's report (at most 300 seconds an artifact, or SECONDS) to\n"
-    "DIR/provenance/diffoscope/. The record goes to\n"
+    "DIR/diffoscope/. The record goes to\n"
     "DIR/provenance/rebuild.intoto.json (and to OUTDIR's). Exit 0 when every\n"
     "digest matches, 1 when any differs, 2 on bad input (not a bundle, a\n"
     "tampered bundle or OUTDIR, an edited recipe: nothing is built then).\n";

@@ -20,7 +20,7 @@ compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-g
 [2/11] stock53: fresh tree of jemalloc-5.3.0
       dir: $O/variants/stock53/src
 [3/11] stock53: configure
-      run: $O/variants/stock53/src/configure --with-lg-quantum=3
+      run: $O/variants/stock53/src/configure --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48
       cwd: $O/variants/stock53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
@@ -40,7 +40,7 @@ compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-g
 [5/11] special53: fresh tree of jemalloc-5.3.0
       dir: $O/variants/special53/src
 [6/11] special53: configure
-      run: $O/variants/special53/src/configure --with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30
+      run: $O/variants/special53/src/configure --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48 --with-malloc-conf=lg_extent_max_active_fit:30
       cwd: $O/variants/special53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
@@ -89,7 +89,7 @@ compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-g
 [2/7] stock53: fresh tree of jemalloc-5.3.0
       dir: $O/variants/stock53/src
 [3/7] stock53: configure
-      run: $O/variants/stock53/src/configure --with-lg-quantum=3
+      run: $O/variants/stock53/src/configure --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48
       cwd: $O/variants/stock53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants

@@ -49,7 +49,7 @@ expect_file out <want
 C=bo/provenance/build-commands.json
 [ "$(json $C '[s["step"] for s in d["variants"][0]["steps"]]')" = "['source', 'configure', 'build']" ]
 [ "$(json $C 'd["variants"][1]["steps"][1]["argv"]')" = \
-  "['$O/variants/special53/src/configure', '--with-lg-quantum=3', '--with-malloc-conf=lg_extent_max_active_fit:30']" ]
+  "['$O/variants/special53/src/configure', '--with-lg-quantum=3', '--with-lg-page=12', '--with-lg-hugepage=21', '--with-lg-vaddr=48', '--with-malloc-conf=lg_extent_max_active_fit:30']" ]
 # -j 2: make in the jobserver, no -j in argv (docs/build.md)
 [ "$(json $C 'd["variants"][1]["steps"][2]["argv"]')" = "['make', 'lib/libjemalloc_pic.a']" ]
 [ "$(json $C 'd["variants"][1]["steps"][2]["env_set"]["MAKEFLAGS"]')" = "-j2 --jobserver-auth=<fds>" ]

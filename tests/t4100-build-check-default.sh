@@ -3,8 +3,8 @@
 # under a umask of 077: built at -j1 into a short OUTDIR, then again at -j2
 # into OUTDIR/reproducibility/check (longer, nested): every artifact line
 # of SHA256SUMS is identical, no OUTDIR path is in an archive, the record
-# is in SHA256SUMS; the host probes and the toolchain are in the manifests
-# with this machine's values. Then pr, and `rebuild` of its bundle in a
+# is in SHA256SUMS; the host probes (pinned by the recipe) and the
+# toolchain (this machine's) are in the manifests. Then pr, and `rebuild` of its bundle in a
 # fresh directory: every digest matched. A bundle whose recipe was edited
 # is refused (exit 2) before anything is built.
 . "$TOP/tests/lib.sh"
@@ -51,14 +51,12 @@ R=o/provenance/reproducibility.intoto.json
 expect_exit 0 "$AB" verify o
 echo "verified 13 files in o" | expect_file out
 
-# jemalloc's host probes, as this machine measures them
-page=$(getconf PAGESIZE)
-huge=$(awk '/^Hugepagesize:/ { print $2 * 1024 }' /proc/meminfo)
-vaddr=$(awk '/^address sizes/ { for (i = 1; i <= NF; i++) if ($i == "virtual") print $(i - 2); exit }' /proc/cpuinfo)
-lg() { python3 -c "import sys; n = int(sys.argv[1]); print(n.bit_length() - 1)" "$1"; }
+# jemalloc's host probes: the shipped recipe pins them (every host builds
+# these bytes); t5510 shows an unpinned build's values, this machine's
 B=o/provenance/binary-provenance.json
+pins="['--with-lg-page=12', '--with-lg-hugepage=21', '--with-lg-vaddr=48']"
 [ "$(json $B '[(v["label"], v["host_probes"]["LG_PAGE"], v["host_probes"]["LG_HUGEPAGE"], v["host_probes"]["LG_VADDR"], v["host_probes"]["pinned"]) for v in d["variants"]]')" = \
-  "[('stock53', $(lg $page), $(lg $huge), $vaddr, []), ('special53', $(lg $page), $(lg $huge), $vaddr, []), ('fit-only', $(lg $page), $(lg $huge), $vaddr, [])]" ] ||
+  "[('stock53', 12, 21, 48, $pins), ('special53', 12, 21, 48, $pins), ('fit-only', 12, 21, 48, $pins)]" ] ||
 	fail "host probes: $(json $B '[v["host_probes"] for v in d["variants"]]')"
 [ "$(json $B 'd["variants"][0]["host_probes"]["header"]')" = include/jemalloc/internal/jemalloc_internal_defs.h ]
 # each archive's members, for later comparisons
@@ -84,7 +82,7 @@ json $I 'd["predicate"]["runDetails"]["builder"]["builderDependencies"][0]["uri"
 # pr shows the check and the host probes; its bundle rebuilds in a fresh directory
 expect_exit 0 "$AB" pr o
 expect_grep '- `build --check`, built again in a second directory (-j 2): **2/2 artifacts identical**' o/pr.md
-expect_grep "| \`stock53\` | $(lg $page) | $(lg $huge) | $vaddr | measured on the build host |" o/pr.md
+expect_grep '| `stock53` | 12 | 21 | 48 | `--with-lg-page=12` `--with-lg-hugepage=21` `--with-lg-vaddr=48` |' o/pr.md
 BUNDLE=o/provenance-jemalloc-5.3.0-policy.tar.gz
 expect_exit 0 "$AB" rebuild -j 2 --mirror-dir "$MIRROR" -o rb $BUNDLE
 cat >want <<EOT

@@ -97,7 +97,7 @@ expect_grep "  provenance/reproducibility.intoto.json" o/SHA256SUMS
 expect_exit 0 "$AB" verify o
 
 # rebuild of the OUTDIR: the same findings; records in both OUTDIRs; the fake
-# diffoscope's report beside the rebuild's record
+# diffoscope's report in the rebuild's diffoscope/, its digest in the record
 mkdir bin
 cat >bin/diffoscope <<'SH'
 #!/bin/sh
@@ -119,14 +119,24 @@ EOT
 expect_file got <want
 expect_grep "1/3 artifacts identical; 1 of a variant built with \"reproducible\": false differs" out
 echo "diffoscope $O/variants/noisy/build/libnoise.a $RB/variants/noisy/build/libnoise.a" |
-	expect_file rb/provenance/diffoscope/noisy.libnoise.a.txt
+	expect_file rb/diffoscope/noisy.libnoise.a.txt
 [ "$(json rb/provenance/rebuild.intoto.json '[(s["name"], s["digest"]["sha256"]) for s in d["subject"]]')" = \
   "[('variants/noisy/build/libnoise.a', '$n3'), ('variants/quiet/build/libquiet.a', '$q'), ('variants/debug/build/libquiet.a', '$d3')]" ]
-[ "$(json rb/provenance/rebuild.intoto.json 'd["predicate"]["comparison"]["artifacts"][0]["diffoscope"]')" = \
-  provenance/diffoscope/noisy.libnoise.a.txt ]
+[ "$(json rb/provenance/rebuild.intoto.json '[d["predicate"]["comparison"]["artifacts"][0][k] for k in ("diffoscope", "diffoscope_sha256")]')" = \
+  "['diffoscope/noisy.libnoise.a.txt', '$(sha_of rb/diffoscope/noisy.libnoise.a.txt)']" ]
 [ "$(json o/provenance/rebuild.intoto.json '[s["digest"]["sha256"] for s in d["subject"]]')" = "['$n1', '$q', '$d1']" ]
 expect_exit 0 "$AB" verify rb
 expect_exit 0 "$AB" verify o
+# a record counts only as SHA256SUMS lists it: one edited, or one put there, fails verify
+cp -a o f1
+sed -i 's/artifacts identical/artifacts IDENTICAL/' f1/provenance/rebuild.intoto.json
+expect_exit 1 "$AB" verify f1
+expect_grep "provenance/rebuild.intoto.json: expected $(grep '  provenance/rebuild.intoto.json$' o/SHA256SUMS | cut -c1-64), actual $(sha_of f1/provenance/rebuild.intoto.json)" out
+cp -a rb f2
+cp o/provenance/reproducibility.intoto.json f2/provenance/
+expect_exit 1 "$AB" verify f2
+echo "provenance/reproducibility.intoto.json: not listed in SHA256SUMS: not a file this build recorded" | expect_file out
+rm -rf f1 f2
 # without diffoscope: said, not an error
 PATH=/usr/bin:/bin expect_exit 1 "$AB" rebuild --diffoscope --mirror-dir mirror -o rb2 o
 expect_grep "allocbuild: diffoscope is not installed: no report" err

@@ -37,9 +37,9 @@ for t in p.tables:
 PY
 expect_file rows.txt <<'X'
 label | kind | allocator | version | configure options / defines | config.malloc_conf | runtime environment
-stock53 | normal build | jemalloc | 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c | --with-lg-quantum=3 | "" | –
-special53 | normal build | jemalloc | 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c | --with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30 | lg_extent_max_active_fit:30 | –
-fit-only | runtime only of stock53 | jemalloc | 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c | --with-lg-quantum=3 | "" | MALLOC_CONF=lg_extent_max_active_fit:30
+stock53 | normal build | jemalloc | 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c | --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48 | "" | –
+special53 | normal build | jemalloc | 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c | --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48 --with-malloc-conf=lg_extent_max_active_fit:30 | lg_extent_max_active_fit:30 | –
+fit-only | runtime only of stock53 | jemalloc | 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c | --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48 | "" | MALLOC_CONF=lg_extent_max_active_fit:30
 X
 # the artifact column holds the first 12 digits of the archive's sha256
 sha=$(sha256sum bo/variants/special53/build/lib/libjemalloc_pic.a | cut -c1-12)
