@@ -1206,6 +1206,8 @@ reproducible_record(const struct ab_plan *p, const struct ab_plan_var *pv)
 		for (size_t i = 0; ab_ccwrap_tools[i]; i++)
 			cJSON_AddItemToArray(tools, cJSON_CreateString(ab_ccwrap_tools[i]));
 		cJSON_AddItemToObject(r, "compiler_flags", ab_json_strv(pv->ccflags.v, pv->ccflags.n));
+		cJSON_AddStringToObject(r, "macro_definitions",
+		    "the directories of the maps replaced in the build's own -D values, as the maps would");
 		cJSON_AddStringToObject(r, "ar", "D added to every operation that writes an archive; U and u removed");
 		cJSON_AddStringToObject(r, "ranlib", "-D");
 	}

@@ -122,6 +122,74 @@ injected_flags(struct ab_strv *out)
 	return 0;
 }
 
+/* the OLD=NEW pairs of the -ffile-prefix-map options among the injected flags */
+struct prefix_map {
+	const char *old, *new_;
+	size_t oldlen;
+};
+
+static size_t
+prefix_maps(struct prefix_map **out, const struct ab_strv *flags)
+{
+	static const char opt[] = "-ffile-prefix-map=";
+	size_t n = 0;
+
+	*out = ab_calloc(flags->n ? flags->n : 1, sizeof(**out));
+	for (size_t i = 0; i < flags->n; i++) {
+		const char *f = flags->v[i], *eq;
+
+		if (strncmp(f, opt, sizeof(opt) - 1) || !(eq = strchr(f + sizeof(opt) - 1, '=')))
+			continue;
+		(*out)[n].old = f + sizeof(opt) - 1;
+		(*out)[n].oldlen = (size_t)(eq - (*out)[n].old);
+		(*out)[n].new_ = eq + 1;
+		n++;
+	}
+	return n;
+}
+
+/* a character that may continue a path component: an OLD followed by one is not that directory */
+static int
+path_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+	    c == '-' || c == '+';
+}
+
+/*
+ * A -D definition with every directory of the maps in it replaced, the
+ * last map tried first (GCC's order); NULL when none occurs. GCC's maps
+ * reach __FILE__ and the debug info, not a macro whose value a build
+ * system wrote with an absolute path in it (Fluent Bit's ctraces and
+ * monkey: -D__FILENAME__='"$(subst /abs/src/,,$(abspath $<))"').
+ */
+static char *
+map_definition(const char *arg, const struct prefix_map *maps, size_t nmaps)
+{
+	struct ab_buf b = {0};
+	int changed = 0;
+
+	for (const char *s = arg; *s;) {
+		size_t k = nmaps;
+
+		while (k-- > 0)
+			if (!strncmp(s, maps[k].old, maps[k].oldlen) && !path_char(s[maps[k].oldlen]))
+				break;
+		if (k < nmaps) {
+			ab_buf_puts(&b, maps[k].new_);
+			s += maps[k].oldlen;
+			changed = 1;
+		} else {
+			ab_buf_putc(&b, *s++);
+		}
+	}
+	if (!changed) {
+		ab_buf_free(&b);
+		return NULL;
+	}
+	return ab_buf_detach(&b);
+}
+
 /*
  * GNU ar's operation argument: the first that is not a long option (and
  * not the value of --plugin or --target given apart); -1 when none
@@ -170,6 +238,8 @@ ab_ccwrap_main(int argc, char **argv)
 	struct ab_strv args = {0};
 	struct stat me;
 	char *real, *newpath = NULL;
+	struct prefix_map *maps = NULL;
+	size_t nmaps = 0;
 	int key = -1;
 
 	if (stat("/proc/self/exe", &me) < 0) {
@@ -189,12 +259,20 @@ ab_ccwrap_main(int argc, char **argv)
 		free(newpath);
 		return 2;
 	}
+	if (kind == TOOL_COMPILER)
+		nmaps = prefix_maps(&maps, &args);
 	if (kind == TOOL_AR)
 		key = ar_key_index(argc, argv);
 	if (kind == TOOL_RANLIB)
 		ab_strv_push(&args, "-D");
 	for (int i = 1; i < argc; i++) {
-		if (i == key)
+		/* -DNAME=VALUE, or -D and NAME=VALUE apart */
+		int def = kind == TOOL_COMPILER && (!strncmp(argv[i], "-D", 2) || (i > 1 && !strcmp(argv[i - 1], "-D")));
+		char *mapped = def && nmaps ? map_definition(argv[i], maps, nmaps) : NULL;
+
+		if (mapped)
+			ab_strv_push_owned(&args, mapped);
+		else if (i == key)
 			ab_strv_push_owned(&args, ar_deterministic_key(argv[i]));
 		else if (kind == TOOL_RANLIB && (!strcmp(argv[i], "-U") || !strcmp(argv[i], "-D")))
 			continue;
@@ -204,6 +282,7 @@ ab_ccwrap_main(int argc, char **argv)
 	setenv("PATH", newpath, 1);
 	execv(real, ab_strv_argv(&args));
 	fprintf(stderr, "allocbuild: %s: cannot run '%s': %s\n", name, real, strerror(errno));
+	free(maps);
 	ab_strv_free(&args);
 	free(real);
 	free(newpath);

@@ -16,6 +16,8 @@
  *               the -ffile-prefix-map options of the variant) first, then
  *               the caller's arguments, so that a map the build system
  *               passes itself still wins (GCC tries the last map first);
+ *               the same maps applied to the caller's -D definitions
+ *               (a macro whose value names the source directory);
  *   ar          the operation's modifiers without U (and u, which GNU ar
  *               refuses in deterministic mode), with D;
  *   ranlib      -U replaced by -D, and -D first.

@@ -3,7 +3,8 @@
 # purpose (its build writes random bytes into noise.o inside libnoise.a):
 # both exit 1 and name the artifact and the member; the reproducible
 # variant of the same recipe is identical, although its build asks for
-# `ar rcU` and `ranlib -U`; a "reproducible": false variant is marked so
+# `ar rcU` and `ranlib -U` and puts its source directory into -D strings;
+# a "reproducible": false variant is marked so
 # in every manifest and in pr.md, and its difference is expected. The
 # records survive a no-op build and go when the artifacts change; sign
 # covers them.
@@ -44,7 +45,7 @@ cat >want <<EOT
 reproducibility: built again in $O/reproducibility/check with -j 4
 differs    noisy  variants/noisy/build/libnoise.a  ${n1:0:12} -> ${n2:0:12}: members differ: noise.o (sections .rodata)
 identical  quiet  variants/quiet/build/libquiet.a  ${q:0:12}
-differs    debug  variants/debug/build/libquiet.a  ${d1:0:12} -> ${d2:0:12}: members differ: quiet.o (sections .rela.debug_info .rela.debug_line .debug_line_str) (expected: "reproducible": false)
+differs    debug  variants/debug/build/libquiet.a  ${d1:0:12} -> ${d2:0:12}: members differ: quiet.o (sections .rodata .rela.debug_info .rela.debug_line .debug_line_str) (expected: "reproducible": false)
            likely cause: the variant is built with "reproducible": false
 1/3 artifacts identical; 1 of a variant built with "reproducible": false differs
 EOT
@@ -59,6 +60,12 @@ ar tv o/variants/debug/build/libquiet.a | grep -qv " 1970 " || fail "the debug a
 grep -aq "$O/variants/debug" o/variants/debug/build/libquiet.a || fail "the debug build has no path in it"
 ! grep -aq "$O" o/variants/quiet/build/libquiet.a || fail "the OUTDIR is in libquiet.a"
 grep -aq "/allocbuild/build" o/variants/quiet/build/libquiet.a || fail "no mapped directory in libquiet.a"
+# the -D string that names the source directory, mapped as the debug info is
+grep -aq "/allocbuild/src/quiet.c" o/variants/quiet/build/libquiet.a || fail "QUIET_WHERE is not mapped"
+grep -aq "/allocbuild/src/stable.c" o/variants/noisy/build/libnoise.a || fail "STABLE_WHERE is not mapped"
+grep -aq "$O/variants/debug/src/quiet.c" o/variants/debug/build/libquiet.a || fail "QUIET_WHERE of the debug build is mapped"
+[ "$(json o/provenance/build-commands.json 'd["variants"][1]["reproducible"]["macro_definitions"]')" = \
+  "the directories of the maps replaced in the build's own -D values, as the maps would" ]
 
 # the record: a statement in SHA256SUMS, its subjects the first build's artifacts
 R=o/provenance/reproducibility.intoto.json
