@@ -22,11 +22,15 @@
 #include "../lib/progress.h"
 #include "../lib/version.h"
 #include "../provenance/allocver.h"
+#include "../provenance/artdiff.h"
 #include "../provenance/cmakeprov.h"
+#include "../provenance/hostprobe.h"
 #include "../provenance/manifest.h"
 #include "../provenance/probe.h"
 #include "../provenance/record.h"
+#include "../provenance/toolchain.h"
 #include "../provenance/updiff.h"
+#include "ccwrap.h"
 #include "relink.h"
 
 #define KEY_FORMAT "allocbuild-variant-key 1"
@@ -51,6 +55,7 @@ struct ctx {
 	struct ab_run_record run;    /* run.variants[vi] is the record of p->vars[vi] */
 	struct var_state *vs;
 	cJSON *fetched;              /* source id -> fetch record of this run */
+	cJSON *tools;                /* the toolchain record of this run (provenance/toolchain.h) */
 	char toolchain_key[AB_HEX_LEN + 1];
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -209,11 +214,37 @@ tool_identity(struct ctx *c, struct ab_sha256 *h, const char *name)
 	ab_env_release(&env);
 }
 
-static void
+/*
+ * The tools, versions and packages of the record enter the key too: a new
+ * binutils or libc6-dev rebuilds, as a new compiler does
+ */
+static int
+toolchain_record(struct ctx *c, struct ab_sha256 *h)
+{
+	struct ab_toolchain_opts o = {.path = getenv("PATH")};
+	char *cache = ab_path_join(c->p->outdir, ".toolchain.json");
+	const cJSON *it;
+	int e;
+
+	o.cache = cache;
+	e = ab_toolchain_record(&c->tools, &o);
+	free(cache);
+	if (e < 0)
+		return e;
+	cJSON_ArrayForEach(it, c->tools) {
+		key_add(h, "tool", ab_json_str(it, "name"));
+		key_add(h, "file", ab_json_str(it, "file"));
+		key_add(h, "version", ab_json_str(it, "version"));
+		key_add(h, "package_version", ab_json_str(it, "package_version"));
+	}
+	return 0;
+}
+
+static int
 toolchain(struct ctx *c)
 {
 	struct ab_sha256 *h = ab_sha256_new();
-	int cmake = 0;
+	int cmake = 0, e;
 
 	c->run.toolchain = cJSON_CreateObject();
 	for (size_t i = 0; i < c->p->nvars; i++)
@@ -226,7 +257,9 @@ toolchain(struct ctx *c)
 	}
 	if (c->p->ccache)
 		tool_identity(c, h, "ccache");
+	e = toolchain_record(c, h);
 	ab_sha256_final(c->toolchain_key, h);
+	return e;
 }
 
 /* ---- content keys ---- */
@@ -284,6 +317,28 @@ key_source(void *arg, const struct ab_source *s, const struct ab_overlay *via, i
 	return 0;
 }
 
+/*
+ * An environment entry of the key. PATH is the inherited one behind the
+ * directories the plan puts first: only those enter the key (which tools
+ * PATH finds is in the toolchain's identity), so another shell's PATH
+ * rebuilds nothing.
+ */
+static void
+key_add_env(struct ab_sha256 *h, const char *kv)
+{
+	const char *path = getenv("PATH");
+	size_t n = strlen(kv), pn = path ? strlen(path) : 0;
+
+	if (!strncmp(kv, "PATH=", 5) && pn && n >= 5 + pn && !strcmp(kv + n - pn, path)) {
+		char *prefix = ab_strndup(kv, n - pn);
+
+		key_add(h, "env", prefix);
+		free(prefix);
+		return;
+	}
+	key_add(h, "env", kv);
+}
+
 static int
 compute_key(struct ctx *c, size_t vi)
 {
@@ -300,7 +355,7 @@ compute_key(struct ctx *c, size_t vi)
 	snprintf(ccache, sizeof(ccache), "%d", p->ccache);
 	key_add(h, "ccache", ccache);
 	for (size_t i = 0; i < pv->env.n; i++)
-		key_add(h, "env", pv->env.v[i]);
+		key_add_env(h, pv->env.v[i]);
 	for (size_t i = 0; i < pv->artifacts.n; i++)
 		key_add(h, "artifact", pv->artifacts.v[i]);
 	switch (v->kind) {
@@ -383,11 +438,8 @@ compute_key(struct ctx *c, size_t vi)
 static void
 free_artifacts(struct ab_artifact_record *a, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(a[i].path);
-		free(a[i].artifact);
-		free(a[i].allocator_version);
-	}
+	for (size_t i = 0; i < n; i++)
+		ab_artifact_record_release(&a[i]);
 	free(a);
 }
 
@@ -424,6 +476,12 @@ hash_artifacts(struct ab_variant_record *vr, struct ctx *c, const struct ab_plan
 		ar->artifact = ab_strdup(pv->artifacts.v[i]);
 		ar->allocator_archive = base->allocator.present && base->allocator.archive &&
 		    !strcmp(base->allocator.archive, pv->artifacts.v[i]);
+		/* what a later comparison names when the digest differs (provenance/artdiff.h) */
+		if (ab_artdiff_fingerprint(&ar->parts, abs) < 0) {
+			free(abs);
+			free_artifacts(a, i + 1);
+			return AB_ECHECK;
+		}
 		if (ab_allocver_scan(&version, abs) == 0 && version) {
 			ar->allocator_version = version;
 			ar->bogus_version = ab_jemalloc_version_is_bogus(version);
@@ -722,12 +780,21 @@ source_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 }
 
 static cJSON *
-cmake_record(const struct ab_plan_var *pv)
+cmake_record(const struct ab_plan *p, const struct ab_plan_var *pv)
 {
 	cJSON *rec = NULL;
 
 	if (ab_cmakeprov_read(&rec, pv->build, pv->v->build.targets.v, pv->v->build.targets.n) < 0)
 		return NULL;
+	/* CMake found the wrapper's links: the record names the compilers they run, in the step's PATH */
+	if (p->ccwrap) {
+		const char *path = getenv("PATH");
+
+		for (size_t i = 0; i < pv->env.n; i++)
+			if (!strncmp(pv->env.v[i], "PATH=", 5))
+				path = pv->env.v[i] + 5;
+		ab_cmakeprov_unwrap(rec, p->ccwrap, path);
+	}
 	return rec;
 }
 
@@ -850,8 +917,13 @@ build_variant(struct ctx *c, size_t vi)
 	}
 	if (hash_artifacts(vr, c, pv) < 0)
 		return AB_ECHECK;
+	if (pv->v->kind == AB_VARIANT_BUILD) {
+		cJSON_Delete(vr->host_probes);
+		if (ab_hostprobe_jemalloc(&vr->host_probes, pv->build) < 0)
+			return AB_ECHECK;
+	}
 	if (pv->v->kind == AB_VARIANT_BUILD && pv->v->build.system == AB_BUILD_CMAKE) {
-		cJSON *cm = cmake_record(pv);
+		cJSON *cm = cmake_record(c->p, pv);
 
 		if (!cm)
 			return AB_ECHECK;
@@ -1164,6 +1236,52 @@ dup_or_null(const char *s)
 	return s ? ab_strdup(s) : NULL;
 }
 
+/*
+ * What was done so that the variant's bytes do not depend on where and
+ * when it was built (docs/build.md, "Reproducibility"): exactly what the
+ * compiler wrapper adds, and the environment every child has
+ */
+static cJSON *
+reproducible_record(const struct ab_plan *p, const struct ab_plan_var *pv)
+{
+	cJSON *r = cJSON_CreateObject(), *env;
+	char umask_s[8];
+
+	cJSON_AddBoolToObject(r, "enabled", pv->reproducible);
+	if (!pv->reproducible)
+		cJSON_AddStringToObject(r, "reason", pv->v->kind == AB_VARIANT_BUILD ?
+		    "the recipe sets \"reproducible\": false" : "it uses a variant that is not reproducible");
+	if (pv->ccflags.n) {
+		char *wrap = rel_to_outdir(p, p->ccwrap);
+		cJSON *tools = cJSON_AddArrayToObject(r, "wrapped_tools");
+
+		cJSON_AddStringToObject(r, "wrapper", wrap);
+		free(wrap);
+		for (size_t i = 0; ab_ccwrap_tools[i]; i++)
+			cJSON_AddItemToArray(tools, cJSON_CreateString(ab_ccwrap_tools[i]));
+		cJSON_AddItemToObject(r, "compiler_flags", ab_json_strv(pv->ccflags.v, pv->ccflags.n));
+		cJSON_AddStringToObject(r, "macro_definitions",
+		    "the directories of the maps replaced in the build's own -D values, as the maps would");
+		cJSON_AddStringToObject(r, "ar", "D added to every operation that writes an archive; U and u removed");
+		cJSON_AddStringToObject(r, "ranlib", "-D");
+	}
+	snprintf(umask_s, sizeof(umask_s), "%03o", AB_CHILD_UMASK);
+	cJSON_AddStringToObject(r, "umask", umask_s);
+	env = cJSON_AddObjectToObject(r, "env");
+	{
+		const char *sde = AB_SOURCE_DATE_EPOCH;
+
+		/* the recipe's build.env may set its own: the last one counts */
+		for (size_t i = 0; i < pv->env.n; i++)
+			if (!strncmp(pv->env.v[i], "SOURCE_DATE_EPOCH=", 18))
+				sde = pv->env.v[i] + 18;
+		cJSON_AddStringToObject(env, "SOURCE_DATE_EPOCH", sde);
+	}
+	cJSON_AddStringToObject(env, "LC_ALL", "C");
+	cJSON_AddStringToObject(env, "TZ", "UTC");
+	return r;
+}
+
 /* the parts of a variant's record that come from the recipe and the plan */
 static void
 record_init(struct ctx *c, size_t vi)
@@ -1191,6 +1309,12 @@ record_init(struct ctx *c, size_t vi)
 		vr->allocator.upstream = dup_or_null(v->allocator.upstream);
 	}
 	record_runtime(vr, v);
+	vr->reproducible = reproducible_record(p, pv);
+	/* the tools a build or relink ran; a runtime_of runs none */
+	if (v->kind == AB_VARIANT_BUILD)
+		vr->toolchain = ab_toolchain_select(c->tools, v->build.system == AB_BUILD_CMAKE);
+	else if (v->kind == AB_VARIANT_RELINK)
+		vr->toolchain = ab_toolchain_select(c->tools, 0);
 }
 
 static cJSON *
@@ -1765,6 +1889,7 @@ ctx_release(struct ctx *c)
 	ab_run_record_release(&c->run);
 	free(c->vs);
 	cJSON_Delete(c->fetched);
+	cJSON_Delete(c->tools);
 	ab_jobserver_free(c->js);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->cond);
@@ -1809,7 +1934,11 @@ run_phases(struct ctx *c, int *probe_bad)
 
 	clean_stale_temporaries(p);
 	ab_progress_begin(p->nsteps);
-	toolchain(c);
+	/* before anything runs a compiler through PATH, the toolchain's identity included */
+	if (p->ccwrap && ab_ccwrap_install(p->ccwrap) < 0)
+		return AB_EFAIL;
+	if (toolchain(c) < 0)
+		return AB_EFAIL;
 	if ((e = fetch_unpinned(c)) < 0 || (e = decide_all(c)) < 0 || (e = fetch_needed(c)) < 0)
 		return e;
 	record_fetched(c);
@@ -1827,10 +1956,13 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 {
 	struct ctx c;
 	int lockfd = -1, probe_bad = 0, rc;
+	mode_t old_umask;
 	double t0 = ab_now();
 
 	ctx_init(&c, p, o);
-	rc = ab_mkdir_p(p->outdir, 0755) < 0 || ab_build_lock(&lockfd, p->outdir) < 0 ? AB_EFAIL : 0;
+	/* every child's umask, whatever the caller's: generated files and their modes do not vary */
+	old_umask = umask(AB_CHILD_UMASK);
+	rc = ab_mkdir_p(p->outdir, 0755) < 0 || (!o->have_lock && ab_build_lock(&lockfd, p->outdir) < 0) ? AB_EFAIL : 0;
 	if (rc == 0)
 		rc = run_phases(&c, &probe_bad);
 	ab_progress_finish();
@@ -1843,6 +1975,7 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 	ctx_release(&c);
 	if (lockfd >= 0)
 		close(lockfd);
+	umask(old_umask);
 	return rc;
 }
 

@@ -25,6 +25,7 @@ struct ab_build_opts {
 	int keep_going;  /* a failed variant does not stop the others */
 	int force;       /* rebuild even when up to date */
 	int table;       /* print the final table on stdout */
+	int have_lock;   /* the caller holds OUTDIR's lock (ab_build_lock) */
 };
 
 /* run the plan; 0, AB_ECHECK or AB_EFAIL, every problem reported once */

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ccwrap.h"
 #include "../lib/pool.h"
 #include "../lib/proc.h"
 #include "../provenance/manifest.h"
@@ -250,23 +251,86 @@ plan_relink_steps(struct ab_plan *p, size_t vi)
 	pv->nsteps = 1;
 }
 
+/*
+ * Is the variant compiled path-independently? A build variant unless its
+ * recipe says "reproducible": false; a relink or runtime_of when every
+ * variant it uses is (those come earlier in the plan).
+ */
+static int
+plan_reproducible(const struct ab_plan *p, const struct ab_plan_var *pv)
+{
+	const char **labels;
+	size_t n;
+	int r = 1;
+
+	if (pv->v->kind == AB_VARIANT_BUILD)
+		return pv->v->reproducible;
+	labels = ab_calloc(pv->v->relink.nreplace + 1, sizeof(*labels));
+	n = ab_recipe_variant_deps(labels, pv->v);
+	for (size_t k = 0; k < n; k++) {
+		size_t d = ab_plan_var_index(p, labels[k]);
+
+		if (d != AB_PLAN_NONE && !p->vars[d].reproducible)
+			r = 0;
+	}
+	free(labels);
+	return r;
+}
+
+/*
+ * What the compiler wrapper adds for pv: the prefix maps of the variant
+ * whose objects it compiles or links (a relink links its from variant's
+ * objects again, as that variant's link did)
+ */
+static void
+plan_ccflags(struct ab_plan *p, struct ab_plan_var *pv)
+{
+	const struct ab_plan_var *own = pv;
+
+	if (pv->v->kind == AB_VARIANT_RUNTIME || !pv->reproducible)
+		return;
+	if (pv->v->kind == AB_VARIANT_RELINK) {
+		size_t f = ab_plan_var_index(p, pv->v->relink.from);
+
+		if (f == AB_PLAN_NONE)
+			return;
+		own = &p->vars[f];
+	}
+	ab_ccwrap_prefix_maps(&pv->ccflags, p->outdir, own->src, own->build);
+	if (!p->ccwrap)
+		p->ccwrap = ab_path_join(p->outdir, AB_CCWRAP_DIR);
+}
+
 /* the child environment beyond the scrubbed base; see docs/build.md */
 static void
 plan_env(struct ab_plan *p, struct ab_plan_var *pv)
 {
 	const struct ab_variant *v = pv->v;
+	const char *path = getenv("PATH");
+	struct ab_buf dirs = {0};
 
 	ab_strv_pushf(&pv->env, "SOURCE_DATE_EPOCH=%s", AB_SOURCE_DATE_EPOCH);
 	/* jemalloc's configure runs git describe in the build dir: never let it see an enclosing repository */
 	ab_strv_pushf(&pv->env, "GIT_CEILING_DIRECTORIES=%s/variants", p->outdir);
-	if (p->ccache) {
-		const char *path = getenv("PATH");
+	/* the wrapper first: every compiler a build finds through PATH is the wrapper (builder/ccwrap.h) */
+	if (pv->ccflags.n)
+		ab_buf_printf(&dirs, "%s:", p->ccwrap);
+	/*
+	 * Debian's masquerade directory: every compiler found through PATH is
+	 * ccache, including the ones an ExternalProject's configure finds
+	 */
+	if (p->ccache)
+		ab_buf_printf(&dirs, "%s:", CCACHE_DIR_BIN);
+	if (dirs.len)
+		ab_strv_pushf(&pv->env, "PATH=%s%s", dirs.s, path ? path : "/usr/local/bin:/usr/bin:/bin");
+	ab_buf_free(&dirs);
+	if (pv->ccflags.n) {
+		char *q = ab_argv_quote(ab_strv_argv(&pv->ccflags));
 
-		/*
-		 * Debian's masquerade directory: every compiler found through PATH is
-		 * ccache, including the ones an ExternalProject's configure finds
-		 */
-		ab_strv_pushf(&pv->env, "PATH=%s:%s", CCACHE_DIR_BIN, path ? path : "/usr/local/bin:/usr/bin:/bin");
+		ab_strv_pushf(&pv->env, "%s=%s", AB_CCWRAP_FLAGS_ENV, q);
+		free(q);
+	}
+	if (p->ccache) {
 		/* same compile commands in different variant dirs hit the same objects */
 		ab_strv_pushf(&pv->env, "CCACHE_BASEDIR=%s", p->outdir);
 		ab_strv_push(&pv->env, "CCACHE_NOHASHDIR=1");
@@ -490,6 +554,8 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 	for (size_t i = 0; i < p->nvars; i++) {
 		plan_deps(p, &p->vars[i]);
 		plan_artifacts(&p->vars[i]);
+		p->vars[i].reproducible = plan_reproducible(p, &p->vars[i]);
+		plan_ccflags(p, &p->vars[i]);
 		plan_env(p, &p->vars[i]);
 	}
 	plan_sources(&fetch, &upstream, p);
@@ -610,7 +676,14 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 	if (p->jobserver)
 		fprintf(f, ", make-based builds share a jobserver of %d tokens", p->jobserver);
 	fprintf(f, "%s\n", p->ccache ? ", compiling through ccache" : "");
-	fprintf(f, "environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC\n");
+	fprintf(f, "environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask %03o\n",
+	    AB_CHILD_UMASK);
+	if (p->ccwrap) {
+		fprintf(f, "compilers: through %s (", p->ccwrap);
+		for (size_t i = 0; ab_ccwrap_tools[i]; i++)
+			fprintf(f, "%s%s", i ? " " : "", ab_ccwrap_tools[i]);
+		fprintf(f, " -> allocbuild): %s added, ar in deterministic mode\n", AB_CCWRAP_FLAGS_ENV);
+	}
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct ab_step *s = &p->steps[i];
 		const struct ab_plan_var *pv = ab_plan_step_var(p, s);
@@ -663,7 +736,7 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 		case AB_STEP_PROBE: {
 			const struct ab_variant *base = pv->base;
 
-			fprintf(f, "probe %s", base->allocator.kind);
+			fprintf(f, "probe %s", pv->alloc_from->allocator.kind);
 			if (pv->v != base)
 				fprintf(f, " (artifacts of %s)", base->label);
 			fputc('\n', f);
@@ -725,11 +798,13 @@ ab_plan_free(struct ab_plan *p)
 		free(pv->probe);
 		free(pv->artdir);
 		ab_strv_free(&pv->env);
+		ab_strv_free(&pv->ccflags);
 		ab_strv_free(&pv->artifacts);
 		free(pv->deps);
 	}
 	free(p->vars);
 	ab_strv_free(&p->manifests);
+	free(p->ccwrap);
 	free(p->outdir);
 	free(p);
 }

@@ -62,6 +62,9 @@ struct ab_plan_var {
 	char *artdir;         /* where its artifacts are: the base variant's build dir */
 	int jobs;             /* make / cmake --build -j; with the jobserver: what it may reach */
 	struct ab_strv env;   /* "K=V" set for configure and build on top of the scrubbed base */
+	int reproducible;     /* compiled path-independently: its own "reproducible", or for a relink or
+	                         runtime_of that of every variant it uses */
+	struct ab_strv ccflags; /* what the compiler wrapper adds (builder/ccwrap.h); empty when none */
 	size_t first_step, nsteps; /* its SOURCE .. RELINK steps (indexes into steps) */
 	size_t probe_step, updiff_step; /* AB_PLAN_NONE when none */
 	struct ab_strv artifacts; /* paths relative to the build dir (base's for runtime_of) */
@@ -82,6 +85,7 @@ struct ab_plan {
 	int parallel;         /* variants built at once */
 	int jobserver;        /* tokens of the jobserver shared by make-based builds; 0: none */
 	int ccache;
+	char *ccwrap;         /* OUTDIR/ccwrap: the compiler wrapper's links, when a variant uses them; else NULL */
 	struct ab_step *steps;
 	size_t nsteps;
 	struct ab_plan_var *vars; /* the selected variants in dependency order */
@@ -128,5 +132,7 @@ const char *ab_plan_kind_name(const struct ab_variant *v);
 #define AB_JOBSERVER_FDS "<fds>"
 /* the value of SOURCE_DATE_EPOCH given to every child (docs/build.md) */
 #define AB_SOURCE_DATE_EPOCH "0"
+/* the umask of every child (docs/build.md) */
+#define AB_CHILD_UMASK 022
 
 #endif

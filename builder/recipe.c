@@ -1802,6 +1802,25 @@ parse_expect(struct ctx *c, struct ab_variant *v, const struct jnode *n, const c
 	kv_member(c, n, path, "options", &v->expect.options, "allocator option", valid_option_name);
 }
 
+/* "reproducible": a boolean, on build variants only (a relink or runtime_of is what its variants are) */
+static void
+parse_reproducible(struct ctx *c, struct ab_variant *v, const struct jnode *m, const char *path)
+{
+	char *p;
+
+	if (!m)
+		return;
+	p = pk(path, "reproducible");
+	if (!cJSON_IsBool(m->j))
+		err(c, m->line, m->col, p, "expected a boolean, got %s", type_name(m->j));
+	else if (v->kind != AB_VARIANT_BUILD)
+		err(c, m->kline, m->kcol, p,
+		    "'reproducible' is for build variants (a relink or runtime_of is as reproducible as the variants it uses)");
+	else
+		v->reproducible = cJSON_IsTrue(m->j);
+	free(p);
+}
+
 /* the kind of a variant, from its first kind key; set before references are resolved */
 static void
 variant_kind(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
@@ -1844,7 +1863,7 @@ static void
 parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 {
 	static const char *const keys[] = {"label", "source", "build", "relink", "runtime_of", "artifacts",
-		"allocator", "runtime", "probe", "expect", NULL};
+		"allocator", "runtime", "probe", "expect", "reproducible", NULL};
 	struct ab_variant *v = &c->r->variants[idx];
 	const struct jnode *m, *b;
 	const char *s;
@@ -1852,6 +1871,7 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 
 	v->line = n->line;
 	v->col = n->col;
+	v->reproducible = 1;
 	v->artifacts.v = ab_calloc(1, sizeof(char *));
 	v->runtime.unset.v = ab_calloc(1, sizeof(char *));
 	v->probe.args.v = ab_calloc(1, sizeof(char *));
@@ -1933,6 +1953,7 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 			parse_probe(c, v, m, p);
 		free(p);
 	}
+	parse_reproducible(c, v, member(n, "reproducible"), path);
 	/* an allocator variant must have something to probe */
 	m = member(n, "allocator");
 	if (m && m->type == '{' && v->kind != AB_VARIANT_RUNTIME && !member(n, "artifacts") &&

@@ -110,6 +110,8 @@ struct ab_variant {
 		struct ab_kvlist env;
 		struct ab_list unset;
 	} runtime;
+	/* build variants: compiled path-independently (builder/ccwrap.h); 0 for "reproducible": false */
+	int reproducible;
 	struct {
 		int present;
 		char *version;          /* may be NULL */

@@ -4,16 +4,17 @@
 #include <string.h>
 
 #include "../builder/build.h"
+#include "../builder/check.h"
 #include "cmd.h"
 #include "../builder/plan.h"
 #include "../builder/recipe.h"
 #include "../builder/source.h"
 #include "../lib/util.h"
 
-enum { OPT_KEEP_GOING = 0x2000, OPT_FORCE };
+enum { OPT_KEEP_GOING = 0x2000, OPT_FORCE, OPT_CHECK };
 
 static const char usage[] =
-    "allocbuild build [-o OUTDIR] [-j N] [-k|--keep-going] [--force] [--ccache]\n"
+    "allocbuild build [-o OUTDIR] [-j N] [-k|--keep-going] [--force] [--ccache] [--check]\n"
     "                 [--cache DIR] [--mirror FROM=TO] [--mirror-dir DIR] [--allow-unpinned]\n"
     "                 RECIPE [LABEL...]\n"
     "\n"
@@ -21,7 +22,12 @@ static const char usage[] =
     "OUTDIR (default ./allocbuild-out/<recipe name>), probe their allocators\n"
     "and write the manifests (docs/build.md, docs/manifests.md). Up-to-date\n"
     "variants are only re-verified; --force rebuilds. Exit 1 when a variant\n"
-    "fails or a probe finds a problem.\n";
+    "fails or a probe finds a problem.\n"
+    "\n"
+    "--check builds every variant a second time, from nothing, in\n"
+    "OUTDIR/reproducibility/check with another -j, and reports each artifact\n"
+    "as identical or differs (and what differs); the record goes to\n"
+    "OUTDIR/provenance/reproducibility.intoto.json. Exit 1 when any differs.\n";
 
 static int
 cmd_build(int argc, char **argv)
@@ -30,6 +36,7 @@ cmd_build(int argc, char **argv)
 		AB_PLAN_LONGOPTS,
 		{"keep-going", no_argument, NULL, OPT_KEEP_GOING},
 		{"force", no_argument, NULL, OPT_FORCE},
+		{"check", no_argument, NULL, OPT_CHECK},
 		AB_SOURCE_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -38,7 +45,7 @@ cmd_build(int argc, char **argv)
 	struct ab_build_opts bo = {0};
 	struct ab_recipe *r = NULL;
 	struct ab_plan *p = NULL;
-	int c, rc = AB_EXIT_USAGE;
+	int c, check = 0, rc = AB_EXIT_USAGE;
 
 	ab_source_opts_init(&so);
 	bo.src = &so;
@@ -55,6 +62,9 @@ cmd_build(int argc, char **argv)
 			continue;
 		case OPT_FORCE:
 			bo.force = 1;
+			continue;
+		case OPT_CHECK:
+			check = 1;
 			continue;
 		default:
 			break;
@@ -75,6 +85,10 @@ cmd_build(int argc, char **argv)
 	}
 	if (ab_recipe_load(&r, argv[optind]) < 0)
 		goto done;
+	if (check) {
+		rc = ab_cmd_exit(ab_check_run(r, &po, argv + optind + 1, (size_t)(argc - optind - 1), &bo));
+		goto done;
+	}
 	if (ab_plan_make(&p, r, &po, argv + optind + 1, (size_t)(argc - optind - 1)) < 0)
 		goto done;
 	rc = ab_cmd_exit(ab_build_run(p, &bo));

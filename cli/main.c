@@ -11,6 +11,7 @@
 #include <git2.h>
 
 #include "cmd.h"
+#include "../builder/ccwrap.h"
 #include "../lib/util.h"
 #include "../lib/version.h"
 
@@ -20,6 +21,7 @@ static const struct ab_cmd *const commands[] = {
 	&ab_cmd_hash,
 	&ab_cmd_fetch,
 	&ab_cmd_build,
+	&ab_cmd_rebuild,
 	&ab_cmd_probe,
 	&ab_cmd_upstream_diff,
 	&ab_cmd_identify,
@@ -99,6 +101,9 @@ main(int argc, char **argv)
 	const struct ab_cmd *c;
 	int rc;
 
+	/* started through a link of OUTDIR/ccwrap: the compiler wrapper of a build */
+	if (argc > 0 && ab_ccwrap_is_tool(argv[0]))
+		return ab_ccwrap_main(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return AB_EXIT_USAGE;

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../lib/proc.h"
 #include "../lib/util.h"
@@ -602,6 +603,47 @@ record_compilers(cJSON *rec, const char *build, const cJSON *cache)
 done:
 	free(vdir);
 	return error;
+}
+
+/* the first executable name in search_path outside skip_dir, or NULL */
+static char *
+lookup_outside(const char *name, const char *search_path, const char *skip_dir)
+{
+	for (const char *p = search_path ? search_path : "/usr/bin:/bin";;) {
+		size_t n = strcspn(p, ":");
+		char *dir = n ? ab_strndup(p, n) : ab_strdup(".");
+		char *cand = ab_path_join(dir, name);
+		int skip = !strcmp(dir, skip_dir), ok = !skip && access(cand, X_OK) == 0;
+
+		free(dir);
+		if (ok)
+			return cand;
+		free(cand);
+		if (!p[n])
+			return NULL;
+		p += n + 1;
+	}
+}
+
+void
+ab_cmakeprov_unwrap(cJSON *rec, const char *wrapper_dir, const char *search_path)
+{
+	cJSON *c;
+	size_t n = strlen(wrapper_dir);
+
+	cJSON_ArrayForEach(c, ab_json_get(rec, "compilers")) {
+		const char *path = ab_json_str(c, "path");
+		char *wrapper, *real;
+
+		if (!path || strncmp(path, wrapper_dir, n) || path[n] != '/' || strchr(path + n + 1, '/'))
+			continue;
+		wrapper = ab_strdup(path);
+		real = lookup_outside(path + n + 1, search_path, wrapper_dir);
+		cJSON_ReplaceItemInObject(c, "path", real ? cJSON_CreateString(real) : cJSON_CreateNull());
+		cJSON_AddStringToObject(c, "wrapper", wrapper);
+		free(wrapper);
+		free(real);
+	}
 }
 
 /* target name -> directory relative to the build dir, from TargetDirectories.txt */

@@ -55,6 +55,16 @@
 int ab_cmakeprov_read(cJSON **out, const char *build_dir, char *const *targets, size_t ntargets);
 
 /*
+ * A build through a compiler wrapper (builder/ccwrap.h): CMake found and
+ * recorded the wrapper's links in wrapper_dir. Each compiler of rec whose
+ * path is there is recorded as the real compiler the wrapper runs, the
+ * first of its name in search_path (a PATH) that is not in wrapper_dir,
+ * with the wrapper's path as "wrapper". The cache keys stay as CMake wrote
+ * them.
+ */
+void ab_cmakeprov_unwrap(cJSON *rec, const char *wrapper_dir, const char *search_path);
+
+/*
  * The differences between two records: *out is a new array (freed with
  * cJSON_Delete), empty when they agree, of
  *   {"section": "keys"|"build_type"|"compilers"|"targets"|"jemalloc"|"cmake",

@@ -17,6 +17,7 @@
 #include "allocopts.h"
 #include "../lib/version.h"
 #include "runrec.h"
+#include "toolchain.h"
 
 /* ---- helpers ---- */
 
@@ -157,6 +158,8 @@ const struct ab_manifest_file ab_manifest_files[] = {
 	{"provenance/upstream-diff.json", AB_MANIFEST_UPDIFF},
 	{"provenance/relink-provenance.json", AB_MANIFEST_RELINK},
 	{"provenance/provenance.intoto.json", AB_MANIFEST_ALWAYS},
+	{"provenance/reproducibility.intoto.json", AB_MANIFEST_RECORD},
+	{"provenance/rebuild.intoto.json", AB_MANIFEST_RECORD},
 	{"SHA256SUMS", AB_MANIFEST_ALWAYS},
 };
 const size_t ab_manifest_nfiles = AB_NELEM(ab_manifest_files);
@@ -216,6 +219,10 @@ commands_doc(const struct ab_run_record *run)
 		cJSON_AddStringToObject(v, "key", st->key);
 		if (st->definition)
 			cJSON_AddItemToObject(v, "definition", jdup(st->definition));
+		if (st->reproducible)
+			cJSON_AddItemToObject(v, "reproducible", jdup(st->reproducible));
+		if (st->toolchain)
+			cJSON_AddItemToObject(v, "toolchain", jdup(st->toolchain));
 		cJSON_AddItemToObject(v, "steps", st->steps ? jdup(st->steps) : cJSON_CreateArray());
 		cJSON_AddItemToArray(vars, v);
 	}
@@ -305,6 +312,21 @@ uses_json(const struct ab_variant_record *st)
 	return a;
 }
 
+/*
+ * jemalloc's measurements of the host the variant's allocator was built
+ * on: its own build's, a relink's from variant's, a runtime_of's base's
+ */
+static const cJSON *
+host_probes_of(const struct ab_run_record *run, const struct ab_variant_record *st)
+{
+	for (int guard = 0; st && guard < 3; guard++) {
+		if (st->host_probes)
+			return st->host_probes;
+		st = ab_run_record_variant(run, st->from ? st->from : st->base);
+	}
+	return NULL;
+}
+
 static cJSON *
 binary_variant(const struct ab_run_record *run, const struct ab_variant_record *st)
 {
@@ -338,6 +360,8 @@ binary_variant(const struct ab_run_record *run, const struct ab_variant_record *
 		cJSON_AddNullToObject(al, "archive_sha256");
 	cJSON_AddItemToObject(v, "allocator", al);
 	cJSON_AddItemToObject(v, "source", source_json(run, base));
+	cJSON_AddBoolToObject(v, "reproducible", ab_variant_record_reproducible(st));
+	cJSON_AddItemToObject(v, "host_probes", jdup(host_probes_of(run, st)));
 	cJSON_AddItemToObject(v, "artifacts", ab_record_artifacts_json(st));
 	if (st->nuses)
 		cJSON_AddItemToObject(v, "uses", uses_json(st));
@@ -445,6 +469,10 @@ build_definition(const struct ab_run_record *run)
 	for (size_t i = 0; i < run->nvariants; i++)
 		if (run->variants[i].ok)
 			cJSON_AddStringToObject(keys, run->variants[i].label, run->variants[i].key);
+	keys = cJSON_AddObjectToObject(intp, "reproducible");
+	for (size_t i = 0; i < run->nvariants; i++)
+		if (run->variants[i].ok && run->variants[i].reproducible)
+			cJSON_AddItemToObject(keys, run->variants[i].label, jdup(run->variants[i].reproducible));
 	deps = cJSON_AddArrayToObject(bd, "resolvedDependencies");
 	for (size_t i = 0; i < run->ndeps; i++) {
 		cJSON *d = cJSON_CreateObject();
@@ -475,6 +503,14 @@ statement(const struct ab_run_record *run, const struct sums *subjects, const st
 	b = cJSON_AddObjectToObject(rd, "builder");
 	cJSON_AddStringToObject(b, "id", AB_BUILDER_ID);
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "version"), "allocbuild", AB_VERSION);
+	{
+		/* the tools that decide the bytes, as Debian's .buildinfo names build dependencies */
+		cJSON *bdeps = cJSON_AddArrayToObject(b, "builderDependencies");
+
+		for (size_t i = 0; i < run->nvariants; i++)
+			if (run->variants[i].ok)
+				ab_toolchain_descriptors(bdeps, run->variants[i].toolchain);
+	}
 	md = cJSON_AddObjectToObject(rd, "metadata");
 	cJSON_AddStringToObject(md, "invocationId", run->invocation_id);
 	cJSON_AddStringToObject(md, "startedOn", run->started_on);
@@ -592,8 +628,12 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 		char *abs;
 		int present;
 
-		/* the statement cannot name itself; SHA256SUMS comes after it */
-		if (!strcmp(rel, "provenance/provenance.intoto.json") || !strcmp(rel, "SHA256SUMS"))
+		/*
+		 * the statement cannot name itself; SHA256SUMS comes after it;
+		 * the records are written after the build, over its statement
+		 */
+		if (!strcmp(rel, "provenance/provenance.intoto.json") || !strcmp(rel, "SHA256SUMS") ||
+		    ab_manifest_files[i].when == AB_MANIFEST_RECORD)
 			continue;
 		abs = mpath(run->outdir, rel);
 		present = ab_path_exists(abs);
@@ -604,7 +644,50 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 	return 0;
 }
 
-/* SHA256SUMS, last: the subjects, the byproducts and every manifest written */
+/*
+ * The records (AB_MANIFEST_RECORD) that still vouch for this run's
+ * artifacts (every subject digest is that of a subject of the run) into
+ * kept; the others are removed
+ */
+static int
+keep_records(struct sums *kept, const char *outdir, const struct sums *subjects)
+{
+	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
+		const char *rel = ab_manifest_files[i].path;
+		char *abs;
+		cJSON *doc = NULL;
+		const cJSON *it;
+		int ok = 1, e = 0;
+
+		if (ab_manifest_files[i].when != AB_MANIFEST_RECORD)
+			continue;
+		abs = mpath(outdir, rel);
+		if (!ab_path_exists(abs)) {
+			free(abs);
+			continue;
+		}
+		ab_quiet++;
+		if (ab_json_read(&doc, abs) < 0 || !cJSON_GetArraySize(ab_json_get(doc, "subject")))
+			ok = 0;
+		ab_quiet--;
+		cJSON_ArrayForEach(it, ab_json_get(doc, "subject")) {
+			const char *name = ab_json_str(it, "name"), *hex = ab_json_str(ab_json_get(it, "digest"), "sha256");
+			int found = 0;
+
+			for (size_t k = 0; name && hex && k < subjects->n; k++)
+				found |= !strcmp(subjects->v[k].path, name) && !strcmp(subjects->v[k].hex, hex);
+			ok &= found;
+		}
+		cJSON_Delete(doc);
+		e = ok ? add_sum_file(kept, outdir, rel) : drop(outdir, rel);
+		free(abs);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+/* SHA256SUMS, last: the subjects, the byproducts, every manifest written and the records kept */
 static int
 write_sums(const struct ab_run_record *run, const struct sums *subjects, const struct sums *byproducts)
 {
@@ -617,16 +700,22 @@ write_sums(const struct ab_run_record *run, const struct sums *subjects, const s
 		add_sum(&all, subjects->v[i].path, subjects->v[i].hex);
 	for (size_t i = 0; i < byproducts->n; i++)
 		add_sum(&all, byproducts->v[i].path, byproducts->v[i].hex);
-	/* every manifest this run wrote (the others were dropped), SHA256SUMS itself not */
+	/* every manifest this run wrote (the others were dropped), SHA256SUMS itself not; the records below */
 	for (size_t i = 0; i + 1 < ab_manifest_nfiles; i++) {
 		const char *rel = ab_manifest_files[i].path;
-		char *abs = mpath(run->outdir, rel);
-		int present = ab_path_exists(abs);
+		char *abs;
+		int present;
 
+		if (ab_manifest_files[i].when == AB_MANIFEST_RECORD)
+			continue;
+		abs = mpath(run->outdir, rel);
+		present = ab_path_exists(abs);
 		free(abs);
 		if (present && add_sum_file(&all, run->outdir, rel) < 0)
 			goto done;
 	}
+	if (keep_records(&all, run->outdir, subjects) < 0)
+		goto done;
 	for (size_t i = 0; i < all.n; i++)
 		ab_buf_printf(&b, "%s  %s\n", all.v[i].hex, all.v[i].path);
 	/* the runs recorded under runs/ are not the build's: their lines stay (provenance/runrec.h) */
@@ -661,6 +750,69 @@ done:
 	free_sums(&subjects);
 	free_sums(&byproducts);
 	free(prov);
+	return error;
+}
+
+static int
+is_record(const char *rel)
+{
+	for (size_t i = 0; i < ab_manifest_nfiles; i++)
+		if (ab_manifest_files[i].when == AB_MANIFEST_RECORD && !strcmp(ab_manifest_files[i].path, rel))
+			return 1;
+	return 0;
+}
+
+int
+ab_manifest_add_record(const char *outdir, const char *rel, const cJSON *doc)
+{
+	char *sums_path = mpath(outdir, "SHA256SUMS");
+	struct ab_buf old = {0}, b = {0};
+	int error = AB_EFAIL;
+
+	if (!is_record(rel)) {
+		ab_error("'%s' is not a record of an OUTDIR", rel);
+		goto done;
+	}
+	if (write_manifest(outdir, rel, doc) < 0 || ab_read_file(&old, sums_path) < 0)
+		goto done;
+	/* every line but the records', then the records present, in their order */
+	for (const char *s = old.s; s && *s;) {
+		size_t n = strcspn(s, "\n");
+		char *name = n > AB_HEX_LEN + 2 ? ab_strndup(s + AB_HEX_LEN + 2, n - AB_HEX_LEN - 2) : NULL;
+
+		if (!name || !is_record(name)) {
+			ab_buf_add(&b, s, n);
+			ab_buf_putc(&b, '\n');
+		}
+		free(name);
+		s += n + (s[n] == '\n');
+	}
+	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
+		const char *r = ab_manifest_files[i].path;
+		char *abs;
+		char hex[AB_HEX_LEN + 1];
+		int e = 0;
+
+		if (ab_manifest_files[i].when != AB_MANIFEST_RECORD)
+			continue;
+		abs = mpath(outdir, r);
+		if (ab_path_exists(abs)) {
+			e = ab_hash_file(hex, NULL, abs);
+			if (e == 0)
+				ab_buf_printf(&b, "%s  %s\n", hex, r);
+		}
+		free(abs);
+		if (e < 0)
+			goto done;
+	}
+	/* the envelopes sign the statements as they were: stale now */
+	if (ab_write_file_atomic(sums_path, b.s ? b.s : "", b.len) < 0 || ab_manifest_remove_signed(outdir) < 0)
+		goto done;
+	error = 0;
+done:
+	ab_buf_free(&old);
+	ab_buf_free(&b);
+	free(sums_path);
 	return error;
 }
 

@@ -43,6 +43,7 @@ enum ab_manifest_when {
 	AB_MANIFEST_CMAKE,  /* the plan has a cmake variant */
 	AB_MANIFEST_UPDIFF, /* a variant compares its vendored allocator with an upstream source */
 	AB_MANIFEST_RELINK, /* the plan has a relink variant */
+	AB_MANIFEST_RECORD, /* never by a build: added later by build --check or rebuild (below) */
 };
 
 struct ab_manifest_file {
@@ -53,6 +54,24 @@ struct ab_manifest_file {
 /* the files a build's manifests step writes, in the order SHA256SUMS lists them; SHA256SUMS last */
 extern const struct ab_manifest_file ab_manifest_files[];
 extern const size_t ab_manifest_nfiles;
+
+/*
+ * The records (AB_MANIFEST_RECORD) are what commands add to a built
+ * OUTDIR, each an in-toto Statement whose subjects are artifacts of the
+ * OUTDIR: `build --check`'s reproducibility record and `rebuild`'s record
+ * (docs/manifests.md). SHA256SUMS lists them after the manifests, and
+ * alone, as it does the manifests (the statement, written before them,
+ * does not); verify refuses one present but not listed. A later build
+ * keeps a record while every subject digest it names is still that of the
+ * file, and removes it otherwise (the artifacts it vouched for are gone).
+ */
+
+/*
+ * Write record doc to OUTDIR/rel (an AB_MANIFEST_RECORD) and list it
+ * in SHA256SUMS; the envelopes of the OUTDIR, which do not sign it, are
+ * removed. The caller holds OUTDIR's lock. 0 or AB_EFAIL (reported).
+ */
+int ab_manifest_add_record(const char *outdir, const char *rel, const cJSON *doc);
 
 /* copy the recipe and write every manifest of a run into run->outdir; 0 or AB_EFAIL (reported) */
 int ab_manifest_write(const struct ab_run_record *run);

@@ -23,6 +23,7 @@ struct evidence {
 	struct ab_manifest_recorded rec; /* what the build recorded: nothing else is read */
 	const char *name;     /* the recipe's */
 	cJSON *sources, *commands, *binaries, *probes, *updiff, *cmake, *relink, *statement;
+	cJSON *check, *rebuild; /* the records of build --check and rebuild, when there are */
 };
 
 /* a member by dotted path ("a.b.c"), NULL when any step is missing */
@@ -273,7 +274,9 @@ load_evidence(struct evidence *e, const char *outdir)
 	    load_optional(&e->updiff, e, "upstream-diff.json") < 0 ||
 	    load_optional(&e->cmake, e, "cmake-cache-provenance.json") < 0 ||
 	    load_optional(&e->relink, e, "relink-provenance.json") < 0 ||
-	    load_optional(&e->statement, e, "provenance.intoto.json") < 0)
+	    load_optional(&e->statement, e, "provenance.intoto.json") < 0 ||
+	    load_optional(&e->check, e, "reproducibility.intoto.json") < 0 ||
+	    load_optional(&e->rebuild, e, "rebuild.intoto.json") < 0)
 		goto done;
 	e->name = jstr(e->binaries, "recipe.name");
 	if (!e->name) {
@@ -297,6 +300,8 @@ release_evidence(struct evidence *e)
 	cJSON_Delete(e->cmake);
 	cJSON_Delete(e->relink);
 	cJSON_Delete(e->statement);
+	cJSON_Delete(e->check);
+	cJSON_Delete(e->rebuild);
 	ab_manifest_recorded_release(&e->rec);
 }
 
@@ -555,6 +560,16 @@ section_summary(struct ab_buf *b, const struct evidence *e)
 	ab_buf_puts(b, "\n");
 }
 
+/* a variant built with "reproducible": false (or from one) is marked so wherever it is shown */
+static void
+put_not_reproducible(struct ab_buf *b, const struct evidence *e, const char *label)
+{
+	const cJSON *r = jget(for_label(e->binaries, label), "reproducible");
+
+	if (cJSON_IsFalse(r))
+		ab_buf_puts(b, " **⚠ not reproducible**");
+}
+
 static void
 section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 {
@@ -581,6 +596,7 @@ section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence
 			ab_buf_puts(b, " of ");
 			put_code(b, jstr_or(v, "definition.runtime_of", "?"));
 		}
+		put_not_reproducible(b, e, label);
 		ab_buf_puts(b, " | ");
 		put_text(b, alloc ? alloc : "–");
 		ab_buf_puts(b, " | ");
@@ -629,6 +645,94 @@ section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence
 		ab_buf_free(&lines);
 	}
 	ab_buf_puts(details, "\n</details>\n\n");
+}
+
+/* what a build --check or rebuild record found: one line, and the artifacts that differ */
+static void
+put_repro_record(struct ab_buf *b, const cJSON *rec, const char *what)
+{
+	const cJSON *cmp = jget(rec, "predicate.comparison"), *it, *c;
+	const cJSON *jobs = jget(rec, "predicate.rebuild.jobs");
+
+	if (!rec)
+		return;
+	ab_buf_puts(b, "- ");
+	ab_buf_puts(b, what);
+	if (cJSON_IsNumber(jobs))
+		ab_buf_printf(b, " (-j %d)", jobs->valueint);
+	ab_buf_puts(b, ": **");
+	put_text(b, jstr_or(cmp, "summary", "?"));
+	ab_buf_puts(b, "**\n");
+	cJSON_ArrayForEach(it, jget(cmp, "artifacts")) {
+		if (cJSON_IsTrue(jget(it, "identical")))
+			continue;
+		ab_buf_puts(b, "  - differs: ");
+		put_code(b, jstr_or(it, "path", "?"));
+		ab_buf_puts(b, ": ");
+		put_text(b, jstr_or(it, "summary", "?"));
+		cJSON_ArrayForEach(c, jget(it, "likely_causes")) {
+			ab_buf_puts(b, "; likely cause: ");
+			put_text(b, cJSON_IsString(c) ? c->valuestring : "?");
+		}
+		ab_buf_puts(b, "\n");
+	}
+}
+
+/* the host probes of one variant as table cells */
+static void
+put_host_probe_row(struct ab_buf *b, const cJSON *v)
+{
+	static const char *const names[] = {"LG_PAGE", "LG_HUGEPAGE", "LG_VADDR"};
+	const cJSON *hp = jget(v, "host_probes"), *it;
+	int any = 0;
+
+	ab_buf_puts(b, "| ");
+	put_code(b, jstr_or(v, "label", "?"));
+	for (size_t i = 0; i < AB_NELEM(names); i++) {
+		const cJSON *x = jget(hp, names[i]);
+
+		ab_buf_puts(b, " | ");
+		if (cJSON_IsNumber(x))
+			ab_buf_printf(b, "%d", x->valueint);
+		else
+			ab_buf_puts(b, "–");
+	}
+	ab_buf_puts(b, " | ");
+	cJSON_ArrayForEach(it, jget(hp, "pinned"))
+		if (cJSON_IsString(it))
+			put_word(b, &any, it->valuestring);
+	if (!any)
+		ab_buf_puts(b, "measured on the build host");
+	ab_buf_puts(b, " |\n");
+}
+
+static void
+section_reproducibility(struct ab_buf *b, const struct evidence *e)
+{
+	const cJSON *v;
+	int probes = 0, off = 0;
+
+	cJSON_ArrayForEach(v, jget(e->binaries, "variants")) {
+		probes |= jget(v, "host_probes") && !cJSON_IsNull(jget(v, "host_probes"));
+		off |= cJSON_IsFalse(jget(v, "reproducible"));
+	}
+	ab_buf_puts(b, "### Reproducibility\n\n"
+	    "Every variant is compiled path-independently (`-ffile-prefix-map` through allocbuild's compiler "
+	    "wrapper, deterministic `ar`, umask 022, `SOURCE_DATE_EPOCH`)");
+	ab_buf_puts(b, off ? ", except those marked **⚠ not reproducible** (`\"reproducible\": false`).\n\n" : ".\n\n");
+	put_repro_record(b, e->check, "`build --check`, built again in a second directory");
+	put_repro_record(b, e->rebuild, "`rebuild`, rebuilt in a fresh directory");
+	if (e->check || e->rebuild)
+		ab_buf_puts(b, "\n");
+	if (!probes)
+		return;
+	ab_buf_puts(b, "jemalloc's configure measured the build host (a host that measures otherwise builds other "
+	    "bytes unless the recipe pins the values):\n\n"
+	    "| variant | LG_PAGE | LG_HUGEPAGE | LG_VADDR | pinned by |\n|---|---|---|---|---|\n");
+	cJSON_ArrayForEach(v, jget(e->binaries, "variants"))
+		if (jget(v, "host_probes") && !cJSON_IsNull(jget(v, "host_probes")))
+			put_host_probe_row(b, v);
+	ab_buf_puts(b, "\n");
 }
 
 static void
@@ -1658,6 +1762,7 @@ ab_pr_write(const struct ab_pr_opts *o)
 	section_summary(&body, &e);
 	section_signature(&body, &e, bundle_name);
 	section_variants(&body, &details, &e);
+	section_reproducibility(&body, &e);
 	section_upstream(&body, &e);
 	section_probes(&body, &details, &e);
 	section_differences(&body, &details, &e);

@@ -24,16 +24,24 @@ artifact_copy(struct ab_artifact_record *to, const struct ab_artifact_record *a)
 	to->path = ab_strdup(a->path);
 	to->artifact = ab_strdup(a->artifact);
 	to->allocator_version = a->allocator_version ? ab_strdup(a->allocator_version) : NULL;
+	to->parts = a->parts ? cJSON_Duplicate(a->parts, 1) : NULL;
+}
+
+void
+ab_artifact_record_release(struct ab_artifact_record *a)
+{
+	free(a->path);
+	free(a->artifact);
+	free(a->allocator_version);
+	cJSON_Delete(a->parts);
+	memset(a, 0, sizeof(*a));
 }
 
 static void
 artifacts_clear(struct ab_variant_record *v)
 {
-	for (size_t i = 0; i < v->nartifacts; i++) {
-		free(v->artifacts[i].path);
-		free(v->artifacts[i].artifact);
-		free(v->artifacts[i].allocator_version);
-	}
+	for (size_t i = 0; i < v->nartifacts; i++)
+		ab_artifact_record_release(&v->artifacts[i]);
 	free(v->artifacts);
 	v->artifacts = NULL;
 	v->nartifacts = 0;
@@ -104,6 +112,12 @@ ab_run_record_variant(const struct ab_run_record *run, const char *label)
 	return NULL;
 }
 
+int
+ab_variant_record_reproducible(const struct ab_variant_record *v)
+{
+	return cJSON_IsTrue(ab_json_get(v->reproducible, "enabled"));
+}
+
 /* ---- to JSON ---- */
 
 cJSON *
@@ -154,6 +168,8 @@ ab_record_artifacts_json(const struct ab_variant_record *v)
 		else
 			cJSON_AddNullToObject(it, "allocator_version");
 		cJSON_AddBoolToObject(it, "bogus_version", ar->bogus_version);
+		if (ar->parts)
+			cJSON_AddItemToObject(it, "parts", cJSON_Duplicate(ar->parts, 1));
 		cJSON_AddItemToArray(a, it);
 	}
 	return a;
@@ -208,6 +224,9 @@ ab_variant_record_json(const struct ab_variant_record *v)
 	if (v->have_artifacts)
 		cJSON_AddItemToObject(st, "artifacts", ab_record_artifacts_json(v));
 	add_copy(st, "cmake", v->cmake);
+	add_copy(st, "reproducible", v->reproducible);
+	add_copy(st, "toolchain", v->toolchain);
+	add_copy(st, "host_probes", v->host_probes);
 	if (!v->loaded) {
 		if (v->probe)
 			add_probe(st, v);
@@ -275,6 +294,7 @@ parse_artifacts(struct ab_variant_record *v, const cJSON *arts)
 		a->allocator_archive = cJSON_IsTrue(ab_json_get(it, "allocator_archive"));
 		a->allocator_version = str_or_null(it, "allocator_version");
 		a->bogus_version = cJSON_IsTrue(ab_json_get(it, "bogus_version"));
+		a->parts = dup_or_null(ab_json_get(it, "parts"));
 		v->nartifacts = ++n;
 	}
 	v->have_artifacts = 1;
@@ -339,6 +359,9 @@ ab_variant_record_parse(const cJSON *st)
 	v->steps = dup_or_null(ab_json_get(st, "steps"));
 	v->relink = dup_or_null(ab_json_get(st, "relink"));
 	v->cmake = dup_or_null(ab_json_get(st, "cmake"));
+	v->reproducible = dup_or_null(ab_json_get(st, "reproducible"));
+	v->toolchain = dup_or_null(ab_json_get(st, "toolchain"));
+	v->host_probes = dup_or_null(ab_json_get(st, "host_probes"));
 	ab_variant_record_set_probe(v, dup_or_null(ab_json_get(st, "probe")));
 	v->upstream_diff = dup_or_null(ab_json_get(st, "upstream_diff"));
 	return v;
@@ -394,6 +417,9 @@ ab_variant_record_release(struct ab_variant_record *v)
 	cJSON_Delete(v->cmake);
 	cJSON_Delete(v->probe);
 	cJSON_Delete(v->upstream_diff);
+	cJSON_Delete(v->reproducible);
+	cJSON_Delete(v->toolchain);
+	cJSON_Delete(v->host_probes);
 	cJSON_Delete(v->definition);
 	memset(v, 0, sizeof(*v));
 }

@@ -42,6 +42,7 @@ struct ab_artifact_record {
 	int allocator_archive;   /* it is the allocator archive of the variant */
 	char *allocator_version; /* the version string in its bytes (provenance/allocver.h), or NULL */
 	int bogus_version;       /* ab_jemalloc_version_is_bogus(allocator_version) */
+	cJSON *parts;            /* its fingerprint (provenance/artdiff.h), or NULL */
 };
 
 /* an artifact of another variant that a build variant used ({variant:LABEL:PATH}, builder/varref.h) */
@@ -84,6 +85,9 @@ struct ab_variant_record {
 	cJSON *probe;        /* the probe record */
 	int probe_failed;    /* the probe found a problem: its record says "ok": false */
 	cJSON *upstream_diff;
+	cJSON *reproducible; /* what was done for path independence (builder/ccwrap.h), {"enabled": ...} */
+	cJSON *toolchain;    /* the tools it was built with (provenance/toolchain.h) */
+	cJSON *host_probes;  /* jemalloc's measurements of the build host (provenance/hostprobe.h), or NULL */
 	cJSON *definition;   /* the variant as the recipe defines it, for build-commands.json; not in state.json */
 
 	/* for the field order of state.json (ab_variant_record_json) */
@@ -120,6 +124,8 @@ struct ab_run_record {
 	cJSON *documents;    /* manifest path -> a document other modules shaped (sources.json, ...) */
 };
 
+/* free what an artifact record holds */
+void ab_artifact_record_release(struct ab_artifact_record *a);
 /* the record's probe and its verdict; takes probe (NULL: none) */
 void ab_variant_record_set_probe(struct ab_variant_record *v, cJSON *probe);
 /* a copy of the n artifact records of from into v (a runtime_of variant has its base's) */
@@ -134,6 +140,8 @@ int ab_variant_record_artifacts_intact(const struct ab_variant_record *v, const 
  */
 const char *ab_variant_record_archive_sha256(const struct ab_variant_record *v,
     const struct ab_variant_record *from);
+/* was it built path-independently ("reproducible": {"enabled"}; a record without one: no) */
+int ab_variant_record_reproducible(const struct ab_variant_record *v);
 /* the record of label in run, or NULL */
 const struct ab_variant_record *ab_run_record_variant(const struct ab_run_record *run, const char *label);
 

@@ -32,6 +32,10 @@ static const struct {
 	const char *dir, *pattern;
 } places[] = {
 	{"provenance", "provenance.intoto.json"},
+	/* build --check and rebuild (provenance/manifest.h, AB_MANIFEST_RECORD) */
+	{"provenance", "reproducibility.intoto.json"},
+	{"provenance", "rebuild.intoto.json"},
+	/* allocbuild run (provenance/runrec.h) */
 	{"runs/*", "[0-9][0-9][0-9][0-9]-*.intoto.json"},
 };
 

@@ -96,6 +96,48 @@ make_fakecmake_relink_recipe() {
 JSON
 }
 
+# make_noisyproj DIR -> prints the sha256 of a tiny autotools-shaped
+# project, stored in DIR/mirror/sha256/<hex>, whose `make libnoise.a`
+# writes 16 random bytes into noise.o (irreproducible on purpose) beside a
+# stable.o, and whose `make libquiet.a` is reproducible. Both compile with
+# -g from the absolute source directory (paths in the debug info), with
+# that directory in a -D string (-D NAME=VALUE apart for stable.o), and
+# archive with `ar rcU` and `ranlib -U` (real timestamps, unless a wrapper
+# makes ar deterministic).
+make_noisyproj() {
+	local dir=$1 src=$1/noisyproj-1.0
+	mkdir -p "$src" "$dir/mirror/sha256"
+	cat >"$src/configure" <<'CFG'
+#!/bin/sh
+srcdir=$(cd "$(dirname "$0")" && pwd)
+sed -e "s|@srcdir@|$srcdir|g" "$srcdir/Makefile.in" >Makefile
+CFG
+	chmod +x "$src/configure"
+	cat >"$src/Makefile.in" <<'MK'
+all: libnoise.a libquiet.a
+noise.c:
+	printf 'const char noise[] = "%s";\n' "$$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" >noise.c
+noise.o: noise.c
+	cc -g -c noise.c -o noise.o
+stable.o: @srcdir@/stable.c
+	cc -g -D STABLE_WHERE='"@srcdir@/stable.c"' -c @srcdir@/stable.c -o stable.o
+quiet.o: @srcdir@/quiet.c
+	cc -g -DQUIET_WHERE='"@srcdir@/quiet.c"' -c @srcdir@/quiet.c -o quiet.o
+libnoise.a: noise.o stable.o
+	ar rcU libnoise.a noise.o stable.o
+libquiet.a: quiet.o
+	ar rcU libquiet.a quiet.o
+	ranlib -U libquiet.a
+MK
+	printf 'int stable(void) { return 42; }\nconst char *stable_where(void) { return STABLE_WHERE; }\n' >"$src/stable.c"
+	printf 'int quiet(int x) { return x + 1; }\nconst char *quiet_where(void) { return QUIET_WHERE; }\n' >"$src/quiet.c"
+	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$dir" -czf "$dir/noisyproj-1.0.tar.gz" noisyproj-1.0
+	local h
+	h=$(sha256sum "$dir/noisyproj-1.0.tar.gz" | cut -d' ' -f1)
+	cp "$dir/noisyproj-1.0.tar.gz" "$dir/mirror/sha256/$h"
+	echo "$h"
+}
+
 # make_fakeproj_recipe FILE [NAME]: make_fakeproj in the current directory and
 # write FILE, the recipe NAME (default "fk"): one autotools variant t1 of the
 # fake project with its library and program as artifacts. A build takes a

@@ -31,6 +31,19 @@ awk -v sha="$SHA" -v c="$C" '
  "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"}, "allocator": {"kind": "jemalloc"}}]}
 >>>
 @:3:79: variants[0].allocator: nothing to probe: give the variant 'artifacts' or 'allocator.archive'
+### reproducible-not-bool
+{"recipe": 1, "name": "t",
+ "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},
+ "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"}, "reproducible": "no"}]}
+>>>
+@:3:95: variants[0].reproducible: expected a boolean, got a string
+### reproducible-on-runtime
+{"recipe": 1, "name": "t",
+ "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},
+ "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"}},
+              {"label": "r", "runtime_of": "b", "reproducible": false}]}
+>>>
+@:4:49: variants[1].reproducible: 'reproducible' is for build variants (a relink or runtime_of is as reproducible as the variants it uses)
 ### probe-timeout-zero
 {"recipe": 1, "name": "t",
  "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},

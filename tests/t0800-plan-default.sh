@@ -13,38 +13,47 @@ cat >want <<EOT
 recipe jemalloc-5.3.0-policy (r.json, sha256 $sha)
 outdir $O
 jobs 2: up to 2 variants at once, make-based builds share a jobserver of 2 tokens
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask 022
+compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
 [1/11] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
       url: https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2
 [2/11] stock53: fresh tree of jemalloc-5.3.0
       dir: $O/variants/stock53/src
 [3/11] stock53: configure
-      run: $O/variants/stock53/src/configure --with-lg-quantum=3
+      run: $O/variants/stock53/src/configure --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48
       cwd: $O/variants/stock53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/stock53/src=/allocbuild/src -ffile-prefix-map=$O/variants/stock53/build=/allocbuild/build
       log: $O/variants/stock53/logs/02-configure.log
 [4/11] stock53: build
       run: make lib/libjemalloc_pic.a
       cwd: $O/variants/stock53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/stock53/src=/allocbuild/src -ffile-prefix-map=$O/variants/stock53/build=/allocbuild/build
       env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
       jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/stock53/logs/03-build.log
 [5/11] special53: fresh tree of jemalloc-5.3.0
       dir: $O/variants/special53/src
 [6/11] special53: configure
-      run: $O/variants/special53/src/configure --with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30
+      run: $O/variants/special53/src/configure --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48 --with-malloc-conf=lg_extent_max_active_fit:30
       cwd: $O/variants/special53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/special53/src=/allocbuild/src -ffile-prefix-map=$O/variants/special53/build=/allocbuild/build
       log: $O/variants/special53/logs/02-configure.log
 [7/11] special53: build
       run: make lib/libjemalloc_pic.a
       cwd: $O/variants/special53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/special53/src=/allocbuild/src -ffile-prefix-map=$O/variants/special53/build=/allocbuild/build
       env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
       jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/special53/logs/03-build.log
@@ -73,22 +82,27 @@ cat >want <<EOT
 recipe jemalloc-5.3.0-policy (r.json, sha256 $sha)
 outdir $O
 jobs 4: up to 1 variant at once, make-based builds share a jobserver of 4 tokens
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask 022
+compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
 [1/7] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
       url: https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2
 [2/7] stock53: fresh tree of jemalloc-5.3.0
       dir: $O/variants/stock53/src
 [3/7] stock53: configure
-      run: $O/variants/stock53/src/configure --with-lg-quantum=3
+      run: $O/variants/stock53/src/configure --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48
       cwd: $O/variants/stock53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/stock53/src=/allocbuild/src -ffile-prefix-map=$O/variants/stock53/build=/allocbuild/build
       log: $O/variants/stock53/logs/02-configure.log
 [4/7] stock53: build
       run: make lib/libjemalloc_pic.a
       cwd: $O/variants/stock53/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/stock53/src=/allocbuild/src -ffile-prefix-map=$O/variants/stock53/build=/allocbuild/build
       env: MAKEFLAGS=-j4 --jobserver-auth=<fds>
       jobserver: 1 of 4 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/stock53/logs/03-build.log

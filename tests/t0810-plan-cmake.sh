@@ -34,42 +34,47 @@ cat >want <<EOT
 recipe flb (r.json, sha256 $(sha256sum r.json | cut -d' ' -f1))
 outdir $O
 jobs 2: up to 1 variant at once, compiling through ccache
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC
-[1/8] fetch flb: git https://github.com/fluent/fluent-bit 6315162a8d4b1ef42b038834e639697f8cb44912
-[2/8] fetch je: git https://github.com/jemalloc/jemalloc 54eaed1d8b56b1aa528be3bdd1877e59c56fa90c
-[3/8] a: fresh tree of flb
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask 022
+compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
+[1/9] fetch flb: git https://github.com/fluent/fluent-bit 6315162a8d4b1ef42b038834e639697f8cb44912
+[2/9] fetch je: git https://github.com/jemalloc/jemalloc 54eaed1d8b56b1aa528be3bdd1877e59c56fa90c
+[3/9] a: fresh tree of flb
       dir: $O/variants/a/src
       patch: $PWD/patches/one.patch
       overlay: $O/variants/a/src/lib/jemalloc-5.3.0 <- source je
         prepare: autoconf
           cwd: $O/variants/a/src/lib/jemalloc-5.3.0
-[4/8] a: configure
+[4/9] a: configure
       run: cmake -S $O/variants/a/src -B $O/variants/a/build -G 'Unix Makefiles' -DFLB_JEMALLOC=On '-DFLB_JEMALLOC_OPTIONS=--with-lg-quantum=3 --with-version=5.3.0-0-g0'
       cwd: $O/variants/a
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=/usr/lib/ccache:$PATH
+      env: PATH=$O/ccwrap:/usr/lib/ccache:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/a/src=/allocbuild/src -ffile-prefix-map=$O/variants/a/build=/allocbuild/build
       env: CCACHE_BASEDIR=$O
       env: CCACHE_NOHASHDIR=1
       log: $O/variants/a/logs/02-configure.log
-[5/8] a: build
+[5/9] a: build
       run: cmake --build $O/variants/a/build --target fluent-bit-bin -j 3
       cwd: $O/variants/a
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=/usr/lib/ccache:$PATH
+      env: PATH=$O/ccwrap:/usr/lib/ccache:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/a/src=/allocbuild/src -ffile-prefix-map=$O/variants/a/build=/allocbuild/build
       env: CCACHE_BASEDIR=$O
       env: CCACHE_NOHASHDIR=1
       log: $O/variants/a/logs/03-build.log
-[6/8] b: relink
+[6/9] b: relink
       link.txt: $O/variants/a/build/src/CMakeFiles/fluent-bit-bin.dir/link.txt
       replace: ../lib/libjemalloc_pic.a <- a:lib/libjemalloc_pic.a
       output: $O/variants/a/build/bin/fluent-bit-relinked
       log: $O/variants/b/logs/01-relink.log
-[7/8] a: probe jemalloc
+[7/9] a: probe jemalloc
       artifact: $O/variants/a/build/bin/fluent-bit
       artifact: $O/variants/a/build/lib/libjemalloc_pic.a
-[8/8] write manifests
+[8/9] b: probe jemalloc
+      artifact: $O/variants/a/build/bin/fluent-bit-relinked
+[9/9] write manifests
       $O/recipe.json
       $O/provenance/sources.json
       $O/provenance/build-commands.json

@@ -22,7 +22,8 @@ cat >want <<EOT
 recipe fluent-bit-allocator-compare (r.json, sha256 $sha)
 outdir $O
 jobs 2: up to 2 variants at once, make-based builds share a jobserver of 2 tokens
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask 022
+compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
 [1/25] fetch fluent-bit: git https://github.com/fluent/fluent-bit.git 6315162a8d4b1ef42b038834e639697f8cb44912
 [2/25] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
       url: https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2
@@ -41,12 +42,16 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       cwd: $O/variants/fb-je530
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/fb-je530/src=/allocbuild/src -ffile-prefix-map=$O/variants/fb-je530/build=/allocbuild/build
       log: $O/variants/fb-je530/logs/02-configure.log
 [9/25] fb-je530: build
       run: cmake --build $O/variants/fb-je530/build --target fluent-bit-bin
       cwd: $O/variants/fb-je530
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/fb-je530/src=/allocbuild/src -ffile-prefix-map=$O/variants/fb-je530/build=/allocbuild/build
       env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
       unset: CMAKE_BUILD_PARALLEL_LEVEL
       jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
@@ -61,12 +66,16 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       cwd: $O/variants/fb-je531
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/fb-je531/src=/allocbuild/src -ffile-prefix-map=$O/variants/fb-je531/build=/allocbuild/build
       log: $O/variants/fb-je531/logs/02-configure.log
 [12/25] fb-je531: build
       run: cmake --build $O/variants/fb-je531/build --target fluent-bit-bin
       cwd: $O/variants/fb-je531
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/fb-je531/src=/allocbuild/src -ffile-prefix-map=$O/variants/fb-je531/build=/allocbuild/build
       env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
       unset: CMAKE_BUILD_PARALLEL_LEVEL
       jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
@@ -81,12 +90,16 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       cwd: $O/variants/fb-je531-special
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/fb-je531-special/src=/allocbuild/src -ffile-prefix-map=$O/variants/fb-je531-special/build=/allocbuild/build
       log: $O/variants/fb-je531-special/logs/02-configure.log
 [15/25] fb-je531-special: build
       run: cmake --build $O/variants/fb-je531-special/build --target fluent-bit-bin
       cwd: $O/variants/fb-je531-special
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/fb-je531-special/src=/allocbuild/src -ffile-prefix-map=$O/variants/fb-je531-special/build=/allocbuild/build
       env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
       unset: CMAKE_BUILD_PARALLEL_LEVEL
       jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)

@@ -22,7 +22,8 @@ cat >want <<EOT
 recipe mf (r.json, sha256 $sha)
 outdir $O
 jobs 2: up to 2 variants at once, make-based builds share a jobserver of 2 tokens
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask 022
+compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
 [1/11] fetch p: archive sha256 0000000000000000000000000000000000000000000000000000000000000000
       url: https://example.invalid/p-1.0.tar.gz
 [2/11] shared: fresh tree of p
@@ -32,12 +33,16 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       cwd: $O/variants/shared/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/shared/src=/allocbuild/src -ffile-prefix-map=$O/variants/shared/build=/allocbuild/build
       log: $O/variants/shared/logs/02-configure.log
 [4/11] shared: build
       run: make all
       cwd: $O/variants/shared/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/shared/src=/allocbuild/src -ffile-prefix-map=$O/variants/shared/build=/allocbuild/build
       env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
       jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/shared/logs/03-build.log
@@ -48,6 +53,8 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       cwd: $O/variants/own-makeflags/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/own-makeflags/src=/allocbuild/src -ffile-prefix-map=$O/variants/own-makeflags/build=/allocbuild/build
       env: MAKEFLAGS=CFLAGS=-O0
       log: $O/variants/own-makeflags/logs/02-configure.log
 [7/11] own-makeflags: build
@@ -55,6 +62,8 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       cwd: $O/variants/own-makeflags/build
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/own-makeflags/src=/allocbuild/src -ffile-prefix-map=$O/variants/own-makeflags/build=/allocbuild/build
       env: MAKEFLAGS=CFLAGS=-O0
       log: $O/variants/own-makeflags/logs/03-build.log
 [8/11] own-level: fresh tree of p
@@ -64,6 +73,8 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       cwd: $O/variants/own-level
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/own-level/src=/allocbuild/src -ffile-prefix-map=$O/variants/own-level/build=/allocbuild/build
       env: CMAKE_BUILD_PARALLEL_LEVEL=3
       log: $O/variants/own-level/logs/02-configure.log
 [10/11] own-level: build
@@ -71,6 +82,8 @@ environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF;
       cwd: $O/variants/own-level
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
+      env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/own-level/src=/allocbuild/src -ffile-prefix-map=$O/variants/own-level/build=/allocbuild/build
       env: CMAKE_BUILD_PARALLEL_LEVEL=3
       log: $O/variants/own-level/logs/03-build.log
 [11/11] write manifests

@@ -66,6 +66,16 @@ expect_grep "mimalloc 2.0.9 has no option MIMALLOC_PURGE_DELAY" err
 expect_exit 0 "$AB" env bo mi-secure
 printf "unset MALLOC_CONF\nunset MIMALLOC_PURGE_DELAY\n" | expect_file out
 
+# reproducible: built again into a longer, nested OUTDIR at -j1, every
+# artifact line of SHA256SUMS is the same (CMake found the compiler wrapper)
+expect_exit 1 "$AB" build -j 1 -o a/longer/nested/output/directory r.json
+grep -E '  variants/[^/]+/build/' bo/SHA256SUMS >a1
+grep -E '  variants/[^/]+/build/' a/longer/nested/output/directory/SHA256SUMS >a2
+[ "$(wc -l <a1)" = 2 ] || fail "artifacts: $(cat a1)"
+diff -u a1 a2 || fail "the mimalloc archives depend on the OUTDIR"
+[ "$(json $C '[d["variants"][v]["compilers"]["C"]["path"] for v in ("mi-plain", "mi-secure")]')" = "['/usr/bin/cc', '/usr/bin/cc']" ]
+[ "$(json $C 'd["variants"]["mi-plain"]["compilers"]["C"]["wrapper"]')" = "$PWD/bo/ccwrap/cc" ]
+
 # what a variant expects (issue 13, item 4): met, the probe says so; not met, the variant fails naming both values
 python3 - r.json r2.json <<'PY'
 import json, sys

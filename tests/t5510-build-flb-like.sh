@@ -5,7 +5,11 @@
 # cmake-cache-provenance.json shows exactly the differing keys, the bogus
 # jemalloc version is detected, upstream-diff.json says the vendored tree
 # matches 5.3.0 apart from the four files Fluent Bit leaves out, and the
-# relink is marked as what it is, next to its normal sibling.
+# relink is marked as what it is, next to its normal sibling. With
+# --check, everything is built again into OUTDIR/reproducibility/check
+# (longer, nested, -j4): every artifact is identical, the relink's too,
+# although jemalloc is configured from inside CMake (ExternalProject) with
+# CFLAGS of its own.
 . "$TOP/tests/lib.sh"
 
 special_opts="--with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30"
@@ -41,10 +45,39 @@ cat >r.json <<JSON
  ]}
 JSON
 
-expect_exit 0 "$AB" build -j 2 --mirror "https://git.example.invalid/=$PWD/" --mirror-dir "$MIRROR" r.json
+expect_exit 0 "$AB" build --check -j 2 --mirror "https://git.example.invalid/=$PWD/" --mirror-dir "$MIRROR" r.json
 cp out build.out
 OUT=allocbuild-out/flb-like
 P=$OUT/provenance
+# --- reproducible: the second build gave the same bytes
+sed -n '/^reproducibility:/,$p' out | sed -E -e 's/ +[0-9a-f]{12}$//' -e 's/ +/ /g' >report
+cat >want <<X
+reproducibility: built again in $PWD/$OUT/reproducibility/check with -j 4
+identical stock variants/stock/build/bin/fluent-bit
+identical stock variants/stock/build/lib/libjemalloc_pic.a
+identical special variants/special/build/bin/fluent-bit
+identical special variants/special/build/lib/libjemalloc_pic.a
+identical stock-relink-special variants/stock/build/bin/fluent-bit-relink-special
+5/5 artifacts identical
+X
+expect_file report <want
+grep -E '  variants/[^/]+/build/' $OUT/SHA256SUMS >a1
+grep -E '  variants/[^/]+/build/' $OUT/reproducibility/check/SHA256SUMS >a2
+diff -u a1 a2 || fail "the artifacts depend on the OUTDIR"
+! grep -aqF "$PWD" $OUT/variants/stock/build/bin/fluent-bit || fail "bin/fluent-bit names the OUTDIR"
+# the ExternalProject's configure found the wrapper through PATH, as CMake did
+expect_grep "/ccwrap/gcc" "$OUT/variants/stock/build/jemalloc-prefix/src/jemalloc-build/config.log"
+[ "$(json $P/cmake-cache-provenance.json '[d["variants"]["stock"]["compilers"][l]["path"] for l in ("C", "CXX")]')" = "['/usr/bin/cc', '/usr/bin/c++']" ]
+[ "$(json $P/binary-provenance.json '[v["host_probes"]["header"] for v in d["variants"]][0]')" = \
+  jemalloc-prefix/src/jemalloc-build/include/jemalloc/internal/jemalloc_internal_defs.h ]
+# jemalloc's host probes, unpinned: as this machine measures them (a relink's, its from variant's)
+page=$(getconf PAGESIZE)
+huge=$(awk '/^Hugepagesize:/ { print $2 * 1024 }' /proc/meminfo)
+vaddr=$(awk '/^address sizes/ { for (i = 1; i <= NF; i++) if ($i == "virtual") print $(i - 2); exit }' /proc/cpuinfo)
+lg() { python3 -c "import sys; n = int(sys.argv[1]); print(n.bit_length() - 1)" "$1"; }
+[ "$(json $P/binary-provenance.json '[(v["label"], v["host_probes"]["LG_PAGE"], v["host_probes"]["LG_HUGEPAGE"], v["host_probes"]["LG_VADDR"], v["host_probes"]["pinned"]) for v in d["variants"] if v.get("host_probes")]')" = \
+  "[('stock', $(lg $page), $(lg $huge), $vaddr, []), ('special', $(lg $page), $(lg $huge), $vaddr, []), ('stock-relink-special', $(lg $page), $(lg $huge), $vaddr, [])]" ] ||
+	fail "host probes: $(json $P/binary-provenance.json '[v.get("host_probes") for v in d["variants"]]')"
 # --- the fixture's build, as Fluent Bit's: archive, headers, binary, link.txt
 for v in stock special; do
 	B=$OUT/variants/$v/build

@@ -1,0 +1,404 @@
+#include "rebuild.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../lib/hash.h"
+#include "../lib/jsonio.h"
+#include "../lib/proc.h"
+#include "../lib/util.h"
+#include "../provenance/bundle.h"
+#include "../provenance/manifest.h"
+#include "../provenance/repro.h"
+#include "build.h"
+#include "plan.h"
+#include "recipe.h"
+
+/* no manifest of a build comes near this; a larger member is not one */
+#define MAX_MEMBER (64u << 20)
+
+#define RECORD "provenance/rebuild.intoto.json"
+
+/* what the original build left: its recipe and manifests, from an OUTDIR or a bundle */
+struct original {
+	int bundle;
+	struct ab_buf recipe;
+	cJSON *binaries, *commands, *statement, *sources;
+};
+
+static void
+original_release(struct original *g)
+{
+	ab_buf_free(&g->recipe);
+	cJSON_Delete(g->binaries);
+	cJSON_Delete(g->commands);
+	cJSON_Delete(g->statement);
+	cJSON_Delete(g->sources);
+}
+
+/* one file of the original (relative to the OUTDIR or the bundle's top) into b */
+static int
+read_member(struct ab_buf *b, const struct ab_rebuild_opts *o, const struct original *g, const char *rel)
+{
+	char *p;
+	int e;
+
+	if (g->bundle) {
+		e = ab_bundle_read(b, o->from, rel, MAX_MEMBER);
+		if (e > 0)
+			ab_error("'%s' has no %s: not the evidence bundle of a build", o->from, rel);
+		return e == 0 ? 0 : AB_EFAIL;
+	}
+	p = ab_path_join(o->from, rel);
+	if (!ab_path_exists(p)) {
+		ab_error("'%s' has no %s: not a built OUTDIR", o->from, rel);
+		free(p);
+		return AB_EFAIL;
+	}
+	e = ab_read_file(b, p);
+	free(p);
+	return e;
+}
+
+static int
+read_json(cJSON **out, const struct ab_rebuild_opts *o, const struct original *g, const char *rel)
+{
+	struct ab_buf b = {0};
+	int e = read_member(&b, o, g, rel);
+
+	if (e == 0 && !(*out = cJSON_ParseWithLength(b.s ? b.s : "", b.len))) {
+		ab_error("%s: %s: not JSON", o->from, rel);
+		e = AB_EFAIL;
+	}
+	ab_buf_free(&b);
+	return e;
+}
+
+/* every digest of the input must hold before anything of it is believed */
+static int
+verify_input(const struct ab_rebuild_opts *o, struct original *g)
+{
+	struct stat st;
+	int e;
+
+	if (stat(o->from, &st) < 0) {
+		ab_error_errno("cannot read '%s'", o->from);
+		return AB_EFAIL;
+	}
+	g->bundle = !S_ISDIR(st.st_mode);
+	if (g->bundle) {
+		e = ab_bundle_verify(o->from);
+	} else {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		/* only its complaints are shown: they go with the error */
+		e = f ? ab_manifest_verify(f, o->from) : AB_EFAIL;
+		if (f)
+			fclose(f);
+		if (e == AB_ECHECK)
+			fputs(buf, stdout);
+		free(buf);
+	}
+	if (e == AB_ECHECK)
+		ab_error("'%s' does not verify (above): a changed %s is not rebuilt", o->from,
+		    g->bundle ? "bundle" : "OUTDIR");
+	return e < 0 ? AB_EFAIL : 0;
+}
+
+static int
+load_original(struct original *g, const struct ab_rebuild_opts *o)
+{
+	const char *want, *stmt_want;
+	char hex[AB_HEX_LEN + 1];
+
+	if (verify_input(o, g) < 0 || read_member(&g->recipe, o, g, "recipe.json") < 0 ||
+	    read_json(&g->binaries, o, g, "provenance/binary-provenance.json") < 0 ||
+	    read_json(&g->commands, o, g, "provenance/build-commands.json") < 0 ||
+	    read_json(&g->statement, o, g, "provenance/provenance.intoto.json") < 0 ||
+	    read_json(&g->sources, o, g, "provenance/sources.json") < 0)
+		return AB_EFAIL;
+	/* the recipe is the one the build recorded, digest for digest */
+	ab_hash_buf(hex, g->recipe.s ? g->recipe.s : "", g->recipe.len);
+	want = ab_json_str(ab_json_get(g->binaries, "recipe"), "sha256");
+	stmt_want = ab_json_str(ab_json_get(ab_json_get(ab_json_get(ab_json_get(ab_json_get(g->statement, "predicate"),
+	    "buildDefinition"), "externalParameters"), "recipe"), "digest"), "sha256");
+	if (!want || !stmt_want || strcmp(want, hex) || strcmp(stmt_want, hex)) {
+		ab_error("%s: recipe.json is not the recipe that was built: its sha256 is %s, the statement records %s",
+		    o->from, hex, stmt_want ? stmt_want : "none");
+		return AB_EFAIL;
+	}
+	return 0;
+}
+
+/* unpinned git sources at the commits the original resolved */
+static int
+pin_sources(struct ab_recipe *r, const struct original *g)
+{
+	for (size_t i = 0; i < r->nsources; i++) {
+		struct ab_source *s = &r->sources[i];
+		const char *commit;
+
+		if (s->kind != AB_SOURCE_GIT || !s->unpinned)
+			continue;
+		commit = ab_json_str(ab_json_get(ab_json_get(g->sources, "sources"), s->id), "commit");
+		if (!commit || strlen(commit) != 40 || !ab_is_hex(commit, 40)) {
+			ab_error("sources.json records no commit for the unpinned source '%s'", s->id);
+			return AB_EFAIL;
+		}
+		free(s->commit);
+		s->commit = ab_strdup(commit);
+		s->unpinned = 0;
+	}
+	return 0;
+}
+
+/* the labels the original built (externalParameters.variants) */
+static int
+built_labels(struct ab_strv *out, const struct original *g)
+{
+	const cJSON *it, *vs = ab_json_get(ab_json_get(ab_json_get(ab_json_get(g->statement, "predicate"),
+	    "buildDefinition"), "externalParameters"), "variants");
+
+	cJSON_ArrayForEach(it, vs)
+		if (cJSON_IsString(it))
+			ab_strv_push(out, it->valuestring);
+	if (!out->n) {
+		ab_error("the statement names no variant that was built");
+		return AB_EFAIL;
+	}
+	return 0;
+}
+
+static int
+is_empty_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int empty = 1;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			empty = 0;
+	closedir(d);
+	return empty;
+}
+
+static int
+read_rebuilt(cJSON **b, cJSON **c, cJSON **s, const char *dir)
+{
+	static const char *const names[] = {"provenance/binary-provenance.json", "provenance/build-commands.json",
+		"provenance/provenance.intoto.json"};
+	cJSON **docs[] = {b, c, s};
+
+	for (size_t i = 0; i < AB_NELEM(names); i++) {
+		char *p = ab_path_join(dir, names[i]);
+		int e = ab_json_read(docs[i], p);
+
+		free(p);
+		if (e < 0)
+			return AB_EFAIL;
+	}
+	return 0;
+}
+
+/*
+ * diffoscope's report of each artifact that differs, written to
+ * DIR/diffoscope/<label>.<file>.txt, its path and digest into the
+ * comparison. Not under provenance/: no manifest of the build lists it
+ * (verify refuses unlisted files there); the record, which SHA256SUMS
+ * lists, names its digest.
+ */
+static void
+run_diffoscope(cJSON *cmp, const struct ab_rebuild_opts *o, const char *dir)
+{
+	const cJSON *it;
+	char *reports = ab_path_join(dir, "diffoscope");
+	struct ab_env env;
+	int timeout = o->diffoscope_timeout > 0 ? o->diffoscope_timeout : AB_REBUILD_DIFFOSCOPE_TIMEOUT;
+	char *from = ab_path_absolute(o->from);
+
+	ab_env_scrubbed(&env);
+	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts")) {
+		const char *path = ab_json_str(it, "path"), *base;
+		char *a, *b, *out, *rel;
+		char *argv[] = {"diffoscope", "--text", NULL, NULL, NULL, NULL};
+		struct ab_proc p = {.argv = argv, .envp = ab_env_envp(&env), .timeout = timeout};
+		struct ab_proc_result res;
+
+		if (cJSON_IsTrue(ab_json_get(it, "identical")) || !ab_json_str(it, "rebuilt_sha256"))
+			continue;
+		base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		a = ab_path_join(from, path);
+		b = ab_path_join(dir, path);
+		rel = ab_sprintf("diffoscope/%s.%s.txt", ab_json_str(it, "label"), base);
+		out = ab_path_join(dir, rel);
+		argv[2] = out;
+		argv[3] = a;
+		argv[4] = b;
+		if (ab_mkdir_p(reports, 0755) == 0 && ab_proc_run(&res, &p) == 0) {
+			/* 0: no difference found, 1: differences reported */
+			if (res.timed_out)
+				ab_warn("diffoscope: '%s': stopped after %d seconds; its report is partial", path, timeout);
+			else if (res.exit_code > 1)
+				ab_warn("diffoscope: '%s': %s", path, res.signal ? "killed" : "failed");
+			if (ab_path_exists(out)) {
+				char hex[AB_HEX_LEN + 1];
+
+				cJSON_AddStringToObject((cJSON *)it, "diffoscope", rel);
+				if (ab_hash_file(hex, NULL, out) == 0)
+					cJSON_AddStringToObject((cJSON *)it, "diffoscope_sha256", hex);
+			}
+		}
+		free(a);
+		free(b);
+		free(rel);
+		free(out);
+	}
+	ab_env_release(&env);
+	free(reports);
+	free(from);
+}
+
+/* is prog in PATH? */
+static int
+in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+
+	for (const char *p = path ? path : "/usr/bin:/bin";;) {
+		size_t n = strcspn(p, ":");
+		char *cand = ab_sprintf("%.*s/%s", (int)n, p, prog);
+		int ok = access(cand, X_OK) == 0;
+
+		free(cand);
+		if (ok)
+			return 1;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+/* the record into an OUTDIR, under its lock */
+static int
+add_record(const char *outdir, const cJSON *st)
+{
+	int fd = -1, e = ab_build_lock(&fd, outdir);
+
+	if (e == 0)
+		e = ab_manifest_add_record(outdir, RECORD, st);
+	if (fd >= 0)
+		close(fd);
+	return e;
+}
+
+/* compare, report, record; AB_ECHECK when a reproducible artifact differs */
+static int
+compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, const char *dir)
+{
+	cJSON *rb = NULL, *rc_ = NULL, *rs = NULL, *cmp, *st;
+	struct ab_repro_side a = {.where = o->from, .outdir = g->bundle ? NULL : o->from,
+		.binaries = g->binaries, .commands = g->commands, .statement = g->statement};
+	struct ab_repro_side b = {.where = dir, .outdir = dir};
+	int e, differ;
+	double t0;
+
+	if (read_rebuilt(&rb, &rc_, &rs, dir) < 0) {
+		e = AB_EFAIL;
+		goto done;
+	}
+	b.binaries = rb;
+	b.commands = rc_;
+	b.statement = rs;
+	t0 = ab_now();
+	cmp = ab_repro_compare(&a, &b);
+	if (getenv("ALLOCBUILD_STATS"))
+		ab_note("stats: comparison %.3fs", ab_now() - t0);
+	differ = ab_json_get(cmp, "differ")->valueint + ab_json_get(cmp, "differ_expected")->valueint;
+	if (o->diffoscope && differ) {
+		if (g->bundle)
+			ab_note("diffoscope: the bundle holds no artifacts to compare with: not run");
+		else if (!in_path("diffoscope"))
+			ab_note("diffoscope is not installed: no report");
+		else
+			run_diffoscope(cmp, o, dir);
+	}
+	printf("rebuild of %s in %s\n", o->from, dir);
+	ab_repro_print(stdout, cmp);
+	differ = ab_json_get(cmp, "differ")->valueint;
+	if (!g->bundle) {
+		cJSON *mine = ab_repro_statement(AB_REPRO_REBUILD_TYPE, cJSON_Duplicate(cmp, 1), &a, &b, 0);
+
+		e = add_record(o->from, mine);
+		cJSON_Delete(mine);
+		if (e < 0) {
+			cJSON_Delete(cmp);
+			goto done;
+		}
+	}
+	st = ab_repro_statement(AB_REPRO_REBUILD_TYPE, cmp, &a, &b, 1);
+	cJSON_AddStringToObject(ab_json_get(st, "predicate"), "from", g->bundle ? "bundle" : "outdir");
+	e = add_record(dir, st);
+	cJSON_Delete(st);
+	if (e == 0 && differ)
+		e = AB_ECHECK;
+done:
+	cJSON_Delete(rb);
+	cJSON_Delete(rc_);
+	cJSON_Delete(rs);
+	return e;
+}
+
+int
+ab_rebuild_run(const struct ab_rebuild_opts *o)
+{
+	struct original g = {0};
+	struct ab_recipe *r = NULL;
+	struct ab_plan *p = NULL;
+	struct ab_strv labels = {0};
+	struct ab_plan_opts po = {0};
+	struct ab_build_opts bo = {0};
+	const char *name = NULL;
+	char *dir = NULL;
+	int e = AB_EFAIL, built;
+
+	if (load_original(&g, o) < 0)
+		goto done;
+	/* patches are read where the original recipe named them: its recorded path */
+	name = ab_json_str(ab_json_get(g.binaries, "recipe"), "path");
+	if (ab_recipe_parse(&r, name ? name : "recipe.json", g.recipe.s ? g.recipe.s : "", g.recipe.len, NULL) < 0 ||
+	    pin_sources(r, &g) < 0 || built_labels(&labels, &g) < 0)
+		goto done;
+	dir = o->outdir ? ab_path_absolute(o->outdir) : ab_sprintf("%s/%s", AB_REBUILD_DEFAULT_DIR, r->name);
+	if (ab_path_exists(dir) && !is_empty_dir(dir)) {
+		ab_error("'%s' exists and is not empty: a rebuild goes into a fresh directory", dir);
+		goto done;
+	}
+	po.outdir = dir;
+	po.jobs = o->jobs;
+	if (ab_plan_make(&p, r, &po, labels.v, labels.n) < 0)
+		goto done;
+	bo.src = o->src;
+	bo.force = 1;
+	built = ab_build_run(p, &bo);
+	if (built == AB_EFAIL)
+		goto done;
+	e = compare_and_record(o, &g, p->outdir);
+	if (e == 0 && built < 0)
+		e = built;
+done:
+	original_release(&g);
+	ab_recipe_free(r);
+	ab_plan_free(p);
+	ab_strv_free(&labels);
+	free(dir);
+	return e;
+}

@@ -1,0 +1,46 @@
+/*
+ * rebuild: `allocbuild rebuild OUTDIR|BUNDLE` (docs/build.md, "Rebuilding
+ * from the evidence"). From a finished OUTDIR, or from the evidence
+ * bundle `pr` writes, which holds the recipe and every pin:
+ *
+ *   1. the input is verified first (a bundle as `verify BUNDLE`, an OUTDIR
+ *      as `verify OUTDIR`), and the recipe's sha256 must be the one its
+ *      manifests and statement record: anything else is bad input, and
+ *      nothing is built;
+ *   2. the recipe is built again, every variant the original built, into a
+ *      fresh directory (sources through the same options as `build`),
+ *      unpinned sources at the commits the original resolved;
+ *   3. every recorded artifact digest is compared with the rebuilt file's
+ *      (provenance/repro.h): for each that differs, which ar members or
+ *      ELF sections differ, and which recorded tool version or host probe
+ *      differs, as the likely cause; with diffoscope, its report;
+ *   4. the record, provenance/rebuild.intoto.json, is added to the fresh
+ *      OUTDIR (its subjects the rebuilt artifacts) and, when rebuilding
+ *      from an OUTDIR, to that one too (its subjects the originals).
+ *
+ *   struct ab_rebuild_opts o = {.from = "bo", .src = &source_opts};
+ *   rc = ab_rebuild_run(&o);   0 every digest matches; AB_ECHECK one
+ *                              differs or a variant failed; AB_EFAIL bad input
+ */
+#ifndef AB_REBUILD_H
+#define AB_REBUILD_H
+
+#include "source.h"
+
+/* the default directory of a rebuild: ./allocbuild-rebuild/<recipe name> */
+#define AB_REBUILD_DEFAULT_DIR "allocbuild-rebuild"
+/* seconds diffoscope may take per artifact */
+#define AB_REBUILD_DIFFOSCOPE_TIMEOUT 300
+
+struct ab_rebuild_opts {
+	const char *from;      /* a built OUTDIR or an evidence bundle */
+	const char *outdir;    /* where to rebuild; NULL: AB_REBUILD_DEFAULT_DIR/<recipe name>; must be new or empty */
+	int jobs;              /* -j; 0: online cores */
+	const struct ab_source_opts *src;
+	int diffoscope;        /* run diffoscope on each artifact that differs (needs the original files) */
+	int diffoscope_timeout; /* seconds; 0: AB_REBUILD_DIFFOSCOPE_TIMEOUT */
+};
+
+int ab_rebuild_run(const struct ab_rebuild_opts *o);
+
+#endif

@@ -1,0 +1,253 @@
+#include "repro.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/jsonio.h"
+#include "../lib/util.h"
+#include "artdiff.h"
+#include "hostprobe.h"
+#include "toolchain.h"
+
+/* the entry of label in a manifest's "variants" array, or NULL */
+static const cJSON *
+variant_of(const cJSON *doc, const char *label)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, ab_json_get(doc, "variants")) {
+		const char *l = ab_json_str(it, "label");
+
+		if (l && label && !strcmp(l, label))
+			return it;
+	}
+	return NULL;
+}
+
+/* the artifact record of path in a side's binary-provenance.json, and the variant that has it */
+static const cJSON *
+artifact_at(const cJSON *binaries, const char *path, const cJSON **var)
+{
+	const cJSON *v, *a;
+
+	cJSON_ArrayForEach(v, ab_json_get(binaries, "variants"))
+		cJSON_ArrayForEach(a, ab_json_get(v, "artifacts")) {
+			const char *p = ab_json_str(a, "path");
+
+			if (p && !strcmp(p, path)) {
+				if (var)
+					*var = v;
+				return a;
+			}
+		}
+	return NULL;
+}
+
+/* what differs between the two builds of a variant that explains different bytes */
+static cJSON *
+likely_causes(const struct ab_repro_side *a, const struct ab_repro_side *b, const cJSON *va, const cJSON *vb,
+    int reproducible)
+{
+	const char *label = ab_json_str(va, "label");
+	const cJSON *ca = variant_of(a->commands, label), *cb = variant_of(b->commands, label);
+	cJSON *causes = cJSON_CreateArray(), *tc, *hp, *it;
+
+	if (!reproducible)
+		cJSON_AddItemToArray(causes, cJSON_CreateString("the variant is built with \"reproducible\": false"));
+	tc = ab_toolchain_diff(ab_json_get(ca, "toolchain"), ab_json_get(cb, "toolchain"));
+	cJSON_ArrayForEach(it, tc) {
+		char *s = ab_sprintf("toolchain: %s", it->valuestring);
+
+		cJSON_AddItemToArray(causes, cJSON_CreateString(s));
+		free(s);
+	}
+	cJSON_Delete(tc);
+	hp = ab_hostprobe_diff(ab_json_get(va, "host_probes"), ab_json_get(vb, "host_probes"));
+	cJSON_ArrayForEach(it, hp) {
+		char *s = ab_sprintf("host probe: %s (pin it with --with-lg-page, --with-lg-hugepage, --with-lg-vaddr)",
+		    it->valuestring);
+
+		cJSON_AddItemToArray(causes, cJSON_CreateString(s));
+		free(s);
+	}
+	cJSON_Delete(hp);
+	return causes;
+}
+
+static int
+seen_path(const cJSON *arts, const char *path)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, arts)
+		if (!strcmp(ab_json_str(it, "path"), path))
+			return 1;
+	return 0;
+}
+
+/* one artifact of the original against the other build's file of the same path */
+static cJSON *
+compare_one(const struct ab_repro_side *a, const struct ab_repro_side *b, const cJSON *va, const cJSON *art)
+{
+	const char *path = ab_json_str(art, "path"), *ha = ab_json_str(art, "sha256"), *hb;
+	const cJSON *vb = NULL, *other = artifact_at(b->binaries, path, &vb);
+	int reproducible = cJSON_IsTrue(ab_json_get(va, "reproducible"));
+	cJSON *r = cJSON_CreateObject();
+
+	hb = ab_json_str(other, "sha256");
+	cJSON_AddStringToObject(r, "label", ab_json_str(va, "label"));
+	cJSON_AddStringToObject(r, "path", path);
+	cJSON_AddStringToObject(r, "original_sha256", ha ? ha : "");
+	if (hb)
+		cJSON_AddStringToObject(r, "rebuilt_sha256", hb);
+	else
+		cJSON_AddNullToObject(r, "rebuilt_sha256");
+	cJSON_AddBoolToObject(r, "identical", ha && hb && !strcmp(ha, hb));
+	cJSON_AddBoolToObject(r, "reproducible", reproducible);
+	if (!(ha && hb && !strcmp(ha, hb))) {
+		char *pa = a->outdir ? ab_path_join(a->outdir, path) : NULL;
+		char *pb = b->outdir ? ab_path_join(b->outdir, path) : NULL;
+		cJSON *d = NULL;
+		char *sum;
+
+		if (pa && !ab_path_exists(pa)) {
+			free(pa);
+			pa = NULL;
+		}
+		if (other) {
+			d = ab_artdiff_compare(ab_json_get(art, "parts"), ab_json_get(other, "parts"), pa, pb);
+			sum = ab_artdiff_summary(d);
+			cJSON_AddItemToObject(r, "difference", d);
+		} else {
+			sum = ab_strdup("not built again");
+		}
+		cJSON_AddStringToObject(r, "summary", sum);
+		cJSON_AddItemToObject(r, "likely_causes", likely_causes(a, b, va, vb ? vb : va, reproducible));
+		free(sum);
+		free(pa);
+		free(pb);
+	}
+	return r;
+}
+
+cJSON *
+ab_repro_compare(const struct ab_repro_side *a, const struct ab_repro_side *b)
+{
+	cJSON *cmp = cJSON_CreateObject(), *arts = cJSON_AddArrayToObject(cmp, "artifacts");
+	const cJSON *v, *art;
+	int n = 0, same = 0, differ = 0, expected = 0;
+	char *sum;
+
+	cJSON_ArrayForEach(v, ab_json_get(a->binaries, "variants")) {
+		/* a runtime_of variant has its base's artifacts: compared once, as its base's */
+		if (!strcmp(ab_json_str(v, "kind") ? ab_json_str(v, "kind") : "", "runtime_of"))
+			continue;
+		cJSON_ArrayForEach(art, ab_json_get(v, "artifacts")) {
+			const char *path = ab_json_str(art, "path");
+			cJSON *r;
+
+			if (!path || seen_path(arts, path))
+				continue;
+			r = compare_one(a, b, v, art);
+			n++;
+			if (cJSON_IsTrue(ab_json_get(r, "identical")))
+				same++;
+			else if (cJSON_IsTrue(ab_json_get(r, "reproducible")))
+				differ++;
+			else
+				expected++;
+			cJSON_AddItemToArray(arts, r);
+		}
+	}
+	cJSON_AddNumberToObject(cmp, "compared", n);
+	cJSON_AddNumberToObject(cmp, "identical", same);
+	cJSON_AddNumberToObject(cmp, "differ", differ);
+	cJSON_AddNumberToObject(cmp, "differ_expected", expected);
+	{
+		struct ab_buf line = {0};
+
+		ab_buf_printf(&line, "%d/%d artifact%s identical", same, n, n == 1 ? "" : "s");
+		if (expected)
+			ab_buf_printf(&line, "; %d of a variant built with \"reproducible\": false differ%s", expected,
+			    expected == 1 ? "s" : "");
+		sum = ab_buf_detach(&line);
+	}
+	cJSON_AddStringToObject(cmp, "summary", sum);
+	free(sum);
+	return cmp;
+}
+
+void
+ab_repro_print(FILE *f, const cJSON *cmp)
+{
+	const cJSON *it, *c;
+	size_t wl = 0, wp = 0;
+
+	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts")) {
+		size_t l = strlen(ab_json_str(it, "label")), p = strlen(ab_json_str(it, "path"));
+
+		wl = l > wl ? l : wl;
+		wp = p > wp ? p : wp;
+	}
+	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts")) {
+		const char *ha = ab_json_str(it, "original_sha256"), *hb = ab_json_str(it, "rebuilt_sha256");
+
+		if (cJSON_IsTrue(ab_json_get(it, "identical"))) {
+			fprintf(f, "identical  %-*s  %-*s  %.12s\n", (int)wl, ab_json_str(it, "label"), (int)wp,
+			    ab_json_str(it, "path"), ha);
+			continue;
+		}
+		fprintf(f, "differs    %-*s  %-*s  %.12s -> %.12s: %s%s\n", (int)wl, ab_json_str(it, "label"), (int)wp,
+		    ab_json_str(it, "path"), ha, hb ? hb : "missing", ab_json_str(it, "summary"),
+		    cJSON_IsTrue(ab_json_get(it, "reproducible")) ? "" : " (expected: \"reproducible\": false)");
+		cJSON_ArrayForEach(c, ab_json_get(it, "likely_causes"))
+			fprintf(f, "           likely cause: %s\n", c->valuestring);
+	}
+	fprintf(f, "%s\n", ab_json_str(cmp, "summary"));
+}
+
+static cJSON *
+build_json(const struct ab_repro_side *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	const cJSON *jobs = ab_json_get(ab_json_get(s->commands, "options"), "jobs");
+
+	cJSON_AddStringToObject(o, "where", s->where ? s->where : "");
+	if (ab_json_str(s->binaries, "invocation_id"))
+		cJSON_AddStringToObject(o, "invocation_id", ab_json_str(s->binaries, "invocation_id"));
+	if (cJSON_IsNumber(jobs))
+		cJSON_AddNumberToObject(o, "jobs", jobs->valuedouble);
+	return o;
+}
+
+cJSON *
+ab_repro_statement(const char *type, cJSON *cmp, const struct ab_repro_side *a, const struct ab_repro_side *b,
+    int subjects_of_b)
+{
+	cJSON *st = cJSON_CreateObject(), *subj, *pred, *r;
+	const cJSON *it;
+	const cJSON *rec = ab_json_get(a->binaries, "recipe");
+
+	cJSON_AddStringToObject(st, "_type", "https://in-toto.io/Statement/v1");
+	subj = cJSON_AddArrayToObject(st, "subject");
+	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts")) {
+		const char *hex = ab_json_str(it, subjects_of_b ? "rebuilt_sha256" : "original_sha256");
+		cJSON *s;
+
+		if (!hex || !*hex)
+			continue;
+		s = cJSON_CreateObject();
+		cJSON_AddStringToObject(s, "name", ab_json_str(it, "path"));
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(s, "digest"), "sha256", hex);
+		cJSON_AddItemToArray(subj, s);
+	}
+	cJSON_AddStringToObject(st, "predicateType", type);
+	pred = cJSON_AddObjectToObject(st, "predicate");
+	r = cJSON_AddObjectToObject(pred, "recipe");
+	cJSON_AddStringToObject(r, "name", ab_json_str(rec, "name") ? ab_json_str(rec, "name") : "");
+	cJSON_AddStringToObject(r, "sha256", ab_json_str(rec, "sha256") ? ab_json_str(rec, "sha256") : "");
+	cJSON_AddItemToObject(pred, "original", build_json(a));
+	cJSON_AddItemToObject(pred, "rebuild", build_json(b));
+	cJSON_AddItemToObject(pred, "comparison", cmp);
+	return st;
+}

@@ -1,0 +1,57 @@
+/*
+ * toolchain: the tools that decide the bytes of a build, each with its
+ * version and the Debian package (name, version, architecture) it comes
+ * from, as Debian's .buildinfo records build dependencies
+ * (docs/manifests.md, "The toolchain").
+ *
+ *   cJSON *rec;
+ *   struct ab_toolchain_opts o = {.path = getenv("PATH"), .cache = "OUTDIR/.toolchain.json"};
+ *   if (ab_toolchain_record(&rec, &o) < 0) ...     reported
+ *   cJSON *mine = ab_toolchain_select(rec, cmake);  a variant's tools
+ *
+ * The record is an array of tools in a fixed order, each
+ *   {"name": "cc", "path": "/usr/bin/cc", "file": "/usr/bin/gcc-12",
+ *    "version": "gcc (Debian 12.2.0-14+deb12u1) 12.2.0",
+ *    "package": "gcc-12", "package_version": "12.2.0-14+deb12u1",
+ *    "architecture": "amd64", "uri": "pkg:deb/debian/gcc-12@12.2.0-14%2Bdeb12u1?arch=amd64"}
+ * "path" is null for a tool that is not there; the package members are
+ * null for a file no package owns. The tools: cc and its cc1, c++ and its
+ * cc1plus, as and ld as cc runs them, ar, make, cmake, autoconf, libc
+ * (the libc.so.6 cc links against, run for its banner) and libc-dev (its
+ * crt1.o). Programs run with argv vectors: `--version`, `cc
+ * -print-prog-name=`, `cc -print-file-name=`, `cc -v` for cc1's banner,
+ * one `dpkg-query -S` for every file and one `dpkg-query -W` for every
+ * package found.
+ *
+ * dpkg-query -S reads every package's file list (a quarter of a second),
+ * so with o->cache the record is kept in that file with the identity
+ * (device, inode, size, mtime) of each tool found and of dpkg's status
+ * file, and reused while they are unchanged.
+ */
+#ifndef AB_TOOLCHAIN_H
+#define AB_TOOLCHAIN_H
+
+#include <cjson/cJSON.h>
+
+struct ab_toolchain_opts {
+	const char *path;  /* the PATH the tools are looked up in (without the compiler wrapper); NULL: $PATH */
+	const char *cache; /* a file to keep the record in between runs, or NULL */
+};
+
+/* the record (see above) into *out; AB_EFAIL (reported) only when the cache cannot be written */
+int ab_toolchain_record(cJSON **out, const struct ab_toolchain_opts *o);
+/* the tools of record that a build of that system uses (cmake: with cmake), a new array */
+cJSON *ab_toolchain_select(const cJSON *record, int cmake);
+/*
+ * in-toto ResourceDescriptors for builderDependencies: each tool of each
+ * record once ({name, uri, annotations {path, file, version, package,
+ * package_version, architecture}}), in first-seen order; appended to arr
+ */
+void ab_toolchain_descriptors(cJSON *arr, const cJSON *record);
+/*
+ * The tools whose version or package version differs between records a
+ * and b (present in either), as "NAME: A -> B" strings onto a new array
+ */
+cJSON *ab_toolchain_diff(const cJSON *a, const cJSON *b);
+
+#endif

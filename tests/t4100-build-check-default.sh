@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# build --check of the default recipe from the real jemalloc 5.3.0 tarball,
+# under a umask of 077: built at -j1 into a short OUTDIR, then again at -j2
+# into OUTDIR/reproducibility/check (longer, nested): every artifact line
+# of SHA256SUMS is identical, no OUTDIR path is in an archive, the record
+# is in SHA256SUMS; the host probes (pinned by the recipe) and the
+# toolchain (this machine's) are in the manifests. Then pr, and `rebuild` of its bundle in a
+# fresh directory: every digest matched. A bundle whose recipe was edited
+# is refused (exit 2) before anything is built.
+. "$TOP/tests/lib.sh"
+
+cp "$TOP/recipes/jemalloc-5.3.0-policy.json" r.json
+umask 077
+expect_exit 0 "$AB" build --check -j 1 --mirror-dir "$MIRROR" -o o r.json
+O=$PWD/o
+L=$O/reproducibility/check
+stock=$(sha256sum o/variants/stock53/build/lib/libjemalloc_pic.a | cut -c1-64)
+special=$(sha256sum o/variants/special53/build/lib/libjemalloc_pic.a | cut -c1-64)
+sed -n '/^reproducibility:/,$p' out >report
+cat >want <<EOT
+reproducibility: built again in $L with -j 2
+identical  stock53    variants/stock53/build/lib/libjemalloc_pic.a    ${stock:0:12}
+identical  special53  variants/special53/build/lib/libjemalloc_pic.a  ${special:0:12}
+2/2 artifacts identical
+EOT
+expect_file report <want
+
+# the two OUTDIRs: every artifact line of SHA256SUMS the same
+arts() { grep -E '  variants/[^/]+/build/' "$1/SHA256SUMS"; }
+arts o >a1
+arts "$L" >a2
+[ "$(wc -l <a1)" = 2 ] || fail "artifacts: $(cat a1)"
+diff -u a1 a2 || fail "the artifacts differ between $O and $L"
+[ "$(json o/provenance/build-commands.json 'd["options"]["jobs"]')" = 1 ]
+[ "$(json "$L/provenance/build-commands.json" 'd["options"]["jobs"]')" = 2 ]
+# nothing of either OUTDIR, the cache or the home directory in an artifact
+for a in o/variants/*/build/lib/libjemalloc_pic.a "$L"/variants/*/build/lib/libjemalloc_pic.a; do
+	! grep -aqF -e "$O" -e "$HOME" -e "$XDG_CACHE_HOME" "$a" || fail "$a names a build directory"
+done
+grep -aq "/allocbuild/src/src/jemalloc.c" o/variants/stock53/build/lib/libjemalloc_pic.a ||
+	fail "the debug info does not name the mapped source"
+# the children ran with umask 022, whatever the caller's
+[ "$(stat -c %a o/variants/stock53/build/lib/libjemalloc_pic.a)" = 644 ] || fail "the umask reached the build"
+
+# the record: in SHA256SUMS, verify checks it
+R=o/provenance/reproducibility.intoto.json
+[ "$(tail -n1 o/SHA256SUMS | cut -c67-)" = provenance/reproducibility.intoto.json ]
+[ "$(json $R '[(s["name"], s["digest"]["sha256"]) for s in d["subject"]]')" = \
+  "[('variants/stock53/build/lib/libjemalloc_pic.a', '$stock'), ('variants/special53/build/lib/libjemalloc_pic.a', '$special')]" ]
+[ "$(json $R 'd["predicate"]["comparison"]["summary"]')" = "2/2 artifacts identical" ]
+expect_exit 0 "$AB" verify o
+echo "verified 13 files in o" | expect_file out
+
+# jemalloc's host probes: the shipped recipe pins them (every host builds
+# these bytes); t5510 shows an unpinned build's values, this machine's
+B=o/provenance/binary-provenance.json
+pins="['--with-lg-page=12', '--with-lg-hugepage=21', '--with-lg-vaddr=48']"
+[ "$(json $B '[(v["label"], v["host_probes"]["LG_PAGE"], v["host_probes"]["LG_HUGEPAGE"], v["host_probes"]["LG_VADDR"], v["host_probes"]["pinned"]) for v in d["variants"]]')" = \
+  "[('stock53', 12, 21, 48, $pins), ('special53', 12, 21, 48, $pins), ('fit-only', 12, 21, 48, $pins)]" ] ||
+	fail "host probes: $(json $B '[v["host_probes"] for v in d["variants"]]')"
+[ "$(json $B 'd["variants"][0]["host_probes"]["header"]')" = include/jemalloc/internal/jemalloc_internal_defs.h ]
+# each archive's members, for later comparisons
+[ "$(json $B 'len(d["variants"][0]["artifacts"][0]["parts"]["members"])')" = 63 ]
+
+# the toolchain: every tool with its Debian package, in the statement's builderDependencies
+I=o/provenance/provenance.intoto.json
+[ "$(json $I '[b["name"] for b in d["predicate"]["runDetails"]["builder"]["builderDependencies"]]')" = \
+  "['cc', 'cc1', 'c++', 'cc1plus', 'as', 'ld', 'ar', 'make', 'autoconf', 'libc', 'libc-dev']" ]
+json $I '"\n".join("%s %s %s" % (b["name"], b["annotations"]["package"], b["annotations"]["package_version"]) for b in d["predicate"]["runDetails"]["builder"]["builderDependencies"])' >pkgs
+while read -r name pkg ver; do
+	[ "$(dpkg-query -W -f='${Version}' "$pkg")" = "$ver" ] || fail "$name: $pkg $ver is not what dpkg says"
+done <pkgs
+[ "$(json $I '[b["annotations"]["package"] for b in d["predicate"]["runDetails"]["builder"]["builderDependencies"] if b["name"] in ("cc", "ld", "libc")]')" = \
+  "['gcc-12', 'binutils-x86-64-linux-gnu', 'libc6']" ]
+json $I 'd["predicate"]["runDetails"]["builder"]["builderDependencies"][0]["uri"]' | grep -Eq '^pkg:deb/debian/gcc-12@[^?]+\?arch=amd64$'
+[ "$(json o/provenance/build-commands.json '[t["name"] for t in d["variants"][0]["toolchain"]]')" = \
+  "['cc', 'cc1', 'c++', 'cc1plus', 'as', 'ld', 'ar', 'make', 'autoconf', 'libc', 'libc-dev']" ]
+# what was injected
+[ "$(json $I 'd["predicate"]["buildDefinition"]["internalParameters"]["reproducible"]["stock53"]["compiler_flags"]')" = \
+  "['-ffile-prefix-map=$O=/allocbuild', '-ffile-prefix-map=$O/variants/stock53/src=/allocbuild/src', '-ffile-prefix-map=$O/variants/stock53/build=/allocbuild/build']" ]
+
+# pr shows the check and the host probes; its bundle rebuilds in a fresh directory
+expect_exit 0 "$AB" pr o
+expect_grep '- `build --check`, built again in a second directory (-j 2): **2/2 artifacts identical**' o/pr.md
+expect_grep '| `stock53` | 12 | 21 | 48 | `--with-lg-page=12` `--with-lg-hugepage=21` `--with-lg-vaddr=48` |' o/pr.md
+BUNDLE=o/provenance-jemalloc-5.3.0-policy.tar.gz
+expect_exit 0 "$AB" rebuild -j 2 --mirror-dir "$MIRROR" -o rb $BUNDLE
+cat >want <<EOT
+rebuild of $BUNDLE in $PWD/rb
+identical  stock53    variants/stock53/build/lib/libjemalloc_pic.a    ${stock:0:12}
+identical  special53  variants/special53/build/lib/libjemalloc_pic.a  ${special:0:12}
+2/2 artifacts identical
+EOT
+expect_file out <want
+[ "$(json rb/provenance/rebuild.intoto.json '[d["predicateType"], d["predicate"]["from"], d["predicate"]["comparison"]["summary"]]')" = \
+  "['https://allocbuild.dev/rebuild/v1', 'bundle', '2/2 artifacts identical']" ]
+expect_exit 0 "$AB" verify rb
+expect_exit 0 "$AB" pr rb
+expect_grep '- `rebuild`, rebuilt in a fresh directory (-j 2): **2/2 artifacts identical**' rb/pr.md
+
+# a bundle whose recipe was edited, its indexes made to match: refused before building
+mkdir edit
+tar -xzf $BUNDLE -C edit
+T=edit/provenance-jemalloc-5.3.0-policy
+sed -i 's/--with-lg-quantum=3"/--with-lg-quantum=4"/' $T/recipe.json
+python3 - "$T" <<'PY'
+import hashlib, os, sys
+top = sys.argv[1]
+def fix(index, names):
+    lines = []
+    for l in open(index):
+        h, n = l.rstrip("\n").split("  ", 1)
+        if n in names:
+            h = hashlib.sha256(open(os.path.join(top, n), "rb").read()).hexdigest()
+        lines.append("%s  %s\n" % (h, n))
+    open(index, "w").write("".join(lines))
+fix(os.path.join(top, "SHA256SUMS"), {"recipe.json"})
+fix(os.path.join(top, "BUNDLE-SHA256SUMS"), {"recipe.json", "SHA256SUMS"})
+PY
+tar -czf edited.tar.gz -C edit provenance-jemalloc-5.3.0-policy
+expect_exit 0 "$AB" verify edited.tar.gz
+expect_exit 2 "$AB" rebuild --mirror-dir "$MIRROR" -o rb2 edited.tar.gz
+expect_grep "recipe.json is not the recipe that was built" err
+[ ! -e rb2 ] || fail "an edited recipe was built"
+# and one edited without its indexes: the bundle does not verify
+cp r.json r2.json
+tar -xzf $BUNDLE -C edit --overwrite
+sed -i 's/--with-lg-quantum=3"/--with-lg-quantum=4"/' $T/recipe.json
+tar -czf tampered.tar.gz -C edit provenance-jemalloc-5.3.0-policy
+expect_exit 2 "$AB" rebuild --mirror-dir "$MIRROR" -o rb2 tampered.tar.gz
+expect_grep "does not verify" err
+[ ! -e rb2 ] || fail "a tampered bundle was built"
