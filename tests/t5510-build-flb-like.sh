@@ -168,8 +168,8 @@ stock_bin=$(sha_of $OUT/variants/stock/build/bin/fluent-bit)
 stock_arch=$(sha_of $OUT/variants/stock/build/lib/libjemalloc_pic.a)
 special_arch=$(sha_of $OUT/variants/special/build/lib/libjemalloc_pic.a)
 [ "$stock_arch" != "$special_arch" ] || fail "the two archives are the same"
-grep '^stock-relink-special ' build.out | awk '{ print $2, $3, $4, $NF }' >row
-echo "diagnostic relink 0.0.0-0-g000000missing_version_try_git_fetch_tags ${special_arch:0:12}" | expect_file row
+grep '^stock-relink-special ' build.out | awk '{ print $2, $3, $4, $5, $NF }' >row
+echo "diagnostic relink jemalloc 0.0.0-0-g000000missing_version_try_git_fetch_tags ${special_arch:0:12}" | expect_file row
 python3 - $P/binary-provenance.json "$PWD/$OUT" >rel <<'PY'
 import json, sys
 b = {v["label"]: v for v in json.load(open(sys.argv[1]))["variants"]}
