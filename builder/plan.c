@@ -265,7 +265,7 @@ plan_reproducible(const struct ab_plan *p, const struct ab_plan_var *pv)
 
 	if (pv->v->kind == AB_VARIANT_BUILD)
 		return pv->v->reproducible;
-	labels = ab_calloc(pv->v->relink.nreplace + 1, sizeof(*labels));
+	labels = ab_calloc(ab_recipe_variant_ndeps_max(pv->v), sizeof(*labels));
 	n = ab_recipe_variant_deps(labels, pv->v);
 	for (size_t k = 0; k < n; k++) {
 		size_t d = ab_plan_var_index(p, labels[k]);

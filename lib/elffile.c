@@ -15,6 +15,7 @@
 struct owner {
 	char *name;
 	int mapped;
+	void *copy; /* an aligned copy of a misaligned image (archive members are 2-byte aligned) */
 };
 
 struct elf_full {
@@ -176,7 +177,20 @@ open_mapped(struct ab_elf **out, const unsigned char *map, size_t size, const ch
 int
 ab_elf_open_mem(struct ab_elf **out, const void *data, size_t size, const char *name)
 {
-	return open_mapped(out, data, size, name, 0);
+	void *copy;
+	int r;
+
+	/* the ELF structures are read in place: they need their natural alignment */
+	if (((uintptr_t)data & 7) == 0)
+		return open_mapped(out, data, size, name, 0);
+	copy = ab_malloc(size ? size : 1);
+	memcpy(copy, data, size);
+	r = open_mapped(out, copy, size, name, 0);
+	if (r == 0)
+		((struct elf_full *)*out)->own.copy = copy;
+	else
+		free(copy);
+	return r;
 }
 
 int
@@ -222,6 +236,7 @@ ab_elf_close(struct ab_elf *e)
 		return;
 	if (f->own.mapped)
 		munmap((void *)e->map, e->size);
+	free(f->own.copy);
 	free(f->own.name);
 	free(e->sections);
 	free(e->symbols);
