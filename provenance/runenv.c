@@ -150,10 +150,11 @@ add_cpus(cJSON *env, cJSON *absent)
 
 		for (int i = 0; i < CPU_SETSIZE; i++) {
 			char path[96], *g;
-			cJSON *quiet = cJSON_CreateArray();
+			cJSON *quiet;
 
 			if (!CPU_ISSET(i, &set))
 				continue;
+			quiet = cJSON_CreateArray();
 			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", i);
 			g = read_small(quiet, path);
 			cJSON_Delete(quiet);
