@@ -100,15 +100,6 @@ rel_to_outdir(const struct ab_plan *p, const char *abs)
 }
 
 static void
-iso_time(char *buf, size_t len, time_t t)
-{
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static void
 fill_env(struct ab_env *env, const struct ab_plan_var *pv)
 {
 	ab_env_scrubbed(env);
@@ -701,7 +692,7 @@ run_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, c
 		cJSON_Delete(env_set);
 		goto done;
 	}
-	iso_time(started, sizeof(started), time(NULL));
+	ab_utc_time(started, sizeof(started), time(NULL));
 	pr.argv = ab_strv_argv((struct ab_strv *)&s->argv);
 	pr.cwd = s->cwd;
 	pr.envp = ab_env_envp(&env);
@@ -1675,7 +1666,7 @@ run_init(struct ctx *c)
 	run->recipe.sha256 = ab_strdup(p->r->sha256);
 	run->outdir = ab_strdup(p->outdir);
 	random_uuid(run->invocation_id);
-	iso_time(run->started_on, sizeof(run->started_on), time(NULL));
+	ab_utc_time(run->started_on, sizeof(run->started_on), time(NULL));
 	run->options.jobs = p->jobs;
 	run->options.parallel_variants = p->parallel;
 	run->options.jobserver = p->jobserver;
@@ -1837,7 +1828,7 @@ write_manifests(struct ctx *c)
 	const struct ab_plan *p = c->p;
 	int e;
 
-	iso_time(c->run.finished_on, sizeof(c->run.finished_on), time(NULL));
+	ab_utc_time(c->run.finished_on, sizeof(c->run.finished_on), time(NULL));
 	run_sources(c);
 	run_uses(c);
 	run_dependencies(c);

@@ -9,42 +9,6 @@
 #include "../provenance/manifest.h"
 #include "../provenance/repro.h"
 
-/* the manifests of a built OUTDIR a comparison reads */
-struct side_docs {
-	cJSON *binaries, *commands, *statement;
-};
-
-static int
-read_side(struct side_docs *d, struct ab_repro_side *s, const char *outdir)
-{
-	static const char *const names[] = {"provenance/binary-provenance.json", "provenance/build-commands.json",
-		"provenance/provenance.intoto.json"};
-	cJSON **docs[] = {&d->binaries, &d->commands, &d->statement};
-
-	for (size_t i = 0; i < AB_NELEM(names); i++) {
-		char *p = ab_path_join(outdir, names[i]);
-		int e = ab_json_read(docs[i], p);
-
-		free(p);
-		if (e < 0)
-			return AB_EFAIL;
-	}
-	s->where = outdir;
-	s->outdir = outdir;
-	s->binaries = d->binaries;
-	s->commands = d->commands;
-	s->statement = d->statement;
-	return 0;
-}
-
-static void
-release_side(struct side_docs *d)
-{
-	cJSON_Delete(d->binaries);
-	cJSON_Delete(d->commands);
-	cJSON_Delete(d->statement);
-}
-
 /* the second build: the same variants, elsewhere, at another -j, from nothing */
 static int
 second_build(struct ab_plan **out, const struct ab_recipe *r, const struct ab_plan *first,
@@ -79,11 +43,10 @@ ab_check_run(const struct ab_recipe *r, const struct ab_plan_opts *po, char *con
 {
 	struct ab_plan *p = NULL, *p2 = NULL;
 	struct ab_build_opts bo = *o;
-	struct side_docs d1 = {0}, d2 = {0};
+	struct ab_repro_docs d1 = {0}, d2 = {0};
 	struct ab_repro_side a = {0}, b = {0};
 	cJSON *cmp, *st;
 	int lockfd = -1, rc, differ, built;
-	double t0;
 
 	if ((rc = ab_plan_make(&p, r, po, labels, nlabels)) < 0)
 		goto done;
@@ -96,12 +59,9 @@ ab_check_run(const struct ab_recipe *r, const struct ab_plan_opts *po, char *con
 		goto done;
 	}
 	built = built < 0 ? built : rc;
-	if ((rc = read_side(&d1, &a, p->outdir)) < 0 || (rc = read_side(&d2, &b, p2->outdir)) < 0)
+	if ((rc = ab_repro_side_read(&a, &d1, p->outdir)) < 0 || (rc = ab_repro_side_read(&b, &d2, p2->outdir)) < 0)
 		goto done;
-	t0 = ab_now();
 	cmp = ab_repro_compare(&a, &b);
-	if (getenv("ALLOCBUILD_STATS"))
-		ab_note("stats: comparison %.3fs", ab_now() - t0);
 	differ = ab_json_get(cmp, "differ")->valueint;
 	printf("reproducibility: built again in %s with -j %d\n", p2->outdir, p2->jobs);
 	ab_repro_print(stdout, cmp);
@@ -118,8 +78,8 @@ ab_check_run(const struct ab_recipe *r, const struct ab_plan_opts *po, char *con
 	if (rc == 0 && (differ || built < 0))
 		rc = AB_ECHECK;
 done:
-	release_side(&d1);
-	release_side(&d2);
+	ab_repro_docs_release(&d1);
+	ab_repro_docs_release(&d2);
 	ab_plan_free(p);
 	ab_plan_free(p2);
 	if (lockfd >= 0)

@@ -191,24 +191,6 @@ is_empty_dir(const char *path)
 	return empty;
 }
 
-static int
-read_rebuilt(cJSON **b, cJSON **c, cJSON **s, const char *dir)
-{
-	static const char *const names[] = {"provenance/binary-provenance.json", "provenance/build-commands.json",
-		"provenance/provenance.intoto.json"};
-	cJSON **docs[] = {b, c, s};
-
-	for (size_t i = 0; i < AB_NELEM(names); i++) {
-		char *p = ab_path_join(dir, names[i]);
-		int e = ab_json_read(docs[i], p);
-
-		free(p);
-		if (e < 0)
-			return AB_EFAIL;
-	}
-	return 0;
-}
-
 /*
  * diffoscope's report of each artifact that differs, written to
  * DIR/diffoscope/<label>.<file>.txt, its path and digest into the
@@ -304,24 +286,18 @@ add_record(const char *outdir, const cJSON *st)
 static int
 compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, const char *dir)
 {
-	cJSON *rb = NULL, *rc_ = NULL, *rs = NULL, *cmp, *st;
+	struct ab_repro_docs rd = {0};
+	cJSON *cmp, *st;
 	struct ab_repro_side a = {.where = o->from, .outdir = g->bundle ? NULL : o->from,
 		.binaries = g->binaries, .commands = g->commands, .statement = g->statement};
-	struct ab_repro_side b = {.where = dir, .outdir = dir};
+	struct ab_repro_side b = {0};
 	int e, differ;
-	double t0;
 
-	if (read_rebuilt(&rb, &rc_, &rs, dir) < 0) {
+	if (ab_repro_side_read(&b, &rd, dir) < 0) {
 		e = AB_EFAIL;
 		goto done;
 	}
-	b.binaries = rb;
-	b.commands = rc_;
-	b.statement = rs;
-	t0 = ab_now();
 	cmp = ab_repro_compare(&a, &b);
-	if (getenv("ALLOCBUILD_STATS"))
-		ab_note("stats: comparison %.3fs", ab_now() - t0);
 	differ = ab_json_get(cmp, "differ")->valueint + ab_json_get(cmp, "differ_expected")->valueint;
 	if (o->diffoscope && differ) {
 		if (g->bundle)
@@ -351,9 +327,7 @@ compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, co
 	if (e == 0 && differ)
 		e = AB_ECHECK;
 done:
-	cJSON_Delete(rb);
-	cJSON_Delete(rc_);
-	cJSON_Delete(rs);
+	ab_repro_docs_release(&rd);
 	return e;
 }
 

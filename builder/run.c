@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,20 +38,6 @@ struct job {
 	int next, total, done;
 	int failed, junit_missing;
 };
-
-/* RFC 3339 UTC with milliseconds */
-static void
-iso_now(char buf[32])
-{
-	struct timeval tv;
-	struct tm tm;
-	char s[24];
-
-	gettimeofday(&tv, NULL);
-	gmtime_r(&tv.tv_sec, &tm);
-	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, 32, "%s.%03dZ", s, (int)(tv.tv_usec / 1000));
-}
 
 /* s with {bin} and {label} replaced; caller frees */
 static char *
@@ -333,7 +318,7 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	fprintf(stderr, "[%d/%d] %s (repetition %d/%d): %s\n", ++j->done, j->total, l->label, rep + 1, o->repeat,
 	    r.log.path);
 	r.environment = ab_runenv_capture();
-	iso_now(r.started_on);
+	ab_utc_now_ms(r.started_on, sizeof(r.started_on));
 	{
 		struct ab_proc p = {.argv = r.argv, .cwd = NULL, .envp = ab_env_envp(&env), .log_path = log.tmp,
 		    .tee = 1, .timeout = o->timeout};
@@ -341,7 +326,7 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 		if (ab_proc_run(&res, &p) < 0)
 			goto done;
 	}
-	iso_now(r.finished_on);
+	ab_utc_now_ms(r.finished_on, sizeof(r.finished_on));
 	ab_runenv_finish(r.environment);
 	r.exit_code = res.exit_code;
 	r.signal = res.signal;

@@ -2,12 +2,8 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "util.h"
 
@@ -196,34 +192,16 @@ ab_elf_open_mem(struct ab_elf **out, const void *data, size_t size, const char *
 int
 ab_elf_open(struct ab_elf **out, const char *path)
 {
-	struct stat st;
-	void *map;
-	int fd, r;
+	const unsigned char *map;
+	size_t size;
+	int r;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		ab_error_errno("cannot open '%s'", path);
-		return AB_EFAIL;
-	}
-	if (fstat(fd, &st) < 0) {
-		ab_error_errno("cannot stat '%s'", path);
-		close(fd);
-		return AB_EFAIL;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size < EI_NIDENT) {
-		close(fd);
-		return 1;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		ab_error_errno("cannot map '%s'", path);
-		return AB_EFAIL;
-	}
-	r = open_mapped(out, map, (size_t)st.st_size, path, 1);
+	if ((r = ab_map_file(&map, &size, path)) != 0)
+		return r;
+	r = open_mapped(out, map, size, path, 1);
 	if (r != 0)
-		munmap(map, (size_t)st.st_size);
+		ab_unmap_file(map, size);
 	return r;
 }
 
@@ -235,7 +213,7 @@ ab_elf_close(struct ab_elf *e)
 	if (!e)
 		return;
 	if (f->own.mapped)
-		munmap((void *)e->map, e->size);
+		ab_unmap_file(e->map, e->size);
 	free(f->own.copy);
 	free(f->own.name);
 	free(e->sections);

@@ -90,3 +90,12 @@ ab_json_get(const cJSON *obj, const char *key)
 {
 	return cJSON_GetObjectItemCaseSensitive(obj, key);
 }
+
+void
+ab_json_add_str_or_null(cJSON *obj, const char *key, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(obj, key, v);
+	else
+		cJSON_AddNullToObject(obj, key);
+}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -633,6 +634,68 @@ int
 ab_read_file(struct ab_buf *out, const char *path)
 {
 	return ab_read_file_max(out, path, AB_READ_MAX);
+}
+
+void
+ab_utc_time(char *buf, size_t len, time_t t)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void
+ab_utc_now_ms(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	char s[24];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03dZ", s, (int)(ts.tv_nsec / 1000000));
+}
+
+int
+ab_map_file(const unsigned char **map, size_t *size, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	void *m;
+
+	*map = NULL;
+	*size = 0;
+	if (fd < 0) {
+		ab_error_errno("cannot open '%s'", path);
+		return AB_EFAIL;
+	}
+	if (fstat(fd, &st) < 0) {
+		ab_error_errno("cannot stat '%s'", path);
+		close(fd);
+		return AB_EFAIL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
+		close(fd);
+		return 1;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		ab_error_errno("cannot map '%s'", path);
+		return AB_EFAIL;
+	}
+	*map = m;
+	*size = (size_t)st.st_size;
+	return 0;
+}
+
+void
+ab_unmap_file(const unsigned char *map, size_t size)
+{
+	if (map)
+		munmap((void *)map, size);
 }
 
 int

@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <time.h>
 #include <stdio.h>
 
 /* ab_write_file_atomic lives in lib/atomic.h; declared there for the callers that know it from here */
@@ -143,6 +144,19 @@ int ab_read_fd_max(struct ab_buf *out, int fd, const char *name, size_t max);
 #define AB_READ_MAX ((size_t)1 << 30)
 /* ab_read_file_max(out, path, AB_READ_MAX) */
 int ab_read_file(struct ab_buf *out, const char *path);
+/*
+ * The one read-only mapping of a whole file (binary scans: ELF files, ar
+ * archives, version strings). Opened without blocking; 0 with *map and
+ * *size set (release with ab_unmap_file), 1 when the file is empty or not
+ * regular (nothing mapped), AB_EFAIL (reported) when it cannot be opened,
+ * stat'ed or mapped.
+ */
+int ab_map_file(const unsigned char **map, size_t *size, const char *path);
+void ab_unmap_file(const unsigned char *map, size_t size);
+/* the one timestamp format of the records: RFC 3339 in UTC, "2026-12-01T14:41:36Z" (len >= 21) */
+void ab_utc_time(char *buf, size_t len, time_t t);
+/* now, with milliseconds: "2026-12-01T14:41:36.123Z" (len >= 25) */
+void ab_utc_now_ms(char *buf, size_t len);
 /* write all n bytes to fd, again after EINTR and short writes; -1 with errno set (not reported) */
 int ab_write_all(int fd, const void *p, size_t n);
 /* write all n bytes to fd and close it (in every case); reports "cannot write '<name>'" */

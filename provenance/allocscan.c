@@ -2,16 +2,13 @@
 
 #include <ctype.h>
 #include <elf.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../lib/arfile.h"
 #include "../lib/elffile.h"
+#include "../lib/jsonio.h"
 #include "../lib/util.h"
 #include "allocver.h"
 
@@ -309,37 +306,24 @@ scan_archive(struct ab_allocators *out, const unsigned char *data, size_t size, 
 int
 ab_allocscan_file(struct ab_allocators *out, const char *path, int shared)
 {
-	struct stat st;
-	unsigned char *map;
+	const unsigned char *map;
 	struct ab_elf *e;
-	int fd, r = 0;
+	size_t size;
+	int r = ab_map_file(&map, &size, path);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		ab_error_errno("cannot open '%s'", path);
-		return AB_EFAIL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-		close(fd);
-		return 0;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED) {
-		ab_error_errno("cannot map '%s'", path);
-		return AB_EFAIL;
-	}
-	if (ab_ar_is_ar(map, (size_t)st.st_size)) {
-		r = scan_archive(out, map, (size_t)st.st_size, path);
+	if (r != 0)
+		return r < 0 ? AB_EFAIL : 0;
+	if (ab_ar_is_ar(map, size)) {
+		r = scan_archive(out, map, size, path);
 	} else {
-		r = ab_elf_open_mem(&e, map, (size_t)st.st_size, path);
+		r = ab_elf_open_mem(&e, map, size, path);
 		if (r == 0) {
 			scan_elf(out, e, path, shared);
 			ab_elf_close(e);
 		}
 		r = r < 0 ? AB_EFAIL : 0;
 	}
-	munmap(map, (size_t)st.st_size);
+	ab_unmap_file(map, size);
 	return r;
 }
 
@@ -389,15 +373,6 @@ ab_allocators_release(struct ab_allocators *l)
 	l->n = 0;
 }
 
-static void
-add_str(cJSON *o, const char *k, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
 cJSON *
 ab_allocator_json(const struct ab_allocator *a)
 {
@@ -406,20 +381,20 @@ ab_allocator_json(const struct ab_allocator *a)
 	cJSON_AddStringToObject(o, "kind", a->kind);
 	cJSON_AddStringToObject(o, "file", a->file);
 	cJSON_AddStringToObject(o, "linked", a->shared ? "shared" : "static");
-	add_str(o, "version", a->version);
-	add_str(o, "version_from", a->version_from);
+	ab_json_add_str_or_null(o, "version", a->version);
+	ab_json_add_str_or_null(o, "version_from", a->version_from);
 	cJSON_AddBoolToObject(o, "replaces_malloc", a->replaces_malloc);
 	if (!strcmp(a->kind, "jemalloc")) {
 		cJSON_AddStringToObject(o, "prefix", a->prefix ? a->prefix : "");
-		add_str(o, "conf_var", a->conf_var);
-		add_str(o, "baked_conf", a->baked_conf);
+		ab_json_add_str_or_null(o, "conf_var", a->conf_var);
+		ab_json_add_str_or_null(o, "baked_conf", a->baked_conf);
 	}
 	if (!strcmp(a->kind, "mimalloc")) {
 		if (a->secure >= 0)
 			cJSON_AddNumberToObject(o, "secure", a->secure);
 		else
 			cJSON_AddNullToObject(o, "secure");
-		add_str(o, "secure_from", a->secure_from);
+		ab_json_add_str_or_null(o, "secure_from", a->secure_from);
 	}
 	return o;
 }

@@ -1,11 +1,7 @@
 #include "allocver.h"
 
 #include <ctype.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../lib/util.h"
 
@@ -100,32 +96,15 @@ ab_allocver_scan_mem(char **version, const void *data, size_t len)
 int
 ab_allocver_scan(char **version, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	void *m;
+	const unsigned char *map;
+	size_t size;
+	int r = ab_map_file(&map, &size, path);
 
 	*version = NULL;
-	if (fd < 0) {
-		ab_error_errno("cannot open '%s'", path);
-		return AB_EFAIL;
-	}
-	if (fstat(fd, &st) < 0) {
-		ab_error_errno("cannot stat '%s'", path);
-		close(fd);
-		return AB_EFAIL;
-	}
-	if (st.st_size == 0) {
-		close(fd);
-		return 0;
-	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED) {
-		ab_error_errno("cannot map '%s'", path);
-		return AB_EFAIL;
-	}
-	ab_allocver_scan_mem(version, m, (size_t)st.st_size);
-	munmap(m, (size_t)st.st_size);
+	if (r != 0)
+		return r < 0 ? AB_EFAIL : 0;
+	ab_allocver_scan_mem(version, map, size);
+	ab_unmap_file(map, size);
 	return 0;
 }
 

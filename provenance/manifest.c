@@ -300,13 +300,8 @@ uses_json(const struct ab_variant_record *st)
 
 		cJSON_AddStringToObject(o, "variant", u->variant);
 		cJSON_AddStringToObject(o, "artifact", u->artifact);
-		if (u->path) {
-			cJSON_AddStringToObject(o, "path", u->path);
-			cJSON_AddStringToObject(o, "sha256", u->sha256);
-		} else {
-			cJSON_AddNullToObject(o, "path");
-			cJSON_AddNullToObject(o, "sha256");
-		}
+		ab_json_add_str_or_null(o, "path", u->path);
+		ab_json_add_str_or_null(o, "sha256", u->path ? u->sha256 : NULL);
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;

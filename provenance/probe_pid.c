@@ -280,15 +280,6 @@ env_get(const struct proc *p, const char *key)
 
 /* ---- the host and times ---- */
 
-static void
-iso_time(char *buf, size_t len, time_t t)
-{
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static char *
 first_line(const char *path)
 {
@@ -338,7 +329,7 @@ start_time(char *buf, size_t len, const struct proc *p)
 	if (hz > 0 && ab_read_file(&b, "/proc/stat") == 0 && (bt = strstr(b.s, "\nbtime ")) != NULL) {
 		time_t boot = (time_t)strtoll(bt + 7, NULL, 10);
 
-		iso_time(buf, len, boot + (time_t)(p->start_ticks / (unsigned long long)hz));
+		ab_utc_time(buf, len, boot + (time_t)(p->start_ticks / (unsigned long long)hz));
 		ok = 1;
 	}
 	ab_quiet--;
@@ -399,15 +390,9 @@ add_setting(cJSON *settings, const char *var, const char *setting, const char *v
 	cJSON *s = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(s, "variable", var);
-	if (setting)
-		cJSON_AddStringToObject(s, "setting", setting);
-	else
-		cJSON_AddNullToObject(s, "setting");
+	ab_json_add_str_or_null(s, "setting", setting);
 	cJSON_AddStringToObject(s, "value", value);
-	if (allocator)
-		cJSON_AddStringToObject(s, "allocator", allocator);
-	else
-		cJSON_AddNullToObject(s, "allocator");
+	ab_json_add_str_or_null(s, "allocator", allocator);
 	cJSON_AddStringToObject(s, "status", status);
 	if (message)
 		cJSON_AddStringToObject(s, "message", message);
@@ -906,7 +891,7 @@ ab_probe_pid(cJSON **record, int pid, const struct ab_probe_pid_opts *o)
 	}
 	rec = cJSON_CreateObject();
 	cJSON_AddNumberToObject(rec, "pid", pid);
-	iso_time(when, sizeof(when), time(NULL));
+	ab_utc_time(when, sizeof(when), time(NULL));
 	cJSON_AddStringToObject(rec, "inspected_on", when);
 	cJSON_AddItemToObject(rec, "host", host_json());
 	pj = cJSON_AddObjectToObject(rec, "process");

@@ -25,10 +25,7 @@ ab_probe_add_override(cJSON *overrides, const char *setting, const char *option,
 		cJSON_AddStringToObject(o, "option", option);
 	cJSON_AddStringToObject(o, "origin", origin);
 	cJSON_AddStringToObject(o, "requested", requested);
-	if (effective)
-		cJSON_AddStringToObject(o, "effective", effective);
-	else
-		cJSON_AddNullToObject(o, "effective");
+	ab_json_add_str_or_null(o, "effective", effective);
 	cJSON_AddStringToObject(o, "status", status);
 	cJSON_AddItemToArray(overrides, o);
 }
@@ -48,14 +45,8 @@ ab_probe_add_problem(cJSON *rec, const char *kind, const char *setting, const ch
 	ab_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	cJSON_AddStringToObject(p, "kind", kind);
-	if (setting)
-		cJSON_AddStringToObject(p, "setting", setting);
-	else
-		cJSON_AddNullToObject(p, "setting");
-	if (origin)
-		cJSON_AddStringToObject(p, "origin", origin);
-	else
-		cJSON_AddNullToObject(p, "origin");
+	ab_json_add_str_or_null(p, "setting", setting);
+	ab_json_add_str_or_null(p, "origin", origin);
 	cJSON_AddStringToObject(p, "message", b.s ? b.s : "");
 	cJSON_AddItemToArray(problems, p);
 	ab_buf_free(&b);

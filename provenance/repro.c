@@ -130,12 +130,45 @@ compare_one(const struct ab_repro_side *a, const struct ab_repro_side *b, const 
 	return r;
 }
 
+int
+ab_repro_side_read(struct ab_repro_side *s, struct ab_repro_docs *d, const char *outdir)
+{
+	static const char *const names[] = {"provenance/binary-provenance.json", "provenance/build-commands.json",
+		"provenance/provenance.intoto.json"};
+	cJSON **docs[] = {&d->binaries, &d->commands, &d->statement};
+
+	for (size_t i = 0; i < AB_NELEM(names); i++) {
+		char *p = ab_path_join(outdir, names[i]);
+		int e = ab_json_read(docs[i], p);
+
+		free(p);
+		if (e < 0)
+			return AB_EFAIL;
+	}
+	s->where = outdir;
+	s->outdir = outdir;
+	s->binaries = d->binaries;
+	s->commands = d->commands;
+	s->statement = d->statement;
+	return 0;
+}
+
+void
+ab_repro_docs_release(struct ab_repro_docs *d)
+{
+	cJSON_Delete(d->binaries);
+	cJSON_Delete(d->commands);
+	cJSON_Delete(d->statement);
+	memset(d, 0, sizeof(*d));
+}
+
 cJSON *
 ab_repro_compare(const struct ab_repro_side *a, const struct ab_repro_side *b)
 {
 	cJSON *cmp = cJSON_CreateObject(), *arts = cJSON_AddArrayToObject(cmp, "artifacts");
 	const cJSON *v, *art;
 	int n = 0, same = 0, differ = 0, expected = 0;
+	double t0 = ab_now();
 	char *sum;
 
 	cJSON_ArrayForEach(v, ab_json_get(a->binaries, "variants")) {
@@ -174,6 +207,8 @@ ab_repro_compare(const struct ab_repro_side *a, const struct ab_repro_side *b)
 	}
 	cJSON_AddStringToObject(cmp, "summary", sum);
 	free(sum);
+	if (getenv("ALLOCBUILD_STATS"))
+		ab_note("stats: comparison %.3fs", ab_now() - t0);
 	return cmp;
 }
 

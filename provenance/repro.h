@@ -44,6 +44,17 @@ struct ab_repro_side {
 	const cJSON *statement;  /* its provenance/provenance.intoto.json */
 };
 
+/*
+ * The manifests of a built OUTDIR that a comparison reads, into a side
+ * whose where and outdir are that OUTDIR; the documents are the caller's:
+ * free them with ab_repro_docs_release. Reports errors.
+ */
+struct ab_repro_docs {
+	cJSON *binaries, *commands, *statement;
+};
+int ab_repro_side_read(struct ab_repro_side *s, struct ab_repro_docs *d, const char *outdir);
+void ab_repro_docs_release(struct ab_repro_docs *d);
+
 /* compare the artifacts of original a with those of b (see above); a new document */
 cJSON *ab_repro_compare(const struct ab_repro_side *a, const struct ab_repro_side *b);
 /* one line per artifact ("identical  LABEL  PATH  SHA" or "differs ..." with the summary and causes), then the summary */

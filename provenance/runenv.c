@@ -42,13 +42,11 @@ read_small(cJSON *absent, const char *path)
 	return ab_strndup(s, (size_t)(e - s));
 }
 
+/* ab_json_add_str_or_null, taking v */
 static void
-add_str_or_null(cJSON *o, const char *key, char *v)
+add_owned(cJSON *o, const char *key, char *v)
 {
-	if (v)
-		cJSON_AddStringToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
+	ab_json_add_str_or_null(o, key, v);
 	free(v);
 }
 
@@ -56,7 +54,7 @@ add_str_or_null(cJSON *o, const char *key, char *v)
 static void
 add_file(cJSON *o, cJSON *absent, const char *key, const char *path)
 {
-	add_str_or_null(o, key, read_small(absent, path));
+	add_owned(o, key, read_small(absent, path));
 }
 
 /* the selected mode of a sysfs choice file, "always [madvise] never" -> "madvise" */
@@ -71,7 +69,7 @@ add_choice(cJSON *o, cJSON *absent, const char *key, const char *path)
 		free(s);
 		s = v;
 	}
-	add_str_or_null(o, key, s);
+	add_owned(o, key, s);
 }
 
 /* a number of a file of "Name: value" lines (/proc/meminfo) or "name value" lines (/proc/vmstat) */
@@ -132,12 +130,12 @@ add_cpus(cJSON *env, cJSON *absent)
 		s = s ? s + 1 : NULL;
 	}
 	free(info);
-	add_str_or_null(cpu, "model", model);
+	add_owned(cpu, "model", model);
 	add_file(cpu, absent, "online", "/sys/devices/system/cpu/online");
 	cJSON_AddNumberToObject(cpu, "online_count", (double)sysconf(_SC_NPROCESSORS_ONLN));
 	CPU_ZERO(&set);
 	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-		add_str_or_null(cpu, "affinity", cpu_list(&set));
+		add_owned(cpu, "affinity", cpu_list(&set));
 		cJSON_AddNumberToObject(cpu, "affinity_count", CPU_COUNT(&set));
 	} else {
 		cJSON_AddNullToObject(cpu, "affinity");

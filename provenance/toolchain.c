@@ -360,15 +360,6 @@ add_packages(struct ctx *c, cJSON *record)
 
 /* ---- the record ---- */
 
-static void
-add_str_or_null(cJSON *o, const char *key, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
 static cJSON *
 make_record(struct ctx *c)
 {
@@ -395,9 +386,9 @@ make_record(struct ctx *c)
 			version = version_of(c, t, path);
 		}
 		cJSON_AddStringToObject(o, "name", t->name);
-		add_str_or_null(o, "path", path);
-		add_str_or_null(o, "file", file);
-		add_str_or_null(o, "version", version);
+		ab_json_add_str_or_null(o, "path", path);
+		ab_json_add_str_or_null(o, "file", file);
+		ab_json_add_str_or_null(o, "version", version);
 		cJSON_AddNullToObject(o, "package");
 		cJSON_AddNullToObject(o, "package_version");
 		cJSON_AddNullToObject(o, "architecture");

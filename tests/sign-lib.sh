@@ -8,6 +8,27 @@ SSLIB_PY=/usr/bin/python3
 "$SSLIB_PY" -c 'import securesystemslib.signer' 2>/dev/null ||
 	fail "Debian's python3-securesystemslib is not installed (scripts/install-deps.sh)"
 
+# fake_build NAME ARTIFACT...: the small autotools project of tests/fakeproj.sh
+# (source it first) built as recipe NAME, one variant "a" recording the
+# artifacts given, into ./bo; then make_keys
+fake_build() {
+	local name=$1 sha arts=
+	shift
+	sha=$(make_fakeproj "$PWD")
+	for a in "$@"; do arts="$arts${arts:+, }\"$a\""; done
+	cat >r.json <<JSON
+{
+	"recipe": 1, "name": "$name",
+	"sources": {"fake": {"archive": {"urls": ["https://example.invalid/fakeproj-1.0.tar.gz"], "sha256": "$sha", "strip": 1}}},
+	"variants": [{"label": "a", "source": "fake",
+		"build": {"system": "autotools", "configure": [], "targets": ["all"]},
+		"artifacts": [$arts]}]
+}
+JSON
+	expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+	make_keys
+}
+
 # make_keys: ed.pem, ec.pem (Ed25519 and EC P-256 private keys, openssl
 # genpkey) and their public keys ed.pub.pem, ec.pub.pem in the current directory
 make_keys() {

@@ -6,18 +6,7 @@
 . "$TOP/tests/fakeproj.sh"
 . "$TOP/tests/sign-lib.sh"
 
-sha=$(make_fakeproj "$PWD")
-cat >r.json <<JSON
-{
-	"recipe": 1, "name": "vs",
-	"sources": {"fake": {"archive": {"urls": ["https://example.invalid/fakeproj-1.0.tar.gz"], "sha256": "$sha", "strip": 1}}},
-	"variants": [{"label": "a", "source": "fake",
-		"build": {"system": "autotools", "configure": [], "targets": ["all"]},
-		"artifacts": ["lib/libfake.a", "bin/fake"]}]
-}
-JSON
-expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
-make_keys
+fake_build vs lib/libfake.a bin/fake
 ed=$(keyid_of ed.pub.pem)
 ec=$(keyid_of ec.pub.pem)
 J=provenance/provenance.intoto.jsonl
