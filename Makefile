@@ -12,7 +12,8 @@ CFLAGS ?= -O2 -g
 WARN = -Wall -Wextra -Wshadow -Wmissing-prototypes
 # recursively expanded: pkg-config runs when a recipe needs it, after deps
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+# libcurl's headers only: builder/download.c loads the library when it first downloads
+PKG_LIBS = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)))
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
 LDLIBS = $(PKG_LIBS) -lbz2 -lpthread
 

@@ -18,8 +18,7 @@ int ab_download_copy_fd(char sha256[65], const char *src, int fd, const char *na
 int ab_download_url(char sha256[65], const char *url, const char *dest);
 /* copy the local file src to dest (created, O_EXCL), hashing it, fsync, close; reports errors */
 int ab_download_copy(char sha256[65], const char *src, const char *dest);
-/* call once before the first download, and ab_download_cleanup at the end */
-void ab_download_init(void);
+/* at the end, after the last download (libcurl is loaded and initialised by the first) */
 void ab_download_cleanup(void);
 
 #endif

@@ -99,4 +99,4 @@ done:
 	return rc;
 }
 
-const struct ab_cmd ab_cmd_build = {"build", "build every variant of a recipe and write provenance", usage, cmd_build};
+const struct ab_cmd ab_cmd_build = {"build", "build every variant of a recipe and write provenance", usage, cmd_build, 0};

@@ -91,4 +91,4 @@ cmd_upstream_diff(int argc, char **argv)
 	return rc;
 }
 
-const struct ab_cmd ab_cmd_upstream_diff = {"upstream-diff", "compare a vendored tree or archive with upstream", usage, cmd_upstream_diff};
+const struct ab_cmd ab_cmd_upstream_diff = {"upstream-diff", "compare a vendored tree or archive with upstream", usage, cmd_upstream_diff, 0};

@@ -124,8 +124,10 @@ main(int argc, char **argv)
 		printf("usage: %s", c->usage);
 		return finish(0);
 	}
-	git_libgit2_init();
+	if (!(c->flags & AB_CMD_NO_GIT))
+		git_libgit2_init();
 	rc = c->run(argc - 1, argv + 1);
-	git_libgit2_shutdown();
+	if (!(c->flags & AB_CMD_NO_GIT))
+		git_libgit2_shutdown();
 	return finish(rc);
 }
