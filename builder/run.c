@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../lib/atomic.h"
+#include "../lib/digestcache.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
 #include "../lib/proc.h"
@@ -17,6 +18,7 @@
 #include "../provenance/runenv.h"
 #include "../provenance/runrec.h"
 #include "build.h"
+#include "cache.h"
 
 extern char **environ;
 
@@ -25,6 +27,8 @@ struct label {
 	const char *label;
 	struct ab_manifest_runtime rt;
 	const char *subject_kind;
+	int cached;                /* the digest cache vouched for the artifact */
+	char hashed_on[32];        /* when its bytes were last hashed */
 };
 
 struct job {
@@ -108,9 +112,11 @@ listed(const struct ab_manifest_recorded *r, const char *rel)
  * statement alike, and the file still holding it.
  */
 static int
-check_label(struct label *l, const struct ab_manifest_recorded *rec, const char *outdir, int need_bin)
+check_label(struct label *l, const struct ab_manifest_recorded *rec, const char *outdir, int need_bin,
+    const char *cache_dir, int rehash)
 {
 	char hex[AB_HEX_LEN + 1];
+	int64_t at;
 	const char *want;
 	char *path;
 	int e;
@@ -133,7 +139,8 @@ check_label(struct label *l, const struct ab_manifest_recorded *rec, const char 
 		return AB_ECHECK;
 	}
 	path = ab_path_join(outdir, l->rt.subject);
-	e = ab_hash_file(hex, NULL, path);
+	e = ab_digestcache_hash(hex, &l->cached, &at, path, cache_dir, rehash);
+	ab_utc_time(l->hashed_on, sizeof(l->hashed_on), (time_t)(at / 1000));
 	if (e == 0 && strcmp(hex, want)) {
 		ab_error("run: %s: '%s' changed since the build: sha256 %s, the build recorded %s; refusing to run it",
 		    l->label, path, hex, want);
@@ -295,6 +302,8 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	r.recipe_sha256 = j->recipe_sha256;
 	r.subject = l->rt.subject;
 	r.subject_kind = l->subject_kind;
+	r.subject_cached = l->cached;
+	memcpy(r.subject_hashed_on, l->hashed_on, sizeof(r.subject_hashed_on));
 	memcpy(r.subject_sha256, l->rt.subject_sha256, sizeof(r.subject_sha256));
 	r.cwd = j->cwd;
 	r.junit_path = o->junit;
@@ -416,7 +425,7 @@ ab_run(const struct ab_run_opts *o)
 {
 	struct job j = {.o = o};
 	struct ab_manifest_recorded rec = {0};
-	char *name = NULL, **order = NULL;
+	char *name = NULL, **order = NULL, *cache_dir = ab_cache_default_dir(o->cache_dir);
 	int lockfd = -1, e = AB_EFAIL, have_rec = 0;
 
 	if (o->name && !ab_runrec_name_valid(o->name)) {
@@ -437,7 +446,7 @@ ab_run(const struct ab_run_opts *o)
 				e = AB_EFAIL;
 				goto done;
 			}
-		if ((e = check_label(&j.labels[i], &rec, o->outdir, uses_bin(o))) < 0)
+		if ((e = check_label(&j.labels[i], &rec, o->outdir, uses_bin(o), cache_dir, o->rehash)) < 0)
 			goto done;
 		if ((e = check_command(&j.labels[i], o)) < 0)
 			goto done;
@@ -498,6 +507,7 @@ done:
 	job_release(&j, o->nlabels);
 	free(order);
 	free(name);
+	free(cache_dir);
 	if (lockfd >= 0)
 		close(lockfd);
 	return e;

@@ -35,6 +35,8 @@ struct ab_run_opts {
 	char *const *sets;  /* "NAME=VALUE" set on top (--set), `{bin}` and `{label}` replaced */
 	size_t nsets;
 	char *const *argv;  /* the command, NULL-terminated */
+	const char *cache_dir; /* the digest cache's directory (--cache), NULL: ab_cache_default_dir's */
+	int rehash;         /* hash the artifact even when the digest cache vouches for it */
 };
 
 /*

@@ -19,7 +19,8 @@
 
 static const char usage[] =
     "allocbuild run OUTDIR LABEL... [--name NAME] [--repeat N] [--rotate] [--junit PATH]\n"
-    "               [--timeout S] [--set NAME=VALUE]... -- COMMAND [ARG...]\n"
+    "               [--timeout S] [--set NAME=VALUE]... [--cache DIR] [--rehash]\n"
+    "               -- COMMAND [ARG...]\n"
     "allocbuild run --env-only\n"
     "\n"
     "Run COMMAND (never through a shell) once per LABEL, N times each (--repeat,\n"
@@ -35,7 +36,12 @@ static const char usage[] =
     "of the child tree, the run environment and, with --junit, the summary of the\n"
     "JUnit report the command wrote (kept as NNNN-LABEL.junit.xml). SHA256SUMS\n"
     "lists every file; verify checks them. NAME defaults to COMMAND's base name.\n"
-    "--timeout kills the command past S seconds. --env-only prints the run\n"
+    "--timeout kills the command past S seconds. Before the first run each\n"
+    "label's artifact is checked against the build's digest: hashed, or taken\n"
+    "from the digest cache in DIR (--cache, ALLOCBUILD_CACHE, else\n"
+    "$XDG_CACHE_HOME/allocbuild) when the file's device, inode, size, mtime and\n"
+    "ctime are those it had when last hashed; --rehash always hashes. The record\n"
+    "says which (artifact.checked_by). --env-only prints the run\n"
     "environment as JSON and runs nothing.\n"
     "Exit 0 every command exited 0, 1 one did not (or was interrupted, or an\n"
     "artifact changed since the build: nothing runs then), 2 bad input (nothing\n"
@@ -52,6 +58,8 @@ cmd_run(int argc, char **argv)
 		{"timeout", required_argument, NULL, 't'},
 		{"set", required_argument, NULL, 's'},
 		{"env-only", no_argument, NULL, 'E'},
+		{"cache", required_argument, NULL, 'c'},
+		{"rehash", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_run_opts o = {.repeat = 1};
@@ -102,6 +110,12 @@ cmd_run(int argc, char **argv)
 		}
 		case 'E':
 			env_only = 1;
+			break;
+		case 'c':
+			o.cache_dir = optarg;
+			break;
+		case 'H':
+			o.rehash = 1;
 			break;
 		default:
 			ab_strv_free(&sets);

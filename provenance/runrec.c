@@ -73,6 +73,8 @@ predicate(const struct ab_runrec *r)
 	cJSON_AddStringToObject(o, "path", r->subject);
 	cJSON_AddStringToObject(o, "kind", r->subject_kind);
 	cJSON_AddStringToObject(o, "sha256", r->subject_sha256);
+	cJSON_AddStringToObject(o, "checked_by", r->subject_cached ? "digest cache" : "hash");
+	cJSON_AddStringToObject(o, "hashed_on", r->subject_hashed_on);
 	{
 		size_t n = 0;
 

@@ -50,6 +50,8 @@ struct ab_runrec {
 	const char *subject;         /* relative to OUTDIR */
 	const char *subject_kind;    /* "program", "allocator archive" or "artifact" */
 	char subject_sha256[AB_HEX_LEN + 1];
+	int subject_cached;          /* the digest cache vouched for the digest (lib/digestcache.h) */
+	char subject_hashed_on[32];  /* when the artifact's bytes were last read and hashed, UTC */
 	char *const *argv;           /* as executed */
 	const char *cwd;
 	struct ab_strv overrides;    /* "NAME=value" set by allocbuild */
