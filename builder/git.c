@@ -1,5 +1,6 @@
 #include "git.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
@@ -193,6 +194,106 @@ done:
 	return error;
 }
 
+/*
+ * The first fetch from a repository on this machine, done as `git clone
+ * --local` does it: the source's packs and loose objects hard-linked into
+ * the cache's object directory (git never changes an object file in place,
+ * and a link keeps its bytes when the source repacks), then the refs the
+ * fetch refspecs would have made, written directly. libgit2's local
+ * transport instead walks and packs every object again: 3.4 times git's
+ * time for a 12,000-file repository (issue 19). Only into a cache
+ * repository without refs, from a path that opens as a repository whose
+ * objects have no alternates of their own; 0 when done, 1 when it does not
+ * apply or a link failed (another file system, protected_hardlinks), so
+ * that the caller fetches, which repairs whatever was linked.
+ */
+static int
+link_dir(const char *from, const char *to, int depth)
+{
+	DIR *d = opendir(from);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : 1;
+	while (rc == 0 && (de = readdir(d))) {
+		char *src, *dst;
+		struct stat st;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "info"))
+			continue;
+		src = ab_path_join(from, de->d_name);
+		dst = ab_path_join(to, de->d_name);
+		if (lstat(src, &st) < 0)
+			rc = 1;
+		else if (S_ISDIR(st.st_mode) && depth == 0)
+			rc = (mkdir(dst, 0755) < 0 && errno != EEXIST) ? 1 : link_dir(src, dst, 1);
+		else if (S_ISREG(st.st_mode) && link(src, dst) < 0 && errno != EEXIST)
+			rc = 1;
+		free(src);
+		free(dst);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int
+link_ref(git_reference *ref, void *arg)
+{
+	git_repository *repo = arg;
+	const char *name = git_reference_name(ref);
+	const git_oid *oid = git_reference_target(ref);
+	git_reference *made = NULL;
+	char *to = NULL;
+	int rc = 0;
+
+	if (oid && !strncmp(name, "refs/heads/", 11))
+		to = ab_sprintf("refs/remotes/origin/%s", name + 11);
+	else if (oid && !strncmp(name, "refs/tags/", 10))
+		to = ab_strdup(name);
+	if (to && git_reference_create(&made, repo, to, oid, 1, "allocbuild: linked from a local repository") < 0)
+		rc = -1;
+	git_reference_free(made);
+	git_reference_free(ref);
+	free(to);
+	return rc;
+}
+
+static int
+link_local(git_repository *repo, const char *fetch_url)
+{
+	git_repository *src = NULL;
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	char *from = NULL, *to = NULL, *alt = NULL;
+	int rc = 1;
+
+	if (fetch_url[0] != '/' || !ab_is_dir(fetch_url))
+		return 1;
+	if (git_reference_iterator_new(&it, repo) < 0 || git_reference_next(&ref, it) != GIT_ITEROVER)
+		goto done;
+	if (git_repository_open_ext(&src, fetch_url, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
+	    git_repository_is_shallow(src))
+		goto done;
+	from = ab_path_join(git_repository_commondir(src), "objects");
+	to = ab_path_join(git_repository_path(repo), "objects");
+	alt = ab_path_join(from, "info/alternates");
+	if (ab_path_exists(alt) || link_dir(from, to, 0) != 0)
+		goto done;
+	if (git_reference_foreach(src, link_ref, repo) < 0)
+		goto done;
+	rc = 0;
+done:
+	git_error_clear();
+	git_reference_free(ref);
+	git_reference_iterator_free(it);
+	git_repository_free(src);
+	free(from);
+	free(to);
+	free(alt);
+	return rc;
+}
+
 static int
 fetch_all(git_repository *repo, const char *url, const char *fetch_url)
 {
@@ -203,6 +304,8 @@ fetch_all(git_repository *repo, const char *url, const char *fetch_url)
 	    strcmp(url, fetch_url) ? shown_from : "");
 	free(shown_url);
 	free(shown_from);
+	if (link_local(repo, fetch_url) == 0)
+		return 0;
 	return do_fetch(repo, url, fetch_url, specs, AB_NELEM(specs), 0);
 }
 
