@@ -73,14 +73,129 @@ read_origin(const char *repo)
 	return out;
 }
 
+/*
+ * The first fetch from a repository on this machine, done as `git clone
+ * --local` does it: the source's packs and loose objects hard-linked into
+ * the new cache repository's object directory (git never changes an object
+ * file in place, and a link keeps its bytes when the source repacks), then
+ * the refs the fetch refspecs would have made, written directly. libgit2's
+ * local transport instead walks and packs every object again: 3.4 times
+ * git's time for a 12,000-file repository (issue 19). Done in the
+ * repository while it still has its temporary name, so that a killed run
+ * never leaves a commit without the objects it needs (it leaves a
+ * temporary, removed as stale). From a path that opens as a repository,
+ * not shallow, whose objects have no alternates; 0 when done, 1 when it
+ * does not apply or a link failed (another file system,
+ * protected_hardlinks): the caller starts over with an empty repository
+ * and fetches.
+ */
 static int
-open_cache_repo(git_repository **out, struct ab_cache *c, const char *url, int create)
+link_dir(const char *from, const char *to, int depth)
+{
+	DIR *d = opendir(from);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : 1;
+	while (rc == 0 && (de = readdir(d))) {
+		char *src, *dst;
+		struct stat st;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "info"))
+			continue;
+		src = ab_path_join(from, de->d_name);
+		dst = ab_path_join(to, de->d_name);
+		if (lstat(src, &st) < 0)
+			rc = 1;
+		else if (S_ISDIR(st.st_mode) && depth == 0)
+			rc = (mkdir(dst, 0755) < 0 && errno != EEXIST) ? 1 : link_dir(src, dst, 1);
+		else if (S_ISREG(st.st_mode) && link(src, dst) < 0 && errno != EEXIST)
+			rc = 1;
+		free(src);
+		free(dst);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int
+link_ref(git_reference *ref, void *arg)
+{
+	git_repository *repo = arg;
+	const char *name = git_reference_name(ref);
+	const git_oid *oid = git_reference_target(ref);
+	git_reference *made = NULL;
+	char *to = NULL;
+	int rc = 0;
+
+	if (oid && !strncmp(name, "refs/heads/", 11))
+		to = ab_sprintf("refs/remotes/origin/%s", name + 11);
+	else if (oid && !strncmp(name, "refs/tags/", 10))
+		to = ab_strdup(name);
+	if (to && git_reference_create(&made, repo, to, oid, 1, "allocbuild: linked from a local repository") < 0)
+		rc = -1;
+	git_reference_free(made);
+	git_reference_free(ref);
+	free(to);
+	return rc;
+}
+
+static int
+link_local(git_repository *repo, const char *fetch_url)
+{
+	git_repository *src = NULL;
+	char *from = NULL, *to = NULL, *alt = NULL;
+	int rc = 1;
+
+	if (fetch_url[0] != '/' || !ab_is_dir(fetch_url))
+		return 1;
+	if (git_repository_open_ext(&src, fetch_url, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
+	    git_repository_is_shallow(src))
+		goto done;
+	from = ab_path_join(git_repository_commondir(src), "objects");
+	to = ab_path_join(git_repository_path(repo), "objects");
+	alt = ab_path_join(from, "info/alternates");
+	if (ab_path_exists(alt) || link_dir(from, to, 0) != 0)
+		goto done;
+	if (git_reference_foreach(src, link_ref, repo) < 0)
+		goto done;
+	rc = 0;
+done:
+	git_error_clear();
+	git_repository_free(src);
+	free(from);
+	free(to);
+	free(alt);
+	return rc;
+}
+
+static void
+note_fetch(const char *url, const char *fetch_url)
+{
+	char *shown_url = ab_url_redact(url), *shown_from = ab_url_redact(fetch_url);
+
+	ab_note("fetching '%s'%s%s", shown_url, strcmp(url, fetch_url) ? " from " : "",
+	    strcmp(url, fetch_url) ? shown_from : "");
+	free(shown_url);
+	free(shown_from);
+}
+
+/*
+ * the cache's repository of url, opened; created when create is set, its
+ * objects linked from fetch_url when that is a local repository (*linked
+ * set: it holds what a fetch from there would have brought)
+ */
+static int
+open_cache_repo(git_repository **out, struct ab_cache *c, const char *url, const char *fetch_url, int *linked)
 {
 	char *path = ab_cache_git_path(c, url);
 	char *tmp = NULL;
-	int error = -1;
+	int error = -1, create = fetch_url != NULL;
 
 	*out = NULL;
+	if (linked)
+		*linked = 0;
 	if (ab_is_dir(path)) {
 		if (git_repository_open_bare(out, path) < 0) {
 			ab_error_git("cannot open the cached repository '%s' of '%s'", path, url);
@@ -98,6 +213,20 @@ open_cache_repo(git_repository **out, struct ab_cache *c, const char *url, int c
 	if (git_repository_init(out, tmp, 1) < 0) {
 		ab_error_git("cannot create a repository in '%s'", tmp);
 		goto done;
+	}
+	if (link_local(*out, fetch_url) == 0) {
+		note_fetch(url, fetch_url);
+		if (linked)
+			*linked = 1;
+	} else if (fetch_url[0] == '/') {
+		/* whatever a failed link left: start empty */
+		git_repository_free(*out);
+		*out = NULL;
+		ab_rm_rf(tmp);
+		if (git_repository_init(out, tmp, 1) < 0) {
+			ab_error_git("cannot create a repository in '%s'", tmp);
+			goto done;
+		}
 	}
 	git_repository_free(*out);
 	*out = NULL;
@@ -194,118 +323,11 @@ done:
 	return error;
 }
 
-/*
- * The first fetch from a repository on this machine, done as `git clone
- * --local` does it: the source's packs and loose objects hard-linked into
- * the cache's object directory (git never changes an object file in place,
- * and a link keeps its bytes when the source repacks), then the refs the
- * fetch refspecs would have made, written directly. libgit2's local
- * transport instead walks and packs every object again: 3.4 times git's
- * time for a 12,000-file repository (issue 19). Only into a cache
- * repository without refs, from a path that opens as a repository whose
- * objects have no alternates of their own; 0 when done, 1 when it does not
- * apply or a link failed (another file system, protected_hardlinks), so
- * that the caller fetches, which repairs whatever was linked.
- */
-static int
-link_dir(const char *from, const char *to, int depth)
-{
-	DIR *d = opendir(from);
-	struct dirent *de;
-	int rc = 0;
-
-	if (!d)
-		return errno == ENOENT ? 0 : 1;
-	while (rc == 0 && (de = readdir(d))) {
-		char *src, *dst;
-		struct stat st;
-
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "info"))
-			continue;
-		src = ab_path_join(from, de->d_name);
-		dst = ab_path_join(to, de->d_name);
-		if (lstat(src, &st) < 0)
-			rc = 1;
-		else if (S_ISDIR(st.st_mode) && depth == 0)
-			rc = (mkdir(dst, 0755) < 0 && errno != EEXIST) ? 1 : link_dir(src, dst, 1);
-		else if (S_ISREG(st.st_mode) && link(src, dst) < 0 && errno != EEXIST)
-			rc = 1;
-		free(src);
-		free(dst);
-	}
-	closedir(d);
-	return rc;
-}
-
-static int
-link_ref(git_reference *ref, void *arg)
-{
-	git_repository *repo = arg;
-	const char *name = git_reference_name(ref);
-	const git_oid *oid = git_reference_target(ref);
-	git_reference *made = NULL;
-	char *to = NULL;
-	int rc = 0;
-
-	if (oid && !strncmp(name, "refs/heads/", 11))
-		to = ab_sprintf("refs/remotes/origin/%s", name + 11);
-	else if (oid && !strncmp(name, "refs/tags/", 10))
-		to = ab_strdup(name);
-	if (to && git_reference_create(&made, repo, to, oid, 1, "allocbuild: linked from a local repository") < 0)
-		rc = -1;
-	git_reference_free(made);
-	git_reference_free(ref);
-	free(to);
-	return rc;
-}
-
-static int
-link_local(git_repository *repo, const char *fetch_url)
-{
-	git_repository *src = NULL;
-	git_reference_iterator *it = NULL;
-	git_reference *ref = NULL;
-	char *from = NULL, *to = NULL, *alt = NULL;
-	int rc = 1;
-
-	if (fetch_url[0] != '/' || !ab_is_dir(fetch_url))
-		return 1;
-	if (git_reference_iterator_new(&it, repo) < 0 || git_reference_next(&ref, it) != GIT_ITEROVER)
-		goto done;
-	if (git_repository_open_ext(&src, fetch_url, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
-	    git_repository_is_shallow(src))
-		goto done;
-	from = ab_path_join(git_repository_commondir(src), "objects");
-	to = ab_path_join(git_repository_path(repo), "objects");
-	alt = ab_path_join(from, "info/alternates");
-	if (ab_path_exists(alt) || link_dir(from, to, 0) != 0)
-		goto done;
-	if (git_reference_foreach(src, link_ref, repo) < 0)
-		goto done;
-	rc = 0;
-done:
-	git_error_clear();
-	git_reference_free(ref);
-	git_reference_iterator_free(it);
-	git_repository_free(src);
-	free(from);
-	free(to);
-	free(alt);
-	return rc;
-}
-
 static int
 fetch_all(git_repository *repo, const char *url, const char *fetch_url)
 {
 	char *specs[] = {"+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"};
-	char *shown_url = ab_url_redact(url), *shown_from = ab_url_redact(fetch_url);
-
-	ab_note("fetching '%s'%s%s", shown_url, strcmp(url, fetch_url) ? " from " : "",
-	    strcmp(url, fetch_url) ? shown_from : "");
-	free(shown_url);
-	free(shown_from);
-	if (link_local(repo, fetch_url) == 0)
-		return 0;
+	note_fetch(url, fetch_url);
 	return do_fetch(repo, url, fetch_url, specs, AB_NELEM(specs), 0);
 }
 
@@ -389,16 +411,19 @@ ab_git_fetch(struct ab_git_pin *pin, struct ab_cache *c, const char *url, const 
 	git_repository *repo = NULL;
 	char *path = ab_cache_git_path(c, url);
 	git_oid oid;
-	int error = -1;
+	int error = -1, linked = 0;
 
 	memset(pin, 0, sizeof(*pin));
-	if (open_cache_repo(&repo, c, url, 1) < 0)
+	if (open_cache_repo(&repo, c, url, fetch_url, &linked) < 0)
 		goto done;
-	if (unpinned) {
-		/* a branch moves: always ask the remote */
-		if (fetch_all(repo, url, fetch_url) < 0)
-			goto done;
+	if (linked)
 		pin->fetched_from = ab_strdup(fetch_url);
+	if (unpinned) {
+		/* a branch moves: always ask the remote (just linked: its refs are the remote's) */
+		if (!linked && fetch_all(repo, url, fetch_url) < 0)
+			goto done;
+		if (!linked)
+			pin->fetched_from = ab_strdup(fetch_url);
 		if (resolve_ref(pin, repo, want) < 0)
 			goto done;
 	} else {
@@ -411,7 +436,8 @@ ab_git_fetch(struct ab_git_pin *pin, struct ab_cache *c, const char *url, const 
 	if (!have_commit(repo, &oid, pin->tree) && !unpinned) {
 		if (fetch_all(repo, url, fetch_url) < 0)
 			goto done;
-		pin->fetched_from = ab_strdup(fetch_url);
+		if (!linked)
+			pin->fetched_from = ab_strdup(fetch_url);
 		if (!have_commit(repo, &oid, pin->tree)) {
 			/* not reachable from a branch or tag: ask for the object itself */
 			char *spec = ab_sprintf("+%s:refs/allocbuild/pins/%s", pin->commit, pin->commit);
