@@ -6,10 +6,15 @@
  * written; a key that cannot be used writes nothing.
  */
 #include <getopt.h>
+#include <stdlib.h>
+
+#include <unistd.h>
 
 #include "cmd.h"
+#include "../builder/build.h"
 #include "../lib/util.h"
 #include "../provenance/keys.h"
+#include "../provenance/manifest.h"
 #include "../provenance/sign.h"
 
 static const char usage[] =
@@ -22,6 +27,7 @@ static const char usage[] =
     "line) and provenance/signers.json (keyid and algorithm of each key). An\n"
     "encrypted key's passphrase comes from ALLOCBUILD_KEY_PASSPHRASE, else from\n"
     "the terminal. Check with `allocbuild verify --key PUB.pem OUTDIR`.\n"
+    "Takes OUTDIR's lock: a build or run in progress there makes it exit 2.\n"
     "Exit 0 signed, 2 bad input (nothing is written then). See docs/manifests.md.\n";
 
 static int
@@ -34,7 +40,7 @@ cmd_sign(int argc, char **argv)
 	struct ab_strv paths = {0};
 	struct ab_key **keys = NULL;
 	size_t nkeys = 0, n = 0;
-	int c, rc;
+	int c, rc, lockfd = -1;
 
 	optind = 1;
 	opterr = 0;
@@ -58,8 +64,22 @@ cmd_sign(int argc, char **argv)
 		return AB_EXIT_USAGE;
 	}
 	rc = ab_cmd_load_keys(&keys, &nkeys, paths.v, paths.n, 1);
+	/*
+	 * the OUTDIR's lock, as build and run take it: what is signed does not
+	 * change meanwhile (a directory without a statement gets no lock file:
+	 * ab_sign_outdir says what it lacks)
+	 */
+	if (rc == 0) {
+		char *stmt = ab_path_join(argv[optind], AB_MANIFEST_STATEMENT);
+
+		if (ab_path_exists(stmt))
+			rc = ab_build_lock(&lockfd, argv[optind]);
+		free(stmt);
+	}
 	if (rc == 0)
 		rc = ab_sign_outdir(&n, argv[optind], keys, nkeys);
+	if (lockfd >= 0)
+		close(lockfd);
 	if (rc == 0) {
 		printf("signed %zu statement%s with", n, n == 1 ? "" : "s");
 		for (size_t i = 0; i < nkeys; i++)

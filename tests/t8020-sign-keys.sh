@@ -115,3 +115,15 @@ fi
 [ "$(json x/provenance-ks/provenance/signers.json '[s["algorithm"] for s in d["signers"]]')" = "['ed25519', 'ecdsa-sha2-nistp256']" ]
 [ "$(json x/provenance-ks/provenance/signers.json '[s["keyid"] for s in d["signers"]][1]')" = "$(keyid_of ec.pub.pem)" ]
 cmp x/provenance-ks/$J bo/$J || fail "the bundle's envelopes are not the OUTDIR's"
+
+# --- sign takes the OUTDIR's lock: a build or run holding it makes sign exit 2, nothing written
+cp bo/$J envelopes.before
+(exec 9>>bo/.lock && flock 9 && exec sleep 30) &
+HOLDER=$!
+while flock -n bo/.lock true; do sleep 0.05; done
+expect_exit 2 "$AB" sign --key ed.pem bo
+expect_grep "allocbuild: output directory 'bo' is locked by another build" err
+kill "$HOLDER"
+wait "$HOLDER" 2>/dev/null || true
+cmp bo/$J envelopes.before || fail "a refused sign wrote the envelopes"
+expect_exit 0 "$AB" sign --key ed.pem bo
