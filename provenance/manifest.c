@@ -1211,6 +1211,12 @@ ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l)
 int
 ab_manifest_verify(FILE *out, const char *outdir)
 {
+	return ab_manifest_verify_seen(out, outdir, NULL, NULL);
+}
+
+int
+ab_manifest_verify_seen(FILE *out, const char *outdir, struct ab_strv *names, struct ab_strv *hexes)
+{
 	struct verifier v = {.out = out, .outdir = outdir, .rootfd = -1};
 	struct ab_strv stated = {0}, present = {0}, run_named = {0};
 	struct ab_buf b = {0};
@@ -1259,6 +1265,11 @@ ab_manifest_verify(FILE *out, const char *outdir)
 	if (!v.bad)
 		fprintf(out, "verified %zu files in %s\n", v.seen.n, outdir);
 	error = v.bad ? AB_ECHECK : 0;
+	for (size_t i = 0; names && hexes && i < v.seen.n; i++)
+		if (!v.seen.v[i].why && v.seen.v[i].hex[0]) {
+			ab_strv_push(names, v.seen.v[i].path);
+			ab_strv_push(hexes, v.seen.v[i].hex);
+		}
 done:
 	if (v.rootfd >= 0)
 		close(v.rootfd);

@@ -91,6 +91,12 @@ int ab_manifest_write(const struct ab_run_record *run);
  * or cannot be read (an I/O error).
  */
 int ab_manifest_verify(FILE *out, const char *outdir);
+/*
+ * the same, and every file it hashed appended to names with its digest to
+ * hexes (verify --key hands them to ab_sign_verify_outdir: no file is read
+ * twice)
+ */
+int ab_manifest_verify_seen(FILE *out, const char *outdir, struct ab_strv *names, struct ab_strv *hexes);
 
 /*
  * What the build recorded, as verify and the bundle's verify read it: the

@@ -817,6 +817,10 @@ ab_sign_verify_outdir(FILE *out, const char *outdir, const struct ab_sign_verify
 	}
 	if (ab_read_file(&text, path) < 0 || stmts_of_dir(&s, outdir) < 0)
 		goto done;
+	for (size_t i = 0; o->known_names && o->known_hexes && i < o->known_names->n; i++) {
+		ab_strv_push(&f.names, o->known_names->v[i]);
+		ab_strv_push(&f.hexes, o->known_hexes->v[i]);
+	}
 	rc = check_all(&c, text.s, text.len);
 done:
 	release_check(&c);

@@ -74,6 +74,8 @@ struct ab_sign_verify_opts {
 	struct ab_key *const *keys; /* public keys */
 	size_t nkeys;               /* 0: signatures present are not checked */
 	int require_all;            /* every key must have signed every envelope (else any one) */
+	/* an OUTDIR's files this process hashed already, with their digests (ab_manifest_verify_seen), or NULL */
+	const struct ab_strv *known_names, *known_hexes;
 };
 
 /* the envelopes of an OUTDIR against its files and Statements; with keys, none is a failure */
