@@ -2013,6 +2013,16 @@ ab_build_write_merged(const struct ab_plan *p, const struct ab_build_merged *m)
 
 		*vr = *m->records[vi];
 		memset(m->records[vi], 0, sizeof(*m->records[vi]));
+		if (!vr->kind && p->vars[vi].v->kind == AB_VARIANT_RUNTIME) {
+			/* a runtime_of never probed has no state.json: made as every run makes it, its key as recorded */
+			size_t b = ab_plan_var_index(p, p->vars[vi].base->label);
+
+			memcpy(c.vs[vi].key, vr->key, sizeof(c.vs[vi].key));
+			ab_variant_record_release(vr);
+			record_init(&c, vi);
+			ab_variant_record_copy_artifacts(vr, b == AB_PLAN_NONE ? NULL : record_of(&c, b));
+			vr->ok = 1;
+		}
 		/* not in state.json: from the recipe, as every run makes it */
 		cJSON_Delete(vr->definition);
 		vr->definition = definition_json(p->vars[vi].v);

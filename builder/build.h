@@ -46,7 +46,9 @@ int ab_build_lock(int *fd, const char *outdir);
  * plan p, the whole recipe, as one build of it writes them: the records,
  * one per p->vars (each taken: zeroed after), and what the run record
  * cannot draw from them. dir is where to write them (a temporary beside
- * p's OUTDIR, renamed to it afterwards).
+ * p's OUTDIR, renamed to it afterwards). A runtime_of variant's record
+ * may hold only its label and key (it has no state.json unless probed):
+ * the rest is made from the plan and its base's record, as a build does.
  */
 struct ab_build_merged {
 	const char *dir;

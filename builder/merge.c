@@ -199,6 +199,32 @@ tools_diff(struct ab_buf *b, const cJSON *x, const cJSON *y)
 	toolchain_diff(b, x, y);
 }
 
+/*
+ * A runtime_of that was not probed has no state.json: its label and the
+ * key the shard's build-commands.json records (builder/build.h makes the
+ * rest); NULL when the shard does not record it as built
+ */
+static struct ab_variant_record *
+runtime_record(const struct shard *s, const char *label)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, ab_json_get(s->commands, "variants")) {
+		const char *l = ab_json_str(it, "label"), *key = ab_json_str(it, "key");
+		struct ab_variant_record *r;
+
+		if (!l || strcmp(l, label) || !cJSON_IsTrue(ab_json_get(it, "ok")) || !key ||
+		    strlen(key) != AB_HEX_LEN)
+			continue;
+		r = ab_calloc(1, sizeof(*r));
+		r->label = ab_strdup(label);
+		memcpy(r->key, key, AB_HEX_LEN + 1);
+		r->ok = 1;
+		return r;
+	}
+	return NULL;
+}
+
 struct merge {
 	const struct ab_merge_opts *o;
 	struct shard *sh;
@@ -239,7 +265,9 @@ collect_variants(struct merge *m)
 			free(rel);
 			ab_variant_record_load(&r, sp);
 			free(sp);
-			if (!r || !r->ok || !ab_manifest_last_has(s->last, r)) {
+			if (!r && p->vars[vi].v->kind == AB_VARIANT_RUNTIME && (r = runtime_record(s, label))) {
+				/* nothing of its own to check: its base's record is */
+			} else if (!r || !r->ok || !ab_manifest_last_has(s->last, r)) {
 				ab_error("'%s': the record of variant '%s' (state.json) is not what its manifests say: not merged",
 				    s->dir, label);
 				ab_variant_record_free(r);
