@@ -613,7 +613,11 @@ ab_merge_run(const struct ab_merge_opts *o)
 		e = AB_EFAIL;
 		goto done;
 	}
-	if ((e = collect_variants(&m)) < 0 || (e = compare_run_toolchains(&m)) < 0)
+	/* every difference reported, then refused */
+	e = collect_variants(&m);
+	if (compare_run_toolchains(&m) < 0 && e == 0)
+		e = AB_ECHECK;
+	if (e < 0)
 		goto done;
 	if ((e = write_merged(&m, target)) < 0)
 		goto done;
