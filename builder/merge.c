@@ -176,7 +176,10 @@ toolchain_diff(struct ab_buf *b, const cJSON *x, const cJSON *y)
 			ab_buf_printf(b, "%s%s", b->len ? ", " : "", it->string);
 }
 
-/* a tool record's name for a message: its "name", else its key */
+/*
+ * The same for a variant's toolchain record (provenance/toolchain.h): an
+ * array of tools, each named by its "name"
+ */
 static void
 tools_diff(struct ab_buf *b, const cJSON *x, const cJSON *y)
 {
@@ -489,7 +492,8 @@ clean_stale(const char *parent, const char *base)
 static int
 write_merged(struct merge *m, const char *target)
 {
-	char *parent = ab_path_dirname(target), *base = strrchr(target, '/') ? ab_strdup(strrchr(target, '/') + 1) : ab_strdup(target);
+	const char *slash = strrchr(target, '/');
+	char *parent = ab_path_dirname(target), *base = ab_strdup(slash ? slash + 1 : target);
 	char *tmp = NULL, *recipe = ab_path_join(m->sh[0].dir, "recipe.json");
 	struct ab_build_merged bm = {0};
 	char *buf = NULL;
@@ -512,9 +516,7 @@ write_merged(struct merge *m, const char *target)
 	if ((e = fill(m, tmp)) < 0)
 		goto fail;
 	bm.dir = tmp;
-	bm.recipe_path = ab_json_str(ab_json_get(ab_json_get(build_definition(&m->sh[0]), "externalParameters"), "recipe"), "path");
-	if (!bm.recipe_path)
-		bm.recipe_path = recipe;
+	bm.recipe_path = m->plan->r->path;
 	bm.recipe_file = recipe;
 	bm.started_on = earliest_start(m);
 	bm.options = ab_json_get(m->sh[0].commands, "options");
