@@ -255,6 +255,7 @@ collect_variants(struct merge *m)
 	for (size_t vi = 0; vi < p->nvars; vi++) {
 		const char *label = p->vars[vi].v->label;
 		cJSON *where = cJSON_AddArrayToObject(m->shards_of, label);
+		int refused = 0;
 
 		for (size_t i = 0; i < m->o->nshards; i++) {
 			struct shard *s = &m->sh[i];
@@ -274,7 +275,7 @@ collect_variants(struct merge *m)
 				ab_error("'%s': the record of variant '%s' (state.json) is not what its manifests say: not merged",
 				    s->dir, label);
 				ab_variant_record_free(r);
-				bad = 1;
+				bad = refused = 1;
 				continue;
 			}
 			cJSON_AddItemToArray(where, cJSON_CreateString(s->dir));
@@ -287,7 +288,9 @@ collect_variants(struct merge *m)
 				const struct ab_variant_record *f = m->rec[vi];
 				struct ab_buf d = {0};
 
-				for (size_t k = 0; k < f->nartifacts || k < r->nartifacts; k++) {
+				/* a runtime_of has its base's artifacts: compared as the base's */
+				for (size_t k = 0; p->vars[vi].v->kind != AB_VARIANT_RUNTIME &&
+				    (k < f->nartifacts || k < r->nartifacts); k++) {
 					const struct ab_artifact_record *x = k < f->nartifacts ? &f->artifacts[k] : NULL;
 					const struct ab_artifact_record *y = k < r->nartifacts ? &r->artifacts[k] : NULL;
 
@@ -314,7 +317,7 @@ collect_variants(struct merge *m)
 			}
 			ab_variant_record_free(r);
 		}
-		if (!m->rec[vi] && !bad) {
+		if (!m->rec[vi] && !refused) {
 			ab_error("no shard built variant '%s': not merged", label);
 			bad = 1;
 		}
