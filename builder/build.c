@@ -1822,20 +1822,27 @@ run_documents(struct ctx *c)
 	return 0;
 }
 
+/* the run record's parts drawn from the variants' records, then every manifest */
 static int
-write_manifests(struct ctx *c)
+manifests(struct ctx *c)
 {
-	const struct ab_plan *p = c->p;
-	int e;
-
 	ab_utc_time(c->run.finished_on, sizeof(c->run.finished_on), time(NULL));
 	run_sources(c);
 	run_uses(c);
 	run_dependencies(c);
 	if (run_documents(c) < 0)
 		return AB_EFAIL;
+	return ab_manifest_write(&c->run);
+}
+
+static int
+write_manifests(struct ctx *c)
+{
+	const struct ab_plan *p = c->p;
+	int e;
+
 	ab_progress_start(p->nsteps, NULL, "manifests");
-	e = ab_manifest_write(&c->run);
+	e = manifests(c);
 	ab_progress_end(p->nsteps, e == 0);
 	return e;
 }
@@ -1968,6 +1975,61 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 		close(lockfd);
 	umask(old_umask);
 	return rc;
+}
+
+/* ---- a merge of shards ---- */
+
+static int
+json_int(const cJSON *o, const char *key)
+{
+	const cJSON *n = ab_json_get(o, key);
+
+	return cJSON_IsNumber(n) ? n->valueint : cJSON_IsTrue(n) ? 1 : 0;
+}
+
+int
+ab_build_write_merged(const struct ab_plan *p, const struct ab_build_merged *m)
+{
+	struct ab_build_opts o = {0};
+	struct ctx c;
+	int e;
+
+	ctx_init(&c, p, &o);
+	c.run.write_dir = ab_strdup(m->dir);
+	free(c.run.recipe.path);
+	c.run.recipe.path = ab_strdup(m->recipe_path);
+	c.run.recipe_file = ab_strdup(m->recipe_file);
+	snprintf(c.run.started_on, sizeof(c.run.started_on), "%s", m->started_on);
+	c.run.options.jobs = json_int(m->options, "jobs");
+	c.run.options.parallel_variants = json_int(m->options, "parallel_variants");
+	c.run.options.jobserver = json_int(m->options, "jobserver");
+	c.run.options.ccache = json_int(m->options, "ccache");
+	c.run.options.keep_going = json_int(m->options, "keep_going");
+	c.run.options.force = json_int(m->options, "force");
+	c.run.toolchain = cJSON_Duplicate(m->toolchain, 1);
+	c.run.merge = cJSON_Duplicate(m->merge, 1);
+	for (size_t vi = 0; vi < p->nvars; vi++) {
+		struct ab_variant_record *vr = record_of(&c, vi);
+
+		*vr = *m->records[vi];
+		memset(m->records[vi], 0, sizeof(*m->records[vi]));
+		if (!vr->kind && p->vars[vi].v->kind == AB_VARIANT_RUNTIME) {
+			/* a runtime_of never probed has no state.json: made as every run makes it, its key as recorded */
+			size_t b = ab_plan_var_index(p, p->vars[vi].base->label);
+
+			memcpy(c.vs[vi].key, vr->key, sizeof(c.vs[vi].key));
+			ab_variant_record_release(vr);
+			record_init(&c, vi);
+			ab_variant_record_copy_artifacts(vr, b == AB_PLAN_NONE ? NULL : record_of(&c, b));
+			vr->ok = 1;
+		}
+		/* not in state.json: from the recipe, as every run makes it */
+		cJSON_Delete(vr->definition);
+		vr->definition = definition_json(p->vars[vi].v);
+	}
+	e = manifests(&c);
+	ctx_release(&c);
+	return e;
 }
 
 /* ---- the final table ---- */

@@ -17,7 +17,10 @@
 #ifndef AB_BUILD_H
 #define AB_BUILD_H
 
+#include <cjson/cJSON.h>
+
 #include "plan.h"
+#include "../provenance/record.h"
 #include "source.h"
 
 struct ab_build_opts {
@@ -37,5 +40,27 @@ int ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o);
  * returns AB_EFAIL when held.
  */
 int ab_build_lock(int *fd, const char *outdir);
+
+/*
+ * What a merge of shards (builder/merge.h) gives to write the manifests of
+ * plan p, the whole recipe, as one build of it writes them: the records,
+ * one per p->vars (each taken: zeroed after), and what the run record
+ * cannot draw from them. dir is where to write them (a temporary beside
+ * p's OUTDIR, renamed to it afterwards). A runtime_of variant's record
+ * may hold only its label and key (it has no state.json unless probed):
+ * the rest is made from the plan and its base's record, as a build does.
+ */
+struct ab_build_merged {
+	const char *dir;
+	const char *recipe_path;   /* as the shards recorded it */
+	const char *recipe_file;   /* the recipe.json to copy */
+	const char *started_on;    /* the earliest shard's */
+	const cJSON *options;      /* build-commands.json "options" of the first shard */
+	const cJSON *toolchain;    /* the statement's internalParameters.toolchain */
+	const cJSON *merge;        /* the merge's own record (internalParameters.merge) */
+	struct ab_variant_record **records;
+};
+/* write every manifest from m; 0 or AB_EFAIL (reported) */
+int ab_build_write_merged(const struct ab_plan *p, const struct ab_build_merged *m);
 
 #endif

@@ -8,15 +8,16 @@
 #include "cmd.h"
 #include "../builder/plan.h"
 #include "../builder/recipe.h"
+#include "../builder/shard.h"
 #include "../builder/source.h"
 #include "../lib/util.h"
 
-enum { OPT_KEEP_GOING = 0x2000, OPT_FORCE, OPT_CHECK };
+enum { OPT_KEEP_GOING = 0x2000, OPT_FORCE, OPT_CHECK, OPT_SHARD };
 
 static const char usage[] =
     "allocbuild build [-o OUTDIR] [-j N] [-k|--keep-going] [--force] [--ccache] [--check]\n"
     "                 [--cache DIR] [--mirror FROM=TO] [--mirror-dir DIR] [--allow-unpinned]\n"
-    "                 RECIPE [LABEL...]\n"
+    "                 [--shard K/N] RECIPE [LABEL...]\n"
     "\n"
     "Build the variants (all, or the labels and what they depend on) into\n"
     "OUTDIR (default ./allocbuild-out/<recipe name>), probe their allocators\n"
@@ -27,7 +28,24 @@ static const char usage[] =
     "--check builds every variant a second time, from nothing, in\n"
     "OUTDIR/reproducibility/check with another -j, and reports each artifact\n"
     "as identical or differs (and what differs); the record goes to\n"
-    "OUTDIR/provenance/reproducibility.intoto.json. Exit 1 when any differs.\n";
+    "OUTDIR/provenance/reproducibility.intoto.json. Exit 1 when any differs.\n"
+    "\n"
+    "--shard K/N builds exactly shard K of the N that `plan --matrix -n N`\n"
+    "prints (no labels then); `merge` combines the shards (docs/scale.md).\n";
+
+/* the labels of shard k of n of r into *labels; 0, or AB_EFAIL (reported) */
+static int
+shard_labels(struct ab_strv *labels, const struct ab_recipe *r, size_t k, size_t n)
+{
+	struct ab_shards *s;
+
+	if (ab_shard_make(&s, r, n) < 0)
+		return AB_EFAIL;
+	for (size_t i = 0; i < s->shard[k - 1].labels.n; i++)
+		ab_strv_push(labels, s->shard[k - 1].labels.v[i]);
+	ab_shards_free(s);
+	return 0;
+}
 
 static int
 cmd_build(int argc, char **argv)
@@ -37,6 +55,7 @@ cmd_build(int argc, char **argv)
 		{"keep-going", no_argument, NULL, OPT_KEEP_GOING},
 		{"force", no_argument, NULL, OPT_FORCE},
 		{"check", no_argument, NULL, OPT_CHECK},
+		{"shard", required_argument, NULL, OPT_SHARD},
 		AB_SOURCE_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -45,6 +64,9 @@ cmd_build(int argc, char **argv)
 	struct ab_build_opts bo = {0};
 	struct ab_recipe *r = NULL;
 	struct ab_plan *p = NULL;
+	struct ab_strv labels = {0};
+	const char *shard = NULL;
+	size_t sk = 0, sn = 0;
 	int c, check = 0, rc = AB_EXIT_USAGE;
 
 	ab_source_opts_init(&so);
@@ -66,6 +88,14 @@ cmd_build(int argc, char **argv)
 		case OPT_CHECK:
 			check = 1;
 			continue;
+		case OPT_SHARD:
+			shard = optarg;
+			if (ab_shard_parse(&sk, &sn, shard) < 0) {
+				rc = ab_cmd_usage_error("build", "invalid shard '%s' (K/N with 1 <= K <= N <= %d)",
+				    shard, AB_SHARD_MAX);
+				goto done;
+			}
+			continue;
 		default:
 			break;
 		}
@@ -83,18 +113,35 @@ cmd_build(int argc, char **argv)
 		rc = ab_cmd_usage_error("build", "missing recipe");
 		goto done;
 	}
-	if (ab_recipe_load(&r, argv[optind]) < 0)
-		goto done;
-	if (check) {
-		rc = ab_cmd_exit(ab_check_run(r, &po, argv + optind + 1, (size_t)(argc - optind - 1), &bo));
+	if (shard && optind + 1 < argc) {
+		rc = ab_cmd_usage_error("build", "--shard takes no labels");
 		goto done;
 	}
-	if (ab_plan_make(&p, r, &po, argv + optind + 1, (size_t)(argc - optind - 1)) < 0)
+	if (ab_recipe_load(&r, argv[optind]) < 0)
+		goto done;
+	for (int i = optind + 1; i < argc; i++)
+		ab_strv_push(&labels, argv[i]);
+	if (shard) {
+		if (shard_labels(&labels, r, sk, sn) < 0)
+			goto done;
+		if (!labels.n) {
+			/* N is more than the dependencies let split: nothing to build, nothing written */
+			ab_note("shard %s of recipe '%s' is empty: nothing to build", shard, r->name);
+			rc = AB_EXIT_OK;
+			goto done;
+		}
+	}
+	if (check) {
+		rc = ab_cmd_exit(ab_check_run(r, &po, labels.v, labels.n, &bo));
+		goto done;
+	}
+	if (ab_plan_make(&p, r, &po, labels.v, labels.n) < 0)
 		goto done;
 	rc = ab_cmd_exit(ab_build_run(p, &bo));
 done:
 	ab_plan_free(p);
 	ab_recipe_free(r);
+	ab_strv_free(&labels);
 	ab_source_opts_release(&so);
 	return rc;
 }

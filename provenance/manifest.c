@@ -54,16 +54,24 @@ is_executable_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
 }
 
-/* the binary of a variant: its first executable artifact */
+/* where the run's files are written: its OUTDIR, or the directory renamed to it afterwards */
+static const char *
+wdir(const struct ab_run_record *run)
+{
+	return run->write_dir ? run->write_dir : run->outdir;
+}
+
+/* the binary of a variant, its first executable artifact: its path in the OUTDIR */
 static char *
-variant_binary(const char *outdir, const struct ab_variant_record *v)
+variant_binary(const struct ab_run_record *run, const struct ab_variant_record *v)
 {
 	for (size_t i = 0; i < v->nartifacts; i++) {
-		char *abs = mpath(outdir, v->artifacts[i].path);
+		char *abs = mpath(wdir(run), v->artifacts[i].path);
+		int x = is_executable_file(abs);
 
-		if (is_executable_file(abs))
-			return abs;
 		free(abs);
+		if (x)
+			return mpath(run->outdir, v->artifacts[i].path);
 	}
 	return NULL;
 }
@@ -336,7 +344,7 @@ binary_variant(const struct ab_run_record *run, const struct ab_variant_record *
 	cJSON_AddStringToObject(v, "label", st->label);
 	cJSON_AddStringToObject(v, "kind", st->kind);
 	cJSON_AddStringToObject(v, "base", st->base);
-	bin = variant_binary(run->outdir, st);
+	bin = variant_binary(run, st);
 	if (bin)
 		cJSON_AddStringToObject(v, "binary", bin);
 	else
@@ -468,6 +476,8 @@ build_definition(const struct ab_run_record *run)
 	for (size_t i = 0; i < run->nvariants; i++)
 		if (run->variants[i].ok && run->variants[i].reproducible)
 			cJSON_AddItemToObject(keys, run->variants[i].label, jdup(run->variants[i].reproducible));
+	if (run->merge)
+		cJSON_AddItemToObject(intp, "merge", jdup(run->merge));
 	deps = cJSON_AddArrayToObject(bd, "resolvedDependencies");
 	for (size_t i = 0; i < run->ndeps; i++) {
 		cJSON *d = cJSON_CreateObject();
@@ -565,9 +575,9 @@ copy_recipe(const struct ab_run_record *run)
 	char *path;
 	int e;
 
-	if (ab_read_file(&b, run->recipe.path) < 0)
+	if (ab_read_file(&b, run->recipe_file ? run->recipe_file : run->recipe.path) < 0)
 		return AB_EFAIL;
-	path = mpath(run->outdir, "recipe.json");
+	path = mpath(wdir(run), "recipe.json");
 	e = ab_write_file_atomic(path, b.s, b.len);
 	free(path);
 	ab_buf_free(&b);
@@ -578,7 +588,7 @@ copy_recipe(const struct ab_run_record *run)
 static int
 write_documents(const struct ab_run_record *run)
 {
-	const char *out = run->outdir;
+	const char *out = wdir(run);
 	const cJSON *it;
 
 	cJSON_ArrayForEach(it, run->documents)
@@ -615,7 +625,7 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 		for (size_t k = 0; k < st->nartifacts; k++)
 			add_sum(subjects, st->artifacts[k].path, st->artifacts[k].sha256);
 		cJSON_ArrayForEach(it, st->steps)
-			if (ab_json_str(it, "log") && add_sum_file(byproducts, run->outdir, ab_json_str(it, "log")) < 0)
+			if (ab_json_str(it, "log") && add_sum_file(byproducts, wdir(run), ab_json_str(it, "log")) < 0)
 				return AB_EFAIL;
 	}
 	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
@@ -630,10 +640,10 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 		if (!strcmp(rel, "provenance/provenance.intoto.json") || !strcmp(rel, "SHA256SUMS") ||
 		    ab_manifest_files[i].when == AB_MANIFEST_RECORD)
 			continue;
-		abs = mpath(run->outdir, rel);
+		abs = mpath(wdir(run), rel);
 		present = ab_path_exists(abs);
 		free(abs);
-		if (present && add_sum_file(byproducts, run->outdir, rel) < 0)
+		if (present && add_sum_file(byproducts, wdir(run), rel) < 0)
 			return AB_EFAIL;
 	}
 	return 0;
@@ -703,19 +713,19 @@ write_sums(const struct ab_run_record *run, const struct sums *subjects, const s
 
 		if (ab_manifest_files[i].when == AB_MANIFEST_RECORD)
 			continue;
-		abs = mpath(run->outdir, rel);
+		abs = mpath(wdir(run), rel);
 		present = ab_path_exists(abs);
 		free(abs);
-		if (present && add_sum_file(&all, run->outdir, rel) < 0)
+		if (present && add_sum_file(&all, wdir(run), rel) < 0)
 			goto done;
 	}
-	if (keep_records(&all, run->outdir, subjects) < 0)
+	if (keep_records(&all, wdir(run), subjects) < 0)
 		goto done;
 	for (size_t i = 0; i < all.n; i++)
 		ab_buf_printf(&b, "%s  %s\n", all.v[i].hex, all.v[i].path);
 	/* the runs recorded under runs/ are not the build's: their lines stay (provenance/runrec.h) */
-	ab_runrec_sums_carry(&b, run->outdir);
-	path = mpath(run->outdir, "SHA256SUMS");
+	ab_runrec_sums_carry(&b, wdir(run));
+	path = mpath(wdir(run), "SHA256SUMS");
 	e = ab_write_file_atomic(path, b.s ? b.s : "", b.len);
 	free(path);
 done:
@@ -728,17 +738,17 @@ int
 ab_manifest_write(const struct ab_run_record *run)
 {
 	struct sums subjects = {0}, byproducts = {0};
-	char *prov = mpath(run->outdir, "provenance");
+	char *prov = mpath(wdir(run), "provenance");
 	int error = AB_EFAIL;
 
 	if (ab_mkdir_p(prov, 0755) < 0 || copy_recipe(run) < 0 || write_documents(run) < 0 ||
 	    collect_outputs(&subjects, &byproducts, run) < 0)
 		goto done;
-	if (write_or_drop(run->outdir, "provenance/provenance.intoto.json",
+	if (write_or_drop(wdir(run), "provenance/provenance.intoto.json",
 	    statement(run, &subjects, &byproducts)) < 0)
 		goto done;
 	/* a new statement: envelopes signed over the old one are stale */
-	if (ab_manifest_remove_signed(run->outdir) < 0)
+	if (ab_manifest_remove_signed(wdir(run)) < 0)
 		goto done;
 	error = write_sums(run, &subjects, &byproducts);
 done:

@@ -440,6 +440,7 @@ ab_run_record_release(struct ab_run_record *run)
 	free(run->recipe.path);
 	free(run->recipe.sha256);
 	free(run->outdir);
+	free(run->write_dir);
 	cJSON_Delete(run->toolchain);
 	cJSON_Delete(run->sources);
 	for (size_t i = 0; i < run->nvariants; i++)
@@ -453,5 +454,7 @@ ab_run_record_release(struct ab_run_record *run)
 	}
 	free(run->deps);
 	cJSON_Delete(run->documents);
+	free(run->recipe_file);
+	cJSON_Delete(run->merge);
 	memset(run, 0, sizeof(*run));
 }

@@ -109,6 +109,7 @@ struct ab_run_record {
 		char *name, *path, *sha256;
 	} recipe;
 	char *outdir;        /* absolute */
+	char *write_dir;     /* where the manifests are written, when not outdir (a merge: renamed to outdir after) */
 	char invocation_id[37];
 	char started_on[32], finished_on[32]; /* UTC, ISO 8601 */
 	struct {
@@ -122,6 +123,8 @@ struct ab_run_record {
 	struct ab_dependency *deps;
 	size_t ndeps;
 	cJSON *documents;    /* manifest path -> a document other modules shaped (sources.json, ...) */
+	char *recipe_file;   /* what recipe.json is copied from; NULL: recipe.path (a merge: a shard's copy) */
+	cJSON *merge;        /* a merge of shards (builder/merge.h): what it merged, for the statement; else NULL */
 };
 
 /* free what an artifact record holds */
