@@ -578,10 +578,10 @@ ab_merge_run(const struct ab_merge_opts *o)
 	}
 	target = ab_path_absolute(o->outdir);
 	if (lstat(target, &st) == 0 || errno != ENOENT) {
-		if (errno != ENOENT)
-			ab_error_errno("cannot use '%s'", o->outdir);
-		else
+		if (lstat(target, &st) == 0)
 			ab_error("'%s' exists: merge writes a new OUTDIR", o->outdir);
+		else
+			ab_error_errno("cannot use '%s'", o->outdir);
 		free(target);
 		return AB_EFAIL;
 	}
