@@ -23,20 +23,22 @@ static const struct tool {
 	const char *what;  /* the program looked up, or what the compiler is asked for */
 	const char *via;   /* the compiler asked (BY_PROG_NAME, BY_FILE_NAME, VER_BANNER) */
 	enum version version;
-	int cmake_only;
+	const char *only;  /* the build system that alone uses it, or NULL */
 } tools[] = {
-	{"cc", BY_PATH, "cc", NULL, VER_FLAG, 0},
-	{"cc1", BY_PROG_NAME, "cc1", "cc", VER_BANNER, 0},
-	{"c++", BY_PATH, "c++", NULL, VER_FLAG, 0},
-	{"cc1plus", BY_PROG_NAME, "cc1plus", "c++", VER_BANNER, 0},
-	{"as", BY_PROG_NAME, "as", "cc", VER_FLAG, 0},
-	{"ld", BY_PROG_NAME, "ld", "cc", VER_FLAG, 0},
-	{"ar", BY_PATH, "ar", NULL, VER_FLAG, 0},
-	{"make", BY_PATH, "make", NULL, VER_FLAG, 0},
-	{"cmake", BY_PATH, "cmake", NULL, VER_FLAG, 1},
-	{"autoconf", BY_PATH, "autoconf", NULL, VER_FLAG, 0},
-	{"libc", BY_FILE_NAME, "libc.so.6", "cc", VER_RUN, 0},
-	{"libc-dev", BY_FILE_NAME, "crt1.o", "cc", VER_NONE, 0},
+	{"cc", BY_PATH, "cc", NULL, VER_FLAG, NULL},
+	{"cc1", BY_PROG_NAME, "cc1", "cc", VER_BANNER, NULL},
+	{"c++", BY_PATH, "c++", NULL, VER_FLAG, NULL},
+	{"cc1plus", BY_PROG_NAME, "cc1plus", "c++", VER_BANNER, NULL},
+	{"as", BY_PROG_NAME, "as", "cc", VER_FLAG, NULL},
+	{"ld", BY_PROG_NAME, "ld", "cc", VER_FLAG, NULL},
+	{"ar", BY_PATH, "ar", NULL, VER_FLAG, NULL},
+	{"make", BY_PATH, "make", NULL, VER_FLAG, NULL},
+	{"cmake", BY_PATH, "cmake", NULL, VER_FLAG, "cmake"},
+	{"autoconf", BY_PATH, "autoconf", NULL, VER_FLAG, NULL},
+	{"libc", BY_FILE_NAME, "libc.so.6", "cc", VER_RUN, NULL},
+	{"libc-dev", BY_FILE_NAME, "crt1.o", "cc", VER_NONE, NULL},
+	{"cargo", BY_PATH, "cargo", NULL, VER_FLAG, "cargo"},
+	{"rustc", BY_PATH, "rustc", NULL, VER_FLAG, "cargo"},
 };
 
 struct ctx {
@@ -484,7 +486,7 @@ done:
 }
 
 cJSON *
-ab_toolchain_select(const cJSON *record, int cmake)
+ab_toolchain_select(const cJSON *record, const char *system)
 {
 	cJSON *a = cJSON_CreateArray();
 	const cJSON *it;
@@ -494,7 +496,7 @@ ab_toolchain_select(const cJSON *record, int cmake)
 		int skip = 0;
 
 		for (size_t i = 0; name && i < AB_NELEM(tools); i++)
-			if (!strcmp(tools[i].name, name) && tools[i].cmake_only && !cmake)
+			if (!strcmp(tools[i].name, name) && tools[i].only && (!system || strcmp(tools[i].only, system)))
 				skip = 1;
 		if (!skip)
 			cJSON_AddItemToArray(a, cJSON_Duplicate(it, 1));
