@@ -1008,6 +1008,26 @@ relink_replacement_version(struct ctx *c, const struct ab_variant *relink)
 	return NULL;
 }
 
+/*
+ * A cargo build's jemalloc is identified from the crate that bundles it
+ * (provenance/cargoprov.h): the binary's own version string is bogus
+ */
+static void
+bundled_jemalloc(struct ctx *c, const struct ab_plan_var *pv, cJSON *rec)
+{
+	size_t bi = ab_plan_var_index(c->p, pv->base->label);
+	const cJSON *je = bi == AB_PLAN_NONE ? NULL : ab_json_get(record_of(c, bi)->cargo, "jemalloc");
+	const char *allocator = ab_json_str(rec, "allocator");
+	char *from;
+
+	if (!je || !allocator || strcmp(allocator, "jemalloc"))
+		return;
+	from = ab_sprintf("crate %s %s, %s", ab_json_str(je, "crate"), ab_json_str(je, "crate_version"),
+	    ab_json_str(je, "file"));
+	ab_probe_jemalloc_bundled(rec, ab_json_str(je, "version"), from);
+	free(from);
+}
+
 static int
 probe_variant(struct ctx *c, size_t vi)
 {
@@ -1057,6 +1077,8 @@ probe_variant(struct ctx *c, size_t vi)
 	 * variant); a relinked program must report the version of the archive
 	 * that replaced its allocator's
 	 */
+	if (e == 0 && rec)
+		bundled_jemalloc(c, pv, rec);
 	if (e == 0 && rec) {
 		struct ab_probe_expect x = {pv->v->expect.version, pv->v->expect.secure, &pv->v->expect.options};
 
