@@ -212,7 +212,7 @@ tool_identity(struct ctx *c, struct ab_sha256 *h, const char *name)
  * binutils or libc6-dev rebuilds, as a new compiler does
  */
 static int
-toolchain_record(struct ctx *c, struct ab_sha256 *h)
+toolchain_record(struct ctx *c, struct ab_sha256 *h, int cargo)
 {
 	struct ab_toolchain_opts o = {.path = getenv("PATH")};
 	char *cache = ab_path_join(c->p->outdir, ".toolchain.json");
@@ -225,6 +225,9 @@ toolchain_record(struct ctx *c, struct ab_sha256 *h)
 	if (e < 0)
 		return e;
 	cJSON_ArrayForEach(it, c->tools) {
+		/* cargo's tools key only plans with a cargo variant: a rustup install rebuilds no C variant */
+		if (!cargo && ab_toolchain_only(ab_json_str(it, "name"), "cargo"))
+			continue;
 		key_add(h, "tool", ab_json_str(it, "name"));
 		key_add(h, "file", ab_json_str(it, "file"));
 		key_add(h, "version", ab_json_str(it, "version"));
@@ -258,7 +261,7 @@ toolchain(struct ctx *c)
 	}
 	if (c->p->ccache)
 		tool_identity(c, h, "ccache");
-	e = toolchain_record(c, h);
+	e = toolchain_record(c, h, cargo);
 	ab_sha256_final(c->toolchain_key, h);
 	return e;
 }

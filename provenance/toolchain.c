@@ -485,6 +485,15 @@ done:
 	return error;
 }
 
+int
+ab_toolchain_only(const char *name, const char *system)
+{
+	for (size_t i = 0; name && i < AB_NELEM(tools); i++)
+		if (!strcmp(tools[i].name, name))
+			return tools[i].only && !strcmp(tools[i].only, system);
+	return 0;
+}
+
 cJSON *
 ab_toolchain_select(const cJSON *record, const char *system)
 {

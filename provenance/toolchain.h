@@ -46,6 +46,8 @@ int ab_toolchain_record(cJSON **out, const struct ab_toolchain_opts *o);
  * tools only), a new array
  */
 cJSON *ab_toolchain_select(const cJSON *record, const char *system);
+/* is tool name used by that build system alone ("cargo": cargo and rustc)? */
+int ab_toolchain_only(const char *name, const char *system);
 /*
  * in-toto ResourceDescriptors for builderDependencies: each tool of each
  * record once ({name, uri, annotations {path, file, version, package,
