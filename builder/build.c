@@ -343,6 +343,22 @@ key_add_env(struct ab_sha256 *h, const char *kv)
 	key_add(h, "env", kv);
 }
 
+/* a tool the recipe names by path: its bytes (PATH's tools are in the toolchain key) */
+static void
+key_tool(struct ab_sha256 *h, const char *name, const char *path)
+{
+	char hex[AB_HEX_LEN + 1] = "missing";
+
+	if (!path)
+		return;
+	ab_quiet++;
+	if (ab_hash_file(hex, NULL, path) < 0)
+		snprintf(hex, sizeof(hex), "missing");
+	ab_quiet--;
+	key_add(h, name, path);
+	key_add(h, "sha256", hex);
+}
+
 static int
 compute_key(struct ctx *c, size_t vi)
 {
@@ -380,6 +396,8 @@ compute_key(struct ctx *c, size_t vi)
 			for (size_t i = 0; i < v->build.bins.n; i++)
 				key_add(h, "bin", v->build.bins.v[i]);
 			key_add(h, "vendor", v->build.vendor ? v->build.vendor : "");
+			key_tool(h, "cargo", v->build.cargo);
+			key_tool(h, "rustc", v->build.rustc);
 		}
 		/* what it uses of other variants: their keys (built before it: the plan's order) */
 		for (size_t i = 0; i < v->nuses; i++) {
@@ -1369,6 +1387,11 @@ record_init(struct ctx *c, size_t vi)
 	/* the tools a build or relink ran; a runtime_of runs none */
 	if (v->kind == AB_VARIANT_BUILD)
 		vr->toolchain = ab_toolchain_select(c->tools, ab_plan_kind_name(v));
+	/* the cargo and rustc a recipe names, instead of PATH's */
+	if (v->kind == AB_VARIANT_BUILD && v->build.cargo)
+		ab_toolchain_replace(vr->toolchain, "cargo", v->build.cargo);
+	if (v->kind == AB_VARIANT_BUILD && v->build.rustc)
+		ab_toolchain_replace(vr->toolchain, "rustc", v->build.rustc);
 	else if (v->kind == AB_VARIANT_RELINK)
 		vr->toolchain = ab_toolchain_select(c->tools, NULL);
 }

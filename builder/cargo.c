@@ -30,7 +30,7 @@ ab_cargo_profile_dir(const struct ab_variant *v)
 void
 ab_cargo_argv(struct ab_strv *argv, const struct ab_variant *v, int jobs)
 {
-	ab_strv_push(argv, "cargo");
+	ab_strv_push(argv, v->build.cargo ? v->build.cargo : "cargo");
 	ab_strv_push(argv, "build");
 	ab_strv_push(argv, "--offline");
 	ab_strv_push(argv, "--locked");
@@ -68,12 +68,15 @@ ab_cargo_env(struct ab_strv *env, struct ab_strv *unset, const struct ab_variant
 	/* what would change the build behind the recipe's back; CARGO_MAKEFLAGS would win over the jobserver's MAKEFLAGS */
 	static const char *const inherited[] = {"CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS", "RUSTC_WRAPPER",
 		"RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_TARGET", "CARGO_BUILD_TARGET_DIR", "CARGO_MAKEFLAGS",
-		"CARGO_PROFILE_RELEASE_DEBUG", "RUSTDOCFLAGS", "CARGO_BUILD_JOBS"};
+		"CARGO_PROFILE_RELEASE_DEBUG", "RUSTDOCFLAGS", "CARGO_BUILD_JOBS", "RUSTC", "CARGO_BUILD_RUSTC"};
 	char *crates = ab_cargo_crates_dir(v, src);
 
 	ab_strv_pushf(env, "CARGO_HOME=%s/%s", build, AB_CARGO_HOME);
 	ab_strv_pushf(env, "CARGO_TARGET_DIR=%s/%s", build, AB_CARGO_TARGET);
 	ab_strv_push(env, "CARGO_INCREMENTAL=0");
+	/* the recipe's rustc; else the one PATH finds, as recorded, never an inherited RUSTC */
+	if (v->build.rustc && !recipe_sets(v, "RUSTC"))
+		ab_strv_pushf(env, "RUSTC=%s", v->build.rustc);
 	/* rustc takes the last matching map: the most specific last (a vendor dir is inside src) */
 	if (!recipe_sets(v, "RUSTFLAGS")) {
 		struct ab_buf b = {0};
@@ -87,7 +90,7 @@ ab_cargo_env(struct ab_strv *env, struct ab_strv *unset, const struct ab_variant
 		ab_buf_free(&b);
 	}
 	for (size_t i = 0; i < AB_NELEM(inherited); i++)
-		if (!recipe_sets(v, inherited[i]))
+		if (!recipe_sets(v, inherited[i]) && !(v->build.rustc && !strcmp(inherited[i], "RUSTC")))
 			ab_strv_push(unset, inherited[i]);
 	free(crates);
 }

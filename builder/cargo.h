@@ -10,7 +10,9 @@
  * directory. The plan calls ab_cargo_argv and ab_cargo_env; the build
  * calls ab_cargo_home_write before the build step.
  *
- *   cargo build --offline --locked --release|--profile P [--features=A,B] [--bin B]... [-j N]
+ *   CARGO build --offline --locked --release|--profile=P [--features=A,B] [--bin=B]... [-jN]
+ *
+ * (CARGO: build.cargo, else "cargo" from PATH; build.rustc becomes RUSTC)
  *
  * run in the source tree, with target/ in the build dir and rustc's
  * --remap-path-prefix for the source, build and crates directories and
@@ -37,7 +39,8 @@ void ab_cargo_argv(struct ab_strv *argv, const struct ab_variant *v, int jobs);
 /*
  * The variant's cargo environment onto env ("K=V"): CARGO_HOME,
  * CARGO_TARGET_DIR, RUSTFLAGS (the path remaps, unless the recipe sets
- * RUSTFLAGS itself) and CARGO_INCREMENTAL=0; onto unset the inherited
+ * RUSTFLAGS itself), CARGO_INCREMENTAL=0 and RUSTC when the recipe names
+ * build.rustc; onto unset the inherited
  * variables that would change the build behind the recipe's back.
  */
 void ab_cargo_env(struct ab_strv *env, struct ab_strv *unset, const struct ab_variant *v, const char *outdir,

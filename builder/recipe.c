@@ -1561,6 +1561,7 @@ system_keys(struct ctx *c, enum ab_build_system sys, const struct jnode *b, cons
 		const char *systems;
 	} own[] = {{"profile", AB_BUILD_CARGO, "cargo"}, {"features", AB_BUILD_CARGO, "cargo"},
 		{"bins", AB_BUILD_CARGO, "cargo"}, {"vendor", AB_BUILD_CARGO, "cargo"},
+		{"cargo", AB_BUILD_CARGO, "cargo"}, {"rustc", AB_BUILD_CARGO, "cargo"},
 		{"configure", AB_BUILD_AUTOTOOLS, "autotools"}, {"defines", AB_BUILD_CMAKE, "cmake"},
 		{"generator", AB_BUILD_CMAKE, "cmake"}, {"targets", AB_BUILD_AUTOTOOLS, "autotools and cmake"}};
 	static const char *const names[] = {"autotools", "cmake", "cargo"};
@@ -1627,7 +1628,26 @@ check_names(struct ctx *c, const struct jnode *m, const char *path, const struct
 	}
 }
 
-/* profile, features, bins and vendor of a cargo build (docs/recipe.md, "Cargo builds") */
+/* an absolute path of a tool (cargo, rustc), or NULL */
+static char *
+tool_member(struct ctx *c, const struct jnode *b, const char *path, const char *key)
+{
+	const struct jnode *m;
+	char *s = dup_member(c, b, path, key, 0, PATH_ANY), *p;
+
+	if (s && *s && *s != '/') {
+		char *sv = shown(s);
+
+		m = member(b, key);
+		p = pk(path, key);
+		err(c, m->line, m->col, p, "'%s' is not an absolute path (without one, %s is what PATH finds)", sv, key);
+		free(sv);
+		free(p);
+	}
+	return s;
+}
+
+/* profile, features, bins, vendor, cargo and rustc of a cargo build (docs/recipe.md, "Cargo builds") */
 static void
 cargo_members(struct ctx *c, struct ab_variant *v, const struct jnode *b, const char *path)
 {
@@ -1653,13 +1673,15 @@ cargo_members(struct ctx *c, struct ab_variant *v, const struct jnode *b, const 
 	check_names(c, m, p, &v->build.bins, valid_cargo_name, "cargo binary name");
 	free(p);
 	v->build.vendor = dup_member(c, b, path, "vendor", 0, PATH_SOURCE);
+	v->build.cargo = tool_member(c, b, path, "cargo");
+	v->build.rustc = tool_member(c, b, path, "rustc");
 }
 
 static void
 parse_build(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode *b, const char *path)
 {
 	static const char *const keys[] = {"system", "configure", "defines", "generator", "targets", "jobs",
-		"env", "profile", "features", "bins", "vendor", NULL};
+		"env", "profile", "features", "bins", "vendor", "cargo", "rustc", NULL};
 	const struct jnode *m, *cf, *df, *gen;
 	const char *s;
 	char *p;
@@ -2311,6 +2333,8 @@ ab_recipe_free(struct ab_recipe *r)
 		ab_list_free(&v->build.features);
 		ab_list_free(&v->build.bins);
 		free(v->build.vendor);
+		free(v->build.cargo);
+		free(v->build.rustc);
 		free(v->relink.from);
 		free(v->relink.link_txt);
 		for (size_t j = 0; j < v->relink.nreplace; j++) {

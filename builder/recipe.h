@@ -80,6 +80,7 @@ struct ab_variant {
 		struct ab_list features;  /* cargo --features, in recipe order */
 		struct ab_list bins;      /* cargo --bin NAME each; empty: every binary */
 		char *vendor;             /* a cargo vendor directory inside the source tree; NULL: Debian's registry */
+		char *cargo, *rustc;      /* absolute paths of the tools to use; NULL: what PATH finds */
 	} build;
 
 	/*

@@ -362,6 +362,68 @@ add_packages(struct ctx *c, cJSON *record)
 
 /* ---- the record ---- */
 
+/* the entry of tool t found at path (NULL: not there; taken), without its package */
+static cJSON *
+tool_entry(struct ctx *c, const struct tool *t, char *path)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *file = NULL, *version = NULL;
+
+	if (path) {
+		char *norm = real_path(path);
+
+		file = norm;
+		/* the compiler's answers hold ".." components: the path as the tool itself is found */
+		if (t->find != BY_PATH) {
+			free(path);
+			path = ab_strdup(norm);
+		}
+		version = version_of(c, t, path);
+	}
+	cJSON_AddStringToObject(o, "name", t->name);
+	ab_json_add_str_or_null(o, "path", path);
+	ab_json_add_str_or_null(o, "file", file);
+	ab_json_add_str_or_null(o, "version", version);
+	cJSON_AddNullToObject(o, "package");
+	cJSON_AddNullToObject(o, "package_version");
+	cJSON_AddNullToObject(o, "architecture");
+	cJSON_AddNullToObject(o, "uri");
+	free(path);
+	free(file);
+	free(version);
+	return o;
+}
+
+void
+ab_toolchain_replace(cJSON *tools_of, const char *name, const char *path)
+{
+	struct ctx c = {.path = getenv("PATH")};
+	cJSON *one = cJSON_CreateArray(), *it;
+	int i = 0;
+
+	if (!c.path)
+		c.path = "/usr/local/bin:/usr/bin:/bin";
+	for (size_t k = 0; k < AB_NELEM(tools); k++)
+		if (!strcmp(tools[k].name, name) && tools[k].find == BY_PATH)
+			cJSON_AddItemToArray(one, tool_entry(&c, &tools[k], access(path, X_OK) == 0 ? ab_strdup(path) : NULL));
+	if (!cJSON_GetArraySize(one)) {
+		cJSON_Delete(one);
+		return;
+	}
+	ab_env_scrubbed(&c.env);
+	ab_env_set(&c.env, "PATH", c.path);
+	add_packages(&c, one);
+	ab_env_release(&c.env);
+	it = cJSON_DetachItemFromArray(one, 0);
+	cJSON_Delete(one);
+	for (const cJSON *t = tools_of ? tools_of->child : NULL; t; t = t->next, i++)
+		if (ab_json_str(t, "name") && !strcmp(ab_json_str(t, "name"), name)) {
+			cJSON_ReplaceItemInArray(tools_of, i, it);
+			return;
+		}
+	cJSON_AddItemToArray(tools_of, it);
+}
+
 static cJSON *
 make_record(struct ctx *c)
 {
@@ -369,36 +431,13 @@ make_record(struct ctx *c)
 
 	for (size_t i = 0; i < AB_NELEM(tools); i++) {
 		const struct tool *t = &tools[i];
-		cJSON *o = cJSON_CreateObject();
-		char *path = NULL, *file = NULL, *version = NULL;
+		char *path;
 
 		if (t->find == BY_PATH)
 			path = lookup(c, t->what);
 		else
 			path = ask_compiler(c, t->via, t->find == BY_PROG_NAME ? "-print-prog-name" : "-print-file-name", t->what);
-		if (path) {
-			char *norm = real_path(path);
-
-			file = norm;
-			/* the compiler's answers hold ".." components: the path as the tool itself is found */
-			if (t->find != BY_PATH) {
-				free(path);
-				path = ab_strdup(norm);
-			}
-			version = version_of(c, t, path);
-		}
-		cJSON_AddStringToObject(o, "name", t->name);
-		ab_json_add_str_or_null(o, "path", path);
-		ab_json_add_str_or_null(o, "file", file);
-		ab_json_add_str_or_null(o, "version", version);
-		cJSON_AddNullToObject(o, "package");
-		cJSON_AddNullToObject(o, "package_version");
-		cJSON_AddNullToObject(o, "architecture");
-		cJSON_AddNullToObject(o, "uri");
-		cJSON_AddItemToArray(record, o);
-		free(path);
-		free(file);
-		free(version);
+		cJSON_AddItemToArray(record, tool_entry(c, t, path));
 	}
 	add_packages(c, record);
 	return record;

@@ -46,6 +46,12 @@ int ab_toolchain_record(cJSON **out, const struct ab_toolchain_opts *o);
  * tools only), a new array
  */
 cJSON *ab_toolchain_select(const cJSON *record, const char *system);
+/*
+ * The entry `name` ("cargo", "rustc") of a variant's tools (an array from
+ * ab_toolchain_select) replaced by the tool at path, as a recipe names it
+ * (path null in the entry when it is not an executable)
+ */
+void ab_toolchain_replace(cJSON *tools, const char *name, const char *path);
 /* is tool name used by that build system alone ("cargo": cargo and rustc)? */
 int ab_toolchain_only(const char *name, const char *system);
 /*

@@ -27,7 +27,8 @@ cat >bad.json <<'JSON'
   {"label": "c", "source": "s", "build": {"system": "cargo", "features": ["x", 1, "a b"]}},
   {"label": "d", "source": "s", "build": {"system": "cargo", "profile": "rel/ease"}},
   {"label": "e", "source": "s", "build": {"system": "cargo", "configure": ["--x"], "bins": ["../x"], "vendor": "/abs"}},
-  {"label": "f", "source": "s", "build": {"system": "autotools", "features": ["x"]}}
+  {"label": "f", "source": "s", "build": {"system": "autotools", "features": ["x"]}},
+  {"label": "g", "source": "s", "build": {"system": "cargo", "cargo": "cargo", "rustc": ""}}
  ]}
 JSON
 expect_exit 2 "$AB" validate bad.json
@@ -42,6 +43,8 @@ allocbuild: bad.json:8:62: variants[4].build.configure: 'configure' is for autot
 allocbuild: bad.json:8:93: variants[4].build.bins[0]: invalid cargo binary name '../x'
 allocbuild: bad.json:8:112: variants[4].build.vendor: '/abs' is absolute: it must be relative to the source tree
 allocbuild: bad.json:9:66: variants[5].build.features: 'features' is for cargo builds, not autotools
+allocbuild: bad.json:10:71: variants[6].build.cargo: 'cargo' is not an absolute path (without one, cargo is what PATH finds)
+allocbuild: bad.json:10:89: variants[6].build.rustc: must not be empty
 EXP
 
 # ---- the shipped recipe, with a runtime variant that sets plain MALLOC_CONF
@@ -50,6 +53,8 @@ cp -a "$TOP/recipes/rjtune" r/rjtune
 python3 - "$TOP/recipes/rust-jemalloc-tuning.json" r/r.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
+# the baked variant names its tools (Debian's, as PATH finds them too): recorded as named
+d["variants"][3]["build"].update({"cargo": "/usr/bin/cargo", "rustc": "/usr/bin/rustc"})
 d["variants"].append({"label": "plain-conf", "runtime_of": "default",
 	"runtime": {"env": {"MALLOC_CONF": "oversize_threshold:0"}}})
 json.dump(d, open(sys.argv[2], "w"), indent=1)
@@ -89,6 +94,9 @@ C=o1/provenance/build-commands.json
 [ "$(json $C '[s["argv"] for s in d["variants"][0]["steps"] if s["step"] == "build"]')" = \
 	"[['cargo', 'build', '--offline', '--locked', '--release', '--bin=rjtune']]" ]
 [ "$(json $C '[s["env_set"]["JEMALLOC_SYS_WITH_MALLOC_CONF"] for s in d["variants"][3]["steps"] if s["step"] == "build"]')" = "['oversize_threshold:0']" ]
+[ "$(json $C '[(s["argv"][0], s["env_set"]["RUSTC"]) for s in d["variants"][3]["steps"] if s["step"] == "build"]')" = "[('/usr/bin/cargo', '/usr/bin/rustc')]" ]
+[ "$(json $C '[(t["name"], t["path"], t["package"]) for t in d["variants"][3]["toolchain"] if t["name"] in ("cargo", "rustc")]')" = \
+	"[('cargo', '/usr/bin/cargo', 'cargo'), ('rustc', '/usr/bin/rustc', 'rustc')]" ]
 json $C '[s["env_set"]["RUSTFLAGS"] for s in d["variants"][0]["steps"] if s["step"] == "build"][0]' >rustflags
 expect_grep "--remap-path-prefix=$PWD/o1/variants/default/src=/allocbuild/src" rustflags
 expect_grep "--remap-path-prefix=/usr/share/cargo/registry=/allocbuild/crates" rustflags

@@ -22,7 +22,8 @@ static const char recipe[] =
     "   \"features\": [\"x\", \"dep/y\"], \"env\": {\"JEMALLOC_SYS_WITH_MALLOC_CONF\": \"narenas:1\"}},\n"
     "   \"artifacts\": [\"target/release/a\"]},\n"
     "  {\"label\": \"d\", \"source\": \"s\", \"build\": {\"system\": \"cargo\", \"profile\": \"dev\", \"jobs\": 3,\n"
-    "   \"vendor\": \"vendor\", \"env\": {\"RUSTFLAGS\": \"-Copt-level=1\"}}}]}\n";
+    "   \"vendor\": \"vendor\", \"cargo\": \"/opt/rust/bin/cargo\", \"rustc\": \"/opt/rust/bin/rustc\",\n"
+    "   \"env\": {\"RUSTFLAGS\": \"-Copt-level=1\"}}}]}\n";
 
 static void
 test_recipe_and_plan(void)
@@ -52,7 +53,8 @@ test_recipe_and_plan(void)
 	CHECK_STR(env.v[3], "RUSTFLAGS=--remap-path-prefix=/o=/allocbuild "
 	    "--remap-path-prefix=/usr/share/cargo/registry=/allocbuild/crates "
 	    "--remap-path-prefix=/o/variants/r/build=/allocbuild/build --remap-path-prefix=/o/variants/r/src=/allocbuild/src");
-	CHECK(unset.n == 10);
+	CHECK(unset.n == 12);
+	CHECK_STR(unset.v[10], "RUSTC");
 	ab_strv_free(&env);
 	ab_strv_free(&unset);
 
@@ -62,12 +64,14 @@ test_recipe_and_plan(void)
 	CHECK_STR(ab_cargo_profile_dir(v), "debug");
 	ab_cargo_argv(&argv, v, 3);
 	q = ab_argv_quote(ab_strv_argv(&argv));
-	CHECK_STR(q, "cargo build --offline --locked --profile=dev -j3");
+	CHECK_STR(q, "/opt/rust/bin/cargo build --offline --locked --profile=dev -j3");
 	free(q);
 	ab_strv_free(&argv);
 	/* the recipe's RUSTFLAGS are its own: none added */
 	ab_cargo_env(&env, &unset, v, "/o", "/o/s", "/o/b");
-	CHECK(env.n == 3);
+	CHECK(env.n == 4);
+	CHECK_STR(env.n == 4 ? env.v[3] : NULL, "RUSTC=/opt/rust/bin/rustc");
+	CHECK(unset.n == 11);
 	q = ab_cargo_crates_dir(v, "/o/s");
 	CHECK_STR(q, "/o/s/vendor");
 	free(q);
