@@ -23,6 +23,7 @@
 #include "../lib/version.h"
 #include "../provenance/allocver.h"
 #include "../provenance/artdiff.h"
+#include "../provenance/cargoprov.h"
 #include "../provenance/cmakeprov.h"
 #include "../provenance/hostprobe.h"
 #include "../provenance/manifest.h"
@@ -30,6 +31,7 @@
 #include "../provenance/record.h"
 #include "../provenance/toolchain.h"
 #include "../provenance/updiff.h"
+#include "cargo.h"
 #include "ccwrap.h"
 #include "relink.h"
 
@@ -210,7 +212,7 @@ tool_identity(struct ctx *c, struct ab_sha256 *h, const char *name)
  * binutils or libc6-dev rebuilds, as a new compiler does
  */
 static int
-toolchain_record(struct ctx *c, struct ab_sha256 *h)
+toolchain_record(struct ctx *c, struct ab_sha256 *h, int cargo)
 {
 	struct ab_toolchain_opts o = {.path = getenv("PATH")};
 	char *cache = ab_path_join(c->p->outdir, ".toolchain.json");
@@ -223,6 +225,9 @@ toolchain_record(struct ctx *c, struct ab_sha256 *h)
 	if (e < 0)
 		return e;
 	cJSON_ArrayForEach(it, c->tools) {
+		/* cargo's tools key only plans with a cargo variant: a rustup install rebuilds no C variant */
+		if (!cargo && ab_toolchain_only(ab_json_str(it, "name"), "cargo"))
+			continue;
 		key_add(h, "tool", ab_json_str(it, "name"));
 		key_add(h, "file", ab_json_str(it, "file"));
 		key_add(h, "version", ab_json_str(it, "version"));
@@ -235,20 +240,28 @@ static int
 toolchain(struct ctx *c)
 {
 	struct ab_sha256 *h = ab_sha256_new();
-	int cmake = 0, e;
+	int cmake = 0, cargo = 0, e;
 
 	c->run.toolchain = cJSON_CreateObject();
-	for (size_t i = 0; i < c->p->nvars; i++)
-		cmake |= c->p->vars[i].v->kind == AB_VARIANT_BUILD && c->p->vars[i].v->build.system == AB_BUILD_CMAKE;
+	for (size_t i = 0; i < c->p->nvars; i++) {
+		const struct ab_variant *v = c->p->vars[i].v;
+
+		cmake |= v->kind == AB_VARIANT_BUILD && v->build.system == AB_BUILD_CMAKE;
+		cargo |= v->kind == AB_VARIANT_BUILD && v->build.system == AB_BUILD_CARGO;
+	}
 	tool_identity(c, h, "cc");
 	tool_identity(c, h, "make");
 	if (cmake) {
 		tool_identity(c, h, "c++");
 		tool_identity(c, h, "cmake");
 	}
+	if (cargo) {
+		tool_identity(c, h, "cargo");
+		tool_identity(c, h, "rustc");
+	}
 	if (c->p->ccache)
 		tool_identity(c, h, "ccache");
-	e = toolchain_record(c, h);
+	e = toolchain_record(c, h, cargo);
 	ab_sha256_final(c->toolchain_key, h);
 	return e;
 }
@@ -330,6 +343,22 @@ key_add_env(struct ab_sha256 *h, const char *kv)
 	key_add(h, "env", kv);
 }
 
+/* a tool the recipe names by path: its bytes (PATH's tools are in the toolchain key) */
+static void
+key_tool(struct ab_sha256 *h, const char *name, const char *path)
+{
+	char hex[AB_HEX_LEN + 1] = "missing";
+
+	if (!path)
+		return;
+	ab_quiet++;
+	if (ab_hash_file(hex, NULL, path) < 0)
+		snprintf(hex, sizeof(hex), "missing");
+	ab_quiet--;
+	key_add(h, name, path);
+	key_add(h, "sha256", hex);
+}
+
 static int
 compute_key(struct ctx *c, size_t vi)
 {
@@ -360,6 +389,16 @@ compute_key(struct ctx *c, size_t vi)
 		}
 		for (size_t i = 0; i < v->build.targets.n; i++)
 			key_add(h, "target", v->build.targets.v[i]);
+		if (v->build.system == AB_BUILD_CARGO) {
+			key_add(h, "profile", v->build.profile ? v->build.profile : "");
+			for (size_t i = 0; i < v->build.features.n; i++)
+				key_add(h, "feature", v->build.features.v[i]);
+			for (size_t i = 0; i < v->build.bins.n; i++)
+				key_add(h, "bin", v->build.bins.v[i]);
+			key_add(h, "vendor", v->build.vendor ? v->build.vendor : "");
+			key_tool(h, "cargo", v->build.cargo);
+			key_tool(h, "rustc", v->build.rustc);
+		}
 		/* what it uses of other variants: their keys (built before it: the plan's order) */
 		for (size_t i = 0; i < v->nuses; i++) {
 			key_add(h, "uses", v->uses[i].label);
@@ -872,6 +911,17 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	return e < 0 ? AB_ECHECK : 0;
 }
 
+/* the generated CARGO_HOME of a cargo variant (builder/cargo.h) */
+static int
+cargo_home(const struct ab_plan_var *pv)
+{
+	char *crates = ab_cargo_crates_dir(pv->v, pv->src);
+	int e = ab_cargo_home_write(pv->build, crates);
+
+	free(crates);
+	return e;
+}
+
 /* a fresh build of one source or relink variant; fills its record */
 static int
 build_variant(struct ctx *c, size_t vi)
@@ -895,7 +945,10 @@ build_variant(struct ctx *c, size_t vi)
 			break;
 		case AB_STEP_CONFIGURE:
 		case AB_STEP_BUILD:
-			e = run_step(c, pv, s, vr->steps);
+			if (pv->v->build.system == AB_BUILD_CARGO)
+				e = cargo_home(pv);
+			if (e == 0)
+				e = run_step(c, pv, s, vr->steps);
 			break;
 		case AB_STEP_RELINK:
 			e = relink_step(c, pv, s, vr);
@@ -911,6 +964,14 @@ build_variant(struct ctx *c, size_t vi)
 	if (pv->v->kind == AB_VARIANT_BUILD) {
 		cJSON_Delete(vr->host_probes);
 		if (ab_hostprobe_jemalloc(&vr->host_probes, pv->build) < 0)
+			return AB_ECHECK;
+	}
+	if (pv->v->kind == AB_VARIANT_BUILD && pv->v->build.system == AB_BUILD_CARGO) {
+		char *crates = ab_cargo_crates_dir(pv->v, pv->src);
+		int e = ab_cargoprov_read(&vr->cargo, pv->src, crates);
+
+		free(crates);
+		if (e < 0)
 			return AB_ECHECK;
 	}
 	if (pv->v->kind == AB_VARIANT_BUILD && pv->v->build.system == AB_BUILD_CMAKE) {
@@ -968,6 +1029,26 @@ relink_replacement_version(struct ctx *c, const struct ab_variant *relink)
 	return NULL;
 }
 
+/*
+ * A cargo build's jemalloc is identified from the crate that bundles it
+ * (provenance/cargoprov.h): the binary's own version string is bogus
+ */
+static void
+bundled_jemalloc(struct ctx *c, const struct ab_plan_var *pv, cJSON *rec)
+{
+	size_t bi = ab_plan_var_index(c->p, pv->base->label);
+	const cJSON *je = bi == AB_PLAN_NONE ? NULL : ab_json_get(record_of(c, bi)->cargo, "jemalloc");
+	const char *allocator = ab_json_str(rec, "allocator");
+	char *from;
+
+	if (!je || !allocator || strcmp(allocator, "jemalloc"))
+		return;
+	from = ab_sprintf("crate %s %s, %s", ab_json_str(je, "crate"), ab_json_str(je, "crate_version"),
+	    ab_json_str(je, "file"));
+	ab_probe_jemalloc_bundled(rec, ab_json_str(je, "version"), from);
+	free(from);
+}
+
 static int
 probe_variant(struct ctx *c, size_t vi)
 {
@@ -1017,6 +1098,8 @@ probe_variant(struct ctx *c, size_t vi)
 	 * variant); a relinked program must report the version of the archive
 	 * that replaced its allocator's
 	 */
+	if (e == 0 && rec)
+		bundled_jemalloc(c, pv, rec);
 	if (e == 0 && rec) {
 		struct ab_probe_expect x = {pv->v->expect.version, pv->v->expect.secure, &pv->v->expect.options};
 
@@ -1303,9 +1386,14 @@ record_init(struct ctx *c, size_t vi)
 	vr->reproducible = reproducible_record(p, pv);
 	/* the tools a build or relink ran; a runtime_of runs none */
 	if (v->kind == AB_VARIANT_BUILD)
-		vr->toolchain = ab_toolchain_select(c->tools, v->build.system == AB_BUILD_CMAKE);
+		vr->toolchain = ab_toolchain_select(c->tools, ab_plan_kind_name(v));
+	/* the cargo and rustc a recipe names, instead of PATH's */
+	if (v->kind == AB_VARIANT_BUILD && v->build.cargo)
+		ab_toolchain_replace(vr->toolchain, "cargo", v->build.cargo);
+	if (v->kind == AB_VARIANT_BUILD && v->build.rustc)
+		ab_toolchain_replace(vr->toolchain, "rustc", v->build.rustc);
 	else if (v->kind == AB_VARIANT_RELINK)
-		vr->toolchain = ab_toolchain_select(c->tools, 0);
+		vr->toolchain = ab_toolchain_select(c->tools, NULL);
 }
 
 static cJSON *
@@ -1336,6 +1424,14 @@ definition_json(const struct ab_variant *v)
 		if (v->build.system == AB_BUILD_AUTOTOOLS) {
 			cJSON_AddStringToObject(o, "system", "autotools");
 			cJSON_AddItemToObject(o, "configure", ab_json_strv(v->build.configure.v, v->build.configure.n));
+		} else if (v->build.system == AB_BUILD_CARGO) {
+			cJSON_AddStringToObject(o, "system", "cargo");
+			cJSON_AddStringToObject(o, "profile", v->build.profile ? v->build.profile : "release");
+			cJSON_AddItemToObject(o, "features", ab_json_strv(v->build.features.v, v->build.features.n));
+			cJSON_AddItemToObject(o, "bins", ab_json_strv(v->build.bins.v, v->build.bins.n));
+			if (v->build.vendor)
+				cJSON_AddStringToObject(o, "vendor", v->build.vendor);
+			cJSON_AddItemToObject(o, "env", kv_object(&v->build.env));
 		} else {
 			cJSON_AddStringToObject(o, "system", "cmake");
 			cJSON_AddItemToObject(o, "defines", kv_object(&v->build.defines));
@@ -1720,9 +1816,62 @@ run_uses(struct ctx *c)
 	}
 }
 
+static int
+have_dependency(const struct ab_run_record *run, const char *name, const char *digest)
+{
+	for (size_t i = 0; i < run->ndeps; i++)
+		if (!strcmp(run->deps[i].name, name) && !strcmp(run->deps[i].digest, digest))
+			return 1;
+	return 0;
+}
+
+/*
+ * A cargo variant's Cargo.lock and every crate it locked, each once: by
+ * its checksum when it has one, else by the dirHash of the crate's
+ * directory (Debian's crates have no checksum)
+ */
+static void
+cargo_dependencies(struct ab_run_record *run, const cJSON *cargo, const char *label)
+{
+	const char *lock = ab_json_str(ab_json_get(cargo, "lockfile"), "sha256");
+	const cJSON *it;
+
+	if (!cargo)
+		return;
+	if (lock && !have_dependency(run, "Cargo.lock", lock)) {
+		struct ab_dependency *d = &run->deps[run->ndeps++];
+
+		d->name = ab_strdup("Cargo.lock");
+		d->digest_kind = "sha256";
+		d->digest = ab_strdup(lock);
+		d->used_by = ab_strdup(label);
+	}
+	cJSON_ArrayForEach(it, ab_json_get(cargo, "crates")) {
+		const char *name = ab_json_str(it, "name"), *version = ab_json_str(it, "version");
+		int valid = cJSON_IsTrue(ab_json_get(it, "checksum_valid"));
+		const char *digest = valid ? ab_json_str(it, "checksum") : ab_json_str(it, "dirHash");
+		char *dn;
+
+		if (!name || !version || !digest)
+			continue;
+		dn = ab_sprintf("crate %s %s", name, version);
+		if (!have_dependency(run, dn, digest)) {
+			struct ab_dependency *d = &run->deps[run->ndeps++];
+
+			d->name = dn;
+			d->uri = ab_sprintf("pkg:cargo/%s@%s", name, version);
+			d->digest_kind = valid ? "sha256" : "dirHash";
+			d->digest = ab_strdup(digest);
+			dn = NULL;
+		}
+		free(dn);
+	}
+}
+
 /*
  * resolvedDependencies of the statement: every source fetched for the
- * plan, then every artifact of a variant that another variant used
+ * plan, then every artifact of a variant that another variant used, then
+ * what cargo variants resolved
  */
 static void
 run_dependencies(struct ctx *c)
@@ -1731,7 +1880,8 @@ run_dependencies(struct ctx *c)
 	size_t room = p->nsteps + 1;
 
 	for (size_t vi = 0; vi < c->run.nvariants; vi++)
-		room += c->run.variants[vi].nuses;
+		room += c->run.variants[vi].nuses + 1 +
+		    (size_t)cJSON_GetArraySize(ab_json_get(c->run.variants[vi].cargo, "crates"));
 	c->run.deps = ab_calloc(room, sizeof(*c->run.deps));
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct ab_source *s = p->steps[i].source;
@@ -1781,6 +1931,8 @@ run_dependencies(struct ctx *c)
 			d->used_by = ab_strdup(vr->label);
 		}
 	}
+	for (size_t vi = 0; vi < c->run.nvariants; vi++)
+		cargo_dependencies(&c->run, c->run.variants[vi].cargo, c->run.variants[vi].label);
 }
 
 /*

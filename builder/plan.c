@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cargo.h"
 #include "ccwrap.h"
 #include "../lib/pool.h"
 #include "../lib/proc.h"
@@ -17,7 +18,8 @@ ab_plan_kind_name(const struct ab_variant *v)
 {
 	switch (v->kind) {
 	case AB_VARIANT_BUILD:
-		return v->build.system == AB_BUILD_CMAKE ? "cmake" : "autotools";
+		return v->build.system == AB_BUILD_CMAKE ? "cmake" : v->build.system == AB_BUILD_CARGO ? "cargo" :
+		    "autotools";
 	case AB_VARIANT_RELINK:
 		return "relink";
 	case AB_VARIANT_RUNTIME:
@@ -134,7 +136,8 @@ uses_jobserver(const struct ab_plan *p, const struct ab_variant *v)
 	/* the recipe's own make flags are used as given, never replaced */
 	if (build_env_has(v, "MAKEFLAGS") || build_env_has(v, "CMAKE_BUILD_PARALLEL_LEVEL"))
 		return 0;
-	return v->build.system == AB_BUILD_AUTOTOOLS || !v->build.generator ||
+	/* cargo is a jobserver client (it reads MAKEFLAGS) and hands it to the build scripts' makes */
+	return v->build.system != AB_BUILD_CMAKE || !v->build.generator ||
 	    !strcmp(v->build.generator, "Unix Makefiles");
 }
 
@@ -156,6 +159,24 @@ ab_plan_expand(const struct ab_plan *p, const char *s)
 	return e ? e : ab_strdup(s); /* the loader refused malformed references */
 }
 
+/* cargo has no configure step: one cargo build in the source tree (builder/cargo.h) */
+static void
+plan_cargo_step(struct ab_plan *p, size_t vi)
+{
+	struct ab_plan_var *pv = &p->vars[vi];
+	struct ab_step *s = add_step(p, AB_STEP_BUILD, vi);
+
+	s->log = ab_sprintf("%s/03-build.log", pv->logs);
+	s->name = ab_strdup("cargo build");
+	if (uses_jobserver(p, pv->v)) {
+		s->jobserver = 1;
+		ab_strv_pushf(&s->env, "MAKEFLAGS=-j%d --jobserver-auth=%s", p->jobserver, AB_JOBSERVER_FDS);
+	}
+	ab_cargo_argv(&s->argv, pv->v, s->jobserver ? 0 : pv->jobs);
+	ab_cargo_env(&s->env, &s->unset, pv->v, p->outdir, pv->src, pv->build);
+	s->cwd = ab_strdup(pv->src);
+}
+
 static void
 plan_build_steps(struct ab_plan *p, size_t vi)
 {
@@ -172,6 +193,11 @@ plan_build_steps(struct ab_plan *p, size_t vi)
 	s->name = ab_sprintf("source %s", v->source);
 	s->cwd = ab_strdup(pv->dir);
 	s->dir = ab_strdup(pv->src);
+	if (v->build.system == AB_BUILD_CARGO) {
+		plan_cargo_step(p, vi);
+		pv->nsteps = p->nsteps - pv->first_step;
+		return;
+	}
 
 	s = add_step(p, AB_STEP_CONFIGURE, vi);
 	s->log = ab_sprintf("%s/02-configure.log", pv->logs);

@@ -1551,17 +1551,145 @@ check_uses(struct ctx *c)
 	c->nuc = c->capuc = 0;
 }
 
+/* the keys only one build system takes: each refused, at its key, for the others */
+static void
+system_keys(struct ctx *c, enum ab_build_system sys, const struct jnode *b, const char *path)
+{
+	static const struct {
+		const char *key;
+		enum ab_build_system only;
+		const char *systems;
+	} own[] = {{"profile", AB_BUILD_CARGO, "cargo"}, {"features", AB_BUILD_CARGO, "cargo"},
+		{"bins", AB_BUILD_CARGO, "cargo"}, {"vendor", AB_BUILD_CARGO, "cargo"},
+		{"cargo", AB_BUILD_CARGO, "cargo"}, {"rustc", AB_BUILD_CARGO, "cargo"},
+		{"configure", AB_BUILD_AUTOTOOLS, "autotools"}, {"defines", AB_BUILD_CMAKE, "cmake"},
+		{"generator", AB_BUILD_CMAKE, "cmake"}, {"targets", AB_BUILD_AUTOTOOLS, "autotools and cmake"}};
+	static const char *const names[] = {"autotools", "cmake", "cargo"};
+
+	for (size_t i = 0; i < AB_NELEM(own); i++) {
+		const struct jnode *m = member(b, own[i].key);
+		char *p;
+
+		/* autotools and cmake report each other's keys already; targets serve both */
+		if (!m || own[i].only == sys || (sys != AB_BUILD_CARGO && own[i].only != AB_BUILD_CARGO))
+			continue;
+		p = pk(path, own[i].key);
+		err(c, m->kline, m->kcol, p, "'%s' is for %s builds, not %s", own[i].key, own[i].systems,
+		    names[sys]);
+		free(p);
+	}
+}
+
+/* a cargo profile or binary name: what cargo accepts, never a path */
+static int
+valid_cargo_name(const char *s)
+{
+	if (!*s || *s == '-')
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		    *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+/* a cargo feature: NAME or CRATE/NAME (cargo's own syntax), no spaces or commas */
+static int
+valid_cargo_feature(const char *s)
+{
+	const char *slash = strchr(s, '/');
+
+	if (!*s || strpbrk(s, " ,\t") || *s == '-')
+		return 0;
+	return !slash || (slash != s && slash[1] && !strchr(slash + 1, '/'));
+}
+
+static void
+check_names(struct ctx *c, const struct jnode *m, const char *path, const struct ab_list *l,
+    int (*valid)(const char *), const char *what)
+{
+	if (!m || m->type != '[')
+		return;
+	for (size_t i = 0, k = 0; i < m->nkids && k < l->n; i++) {
+		char *p, *sv;
+
+		if (m->kids[i].type != '"')
+			continue;
+		if (valid(l->v[k])) {
+			k++;
+			continue;
+		}
+		p = pi(path, i);
+		sv = shown(l->v[k]);
+		err(c, m->kids[i].line, m->kids[i].col, p, "invalid %s '%s'", what, sv);
+		free(sv);
+		free(p);
+		k++;
+	}
+}
+
+/* an absolute path of a tool (cargo, rustc), or NULL */
+static char *
+tool_member(struct ctx *c, const struct jnode *b, const char *path, const char *key)
+{
+	const struct jnode *m;
+	char *s = dup_member(c, b, path, key, 0, PATH_ANY), *p;
+
+	if (s && *s && *s != '/') {
+		char *sv = shown(s);
+
+		m = member(b, key);
+		p = pk(path, key);
+		err(c, m->line, m->col, p, "'%s' is not an absolute path (without one, %s is what PATH finds)", sv, key);
+		free(sv);
+		free(p);
+	}
+	return s;
+}
+
+/* profile, features, bins, vendor, cargo and rustc of a cargo build (docs/recipe.md, "Cargo builds") */
+static void
+cargo_members(struct ctx *c, struct ab_variant *v, const struct jnode *b, const char *path)
+{
+	const struct jnode *m;
+	char *p;
+
+	v->build.profile = dup_member(c, b, path, "profile", 0, PATH_ANY);
+	if (v->build.profile && !valid_cargo_name(v->build.profile)) {
+		char *sv = shown(v->build.profile);
+
+		m = member(b, "profile");
+		p = pk(path, "profile");
+		err(c, m->line, m->col, p, "invalid cargo profile name '%s': expected [A-Za-z0-9_-]+", sv);
+		free(sv);
+		free(p);
+	}
+	m = list_member(c, b, path, "features", &v->build.features, 1, PATH_ANY);
+	p = pk(path, "features");
+	check_names(c, m, p, &v->build.features, valid_cargo_feature, "cargo feature");
+	free(p);
+	m = list_member(c, b, path, "bins", &v->build.bins, 1, PATH_ANY);
+	p = pk(path, "bins");
+	check_names(c, m, p, &v->build.bins, valid_cargo_name, "cargo binary name");
+	free(p);
+	v->build.vendor = dup_member(c, b, path, "vendor", 0, PATH_SOURCE);
+	v->build.cargo = tool_member(c, b, path, "cargo");
+	v->build.rustc = tool_member(c, b, path, "rustc");
+}
+
 static void
 parse_build(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode *b, const char *path)
 {
 	static const char *const keys[] = {"system", "configure", "defines", "generator", "targets", "jobs",
-		"env", NULL};
+		"env", "profile", "features", "bins", "vendor", "cargo", "rustc", NULL};
 	const struct jnode *m, *cf, *df, *gen;
 	const char *s;
 	char *p;
 
 	v->build.configure.v = ab_calloc(1, sizeof(char *));
 	v->build.targets.v = ab_calloc(1, sizeof(char *));
+	v->build.features.v = ab_calloc(1, sizeof(char *));
+	v->build.bins.v = ab_calloc(1, sizeof(char *));
 	if (want(c, b, path, cJSON_Object) < 0)
 		return;
 	check_keys(c, b, path, keys);
@@ -1591,15 +1719,20 @@ parse_build(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode 
 				    "'configure' is for autotools builds; a cmake build takes 'defines'");
 				free(p);
 			}
+		} else if (!strcmp(s, "cargo")) {
+			v->build.system = AB_BUILD_CARGO;
 		} else {
 			char *sv = shown(s);
 
 			p = pk(path, "system");
-			err(c, m->line, m->col, p, "unknown build system '%s' (expected 'autotools' or 'cmake')", sv);
+			err(c, m->line, m->col, p, "unknown build system '%s' (expected 'autotools', 'cmake' or 'cargo')",
+			    sv);
 			free(sv);
 			free(p);
 		}
 	}
+	if (s)
+		system_keys(c, v->build.system, b, path);
 	list_member(c, b, path, "configure", &v->build.configure, 0, PATH_ANY);
 	kv_member(c, b, path, "defines", &v->build.defines, "cmake variable", valid_cmake_name);
 	v->build.generator = dup_member(c, b, path, "generator", 0, PATH_ANY);
@@ -1608,6 +1741,7 @@ parse_build(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode 
 	list_member(c, b, path, "targets", &v->build.targets, 1, PATH_ANY);
 	count_member(c, b, path, "jobs", 0, AB_POOL_MAX, &v->build.jobs);
 	kv_member(c, b, path, "env", &v->build.env, "environment variable", valid_env_name);
+	cargo_members(c, v, b, path);
 	build_refs(c, idx, v, b, path);
 }
 
@@ -2195,6 +2329,12 @@ ab_recipe_free(struct ab_recipe *r)
 		free(v->build.generator);
 		ab_list_free(&v->build.targets);
 		ab_kvlist_free(&v->build.env);
+		free(v->build.profile);
+		ab_list_free(&v->build.features);
+		ab_list_free(&v->build.bins);
+		free(v->build.vendor);
+		free(v->build.cargo);
+		free(v->build.rustc);
 		free(v->relink.from);
 		free(v->relink.link_txt);
 		for (size_t j = 0; j < v->relink.nreplace; j++) {

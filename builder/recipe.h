@@ -53,7 +53,7 @@ struct ab_source {
 };
 
 enum ab_variant_kind { AB_VARIANT_BUILD, AB_VARIANT_RELINK, AB_VARIANT_RUNTIME };
-enum ab_build_system { AB_BUILD_AUTOTOOLS, AB_BUILD_CMAKE };
+enum ab_build_system { AB_BUILD_AUTOTOOLS, AB_BUILD_CMAKE, AB_BUILD_CARGO };
 
 struct ab_replace {
 	char *path;          /* the argv element (archive) to replace */
@@ -75,6 +75,12 @@ struct ab_variant {
 		struct ab_list targets;   /* make / cmake --build targets; empty: default */
 		int jobs;                 /* 0: use -j from the command line or nproc */
 		struct ab_kvlist env;     /* extra environment for configure and build */
+		/* cargo (builder/cargo.h) */
+		char *profile;            /* cargo --profile; NULL: --release */
+		struct ab_list features;  /* cargo --features, in recipe order */
+		struct ab_list bins;      /* cargo --bin NAME each; empty: every binary */
+		char *vendor;             /* a cargo vendor directory inside the source tree; NULL: Debian's registry */
+		char *cargo, *rustc;      /* absolute paths of the tools to use; NULL: what PATH finds */
 	} build;
 
 	/*

@@ -232,6 +232,8 @@ commands_doc(const struct ab_run_record *run)
 		if (st->toolchain)
 			cJSON_AddItemToObject(v, "toolchain", jdup(st->toolchain));
 		cJSON_AddItemToObject(v, "steps", st->steps ? jdup(st->steps) : cJSON_CreateArray());
+		if (st->cargo)
+			cJSON_AddItemToObject(v, "cargo", jdup(st->cargo));
 		cJSON_AddItemToArray(vars, v);
 	}
 	return doc;

@@ -110,6 +110,20 @@ struct ab_probe_expect {
  */
 int ab_probe_check_expect(cJSON *record, const struct ab_probe_expect *x);
 
+/*
+ * The jemalloc a Rust crate bundled, identified from the crate's sources
+ * (version, e.g. "5.1.0-0-g61efbda...", and from, e.g. "crate jemalloc-sys
+ * 0.3.2, configure/VERSION"): the crate's build loses the version, so the
+ * binary reports a bogus 0.0.0-0-g000... When the record's version is
+ * bogus or absent it becomes this one ("binary_version" keeps what the
+ * binary said). Then every requested setting (baked and runtime) is
+ * checked against that version's options (provenance/allocopts.h): a
+ * problem of jemalloc's own gets the explanation appended, and a name the
+ * version lacks that jemalloc did not complain about becomes a problem of
+ * kind "unknown_option". Returns the number of settings that version lacks.
+ */
+int ab_probe_jemalloc_bundled(cJSON *record, const char *version, const char *from);
+
 /* true when the record says the probe ran and found no problem */
 int ab_probe_ok(const cJSON *record);
 

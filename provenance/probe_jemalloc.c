@@ -10,7 +10,9 @@
 
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
+#include "allocopts.h"
 #include "allocver.h"
+#include "probe.h"
 
 #define STATS_BEGIN "___ Begin jemalloc statistics ___"
 #define STATS_END "--- End jemalloc statistics ---"
@@ -244,12 +246,16 @@ source_find(const struct conf_source *s, const char *setting)
 }
 
 static const char *
-where(const char *origin)
+where(const cJSON *rec, const char *origin)
 {
+	const char *var = ab_json_str(rec, "conf_var");
+
 	if (!strcmp(origin, "build"))
 		return "baked in at build time (config.malloc_conf)";
+	/* a prefixed jemalloc reads PREFIX_MALLOC_CONF: name the variable it really read */
 	if (!strcmp(origin, "runtime"))
-		return "in the runtime MALLOC_CONF";
+		return var && !strcmp(var, "_RJEM_MALLOC_CONF") ? "in the runtime _RJEM_MALLOC_CONF" :
+		    "in the runtime MALLOC_CONF";
 	return "from another source (the program's malloc_conf or /etc/malloc.conf)";
 }
 
@@ -303,7 +309,7 @@ check_conf_error(cJSON *rec, struct conf_source *src, size_t nsrc, const char *m
 	}
 	ab_probe_add_problem(rec, !strncmp(msg, "Out-of-range", 12) ? "out_of_range" : "invalid", setting,
 	    origin, "%s setting '%s' %s: %.*s", !strncmp(msg, "Out-of-range", 12) ? "out-of-range" : "invalid",
-	    setting, where(origin), (int)(sep - msg), msg);
+	    setting, where(rec, origin), (int)(sep - msg), msg);
 	return 1;
 }
 
@@ -385,4 +391,101 @@ ab_probe_jemalloc_check(cJSON *rec, const char *requested_conf)
 	}
 	source_release(&src[0]);
 	source_release(&src[1]);
+}
+
+/* the problem of jemalloc's own about setting, or NULL */
+static cJSON *
+problem_for(cJSON *rec, const char *setting)
+{
+	cJSON *p;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(rec, "problems")) {
+		const char *s = ab_json_str(p, "setting");
+
+		if (s && !strcmp(s, setting))
+			return p;
+	}
+	return NULL;
+}
+
+/* jemalloc's message about setting ("<jemalloc>: Invalid conf pair: k:v"), or NULL */
+static const char *
+jemalloc_line(const cJSON *rec, const char *setting)
+{
+	const cJSON *m;
+	size_t n = strlen(setting);
+
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(rec, "messages")) {
+		size_t k = cJSON_IsString(m) ? strlen(m->valuestring) : 0;
+
+		if (k > n + 2 && !strcmp(m->valuestring + k - n, setting) && !strncmp(m->valuestring + k - n - 2, ": ", 2))
+			return m->valuestring;
+	}
+	return NULL;
+}
+
+/* check the pairs of one conf string (origin "build" or "runtime") against version */
+static int
+bundled_check(cJSON *rec, const char *conf, const char *origin, const char *version, const char *from)
+{
+	struct ab_strv keys = {0}, values = {0};
+	int lacking = 0;
+
+	if (!conf)
+		return 0;
+	(void)ab_probe_jemalloc_conf_split(conf, &keys, &values);
+	for (size_t i = 0; i < keys.n; i++) {
+		const char *basis = NULL;
+		char *setting, *why;
+		cJSON *p, *m;
+
+		if (ab_allocopts_jemalloc(version, keys.v[i], &basis, NULL) != AB_OPT_NOT_READ)
+			continue;
+		lacking++;
+		setting = ab_sprintf("%s:%s", keys.v[i], values.v[i]);
+		why = ab_sprintf("jemalloc %s (%s) has no option '%s'", basis ? basis : version, from, keys.v[i]);
+		if ((p = problem_for(rec, setting)) && (m = cJSON_GetObjectItemCaseSensitive(p, "message")) &&
+		    cJSON_IsString(m)) {
+			/* what the problem says, with jemalloc's own line as it printed it, then why */
+			const char *line = jemalloc_line(rec, setting), *cut = strrchr(m->valuestring, ':');
+			char *msg = ab_sprintf("%.*s: %s; %s", cut ? (int)(cut - m->valuestring) : (int)strlen(m->valuestring),
+			    m->valuestring, line ? line : "", why);
+
+			cJSON_SetValuestring(m, msg);
+			free(msg);
+		} else if (!p) {
+			ab_probe_add_problem(rec, "unknown_option", setting, origin, "setting '%s' %s: %s", setting,
+			    where(rec, origin), why);
+		}
+		free(why);
+		free(setting);
+	}
+	ab_strv_free(&keys);
+	ab_strv_free(&values);
+	return lacking;
+}
+
+int
+ab_probe_jemalloc_bundled(cJSON *rec, const char *version, const char *from)
+{
+	const char *v = ab_json_str(rec, "version");
+	const char *var = ab_json_str(rec, "conf_var");
+	const cJSON *req = cJSON_GetObjectItemCaseSensitive(rec, "requested");
+	int n;
+
+	if (!v || ab_jemalloc_version_is_bogus(v)) {
+		if (v)
+			cJSON_AddStringToObject(rec, "binary_version", v);
+		cJSON_DeleteItemFromObjectCaseSensitive(rec, "version");
+		cJSON_AddStringToObject(rec, "version", version);
+		cJSON_DeleteItemFromObjectCaseSensitive(rec, "version_from");
+		cJSON_AddStringToObject(rec, "version_from", from);
+		cJSON_DeleteItemFromObjectCaseSensitive(rec, "bogus_version");
+		cJSON_AddBoolToObject(rec, "bogus_version", 0);
+	}
+	n = bundled_check(rec, ab_json_str(rec, "build_time"), "build", version, from);
+	n += bundled_check(rec, ab_json_str(ab_json_get(req, "env"), var ? var : "MALLOC_CONF"), "runtime", version,
+	    from);
+	ab_probe_finish(rec);
+	return n;
 }

@@ -224,6 +224,7 @@ ab_variant_record_json(const struct ab_variant_record *v)
 	if (v->have_artifacts)
 		cJSON_AddItemToObject(st, "artifacts", ab_record_artifacts_json(v));
 	add_copy(st, "cmake", v->cmake);
+	add_copy(st, "cargo", v->cargo);
 	add_copy(st, "reproducible", v->reproducible);
 	add_copy(st, "toolchain", v->toolchain);
 	add_copy(st, "host_probes", v->host_probes);
@@ -359,6 +360,7 @@ ab_variant_record_parse(const cJSON *st)
 	v->steps = dup_or_null(ab_json_get(st, "steps"));
 	v->relink = dup_or_null(ab_json_get(st, "relink"));
 	v->cmake = dup_or_null(ab_json_get(st, "cmake"));
+	v->cargo = dup_or_null(ab_json_get(st, "cargo"));
 	v->reproducible = dup_or_null(ab_json_get(st, "reproducible"));
 	v->toolchain = dup_or_null(ab_json_get(st, "toolchain"));
 	v->host_probes = dup_or_null(ab_json_get(st, "host_probes"));
@@ -415,6 +417,7 @@ ab_variant_record_release(struct ab_variant_record *v)
 	cJSON_Delete(v->tree);
 	cJSON_Delete(v->relink);
 	cJSON_Delete(v->cmake);
+	cJSON_Delete(v->cargo);
 	cJSON_Delete(v->probe);
 	cJSON_Delete(v->upstream_diff);
 	cJSON_Delete(v->reproducible);

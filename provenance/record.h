@@ -82,6 +82,7 @@ struct ab_variant_record {
 	cJSON *tree;         /* the materialize record of its source tree */
 	cJSON *relink;       /* relink variants: the relink document */
 	cJSON *cmake;        /* cmake variants: the CMake record */
+	cJSON *cargo;        /* cargo variants: what Cargo.lock resolved (provenance/cargoprov.h) */
 	cJSON *probe;        /* the probe record */
 	int probe_failed;    /* the probe found a problem: its record says "ok": false */
 	cJSON *upstream_diff;

@@ -23,20 +23,22 @@ static const struct tool {
 	const char *what;  /* the program looked up, or what the compiler is asked for */
 	const char *via;   /* the compiler asked (BY_PROG_NAME, BY_FILE_NAME, VER_BANNER) */
 	enum version version;
-	int cmake_only;
+	const char *only;  /* the build system that alone uses it, or NULL */
 } tools[] = {
-	{"cc", BY_PATH, "cc", NULL, VER_FLAG, 0},
-	{"cc1", BY_PROG_NAME, "cc1", "cc", VER_BANNER, 0},
-	{"c++", BY_PATH, "c++", NULL, VER_FLAG, 0},
-	{"cc1plus", BY_PROG_NAME, "cc1plus", "c++", VER_BANNER, 0},
-	{"as", BY_PROG_NAME, "as", "cc", VER_FLAG, 0},
-	{"ld", BY_PROG_NAME, "ld", "cc", VER_FLAG, 0},
-	{"ar", BY_PATH, "ar", NULL, VER_FLAG, 0},
-	{"make", BY_PATH, "make", NULL, VER_FLAG, 0},
-	{"cmake", BY_PATH, "cmake", NULL, VER_FLAG, 1},
-	{"autoconf", BY_PATH, "autoconf", NULL, VER_FLAG, 0},
-	{"libc", BY_FILE_NAME, "libc.so.6", "cc", VER_RUN, 0},
-	{"libc-dev", BY_FILE_NAME, "crt1.o", "cc", VER_NONE, 0},
+	{"cc", BY_PATH, "cc", NULL, VER_FLAG, NULL},
+	{"cc1", BY_PROG_NAME, "cc1", "cc", VER_BANNER, NULL},
+	{"c++", BY_PATH, "c++", NULL, VER_FLAG, NULL},
+	{"cc1plus", BY_PROG_NAME, "cc1plus", "c++", VER_BANNER, NULL},
+	{"as", BY_PROG_NAME, "as", "cc", VER_FLAG, NULL},
+	{"ld", BY_PROG_NAME, "ld", "cc", VER_FLAG, NULL},
+	{"ar", BY_PATH, "ar", NULL, VER_FLAG, NULL},
+	{"make", BY_PATH, "make", NULL, VER_FLAG, NULL},
+	{"cmake", BY_PATH, "cmake", NULL, VER_FLAG, "cmake"},
+	{"autoconf", BY_PATH, "autoconf", NULL, VER_FLAG, NULL},
+	{"libc", BY_FILE_NAME, "libc.so.6", "cc", VER_RUN, NULL},
+	{"libc-dev", BY_FILE_NAME, "crt1.o", "cc", VER_NONE, NULL},
+	{"cargo", BY_PATH, "cargo", NULL, VER_FLAG, "cargo"},
+	{"rustc", BY_PATH, "rustc", NULL, VER_FLAG, "cargo"},
 };
 
 struct ctx {
@@ -360,6 +362,68 @@ add_packages(struct ctx *c, cJSON *record)
 
 /* ---- the record ---- */
 
+/* the entry of tool t found at path (NULL: not there; taken), without its package */
+static cJSON *
+tool_entry(struct ctx *c, const struct tool *t, char *path)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *file = NULL, *version = NULL;
+
+	if (path) {
+		char *norm = real_path(path);
+
+		file = norm;
+		/* the compiler's answers hold ".." components: the path as the tool itself is found */
+		if (t->find != BY_PATH) {
+			free(path);
+			path = ab_strdup(norm);
+		}
+		version = version_of(c, t, path);
+	}
+	cJSON_AddStringToObject(o, "name", t->name);
+	ab_json_add_str_or_null(o, "path", path);
+	ab_json_add_str_or_null(o, "file", file);
+	ab_json_add_str_or_null(o, "version", version);
+	cJSON_AddNullToObject(o, "package");
+	cJSON_AddNullToObject(o, "package_version");
+	cJSON_AddNullToObject(o, "architecture");
+	cJSON_AddNullToObject(o, "uri");
+	free(path);
+	free(file);
+	free(version);
+	return o;
+}
+
+void
+ab_toolchain_replace(cJSON *tools_of, const char *name, const char *path)
+{
+	struct ctx c = {.path = getenv("PATH")};
+	cJSON *one = cJSON_CreateArray(), *it;
+	int i = 0;
+
+	if (!c.path)
+		c.path = "/usr/local/bin:/usr/bin:/bin";
+	for (size_t k = 0; k < AB_NELEM(tools); k++)
+		if (!strcmp(tools[k].name, name) && tools[k].find == BY_PATH)
+			cJSON_AddItemToArray(one, tool_entry(&c, &tools[k], access(path, X_OK) == 0 ? ab_strdup(path) : NULL));
+	if (!cJSON_GetArraySize(one)) {
+		cJSON_Delete(one);
+		return;
+	}
+	ab_env_scrubbed(&c.env);
+	ab_env_set(&c.env, "PATH", c.path);
+	add_packages(&c, one);
+	ab_env_release(&c.env);
+	it = cJSON_DetachItemFromArray(one, 0);
+	cJSON_Delete(one);
+	for (const cJSON *t = tools_of ? tools_of->child : NULL; t; t = t->next, i++)
+		if (ab_json_str(t, "name") && !strcmp(ab_json_str(t, "name"), name)) {
+			cJSON_ReplaceItemInArray(tools_of, i, it);
+			return;
+		}
+	cJSON_AddItemToArray(tools_of, it);
+}
+
 static cJSON *
 make_record(struct ctx *c)
 {
@@ -367,36 +431,13 @@ make_record(struct ctx *c)
 
 	for (size_t i = 0; i < AB_NELEM(tools); i++) {
 		const struct tool *t = &tools[i];
-		cJSON *o = cJSON_CreateObject();
-		char *path = NULL, *file = NULL, *version = NULL;
+		char *path;
 
 		if (t->find == BY_PATH)
 			path = lookup(c, t->what);
 		else
 			path = ask_compiler(c, t->via, t->find == BY_PROG_NAME ? "-print-prog-name" : "-print-file-name", t->what);
-		if (path) {
-			char *norm = real_path(path);
-
-			file = norm;
-			/* the compiler's answers hold ".." components: the path as the tool itself is found */
-			if (t->find != BY_PATH) {
-				free(path);
-				path = ab_strdup(norm);
-			}
-			version = version_of(c, t, path);
-		}
-		cJSON_AddStringToObject(o, "name", t->name);
-		ab_json_add_str_or_null(o, "path", path);
-		ab_json_add_str_or_null(o, "file", file);
-		ab_json_add_str_or_null(o, "version", version);
-		cJSON_AddNullToObject(o, "package");
-		cJSON_AddNullToObject(o, "package_version");
-		cJSON_AddNullToObject(o, "architecture");
-		cJSON_AddNullToObject(o, "uri");
-		cJSON_AddItemToArray(record, o);
-		free(path);
-		free(file);
-		free(version);
+		cJSON_AddItemToArray(record, tool_entry(c, t, path));
 	}
 	add_packages(c, record);
 	return record;
@@ -483,8 +524,17 @@ done:
 	return error;
 }
 
+int
+ab_toolchain_only(const char *name, const char *system)
+{
+	for (size_t i = 0; name && i < AB_NELEM(tools); i++)
+		if (!strcmp(tools[i].name, name))
+			return tools[i].only && !strcmp(tools[i].only, system);
+	return 0;
+}
+
 cJSON *
-ab_toolchain_select(const cJSON *record, int cmake)
+ab_toolchain_select(const cJSON *record, const char *system)
 {
 	cJSON *a = cJSON_CreateArray();
 	const cJSON *it;
@@ -494,7 +544,7 @@ ab_toolchain_select(const cJSON *record, int cmake)
 		int skip = 0;
 
 		for (size_t i = 0; name && i < AB_NELEM(tools); i++)
-			if (!strcmp(tools[i].name, name) && tools[i].cmake_only && !cmake)
+			if (!strcmp(tools[i].name, name) && tools[i].only && (!system || strcmp(tools[i].only, system)))
 				skip = 1;
 		if (!skip)
 			cJSON_AddItemToArray(a, cJSON_Duplicate(it, 1));

@@ -7,7 +7,7 @@
  *   cJSON *rec;
  *   struct ab_toolchain_opts o = {.path = getenv("PATH"), .cache = "OUTDIR/.toolchain.json"};
  *   if (ab_toolchain_record(&rec, &o) < 0) ...     reported
- *   cJSON *mine = ab_toolchain_select(rec, cmake);  a variant's tools
+ *   cJSON *mine = ab_toolchain_select(rec, "cmake");  a variant's tools
  *
  * The record is an array of tools in a fixed order, each
  *   {"name": "cc", "path": "/usr/bin/cc", "file": "/usr/bin/gcc-12",
@@ -17,8 +17,8 @@
  * "path" is null for a tool that is not there; the package members are
  * null for a file no package owns. The tools: cc and its cc1, c++ and its
  * cc1plus, as and ld as cc runs them, ar, make, cmake, autoconf, libc
- * (the libc.so.6 cc links against, run for its banner) and libc-dev (its
- * crt1.o). Programs run with argv vectors: `--version`, `cc
+ * (the libc.so.6 cc links against, run for its banner), libc-dev (its
+ * crt1.o), cargo and rustc. Programs run with argv vectors: `--version`, `cc
  * -print-prog-name=`, `cc -print-file-name=`, `cc -v` for cc1's banner,
  * one `dpkg-query -S` for every file and one `dpkg-query -W` for every
  * package found.
@@ -40,8 +40,20 @@ struct ab_toolchain_opts {
 
 /* the record (see above) into *out; AB_EFAIL (reported) only when the cache cannot be written */
 int ab_toolchain_record(cJSON **out, const struct ab_toolchain_opts *o);
-/* the tools of record that a build of that system uses (cmake: with cmake), a new array */
-cJSON *ab_toolchain_select(const cJSON *record, int cmake);
+/*
+ * the tools of record that a build of that system uses ("autotools",
+ * "cmake": with cmake, "cargo": with cargo and rustc; NULL: the common
+ * tools only), a new array
+ */
+cJSON *ab_toolchain_select(const cJSON *record, const char *system);
+/*
+ * The entry `name` ("cargo", "rustc") of a variant's tools (an array from
+ * ab_toolchain_select) replaced by the tool at path, as a recipe names it
+ * (path null in the entry when it is not an executable)
+ */
+void ab_toolchain_replace(cJSON *tools, const char *name, const char *path);
+/* is tool name used by that build system alone ("cargo": cargo and rustc)? */
+int ab_toolchain_only(const char *name, const char *system);
 /*
  * in-toto ResourceDescriptors for builderDependencies: each tool of each
  * record once ({name, uri, annotations {path, file, version, package,

@@ -336,7 +336,7 @@ awk -v sha="$SHA" -v c="$C" '
  "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},
  "variants": [{"label": "b", "source": "s", "build": {"system": "meson"}}]}
 >>>
-@:3:65: variants[0].build.system: unknown build system 'meson' (expected 'autotools' or 'cmake')
+@:3:65: variants[0].build.system: unknown build system 'meson' (expected 'autotools', 'cmake' or 'cargo')
 ### build-system-missing
 {"recipe": 1, "name": "t",
  "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},

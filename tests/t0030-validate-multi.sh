@@ -27,7 +27,7 @@ allocbuild: many.json:5:73: sources.je.git.commit: '5.3.0' is not a 40-digit com
 allocbuild: many.json:6:77: sources.fb.archive.sha256: 'abc' is not a sha256 (64 lowercase hex digits)
 allocbuild: many.json:6:93: sources.fb.archive.strip: must not be negative, got -2
 allocbuild: many.json:7:40: sources.fb.overlay["lib/jemalloc"]: unknown source 'jemalloc'
-allocbuild: many.json:10:56: variants[0].build.system: unknown build system 'make' (expected 'autotools' or 'cmake')
+allocbuild: many.json:10:56: variants[0].build.system: unknown build system 'make' (expected 'autotools', 'cmake' or 'cargo')
 allocbuild: many.json:11:15: variants[1].label: duplicate label 'a' (first at 10:15)
 allocbuild: many.json:11:65: variants[1].build.configure: 'configure' is for autotools builds; a cmake build takes 'defines'
 allocbuild: many.json:12:39: variants[2].relink.from: unknown variant 'b'
