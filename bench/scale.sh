@@ -25,15 +25,7 @@ echo "== 1. the fixture: whole against 3 shards one after another, then merged"
 cd "$WORK"
 rm -rf fx && mkdir fx && cd fx
 . "$TOP/tests/fakeproj.sh"
-make_fakecmake_relink_recipe r.json
-python3 - <<'PY'
-import json
-d = json.load(open("r.json"))
-d["variants"].append({"label": "b-env", "runtime_of": "b", "runtime": {"env": {"FAKE_X": "1"}}})
-d["variants"].append({"label": "c", "source": "fc",
-    "build": {"system": "cmake", "defines": {"FLB_FAKE_TAG": "C"}, "targets": ["prog"]}, "artifacts": ["prog"]})
-json.dump(d, open("r.json", "w"), indent=1)
-PY
+make_fakecmake_shard_recipe r.json
 # the sources in the cache first: neither side pays for the first fetch
 "$AB" fetch -q --mirror-dir mirror -o warm r.json >/dev/null
 t0=$(now)

@@ -96,6 +96,21 @@ make_fakecmake_relink_recipe() {
 JSON
 }
 
+# make_fakecmake_shard_recipe FILE: make_fakecmake_relink_recipe plus a
+# runtime_of variant b-env (FAKE_X=1) and a third build variant c
+# (FLB_FAKE_TAG=C, prog): five variants to split into shards
+make_fakecmake_shard_recipe() {
+	make_fakecmake_relink_recipe "$1"
+	python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["variants"].append({"label": "b-env", "runtime_of": "b", "runtime": {"env": {"FAKE_X": "1"}}})
+d["variants"].append({"label": "c", "source": "fc",
+    "build": {"system": "cmake", "defines": {"FLB_FAKE_TAG": "C"}, "targets": ["prog"]}, "artifacts": ["prog"]})
+json.dump(d, open(sys.argv[1], "w"), indent=1)
+PY
+}
+
 # make_noisyproj DIR -> prints the sha256 of a tiny autotools-shaped
 # project, stored in DIR/mirror/sha256/<hex>, whose `make libnoise.a`
 # writes 16 random bytes into noise.o (irreproducible on purpose) beside a

@@ -16,34 +16,7 @@ special_opts="--with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30
 URL=https://git.example.invalid/flb-like.git
 commit=$("$TOP/tests/fixtures/make-flb-like.sh" --git flb-like.git "$JEMALLOC_TARBALL")
 
-cat >r.json <<JSON
-{"recipe": 1, "name": "flb-like",
- "sources": {
-  "flb": {"git": {"url": "$URL", "commit": "$commit"}},
-  "jemalloc-5.3.0": {"archive": {
-    "urls": ["https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2"],
-    "sha256": "$JEMALLOC_SHA", "strip": 1}}
- },
- "variants": [
-  {"label": "stock", "source": "flb",
-   "build": {"system": "cmake", "defines": {"FLB_JEMALLOC": "On"}, "targets": ["fluent-bit-bin"]},
-   "artifacts": ["bin/fluent-bit"],
-   "allocator": {"kind": "jemalloc", "archive": "lib/libjemalloc_pic.a",
-                 "vendored": "lib/jemalloc-5.3.0", "upstream": "jemalloc-5.3.0"}},
-  {"label": "special", "source": "flb",
-   "build": {"system": "cmake", "defines": {"FLB_JEMALLOC": "On", "FLB_JEMALLOC_OPTIONS": "$special_opts"},
-             "targets": ["fluent-bit-bin"]},
-   "artifacts": ["bin/fluent-bit"],
-   "allocator": {"kind": "jemalloc", "archive": "lib/libjemalloc_pic.a",
-                 "vendored": "lib/jemalloc-5.3.0", "upstream": "jemalloc-5.3.0"}},
-  {"label": "stock-relink-special",
-   "relink": {"from": "stock", "link_txt": "src/CMakeFiles/fluent-bit-bin.dir/link.txt",
-              "replace": [{"path": "../lib/libjemalloc_pic.a", "with": {"variant": "special", "artifact": "lib/libjemalloc_pic.a"}}],
-              "output": "bin/fluent-bit-relink-special"},
-   "artifacts": ["bin/fluent-bit-relink-special"],
-   "allocator": {"kind": "jemalloc"}}
- ]}
-JSON
+"$TOP/tests/fixtures/flb-like-recipe.sh" "$URL" "$commit" "$JEMALLOC_SHA" "$special_opts" >r.json
 
 expect_exit 0 "$AB" build --check -j 2 --mirror "https://git.example.invalid/=$PWD/" --mirror-dir "$MIRROR" r.json
 cp out build.out

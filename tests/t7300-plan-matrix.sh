@@ -9,34 +9,9 @@
 . "$TOP/tests/lib.sh"
 
 # the flb-like fixture's recipe as t5510 builds it (planned, not built: no fetch)
-cat >flb.json <<'JSON'
-{"recipe": 1, "name": "flb-like",
- "sources": {
-  "flb": {"git": {"url": "https://git.example.invalid/flb-like.git", "commit": "0123456789abcdef0123456789abcdef01234567"}},
-  "jemalloc-5.3.0": {"archive": {
-    "urls": ["https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2"],
-    "sha256": "2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa", "strip": 1}}
- },
- "variants": [
-  {"label": "stock", "source": "flb",
-   "build": {"system": "cmake", "defines": {"FLB_JEMALLOC": "On"}, "targets": ["fluent-bit-bin"]},
-   "artifacts": ["bin/fluent-bit"],
-   "allocator": {"kind": "jemalloc", "archive": "lib/libjemalloc_pic.a",
-                 "vendored": "lib/jemalloc-5.3.0", "upstream": "jemalloc-5.3.0"}},
-  {"label": "special", "source": "flb",
-   "build": {"system": "cmake", "defines": {"FLB_JEMALLOC": "On", "FLB_JEMALLOC_OPTIONS": "--with-lg-quantum=3"},
-             "targets": ["fluent-bit-bin"]},
-   "artifacts": ["bin/fluent-bit"],
-   "allocator": {"kind": "jemalloc", "archive": "lib/libjemalloc_pic.a",
-                 "vendored": "lib/jemalloc-5.3.0", "upstream": "jemalloc-5.3.0"}},
-  {"label": "stock-relink-special",
-   "relink": {"from": "stock", "link_txt": "src/CMakeFiles/fluent-bit-bin.dir/link.txt",
-              "replace": [{"path": "../lib/libjemalloc_pic.a", "with": {"variant": "special", "artifact": "lib/libjemalloc_pic.a"}}],
-              "output": "bin/fluent-bit-relink-special"},
-   "artifacts": ["bin/fluent-bit-relink-special"],
-   "allocator": {"kind": "jemalloc"}}
- ]}
-JSON
+"$TOP/tests/fixtures/flb-like-recipe.sh" https://git.example.invalid/flb-like.git \
+	0123456789abcdef0123456789abcdef01234567 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa \
+	--with-lg-quantum=3 >flb.json
 
 # check_matrix RECIPE N: every variant in a shard; every shard closed under the dependencies; costs as documented
 check_matrix() {

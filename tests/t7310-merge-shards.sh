@@ -12,15 +12,7 @@
 . "$TOP/tests/fakeproj.sh"
 . "$TOP/tests/sign-lib.sh"
 
-make_fakecmake_relink_recipe r.json
-python3 - <<'PY'
-import json
-d = json.load(open("r.json"))
-d["variants"].append({"label": "b-env", "runtime_of": "b", "runtime": {"env": {"FAKE_X": "1"}}})
-d["variants"].append({"label": "c", "source": "fc",
-    "build": {"system": "cmake", "defines": {"FLB_FAKE_TAG": "C"}, "targets": ["prog"]}, "artifacts": ["prog"]})
-json.dump(d, open("r.json", "w"), indent=1)
-PY
+make_fakecmake_shard_recipe r.json
 
 expect_exit 0 "$AB" build -j 2 --mirror-dir mirror --cache cache-full -o full r.json
 
