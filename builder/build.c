@@ -24,6 +24,7 @@
 #include "../provenance/allocver.h"
 #include "../provenance/artdiff.h"
 #include "../provenance/cargoprov.h"
+#include "../provenance/ccstats.h"
 #include "../provenance/cmakeprov.h"
 #include "../provenance/hostprobe.h"
 #include "../provenance/manifest.h"
@@ -120,11 +121,14 @@ env_object(const struct ab_strv *set)
 	cJSON *o = cJSON_CreateObject();
 
 	for (size_t i = 0; i < set->n; i++) {
-		const char *eq = strchr(set->v[i], '=');
-		char *k = ab_strndup(set->v[i], eq ? (size_t)(eq - set->v[i]) : strlen(set->v[i]));
+		/* a remote cache's password never enters a record */
+		char *kv = ab_ccstats_env_shown(set->v[i]);
+		const char *eq = strchr(kv, '=');
+		char *k = ab_strndup(kv, eq ? (size_t)(eq - kv) : strlen(kv));
 
 		cJSON_AddStringToObject(o, k, eq ? eq + 1 : "");
 		free(k);
+		free(kv);
 	}
 	return o;
 }
@@ -207,6 +211,42 @@ tool_identity(struct ctx *c, struct ab_sha256 *h, const char *name)
 	ab_env_release(&env);
 }
 
+/* ccache's setting key in the children's environment (its ccache.conf too): the value, or NULL when empty */
+static char *
+ccache_get(struct ctx *c, const char *key)
+{
+	char *argv[] = {"ccache", "--get-config", (char *)key, NULL};
+	struct ab_proc pr = {.argv = argv};
+	struct ab_proc_result res;
+	struct ab_buf out = {0}, err = {0};
+	struct ab_env env;
+	char *v = NULL;
+
+	fill_env(&env, c->p->nvars ? &c->p->vars[0] : NULL);
+	pr.envp = ab_env_envp(&env);
+	pr.out = &out;
+	pr.err = &err;
+	ab_quiet++;
+	if (ab_proc_run(&res, &pr) == 0 && res.exit_code == 0 && out.s && out.s[0] != '\n' && out.s[0])
+		v = ab_strndup(out.s, strcspn(out.s, "\n"));
+	ab_quiet--;
+	ab_buf_free(&out);
+	ab_buf_free(&err);
+	ab_env_release(&env);
+	return v;
+}
+
+/* the local cache and the remote storage the compiles use, as ccache resolves them, for the records */
+static void
+ccache_config(struct ctx *c)
+{
+	char *remote = ccache_get(c, "remote_storage");
+
+	c->run.options.ccache_dir = ccache_get(c, "cache_dir");
+	c->run.options.ccache_remote = remote ? ab_ccstats_redact(remote) : NULL;
+	free(remote);
+}
+
 /*
  * The tools, versions and packages of the record enter the key too: a new
  * binutils or libc6-dev rebuilds, as a new compiler does
@@ -259,8 +299,10 @@ toolchain(struct ctx *c)
 		tool_identity(c, h, "cargo");
 		tool_identity(c, h, "rustc");
 	}
-	if (c->p->ccache)
+	if (c->p->ccache) {
 		tool_identity(c, h, "ccache");
+		ccache_config(c);
+	}
 	e = toolchain_record(c, h, cargo);
 	ab_sha256_final(c->toolchain_key, h);
 	return e;
@@ -325,7 +367,7 @@ key_source(void *arg, const struct ab_source *s, const struct ab_overlay *via, i
  * An environment entry of the key. PATH is the inherited one behind the
  * directories the plan puts first: only those enter the key (which tools
  * PATH finds is in the toolchain's identity), so another shell's PATH
- * rebuilds nothing.
+ * rebuilds nothing. Nor do the compile cache's location and statistics log.
  */
 static void
 key_add_env(struct ab_sha256 *h, const char *kv)
@@ -333,6 +375,10 @@ key_add_env(struct ab_sha256 *h, const char *kv)
 	const char *path = getenv("PATH");
 	size_t n = strlen(kv), pn = path ? strlen(path) : 0;
 
+	/* where the compile cache lives decides no byte of the output: another cache rebuilds nothing */
+	if (!strncmp(kv, "CCACHE_DIR=", 11) || !strncmp(kv, "CCACHE_REMOTE_STORAGE=", 22) ||
+	    !strncmp(kv, "CCACHE_STATSLOG=", 16))
+		return;
 	if (!strncmp(kv, "PATH=", 5) && pn && n >= 5 + pn && !strcmp(kv + n - pn, path)) {
 		char *prefix = ab_strndup(kv, n - pn);
 
@@ -922,6 +968,18 @@ cargo_home(const struct ab_plan_var *pv)
 	return e;
 }
 
+/* what ccache did for the variant's compiles, from its statistics log */
+static int
+ccache_stats(struct ab_variant_record *vr, const struct ab_plan *p, const struct ab_plan_var *pv)
+{
+	char *log = ab_path_join(pv->logs, AB_CCSTATS_LOG), *rel = rel_to_outdir(p, log);
+	int e = ab_ccstats_read(&vr->ccache, log, rel);
+
+	free(rel);
+	free(log);
+	return e;
+}
+
 /* a fresh build of one source or relink variant; fills its record */
 static int
 build_variant(struct ctx *c, size_t vi)
@@ -932,6 +990,8 @@ build_variant(struct ctx *c, size_t vi)
 
 	cJSON_Delete(vr->steps);
 	vr->steps = cJSON_CreateArray();
+	cJSON_Delete(vr->ccache);
+	vr->ccache = NULL;
 	if (ab_rm_rf(pv->src) < 0 || ab_rm_rf(pv->build) < 0 || ab_rm_rf(pv->logs) < 0 ||
 	    ab_rm_rf(pv->probe) < 0 || ab_mkdir_p(pv->logs, 0755) < 0)
 		return AB_EFAIL;
@@ -959,6 +1019,8 @@ build_variant(struct ctx *c, size_t vi)
 		if (e < 0)
 			return e;
 	}
+	if (p->ccache && pv->v->kind == AB_VARIANT_BUILD && ccache_stats(vr, p, pv) < 0)
+		return AB_ECHECK;
 	if (hash_artifacts(vr, c, pv) < 0)
 		return AB_ECHECK;
 	if (pv->v->kind == AB_VARIANT_BUILD) {
@@ -2075,6 +2137,35 @@ clean_stale_temporaries(const struct ab_plan *p)
 	}
 }
 
+/* the compile cache's work for the variants compiled in this run; a remote storage that failed is said */
+static void
+report_ccache(struct ctx *c, int print)
+{
+	const struct ab_plan *p = c->p;
+
+	for (size_t vi = 0; p->ccache && vi < p->nvars; vi++) {
+		const struct ab_variant_record *vr = record_of(c, vi);
+		const cJSON *rec = vr->ccache;
+		int failed;
+		char *line;
+
+		if (!rec || c->vs[vi].status != V_BUILT || !c->vs[vi].need_build)
+			continue;
+		failed = ab_ccstats_remote_failures(rec);
+		if (!print) {
+			if (failed)
+				ab_warn("%s: the remote cache %s was unreachable (%d ccache call%s could not use it): "
+				    "built with the local cache only", vr->label,
+				    c->run.options.ccache_remote ? c->run.options.ccache_remote : "(ccache.conf's)", failed,
+				    failed == 1 ? "" : "s");
+			continue;
+		}
+		line = ab_ccstats_summary(rec);
+		printf("ccache %s: %s\n", vr->label, line);
+		free(line);
+	}
+}
+
 /* the phases of a build, in order; each reports its own failure */
 static int
 run_phases(struct ctx *c, int *probe_bad)
@@ -2095,6 +2186,7 @@ run_phases(struct ctx *c, int *probe_bad)
 	if (p->jobserver && ab_jobserver_open(&c->js, p->jobserver) < 0)
 		return AB_EFAIL;
 	schedule(c);
+	report_ccache(c, 0);
 	check_variants(c, probe_bad);
 	if ((e = write_states(c)) < 0 || (e = write_manifests(c)) < 0)
 		return e;
@@ -2117,8 +2209,10 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 		rc = run_phases(&c, &probe_bad);
 	ab_progress_finish();
 	if (rc == 0) {
-		if (o->table)
+		if (o->table) {
 			print_table(&c);
+			report_ccache(&c, 1);
+		}
 		rc = c.failed || probe_bad ? AB_ECHECK : 0;
 		print_stats(t0);
 	}
@@ -2156,6 +2250,10 @@ ab_build_write_merged(const struct ab_plan *p, const struct ab_build_merged *m)
 	c.run.options.parallel_variants = json_int(m->options, "parallel_variants");
 	c.run.options.jobserver = json_int(m->options, "jobserver");
 	c.run.options.ccache = json_int(m->options, "ccache");
+	if (ab_json_str(m->options, "ccache_dir"))
+		c.run.options.ccache_dir = ab_strdup(ab_json_str(m->options, "ccache_dir"));
+	if (ab_json_str(m->options, "ccache_remote"))
+		c.run.options.ccache_remote = ab_strdup(ab_json_str(m->options, "ccache_remote"));
 	c.run.options.keep_going = json_int(m->options, "keep_going");
 	c.run.options.force = json_int(m->options, "force");
 	c.run.toolchain = cJSON_Duplicate(m->toolchain, 1);

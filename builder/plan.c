@@ -8,6 +8,7 @@
 #include "ccwrap.h"
 #include "../lib/pool.h"
 #include "../lib/proc.h"
+#include "../provenance/ccstats.h"
 #include "../provenance/manifest.h"
 
 /* the directory through which ccache masquerades as the compilers (Debian) */
@@ -360,6 +361,13 @@ plan_env(struct ab_plan *p, struct ab_plan_var *pv)
 		/* same compile commands in different variant dirs hit the same objects */
 		ab_strv_pushf(&pv->env, "CCACHE_BASEDIR=%s", p->outdir);
 		ab_strv_push(&pv->env, "CCACHE_NOHASHDIR=1");
+		if (p->ccache_dir)
+			ab_strv_pushf(&pv->env, "CCACHE_DIR=%s", p->ccache_dir);
+		if (p->ccache_remote)
+			ab_strv_pushf(&pv->env, "CCACHE_REMOTE_STORAGE=%s", p->ccache_remote);
+		/* its own hits and misses (provenance/ccstats.h) */
+		if (v->kind == AB_VARIANT_BUILD)
+			ab_strv_pushf(&pv->env, "CCACHE_STATSLOG=%s/%s", pv->logs, AB_CCSTATS_LOG);
 	}
 	if (v->kind == AB_VARIANT_BUILD)
 		for (size_t i = 0; i < v->build.env.n; i++) {
@@ -574,6 +582,8 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 	free(outdir);
 	p->jobs = o->jobs > 0 ? o->jobs : ab_pool_default_jobs();
 	p->ccache = o->ccache;
+	p->ccache_remote = o->ccache_remote ? ab_strdup(o->ccache_remote) : NULL;
+	p->ccache_dir = o->ccache_dir ? ab_path_absolute(o->ccache_dir) : NULL;
 
 	plan_vars(p, order, norder);
 	plan_budget(p);
@@ -702,6 +712,13 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 	if (p->jobserver)
 		fprintf(f, ", make-based builds share a jobserver of %d tokens", p->jobserver);
 	fprintf(f, "%s\n", p->ccache ? ", compiling through ccache" : "");
+	if (p->ccache_dir || p->ccache_remote) {
+		char *remote = p->ccache_remote ? ab_ccstats_redact(p->ccache_remote) : NULL;
+
+		fprintf(f, "ccache: local cache %s%s%s\n", p->ccache_dir ? p->ccache_dir : "(ccache's own)",
+		    remote ? ", remote storage " : "", remote ? remote : "");
+		free(remote);
+	}
 	fprintf(f, "environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask %03o\n",
 	    AB_CHILD_UMASK);
 	if (p->ccwrap) {
@@ -737,8 +754,12 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 			fprintf(f, "%s\n", s->kind == AB_STEP_CONFIGURE ? "configure" : "build");
 			print_argv(f, "run", ab_strv_argv((struct ab_strv *)&s->argv));
 			fprintf(f, "      cwd: %s\n", s->cwd);
-			for (size_t k = 0; k < pv->env.n; k++)
-				fprintf(f, "      env: %s\n", pv->env.v[k]);
+			for (size_t k = 0; k < pv->env.n; k++) {
+				char *shown = ab_ccstats_env_shown(pv->env.v[k]);
+
+				fprintf(f, "      env: %s\n", shown);
+				free(shown);
+			}
 			for (size_t k = 0; k < s->env.n; k++)
 				fprintf(f, "      env: %s\n", s->env.v[k]);
 			for (size_t k = 0; k < s->unset.n; k++)
@@ -831,6 +852,8 @@ ab_plan_free(struct ab_plan *p)
 	free(p->vars);
 	ab_strv_free(&p->manifests);
 	free(p->ccwrap);
+	free(p->ccache_remote);
+	free(p->ccache_dir);
 	free(p->outdir);
 	free(p);
 }

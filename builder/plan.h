@@ -76,6 +76,8 @@ struct ab_plan_opts {
 	const char *outdir;   /* NULL: ./allocbuild-out/<recipe name> */
 	int jobs;             /* -j; 0: online cores */
 	int ccache;           /* --ccache: compile through ccache */
+	const char *ccache_remote; /* --ccache-remote URL: ccache's remote storage (implies --ccache) */
+	const char *ccache_dir;    /* --ccache-dir DIR: its local cache (implies --ccache) */
 };
 
 struct ab_plan {
@@ -85,6 +87,8 @@ struct ab_plan {
 	int parallel;         /* variants built at once */
 	int jobserver;        /* tokens of the jobserver shared by make-based builds; 0: none */
 	int ccache;
+	char *ccache_remote;  /* CCACHE_REMOTE_STORAGE of the children, or NULL (ccache's own configuration) */
+	char *ccache_dir;     /* CCACHE_DIR of the children (absolute), or NULL (inherited, else ccache's default) */
 	char *ccwrap;         /* OUTDIR/ccwrap: the compiler wrapper's links, when a variant uses them; else NULL */
 	struct ab_step *steps;
 	size_t nsteps;
@@ -95,11 +99,13 @@ struct ab_plan {
 
 /* build the plan for the given labels (all when nlabels is 0); reports errors */
 /* the options plan and build share: getopt_long with AB_PLAN_LONGOPTS and "o:j:" */
-enum { AB_OPT_CCACHE = 0x1100 };
+enum { AB_OPT_CCACHE = 0x1100, AB_OPT_CCACHE_REMOTE, AB_OPT_CCACHE_DIR };
 #define AB_PLAN_LONGOPTS                                                     \
 	{"outdir", required_argument, NULL, 'o'},                            \
 	{"jobs", required_argument, NULL, 'j'},                              \
-	{"ccache", no_argument, NULL, AB_OPT_CCACHE}
+	{"ccache", no_argument, NULL, AB_OPT_CCACHE},                        \
+	{"ccache-remote", required_argument, NULL, AB_OPT_CCACHE_REMOTE},    \
+	{"ccache-dir", required_argument, NULL, AB_OPT_CCACHE_DIR}
 /*
  * take option opt (what getopt_long returned) into o when it is one of
  * AB_PLAN_LONGOPTS: 1 when it was, 0 when not, -1 after reporting a bad

@@ -16,6 +16,7 @@ enum { OPT_KEEP_GOING = 0x2000, OPT_FORCE, OPT_CHECK, OPT_SHARD };
 
 static const char usage[] =
     "allocbuild build [-o OUTDIR] [-j N] [-k|--keep-going] [--force] [--ccache] [--check]\n"
+    "                 [--ccache-remote URL] [--ccache-dir DIR]\n"
     "                 [--cache DIR] [--mirror FROM=TO] [--mirror-dir DIR] [--allow-unpinned]\n"
     "                 [--shard K/N] RECIPE [LABEL...]\n"
     "\n"
@@ -29,6 +30,12 @@ static const char usage[] =
     "OUTDIR/reproducibility/check with another -j, and reports each artifact\n"
     "as identical or differs (and what differs); the record goes to\n"
     "OUTDIR/provenance/reproducibility.intoto.json. Exit 1 when any differs.\n"
+    "\n"
+    "--ccache compiles through ccache; --ccache-remote URL (redis://HOST:PORT,\n"
+    "http://HOST/PATH) shares its cache across machines, --ccache-dir DIR\n"
+    "names the local cache (both imply --ccache). Each variant's hits and\n"
+    "misses are in the summary and the manifests; an unreachable remote\n"
+    "storage is said, and the build goes on with the local cache.\n"
     "\n"
     "--shard K/N builds exactly shard K of the N that `plan --matrix -n N`\n"
     "prints (no labels then); `merge` combines the shards (docs/scale.md).\n";

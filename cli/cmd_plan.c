@@ -9,6 +9,7 @@
 #include "../builder/shard.h"
 #include "../lib/jsonio.h"
 #include "../lib/util.h"
+#include "../provenance/ccstats.h"
 
 int
 ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char *arg)
@@ -22,13 +23,33 @@ ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char
 	case AB_OPT_CCACHE:
 		o->ccache = 1;
 		return 1;
+	case AB_OPT_CCACHE_REMOTE: {
+		char why[160];
+
+		if (ab_ccstats_remote_check(arg, why, sizeof(why)) < 0) {
+			ab_cmd_usage_error(cmd, "--ccache-remote '%s': %s", arg, why);
+			return -1;
+		}
+		o->ccache = 1;
+		o->ccache_remote = arg;
+		return 1;
+	}
+	case AB_OPT_CCACHE_DIR:
+		if (!*arg) {
+			ab_cmd_usage_error(cmd, "--ccache-dir: an empty directory name");
+			return -1;
+		}
+		o->ccache = 1;
+		o->ccache_dir = arg;
+		return 1;
 	default:
 		return 0;
 	}
 }
 
 static const char usage[] =
-    "allocbuild plan [-o OUTDIR] [-j N] [--ccache] RECIPE [LABEL...]\n"
+    "allocbuild plan [-o OUTDIR] [-j N] [--ccache] [--ccache-remote URL] [--ccache-dir DIR]\n"
+    "                RECIPE [LABEL...]\n"
     "allocbuild plan --matrix [-n N] RECIPE\n"
     "\n"
     "Print, in dependency order, the source acquisition, patches, overlays,\n"

@@ -91,6 +91,7 @@ struct sum {
 	char hex[AB_HEX_LEN + 1];
 	char *want; /* verify: the last expectation compared, or NULL */
 	char *why;  /* verify: why the file has no digest ("missing", ...), or NULL */
+	cJSON *annotations; /* the statement's annotations of the file, or NULL */
 };
 
 struct sums {
@@ -116,6 +117,7 @@ add_sum(struct sums *s, const char *path, const char *hex)
 	s->v[s->n].path = ab_strdup(path);
 	s->v[s->n].want = NULL;
 	s->v[s->n].why = NULL;
+	s->v[s->n].annotations = NULL;
 	snprintf(s->v[s->n].hex, sizeof(s->v[s->n].hex), "%s", hex);
 	s->n++;
 }
@@ -150,6 +152,7 @@ free_sums(struct sums *s)
 		free(s->v[i].path);
 		free(s->v[i].want);
 		free(s->v[i].why);
+		cJSON_Delete(s->v[i].annotations);
 	}
 	free(s->v);
 }
@@ -192,6 +195,10 @@ options_json(const struct ab_run_record *run)
 	cJSON_AddNumberToObject(o, "parallel_variants", run->options.parallel_variants);
 	cJSON_AddNumberToObject(o, "jobserver", run->options.jobserver);
 	cJSON_AddBoolToObject(o, "ccache", run->options.ccache);
+	if (run->options.ccache) {
+		ab_json_add_str_or_null(o, "ccache_dir", run->options.ccache_dir);
+		ab_json_add_str_or_null(o, "ccache_remote", run->options.ccache_remote);
+	}
 	cJSON_AddBoolToObject(o, "keep_going", run->options.keep_going);
 	cJSON_AddBoolToObject(o, "force", run->options.force);
 	cJSON_AddStringToObject(o, "source_date_epoch", run->options.source_date_epoch);
@@ -234,6 +241,8 @@ commands_doc(const struct ab_run_record *run)
 		cJSON_AddItemToObject(v, "steps", st->steps ? jdup(st->steps) : cJSON_CreateArray());
 		if (st->cargo)
 			cJSON_AddItemToObject(v, "cargo", jdup(st->cargo));
+		if (st->ccache)
+			cJSON_AddItemToObject(v, "ccache", jdup(st->ccache));
 		cJSON_AddItemToArray(vars, v);
 	}
 	return doc;
@@ -448,6 +457,8 @@ add_descriptors(cJSON *arr, const struct sums *files)
 
 		cJSON_AddStringToObject(s, "name", files->v[i].path);
 		cJSON_AddItemToObject(s, "digest", digest(files->v[i].hex));
+		if (files->v[i].annotations)
+			cJSON_AddItemToObject(s, "annotations", jdup(files->v[i].annotations));
 		cJSON_AddItemToArray(arr, s);
 	}
 }
@@ -610,6 +621,26 @@ write_documents(const struct ab_run_record *run)
 	return 0;
 }
 
+/* a variant's ccache statistics log, its counts as the annotations (provenance/ccstats.h) */
+static int
+ccache_byproduct(struct sums *byproducts, const struct ab_run_record *run, const struct ab_variant_record *st)
+{
+	const char *log = ab_json_str(st->ccache, "log");
+	cJSON *counts;
+
+	if (!log)
+		return 0;
+	if (add_sum_file(byproducts, wdir(run), log) < 0)
+		return AB_EFAIL;
+	for (size_t i = 0; i < byproducts->n; i++)
+		if (!strcmp(byproducts->v[i].path, log) && !byproducts->v[i].annotations) {
+			counts = jdup(st->ccache);
+			cJSON_DeleteItemFromObjectCaseSensitive(counts, "log");
+			byproducts->v[i].annotations = counts;
+		}
+	return 0;
+}
+
 /*
  * subjects: the artifacts of the variants built; byproducts: their logs,
  * then recipe.json and every other manifest this run wrote, so that a
@@ -629,6 +660,8 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 		cJSON_ArrayForEach(it, st->steps)
 			if (ab_json_str(it, "log") && add_sum_file(byproducts, wdir(run), ab_json_str(it, "log")) < 0)
 				return AB_EFAIL;
+		if (ccache_byproduct(byproducts, run, st) < 0)
+			return AB_EFAIL;
 	}
 	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
 		const char *rel = ab_manifest_files[i].path;

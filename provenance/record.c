@@ -228,6 +228,7 @@ ab_variant_record_json(const struct ab_variant_record *v)
 	add_copy(st, "reproducible", v->reproducible);
 	add_copy(st, "toolchain", v->toolchain);
 	add_copy(st, "host_probes", v->host_probes);
+	add_copy(st, "ccache", v->ccache);
 	if (!v->loaded) {
 		if (v->probe)
 			add_probe(st, v);
@@ -364,6 +365,7 @@ ab_variant_record_parse(const cJSON *st)
 	v->reproducible = dup_or_null(ab_json_get(st, "reproducible"));
 	v->toolchain = dup_or_null(ab_json_get(st, "toolchain"));
 	v->host_probes = dup_or_null(ab_json_get(st, "host_probes"));
+	v->ccache = dup_or_null(ab_json_get(st, "ccache"));
 	ab_variant_record_set_probe(v, dup_or_null(ab_json_get(st, "probe")));
 	v->upstream_diff = dup_or_null(ab_json_get(st, "upstream_diff"));
 	return v;
@@ -423,6 +425,7 @@ ab_variant_record_release(struct ab_variant_record *v)
 	cJSON_Delete(v->reproducible);
 	cJSON_Delete(v->toolchain);
 	cJSON_Delete(v->host_probes);
+	cJSON_Delete(v->ccache);
 	cJSON_Delete(v->definition);
 	memset(v, 0, sizeof(*v));
 }
@@ -445,6 +448,8 @@ ab_run_record_release(struct ab_run_record *run)
 	free(run->outdir);
 	free(run->write_dir);
 	cJSON_Delete(run->toolchain);
+	free(run->options.ccache_remote);
+	free(run->options.ccache_dir);
 	cJSON_Delete(run->sources);
 	for (size_t i = 0; i < run->nvariants; i++)
 		ab_variant_record_release(&run->variants[i]);

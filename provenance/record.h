@@ -89,6 +89,7 @@ struct ab_variant_record {
 	cJSON *reproducible; /* what was done for path independence (builder/ccwrap.h), {"enabled": ...} */
 	cJSON *toolchain;    /* the tools it was built with (provenance/toolchain.h) */
 	cJSON *host_probes;  /* jemalloc's measurements of the build host (provenance/hostprobe.h), or NULL */
+	cJSON *ccache;       /* what ccache did for its compiles (provenance/ccstats.h), or NULL */
 	cJSON *definition;   /* the variant as the recipe defines it, for build-commands.json; not in state.json */
 
 	/* for the field order of state.json (ab_variant_record_json) */
@@ -116,6 +117,8 @@ struct ab_run_record {
 	struct {
 		int jobs, parallel_variants, jobserver, ccache, keep_going, force;
 		const char *source_date_epoch; /* static */
+		char *ccache_remote; /* with ccache: its remote storage in effect (password redacted), or NULL */
+		char *ccache_dir;    /* with ccache: its local cache directory in effect, or NULL */
 	} options;
 	cJSON *toolchain;    /* tool -> identity (internalParameters) */
 	cJSON *sources;      /* source id -> fetch record: this run's fetches, else what the variants recorded */

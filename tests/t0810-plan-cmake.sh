@@ -53,6 +53,7 @@ compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-g
       env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/a/src=/allocbuild/src -ffile-prefix-map=$O/variants/a/build=/allocbuild/build
       env: CCACHE_BASEDIR=$O
       env: CCACHE_NOHASHDIR=1
+      env: CCACHE_STATSLOG=$O/variants/a/logs/ccache-stats.log
       log: $O/variants/a/logs/02-configure.log
 [5/9] a: build
       run: cmake --build $O/variants/a/build --target fluent-bit-bin -j 3
@@ -63,6 +64,7 @@ compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-g
       env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/a/src=/allocbuild/src -ffile-prefix-map=$O/variants/a/build=/allocbuild/build
       env: CCACHE_BASEDIR=$O
       env: CCACHE_NOHASHDIR=1
+      env: CCACHE_STATSLOG=$O/variants/a/logs/ccache-stats.log
       log: $O/variants/a/logs/03-build.log
 [6/9] b: relink
       link.txt: $O/variants/a/build/src/CMakeFiles/fluent-bit-bin.dir/link.txt
@@ -86,6 +88,35 @@ compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-g
       $O/SHA256SUMS
 EOT
 expect_file out <want
+
+# a shared compile cache: the local cache and the remote storage in every step, the password never shown
+expect_exit 0 "$AB" plan -j 2 --ccache-dir cc --ccache-remote 'redis://user:s3cret@127.0.0.1:6379|connect-timeout=50' -o bo r.json a
+sed -n 3,4p out >got
+cat >want <<EOT
+jobs 2: up to 1 variant at once, compiling through ccache
+ccache: local cache $PWD/cc, remote storage redis://user:***@127.0.0.1:6379|connect-timeout=50
+EOT
+expect_file got <want
+[ "$(grep -cxF "      env: CCACHE_DIR=$PWD/cc" out)" = 2 ] || fail "CCACHE_DIR not in both steps"
+[ "$(grep -cxF "      env: CCACHE_REMOTE_STORAGE=redis://user:***@127.0.0.1:6379|connect-timeout=50" out)" = 2 ] ||
+	fail "CCACHE_REMOTE_STORAGE not in both steps"
+expect_no_grep s3cret out
+expect_exit 0 "$AB" plan --ccache-remote redis://s3cret@cache.example:6379 -o bo r.json a
+expect_grep "remote storage redis://***@cache.example:6379" out
+expect_no_grep s3cret out
+expect_exit 0 "$AB" plan --ccache-remote http://cache.example:8080/ccache -o bo r.json a
+grep -qxF "ccache: local cache (ccache's own), remote storage http://cache.example:8080/ccache" out || fail "http remote"
+expect_exit 2 "$AB" plan --ccache-remote https://cache.example/ccache r.json
+cat <<EOT | expect_file err
+allocbuild: plan: --ccache-remote 'https://cache.example/ccache': https is not supported: Debian 12's ccache 4.7 speaks plain http only
+Try 'allocbuild help plan'.
+EOT
+expect_exit 2 "$AB" plan --ccache-remote memcached://cache.example r.json
+expect_grep "plan: --ccache-remote 'memcached://cache.example': not a remote storage ccache knows" err
+expect_exit 2 "$AB" plan --ccache-remote redis:// r.json
+expect_grep "plan: --ccache-remote 'redis://': nothing after 'redis://'" err
+expect_exit 2 "$AB" plan --ccache-dir '' r.json
+expect_grep "plan: --ccache-dir: an empty directory name" err
 
 # ninja has no jobserver client: the Ninja generator keeps the static -j
 sed -e 's/"system": "cmake",/"system": "cmake", "generator": "Ninja",/' -e 's/, "jobs": 3//' r.json >ninja.json

@@ -1,0 +1,55 @@
+/*
+ * ccstats: what ccache did for a variant's compiles, and the remote
+ * cache's address as it may be recorded (docs/scale.md, "A shared
+ * compile cache").
+ *
+ * A build with --ccache gives each build variant its own statistics log
+ * (CCACHE_STATSLOG, ccache 4.x): per compiler call a "# SOURCE" line and
+ * the counters it updated (cache_miss, direct_cache_hit,
+ * local_storage_hit, remote_storage_hit, remote_storage_error, ...).
+ * ab_ccstats_read() turns it into the record
+ *   {"log": "<log path relative to OUTDIR>",
+ *    "cacheable": N, "local_hits": L, "remote_hits": R, "misses": M,
+ *    "uncacheable": U, "remote_errors": E, "remote_timeouts": T}
+ * where cacheable = L + R + M: a call served from the local cache is a
+ * local hit, one the local cache missed and the remote storage served
+ * a remote hit, one that compiled a miss; links, preprocessor-only
+ * calls, autoconf tests and the like are uncacheable. A call whose
+ * remote storage failed (connection refused, timeout) counts in
+ * remote_errors or remote_timeouts: ccache then went on with the local
+ * cache only, so the build did not fail.
+ */
+#ifndef AB_CCSTATS_H
+#define AB_CCSTATS_H
+
+#include <cjson/cJSON.h>
+
+#include "../lib/util.h"
+
+/* the statistics log's name in a variant's logs directory */
+#define AB_CCSTATS_LOG "ccache-stats.log"
+
+/*
+ * Is url a remote storage that ccache 4.7 can use: redis://HOST[:PORT],
+ * redis+unix:PATH, http://HOST[:PORT]/PATH or file:PATH, optionally
+ * followed by |ATTRIBUTE=VALUE attributes? 0, or AB_EFAIL with the reason
+ * in why (https:// is refused: Debian 12's ccache has no TLS).
+ */
+int ab_ccstats_remote_check(const char *url, char *why, size_t whylen);
+/* url with the password of its user information replaced by "***" (caller frees) */
+char *ab_ccstats_redact(const char *url);
+/* an environment entry "K=V" as records and the plan show it: CCACHE_REMOTE_STORAGE's redacted (caller frees) */
+char *ab_ccstats_env_shown(const char *kv);
+
+/*
+ * The record of the statistics log at path (rel is what the record names)
+ * into *out; *out is NULL when there is no log (nothing was compiled
+ * through ccache). AB_EFAIL reported when it exists and cannot be read.
+ */
+int ab_ccstats_read(cJSON **out, const char *path, const char *rel);
+/* the calls of the record whose remote storage failed (errors and timeouts) */
+int ab_ccstats_remote_failures(const cJSON *rec);
+/* the record's one-line summary, "12 compiles: 1 local hit, 10 remote hits, 1 miss (92% hits)" (caller frees) */
+char *ab_ccstats_summary(const cJSON *rec);
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * Unit tests of provenance/ccstats: ccache's statistics log (as ccache
+ * 4.7.5 writes it: the calls of the first build with a cold remote, a
+ * remote hit, a local hit, a link, a call with the remote down), the
+ * remote storage URLs refused or accepted, and their redaction.
+ */
+#include "../../lib/jsonio.h"
+#include "../../lib/util.h"
+#include "../../provenance/ccstats.h"
+#include "unit.h"
+
+static const char statslog[] =
+    "# a.c\n"
+    "cache_miss\ndirect_cache_miss\nlocal_storage_miss\nlocal_storage_read_miss\nlocal_storage_read_miss\n"
+    "local_storage_write\nlocal_storage_write\npreprocessed_cache_miss\nremote_storage_miss\n"
+    "remote_storage_read_miss\nremote_storage_read_miss\nremote_storage_write\nremote_storage_write\n"
+    "# b.c\n"
+    "direct_cache_hit\nlocal_storage_miss\nlocal_storage_read_miss\nlocal_storage_read_miss\n"
+    "local_storage_write\nlocal_storage_write\nremote_storage_hit\nremote_storage_read_hit\n"
+    "remote_storage_read_hit\n"
+    "# c.c\n"
+    "direct_cache_hit\nlocal_storage_hit\nlocal_storage_read_hit\nlocal_storage_read_hit\n"
+    "# c.o\n"
+    "called_for_link\n"
+    "# d.c\n"
+    "cache_miss\ndirect_cache_miss\nlocal_storage_miss\nlocal_storage_read_miss\nlocal_storage_write\n"
+    "preprocessed_cache_miss\nremote_storage_error\n"
+    "# /src/conftest.c\n"
+    "autoconf_test\n"
+    "# e.c\n"
+    "preprocessed_cache_hit\nlocal_storage_miss\nremote_storage_hit\nremote_storage_read_hit";
+
+static int
+num(const cJSON *rec, const char *key)
+{
+	const cJSON *v = ab_json_get(rec, key);
+
+	return cJSON_IsNumber(v) ? v->valueint : -1;
+}
+
+static void
+test_read(void)
+{
+	char *dir = unit_tmpdir("ccstats"), *path = ab_path_join(dir, "ccache-stats.log"), *line;
+	cJSON *rec = (cJSON *)1;
+	struct unit_catch uc;
+	char *caught;
+	FILE *f;
+
+	/* no log: nothing compiled through ccache, no record */
+	CHECK(ab_ccstats_read(&rec, path, "variants/v/logs/ccache-stats.log") == 0);
+	CHECK(rec == NULL);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	fputs(statslog, f);
+	fclose(f);
+	CHECK(ab_ccstats_read(&rec, path, "variants/v/logs/ccache-stats.log") == 0);
+	CHECK(rec != NULL);
+	CHECK_STR(ab_json_str(rec, "log"), "variants/v/logs/ccache-stats.log");
+	CHECK(num(rec, "cacheable") == 5);
+	CHECK(num(rec, "local_hits") == 1);
+	CHECK(num(rec, "remote_hits") == 2);
+	CHECK(num(rec, "misses") == 2);
+	CHECK(num(rec, "uncacheable") == 2);
+	CHECK(num(rec, "remote_errors") == 1);
+	CHECK(num(rec, "remote_timeouts") == 0);
+	CHECK(ab_ccstats_remote_failures(rec) == 1);
+	line = ab_ccstats_summary(rec);
+	CHECK_STR(line, "5 compiles: 1 local hit, 2 remote hits, 2 misses (60% hits); the remote storage failed for 1 call");
+	free(line);
+	cJSON_Delete(rec);
+
+	/* an empty log: a record of nothing */
+	f = fopen(path, "w");
+	fclose(f);
+	CHECK(ab_ccstats_read(&rec, path, "l") == 0);
+	CHECK(num(rec, "cacheable") == 0 && num(rec, "uncacheable") == 0);
+	line = ab_ccstats_summary(rec);
+	CHECK_STR(line, "0 compiles: 0 local hits, 0 remote hits, 0 misses");
+	free(line);
+	cJSON_Delete(rec);
+
+	/* a log that cannot be read is reported */
+	CHECK(ab_rm_rf(path) == 0);
+	CHECK(ab_mkdir_p(path, 0755) == 0);
+	unit_catch_begin(&uc);
+	CHECK(ab_ccstats_read(&rec, path, "l") == AB_EFAIL);
+	caught = unit_catch_end(&uc);
+	CHECK(strstr(caught, "ccache-stats.log") != NULL);
+	free(caught);
+	CHECK(ab_rm_rf(dir) == 0);
+	free(path);
+	free(dir);
+}
+
+static void
+test_remote(void)
+{
+	static const char *const good[] = {"redis://127.0.0.1:6379", "redis://:pw@cache:6379/2",
+	    "redis+unix:/run/redis.sock", "http://cache.example:8080/ccache", "file:/mnt/ccache",
+	    "redis://cache|connect-timeout=50|read-only", NULL};
+	char why[160];
+
+	for (size_t i = 0; good[i]; i++)
+		CHECK(ab_ccstats_remote_check(good[i], why, sizeof(why)) == 0);
+	CHECK(ab_ccstats_remote_check("https://cache.example/c", why, sizeof(why)) == AB_EFAIL);
+	CHECK_STR(why, "https is not supported: Debian 12's ccache 4.7 speaks plain http only");
+	CHECK(ab_ccstats_remote_check("redis://", why, sizeof(why)) == AB_EFAIL);
+	CHECK_STR(why, "nothing after 'redis://'");
+	CHECK(ab_ccstats_remote_check("redis://|read-only", why, sizeof(why)) == AB_EFAIL);
+	CHECK(ab_ccstats_remote_check("memcached://h", why, sizeof(why)) == AB_EFAIL);
+	CHECK(ab_ccstats_remote_check("/tmp/cache", why, sizeof(why)) == AB_EFAIL);
+}
+
+static void
+test_redact(void)
+{
+	static const char *const cases[][2] = {
+	    {"redis://127.0.0.1:6379", "redis://127.0.0.1:6379"},
+	    {"redis://secret@cache:6379", "redis://***@cache:6379"},
+	    {"redis://user:secret@cache:6379/1|read-only", "redis://user:***@cache:6379/1|read-only"},
+	    {"http://user:pw@cache/ccache", "http://user:***@cache/ccache"},
+	    {"http://cache/ccache@2", "http://cache/ccache@2"},
+	    {"file:/mnt/ccache", "file:/mnt/ccache"},
+	};
+	char *s;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s = ab_ccstats_redact(cases[i][0]);
+		CHECK_STR(s, cases[i][1]);
+		free(s);
+	}
+	s = ab_ccstats_env_shown("CCACHE_REMOTE_STORAGE=redis://u:pw@h:1");
+	CHECK_STR(s, "CCACHE_REMOTE_STORAGE=redis://u:***@h:1");
+	free(s);
+	s = ab_ccstats_env_shown("CCACHE_DIR=/a:pw@b");
+	CHECK_STR(s, "CCACHE_DIR=/a:pw@b");
+	free(s);
+}
+
+int
+main(void)
+{
+	test_read();
+	test_remote();
+	test_redact();
+	return unit_done();
+}
