@@ -9,7 +9,8 @@
  * for find -type f, so they are left out (see docs/hashing.md).
  *
  * Every file is hashed by one read loop, ab_hash_fd_buf(), with a buffer
- * the caller owns: a loop over many files (lib/hash's tree, builder/worktree,
+ * the caller owns (ab_hash_fd reads a big single file ahead on a second
+ * thread): a loop over many files (lib/hash's tree, builder/worktree,
  * provenance/tree) keeps one ab_hash_readbuf_new() per worker of its
  * thread pool (lib/pool.h), indexed by the worker number.
  */
@@ -50,7 +51,11 @@ int ab_hash_fd_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t exp
     void *buf, size_t buflen);
 /* hash a file's bytes, streamed in constant memory; reports errors; *size may be NULL */
 int ab_hash_file(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path);
-/* the same for an open descriptor (a buffer of its own); name is used in error messages only */
+/*
+ * The same for an open descriptor (a buffer of its own; a regular file of
+ * 16 MiB or more read ahead by a second thread into a 4 MiB ring while
+ * this one digests); name is used in error messages only
+ */
 int ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *name);
 /*
  * Hash the regular file rel below the directory rootfd, opened through
