@@ -441,6 +441,7 @@ enum { OP_NONE, OP_OPEN, OP_READ, OP_TYPE };
 struct tfile {
 	char *path; /* relative to the root */
 	uint64_t size;
+	unsigned mode; /* st_mode of the open file */
 	int err;    /* errno of the failure when op != OP_NONE */
 	int op;
 	unsigned char md[32];
@@ -463,6 +464,8 @@ struct tree {
 	size_t n;                  /* files appended (walker only) */
 	struct ab_pool *pool;
 	struct tworker *workers;   /* one per pool worker, set up on first use */
+	ab_dirwalk_fn *other;      /* the caller's visit for other entries, or NULL */
+	void *arg;
 };
 
 static struct tfile *
@@ -501,9 +504,11 @@ display_path(const struct tree *t, const char *rel)
 static int
 tree_visit(struct ab_dirwalk_entry *e, void *arg)
 {
+	struct tree *t = arg;
+
 	if (e->type == DT_REG)
-		return tree_add(arg, e->path);
-	return AB_DIRWALK_DESCEND;
+		return tree_add(t, e->path);
+	return t->other ? t->other(e, t->arg) : AB_DIRWALK_DESCEND;
 }
 
 /*
@@ -537,6 +542,7 @@ hash_one(void *arg, size_t i, int worker)
 		close(fd);
 		return 0;
 	}
+	f->mode = st.st_mode;
 	ctx_init(w->ctx);
 	rc = digest_fd(f->md, &f->size, fd, w->ctx, w->buf, AB_HASH_READBUF, (int64_t)st.st_size);
 	if (rc < 0) {
@@ -601,41 +607,17 @@ tree_walk_hash(struct tree *t, int jobs)
 	return walked < 0 ? -1 : 0;
 }
 
-/* the outer digest over the sha256sum lines in path order */
-static void
-tree_digest(char hex[AB_HEX_LEN + 1], uint64_t *bytes, struct tfile *const *sorted, size_t n)
-{
-	struct ab_sha256 *outer = ab_sha256_new();
-	struct ab_buf lines = {0};
-	uint64_t total = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		char fhex[AB_HEX_LEN + 1];
-
-		to_hex(fhex, sorted[i]->md);
-		ab_hash_line(&lines, fhex, sorted[i]->path);
-		total += sorted[i]->size;
-		if (lines.len >= 65536) {
-			ab_sha256_update(outer, lines.s, lines.len);
-			ab_buf_clear(&lines);
-		}
-	}
-	if (lines.len)
-		ab_sha256_update(outer, lines.s, lines.len);
-	ab_sha256_final(hex, outer);
-	ab_buf_free(&lines);
-	*bytes = total;
-}
-
 int
-ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
-    const char *dir, int jobs)
+ab_hash_tree_files(struct ab_hash_tfile **out, size_t *nout, const char *dir, int jobs,
+    ab_dirwalk_fn *other, void *arg)
 {
-	struct tree t = {.dir = dir, .rootfd = -1};
+	struct tree t = {.dir = dir, .rootfd = -1, .other = other, .arg = arg};
+	struct ab_hash_tfile *files = NULL;
 	struct tfile **sorted = NULL;
-	uint64_t total = 0;
 	int error = -1;
 
+	*out = NULL;
+	*nout = 0;
 	/* like `cd DIR`: a symlink to a directory is followed at the top only */
 	t.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t.rootfd < 0) {
@@ -653,11 +635,18 @@ ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
 		qsort(sorted, t.n, sizeof(*sorted), cmp_tfile);
 	if (tree_report(&t, sorted) < 0)
 		goto done;
-	tree_digest(hex, &total, sorted, t.n);
-	if (files)
-		*files = t.n;
-	if (bytes)
-		*bytes = total;
+	files = ab_calloc(t.n ? t.n : 1, sizeof(*files));
+	for (size_t i = 0; i < t.n; i++) {
+		struct tfile *f = sorted[i];
+
+		files[i].path = f->path;
+		files[i].size = f->size;
+		files[i].mode = f->mode;
+		to_hex(files[i].hex, f->md);
+		f->path = NULL; /* now the caller's */
+	}
+	*out = files;
+	*nout = t.n;
 	error = 0;
 done:
 	for (size_t i = 0; i < t.n; i++)
@@ -668,6 +657,50 @@ done:
 	free(sorted);
 	close(t.rootfd);
 	return error;
+}
+
+void
+ab_hash_tfiles_free(struct ab_hash_tfile *files, size_t n)
+{
+	if (!files)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(files[i].path);
+	free(files);
+}
+
+int
+ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
+    const char *dir, int jobs)
+{
+	struct ab_hash_tfile *v;
+	struct ab_sha256 *outer;
+	struct ab_buf lines = {0};
+	uint64_t total = 0;
+	size_t n;
+
+	if (ab_hash_tree_files(&v, &n, dir, jobs, NULL, NULL) < 0)
+		return -1;
+	/* the outer digest over the sha256sum lines in path order */
+	outer = ab_sha256_new();
+	for (size_t i = 0; i < n; i++) {
+		ab_hash_line(&lines, v[i].hex, v[i].path);
+		total += v[i].size;
+		if (lines.len >= 65536) {
+			ab_sha256_update(outer, lines.s, lines.len);
+			ab_buf_clear(&lines);
+		}
+	}
+	if (lines.len)
+		ab_sha256_update(outer, lines.s, lines.len);
+	ab_sha256_final(hex, outer);
+	ab_buf_free(&lines);
+	ab_hash_tfiles_free(v, n);
+	if (files)
+		*files = n;
+	if (bytes)
+		*bytes = total;
+	return 0;
 }
 
 int
