@@ -1124,6 +1124,12 @@ done:
 /* ---- entry points ---- */
 
 int
+ab_tree_spec_is_git(const char *spec)
+{
+	return !strncmp(spec, "git:", 4);
+}
+
+int
 ab_tree_read(struct ab_tree **out, const char *spec, int strip, int jobs)
 {
 	struct ab_tree *t = ab_calloc(1, sizeof(*t));
@@ -1132,7 +1138,7 @@ ab_tree_read(struct ab_tree **out, const char *spec, int strip, int jobs)
 
 	*out = NULL;
 	t->spec = ab_strdup(spec);
-	if (!strncmp(spec, "git:", 4)) {
+	if (ab_tree_spec_is_git(spec)) {
 		t->kind = AB_TREE_GIT;
 		if (ab_tree_parse_git_spec(&t->root, &t->rev, &t->subpath, spec) < 0) {
 			ab_error("'%s': expected git:REPO@REV[:PATH]", spec);
