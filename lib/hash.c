@@ -162,33 +162,6 @@ digest_fd(unsigned char md[32], uint64_t *size, int fd, EVP_MD_CTX *ctx,
 	return 0;
 }
 
-int
-ab_hash_fd_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t expect, const char *name,
-    void *buf, size_t buflen)
-{
-	EVP_MD_CTX *ctx = ctx_new();
-	unsigned char md[32];
-	uint64_t total = 0;
-	struct stat st;
-	int rc;
-
-	if (expect < 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		expect = (int64_t)st.st_size;
-	ctx_init(ctx);
-	rc = digest_fd(md, &total, fd, ctx, buf, buflen, expect);
-	EVP_MD_CTX_free(ctx);
-	if (rc < 0) {
-		errno = -rc;
-		if (name)
-			ab_error_errno("cannot read '%s'", name);
-		return AB_EFAIL;
-	}
-	to_hex(hex, md);
-	if (size)
-		*size = total;
-	return 0;
-}
-
 /*
  * A big file is read ahead by a second thread into a ring of buffers while
  * this one digests, so the copy out of the page cache (a fifth of the
@@ -255,8 +228,9 @@ ahead_reader(void *arg)
 }
 
 /*
- * The one file-hash loop with a read-ahead thread (digest_fd when the
- * thread cannot start): 0, -errno, or 1 when it did not run.
+ * The file-hash loop of digest_fd with the reads on a second thread:
+ * 0, -errno, or 1 when the thread or its ring could not be set up (then
+ * nothing was read and ctx is untouched: the caller runs digest_fd).
  */
 static int
 digest_fd_ahead(unsigned char md[32], uint64_t *size, int fd, EVP_MD_CTX *ctx)
@@ -311,39 +285,59 @@ digest_fd_ahead(unsigned char md[32], uint64_t *size, int fd, EVP_MD_CTX *ctx)
 	return 0;
 }
 
+/*
+ * The digest of what fd reads, reported as the header says: with the
+ * caller's buf, or (buf NULL) read ahead on a second thread when the file
+ * is big and there is a second core, else with a buffer of its own.
+ */
+static int
+hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t expect, const char *name,
+    void *buf, size_t buflen)
+{
+	EVP_MD_CTX *ctx = ctx_new();
+	unsigned char md[32];
+	uint64_t total = 0;
+	struct stat st;
+	void *own = NULL;
+	int rc = 1;
+
+	if (expect < 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		expect = (int64_t)st.st_size;
+	ctx_init(ctx);
+	if (!buf && expect >= AHEAD_MIN && ab_pool_default_jobs() > 1)
+		rc = digest_fd_ahead(md, &total, fd, ctx);
+	if (rc == 1) {
+		if (!buf) {
+			buf = own = ab_hash_readbuf_new();
+			buflen = AB_HASH_READBUF;
+		}
+		rc = digest_fd(md, &total, fd, ctx, buf, buflen, expect);
+	}
+	EVP_MD_CTX_free(ctx);
+	free(own);
+	if (rc < 0) {
+		errno = -rc;
+		if (name)
+			ab_error_errno("cannot read '%s'", name);
+		return AB_EFAIL;
+	}
+	to_hex(hex, md);
+	if (size)
+		*size = total;
+	return 0;
+}
+
+int
+ab_hash_fd_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t expect, const char *name,
+    void *buf, size_t buflen)
+{
+	return hash_fd(hex, size, fd, expect, name, buf, buflen);
+}
+
 int
 ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *name)
 {
-	struct stat st;
-	void *buf;
-	int rc;
-
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= AHEAD_MIN &&
-	    ab_pool_default_jobs() > 1) {
-		EVP_MD_CTX *ctx = ctx_new();
-		unsigned char md[32];
-		uint64_t total = 0;
-
-		ctx_init(ctx);
-		rc = digest_fd_ahead(md, &total, fd, ctx);
-		EVP_MD_CTX_free(ctx);
-		if (rc < 0) {
-			errno = -rc;
-			if (name)
-				ab_error_errno("cannot read '%s'", name);
-			return AB_EFAIL;
-		}
-		if (rc == 0) {
-			to_hex(hex, md);
-			if (size)
-				*size = total;
-			return 0;
-		}
-	}
-	buf = ab_hash_readbuf_new();
-	rc = ab_hash_fd_buf(hex, size, fd, -1, name, buf, AB_HASH_READBUF);
-	free(buf);
-	return rc;
+	return hash_fd(hex, size, fd, -1, name, NULL, 0);
 }
 
 int

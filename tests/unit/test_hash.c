@@ -171,6 +171,16 @@ test_big_buffered(const char *dir)
 	CHECK(ab_hash_file(got, &size, path) == 0);
 	CHECK_STR(got, want);
 	CHECK(size == 32u << 20);
+	/* a read that fails in the read-ahead thread is the error of the call */
+	{
+		int fd = open(path, O_WRONLY);
+
+		CHECK(fd >= 0);
+		errno = 0;
+		CHECK(ab_hash_fd(got, NULL, fd, NULL) == -1);
+		CHECK(errno == EBADF);
+		close(fd);
+	}
 	/* and one smaller than a buffer */
 	CHECK(ab_write_file_atomic(path, data, small) == 0);
 	ab_hash_buf(want, data, small);
