@@ -36,6 +36,7 @@ machine_line() {
 
 now() { date +%s.%N; }
 best() { sort -n | head -n 1; }
+worst() { sort -n | tail -n 1; }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 # ratio A B: A / B, for "how many times slower than the peer"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -44,9 +45,11 @@ speedup() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b / a }'; }
 
 # time_cmd VAR CMD...: run CMD once to warm up, then ROUNDS times (stdout
 # and stderr to $WORK/last.out; exit 0 or 1 accepted, anything else shows
-# the output and stops the benchmark) and set VAR_best, VAR_median (wall
-# seconds) and VAR_cpu (median user+sys seconds, children included, when
-# GNU time is there; "-" otherwise)
+# the output and stops the benchmark) and set VAR_best, VAR_median, VAR_max
+# (wall seconds), VAR_cpu (median user+sys seconds, children included) and
+# VAR_rss (the largest peak resident set of the rounds, in MiB: GNU time's
+# %M, wait4's ru_maxrss of the largest process of the command) when GNU
+# time is there; "-" otherwise
 time_cmd() {
 	local var=$1 i t0 t1 rc
 	shift
@@ -56,11 +59,12 @@ time_cmd() {
 	"$@" >"$WORK/last.out" 2>&1 || [ $? = 1 ] || { cat "$WORK/last.out"; exit 1; }
 	: >"$WORK/times"
 	: >"$WORK/cpu"
+	: >"$WORK/rss"
 	for ((i = 0; i < ROUNDS; i++)); do
 		rc=0
 		t0=$(now)
 		if [ -x /usr/bin/time ]; then
-			/usr/bin/time -f '%U %S' -o "$WORK/cpu1" "$@" >"$WORK/last.out" 2>&1 || rc=$?
+			/usr/bin/time -f '%U %S %M' -o "$WORK/cpu1" "$@" >"$WORK/last.out" 2>&1 || rc=$?
 		else
 			"$@" >"$WORK/last.out" 2>&1 || rc=$?
 		fi
@@ -68,13 +72,22 @@ time_cmd() {
 		[ "$rc" -le 1 ] || { cat "$WORK/last.out"; exit 1; }
 		echo "$t1 - $t0" | awk '{ printf "%.4f\n", $1 - $3 }' >>"$WORK/times"
 		# the last line: after a non-zero exit GNU time writes one before the times
-		[ ! -x /usr/bin/time ] || tail -n 1 "$WORK/cpu1" | awk '{ printf "%.3f\n", $1 + $2 }' >>"$WORK/cpu"
+		if [ -x /usr/bin/time ]; then
+			tail -n 1 "$WORK/cpu1" | awk '{ printf "%.3f\n", $1 + $2 }' >>"$WORK/cpu"
+			tail -n 1 "$WORK/cpu1" | awk '{ printf "%.1f\n", $3 / 1024 }' >>"$WORK/rss"
+		fi
 	done
 	eval "${var}_best=$(best <"$WORK/times")"
 	eval "${var}_median=$(median <"$WORK/times")"
+	eval "${var}_max=$(worst <"$WORK/times")"
 	if [ -s "$WORK/cpu" ]; then
 		eval "${var}_cpu=$(median <"$WORK/cpu")"
 	else
 		eval "${var}_cpu=-"
+	fi
+	if [ -s "$WORK/rss" ]; then
+		eval "${var}_rss=$(sort -n "$WORK/rss" | tail -n 1)"
+	else
+		eval "${var}_rss=-"
 	fi
 }

@@ -27,12 +27,12 @@ for _ in $(seq 100); do [ -s "$WORK/ready" ] && break; sleep 0.05; done
 time_cmd probe "$AB" probe --pid "$pid"
 time_cmd json "$AB" probe --pid "$pid" --json
 time_cmd hash sha256sum "/proc/$pid/exe"
-awk -v b="$probe_best" -v m="$probe_median" -v c="$probe_cpu" -v r="$ROUNDS" 'BEGIN {
-	printf "probe --pid                best %5.1f ms, median of %d %5.1f ms, cpu %s s: %s (target < 50 ms)\n",
-	    b * 1000, r, m * 1000, c, (m < 0.050 ? "PASS" : "FAIL") }'
-awk -v b="$json_best" -v m="$json_median" -v r="$ROUNDS" 'BEGIN {
-	printf "probe --pid --json         best %5.1f ms, median of %d %5.1f ms\n", b * 1000, r, m * 1000 }'
-awk -v b="$hash_best" -v m="$hash_median" -v r="$ROUNDS" 'BEGIN {
-	printf "for scale: sha256sum exe   best %5.1f ms, median of %d %5.1f ms\n", b * 1000, r, m * 1000 }'
+awk -v b="$probe_best" -v m="$probe_median" -v c="$probe_cpu" -v r="$ROUNDS" -v s="$probe_rss" 'BEGIN {
+	printf "probe --pid                best %5.1f ms, median of %d %5.1f ms, cpu %s s, peak RSS %s MiB: %s (target < 50 ms)\n",
+	    b * 1000, r, m * 1000, c, s, (m < 0.050 ? "PASS" : "FAIL") }'
+awk -v b="$json_best" -v m="$json_median" -v r="$ROUNDS" -v s="$json_rss" 'BEGIN {
+	printf "probe --pid --json         best %5.1f ms, median of %d %5.1f ms, peak RSS %s MiB\n", b * 1000, r, m * 1000, s }'
+awk -v b="$hash_best" -v m="$hash_median" -v r="$ROUNDS" -v s="$hash_rss" 'BEGIN {
+	printf "for scale: sha256sum exe   best %5.1f ms, median of %d %5.1f ms, peak RSS %s MiB\n", b * 1000, r, m * 1000, s }'
 echo "probe --pid / sha256sum of the executable (medians): $(ratio "$probe_median" "$hash_median")"
 echo "machine after: $(uptime | sed 's/.*load/load/')"

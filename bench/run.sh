@@ -87,10 +87,12 @@ hash_cpums=$(cpu_ms "$AB" hash "$big")
 "$AB" verify "$o" >/dev/null || { echo "bench: the OUTDIR does not verify after the runs" >&2; exit 1; }
 
 awk -v db="$direct_best" -v dm="$direct_median" -v rb="$run_best" -v rm="$run_median" -v hb="$hash_best" \
-    -v rc="$run_cpu" -v r="$ROUNDS" -v n="$runs" -v hm="$rehash_median" -v hhb="$rehash_best" 'BEGIN {
+    -v rc="$run_cpu" -v r="$ROUNDS" -v n="$runs" -v hm="$rehash_median" -v hhb="$rehash_best" \
+    -v ds="$direct_rss" -v rs="$run_rss" 'BEGIN {
 	ov = rm - dm
-	printf "direct:          best %6.1f ms, median of %d %6.1f ms\n", db * 1000, r, dm * 1000
-	printf "allocbuild run:  best %6.1f ms, median of %d %6.1f ms, cpu %s s (%d runs recorded)\n", rb * 1000, r, rm * 1000, rc, n
+	printf "direct:          best %6.1f ms, median of %d %6.1f ms, peak RSS %s MiB\n", db * 1000, r, dm * 1000, ds
+	printf "allocbuild run:  best %6.1f ms, median of %d %6.1f ms, cpu %s s, peak RSS %s MiB (%d runs recorded)\n",
+	    rb * 1000, r, rm * 1000, rc, rs, n
 	printf "overhead per run (median - median): %.1f ms: %s (target < 20 ms)\n", ov * 1000, (ov < 0.020 ? "PASS" : "FAIL")
 	printf "    with --rehash (the program hashed, as a first run does): best %.1f ms, median %.1f ms, overhead %.1f ms\n",
 	    hhb * 1000, hm * 1000, (hm - dm) * 1000

@@ -47,13 +47,13 @@ echo "statement: $(wc -c <"$o/provenance/provenance.intoto.json") bytes," \
 	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["subject"]), "subjects,", len(d["predicate"]["runDetails"]["byproducts"]), "byproducts")' "$o/provenance/provenance.intoto.json");" \
 	"artifacts $(du -cm --apparent-size "$o"/variants/*/build/lib/*.a | tail -1 | cut -f1) MB"
 
-# report NAME VAR: one line with best, median and CPU against the 50 ms target
+# report NAME VAR: one line with best, median, CPU and peak RSS against the 50 ms target
 report() {
-	local best median cpu
-	eval "best=\$${2}_best median=\$${2}_median cpu=\$${2}_cpu"
-	awk -v n="$1" -v b="$best" -v m="$median" -v c="$cpu" -v r="$ROUNDS" 'BEGIN {
-		printf "%-44s best %5.1f ms, median of %d %5.1f ms, cpu %s s: %s (target < 50 ms)\n",
-		    n, b * 1000, r, m * 1000, c, (b < 0.050 ? "PASS" : "FAIL") }'
+	local best median cpu rss
+	eval "best=\$${2}_best median=\$${2}_median cpu=\$${2}_cpu rss=\$${2}_rss"
+	awk -v n="$1" -v b="$best" -v m="$median" -v c="$cpu" -v r="$ROUNDS" -v s="$rss" 'BEGIN {
+		printf "%-44s best %5.1f ms, median of %d %5.1f ms, cpu %s s, peak RSS %s MiB: %s (target < 50 ms)\n",
+		    n, b * 1000, r, m * 1000, c, s, (b < 0.050 ? "PASS" : "FAIL") }'
 }
 
 for k in ed ec; do

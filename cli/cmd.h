@@ -27,9 +27,11 @@ struct ab_cmd {
 };
 
 /*
- * a command that never touches a repository: main does not initialise
- * libgit2 for it (git_libgit2_init loads the system's CA certificates, a
- * few milliseconds that `run` would add to every benchmark run)
+ * a command that never touches a repository, or initialises libgit2 itself
+ * only when its arguments need it (upstream-diff): main does not
+ * initialise libgit2 for it (git_libgit2_init loads the system's CA
+ * certificates, a few milliseconds that `run` would add to every
+ * benchmark run)
  */
 #define AB_CMD_NO_GIT 1u
 

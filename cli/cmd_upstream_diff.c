@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <git2.h>
 
 #include "cmd.h"
 #include "../lib/util.h"
@@ -27,6 +28,34 @@ static const char usage[] =
     "differs or is extra (--strict: any difference), 1 otherwise, 2 on bad\n"
     "input. See docs/upstream-diff.md.\n";
 
+/* read both sides, compare, print; the exit code */
+static int
+upstream_diff(char **specs, const struct ab_updiff_opts *o, int json, int diff)
+{
+	struct ab_tree *trees[2];
+	struct ab_updiff *u;
+	int rc;
+
+	if (ab_updiff_read_trees(trees, (const char *const *)specs, 2, o->strip, o->jobs) < 0)
+		return AB_EXIT_USAGE;
+	u = ab_updiff_new(trees[0], trees[1], o->strict);
+	rc = u->matches ? AB_EXIT_OK : AB_EXIT_CHECK;
+	if (json) {
+		cJSON *doc = ab_updiff_json(u, diff);
+
+		if (!doc || ab_json_print(stdout, doc) < 0)
+			rc = AB_EXIT_USAGE;
+		cJSON_Delete(doc);
+	} else {
+		if (ab_updiff_print(stdout, u, diff) < 0)
+			rc = AB_EXIT_USAGE;
+	}
+	ab_updiff_free(u);
+	ab_tree_free(trees[0]);
+	ab_tree_free(trees[1]);
+	return rc;
+}
+
 static int
 cmd_upstream_diff(int argc, char **argv)
 {
@@ -39,9 +68,7 @@ cmd_upstream_diff(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_updiff_opts o;
-	struct ab_tree *trees[2];
-	struct ab_updiff *u;
-	int json = 0, diff = 0, c, rc;
+	int json = 0, diff = 0, git, c, rc;
 
 	ab_updiff_opts_init(&o);
 	opterr = 0;
@@ -71,24 +98,18 @@ cmd_upstream_diff(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return ab_cmd_usage_error("upstream-diff", "expected CANDIDATE and UPSTREAM");
-	if (ab_updiff_read_trees(trees, (const char *const *)argv + optind, 2, o.strip, o.jobs) < 0)
-		return AB_EXIT_USAGE;
-	u = ab_updiff_new(trees[0], trees[1], o.strict);
-	rc = u->matches ? AB_EXIT_OK : AB_EXIT_CHECK;
-	if (json) {
-		cJSON *doc = ab_updiff_json(u, diff);
-
-		if (!doc || ab_json_print(stdout, doc) < 0)
-			rc = AB_EXIT_USAGE;
-		cJSON_Delete(doc);
-	} else {
-		if (ab_updiff_print(stdout, u, diff) < 0)
-			rc = AB_EXIT_USAGE;
-	}
-	ab_updiff_free(u);
-	ab_tree_free(trees[0]);
-	ab_tree_free(trees[1]);
+	/*
+	 * libgit2 (main leaves it to this command: AB_CMD_NO_GIT) only for a
+	 * git side or the diffs: its initialisation, the system's CA
+	 * certificates, is 8 ms, 3% of comparing two 12,000-file directories
+	 */
+	git = diff || ab_tree_spec_is_git(argv[optind]) || ab_tree_spec_is_git(argv[optind + 1]);
+	if (git)
+		git_libgit2_init();
+	rc = upstream_diff(argv + optind, &o, json, diff);
+	if (git)
+		git_libgit2_shutdown();
 	return rc;
 }
 
-const struct ab_cmd ab_cmd_upstream_diff = {"upstream-diff", "compare a vendored tree or archive with upstream", usage, cmd_upstream_diff, 0};
+const struct ab_cmd ab_cmd_upstream_diff = {"upstream-diff", "compare a vendored tree or archive with upstream", usage, cmd_upstream_diff, AB_CMD_NO_GIT};

@@ -162,21 +162,159 @@ digest_fd(unsigned char md[32], uint64_t *size, int fd, EVP_MD_CTX *ctx,
 	return 0;
 }
 
-int
-ab_hash_fd_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t expect, const char *name,
+/*
+ * A big file is read ahead by a second thread into a ring of buffers while
+ * this one digests, so the copy out of the page cache (a fifth of the
+ * time of a file in the cache) overlaps the digest instead of adding to
+ * it. Memory: AHEAD_RING * AHEAD_BUF bytes, whatever the file's size.
+ */
+enum { AHEAD_RING = 4 };
+#define AHEAD_BUF ((size_t)1 << 20)
+#define AHEAD_MIN ((int64_t)16 << 20) /* smaller files: one thread (the ring would not fill) */
+
+struct ahead {
+	int fd;
+	unsigned char *mem;            /* AHEAD_RING buffers of AHEAD_BUF */
+	size_t len[AHEAD_RING];
+	size_t filled, used;           /* buffers filled by the reader, digested (under mu) */
+	int done;                      /* the reader has stopped: end of file or err */
+	int err;                       /* -errno of the failed read, or 0 */
+	int stop;                      /* the digester wants no more */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;             /* one waiter at a time: the other thread */
+};
+
+static void *
+ahead_reader(void *arg)
+{
+	struct ahead *a = arg;
+
+	for (;;) {
+		unsigned char *b;
+		size_t got = 0;
+		ssize_t n;
+		int err = 0;
+
+		pthread_mutex_lock(&a->mu);
+		while (a->filled - a->used == AHEAD_RING && !a->stop)
+			pthread_cond_wait(&a->cv, &a->mu);
+		if (a->stop) {
+			pthread_mutex_unlock(&a->mu);
+			return NULL;
+		}
+		b = a->mem + (a->filled % AHEAD_RING) * AHEAD_BUF;
+		pthread_mutex_unlock(&a->mu);
+		/* a full buffer: few hand-overs (a pipe gives short reads) */
+		while (got < AHEAD_BUF) {
+			n = read(a->fd, b + got, AHEAD_BUF - got);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				err = -errno;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		pthread_mutex_lock(&a->mu);
+		if (got && !err)
+			a->len[a->filled++ % AHEAD_RING] = got;
+		a->err = err;
+		a->done = err || got < AHEAD_BUF;
+		pthread_cond_signal(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+		if (err || got < AHEAD_BUF)
+			return NULL;
+	}
+}
+
+/*
+ * The file-hash loop of digest_fd with the reads on a second thread:
+ * 0, -errno, or 1 when the thread or its ring could not be set up (then
+ * nothing was read and ctx is untouched: the caller runs digest_fd).
+ */
+static int
+digest_fd_ahead(unsigned char md[32], uint64_t *size, int fd, EVP_MD_CTX *ctx)
+{
+	struct ahead a = {.fd = fd};
+	uint64_t total = 0;
+	unsigned int len = 0;
+	pthread_t tid;
+	void *mem = NULL;
+	int err;
+
+	if (posix_memalign(&mem, 4096, AHEAD_RING * AHEAD_BUF) != 0)
+		return 1;
+	a.mem = mem;
+	pthread_mutex_init(&a.mu, NULL);
+	pthread_cond_init(&a.cv, NULL);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (pthread_create(&tid, NULL, ahead_reader, &a) != 0) {
+		pthread_cond_destroy(&a.cv);
+		pthread_mutex_destroy(&a.mu);
+		free(mem);
+		return 1;
+	}
+	pthread_mutex_lock(&a.mu);
+	for (;;) {
+		size_t i;
+
+		while (a.filled == a.used && !a.done)
+			pthread_cond_wait(&a.cv, &a.mu);
+		if (a.filled == a.used)
+			break;
+		i = a.used % AHEAD_RING;
+		pthread_mutex_unlock(&a.mu);
+		EVP_DigestUpdate(ctx, a.mem + i * AHEAD_BUF, a.len[i]);
+		total += a.len[i];
+		pthread_mutex_lock(&a.mu);
+		a.used++;
+		pthread_cond_signal(&a.cv);
+	}
+	a.stop = 1;
+	pthread_cond_signal(&a.cv);
+	err = a.err;
+	pthread_mutex_unlock(&a.mu);
+	pthread_join(tid, NULL);
+	pthread_cond_destroy(&a.cv);
+	pthread_mutex_destroy(&a.mu);
+	free(mem);
+	if (err)
+		return err;
+	EVP_DigestFinal_ex(ctx, md, &len);
+	*size = total;
+	return 0;
+}
+
+/*
+ * The digest of what fd reads, reported as the header says: with the
+ * caller's buf, or (buf NULL) read ahead on a second thread when the file
+ * is big and there is a second core, else with a buffer of its own.
+ */
+static int
+hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t expect, const char *name,
     void *buf, size_t buflen)
 {
 	EVP_MD_CTX *ctx = ctx_new();
 	unsigned char md[32];
 	uint64_t total = 0;
 	struct stat st;
-	int rc;
+	void *own = NULL;
+	int rc = 1;
 
 	if (expect < 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
 		expect = (int64_t)st.st_size;
 	ctx_init(ctx);
-	rc = digest_fd(md, &total, fd, ctx, buf, buflen, expect);
+	if (!buf && expect >= AHEAD_MIN && ab_pool_default_jobs() > 1)
+		rc = digest_fd_ahead(md, &total, fd, ctx);
+	if (rc == 1) {
+		if (!buf) {
+			buf = own = ab_hash_readbuf_new();
+			buflen = AB_HASH_READBUF;
+		}
+		rc = digest_fd(md, &total, fd, ctx, buf, buflen, expect);
+	}
 	EVP_MD_CTX_free(ctx);
+	free(own);
 	if (rc < 0) {
 		errno = -rc;
 		if (name)
@@ -190,18 +328,16 @@ ab_hash_fd_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t expect,
 }
 
 int
+ab_hash_fd_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t expect, const char *name,
+    void *buf, size_t buflen)
+{
+	return hash_fd(hex, size, fd, expect, name, buf, buflen);
+}
+
+int
 ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *name)
 {
-	/*
-	 * One thread: a second one reading ahead into a ring of buffers was
-	 * measured here and gained nothing (the copy out of the page cache is
-	 * a sixth of the digest's time, and the hand-over costs as much).
-	 */
-	void *buf = ab_hash_readbuf_new();
-	int rc = ab_hash_fd_buf(hex, size, fd, -1, name, buf, AB_HASH_READBUF);
-
-	free(buf);
-	return rc;
+	return hash_fd(hex, size, fd, -1, name, NULL, 0);
 }
 
 int
@@ -299,6 +435,7 @@ enum { OP_NONE, OP_OPEN, OP_READ, OP_TYPE };
 struct tfile {
 	char *path; /* relative to the root */
 	uint64_t size;
+	unsigned mode; /* st_mode of the open file */
 	int err;    /* errno of the failure when op != OP_NONE */
 	int op;
 	unsigned char md[32];
@@ -321,6 +458,8 @@ struct tree {
 	size_t n;                  /* files appended (walker only) */
 	struct ab_pool *pool;
 	struct tworker *workers;   /* one per pool worker, set up on first use */
+	ab_dirwalk_fn *other;      /* the caller's visit for other entries, or NULL */
+	void *arg;
 };
 
 static struct tfile *
@@ -359,9 +498,11 @@ display_path(const struct tree *t, const char *rel)
 static int
 tree_visit(struct ab_dirwalk_entry *e, void *arg)
 {
+	struct tree *t = arg;
+
 	if (e->type == DT_REG)
-		return tree_add(arg, e->path);
-	return AB_DIRWALK_DESCEND;
+		return tree_add(t, e->path);
+	return t->other ? t->other(e, t->arg) : AB_DIRWALK_DESCEND;
 }
 
 /*
@@ -395,6 +536,7 @@ hash_one(void *arg, size_t i, int worker)
 		close(fd);
 		return 0;
 	}
+	f->mode = st.st_mode;
 	ctx_init(w->ctx);
 	rc = digest_fd(f->md, &f->size, fd, w->ctx, w->buf, AB_HASH_READBUF, (int64_t)st.st_size);
 	if (rc < 0) {
@@ -459,41 +601,17 @@ tree_walk_hash(struct tree *t, int jobs)
 	return walked < 0 ? -1 : 0;
 }
 
-/* the outer digest over the sha256sum lines in path order */
-static void
-tree_digest(char hex[AB_HEX_LEN + 1], uint64_t *bytes, struct tfile *const *sorted, size_t n)
-{
-	struct ab_sha256 *outer = ab_sha256_new();
-	struct ab_buf lines = {0};
-	uint64_t total = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		char fhex[AB_HEX_LEN + 1];
-
-		to_hex(fhex, sorted[i]->md);
-		ab_hash_line(&lines, fhex, sorted[i]->path);
-		total += sorted[i]->size;
-		if (lines.len >= 65536) {
-			ab_sha256_update(outer, lines.s, lines.len);
-			ab_buf_clear(&lines);
-		}
-	}
-	if (lines.len)
-		ab_sha256_update(outer, lines.s, lines.len);
-	ab_sha256_final(hex, outer);
-	ab_buf_free(&lines);
-	*bytes = total;
-}
-
 int
-ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
-    const char *dir, int jobs)
+ab_hash_tree_files(struct ab_hash_tfile **out, size_t *nout, const char *dir, int jobs,
+    ab_dirwalk_fn *other, void *arg)
 {
-	struct tree t = {.dir = dir, .rootfd = -1};
+	struct tree t = {.dir = dir, .rootfd = -1, .other = other, .arg = arg};
+	struct ab_hash_tfile *files = NULL;
 	struct tfile **sorted = NULL;
-	uint64_t total = 0;
 	int error = -1;
 
+	*out = NULL;
+	*nout = 0;
 	/* like `cd DIR`: a symlink to a directory is followed at the top only */
 	t.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t.rootfd < 0) {
@@ -511,11 +629,18 @@ ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
 		qsort(sorted, t.n, sizeof(*sorted), cmp_tfile);
 	if (tree_report(&t, sorted) < 0)
 		goto done;
-	tree_digest(hex, &total, sorted, t.n);
-	if (files)
-		*files = t.n;
-	if (bytes)
-		*bytes = total;
+	files = ab_calloc(t.n ? t.n : 1, sizeof(*files));
+	for (size_t i = 0; i < t.n; i++) {
+		struct tfile *f = sorted[i];
+
+		files[i].path = f->path;
+		files[i].size = f->size;
+		files[i].mode = f->mode;
+		to_hex(files[i].hex, f->md);
+		f->path = NULL; /* now the caller's */
+	}
+	*out = files;
+	*nout = t.n;
 	error = 0;
 done:
 	for (size_t i = 0; i < t.n; i++)
@@ -526,6 +651,50 @@ done:
 	free(sorted);
 	close(t.rootfd);
 	return error;
+}
+
+void
+ab_hash_tfiles_free(struct ab_hash_tfile *files, size_t n)
+{
+	if (!files)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(files[i].path);
+	free(files);
+}
+
+int
+ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
+    const char *dir, int jobs)
+{
+	struct ab_hash_tfile *v;
+	struct ab_sha256 *outer;
+	struct ab_buf lines = {0};
+	uint64_t total = 0;
+	size_t n;
+
+	if (ab_hash_tree_files(&v, &n, dir, jobs, NULL, NULL) < 0)
+		return -1;
+	/* the outer digest over the sha256sum lines in path order */
+	outer = ab_sha256_new();
+	for (size_t i = 0; i < n; i++) {
+		ab_hash_line(&lines, v[i].hex, v[i].path);
+		total += v[i].size;
+		if (lines.len >= 65536) {
+			ab_sha256_update(outer, lines.s, lines.len);
+			ab_buf_clear(&lines);
+		}
+	}
+	if (lines.len)
+		ab_sha256_update(outer, lines.s, lines.len);
+	ab_sha256_final(hex, outer);
+	ab_buf_free(&lines);
+	ab_hash_tfiles_free(v, n);
+	if (files)
+		*files = n;
+	if (bytes)
+		*bytes = total;
+	return 0;
 }
 
 int

@@ -9,7 +9,8 @@
  * for find -type f, so they are left out (see docs/hashing.md).
  *
  * Every file is hashed by one read loop, ab_hash_fd_buf(), with a buffer
- * the caller owns: a loop over many files (lib/hash's tree, builder/worktree,
+ * the caller owns (ab_hash_fd reads a big single file ahead on a second
+ * thread): a loop over many files (lib/hash's tree, builder/worktree,
  * provenance/tree) keeps one ab_hash_readbuf_new() per worker of its
  * thread pool (lib/pool.h), indexed by the worker number.
  */
@@ -18,6 +19,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "dirwalk.h"
 
 #define AB_HEX_LEN 64
 /*
@@ -50,7 +53,11 @@ int ab_hash_fd_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t exp
     void *buf, size_t buflen);
 /* hash a file's bytes, streamed in constant memory; reports errors; *size may be NULL */
 int ab_hash_file(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path);
-/* the same for an open descriptor (a buffer of its own); name is used in error messages only */
+/*
+ * The same for an open descriptor (a buffer of its own; a regular file of
+ * 16 MiB or more read ahead by a second thread into a 4 MiB ring while
+ * this one digests); name is used in error messages only
+ */
 int ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *name);
 /*
  * Hash the regular file rel below the directory rootfd, opened through
@@ -62,6 +69,32 @@ int ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *nam
  */
 int ab_hash_file_beneath(char hex[AB_HEX_LEN + 1], uint64_t *size, int rootfd, const char *rel, int flags,
     char *why);
+/* a regular file of a tree, hashed (ab_hash_tree_files) */
+struct ab_hash_tfile {
+	char *path;                  /* relative to the root, '/'-separated */
+	uint64_t size;
+	unsigned mode;               /* st_mode of the file as it was read */
+	char hex[AB_HEX_LEN + 1];
+};
+/*
+ * The regular files of the directory tree dir, hashed: this thread walks
+ * the tree (lib/dirwalk) while jobs - 1 threads of the pool (jobs <= 0: one
+ * per online core) hash the files found so far, each opened relative to
+ * the root with O_NOFOLLOW, checked to be still a regular file and read
+ * by the one file-hash loop; then this thread hashes too. Every entry
+ * that is not a regular file goes to other (during the walk, on this
+ * thread), whose answer the walk takes (AB_DIRWALK_DESCEND to list a
+ * directory, -1 to stop after reporting); other NULL descends into every
+ * directory. *files holds *n entries sorted bytewise by path (LC_ALL=C
+ * sort), freed with ab_hash_tfiles_free. A file that cannot be hashed does
+ * not stop the others; the first in path order is reported:
+ * "cannot open '<dir>/<path>'", "cannot read ...", "cannot hash '...': no
+ * longer a regular file".
+ */
+int ab_hash_tree_files(struct ab_hash_tfile **files, size_t *n, const char *dir, int jobs,
+    ab_dirwalk_fn *other, void *arg);
+/* free what ab_hash_tree_files gave (NULL: nothing) */
+void ab_hash_tfiles_free(struct ab_hash_tfile *files, size_t n);
 /* in-toto dirHash of a directory; jobs <= 0 means one per online core; reports errors */
 int ab_hash_tree(char hex[AB_HEX_LEN + 1], const char *dir, int jobs);
 /* the same, also counting the regular files and their bytes; files, bytes may be NULL */

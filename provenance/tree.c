@@ -172,7 +172,10 @@ version_line(const char *data, size_t len)
 
 /* ---- directories ---- */
 
-/* regular files are hashed after the walk; symlinks keep their target */
+/*
+ * The walk's entries other than regular files (those lib/hash hashes on
+ * the pool while the walk goes on): symlinks keep their target
+ */
 static int
 dir_visit(struct ab_dirwalk_entry *e, void *arg)
 {
@@ -184,9 +187,6 @@ dir_visit(struct ab_dirwalk_entry *e, void *arg)
 	switch (e->type) {
 	case DT_DIR:
 		return AB_DIRWALK_DESCEND;
-	case DT_REG:
-		add_entry(t, ab_strdup(e->path), AB_ENTRY_FILE);
-		return 0;
 	case DT_LNK:
 		n = readlinkat(e->dirfd, e->name, buf, sizeof(buf) - 1);
 		if (n < 0) {
@@ -207,71 +207,25 @@ dir_visit(struct ab_dirwalk_entry *e, void *arg)
 	}
 }
 
-/* hash one regular file of a directory tree; buf is the caller's read buffer */
-static int
-hash_dir_file(struct ab_tree_entry *e, const char *root, void *buf)
-{
-	char *full = ab_path_join(root, e->path);
-	int fd = open(full, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-	struct stat st;
-	int error;
-
-	if (fd < 0) {
-		ab_error_errno("cannot open '%s'", full);
-		free(full);
-		return -1;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		ab_error("cannot read '%s': not a regular file any more", full);
-		close(fd);
-		free(full);
-		return -1;
-	}
-	e->exec = (st.st_mode & 0111) != 0;
-	error = ab_hash_fd_buf(e->sha256, &e->size, fd, (int64_t)st.st_size, full, buf, AB_HASH_READBUF);
-	close(fd);
-	free(full);
-	return error;
-}
-
-/* the regular files of a directory on the pool (lib/pool.h): the first failure stops it */
-struct hashjob {
-	struct ab_tree *t;
-	void **bufs; /* one read buffer per worker, made on first use */
-};
-
-static int
-hash_item(void *arg, size_t i, int worker)
-{
-	struct hashjob *j = arg;
-
-	if (j->t->v[i].type != AB_ENTRY_FILE)
-		return 0;
-	if (!j->bufs[worker])
-		j->bufs[worker] = ab_hash_readbuf_new();
-	return hash_dir_file(&j->t->v[i], j->t->root, j->bufs[worker]);
-}
-
 static int
 read_dir(struct ab_tree *t, int jobs)
 {
-	struct hashjob j = {.t = t};
+	struct ab_hash_tfile *files;
 	struct ab_tree_entry *ver;
-	int workers, error;
+	size_t nfiles;
 
-	if (ab_dirwalk(t->root, dir_visit, t) < 0)
+	/* jobs <= 1 is one thread here */
+	if (ab_hash_tree_files(&files, &nfiles, t->root, jobs < 1 ? 1 : jobs, dir_visit, t) < 0)
 		return -1;
-	/* jobs <= 1 is one thread here; a few files are hashed faster than threads start */
-	if (jobs < 1 || t->n <= 64)
-		jobs = 1;
-	workers = ab_pool_workers(t->n, jobs);
-	j.bufs = ab_calloc((size_t)workers, sizeof(*j.bufs));
-	error = ab_pool_run(t->n, jobs, hash_item, &j);
-	for (int w = 0; w < workers; w++)
-		free(j.bufs[w]);
-	free(j.bufs);
-	if (error < 0)
-		return -1;
+	for (size_t i = 0; i < nfiles; i++) {
+		struct ab_tree_entry *e = add_entry(t, files[i].path, AB_ENTRY_FILE);
+
+		files[i].path = NULL; /* the entry's now */
+		e->size = files[i].size;
+		e->exec = (files[i].mode & 0111) != 0;
+		memcpy(e->sha256, files[i].hex, sizeof(e->sha256));
+	}
+	ab_hash_tfiles_free(files, nfiles);
 	finish_tree(t);
 	ver = ab_tree_find(t, "VERSION");
 	if (ver && ver->type == AB_ENTRY_FILE && ver->size <= VERSION_MAX) {
@@ -1170,6 +1124,12 @@ done:
 /* ---- entry points ---- */
 
 int
+ab_tree_spec_is_git(const char *spec)
+{
+	return !strncmp(spec, "git:", 4);
+}
+
+int
 ab_tree_read(struct ab_tree **out, const char *spec, int strip, int jobs)
 {
 	struct ab_tree *t = ab_calloc(1, sizeof(*t));
@@ -1178,7 +1138,7 @@ ab_tree_read(struct ab_tree **out, const char *spec, int strip, int jobs)
 
 	*out = NULL;
 	t->spec = ab_strdup(spec);
-	if (!strncmp(spec, "git:", 4)) {
+	if (ab_tree_spec_is_git(spec)) {
 		t->kind = AB_TREE_GIT;
 		if (ab_tree_parse_git_spec(&t->root, &t->rev, &t->subpath, spec) < 0) {
 			ab_error("'%s': expected git:REPO@REV[:PATH]", spec);

@@ -95,6 +95,8 @@ int ab_tree_load(struct ab_tree *t, uint64_t limit);
 struct ab_tree_entry *ab_tree_find(const struct ab_tree *t, const char *path);
 void ab_tree_free(struct ab_tree *t);
 
+/* is spec a git tree ("git:REPO@REV[:PATH]"), which needs libgit2 initialised? */
+int ab_tree_spec_is_git(const char *spec);
 /*
  * Split "git:REPO@REV[:PATH]" (spec without or with the "git:" prefix).
  * REPO ends at the first '@' whose prefix is an existing directory (else

@@ -145,7 +145,7 @@ test_big_file(const char *dir)
 	free(path);
 }
 
-/* a file of many read buffers, against the in-memory digest */
+/* a file of many read buffers (read ahead by a second thread), against the in-memory digest */
 static void
 test_big_buffered(const char *dir)
 {
@@ -165,6 +165,22 @@ test_big_buffered(const char *dir)
 	CHECK(ab_hash_file(got, &size, path) == 0);
 	CHECK_STR(got, want);
 	CHECK(size == n);
+	/* an exact number of read-ahead buffers: the last read returns 0 */
+	CHECK(ab_write_file_atomic(path, data, 32u << 20) == 0);
+	ab_hash_buf(want, data, 32u << 20);
+	CHECK(ab_hash_file(got, &size, path) == 0);
+	CHECK_STR(got, want);
+	CHECK(size == 32u << 20);
+	/* a read that fails in the read-ahead thread is the error of the call */
+	{
+		int fd = open(path, O_WRONLY);
+
+		CHECK(fd >= 0);
+		errno = 0;
+		CHECK(ab_hash_fd(got, NULL, fd, NULL) == -1);
+		CHECK(errno == EBADF);
+		close(fd);
+	}
 	/* and one smaller than a buffer */
 	CHECK(ab_write_file_atomic(path, data, small) == 0);
 	ab_hash_buf(want, data, small);
