@@ -3,7 +3,7 @@
 #  (a) allocbuild fetch of a git source (cache warm, fresh output directory:
 #      writing the tree with libgit2 plus indexing it, dirHash included)
 #      against `git clone --local --no-checkout` + `git checkout` of the
-#      same commit                                    (target <= 1.3x git)
+#      same commit                                    (target <= 1.0x git)
 #  (b) a repeated allocbuild fetch of the unchanged pin: the tree is
 #      verified against its stamp, nothing is written  (target < 0.3 s)
 #  (c) the first fetch, the cache empty, from the local repository (the
@@ -12,7 +12,8 @@
 #      same git clone + checkout                        (target <= 1.0x git)
 # The repository is generated once: about 12,000 files and 170 MB of
 # source-like (compressible) text, log-normal sizes, some executables and
-# symlinks, packed. Work files live in bench/.work/checkout (or
+# symlinks, packed. Peak RSS of each side (GNU time's %M, the largest of
+# the rounds) is printed with the times. Work files live in bench/.work/checkout (or
 # $BENCH_DIR) and are kept for reruns unless CLEAN=1.
 # usage: bench/checkout.sh [ALLOCBUILD]
 set -eu
@@ -58,12 +59,16 @@ rm -rf "$WORK/warm"
 : >"$WORK/c.again"
 : >"$WORK/t.cold"
 : >"$WORK/c.cold"
-# timed CMD...: append wall seconds to $WORK/t.$T and user+sys seconds to $WORK/c.$T
+rm -f "$WORK"/m.*
+# timed CMD...: append wall seconds to $WORK/t.$T, user+sys seconds to $WORK/c.$T, peak RSS (KiB) to $WORK/m.$T
 timed() {
-	/usr/bin/time -f '%e %U %S' -o "$WORK/time1" "$@" >/dev/null
+	/usr/bin/time -f '%e %U %S %M' -o "$WORK/time1" "$@" >/dev/null
 	awk '{ print $1 }' "$WORK/time1" >>"$WORK/t.$T"
 	awk '{ printf "%.2f\n", $2 + $3 }' "$WORK/time1" >>"$WORK/c.$T"
+	awk '{ print $4 }' "$WORK/time1" >>"$WORK/m.$T"
 }
+# rss T: the largest peak RSS of T's rounds, in MiB
+rss() { sort -n "$WORK/m.$1" | tail -n 1 | awk '{ printf "%.1f MiB", $1 / 1024 }'; }
 # Fresh destinations every round, removed only at the end: ext4 avoids
 # reusing inodes freed in the last 30 seconds, and allocating around them
 # costs whichever command comes right after an rm -rf of a big tree.
@@ -94,10 +99,13 @@ gm=$(median <"$WORK/t.git") am=$(median <"$WORK/t.ab") rm_=$(median <"$WORK/t.ag
 k=$(best <"$WORK/t.cold") km=$(median <"$WORK/t.cold") kc=$(median <"$WORK/c.cold")
 kmin=$(sort -n "$WORK/t.cold" | head -n 1) kmax=$(sort -n "$WORK/t.cold" | tail -n 1)
 printf 'repository: %d entries, %d MB of content, %d MB packed, commit %s\n' "$nfiles" "$mb" "$packmb" "$commit"
-printf 'materialize: allocbuild fetch %.2fs, git clone --local --no-checkout + checkout %.2fs, ratio %sx (target <= 1.3x)\n' \
-	"$a" "$g" "$(ratio "$a" "$g")"
-printf '  median of %d: %.2fs vs %.2fs, ratio %sx; cpu (user+sys, median) %ss vs %ss\n' "$ROUNDS" "$am" "$gm" \
-	"$(ratio "$am" "$gm")" "$ac" "$gc"
+amin=$(sort -n "$WORK/t.ab" | head -n 1) amax=$(sort -n "$WORK/t.ab" | tail -n 1)
+gmin=$(sort -n "$WORK/t.git" | head -n 1) gmax=$(sort -n "$WORK/t.git" | tail -n 1)
+printf 'materialize: allocbuild fetch median %.2fs (min %.2f, max %.2f), git clone --local --no-checkout + checkout %.2fs (min %.2f, max %.2f), ratio %sx (target <= 1.0x)\n' \
+	"$am" "$amin" "$amax" "$gm" "$gmin" "$gmax" "$(ratio "$am" "$gm")"
+printf '  peak RSS: allocbuild %s (first fetch %s), git %s\n' "$(rss ab)" "$(rss cold)" "$(rss git)"
+printf '  best of %d: %.2fs vs %.2fs, ratio %sx; cpu (user+sys, median) %ss vs %ss\n' "$ROUNDS" "$a" "$g" \
+	"$(ratio "$a" "$g")" "$ac" "$gc"
 printf 'first fetch, empty cache: allocbuild fetch median %.2fs (min %.2f, max %.2f), git %.2fs, ratio %sx (target <= 1.0x)\n' \
 	"$km" "$kmin" "$kmax" "$gm" "$(ratio "$km" "$gm")"
 printf '  best %.2fs vs %.2fs, ratio %sx; cpu (user+sys, median) %ss vs %ss\n' "$k" "$g" "$(ratio "$k" "$g")" "$kc" "$gc"
