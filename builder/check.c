@@ -16,23 +16,27 @@ second_build(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 {
 	struct ab_plan_opts po = {0};
 	struct ab_build_opts bo = *o;
-	char *dir = ab_path_join(first->outdir, AB_CHECK_DIR);
+	char *dir = ab_path_join(first->outdir, AB_CHECK_DIR), *cache = NULL;
 	int e;
 
 	po.outdir = dir;
 	po.jobs = first->jobs * 2;
-	/* ccache would give back the first build's objects: nothing would be checked */
-	po.ccache = 0;
 	bo.force = 1;
 	bo.table = 0;
 	bo.have_lock = 0;
-	e = ab_rm_rf(dir);
+	e = ab_plan_opts_fresh_ccache(&po, &cache, first->ccache);
+	if (e == 0)
+		e = ab_rm_rf(dir);
 	if (e == 0)
 		e = ab_plan_make(out, r, &po, labels, nlabels);
 	if (e == 0) {
-		ab_note("check: building again in '%s' with -j %d", dir, (*out)->jobs);
+		ab_note("check: building again in '%s' with -j %d%s", dir, (*out)->jobs,
+		    cache ? ", through ccache with an empty cache of its own" : "");
 		e = ab_build_run(*out, &bo);
 	}
+	if (cache && ab_rm_rf(cache) < 0 && e == 0)
+		e = AB_EFAIL;
+	free(cache);
 	free(dir);
 	return e;
 }
@@ -71,7 +75,8 @@ ab_check_run(const struct ab_recipe *r, const struct ab_plan_opts *po, char *con
 
 		cJSON_AddStringToObject(how, "directory", AB_CHECK_DIR);
 		cJSON_AddStringToObject(how, "differences",
-		    "another OUTDIR (a longer path), another -j, no ccache, every variant built from nothing");
+		    "another OUTDIR (a longer path), another -j, no cached object (ccache, if used, with an empty "
+		    "cache of its own), every variant built from nothing");
 	}
 	rc = ab_manifest_add_record(p->outdir, "provenance/reproducibility.intoto.json", st);
 	cJSON_Delete(st);

@@ -2,9 +2,11 @@
  * check: `allocbuild build --check` (docs/build.md, "Checking
  * reproducibility"). The plan is built as `build` builds it; then every
  * selected variant once more, from nothing, into OUTDIR/reproducibility/check
- * (another, longer path), with another -j (twice the first), without
- * ccache (which could hand back the first build's objects) and with
- * --force. Every artifact of the first build is compared with the
+ * (another, longer path), with another -j (twice the first), with
+ * --force, and with nothing from a compile cache: a first build through
+ * ccache is built again through ccache (whose relative paths are in the
+ * bytes) with an empty cache of its own and no remote storage
+ * (ab_plan_opts_fresh_ccache). Every artifact of the first build is compared with the
  * second's (provenance/repro.h) and the result printed on stdout.
  *
  * The second build does not replace the first: it stays in its own OUTDIR

@@ -564,6 +564,28 @@ plan_manifests(struct ab_plan *p, int updiff)
 }
 
 int
+ab_plan_opts_fresh_ccache(struct ab_plan_opts *po, char **dir, int used)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	*dir = NULL;
+	po->ccache = used;
+	po->ccache_dir = po->ccache_remote = NULL;
+	if (!used)
+		return 0;
+	*dir = ab_sprintf("%s/allocbuild-ccache.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(*dir)) {
+		ab_error_errno("cannot create a directory '%s' for an empty compile cache", *dir);
+		free(*dir);
+		*dir = NULL;
+		return AB_EFAIL;
+	}
+	po->ccache_dir = *dir;
+	po->ccache_remote = "";
+	return 0;
+}
+
+int
 ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_plan_opts *o,
     char *const *labels, size_t nlabels)
 {
@@ -716,7 +738,7 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 		char *remote = p->ccache_remote ? ab_ccstats_redact(p->ccache_remote) : NULL;
 
 		fprintf(f, "ccache: local cache %s%s%s\n", p->ccache_dir ? p->ccache_dir : "(ccache's own)",
-		    remote ? ", remote storage " : "", remote ? remote : "");
+		    !remote ? "" : *remote ? ", remote storage " : ", no remote storage", remote ? remote : "");
 		free(remote);
 	}
 	fprintf(f, "environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask %03o\n",

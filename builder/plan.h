@@ -76,7 +76,7 @@ struct ab_plan_opts {
 	const char *outdir;   /* NULL: ./allocbuild-out/<recipe name> */
 	int jobs;             /* -j; 0: online cores */
 	int ccache;           /* --ccache: compile through ccache */
-	const char *ccache_remote; /* --ccache-remote URL: ccache's remote storage (implies --ccache) */
+	const char *ccache_remote; /* --ccache-remote URL: ccache's remote storage (implies --ccache); "": none */
 	const char *ccache_dir;    /* --ccache-dir DIR: its local cache (implies --ccache) */
 };
 
@@ -87,7 +87,7 @@ struct ab_plan {
 	int parallel;         /* variants built at once */
 	int jobserver;        /* tokens of the jobserver shared by make-based builds; 0: none */
 	int ccache;
-	char *ccache_remote;  /* CCACHE_REMOTE_STORAGE of the children, or NULL (ccache's own configuration) */
+	char *ccache_remote;  /* CCACHE_REMOTE_STORAGE of the children ("": none), or NULL (ccache's own configuration) */
 	char *ccache_dir;     /* CCACHE_DIR of the children (absolute), or NULL (inherited, else ccache's default) */
 	char *ccwrap;         /* OUTDIR/ccwrap: the compiler wrapper's links, when a variant uses them; else NULL */
 	struct ab_step *steps;
@@ -112,6 +112,16 @@ enum { AB_OPT_CCACHE = 0x1100, AB_OPT_CCACHE_REMOTE, AB_OPT_CCACHE_DIR };
  * value as a usage error of command cmd (in cmd_plan.c)
  */
 int ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char *arg);
+/*
+ * For a build that must compile everything again (build --check's second
+ * build, rebuild): ccache as the first build used it (used), since ccache
+ * changes the bytes (it hands the compiler paths under CCACHE_BASEDIR made
+ * relative, which __FILE__ and the debug info keep), but with an empty
+ * private local cache, a new directory *dir under TMPDIR, and no remote
+ * storage, so that nothing comes from an earlier build. The caller
+ * removes and frees *dir (NULL when unused). 0, or AB_EFAIL (reported).
+ */
+int ab_plan_opts_fresh_ccache(struct ab_plan_opts *po, char **dir, int used);
 int ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_plan_opts *o,
     char *const *labels, size_t nlabels);
 /* print every step with its argv (shell-quoted) and cwd */

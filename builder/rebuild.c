@@ -341,7 +341,7 @@ ab_rebuild_run(const struct ab_rebuild_opts *o)
 	struct ab_plan_opts po = {0};
 	struct ab_build_opts bo = {0};
 	const char *name = NULL;
-	char *dir = NULL;
+	char *dir = NULL, *cache = NULL;
 	int e = AB_EFAIL, built;
 
 	if (load_original(&g, o) < 0)
@@ -358,11 +358,16 @@ ab_rebuild_run(const struct ab_rebuild_opts *o)
 	}
 	po.outdir = dir;
 	po.jobs = o->jobs;
-	if (ab_plan_make(&p, r, &po, labels.v, labels.n) < 0)
+	/* compiled through ccache as the original was, nothing taken from a cache */
+	if (ab_plan_opts_fresh_ccache(&po, &cache,
+	    cJSON_IsTrue(ab_json_get(ab_json_get(g.commands, "options"), "ccache"))) < 0 ||
+	    ab_plan_make(&p, r, &po, labels.v, labels.n) < 0)
 		goto done;
 	bo.src = o->src;
 	bo.force = 1;
 	built = ab_build_run(p, &bo);
+	if (cache && ab_rm_rf(cache) < 0 && built == 0)
+		built = AB_EFAIL;
 	if (built == AB_EFAIL)
 		goto done;
 	e = compare_and_record(o, &g, p->outdir);
@@ -373,6 +378,9 @@ done:
 	ab_recipe_free(r);
 	ab_plan_free(p);
 	ab_strv_free(&labels);
+	if (cache)
+		ab_rm_rf(cache);
+	free(cache);
 	free(dir);
 	return e;
 }
