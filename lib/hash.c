@@ -304,7 +304,8 @@ hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t expect, const 
 	if (expect < 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
 		expect = (int64_t)st.st_size;
 	ctx_init(ctx);
-	if (!buf && expect >= AHEAD_MIN && ab_pool_default_jobs() > 1)
+	/* a second thread only when a core is free for it: not inside a pool's parallel items */
+	if (!buf && expect >= AHEAD_MIN && ab_pool_default_jobs() > 1 && !ab_pool_in_worker())
 		rc = digest_fd_ahead(md, &total, fd, ctx);
 	if (rc == 1) {
 		if (!buf) {

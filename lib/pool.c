@@ -113,12 +113,23 @@ work(struct ab_pool *p, int worker)
 	}
 }
 
+/* this thread's items running in a pool of several workers (work) */
+static _Thread_local int in_parallel_work;
+
+int
+ab_pool_in_worker(void)
+{
+	return in_parallel_work > 0;
+}
+
 static void *
 thread_main(void *arg)
 {
 	struct thread *t = arg;
 
+	in_parallel_work++;
 	work(t->p, t->worker);
+	in_parallel_work--;
 	return NULL;
 }
 
@@ -189,7 +200,9 @@ ab_pool_run(size_t n, int jobs, ab_pool_fn *fn, void *arg)
 		return 0;
 	}
 	p = pool_new(n, 0, workers - 1, fn, arg);
+	in_parallel_work++;
 	work(p, 0);
+	in_parallel_work--;
 	return pool_free(p);
 }
 

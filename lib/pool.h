@@ -55,6 +55,8 @@ typedef int ab_pool_fn(void *arg, size_t item, int worker);
 
 /* online cores this process may run on (its affinity mask), 1 .. 256 */
 int ab_pool_default_jobs(void);
+/* is this thread running an item of a pool of several workers (every core is then taken)? */
+int ab_pool_in_worker(void);
 /* jobs as the pool reads it: <= 0 one per core (ab_pool_default_jobs), at most AB_POOL_MAX */
 int ab_pool_jobs(int jobs);
 /* the workers ab_pool_run(n, jobs, ...) uses, at least 1: size per-worker arrays with it */

@@ -1,6 +1,7 @@
 #include "linkinputs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -529,6 +530,7 @@ done:
 struct hjob {
 	struct ab_link_input **files; /* one per distinct file */
 	size_t n;
+	void **bufs;                  /* a read buffer per pool worker, made on its first file */
 	atomic_int failed;
 };
 
@@ -537,10 +539,18 @@ hash_item(void *arg, size_t i, int worker)
 {
 	struct hjob *j = arg;
 	struct ab_link_input *in = j->files[i];
+	int fd = open(in->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
-	(void)worker;
-	if (ab_hash_file(in->sha256, &in->size, in->path) < 0)
+	if (fd < 0) {
+		ab_error_errno("cannot open '%s'", in->path);
 		atomic_store(&j->failed, 1);
+		return 0;
+	}
+	if (!j->bufs[worker])
+		j->bufs[worker] = ab_hash_readbuf_new();
+	if (ab_hash_fd_buf(in->sha256, &in->size, fd, -1, in->path, j->bufs[worker], AB_HASH_READBUF) < 0)
+		atomic_store(&j->failed, 1);
+	close(fd);
 	return 0;
 }
 
@@ -556,7 +566,7 @@ hash_items(struct ab_link_input **items, size_t nitems, int jobs)
 	struct hjob j = {0};
 	struct fid *ids = ab_calloc(nitems, sizeof(*ids));
 	size_t *rep_of = ab_calloc(nitems, sizeof(*rep_of));
-	int error = -1;
+	int error = -1, nbufs = 0;
 
 	j.files = ab_calloc(nitems, sizeof(*j.files));
 	atomic_init(&j.failed, 0);
@@ -581,6 +591,8 @@ hash_items(struct ab_link_input **items, size_t nitems, int jobs)
 		}
 		rep_of[i] = k;
 	}
+	nbufs = ab_pool_workers(j.n, jobs);
+	j.bufs = ab_calloc((size_t)nbufs, sizeof(*j.bufs));
 	ab_pool_run(j.n, jobs, hash_item, &j);
 	if (atomic_load(&j.failed))
 		goto done;
@@ -592,6 +604,9 @@ hash_items(struct ab_link_input **items, size_t nitems, int jobs)
 	}
 	error = 0;
 done:
+	for (int k = 0; j.bufs && k < nbufs; k++)
+		free(j.bufs[k]);
+	free(j.bufs);
 	free(j.files);
 	free(ids);
 	free(rep_of);

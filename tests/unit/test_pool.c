@@ -185,9 +185,42 @@ test_stop(void)
 	job_free(&j);
 }
 
+/* every item records whether it saw itself inside a parallel pool */
+static int
+in_worker(void *arg, size_t i, int worker)
+{
+	atomic_int *seen = arg;
+
+	(void)worker;
+	atomic_fetch_add(&seen[i], ab_pool_in_worker() ? 1 : 100);
+	return 0;
+}
+
+static void
+test_in_worker(void)
+{
+	atomic_int seen[64];
+
+	CHECK(!ab_pool_in_worker());
+	for (int i = 0; i < 64; i++)
+		atomic_init(&seen[i], 0);
+	/* two workers: every item, the caller's included, is inside */
+	CHECK(ab_pool_run(64, 2, in_worker, seen) == 0);
+	for (int i = 0; i < 64; i++)
+		CHECK(atomic_load(&seen[i]) == 1);
+	CHECK(!ab_pool_in_worker());
+	/* one worker: run serially on this thread, which has the cores to itself */
+	for (int i = 0; i < 64; i++)
+		atomic_init(&seen[i], 0);
+	CHECK(ab_pool_run(64, 1, in_worker, seen) == 0);
+	for (int i = 0; i < 64; i++)
+		CHECK(atomic_load(&seen[i]) == 100);
+}
+
 int
 main(void)
 {
+	test_in_worker();
 	test_run();
 	test_error();
 	test_stream();
