@@ -176,24 +176,42 @@ ab_build_lock(int *fd, const char *outdir)
 
 /* ---- toolchain identity ---- */
 
+/*
+ * Run argv quietly in the children's environment (that of the first
+ * variant: they differ only in per-variant paths); its stdout into out.
+ * 1 when it ran and exited 0 with output, else 0 (a missing tool is no
+ * error: its absence is recorded).
+ */
+static int
+run_tool(struct ctx *c, char **argv, struct ab_buf *out)
+{
+	struct ab_proc pr = {.argv = argv};
+	struct ab_proc_result res;
+	struct ab_buf err = {0};
+	struct ab_env env;
+	int ok;
+
+	fill_env(&env, c->p->nvars ? &c->p->vars[0] : NULL);
+	pr.envp = ab_env_envp(&env);
+	pr.out = out;
+	pr.err = &err;
+	ab_quiet++;
+	ok = ab_proc_run(&res, &pr) == 0 && res.exit_code == 0 && out->s;
+	ab_quiet--;
+	ab_buf_free(&err);
+	ab_env_release(&env);
+	return ok;
+}
+
 static void
 tool_identity(struct ctx *c, struct ab_sha256 *h, const char *name)
 {
 	char *argv[] = {(char *)name, "--version", NULL};
-	struct ab_proc pr = {.argv = argv};
-	struct ab_proc_result res;
-	struct ab_buf out = {0}, err = {0};
-	struct ab_env env;
+	struct ab_buf out = {0};
 	cJSON *t = cJSON_CreateObject();
 	char hex[AB_HEX_LEN + 1] = "missing";
 
-	fill_env(&env, c->p->nvars ? &c->p->vars[0] : NULL);
-	pr.envp = ab_env_envp(&env);
-	pr.out = &out;
-	pr.err = &err;
-	/* a missing tool is not an error here: its absence is part of the identity */
-	ab_quiet++;
-	if (ab_proc_run(&res, &pr) == 0 && res.exit_code == 0 && out.s) {
+	if (run_tool(c, argv, &out)) {
 		char *first = ab_strndup(out.s, strcspn(out.s, "\n"));
 
 		ab_hash_buf(hex, out.s, out.len);
@@ -203,12 +221,9 @@ tool_identity(struct ctx *c, struct ab_sha256 *h, const char *name)
 	} else {
 		cJSON_AddNullToObject(t, "version");
 	}
-	ab_quiet--;
 	cJSON_AddItemToObject(c->run.toolchain, name, t);
 	key_add(h, name, hex);
 	ab_buf_free(&out);
-	ab_buf_free(&err);
-	ab_env_release(&env);
 }
 
 /* ccache's setting key in the children's environment (its ccache.conf too): the value, or NULL when empty */
@@ -216,23 +231,12 @@ static char *
 ccache_get(struct ctx *c, const char *key)
 {
 	char *argv[] = {"ccache", "--get-config", (char *)key, NULL};
-	struct ab_proc pr = {.argv = argv};
-	struct ab_proc_result res;
-	struct ab_buf out = {0}, err = {0};
-	struct ab_env env;
+	struct ab_buf out = {0};
 	char *v = NULL;
 
-	fill_env(&env, c->p->nvars ? &c->p->vars[0] : NULL);
-	pr.envp = ab_env_envp(&env);
-	pr.out = &out;
-	pr.err = &err;
-	ab_quiet++;
-	if (ab_proc_run(&res, &pr) == 0 && res.exit_code == 0 && out.s && out.s[0] != '\n' && out.s[0])
+	if (run_tool(c, argv, &out) && out.s[0] != '\n' && out.s[0])
 		v = ab_strndup(out.s, strcspn(out.s, "\n"));
-	ab_quiet--;
 	ab_buf_free(&out);
-	ab_buf_free(&err);
-	ab_env_release(&env);
 	return v;
 }
 

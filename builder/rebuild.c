@@ -366,8 +366,6 @@ ab_rebuild_run(const struct ab_rebuild_opts *o)
 	bo.src = o->src;
 	bo.force = 1;
 	built = ab_build_run(p, &bo);
-	if (cache && ab_rm_rf(cache) < 0 && built == 0)
-		built = AB_EFAIL;
 	if (built == AB_EFAIL)
 		goto done;
 	e = compare_and_record(o, &g, p->outdir);
@@ -378,8 +376,8 @@ done:
 	ab_recipe_free(r);
 	ab_plan_free(p);
 	ab_strv_free(&labels);
-	if (cache)
-		ab_rm_rf(cache);
+	if (cache && ab_rm_rf(cache) < 0 && e == 0)
+		e = AB_EFAIL;
 	free(cache);
 	free(dir);
 	return e;

@@ -71,22 +71,6 @@ scan(struct ab_wt_index *idx, const char *dir)
 	return 0;
 }
 
-/* hash a file with the caller's buffer (no allocation per file) */
-static int
-hash_file(char hex[65], const char *path, void *buf)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	int error;
-
-	if (fd < 0) {
-		ab_error_errno("cannot open '%s'", path);
-		return -1;
-	}
-	error = ab_hash_fd_buf(hex, NULL, fd, -1, path, buf, AB_HASH_READBUF);
-	close(fd);
-	return error;
-}
-
 static int
 hash_entry(struct ab_wt_entry *e, const char *dir, void *buf)
 {
@@ -94,7 +78,7 @@ hash_entry(struct ab_wt_entry *e, const char *dir, void *buf)
 	int error = 0;
 
 	if (S_ISREG(e->mode)) {
-		error = hash_file(e->hash, path, buf);
+		error = ab_hash_file_buf(e->hash, NULL, path, O_NOFOLLOW, buf);
 	} else if (S_ISLNK(e->mode)) {
 		char target[4096];
 		ssize_t n = readlink(path, target, sizeof(target));

@@ -342,18 +342,24 @@ ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *name)
 }
 
 int
-ab_hash_file(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path)
+ab_hash_file_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path, int oflags, void *buf)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | oflags);
 	int rc;
 
 	if (fd < 0) {
 		ab_error_errno("cannot open '%s'", path);
 		return -1;
 	}
-	rc = ab_hash_fd(hex, size, fd, path);
+	rc = hash_fd(hex, size, fd, -1, path, buf, buf ? AB_HASH_READBUF : 0);
 	close(fd);
 	return rc;
+}
+
+int
+ab_hash_file(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path)
+{
+	return ab_hash_file_buf(hex, size, path, 0, NULL);
 }
 
 int

@@ -54,6 +54,12 @@ int ab_hash_fd_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t exp
 /* hash a file's bytes, streamed in constant memory; reports errors; *size may be NULL */
 int ab_hash_file(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path);
 /*
+ * The same with the caller's buffer of AB_HASH_READBUF bytes (NULL: as
+ * ab_hash_file), the file opened with oflags added (O_NOFOLLOW, ...): for
+ * loops over many files, one buffer per worker
+ */
+int ab_hash_file_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path, int oflags, void *buf);
+/*
  * The same for an open descriptor (a buffer of its own; a regular file of
  * 16 MiB or more read ahead by a second thread into a 4 MiB ring while
  * this one digests); name is used in error messages only

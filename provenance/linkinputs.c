@@ -1,7 +1,6 @@
 #include "linkinputs.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -539,18 +538,11 @@ hash_item(void *arg, size_t i, int worker)
 {
 	struct hjob *j = arg;
 	struct ab_link_input *in = j->files[i];
-	int fd = open(in->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
-	if (fd < 0) {
-		ab_error_errno("cannot open '%s'", in->path);
-		atomic_store(&j->failed, 1);
-		return 0;
-	}
 	if (!j->bufs[worker])
 		j->bufs[worker] = ab_hash_readbuf_new();
-	if (ab_hash_fd_buf(in->sha256, &in->size, fd, -1, in->path, j->bufs[worker], AB_HASH_READBUF) < 0)
+	if (ab_hash_file_buf(in->sha256, &in->size, in->path, 0, j->bufs[worker]) < 0)
 		atomic_store(&j->failed, 1);
-	close(fd);
 	return 0;
 }
 
