@@ -255,7 +255,7 @@ ab_bz2_open(struct ab_bz2 **out, const unsigned char *data, size_t len, int jobs
 	pthread_mutex_init(&z->lock, NULL);
 	pthread_cond_init(&z->cv, NULL);
 	/* the calling thread reads: every decoder is a thread of the pool */
-	if (ab_pool_start(&z->pool, z->jobs, decode_item, z) == 0) {
+	if (ab_pool_start(&z->pool, z->jobs, decode_item, NULL, z) == 0) {
 		ab_bz2_free(z);
 		return 1;
 	}

@@ -12,6 +12,7 @@
 
 #include "dirwalk.h"
 #include "pool.h"
+#include "sha256x.h"
 #include "util.h"
 
 /*
@@ -434,7 +435,9 @@ ab_hash_line(struct ab_buf *b, const char *hex, const char *name)
  * pool's threads hash the files while the walk goes on. When the walk is
  * done the caller hashes too until every file is done; then the paths are
  * sorted bytewise and the sha256sum lines fed in that order to the outer
- * digest.
+ * digest. With SHA-NI (lib/sha256x) each worker hashes up to
+ * AB_SHA256X_LANES files together (hash_lanes); else one at a time with
+ * OpenSSL (hash_one).
  */
 
 enum { OP_NONE, OP_OPEN, OP_READ, OP_TYPE };
@@ -452,11 +455,27 @@ struct tfile {
 #define CHUNK_SIZE ((size_t)1 << CHUNK_BITS)
 #define MAX_CHUNKS ((size_t)1 << 16) /* 268 million files */
 
+/* a file being hashed in one lane of a worker (hash_lanes) */
+struct lane {
+	struct tfile *f;
+	int fd;
+	int eof;         /* nothing more to read */
+	int64_t expect;  /* the size fstat gave */
+	uint64_t total;  /* bytes read */
+	size_t pos, len; /* of buf: digested, filled */
+	unsigned char *buf;
+	uint32_t h[8];
+};
+
 /* what one worker of the pool keeps between files */
 struct tworker {
 	EVP_MD_CTX *ctx;
-	unsigned char *buf;
+	unsigned char *buf;                /* AB_HASH_READBUF; the lanes' buffers are in it */
+	struct lane lane[AB_SHA256X_LANES];
+	int busy;                          /* lane[0 .. busy-1] hold files */
 };
+
+#define LANE_BUF (AB_HASH_READBUF / AB_SHA256X_LANES)
 
 struct tree {
 	const char *dir;
@@ -517,6 +536,28 @@ tree_visit(struct ab_dirwalk_entry *e, void *arg)
  * reported is then the first in path order, whatever the timing.
  */
 static int
+tree_open(const struct tree *t, struct tfile *f, struct stat *st)
+{
+	int fd = openat(t->rootfd, f->path,
+	    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0) {
+		f->err = errno;
+		f->op = OP_OPEN;
+		return -1;
+	}
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		/* replaced by something else since the walk */
+		f->err = 0;
+		f->op = OP_TYPE;
+		close(fd);
+		return -1;
+	}
+	f->mode = st->st_mode;
+	return fd;
+}
+
+static int
 hash_one(void *arg, size_t i, int worker)
 {
 	struct tree *t = arg;
@@ -529,21 +570,8 @@ hash_one(void *arg, size_t i, int worker)
 		w->ctx = ctx_new();
 		w->buf = ab_hash_readbuf_new();
 	}
-	fd = openat(t->rootfd, f->path,
-	    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		f->err = errno;
-		f->op = OP_OPEN;
+	if ((fd = tree_open(t, f, &st)) < 0)
 		return 0;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		/* replaced by something else since the walk */
-		f->err = 0;
-		f->op = OP_TYPE;
-		close(fd);
-		return 0;
-	}
-	f->mode = st.st_mode;
 	ctx_init(w->ctx);
 	rc = digest_fd(f->md, &f->size, fd, w->ctx, w->buf, AB_HASH_READBUF, (int64_t)st.st_size);
 	if (rc < 0) {
@@ -552,6 +580,136 @@ hash_one(void *arg, size_t i, int worker)
 	}
 	close(fd);
 	return 0;
+}
+
+/*
+ * Several files at once: a worker keeps up to AB_SHA256X_LANES files
+ * open, each read into its own part of the worker's buffer, and digests
+ * the whole blocks all of them have in one ab_sha256x_blocks() call, so
+ * their SHA-256 rounds interleave. A lane is "settled" when it has a
+ * whole block to digest, or has been ended (its digest written, its file
+ * closed, the last busy lane moved into its place). The reads follow
+ * digest_fd's rules: a short read that reaches fstat's size is the end.
+ */
+static void
+lane_end(struct tworker *w, int k)
+{
+	struct lane *l = &w->lane[k];
+
+	if (l->f->op == OP_NONE) {
+		ab_sha256x_final(l->f->md, l->h, l->buf + l->pos, l->len - l->pos, l->total);
+		l->f->size = l->total;
+	}
+	close(l->fd);
+	w->busy--;
+	if (k != w->busy) {
+		unsigned char *buf = l->buf;
+
+		/* the last busy lane moves here with its buffer; the free slot keeps this one */
+		*l = w->lane[w->busy];
+		w->lane[w->busy].buf = buf;
+	}
+}
+
+/* read until the lane has a whole block or its file ended; then end it if it has none */
+static void
+lane_settle(struct tworker *w, int k)
+{
+	struct lane *l = &w->lane[k];
+
+	while (l->len - l->pos < 64 && !l->eof) {
+		size_t want;
+		ssize_t n;
+
+		if (l->pos) {
+			memmove(l->buf, l->buf + l->pos, l->len - l->pos);
+			l->len -= l->pos;
+			l->pos = 0;
+		}
+		want = LANE_BUF - l->len;
+		n = read(l->fd, l->buf + l->len, want);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			l->f->err = errno;
+			l->f->op = OP_READ;
+			break;
+		}
+		l->len += (size_t)n;
+		l->total += (uint64_t)n;
+		if (n == 0 || ((size_t)n < want && l->total == (uint64_t)l->expect))
+			l->eof = 1;
+	}
+	if (l->f->op != OP_NONE || l->len - l->pos < 64)
+		lane_end(w, k);
+}
+
+/* one ab_sha256x_blocks() over every busy lane, then settle them */
+static void
+lanes_digest(struct tworker *w)
+{
+	uint32_t *h[AB_SHA256X_LANES];
+	const unsigned char *p[AB_SHA256X_LANES];
+	size_t nb = SIZE_MAX;
+
+	for (int k = 0; k < w->busy; k++) {
+		struct lane *l = &w->lane[k];
+		size_t b = (l->len - l->pos) / 64;
+
+		h[k] = l->h;
+		p[k] = l->buf + l->pos;
+		if (b < nb)
+			nb = b;
+	}
+	ab_sha256x_blocks(w->busy, h, p, nb);
+	for (int k = 0; k < w->busy; k++)
+		w->lane[k].pos += nb * 64;
+	for (int k = w->busy - 1; k >= 0; k--)
+		lane_settle(w, k);
+}
+
+/* the pool's item: the file joins a lane; digest while every lane is busy */
+static int
+hash_lanes(void *arg, size_t i, int worker)
+{
+	struct tree *t = arg;
+	struct tworker *w = &t->workers[worker];
+	struct tfile *f = tree_file(t, i);
+	struct lane *l;
+	struct stat st;
+	int fd;
+
+	if (!w->buf) {
+		w->buf = ab_hash_readbuf_new();
+		for (int k = 0; k < AB_SHA256X_LANES; k++)
+			w->lane[k].buf = w->buf + (size_t)k * LANE_BUF;
+	}
+	if ((fd = tree_open(t, f, &st)) < 0)
+		return 0;
+	if (st.st_size > (off_t)LANE_BUF)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	l = &w->lane[w->busy++];
+	l->f = f;
+	l->fd = fd;
+	l->eof = 0;
+	l->expect = (int64_t)st.st_size;
+	l->total = 0;
+	l->pos = l->len = 0;
+	ab_sha256x_init(l->h);
+	lane_settle(w, w->busy - 1);
+	while (w->busy == AB_SHA256X_LANES)
+		lanes_digest(w);
+	return 0;
+}
+
+/* the worker has no more items: finish the files in its lanes */
+static void
+lanes_drain(void *arg, int worker)
+{
+	struct tworker *w = &((struct tree *)arg)->workers[worker];
+
+	while (w->busy)
+		lanes_digest(w);
 }
 
 static int
@@ -592,7 +750,10 @@ tree_walk_hash(struct tree *t, int jobs)
 
 	jobs = ab_pool_jobs(jobs);
 	t->workers = ab_calloc((size_t)jobs, sizeof(*t->workers));
-	ab_pool_start(&t->pool, jobs - 1, hash_one, t);
+	if (ab_sha256x_lanes() > 0)
+		ab_pool_start(&t->pool, jobs - 1, hash_lanes, lanes_drain, t);
+	else
+		ab_pool_start(&t->pool, jobs - 1, hash_one, NULL, t);
 	walked = ab_dirwalk_fd(t->rootfd, t->dir, tree_visit, t);
 	if (walked < 0)
 		ab_pool_stop(t->pool);

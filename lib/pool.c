@@ -16,6 +16,7 @@ struct thread {
 
 struct ab_pool {
 	ab_pool_fn *fn;
+	ab_pool_drain_fn *drain; /* or NULL */
 	void *arg;
 	atomic_size_t next;      /* the next item to hand out */
 	atomic_size_t published; /* items that may be taken */
@@ -129,17 +130,20 @@ thread_main(void *arg)
 
 	in_parallel_work++;
 	work(t->p, t->worker);
+	if (t->p->drain)
+		t->p->drain(t->p->arg, t->worker);
 	in_parallel_work--;
 	return NULL;
 }
 
 /* a pool with n items published (open: more may come) and up to threads threads */
 static struct ab_pool *
-pool_new(size_t n, int open, int threads, ab_pool_fn *fn, void *arg)
+pool_new(size_t n, int open, int threads, ab_pool_fn *fn, ab_pool_drain_fn *drain, void *arg)
 {
 	struct ab_pool *p = ab_calloc(1, sizeof(*p));
 
 	p->fn = fn;
+	p->drain = drain;
 	p->arg = arg;
 	atomic_init(&p->next, 0);
 	atomic_init(&p->published, n);
@@ -199,7 +203,7 @@ ab_pool_run(size_t n, int jobs, ab_pool_fn *fn, void *arg)
 		}
 		return 0;
 	}
-	p = pool_new(n, 0, workers - 1, fn, arg);
+	p = pool_new(n, 0, workers - 1, fn, NULL, arg);
 	in_parallel_work++;
 	work(p, 0);
 	in_parallel_work--;
@@ -207,9 +211,9 @@ ab_pool_run(size_t n, int jobs, ab_pool_fn *fn, void *arg)
 }
 
 int
-ab_pool_start(struct ab_pool **out, int threads, ab_pool_fn *fn, void *arg)
+ab_pool_start(struct ab_pool **out, int threads, ab_pool_fn *fn, ab_pool_drain_fn *drain, void *arg)
 {
-	*out = pool_new(0, 1, threads, fn, arg);
+	*out = pool_new(0, 1, threads, fn, drain, arg);
 	return (*out)->nthreads;
 }
 
@@ -229,6 +233,8 @@ ab_pool_finish(struct ab_pool *p)
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 	work(p, 0);
+	if (p->drain)
+		p->drain(p->arg, 0);
 	return pool_free(p);
 }
 

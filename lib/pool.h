@@ -31,7 +31,7 @@
  * results in order while they are made (lib/bz2):
  *
  *   struct ab_pool *p;
- *   ab_pool_start(&p, threads, fn, arg);  threads background workers, 1 .. threads
+ *   ab_pool_start(&p, threads, fn, drain, arg);  threads background workers, 1 .. threads
  *   ab_pool_publish(p, n);                items 0 .. n-1 may be taken (n only grows)
  *   ...
  *   error = ab_pool_finish(p);            no more items; the calling thread works as
@@ -39,7 +39,11 @@
  *   or ab_pool_stop(p);                   workers take no other item; waits for the
  *                                         running ones; frees p
  *
- * Workers waiting for items sleep. fn must not call back into its pool.
+ * drain (or NULL) is called once by every worker when it has taken its
+ * last item, before finish or stop returns: a worker that keeps several
+ * items going at once (lib/hash hashes up to four files together) ends
+ * them there. Workers waiting for items sleep. fn must not call back into
+ * its pool.
  */
 #ifndef AB_POOL_H
 #define AB_POOL_H
@@ -52,6 +56,8 @@ struct ab_pool;
 
 /* one item: 0 or a negative code (reported); worker is 0 .. workers-1 */
 typedef int ab_pool_fn(void *arg, size_t item, int worker);
+/* a worker has taken its last item (the start/finish form) */
+typedef void ab_pool_drain_fn(void *arg, int worker);
 
 /* online cores this process may run on (its affinity mask), 1 .. 256 */
 int ab_pool_default_jobs(void);
@@ -66,7 +72,8 @@ int ab_pool_run(size_t n, int jobs, ab_pool_fn *fn, void *arg);
 
 /* start threads background workers (1 .. threads), no items yet; *out is set even when
    none could start; returns how many did */
-int ab_pool_start(struct ab_pool **out, int threads, ab_pool_fn *fn, void *arg);
+int ab_pool_start(struct ab_pool **out, int threads, ab_pool_fn *fn, ab_pool_drain_fn *drain,
+    void *arg);
 /* items 0 .. n-1 may now be taken; n never shrinks; one producer thread */
 void ab_pool_publish(struct ab_pool *p, size_t n);
 /* no more items: work as worker 0 until all published items are done, join, free; the first error */

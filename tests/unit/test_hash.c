@@ -256,6 +256,81 @@ test_tree(const char *dir)
 	free(root);
 }
 
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The tree hashed four files at a time (lib/sha256x, when the CPU has
+ * SHA-NI) and one at a time with OpenSSL (ALLOCBUILD_SHA256_LANES=1) give
+ * the digest of the sha256sum lines computed here file by file: sizes at
+ * every block edge, around a lane's 64 KiB buffer and beyond it, spread
+ * over directories so that lanes end at every moment of the others.
+ */
+static void
+test_tree_lanes(const char *dir)
+{
+	static const size_t edge[] = {0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 4095, 4096,
+	    65535, 65536, 65537, 131072 + 17, 300000};
+	enum { NFILES = 400 };
+	char *root = ab_path_join(dir, "lanes");
+	char *names[NFILES], *p;
+	unsigned char *data = ab_malloc(300000);
+	struct ab_buf lines = {0};
+	char want[AB_HEX_LEN + 1], hex[AB_HEX_LEN + 1];
+	unsigned seed = 7;
+	uint64_t files, bytes, total = 0;
+
+	for (size_t i = 0; i < 300000; i++)
+		data[i] = (unsigned char)((seed = seed * 1103515245 + 12345) >> 16);
+	for (int d = 0; d < 5; d++) {
+		char sub[16];
+
+		snprintf(sub, sizeof(sub), "d%d", d);
+		p = ab_path_join(root, sub);
+		CHECK(ab_mkdir_p(p, 0755) == 0);
+		free(p);
+	}
+	for (int i = 0; i < NFILES; i++) {
+		size_t len = i < (int)(sizeof(edge) / sizeof(edge[0])) ? edge[i] : (seed = seed * 1103515245 + 12345) >> 8 & 8191;
+		char *path;
+
+		names[i] = ab_malloc(32);
+		snprintf(names[i], 32, "d%d/f%03d", i % 5, i);
+		path = ab_path_join(root, names[i]);
+		CHECK(ab_write_file_atomic(path, data + i % 97, len) == 0);
+		free(path);
+		total += len;
+	}
+	/* names sort as written: d0/f000 < d0/f005 < ... < d1/f001 ... */
+	qsort(names, NFILES, sizeof(names[0]), cmp_str);
+	for (int i = 0; i < NFILES; i++) {
+		char *path = ab_path_join(root, names[i]), h[AB_HEX_LEN + 1];
+
+		CHECK(ab_hash_file(h, NULL, path) == 0);
+		ab_hash_line(&lines, h, names[i]);
+		free(path);
+		free(names[i]);
+	}
+	ab_hash_buf(want, lines.s, lines.len);
+	for (int openssl = 0; openssl <= 1; openssl++) {
+		if (openssl)
+			setenv("ALLOCBUILD_SHA256_LANES", "1", 1);
+		for (int jobs = 1; jobs <= 3; jobs++) {
+			CHECK(ab_hash_tree_count(hex, &files, &bytes, root, jobs) == 0);
+			CHECK_STR(hex, want);
+			CHECK(files == NFILES && bytes == total);
+		}
+	}
+	unsetenv("ALLOCBUILD_SHA256_LANES");
+	ab_buf_free(&lines);
+	free(data);
+	CHECK(ab_rm_rf(root) == 0);
+	free(root);
+}
+
 static void
 test_file_errors(const char *dir)
 {
@@ -278,6 +353,7 @@ main(void)
 	test_split();
 	test_line();
 	test_tree(dir);
+	test_tree_lanes(dir);
 	test_file_errors(dir);
 	test_big_buffered(dir);
 	test_big_file(dir);

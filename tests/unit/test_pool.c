@@ -2,7 +2,8 @@
  * Unit tests of lib/pool: every item runs once, on a worker index below
  * ab_pool_workers(); items are handed out in order; the first error stops
  * the pool and is returned; the start/publish/finish form takes items
- * published while the workers run; ab_pool_stop starts nothing more.
+ * published while the workers run; ab_pool_stop starts nothing more; the
+ * drain runs once per worker after its last item.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -140,7 +141,7 @@ test_stream(void)
 		struct job j;
 
 		job_init(&j, 500, threads + 1);
-		CHECK(ab_pool_start(&p, threads, count, &j) == threads);
+		CHECK(ab_pool_start(&p, threads, count, NULL, &j) == threads);
 		for (size_t n = 1; n <= 500; n++) {
 			ab_pool_publish(p, n);
 			if (n % 50 == 0)
@@ -161,7 +162,7 @@ test_stop(void)
 	struct job j;
 
 	job_init(&j, 100000, 3);
-	CHECK(ab_pool_start(&p, 2, count, &j) == 2);
+	CHECK(ab_pool_start(&p, 2, count, NULL, &j) == 2);
 	ab_pool_publish(p, 100000);
 	usleep(1000);
 	ab_pool_stop(p);
@@ -178,11 +179,54 @@ test_stop(void)
 
 	/* a stop with nothing published and workers waiting */
 	job_init(&j, 1, 3);
-	ab_pool_start(&p, 2, count, &j);
+	ab_pool_start(&p, 2, count, NULL, &j);
 	usleep(1000);
 	ab_pool_stop(p);
 	CHECK(atomic_load(&j.done) == 0);
 	job_free(&j);
+}
+
+/* a drain per worker: once each, after that worker's last item (its last[] no longer moves) */
+static atomic_int drains[8];
+static size_t drained_after[8];
+
+static void
+drain(void *arg, int worker)
+{
+	struct job *j = arg;
+
+	atomic_fetch_add(&drains[worker], 1);
+	drained_after[worker] = j->last[worker];
+}
+
+static void
+test_drain(void)
+{
+	for (int stop = 0; stop <= 1; stop++) {
+		struct ab_pool *p;
+		struct job j;
+
+		memset(drains, 0, sizeof(drains));
+		job_init(&j, 300, 4);
+		for (int w = 0; w < 4; w++)
+			drained_after[w] = j.last[w];
+		CHECK(ab_pool_start(&p, 3, count, drain, &j) == 3);
+		ab_pool_publish(p, 300);
+		if (stop) {
+			ab_pool_stop(p);
+			/* the calling thread took no item and is no worker here */
+			CHECK(atomic_load(&drains[0]) == 0);
+		} else {
+			CHECK(ab_pool_finish(p) == 0);
+			CHECK(all_once(&j));
+			CHECK(atomic_load(&drains[0]) == 1);
+		}
+		for (int w = 1; w < 4; w++)
+			CHECK(atomic_load(&drains[w]) == 1);
+		for (int w = 0; w < 4; w++)
+			CHECK(drained_after[w] == j.last[w]);
+		job_free(&j);
+	}
 }
 
 /* every item records whether it saw itself inside a parallel pool */
@@ -225,5 +269,6 @@ main(void)
 	test_error();
 	test_stream();
 	test_stop();
+	test_drain();
 	return unit_done();
 }
