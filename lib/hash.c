@@ -484,6 +484,7 @@ struct tree {
 	size_t n;                  /* files appended (walker only) */
 	struct ab_pool *pool;
 	struct tworker *workers;   /* one per pool worker, set up on first use */
+	struct tfile **sorted;     /* the files in path order, once walked */
 	ab_dirwalk_fn *other;      /* the caller's visit for other entries, or NULL */
 	void *arg;
 };
@@ -742,7 +743,11 @@ tree_report(const struct tree *t, struct tfile **sorted)
 	return 0;
 }
 
-/* walk and hash: jobs - 1 threads hash while this thread walks, then it hashes too */
+/*
+ * Walk and hash: jobs - 1 threads hash while this thread walks; then it
+ * sorts the paths (the others still hashing: the order needs no digest)
+ * and hashes too. t->sorted is then the files in path order.
+ */
 static int
 tree_walk_hash(struct tree *t, int jobs)
 {
@@ -757,8 +762,15 @@ tree_walk_hash(struct tree *t, int jobs)
 	walked = ab_dirwalk_fd(t->rootfd, t->dir, tree_visit, t);
 	if (walked < 0)
 		ab_pool_stop(t->pool);
-	else
+	else {
+		/* a worker writes a file's digest, never its path: the sort reads only paths */
+		t->sorted = ab_calloc(t->n ? t->n : 1, sizeof(*t->sorted));
+		for (size_t i = 0; i < t->n; i++)
+			t->sorted[i] = tree_file(t, i);
+		if (t->n > 1)
+			qsort(t->sorted, t->n, sizeof(*t->sorted), cmp_tfile);
 		ab_pool_finish(t->pool);
+	}
 	t->pool = NULL;
 	for (int w = 0; w < jobs; w++) {
 		if (t->workers[w].ctx)
@@ -769,37 +781,52 @@ tree_walk_hash(struct tree *t, int jobs)
 	return walked < 0 ? -1 : 0;
 }
 
+/* open dir, walk, hash and sort (t->sorted); every failure reported */
+static int
+tree_run(struct tree *t, int jobs)
+{
+	/* like `cd DIR`: a symlink to a directory is followed at the top only */
+	t->rootfd = open(t->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->rootfd < 0) {
+		ab_error_errno("cannot open directory '%s'", t->dir);
+		return -1;
+	}
+	t->chunks = ab_calloc(MAX_CHUNKS, sizeof(*t->chunks));
+	if (tree_walk_hash(t, jobs) < 0)
+		return -1;
+	return tree_report(t, t->sorted);
+}
+
+static void
+tree_free(struct tree *t)
+{
+	if (t->chunks) {
+		for (size_t i = 0; i < t->n; i++)
+			free(tree_file(t, i)->path);
+		for (size_t c = 0; c < MAX_CHUNKS && t->chunks[c]; c++)
+			free(t->chunks[c]);
+		free(t->chunks);
+	}
+	free(t->sorted);
+	if (t->rootfd >= 0)
+		close(t->rootfd);
+}
+
 int
 ab_hash_tree_files(struct ab_hash_tfile **out, size_t *nout, const char *dir, int jobs,
     ab_dirwalk_fn *other, void *arg)
 {
 	struct tree t = {.dir = dir, .rootfd = -1, .other = other, .arg = arg};
-	struct ab_hash_tfile *files = NULL;
-	struct tfile **sorted = NULL;
+	struct ab_hash_tfile *files;
 	int error = -1;
 
 	*out = NULL;
 	*nout = 0;
-	/* like `cd DIR`: a symlink to a directory is followed at the top only */
-	t.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (t.rootfd < 0) {
-		ab_error_errno("cannot open directory '%s'", dir);
-		return -1;
-	}
-	t.chunks = ab_calloc(MAX_CHUNKS, sizeof(*t.chunks));
-	if (tree_walk_hash(&t, jobs) < 0)
-		goto done;
-
-	sorted = ab_calloc(t.n ? t.n : 1, sizeof(*sorted));
-	for (size_t i = 0; i < t.n; i++)
-		sorted[i] = tree_file(&t, i);
-	if (t.n > 1)
-		qsort(sorted, t.n, sizeof(*sorted), cmp_tfile);
-	if (tree_report(&t, sorted) < 0)
+	if (tree_run(&t, jobs) < 0)
 		goto done;
 	files = ab_calloc(t.n ? t.n : 1, sizeof(*files));
 	for (size_t i = 0; i < t.n; i++) {
-		struct tfile *f = sorted[i];
+		struct tfile *f = t.sorted[i];
 
 		files[i].path = f->path;
 		files[i].size = f->size;
@@ -811,13 +838,7 @@ ab_hash_tree_files(struct ab_hash_tfile **out, size_t *nout, const char *dir, in
 	*nout = t.n;
 	error = 0;
 done:
-	for (size_t i = 0; i < t.n; i++)
-		free(tree_file(&t, i)->path);
-	for (size_t c = 0; c < MAX_CHUNKS && t.chunks[c]; c++)
-		free(t.chunks[c]);
-	free(t.chunks);
-	free(sorted);
-	close(t.rootfd);
+	tree_free(&t);
 	return error;
 }
 
@@ -831,37 +852,92 @@ ab_hash_tfiles_free(struct ab_hash_tfile *files, size_t n)
 	free(files);
 }
 
+/*
+ * The outer digest: with SHA-NI by sha256x like the files, so that
+ * OpenSSL, which the lanes never needed, is not started (its
+ * configuration read) at the end for it; else OpenSSL's.
+ */
+struct outer {
+	struct ab_sha256 *ssl; /* or NULL: sha256x */
+	uint32_t h[8];
+	uint64_t done;         /* bytes digested */
+};
+
+static void
+outer_init(struct outer *o)
+{
+	o->ssl = ab_sha256x_lanes() > 0 ? NULL : ab_sha256_new();
+	o->done = 0;
+	if (!o->ssl)
+		ab_sha256x_init(o->h);
+}
+
+/* digest what b holds; with sha256x its last partial block stays in b */
+static void
+outer_feed(struct outer *o, struct ab_buf *b)
+{
+	uint32_t *h[1] = {o->h};
+	const unsigned char *p[1] = {(const unsigned char *)b->s};
+	size_t whole = b->len / 64 * 64;
+
+	if (o->ssl) {
+		ab_sha256_update(o->ssl, b->s, b->len);
+		ab_buf_clear(b);
+		return;
+	}
+	ab_sha256x_blocks(1, h, p, whole / 64);
+	memmove(b->s, b->s + whole, b->len - whole);
+	b->len -= whole;
+	o->done += whole;
+}
+
+static void
+outer_final(char hex[AB_HEX_LEN + 1], struct outer *o, struct ab_buf *b)
+{
+	unsigned char md[32];
+
+	if (b->len)
+		outer_feed(o, b);
+	if (o->ssl) {
+		ab_sha256_final(hex, o->ssl);
+		return;
+	}
+	ab_sha256x_final(md, o->h, (const unsigned char *)b->s, b->len, o->done + b->len);
+	to_hex(hex, md);
+}
+
 int
 ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
     const char *dir, int jobs)
 {
-	struct ab_hash_tfile *v;
-	struct ab_sha256 *outer;
+	struct tree t = {.dir = dir, .rootfd = -1};
+	struct outer outer;
 	struct ab_buf lines = {0};
 	uint64_t total = 0;
-	size_t n;
 
-	if (ab_hash_tree_files(&v, &n, dir, jobs, NULL, NULL) < 0)
+	if (tree_run(&t, jobs) < 0) {
+		tree_free(&t);
 		return -1;
-	/* the outer digest over the sha256sum lines in path order */
-	outer = ab_sha256_new();
-	for (size_t i = 0; i < n; i++) {
-		ab_hash_line(&lines, v[i].hex, v[i].path);
-		total += v[i].size;
-		if (lines.len >= 65536) {
-			ab_sha256_update(outer, lines.s, lines.len);
-			ab_buf_clear(&lines);
-		}
 	}
-	if (lines.len)
-		ab_sha256_update(outer, lines.s, lines.len);
-	ab_sha256_final(hex, outer);
+	/* the outer digest over the sha256sum lines in path order */
+	outer_init(&outer);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct tfile *f = t.sorted[i];
+		char h[AB_HEX_LEN + 1];
+
+		to_hex(h, f->md);
+		ab_hash_line(&lines, h, f->path);
+		total += f->size;
+		if (lines.len >= 65536)
+			outer_feed(&outer, &lines);
+	}
+	outer_final(hex, &outer, &lines);
 	ab_buf_free(&lines);
-	ab_hash_tfiles_free(v, n);
 	if (files)
-		*files = n;
+		*files = t.n;
 	if (bytes)
 		*bytes = total;
+	tree_free(&t);
 	return 0;
 }
 
