@@ -12,8 +12,12 @@ CFLAGS ?= -O2 -g
 WARN = -Wall -Wextra -Wshadow -Wmissing-prototypes
 # recursively expanded: pkg-config runs when a recipe needs it, after deps
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-# libcurl's headers only: builder/download.c loads the library when it first downloads
-PKG_LIBS = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)))
+# headers only for libcurl, libgit2 and libarchive: each is loaded when first
+# used (builder/download.c; lib/lazy.h, lib/lazy_git2.c, lib/lazy_archive.c)
+LAZY_PKGS = libcurl libgit2 libarchive
+PKG_LIBS = $(shell pkg-config --libs $(filter-out $(LAZY_PKGS),$(PKGS)))
+# the name the linker would have recorded for a library: soname PKG FILE
+soname = $(shell readelf -d "$$(pkg-config --variable=libdir $(1))/$(2)" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
 LDLIBS = $(PKG_LIBS) -lbz2 -lpthread
 
@@ -42,13 +46,29 @@ $(O)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+$(O)/lib/lazy_git2.o: ALL_CFLAGS += -DAB_SONAME_GIT2='"$(call soname,libgit2,libgit2.so)"'
+$(O)/lib/lazy_archive.o: ALL_CFLAGS += -DAB_SONAME_ARCHIVE='"$(call soname,libarchive,libarchive.so)"'
+
+# after calling a function of libgit2 or libarchive not called before (the
+# link fails naming it): write the forwarders again from the objects
+lazy: $(O)/cli/main.o $(filter-out $(O)/lib/lazy_%.o,$(LIB_OBJ))
+	./scripts/gen-lazy.py libgit2 git_ AB_SONAME_GIT2 libgit2-1.5 lib/lazy_git2.c \
+	  git2.h git2/sys/mempack.h git2/sys/odb_backend.h -- $^
+	./scripts/gen-lazy.py libarchive archive_ AB_SONAME_ARCHIVE libarchive13 lib/lazy_archive.c \
+	  archive.h archive_entry.h -- $^
+
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $(LIB_OBJ)
 
+# unit tests that build their fixtures with libgit2 or libarchive link them;
+# allocbuild's own calls still go through lib/lazy's forwarders, which load
+# the same libraries
+TEST_LIBS = $(shell pkg-config --libs libgit2 libarchive)
+
 $(O)/tests/%: tests/unit/%.c $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS) $(TEST_LIBS)
 
 # the fuzz targets, linked with a plain main that replays a corpus (no clang needed)
 $(O)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB_A)
@@ -108,6 +128,6 @@ install: $(BIN)
 clean:
 	rm -rf .obj .obj-asan .obj-fuzz $(BIN)
 
-.PHONY: all tests deps check run asan fuzz install clean
+.PHONY: all tests deps check run asan fuzz install clean lazy
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,7 +1,6 @@
 #include "download.h"
 
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -11,17 +10,29 @@
 #include <unistd.h>
 
 #include "../lib/hash.h"
+#include "../lib/lazy.h"
 #include "../lib/util.h"
 
 /*
- * libcurl, loaded when the first URL is fetched rather than linked: linked,
- * it and the thirty libraries it needs were mapped and relocated at every
- * start of allocbuild, a compiler wrapper's included (about 6 of the 11 ms
- * an idle start took), for the few commands that download
+ * libcurl, loaded when the first URL is fetched rather than linked
+ * (lib/lazy.h): linked, it and the thirty libraries it needs were mapped
+ * and relocated at every start of allocbuild, for the few commands that
+ * download. A missing libcurl fails the download, not the start.
  */
+static const char *const curl_names[] = {
+	"curl_global_init", "curl_global_cleanup", "curl_easy_init", "curl_easy_setopt",
+	"curl_easy_perform", "curl_easy_cleanup", "curl_easy_strerror",
+};
+
+static struct ab_lazy libcurl = {
+	.soname = "libcurl.so.4",
+	.package = "libcurl4",
+	.names = curl_names,
+	.n = sizeof(curl_names) / sizeof(curl_names[0]),
+};
+
 static struct {
-	int ready;
-	void *lib;
+	int ready; /* curl_global_init done */
 	CURLcode (*global_init)(long);
 	void (*global_cleanup)(void);
 	CURL *(*easy_init)(void);
@@ -33,46 +44,42 @@ static struct {
 
 static pthread_mutex_t curl_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define AB_LIBCURL "libcurl.so.4"
-
-static int
-sym(void *fn, const char *name)
+/* function i of the loaded libcurl into *fn */
+static void
+sym(void *fn, size_t i)
 {
-	void *p = dlsym(curl.lib, name);
+	void *p = ab_lazy_fn(&libcurl, i);
 
 	memcpy(fn, &p, sizeof(p));
-	return p ? 0 : -1;
 }
 
 /* 0 once libcurl is loaded and initialised; AB_EFAIL after reporting why not, naming url */
 static int
 curl_load(const char *url)
 {
-	const char *why = "missing symbols or its initialisation failed";
-	char *shown;
-	int ready;
+	char *shown = ab_url_redact(url), *context = ab_sprintf("cannot download '%s'", shown);
+	int error = 0;
 
 	pthread_mutex_lock(&curl_lock);
-	if (!curl.lib && !(curl.lib = dlopen(AB_LIBCURL, RTLD_NOW | RTLD_LOCAL)))
-		why = dlerror();
-	if (!curl.ready) {
-		if (curl.lib && sym(&curl.global_init, "curl_global_init") == 0 &&
-		    sym(&curl.global_cleanup, "curl_global_cleanup") == 0 &&
-		    sym(&curl.easy_init, "curl_easy_init") == 0 && sym(&curl.easy_setopt, "curl_easy_setopt") == 0 &&
-		    sym(&curl.easy_perform, "curl_easy_perform") == 0 &&
-		    sym(&curl.easy_cleanup, "curl_easy_cleanup") == 0 &&
-		    sym(&curl.easy_strerror, "curl_easy_strerror") == 0 &&
-		    curl.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK)
+	if (!curl.ready && (error = ab_lazy_load(&libcurl, context)) == 0) {
+		sym(&curl.global_init, 0);
+		sym(&curl.global_cleanup, 1);
+		sym(&curl.easy_init, 2);
+		sym(&curl.easy_setopt, 3);
+		sym(&curl.easy_perform, 4);
+		sym(&curl.easy_cleanup, 5);
+		sym(&curl.easy_strerror, 6);
+		if (curl.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK)
 			curl.ready = 1;
+		else {
+			ab_error("%s: cannot initialise %s", context, libcurl.soname);
+			error = AB_EFAIL;
+		}
 	}
-	ready = curl.ready;
 	pthread_mutex_unlock(&curl_lock);
-	if (ready)
-		return 0;
-	shown = ab_url_redact(url);
-	ab_error("cannot download '%s': cannot load %s (%s; Debian: apt-get install libcurl4)", shown, AB_LIBCURL, why);
+	free(context);
 	free(shown);
-	return AB_EFAIL;
+	return error;
 }
 
 void

@@ -1,0 +1,59 @@
+#include "lazy.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int
+ab_lazy_load(struct ab_lazy *l, const char *context)
+{
+	const char *sep = context ? ": " : "";
+	int error = 0;
+
+	if (atomic_load_explicit(&l->ready, memory_order_acquire))
+		return 0;
+	pthread_mutex_lock(&lazy_lock);
+	if (!atomic_load_explicit(&l->ready, memory_order_relaxed)) {
+		void **fns = NULL;
+
+		if (!*l->soname) {
+			/* the Makefile's readelf found no SONAME */
+			ab_error("%s%scannot load %s: allocbuild was built without its file name", context ? context : "",
+			    sep, l->package);
+			error = AB_EFAIL;
+		} else if (!l->handle && !(l->handle = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL))) {
+			ab_error("%s%scannot load %s (%s; Debian: apt-get install %s)", context ? context : "", sep,
+			    l->soname, dlerror(), l->package);
+			error = AB_EFAIL;
+		}
+		if (!error)
+			fns = ab_calloc(l->n ? l->n : 1, sizeof(*fns));
+		for (size_t i = 0; !error && i < l->n; i++) {
+			if (!(fns[i] = dlsym(l->handle, l->names[i]))) {
+				ab_error("%s%scannot load %s: it has no %s (a version other than the one "
+				    "allocbuild was built with?)", context ? context : "", sep, l->soname, l->names[i]);
+				error = AB_EFAIL;
+			}
+		}
+		if (error)
+			free(fns);
+		else {
+			l->fns = fns;
+			atomic_store_explicit(&l->ready, 1, memory_order_release);
+		}
+	}
+	pthread_mutex_unlock(&lazy_lock);
+	return error;
+}
+
+void *
+ab_lazy_fn(struct ab_lazy *l, size_t i)
+{
+	if (!atomic_load_explicit(&l->ready, memory_order_acquire) && ab_lazy_load(l, NULL) < 0)
+		exit(AB_EXIT_USAGE);
+	return l->fns[i];
+}

@@ -1,0 +1,43 @@
+/*
+ * lazy: a shared library loaded when one of its functions is first
+ * called, rather than linked. Linked, libgit2 and libarchive and the
+ * twenty-five libraries they need (TLS, SSH, Kerberos, XML with ICU and
+ * the C++ runtime) were mapped and relocated at every start of allocbuild:
+ * about 5 of the 7 ms a start took, paid by every command, every run of
+ * `allocbuild run` and every compile through the compiler wrapper, most of
+ * which never touch a repository or an archive.
+ *
+ * lib/lazy_git2.c and lib/lazy_archive.c are generated (`make lazy`,
+ * scripts/gen-lazy.py): one function for each library function allocbuild
+ * calls, with the library's own prototype (the compiler checks it against
+ * the header), forwarding to the real one. The first call loads the
+ * library and every name at once (thread-safe); a library or a name that
+ * cannot be loaded is reported, naming the Debian package, and allocbuild
+ * exits with 2 (the environment failed), since a forwarder cannot return
+ * an error of its own. builder/download.c loads libcurl with ab_lazy_load,
+ * which reports (in the caller's context) and returns instead, so that
+ * allocbuild without libcurl still runs when nothing is downloaded.
+ */
+#ifndef AB_LAZY_H
+#define AB_LAZY_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+struct ab_lazy {
+	const char *soname;       /* for dlopen: "libgit2.so.1.5" */
+	const char *package;      /* the Debian package that has it, for the message */
+	const char *const *names; /* the functions to look up */
+	size_t n;
+	/* private */
+	atomic_int ready;
+	void *handle;
+	void **fns;
+};
+
+/* load l and look up every name (once); 0, or AB_EFAIL after reporting, after "CONTEXT: " if not NULL */
+int ab_lazy_load(struct ab_lazy *l, const char *context);
+/* function i of l, loading l first; exits with 2 after reporting when it cannot */
+void *ab_lazy_fn(struct ab_lazy *l, size_t i);
+
+#endif

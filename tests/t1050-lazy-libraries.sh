@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# libgit2 and libarchive are loaded when first used (lib/lazy.h), not at
+# start: hash runs with both broken; a command that needs one that cannot
+# be loaded stops naming the library, why, and the Debian package, exit 2
+# (the environment failed), before doing anything. A libcurl that cannot be
+# loaded fails that download only, in its context (builder/download.c).
+. "$TOP/tests/lib.sh"
+
+soname() { # PKG FILE: as the Makefile finds it
+	readelf -d "$(pkg-config --variable=libdir "$1")/$2" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'
+}
+git2=$(soname libgit2 libgit2.so)
+arch=$(soname libarchive libarchive.so)
+[ -n "$git2" ] && [ -n "$arch" ] || fail "no SONAME for libgit2 or libarchive"
+
+# a libgit2 that is no library, a libarchive without its functions
+mkdir fake
+printf 'not a shared library\n' >"fake/$git2"
+printf 'int ab_not_libarchive;\n' >empty.c
+cc -shared -fPIC -Wl,-soname,"$arch" -o "fake/$arch" empty.c
+export LD_LIBRARY_PATH=$PWD/fake
+
+mkdir -p tree/d
+printf 'one\n' >tree/a
+printf 'two\n' >tree/d/b
+expect_exit 0 "$AB" hash tree/a tree
+[ ! -s err ] || fail "hash wrote to stderr: $(cat err)"
+[ "$(head -n 1 out)" = "$(cd tree && sha256sum a | sed 's| a$| tree/a|')" ] || fail "hash of a file: $(cat out)"
+
+# a command that starts libgit2 (everything but hash, env, run, upstream-diff)
+cat >r.json <<'JSON'
+{"recipe": 1, "name": "n",
+ "sources": {"s": {"git": {"url": "https://git.example.invalid/x.git", "commit": "0123456789012345678901234567890123456789"}}},
+ "variants": [{"label": "a", "source": "s", "build": {"system": "autotools"}}]}
+JSON
+expect_exit 2 "$AB" validate r.json
+[ ! -s out ] || fail "validate wrote to stdout"
+expect_grep "allocbuild: cannot load $git2 (" err
+expect_grep "; Debian: apt-get install libgit2-1.5)" err
+[ "$(wc -l <err)" = 1 ] || fail "more than one line: $(cat err)"
+
+# an archive side of upstream-diff needs libarchive
+tar -czf up.tar.gz tree
+expect_exit 2 "$AB" upstream-diff tree up.tar.gz
+[ ! -s out ] || fail "upstream-diff wrote to stdout: $(cat out)"
+expect_file err <<EOT
+allocbuild: cannot load $arch: it has no archive_entry_filetype (a version other than the one allocbuild was built with?)
+EOT
+
+# libcurl: that download fails, named in its context; the fetch goes on to report
+mkdir fakecurl
+printf 'short\n' >fakecurl/libcurl.so.4
+export LD_LIBRARY_PATH=$PWD/fakecurl
+G=$(sha256sum up.tar.gz | cut -c1-64)
+cat >a.json <<JSON
+{"recipe": 1, "name": "n",
+ "sources": {"s": {"archive": {"urls": ["file://$PWD/up.tar.gz"], "sha256": "$G"}}},
+ "variants": [{"label": "a", "source": "s", "build": {"system": "autotools"}}]}
+JSON
+export XDG_CACHE_HOME=$PWD/cache
+expect_exit 1 "$AB" fetch -o d a.json
+expect_grep "allocbuild: cannot download 'file://$PWD/up.tar.gz': cannot load libcurl.so.4 ($PWD/fakecurl/libcurl.so.4: file too short; Debian: apt-get install libcurl4)" err
+expect_grep "allocbuild: source 's': no candidate has sha256 $G (tried the cache, 'file://$PWD/up.tar.gz')" err
+[ ! -e d ] || fail "output written"
+
+# with the real libraries all three work
+unset LD_LIBRARY_PATH
+expect_exit 0 "$AB" validate r.json
+expect_exit 0 "$AB" upstream-diff tree up.tar.gz
+expect_exit 0 "$AB" fetch -o d a.json
+[ "$(cat d/variants/a/src/tree/d/b)" = two ] || fail "fetched tree: $(ls -R d)"
