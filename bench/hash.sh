@@ -7,7 +7,7 @@
 #  (b) a tree of ~12,000 files, ~170 MB (sizes distributed like a Fluent Bit
 #      source tree): allocbuild hash vs the in-toto dirHash pipeline
 #      find . -type f | cut -c3- | LC_ALL=C sort | xargs -r sha256sum | sha256sum
-#      with a warm page cache                                  (target >= 9x)
+#      with a warm page cache, the two run in turn round by round (target >= 9x)
 # Each command runs ROUNDS times (default 5) after a warm-up; min, median
 # and max times are printed, with the peak resident set of each side
 # (the largest of the rounds). Work files live in bench/.work (or $BENCH_DIR)
@@ -27,6 +27,8 @@ f=$WORK/file-1g
 if [ ! -f "$f" ] || [ "$(stat -c %s "$f")" != 1073741824 ]; then
 	head -c 1073741824 /dev/urandom >"$f"
 fi
+# written back before timing: the flusher's writes would land in either side's rounds
+sync
 want=$(sha256sum "$f")
 [ "$("$AB" hash "$f")" = "$want" ] || { echo "bench: allocbuild and sha256sum disagree on $f" >&2; exit 1; }
 [ "$(openssl dgst -sha256 -r "$f" | cut -c1-64)" = "${want%% *}" ] ||
@@ -52,16 +54,21 @@ if [ ! -f "$t.done" ]; then
 	python3 "$TOP/bench/gentree.py" "$t"
 	touch "$t.done"
 fi
+sync
 nfiles=$(find "$t" -type f | wc -l)
 mb=$(du -sm --apparent-size "$t" | cut -f1)
 pipeline=(sh -c 'cd "$1" && find . -type f | cut -c3- | LC_ALL=C sort | xargs -r sha256sum | sha256sum' sh "$t")
 want=$("${pipeline[@]}" | cut -c1-64)
 got=$("$AB" hash "$t" | cut -c1-64)
 [ "$got" = "$want" ] || { echo "bench: allocbuild and the pipeline disagree on the tree" >&2; exit 1; }
-time_cmd ab "$AB" hash "$t"
-time_cmd pl "${pipeline[@]}"
+# in turn, round by round: the pipeline's own time drifts by a third from
+# minute to minute on this machine, and a block of its rounds after a block
+# of allocbuild's would compare two different machines
+tree_cmd=("$AB" hash "$t")
+time_pair ab pl tree_cmd pipeline
 printf 'tree %d files %d MB, median of %d: allocbuild %.3fs, dirHash pipeline %.3fs, ratio %sx (target >= 9x)\n' \
 	"$nfiles" "$mb" "$ROUNDS" "$ab_median" "$pl_median" "$(speedup "$ab_median" "$pl_median")"
+printf '  median of the rounds'"'"' ratios (each round: allocbuild, then the pipeline): %.1fx\n' "$ab_pl_pair"
 printf '  min/max: allocbuild %.3f/%.3fs, pipeline %.3f/%.3fs; best against best %sx\n' \
 	"$ab_best" "$ab_max" "$pl_best" "$pl_max" "$(speedup "$ab_best" "$pl_best")"
 printf '  cpu (user+sys) %ss vs %ss; peak RSS %s vs %s MiB\n' "$ab_cpu" "$pl_cpu" "$ab_rss" "$pl_rss"

@@ -51,42 +51,85 @@ speedup() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b / a }'; }
 # %M, wait4's ru_maxrss of the largest process of the command) when GNU
 # time is there; "-" otherwise
 time_cmd() {
-	local var=$1 i t0 t1 rc
+	local var=$1 i
 	shift
 	if [ -n "${NICE:-}" ]; then
 		set -- nice -n "$NICE" "$@"
 	fi
-	"$@" >"$WORK/last.out" 2>&1 || [ $? = 1 ] || { cat "$WORK/last.out"; exit 1; }
-	: >"$WORK/times"
-	: >"$WORK/cpu"
-	: >"$WORK/rss"
+	round_warm "$@"
+	round_reset "$var"
 	for ((i = 0; i < ROUNDS; i++)); do
-		rc=0
-		t0=$(now)
-		if [ -x /usr/bin/time ]; then
-			/usr/bin/time -f '%U %S %M' -o "$WORK/cpu1" "$@" >"$WORK/last.out" 2>&1 || rc=$?
-		else
-			"$@" >"$WORK/last.out" 2>&1 || rc=$?
-		fi
-		t1=$(now)
-		[ "$rc" -le 1 ] || { cat "$WORK/last.out"; exit 1; }
-		echo "$t1 - $t0" | awk '{ printf "%.4f\n", $1 - $3 }' >>"$WORK/times"
-		# the last line: after a non-zero exit GNU time writes one before the times
-		if [ -x /usr/bin/time ]; then
-			tail -n 1 "$WORK/cpu1" | awk '{ printf "%.3f\n", $1 + $2 }' >>"$WORK/cpu"
-			tail -n 1 "$WORK/cpu1" | awk '{ printf "%.1f\n", $3 / 1024 }' >>"$WORK/rss"
-		fi
+		round_once "$var" "$@"
 	done
-	eval "${var}_best=$(best <"$WORK/times")"
-	eval "${var}_median=$(median <"$WORK/times")"
-	eval "${var}_max=$(worst <"$WORK/times")"
-	if [ -s "$WORK/cpu" ]; then
-		eval "${var}_cpu=$(median <"$WORK/cpu")"
+	round_stats "$var"
+}
+
+# time_pair VARA VARB A B: as time_cmd for the commands in the arrays named
+# A and B, run in turn (A B A B ...), so that a drift of the machine's speed
+# during the benchmark (another guest of the host, a frequency change) moves
+# both sides alike; also sets VARA_VARB_pair, the median over the rounds of
+# each round's B time / A time (how many times faster A is than B)
+time_pair() {
+	local va=$1 vb=$2 i
+	local -n ca=$3 cb=$4
+	local pre=()
+	[ -z "${NICE:-}" ] || pre=(nice -n "$NICE")
+	round_warm "${pre[@]}" "${ca[@]}"
+	round_warm "${pre[@]}" "${cb[@]}"
+	round_reset "$va"
+	round_reset "$vb"
+	for ((i = 0; i < ROUNDS; i++)); do
+		round_once "$va" "${pre[@]}" "${ca[@]}"
+		round_once "$vb" "${pre[@]}" "${cb[@]}"
+	done
+	round_stats "$va"
+	round_stats "$vb"
+	eval "${va}_${vb}_pair=$(paste "$WORK/times.$va" "$WORK/times.$vb" |
+		awk '{ printf "%.4f\n", $2 / $1 }' | median)"
+}
+
+round_warm() {
+	"$@" >"$WORK/last.out" 2>&1 || [ $? = 1 ] || { cat "$WORK/last.out"; exit 1; }
+}
+
+round_reset() {
+	: >"$WORK/times.$1"
+	: >"$WORK/cpu.$1"
+	: >"$WORK/rss.$1"
+}
+
+# round_once VAR CMD...: one timed round, appended to VAR's files
+round_once() {
+	local var=$1 t0 t1 rc=0
+	shift
+	t0=$(now)
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f '%U %S %M' -o "$WORK/cpu1" "$@" >"$WORK/last.out" 2>&1 || rc=$?
+	else
+		"$@" >"$WORK/last.out" 2>&1 || rc=$?
+	fi
+	t1=$(now)
+	[ "$rc" -le 1 ] || { cat "$WORK/last.out"; exit 1; }
+	echo "$t1 - $t0" | awk '{ printf "%.4f\n", $1 - $3 }' >>"$WORK/times.$var"
+	# the last line: after a non-zero exit GNU time writes one before the times
+	if [ -x /usr/bin/time ]; then
+		tail -n 1 "$WORK/cpu1" | awk '{ printf "%.3f\n", $1 + $2 }' >>"$WORK/cpu.$var"
+		tail -n 1 "$WORK/cpu1" | awk '{ printf "%.1f\n", $3 / 1024 }' >>"$WORK/rss.$var"
+	fi
+}
+
+round_stats() {
+	local var=$1
+	eval "${var}_best=$(best <"$WORK/times.$var")"
+	eval "${var}_median=$(median <"$WORK/times.$var")"
+	eval "${var}_max=$(worst <"$WORK/times.$var")"
+	if [ -s "$WORK/cpu.$var" ]; then
+		eval "${var}_cpu=$(median <"$WORK/cpu.$var")"
 	else
 		eval "${var}_cpu=-"
 	fi
-	if [ -s "$WORK/rss" ]; then
-		eval "${var}_rss=$(sort -n "$WORK/rss" | tail -n 1)"
+	if [ -s "$WORK/rss.$var" ]; then
+		eval "${var}_rss=$(sort -n "$WORK/rss.$var" | tail -n 1)"
 	else
 		eval "${var}_rss=-"
 	fi

@@ -47,6 +47,7 @@ if [ ! -f "$WORK/trees.done" ]; then
 	for i in 1 2 3 4 5; do printf 'new %d\n' "$i" >"$b/added$i.c"; done
 	touch "$WORK/trees.done"
 fi
+sync # written back before timing
 nfiles=$(find "$a" -type f | wc -l)
 mb=$(du -sm --apparent-size "$a" | cut -f1)
 time_cmd ud "$AB" upstream-diff "$b" "$a"
