@@ -2,7 +2,9 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -17,7 +19,10 @@ ab_lazy_load(struct ab_lazy *l, const char *context)
 	if (atomic_load_explicit(&l->ready, memory_order_acquire))
 		return 0;
 	pthread_mutex_lock(&lazy_lock);
-	if (!atomic_load_explicit(&l->ready, memory_order_relaxed)) {
+	if (l->failed && !context) {
+		/* reported already: another thread is on its way out (ab_lazy_fn) */
+		error = AB_EFAIL;
+	} else if (!atomic_load_explicit(&l->ready, memory_order_relaxed)) {
 		void **fns = NULL;
 
 		if (!*l->soname) {
@@ -39,9 +44,10 @@ ab_lazy_load(struct ab_lazy *l, const char *context)
 				error = AB_EFAIL;
 			}
 		}
-		if (error)
+		if (error) {
 			free(fns);
-		else {
+			l->failed = 1;
+		} else {
 			l->fns = fns;
 			atomic_store_explicit(&l->ready, 1, memory_order_release);
 		}
@@ -53,7 +59,14 @@ ab_lazy_load(struct ab_lazy *l, const char *context)
 void *
 ab_lazy_fn(struct ab_lazy *l, size_t i)
 {
-	if (!atomic_load_explicit(&l->ready, memory_order_acquire) && ab_lazy_load(l, NULL) < 0)
-		exit(AB_EXIT_USAGE);
+	if (!atomic_load_explicit(&l->ready, memory_order_acquire) && ab_lazy_load(l, NULL) < 0) {
+		/*
+		 * _exit, not exit: this may be a pool's worker (upstream-diff
+		 * reads its two sides in parallel), and exit would run the
+		 * atexit handlers and destructors under the threads still running
+		 */
+		fflush(stdout);
+		_exit(AB_EXIT_USAGE);
+	}
 	return l->fns[i];
 }

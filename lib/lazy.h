@@ -31,13 +31,14 @@ struct ab_lazy {
 	size_t n;
 	/* private */
 	atomic_int ready;
+	int failed;               /* a load failed and was reported (under the loader's lock) */
 	void *handle;
 	void **fns;
 };
 
 /* load l and look up every name (once); 0, or AB_EFAIL after reporting, after "CONTEXT: " if not NULL */
 int ab_lazy_load(struct ab_lazy *l, const char *context);
-/* function i of l, loading l first; exits with 2 after reporting when it cannot */
+/* function i of l, loading l first; when it cannot, reports and _exits with 2 (from any thread) */
 void *ab_lazy_fn(struct ab_lazy *l, size_t i);
 
 #endif
