@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <git2.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -266,17 +265,6 @@ ab_error_errno(const char *fmt, ...)
 	vreport(NULL, strerror(e), fmt, ap);
 	va_end(ap);
 	errno = e;
-}
-
-void
-ab_error_git(const char *fmt, ...)
-{
-	va_list ap;
-	const git_error *ge = git_error_last();
-
-	va_start(ap, fmt);
-	vreport(NULL, ge && ge->message ? ge->message : "unknown libgit2 error", fmt, ap);
-	va_end(ap);
 }
 
 void

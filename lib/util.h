@@ -57,6 +57,7 @@ void ab_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* the same, with ": <strerror(errno)>" appended */
 void ab_error_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* the same, with ": <libgit2's last error message>" appended */
+/* the same with libgit2's last error; in lib/giterr.c, beside libgit2's forwarders (lib/lazy_git2.c), not here */
 void ab_error_git(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "allocbuild: warning: <msg>" */
 void ab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
