@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,6 @@
 
 #include "../lib/hash.h"
 #include "../lib/dirwalk.h"
-#include "../lib/pool.h"
 
 static int
 is_hex_prefix(const char *s, size_t n)
@@ -71,68 +69,55 @@ scan(struct ab_wt_index *idx, const char *dir)
 	return 0;
 }
 
-static int
-hash_entry(struct ab_wt_entry *e, const char *dir, void *buf)
-{
-	char *path = ab_path_join(dir, e->path);
-	int error = 0;
-
-	if (S_ISREG(e->mode)) {
-		error = ab_hash_file_buf(e->hash, NULL, path, O_NOFOLLOW, buf);
-	} else if (S_ISLNK(e->mode)) {
-		char target[4096];
-		ssize_t n = readlink(path, target, sizeof(target));
-
-		if (n < 0) {
-			ab_error_errno("cannot read symlink '%s'", path);
-			error = -1;
-		} else {
-			ab_hash_buf(e->hash, target, (size_t)n);
-		}
-	} else {
-		e->hash[0] = '\0';
-	}
-	free(path);
-	return error;
-}
-
-/* the entries to hash, on the pool (lib/pool.h): every one runs, each failure is reported */
-struct hashjob {
-	struct ab_wt_entry *const *todo;
-	const char *dir;
-	void **bufs;       /* one read buffer per worker, made on first use */
-	atomic_int failed;
-};
-
-static int
-hash_item(void *arg, size_t i, int worker)
-{
-	struct hashjob *j = arg;
-
-	if (!j->bufs[worker])
-		j->bufs[worker] = ab_hash_readbuf_new();
-	if (hash_entry(j->todo[i], j->dir, j->bufs[worker]) < 0)
-		atomic_store(&j->failed, 1);
-	return 0;
-}
-
+/*
+ * The entries' hashes: the regular files all together (lib/hash, not
+ * following a symlink put in their place), a symlink's of its target;
+ * every entry is tried, each failure reported.
+ */
 static int
 hash_all(struct ab_wt_entry *const *todo, size_t n, const char *dir, int jobs)
 {
-	struct hashjob j = {.todo = todo, .dir = dir};
-	int workers;
+	char **paths = ab_calloc(n ? n : 1, sizeof(*paths));
+	struct ab_wt_entry **files = ab_calloc(n ? n : 1, sizeof(*files));
+	char (*hex)[AB_HEX_LEN + 1];
+	size_t nfiles = 0;
+	int error = 0;
 
+	for (size_t i = 0; i < n; i++) {
+		struct ab_wt_entry *e = todo[i];
+		char *path = ab_path_join(dir, e->path);
+
+		e->hash[0] = '\0';
+		if (S_ISREG(e->mode)) {
+			files[nfiles] = e;
+			paths[nfiles++] = path;
+			continue;
+		}
+		if (S_ISLNK(e->mode)) {
+			char target[4096];
+			ssize_t len = readlink(path, target, sizeof(target));
+
+			if (len < 0) {
+				ab_error_errno("cannot read symlink '%s'", path);
+				error = -1;
+			} else
+				ab_hash_buf(e->hash, target, (size_t)len);
+		}
+		free(path);
+	}
+	hex = ab_calloc(nfiles ? nfiles : 1, sizeof(*hex));
 	/* a few files are hashed faster than threads start */
-	if (n < 64)
-		jobs = 1;
-	workers = ab_pool_workers(n, jobs);
-	j.bufs = ab_calloc((size_t)workers, sizeof(*j.bufs));
-	atomic_init(&j.failed, 0);
-	ab_pool_run(n, jobs, hash_item, &j);
-	for (int w = 0; w < workers; w++)
-		free(j.bufs[w]);
-	free(j.bufs);
-	return atomic_load(&j.failed) ? -1 : 0;
+	if (ab_hash_files(hex, NULL, (const char *const *)paths, nfiles, O_NOFOLLOW, nfiles < 64 ? 1 : jobs) < 0)
+		error = -1;
+	else
+		for (size_t i = 0; i < nfiles; i++)
+			memcpy(files[i]->hash, hex[i], sizeof(files[i]->hash));
+	for (size_t i = 0; i < nfiles; i++)
+		free(paths[i]);
+	free(paths);
+	free(files);
+	free(hex);
+	return error;
 }
 
 void

@@ -478,13 +478,15 @@ struct tworker {
 #define LANE_BUF (AB_HASH_READBUF / AB_SHA256X_LANES)
 
 struct tree {
-	const char *dir;
-	int rootfd;
+	const char *dir;           /* the root as given, or NULL: a list (ab_hash_files) */
+	int rootfd;                /* or AT_FDCWD for a list */
+	int oflags;                /* added to the opens: O_NOFOLLOW for a tree */
 	struct tfile **chunks;     /* MAX_CHUNKS pointers, filled as needed */
 	size_t n;                  /* files appended (walker only) */
 	struct ab_pool *pool;
 	struct tworker *workers;   /* one per pool worker, set up on first use */
 	struct tfile **sorted;     /* the files in path order, once walked */
+	int jobs;                  /* workers of the pool, the caller included */
 	ab_dirwalk_fn *other;      /* the caller's visit for other entries, or NULL */
 	void *arg;
 };
@@ -501,7 +503,7 @@ tree_add(struct tree *t, const char *path)
 	struct tfile *f;
 
 	if (t->n >> CHUNK_BITS >= MAX_CHUNKS) {
-		ab_error("cannot hash '%s': too many files", t->dir);
+		ab_error("cannot hash '%s': too many files", t->dir ? t->dir : path);
 		return -1;
 	}
 	if (!t->chunks[t->n >> CHUNK_BITS])
@@ -518,6 +520,8 @@ tree_add(struct tree *t, const char *path)
 static char *
 display_path(const struct tree *t, const char *rel)
 {
+	if (!t->dir)
+		return ab_strdup(rel);
 	return rel[0] ? ab_path_join(t->dir, rel) : ab_strdup(t->dir);
 }
 
@@ -539,8 +543,7 @@ tree_visit(struct ab_dirwalk_entry *e, void *arg)
 static int
 tree_open(const struct tree *t, struct tfile *f, struct stat *st)
 {
-	int fd = openat(t->rootfd, f->path,
-	    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int fd = openat(t->rootfd, f->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | t->oflags);
 
 	if (fd < 0) {
 		f->err = errno;
@@ -720,27 +723,66 @@ cmp_tfile(const void *a, const void *b)
 	return strcmp((*(struct tfile *const *)a)->path, (*(struct tfile *const *)b)->path);
 }
 
+/* the failure of one file, if any: 0 or -1 */
 static int
-tree_report(const struct tree *t, struct tfile **sorted)
+tfile_report(const struct tree *t, const struct tfile *f)
 {
-	for (size_t i = 0; i < t->n; i++) {
-		const struct tfile *f = sorted[i];
-		char *p;
+	char *p;
 
-		if (f->op == OP_NONE)
-			continue;
-		p = display_path(t, f->path);
-		errno = f->err;
-		if (f->op == OP_OPEN)
-			ab_error_errno("cannot open '%s'", p);
-		else if (f->op == OP_READ)
-			ab_error_errno("cannot read '%s'", p);
-		else
-			ab_error("cannot hash '%s': no longer a regular file", p);
-		free(p);
-		return -1;
+	if (f->op == OP_NONE)
+		return 0;
+	p = display_path(t, f->path);
+	errno = f->err;
+	if (f->op == OP_OPEN)
+		ab_error_errno("cannot open '%s'", p);
+	else if (f->op == OP_READ)
+		ab_error_errno("cannot read '%s'", p);
+	else
+		ab_error("cannot hash '%s': %s", p, t->dir ? "no longer a regular file" : "not a regular file");
+	free(p);
+	return -1;
+}
+
+/* the first failure in the order of files (NULL: as added), or with all every one */
+static int
+tree_report(const struct tree *t, struct tfile **files, int all)
+{
+	int error = 0;
+
+	for (size_t i = 0; i < t->n && (all || error == 0); i++)
+		if (tfile_report(t, files ? files[i] : tree_file(t, i)) < 0)
+			error = -1;
+	return error;
+}
+
+/* the pool that hashes t's files as tree_add publishes them: jobs - 1 threads, then the caller */
+static void
+tree_pool_start(struct tree *t, int jobs)
+{
+	t->jobs = jobs;
+	t->workers = ab_calloc((size_t)jobs, sizeof(*t->workers));
+	if (ab_sha256x_lanes() > 0)
+		ab_pool_start(&t->pool, jobs - 1, hash_lanes, lanes_drain, t);
+	else
+		ab_pool_start(&t->pool, jobs - 1, hash_one, NULL, t);
+}
+
+/* every file added hashed (the caller hashing too), or with stop those taken only */
+static void
+tree_pool_end(struct tree *t, int stop)
+{
+	if (stop)
+		ab_pool_stop(t->pool);
+	else
+		ab_pool_finish(t->pool);
+	t->pool = NULL;
+	for (int w = 0; w < t->jobs; w++) {
+		if (t->workers[w].ctx)
+			EVP_MD_CTX_free(t->workers[w].ctx);
+		free(t->workers[w].buf);
 	}
-	return 0;
+	free(t->workers);
+	t->workers = NULL;
 }
 
 /*
@@ -753,31 +795,17 @@ tree_walk_hash(struct tree *t, int jobs)
 {
 	int walked;
 
-	jobs = ab_pool_jobs(jobs);
-	t->workers = ab_calloc((size_t)jobs, sizeof(*t->workers));
-	if (ab_sha256x_lanes() > 0)
-		ab_pool_start(&t->pool, jobs - 1, hash_lanes, lanes_drain, t);
-	else
-		ab_pool_start(&t->pool, jobs - 1, hash_one, NULL, t);
+	tree_pool_start(t, ab_pool_jobs(jobs));
 	walked = ab_dirwalk_fd(t->rootfd, t->dir, tree_visit, t);
-	if (walked < 0)
-		ab_pool_stop(t->pool);
-	else {
+	if (walked >= 0) {
 		/* a worker writes a file's digest, never its path: the sort reads only paths */
 		t->sorted = ab_calloc(t->n ? t->n : 1, sizeof(*t->sorted));
 		for (size_t i = 0; i < t->n; i++)
 			t->sorted[i] = tree_file(t, i);
 		if (t->n > 1)
 			qsort(t->sorted, t->n, sizeof(*t->sorted), cmp_tfile);
-		ab_pool_finish(t->pool);
 	}
-	t->pool = NULL;
-	for (int w = 0; w < jobs; w++) {
-		if (t->workers[w].ctx)
-			EVP_MD_CTX_free(t->workers[w].ctx);
-		free(t->workers[w].buf);
-	}
-	free(t->workers);
+	tree_pool_end(t, walked < 0);
 	return walked < 0 ? -1 : 0;
 }
 
@@ -794,7 +822,7 @@ tree_run(struct tree *t, int jobs)
 	t->chunks = ab_calloc(MAX_CHUNKS, sizeof(*t->chunks));
 	if (tree_walk_hash(t, jobs) < 0)
 		return -1;
-	return tree_report(t, t->sorted);
+	return tree_report(t, t->sorted, 0);
 }
 
 static void
@@ -816,7 +844,7 @@ int
 ab_hash_tree_files(struct ab_hash_tfile **out, size_t *nout, const char *dir, int jobs,
     ab_dirwalk_fn *other, void *arg)
 {
-	struct tree t = {.dir = dir, .rootfd = -1, .other = other, .arg = arg};
+	struct tree t = {.dir = dir, .rootfd = -1, .oflags = O_NOFOLLOW, .other = other, .arg = arg};
 	struct ab_hash_tfile *files;
 	int error = -1;
 
@@ -838,6 +866,46 @@ ab_hash_tree_files(struct ab_hash_tfile **out, size_t *nout, const char *dir, in
 	*nout = t.n;
 	error = 0;
 done:
+	tree_free(&t);
+	return error;
+}
+
+int
+ab_hash_files(char (*hex)[AB_HEX_LEN + 1], uint64_t *size, const char *const *paths, size_t n,
+    int oflags, int jobs)
+{
+	struct tree t = {.rootfd = AT_FDCWD, .oflags = oflags};
+	int error = 0;
+
+	if (n == 0)
+		return 0;
+	if (n == 1) {
+		/* one file: as ab_hash_file, a big one read ahead on a second thread */
+		struct tfile f = {.path = (char *)paths[0]};
+		struct stat st;
+		int fd = tree_open(&t, &f, &st);
+
+		if (fd >= 0) {
+			if (hash_fd(hex[0], size, fd, (int64_t)st.st_size, NULL, NULL, 0) < 0) {
+				f.err = errno;
+				f.op = OP_READ;
+			}
+			close(fd);
+		}
+		return tfile_report(&t, &f);
+	}
+	t.chunks = ab_calloc(MAX_CHUNKS, sizeof(*t.chunks));
+	tree_pool_start(&t, ab_pool_workers(n, jobs));
+	for (size_t i = 0; i < n && error == 0; i++)
+		error = tree_add(&t, paths[i]);
+	tree_pool_end(&t, error < 0);
+	if (error == 0)
+		error = tree_report(&t, NULL, 1);
+	for (size_t i = 0; i < t.n && error == 0; i++) {
+		to_hex(hex[i], tree_file(&t, i)->md);
+		if (size)
+			size[i] = tree_file(&t, i)->size;
+	}
 	tree_free(&t);
 	return error;
 }
@@ -910,7 +978,7 @@ int
 ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
     const char *dir, int jobs)
 {
-	struct tree t = {.dir = dir, .rootfd = -1};
+	struct tree t = {.dir = dir, .rootfd = -1, .oflags = O_NOFOLLOW};
 	struct outer outer;
 	struct ab_buf lines = {0};
 	uint64_t total = 0;

@@ -101,6 +101,18 @@ int ab_hash_tree_files(struct ab_hash_tfile **files, size_t *n, const char *dir,
     ab_dirwalk_fn *other, void *arg);
 /* free what ab_hash_tree_files gave (NULL: nothing) */
 void ab_hash_tfiles_free(struct ab_hash_tfile *files, size_t n);
+/*
+ * Many files at once: paths[0 .. n-1], opened as given (relative to the
+ * working directory) with oflags added (O_NOFOLLOW, ...), hashed on up to
+ * jobs workers (lib/pool; jobs <= 0: one per core) the way the tree hash
+ * does, up to AB_SHA256X_LANES files together per worker with SHA-NI.
+ * hex[i] and size[i] (size may be NULL) are set for each. Every file is
+ * tried; each that cannot be hashed is reported ("cannot open 'P'",
+ * "cannot read 'P'", "cannot hash 'P': not a regular file"), in the order
+ * of paths, and then -1 is returned with hex undefined. Else 0.
+ */
+int ab_hash_files(char (*hex)[AB_HEX_LEN + 1], uint64_t *size, const char *const *paths, size_t n,
+    int oflags, int jobs);
 /* in-toto dirHash of a directory; jobs <= 0 means one per online core; reports errors */
 int ab_hash_tree(char hex[AB_HEX_LEN + 1], const char *dir, int jobs);
 /* the same, also counting the regular files and their bytes; files, bytes may be NULL */

@@ -1,14 +1,12 @@
 #include "linkinputs.h"
 
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../lib/linktxt.h"
-#include "../lib/pool.h"
 #include "../lib/proc.h"
 
 /* response files and linker scripts nest; stop runaway recursion */
@@ -525,43 +523,23 @@ done:
 	return error;
 }
 
-/* hashing: each distinct file once, on the pool (lib/pool.h); every one is hashed, each failure reported */
-struct hjob {
-	struct ab_link_input **files; /* one per distinct file */
-	size_t n;
-	void **bufs;                  /* a read buffer per pool worker, made on its first file */
-	atomic_int failed;
-};
-
-static int
-hash_item(void *arg, size_t i, int worker)
-{
-	struct hjob *j = arg;
-	struct ab_link_input *in = j->files[i];
-
-	if (!j->bufs[worker])
-		j->bufs[worker] = ab_hash_readbuf_new();
-	if (ab_hash_file_buf(in->sha256, &in->size, in->path, 0, j->bufs[worker]) < 0)
-		atomic_store(&j->failed, 1);
-	return 0;
-}
-
 struct fid {
 	dev_t dev;
 	ino_t ino;
-	size_t rep; /* index into hjob.files */
 };
 
+/* each distinct file hashed once, all of them together (lib/hash: every one tried, each failure reported) */
 static int
 hash_items(struct ab_link_input **items, size_t nitems, int jobs)
 {
-	struct hjob j = {0};
 	struct fid *ids = ab_calloc(nitems, sizeof(*ids));
 	size_t *rep_of = ab_calloc(nitems, sizeof(*rep_of));
-	int error = -1, nbufs = 0;
+	const char **paths = ab_calloc(nitems ? nitems : 1, sizeof(*paths));
+	char (*hex)[AB_HEX_LEN + 1] = ab_calloc(nitems ? nitems : 1, sizeof(*hex));
+	uint64_t *size = ab_calloc(nitems ? nitems : 1, sizeof(*size));
+	size_t n = 0;
+	int error = -1;
 
-	j.files = ab_calloc(nitems, sizeof(*j.files));
-	atomic_init(&j.failed, 0);
 	for (size_t i = 0; i < nitems; i++) {
 		struct stat st;
 		size_t k;
@@ -573,33 +551,29 @@ hash_items(struct ab_link_input **items, size_t nitems, int jobs)
 			ab_error_errno("cannot hash '%s'", items[i]->path);
 			goto done;
 		}
-		for (k = 0; k < j.n; k++)
+		for (k = 0; k < n; k++)
 			if (ids[k].dev == st.st_dev && ids[k].ino == st.st_ino)
 				break;
-		if (k == j.n) {
+		if (k == n) {
 			ids[k].dev = st.st_dev;
 			ids[k].ino = st.st_ino;
-			j.files[j.n++] = items[i];
+			paths[n++] = items[i]->path;
 		}
 		rep_of[i] = k;
 	}
-	nbufs = ab_pool_workers(j.n, jobs);
-	j.bufs = ab_calloc((size_t)nbufs, sizeof(*j.bufs));
-	ab_pool_run(j.n, jobs, hash_item, &j);
-	if (atomic_load(&j.failed))
+	if (ab_hash_files(hex, size, paths, n, 0, jobs) < 0)
 		goto done;
 	for (size_t i = 0; i < nitems; i++) {
 		if (rep_of[i] == (size_t)-1)
 			continue;
-		memcpy(items[i]->sha256, j.files[rep_of[i]]->sha256, sizeof(items[i]->sha256));
-		items[i]->size = j.files[rep_of[i]]->size;
+		memcpy(items[i]->sha256, hex[rep_of[i]], sizeof(items[i]->sha256));
+		items[i]->size = size[rep_of[i]];
 	}
 	error = 0;
 done:
-	for (int k = 0; j.bufs && k < nbufs; k++)
-		free(j.bufs[k]);
-	free(j.bufs);
-	free(j.files);
+	free(size);
+	free(hex);
+	free(paths);
 	free(ids);
 	free(rep_of);
 	return error;

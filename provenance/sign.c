@@ -14,7 +14,6 @@
 
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
-#include "../lib/pool.h"
 #include "../lib/util.h"
 #include "bundle.h"
 #include "manifest.h"
@@ -374,31 +373,10 @@ file_digest(const struct files *f, const char *name, char hex[AB_HEX_LEN + 1])
 	return 1;
 }
 
-/* the files of a directory a Statement names, hashed on lib/pool before they are compared */
-struct prehash {
-	const char *root;
-	struct ab_strv names;  /* not yet hashed, largest first */
-	char (*hex)[AB_HEX_LEN + 1]; /* "" for a missing file */
-};
-
-static int
-prehash_item(void *arg, size_t item, int worker)
-{
-	struct prehash *p = arg;
-	char *path = ab_path_join(p->root, p->names.v[item]);
-	int rc = 0;
-
-	(void)worker;
-	p->hex[item][0] = '\0';
-	if (ab_path_exists(path))
-		rc = ab_hash_file(p->hex[item], NULL, path);
-	free(path);
-	return rc;
-}
-
 struct sized {
 	const char *name;
 	off_t size;
+	int exists; /* else its hash is "" */
 };
 
 static int
@@ -413,9 +391,10 @@ cmp_size_desc(const void *a, const void *b)
 static int
 prehash(struct files *f, const cJSON *const *lists, size_t nlists)
 {
-	struct prehash p = {.root = f->root};
 	struct sized *v = NULL;
-	size_t n = 0, cap = 0;
+	char (*hex)[AB_HEX_LEN + 1];
+	char **paths;
+	size_t n = 0, cap = 0, nfiles = 0;
 	int rc;
 
 	if (!f->root)
@@ -446,22 +425,33 @@ prehash(struct files *f, const cJSON *const *lists, size_t nlists)
 			path = ab_path_join(f->root, name);
 			v[n].name = name;
 			v[n].size = stat(path, &st) == 0 ? st.st_size : 0;
+			v[n].exists = ab_path_exists(path);
 			free(path);
 			n++;
 		}
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_size_desc);
-	for (size_t i = 0; i < n; i++)
-		ab_strv_push(&p.names, v[i].name);
-	p.hex = ab_calloc(n + 1, sizeof(*p.hex));
-	rc = ab_pool_run(n, 0, prehash_item, &p);
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		ab_strv_push(&f->names, p.names.v[i]);
-		ab_strv_push(&f->hexes, p.hex[i]);
+	/* the files that are there, hashed together (lib/hash), largest first */
+	hex = ab_calloc(n + 1, sizeof(*hex));
+	paths = ab_calloc(n + 1, sizeof(*paths));
+	for (size_t i = 0; i < n; i++) {
+		char *path = ab_path_join(f->root, v[i].name);
+
+		if (v[i].exists)
+			paths[nfiles++] = path;
+		else
+			free(path);
 	}
-	ab_strv_free(&p.names);
-	free(p.hex);
+	rc = ab_hash_files(hex, NULL, (const char *const *)paths, nfiles, 0, 0);
+	for (size_t i = 0, k = 0; rc == 0 && i < n; i++) {
+		ab_strv_push(&f->names, v[i].name);
+		ab_strv_push(&f->hexes, v[i].exists ? hex[k++] : "");
+	}
+	for (size_t i = 0; i < nfiles; i++)
+		free(paths[i]);
+	free(paths);
+	free(hex);
 	free(v);
 	return rc;
 }

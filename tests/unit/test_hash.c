@@ -331,6 +331,97 @@ test_tree_lanes(const char *dir)
 	free(root);
 }
 
+/* a list: every digest as ab_hash_file gives it, lanes or not, 1-3 jobs; every failure reported in order */
+static void
+test_files(const char *dir)
+{
+	static const size_t edge[] = {0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 4095, 4096,
+	    65535, 65536, 65537, 131072 + 17, 300000};
+	enum { NFILES = 150 };
+	char *root = ab_path_join(dir, "list");
+	char *paths[NFILES];
+	char want[NFILES][AB_HEX_LEN + 1], hex[NFILES][AB_HEX_LEN + 1];
+	uint64_t len[NFILES], size[NFILES];
+	unsigned char *data = ab_malloc(300000 + 97);
+	unsigned seed = 11;
+	const char *bad[6];
+	struct unit_catch c;
+	char *err, *q;
+
+	for (size_t i = 0; i < 300000 + 97; i++)
+		data[i] = (unsigned char)((seed = seed * 1103515245 + 12345) >> 16);
+	CHECK(ab_mkdir_p(root, 0755) == 0);
+	for (int i = 0; i < NFILES; i++) {
+		char name[16];
+
+		len[i] = i < (int)(sizeof(edge) / sizeof(edge[0])) ? edge[i] : (seed = seed * 1103515245 + 12345) >> 8 & 16383;
+		snprintf(name, sizeof(name), "f%03d", i);
+		paths[i] = ab_path_join(root, name);
+		CHECK(ab_write_file_atomic(paths[i], data + i % 97, len[i]) == 0);
+		CHECK(ab_hash_file(want[i], NULL, paths[i]) == 0);
+	}
+	for (int openssl = 0; openssl <= 1; openssl++) {
+		if (openssl)
+			setenv("ALLOCBUILD_SHA256_LANES", "1", 1);
+		for (int jobs = 1; jobs <= 3; jobs++) {
+			memset(hex, 0, sizeof(hex));
+			memset(size, 0xff, sizeof(size));
+			CHECK(ab_hash_files(hex, size, (const char *const *)paths, NFILES, 0, jobs) == 0);
+			for (int i = 0; i < NFILES; i++) {
+				CHECK_STR(hex[i], want[i]);
+				CHECK(size[i] == len[i]);
+			}
+		}
+	}
+	unsetenv("ALLOCBUILD_SHA256_LANES");
+	CHECK(ab_hash_files(hex, NULL, NULL, 0, 0, 0) == 0);
+
+	/* a missing file, a directory, a symlink not followed: each reported, the good ones still fine */
+	q = ab_path_join(root, "link");
+	CHECK(symlink("f001", q) == 0);
+	bad[0] = paths[3];
+	bad[1] = "no/such/file";
+	bad[2] = root;
+	bad[3] = q;
+	bad[4] = paths[4];
+	bad[5] = "also-missing";
+	unit_catch_begin(&c);
+	CHECK(ab_hash_files(hex, NULL, bad, 6, O_NOFOLLOW, 2) == -1);
+	err = unit_catch_end(&c);
+	{
+		char *w = ab_sprintf("allocbuild: cannot open 'no/such/file': No such file or directory\n"
+		    "allocbuild: cannot hash '%s': not a regular file\n"
+		    "allocbuild: cannot open '%s': Too many levels of symbolic links\n"
+		    "allocbuild: cannot open 'also-missing': No such file or directory", root, q);
+
+		CHECK_STR(err, w);
+		free(w);
+	}
+	free(err);
+	/* one file (hashed as ab_hash_file does): followed without O_NOFOLLOW, the target's digest */
+	CHECK(ab_hash_files(hex, size, (const char *const *)&q, 1, 0, 1) == 0);
+	CHECK_STR(hex[0], want[1]);
+	CHECK(size[0] == len[1]);
+	unit_catch_begin(&c);
+	CHECK(ab_hash_files(hex, NULL, &bad[2], 1, 0, 0) == -1);
+	CHECK(ab_hash_files(hex, NULL, &bad[3], 1, O_NOFOLLOW, 0) == -1);
+	err = unit_catch_end(&c);
+	{
+		char *w = ab_sprintf("allocbuild: cannot hash '%s': not a regular file\n"
+		    "allocbuild: cannot open '%s': Too many levels of symbolic links", root, q);
+
+		CHECK_STR(err, w);
+		free(w);
+	}
+	free(err);
+	free(q);
+	for (int i = 0; i < NFILES; i++)
+		free(paths[i]);
+	free(data);
+	CHECK(ab_rm_rf(root) == 0);
+	free(root);
+}
+
 static void
 test_file_errors(const char *dir)
 {
@@ -354,6 +445,7 @@ main(void)
 	test_line();
 	test_tree(dir);
 	test_tree_lanes(dir);
+	test_files(dir);
 	test_file_errors(dir);
 	test_big_buffered(dir);
 	test_big_file(dir);
