@@ -52,7 +52,7 @@ $(O)/lib/lazy_archive.o: ALL_CFLAGS += -DAB_SONAME_ARCHIVE='"$(call soname,libar
 # after calling a function of libgit2 or libarchive not called before (the
 # link fails naming it): write the forwarders again from the objects
 lazy: $(O)/cli/main.o $(filter-out $(O)/lib/lazy_%.o,$(LIB_OBJ))
-	./scripts/gen-lazy.py libgit2 git_ AB_SONAME_GIT2 libgit2-1.5 lib/lazy_git2.c \
+	./scripts/gen-lazy.py --init git_libgit2_init --fini git_libgit2_shutdown libgit2 git_ AB_SONAME_GIT2 libgit2-1.5 lib/lazy_git2.c \
 	  git2.h git2/sys/mempack.h git2/sys/odb_backend.h -- $^
 	./scripts/gen-lazy.py libarchive archive_ AB_SONAME_ARCHIVE libarchive13 lib/lazy_archive.c \
 	  archive.h archive_entry.h -- $^

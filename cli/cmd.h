@@ -23,17 +23,7 @@ struct ab_cmd {
 	const char *summary;
 	const char *usage;
 	int (*run)(int argc, char **argv);
-	unsigned flags; /* AB_CMD_* */
 };
-
-/*
- * a command that never touches a repository, or initialises libgit2 itself
- * only when its arguments need it (upstream-diff): main does not
- * initialise libgit2 for it (git_libgit2_init loads the system's CA
- * certificates, a few milliseconds that `run` would add to every
- * benchmark run)
- */
-#define AB_CMD_NO_GIT 1u
 
 extern const struct ab_cmd ab_cmd_validate, ab_cmd_plan, ab_cmd_hash, ab_cmd_fetch, ab_cmd_build,
     ab_cmd_probe, ab_cmd_upstream_diff, ab_cmd_identify, ab_cmd_relink, ab_cmd_verify, ab_cmd_env,

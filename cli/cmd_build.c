@@ -153,4 +153,4 @@ done:
 	return rc;
 }
 
-const struct ab_cmd ab_cmd_build = {"build", "build every variant of a recipe and write provenance", usage, cmd_build, 0};
+const struct ab_cmd ab_cmd_build = {"build", "build every variant of a recipe and write provenance", usage, cmd_build};

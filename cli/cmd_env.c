@@ -22,4 +22,4 @@ cmd_env(int argc, char **argv)
 	return ab_manifest_env(stdout, argv[1], argv[2]) < 0 ? AB_EXIT_USAGE : AB_EXIT_OK;
 }
 
-const struct ab_cmd ab_cmd_env = {"env", "print a variant's runtime environment for a benchmark", usage, cmd_env, AB_CMD_NO_GIT};
+const struct ab_cmd ab_cmd_env = {"env", "print a variant's runtime environment for a benchmark", usage, cmd_env};

@@ -113,4 +113,4 @@ done:
 	return rc;
 }
 
-const struct ab_cmd ab_cmd_fetch = {"fetch", "check out pinned sources into the cache and variant trees", usage, cmd_fetch, 0};
+const struct ab_cmd ab_cmd_fetch = {"fetch", "check out pinned sources into the cache and variant trees", usage, cmd_fetch};

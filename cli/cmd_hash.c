@@ -121,4 +121,4 @@ cmd_hash(int argc, char **argv)
 	return rc;
 }
 
-const struct ab_cmd ab_cmd_hash = {"hash", "SHA-256 of files and in-toto dirHash of directories", usage, cmd_hash, AB_CMD_NO_GIT};
+const struct ab_cmd ab_cmd_hash = {"hash", "SHA-256 of files and in-toto dirHash of directories", usage, cmd_hash};

@@ -224,4 +224,4 @@ cmd_identify(int argc, char **argv)
 	return rc;
 }
 
-const struct ab_cmd ab_cmd_identify = {"identify", "rank upstream releases by how well they match a tree", usage, cmd_identify, 0};
+const struct ab_cmd ab_cmd_identify = {"identify", "rank upstream releases by how well they match a tree", usage, cmd_identify};

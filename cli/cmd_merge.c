@@ -67,4 +67,4 @@ cmd_merge(int argc, char **argv)
 	return ab_cmd_exit(ab_merge_run(&o));
 }
 
-const struct ab_cmd ab_cmd_merge = {"merge", "combine the OUTDIRs of sharded builds into one", usage, cmd_merge, 0};
+const struct ab_cmd ab_cmd_merge = {"merge", "combine the OUTDIRs of sharded builds into one", usage, cmd_merge};

@@ -138,4 +138,4 @@ cmd_plan(int argc, char **argv)
 	return AB_EXIT_OK;
 }
 
-const struct ab_cmd ab_cmd_plan = {"plan", "print every step a build would run, without running it", usage, cmd_plan, 0};
+const struct ab_cmd ab_cmd_plan = {"plan", "print every step a build would run, without running it", usage, cmd_plan};

@@ -82,4 +82,4 @@ cmd_pr(int argc, char **argv)
 	return ab_cmd_exit(rc);
 }
 
-const struct ab_cmd ab_cmd_pr = {"pr", "write a pull-request body and evidence bundle", usage, cmd_pr, 0};
+const struct ab_cmd ab_cmd_pr = {"pr", "write a pull-request body and evidence bundle", usage, cmd_pr};

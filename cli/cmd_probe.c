@@ -230,4 +230,4 @@ done:
 	return rc;
 }
 
-const struct ab_cmd ab_cmd_probe = {"probe", "report the allocator settings in effect in a program", usage, cmd_probe, 0};
+const struct ab_cmd ab_cmd_probe = {"probe", "report the allocator settings in effect in a program", usage, cmd_probe};

@@ -91,4 +91,4 @@ done:
 }
 
 const struct ab_cmd ab_cmd_rebuild = {"rebuild", "build an OUTDIR or evidence bundle again and compare every digest",
-    usage, cmd_rebuild, 0};
+    usage, cmd_rebuild};

@@ -176,4 +176,4 @@ cmd_relink(int argc, char **argv)
 	return ab_cmd_exit(rc);
 }
 
-const struct ab_cmd ab_cmd_relink = {"relink", "relink a CMake link.txt with another allocator archive", usage, cmd_relink, 0};
+const struct ab_cmd ab_cmd_relink = {"relink", "relink a CMake link.txt with another allocator archive", usage, cmd_relink};

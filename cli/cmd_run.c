@@ -162,4 +162,4 @@ cmd_run(int argc, char **argv)
 }
 
 const struct ab_cmd ab_cmd_run = {"run", "run a benchmark or verification command per variant and record each run",
-    usage, cmd_run, AB_CMD_NO_GIT};
+    usage, cmd_run};

@@ -91,4 +91,4 @@ cmd_sign(int argc, char **argv)
 	return ab_cmd_exit(rc);
 }
 
-const struct ab_cmd ab_cmd_sign = {"sign", "sign the in-toto statements of an output directory (DSSE)", usage, cmd_sign, 0};
+const struct ab_cmd ab_cmd_sign = {"sign", "sign the in-toto statements of an output directory (DSSE)", usage, cmd_sign};

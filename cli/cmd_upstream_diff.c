@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
-#include <git2.h>
 
 #include "cmd.h"
 #include "../lib/util.h"
@@ -68,7 +67,7 @@ cmd_upstream_diff(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_updiff_opts o;
-	int json = 0, diff = 0, git, c, rc;
+	int json = 0, diff = 0, c;
 
 	ab_updiff_opts_init(&o);
 	opterr = 0;
@@ -98,18 +97,7 @@ cmd_upstream_diff(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return ab_cmd_usage_error("upstream-diff", "expected CANDIDATE and UPSTREAM");
-	/*
-	 * libgit2 (main leaves it to this command: AB_CMD_NO_GIT) only for a
-	 * git side or the diffs: its initialisation, the system's CA
-	 * certificates, is 8 ms, 3% of comparing two 12,000-file directories
-	 */
-	git = diff || ab_tree_spec_is_git(argv[optind]) || ab_tree_spec_is_git(argv[optind + 1]);
-	if (git)
-		git_libgit2_init();
-	rc = upstream_diff(argv + optind, &o, json, diff);
-	if (git)
-		git_libgit2_shutdown();
-	return rc;
+	return upstream_diff(argv + optind, &o, json, diff);
 }
 
-const struct ab_cmd ab_cmd_upstream_diff = {"upstream-diff", "compare a vendored tree or archive with upstream", usage, cmd_upstream_diff, AB_CMD_NO_GIT};
+const struct ab_cmd ab_cmd_upstream_diff = {"upstream-diff", "compare a vendored tree or archive with upstream", usage, cmd_upstream_diff};

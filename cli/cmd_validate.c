@@ -93,4 +93,4 @@ cmd_validate(int argc, char **argv)
 	return rc;
 }
 
-const struct ab_cmd ab_cmd_validate = {"validate", "check a recipe and print a summary", usage, cmd_validate, 0};
+const struct ab_cmd ab_cmd_validate = {"validate", "check a recipe and print a summary", usage, cmd_validate};

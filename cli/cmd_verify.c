@@ -114,4 +114,4 @@ cmd_verify(int argc, char **argv)
 }
 
 const struct ab_cmd ab_cmd_verify = {"verify", "re-hash an output directory or evidence bundle; check signatures",
-    usage, cmd_verify, 0};
+    usage, cmd_verify};

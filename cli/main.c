@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <git2.h>
+#include "../lib/lazy.h"
 
 #include "cmd.h"
 #include "../builder/ccwrap.h"
@@ -125,10 +125,8 @@ main(int argc, char **argv)
 		printf("usage: %s", c->usage);
 		return finish(0);
 	}
-	if (!(c->flags & AB_CMD_NO_GIT))
-		git_libgit2_init();
+	/* libgit2 starts when first called (lib/lazy), not here: most commands never need it */
 	rc = c->run(argc - 1, argv + 1);
-	if (!(c->flags & AB_CMD_NO_GIT))
-		git_libgit2_shutdown();
+	ab_lazy_finish();
 	return finish(rc);
 }

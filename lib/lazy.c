@@ -9,6 +9,29 @@
 #include "util.h"
 
 static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ab_lazy *loaded; /* with a fini, most recent first (under lazy_lock) */
+
+/* the library's init, under lazy_lock: 0, or AB_EFAIL after reporting */
+static int
+lazy_init(struct ab_lazy *l, const char *context)
+{
+	const char *sep = context ? ": " : "";
+	int (*init)(void);
+	int rc;
+
+	if (!l->init)
+		return 0;
+	if (!(init = (int (*)(void))dlsym(l->handle, l->init))) {
+		ab_error("%s%scannot load %s: it has no %s (a version other than the one "
+		    "allocbuild was built with?)", context ? context : "", sep, l->soname, l->init);
+		return AB_EFAIL;
+	}
+	if ((rc = init()) < 0) {
+		ab_error("%s%scannot start %s: %s failed (%d)", context ? context : "", sep, l->soname, l->init, rc);
+		return AB_EFAIL;
+	}
+	return 0;
+}
 
 int
 ab_lazy_load(struct ab_lazy *l, const char *context)
@@ -44,16 +67,36 @@ ab_lazy_load(struct ab_lazy *l, const char *context)
 				error = AB_EFAIL;
 			}
 		}
+		if (!error)
+			error = lazy_init(l, context);
 		if (error) {
 			free(fns);
 			l->failed = 1;
 		} else {
 			l->fns = fns;
+			if (l->fini) {
+				l->next_loaded = loaded;
+				loaded = l;
+			}
 			atomic_store_explicit(&l->ready, 1, memory_order_release);
 		}
 	}
 	pthread_mutex_unlock(&lazy_lock);
 	return error;
+}
+
+void
+ab_lazy_finish(void)
+{
+	pthread_mutex_lock(&lazy_lock);
+	for (struct ab_lazy *l = loaded; l; l = l->next_loaded) {
+		int (*fini)(void) = (int (*)(void))dlsym(l->handle, l->fini);
+
+		if (fini)
+			fini();
+	}
+	loaded = NULL;
+	pthread_mutex_unlock(&lazy_lock);
 }
 
 void *

@@ -2,13 +2,15 @@
 """Write lib/lazy_<name>.c: the functions of a shared library that allocbuild
 calls, each one a forwarder that loads the library on first use (lib/lazy.h).
 
-usage: scripts/gen-lazy.py NAME PREFIX SONAME_MACRO PACKAGE OUT HEADER... -- OBJ...
+usage: scripts/gen-lazy.py [--init FN] [--fini FN] NAME PREFIX SONAME_MACRO PACKAGE OUT HEADER... -- OBJ...
 
 The functions are the undefined symbols of OBJ (nm -u) named PREFIX...
 that the HEADERs declare; their prototypes are read from the preprocessed headers, so the
 compiler checks every forwarder against the library's own declaration.
 `make lazy` runs this for libgit2 and libarchive after a change that calls a
 function of theirs not called before (the link then fails naming it).
+--init and --fini name the library's own start and end functions, int (void),
+called by the loader when it loads the library and by ab_lazy_finish.
 """
 import re
 import subprocess
@@ -85,6 +87,10 @@ def param(p, i):
 
 def main():
     argv = sys.argv[1:]
+    hooks = {}
+    while argv[:1] in (["--init"], ["--fini"]):
+        hooks[argv[0][2:]] = argv[1]
+        argv = argv[2:]
     k = argv.index("--")
     name, prefix, soname, package, out = argv[:5]
     headers, objs = argv[5:k], argv[k + 1 :]
@@ -115,7 +121,11 @@ def main():
     for s in syms:
         w.append('\t"%s",\n' % s)
     w.append("};\n\nstatic struct ab_lazy lib = {\n\t.soname = %s,\n\t.package = \"%s\",\n"
-             "\t.names = names,\n\t.n = sizeof(names) / sizeof(names[0]),\n};\n" % (soname, package))
+             "\t.names = names,\n\t.n = sizeof(names) / sizeof(names[0]),\n" % (soname, package))
+    for h in ("init", "fini"):
+        if h in hooks:
+            w.append("\t.%s = \"%s\",\n" % (h, hooks[h]))
+    w.append("};\n")
     for i, s in enumerate(syms):
         ret, params = decls[s]
         ps = split_top(params)

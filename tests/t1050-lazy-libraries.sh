@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libgit2 and libarchive are loaded when first used (lib/lazy.h), not at
-# start: hash runs with both broken; a command that needs one that cannot
+# start: hash, validate and plan run with both broken; a command that needs one that cannot
 # be loaded stops naming the library, why, and the Debian package, exit 2
 # (the environment failed), before doing anything. A libcurl that cannot be
 # loaded fails that download only, in its context (builder/download.c).
@@ -27,17 +27,45 @@ expect_exit 0 "$AB" hash tree/a tree
 [ ! -s err ] || fail "hash wrote to stderr: $(cat err)"
 [ "$(head -n 1 out)" = "$(cd tree && sha256sum a | sed 's| a$| tree/a|')" ] || fail "hash of a file: $(cat out)"
 
-# a command that starts libgit2 (everything but hash, env, run, upstream-diff)
+# a command that never reads a repository does not start libgit2, even
+# for a recipe with a git source
 cat >r.json <<'JSON'
 {"recipe": 1, "name": "n",
  "sources": {"s": {"git": {"url": "https://git.example.invalid/x.git", "commit": "0123456789012345678901234567890123456789"}}},
  "variants": [{"label": "a", "source": "s", "build": {"system": "autotools"}}]}
 JSON
-expect_exit 2 "$AB" validate r.json
-[ ! -s out ] || fail "validate wrote to stdout"
+expect_exit 0 "$AB" validate r.json
+[ ! -s err ] || fail "validate wrote to stderr: $(cat err)"
+expect_exit 0 "$AB" plan r.json
+
+# one that reads a repository stops at its first libgit2 call
+git init -q repo
+cp -r tree/. repo/
+git -C repo add -A
+git -C repo -c user.name=t -c user.email=t@example.invalid commit -q -m one
+expect_exit 2 "$AB" upstream-diff tree git:repo@HEAD
+[ ! -s out ] || fail "upstream-diff wrote to stdout"
 expect_grep "allocbuild: cannot load $git2 (" err
 expect_grep "; Debian: apt-get install libgit2-1.5)" err
 [ "$(wc -l <err)" = 1 ] || fail "more than one line: $(cat err)"
+
+# the loader starts libgit2 (git_libgit2_init) once loaded: a library
+# whose start fails, or that has no start function, is reported so
+names=$(sed -n 's/^\t"\(git_[a-z0-9_]*\)",$/\1/p' "$TOP/lib/lazy_git2.c")
+[ "$(echo "$names" | wc -l)" -gt 50 ] || fail "no names in lib/lazy_git2.c"
+mkdir fakeinit fakenoinit
+for n in $names; do printf 'int %s(void) { return 0; }\n' "$n"; done >stubs.c
+printf 'int git_libgit2_init(void) { return -1; }\n' >init.c
+cc -shared -fPIC -Wl,-soname,"$git2" -o "fakeinit/$git2" stubs.c init.c
+cc -shared -fPIC -Wl,-soname,"$git2" -o "fakenoinit/$git2" stubs.c
+LD_LIBRARY_PATH=$PWD/fakeinit expect_exit 2 "$AB" upstream-diff tree git:repo@HEAD
+expect_file err <<EOT
+allocbuild: cannot start $git2: git_libgit2_init failed (-1)
+EOT
+LD_LIBRARY_PATH=$PWD/fakenoinit expect_exit 2 "$AB" upstream-diff tree git:repo@HEAD
+expect_file err <<EOT
+allocbuild: cannot load $git2: it has no git_libgit2_init (a version other than the one allocbuild was built with?)
+EOT
 
 # an archive side of upstream-diff needs libarchive; the two sides are read
 # in parallel, so the failure comes in a pool's worker, with the other side's
@@ -73,7 +101,7 @@ expect_grep "allocbuild: source 's': no candidate has sha256 $G (tried the cache
 
 # with the real libraries all three work
 unset LD_LIBRARY_PATH
-expect_exit 0 "$AB" validate r.json
+expect_exit 0 "$AB" upstream-diff tree git:repo@HEAD
 expect_exit 0 "$AB" upstream-diff tree up.tar.gz
 expect_exit 0 "$AB" fetch -o d a.json
 [ "$(cat d/variants/a/src/tree/d/b)" = two ] || fail "fetched tree: $(ls -R d)"
