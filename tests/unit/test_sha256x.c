@@ -27,7 +27,7 @@ static int
 lanes_agree(int n, const unsigned char *const msg[], const size_t len[])
 {
 	uint32_t st[AB_SHA256X_LANES][8];
-	uint32_t *h[AB_SHA256X_LANES];
+	uint32_t *h[AB_SHA256X_LANES] = {0};
 	size_t common = SIZE_MAX;
 	int ok = 1;
 
