@@ -11,23 +11,35 @@
 static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ab_lazy *loaded; /* with a fini, most recent first (under lazy_lock) */
 
-/* the library's init, under lazy_lock: 0, or AB_EFAIL after reporting */
-static int
-lazy_init(struct ab_lazy *l, const char *context)
+/* name in l's library, or NULL after reporting (under lazy_lock) */
+static void *
+lazy_sym(struct ab_lazy *l, const char *name, const char *context)
 {
-	const char *sep = context ? ": " : "";
-	int (*init)(void);
+	void *p = dlsym(l->handle, name);
+
+	if (!p)
+		ab_error("%s%scannot load %s: it has no %s (a version other than the one "
+		    "allocbuild was built with?)", context ? context : "", context ? ": " : "", l->soname, name);
+	return p;
+}
+
+/* the functions, the init and the fini of l, then the init called: 0, or AB_EFAIL after reporting */
+static int
+lazy_resolve(struct ab_lazy *l, void **fns, const char *context)
+{
+	int (*init)(void) = NULL;
 	int rc;
 
-	if (!l->init)
-		return 0;
-	if (!(init = (int (*)(void))dlsym(l->handle, l->init))) {
-		ab_error("%s%scannot load %s: it has no %s (a version other than the one "
-		    "allocbuild was built with?)", context ? context : "", sep, l->soname, l->init);
+	for (size_t i = 0; i < l->n; i++)
+		if (!(fns[i] = lazy_sym(l, l->names[i], context)))
+			return AB_EFAIL;
+	if (l->init && !(init = (int (*)(void))lazy_sym(l, l->init, context)))
 		return AB_EFAIL;
-	}
-	if ((rc = init()) < 0) {
-		ab_error("%s%scannot start %s: %s failed (%d)", context ? context : "", sep, l->soname, l->init, rc);
+	if (l->fini && !(l->fini_fn = (int (*)(void))lazy_sym(l, l->fini, context)))
+		return AB_EFAIL;
+	if (init && (rc = init()) < 0) {
+		ab_error("%s%scannot start %s: %s failed (%d)", context ? context : "", context ? ": " : "", l->soname,
+		    l->init, rc);
 		return AB_EFAIL;
 	}
 	return 0;
@@ -58,17 +70,10 @@ ab_lazy_load(struct ab_lazy *l, const char *context)
 			    l->soname, dlerror(), l->package);
 			error = AB_EFAIL;
 		}
-		if (!error)
+		if (!error) {
 			fns = ab_calloc(l->n ? l->n : 1, sizeof(*fns));
-		for (size_t i = 0; !error && i < l->n; i++) {
-			if (!(fns[i] = dlsym(l->handle, l->names[i]))) {
-				ab_error("%s%scannot load %s: it has no %s (a version other than the one "
-				    "allocbuild was built with?)", context ? context : "", sep, l->soname, l->names[i]);
-				error = AB_EFAIL;
-			}
+			error = lazy_resolve(l, fns, context);
 		}
-		if (!error)
-			error = lazy_init(l, context);
 		if (error) {
 			free(fns);
 			l->failed = 1;
@@ -90,10 +95,10 @@ ab_lazy_finish(void)
 {
 	pthread_mutex_lock(&lazy_lock);
 	for (struct ab_lazy *l = loaded; l; l = l->next_loaded) {
-		int (*fini)(void) = (int (*)(void))dlsym(l->handle, l->fini);
-
-		if (fini)
-			fini();
+		l->fini_fn();
+		atomic_store_explicit(&l->ready, 0, memory_order_release);
+		free(l->fns);
+		l->fns = NULL;
 	}
 	loaded = NULL;
 	pthread_mutex_unlock(&lazy_lock);

@@ -43,6 +43,7 @@ struct ab_lazy {
 	int failed;               /* a load failed and was reported (under the loader's lock) */
 	void *handle;
 	void **fns;
+	int (*fini_fn)(void);
 	struct ab_lazy *next_loaded; /* the loaded ones with a fini, most recent first */
 };
 
@@ -50,7 +51,10 @@ struct ab_lazy {
 int ab_lazy_load(struct ab_lazy *l, const char *context);
 /* function i of l, loading l first; when it cannot, reports and _exits with 2 (from any thread) */
 void *ab_lazy_fn(struct ab_lazy *l, size_t i);
-/* the fini of every library loaded, most recent first (the end of main: no other thread runs) */
+/*
+ * The fini of every library loaded, most recent first (the end of main:
+ * no other thread runs); a later call would load and init it again.
+ */
 void ab_lazy_finish(void);
 
 #endif

@@ -375,8 +375,9 @@ file_digest(const struct files *f, const char *name, char hex[AB_HEX_LEN + 1])
 
 struct sized {
 	const char *name;
+	char *path; /* joined to the root once */
 	off_t size;
-	int exists; /* else its hash is "" */
+	int exists; /* lstat found it; else its hash is "" */
 };
 
 static int
@@ -407,7 +408,6 @@ prehash(struct files *f, const cJSON *const *lists, size_t nlists)
 		cJSON_ArrayForEach(it, lists[l]) {
 			const char *name = ab_json_str(it, "name");
 			struct stat st;
-			char *path;
 			int seen = 0;
 
 			if (!name || !ab_path_is_safe_relative(name))
@@ -422,11 +422,13 @@ prehash(struct files *f, const cJSON *const *lists, size_t nlists)
 				cap = cap ? 2 * cap : 16;
 				v = ab_realloc(v, cap * sizeof(*v));
 			}
-			path = ab_path_join(f->root, name);
 			v[n].name = name;
-			v[n].size = stat(path, &st) == 0 ? st.st_size : 0;
-			v[n].exists = ab_path_exists(path);
-			free(path);
+			v[n].path = ab_path_join(f->root, name);
+			v[n].exists = lstat(v[n].path, &st) == 0;
+			/* a symlink's size for the order is its target's */
+			if (v[n].exists && S_ISLNK(st.st_mode) && stat(v[n].path, &st) < 0)
+				st.st_size = 0;
+			v[n].size = v[n].exists ? st.st_size : 0;
 			n++;
 		}
 	}
@@ -435,21 +437,16 @@ prehash(struct files *f, const cJSON *const *lists, size_t nlists)
 	/* the files that are there, hashed together (lib/hash), largest first */
 	hex = ab_calloc(n + 1, sizeof(*hex));
 	paths = ab_calloc(n + 1, sizeof(*paths));
-	for (size_t i = 0; i < n; i++) {
-		char *path = ab_path_join(f->root, v[i].name);
-
+	for (size_t i = 0; i < n; i++)
 		if (v[i].exists)
-			paths[nfiles++] = path;
-		else
-			free(path);
-	}
+			paths[nfiles++] = v[i].path;
 	rc = ab_hash_files(hex, NULL, (const char *const *)paths, nfiles, 0, 0);
 	for (size_t i = 0, k = 0; rc == 0 && i < n; i++) {
 		ab_strv_push(&f->names, v[i].name);
 		ab_strv_push(&f->hexes, v[i].exists ? hex[k++] : "");
 	}
-	for (size_t i = 0; i < nfiles; i++)
-		free(paths[i]);
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
 	free(paths);
 	free(hex);
 	free(v);

@@ -49,15 +49,19 @@ expect_grep "allocbuild: cannot load $git2 (" err
 expect_grep "; Debian: apt-get install libgit2-1.5)" err
 [ "$(wc -l <err)" = 1 ] || fail "more than one line: $(cat err)"
 
-# the loader starts libgit2 (git_libgit2_init) once loaded: a library
-# whose start fails, or that has no start function, is reported so
+# the loader starts libgit2 (git_libgit2_init) once loaded, and main ends
+# it (git_libgit2_shutdown): a library whose start fails, or that lacks
+# either function, is reported so, and one without the end is not started
 names=$(sed -n 's/^\t"\(git_[a-z0-9_]*\)",$/\1/p' "$TOP/lib/lazy_git2.c")
 [ "$(echo "$names" | wc -l)" -gt 50 ] || fail "no names in lib/lazy_git2.c"
-mkdir fakeinit fakenoinit
+mkdir fakeinit fakenoinit fakenofini
 for n in $names; do printf 'int %s(void) { return 0; }\n' "$n"; done >stubs.c
 printf 'int git_libgit2_init(void) { return -1; }\n' >init.c
-cc -shared -fPIC -Wl,-soname,"$git2" -o "fakeinit/$git2" stubs.c init.c
-cc -shared -fPIC -Wl,-soname,"$git2" -o "fakenoinit/$git2" stubs.c
+printf '#include <unistd.h>\nint git_libgit2_init(void) { write(2, "started\\n", 8); return 1; }\n' >start.c
+printf 'int git_libgit2_shutdown(void) { return 0; }\n' >fini.c
+cc -shared -fPIC -Wl,-soname,"$git2" -o "fakeinit/$git2" stubs.c init.c fini.c
+cc -shared -fPIC -Wl,-soname,"$git2" -o "fakenoinit/$git2" stubs.c fini.c
+cc -shared -fPIC -Wl,-soname,"$git2" -o "fakenofini/$git2" stubs.c start.c
 LD_LIBRARY_PATH=$PWD/fakeinit expect_exit 2 "$AB" upstream-diff tree git:repo@HEAD
 expect_file err <<EOT
 allocbuild: cannot start $git2: git_libgit2_init failed (-1)
@@ -65,6 +69,10 @@ EOT
 LD_LIBRARY_PATH=$PWD/fakenoinit expect_exit 2 "$AB" upstream-diff tree git:repo@HEAD
 expect_file err <<EOT
 allocbuild: cannot load $git2: it has no git_libgit2_init (a version other than the one allocbuild was built with?)
+EOT
+LD_LIBRARY_PATH=$PWD/fakenofini expect_exit 2 "$AB" upstream-diff tree git:repo@HEAD
+expect_file err <<EOT
+allocbuild: cannot load $git2: it has no git_libgit2_shutdown (a version other than the one allocbuild was built with?)
 EOT
 
 # an archive side of upstream-diff needs libarchive; the two sides are read
