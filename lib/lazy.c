@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -11,6 +12,22 @@
 static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ab_lazy *loaded; /* with a fini, most recent first (under lazy_lock) */
 
+/* report once, after "CONTEXT: " when there is one */
+static void lazy_error(const char *context, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+lazy_error(const char *context, const char *fmt, ...)
+{
+	struct ab_buf b = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	ab_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	ab_error("%s%s%s", context ? context : "", context ? ": " : "", b.s);
+	ab_buf_free(&b);
+}
+
 /* name in l's library, or NULL after reporting (under lazy_lock) */
 static void *
 lazy_sym(struct ab_lazy *l, const char *name, const char *context)
@@ -18,8 +35,8 @@ lazy_sym(struct ab_lazy *l, const char *name, const char *context)
 	void *p = dlsym(l->handle, name);
 
 	if (!p)
-		ab_error("%s%scannot load %s: it has no %s (a version other than the one "
-		    "allocbuild was built with?)", context ? context : "", context ? ": " : "", l->soname, name);
+		lazy_error(context, "cannot load %s: it has no %s (a version other than the one "
+		    "allocbuild was built with?)", l->soname, name);
 	return p;
 }
 
@@ -38,8 +55,7 @@ lazy_resolve(struct ab_lazy *l, void **fns, const char *context)
 	if (l->fini && !(l->fini_fn = (int (*)(void))lazy_sym(l, l->fini, context)))
 		return AB_EFAIL;
 	if (init && (rc = init()) < 0) {
-		ab_error("%s%scannot start %s: %s failed (%d)", context ? context : "", context ? ": " : "", l->soname,
-		    l->init, rc);
+		lazy_error(context, "cannot start %s: %s failed (%d)", l->soname, l->init, rc);
 		return AB_EFAIL;
 	}
 	return 0;
@@ -48,7 +64,6 @@ lazy_resolve(struct ab_lazy *l, void **fns, const char *context)
 int
 ab_lazy_load(struct ab_lazy *l, const char *context)
 {
-	const char *sep = context ? ": " : "";
 	int error = 0;
 
 	if (atomic_load_explicit(&l->ready, memory_order_acquire))
@@ -62,12 +77,11 @@ ab_lazy_load(struct ab_lazy *l, const char *context)
 
 		if (!*l->soname) {
 			/* the Makefile's readelf found no SONAME */
-			ab_error("%s%scannot load %s: allocbuild was built without its file name", context ? context : "",
-			    sep, l->package);
+			lazy_error(context, "cannot load %s: allocbuild was built without its file name", l->package);
 			error = AB_EFAIL;
 		} else if (!l->handle && !(l->handle = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL))) {
-			ab_error("%s%scannot load %s (%s; Debian: apt-get install %s)", context ? context : "", sep,
-			    l->soname, dlerror(), l->package);
+			lazy_error(context, "cannot load %s (%s; Debian: apt-get install %s)", l->soname, dlerror(),
+			    l->package);
 			error = AB_EFAIL;
 		}
 		if (!error) {
