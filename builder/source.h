@@ -60,7 +60,7 @@ struct ab_source_opts {
 	struct ab_strv mirrors;     /* "FROM=TO" (git insteadOf): --mirror, ALLOCBUILD_MIRRORS */
 	struct ab_strv mirror_dirs; /* --mirror-dir */
 	int allow_unpinned;
-	int jobs;                   /* threads for hashing trees; 0: one per core */
+	int jobs;                   /* threads for hashing trees and writing them; 0: the defaults */
 	char *log_dir;              /* prepare logs; NULL: <dirname of dest>/logs */
 	struct ab_source_state *state;
 };

@@ -30,7 +30,7 @@ struct ab_wt_index {
 	char dirhash[65]; /* in-toto dirHash of the regular files */
 };
 
-/* index every entry below dir, hashing regular files with jobs threads (<= 0: one per core) */
+/* index every entry below dir, hashing regular files with jobs threads (<= 0: ab_hash_default_jobs) */
 int ab_wt_index_build(struct ab_wt_index *idx, const char *dir, int jobs);
 /*
  * the same, taking the content hash of a file or symlink from hint (sorted

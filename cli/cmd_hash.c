@@ -72,7 +72,7 @@ static const char usage[] =
     "directory its in-toto dirHash, the SHA-256 of\n"
     "  find . -type f | cut -c3- | LC_ALL=C sort | xargs -r sha256sum\n"
     "run in it: regular files only, symlinks and special files left out.\n"
-    "  -j, --jobs N   worker threads for trees (default: online cores)\n"
+    "  -j, --jobs N   worker threads for trees (default: 4 per online core)\n"
     "      --json     a JSON array of {path, type, sha256, size | files}\n"
     "A path that cannot be hashed is reported and the others are still\n"
     "printed; the exit status is then 2. See docs/hashing.md.\n";

@@ -84,8 +84,8 @@ struct ab_hash_tfile {
 };
 /*
  * The regular files of the directory tree dir, hashed: this thread walks
- * the tree (lib/dirwalk) while jobs - 1 threads of the pool (jobs <= 0: one
- * per online core) hash the files found so far, each opened relative to
+ * the tree (lib/dirwalk) while jobs - 1 threads of the pool (jobs <= 0:
+ * ab_hash_default_jobs()) hash the files found so far, each opened relative to
  * the root with O_NOFOLLOW, checked to be still a regular file and read
  * by the one file-hash loop; then this thread hashes too. Every entry
  * that is not a regular file goes to other (during the walk, on this
@@ -104,7 +104,7 @@ void ab_hash_tfiles_free(struct ab_hash_tfile *files, size_t n);
 /*
  * Many files at once: paths[0 .. n-1], opened as given (relative to the
  * working directory) with oflags added (O_NOFOLLOW, ...), hashed on up to
- * jobs workers (lib/pool; jobs <= 0: one per core) the way the tree hash
+ * jobs workers (lib/pool; jobs <= 0: ab_hash_default_jobs()) the way the tree hash
  * does, up to AB_SHA256X_LANES files together per worker with SHA-NI.
  * hex[i] and size[i] (size may be NULL) are set for each. Every file is
  * tried; each that cannot be hashed is reported ("cannot open 'P'",
@@ -113,7 +113,7 @@ void ab_hash_tfiles_free(struct ab_hash_tfile *files, size_t n);
  */
 int ab_hash_files(char (*hex)[AB_HEX_LEN + 1], uint64_t *size, const char *const *paths, size_t n,
     int oflags, int jobs);
-/* in-toto dirHash of a directory; jobs <= 0 means one per online core; reports errors */
+/* in-toto dirHash of a directory; jobs <= 0: ab_hash_default_jobs(); reports errors */
 int ab_hash_tree(char hex[AB_HEX_LEN + 1], const char *dir, int jobs);
 /* the same, also counting the regular files and their bytes; files, bytes may be NULL */
 int ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
@@ -125,7 +125,11 @@ int ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *byte
  * \\, \n and \r.
  */
 void ab_hash_line(struct ab_buf *b, const char *hex, const char *name);
-/* online cores this process may run on (affinity mask), at least 1: ab_pool_default_jobs() */
+/*
+ * The workers that hash a tree or a list of files when the caller gives
+ * no job count (jobs <= 0): four per core this process may run on, at most
+ * 32 beyond the cores, so that files read from the disk overlap
+ */
 int ab_hash_default_jobs(void);
 
 #endif

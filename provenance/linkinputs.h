@@ -67,7 +67,7 @@ int ab_linkinputs_default_dirs(struct ab_strv *out, const char *compiler, const 
  */
 int ab_linkinputs_collect(struct ab_link_inputs *out, char *const *argv, const char *cwd, char *const *default_dirs);
 
-/* hash every found input, each distinct file once; jobs <= 0: one per core; reports errors */
+/* hash every found input, each distinct file once; jobs <= 0: ab_hash_default_jobs(); reports errors */
 int ab_linkinputs_hash(struct ab_link_inputs *in, int jobs);
 /* the same for two input lists at once (the two sides of a relink): a file on both sides is read once */
 int ab_linkinputs_hash_pair(struct ab_link_inputs *a, struct ab_link_inputs *b, int jobs);

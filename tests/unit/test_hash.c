@@ -1,10 +1,12 @@
 /*
  * Unit tests of lib/hash: NIST SHA-256 vectors, streaming split at
  * every boundary, a streamed file larger than 4 GiB, the sha256sum line
- * escaping and the dirHash of a small tree built here.
+ * escaping, the dirHash of a small tree built here and the default
+ * number of hashing workers.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,6 +437,30 @@ test_file_errors(const char *dir)
 	CHECK(ab_hash_file(hex, NULL, dir) == -1);
 }
 
+/*
+ * The default workers follow the affinity mask: four per core allowed
+ * (1 core: 4, 2: 8, ... 10: 40), then the cores and 32 more.
+ */
+static void
+test_default_jobs(void)
+{
+	cpu_set_t all, some;
+	int cores, cpu = 0;
+
+	CHECK(sched_getaffinity(0, sizeof(all), &all) == 0);
+	cores = CPU_COUNT(&all);
+	CPU_ZERO(&some);
+	for (int k = 1; k <= cores && k <= 64; k++) {
+		while (!CPU_ISSET(cpu, &all))
+			cpu++;
+		CPU_SET(cpu, &some);
+		cpu++;
+		CHECK(sched_setaffinity(0, sizeof(some), &some) == 0);
+		CHECK(ab_hash_default_jobs() == (k <= 10 ? 4 * k : k + 32));
+	}
+	CHECK(sched_setaffinity(0, sizeof(all), &all) == 0);
+}
+
 int
 main(void)
 {
@@ -443,6 +469,7 @@ main(void)
 	test_vectors();
 	test_split();
 	test_line();
+	test_default_jobs();
 	test_tree(dir);
 	test_tree_lanes(dir);
 	test_files(dir);
