@@ -8,6 +8,9 @@
 #      source tree): allocbuild hash vs the in-toto dirHash pipeline
 #      find . -type f | cut -c3- | LC_ALL=C sort | xargs -r sha256sum | sha256sum
 #      with a warm page cache, the two run in turn round by round (target >= 9x)
+#  (c) the same tree cold (its files dropped from the page cache before
+#      every round), against the pipeline and against allocbuild with one
+#      worker per core
 # Each command runs ROUNDS times (default 5) after a warm-up; min, median
 # and max times are printed, with the peak resident set of each side
 # (the largest of the rounds). Work files live in bench/.work (or $BENCH_DIR)
@@ -72,4 +75,22 @@ printf '  median of the rounds'"'"' ratios (each round: allocbuild, then the pip
 printf '  min/max: allocbuild %.3f/%.3fs, pipeline %.3f/%.3fs; best against best %sx\n' \
 	"$ab_best" "$ab_max" "$pl_best" "$pl_max" "$(speedup "$ab_best" "$pl_best")"
 printf '  cpu (user+sys) %ss vs %ss; peak RSS %s vs %s MiB\n' "$ab_cpu" "$pl_cpu" "$ab_rss" "$pl_rss"
+# (c) the same tree cold: before every round of either side the pages of
+# its files are dropped from the page cache (bench/evict.py:
+# posix_fadvise DONTNEED, what the kernel's reclaim does to files unread
+# for a while; the directories stay cached), so every file is read from
+# the disk. Also allocbuild with one worker per core (the default before
+# it took four per core) against its default, to show what the extra
+# workers buy when the reads wait on the disk.
+ROUND_BEFORE=(python3 "$TOP/bench/evict.py" "$t")
+time_pair ab pl tree_cmd pipeline
+printf 'tree cold, median of %d: allocbuild %.3fs, dirHash pipeline %.3fs, ratio %sx (median of the rounds'"'"' ratios %.1fx)\n' \
+	"$ROUNDS" "$ab_median" "$pl_median" "$(speedup "$ab_median" "$pl_median")" "$ab_pl_pair"
+printf '  min/max: allocbuild %.3f/%.3fs, pipeline %.3f/%.3fs; cpu %ss vs %ss; peak RSS %s vs %s MiB\n' \
+	"$ab_best" "$ab_max" "$pl_best" "$pl_max" "$ab_cpu" "$pl_cpu" "$ab_rss" "$pl_rss"
+cores_cmd=("$AB" hash -j "$(nproc)" "$t")
+time_pair ab co tree_cmd cores_cmd
+printf '  allocbuild -j %d (one worker per core): %.3fs (%.3f-%.3f), %sx the default'"'"'s time (median of the rounds'"'"' ratios %.2f)\n' \
+	"$(nproc)" "$co_median" "$co_best" "$co_max" "$(ratio "$co_median" "$ab_median")" "$ab_co_pair"
+ROUND_BEFORE=()
 echo "machine after: $(uptime | sed 's/.*load/load/')"

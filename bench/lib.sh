@@ -2,13 +2,14 @@
 #   . "$(dirname "$0")/lib.sh"
 #   bench_setup SUBDIR KEEP_DEFAULT "$@"
 # Sets TOP (the checkout), AB (the binary: $1, $ALLOCBUILD or ./allocbuild),
-# ROUNDS (default 5) and WORK ($BENCH_DIR or bench/.work, then SUBDIR), and
-# enters TOP. WORK is removed at exit unless KEEP=1 (KEEP_DEFAULT gives the
-# default). With NICE=-20 (root only) the benchmark re-executes itself in
-# its own session (its own scheduler autogroup) at that priority, and
-# time_cmd runs both sides of every comparison alike at that nice value:
-# on a machine busy with other work this approximates an idle machine
-# without favouring either side.
+# ROUNDS (default 5), ROUND_BEFORE (empty: see round_once) and WORK
+# ($BENCH_DIR or bench/.work, then SUBDIR), and enters TOP. WORK is
+# removed at exit unless KEEP=1 (KEEP_DEFAULT gives the default). With
+# NICE=-20 (root only) the benchmark re-executes itself in its own session
+# (its own scheduler autogroup) at that priority, and time_cmd runs both
+# sides of every comparison alike at that nice value: on a machine busy
+# with other work this approximates an idle machine without favouring
+# either side.
 
 bench_setup() {
 	local sub=$1 keep=$2
@@ -25,6 +26,7 @@ bench_setup() {
 	ROUNDS=${ROUNDS:-5}
 	WORK=${BENCH_DIR:-$TOP/bench/.work}${sub:+/$sub}
 	[ -x "$AB" ] || { echo "bench: no binary '$AB' (run make first)" >&2; exit 2; }
+	ROUND_BEFORE=()
 	mkdir -p "$WORK"
 	[ "${KEEP:-$keep}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
 }
@@ -98,10 +100,13 @@ round_reset() {
 	: >"$WORK/rss.$1"
 }
 
-# round_once VAR CMD...: one timed round, appended to VAR's files
+# round_once VAR CMD...: one timed round, appended to VAR's files; the
+# command in the array ROUND_BEFORE, when set, runs first, untimed (to
+# drop a tree from the page cache, say)
 round_once() {
 	local var=$1 t0 t1 rc=0
 	shift
+	[ "${#ROUND_BEFORE[@]}" = 0 ] || "${ROUND_BEFORE[@]}" || { echo "bench: ${ROUND_BEFORE[*]} failed" >&2; exit 1; }
 	t0=$(now)
 	if [ -x /usr/bin/time ]; then
 		/usr/bin/time -f '%U %S %M' -o "$WORK/cpu1" "$@" >"$WORK/last.out" 2>&1 || rc=$?
