@@ -11,6 +11,7 @@
 
 #include "../lib/dirwalk.h"
 #include "../lib/proc.h"
+#include "../lib/strmap.h"
 #include "../lib/util.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
@@ -96,25 +97,30 @@ struct sum {
 
 struct sums {
 	struct sum *v;
-	size_t n;
+	size_t n, cap;
+	struct ab_strmap index; /* path to its entry: an OUTDIR's files grow with its runs */
 };
 
-static int
-has_sum(const struct sums *s, const char *path)
+/* path's entry, or NULL */
+static struct sum *
+find_sum(const struct sums *s, const char *path)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->v[i].path, path))
-			return 1;
-	return 0;
+	size_t i;
+
+	return ab_strmap_get(&s->index, path, &i) ? &s->v[i] : NULL;
 }
 
 static void
 add_sum(struct sums *s, const char *path, const char *hex)
 {
-	if (has_sum(s, path))
+	if (find_sum(s, path))
 		return;
-	s->v = ab_realloc(s->v, (s->n + 1) * sizeof(*s->v));
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->v = ab_realloc(s->v, s->cap * sizeof(*s->v));
+	}
 	s->v[s->n].path = ab_strdup(path);
+	ab_strmap_put(&s->index, s->v[s->n].path, s->n);
 	s->v[s->n].want = NULL;
 	s->v[s->n].why = NULL;
 	s->v[s->n].annotations = NULL;
@@ -155,6 +161,7 @@ free_sums(struct sums *s)
 		cJSON_Delete(s->v[i].annotations);
 	}
 	free(s->v);
+	ab_strmap_free(&s->index);
 }
 
 /* ---- the manifests ---- */
@@ -865,6 +872,7 @@ struct verifier {
 	int rootfd;
 	struct sums seen;    /* every file hashed once: its digest, or why it has none */
 	struct ab_strv sums; /* the paths SHA256SUMS lists, in order */
+	struct ab_strmap listed; /* each of them to its index */
 	int bad;             /* problems printed */
 };
 
@@ -908,11 +916,8 @@ hash_seen(struct sum **out, struct verifier *v, const char *rel)
 	char hex[AB_HEX_LEN + 1] = "", why[AB_BENEATH_WHY];
 	struct sum *s;
 
-	for (size_t i = 0; i < v->seen.n; i++)
-		if (!strcmp(v->seen.v[i].path, rel)) {
-			*out = &v->seen.v[i];
-			return 0;
-		}
+	if ((*out = find_sum(&v->seen, rel)))
+		return 0;
 	if (ab_hash_file_beneath(hex, NULL, v->rootfd, rel, 0, why) < 0) {
 		if (errno == ENOENT)
 			snprintf(why, sizeof(why), "missing");
@@ -998,13 +1003,14 @@ check_sums_file(struct verifier *v, const char *text)
 
 			problem(v, where, "unsafe path '%s' (absolute or with '..')", p);
 			free(p);
-		} else if (ab_strv_has(&v->sums, rel)) {
+		} else if (ab_strmap_get(&v->listed, rel, NULL)) {
 			char *p = ab_shown(rel);
 
 			problem(v, where, "'%s' is listed twice", p);
 			free(p);
 		} else {
 			ab_strv_push(&v->sums, rel);
+			ab_strmap_put(&v->listed, v->sums.v[v->sums.n - 1], v->sums.n - 1);
 			e = check_one(v, rel, l);
 		}
 		free(where);
@@ -1187,21 +1193,12 @@ expected_manifest(const char *rel, const cJSON *commands)
 	return 0;
 }
 
-/* is the i-th name of sv one of those before it? */
-static int
-named_before(const struct ab_strv *sv, size_t i)
-{
-	for (size_t j = 0; j < i; j++)
-		if (!strcmp(sv->v[j], sv->v[i]))
-			return 1;
-	return 0;
-}
-
 int
 ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l)
 {
 	struct verifier v = {.out = out};
 	struct ab_strv stated = {0};
+	struct ab_strmap in_stated = {0}, in_sums = {0}, in_run_named = {0};
 	const cJSON *it, *lists[2];
 
 	lists[0] = ab_json_get(l->statement, "subject");
@@ -1210,29 +1207,35 @@ ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l)
 		cJSON_ArrayForEach(it, lists[k])
 			if (ab_json_str(it, "name"))
 				ab_strv_push(&stated, ab_json_str(it, "name"));
+	/* the lists grow with the runs recorded: each is looked up through an index */
+	ab_strmap_of_strv(&in_stated, &stated);
+	ab_strmap_of_strv(&in_sums, l->sums);
 	/* SHA256SUMS and the statement agree on the set, both ways (manifests are SHA256SUMS's alone) */
 	if (l->statement) {
 		for (size_t i = 0; i < l->sums->n; i++)
-			if (!is_manifest(l->sums->v[i]) && !ab_strv_has(&stated, l->sums->v[i]) &&
+			if (!is_manifest(l->sums->v[i]) && !ab_strmap_get(&in_stated, l->sums->v[i], NULL) &&
 			    !ab_runrec_is_run_file(l->sums->v[i]))
 				problem(&v, l->sums->v[i], "listed in SHA256SUMS but not in the statement");
 		for (size_t i = 0; i < stated.n; i++)
-			if (!ab_strv_has(l->sums, stated.v[i]))
+			if (!ab_strmap_get(&in_sums, stated.v[i], NULL))
 				problem(&v, stated.v[i], "in the statement but not listed in SHA256SUMS");
 	}
 	/* the files of runs are the run records' and theirs: each listed file under runs/ recorded by one */
 	if (l->run_named) {
+		ab_strmap_of_strv(&in_run_named, l->run_named);
 		for (size_t i = 0; i < l->sums->n; i++)
 			if (ab_runrec_is_run_file(l->sums->v[i]) && !ab_runrec_is_statement(l->sums->v[i]) &&
-			    !ab_strv_has(l->run_named, l->sums->v[i]))
+			    !ab_strmap_get(&in_run_named, l->sums->v[i], NULL))
 				problem(&v, l->sums->v[i], "listed in SHA256SUMS but recorded by no run");
-		for (size_t i = 0; i < l->run_named->n; i++)
-			if (!ab_strv_has(l->sums, l->run_named->v[i]) && !named_before(l->run_named, i))
+		for (size_t i = 0, first; i < l->run_named->n; i++)
+			/* a name the runs give twice is reported once */
+			if (!ab_strmap_get(&in_sums, l->run_named->v[i], NULL) &&
+			    ab_strmap_get(&in_run_named, l->run_named->v[i], &first) && first == i)
 				problem(&v, l->run_named->v[i], "named by a run record but not listed in SHA256SUMS");
 	}
 	/* every manifest the build writes, and every file present, is listed */
 	for (size_t i = 0; i + 1 < ab_manifest_nfiles; i++)
-		if (!ab_strv_has(l->sums, ab_manifest_files[i].path) &&
+		if (!ab_strmap_get(&in_sums, ab_manifest_files[i].path, NULL) &&
 		    manifest_expected(&ab_manifest_files[i], l->commands))
 			problem(&v, ab_manifest_files[i].path, "a manifest of this build, not listed in SHA256SUMS");
 	for (size_t i = 0; i < l->present->n; i++) {
@@ -1243,13 +1246,16 @@ ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l)
 		 * above; the envelopes and signers.json are sign's, written
 		 * after the build, and checked on their own (provenance/sign.h)
 		 */
-		if (!strcmp(p, "SHA256SUMS") || ab_strv_has(l->sums, p) || expected_manifest(p, l->commands) ||
+		if (!strcmp(p, "SHA256SUMS") || ab_strmap_get(&in_sums, p, NULL) || expected_manifest(p, l->commands) ||
 		    !strcmp(p, AB_MANIFEST_ENVELOPES) || !strcmp(p, AB_MANIFEST_SIGNERS))
 			continue;
 		problem(&v, p, "not listed in SHA256SUMS: not a file this build %s", ab_runrec_is_run_file(p) ?
 		    "or a run recorded" : "recorded");
 	}
 	ab_strv_free(&stated);
+	ab_strmap_free(&in_stated);
+	ab_strmap_free(&in_sums);
+	ab_strmap_free(&in_run_named);
 	return v.bad;
 }
 
@@ -1322,6 +1328,7 @@ done:
 	cJSON_Delete(commands);
 	free_sums(&v.seen);
 	ab_strv_free(&v.sums);
+	ab_strmap_free(&v.listed);
 	ab_strv_free(&stated);
 	ab_strv_free(&present);
 	ab_strv_free(&run_named);
