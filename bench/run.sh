@@ -12,6 +12,8 @@
 # SHA256SUMS rewritten, and the OUTDIR lock. The OUTDIR is built in the work
 # directory from a tiny autotools-shaped project (no compiler needed beyond
 # the shell), so the benchmark runs in seconds. The page cache is warm.
+# Part (2), below, times verify of that OUTDIR before and after RUNS_MANY
+# more runs (about 30 s for the default 3000).
 # usage: bench/run.sh [ALLOCBUILD]
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -105,4 +107,27 @@ awk -v d="$direct_cpums" -v r="$run_cpums" -v s="$start_cpums" -v h="$hash_cpums
 	printf "    the rest (records, environment, checks, the digest cache) %.1f ms\n", r - d - s
 	printf "    with --rehash %.1f ms: overhead %.1f ms; allocbuild hash of the program (with the start) %.1f ms\n",
 	    rh, rh - d, h }'
+
+# (2) verify as the runs pile up: the OUTDIR above, then with RUNS_MANY
+# (default 3000) more runs recorded (three files each), against
+# `sha256sum -c SHA256SUMS` on the same files (verify also parses every
+# run record and checks the lists against each other: each lookup must
+# stay constant-time, lib/strmap.h, or verify grows with the square of
+# the runs)
+sums_cmd=(sh -c 'cd "$1" && sha256sum -c --quiet SHA256SUMS' sh "$o")
+verify_cmd=("$AB" verify "$o")
+verify_line() {
+	local files
+	files=$(wc -l <"$o/SHA256SUMS")
+	time_pair ve ss verify_cmd sums_cmd
+	awk -v f="$files" -v v="$ve_median" -v s="$ss_median" -v p="$ve_ss_pair" -v vr="$ve_rss" 'BEGIN {
+		printf "verify of %d files: median %.3f s (%.1f us a file, peak RSS %s MiB), sha256sum -c %.3f s: %.2fx its time (median of the rounds %.2fx)\n",
+		    f, v, v / f * 1e6, vr, s, v / s, 1 / p }'
+}
+verify_line
+for ((i = 0; i < ${RUNS_MANY:-3000}; i++)); do
+	"$AB" run "$o" big --cache "$WORK/cache" --name many -- {bin} >/dev/null 2>&1 ||
+		{ echo "bench: run $i of RUNS_MANY failed" >&2; exit 1; }
+done
+verify_line
 echo "machine after: $(uptime | sed 's/.*load/load/')"
