@@ -8,6 +8,7 @@
 
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
+#include "../lib/hash.h"
 #include "../lib/pool.h"
 #include "allocver.h"
 
@@ -150,6 +151,7 @@ struct readjob {
 	struct ab_tree **trees;
 	const char *const *specs;
 	int strip;
+	int side_jobs; /* hashing workers of a directory side */
 	atomic_int failed;
 };
 
@@ -159,7 +161,7 @@ read_item(void *arg, size_t i, int worker)
 	struct readjob *j = arg;
 
 	(void)worker;
-	if (ab_tree_read(&j->trees[i], j->specs[i], j->strip, 1) < 0)
+	if (ab_tree_read(&j->trees[i], j->specs[i], j->strip, j->side_jobs) < 0)
 		atomic_store(&j->failed, 1);
 	return 0;
 }
@@ -168,6 +170,7 @@ int
 ab_updiff_read_trees(struct ab_tree **trees, const char *const *specs, size_t n, int strip, int jobs)
 {
 	struct readjob j = {.trees = trees, .specs = specs, .strip = strip};
+	int at_once = ab_pool_workers(n, jobs < 1 ? 1 : jobs);
 
 	for (size_t i = 0; i < n; i++)
 		trees[i] = NULL;
@@ -176,8 +179,16 @@ ab_updiff_read_trees(struct ab_tree **trees, const char *const *specs, size_t n,
 		return ab_tree_read(&trees[0], specs[0], strip, jobs);
 	}
 	atomic_init(&j.failed, 0);
-	/* jobs <= 1 is one thread here */
-	ab_pool_run(n, jobs < 1 ? 1 : jobs, read_item, &j);
+	/*
+	 * jobs <= 1 is one side at a time here. The sides read at once share
+	 * the hashing workers (lib/hash.h: more than the cores, so that a
+	 * side not in the page cache is read with several reads in flight:
+	 * two cold 12,000-file trees took 2.7 s with one worker each)
+	 */
+	j.side_jobs = ab_hash_default_jobs() / at_once;
+	if (j.side_jobs < 1)
+		j.side_jobs = 1;
+	ab_pool_run(n, at_once, read_item, &j);
 	if (!atomic_load(&j.failed))
 		return 0;
 	for (size_t i = 0; i < n; i++) {

@@ -102,8 +102,9 @@ struct ab_updiff {
 
 /*
  * Read specs[0..n) with up to jobs threads into trees[0..n) (archive sides
- * stripped as strip says). Reports every failure; on error returns -1 and
- * leaves every trees[i] NULL.
+ * stripped as strip says); the sides read at once share lib/hash's
+ * default hashing workers. Reports every failure; on error returns -1
+ * and leaves every trees[i] NULL.
  */
 int ab_updiff_read_trees(struct ab_tree **trees, const char *const *specs, size_t n, int strip, int jobs);
 /* compare two trees; the trees must outlive the result; free with ab_updiff_free */
