@@ -7,6 +7,8 @@
 #      source tree, a few files changed) against `diff -rq` on the same
 #      pair, warm page cache, while computing both dirHashes (issue 19:
 #      median ratio                                       target <= 1.0x)
+#  (3) the same pair cold (every file dropped from the page cache before
+#      each round, bench/evict.py) against `diff -rq`
 # Each command runs ROUNDS times (default 5) after a warm-up; min, median
 # and max are printed with the peak resident set of each side (the largest
 # of the rounds), and the load before and after (the machine is shared).
@@ -59,4 +61,15 @@ printf '%d-file trees (%d MB each), median of %d: upstream-diff %.3fs, diff -rq 
 printf '  min/max: upstream-diff %.3f/%.3fs, diff -rq %.3f/%.3fs; best against best %sx\n' \
 	"$ud_best" "$ud_max" "$dq_best" "$dq_max" "$(ratio "$ud_best" "$dq_best")"
 printf '  cpu (user+sys) %ss vs %ss; peak RSS %s vs %s MiB\n' "$ud_cpu" "$dq_cpu" "$ud_rss" "$dq_rss"
+# (3) the same pair cold: both trees' files dropped from the page cache
+# before every round of either side (bench/evict.py), the two in turn
+ud_cmd=("$AB" upstream-diff "$b" "$a")
+dq_cmd=(diff -rq "$b" "$a")
+ROUND_BEFORE=(python3 "$TOP/bench/evict.py" "$a" "$b")
+time_pair ud dq ud_cmd dq_cmd
+ROUND_BEFORE=()
+printf 'the same trees cold, median of %d: upstream-diff %.3fs, diff -rq %.3fs, ratio %sx (median of the rounds %.2fx)\n' \
+	"$ROUNDS" "$ud_median" "$dq_median" "$(ratio "$ud_median" "$dq_median")" "$(awk -v p="$ud_dq_pair" 'BEGIN { printf "%.2f", 1 / p }')"
+printf '  min/max: upstream-diff %.3f/%.3fs, diff -rq %.3f/%.3fs; peak RSS %s vs %s MiB\n' \
+	"$ud_best" "$ud_max" "$dq_best" "$dq_max" "$ud_rss" "$dq_rss"
 echo "machine after: $(uptime | sed 's/.*load/load/')"
