@@ -482,6 +482,10 @@ ab_run(const struct ab_run_opts *o)
 	ab_atomic_clean_stale(j.dir);
 	j.next = ab_runrec_next_number(j.dir);
 	j.total = o->repeat * (int)o->nlabels;
+	if (j.next > AB_RUN_NUMBER_MAX - j.total + 1) {
+		ab_error("run: '%s' would number runs beyond %d: use another --name", j.dir, AB_RUN_NUMBER_MAX);
+		goto done;
+	}
 	order = ab_calloc(o->nlabels, sizeof(*order));
 	ab_proc_catch_signals();
 	for (int rep = 0; rep < o->repeat && !ab_proc_caught(); rep++) {

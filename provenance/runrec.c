@@ -176,19 +176,17 @@ ab_runrec_name_valid(const char *name)
 	return 1;
 }
 
-/* "NNNN-LABEL.intoto.json": its number, else -1 */
-static int
-record_number(const char *base)
+int
+ab_runrec_record_number(const char *base)
 {
-	size_t n = strlen(base), k = strlen(".intoto.json");
-	int num = 0, i;
+	size_t n = strlen(base), k = strlen(".intoto.json"), d = 0;
+	int num = 0;
 
-	for (i = 0; i < 4; i++) {
-		if (base[i] < '0' || base[i] > '9')
-			return -1;
-		num = num * 10 + (base[i] - '0');
-	}
-	if (base[4] != '-' || n <= 5 + k || strcmp(base + n - k, ".intoto.json"))
+	/* four digits at least; more only without a leading zero, as %04d writes them */
+	while (base[d] >= '0' && base[d] <= '9' && d < 9)
+		num = num * 10 + (base[d++] - '0');
+	if (d < 4 || (d > 4 && base[0] == '0') || base[d] != '-' || n <= d + 1 + k ||
+	    strcmp(base + n - k, ".intoto.json"))
 		return -1;
 	return num;
 }
@@ -203,7 +201,7 @@ ab_runrec_next_number(const char *dir)
 	if (!d)
 		return 1;
 	while ((de = readdir(d))) {
-		int n = record_number(de->d_name);
+		int n = ab_runrec_record_number(de->d_name);
 
 		if (n > max)
 			max = n;
@@ -234,7 +232,7 @@ ab_runrec_is_statement(const char *rel)
 		int ok = ab_runrec_name_valid(n);
 
 		free(n);
-		return ok && record_number(base + 1) >= 0;
+		return ok && ab_runrec_record_number(base + 1) >= 0;
 	}
 }
 

@@ -74,8 +74,16 @@ void ab_runrec_release(struct ab_runrec *r);
 
 /* is name usable as a run name: [A-Za-z0-9._-], 1 to 64 characters, not starting with '.' or '-'? */
 int ab_runrec_name_valid(const char *name);
+/*
+ * Runs are numbered from 1 in their name's directory, written with at
+ * least four digits ("%04d": 0001 .. 9999, then 10000 ..), at most
+ * AB_RUN_NUMBER_MAX.
+ */
+#define AB_RUN_NUMBER_MAX 999999999
 /* the number the next run in dir (OUTDIR/runs/NAME) takes: one more than any record there */
 int ab_runrec_next_number(const char *dir);
+/* the number of a record's file name "NNNN-LABEL.intoto.json" (as "%04d" writes it), else -1 */
+int ab_runrec_record_number(const char *base);
 /* is rel (relative to OUTDIR) a run record: runs/NAME/NNNN-LABEL.intoto.json? */
 int ab_runrec_is_statement(const char *rel);
 /* is rel under runs/? */

@@ -19,6 +19,7 @@
 #include "manifest.h"
 #include "dsse.h"
 #include "keys.h"
+#include "runrec.h"
 
 /*
  * Where the Statements of an OUTDIR live: a directory relative to it and a
@@ -29,14 +30,23 @@
  */
 static const struct {
 	const char *dir, *pattern;
+	int numbered; /* the names are run records' (provenance/runrec.h), in number order */
 } places[] = {
-	{"provenance", "provenance.intoto.json"},
+	{"provenance", "provenance.intoto.json", 0},
 	/* build --check and rebuild (provenance/manifest.h, AB_MANIFEST_RECORD) */
-	{"provenance", "reproducibility.intoto.json"},
-	{"provenance", "rebuild.intoto.json"},
-	/* allocbuild run (provenance/runrec.h) */
-	{"runs/*", "[0-9][0-9][0-9][0-9]-*.intoto.json"},
+	{"provenance", "reproducibility.intoto.json", 0},
+	{"provenance", "rebuild.intoto.json", 0},
+	/* allocbuild run (provenance/runrec.h): 0001 .. 9999, then 10000 .. */
+	{"runs/*", "[0-9][0-9][0-9][0-9]*-*.intoto.json", 1},
 };
+
+/* does the file name base belong to place i? */
+static int
+place_has(size_t i, const char *base)
+{
+	return fnmatch(places[i].pattern, base, FNM_PERIOD) == 0 &&
+	    (!places[i].numbered || ab_runrec_record_number(base) >= 0);
+}
 
 #define STATEMENT_V1 "https://in-toto.io/Statement/v1"
 #define STATEMENT_V01 "https://in-toto.io/Statement/v0.1"
@@ -54,6 +64,16 @@ static int
 cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* run records by number (9999 before 10000), then by name */
+static int
+cmp_record(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int nx = ab_runrec_record_number(x), ny = ab_runrec_record_number(y);
+
+	return nx != ny ? (nx < ny ? -1 : 1) : strcmp(x, y);
 }
 
 /* ---- where the Statements are ---- */
@@ -99,7 +119,7 @@ place_dirs(struct ab_strv *dirs, const char *outdir, const char *pat)
 	return 0;
 }
 
-static int statements_in(struct ab_strv *out, const char *outdir, const char *reldir, const char *pattern);
+static int statements_in(struct ab_strv *out, const char *outdir, const char *reldir, size_t place);
 
 int
 ab_sign_statements(struct ab_strv *out, const char *outdir)
@@ -109,7 +129,7 @@ ab_sign_statements(struct ab_strv *out, const char *outdir)
 		int e = place_dirs(&dirs, outdir, places[i].dir);
 
 		for (size_t j = 0; j < dirs.n && e == 0; j++)
-			e = statements_in(out, outdir, dirs.v[j], places[i].pattern);
+			e = statements_in(out, outdir, dirs.v[j], i);
 		ab_strv_free(&dirs);
 		if (e < 0)
 			return e;
@@ -119,7 +139,7 @@ ab_sign_statements(struct ab_strv *out, const char *outdir)
 
 /* the Statements of one directory of a place, sorted */
 static int
-statements_in(struct ab_strv *out, const char *outdir, const char *reldir, const char *pattern)
+statements_in(struct ab_strv *out, const char *outdir, const char *reldir, size_t place)
 {
 	char *dir = ab_path_join(outdir, reldir);
 	struct ab_strv names = {0};
@@ -137,13 +157,13 @@ statements_in(struct ab_strv *out, const char *outdir, const char *reldir, const
 		struct stat st;
 
 		/* regular files only: a symlink is never followed out of the OUTDIR */
-		if (fnmatch(pattern, de->d_name, FNM_PERIOD) == 0 &&
+		if (place_has(place, de->d_name) &&
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
 			ab_strv_push(&names, de->d_name);
 	}
 	closedir(d);
 	if (names.n)
-		qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+		qsort(names.v, names.n, sizeof(*names.v), places[place].numbered ? cmp_record : cmp_str);
 	for (size_t j = 0; j < names.n; j++)
 		ab_strv_pushf(out, "%s/%s", reldir, names.v[j]);
 	ab_strv_free(&names);
@@ -159,8 +179,7 @@ ab_sign_is_statement(const char *rel)
 		return 0;
 	for (size_t i = 0; i < AB_NELEM(places); i++) {
 		char *dir = ab_strndup(rel, (size_t)(slash - rel));
-		int match = fnmatch(places[i].dir, dir, FNM_PATHNAME | FNM_PERIOD) == 0 &&
-		    fnmatch(places[i].pattern, slash + 1, FNM_PERIOD) == 0;
+		int match = fnmatch(places[i].dir, dir, FNM_PATHNAME | FNM_PERIOD) == 0 && place_has(i, slash + 1);
 
 		free(dir);
 		if (match)

@@ -60,6 +60,14 @@ main(void)
 	CHECK(ab_runrec_is_statement("runs/bench/0001-stock53.intoto.json"));
 	CHECK(!ab_runrec_is_statement("runs/bench/0001-stock53.log"));
 	CHECK(!ab_runrec_is_statement("runs/bench/001-stock53.intoto.json"));
+	CHECK(ab_runrec_is_statement("runs/bench/10000-stock53.intoto.json"));
+	CHECK(ab_runrec_is_statement("runs/bench/999999999-stock53.intoto.json"));
+	CHECK(!ab_runrec_is_statement("runs/bench/1000000000-stock53.intoto.json"));
+	CHECK(!ab_runrec_is_statement("runs/bench/01000-stock53.intoto.json"));
+	CHECK(!ab_runrec_is_statement("runs/bench/10000-.intoto.json"));
+	CHECK(ab_runrec_record_number("0042-a.intoto.json") == 42);
+	CHECK(ab_runrec_record_number("123456-a.intoto.json") == 123456);
+	CHECK(ab_runrec_record_number("0042-a.log") == -1);
 	CHECK(!ab_runrec_is_statement("runs/bench/x/0001-stock53.intoto.json"));
 	CHECK(!ab_runrec_is_statement("runs/.x/0001-stock53.intoto.json"));
 	CHECK(!ab_runrec_is_statement("provenance/0001-a.intoto.json"));
@@ -77,10 +85,23 @@ main(void)
 		p = ab_path_join(dir, "0009-a.log");
 		CHECK(ab_write_file_atomic(p, "", 0) == 0);
 		free(p);
-		p = ab_path_join(dir, "12345-a.intoto.json");
+		/* not as %04d writes a number: a leading zero beyond four digits, fewer than four */
+		p = ab_path_join(dir, "01234-a.intoto.json");
+		CHECK(ab_write_file_atomic(p, "", 0) == 0);
+		free(p);
+		p = ab_path_join(dir, "123-a.intoto.json");
 		CHECK(ab_write_file_atomic(p, "", 0) == 0);
 		free(p);
 		CHECK(ab_runrec_next_number(dir) == 8);
+		/* after 9999 the numbers go on with five digits: 10000 is taken, the next is 10001 */
+		p = ab_path_join(dir, "9999-a.intoto.json");
+		CHECK(ab_write_file_atomic(p, "{}", 2) == 0);
+		free(p);
+		CHECK(ab_runrec_next_number(dir) == 10000);
+		p = ab_path_join(dir, "10000-a.intoto.json");
+		CHECK(ab_write_file_atomic(p, "{}", 2) == 0);
+		free(p);
+		CHECK(ab_runrec_next_number(dir) == 10001);
 		ab_rm_rf(dir);
 		free(dir);
 	}
