@@ -23,29 +23,28 @@
 
 /*
  * Where the Statements of an OUTDIR live: a directory relative to it and a
- * file-name pattern (fnmatch, no leading dot). The directory's last
- * component may be "*": every real directory there (the run records of
- * every run name, provenance/runrec.h). Records that write Statements of
- * their own add their place here (sign.h).
+ * file name. The directory's last component may be "*": every real
+ * directory there (the run records of every run name). A name of NULL
+ * stands for a run record's, NNNN-LABEL.intoto.json as runrec.h reads it
+ * (ab_runrec_record_number), taken in number order. Records that write
+ * Statements of their own add their place here (sign.h).
  */
 static const struct {
-	const char *dir, *pattern;
-	int numbered; /* the names are run records' (provenance/runrec.h), in number order */
+	const char *dir, *name;
 } places[] = {
-	{"provenance", "provenance.intoto.json", 0},
+	{"provenance", "provenance.intoto.json"},
 	/* build --check and rebuild (provenance/manifest.h, AB_MANIFEST_RECORD) */
-	{"provenance", "reproducibility.intoto.json", 0},
-	{"provenance", "rebuild.intoto.json", 0},
+	{"provenance", "reproducibility.intoto.json"},
+	{"provenance", "rebuild.intoto.json"},
 	/* allocbuild run (provenance/runrec.h): 0001 .. 9999, then 10000 .. */
-	{"runs/*", "[0-9][0-9][0-9][0-9]*-*.intoto.json", 1},
+	{"runs/*", NULL},
 };
 
 /* does the file name base belong to place i? */
 static int
 place_has(size_t i, const char *base)
 {
-	return fnmatch(places[i].pattern, base, FNM_PERIOD) == 0 &&
-	    (!places[i].numbered || ab_runrec_record_number(base) >= 0);
+	return places[i].name ? !strcmp(places[i].name, base) : ab_runrec_record_number(base) >= 0;
 }
 
 #define STATEMENT_V1 "https://in-toto.io/Statement/v1"
@@ -163,7 +162,7 @@ statements_in(struct ab_strv *out, const char *outdir, const char *reldir, size_
 	}
 	closedir(d);
 	if (names.n)
-		qsort(names.v, names.n, sizeof(*names.v), places[place].numbered ? cmp_record : cmp_str);
+		qsort(names.v, names.n, sizeof(*names.v), places[place].name ? cmp_str : cmp_record);
 	for (size_t j = 0; j < names.n; j++)
 		ab_strv_pushf(out, "%s/%s", reldir, names.v[j]);
 	ab_strv_free(&names);
