@@ -13,7 +13,7 @@
 # directory from a tiny autotools-shaped project (no compiler needed beyond
 # the shell), so the benchmark runs in seconds. The page cache is warm.
 # Part (2), below, times verify of that OUTDIR before and after RUNS_MANY
-# more runs (about 30 s for the default 3000).
+# more runs (about 30 s for the default 3000); part (3) the last cold.
 # usage: bench/run.sh [ALLOCBUILD]
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -130,4 +130,12 @@ for ((i = 0; i < ${RUNS_MANY:-3000}; i++)); do
 		{ echo "bench: run $i of RUNS_MANY failed" >&2; exit 1; }
 done
 verify_line
+# (3) the same OUTDIR cold: its files dropped from the page cache before
+# every round of either side (bench/evict.py), as an OUTDIR verified an
+# hour after the runs is; verify reads SHA256SUMS's files on the pool
+sync
+ROUND_BEFORE=(python3 "$TOP/bench/evict.py" "$o")
+printf 'cold: '
+verify_line
+ROUND_BEFORE=()
 echo "machine after: $(uptime | sed 's/.*load/load/')"

@@ -384,8 +384,13 @@ ab_hash_file(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path)
 	return ab_hash_file_buf(hex, size, path, 0, NULL);
 }
 
-int
-ab_hash_file_beneath(char hex[AB_HEX_LEN + 1], uint64_t *size, int rootfd, const char *rel, int flags, char *why)
+/*
+ * ab_hash_file_beneath's work, with the caller's read buffer (NULL: as
+ * hash_fd chooses) and the size its fstat gave as the end of the file.
+ */
+static int
+hash_beneath(char hex[AB_HEX_LEN + 1], uint64_t *size, int rootfd, const char *rel, int flags, char *why,
+    void *buf)
 {
 	int fd = ab_dirwalk_open_beneath(rootfd, rel, O_RDONLY | O_NONBLOCK, flags, why);
 	struct stat st;
@@ -409,7 +414,7 @@ ab_hash_file_beneath(char hex[AB_HEX_LEN + 1], uint64_t *size, int rootfd, const
 		errno = EINVAL;
 		return -1;
 	}
-	rc = ab_hash_fd(hex, size, fd, NULL);
+	rc = hash_fd(hex, size, fd, (int64_t)st.st_size, NULL, buf, buf ? AB_HASH_READBUF : 0);
 	e = errno;
 	close(fd);
 	if (rc < 0) {
@@ -419,6 +424,57 @@ ab_hash_file_beneath(char hex[AB_HEX_LEN + 1], uint64_t *size, int rootfd, const
 		return -1;
 	}
 	return 0;
+}
+
+int
+ab_hash_file_beneath(char hex[AB_HEX_LEN + 1], uint64_t *size, int rootfd, const char *rel, int flags, char *why)
+{
+	return hash_beneath(hex, size, rootfd, rel, flags, why, NULL);
+}
+
+/* ab_hash_files_beneath's job: one read buffer per worker */
+struct beneath_job {
+	struct ab_hash_result *res;
+	int rootfd, flags;
+	const char *const *rels;
+	void **bufs;
+};
+
+static int
+beneath_one(void *arg, size_t i, int worker)
+{
+	struct beneath_job *j = arg;
+	struct ab_hash_result *r = &j->res[i];
+	char why[AB_BENEATH_WHY];
+
+	if (!j->bufs[worker])
+		j->bufs[worker] = ab_hash_readbuf_new();
+	if (hash_beneath(r->hex, &r->size, j->rootfd, j->rels[i], j->flags, why, j->bufs[worker]) < 0) {
+		r->err = errno;
+		r->why = ab_strdup(why);
+		r->hex[0] = '\0';
+		r->size = 0;
+	} else {
+		r->err = 0;
+		r->why = NULL;
+	}
+	return 0;
+}
+
+void
+ab_hash_files_beneath(struct ab_hash_result *res, int rootfd, const char *const *rels, size_t n, int flags,
+    int jobs)
+{
+	struct beneath_job j = {.res = res, .rootfd = rootfd, .flags = flags, .rels = rels};
+	int workers = ab_pool_workers(n, hash_jobs(jobs));
+
+	if (n == 0)
+		return;
+	j.bufs = ab_calloc((size_t)workers, sizeof(*j.bufs));
+	ab_pool_run(n, hash_jobs(jobs), beneath_one, &j);
+	for (int w = 0; w < workers; w++)
+		free(j.bufs[w]);
+	free(j.bufs);
 }
 
 void

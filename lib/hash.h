@@ -75,6 +75,21 @@ int ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *nam
  */
 int ab_hash_file_beneath(char hex[AB_HEX_LEN + 1], uint64_t *size, int rootfd, const char *rel, int flags,
     char *why);
+/* one file of ab_hash_files_beneath: its digest, or why it has none */
+struct ab_hash_result {
+	char hex[AB_HEX_LEN + 1]; /* "" when the file was not hashed */
+	uint64_t size;
+	int err;                  /* 0, or the errno ab_hash_file_beneath would set */
+	char *why;                /* with err, the reason it would give (caller frees); else NULL */
+};
+/*
+ * ab_hash_file_beneath for rels[0 .. n-1], on up to jobs workers
+ * (lib/pool; jobs <= 0: ab_hash_default_jobs(), so that the reads of a
+ * cold directory overlap): every file tried, its outcome in res[i].
+ * Reports nothing.
+ */
+void ab_hash_files_beneath(struct ab_hash_result *res, int rootfd, const char *const *rels, size_t n, int flags,
+    int jobs);
 /* a regular file of a tree, hashed (ab_hash_tree_files) */
 struct ab_hash_tfile {
 	char *path;                  /* relative to the root, '/'-separated */

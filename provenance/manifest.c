@@ -904,38 +904,75 @@ problem(struct verifier *v, const char *rel, const char *fmt, ...)
 }
 
 /*
+ * What a file's hash failing with err says: a missing file (ENOENT), a
+ * file of another type (EINVAL, ENOTDIR) or a path leaving OUTDIR (EXDEV,
+ * ELOOP) is what the file holds, for the caller to compare; anything else
+ * is a failure of the environment (an I/O error).
+ */
+static int
+is_content_errno(int err)
+{
+	return err == ENOENT || err == EINVAL || err == EXDEV || err == ELOOP || err == ENOTDIR;
+}
+
+/* rel's outcome into v->seen: its digest, or (err, why) why it has none */
+static struct sum *
+seen_add(struct verifier *v, const char *rel, const char *hex, int err, const char *why)
+{
+	struct sum *s;
+
+	add_sum(&v->seen, rel, err ? "" : hex);
+	s = &v->seen.v[v->seen.n - 1];
+	if (err)
+		s->why = ab_strdup(err == ENOENT ? "missing" : why);
+	return s;
+}
+
+/*
  * Hash rel below OUTDIR once, through the one resolver (a symlink only
  * inside OUTDIR, no fifo or device read): its sum in v->seen, with why it
- * has no digest. A failure of the environment (an I/O error) is reported
- * and AB_EFAIL; a missing file, a file of another type or a path leaving
- * OUTDIR is what the file holds, for the caller to compare.
+ * has no digest. A failure of the environment is reported and AB_EFAIL.
  */
 static int
 hash_seen(struct sum **out, struct verifier *v, const char *rel)
 {
 	char hex[AB_HEX_LEN + 1] = "", why[AB_BENEATH_WHY];
-	struct sum *s;
+	int err = 0;
 
 	if ((*out = find_sum(&v->seen, rel)))
 		return 0;
 	if (ab_hash_file_beneath(hex, NULL, v->rootfd, rel, 0, why) < 0) {
-		if (errno == ENOENT)
-			snprintf(why, sizeof(why), "missing");
-		else if (errno != EINVAL && errno != EXDEV && errno != ELOOP && errno != ENOTDIR) {
+		err = errno;
+		if (!is_content_errno(err)) {
 			char *p = ab_path_join(v->outdir, rel);
 
 			ab_error("cannot read '%s': %s", p, why);
 			free(p);
 			return AB_EFAIL;
 		}
-		hex[0] = '\0';
 	}
-	add_sum(&v->seen, rel, hex);
-	s = &v->seen.v[v->seen.n - 1];
-	if (!hex[0])
-		s->why = ab_strdup(why);
-	*out = s;
+	*out = seen_add(v, rel, hex, err, why);
 	return 0;
+}
+
+/*
+ * Hash the files SHA256SUMS lists all at once, on the pool, before they
+ * are compared in order: the reads of a cold OUTDIR overlap, and the run
+ * records are then in the page cache for check_runs. A failure of the
+ * environment is left for hash_seen to meet again, and report, in order.
+ */
+static void
+prefetch_seen(struct verifier *v, const char *const *rels, size_t n)
+{
+	struct ab_hash_result *res = ab_calloc(n ? n : 1, sizeof(*res));
+
+	ab_hash_files_beneath(res, v->rootfd, rels, n, 0, 0);
+	for (size_t i = 0; i < n; i++) {
+		if (!find_sum(&v->seen, rels[i]) && (res[i].err == 0 || is_content_errno(res[i].err)))
+			seen_add(v, rels[i], res[i].hex, res[i].err, res[i].why);
+		free(res[i].why);
+	}
+	free(res);
 }
 
 /*
@@ -982,21 +1019,48 @@ read_manifest(struct verifier *v, const char *rel)
 	return doc;
 }
 
-/* SHA256SUMS: every line checked; its paths in v->sums */
+/* a line of SHA256SUMS: 0 (the digest now ends at its NUL, the path at rel), or -1 malformed */
+static int
+sums_line(char *l, size_t n, const char **rel)
+{
+	*rel = l + AB_HEX_LEN + 2;
+	if (n < AB_HEX_LEN + 3 || l[AB_HEX_LEN] != ' ' || l[AB_HEX_LEN + 1] != ' ')
+		return -1;
+	l[AB_HEX_LEN] = '\0';
+	return ab_is_hex(l, AB_HEX_LEN) ? 0 : -1;
+}
+
+/* SHA256SUMS: its files hashed at once, then every line checked in order; its paths in v->sums */
 static int
 check_sums_file(struct verifier *v, const char *text)
 {
-	size_t line = 0;
+	struct ab_strv lines = {0};
+	const char **rels, **files;
+	size_t nfiles = 0;
+	int e = 0;
 
 	for (const char *s = text; *s;) {
 		size_t n = strcspn(s, "\n");
-		char *l = ab_strndup(s, n), *where = ab_sprintf("SHA256SUMS:%zu", ++line);
-		const char *rel = l + AB_HEX_LEN + 2;
-		int e = 0;
 
+		ab_strv_push_owned(&lines, ab_strndup(s, n));
 		s += n + (s[n] == '\n');
-		if (n < AB_HEX_LEN + 3 || l[AB_HEX_LEN] != ' ' || l[AB_HEX_LEN + 1] != ' ' ||
-		    (l[AB_HEX_LEN] = '\0', !ab_is_hex(l, AB_HEX_LEN))) {
+	}
+	/* each line's path, NULL when malformed; the safe ones hashed at once */
+	rels = ab_calloc(lines.n ? lines.n : 1, sizeof(*rels));
+	files = ab_calloc(lines.n ? lines.n : 1, sizeof(*files));
+	for (size_t i = 0; i < lines.n; i++) {
+		if (sums_line(lines.v[i], strlen(lines.v[i]), &rels[i]) < 0)
+			rels[i] = NULL;
+		else if (ab_path_is_safe_relative(rels[i]))
+			files[nfiles++] = rels[i];
+	}
+	prefetch_seen(v, files, nfiles);
+	free(files);
+	for (size_t i = 0; i < lines.n && e == 0; i++) {
+		char *l = lines.v[i], *where = ab_sprintf("SHA256SUMS:%zu", i + 1);
+		const char *rel = rels[i];
+
+		if (!rel) {
 			problem(v, where, "malformed line");
 		} else if (!ab_path_is_safe_relative(rel)) {
 			char *p = ab_shown(rel);
@@ -1014,11 +1078,10 @@ check_sums_file(struct verifier *v, const char *text)
 			e = check_one(v, rel, l);
 		}
 		free(where);
-		free(l);
-		if (e < 0)
-			return e;
 	}
-	return 0;
+	free(rels);
+	ab_strv_free(&lines);
+	return e;
 }
 
 /* the statement's subjects and byproducts, each checked against the file; their names into names */

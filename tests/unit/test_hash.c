@@ -424,6 +424,90 @@ test_files(const char *dir)
 	free(root);
 }
 
+/*
+ * Many files below a directory at once: each outcome exactly what
+ * ab_hash_file_beneath gives for it alone (digest and size, or errno and
+ * reason), whatever the workers; known digests for two of them.
+ */
+static void
+test_files_beneath(const char *dir)
+{
+	enum { NGOOD = 200 };
+	static const char *const odd[] = {"missing", "sub", "fifo", "out", "in", "f000/x", "sub/../f001", "sub/f"};
+	enum { NODD = sizeof(odd) / sizeof(odd[0]), N = NGOOD + NODD };
+	char *root = ab_path_join(dir, "beneath"), *p;
+	const char *rels[N];
+	char names[NGOOD][16];
+	struct ab_hash_result res[N];
+	unsigned char *data = ab_malloc(400000);
+	unsigned seed = 5;
+	int rootfd;
+
+	for (size_t i = 0; i < 400000; i++)
+		data[i] = (unsigned char)((seed = seed * 1103515245 + 12345) >> 16);
+	p = ab_path_join(root, "sub");
+	CHECK(ab_mkdir_p(p, 0755) == 0);
+	free(p);
+	for (int i = 0; i < NGOOD; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%03d", i);
+		p = ab_path_join(root, names[i]);
+		/* sizes 0, 1, ... and every 50th past the read buffer (AB_HASH_READBUF) */
+		CHECK(ab_write_file_atomic(p, data + i, i % 50 == 49 ? 300000 + (size_t)i : (size_t)i * 7) == 0);
+		free(p);
+		rels[i] = names[i];
+	}
+	p = ab_path_join(root, "sub/f");
+	CHECK(ab_write_file_atomic(p, "abc", 3) == 0);
+	free(p);
+	p = ab_path_join(root, "fifo");
+	CHECK(mkfifo(p, 0644) == 0);
+	free(p);
+	p = ab_path_join(root, "out");
+	CHECK(symlink("../..", p) == 0);
+	free(p);
+	p = ab_path_join(root, "in");
+	CHECK(symlink("sub/f", p) == 0);
+	free(p);
+	for (int i = 0; i < NODD; i++)
+		rels[NGOOD + i] = odd[i];
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(rootfd >= 0);
+	for (int flags = 0; flags <= AB_BENEATH_NOSYMLINK; flags += AB_BENEATH_NOSYMLINK)
+		for (int jobs = 0; jobs <= 3; jobs++) {
+			memset(res, 0x5a, sizeof(res));
+			ab_hash_files_beneath(res, rootfd, rels, N, flags, jobs);
+			for (int i = 0; i < N; i++) {
+				char hex[AB_HEX_LEN + 1] = "", why[AB_BENEATH_WHY] = "";
+				uint64_t size = 0;
+				int rc = ab_hash_file_beneath(hex, &size, rootfd, rels[i], flags, why), err = errno;
+
+				if (rc == 0) {
+					CHECK(res[i].err == 0 && !res[i].why);
+					CHECK_STR(res[i].hex, hex);
+					CHECK(res[i].size == size);
+				} else {
+					CHECK(res[i].err == err);
+					CHECK_STR(res[i].why, why);
+					CHECK_STR(res[i].hex, "");
+				}
+				free(res[i].why);
+			}
+			/* the symlink inside the directory: followed unless refused; the others fail */
+			CHECK_STR(res[NGOOD + 4].hex, flags ? "" : "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+			CHECK(res[0].err == 0 && !strcmp(res[0].hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+			CHECK(res[NGOOD + 0].err == ENOENT);
+			CHECK(res[NGOOD + 1].err == EINVAL && res[NGOOD + 2].err == EINVAL);
+			CHECK(res[NGOOD + 3].err == (flags ? ELOOP : EXDEV));
+			CHECK(res[NGOOD + 5].err == ENOTDIR);
+			CHECK(res[49].err == 0 && res[49].size == 300049);
+		}
+	ab_hash_files_beneath(res, rootfd, rels, 0, 0, 0);
+	close(rootfd);
+	free(data);
+	CHECK(ab_rm_rf(root) == 0);
+	free(root);
+}
+
 static void
 test_file_errors(const char *dir)
 {
@@ -473,6 +557,7 @@ main(void)
 	test_tree(dir);
 	test_tree_lanes(dir);
 	test_files(dir);
+	test_files_beneath(dir);
 	test_file_errors(dir);
 	test_big_buffered(dir);
 	test_big_file(dir);
