@@ -289,18 +289,30 @@ parse_sums(struct ab_strv *names, struct ab_strv *hexes, const char *text)
 	return bad;
 }
 
-/*
- * The member's name relative to the top directory (the first member's
- * first component), or NULL when it is refused (printed). A leading "./"
- * (tar -C dir . repacks so) is no part of the name.
- */
+/* a member's name without its leading "./" (tar -C dir . repacks so), or NULL */
 static const char *
-member_rel(struct verify *v, char **top, const char *name)
+member_name(const char *name)
 {
 	while (name && name[0] == '.' && name[1] == '/')
 		name += 2;
+	return name;
+}
+
+/*
+ * The member's name relative to the top directory (the first member's
+ * first component), or NULL when it is refused (printed). A leading "./"
+ * is no part of the name; a file beside the top directory is refused.
+ */
+static const char *
+member_rel(struct verify *v, char **top, const char *name, int isdir)
+{
+	name = member_name(name);
 	if (!name || !ab_path_is_safe_relative(name)) {
 		say(v, name ? name : "(a member without a name)", "unsafe member name");
+		return NULL;
+	}
+	if (!isdir && !strchr(name, '/')) {
+		say(v, name, "not inside a top directory");
 		return NULL;
 	}
 	if (!*top)
@@ -483,12 +495,18 @@ read_members(struct verify *v)
 		goto done;
 	}
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *rel;
+		const char *rel, *name;
+		int isdir;
 
 		members++;
 		free(current);
 		current = ab_strdup(archive_entry_pathname(e) ? archive_entry_pathname(e) : "");
-		if (!(rel = member_rel(v, &top, archive_entry_pathname(e))) || archive_entry_filetype(e) == AE_IFDIR)
+		isdir = archive_entry_filetype(e) == AE_IFDIR;
+		name = member_name(archive_entry_pathname(e));
+		/* the archive's own "./" (tar -C dir .): no member of the bundle */
+		if (isdir && name && (!name[0] || !strcmp(name, ".")))
+			continue;
+		if (!(rel = member_rel(v, &top, name, isdir)) || isdir)
 			continue;
 		if (archive_entry_filetype(e) != AE_IFREG || !rel[0]) {
 			say(v, rel[0] ? rel : current, "not a regular file");
@@ -692,7 +710,7 @@ ab_bundle_read(struct ab_buf *out, const char *path, const char *rel, size_t max
 		return AB_EFAIL;
 	}
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e), *slash = name ? strchr(name, '/') : NULL;
+		const char *name = member_name(archive_entry_pathname(e)), *slash = name ? strchr(name, '/') : NULL;
 		char buf[65536];
 		la_ssize_t n;
 
