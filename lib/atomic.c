@@ -110,6 +110,41 @@ ab_atomic_commit(struct ab_atomic *a)
 }
 
 int
+ab_atomic_check(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? ab_strndup(path, slash == path ? 1 : (size_t)(slash - path)) : ab_strdup(".");
+	struct stat st;
+	int rc = 0;
+
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			ab_error_errno("cannot replace '%s'", path);
+		} else {
+			ab_error("cannot replace '%s': not a regular file", path);
+		}
+		rc = AB_EFAIL;
+	} else {
+		int err = 0;
+
+		if (stat(dir, &st) < 0)
+			err = errno;
+		else if (!S_ISDIR(st.st_mode))
+			err = ENOTDIR;
+		else if (access(dir, W_OK | X_OK) < 0)
+			err = errno;
+		if (err) {
+			errno = err;
+			ab_error_errno("cannot write into '%s'", dir);
+			rc = AB_EFAIL;
+		}
+	}
+	free(dir);
+	return rc;
+}
+
+int
 ab_atomic_write(const char *path, const void *data, size_t len, int flags)
 {
 	struct ab_atomic a;

@@ -51,6 +51,15 @@ struct ab_atomic {
 int ab_atomic_open(struct ab_atomic *a, const char *path, int flags);
 /* make the temporary the destination (see above); on failure it is removed; reports errors */
 int ab_atomic_commit(struct ab_atomic *a);
+/*
+ * Could a commit replace path? 0 when path is missing, a regular file or
+ * a symlink (the link is replaced, never followed) and its directory
+ * takes new files; else reports "cannot replace '<path>': Is a directory"
+ * (or ": not a regular file", or the directory's error) and AB_EFAIL. A
+ * command that writes several files checks them all first, so that a
+ * refusal leaves none of them written.
+ */
+int ab_atomic_check(const char *path);
 /* close and remove the temporary, keep the destination as it was */
 void ab_atomic_abort(struct ab_atomic *a);
 

@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../lib/atomic.h"
 #include "../lib/util.h"
 #include "bundle.h"
 #include "../lib/jsonio.h"
@@ -1250,6 +1251,17 @@ write_text(const char *dir, const char *name, const struct ab_buf *b)
 	return rc;
 }
 
+/* can dir/name be written over (lib/atomic.h)? reported */
+static int
+check_target(const char *dir, const char *name)
+{
+	char *p = ab_path_join(dir, name);
+	int rc = ab_atomic_check(p);
+
+	free(p);
+	return rc;
+}
+
 /* characters, as GitHub counts them: UTF-8 code points */
 static size_t
 utf8_len(const char *s, size_t n)
@@ -1746,6 +1758,15 @@ ab_pr_write(const struct ab_pr_opts *o)
 	/* a bad --notes target must fail before anything is written */
 	if (o->notes && ab_notes_resolve(NULL, o->notes) < 0)
 		goto done;
+	bundle_name = ab_sprintf("provenance-%s.tar.gz", e.name);
+	top = ab_sprintf("provenance-%s", e.name);
+	/*
+	 * and so must a file that cannot be replaced: no bundle without its
+	 * pr.md, no OUTDIR signed for nothing (a DIR not there yet is made afresh)
+	 */
+	if ((ab_path_exists(dir) && (check_target(dir, "pr.md") < 0 || check_target(dir, bundle_name) < 0)) ||
+	    check_target(o->outdir, "pr-details.md") < 0)
+		goto done;
 	/* the envelopes are written into OUTDIR, and so bundled like the manifests */
 	if (o->nsign_keys) {
 		size_t n;
@@ -1756,9 +1777,6 @@ ab_pr_write(const struct ab_pr_opts *o)
 	}
 	if (ab_mkdir_p(dir, 0755) < 0)
 		goto done;
-	bundle_name = ab_sprintf("provenance-%s.tar.gz", e.name);
-	top = ab_sprintf("provenance-%s", e.name);
-
 	section_summary(&body, &e);
 	section_signature(&body, &e, bundle_name);
 	section_variants(&body, &details, &e);

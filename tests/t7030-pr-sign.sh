@@ -20,6 +20,25 @@ expect_exit 2 "$AB" pr --sign rsa.pem -o pr bo
 echo "allocbuild: 'rsa.pem' is an RSA key: allocbuild signs with Ed25519 or ECDSA P-256 keys only" | expect_file err
 [ ! -e pr ] && [ ! -e bo/$J ] || fail "pr wrote something with an unusable key"
 
+# --- a file pr cannot replace: refused before anything is written, OUTDIR not signed
+mkdir -p prd/pr.md
+expect_exit 2 "$AB" pr --sign ed.pem -o prd bo
+echo "allocbuild: cannot replace 'prd/pr.md': Is a directory" | expect_file err
+[ "$(ls prd)" = pr.md ] && [ ! -e bo/$J ] && [ ! -e bo/provenance/signers.json ] ||
+	fail "pr wrote something, or signed OUTDIR, with a pr.md it cannot replace"
+rmdir prd/pr.md && mkdir prd/provenance-ps.tar.gz
+expect_exit 2 "$AB" pr -o prd bo
+echo "allocbuild: cannot replace 'prd/provenance-ps.tar.gz': Is a directory" | expect_file err
+[ "$(ls prd)" = provenance-ps.tar.gz ] || fail "pr wrote something with a bundle it cannot replace"
+mkfifo bo/pr-details.md
+expect_exit 2 "$AB" pr -o prf bo
+echo "allocbuild: cannot replace 'bo/pr-details.md': not a regular file" | expect_file err
+[ ! -e prf ] || fail "pr wrote something with a pr-details.md it cannot replace"
+rm bo/pr-details.md
+: >dirfile
+expect_exit 2 "$AB" pr -o dirfile bo
+echo "allocbuild: cannot write into 'dirfile': Not a directory" | expect_file err
+
 # --- pr --sign: the envelopes into OUTDIR and the bundle, the signature section in pr.md
 expect_exit 0 "$AB" pr --sign ed.pem -o pr bo
 expect_grep "signed 1 statement: bo/$J" out
