@@ -1030,6 +1030,30 @@ sums_line(char *l, size_t n, const char **rel)
 	return ab_is_hex(l, AB_HEX_LEN) ? 0 : -1;
 }
 
+/*
+ * OUTDIR's SHA256SUMS, opened through the resolver (rootfd: OUTDIR, or -1
+ * when it could not be opened); -1 reported unless quiet: missing, or why
+ * it cannot be read (a symlink leaving OUTDIR, ...)
+ */
+static int
+open_sums(int rootfd, const char *outdir, int quiet)
+{
+	char why[AB_BENEATH_WHY];
+	int fd = rootfd < 0 ? -1 : ab_dirwalk_open_beneath(rootfd, "SHA256SUMS", O_RDONLY | O_NONBLOCK, 0, why);
+
+	if (fd < 0 && !quiet) {
+		if (rootfd < 0 || errno == ENOENT) {
+			ab_error("'%s' has no SHA256SUMS: not an allocbuild output directory", outdir);
+		} else {
+			char *p = mpath(outdir, "SHA256SUMS");
+
+			ab_error("cannot read '%s': %s", p, why);
+			free(p);
+		}
+	}
+	return fd;
+}
+
 /* SHA256SUMS: its files hashed at once, then every line checked in order; its paths in v->sums */
 static int
 check_sums_file(struct verifier *v, const char *text)
@@ -1342,11 +1366,8 @@ ab_manifest_verify_seen(FILE *out, const char *outdir, struct ab_strv *names, st
 		ab_error_errno("cannot open '%s'", outdir);
 		goto done;
 	}
-	fd = ab_dirwalk_open_beneath(v.rootfd, "SHA256SUMS", O_RDONLY | O_NONBLOCK, 0, NULL);
-	if (fd < 0) {
-		ab_error("'%s' has no SHA256SUMS: not an allocbuild output directory", outdir);
+	if ((fd = open_sums(v.rootfd, outdir, 0)) < 0)
 		goto done;
-	}
 	{
 		char *name = mpath(outdir, "SHA256SUMS");
 		int e = ab_read_fd_max(&b, fd, name, AB_READ_MAX);
@@ -1412,13 +1433,8 @@ ab_manifest_recorded_read(struct ab_manifest_recorded *r, const char *outdir, in
 
 	memset(r, 0, sizeof(*r));
 	v.rootfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (v.rootfd >= 0)
-		fd = ab_dirwalk_open_beneath(v.rootfd, "SHA256SUMS", O_RDONLY | O_NONBLOCK, 0, NULL);
-	if (fd < 0) {
-		if (!quiet)
-			ab_error("'%s' has no SHA256SUMS: not an allocbuild output directory", outdir);
+	if ((fd = open_sums(v.rootfd, outdir, quiet)) < 0)
 		goto done;
-	}
 	if (quiet)
 		ab_quiet++;
 	error = ab_read_fd_max(&b, fd, "SHA256SUMS", AB_READ_MAX);

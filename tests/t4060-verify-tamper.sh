@@ -48,3 +48,9 @@ grep -qE '^variants/a/build/libfakealloc.a: expected [0-9a-f]{64}, actual missin
 # not an OUTDIR
 mkdir empty
 expect_exit 2 "$AB" verify empty
+echo "allocbuild: 'empty' has no SHA256SUMS: not an allocbuild output directory" | expect_file err
+# SHA256SUMS there, but a symlink out of OUTDIR: said so, not "has no SHA256SUMS"
+rm -rf bo && cp -a pristine bo
+mv bo/SHA256SUMS sums.outside && ln -s ../sums.outside bo/SHA256SUMS
+expect_exit 2 "$AB" verify bo
+echo "allocbuild: cannot read 'bo/SHA256SUMS': leaves the directory through symlink 'SHA256SUMS'" | expect_file err
