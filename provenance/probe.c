@@ -581,6 +581,11 @@ ab_probe_archive(cJSON **out, const struct ab_probe_req *req, const char *archiv
 
 	*out = NULL;
 	base = base ? base + 1 : archive;
+	/* a missing archive is said first: its name cannot tell anything then */
+	if (!ab_path_exists(archive) || ab_is_dir(archive)) {
+		ab_error("probe: no archive '%s'", archive);
+		return -1;
+	}
 	if (!alloc)
 		alloc = strstr(base, "jemalloc") ? "jemalloc" : strstr(base, "mimalloc") ? "mimalloc" : NULL;
 	if (!alloc) {
@@ -590,10 +595,6 @@ ab_probe_archive(cJSON **out, const struct ab_probe_req *req, const char *archiv
 	}
 	if (strcmp(alloc, "jemalloc") && strcmp(alloc, "mimalloc")) {
 		ab_error("probe: unknown allocator '%s' (jemalloc or mimalloc)", alloc);
-		return -1;
-	}
-	if (!ab_path_exists(archive) || ab_is_dir(archive)) {
-		ab_error("probe: no archive '%s'", archive);
 		return -1;
 	}
 	abs_archive = ab_path_absolute(archive);

@@ -63,6 +63,11 @@ expect_file err <<'X'
 allocbuild: probe: no archive 'libjemalloc_pic.a'
 X
 [ ! -e w ] || fail "probe created its workdir for a missing archive"
+# missing, and with a name that tells no allocator: missing is what is said
+expect_exit 2 "$AB" probe --archive libnone.a --workdir w
+expect_file err <<'X'
+allocbuild: probe: no archive 'libnone.a'
+X
 : >libfoo.a
 expect_exit 2 "$AB" probe --archive libfoo.a --workdir w
 expect_file err <<'X'
