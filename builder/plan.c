@@ -741,8 +741,8 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 		    !remote ? "" : *remote ? ", remote storage " : ", no remote storage", remote ? remote : "");
 		free(remote);
 	}
-	fprintf(f, "environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask %03o\n",
-	    AB_CHILD_UMASK);
+	fprintf(f, "environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF and the toolchain "
+	    "variables (CC, CFLAGS, LDFLAGS, CMAKE_*, ...); LC_ALL=C TZ=UTC; umask %03o\n", AB_CHILD_UMASK);
 	if (p->ccwrap) {
 		fprintf(f, "compilers: through %s (", p->ccwrap);
 		for (size_t i = 0; ab_ccwrap_tools[i]; i++)

@@ -67,6 +67,24 @@ ab_env_is_allocator_var(const char *name)
 	return n > 12 && !strncmp(name + n - 12, "_MALLOC_CONF", 12);
 }
 
+int
+ab_env_is_toolchain_var(const char *name)
+{
+	static const char *const names[] = {"CC", "CXX", "CPP", "CXXCPP", "LD", "AS", "AR", "RANLIB", "NM", "STRIP",
+		"OBJCOPY", "OBJDUMP", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDLIBS", "LIBS", "ARFLAGS", "ASFLAGS",
+		"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH", "LIBRARY_PATH", "GCC_EXEC_PREFIX",
+		"COMPILER_PATH", "DEPENDENCIES_OUTPUT", "SUNPRO_DEPENDENCIES", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS",
+		"MAKEFILES", "PKG_CONFIG", "PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR", "PKG_CONFIG_SYSROOT_DIR"};
+	size_t n = strcspn(name, "=");
+
+	if (n > 6 && !strncmp(name, "CMAKE_", 6))
+		return 1;
+	for (size_t i = 0; i < AB_NELEM(names); i++)
+		if (strlen(names[i]) == n && !strncmp(name, names[i], n))
+			return 1;
+	return 0;
+}
+
 static ssize_t
 find(const struct ab_strv *sv, const char *key)
 {
@@ -100,7 +118,7 @@ ab_env_scrubbed(struct ab_env *e)
 	for (char **p = environ; p && *p; p++) {
 		if (!strchr(*p, '='))
 			continue;
-		if (ab_env_is_allocator_var(*p)) {
+		if (ab_env_is_allocator_var(*p) || ab_env_is_toolchain_var(*p)) {
 			ab_strv_push_owned(&e->removed, ab_strndup(*p, strcspn(*p, "=")));
 			continue;
 		}

@@ -42,8 +42,9 @@ struct ab_env {
 /*
  * Start from the inherited environment; remove the variables that change
  * allocator behaviour: MALLOC_CONF, LD_PRELOAD, every MIMALLOC_* and every
- * *_MALLOC_CONF (recorded in removed); set LC_ALL=C and TZ=UTC (recorded in
- * set).
+ * *_MALLOC_CONF, and those that change what compilers and build systems
+ * make (ab_env_is_toolchain_var), each recorded in removed; set LC_ALL=C
+ * and TZ=UTC (recorded in set). A recipe sets the latter in build.env.
  */
 void ab_env_scrubbed(struct ab_env *e);
 /* start from an empty environment */
@@ -59,6 +60,17 @@ void ab_env_release(struct ab_env *e);
 int ab_env_name_valid(const char *s, size_t n);
 /* is this a variable that changes allocator behaviour (scrubbed above)? */
 int ab_env_is_allocator_var(const char *name);
+/*
+ * Is this a variable that changes what a compiler, make, CMake or
+ * pkg-config produces, read by them from the environment (scrubbed above)?
+ * CC CXX CPP CXXCPP LD AS AR RANLIB NM STRIP OBJCOPY OBJDUMP, CFLAGS
+ * CXXFLAGS CPPFLAGS LDFLAGS LDLIBS LIBS ARFLAGS ASFLAGS, GCC's CPATH
+ * C_INCLUDE_PATH CPLUS_INCLUDE_PATH OBJC_INCLUDE_PATH LIBRARY_PATH
+ * GCC_EXEC_PREFIX COMPILER_PATH DEPENDENCIES_OUTPUT SUNPRO_DEPENDENCIES,
+ * make's MAKEFLAGS MFLAGS GNUMAKEFLAGS MAKEFILES, PKG_CONFIG
+ * PKG_CONFIG_PATH PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR, every CMAKE_*.
+ */
+int ab_env_is_toolchain_var(const char *name);
 
 struct ab_proc {
 	char *const *argv;    /* argv[0] is looked up in PATH of envp */

@@ -13,7 +13,7 @@ cat >want <<EOT
 recipe jemalloc-5.3.0-policy (r.json, sha256 $sha)
 outdir $O
 jobs 2: up to 2 variants at once, make-based builds share a jobserver of 2 tokens
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask 022
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF and the toolchain variables (CC, CFLAGS, LDFLAGS, CMAKE_*, ...); LC_ALL=C TZ=UTC; umask 022
 compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
 [1/11] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
       url: https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2
@@ -82,7 +82,7 @@ cat >want <<EOT
 recipe jemalloc-5.3.0-policy (r.json, sha256 $sha)
 outdir $O
 jobs 4: up to 1 variant at once, make-based builds share a jobserver of 4 tokens
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask 022
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF and the toolchain variables (CC, CFLAGS, LDFLAGS, CMAKE_*, ...); LC_ALL=C TZ=UTC; umask 022
 compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
 [1/7] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
       url: https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2

@@ -34,7 +34,7 @@ cat >want <<EOT
 recipe flb (r.json, sha256 $(sha256sum r.json | cut -d' ' -f1))
 outdir $O
 jobs 2: up to 1 variant at once, compiling through ccache
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask 022
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF and the toolchain variables (CC, CFLAGS, LDFLAGS, CMAKE_*, ...); LC_ALL=C TZ=UTC; umask 022
 compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
 [1/9] fetch flb: git https://github.com/fluent/fluent-bit 6315162a8d4b1ef42b038834e639697f8cb44912
 [2/9] fetch je: git https://github.com/jemalloc/jemalloc 54eaed1d8b56b1aa528be3bdd1877e59c56fa90c

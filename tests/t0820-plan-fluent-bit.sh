@@ -22,7 +22,7 @@ cat >want <<EOT
 recipe fluent-bit-allocator-compare (r.json, sha256 $sha)
 outdir $O
 jobs 2: up to 2 variants at once, make-based builds share a jobserver of 2 tokens
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask 022
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF and the toolchain variables (CC, CFLAGS, LDFLAGS, CMAKE_*, ...); LC_ALL=C TZ=UTC; umask 022
 compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
 [1/25] fetch fluent-bit: git https://github.com/fluent/fluent-bit.git 6315162a8d4b1ef42b038834e639697f8cb44912
 [2/25] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1

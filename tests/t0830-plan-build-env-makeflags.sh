@@ -22,7 +22,7 @@ cat >want <<EOT
 recipe mf (r.json, sha256 $sha)
 outdir $O
 jobs 2: up to 2 variants at once, make-based builds share a jobserver of 2 tokens
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF; LC_ALL=C TZ=UTC; umask 022
+environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF and the toolchain variables (CC, CFLAGS, LDFLAGS, CMAKE_*, ...); LC_ALL=C TZ=UTC; umask 022
 compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
 [1/11] fetch p: archive sha256 0000000000000000000000000000000000000000000000000000000000000000
       url: https://example.invalid/p-1.0.tar.gz

@@ -75,22 +75,42 @@ main(void)
 		CHECK(run(&res, &out, NULL, argv, 0, 4096) == 0);
 		CHECK(out.len == 4096 && res.truncated && res.exit_code == 0);
 	}
-	/* the scrubbed environment: allocator variables removed and recorded */
+	/* which names are the toolchain's */
+	{
+		static const char *const yes[] = {"CC", "CC=gcc", "CFLAGS=-O0", "LD", "MAKEFLAGS=-k", "CMAKE_GENERATOR=Ninja",
+			"CMAKE_X", "PKG_CONFIG_PATH=/x", "CPATH", "LIBS="};
+		static const char *const no[] = {"CCACHE_DIR=/x", "CMAKE_", "CFLAGSX", "LD_PRELOAD", "LD_LIBRARY_PATH=/x",
+			"C", "PATH=/bin", "MAKELEVEL=1", "XCC", ""};
+
+		for (size_t i = 0; i < AB_NELEM(yes); i++)
+			CHECK(ab_env_is_toolchain_var(yes[i]));
+		for (size_t i = 0; i < AB_NELEM(no); i++)
+			CHECK(!ab_env_is_toolchain_var(no[i]));
+	}
+	/* the scrubbed environment: allocator and toolchain variables removed and recorded */
 	{
 		struct ab_env env;
-		char *argv[] = {"sh", "-c", "echo \"$MALLOC_CONF|$MIMALLOC_VERBOSE|$JE_MALLOC_CONF|$LC_ALL|$TZ|$KEEP\"", NULL};
+		char *argv[] = {"sh", "-c",
+			"echo \"$MALLOC_CONF|$MIMALLOC_VERBOSE|$JE_MALLOC_CONF|$CFLAGS|$CMAKE_GENERATOR|$LC_ALL|$TZ|$KEEP\"", NULL};
 		struct ab_proc p = {.argv = argv, .out = &out};
+		size_t toolchain = 0;
 
 		setenv("MALLOC_CONF", "narenas:1", 1);
 		setenv("MIMALLOC_VERBOSE", "1", 1);
 		setenv("JE_MALLOC_CONF", "x:1", 1);
+		setenv("CFLAGS", "-O0", 1);
+		setenv("CMAKE_GENERATOR", "Ninja", 1);
 		setenv("KEEP", "kept", 1);
+		/* the runner's own (MAKEFLAGS under make) go as well */
+		for (char **e = environ; *e; e++)
+			toolchain += ab_env_is_toolchain_var(*e) != 0;
 		ab_env_scrubbed(&env);
 		p.envp = ab_env_envp(&env);
 		ab_buf_clear(&out);
 		CHECK(ab_proc_run(&res, &p) == 0);
-		CHECK_STR(out.s, "|||C|UTC|kept\n");
-		CHECK(env.removed.n == 3);
+		CHECK_STR(out.s, "|||||C|UTC|kept\n");
+		CHECK(toolchain >= 2 && env.removed.n == 3 + toolchain);
+		CHECK(ab_strv_has(&env.removed, "CFLAGS") && ab_strv_has(&env.removed, "CMAKE_GENERATOR"));
 		CHECK(ab_env_get(&env, "LC_ALL") && !strcmp(ab_env_get(&env, "LC_ALL"), "C"));
 		ab_env_set(&env, "MALLOC_CONF", "lg_extent_max_active_fit:30");
 		CHECK_STR(ab_env_get(&env, "MALLOC_CONF"), "lg_extent_max_active_fit:30");
