@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,11 +375,82 @@ merge_record(const struct merge *m)
 	return doc;
 }
 
-/* move or copy src to dst */
+/*
+ * --move renames the shards' directories into the temporary. Each rename
+ * is written first to the temporary's journal, MOVED_JOURNAL (NUL-ended
+ * pairs: the shard directory's absolute path, the path inside the
+ * temporary), so that a merge that fails, and a later merge that finds
+ * the temporary of one that was killed, put every directory back before
+ * removing the temporary: a merge --move refused or interrupted never
+ * takes a variant away from its shard.
+ */
+#define MOVED_JOURNAL ".moved"
+
 static int
-transfer(const char *src, const char *dst, int move)
+journal_move(const char *tmp, const char *src, const char *rel)
+{
+	char *j = ab_path_join(tmp, MOVED_JOURNAL), *abs = ab_path_absolute(src);
+	int fd = open(j, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644), e = 0;
+
+	if (fd < 0 || ab_write_all(fd, abs, strlen(abs) + 1) < 0 || ab_write_all(fd, rel, strlen(rel) + 1) < 0) {
+		ab_error_errno("cannot write '%s'", j);
+		e = AB_EFAIL;
+	}
+	if (fd >= 0 && close(fd) < 0 && !e) {
+		ab_error_errno("cannot write '%s'", j);
+		e = AB_EFAIL;
+	}
+	free(j);
+	free(abs);
+	return e;
+}
+
+/*
+ * Put back what tmp's journal says was moved (a directory still in the
+ * temporary whose shard has none there). 0 when tmp may be removed, -1
+ * (reported) when it still holds something that could not be put back.
+ */
+static int
+restore_moves(const char *tmp)
+{
+	char *j = ab_path_join(tmp, MOVED_JOURNAL);
+	struct ab_buf b = {0};
+	int e = 0;
+
+	if (ab_path_exists(j) && ab_read_file(&b, j) < 0)
+		e = -1;
+	for (size_t at = 0; !e && at < b.len;) {
+		const char *src = b.s + at, *end = b.s + b.len, *z = memchr(src, '\0', (size_t)(end - src));
+		const char *rel = z ? z + 1 : end;
+		char *dst;
+
+		z = rel < end ? memchr(rel, '\0', (size_t)(end - rel)) : NULL;
+		if (!z)
+			break; /* a pair cut short by a kill: its rename never happened */
+		at = (size_t)(z + 1 - b.s);
+		dst = ab_path_join(tmp, rel);
+		if (ab_path_exists(dst) && !ab_path_exists(src)) {
+			if (rename(dst, src) == 0) {
+				ab_note("put '%s' back from the merge --move that did not finish", src);
+			} else {
+				ab_error_errno("cannot put '%s' back to '%s' (kept in '%s')", dst, src, tmp);
+				e = -1;
+			}
+		}
+		free(dst);
+	}
+	ab_buf_free(&b);
+	free(j);
+	return e;
+}
+
+/* move or copy src to dst (rel inside tmp) */
+static int
+transfer(const char *tmp, const char *rel, const char *src, const char *dst, int move)
 {
 	if (move) {
+		if (journal_move(tmp, src, rel) < 0)
+			return AB_EFAIL;
 		if (rename(src, dst) == 0)
 			return 0;
 		if (errno != EXDEV) {
@@ -412,7 +484,7 @@ fill(struct merge *m, const char *tmp)
 		char *src = ab_path_join(m->sh[m->from[vi]].dir, rel), *dst = ab_path_join(tmp, rel);
 
 		if (ab_is_dir(src))
-			e = transfer(src, dst, m->o->move);
+			e = transfer(tmp, rel, src, dst, m->o->move);
 		free(rel);
 		free(src);
 		free(dst);
@@ -483,7 +555,8 @@ clean_stale(const char *parent, const char *base)
 		if (pid > 0 && *end == '-' && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
 			char *path = ab_path_join(parent, de->d_name);
 
-			ab_rm_rf(path);
+			if (restore_moves(path) == 0)
+				ab_rm_rf(path);
 			free(path);
 		}
 	}
@@ -504,7 +577,6 @@ write_merged(struct merge *m, const char *target)
 	FILE *out;
 	int e;
 
-	clean_stale(parent, base);
 	tmp = ab_sprintf("%s/.%s.merge-%ld-XXXXXX", parent, base, (long)getpid());
 	if (!mkdtemp(tmp)) {
 		ab_error_errno("cannot create a directory in '%s'", parent);
@@ -549,10 +621,18 @@ write_merged(struct merge *m, const char *target)
 		e = AB_EFAIL;
 		goto fail;
 	}
+	/* merged: the journal of the moves goes (a kill before this leaves it, harmless, in OUTDIR) */
+	{
+		char *j = ab_path_join(target, MOVED_JOURNAL);
+
+		unlink(j);
+		free(j);
+	}
 	e = 0;
 	goto done;
 fail:
-	ab_rm_rf(tmp);
+	if (restore_moves(tmp) == 0)
+		ab_rm_rf(tmp);
 done:
 	free(buf);
 	free(tmp);
@@ -584,6 +664,14 @@ ab_merge_run(const struct ab_merge_opts *o)
 			ab_error_errno("cannot use '%s'", o->outdir);
 		free(target);
 		return AB_EFAIL;
+	}
+	/* first, as the shards are read: a killed merge --move may hold some of their directories */
+	{
+		const char *slash = strrchr(target, '/');
+		char *parent = ab_path_dirname(target);
+
+		clean_stale(parent, slash ? slash + 1 : target);
+		free(parent);
 	}
 	m.sh = ab_calloc(o->nshards, sizeof(*m.sh));
 	for (size_t i = 0; i < o->nshards; i++) {

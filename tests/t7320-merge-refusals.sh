@@ -111,3 +111,31 @@ rm -f big1/variants/a/build/big
 expect_exit 0 "$AB" merge -o k big1 s2
 expect_exit 0 "$AB" verify k
 ! ls -a | grep -q '\.k\.merge-' || fail "the killed merge's temporary is still there"
+
+# --- merge --move that fails after its moves: every directory goes back to its shard
+cp -a s1 mv1 && cp -a s2 mv2
+ls mv1/variants mv2/variants >before.txt
+mkfifo mv1/ccwrap/jam
+expect_exit 2 "$AB" merge --move -o mm mv1 mv2
+expect_grep "'mv1/ccwrap/jam' is not a file, a directory or a link: not copied" err
+for d in $(ls mv1/variants); do expect_grep "put '$PWD/mv1/variants/$d' back" err; done
+ls mv1/variants mv2/variants | cmp - before.txt || fail "the failed merge --move took variants from the shards"
+no_output mm
+rm mv1/ccwrap/jam
+expect_exit 0 "$AB" verify mv1
+expect_exit 0 "$AB" verify mv2
+
+# --- the temporary of a merge --move killed after a move: the next merge puts it back first
+true &
+dead=$!
+wait $dead
+v=$(ls mv1/variants | head -n 1)
+mkdir -p .mk.merge-$dead-XXXXXX/variants
+mv mv1/variants/$v .mk.merge-$dead-XXXXXX/variants/
+printf '%s\0%s\0%s\0' "$PWD/mv1/variants/$v" "variants/$v" "$PWD/mv2/variants/cut-short" \
+	>.mk.merge-$dead-XXXXXX/.moved
+expect_exit 0 "$AB" merge --move -o mk mv1 mv2
+expect_grep "put '$PWD/mv1/variants/$v' back from the merge --move that did not finish" err
+! ls -a | grep -q '\.mk\.merge-' || fail "the killed merge's temporary is still there"
+[ -d mk/variants/$v ] && [ ! -e mk/.moved ] || fail "the merge did not take $v, or kept its journal"
+expect_exit 0 "$AB" verify mk
