@@ -233,6 +233,156 @@ check_results(git_repository *repo, git_index *post, git_diff *diff, const char 
 	return 0;
 }
 
+/* does text hold a line starting with prefix? */
+static int
+has_line(const struct ab_buf *text, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+
+	for (size_t at = 0; at < text->len;) {
+		const char *l = text->s + at, *nl = memchr(l, '\n', text->len - at);
+		size_t n = nl ? (size_t)(nl - l) : text->len - at;
+
+		if (n >= pl && !memcmp(l, prefix, pl))
+			return 1;
+		at += n + 1;
+	}
+	return 0;
+}
+
+/*
+ * The path a traditional "--- "/"+++ " line names, as patch -p1 takes it:
+ * up to a tab (a timestamp follows), its first component dropped; NULL
+ * for /dev/null (the file is created or deleted), "" when it has no
+ * component to drop
+ */
+static char *
+p1_path(const char *l, size_t n)
+{
+	const char *tab = memchr(l, '\t', n), *slash;
+	size_t len = tab ? (size_t)(tab - l) : n;
+
+	if (len == 9 && !memcmp(l, "/dev/null", 9))
+		return NULL;
+	slash = memchr(l, '/', len);
+	if (!slash || slash == l + len - 1)
+		return ab_strdup("");
+	return ab_strndup(slash + 1, len - (size_t)(slash + 1 - l));
+}
+
+/* a hunk header's line counts: "@@ -a[,b] +c[,d] @@"; 0 or -1 */
+static int
+hunk_counts(const char *l, size_t n, long *old, long *new)
+{
+	char *h = ab_strndup(l, n), *p = h + 4, *end;
+	int ok = 0;
+
+	*old = *new = 1;
+	if (strncmp(h, "@@ -", 4))
+		goto done;
+	strtol(p, &end, 10);
+	if (*end == ',')
+		*old = strtol(end + 1, &end, 10);
+	if (strncmp(end, " +", 2))
+		goto done;
+	strtol(end + 2, &end, 10);
+	if (*end == ',')
+		*new = strtol(end + 1, &end, 10);
+	ok = !strncmp(end, " @@", 3) && *old >= 0 && *new >= 0;
+done:
+	free(h);
+	return ok ? 0 : -1;
+}
+
+/*
+ * A traditional unified diff (diff -u, quilt, patch -p1's input: no
+ * "diff --git" lines) in git's form, which libgit2 parses: each file's
+ * "--- "/"+++ " pair gets a "diff --git a/P b/P" header, with P the new
+ * name (the old one for a deletion) without its first component, and a
+ * file mode line for a creation or deletion. Lines between files (an
+ * "Index:" or "diff -u" line, commentary) are dropped; hunk lines are
+ * counted, so a removed line "-- x" is never taken for a header. -1 when
+ * a name has no component to drop (reported).
+ */
+static int
+to_git_form(struct ab_buf *out, const struct ab_buf *text, const char *name)
+{
+	long old = 0, new = 0;
+	size_t line = 0;
+
+	for (size_t at = 0; at < text->len;) {
+		const char *l = text->s + at, *nl = memchr(l, '\n', text->len - at);
+		size_t n = nl ? (size_t)(nl - l) : text->len - at, next = at + n + 1;
+		const char *l2 = next < text->len ? text->s + next : NULL;
+		size_t n2 = 0;
+
+		line++;
+		if (l2) {
+			const char *nl2 = memchr(l2, '\n', text->len - next);
+
+			n2 = nl2 ? (size_t)(nl2 - l2) : text->len - next;
+		}
+		if (old > 0 || new > 0) {
+			/* inside a hunk: its own lines, as many as its header says */
+			if (n && l[0] == '-')
+				old--;
+			else if (n && l[0] == '+')
+				new--;
+			else if (!n || l[0] == ' ')
+				old--, new--;
+			ab_buf_add(out, l, n);
+			ab_buf_putc(out, '\n');
+		} else if (n >= 4 && !memcmp(l, "--- ", 4) && l2 && n2 >= 4 && !memcmp(l2, "+++ ", 4)) {
+			char *a = p1_path(l + 4, n - 4), *b = p1_path(l2 + 4, n2 - 4), *p;
+			const char *h = next + n2 + 1 < text->len ? text->s + next + n2 + 1 : "";
+			const char *hn = strchr(h, '\n');
+			size_t hl = hn ? (size_t)(hn - h) : strlen(h);
+
+			/* diff -N names the missing side by its path: its hunk, -0,0 or +0,0, says so */
+			if (a && b && hl > 9 && !memcmp(h, "@@ -0,0 +", 9)) {
+				free(a);
+				a = NULL;
+			} else if (a && b && hl > 11 && memmem(h, hl, " +0,0 @@", 8)) {
+				free(b);
+				b = NULL;
+			}
+			p = b ? b : a;
+
+			if (!p || (a && !a[0]) || (b && !b[0])) {
+				int second = !a || a[0]; /* the "+++ " line is the one at fault */
+
+				ab_error("patch '%s': line %zu: '%.*s' has no directory to take off (patch -p1)", name,
+				    line + (size_t)second, (int)((second ? n2 : n) - 4), (second ? l2 : l) + 4);
+				free(a);
+				free(b);
+				return -1;
+			}
+			ab_buf_printf(out, "diff --git a/%s b/%s\n", p, p);
+			if (!a)
+				ab_buf_puts(out, "new file mode 100644\n--- /dev/null\n");
+			else
+				ab_buf_printf(out, "%s--- a/%s\n", b ? "" : "deleted file mode 100644\n", a);
+			if (b)
+				ab_buf_printf(out, "+++ b/%s\n", b);
+			else
+				ab_buf_puts(out, "+++ /dev/null\n");
+			free(a);
+			free(b);
+			next += n2 + 1;
+			line++;
+		} else if (n >= 3 && !memcmp(l, "@@ ", 3) && hunk_counts(l, n, &old, &new) == 0) {
+			ab_buf_add(out, l, n);
+			ab_buf_putc(out, '\n');
+		} else if (n >= 1 && l[0] == '\\') {
+			/* "\ No newline at end of file" after a hunk's last line */
+			ab_buf_add(out, l, n);
+			ab_buf_putc(out, '\n');
+		}
+		at = next;
+	}
+	return 0;
+}
+
 int
 ab_patch_apply(const char *dir, const char *path, const char *name, int check_only)
 {
@@ -251,6 +401,21 @@ ab_patch_apply(const char *dir, const char *path, const char *name, int check_on
 
 	if (ab_read_file(&text, path) < 0)
 		return -1;
+	if (!has_line(&text, "diff --git ")) {
+		struct ab_buf git = {0};
+
+		if (to_git_form(&git, &text, name) < 0) {
+			ab_buf_free(&git);
+			goto done;
+		}
+		/* nothing a diff names: libgit2 says what it makes of it */
+		if (git.len) {
+			ab_buf_free(&text);
+			text = git;
+		} else {
+			ab_buf_free(&git);
+		}
+	}
 	if (git_diff_from_buffer(&diff, text.s, text.len) < 0) {
 		ab_error_git("patch '%s' is not a valid patch", name);
 		goto done;

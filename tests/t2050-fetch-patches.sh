@@ -3,6 +3,7 @@
 # mode change), each recorded with its sha256 and the dirHash before and
 # after; --check-patches only checks; a patch that does not apply is
 # reported with the patch, the file and the hunk, and nothing is written.
+# Traditional unified diffs (diff -ruN, quilt) are taken as patch -p1 does.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/sources-lib.sh"
 
@@ -125,3 +126,30 @@ recipe escape.patch
 expect_exit 1 "$AB" fetch -o bad recipe/r.json
 expect_grep "allocbuild: patch 'patches/escape.patch': refusing path '../../escape.txt'" err
 [ ! -e bad ] && [ ! -e ../escape.txt ] && [ ! -e escape.txt ] || fail "escape"
+
+# traditional unified diffs (diff -u, quilt: no "diff --git" lines), taken as patch -p1
+# takes them: a change with a removed line that starts with "-- ", a new file,
+# a deleted file, a last line without a newline, an Index: line and timestamps
+mkdir -p trad/orig trad/new
+git -C up.git archive main | tar -x -C trad/orig
+cp -a trad/orig/. trad/new/
+printf 'line 1\n-- dashes\nline 3\n' >trad/orig/a.txt
+printf 'line 1\nline 3\nlast' >trad/new/a.txt
+printf 'brand new\n' >trad/new/fresh.c
+rm trad/new/old.txt
+(cd trad && diff -ruN orig new >../recipe/patches/trad.patch) && fail "diff found no difference"
+grep -q '^--- dashes$' recipe/patches/trad.patch || fail "the patch has no removed line '-- dashes'"
+grep -q '^\\ No newline at end of file$' recipe/patches/trad.patch || fail "the patch has no last line without newline"
+# the base a.txt must hold the dashes line for the patch to apply: a first patch puts it there
+printf -- '--- orig/a.txt\n+++ orig/a.txt\n@@ -1,3 +1,3 @@\n line 1\n-line 2\n+-- dashes\n line 3\n' >recipe/patches/dash.patch
+sed -i '1i Index: quilt-style/a.txt\n===================================================================' recipe/patches/trad.patch
+recipe dash.patch trad.patch
+expect_exit 0 "$AB" fetch --check-patches recipe/r.json
+expect_exit 0 "$AB" fetch -o trad-out recipe/r.json
+diff -r trad/new trad-out/variants/v/src || fail "the traditional diffs did not give the new tree"
+# a name with no directory to take off is refused, naming the line
+printf -- '--- a.txt\n+++ a.txt\n@@ -1 +1 @@\n-line 1\n+line one\n' >recipe/patches/p0.patch
+recipe p0.patch
+expect_exit 1 "$AB" fetch -o bad recipe/r.json
+expect_grep "allocbuild: patch 'patches/p0.patch': line 1: 'a.txt' has no directory to take off (patch -p1)" err
+[ ! -e bad ] || fail "output written for a patch without directories"
