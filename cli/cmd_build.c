@@ -126,6 +126,9 @@ cmd_build(int argc, char **argv)
 	}
 	if (ab_recipe_load(&r, argv[optind]) < 0)
 		goto done;
+	/* an unpinned commit is bad input: said once, before OUTDIR is made */
+	if (ab_recipe_check_pins(r, so.allow_unpinned) < 0)
+		goto done;
 	for (int i = optind + 1; i < argc; i++)
 		ab_strv_push(&labels, argv[i]);
 	if (shard) {

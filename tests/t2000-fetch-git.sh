@@ -114,6 +114,11 @@ recipe stable
 expect_exit 2 "$AB" fetch -o unpinned r.json
 expect_grep "allocbuild: r.json:2:84: sources.up.git.commit: 'stable' is not a 40-digit commit id (use --allow-unpinned to resolve it)" err
 [ ! -e unpinned ] || fail "output written for an unpinned ref"
+# build says it once, before anything is made
+expect_exit 2 "$AB" build -o unpinned r.json
+echo "allocbuild: r.json:2:84: sources.up.git.commit: 'stable' is not a 40-digit commit id (use --allow-unpinned to resolve it)" |
+	expect_file err
+[ ! -e unpinned ] || fail "build wrote output for an unpinned ref"
 
 # a branch, resolved through ALLOCBUILD_MIRRORS; then it moves
 export ALLOCBUILD_MIRRORS="https://nothing.invalid/=/nonexistent https://git.example.invalid/=$PWD/"
