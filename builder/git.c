@@ -312,7 +312,11 @@ do_fetch(git_repository *repo, const char *url, const char *fetch_url, char **sp
 				what = ab_sprintf("cannot fetch '%s' (from '%s')", shown_url, shown_from);
 			else
 				what = ab_sprintf("cannot fetch '%s'", shown_url);
-			git_error_redacted(what);
+			/* a local path (neither a URL nor host:path) that is not there: libgit2 calls it an unsupported protocol */
+			if ((fetch_url[0] == '/' || fetch_url[0] == '.' || !strchr(fetch_url, ':')) && !ab_path_exists(fetch_url))
+				ab_error("%s: no repository there: No such file or directory", what);
+			else
+				git_error_redacted(what);
 		}
 		goto done;
 	}

@@ -109,6 +109,11 @@ expect_exit 1 "$AB" fetch -o missing --mirror "https://git.example.invalid/=$PWD
 expect_grep "allocbuild: commit 0123456789abcdef0123456789abcdef01234567 not found in '$URL' (fetched from '$PWD/up.git')" err
 [ ! -e missing ] || fail "output written for a missing commit"
 
+# a local repository that is not there is said to be missing
+expect_exit 1 "$AB" fetch -o missing --mirror "https://git.example.invalid/=$PWD/nowhere/" r.json
+expect_grep "allocbuild: cannot fetch '$URL' (from '$PWD/nowhere/up.git'): no repository there: No such file or directory" err
+[ ! -e missing ] || fail "output written for a missing repository"
+
 # unpinned refs are refused without --allow-unpinned
 recipe stable
 expect_exit 2 "$AB" fetch -o unpinned r.json
