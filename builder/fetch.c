@@ -47,7 +47,7 @@ ab_fetch_check_patches(const struct ab_source_opts *o, const struct ab_recipe *r
 			failed = 1;
 			continue;
 		}
-		printf("%s: %zu patch%s apply\n", s->id, s->patches.n, s->patches.n == 1 ? "" : "es");
+		printf("%s: %zu %s\n", s->id, s->patches.n, s->patches.n == 1 ? "patch applies" : "patches apply");
 	}
 	return failed ? AB_ECHECK : 0;
 }

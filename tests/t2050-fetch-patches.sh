@@ -145,6 +145,11 @@ printf -- '--- orig/a.txt\n+++ orig/a.txt\n@@ -1,3 +1,3 @@\n line 1\n-line 2\n+-
 sed -i '1i Index: quilt-style/a.txt\n===================================================================' recipe/patches/trad.patch
 recipe dash.patch trad.patch
 expect_exit 0 "$AB" fetch --check-patches recipe/r.json
+echo "up: 2 patches apply" | expect_file out
+recipe dash.patch
+expect_exit 0 "$AB" fetch --check-patches recipe/r.json
+echo "up: 1 patch applies" | expect_file out
+recipe dash.patch trad.patch
 expect_exit 0 "$AB" fetch -o trad-out recipe/r.json
 diff -r trad/new trad-out/variants/v/src || fail "the traditional diffs did not give the new tree"
 # a name with no directory to take off is refused, naming the line
