@@ -334,9 +334,13 @@ to_git_form(struct ab_buf *out, const struct ab_buf *text, const char *name)
 			ab_buf_putc(out, '\n');
 		} else if (n >= 4 && !memcmp(l, "--- ", 4) && l2 && n2 >= 4 && !memcmp(l2, "+++ ", 4)) {
 			char *a = p1_path(l + 4, n - 4), *b = p1_path(l2 + 4, n2 - 4), *p;
-			const char *h = next + n2 + 1 < text->len ? text->s + next + n2 + 1 : "";
-			const char *hn = strchr(h, '\n');
-			size_t hl = hn ? (size_t)(hn - h) : strlen(h);
+			size_t hat = next + n2 + 1, hl = 0;
+			const char *h = hat < text->len ? text->s + hat : "", *hn;
+
+			if (hat < text->len) {
+				hn = memchr(h, '\n', text->len - hat);
+				hl = hn ? (size_t)(hn - h) : text->len - hat;
+			}
 
 			/* diff -N names the missing side by its path: its hunk, -0,0 or +0,0, says so */
 			if (a && b && hl > 9 && !memcmp(h, "@@ -0,0 +", 9)) {
@@ -357,13 +361,14 @@ to_git_form(struct ab_buf *out, const struct ab_buf *text, const char *name)
 				free(b);
 				return -1;
 			}
+			/* one file, as patch -p1 patches one: named by the new name when both are there */
 			ab_buf_printf(out, "diff --git a/%s b/%s\n", p, p);
 			if (!a)
 				ab_buf_puts(out, "new file mode 100644\n--- /dev/null\n");
 			else
-				ab_buf_printf(out, "%s--- a/%s\n", b ? "" : "deleted file mode 100644\n", a);
+				ab_buf_printf(out, "%s--- a/%s\n", b ? "" : "deleted file mode 100644\n", p);
 			if (b)
-				ab_buf_printf(out, "+++ b/%s\n", b);
+				ab_buf_printf(out, "+++ b/%s\n", p);
 			else
 				ab_buf_puts(out, "+++ /dev/null\n");
 			free(a);
