@@ -1524,37 +1524,6 @@ has_artifact(const struct ab_variant *t, const char *path)
 	    (t->kind == AB_VARIANT_RELINK && t->relink.output && !strcmp(t->relink.output, path));
 }
 
-/*
- * A relink runs its from variant's link.txt, which CMake writes only with
- * a Makefile generator: a from built with another (Ninja) is refused here,
- * at the relink's from, instead of at build time without a label
- */
-static void
-check_relink_generators(struct ctx *c, const struct jnode *vs)
-{
-	for (size_t i = 0; i < c->r->nvariants && i < vs->nkids; i++) {
-		const struct ab_variant *v = &c->r->variants[i], *f;
-		const struct jnode *rl = member(&vs->kids[i], "relink"), *m = rl ? member(rl, "from") : NULL;
-		long t;
-
-		if (v->kind != AB_VARIANT_RELINK || !v->relink.from || !m || (t = label_index(c, v->relink.from)) < 0)
-			continue;
-		f = &c->r->variants[t];
-		if (f->kind == AB_VARIANT_BUILD && f->build.system == AB_BUILD_CMAKE && f->build.generator &&
-		    !strstr(f->build.generator, "Makefiles")) {
-			char *p = pi("variants", i), *q = ab_sprintf("%s.relink.from", p), *sv = shown(v->relink.from);
-			char *g = shown(f->build.generator);
-
-			err(c, m->line, m->col, q, "variant '%s' is built with the '%s' generator: a relink needs its "
-			    "link.txt, which only CMake's Makefile generators write", sv, g);
-			free(p);
-			free(q);
-			free(sv);
-			free(g);
-		}
-	}
-}
-
 /* every reference names a build or relink variant and one of its artifacts */
 static void
 check_uses(struct ctx *c)
@@ -2315,7 +2284,6 @@ check_recipe(struct ctx *c, const struct jnode *root)
 		parse_variant(c, i, &vs->kids[i], p);
 		free(p);
 	}
-	check_relink_generators(c, vs);
 	check_uses(c);
 	find_cycles(c, r->nvariants, c->e, c->ne, "dependency", 1);
 }
