@@ -112,8 +112,7 @@ ab_atomic_commit(struct ab_atomic *a)
 int
 ab_atomic_check(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? ab_strndup(path, slash == path ? 1 : (size_t)(slash - path)) : ab_strdup(".");
+	char *dir = ab_path_dirname(path);
 	struct stat st;
 	int rc = 0;
 

@@ -466,12 +466,12 @@ ab_hash_files_beneath(struct ab_hash_result *res, int rootfd, const char *const 
     int jobs)
 {
 	struct beneath_job j = {.res = res, .rootfd = rootfd, .flags = flags, .rels = rels};
-	int workers = ab_pool_workers(n, hash_jobs(jobs));
+	int njobs = hash_jobs(jobs), workers = ab_pool_workers(n, njobs);
 
 	if (n == 0)
 		return;
 	j.bufs = ab_calloc((size_t)workers, sizeof(*j.bufs));
-	ab_pool_run(n, hash_jobs(jobs), beneath_one, &j);
+	ab_pool_run(n, njobs, beneath_one, &j);
 	for (int w = 0; w < workers; w++)
 		free(j.bufs[w]);
 	free(j.bufs);
