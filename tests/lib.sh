@@ -59,21 +59,49 @@ json() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# default_build DIR: a copy of the default recipe's real build output
-# (recipes/jemalloc-5.3.0-policy.json from the real jemalloc 5.3.0 tarball)
-# at DIR. The build runs once per allocbuild binary and is shared by the
-# tests that only read its output; allocbuild's up-to-date check makes a
-# repeated call cheap. Even a no-op build rewrites the manifests, so the
-# copy is made under the same lock: a test running beside it must not copy
-# SHA256SUMS of one run and manifests of the next.
-default_build() {
-	local cache=$TOP/tests/.cache/default-build
-	mkdir -p "$cache"
+# suite_fixture NAME allocbuild|toolchain: sets FIXTURE to the directory of
+# a suite fixture (tests/README.md, "Fixtures"), made once by
+# tests/fixtures/make-fixture.sh NAME and kept in tests/.cache/fixtures
+# under a key: the toolchain (tests/run.sh), the fixture scripts and the
+# recipes, and for a fixture that allocbuild builds ("allocbuild")
+# allocbuild's source tree too. A test never changes a fixture: it reads
+# it, or copies what it will change into its own directory.
+suite_fixture() {
+	local name=$1 uses=$2 key dir
+	: "${AB_TEST_TOOLCHAIN_KEY:?run through tests/run.sh}"
+	key=$({
+		echo "$name $uses $AB_TEST_TOOLCHAIN_KEY"
+		[ "$uses" = toolchain ] || echo "$AB_TEST_SOURCE_KEY"
+		find "$TOP/tests/fixtures" "$TOP/recipes" -type f | LC_ALL=C sort | xargs cat
+	} | sha256sum | cut -c1-16)
+	dir=$TOP/tests/.cache/fixtures/$name-$key
+	mkdir -p "$TOP/tests/.cache/fixtures"
 	(
 		flock 9
-		"$AB" build --cache "$cache/cache" --mirror-dir "$MIRROR" \
-			-o "$cache/out" "$TOP/recipes/jemalloc-5.3.0-policy.json" >"$cache/build.log" 2>&1 ||
-			{ cat "$cache/build.log" >&2; exit 1; }
-		cp -a "$cache/out" "$1"
-	) 9>"$cache/lock" || fail "the default recipe did not build"
+		[ -e "$dir/.done" ] && exit 0
+		# the same fixture under an older key goes
+		for old in "$TOP/tests/.cache/fixtures/$name"-????????????????; do
+			[ "$old" = "$dir" ] || rm -rf "$old" "$old.log"
+		done
+		rm -rf "$dir"
+		mkdir "$dir"
+		if ! (cd "$dir" && AB=$AB MIRROR=$MIRROR JEMALLOC_TARBALL=$JEMALLOC_TARBALL JEMALLOC_SHA=$JEMALLOC_SHA \
+			"$TOP/tests/fixtures/make-fixture.sh" "$name") >"$dir.log" 2>&1; then
+			tail -n 40 "$dir.log" >&2
+			exit 1
+		fi
+		touch "$dir/.done"
+	) 9>"$dir.lock" || fail "the suite fixture '$name' could not be made ($dir.log)"
+	FIXTURE=$dir
+}
+
+# default_build DIR: a copy of the default recipe's real build output
+# (recipes/jemalloc-5.3.0-policy.json from the real jemalloc 5.3.0 tarball,
+# built with -j 2 by the allocbuild of this source tree) at DIR, for the
+# tests that only read it; DEFAULT_OUTDIR is the directory it was built in
+# (the absolute paths its records hold)
+default_build() {
+	suite_fixture default allocbuild
+	DEFAULT_OUTDIR=$FIXTURE/out
+	cp -a "$FIXTURE/out" "$1"
 }

@@ -13,11 +13,15 @@ pids=
 stop() { [ -z "$pids" ] || kill $pids 2>/dev/null || true; }
 trap stop EXIT
 # start ENV... -- PROG ARGS: in the background; ready when a --wait program
-# says so, or when env has become the program (exec keeps the pid)
+# says so, or when the process is the program itself (the forked shell has
+# exec'd env, env has exec'd PROG: the pid stays) and sleeps, its loading
+# done (the dynamic loader never sleeps; before, a probe could read the
+# shell or env)
 start() {
-	local envs=()
+	local envs=() prog state
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
+	prog=$(readlink -f "$(command -v "$1")")
 	rm -f ready
 	env "${envs[@]}" "$@" >ready 2>/dev/null &
 	pid=$!
@@ -25,8 +29,9 @@ start() {
 	for _ in $(seq 200); do
 		if [ "${2:-}" = --wait ]; then
 			[ -s ready ] && return 0
-		elif [ "$(readlink /proc/$pid/exe)" != "$(readlink -f "$(command -v env)")" ]; then
-			return 0
+		elif [ "$(readlink /proc/$pid/exe)" = "$prog" ]; then
+			state=$(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f1)
+			[ "$state" = S ] && return 0
 		fi
 		sleep 0.05
 	done
@@ -135,18 +140,12 @@ expect_exit 2 "$AB" probe --pid $pid --pid 999999999 --json
 
 # 6. jemalloc with the symbol prefix je_, built by allocbuild from the real tarball:
 # probed through JE_MALLOC_CONF; a runtime variant setting plain MALLOC_CONF fails
-cat >je.json <<X
-{"recipe": 1, "name": "je-prefix",
- "sources": {"je": {"archive": {"urls": ["file://$JEMALLOC_TARBALL"], "sha256": "$JEMALLOC_SHA", "strip": 1}}},
- "variants": [
-  {"label": "je", "source": "je",
-   "build": {"system": "autotools", "configure": ["--with-jemalloc-prefix=je_"], "targets": ["lib/libjemalloc_pic.a"]},
-   "artifacts": ["lib/libjemalloc_pic.a"], "allocator": {"kind": "jemalloc", "archive": "lib/libjemalloc_pic.a"}},
-  {"label": "je-narenas", "runtime_of": "je", "runtime": {"env": {"JE_MALLOC_CONF": "narenas:2"}}},
-  {"label": "je-plain", "runtime_of": "je", "runtime": {"env": {"MALLOC_CONF": "narenas:2"}}}
- ]}
-X
-expect_exit 1 "$AB" build -j2 -o jo je.json
+# (the suite fixture je_prefix: `allocbuild build -j2 -o jo je.json`, run
+# once per source tree, with its exit status and output)
+suite_fixture je_prefix allocbuild
+cp -a "$FIXTURE/jo" jo
+cp "$FIXTURE/build.err" err
+[ "$(cat "$FIXTURE/build.rc")" = 1 ] || fail "the je-prefix build exited $(cat "$FIXTURE/build.rc"), not 1"
 expect_grep "allocbuild: je-plain: probe: MALLOC_CONF has no effect on this binary: it reads JE_MALLOC_CONF" err
 [ "$(json jo/provenance/allocator-probes.json '[(v["label"], v["probe"]["prefix"], v["probe"]["conf_var"], v["probe"]["ok"]) for v in d["variants"]]')" = \
 	"[('je', 'je_', 'JE_MALLOC_CONF', True), ('je-narenas', 'je_', 'JE_MALLOC_CONF', True), ('je-plain', 'je_', 'JE_MALLOC_CONF', False)]" ] ||

@@ -3,26 +3,18 @@
 # executable in src/ written to bin/fluent-bit, linking
 # ../lib/libjemalloc_pic.a twice) built with the real jemalloc 5.3.0, then
 # relinked with the archive of a second build whose jemalloc bakes in
-# another malloc_conf. Both builds happen once, here, and serve every check
-# of this file.
+# another malloc_conf. Both builds happen once per toolchain (a suite
+# fixture) and serve every check of this file.
 . "$TOP/tests/lib.sh"
 
 # --- the flb-like fixture (tests/fixtures), built twice with the real
 # jemalloc 5.3.0: A normally (the vendored tree has no VERSION: A reports
 # jemalloc's bogus version), B with a baked-in malloc_conf and the real
 # version string (only B's jemalloc is built)
-for v in a b; do
-	"$TOP/tests/fixtures/make-flb-like.sh" src-$v "$JEMALLOC_TARBALL" >/dev/null
-done
-cmake -S src-a -B build-a -DFLB_JEMALLOC=On >cmake-a.log 2>&1 || { cat cmake-a.log; fail "cmake a"; }
-cmake -S src-b -B build-b -DFLB_JEMALLOC=On \
-	-DFLB_JEMALLOC_OPTIONS="--with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30 --with-version=5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c" \
-	>cmake-b.log 2>&1 || { cat cmake-b.log; fail "cmake b"; }
-# the two jemalloc configure runs overlap; make shares the two cores
-cmake --build build-a -j2 --target fluent-bit-bin >build-a.log 2>&1 &
-cmake --build build-b -j2 --target jemalloc >build-b.log 2>&1 &
-wait %1 || { tail -30 build-a.log; fail "build a"; }
-wait %2 || { tail -30 build-b.log; fail "build b"; }
+# (the suite fixture flb_hand, tests/fixtures/make-fixture.sh: built once
+# per toolchain, copied here with its times; link.txt's paths are relative)
+suite_fixture flb_hand toolchain
+cp -a "$FIXTURE/build-a" "$FIXTURE/build-b" .
 LT=build-a/src/CMakeFiles/fluent-bit-bin.dir/link.txt
 BIN=build-a/bin/fluent-bit
 echo '/usr/bin/c++ -g "CMakeFiles/fluent-bit-bin.dir/fluent-bit.c.o" -o ../bin/fluent-bit  ../lib/libjemalloc_pic.a ../library/libfluent-bit.a -lpthread -ldl -lm ../lib/libjemalloc_pic.a ' |

@@ -54,9 +54,12 @@ expect_exit 0 "$AB" verify "$B"
 # B itself took from the remote (or compiled) earlier in the build (stock
 # and special share most objects): hits >= 90% per variant, and no more
 # local hits than entries B brought in
-python3 - "$B/provenance/build-commands.json" <<'PY' || fail "B's compiles were not remote hits"
+python3 - "$B/provenance/build-commands.json" A/provenance/build-commands.json <<'PY' || fail "B's compiles were not remote hits"
 import json, sys
 d = json.load(open(sys.argv[1]))
+# B compiled exactly what A compiled (the fixture's jemalloc builds only
+# its pic archive: about 190 cacheable compiles a variant)
+a = {v["label"]: v.get("ccache") for v in json.load(open(sys.argv[2]))["variants"]}
 seen = 0
 tot = {"cacheable": 0, "local_hits": 0, "remote_hits": 0, "misses": 0}
 for v in d["variants"]:
@@ -67,7 +70,7 @@ for v in d["variants"]:
     seen += 1
     assert c["log"] == "variants/%s/logs/ccache-stats.log" % v["label"], c
     assert c["cacheable"] == c["local_hits"] + c["remote_hits"] + c["misses"], c
-    assert c["cacheable"] > 200, c
+    assert c["cacheable"] > 150 and c["cacheable"] == a[v["label"]]["cacheable"], (c, a[v["label"]])
     assert c["local_hits"] + c["remote_hits"] >= 0.9 * c["cacheable"], c
     assert c["remote_errors"] == 0 and c["remote_timeouts"] == 0, c
     for k in tot:
