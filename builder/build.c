@@ -34,6 +34,7 @@
 #include "../provenance/updiff.h"
 #include "cargo.h"
 #include "ccwrap.h"
+#include "isolation.h"
 #include "relink.h"
 
 #define KEY_FORMAT "allocbuild-variant-key 1"
@@ -65,6 +66,7 @@ struct ctx {
 	pthread_mutex_t source_lock; /* the source module is driven by one thread at a time */
 	struct ab_jobserver *js;     /* shared by the make-based build steps, or NULL */
 	struct ab_manifest_last *last; /* the last run's manifests, while deciding what is up to date */
+	struct ab_netfwd *net;       /* the remote compile cache's forwarder, for sandboxed builds */
 	int running, failed;
 	double child_seconds;
 };
@@ -105,7 +107,11 @@ rel_to_outdir(const struct ab_plan *p, const char *abs)
 static void
 fill_env(struct ab_env *env, const struct ab_plan_var *pv)
 {
-	ab_env_scrubbed(env);
+	/* a sandboxed step has an environment of its own: nothing of the caller's */
+	if (pv && pv->sandboxed)
+		ab_env_sandboxed(env);
+	else
+		ab_env_scrubbed(env);
 	for (size_t i = 0; pv && i < pv->env.n; i++) {
 		const char *eq = strchr(pv->env.v[i], '=');
 		char *k = ab_strndup(pv->env.v[i], (size_t)(eq - pv->env.v[i]));
@@ -192,6 +198,9 @@ run_tool(struct ctx *c, char **argv, struct ab_buf *out)
 	int ok;
 
 	fill_env(&env, c->p->nvars ? &c->p->vars[0] : NULL);
+	/* run here, not in the sandbox: ccache's cache as the sandbox's binds show it */
+	if (c->p->ccache_real && ab_env_get(&env, "CCACHE_DIR"))
+		ab_env_set(&env, "CCACHE_DIR", c->p->ccache_real);
 	pr.envp = ab_env_envp(&env);
 	pr.out = out;
 	pr.err = &err;
@@ -247,6 +256,11 @@ ccache_config(struct ctx *c)
 	char *remote = ccache_get(c, "remote_storage");
 
 	c->run.options.ccache_dir = ccache_get(c, "cache_dir");
+	/* a sandboxed ccache is told the forwarder's loopback address: the record says the remote's */
+	if (c->p->ccache_remote_inside) {
+		free(remote);
+		remote = ab_strdup(c->p->ccache_remote);
+	}
 	c->run.options.ccache_remote = remote ? ab_ccstats_redact(remote) : NULL;
 	free(remote);
 }
@@ -258,10 +272,15 @@ ccache_config(struct ctx *c)
 static int
 toolchain_record(struct ctx *c, struct ab_sha256 *h, int cargo)
 {
-	struct ab_toolchain_opts o = {.path = getenv("PATH")};
+	/* the tools the steps find: in the sandbox through its own PATH, whatever the caller's */
+	struct ab_toolchain_opts o = {.path = AB_SANDBOX_PATH};
 	char *cache = ab_path_join(c->p->outdir, ".toolchain.json");
 	const cJSON *it;
 	int e;
+
+	for (size_t i = 0; i < c->p->nvars; i++)
+		if (!c->p->vars[i].sandboxed)
+			o.path = getenv("PATH");
 
 	o.cache = cache;
 	e = ab_toolchain_record(&c->tools, &o);
@@ -419,10 +438,15 @@ compute_key(struct ctx *c, size_t vi)
 	char ccache[4];
 
 	key_add(h, "format", KEY_FORMAT);
-	key_add(h, "dir", pv->dir);
+	/*
+	 * In the sandbox a variant's directories always have the same names,
+	 * and ccache hands the compiler what it would get without it: neither
+	 * where OUTDIR is nor --ccache changes the bytes, so neither is an input
+	 */
+	key_add(h, "dir", pv->sandboxed ? AB_FIXED_ROOT : pv->dir);
 	key_add(h, "kind", ab_plan_kind_name(v));
 	key_add(h, "toolchain", c->toolchain_key);
-	snprintf(ccache, sizeof(ccache), "%d", p->ccache);
+	snprintf(ccache, sizeof(ccache), "%d", pv->sandboxed ? 0 : p->ccache);
 	key_add(h, "ccache", ccache);
 	for (size_t i = 0; i < pv->env.n; i++)
 		key_add_env(h, pv->env.v[i]);
@@ -687,9 +711,11 @@ report_failure(const struct ab_plan_var *pv, const struct ab_step *s, const char
 
 	ab_error("%s: %s failed: %s\n"
 	    "  command: %s\n"
-	    "  cwd: %s\n"
+	    "  cwd: %s%s\n"
 	    "  log: %s (last %d lines below)",
-	    pv->v->label, s->name, what, q, s->cwd, s->log, TAIL_LINES);
+	    pv->v->label, s->name, what, q, s->cwd,
+	    pv->sandboxed ? " (in the build sandbox: no network, nothing of the host but the system "
+	    "directories and the variant's own trees; docs/build.md, \"Sandbox\")" : "", s->log, TAIL_LINES);
 	print_tail(s->log);
 	free(q);
 }
@@ -703,6 +729,28 @@ step_record(const struct ab_plan *p, const struct ab_step *s, const char *kind)
 	cJSON_AddStringToObject(rec, "name", s->name);
 	cJSON_AddNumberToObject(rec, "number", (double)(s - p->steps) + 1);
 	return rec;
+}
+
+/*
+ * The variant's directories that a sandboxed step's binds show exist
+ * before it starts (bwrap needs them); the others (the ccache, the
+ * forwarder's sockets) are made once by the build
+ */
+static int
+sandbox_dirs(const struct ab_plan *p, const struct ab_plan_var *pv)
+{
+	size_t n = strlen(p->outdir);
+
+	if (!pv->sandboxed)
+		return 0;
+	for (size_t i = 0; i < pv->sb.nops; i++) {
+		const struct ab_sandbox_op *op = &pv->sb.ops[i];
+
+		if (op->kind == AB_SB_BIND && !strncmp(op->real, p->outdir, n) && op->real[n] == '/' &&
+		    ab_mkdir_p(op->real, 0755) < 0)
+			return AB_EFAIL;
+	}
+	return 0;
 }
 
 /*
@@ -770,7 +818,8 @@ run_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, c
 		pr.nkeep_fds = 2;
 	}
 	ab_buf_printf(&hdr, "$ %s\n", q);
-	if (ab_mkdir_p(s->cwd, 0755) < 0 || ab_write_file_atomic(s->log, hdr.s, hdr.len) < 0) {
+	if (sandbox_dirs(c->p, pv) < 0 || (!pv->sandboxed && ab_mkdir_p(s->cwd, 0755) < 0) ||
+	    ab_write_file_atomic(s->log, hdr.s, hdr.len) < 0) {
 		cJSON_Delete(rec);
 		cJSON_Delete(env_set);
 		goto done;
@@ -786,6 +835,7 @@ run_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, c
 	pr.cwd = s->cwd;
 	pr.envp = ab_env_envp(&env);
 	pr.log_path = s->log;
+	pr.sandbox = pv->sandboxed ? &pv->sb : NULL;
 	ab_progress_start((size_t)(s - c->p->steps) + 1, pv->v->label, s->name);
 	if (ab_proc_run(&res, &pr) < 0) {
 		ab_progress_end((size_t)(s - c->p->steps) + 1, 0);
@@ -867,13 +917,13 @@ cmake_record(const struct ab_plan *p, const struct ab_plan_var *pv)
 	if (ab_cmakeprov_read(&rec, pv->build, pv->v->build.targets.v, pv->v->build.targets.n) < 0)
 		return NULL;
 	/* CMake found the wrapper's links: the record names the compilers they run, in the step's PATH */
-	if (p->ccwrap) {
+	if (pv->ccwrap) {
 		const char *path = getenv("PATH");
 
 		for (size_t i = 0; i < pv->env.n; i++)
 			if (!strncmp(pv->env.v[i], "PATH=", 5))
 				path = pv->env.v[i] + 5;
-		ab_cmakeprov_unwrap(rec, p->ccwrap, path);
+		ab_cmakeprov_unwrap(rec, pv->sandboxed ? AB_FIXED_CCWRAP : p->ccwrap, path);
 	}
 	return rec;
 }
@@ -933,11 +983,14 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	spec.env = &env;
 	spec.log_path = s->log;
 	spec.tool = AB_TOOL;
+	spec.sandbox = pv->sandboxed ? &pv->sb : NULL;
 	/* the proof that the relink changes only the replaced inputs: the unchanged
 	   command, linked again, must reproduce the normal binary */
 	spec.check_normal = 1;
 	ab_progress_start(n, v->label, s->name);
-	e = output_dir_inside(pv, from->build, v->relink.output);
+	e = sandbox_dirs(c->p, pv);
+	if (e == 0)
+		e = output_dir_inside(pv, from->build, v->relink.output);
 	if (e == 0)
 		e = ab_relink_run(&prov, &spec);
 	ab_progress_end(n, e == 0);
@@ -965,7 +1018,7 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 static int
 cargo_home(const struct ab_plan_var *pv)
 {
-	char *crates = ab_cargo_crates_dir(pv->v, pv->src);
+	char *crates = ab_cargo_crates_dir(pv->v, pv->in_src);
 	int e = ab_cargo_home_write(pv->build, crates);
 
 	free(crates);
@@ -982,6 +1035,17 @@ ccache_stats(struct ab_variant_record *vr, const struct ab_plan *p, const struct
 	free(rel);
 	free(log);
 	return e;
+}
+
+/* the compile log the wrapper kept, when it kept one (builder/ccwrap.h) */
+static void
+compile_log(struct ab_variant_record *vr, const struct ab_plan *p, const struct ab_plan_var *pv)
+{
+	char *log = ab_path_join(pv->logs, AB_CCWRAP_LOG);
+
+	free(vr->compile_log);
+	vr->compile_log = ab_path_exists(log) ? rel_to_outdir(p, log) : NULL;
+	free(log);
 }
 
 /* a fresh build of one source or relink variant; fills its record */
@@ -1025,6 +1089,7 @@ build_variant(struct ctx *c, size_t vi)
 	}
 	if (p->ccache && pv->v->kind == AB_VARIANT_BUILD && ccache_stats(vr, p, pv) < 0)
 		return AB_ECHECK;
+	compile_log(vr, p, pv);
 	if (hash_artifacts(vr, c, pv) < 0)
 		return AB_ECHECK;
 	if (pv->v->kind == AB_VARIANT_BUILD) {
@@ -1136,6 +1201,10 @@ probe_variant(struct ctx *c, size_t vi)
 	req.unset = pv->v->runtime.unset;
 	req.cwd = pv->probe;
 	req.timeout = pv->probe_from->probe.timeout;
+	if (pv->sandboxed) {
+		req.sandbox = &pv->sb;
+		req.sandbox_home = AB_FIXED_HOME;
+	}
 	/* a binary artifact is run; else the allocator archive is linked into a probe program */
 	for (size_t i = 0; i < pv->artifacts.n && !target; i++)
 		if (!is_archive(pv->artifacts.v[i]))
@@ -1146,7 +1215,7 @@ probe_variant(struct ctx *c, size_t vi)
 		target = pv->artifacts.v[0];
 	abs = ab_path_join(pv->artdir, target);
 	ab_progress_start(n, pv->v->label, s->name);
-	if (ab_mkdir_p(pv->probe, 0755) == 0) {
+	if (ab_mkdir_p(pv->probe, 0755) == 0 && sandbox_dirs(c->p, pv) == 0) {
 		if (is_archive(target)) {
 			e = ab_probe_archive(&rec, &req, abs, pv->probe);
 		} else {
@@ -1391,8 +1460,9 @@ reproducible_record(const struct ab_plan *p, const struct ab_plan_var *pv)
 	if (!pv->reproducible)
 		cJSON_AddStringToObject(r, "reason", pv->v->kind == AB_VARIANT_BUILD ?
 		    "the recipe sets \"reproducible\": false" : "it uses a variant that is not reproducible");
-	if (pv->ccflags.n) {
-		char *wrap = rel_to_outdir(p, p->ccwrap);
+	if (pv->ccwrap) {
+		/* in the sandbox the wrapper is at its fixed path and needs no prefix maps: the paths are fixed already */
+		char *wrap = pv->sandboxed ? ab_strdup(AB_FIXED_CCWRAP) : rel_to_outdir(p, p->ccwrap);
 		cJSON *tools = cJSON_AddArrayToObject(r, "wrapped_tools");
 
 		cJSON_AddStringToObject(r, "wrapper", wrap);
@@ -1400,8 +1470,11 @@ reproducible_record(const struct ab_plan *p, const struct ab_plan_var *pv)
 		for (size_t i = 0; ab_ccwrap_tools[i]; i++)
 			cJSON_AddItemToArray(tools, cJSON_CreateString(ab_ccwrap_tools[i]));
 		cJSON_AddItemToObject(r, "compiler_flags", ab_json_strv(pv->ccflags.v, pv->ccflags.n));
-		cJSON_AddStringToObject(r, "macro_definitions",
-		    "the directories of the maps replaced in the build's own -D values, as the maps would");
+		if (pv->ccflags.n)
+			cJSON_AddStringToObject(r, "macro_definitions",
+			    "the directories of the maps replaced in the build's own -D values, as the maps would");
+		else
+			cJSON_AddStringToObject(r, "paths", "fixed by the build sandbox: " AB_FIXED_SRC " and " AB_FIXED_BUILD);
 		cJSON_AddStringToObject(r, "ar", "D added to every operation that writes an archive; U and u removed");
 		cJSON_AddStringToObject(r, "ranlib", "-D");
 	}
@@ -1419,6 +1492,51 @@ reproducible_record(const struct ab_plan *p, const struct ab_plan_var *pv)
 	}
 	cJSON_AddStringToObject(env, "LC_ALL", "C");
 	cJSON_AddStringToObject(env, "TZ", "UTC");
+	return r;
+}
+
+/*
+ * Where the variant's steps ran (docs/build.md, "Sandbox"): the sandbox's
+ * tool and namespaces, its network, each fixed path with the real
+ * directory behind it; or why there was none
+ */
+static cJSON *
+sandbox_record(const struct ctx *c, const struct ab_plan_var *pv)
+{
+	const struct ab_plan *p = c->p;
+	cJSON *r = cJSON_CreateObject(), *paths;
+
+	cJSON_AddBoolToObject(r, "enabled", pv->sandboxed);
+	if (!pv->sandboxed) {
+		cJSON_AddStringToObject(r, "reason", !pv->v->sandbox ? "the recipe sets \"sandbox\": false" :
+		    "built with --no-sandbox");
+		return r;
+	}
+	cJSON_AddStringToObject(r, "tool", ab_sandbox_tool() ? ab_sandbox_tool() : "bubblewrap");
+	{
+		size_t nns = 0;
+
+		while (ab_sandbox_namespaces[nns])
+			nns++;
+		cJSON_AddItemToObject(r, "namespaces", ab_json_strv((char *const *)ab_sandbox_namespaces, nns));
+	}
+	cJSON_AddStringToObject(r, "network", p->ccache_remote && *p->ccache_remote ?
+	    "none but loopback, where ccache reaches the remote compile cache through allocbuild" : "none but loopback");
+	cJSON_AddStringToObject(r, "environment", "PATH, HOME, LC_ALL, TZ and what the recipe and allocbuild set; "
+	    "nothing inherited");
+	paths = cJSON_AddArrayToObject(r, "paths");
+	for (size_t i = 0; i < pv->sb.nops; i++) {
+		const struct ab_sandbox_op *op = &pv->sb.ops[i];
+		cJSON *o;
+
+		if (op->kind != AB_SB_BIND && op->kind != AB_SB_RO_BIND)
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "inside", op->inside);
+		cJSON_AddStringToObject(o, "real", op->real);
+		cJSON_AddBoolToObject(o, "writable", op->kind == AB_SB_BIND);
+		cJSON_AddItemToArray(paths, o);
+	}
 	return r;
 }
 
@@ -1450,6 +1568,7 @@ record_init(struct ctx *c, size_t vi)
 	}
 	record_runtime(vr, v);
 	vr->reproducible = reproducible_record(p, pv);
+	vr->sandbox = sandbox_record(c, pv);
 	/* the tools a build or relink ran; a runtime_of runs none */
 	if (v->kind == AB_VARIANT_BUILD)
 		vr->toolchain = ab_toolchain_select(c->tools, ab_plan_kind_name(v));
@@ -1833,6 +1952,7 @@ run_init(struct ctx *c)
 	run->options.parallel_variants = p->parallel;
 	run->options.jobserver = p->jobserver;
 	run->options.ccache = p->ccache;
+	run->options.sandbox = !p->no_sandbox;
 	run->options.keep_going = c->o->keep_going;
 	run->options.force = c->o->force;
 	run->options.source_date_epoch = AB_SOURCE_DATE_EPOCH;
@@ -2189,9 +2309,13 @@ run_phases(struct ctx *c, int *probe_bad)
 	record_fetched(c);
 	if (p->jobserver && ab_jobserver_open(&c->js, p->jobserver) < 0)
 		return AB_EFAIL;
+	if (p->nnet && ab_netfwd_start(&c->net, p->net_dir, p->net, p->nnet) < 0)
+		return AB_EFAIL;
 	schedule(c);
 	report_ccache(c, 0);
 	check_variants(c, probe_bad);
+	ab_netfwd_stop(c->net);
+	c->net = NULL;
 	if ((e = write_states(c)) < 0 || (e = write_manifests(c)) < 0)
 		return e;
 	return 0;
@@ -2205,10 +2329,14 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 	mode_t old_umask;
 	double t0 = ab_now();
 
+	/* no sandbox, no build: never silently without it, and nothing written before saying so */
+	if (p->sandbox && ab_sandbox_check() < 0)
+		return AB_EFAIL;
 	ctx_init(&c, p, o);
 	/* every child's umask, whatever the caller's: generated files and their modes do not vary */
 	old_umask = umask(AB_CHILD_UMASK);
-	rc = ab_mkdir_p(p->outdir, 0755) < 0 || (!o->have_lock && ab_build_lock(&lockfd, p->outdir) < 0) ? AB_EFAIL : 0;
+	rc = ab_mkdir_p(p->outdir, 0755) < 0 || (!o->have_lock && ab_build_lock(&lockfd, p->outdir) < 0) ||
+	    (p->ccache_real && ab_mkdir_p(p->ccache_real, 0755) < 0) ? AB_EFAIL : 0;
 	if (rc == 0)
 		rc = run_phases(&c, &probe_bad);
 	ab_progress_finish();

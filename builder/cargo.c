@@ -61,6 +61,14 @@ recipe_sets(const struct ab_variant *v, const char *key)
 	return 0;
 }
 
+/* one --remap-path-prefix, unless the path is its own name already (the build sandbox's fixed paths) */
+static void
+remap(struct ab_buf *b, const char *from, const char *to)
+{
+	if (strcmp(from, to))
+		ab_buf_printf(b, "%s--remap-path-prefix=%s=%s", b->len ? " " : "", from, to);
+}
+
 void
 ab_cargo_env(struct ab_strv *env, struct ab_strv *unset, const struct ab_variant *v, const char *outdir,
     const char *src, const char *build)
@@ -81,12 +89,13 @@ ab_cargo_env(struct ab_strv *env, struct ab_strv *unset, const struct ab_variant
 	if (!recipe_sets(v, "RUSTFLAGS")) {
 		struct ab_buf b = {0};
 
-		ab_buf_printf(&b, "RUSTFLAGS=--remap-path-prefix=%s=%s", outdir, AB_CCWRAP_MAP_OUTDIR);
+		remap(&b, outdir, AB_CCWRAP_MAP_OUTDIR);
 		if (!v->build.vendor)
-			ab_buf_printf(&b, " --remap-path-prefix=%s=%s", crates, MAP_CRATES);
-		ab_buf_printf(&b, " --remap-path-prefix=%s=%s", build, AB_CCWRAP_MAP_BUILD);
-		ab_buf_printf(&b, " --remap-path-prefix=%s=%s", src, AB_CCWRAP_MAP_SRC);
-		ab_strv_push(env, b.s);
+			remap(&b, crates, MAP_CRATES);
+		remap(&b, build, AB_CCWRAP_MAP_BUILD);
+		remap(&b, src, AB_CCWRAP_MAP_SRC);
+		if (b.len)
+			ab_strv_pushf(env, "RUSTFLAGS=%s", b.s);
 		ab_buf_free(&b);
 	}
 	for (size_t i = 0; i < AB_NELEM(inherited); i++)

@@ -5,10 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "../lib/hash.h"
 #include "../lib/linktxt.h"
+#include "../lib/proc.h"
 
 const char *const ab_ccwrap_tools[] = {
 	"cc", "gcc", "c++", "g++", "x86_64-linux-gnu-gcc", "x86_64-linux-gnu-g++", "ar", "ranlib", NULL,
@@ -230,6 +235,152 @@ ar_deterministic_key(const char *key)
 	return ab_buf_detach(&b);
 }
 
+/* ---- the compile log ---- */
+
+/* does the command compile without linking (-c)? */
+static int
+is_compile(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-c"))
+			return 1;
+	return 0;
+}
+
+static int
+has_suffix(const char *s, const char *const *sfx)
+{
+	size_t n = strlen(s);
+
+	for (size_t i = 0; sfx[i]; i++) {
+		size_t k = strlen(sfx[i]);
+
+		if (n > k && !strcmp(s + n - k, sfx[i]))
+			return 1;
+	}
+	return 0;
+}
+
+/* the source file compiled and the object written (-o X, -oX, else the source's base name with .o) */
+static void
+compile_files(int argc, char **argv, const char **src, char **out)
+{
+	static const char *const sources[] = {".c", ".cc", ".cpp", ".cxx", ".C", ".c++", ".S", ".s", ".m", NULL};
+
+	*src = NULL;
+	*out = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			*out = ab_strdup(argv[++i]);
+		else if (!strncmp(argv[i], "-o", 2) && argv[i][2])
+			*out = ab_strdup(argv[i] + 2);
+		else if (argv[i][0] != '-' && has_suffix(argv[i], sources) && !*src)
+			*src = argv[i];
+	}
+	if (!*out && *src) {
+		const char *b = base_name(*src), *dot = strrchr(b, '.');
+
+		*out = ab_sprintf("%.*s.o", (int)(dot ? dot - b : (long)strlen(b)), b);
+	}
+}
+
+/* a field of the log: the maps applied (the directories' fixed names), tabs and newlines escaped */
+static void
+log_field(struct ab_buf *b, const char *s, const struct prefix_map *maps, size_t nmaps)
+{
+	char *m = nmaps ? map_definition(s, maps, nmaps) : NULL;
+
+	ab_buf_add_shown(b, m ? m : s, strlen(m ? m : s));
+	free(m);
+}
+
+/* the digest of a regular file, saying nothing when it is not one (-o /dev/null): the build's output is its own */
+static int
+quiet_hash(char hex[AB_HEX_LEN + 1], const char *path)
+{
+	struct ab_sha256 *h;
+	struct stat st;
+	char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	h = ab_sha256_new();
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			ab_sha256_update(h, buf, (size_t)n);
+	ab_sha256_final(hex, h);
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+/*
+ * Run the compiler, and when it succeeded append to the log a line
+ *   SHA256 <tab> CWD <tab> OUTPUT <tab> SOURCE <tab> COMMAND
+ * (the object's digest; the paths with the variant's directories under
+ * their fixed names, so that two builds in other directories compare),
+ * in one write, so that the compiles of a parallel build never mix.
+ * Returns the compiler's exit status; a compiler killed by a signal
+ * kills the wrapper by the same signal.
+ */
+static int
+run_and_log(struct ab_strv *args, int argc, char **argv, const struct prefix_map *maps, size_t nmaps)
+{
+	const char *src;
+	char *out, cwd[PATH_MAX], hex[AB_HEX_LEN + 1];
+	struct ab_buf line = {0};
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		fprintf(stderr, "allocbuild: %s: cannot fork: %s\n", base_name(argv[0]), strerror(errno));
+		return 126;
+	}
+	if (pid == 0) {
+		execv(args->v[0], ab_strv_argv(args));
+		fprintf(stderr, "allocbuild: %s: cannot run '%s': %s\n", base_name(argv[0]), args->v[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 126;
+	if (WIFSIGNALED(status)) {
+		signal(WTERMSIG(status), SIG_DFL);
+		raise(WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	if (WEXITSTATUS(status) != 0)
+		return WEXITSTATUS(status);
+	compile_files(argc, argv, &src, &out);
+	if (out && getcwd(cwd, sizeof(cwd)) && quiet_hash(hex, out) == 0) {
+		char *cmd = ab_argv_quote(argv);
+
+		ab_buf_printf(&line, "%s\t", hex);
+		log_field(&line, cwd, maps, nmaps);
+		ab_buf_putc(&line, '\t');
+		log_field(&line, out, maps, nmaps);
+		ab_buf_putc(&line, '\t');
+		log_field(&line, src ? src : "", maps, nmaps);
+		ab_buf_putc(&line, '\t');
+		log_field(&line, cmd, maps, nmaps);
+		ab_buf_putc(&line, '\n');
+		fd = open(getenv(AB_CCWRAP_LOG_ENV), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			(void)!write(fd, line.s, line.len);
+			close(fd);
+		}
+		free(cmd);
+	}
+	ab_buf_free(&line);
+	free(out);
+	return 0;
+}
+
 int
 ab_ccwrap_main(int argc, char **argv)
 {
@@ -280,6 +431,9 @@ ab_ccwrap_main(int argc, char **argv)
 			ab_strv_push(&args, argv[i]);
 	}
 	setenv("PATH", newpath, 1);
+	/* a compile the build wants logged: run, hashed, then logged; anything else: exec'd */
+	if (kind == TOOL_COMPILER && getenv(AB_CCWRAP_LOG_ENV) && *getenv(AB_CCWRAP_LOG_ENV) && is_compile(argc, argv))
+		return run_and_log(&args, argc, argv, maps, nmaps);
 	execv(real, ab_strv_argv(&args));
 	fprintf(stderr, "allocbuild: %s: cannot run '%s': %s\n", name, real, strerror(errno));
 	free(maps);

@@ -44,6 +44,15 @@
 #define AB_CCWRAP_DIR "ccwrap"
 /* the flags the wrapper gives every compiler, shell-quoted words */
 #define AB_CCWRAP_FLAGS_ENV "ALLOCBUILD_CCWRAP_FLAGS"
+/*
+ * The compile log: where the wrapper appends a line per successful
+ * compile (-c): the object's SHA-256, the directory, the object, the
+ * source and the command, with the variant's directories under their
+ * fixed names (docs/build.md, "Checking reproducibility"). build --check
+ * and rebuild name the first compile whose object differs.
+ */
+#define AB_CCWRAP_LOG_ENV "ALLOCBUILD_COMPILE_LOG"
+#define AB_CCWRAP_LOG "compiles.tsv"
 /* what a variant's source and build directories are called in its artifacts */
 #define AB_CCWRAP_MAP_OUTDIR "/allocbuild"
 #define AB_CCWRAP_MAP_SRC "/allocbuild/src"

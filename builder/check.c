@@ -21,10 +21,11 @@ second_build(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 
 	po.outdir = dir;
 	po.jobs = first->jobs * 2;
+	po.no_sandbox = first->no_sandbox;
 	bo.force = 1;
 	bo.table = 0;
 	bo.have_lock = 0;
-	e = ab_plan_opts_fresh_ccache(&po, &cache, first->ccache);
+	e = ab_plan_opts_fresh_ccache(&po, &cache, first->ccache && ab_plan_ccache_changes_bytes(first));
 	if (e == 0)
 		e = ab_rm_rf(dir);
 	if (e == 0)
@@ -74,7 +75,9 @@ ab_check_run(const struct ab_recipe *r, const struct ab_plan_opts *po, char *con
 		cJSON *how = cJSON_AddObjectToObject(ab_json_get(st, "predicate"), "how");
 
 		cJSON_AddStringToObject(how, "directory", AB_CHECK_DIR);
-		cJSON_AddStringToObject(how, "differences",
+		cJSON_AddStringToObject(how, "differences", p->sandbox ?
+		    "another OUTDIR (the same fixed paths in the sandbox), another -j, no cached object (no ccache: "
+		    "in the sandbox it changes no byte), every variant built from nothing" :
 		    "another OUTDIR (a longer path), another -j, no cached object (ccache, if used, with an empty "
 		    "cache of its own), every variant built from nothing");
 	}

@@ -6,6 +6,7 @@
 
 #include "cargo.h"
 #include "ccwrap.h"
+#include "isolation.h"
 #include "../lib/pool.h"
 #include "../lib/proc.h"
 #include "../provenance/ccstats.h"
@@ -160,6 +161,33 @@ ab_plan_expand(const struct ab_plan *p, const char *s)
 	return e ? e : ab_strdup(s); /* the loader refused malformed references */
 }
 
+/* the same as a sandboxed step sees the artifact: below /allocbuild/variants */
+static char *
+resolve_ref_inside(void *arg, const char *label, const char *path)
+{
+	const struct ab_plan *p = arg;
+	size_t i = ab_plan_var_index(p, label);
+	const struct ab_plan_var *pv;
+	const char *base;
+
+	if (i == AB_PLAN_NONE)
+		return NULL;
+	pv = &p->vars[i];
+	base = pv->base->kind == AB_VARIANT_RELINK ? pv->base->relink.from : pv->base->label;
+	return ab_isolation_artifact(base, path);
+}
+
+char *
+ab_plan_expand_for(const struct ab_plan *p, const struct ab_plan_var *pv, const char *s)
+{
+	char *e;
+
+	if (!pv->sandboxed)
+		return ab_plan_expand(p, s);
+	e = ab_varref_expand(s, resolve_ref_inside, (void *)p);
+	return e ? e : ab_strdup(s);
+}
+
 /* cargo has no configure step: one cargo build in the source tree (builder/cargo.h) */
 static void
 plan_cargo_step(struct ab_plan *p, size_t vi)
@@ -174,8 +202,8 @@ plan_cargo_step(struct ab_plan *p, size_t vi)
 		ab_strv_pushf(&s->env, "MAKEFLAGS=-j%d --jobserver-auth=%s", p->jobserver, AB_JOBSERVER_FDS);
 	}
 	ab_cargo_argv(&s->argv, pv->v, s->jobserver ? 0 : pv->jobs);
-	ab_cargo_env(&s->env, &s->unset, pv->v, p->outdir, pv->src, pv->build);
-	s->cwd = ab_strdup(pv->src);
+	ab_cargo_env(&s->env, &s->unset, pv->v, pv->sandboxed ? AB_FIXED_ROOT : p->outdir, pv->in_src, pv->in_build);
+	s->cwd = ab_strdup(pv->in_src);
 }
 
 static void
@@ -204,26 +232,26 @@ plan_build_steps(struct ab_plan *p, size_t vi)
 	s->log = ab_sprintf("%s/02-configure.log", pv->logs);
 	if (v->build.system == AB_BUILD_AUTOTOOLS) {
 		s->name = ab_strdup("configure");
-		ab_strv_pushf(&s->argv, "%s/configure", pv->src);
+		ab_strv_pushf(&s->argv, "%s/configure", pv->in_src);
 		for (size_t i = 0; i < v->build.configure.n; i++)
-			ab_strv_push_owned(&s->argv, ab_plan_expand(p, v->build.configure.v[i]));
-		s->cwd = ab_strdup(pv->build);
+			ab_strv_push_owned(&s->argv, ab_plan_expand_for(p, pv, v->build.configure.v[i]));
+		s->cwd = ab_strdup(pv->in_build);
 	} else {
 		s->name = ab_strdup("cmake configure");
 		ab_strv_push(&s->argv, "cmake");
 		ab_strv_push(&s->argv, "-S");
-		ab_strv_push(&s->argv, pv->src);
+		ab_strv_push(&s->argv, pv->in_src);
 		ab_strv_push(&s->argv, "-B");
-		ab_strv_push(&s->argv, pv->build);
+		ab_strv_push(&s->argv, pv->in_build);
 		ab_strv_push(&s->argv, "-G");
 		ab_strv_push(&s->argv, v->build.generator ? v->build.generator : "Unix Makefiles");
 		for (size_t i = 0; i < v->build.defines.n; i++) {
-			char *value = ab_plan_expand(p, v->build.defines.v[i].value);
+			char *value = ab_plan_expand_for(p, pv, v->build.defines.v[i].value);
 
 			ab_strv_pushf(&s->argv, "-D%s=%s", v->build.defines.v[i].key, value);
 			free(value);
 		}
-		s->cwd = ab_strdup(pv->dir);
+		s->cwd = ab_strdup(pv->sandboxed ? AB_FIXED_ROOT : pv->dir);
 	}
 
 	s = add_step(p, AB_STEP_BUILD, vi);
@@ -243,12 +271,12 @@ plan_build_steps(struct ab_plan *p, size_t vi)
 			ab_strv_pushf(&s->argv, "-j%s", jobs);
 		for (size_t i = 0; i < v->build.targets.n; i++)
 			ab_strv_push(&s->argv, v->build.targets.v[i]);
-		s->cwd = ab_strdup(pv->build);
+		s->cwd = ab_strdup(pv->in_build);
 	} else {
 		s->name = join_targets("cmake --build", &v->build.targets);
 		ab_strv_push(&s->argv, "cmake");
 		ab_strv_push(&s->argv, "--build");
-		ab_strv_push(&s->argv, pv->build);
+		ab_strv_push(&s->argv, pv->in_build);
 		if (v->build.targets.n) {
 			ab_strv_push(&s->argv, "--target");
 			for (size_t i = 0; i < v->build.targets.n; i++)
@@ -259,7 +287,7 @@ plan_build_steps(struct ab_plan *p, size_t vi)
 			ab_strv_push(&s->argv, "-j");
 			ab_strv_push(&s->argv, jobs);
 		}
-		s->cwd = ab_strdup(pv->dir);
+		s->cwd = ab_strdup(pv->sandboxed ? AB_FIXED_ROOT : pv->dir);
 	}
 	pv->nsteps = p->nsteps - pv->first_step;
 }
@@ -274,7 +302,7 @@ plan_relink_steps(struct ab_plan *p, size_t vi)
 	s = add_step(p, AB_STEP_RELINK, vi);
 	s->name = ab_sprintf("relink %s", pv->v->relink.output);
 	s->log = ab_sprintf("%s/01-relink.log", pv->logs);
-	s->cwd = ab_strdup(pv->artdir);
+	s->cwd = ab_strdup(pv->in_build);
 	pv->nsteps = 1;
 }
 
@@ -323,6 +351,10 @@ plan_ccflags(struct ab_plan *p, struct ab_plan_var *pv)
 			return;
 		own = &p->vars[f];
 	}
+	pv->ccwrap = 1;
+	/* in the sandbox the directories have their final names already: the wrapper's ar and ranlib are left */
+	if (pv->sandboxed)
+		return;
 	ab_ccwrap_prefix_maps(&pv->ccflags, p->outdir, own->src, own->build);
 	if (!p->ccwrap)
 		p->ccwrap = ab_path_join(p->outdir, AB_CCWRAP_DIR);
@@ -338,26 +370,49 @@ plan_env(struct ab_plan *p, struct ab_plan_var *pv)
 
 	ab_strv_pushf(&pv->env, "SOURCE_DATE_EPOCH=%s", AB_SOURCE_DATE_EPOCH);
 	/* jemalloc's configure runs git describe in the build dir: never let it see an enclosing repository */
-	ab_strv_pushf(&pv->env, "GIT_CEILING_DIRECTORIES=%s/variants", p->outdir);
+	if (pv->sandboxed)
+		ab_strv_push(&pv->env, "GIT_CEILING_DIRECTORIES=" AB_FIXED_ROOT);
+	else
+		ab_strv_pushf(&pv->env, "GIT_CEILING_DIRECTORIES=%s/variants", p->outdir);
 	/* the wrapper first: every compiler a build finds through PATH is the wrapper (builder/ccwrap.h) */
-	if (pv->ccflags.n)
-		ab_buf_printf(&dirs, "%s:", p->ccwrap);
+	if (pv->ccwrap)
+		ab_buf_printf(&dirs, "%s:", pv->sandboxed ? AB_FIXED_CCWRAP : p->ccwrap);
 	/*
 	 * Debian's masquerade directory: every compiler found through PATH is
 	 * ccache, including the ones an ExternalProject's configure finds
 	 */
 	if (p->ccache)
 		ab_buf_printf(&dirs, "%s:", CCACHE_DIR_BIN);
-	if (dirs.len)
-		ab_strv_pushf(&pv->env, "PATH=%s%s", dirs.s, path ? path : "/usr/local/bin:/usr/bin:/bin");
+	/* a sandboxed step's PATH is always the same; a plain one's is the caller's behind those */
+	if (pv->sandboxed)
+		ab_strv_pushf(&pv->env, "PATH=%s%s", dirs.s ? dirs.s : "", AB_SANDBOX_PATH);
+	else if (dirs.len)
+		ab_strv_pushf(&pv->env, "PATH=%s%s", dirs.s, path ? path : AB_SANDBOX_PATH);
 	ab_buf_free(&dirs);
+	if (pv->sandboxed)
+		ab_strv_push(&pv->env, "HOME=" AB_FIXED_HOME);
+	/* every compile of a build variant logged with its object's digest (builder/ccwrap.h) */
+	if (pv->ccwrap && v->kind == AB_VARIANT_BUILD)
+		ab_strv_pushf(&pv->env, "%s=%s/%s", AB_CCWRAP_LOG_ENV, pv->in_logs, AB_CCWRAP_LOG);
 	if (pv->ccflags.n) {
 		char *q = ab_argv_quote(ab_strv_argv(&pv->ccflags));
 
 		ab_strv_pushf(&pv->env, "%s=%s", AB_CCWRAP_FLAGS_ENV, q);
 		free(q);
 	}
-	if (p->ccache) {
+	if (p->ccache && pv->sandboxed) {
+		/*
+		 * At the fixed paths ccache needs no rewriting of paths: what it
+		 * hands the compiler is what a build without it would, and the same
+		 * compile in two variants (or OUTDIRs, or machines) is the same input
+		 */
+		ab_strv_push(&pv->env, "CCACHE_DIR=" AB_FIXED_CCACHE);
+		if (p->ccache_remote)
+			ab_strv_pushf(&pv->env, "CCACHE_REMOTE_STORAGE=%s",
+			    p->ccache_remote_inside ? p->ccache_remote_inside : p->ccache_remote);
+		if (v->kind == AB_VARIANT_BUILD)
+			ab_strv_pushf(&pv->env, "CCACHE_STATSLOG=%s/%s", AB_FIXED_LOGS, AB_CCSTATS_LOG);
+	} else if (p->ccache) {
 		/* same compile commands in different variant dirs hit the same objects */
 		ab_strv_pushf(&pv->env, "CCACHE_BASEDIR=%s", p->outdir);
 		ab_strv_push(&pv->env, "CCACHE_NOHASHDIR=1");
@@ -371,11 +426,111 @@ plan_env(struct ab_plan *p, struct ab_plan_var *pv)
 	}
 	if (v->kind == AB_VARIANT_BUILD)
 		for (size_t i = 0; i < v->build.env.n; i++) {
-			char *value = ab_plan_expand(p, v->build.env.v[i].value);
+			char *value = ab_plan_expand_for(p, pv, v->build.env.v[i].value);
 
 			ab_strv_pushf(&pv->env, "%s=%s", v->build.env.v[i].key, value);
 			free(value);
 		}
+}
+
+/*
+ * ccache's local cache when no --ccache-dir names one, as ccache 4 finds
+ * it: CCACHE_DIR, else ~/.ccache when it exists, else
+ * $XDG_CACHE_HOME/ccache, else ~/.cache/ccache (a cache_dir set in a
+ * ccache.conf is not read: name it with --ccache-dir)
+ */
+static char *
+ccache_default_dir(void)
+{
+	const char *d = getenv("CCACHE_DIR"), *home = getenv("HOME"), *xdg = getenv("XDG_CACHE_HOME");
+	char *legacy;
+
+	if (d && *d)
+		return ab_path_absolute(d);
+	if (!home || !*home)
+		home = "/";
+	legacy = ab_path_join(home, ".ccache");
+	if (ab_is_dir(legacy))
+		return legacy;
+	free(legacy);
+	if (xdg && *xdg)
+		return ab_sprintf("%s/ccache", xdg);
+	return ab_sprintf("%s/.cache/ccache", home);
+}
+
+/*
+ * ccache in the sandbox: its local cache bound in, and the remote storage
+ * (--ccache-remote, else CCACHE_REMOTE_STORAGE of the caller's, which
+ * the sandbox does not inherit) reached through allocbuild's forwarder
+ */
+static void
+plan_remote(struct ab_plan *p)
+{
+	const char *env = getenv("CCACHE_REMOTE_STORAGE"), *tmp = getenv("TMPDIR");
+	static int seq;
+
+	p->ccache_real = p->ccache_dir ? ab_strdup(p->ccache_dir) : ccache_default_dir();
+	if (!p->ccache_remote && env && *env)
+		p->ccache_remote = ab_strdup(env);
+	if (!p->ccache_remote || !*p->ccache_remote)
+		return;
+	p->ccache_remote_inside = ab_isolation_remote(p->ccache_remote, &p->net, &p->nnet, &p->remote_paths);
+	if (!p->nnet)
+		return;
+	/* a unix socket's path has at most 107 bytes: a long TMPDIR is not used for it */
+	if (!tmp || !*tmp || strlen(tmp) > 60)
+		tmp = "/tmp";
+	p->net_dir = ab_sprintf("%s/allocbuild-net.%d.%d", tmp, (int)getpid(), seq++);
+}
+
+/* a recipe's tool named by an absolute path outside /usr: its directory, shown read-only in the sandbox */
+static void
+tool_dir(struct ab_strv *dirs, const char *tool)
+{
+	char *d;
+
+	if (!tool || tool[0] != '/' || !strncmp(tool, "/usr/", 5))
+		return;
+	d = ab_path_dirname(tool);
+	if (!ab_strv_has(dirs, d))
+		ab_strv_push(dirs, d);
+	free(d);
+}
+
+/* the sandbox of pv's steps (builder/isolation.h) */
+static void
+plan_sandbox(struct ab_plan *p, struct ab_plan_var *pv)
+{
+	struct ab_isolation_dirs d = {0};
+	struct ab_strv tools = {0};
+	char *variants;
+
+	if (!pv->sandboxed)
+		return;
+	variants = ab_path_join(p->outdir, "variants");
+	d.variants = variants;
+	if (pv->v->kind == AB_VARIANT_BUILD) {
+		d.src = pv->src;
+		d.build = pv->build;
+		if (pv->v->build.system == AB_BUILD_CARGO) {
+			tool_dir(&tools, pv->v->build.cargo);
+			tool_dir(&tools, pv->v->build.rustc);
+		}
+	} else if (pv->v->kind == AB_VARIANT_RELINK) {
+		d.build = pv->artdir;
+	}
+	d.logs = pv->logs;
+	d.probe = pv->probe;
+	d.self = p->self;
+	d.ccache = p->ccache ? p->ccache_real : NULL;
+	for (size_t i = 0; i < p->remote_paths.n; i++)
+		ab_strv_push(&tools, p->remote_paths.v[i]);
+	d.tools = (const char *const *)ab_strv_argv(&tools);
+	ab_isolation_variant(&pv->sb, &d);
+	if (p->nnet)
+		ab_isolation_net(&pv->sb, p->net_dir, p->nnet);
+	ab_strv_free(&tools);
+	free(variants);
 }
 
 /* the selected variants (indexes into r->variants, in dependency order) with their directories */
@@ -415,6 +570,19 @@ plan_vars(struct ab_plan *p, const size_t *order, size_t norder)
 		pv->artdir = ab_sprintf("%s/variants/%s/build", p->outdir, pv->base->kind == AB_VARIANT_RELINK ?
 		    pv->base->relink.from : pv->base->label);
 		pv->first_step = pv->probe_step = pv->updiff_step = AB_PLAN_NONE;
+		pv->sandboxed = p->sandbox && pv->v->sandbox;
+		if (pv->sandboxed) {
+			pv->in_src = AB_FIXED_SRC;
+			pv->in_build = AB_FIXED_BUILD;
+			pv->in_logs = AB_FIXED_LOGS;
+			pv->in_probe = AB_FIXED_PROBE;
+		} else {
+			pv->in_src = pv->src;
+			/* a relink runs in its from variant's build directory */
+			pv->in_build = pv->v->kind == AB_VARIANT_RELINK ? pv->artdir : pv->build;
+			pv->in_logs = pv->logs;
+			pv->in_probe = pv->probe;
+		}
 	}
 }
 
@@ -586,6 +754,15 @@ ab_plan_opts_fresh_ccache(struct ab_plan_opts *po, char **dir, int used)
 }
 
 int
+ab_plan_ccache_changes_bytes(const struct ab_plan *p)
+{
+	for (size_t i = 0; i < p->nvars; i++)
+		if (!p->vars[i].sandboxed && p->vars[i].v->kind != AB_VARIANT_RUNTIME)
+			return 1;
+	return 0;
+}
+
+int
 ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_plan_opts *o,
     char *const *labels, size_t nlabels)
 {
@@ -606,8 +783,21 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 	p->ccache = o->ccache;
 	p->ccache_remote = o->ccache_remote ? ab_strdup(o->ccache_remote) : NULL;
 	p->ccache_dir = o->ccache_dir ? ab_path_absolute(o->ccache_dir) : NULL;
+	p->no_sandbox = o->no_sandbox;
+	p->sandbox = !o->no_sandbox;
+	{
+		char self[4096];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		p->self = ab_strndup(self, n > 0 ? (size_t)n : 0);
+	}
 
 	plan_vars(p, order, norder);
+	p->sandbox = 0;
+	for (size_t i = 0; i < p->nvars; i++)
+		p->sandbox |= p->vars[i].sandboxed;
+	if (p->sandbox && p->ccache)
+		plan_remote(p);
 	plan_budget(p);
 	for (size_t i = 0; i < p->nvars; i++) {
 		plan_deps(p, &p->vars[i]);
@@ -615,6 +805,7 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 		p->vars[i].reproducible = plan_reproducible(p, &p->vars[i]);
 		plan_ccflags(p, &p->vars[i]);
 		plan_env(p, &p->vars[i]);
+		plan_sandbox(p, &p->vars[i]);
 	}
 	plan_sources(&fetch, &upstream, p);
 	plan_source_steps(p, &fetch, &upstream);
@@ -725,9 +916,50 @@ print_materialize(FILE *f, const struct ab_plan *p, const struct ab_source *s, c
 	ab_strv_free(&t.dirs);
 }
 
+/* where a sandboxed variant's fixed paths really are: once, at its first step that runs */
+static void
+print_sandbox(FILE *f, const struct ab_plan *p, const struct ab_plan_var *pv, unsigned char *shown)
+{
+	if (!pv->sandboxed || shown[pv - p->vars])
+		return;
+	shown[pv - p->vars] = 1;
+	for (size_t i = 0; i < pv->sb.nops; i++) {
+		const struct ab_sandbox_op *op = &pv->sb.ops[i];
+
+		if (op->kind == AB_SB_BIND || op->kind == AB_SB_RO_BIND)
+			fprintf(f, "      sandbox: %s = %s%s\n", op->inside, op->real, op->kind == AB_SB_RO_BIND ? " (read-only)" : "");
+	}
+}
+
+/* the compiler wrapper's line: at the sandbox's fixed path, or at OUTDIR's with the prefix maps it adds */
+static void
+print_ccwrap(FILE *f, const struct ab_plan *p)
+{
+	int fixed = 0;
+
+	for (size_t i = 0; i < p->nvars; i++)
+		fixed |= p->vars[i].ccwrap && p->vars[i].sandboxed;
+	for (int pass = 0; pass < 2; pass++) {
+		const char *dir = pass ? p->ccwrap : fixed ? AB_FIXED_CCWRAP : NULL;
+
+		if (!dir)
+			continue;
+		fprintf(f, "compilers: through %s (", dir);
+		for (size_t i = 0; ab_ccwrap_tools[i]; i++)
+			fprintf(f, "%s%s", i ? " " : "", ab_ccwrap_tools[i]);
+		if (pass)
+			fprintf(f, " -> allocbuild): %s added, ar in deterministic mode\n", AB_CCWRAP_FLAGS_ENV);
+		else
+			fprintf(f, " -> allocbuild): ar in deterministic mode, every compile logged with its object's digest\n");
+	}
+}
+
 void
 ab_plan_print(FILE *f, const struct ab_plan *p)
 {
+	size_t plain = 0;
+	unsigned char *mapped = ab_calloc(p->nvars + 1, 1);
+
 	fprintf(f, "recipe %s (%s, sha256 %s)\n", p->r->name, p->r->path, p->r->sha256);
 	fprintf(f, "outdir %s\n", p->outdir);
 	fprintf(f, "jobs %d: up to %d variant%s at once", p->jobs, p->parallel, p->parallel == 1 ? "" : "s");
@@ -741,14 +973,23 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 		    !remote ? "" : *remote ? ", remote storage " : ", no remote storage", remote ? remote : "");
 		free(remote);
 	}
-	fprintf(f, "environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF and the toolchain "
-	    "variables (CC, CFLAGS, LDFLAGS, CMAKE_*, ...); LC_ALL=C TZ=UTC; umask %03o\n", AB_CHILD_UMASK);
-	if (p->ccwrap) {
-		fprintf(f, "compilers: through %s (", p->ccwrap);
-		for (size_t i = 0; ab_ccwrap_tools[i]; i++)
-			fprintf(f, "%s%s", i ? " " : "", ab_ccwrap_tools[i]);
-		fprintf(f, " -> allocbuild): %s added, ar in deterministic mode\n", AB_CCWRAP_FLAGS_ENV);
-	}
+	if (p->sandbox)
+		fprintf(f, "sandbox: its own user, mount, network (loopback only), PID, IPC and UTS namespaces (bubblewrap); "
+		    "the system read-only, a private /tmp, HOME %s, the variant's trees at %s and %s; the environment "
+		    "PATH, HOME, LC_ALL=C, TZ=UTC and what the recipe sets, nothing inherited\n", AB_FIXED_HOME,
+		    AB_FIXED_SRC, AB_FIXED_BUILD);
+	for (size_t i = 0; p->sandbox && i < p->nvars; i++)
+		if (!p->vars[i].sandboxed) {
+			fprintf(f, "sandbox: not for %s (\"sandbox\": false)\n", p->vars[i].v->label);
+			plain++;
+		}
+	if (!p->sandbox || plain)
+		fprintf(f, "environment%s: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF and the "
+		    "toolchain variables (CC, CFLAGS, LDFLAGS, CMAKE_*, ...); LC_ALL=C TZ=UTC; umask %03o\n",
+		    p->sandbox ? " without the sandbox" : "", AB_CHILD_UMASK);
+	else
+		fprintf(f, "umask %03o\n", AB_CHILD_UMASK);
+	print_ccwrap(f, p);
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct ab_step *s = &p->steps[i];
 		const struct ab_plan_var *pv = ab_plan_step_var(p, s);
@@ -776,6 +1017,7 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 			fprintf(f, "%s\n", s->kind == AB_STEP_CONFIGURE ? "configure" : "build");
 			print_argv(f, "run", ab_strv_argv((struct ab_strv *)&s->argv));
 			fprintf(f, "      cwd: %s\n", s->cwd);
+			print_sandbox(f, p, pv, mapped);
 			for (size_t k = 0; k < pv->env.n; k++) {
 				char *shown = ab_ccstats_env_shown(pv->env.v[k]);
 
@@ -799,6 +1041,7 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 				fprintf(f, "      replace: %s <- %s:%s\n", v->relink.replace[k].path,
 				    v->relink.replace[k].with_variant, v->relink.replace[k].with_artifact);
 			fprintf(f, "      output: %s/%s\n", pv->artdir, v->relink.output);
+			print_sandbox(f, p, pv, mapped);
 			fprintf(f, "      log: %s\n", s->log);
 			break;
 		}
@@ -840,6 +1083,7 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 			break;
 		}
 	}
+	free(mapped);
 }
 
 void
@@ -869,11 +1113,18 @@ ab_plan_free(struct ab_plan *p)
 		ab_strv_free(&pv->env);
 		ab_strv_free(&pv->ccflags);
 		ab_strv_free(&pv->artifacts);
+		ab_sandbox_release(&pv->sb);
 		free(pv->deps);
 	}
 	free(p->vars);
 	ab_strv_free(&p->manifests);
 	free(p->ccwrap);
+	free(p->self);
+	free(p->ccache_real);
+	free(p->ccache_remote_inside);
+	ab_isolation_targets_free(p->net, p->nnet);
+	free(p->net_dir);
+	ab_strv_free(&p->remote_paths);
 	free(p->ccache_remote);
 	free(p->ccache_dir);
 	free(p->outdir);

@@ -19,6 +19,8 @@
 #include <stdio.h>
 
 #include "recipe.h"
+#include "../lib/netfwd.h"
+#include "../lib/sandbox.h"
 #include "../lib/util.h"
 
 enum ab_step_kind {
@@ -60,10 +62,16 @@ struct ab_plan_var {
 	char *dir;            /* OUTDIR/variants/<label> */
 	char *src, *build, *logs, *probe;
 	char *artdir;         /* where its artifacts are: the base variant's build dir */
+	int sandboxed;        /* its steps run in the build sandbox (builder/isolation.h) */
+	struct ab_sandbox sb; /* that sandbox (empty when not sandboxed) */
+	/* what its steps see of src, build (a relink: its from's build), logs and probe:
+	   the fixed paths when sandboxed, else the real ones */
+	const char *in_src, *in_build, *in_logs, *in_probe;
 	int jobs;             /* make / cmake --build -j; with the jobserver: what it may reach */
 	struct ab_strv env;   /* "K=V" set for configure and build on top of the scrubbed base */
 	int reproducible;     /* compiled path-independently: its own "reproducible", or for a relink or
 	                         runtime_of that of every variant it uses */
+	int ccwrap;           /* its compiles and archives go through the compiler wrapper */
 	struct ab_strv ccflags; /* what the compiler wrapper adds (builder/ccwrap.h); empty when none */
 	size_t first_step, nsteps; /* its SOURCE .. RELINK steps (indexes into steps) */
 	size_t probe_step, updiff_step; /* AB_PLAN_NONE when none */
@@ -78,6 +86,7 @@ struct ab_plan_opts {
 	int ccache;           /* --ccache: compile through ccache */
 	const char *ccache_remote; /* --ccache-remote URL: ccache's remote storage (implies --ccache); "": none */
 	const char *ccache_dir;    /* --ccache-dir DIR: its local cache (implies --ccache) */
+	int no_sandbox;       /* --no-sandbox: no variant runs in the build sandbox */
 };
 
 struct ab_plan {
@@ -90,6 +99,15 @@ struct ab_plan {
 	char *ccache_remote;  /* CCACHE_REMOTE_STORAGE of the children ("": none), or NULL (ccache's own configuration) */
 	char *ccache_dir;     /* CCACHE_DIR of the children (absolute), or NULL (inherited, else ccache's default) */
 	char *ccwrap;         /* OUTDIR/ccwrap: the compiler wrapper's links, when a variant uses them; else NULL */
+	int sandbox;          /* a variant runs in the build sandbox */
+	int no_sandbox;       /* --no-sandbox */
+	char *self;           /* the allocbuild binary (a sandbox's /allocbuild/bin/allocbuild) */
+	char *ccache_real;    /* with ccache in a sandbox: the local cache directory bound into it */
+	char *ccache_remote_inside; /* ccache_remote as a sandboxed ccache reaches it (builder/isolation.h) */
+	struct ab_netfwd_target *net; /* the remote addresses allocbuild forwards the sandboxes' loopback to */
+	size_t nnet;
+	char *net_dir;        /* where the forwarder's sockets are made (when nnet) */
+	struct ab_strv remote_paths; /* file: and redis+unix: storages, shown in the sandboxes */
 	struct ab_step *steps;
 	size_t nsteps;
 	struct ab_plan_var *vars; /* the selected variants in dependency order */
@@ -99,13 +117,14 @@ struct ab_plan {
 
 /* build the plan for the given labels (all when nlabels is 0); reports errors */
 /* the options plan and build share: getopt_long with AB_PLAN_LONGOPTS and "o:j:" */
-enum { AB_OPT_CCACHE = 0x1100, AB_OPT_CCACHE_REMOTE, AB_OPT_CCACHE_DIR };
+enum { AB_OPT_CCACHE = 0x1100, AB_OPT_CCACHE_REMOTE, AB_OPT_CCACHE_DIR, AB_OPT_NO_SANDBOX };
 #define AB_PLAN_LONGOPTS                                                     \
 	{"outdir", required_argument, NULL, 'o'},                            \
 	{"jobs", required_argument, NULL, 'j'},                              \
 	{"ccache", no_argument, NULL, AB_OPT_CCACHE},                        \
 	{"ccache-remote", required_argument, NULL, AB_OPT_CCACHE_REMOTE},    \
-	{"ccache-dir", required_argument, NULL, AB_OPT_CCACHE_DIR}
+	{"ccache-dir", required_argument, NULL, AB_OPT_CCACHE_DIR},          \
+	{"no-sandbox", no_argument, NULL, AB_OPT_NO_SANDBOX}
 /*
  * take option opt (what getopt_long returned) into o when it is one of
  * AB_PLAN_LONGOPTS: 1 when it was, 0 when not, -1 after reporting a bad
@@ -114,14 +133,21 @@ enum { AB_OPT_CCACHE = 0x1100, AB_OPT_CCACHE_REMOTE, AB_OPT_CCACHE_DIR };
 int ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char *arg);
 /*
  * For a build that must compile everything again (build --check's second
- * build, rebuild): ccache as the first build used it (used), since ccache
- * changes the bytes (it hands the compiler paths under CCACHE_BASEDIR made
- * relative, which __FILE__ and the debug info keep), but with an empty
+ * build, rebuild): ccache as the first build used it (used) when ccache
+ * changes the bytes (without the sandbox it hands the compiler paths under
+ * CCACHE_BASEDIR made relative, which __FILE__ and the debug info keep;
+ * ab_plan_ccache_changes_bytes), but with an empty
  * private local cache, a new directory *dir under TMPDIR, and no remote
  * storage, so that nothing comes from an earlier build. The caller
  * removes and frees *dir (NULL when unused). 0, or AB_EFAIL (reported).
  */
 int ab_plan_opts_fresh_ccache(struct ab_plan_opts *po, char **dir, int used);
+/*
+ * Does compiling through ccache change a variant's bytes in this plan? Not
+ * in the sandbox (the fixed paths need no rewriting): only when a variant
+ * runs without it
+ */
+int ab_plan_ccache_changes_bytes(const struct ab_plan *p);
 int ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_plan_opts *o,
     char *const *labels, size_t nlabels);
 /* print every step with its argv (shell-quoted) and cwd */
@@ -133,6 +159,8 @@ void ab_plan_free(struct ab_plan *p);
  * artifacts' absolute paths (builder/varref.h); caller frees
  */
 char *ab_plan_expand(const struct ab_plan *p, const char *s);
+/* the same as pv's steps see them: in pv's sandbox, /allocbuild/variants/LABEL/build/PATH */
+char *ab_plan_expand_for(const struct ab_plan *p, const struct ab_plan_var *pv, const char *s);
 
 /* the index into p->vars of the variant labelled label, or AB_PLAN_NONE: the one label lookup */
 size_t ab_plan_var_index(const struct ab_plan *p, const char *label);

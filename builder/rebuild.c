@@ -64,6 +64,27 @@ read_member(struct ab_buf *b, const struct ab_rebuild_opts *o, const struct orig
 	return e;
 }
 
+/* a compile log of the original, when it has one (a bundle carries them: they are in SHA256SUMS) */
+struct original_reader {
+	const struct ab_rebuild_opts *o;
+	const struct original *g;
+};
+
+static int
+read_original(void *ctx, const char *rel, struct ab_buf *out)
+{
+	const struct original_reader *r = ctx;
+	char *p;
+	int e;
+
+	if (r->g->bundle)
+		return ab_bundle_read(out, r->o->from, rel, MAX_MEMBER) == 0 ? 0 : -1;
+	p = ab_path_join(r->o->from, rel);
+	e = ab_path_exists(p) ? ab_read_file(out, p) : -1;
+	free(p);
+	return e < 0 ? -1 : 0;
+}
+
 static int
 read_json(cJSON **out, const struct ab_rebuild_opts *o, const struct original *g, const char *rel)
 {
@@ -288,8 +309,10 @@ compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, co
 {
 	struct ab_repro_docs rd = {0};
 	cJSON *cmp, *st;
+	struct original_reader rr = {o, g};
+	cJSON *compiles = ab_repro_compile_logs(g->commands, read_original, &rr);
 	struct ab_repro_side a = {.where = o->from, .outdir = g->bundle ? NULL : o->from,
-		.binaries = g->binaries, .commands = g->commands, .statement = g->statement};
+		.binaries = g->binaries, .commands = g->commands, .statement = g->statement, .compiles = compiles};
 	struct ab_repro_side b = {0};
 	int e, differ;
 
@@ -328,7 +351,30 @@ compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, co
 		e = AB_ECHECK;
 done:
 	ab_repro_docs_release(&rd);
+	cJSON_Delete(compiles);
 	return e;
+}
+
+/*
+ * ccache for the rebuild: as the original compiled, with an empty cache of
+ * its own, when ccache changes the bytes of a variant of this recipe
+ * (ab_plan_ccache_changes_bytes); else none
+ */
+static int
+rebuild_ccache(struct ab_plan_opts *po, char **cache, const struct original *g, const struct ab_recipe *r,
+    struct ab_strv labels)
+{
+	struct ab_plan *probe = NULL;
+	int used = cJSON_IsTrue(ab_json_get(ab_json_get(g->commands, "options"), "ccache"));
+
+	*cache = NULL;
+	if (used) {
+		if (ab_plan_make(&probe, r, po, labels.v, labels.n) < 0)
+			return AB_EFAIL;
+		used = ab_plan_ccache_changes_bytes(probe);
+		ab_plan_free(probe);
+	}
+	return ab_plan_opts_fresh_ccache(po, cache, used);
 }
 
 int
@@ -358,10 +404,10 @@ ab_rebuild_run(const struct ab_rebuild_opts *o)
 	}
 	po.outdir = dir;
 	po.jobs = o->jobs;
-	/* compiled through ccache as the original was, nothing taken from a cache */
-	if (ab_plan_opts_fresh_ccache(&po, &cache,
-	    cJSON_IsTrue(ab_json_get(ab_json_get(g.commands, "options"), "ccache"))) < 0 ||
-	    ab_plan_make(&p, r, &po, labels.v, labels.n) < 0)
+	/* in the sandbox as the original was (a record from before the sandbox: without it) */
+	po.no_sandbox = !cJSON_IsTrue(ab_json_get(ab_json_get(g.commands, "options"), "sandbox"));
+	/* compiled through ccache as the original was when that changes the bytes, nothing taken from a cache */
+	if (rebuild_ccache(&po, &cache, &g, r, labels) < 0 || ab_plan_make(&p, r, &po, labels.v, labels.n) < 0)
 		goto done;
 	bo.src = o->src;
 	bo.force = 1;

@@ -1955,6 +1955,22 @@ parse_reproducible(struct ctx *c, struct ab_variant *v, const struct jnode *m, c
 	free(p);
 }
 
+/* "sandbox": a boolean, on any variant: its steps (build, relink, probe) run in the build sandbox */
+static void
+parse_sandbox(struct ctx *c, struct ab_variant *v, const struct jnode *m, const char *path)
+{
+	char *p;
+
+	if (!m)
+		return;
+	p = pk(path, "sandbox");
+	if (!cJSON_IsBool(m->j))
+		err(c, m->line, m->col, p, "expected a boolean, got %s", type_name(m->j));
+	else
+		v->sandbox = cJSON_IsTrue(m->j);
+	free(p);
+}
+
 /* the kind of a variant, from its first kind key; set before references are resolved */
 static void
 variant_kind(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
@@ -1997,7 +2013,7 @@ static void
 parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 {
 	static const char *const keys[] = {"label", "source", "build", "relink", "runtime_of", "artifacts",
-		"allocator", "runtime", "probe", "expect", "reproducible", NULL};
+		"allocator", "runtime", "probe", "expect", "reproducible", "sandbox", NULL};
 	struct ab_variant *v = &c->r->variants[idx];
 	const struct jnode *m, *b;
 	const char *s;
@@ -2006,6 +2022,7 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 	v->line = n->line;
 	v->col = n->col;
 	v->reproducible = 1;
+	v->sandbox = 1;
 	v->artifacts.v = ab_calloc(1, sizeof(char *));
 	v->runtime.unset.v = ab_calloc(1, sizeof(char *));
 	v->probe.args.v = ab_calloc(1, sizeof(char *));
@@ -2088,6 +2105,7 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 		free(p);
 	}
 	parse_reproducible(c, v, member(n, "reproducible"), path);
+	parse_sandbox(c, v, member(n, "sandbox"), path);
 	/* an allocator variant must have something to probe */
 	m = member(n, "allocator");
 	if (m && m->type == '{' && v->kind != AB_VARIANT_RUNTIME && !member(n, "artifacts") &&

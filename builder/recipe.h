@@ -118,6 +118,8 @@ struct ab_variant {
 	} runtime;
 	/* build variants: compiled path-independently (builder/ccwrap.h); 0 for "reproducible": false */
 	int reproducible;
+	/* its steps run in the build sandbox (builder/isolation.h); 0 for "sandbox": false */
+	int sandbox;
 	struct {
 		int present;
 		char *version;          /* may be NULL */

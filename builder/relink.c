@@ -11,6 +11,7 @@
 #include "../lib/atomic.h"
 #include "../lib/jsonio.h"
 #include "../provenance/linkinputs.h"
+#include "isolation.h"
 #include "../lib/linktxt.h"
 
 struct rep {
@@ -57,6 +58,45 @@ cpu_children(void)
 static char *output_arg(const char *out, int joined);
 
 /*
+ * Run a link command, in the sandbox when there is one: every argument
+ * that is a real path under its binds (or -o with one joined), and the
+ * directory, as the sandbox sees them
+ */
+static int
+run_link(struct ab_proc_result *res, char *const *argv, const char *cwd, struct ab_env *env,
+    const struct ab_sandbox *sandbox, struct ab_buf *out, struct ab_buf *err)
+{
+	struct ab_proc p = {.argv = argv, .cwd = cwd, .envp = ab_env_envp(env), .out = out, .err = err};
+	struct ab_strv in = {0};
+	char *incwd = NULL;
+	int e;
+
+	if (sandbox) {
+		for (size_t i = 0; argv[i]; i++) {
+			char *t = NULL;
+
+			if (argv[i][0] == '/')
+				t = ab_sandbox_inside(sandbox, argv[i]);
+			else if (!strncmp(argv[i], "-o/", 3) && (t = ab_sandbox_inside(sandbox, argv[i] + 2))) {
+				char *j = ab_sprintf("-o%s", t);
+
+				free(t);
+				t = j;
+			}
+			ab_strv_push_owned(&in, t ? t : ab_strdup(argv[i]));
+		}
+		incwd = ab_sandbox_inside(sandbox, cwd);
+		p.argv = ab_strv_argv(&in);
+		p.cwd = incwd ? incwd : cwd;
+		p.sandbox = sandbox;
+	}
+	e = ab_proc_run(res, &p);
+	ab_strv_free(&in);
+	free(incwd);
+	return e;
+}
+
+/*
  * Link the unchanged command to a temporary file and compare it with the
  * normal build's output: identical bytes show that the inputs hashed now
  * are those the normal binary was linked from. The file is a temporary of
@@ -66,7 +106,8 @@ static char *output_arg(const char *out, int joined);
  */
 static cJSON *
 check_normal(char *const *before, int oi, int joined, const char *build_dir, const char *output,
-    struct ab_env *env, const char *log_path, const char *sha_orig, const char *orig_out)
+    struct ab_env *env, const struct ab_sandbox *sandbox, const char *log_path, const char *sha_orig,
+    const char *orig_out)
 {
 	struct ab_strv argv = {0};
 	struct ab_buf out = {0}, err = {0};
@@ -79,12 +120,8 @@ check_normal(char *const *before, int oi, int joined, const char *build_dir, con
 		goto done;
 	for (size_t i = 0; before[i]; i++)
 		ab_strv_push_owned(&argv, (int)i == oi ? output_arg(tmp.tmp, joined) : ab_strdup(before[i]));
-	{
-		struct ab_proc p = {.argv = argv.v, .cwd = build_dir, .envp = ab_env_envp(env), .out = &out, .err = &err};
-
-		if (ab_proc_run(&res, &p) < 0)
-			goto done;
-	}
+	if (run_link(&res, argv.v, build_dir, env, sandbox, &out, &err) < 0)
+		goto done;
 	if (log_path) {
 		FILE *f = fopen(log_path, "a");
 
@@ -287,6 +324,37 @@ relink_release(struct relink *r)
 		ab_env_release(&r->own_env);
 }
 
+/*
+ * A link command recorded in the build sandbox names the sandbox's paths
+ * (builder/isolation.h): the inputs are hashed, matched and recorded where
+ * they really are (run_link shows them to the sandbox again). Run outside
+ * any sandbox (`allocbuild relink` of a sandboxed build's link.txt), the
+ * wrapper the command names (/allocbuild/ccwrap/c++) is the tool it would
+ * have run: the next one of that name in PATH.
+ */
+static void
+host_paths(struct relink *r)
+{
+	char **argv = r->cmd->argv.v;
+	size_t n = strlen(AB_FIXED_CCWRAP);
+
+	for (size_t i = 1; r->spec->sandbox && argv[i]; i++) {
+		char *real = argv[i][0] == '/' ? ab_sandbox_real(r->spec->sandbox, argv[i]) : NULL;
+
+		if (real) {
+			free(argv[i]);
+			argv[i] = real;
+		}
+	}
+	if (!r->spec->sandbox && !strncmp(argv[0], AB_FIXED_CCWRAP, n) && argv[0][n] == '/' && !ab_path_exists(argv[0])) {
+		char *tool = ab_strdup(argv[0] + n + 1);
+
+		ab_note("'%s' is the build sandbox's compiler wrapper: running '%s' from PATH instead", argv[0], tool);
+		free(argv[0]);
+		argv[0] = tool;
+	}
+}
+
 /* the one link command of link.txt, its output, the build directory; AB_EFAIL (reported) */
 static int
 load_command(struct relink *r)
@@ -302,6 +370,7 @@ load_command(struct relink *r)
 	}
 	r->cmd = &r->lt.cmds[0];
 	r->before = r->cmd->argv.v;
+	host_paths(r);
 	/* before resolving any -l against the -L directories: a command exec refuses is refused now */
 	{
 		char *what = ab_sprintf("%s:%d", spec->link_txt, r->cmd->line);
@@ -516,6 +585,22 @@ done:
 	return error;
 }
 
+/* the compiler's default library directories, asked where the link runs (the sandbox's are the host's) */
+static int
+default_dirs(struct relink *r)
+{
+	char *cwd;
+	int e;
+
+	if (!r->spec->sandbox)
+		return ab_linkinputs_default_dirs(&r->ddirs, r->before[0], r->build_dir, ab_env_envp(r->env), NULL);
+	cwd = ab_sandbox_inside(r->spec->sandbox, r->build_dir);
+	e = ab_linkinputs_default_dirs(&r->ddirs, r->before[0], cwd ? cwd : r->build_dir, ab_env_envp(r->env),
+	    r->spec->sandbox);
+	free(cwd);
+	return e;
+}
+
 /* the proof: every input of both commands, and link.txt, hashed */
 static int
 hash_inputs(struct relink *r)
@@ -524,7 +609,7 @@ hash_inputs(struct relink *r)
 
 	r->t_hash = ab_now();
 	r->c_hash = cpu_self() + cpu_children();
-	if (ab_linkinputs_default_dirs(&r->ddirs, r->before[0], r->build_dir, ab_env_envp(r->env)) < 0)
+	if (default_dirs(r) < 0)
 		return AB_EFAIL;
 	if (ab_linkinputs_collect(&r->in_before, r->before, r->build_dir, ab_strv_argv(&r->ddirs)) < 0 ||
 	    ab_linkinputs_collect(&r->in_after, r->after.v, r->build_dir, ab_strv_argv(&r->ddirs)) < 0)
@@ -583,15 +668,10 @@ link_atomically(struct relink *r)
 	r->linked_as = ab_strdup(out.tmp);
 	free(r->after.v[r->oi]);
 	r->after.v[r->oi] = output_arg(out.tmp, r->joined);
-	{
-		struct ab_proc p = {.argv = r->after.v, .cwd = r->build_dir, .envp = ab_env_envp(r->env),
-		    .out = &lout, .err = &lerr};
-
-		r->c_link = cpu_children();
-		if (ab_proc_run(&r->res, &p) < 0)
-			goto done;
-		r->c_link = cpu_children() - r->c_link;
-	}
+	r->c_link = cpu_children();
+	if (run_link(&r->res, r->after.v, r->build_dir, r->env, spec->sandbox, &lout, &lerr) < 0)
+		goto done;
+	r->c_link = cpu_children() - r->c_link;
 	if (spec->log_path && append_log(r, &lout, &lerr) < 0)
 		goto done;
 	if (r->res.exit_code != 0) {
@@ -633,7 +713,7 @@ check_result(struct relink *r)
 		r->have_orig = 1;
 	}
 	if (r->spec->check_normal) {
-		r->check = check_normal(r->before, r->oi, r->joined, r->build_dir, r->output, r->env,
+		r->check = check_normal(r->before, r->oi, r->joined, r->build_dir, r->output, r->env, r->spec->sandbox,
 		    r->spec->log_path, r->have_orig ? r->sha_orig : NULL, r->orig_out);
 		if (!r->check) {
 			unlink(r->output);

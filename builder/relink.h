@@ -74,6 +74,8 @@ struct ab_relink_spec {
 	int check_normal;       /* also link the unchanged command to a temporary file and record
 	                           whether it reproduces the normal output ("normal_check") */
 	const char *tool;       /* "allocbuild 0.1.0" for the manifest; NULL: omitted */
+	const struct ab_sandbox *sandbox; /* non-NULL: the links run in it (lib/sandbox.h), every path of
+	                           their argv and cwd as it sees them; the document keeps the real ones */
 };
 
 /*

@@ -23,6 +23,7 @@
 #include "cache.h"
 #include "download.h"
 #include "git.h"
+#include "isolation.h"
 #include "localdir.h"
 #include "patch.h"
 #include "../lib/proc.h"
@@ -680,6 +681,7 @@ struct build_ctx {
 	const char *log_dir;
 	const char *shown_dest; /* what records and messages call the tree */
 	int check_only;         /* stop after patches, apply nothing for real beyond the temp tree */
+	int sandboxed;          /* prepare commands run in the build sandbox (builder/isolation.h) */
 };
 
 static int build_tree(cJSON *rec, const struct build_ctx *ctx, const struct ab_source *s, const char *dir,
@@ -788,7 +790,8 @@ run_prepare(cJSON *list, const struct build_ctx *ctx, const struct ab_source *s,
 	struct ab_env env = {0};
 	struct ab_proc_result res;
 	struct ab_proc p = {0};
-	char *log = NULL, *argv_text;
+	struct ab_sandbox sb = {0};
+	char *log = NULL, *argv_text = NULL;
 	char desc[128];
 	cJSON *e;
 	int error = -1;
@@ -797,9 +800,21 @@ run_prepare(cJSON *list, const struct build_ctx *ctx, const struct ab_source *s,
 		return -1;
 	log = ab_sprintf("%s/prepare-%s-%zu.log", ctx->log_dir, s->id, i + 1);
 	unlink(log);
-	ab_env_scrubbed(&env);
 	p.argv = s->prepare[i].v;
 	p.cwd = dir;
+	if (ctx->sandboxed) {
+		/* a prepare command is the recipe's code: in the build sandbox, its tree at /allocbuild/src */
+		if (ab_sandbox_check() < 0)
+			goto done;
+		ab_isolation_source(&sb, dir);
+		ab_env_sandboxed(&env);
+		ab_env_set(&env, "PATH", AB_SANDBOX_PATH);
+		ab_env_set(&env, "HOME", AB_FIXED_HOME);
+		p.cwd = AB_FIXED_SRC;
+		p.sandbox = &sb;
+	} else {
+		ab_env_scrubbed(&env);
+	}
 	p.envp = ab_env_envp(&env);
 	p.log_path = log;
 	argv_text = ab_argv_quote(s->prepare[i].v);
@@ -812,6 +827,7 @@ run_prepare(cJSON *list, const struct build_ctx *ctx, const struct ab_source *s,
 	e = cJSON_CreateObject();
 	cJSON_AddItemToObject(e, "argv", ab_json_strv(s->prepare[i].v, s->prepare[i].n));
 	cJSON_AddStringToObject(e, "cwd", shown);
+	cJSON_AddBoolToObject(e, "sandbox", ctx->sandboxed);
 	cJSON_AddItemToObject(e, "env_set", ab_json_strv(env.set.v, env.set.n));
 	cJSON_AddItemToObject(e, "env_removed", ab_json_strv(env.removed.v, env.removed.n));
 	cJSON_AddNumberToObject(e, "exit_code", res.exit_code);
@@ -830,6 +846,7 @@ done:
 	free(argv_text);
 	free(log);
 	ab_env_release(&env);
+	ab_sandbox_release(&sb);
 	return error;
 }
 
@@ -1106,7 +1123,7 @@ int
 ab_source_materialize(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
     const struct ab_source *s, const char *dest)
 {
-	struct build_ctx ctx = {.o = o, .r = r, .shown_dest = dest};
+	struct build_ctx ctx = {.o = o, .r = r, .shown_dest = dest, .sandboxed = !o->no_sandbox};
 	struct ab_buf inputs = {0};
 	struct ab_wt_index idx = {0};
 	struct timespec since;
@@ -1171,7 +1188,7 @@ done:
 int
 ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s)
 {
-	struct build_ctx ctx = {.o = o, .r = r, .check_only = 1};
+	struct build_ctx ctx = {.o = o, .r = r, .check_only = 1, .sandboxed = !o->no_sandbox};
 	const char *tmpdir = getenv("TMPDIR");
 	char *tmp;
 	cJSON *rec;

@@ -62,6 +62,7 @@ struct ab_source_opts {
 	int allow_unpinned;
 	int jobs;                   /* threads for hashing trees and writing them; 0: the defaults */
 	char *log_dir;              /* prepare logs; NULL: <dirname of dest>/logs */
+	int no_sandbox;             /* prepare commands run without the build sandbox (--no-sandbox) */
 	struct ab_source_state *state;
 };
 

@@ -16,7 +16,7 @@ enum { OPT_KEEP_GOING = 0x2000, OPT_FORCE, OPT_CHECK, OPT_SHARD };
 
 static const char usage[] =
     "allocbuild build [-o OUTDIR] [-j N] [-k|--keep-going] [--force] [--ccache] [--check]\n"
-    "                 [--ccache-remote URL] [--ccache-dir DIR]\n"
+    "                 [--ccache-remote URL] [--ccache-dir DIR] [--no-sandbox]\n"
     "                 [--cache DIR] [--mirror FROM=TO] [--mirror-dir DIR] [--allow-unpinned]\n"
     "                 [--shard K/N] RECIPE [LABEL...]\n"
     "\n"
@@ -36,6 +36,12 @@ static const char usage[] =
     "names the local cache (both imply --ccache). Each variant's hits and\n"
     "misses are in the summary and the manifests; an unreachable remote\n"
     "storage is said, and the build goes on with the local cache.\n"
+    "\n"
+    "Every step that runs build-system code runs in the build sandbox (own\n"
+    "user, mount, PID and network namespaces, the system read-only, nothing\n"
+    "of the caller's files or environment, the variant's trees always at\n"
+    "/allocbuild/src and /allocbuild/build); --no-sandbox builds without it,\n"
+    "recorded as such (docs/build.md, \"Sandbox\").\n"
     "\n"
     "--shard K/N builds exactly shard K of the N that `plan --matrix -n N`\n"
     "prints (no labels then); `merge` combines the shards (docs/scale.md).\n";
@@ -116,6 +122,7 @@ cmd_build(int argc, char **argv)
 			goto done;
 		}
 	}
+	so.no_sandbox = po.no_sandbox;
 	if (optind >= argc) {
 		rc = ab_cmd_usage_error("build", "missing recipe");
 		goto done;

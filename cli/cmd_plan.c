@@ -42,6 +42,9 @@ ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char
 		o->ccache = 1;
 		o->ccache_dir = arg;
 		return 1;
+	case AB_OPT_NO_SANDBOX:
+		o->no_sandbox = 1;
+		return 1;
 	default:
 		return 0;
 	}
@@ -49,7 +52,7 @@ ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char
 
 static const char usage[] =
     "allocbuild plan [-o OUTDIR] [-j N] [--ccache] [--ccache-remote URL] [--ccache-dir DIR]\n"
-    "                RECIPE [LABEL...]\n"
+    "                [--no-sandbox] RECIPE [LABEL...]\n"
     "allocbuild plan --matrix [-n N] RECIPE\n"
     "\n"
     "Print, in dependency order, the source acquisition, patches, overlays,\n"

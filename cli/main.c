@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "../builder/ccwrap.h"
+#include "../lib/netfwd.h"
 #include "../lib/util.h"
 #include "../lib/version.h"
 
@@ -105,6 +106,9 @@ main(int argc, char **argv)
 	/* started through a link of OUTDIR/ccwrap: the compiler wrapper of a build */
 	if (argc > 0 && ab_ccwrap_is_tool(argv[0]))
 		return ab_ccwrap_main(argc, argv);
+	/* a build sandbox's first process, when ccache reaches a remote cache from it (lib/netfwd.h) */
+	if (argc > 0 && !strcmp(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0], AB_NETFWD_INIT))
+		return ab_netfwd_init_main(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return AB_EXIT_USAGE;

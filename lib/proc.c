@@ -128,6 +128,26 @@ ab_env_scrubbed(struct ab_env *e)
 	ab_env_set(e, "TZ", "UTC");
 }
 
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+ab_env_sandboxed(struct ab_env *e)
+{
+	ab_env_empty(e);
+	for (char **p = environ; p && *p; p++)
+		if (strchr(*p, '='))
+			ab_strv_push_owned(&e->removed, ab_strndup(*p, strcspn(*p, "=")));
+	/* in name order: the caller's environment order says nothing */
+	if (e->removed.n)
+		qsort(e->removed.v, e->removed.n, sizeof(*e->removed.v), cmp_str);
+	ab_env_set(e, "LC_ALL", "C");
+	ab_env_set(e, "TZ", "UTC");
+}
+
 void
 ab_env_set(struct ab_env *e, const char *key, const char *value)
 {
@@ -445,6 +465,60 @@ wait_child(pid_t pid, int *status, double deadline, struct ab_proc_result *res)
 	}
 }
 
+/* an executable regular file at the host path of what the sandbox calls inside; -1 with errno */
+static int
+sandboxed_executable(const struct ab_sandbox *sb, const char *inside)
+{
+	char *real = ab_sandbox_real(sb, inside);
+	struct stat st;
+	int e = 0;
+
+	/* a path no bind names is the host's own (the system is bound where it is) */
+	if (stat(real ? real : inside, &st) < 0)
+		e = -1;
+	else if (!S_ISREG(st.st_mode))
+		errno = EACCES, e = -1;
+	else if (access(real ? real : inside, X_OK) < 0)
+		e = -1;
+	free(real);
+	return e;
+}
+
+/*
+ * A sandboxed argv[0] as the host has it under the sandbox's binds, named
+ * by its path or found through the PATH of the step's environment:
+ * reported as a failed exec would be (bwrap would only say it in the log).
+ */
+static int
+sandboxed_findable(const struct ab_proc *p)
+{
+	const char *path = AB_SANDBOX_PATH;
+	int e = -1;
+
+	if (strchr(p->argv[0], '/')) {
+		e = sandboxed_executable(p->sandbox, p->argv[0]);
+	} else {
+		for (size_t i = 0; p->envp && p->envp[i]; i++)
+			if (!strncmp(p->envp[i], "PATH=", 5))
+				path = p->envp[i] + 5;
+		errno = ENOENT;
+		while (e < 0 && *path) {
+			size_t n = strcspn(path, ":");
+			char *cand = ab_sprintf("%.*s/%s", (int)n, path, p->argv[0]);
+
+			if (path[0] == '/' && sandboxed_executable(p->sandbox, cand) == 0)
+				e = 0;
+			free(cand);
+			path += n + (path[n] == ':');
+		}
+		if (e < 0)
+			errno = ENOENT;
+	}
+	if (e < 0)
+		ab_error_errno("cannot run '%s'", p->argv[0]);
+	return e;
+}
+
 int
 ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 {
@@ -455,6 +529,9 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 	pid_t pid = -1, parent = getpid();
 	ssize_t n;
 	int tee = p->tee && p->log_path && !p->out && !p->err;
+	struct ab_strv boxed = {0};
+	char *const *argv = p->argv;
+	const char *cwd = p->cwd;
 
 	memset(res, 0, sizeof(*res));
 	res->pid = -1;
@@ -483,7 +560,15 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 		ab_error_errno("cannot create pipe for '%s'", p->argv[0]);
 		goto done;
 	}
-	exec_candidates(&cand, p->argv[0], p->envp);
+	if (p->sandbox) {
+		/* bwrap runs argv inside, in cwd: what it cannot start is said as for any child */
+		if (sandboxed_findable(p) < 0)
+			goto done;
+		ab_sandbox_argv(&boxed, p->sandbox, p->cwd, p->argv);
+		argv = ab_strv_argv(&boxed);
+		cwd = NULL;
+	}
+	exec_candidates(&cand, argv[0], p->envp);
 	fflush(NULL);
 	pid = fork();
 	res->pid = (int)pid;
@@ -513,12 +598,12 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 			child_fail(status_pipe[1], 0);
 		if (err_fd >= 0 && dup2(err_fd, 2) < 0)
 			child_fail(status_pipe[1], 0);
-		if (p->cwd && chdir(p->cwd) < 0)
+		if (cwd && chdir(cwd) < 0)
 			child_fail(status_pipe[1], 1);
 		for (size_t i = 0; i < p->nkeep_fds; i++)
 			if (fcntl(p->keep_fds[i], F_SETFD, 0) < 0)
 				child_fail(status_pipe[1], 0);
-		child_exec(cand.v, p->argv, p->envp, status_pipe[1]);
+		child_exec(cand.v, argv, p->envp, status_pipe[1]);
 	}
 	/* both sides set the group: whichever runs first wins the race */
 	setpgid(pid, pid);
@@ -557,6 +642,11 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 	}
 	if (WIFEXITED(status)) {
 		res->exit_code = WEXITSTATUS(status);
+		/* bwrap exits 128+N when its command was killed by signal N: said as the signal it was */
+		if (p->sandbox && res->exit_code > 128 && res->exit_code < 128 + SIGRTMIN) {
+			res->signal = res->exit_code - 128;
+			res->exit_code = -1;
+		}
 	} else if (WIFSIGNALED(status)) {
 		res->exit_code = -1;
 		res->signal = WTERMSIG(status);
@@ -580,6 +670,7 @@ done:
 	if (nullin >= 0)
 		close(nullin);
 	ab_strv_free(&cand);
+	ab_strv_free(&boxed);
 	return error;
 }
 

@@ -31,6 +31,7 @@
 #ifndef AB_PROC_H
 #define AB_PROC_H
 
+#include "sandbox.h"
 #include "util.h"
 
 struct ab_env {
@@ -49,6 +50,12 @@ struct ab_env {
 void ab_env_scrubbed(struct ab_env *e);
 /* start from an empty environment */
 void ab_env_empty(struct ab_env *e);
+/*
+ * For a sandboxed child: nothing of the inherited environment (every
+ * inherited name recorded in removed), then LC_ALL=C and TZ=UTC as
+ * ab_env_scrubbed sets them; the caller sets PATH and HOME
+ */
+void ab_env_sandboxed(struct ab_env *e);
 void ab_env_set(struct ab_env *e, const char *key, const char *value);
 /* remove key if present; recorded in removed when it was present */
 void ab_env_unset(struct ab_env *e, const char *key);
@@ -85,11 +92,13 @@ struct ab_proc {
 	const int *keep_fds;  /* fds above 2 left open, same numbers, in this child only (a jobserver pipe) */
 	size_t nkeep_fds;
 	int tee;              /* with log_path: stdout and stderr go to the log and to ours, as they come */
+	const struct ab_sandbox *sandbox; /* non-NULL: run in it (lib/sandbox.h); argv, cwd and envp are
+	                                     as seen inside, and cwd is entered inside */
 };
 
 struct ab_proc_result {
 	int exit_code;   /* 0..255, or -1 when killed by a signal */
-	int signal;      /* the signal, or 0 */
+	int signal;      /* the signal, or 0 (in a sandbox, bwrap's exit status 128+N is taken as signal N) */
 	int pid;
 	int timed_out;   /* killed because it ran past p->timeout */
 	int truncated;   /* captured output was cut at p->max_output */

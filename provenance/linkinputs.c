@@ -471,11 +471,12 @@ ab_linkinputs_collect(struct ab_link_inputs *out, char *const *argv, const char 
 }
 
 int
-ab_linkinputs_default_dirs(struct ab_strv *out, const char *compiler, const char *cwd, char *const *envp)
+ab_linkinputs_default_dirs(struct ab_strv *out, const char *compiler, const char *cwd, char *const *envp,
+    const struct ab_sandbox *sandbox)
 {
 	char *argv[] = {(char *)compiler, "-print-search-dirs", NULL};
 	struct ab_buf o = {0}, e = {0};
-	struct ab_proc p = {.argv = argv, .cwd = cwd, .envp = envp, .out = &o, .err = &e};
+	struct ab_proc p = {.argv = argv, .cwd = cwd, .envp = envp, .out = &o, .err = &e, .sandbox = sandbox};
 	struct ab_proc_result res;
 	const char *line;
 	int error = -1;

@@ -31,8 +31,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "../lib/util.h"
 #include "../lib/hash.h"
+#include "../lib/sandbox.h"
+#include "../lib/util.h"
 
 struct ab_link_input {
 	char *arg;         /* what named it: "../lib/libx.a", "-lm", "-Wl,--version-script=v.map", "@o.rsp" */
@@ -55,9 +56,11 @@ struct ab_link_inputs {
  * The compiler's default library search path (`CC -print-search-dirs`,
  * "libraries: =a:b:..."), absolute and normalised, existing directories
  * only, duplicates removed. Runs compiler in cwd with envp (NULL:
- * inherit). Reports errors.
+ * inherit), in sandbox when it is not NULL (compiler and cwd as it sees
+ * them; the system directories it reports are the host's). Reports errors.
  */
-int ab_linkinputs_default_dirs(struct ab_strv *out, const char *compiler, const char *cwd, char *const *envp);
+int ab_linkinputs_default_dirs(struct ab_strv *out, const char *compiler, const char *cwd, char *const *envp,
+    const struct ab_sandbox *sandbox);
 
 /*
  * Collect the inputs of argv (argv[0] is the driver) run in cwd;

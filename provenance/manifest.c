@@ -206,6 +206,7 @@ options_json(const struct ab_run_record *run)
 		ab_json_add_str_or_null(o, "ccache_dir", run->options.ccache_dir);
 		ab_json_add_str_or_null(o, "ccache_remote", run->options.ccache_remote);
 	}
+	cJSON_AddBoolToObject(o, "sandbox", run->options.sandbox);
 	cJSON_AddBoolToObject(o, "keep_going", run->options.keep_going);
 	cJSON_AddBoolToObject(o, "force", run->options.force);
 	cJSON_AddStringToObject(o, "source_date_epoch", run->options.source_date_epoch);
@@ -243,6 +244,10 @@ commands_doc(const struct ab_run_record *run)
 			cJSON_AddItemToObject(v, "definition", jdup(st->definition));
 		if (st->reproducible)
 			cJSON_AddItemToObject(v, "reproducible", jdup(st->reproducible));
+		if (st->sandbox)
+			cJSON_AddItemToObject(v, "sandbox", jdup(st->sandbox));
+		if (st->compile_log)
+			cJSON_AddStringToObject(v, "compile_log", st->compile_log);
 		if (st->toolchain)
 			cJSON_AddItemToObject(v, "toolchain", jdup(st->toolchain));
 		cJSON_AddItemToObject(v, "steps", st->steps ? jdup(st->steps) : cJSON_CreateArray());
@@ -382,6 +387,7 @@ binary_variant(const struct ab_run_record *run, const struct ab_variant_record *
 	cJSON_AddItemToObject(v, "allocator", al);
 	cJSON_AddItemToObject(v, "source", source_json(run, base));
 	cJSON_AddBoolToObject(v, "reproducible", ab_variant_record_reproducible(st));
+	cJSON_AddBoolToObject(v, "sandboxed", ab_variant_record_sandboxed(st));
 	cJSON_AddItemToObject(v, "host_probes", jdup(host_probes_of(run, st)));
 	cJSON_AddItemToObject(v, "artifacts", ab_record_artifacts_json(st));
 	if (st->nuses)
@@ -496,6 +502,11 @@ build_definition(const struct ab_run_record *run)
 	for (size_t i = 0; i < run->nvariants; i++)
 		if (run->variants[i].ok && run->variants[i].reproducible)
 			cJSON_AddItemToObject(keys, run->variants[i].label, jdup(run->variants[i].reproducible));
+	/* where each variant's steps ran: the namespaces, no network, the fixed paths and the real ones */
+	keys = cJSON_AddObjectToObject(intp, "sandbox");
+	for (size_t i = 0; i < run->nvariants; i++)
+		if (run->variants[i].ok && run->variants[i].sandbox)
+			cJSON_AddItemToObject(keys, run->variants[i].label, jdup(run->variants[i].sandbox));
 	if (run->merge)
 		cJSON_AddItemToObject(intp, "merge", jdup(run->merge));
 	deps = cJSON_AddArrayToObject(bd, "resolvedDependencies");
@@ -668,6 +679,8 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 			if (ab_json_str(it, "log") && add_sum_file(byproducts, wdir(run), ab_json_str(it, "log")) < 0)
 				return AB_EFAIL;
 		if (ccache_byproduct(byproducts, run, st) < 0)
+			return AB_EFAIL;
+		if (st->compile_log && add_sum_file(byproducts, wdir(run), st->compile_log) < 0)
 			return AB_EFAIL;
 	}
 	for (size_t i = 0; i < ab_manifest_nfiles; i++) {

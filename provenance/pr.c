@@ -561,7 +561,7 @@ section_summary(struct ab_buf *b, const struct evidence *e)
 	ab_buf_puts(b, "\n");
 }
 
-/* a variant built with "reproducible": false (or from one) is marked so wherever it is shown */
+/* a variant built with "reproducible": false (or from one), or outside the sandbox, is marked so wherever it is shown */
 static void
 put_not_reproducible(struct ab_buf *b, const struct evidence *e, const char *label)
 {
@@ -569,6 +569,8 @@ put_not_reproducible(struct ab_buf *b, const struct evidence *e, const char *lab
 
 	if (cJSON_IsFalse(r))
 		ab_buf_puts(b, " **⚠ not reproducible**");
+	if (cJSON_IsFalse(jget(for_label(e->binaries, label), "sandboxed")))
+		ab_buf_puts(b, " **⚠ not sandboxed**");
 }
 
 static void
@@ -711,16 +713,34 @@ static void
 section_reproducibility(struct ab_buf *b, const struct evidence *e)
 {
 	const cJSON *v;
-	int probes = 0, off = 0;
+	int probes = 0, off = 0, plain = 0, all = 0;
 
 	cJSON_ArrayForEach(v, jget(e->binaries, "variants")) {
 		probes |= jget(v, "host_probes") && !cJSON_IsNull(jget(v, "host_probes"));
 		off |= cJSON_IsFalse(jget(v, "reproducible"));
+		plain += cJSON_IsFalse(jget(v, "sandboxed"));
+		all++;
 	}
-	ab_buf_puts(b, "### Reproducibility\n\n"
-	    "Every variant is compiled path-independently (`-ffile-prefix-map` through allocbuild's compiler "
-	    "wrapper, deterministic `ar`, umask 022, `SOURCE_DATE_EPOCH`)");
-	ab_buf_puts(b, off ? ", except those marked **⚠ not reproducible** (`\"reproducible\": false`).\n\n" : ".\n\n");
+	ab_buf_puts(b, "### Reproducibility\n\n");
+	if (plain < all || !all)
+		ab_buf_puts(b, "Every variant is built in allocbuild's build sandbox, where its trees are always "
+		    "`/allocbuild/src` and `/allocbuild/build` (no network, nothing of the host but the system, read-only), "
+		    "through allocbuild's compiler wrapper (deterministic `ar`), umask 022, `SOURCE_DATE_EPOCH`");
+	else
+		ab_buf_puts(b, "**⚠ No variant is built in allocbuild's build sandbox** (`--no-sandbox`): each is compiled "
+		    "at its real paths with `-ffile-prefix-map` through allocbuild's compiler wrapper (deterministic `ar`), "
+		    "the caller's environment scrubbed, umask 022, `SOURCE_DATE_EPOCH`");
+	if (off || (plain && plain < all)) {
+		ab_buf_puts(b, ", except those marked");
+		if (off)
+			ab_buf_puts(b, " **⚠ not reproducible** (`\"reproducible\": false`)");
+		if (off && plain && plain < all)
+			ab_buf_puts(b, " and");
+		if (plain && plain < all)
+			ab_buf_puts(b, " **⚠ not sandboxed** (built at their real paths with `-ffile-prefix-map`, "
+			    "the caller's environment scrubbed)");
+	}
+	ab_buf_puts(b, ".\n\n");
 	put_repro_record(b, e->check, "`build --check`, built again in a second directory");
 	put_repro_record(b, e->rebuild, "`rebuild`, rebuilt in a fresh directory");
 	if (e->check || e->rebuild)

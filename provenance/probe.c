@@ -58,6 +58,35 @@ run_release(struct run *r)
 	cJSON_Delete(r->json);
 }
 
+/* a probe's children: the scrubbed environment, or in a sandbox one of their own */
+static void
+probe_env(struct ab_env *env, const struct ab_probe_req *req)
+{
+	if (!req->sandbox) {
+		ab_env_scrubbed(env);
+		return;
+	}
+	ab_env_sandboxed(env);
+	ab_env_set(env, "PATH", AB_SANDBOX_PATH);
+	ab_env_set(env, "HOME", req->sandbox_home ? req->sandbox_home : "/tmp");
+}
+
+/* argv and cwd onto p, as the request's sandbox sees them when it has one (*boxed and *incwd hold them) */
+static void
+in_sandbox(struct ab_proc *p, struct ab_strv *boxed, char **incwd, const struct ab_probe_req *req,
+    char *const *argv, const char *cwd)
+{
+	p->argv = argv;
+	p->cwd = cwd;
+	if (!req->sandbox)
+		return;
+	ab_sandbox_inside_argv(boxed, req->sandbox, argv);
+	p->argv = ab_strv_argv(boxed);
+	if (cwd && (*incwd = ab_sandbox_inside(req->sandbox, cwd)))
+		p->cwd = *incwd;
+	p->sandbox = req->sandbox;
+}
+
 /* run argv with the requested environment plus one probe switch */
 static int
 run_probe(struct run *r, const struct ab_probe_req *req, char *const *argv, const char *key,
@@ -65,18 +94,20 @@ run_probe(struct run *r, const struct ab_probe_req *req, char *const *argv, cons
 {
 	struct ab_env env = {0};
 	struct ab_proc p = {0};
+	struct ab_strv boxed = {0};
+	char *incwd = NULL;
 	size_t argc = 0;
 	int error;
 
 	memset(r, 0, sizeof(*r));
-	ab_env_scrubbed(&env);
+	probe_env(&env, req);
 	for (size_t i = 0; i < req->env.n; i++)
 		ab_env_set(&env, req->env.v[i].key, req->env.v[i].value ? req->env.v[i].value : "");
 	for (size_t i = 0; i < req->unset.n; i++)
 		ab_env_unset(&env, req->unset.v[i]);
 	ab_env_set(&env, key, value);
-	p.argv = argv;
-	p.cwd = req->cwd;
+	in_sandbox(&p, &boxed, &incwd, req, argv, req->cwd);
+	argv = p.argv;
 	p.envp = ab_env_envp(&env);
 	p.out = &r->out;
 	p.err = &r->err;
@@ -90,8 +121,8 @@ run_probe(struct run *r, const struct ab_probe_req *req, char *const *argv, cons
 			argc++;
 		r->json = cJSON_CreateObject();
 		cJSON_AddItemToObject(r->json, "argv", ab_json_strv(argv, argc));
-		if (req->cwd)
-			cJSON_AddStringToObject(r->json, "cwd", req->cwd);
+		if (p.cwd)
+			cJSON_AddStringToObject(r->json, "cwd", p.cwd);
 		else
 			cJSON_AddNullToObject(r->json, "cwd");
 		cJSON_AddItemToObject(r->json, "env_set", ab_json_strv(env.set.v, env.set.n));
@@ -102,6 +133,8 @@ run_probe(struct run *r, const struct ab_probe_req *req, char *const *argv, cons
 		cJSON_AddNumberToObject(r->json, "timeout", p.timeout);
 	}
 	ab_env_release(&env);
+	ab_strv_free(&boxed);
+	free(incwd);
 	return error;
 }
 
@@ -569,7 +602,8 @@ ab_probe_archive(cJSON **out, const struct ab_probe_req *req, const char *archiv
 {
 	const char *alloc = req->allocator, *base = strrchr(archive, '/');
 	char *abs_archive = NULL, *dir = NULL, *tmpdir = NULL, *src = NULL, *prog = NULL;
-	struct ab_strv argv = {0};
+	struct ab_strv argv = {0}, boxed = {0};
+	char *incwd = NULL;
 	struct ab_env env = {0};
 	struct ab_buf cout = {0};
 	struct ab_proc p = {0};
@@ -626,9 +660,8 @@ ab_probe_archive(cJSON **out, const struct ab_probe_req *req, const char *archiv
 		ab_strv_push(&argv, "-ldl");
 		ab_strv_push(&argv, "-lm");
 	}
-	ab_env_scrubbed(&env);
-	p.argv = ab_strv_argv(&argv);
-	p.cwd = dir;
+	probe_env(&env, req);
+	in_sandbox(&p, &boxed, &incwd, req, ab_strv_argv(&argv), dir);
 	p.envp = ab_env_envp(&env);
 	p.out = &cout;
 	p.err = &cout;
@@ -649,8 +682,8 @@ ab_probe_archive(cJSON **out, const struct ab_probe_req *req, const char *archiv
 		goto done;
 	cJSON_AddStringToObject(*out, "archive", archive);
 	compile = cJSON_AddObjectToObject(*out, "compile");
-	cJSON_AddItemToObject(compile, "argv", ab_json_strv(argv.v, argv.n));
-	cJSON_AddStringToObject(compile, "cwd", dir);
+	cJSON_AddItemToObject(compile, "argv", boxed.n ? ab_json_strv(boxed.v, boxed.n) : ab_json_strv(argv.v, argv.n));
+	cJSON_AddStringToObject(compile, "cwd", p.cwd);
 	ab_probe_finish(*out);
 	error = 0;
 done:
@@ -660,6 +693,8 @@ done:
 	ab_buf_free(&cout);
 	ab_env_release(&env);
 	ab_strv_free(&argv);
+	ab_strv_free(&boxed);
+	free(incwd);
 	free(abs_archive);
 	free(dir);
 	free(src);

@@ -38,6 +38,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../lib/sandbox.h"
 #include "../lib/util.h"
 
 struct ab_probe_req {
@@ -47,6 +48,9 @@ struct ab_probe_req {
 	const char *cwd;         /* where the program runs; NULL: current directory */
 	const char *cc;          /* compiler for ab_probe_archive; NULL: "cc" */
 	double timeout;          /* seconds a probe run may take; 0: AB_PROBE_TIMEOUT */
+	const struct ab_sandbox *sandbox; /* non-NULL: the runs and the probe program's link happen in it
+	                            (lib/sandbox.h), real paths under its binds as it sees them */
+	const char *sandbox_home; /* HOME there */
 };
 
 /* the default limit of one probe run, in seconds (recipe probe.timeout) */

@@ -118,6 +118,12 @@ ab_variant_record_reproducible(const struct ab_variant_record *v)
 	return cJSON_IsTrue(ab_json_get(v->reproducible, "enabled"));
 }
 
+int
+ab_variant_record_sandboxed(const struct ab_variant_record *v)
+{
+	return cJSON_IsTrue(ab_json_get(v->sandbox, "enabled"));
+}
+
 /* ---- to JSON ---- */
 
 cJSON *
@@ -226,9 +232,12 @@ ab_variant_record_json(const struct ab_variant_record *v)
 	add_copy(st, "cmake", v->cmake);
 	add_copy(st, "cargo", v->cargo);
 	add_copy(st, "reproducible", v->reproducible);
+	add_copy(st, "sandbox", v->sandbox);
 	add_copy(st, "toolchain", v->toolchain);
 	add_copy(st, "host_probes", v->host_probes);
 	add_copy(st, "ccache", v->ccache);
+	if (v->compile_log)
+		cJSON_AddStringToObject(st, "compile_log", v->compile_log);
 	if (!v->loaded) {
 		if (v->probe)
 			add_probe(st, v);
@@ -363,9 +372,11 @@ ab_variant_record_parse(const cJSON *st)
 	v->cmake = dup_or_null(ab_json_get(st, "cmake"));
 	v->cargo = dup_or_null(ab_json_get(st, "cargo"));
 	v->reproducible = dup_or_null(ab_json_get(st, "reproducible"));
+	v->sandbox = dup_or_null(ab_json_get(st, "sandbox"));
 	v->toolchain = dup_or_null(ab_json_get(st, "toolchain"));
 	v->host_probes = dup_or_null(ab_json_get(st, "host_probes"));
 	v->ccache = dup_or_null(ab_json_get(st, "ccache"));
+	v->compile_log = ab_json_str(st, "compile_log") ? ab_strdup(ab_json_str(st, "compile_log")) : NULL;
 	ab_variant_record_set_probe(v, dup_or_null(ab_json_get(st, "probe")));
 	v->upstream_diff = dup_or_null(ab_json_get(st, "upstream_diff"));
 	return v;
@@ -423,6 +434,8 @@ ab_variant_record_release(struct ab_variant_record *v)
 	cJSON_Delete(v->probe);
 	cJSON_Delete(v->upstream_diff);
 	cJSON_Delete(v->reproducible);
+	cJSON_Delete(v->sandbox);
+	free(v->compile_log);
 	cJSON_Delete(v->toolchain);
 	cJSON_Delete(v->host_probes);
 	cJSON_Delete(v->ccache);

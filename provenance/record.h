@@ -87,9 +87,12 @@ struct ab_variant_record {
 	int probe_failed;    /* the probe found a problem: its record says "ok": false */
 	cJSON *upstream_diff;
 	cJSON *reproducible; /* what was done for path independence (builder/ccwrap.h), {"enabled": ...} */
+	cJSON *sandbox;      /* where its steps ran (builder/isolation.h), {"enabled": ...}; NULL in a record
+	                        from before the sandbox */
 	cJSON *toolchain;    /* the tools it was built with (provenance/toolchain.h) */
 	cJSON *host_probes;  /* jemalloc's measurements of the build host (provenance/hostprobe.h), or NULL */
 	cJSON *ccache;       /* what ccache did for its compiles (provenance/ccstats.h), or NULL */
+	char *compile_log;   /* its compile log (builder/ccwrap.h), relative to OUTDIR, or NULL */
 	cJSON *definition;   /* the variant as the recipe defines it, for build-commands.json; not in state.json */
 
 	/* for the field order of state.json (ab_variant_record_json) */
@@ -116,6 +119,7 @@ struct ab_run_record {
 	char started_on[32], finished_on[32]; /* UTC, ISO 8601 */
 	struct {
 		int jobs, parallel_variants, jobserver, ccache, keep_going, force;
+		int sandbox;         /* not --no-sandbox: variants run in the build sandbox unless their recipe says not */
 		const char *source_date_epoch; /* static */
 		char *ccache_remote; /* with ccache: its remote storage in effect (password redacted), or NULL */
 		char *ccache_dir;    /* with ccache: its local cache directory in effect, or NULL */
@@ -149,6 +153,8 @@ const char *ab_variant_record_archive_sha256(const struct ab_variant_record *v,
     const struct ab_variant_record *from);
 /* was it built path-independently ("reproducible": {"enabled"}; a record without one: no) */
 int ab_variant_record_reproducible(const struct ab_variant_record *v);
+/* did its steps run in the build sandbox ("sandbox": {"enabled"}; a record without one: no) */
+int ab_variant_record_sandboxed(const struct ab_variant_record *v);
 /* the record of label in run, or NULL */
 const struct ab_variant_record *ab_run_record_variant(const struct ab_run_record *run, const char *label);
 

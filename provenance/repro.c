@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../lib/jsonio.h"
+#include "../lib/strmap.h"
 #include "../lib/util.h"
 #include "artdiff.h"
 #include "hostprobe.h"
@@ -85,6 +86,130 @@ seen_path(const cJSON *arts, const char *path)
 	return 0;
 }
 
+/* ---- compile logs ---- */
+
+struct compile {
+	char *line;                    /* the line, its tabs made NULs */
+	const char *sha, *cwd, *out, *src, *cmd;
+};
+
+struct clog {
+	struct compile *c;
+	size_t n;
+	struct ab_strv keys;           /* "cwd\tout#N" (its Nth writing), index-aligned with c */
+	struct ab_strmap map;
+};
+
+static void
+clog_parse(struct clog *l, const char *text)
+{
+	struct ab_strv bases = {0};     /* "cwd\tout", each once */
+	struct ab_strmap seen = {0};    /* base -> its index in bases and count */
+	size_t *count = NULL;
+
+	memset(l, 0, sizeof(*l));
+	while (text && *text) {
+		size_t n = strcspn(text, "\n"), k;
+		char *line = ab_strndup(text, n), *f[5] = {line}, *base;
+		int nf = 1;
+
+		text += n + (text[n] == '\n');
+		for (char *t = line; *t && nf < 5; t++)
+			if (*t == '\t') {
+				*t = '\0';
+				f[nf++] = t + 1;
+			}
+		if (nf < 5) {
+			free(line);
+			continue;
+		}
+		l->c = ab_realloc(l->c, (l->n + 1) * sizeof(*l->c));
+		l->c[l->n++] = (struct compile){line, f[0], f[1], f[2], f[3], f[4]};
+		base = ab_sprintf("%s\t%s", f[1], f[2]);
+		if (!ab_strmap_get(&seen, base, &k)) {
+			k = bases.n;
+			ab_strv_push_owned(&bases, base);
+			ab_strmap_put(&seen, bases.v[k], k);
+			count = ab_realloc(count, bases.n * sizeof(*count));
+			count[k] = 0;
+		} else {
+			free(base);
+		}
+		/* the same object written again (configure's conftest.o): its Nth writing */
+		ab_strv_pushf(&l->keys, "%s#%zu", bases.v[k], count[k]++);
+	}
+	for (size_t i = 0; i < l->keys.n; i++)
+		ab_strmap_put(&l->map, l->keys.v[i], i);
+	ab_strmap_free(&seen);
+	ab_strv_free(&bases);
+	free(count);
+}
+
+static void
+clog_free(struct clog *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->c[i].line);
+	free(l->c);
+	ab_strv_free(&l->keys);
+	ab_strmap_free(&l->map);
+}
+
+/*
+ * The first compile of a (in its order) whose object b wrote too, at the
+ * same path from the same directory, with other bytes; and how many do,
+ * into r. An object only one side wrote (CMake's try-compiles in a
+ * directory of a random name) is no difference of the build.
+ */
+static void
+first_differing_compile(cJSON *r, const char *ta, const char *tb)
+{
+	struct clog a, b;
+	size_t first = (size_t)-1, differ = 0, j;
+
+	clog_parse(&a, ta);
+	clog_parse(&b, tb);
+	for (size_t i = 0; i < a.n; i++) {
+		if (ab_strmap_get(&b.map, a.keys.v[i], &j) && strcmp(a.c[i].sha, b.c[j].sha)) {
+			differ++;
+			if (first == (size_t)-1)
+				first = i;
+		}
+	}
+	if (first != (size_t)-1) {
+		cJSON *f = cJSON_AddObjectToObject(r, "first_differing_compile");
+		const struct compile *c = &a.c[first];
+
+		cJSON_AddStringToObject(f, "source", c->src);
+		cJSON_AddStringToObject(f, "output", c->out);
+		cJSON_AddStringToObject(f, "cwd", c->cwd);
+		cJSON_AddStringToObject(f, "command", c->cmd);
+		cJSON_AddStringToObject(f, "original_sha256", c->sha);
+		ab_strmap_get(&b.map, a.keys.v[first], &j);
+		cJSON_AddStringToObject(f, "rebuilt_sha256", b.c[j].sha);
+		cJSON_AddNumberToObject(r, "differing_compiles", (double)differ);
+	}
+	clog_free(&a);
+	clog_free(&b);
+}
+
+cJSON *
+ab_repro_compile_logs(const cJSON *commands, int (*read)(void *ctx, const char *rel, struct ab_buf *out), void *ctx)
+{
+	cJSON *logs = cJSON_CreateObject();
+	const cJSON *v;
+
+	cJSON_ArrayForEach(v, ab_json_get(commands, "variants")) {
+		const char *rel = ab_json_str(v, "compile_log"), *label = ab_json_str(v, "label");
+		struct ab_buf b = {0};
+
+		if (rel && label && read(ctx, rel, &b) == 0)
+			cJSON_AddStringToObject(logs, label, b.s ? b.s : "");
+		ab_buf_free(&b);
+	}
+	return logs;
+}
+
 /* one artifact of the original against the other build's file of the same path */
 static cJSON *
 compare_one(const struct ab_repro_side *a, const struct ab_repro_side *b, const cJSON *va, const cJSON *art)
@@ -123,11 +248,29 @@ compare_one(const struct ab_repro_side *a, const struct ab_repro_side *b, const 
 		}
 		cJSON_AddStringToObject(r, "summary", sum);
 		cJSON_AddItemToObject(r, "likely_causes", likely_causes(a, b, va, vb ? vb : va, reproducible));
+		{
+			const char *label = ab_json_str(va, "label");
+			const char *la = ab_json_str(a->compiles, label), *lb = ab_json_str(b->compiles, label);
+
+			if (la && lb)
+				first_differing_compile(r, la, lb);
+		}
 		free(sum);
 		free(pa);
 		free(pb);
 	}
 	return r;
+}
+
+/* a file of an OUTDIR, read whole: 0, or -1 when it is not there (said by nobody: the log is optional) */
+static int
+read_in_outdir(void *ctx, const char *rel, struct ab_buf *out)
+{
+	char *p = ab_path_join(ctx, rel);
+	int e = ab_path_exists(p) ? ab_read_file(out, p) : -1;
+
+	free(p);
+	return e < 0 ? -1 : 0;
 }
 
 int
@@ -145,11 +288,13 @@ ab_repro_side_read(struct ab_repro_side *s, struct ab_repro_docs *d, const char 
 		if (e < 0)
 			return AB_EFAIL;
 	}
+	d->compiles = ab_repro_compile_logs(d->commands, read_in_outdir, (void *)outdir);
 	s->where = outdir;
 	s->outdir = outdir;
 	s->binaries = d->binaries;
 	s->commands = d->commands;
 	s->statement = d->statement;
+	s->compiles = d->compiles;
 	return 0;
 }
 
@@ -159,6 +304,7 @@ ab_repro_docs_release(struct ab_repro_docs *d)
 	cJSON_Delete(d->binaries);
 	cJSON_Delete(d->commands);
 	cJSON_Delete(d->statement);
+	cJSON_Delete(d->compiles);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -237,6 +383,13 @@ ab_repro_print(FILE *f, const cJSON *cmp)
 		    cJSON_IsTrue(ab_json_get(it, "reproducible")) ? "" : " (expected: \"reproducible\": false)");
 		cJSON_ArrayForEach(c, ab_json_get(it, "likely_causes"))
 			fprintf(f, "           likely cause: %s\n", c->valuestring);
+		if ((c = ab_json_get(it, "first_differing_compile"))) {
+			int nd = ab_json_get(it, "differing_compiles") ? ab_json_get(it, "differing_compiles")->valueint : 0;
+
+			fprintf(f, "           first differing compile (%d of the variant's differ): %s -> %s in %s\n", nd,
+			    ab_json_str(c, "source"), ab_json_str(c, "output"), ab_json_str(c, "cwd"));
+			fprintf(f, "           command: %s\n", ab_json_str(c, "command"));
+		}
 	}
 	fprintf(f, "%s\n", ab_json_str(cmp, "summary"));
 }

@@ -24,7 +24,14 @@
  * "differ_expected" those of variants built with "reproducible": false.
  * Likely causes: a recorded tool version or package that differs between
  * the two builds of the variant (provenance/toolchain.h), a host probe
- * that differs (provenance/hostprobe.h), "reproducible": false.
+ * that differs (provenance/hostprobe.h), "reproducible": false. When both
+ * sides have the variant's compile log, an artifact that differs also has
+ * "first_differing_compile": {"source", "output", "cwd", "command",
+ * "original_sha256", "rebuilt_sha256"} (the first compile of the
+ * original's order whose object differs) and "differing_compiles": N.
+ *
+ * ab_repro_compile_logs reads the compile logs that build-commands.json
+ * names through a reader (an OUTDIR's files, a bundle's members).
  */
 #ifndef AB_REPRO_H
 #define AB_REPRO_H
@@ -32,6 +39,8 @@
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
+
+#include "../lib/util.h"
 
 #define AB_REPRO_CHECK_TYPE "https://allocbuild.dev/reproducibility/v1"
 #define AB_REPRO_REBUILD_TYPE "https://allocbuild.dev/rebuild/v1"
@@ -42,6 +51,7 @@ struct ab_repro_side {
 	const cJSON *binaries;   /* its provenance/binary-provenance.json */
 	const cJSON *commands;   /* its provenance/build-commands.json */
 	const cJSON *statement;  /* its provenance/provenance.intoto.json */
+	const cJSON *compiles;   /* label -> its compile log's text (builder/ccwrap.h), or NULL */
 };
 
 /*
@@ -50,10 +60,17 @@ struct ab_repro_side {
  * free them with ab_repro_docs_release. Reports errors.
  */
 struct ab_repro_docs {
-	cJSON *binaries, *commands, *statement;
+	cJSON *binaries, *commands, *statement, *compiles;
 };
 int ab_repro_side_read(struct ab_repro_side *s, struct ab_repro_docs *d, const char *outdir);
 void ab_repro_docs_release(struct ab_repro_docs *d);
+
+/*
+ * The compile logs build-commands.json names, read by read(ctx, path,
+ * out) (0 and the text in out, else not there): an object label -> text
+ */
+cJSON *ab_repro_compile_logs(const cJSON *commands, int (*read)(void *ctx, const char *rel, struct ab_buf *out),
+    void *ctx);
 
 /* compare the artifacts of original a with those of b (see above); a new document */
 cJSON *ab_repro_compare(const struct ab_repro_side *a, const struct ab_repro_side *b);

@@ -167,3 +167,104 @@ make_fakeproj_recipe() {
                "artifacts": ["lib/libfake.a", "bin/fake"]}]}
 JSON
 }
+
+# make_pathproj DIR -> prints the sha256 of two tiny projects, one a line,
+# that compile where they were built in ways no prefix map can undo
+# (stored in DIR/mirror/sha256/<hex>): an autotools-shaped project
+# (pathproj-auto.tar.gz, top directory auto: its
+# configure writes config.h) and a CMake project (configure_file):
+# config.h holds the build directory configure ran in
+# (BUILD_DIR) and the source directory (SOURCE_DIR); where.c compiles both
+# and sizeof(SOURCE_DIR), a length; files.c a table of __FILE__ values (its
+# own and a header's); lib/libpath.a holds both objects and bin/pathprog
+# prints them. The CMake one is pathproj-cmake.tar.gz, top directory cmake.
+make_pathproj() {
+	local dir=$1 src=$1/pathproj-1.0
+	mkdir -p "$src/auto" "$src/cmake" "$dir/mirror/sha256"
+	for d in auto cmake; do
+		cat >"$src/$d/where.c" <<'C'
+#include "config.h"
+const char build_dir[] = BUILD_DIR;
+const char source_dir[] = SOURCE_DIR;
+const unsigned long source_dir_len = sizeof(SOURCE_DIR);
+C
+		printf 'static const char files_h[] = __FILE__;\n' >"$src/$d/files.h"
+		printf '#include "files.h"\nconst char *const files[] = {__FILE__, files_h};\n' >"$src/$d/files.c"
+		cat >"$src/$d/main.c" <<'C'
+#include <stdio.h>
+extern const char build_dir[], source_dir[];
+extern const unsigned long source_dir_len;
+extern const char *const files[];
+int main(void) { printf("%s %s %lu %s %s\n", build_dir, source_dir, source_dir_len, files[0], files[1]); return 0; }
+C
+	done
+	cat >"$src/auto/configure" <<'CFG'
+#!/bin/sh
+# as many configure scripts do: where it ran, written into a generated header
+srcdir=$(cd "$(dirname "$0")" && pwd)
+printf '#define BUILD_DIR "%s"\n#define SOURCE_DIR "%s"\n' "$(pwd)" "$srcdir" >config.h
+sed -e "s|@srcdir@|$srcdir|g" "$srcdir/Makefile.in" >Makefile
+echo "configured in $(pwd)"
+CFG
+	chmod +x "$src/auto/configure"
+	cat >"$src/auto/Makefile.in" <<'MK'
+CFLAGS = -O2 -g
+all: lib/libpath.a bin/pathprog
+obj/where.o: @srcdir@/where.c config.h
+	mkdir -p obj
+	$(CC) $(CFLAGS) -I. -c @srcdir@/where.c -o obj/where.o
+obj/files.o: @srcdir@/files.c @srcdir@/files.h
+	mkdir -p obj
+	$(CC) $(CFLAGS) -I@srcdir@ -c @srcdir@/files.c -o obj/files.o
+lib/libpath.a: obj/where.o obj/files.o
+	mkdir -p lib
+	$(AR) rcs lib/libpath.a obj/where.o obj/files.o
+bin/pathprog: @srcdir@/main.c lib/libpath.a
+	mkdir -p bin
+	$(CC) $(CFLAGS) -o bin/pathprog @srcdir@/main.c lib/libpath.a
+MK
+	cat >"$src/cmake/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.13)
+project(pathcmake C)
+set(CMAKE_C_FLAGS "-O2 -g")
+# where CMake ran, written into a generated header
+configure_file(config.h.in config.h)
+add_library(path STATIC where.c files.c)
+target_include_directories(path PRIVATE ${CMAKE_CURRENT_BINARY_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+set_target_properties(path PROPERTIES ARCHIVE_OUTPUT_DIRECTORY lib)
+add_executable(pathprog main.c)
+target_link_libraries(pathprog path)
+set_target_properties(pathprog PROPERTIES RUNTIME_OUTPUT_DIRECTORY bin)
+CM
+	printf '#define BUILD_DIR "@CMAKE_CURRENT_BINARY_DIR@"\n#define SOURCE_DIR "@CMAKE_CURRENT_SOURCE_DIR@"\n' \
+		>"$src/cmake/config.h.in"
+	local h
+	for d in auto cmake; do
+		tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$src" -czf "$dir/pathproj-$d.tar.gz" $d
+		h=$(sha256sum "$dir/pathproj-$d.tar.gz" | cut -d' ' -f1)
+		cp "$dir/pathproj-$d.tar.gz" "$dir/mirror/sha256/$h"
+		echo "$h"
+	done
+}
+
+# make_pathproj_recipe FILE: make_pathproj in the current directory and
+# write FILE, the recipe "paths": variants auto (autotools) and cmake
+# (CMake), each with lib/libpath.a and bin/pathprog as artifacts
+make_pathproj_recipe() {
+	local sha a c
+	sha=$(make_pathproj "$PWD")
+	a=$(echo "$sha" | sed -n 1p)
+	c=$(echo "$sha" | sed -n 2p)
+	cat >"$1" <<JSON
+{"recipe": 1, "name": "paths",
+ "sources": {
+  "auto": {"archive": {"urls": ["https://example.invalid/pathproj-auto.tar.gz"], "sha256": "$a", "strip": 1}},
+  "cmake": {"archive": {"urls": ["https://example.invalid/pathproj-cmake.tar.gz"], "sha256": "$c", "strip": 1}}
+ },
+ "variants": [
+  {"label": "auto", "source": "auto", "build": {"system": "autotools"}, "artifacts": ["lib/libpath.a", "bin/pathprog"]},
+  {"label": "cmake", "source": "cmake", "build": {"system": "cmake", "targets": ["pathprog"]},
+   "artifacts": ["lib/libpath.a", "bin/pathprog"]}
+ ]}
+JSON
+}

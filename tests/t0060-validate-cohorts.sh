@@ -16,7 +16,7 @@ expect_exit 0 "$AB" plan -o "$PWD/o" "$R"
 for pair in je530:je530-alive:lib/libjemalloc_pic.a mi217:mi217-alive:libmimalloc.a mi217-secure:mi217-secure-alive:libmimalloc-secure.a \
 	mi328:mi328-alive:libmimalloc.a mi328-secure:mi328-secure-alive:libmimalloc-secure.a; do
 	IFS=: read -r lib prog archive <<<"$pair"
-	expect_grep "-DALIVE_ARCHIVE=$PWD/o/variants/$lib/build/$archive" out
+	expect_grep "-DALIVE_ARCHIVE=/allocbuild/variants/$lib/build/$archive" out
 	lib_at=$(grep -n "] $lib: build$" out | cut -d: -f1)
 	prog_at=$(grep -n "] $prog: configure$" out | cut -d: -f1)
 	[ -n "$lib_at" ] && [ -n "$prog_at" ] && [ "$lib_at" -lt "$prog_at" ] || fail "$prog is not planned after $lib"

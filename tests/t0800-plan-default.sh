@@ -13,47 +13,64 @@ cat >want <<EOT
 recipe jemalloc-5.3.0-policy (r.json, sha256 $sha)
 outdir $O
 jobs 2: up to 2 variants at once, make-based builds share a jobserver of 2 tokens
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF and the toolchain variables (CC, CFLAGS, LDFLAGS, CMAKE_*, ...); LC_ALL=C TZ=UTC; umask 022
-compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
+sandbox: its own user, mount, network (loopback only), PID, IPC and UTS namespaces (bubblewrap); the system read-only, a private /tmp, HOME /allocbuild/home, the variant's trees at /allocbuild/src and /allocbuild/build; the environment PATH, HOME, LC_ALL=C, TZ=UTC and what the recipe sets, nothing inherited
+umask 022
+compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ar in deterministic mode, every compile logged with its object's digest
 [1/11] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
       url: https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2
 [2/11] stock53: fresh tree of jemalloc-5.3.0
       dir: $O/variants/stock53/src
 [3/11] stock53: configure
-      run: $O/variants/stock53/src/configure --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48
-      cwd: $O/variants/stock53/build
+      run: /allocbuild/src/configure --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48
+      cwd: /allocbuild/build
+      sandbox: /allocbuild/variants = $O/variants (read-only)
+      sandbox: /allocbuild/src = $O/variants/stock53/src
+      sandbox: /allocbuild/build = $O/variants/stock53/build
+      sandbox: /allocbuild/logs = $O/variants/stock53/logs
+      sandbox: /allocbuild/probe = $O/variants/stock53/probe
+      sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       env: SOURCE_DATE_EPOCH=0
-      env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=$O/ccwrap:$PATH
-      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/stock53/src=/allocbuild/src -ffile-prefix-map=$O/variants/stock53/build=/allocbuild/build
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
       log: $O/variants/stock53/logs/02-configure.log
 [4/11] stock53: build
       run: make lib/libjemalloc_pic.a
-      cwd: $O/variants/stock53/build
+      cwd: /allocbuild/build
       env: SOURCE_DATE_EPOCH=0
-      env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=$O/ccwrap:$PATH
-      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/stock53/src=/allocbuild/src -ffile-prefix-map=$O/variants/stock53/build=/allocbuild/build
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
       env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
       jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/stock53/logs/03-build.log
 [5/11] special53: fresh tree of jemalloc-5.3.0
       dir: $O/variants/special53/src
 [6/11] special53: configure
-      run: $O/variants/special53/src/configure --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48 --with-malloc-conf=lg_extent_max_active_fit:30
-      cwd: $O/variants/special53/build
+      run: /allocbuild/src/configure --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48 --with-malloc-conf=lg_extent_max_active_fit:30
+      cwd: /allocbuild/build
+      sandbox: /allocbuild/variants = $O/variants (read-only)
+      sandbox: /allocbuild/src = $O/variants/special53/src
+      sandbox: /allocbuild/build = $O/variants/special53/build
+      sandbox: /allocbuild/logs = $O/variants/special53/logs
+      sandbox: /allocbuild/probe = $O/variants/special53/probe
+      sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       env: SOURCE_DATE_EPOCH=0
-      env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=$O/ccwrap:$PATH
-      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/special53/src=/allocbuild/src -ffile-prefix-map=$O/variants/special53/build=/allocbuild/build
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
       log: $O/variants/special53/logs/02-configure.log
 [7/11] special53: build
       run: make lib/libjemalloc_pic.a
-      cwd: $O/variants/special53/build
+      cwd: /allocbuild/build
       env: SOURCE_DATE_EPOCH=0
-      env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=$O/ccwrap:$PATH
-      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/special53/src=/allocbuild/src -ffile-prefix-map=$O/variants/special53/build=/allocbuild/build
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
       env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
       jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/special53/logs/03-build.log
@@ -77,7 +94,7 @@ expect_file out <want
 
 # a label brings in what it depends on; -j 4 gives the one build all four jobs
 # (through the jobserver, which every make-based build joins)
-expect_exit 0 "$AB" plan -o bo r.json fit-only -j 4
+expect_exit 0 "$AB" plan -o bo r.json fit-only -j 4 --no-sandbox
 cat >want <<EOT
 recipe jemalloc-5.3.0-policy (r.json, sha256 $sha)
 outdir $O
@@ -94,6 +111,7 @@ compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-g
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
       env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_COMPILE_LOG=$O/variants/stock53/logs/compiles.tsv
       env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/stock53/src=/allocbuild/src -ffile-prefix-map=$O/variants/stock53/build=/allocbuild/build
       log: $O/variants/stock53/logs/02-configure.log
 [4/7] stock53: build
@@ -102,6 +120,7 @@ compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-g
       env: SOURCE_DATE_EPOCH=0
       env: GIT_CEILING_DIRECTORIES=$O/variants
       env: PATH=$O/ccwrap:$PATH
+      env: ALLOCBUILD_COMPILE_LOG=$O/variants/stock53/logs/compiles.tsv
       env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/stock53/src=/allocbuild/src -ffile-prefix-map=$O/variants/stock53/build=/allocbuild/build
       env: MAKEFLAGS=-j4 --jobserver-auth=<fds>
       jobserver: 1 of 4 tokens while it runs (<fds>: the read,write fds of its pipe)

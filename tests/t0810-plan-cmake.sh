@@ -34,8 +34,9 @@ cat >want <<EOT
 recipe flb (r.json, sha256 $(sha256sum r.json | cut -d' ' -f1))
 outdir $O
 jobs 2: up to 1 variant at once, compiling through ccache
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF and the toolchain variables (CC, CFLAGS, LDFLAGS, CMAKE_*, ...); LC_ALL=C TZ=UTC; umask 022
-compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
+sandbox: its own user, mount, network (loopback only), PID, IPC and UTS namespaces (bubblewrap); the system read-only, a private /tmp, HOME /allocbuild/home, the variant's trees at /allocbuild/src and /allocbuild/build; the environment PATH, HOME, LC_ALL=C, TZ=UTC and what the recipe sets, nothing inherited
+umask 022
+compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ar in deterministic mode, every compile logged with its object's digest
 [1/9] fetch flb: git https://github.com/fluent/fluent-bit 6315162a8d4b1ef42b038834e639697f8cb44912
 [2/9] fetch je: git https://github.com/jemalloc/jemalloc 54eaed1d8b56b1aa528be3bdd1877e59c56fa90c
 [3/9] a: fresh tree of flb
@@ -45,31 +46,44 @@ compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-g
         prepare: autoconf
           cwd: $O/variants/a/src/lib/jemalloc-5.3.0
 [4/9] a: configure
-      run: cmake -S $O/variants/a/src -B $O/variants/a/build -G 'Unix Makefiles' -DFLB_JEMALLOC=On '-DFLB_JEMALLOC_OPTIONS=--with-lg-quantum=3 --with-version=5.3.0-0-g0'
-      cwd: $O/variants/a
+      run: cmake -S /allocbuild/src -B /allocbuild/build -G 'Unix Makefiles' -DFLB_JEMALLOC=On '-DFLB_JEMALLOC_OPTIONS=--with-lg-quantum=3 --with-version=5.3.0-0-g0'
+      cwd: /allocbuild
+      sandbox: /allocbuild/variants = $O/variants (read-only)
+      sandbox: /allocbuild/src = $O/variants/a/src
+      sandbox: /allocbuild/build = $O/variants/a/build
+      sandbox: /allocbuild/logs = $O/variants/a/logs
+      sandbox: /allocbuild/probe = $O/variants/a/probe
+      sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
+      sandbox: /allocbuild/ccache = $PWD/cache/ccache
       env: SOURCE_DATE_EPOCH=0
-      env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=$O/ccwrap:/usr/lib/ccache:$PATH
-      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/a/src=/allocbuild/src -ffile-prefix-map=$O/variants/a/build=/allocbuild/build
-      env: CCACHE_BASEDIR=$O
-      env: CCACHE_NOHASHDIR=1
-      env: CCACHE_STATSLOG=$O/variants/a/logs/ccache-stats.log
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/lib/ccache:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
+      env: CCACHE_DIR=/allocbuild/ccache
+      env: CCACHE_STATSLOG=/allocbuild/logs/ccache-stats.log
       log: $O/variants/a/logs/02-configure.log
 [5/9] a: build
-      run: cmake --build $O/variants/a/build --target fluent-bit-bin -j 3
-      cwd: $O/variants/a
+      run: cmake --build /allocbuild/build --target fluent-bit-bin -j 3
+      cwd: /allocbuild
       env: SOURCE_DATE_EPOCH=0
-      env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=$O/ccwrap:/usr/lib/ccache:$PATH
-      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/a/src=/allocbuild/src -ffile-prefix-map=$O/variants/a/build=/allocbuild/build
-      env: CCACHE_BASEDIR=$O
-      env: CCACHE_NOHASHDIR=1
-      env: CCACHE_STATSLOG=$O/variants/a/logs/ccache-stats.log
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/lib/ccache:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
+      env: CCACHE_DIR=/allocbuild/ccache
+      env: CCACHE_STATSLOG=/allocbuild/logs/ccache-stats.log
       log: $O/variants/a/logs/03-build.log
 [6/9] b: relink
       link.txt: $O/variants/a/build/src/CMakeFiles/fluent-bit-bin.dir/link.txt
       replace: ../lib/libjemalloc_pic.a <- a:lib/libjemalloc_pic.a
       output: $O/variants/a/build/bin/fluent-bit-relinked
+      sandbox: /allocbuild/variants = $O/variants (read-only)
+      sandbox: /allocbuild/build = $O/variants/a/build
+      sandbox: /allocbuild/logs = $O/variants/b/logs
+      sandbox: /allocbuild/probe = $O/variants/b/probe
+      sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
+      sandbox: /allocbuild/ccache = $PWD/cache/ccache
       log: $O/variants/b/logs/01-relink.log
 [7/9] a: probe jemalloc
       artifact: $O/variants/a/build/bin/fluent-bit
@@ -97,9 +111,18 @@ jobs 2: up to 1 variant at once, compiling through ccache
 ccache: local cache $PWD/cc, remote storage redis://user:***@127.0.0.1:6379|connect-timeout=50
 EOT
 expect_file got <want
+# in the sandbox: the local cache bound at a fixed path, the remote reached through a forwarded loopback port
+expect_grep "      sandbox: /allocbuild/ccache = $PWD/cc" out
+grep -q "^      sandbox: /allocbuild/net = /tmp/allocbuild-net\.[0-9]*\.0$" out || fail "no forwarding socket directory"
+[ "$(grep -cxF "      env: CCACHE_DIR=/allocbuild/ccache" out)" = 2 ] || fail "CCACHE_DIR not in both steps"
+[ "$(grep -cxF "      env: CCACHE_REMOTE_STORAGE=redis://user:***@127.0.0.1:40000|connect-timeout=50" out)" = 2 ] ||
+	fail "CCACHE_REMOTE_STORAGE not in both steps"
+# without the sandbox: the caller's paths and the remote as given
+expect_exit 0 "$AB" plan -j 2 --no-sandbox --ccache-dir cc --ccache-remote 'redis://user:s3cret@127.0.0.1:6379|connect-timeout=50' -o bo r.json a
 [ "$(grep -cxF "      env: CCACHE_DIR=$PWD/cc" out)" = 2 ] || fail "CCACHE_DIR not in both steps"
 [ "$(grep -cxF "      env: CCACHE_REMOTE_STORAGE=redis://user:***@127.0.0.1:6379|connect-timeout=50" out)" = 2 ] ||
 	fail "CCACHE_REMOTE_STORAGE not in both steps"
+expect_no_grep "sandbox:" out
 expect_no_grep s3cret out
 expect_exit 0 "$AB" plan --ccache-remote redis://s3cret@cache.example:6379 -o bo r.json a
 expect_grep "remote storage redis://***@cache.example:6379" out
@@ -122,7 +145,7 @@ expect_grep "plan: --ccache-dir: an empty directory name" err
 sed -e 's/"system": "cmake",/"system": "cmake", "generator": "Ninja",/' -e 's/, "jobs": 3//' r.json >ninja.json
 expect_exit 0 "$AB" plan -j 4 -o bo ninja.json a
 expect_grep "jobs 4: up to 1 variant at once" out
-expect_grep "      run: cmake --build $O/variants/a/build --target fluent-bit-bin -j 4" out
+expect_grep "      run: cmake --build /allocbuild/build --target fluent-bit-bin -j 4" out
 expect_no_grep MAKEFLAGS out
 expect_no_grep "jobserver:" out
 expect_no_grep "share a jobserver" out

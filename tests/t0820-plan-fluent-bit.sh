@@ -22,8 +22,9 @@ cat >want <<EOT
 recipe fluent-bit-allocator-compare (r.json, sha256 $sha)
 outdir $O
 jobs 2: up to 2 variants at once, make-based builds share a jobserver of 2 tokens
-environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF and the toolchain variables (CC, CFLAGS, LDFLAGS, CMAKE_*, ...); LC_ALL=C TZ=UTC; umask 022
-compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ALLOCBUILD_CCWRAP_FLAGS added, ar in deterministic mode
+sandbox: its own user, mount, network (loopback only), PID, IPC and UTS namespaces (bubblewrap); the system read-only, a private /tmp, HOME /allocbuild/home, the variant's trees at /allocbuild/src and /allocbuild/build; the environment PATH, HOME, LC_ALL=C, TZ=UTC and what the recipe sets, nothing inherited
+umask 022
+compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ar in deterministic mode, every compile logged with its object's digest
 [1/25] fetch fluent-bit: git https://github.com/fluent/fluent-bit.git 6315162a8d4b1ef42b038834e639697f8cb44912
 [2/25] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
       url: https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2
@@ -38,20 +39,28 @@ compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-g
 [7/25] fb-je530: fresh tree of fluent-bit
       dir: $O/variants/fb-je530/src
 [8/25] fb-je530: configure
-      run: cmake -S $O/variants/fb-je530/src -B $O/variants/fb-je530/build -G 'Unix Makefiles' -DFLB_RELEASE=On -DFLB_JEMALLOC=On '-DFLB_JEMALLOC_OPTIONS=--with-lg-quantum=3 --with-version=5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c'
-      cwd: $O/variants/fb-je530
+      run: cmake -S /allocbuild/src -B /allocbuild/build -G 'Unix Makefiles' -DFLB_RELEASE=On -DFLB_JEMALLOC=On '-DFLB_JEMALLOC_OPTIONS=--with-lg-quantum=3 --with-version=5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c'
+      cwd: /allocbuild
+      sandbox: /allocbuild/variants = $O/variants (read-only)
+      sandbox: /allocbuild/src = $O/variants/fb-je530/src
+      sandbox: /allocbuild/build = $O/variants/fb-je530/build
+      sandbox: /allocbuild/logs = $O/variants/fb-je530/logs
+      sandbox: /allocbuild/probe = $O/variants/fb-je530/probe
+      sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       env: SOURCE_DATE_EPOCH=0
-      env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=$O/ccwrap:$PATH
-      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/fb-je530/src=/allocbuild/src -ffile-prefix-map=$O/variants/fb-je530/build=/allocbuild/build
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
       log: $O/variants/fb-je530/logs/02-configure.log
 [9/25] fb-je530: build
-      run: cmake --build $O/variants/fb-je530/build --target fluent-bit-bin
-      cwd: $O/variants/fb-je530
+      run: cmake --build /allocbuild/build --target fluent-bit-bin
+      cwd: /allocbuild
       env: SOURCE_DATE_EPOCH=0
-      env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=$O/ccwrap:$PATH
-      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/fb-je530/src=/allocbuild/src -ffile-prefix-map=$O/variants/fb-je530/build=/allocbuild/build
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
       env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
       unset: CMAKE_BUILD_PARALLEL_LEVEL
       jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
@@ -62,20 +71,28 @@ compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-g
         prepare: autoconf
           cwd: $O/variants/fb-je531/src/lib/jemalloc-5.3.0
 [11/25] fb-je531: configure
-      run: cmake -S $O/variants/fb-je531/src -B $O/variants/fb-je531/build -G 'Unix Makefiles' -DFLB_RELEASE=On -DFLB_JEMALLOC=On '-DFLB_JEMALLOC_OPTIONS=--with-lg-quantum=3 --with-version=5.3.1-0-g81034ce1f1373e37dc865038e1bc8eeecf559ce8'
-      cwd: $O/variants/fb-je531
+      run: cmake -S /allocbuild/src -B /allocbuild/build -G 'Unix Makefiles' -DFLB_RELEASE=On -DFLB_JEMALLOC=On '-DFLB_JEMALLOC_OPTIONS=--with-lg-quantum=3 --with-version=5.3.1-0-g81034ce1f1373e37dc865038e1bc8eeecf559ce8'
+      cwd: /allocbuild
+      sandbox: /allocbuild/variants = $O/variants (read-only)
+      sandbox: /allocbuild/src = $O/variants/fb-je531/src
+      sandbox: /allocbuild/build = $O/variants/fb-je531/build
+      sandbox: /allocbuild/logs = $O/variants/fb-je531/logs
+      sandbox: /allocbuild/probe = $O/variants/fb-je531/probe
+      sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       env: SOURCE_DATE_EPOCH=0
-      env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=$O/ccwrap:$PATH
-      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/fb-je531/src=/allocbuild/src -ffile-prefix-map=$O/variants/fb-je531/build=/allocbuild/build
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
       log: $O/variants/fb-je531/logs/02-configure.log
 [12/25] fb-je531: build
-      run: cmake --build $O/variants/fb-je531/build --target fluent-bit-bin
-      cwd: $O/variants/fb-je531
+      run: cmake --build /allocbuild/build --target fluent-bit-bin
+      cwd: /allocbuild
       env: SOURCE_DATE_EPOCH=0
-      env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=$O/ccwrap:$PATH
-      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/fb-je531/src=/allocbuild/src -ffile-prefix-map=$O/variants/fb-je531/build=/allocbuild/build
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
       env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
       unset: CMAKE_BUILD_PARALLEL_LEVEL
       jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
@@ -86,20 +103,28 @@ compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-g
         prepare: autoconf
           cwd: $O/variants/fb-je531-special/src/lib/jemalloc-5.3.0
 [14/25] fb-je531-special: configure
-      run: cmake -S $O/variants/fb-je531-special/src -B $O/variants/fb-je531-special/build -G 'Unix Makefiles' -DFLB_RELEASE=On -DFLB_JEMALLOC=On '-DFLB_JEMALLOC_OPTIONS=--with-lg-quantum=3 --with-malloc-conf=disable_large_size_classes:false,lg_extent_max_active_fit:30 --with-version=5.3.1-0-g81034ce1f1373e37dc865038e1bc8eeecf559ce8'
-      cwd: $O/variants/fb-je531-special
+      run: cmake -S /allocbuild/src -B /allocbuild/build -G 'Unix Makefiles' -DFLB_RELEASE=On -DFLB_JEMALLOC=On '-DFLB_JEMALLOC_OPTIONS=--with-lg-quantum=3 --with-malloc-conf=disable_large_size_classes:false,lg_extent_max_active_fit:30 --with-version=5.3.1-0-g81034ce1f1373e37dc865038e1bc8eeecf559ce8'
+      cwd: /allocbuild
+      sandbox: /allocbuild/variants = $O/variants (read-only)
+      sandbox: /allocbuild/src = $O/variants/fb-je531-special/src
+      sandbox: /allocbuild/build = $O/variants/fb-je531-special/build
+      sandbox: /allocbuild/logs = $O/variants/fb-je531-special/logs
+      sandbox: /allocbuild/probe = $O/variants/fb-je531-special/probe
+      sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       env: SOURCE_DATE_EPOCH=0
-      env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=$O/ccwrap:$PATH
-      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/fb-je531-special/src=/allocbuild/src -ffile-prefix-map=$O/variants/fb-je531-special/build=/allocbuild/build
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
       log: $O/variants/fb-je531-special/logs/02-configure.log
 [15/25] fb-je531-special: build
-      run: cmake --build $O/variants/fb-je531-special/build --target fluent-bit-bin
-      cwd: $O/variants/fb-je531-special
+      run: cmake --build /allocbuild/build --target fluent-bit-bin
+      cwd: /allocbuild
       env: SOURCE_DATE_EPOCH=0
-      env: GIT_CEILING_DIRECTORIES=$O/variants
-      env: PATH=$O/ccwrap:$PATH
-      env: ALLOCBUILD_CCWRAP_FLAGS=-ffile-prefix-map=$O=/allocbuild -ffile-prefix-map=$O/variants/fb-je531-special/src=/allocbuild/src -ffile-prefix-map=$O/variants/fb-je531-special/build=/allocbuild/build
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
       env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
       unset: CMAKE_BUILD_PARALLEL_LEVEL
       jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
@@ -108,6 +133,11 @@ compilers: through $O/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-g
       link.txt: $O/variants/fb-je531/build/src/CMakeFiles/fluent-bit-bin.dir/link.txt
       replace: ../lib/libjemalloc_pic.a <- fb-je530:lib/libjemalloc_pic.a
       output: $O/variants/fb-je531/build/bin/fluent-bit-relink-je530
+      sandbox: /allocbuild/variants = $O/variants (read-only)
+      sandbox: /allocbuild/build = $O/variants/fb-je531/build
+      sandbox: /allocbuild/logs = $O/variants/fb-je531-relink-je530/logs
+      sandbox: /allocbuild/probe = $O/variants/fb-je531-relink-je530/probe
+      sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       log: $O/variants/fb-je531-relink-je530/logs/01-relink.log
 [17/25] fb-je530: probe jemalloc
       artifact: $O/variants/fb-je530/build/bin/fluent-bit

@@ -49,11 +49,13 @@ expect_file out <want
 C=bo/provenance/build-commands.json
 [ "$(json $C '[s["step"] for s in d["variants"][0]["steps"]]')" = "['source', 'configure', 'build']" ]
 [ "$(json $C 'd["variants"][1]["steps"][1]["argv"]')" = \
-  "['$O/variants/special53/src/configure', '--with-lg-quantum=3', '--with-lg-page=12', '--with-lg-hugepage=21', '--with-lg-vaddr=48', '--with-malloc-conf=lg_extent_max_active_fit:30']" ]
+  "['/allocbuild/src/configure', '--with-lg-quantum=3', '--with-lg-page=12', '--with-lg-hugepage=21', '--with-lg-vaddr=48', '--with-malloc-conf=lg_extent_max_active_fit:30']" ]
 # -j 2: make in the jobserver, no -j in argv (docs/build.md)
 [ "$(json $C 'd["variants"][1]["steps"][2]["argv"]')" = "['make', 'lib/libjemalloc_pic.a']" ]
 [ "$(json $C 'd["variants"][1]["steps"][2]["env_set"]["MAKEFLAGS"]')" = "-j2 --jobserver-auth=<fds>" ]
-[ "$(json $C 'd["variants"][1]["steps"][2]["cwd"]')" = "$O/variants/special53/build" ]
+[ "$(json $C 'd["variants"][1]["steps"][2]["cwd"]')" = "/allocbuild/build" ]
+[ "$(json $C '[(p["inside"], p["real"]) for p in d["variants"][1]["sandbox"]["paths"] if p["inside"] == "/allocbuild/build"]')" = \
+  "[('/allocbuild/build', '$O/variants/special53/build')]" ]
 [ "$(json $C '[d["variants"][0]["steps"][1]["env_set"][k] for k in ("LC_ALL", "TZ", "SOURCE_DATE_EPOCH")]')" = "['C', 'UTC', '0']" ]
 [ "$(json $C '[s["exit_status"] for v in d["variants"][:2] for s in v["steps"][1:]]')" = "[0, 0, 0, 0]" ]
 
@@ -70,7 +72,7 @@ I=bo/provenance/provenance.intoto.json
 [ "$(json $I 'd["predicate"]["runDetails"]["builder"]["id"]')" = "https://allocbuild.dev/builder/v1" ]
 json $I 'd["predicate"]["runDetails"]["metadata"]["invocationId"]' | grep -Eq '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
 [ "$(json $I '[b["name"] for b in d["predicate"]["runDetails"]["byproducts"]]')" = \
-  "['variants/stock53/logs/02-configure.log', 'variants/stock53/logs/03-build.log', 'variants/special53/logs/02-configure.log', 'variants/special53/logs/03-build.log', 'recipe.json', 'provenance/sources.json', 'provenance/build-commands.json', 'provenance/binary-provenance.json', 'provenance/allocator-probes.json']" ]
+  "['variants/stock53/logs/02-configure.log', 'variants/stock53/logs/03-build.log', 'variants/stock53/logs/compiles.tsv', 'variants/special53/logs/02-configure.log', 'variants/special53/logs/03-build.log', 'variants/special53/logs/compiles.tsv', 'recipe.json', 'provenance/sources.json', 'provenance/build-commands.json', 'provenance/binary-provenance.json', 'provenance/allocator-probes.json']" ]
 # the byproducts' digests are the manifests' own: a signature over the statement vouches for them
 [ "$(json $I '[b["digest"]["sha256"] for b in d["predicate"]["runDetails"]["byproducts"] if b["name"] == "provenance/sources.json"][0]')" = \
   "$(sha256sum bo/provenance/sources.json | cut -d' ' -f1)" ]
@@ -83,8 +85,10 @@ variants/stock53/build/lib/libjemalloc_pic.a
 variants/special53/build/lib/libjemalloc_pic.a
 variants/stock53/logs/02-configure.log
 variants/stock53/logs/03-build.log
+variants/stock53/logs/compiles.tsv
 variants/special53/logs/02-configure.log
 variants/special53/logs/03-build.log
+variants/special53/logs/compiles.tsv
 recipe.json
 provenance/sources.json
 provenance/build-commands.json
@@ -94,7 +98,7 @@ provenance/provenance.intoto.json
 X
 (cd bo && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS does not check"
 expect_exit 0 "$AB" verify bo
-echo "verified 12 files in bo" | expect_file out
+echo "verified 14 files in bo" | expect_file out
 
 # a tampered artifact: verify names it and exits 1
 cp bo/variants/special53/build/lib/libjemalloc_pic.a saved.a

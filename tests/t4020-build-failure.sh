@@ -29,8 +29,8 @@ expect_exit 1 "$AB" build -j1 --mirror-dir mirror -o bo r.json
 O=$PWD/bo
 {
 	echo "allocbuild: broken: configure failed: exit status 1"
-	echo "  command: $O/variants/broken/src/configure --fail"
-	echo "  cwd: $O/variants/broken/build"
+	echo "  command: /allocbuild/src/configure --fail"
+	echo "  cwd: /allocbuild/build (in the build sandbox: no network, nothing of the host but the system directories and the variant's own trees; docs/build.md, \"Sandbox\")"
 	echo "  log: $O/variants/broken/logs/02-configure.log (last 30 lines below)"
 	for i in $(seq 12 40); do echo "| checking line $i"; done
 	echo "| configure: error: asked to fail"
@@ -42,8 +42,8 @@ grep -v -e '^\[' -e "^allocbuild: source 'fake': " err | expect_file want
 head -3 bo/variants/broken/logs/02-configure.log >loghead
 expect_file loghead <<EOF2
 # allocbuild: configure
-# cwd: $O/variants/broken/build
-\$ $O/variants/broken/src/configure --fail
+# cwd: /allocbuild/build
+\$ /allocbuild/src/configure --fail
 EOF2
 [ ! -e bo/variants/good ] || fail "good was started after the failure"
 [ ! -e bo/variants/broken/state.json ] || fail "a failed variant has a state"

@@ -17,8 +17,8 @@ expect_exit 1 "$AB" build --mirror-dir mirror -o bo r.json
 O=$PWD/bo
 {
 	echo "allocbuild: t1: configure failed: exit status 1"
-	echo "  command: $O/variants/t1/src/configure --fail-early"
-	echo "  cwd: $O/variants/t1/build"
+	echo "  command: /allocbuild/src/configure --fail-early"
+	echo "  cwd: /allocbuild/build (in the build sandbox: no network, nothing of the host but the system directories and the variant's own trees; docs/build.md, \"Sandbox\")"
 	echo "  log: $O/variants/t1/logs/02-configure.log (last 30 lines below)"
 	echo "  first errors in the log:"
 	echo "| 13: checking line 10"

@@ -15,7 +15,7 @@ cat >r.json <<JSON
 	},
 	"variants": [
 		{"label": "slow", "source": "fake",
-		 "build": {"system": "autotools", "targets": ["all"], "env": {"FAKE_HOLD": "$PWD/hold"}},
+		 "build": {"system": "autotools", "targets": ["all"], "env": {"FAKE_HOLD": "/allocbuild/variants/hold"}},
 		 "artifacts": ["lib/libfake.a", "bin/fake"]}
 	]
 }
@@ -25,8 +25,9 @@ O=$PWD/bo
 # a complete build first, so that there are manifests to keep whole
 expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
 
-# then a forced rebuild that stops in the middle of make, while the hold file exists
-touch hold
+# then a forced rebuild that stops in the middle of make, while the hold file exists (the
+# build sandbox shows OUTDIR/variants, read-only, at /allocbuild/variants)
+touch bo/variants/hold
 setsid "$AB" build --force --mirror-dir mirror -o bo r.json >a.out 2>a.err &
 pid=$!
 trap 'kill -9 -- "-$pid" 2>/dev/null || true' EXIT
@@ -56,7 +57,7 @@ done
 ls bo/provenance | grep -v '\.json$' && fail "temporary files left in provenance/"
 
 # the rerun (no --force) rebuilds the interrupted variant and completes
-rm hold
+rm bo/variants/hold
 expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
 expect_grep "[4/5] slow: make all" err
 [ "$(cat bo/variants/slow/build/lib/libfake.a)" = "fake 1.2.3-0-gabcdef0123456789 library" ]

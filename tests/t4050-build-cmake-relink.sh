@@ -13,9 +13,9 @@ expect_exit 0 "$AB" build -j 2 --mirror-dir mirror -o bo r.json
 
 C=bo/provenance/build-commands.json
 [ "$(json $C 'd["variants"][0]["steps"][1]["argv"]')" = \
-  "['cmake', '-S', '$O/variants/a/src', '-B', '$O/variants/a/build', '-G', 'Unix Makefiles', '-DFLB_FAKE_TAG=A']" ]
+  "['cmake', '-S', '/allocbuild/src', '-B', '/allocbuild/build', '-G', 'Unix Makefiles', '-DFLB_FAKE_TAG=A']" ]
 # -j 2: no -j in argv, the jobserver's MAKEFLAGS instead (docs/build.md)
-[ "$(json $C 'd["variants"][0]["steps"][2]["argv"]')" = "['cmake', '--build', '$O/variants/a/build', '--target', 'prog']" ]
+[ "$(json $C 'd["variants"][0]["steps"][2]["argv"]')" = "['cmake', '--build', '/allocbuild/build', '--target', 'prog']" ]
 [ "$(json $C 'd["variants"][0]["steps"][2]["env_set"]["MAKEFLAGS"]')" = "-j2 --jobserver-auth=<fds>" ]
 [ "$(json $C '[s["step"] for s in d["variants"][2]["steps"]]')" = "['relink']" ]
 

@@ -49,6 +49,9 @@ expect_exit 0 "$AB" validate r/r.json
 expect_exit 0 "$AB" plan -o "$PWD/bo" r/r.json
 grep -n "^\[" out | grep -v fetch >steps
 [ "$(sed -n 's/^[0-9]*:\[[0-9/]*\] \([a-z-]*\): configure$/\1/p' steps | head -n 1)" = "lib-a" ] || { cat out; fail "lib-a is not configured first"; }
+expect_grep "run: cmake -S /allocbuild/src -B /allocbuild/build -G 'Unix Makefiles' -DUSE_ARCHIVE=/allocbuild/variants/lib-a/build/libfakealloc.a" out
+expect_grep "sandbox: /allocbuild/variants = $PWD/bo/variants (read-only)" out
+expect_exit 0 "$AB" plan --no-sandbox -o "$PWD/bo" r/r.json
 expect_grep "run: cmake -S $PWD/bo/variants/u/src -B $PWD/bo/variants/u/build -G 'Unix Makefiles' -DUSE_ARCHIVE=$PWD/bo/variants/lib-a/build/libfakealloc.a" out
 expect_grep "env: USED=$PWD/bo/variants/lib-a/build/libfakealloc.a" out
 expect_grep "fetch user: dir user dirHash $dh" out

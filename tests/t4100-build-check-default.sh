@@ -49,7 +49,7 @@ R=o/provenance/reproducibility.intoto.json
   "[('variants/stock53/build/lib/libjemalloc_pic.a', '$stock'), ('variants/special53/build/lib/libjemalloc_pic.a', '$special')]" ]
 [ "$(json $R 'd["predicate"]["comparison"]["summary"]')" = "2/2 artifacts identical" ]
 expect_exit 0 "$AB" verify o
-echo "verified 13 files in o" | expect_file out
+echo "verified 15 files in o" | expect_file out
 
 # jemalloc's host probes: the shipped recipe pins them (every host builds
 # these bytes); t5510 shows an unpinned build's values, this machine's
@@ -76,8 +76,8 @@ json $I 'd["predicate"]["runDetails"]["builder"]["builderDependencies"][0]["uri"
 [ "$(json o/provenance/build-commands.json '[t["name"] for t in d["variants"][0]["toolchain"]]')" = \
   "['cc', 'cc1', 'c++', 'cc1plus', 'as', 'ld', 'ar', 'make', 'autoconf', 'libc', 'libc-dev']" ]
 # what was injected
-[ "$(json $I 'd["predicate"]["buildDefinition"]["internalParameters"]["reproducible"]["stock53"]["compiler_flags"]')" = \
-  "['-ffile-prefix-map=$O=/allocbuild', '-ffile-prefix-map=$O/variants/stock53/src=/allocbuild/src', '-ffile-prefix-map=$O/variants/stock53/build=/allocbuild/build']" ]
+[ "$(json $I '[d["predicate"]["buildDefinition"]["internalParameters"]["reproducible"]["stock53"][k] for k in ("wrapper", "compiler_flags", "paths", "ar", "ranlib")]')" = \
+  "['/allocbuild/ccwrap', [], 'fixed by the build sandbox: /allocbuild/src and /allocbuild/build', 'D added to every operation that writes an archive; U and u removed', '-D']" ]
 
 # pr shows the check and the host probes; its bundle rebuilds in a fresh directory
 expect_exit 0 "$AB" pr o

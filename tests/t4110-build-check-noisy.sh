@@ -30,7 +30,7 @@ cat >r.json <<JSON
 }
 JSON
 
-expect_exit 1 "$AB" build --check -j 2 --mirror-dir mirror -o o r.json
+expect_exit 1 "$AB" build --no-sandbox --check -j 2 --mirror-dir mirror -o o r.json
 O=$PWD/o
 sha_of() { sha256sum "$1" | cut -c1-64; }
 n1=$(sha_of o/variants/noisy/build/libnoise.a)
@@ -44,6 +44,8 @@ d2=$(sha_of o/reproducibility/check/variants/debug/build/libquiet.a)
 cat >want <<EOT
 reproducibility: built again in $O/reproducibility/check with -j 4
 differs    noisy  variants/noisy/build/libnoise.a  ${n1:0:12} -> ${n2:0:12}: members differ: noise.o (sections .rodata)
+           first differing compile (1 of the variant's differ): noise.c -> noise.o in /allocbuild/build
+           command: cc -g -c noise.c -o noise.o
 identical  quiet  variants/quiet/build/libquiet.a  ${q:0:12}
 differs    debug  variants/debug/build/libquiet.a  ${d1:0:12} -> ${d2:0:12}: members differ: quiet.o (sections .rodata .rela.debug_info .rela.debug_line .debug_line_str) (expected: "reproducible": false)
            likely cause: the variant is built with "reproducible": false
@@ -94,12 +96,15 @@ B=o/provenance/binary-provenance.json C=o/provenance/build-commands.json I=o/pro
 [ "$(json $C '"PATH" in d["variants"][2]["steps"][1]["env_set"]')" = False ]
 [ "$(json $C 'd["variants"][1]["steps"][1]["env_set"]["PATH"].split(":")[0]')" = "$O/ccwrap" ]
 expect_exit 0 "$AB" pr o
-expect_grep '| `debug` | normal build **⚠ not reproducible** |' o/pr.md
+expect_grep '| `debug` | normal build **⚠ not reproducible** **⚠ not sandboxed** |' o/pr.md
+expect_grep '| `quiet` | normal build **⚠ not sandboxed** |' o/pr.md
+expect_grep "**⚠ No variant is built in allocbuild's build sandbox** (\`--no-sandbox\`): each is compiled at its real paths with \`-ffile-prefix-map\`" o/pr.md
+expect_grep ', except those marked **⚠ not reproducible** (`"reproducible": false`).' o/pr.md
 expect_grep '- `build --check`, built again in a second directory (-j 4): **1/3 artifacts identical; 1 of a variant built with "reproducible": false differs**' o/pr.md
 expect_grep '  - differs: `variants/noisy/build/libnoise.a`: members differ: noise.o (sections .rodata)' o/pr.md
 
 # a no-op build keeps the record; one that changes an artifact it names drops it
-expect_exit 0 "$AB" build --mirror-dir mirror -o o r.json
+expect_exit 0 "$AB" build --no-sandbox --mirror-dir mirror -o o r.json
 expect_grep "  provenance/reproducibility.intoto.json" o/SHA256SUMS
 expect_exit 0 "$AB" verify o
 
@@ -117,10 +122,12 @@ PATH=$PWD/bin:$PATH expect_exit 1 "$AB" rebuild --diffoscope --mirror-dir mirror
 RB=$PWD/rb
 n3=$(sha_of rb/variants/noisy/build/libnoise.a)
 d3=$(sha_of rb/variants/debug/build/libquiet.a)
-head -n 3 out >got
+head -n 5 out >got
 cat >want <<EOT
 rebuild of o in $RB
 differs    noisy  variants/noisy/build/libnoise.a  ${n1:0:12} -> ${n3:0:12}: members differ: noise.o (sections .rodata)
+           first differing compile (1 of the variant's differ): noise.c -> noise.o in /allocbuild/build
+           command: cc -g -c noise.c -o noise.o
 identical  quiet  variants/quiet/build/libquiet.a  ${q:0:12}
 EOT
 expect_file got <want

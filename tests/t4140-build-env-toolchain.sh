@@ -38,6 +38,8 @@ print(" ".join(sorted(want - set(d["variants"][0]["steps"][1]["env_removed"]))))
 expect_no_grep "FAKE_EXTRA" hostile/variants/a/build/CMakeCache.txt
 # plan says so
 expect_exit 0 "$AB" plan -o plain r.json
+expect_grep "the environment PATH, HOME, LC_ALL=C, TZ=UTC and what the recipe sets, nothing inherited" out
+expect_exit 0 "$AB" plan --no-sandbox -o plain r.json
 expect_grep "environment: inherited minus MALLOC_CONF, LD_PRELOAD, MIMALLOC_*, *_MALLOC_CONF and the toolchain variables (CC, CFLAGS, LDFLAGS, CMAKE_*, ...)" out
 # the recipe's build.env still sets one: other bytes, a rebuild, recorded
 recipe env.json ', "env": {"CFLAGS": "-O1 -DFAKE_EXTRA=1"}'

@@ -97,9 +97,15 @@ C=o1/provenance/build-commands.json
 [ "$(json $C '[(s["argv"][0], s["env_set"]["RUSTC"]) for s in d["variants"][3]["steps"] if s["step"] == "build"]')" = "[('/usr/bin/cargo', '/usr/bin/rustc')]" ]
 [ "$(json $C '[(t["name"], t["path"], t["package"]) for t in d["variants"][3]["toolchain"] if t["name"] in ("cargo", "rustc")]')" = \
 	"[('cargo', '/usr/bin/cargo', 'cargo'), ('rustc', '/usr/bin/rustc', 'rustc')]" ]
-json $C '[s["env_set"]["RUSTFLAGS"] for s in d["variants"][0]["steps"] if s["step"] == "build"][0]' >rustflags
-expect_grep "--remap-path-prefix=$PWD/o1/variants/default/src=/allocbuild/src" rustflags
-expect_grep "--remap-path-prefix=/usr/share/cargo/registry=/allocbuild/crates" rustflags
+# in the build sandbox the trees are at their fixed paths already: only the registry is remapped
+[ "$(json $C '[s["env_set"]["RUSTFLAGS"] for s in d["variants"][0]["steps"] if s["step"] == "build"][0]')" = \
+	"--remap-path-prefix=/usr/share/cargo/registry=/allocbuild/crates" ]
+[ "$(json $C '[(s["env_set"]["CARGO_HOME"], s["cwd"]) for s in d["variants"][0]["steps"] if s["step"] == "build"][0]')" = \
+	"('/allocbuild/build/cargo-home', '/allocbuild/src')" ]
+# without it, every tree is remapped (the plan shows it)
+expect_exit 0 "$AB" plan --no-sandbox -o o1 r/r.json default
+expect_grep "--remap-path-prefix=$PWD/o1/variants/default/src=/allocbuild/src" out
+expect_grep "--remap-path-prefix=/usr/share/cargo/registry=/allocbuild/crates" out
 [ "$(json $C 'd["variants"][0]["cargo"]["jemalloc"]')" = \
 	"{'crate': 'jemalloc-sys', 'crate_version': '0.3.2', 'version': '5.1.0-0-g61efbda7098de6fe64c362d309824864308c36d4', 'file': 'configure/VERSION'}" ]
 grep -qx 'directory = "/usr/share/cargo/registry"' o1/variants/default/build/cargo-home/config.toml || fail "CARGO_HOME config"

@@ -69,7 +69,14 @@ cat >bin/make <<'SH'
 exec /usr/bin/make "$@"
 SH
 chmod +x bin/make
-PATH=$PWD/bin:$PATH expect_exit 0 "$AB" build -j 2 --mirror-dir mirror --shard 2/2 -o t2 r.json
+# in the build sandbox the steps find their tools through its own PATH: the caller's make is not the build's
+PATH=$PWD/bin:$PATH expect_exit 0 "$AB" build -j 2 --mirror-dir mirror --shard 2/2 -o t2s r.json
+[ "$(json t2s/provenance/build-commands.json '[t["path"] for t in d["variants"][0]["toolchain"] if t["name"] == "make"]')" = \
+  "['/usr/bin/make']" ] || fail "the sandboxed build recorded the caller's make"
+expect_exit 0 "$AB" merge --require-same-toolchain -o ms s1 t2s
+# without it, the caller's PATH is the build's
+expect_exit 0 "$AB" build --no-sandbox -j 2 --mirror-dir mirror --shard 1/2 -o s1 r.json
+PATH=$PWD/bin:$PATH expect_exit 0 "$AB" build --no-sandbox -j 2 --mirror-dir mirror --shard 2/2 -o t2 r.json
 expect_exit 1 "$AB" merge --require-same-toolchain -o m s1 t2
 expect_grep "variant 'b' was built with another toolchain in 't2' than in 's1' (make): not merged" err
 expect_grep "'s1' and 't2' were built with different toolchains (make): not merged" err

@@ -5,8 +5,11 @@
 # served from the remote (at least 90% of the cacheable ones), A's and B's artifacts
 # have the same digests, and each variant's counts are in the summary,
 # build-commands.json, state.json and the statement (as the annotations of
-# its statistics log, a byproduct). With Redis stopped, a third build with
-# an empty local cache succeeds and says that the remote was unreachable.
+# its statistics log, a byproduct). The builds run in the build sandbox,
+# which has no network: ccache reaches Redis through allocbuild's relay.
+# A build without ccache gives the same bytes. With Redis stopped, a
+# third build with an empty local cache succeeds and says that the remote
+# was unreachable.
 . "$TOP/tests/lib.sh"
 
 REDIS_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -82,7 +85,10 @@ assert tot["misses"] <= 0.05 * tot["cacheable"], tot
 PY
 [ "$(json "$B/provenance/build-commands.json" 'd["options"]["ccache_remote"]')" = "$REMOTE" ]
 [ "$(json "$B/provenance/build-commands.json" 'd["options"]["ccache_dir"]')" = "$PWD/cache-b" ]
-[ "$(json "$B/provenance/build-commands.json" '[s["env_set"]["CCACHE_REMOTE_STORAGE"] for s in d["variants"][0]["steps"] if s["step"] == "build"][0]')" = "$REMOTE" ]
+# inside the build sandbox ccache reaches the remote through allocbuild's relay on a loopback port
+[ "$(json "$B/provenance/build-commands.json" '[s["env_set"]["CCACHE_REMOTE_STORAGE"] for s in d["variants"][0]["steps"] if s["step"] == "build"][0]')" = "redis://127.0.0.1:40000" ]
+[ "$(json "$B/provenance/build-commands.json" 'd["variants"][0]["sandbox"]["network"]')" = \
+	"none but loopback, where ccache reaches the remote compile cache through allocbuild" ]
 # the summary: one line per variant compiled, the figures of build-commands.json
 for l in stock special; do
 	want=$(python3 - "$B/provenance/build-commands.json" $l <<'PY'
@@ -113,6 +119,13 @@ for label in ("stock", "special"):
 opts = st["predicate"]["buildDefinition"]["externalParameters"]["options"]
 assert opts["ccache"] is True and opts["ccache_remote"].startswith("redis://127.0.0.1:"), opts
 PY
+
+# --- D: no ccache at all: the same bytes as the builds through the caches (the build sandbox's fixed paths)
+expect_exit 0 "$AB" build -j 2 "${src[@]}" -o D r.json stock
+grep -E '  variants/stock/build/(bin/fluent-bit|lib/libjemalloc_pic.a)$' D/SHA256SUMS >sums-d
+[ "$(wc -l <sums-d)" = 2 ] || fail "D's artifacts: $(cat sums-d)"
+grep -E '  variants/stock/build/(bin/fluent-bit|lib/libjemalloc_pic.a)$' A/SHA256SUMS | diff -u - sums-d ||
+	fail "the build without ccache differs from the builds through it"
 
 # --- C: Redis stopped, an empty local cache: built all the same, and said
 stop_redis

@@ -37,20 +37,20 @@ grep -v -e ' provenance/provenance.intoto.json$' -e " $A\$" -e ' variants/specia
 # --- verify --key: the OUTDIR, the bundle, the envelopes file
 expect_exit 0 "$AB" verify --key ed.pub.pem bo
 expect_file out <<X
-verified 12 files in bo
-$J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 2 subjects and 9 byproducts match
-verified 1 signed statement in the OUTDIR: 2 subjects and 9 byproducts match
+verified 14 files in bo
+$J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 2 subjects and 11 byproducts match
+verified 1 signed statement in the OUTDIR: 2 subjects and 11 byproducts match
 X
 expect_exit 0 "$AB" verify --key ec.pub.pem $B
 expect_file out <<X
 $B: every member matches BUNDLE-SHA256SUMS
-$J:1: ok: provenance/provenance.intoto.json, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 0 subjects and 9 byproducts match; 2 subjects not in the bundle, not checked:
+$J:1: ok: provenance/provenance.intoto.json, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 0 subjects and 11 byproducts match; 2 subjects not in the bundle, not checked:
   $A sha256 $stock
   variants/special53/build/lib/libjemalloc_pic.a sha256 $special
-verified 1 signed statement in the bundle: 0 subjects and 9 byproducts match; 2 subjects not in the bundle, not checked
+verified 1 signed statement in the bundle: 0 subjects and 11 byproducts match; 2 subjects not in the bundle, not checked
 X
 expect_exit 0 "$AB" verify --key ed.pub.pem --key ec.pub.pem --require-all bo/$J
-expect_grep "bo/$J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'), ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 2 subjects and 9 byproducts match" out
+expect_grep "bo/$J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'), ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 2 subjects and 11 byproducts match" out
 expect_exit 0 "$AB" verify bo
 expect_grep "$J: 1 envelope with 2 signatures (keyid $ed, $ec): signatures present, not checked (verify --key PUB.pem checks them)" out
 
@@ -63,7 +63,7 @@ printf '1 ok\n1 ok\n' | expect_file ossl.txt
 printf '1 ok ed25519\n1 ok ecdsa\n' | expect_file sslib.txt
 sed -n '/^```python$/,/^```$/p' pr/pr.md | sed '1d;$d' >dsse-verify.py
 "$SSLIB_PY" dsse-verify.py ec.pub.pem $T/$J >sums 2>snippet.err || { cat snippet.err; fail "pr.md's snippet failed"; }
-[ "$(wc -l <sums)" = 11 ] || fail "the snippet printed $(wc -l <sums) digests"
+[ "$(wc -l <sums)" = 13 ] || fail "the snippet printed $(wc -l <sums) digests"
 (cd bo && sha256sum -c --quiet) <sums || fail "sha256sum -c refused the snippet's digests"
 
 # --- tampering, each undone after its check (the OUTDIR is large)
@@ -73,7 +73,7 @@ restore() { cp saved.jsonl bo/$J; }
 tamper bo/$J 1 payload
 expect_exit 1 "$AB" verify --key ed.pub.pem bo
 expect_file out <<X
-verified 12 files in bo
+verified 14 files in bo
 $J:1: bad signature: keyid $ed does not verify with 'ed.pub.pem' (ed25519)
 X
 restore
@@ -105,7 +105,7 @@ flip bo/$A
 : >bo/$J
 expect_exit 1 "$AB" verify --key ed.pub.pem bo
 expect_file out <<X
-verified 12 files in bo
+verified 14 files in bo
 $J: no envelopes
 provenance/provenance.intoto.json: not signed: no line of $J carries it
 X

@@ -1,0 +1,139 @@
+#include "isolation.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ccwrap.h"
+
+void
+ab_isolation_variant(struct ab_sandbox *sb, const struct ab_isolation_dirs *d)
+{
+	ab_sandbox_tmpfs(sb, AB_FIXED_ROOT);
+	ab_sandbox_dir(sb, AB_FIXED_HOME);
+	if (d->variants)
+		ab_sandbox_bind(sb, d->variants, AB_FIXED_VARIANTS, 0);
+	if (d->src)
+		ab_sandbox_bind(sb, d->src, AB_FIXED_SRC, 1);
+	if (d->build)
+		ab_sandbox_bind(sb, d->build, AB_FIXED_BUILD, 1);
+	if (d->logs)
+		ab_sandbox_bind(sb, d->logs, AB_FIXED_LOGS, 1);
+	if (d->probe)
+		ab_sandbox_bind(sb, d->probe, AB_FIXED_PROBE, 1);
+	if (d->self) {
+		ab_sandbox_bind(sb, d->self, AB_FIXED_BIN, 0);
+		for (size_t i = 0; ab_ccwrap_tools[i]; i++) {
+			char *link = ab_sprintf("%s/%s", AB_FIXED_CCWRAP, ab_ccwrap_tools[i]);
+
+			ab_sandbox_link(sb, AB_FIXED_BIN, link);
+			free(link);
+		}
+	}
+	if (d->ccache)
+		ab_sandbox_bind(sb, d->ccache, AB_FIXED_CCACHE, 1);
+	for (size_t i = 0; d->tools && d->tools[i]; i++)
+		ab_sandbox_bind(sb, d->tools[i], d->tools[i], 0);
+}
+
+void
+ab_isolation_source(struct ab_sandbox *sb, const char *src)
+{
+	ab_sandbox_tmpfs(sb, AB_FIXED_ROOT);
+	ab_sandbox_dir(sb, AB_FIXED_HOME);
+	ab_sandbox_bind(sb, src, AB_FIXED_SRC, 1);
+}
+
+char *
+ab_isolation_artifact(const char *label, const char *path)
+{
+	return ab_sprintf("%s/%s/build/%s", AB_FIXED_VARIANTS, label, path);
+}
+
+/* one URL of the list: onto out, rewritten as the sandbox reaches it */
+static void
+remote_one(struct ab_buf *out, const char *url, size_t len, struct ab_netfwd_target **t, size_t *n,
+    struct ab_strv *paths)
+{
+	const char *sep = memmem(url, len, "://", 3), *auth, *end, *at, *hp, *colon;
+	size_t attrs = strcspn(url, "|");
+
+	if (attrs > len)
+		attrs = len;
+	if (!strncmp(url, "file:", 5) || !strncmp(url, "redis+unix:", 11)) {
+		const char *path = url + (url[0] == 'f' ? 5 : 11);
+		size_t plen = attrs - (size_t)(path - url);
+
+		if (!strncmp(path, "//", 2)) {
+			path += 2;
+			plen -= 2;
+		}
+		ab_strv_push_owned(paths, ab_strndup(path, plen));
+		ab_buf_add(out, url, len);
+		return;
+	}
+	if (!sep || (strncmp(url, "redis://", 8) && strncmp(url, "http://", 7))) {
+		ab_buf_add(out, url, len);
+		return;
+	}
+	auth = sep + 3;
+	end = auth + strcspn(auth, "/|");
+	if (end > url + len)
+		end = url + len;
+	at = memchr(auth, '@', (size_t)(end - auth));
+	hp = at ? at + 1 : auth;
+	/* [v6]:port or host:port */
+	colon = *hp == '[' ? memchr(hp, ']', (size_t)(end - hp)) : hp;
+	colon = colon ? memchr(colon, ':', (size_t)(end - colon)) : NULL;
+	*t = ab_realloc(*t, (*n + 1) * sizeof(**t));
+	(*t)[*n].host = ab_strndup(hp + (*hp == '['), (size_t)((colon ? colon : end) - hp) - (*hp == '[') * 2);
+	(*t)[*n].port = colon ? ab_strndup(colon + 1, (size_t)(end - colon - 1)) :
+	    ab_strdup(url[0] == 'r' ? "6379" : "80");
+	ab_buf_add(out, url, (size_t)(hp - url));
+	ab_buf_printf(out, "127.0.0.1:%d", AB_NETFWD_PORT + (int)*n);
+	ab_buf_add(out, end, (size_t)(url + len - end));
+	(*n)++;
+}
+
+char *
+ab_isolation_remote(const char *urls, struct ab_netfwd_target **targets, size_t *ntargets, struct ab_strv *paths)
+{
+	struct ab_buf out = {0};
+	const char *s = urls;
+
+	*targets = NULL;
+	*ntargets = 0;
+	while (*s) {
+		size_t n = strcspn(s, " ");
+
+		if (n)
+			remote_one(&out, s, n, targets, ntargets, paths);
+		s += n;
+		while (*s == ' ')
+			ab_buf_putc(&out, *s++);
+	}
+	return ab_buf_detach(&out);
+}
+
+void
+ab_isolation_targets_free(struct ab_netfwd_target *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(t[i].host);
+		free(t[i].port);
+	}
+	free(t);
+}
+
+void
+ab_isolation_net(struct ab_sandbox *sb, const char *net, size_t n)
+{
+	char *init = ab_sprintf("%s/%s", AB_FIXED_ROOT "/bin", AB_NETFWD_INIT);
+
+	ab_sandbox_bind(sb, net, AB_FIXED_NET, 1);
+	ab_sandbox_link(sb, AB_FIXED_BIN, init);
+	ab_strv_push(&sb->init, init);
+	for (size_t i = 0; i < n; i++)
+		ab_strv_pushf(&sb->init, "%d=%s/%zu.sock", AB_NETFWD_PORT + (int)i, AB_FIXED_NET, i);
+	ab_strv_push(&sb->init, "--");
+	free(init);
+}
