@@ -365,10 +365,13 @@ static void
 print_argv(FILE *f, const char *label, const char *what, char *const *argv, const char *cwd)
 {
 	cJSON *a = cJSON_CreateArray();
+	struct ab_strv shown = {0};
 	char *text;
 
-	for (size_t i = 0; argv[i]; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(argv[i]));
+	ab_redact_argv(&shown, argv);
+	for (size_t i = 0; i < shown.n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(shown.v[i]));
+	ab_strv_free(&shown);
 	text = cJSON_PrintUnformatted(a);
 	fprintf(f, "  %s: %s %s\n", label, what, text);
 	if (cwd)
@@ -410,6 +413,19 @@ print_source(FILE *f, const struct ab_source *s)
 	free(url);
 }
 
+static void
+print_env(FILE *f, const char *label, const struct ab_kvlist *env)
+{
+	for (size_t k = 0; k < env->n; k++) {
+		char *kv = ab_sprintf("%s=%s", env->v[k].key, env->v[k].value);
+		char *shown = ab_redact_env(kv);
+
+		fprintf(f, "  %s: env %s\n", label, shown);
+		free(shown);
+		free(kv);
+	}
+}
+
 /* what a rebuild of p runs that the bundle's recipe chose: prepare commands, configure and build argv, env */
 static void
 print_commands(FILE *f, const struct ab_plan *p)
@@ -429,9 +445,7 @@ print_commands(FILE *f, const struct ab_plan *p)
 			ab_recipe_overlay_walk(p->r, s->source, NULL, print_prepare, &pp);
 		} else if (s->kind == AB_STEP_CONFIGURE || s->kind == AB_STEP_BUILD) {
 			if (env_shown != pv)
-				for (size_t k = 0; k < pv->v->build.env.n; k++)
-					fprintf(f, "  %s: env %s=%s\n", label, pv->v->build.env.v[k].key,
-					    pv->v->build.env.v[k].value);
+				print_env(f, label, &pv->v->build.env);
 			env_shown = pv;
 			print_argv(f, label, s->kind == AB_STEP_CONFIGURE ? "configure" : "build",
 			    ab_strv_argv((struct ab_strv *)&s->argv), s->cwd);

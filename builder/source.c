@@ -802,7 +802,7 @@ run_prepare(cJSON *list, const struct build_ctx *ctx, const struct ab_source *s,
 	p.cwd = dir;
 	p.envp = ab_env_envp(&env);
 	p.log_path = log;
-	argv_text = ab_argv_quote(s->prepare[i].v);
+	argv_text = ab_argv_shown(s->prepare[i].v);
 	ab_note("source '%s': prepare: %s", s->id, argv_text);
 	if (ab_proc_run(&res, &p) < 0) {
 		ab_error("source '%s': prepare step %zu cannot run", s->id, i + 1);

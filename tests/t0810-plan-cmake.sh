@@ -94,11 +94,11 @@ expect_exit 0 "$AB" plan -j 2 --ccache-dir cc --ccache-remote 'redis://user:s3cr
 sed -n 3,4p out >got
 cat >want <<EOT
 jobs 2: up to 1 variant at once, compiling through ccache
-ccache: local cache $PWD/cc, remote storage redis://user:***@127.0.0.1:6379|connect-timeout=50
+ccache: local cache $PWD/cc, remote storage redis://***@127.0.0.1:6379|connect-timeout=50
 EOT
 expect_file got <want
 [ "$(grep -cxF "      env: CCACHE_DIR=$PWD/cc" out)" = 2 ] || fail "CCACHE_DIR not in both steps"
-[ "$(grep -cxF "      env: CCACHE_REMOTE_STORAGE=redis://user:***@127.0.0.1:6379|connect-timeout=50" out)" = 2 ] ||
+[ "$(grep -cxF "      env: CCACHE_REMOTE_STORAGE=redis://***@127.0.0.1:6379|connect-timeout=50" out)" = 2 ] ||
 	fail "CCACHE_REMOTE_STORAGE not in both steps"
 expect_no_grep s3cret out
 expect_exit 0 "$AB" plan --ccache-remote redis://s3cret@cache.example:6379 -o bo r.json a
