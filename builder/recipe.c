@@ -1226,7 +1226,7 @@ parse_git(struct ctx *c, struct ab_source *s, const struct jnode *g, const char 
 static void
 parse_archive(struct ctx *c, struct ab_source *s, const struct jnode *a, const char *path)
 {
-	static const char *const keys[] = {"urls", "sha256", "strip", NULL};
+	static const char *const keys[] = {"urls", "sha256", "strip", "max_size_mib", NULL};
 	const struct jnode *m;
 	const char *v;
 	char *p;
@@ -1257,6 +1257,7 @@ parse_archive(struct ctx *c, struct ab_source *s, const struct jnode *a, const c
 		free(p);
 	}
 	count_member(c, a, path, "strip", 1, AB_MEMBER_STRIP_MAX, &s->strip);
+	count_member(c, a, path, "max_size_mib", 0, AB_ARCHIVE_MAX_MIB_MAX, &s->max_size_mib);
 }
 
 /* a directory beside the recipe, pinned by its dirHash (docs/recipe.md, "dir") */

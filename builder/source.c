@@ -292,11 +292,21 @@ try_candidate(const struct ab_source *s, struct ab_cache *c, const char *what, c
 	char *tmp = ab_cache_tmp_path(c, "archive");
 	/* the cache's origin file, the records and every message say where without credentials */
 	char *origin = is_url ? ab_url_redact(where) : ab_strdup(where);
+	int mib = s->max_size_mib ? s->max_size_mib : AB_ARCHIVE_MAX_MIB_DEFAULT;
+	uint64_t max = (uint64_t)mib << 20;
 	int rc;
 
 	if (is_url)
 		ab_note("source '%s': downloading '%s'", s->id, origin);
-	rc = is_url ? ab_download_url(got, where, tmp) : ab_download_copy(got, where, tmp);
+	rc = is_url ? ab_download_url(got, where, tmp, max) : ab_download_copy(got, where, tmp, max);
+	if (rc == AB_DOWNLOAD_TOO_LARGE) {
+		/* a source larger than its limit is bad input, not a candidate to pass over */
+		ab_error("source '%s': %s '%s' holds more than the source's limit of %d MiB: not used (a larger "
+		    "archive needs sources.%s.archive.max_size_mib in the recipe)", s->id, what, origin, mib, s->id);
+		unlink(tmp);
+		rc = -1;
+		goto done;
+	}
 	if (rc < 0) {
 		unlink(tmp);
 		rc = 0;
