@@ -485,10 +485,10 @@ done:
 static int
 fetch_dir(cJSON *rec, const struct ab_recipe *r, const struct ab_source *s)
 {
-	char *dir = ab_recipe_path(r, s->dir), *what = ab_sprintf("source '%s'", s->id);
+	char *what = ab_sprintf("source '%s'", s->id);
 	char hex[AB_HEX_LEN + 1];
 	uint64_t files = 0, bytes = 0;
-	int error = ab_localdir_check(hex, &files, &bytes, what, dir, s->dirhash);
+	int error = ab_localdir_check(hex, &files, &bytes, what, r->dir, s->dir, s->dirhash);
 
 	if (error == 0) {
 		set_str(rec, "kind", "dir");
@@ -498,7 +498,6 @@ fetch_dir(cJSON *rec, const struct ab_recipe *r, const struct ab_source *s)
 		cJSON_AddNumberToObject(rec, "bytes", (double)bytes);
 		ab_note("source '%s': dirHash %s of '%s' (%llu files)", s->id, hex, s->dir, (unsigned long long)files);
 	}
-	free(dir);
 	free(what);
 	return error;
 }
@@ -714,10 +713,9 @@ write_base(const struct build_ctx *ctx, const struct ab_source *s, const char *d
 		 */
 		error = ab_git_write_tree(c, s->url, ab_json_str(f, "tree"), dir, ctx->o->jobs, hint);
 	} else if (s->kind == AB_SOURCE_DIR) {
-		char *from = ab_recipe_path(ctx->r, s->dir), *what = ab_sprintf("source '%s'", s->id);
+		char *what = ab_sprintf("source '%s'", s->id);
 
-		error = ab_localdir_copy(what, from, dir, s->dirhash);
-		free(from);
+		error = ab_localdir_copy(what, ctx->r->dir, s->dir, dir, s->dirhash);
 		free(what);
 	} else {
 		char *path = ab_cache_archive_path(c, s->sha256);
