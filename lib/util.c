@@ -493,7 +493,6 @@ ab_rm_rf(const char *path)
 int
 ab_read_fd_max(struct ab_buf *out, int fd, const char *name, size_t max)
 {
-	char tmp[65536];
 	struct stat st;
 	size_t start = out->len;
 	ssize_t n;
@@ -510,9 +509,20 @@ ab_read_fd_max(struct ab_buf *out, int fd, const char *name, size_t max)
 		ab_error("'%s' is larger than %zu bytes", name, max);
 		return -1;
 	}
+	/*
+	 * read straight into the buffer, sized by fstat: a file that does not
+	 * grow is read without an intermediate copy (a private key's bytes are
+	 * in one place only, which its reader wipes)
+	 */
 	ab_buf_grow(out, (size_t)st.st_size);
 	out->s[out->len] = '\0';
-	while ((n = read(fd, tmp, sizeof(tmp))) != 0) {
+	for (;;) {
+		size_t room = out->cap - out->len - 1;
+		char probe;
+
+		n = room ? read(fd, out->s + out->len, room) : read(fd, &probe, 1);
+		if (n == 0)
+			break;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -523,7 +533,14 @@ ab_read_fd_max(struct ab_buf *out, int fd, const char *name, size_t max)
 			ab_error("'%s' is larger than %zu bytes", name, max);
 			return -1;
 		}
-		ab_buf_add(out, tmp, (size_t)n);
+		if (room) {
+			out->len += (size_t)n;
+			out->s[out->len] = '\0';
+		} else {
+			/* it grew while read */
+			ab_buf_add(out, &probe, 1);
+			ab_buf_grow(out, 65536);
+		}
 	}
 	return 0;
 }
