@@ -19,6 +19,7 @@
 #include "../lib/atomic.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
+#include "../lib/stale.h"
 #include "extract.h"
 #include "cache.h"
 #include "download.h"
@@ -1176,10 +1177,34 @@ done:
 	return error;
 }
 
+/* the temporary tree of `fetch --check-patches`: TMPDIR/allocbuild-check-<pid>-XXXXXX */
+#define CHECK_PREFIX "allocbuild-check-"
+
+/*
+ * A test hook (tests/t2170-fetch-check-patches-interrupt.sh): with
+ * ALLOCBUILD_TEST_CHECK_PAUSE set, the check creates the file it names
+ * once its tree is built and patched and waits until the test removes it
+ * (30 s at most), so that the test can interrupt it there
+ */
+static void
+check_pause(void)
+{
+	const char *mark = getenv("ALLOCBUILD_TEST_CHECK_PAUSE");
+	int fd;
+
+	if (!mark)
+		return;
+	if ((fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0)
+		close(fd);
+	for (int i = 0; i < 3000 && access(mark, F_OK) == 0; i++)
+		usleep(10000);
+}
+
 int
 ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s)
 {
 	struct build_ctx ctx = {.o = o, .r = r, .check_only = 1};
+	struct ab_stale_reaper reaper;
 	const char *tmpdir = getenv("TMPDIR");
 	char *tmp;
 	cJSON *rec;
@@ -1189,9 +1214,18 @@ ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *
 		return -1;
 	if (!s->patches.n)
 		return 0;
-	tmp = ab_sprintf("%s/allocbuild-check-XXXXXX", tmpdir && tmpdir[0] ? tmpdir : "/tmp");
+	tmpdir = tmpdir && tmpdir[0] ? tmpdir : "/tmp";
+	/* the trees of earlier checks that were killed, when provably ours (lib/stale.h) */
+	ab_stale_clean(tmpdir, CHECK_PREFIX, "fetch --check-patches");
+	tmp = ab_sprintf("%s/" CHECK_PREFIX "%ld-XXXXXX", tmpdir, (long)getpid());
 	if (!mkdtemp(tmp)) {
 		ab_error_errno("cannot create a temporary directory '%s'", tmp);
+		free(tmp);
+		return -1;
+	}
+	/* removed however this process ends: a signal, even kill -9, leaves no source tree behind */
+	if (ab_stale_reaper_start(&reaper, tmp) < 0) {
+		ab_rm_rf(tmp);
 		free(tmp);
 		return -1;
 	}
@@ -1200,7 +1234,9 @@ ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *
 	rec = cJSON_CreateObject();
 	error = build_tree(rec, &ctx, s, tmp, s->id, 0, NULL, NULL);
 	cJSON_Delete(rec);
+	check_pause();
 	ab_rm_rf(tmp);
+	ab_stale_reaper_done(&reaper);
 	free(tmp);
 	return error;
 }

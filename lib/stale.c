@@ -1,11 +1,14 @@
 #include "stale.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -102,4 +105,117 @@ int
 ab_stale_pid_dead(long pid)
 {
 	return pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+int
+ab_stale_clean(const char *dir, const char *prefix, const char *what)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t pl = strlen(prefix);
+	int removed = 0;
+
+	while (d && (de = readdir(d))) {
+		char *end, *path, why[160];
+		long pid;
+
+		if (strncmp(de->d_name, prefix, pl))
+			continue;
+		pid = strtol(de->d_name + pl, &end, 10);
+		if (end == de->d_name + pl || *end != '-' || !ab_stale_pid_dead(pid))
+			continue;
+		path = ab_path_join(dir, de->d_name);
+		if (ab_stale_own(path, AB_STALE_DIR, 1, why, sizeof(why)) < 0) {
+			ab_warn("'%s' is named like the temporary of an interrupted %s but is not provably one (%s): "
+			    "left alone", path, what, why);
+		} else if (ab_rm_rf(path) == 0) {
+			ab_note("removed '%s', left by an interrupted %s (pid %ld)", path, what, pid);
+			removed++;
+		}
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	return removed;
+}
+
+/* the helper: only async-signal-safe calls (this process may have had threads when it forked) */
+static void
+reap(int fd, const char *path)
+{
+	static const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+	char c;
+	struct stat st;
+	int null;
+
+	for (size_t i = 0; i < AB_NELEM(ignored); i++)
+		signal(ignored[i], SIG_IGN);
+	/* no descriptor of ours kept open (a lock, a pipe someone reads to its end) but the pipe */
+	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	if (fd > 3)
+		close_range(3, (unsigned)fd - 1, 0);
+	close_range((unsigned)fd + 1, ~0U, 0);
+	while (read(fd, &c, 1) < 0 && errno == EINTR)
+		;
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid()) {
+		/* directories made read-only (as git's objects are) writable first, as ab_rm_rf does */
+		char *const chmod_argv[] = {"chmod", "-R", "u+rwX", "--", (char *)path, NULL};
+		char *const rm_argv[] = {"rm", "-rf", "--", (char *)path, NULL};
+		char *const envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL};
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			execve("/bin/chmod", chmod_argv, envp);
+			_exit(127);
+		}
+		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		execve("/bin/rm", rm_argv, envp);
+	}
+	_exit(0);
+}
+
+int
+ab_stale_reaper_start(struct ab_stale_reaper *r, const char *path)
+{
+	int p[2];
+	pid_t pid;
+
+	r->fd = -1;
+	r->pid = 0;
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		ab_error_errno("cannot make a pipe");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ab_error_errno("cannot start a process");
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[1]);
+		reap(p[0], path);
+	}
+	close(p[0]);
+	r->fd = p[1];
+	r->pid = pid;
+	return 0;
+}
+
+void
+ab_stale_reaper_done(struct ab_stale_reaper *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->pid > 0)
+		while (waitpid((pid_t)r->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	r->fd = -1;
+	r->pid = 0;
 }

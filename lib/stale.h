@@ -32,4 +32,28 @@ int ab_stale_inside(const char *path, char *const *dirs, size_t ndirs, char *why
 /* 1 when no process has that pid (ESRCH); 0 when one has (ours, another user's) or pid <= 0 */
 int ab_stale_pid_dead(long pid);
 
+/*
+ * The temporaries in dir named PREFIX<pid>-... of runs that are gone: each
+ * that ab_stale_own proves this user's private directory is removed
+ * ("removed 'PATH', left by an interrupted WHAT (pid N)"), any other is
+ * named and left alone. Returns how many were removed.
+ */
+int ab_stale_clean(const char *dir, const char *prefix, const char *what);
+
+/*
+ * A helper process that removes the private directory path when this
+ * process ends, however it ends (a signal, kill -9): it waits on a pipe
+ * whose other end only this process holds, then, if path is still this
+ * user's directory (not a link), runs `rm -rf -- path`. It holds no other
+ * descriptor of ours and ignores SIGINT, SIGTERM, SIGHUP and SIGQUIT (a ^C
+ * to the process group). 0 with *r set, or -1 (reported); after removing
+ * path itself the caller lets the helper go with ab_stale_reaper_done.
+ */
+struct ab_stale_reaper {
+	int fd;
+	long pid;
+};
+int ab_stale_reaper_start(struct ab_stale_reaper *r, const char *path);
+void ab_stale_reaper_done(struct ab_stale_reaper *r);
+
 #endif
