@@ -17,6 +17,7 @@
 #include "../provenance/manifest.h"
 #include "../provenance/runenv.h"
 #include "../provenance/runrec.h"
+#include "../provenance/sign.h"
 #include "build.h"
 #include "cache.h"
 
@@ -420,6 +421,18 @@ order_of(char **order, const struct ab_run_opts *o, int rep)
 		order[i] = o->labels[o->rotate ? (i + (size_t)rep) % o->nlabels : i];
 }
 
+/* records added to a signed OUTDIR are not signed: said, as pr refuses it until it is signed again */
+static void
+warn_signed(const struct job *j, const char *outdir)
+{
+	char *env = ab_path_join(outdir, AB_SIGN_ENVELOPES);
+
+	if (j->done && ab_path_exists(env))
+		ab_warn("run: '%s' is signed and the records of this run are not: sign it again (allocbuild sign "
+		    "--key KEY.pem '%s') before pr", outdir, outdir);
+	free(env);
+}
+
 int
 ab_run(const struct ab_run_opts *o)
 {
@@ -500,6 +513,7 @@ ab_run(const struct ab_run_opts *o)
 				goto done;
 		}
 	}
+	warn_signed(&j, o->outdir);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		ab_error_errno("cannot write to stdout");
 		goto done;
