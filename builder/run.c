@@ -331,7 +331,7 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	ab_utc_now_ms(r.started_on, sizeof(r.started_on));
 	{
 		struct ab_proc p = {.argv = r.argv, .cwd = NULL, .envp = ab_env_envp(&env), .log_path = log.tmp,
-		    .tee = 1, .timeout = o->timeout};
+		    .tee = 1, .timeout = o->timeout, .whole_tree = 1};
 
 		if (ab_proc_run(&res, &p) < 0)
 			goto done;

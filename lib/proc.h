@@ -85,6 +85,16 @@ struct ab_proc {
 	const int *keep_fds;  /* fds above 2 left open, same numbers, in this child only (a jobserver pipe) */
 	size_t nkeep_fds;
 	int tee;              /* with log_path: stdout and stderr go to the log and to ours, as they come */
+	/*
+	 * 1: every process the command starts ends with it, whatever its group
+	 * or session (setsid): this process becomes a subreaper
+	 * (PR_SET_CHILD_SUBREAPER, for good), and when the command exits what
+	 * it left running is killed (SIGKILL) and reaped, and reading its
+	 * output ends, even if a leftover held it; past the timeout the whole
+	 * tree is killed. For a caller with no other child being started
+	 * meanwhile (`run`).
+	 */
+	int whole_tree;
 };
 
 struct ab_proc_result {
