@@ -10,6 +10,7 @@
 
 #include "../lib/atomic.h"
 #include "../lib/jsonio.h"
+#include "../lib/redact.h"
 #include "../lib/version.h"
 
 static cJSON *
@@ -76,20 +77,23 @@ predicate(const struct ab_runrec *r)
 	cJSON_AddStringToObject(o, "checked_by", r->subject_cached ? "digest cache" : "hash");
 	cJSON_AddStringToObject(o, "hashed_on", r->subject_hashed_on);
 	{
-		size_t n = 0;
+		/* as lib/redact shows a command: URL passwords, tokens, --token X masked */
+		struct ab_strv shown = {0};
 
-		while (r->argv[n])
-			n++;
-		cJSON_AddItemToObject(p, "argv", ab_json_strv(r->argv, n));
+		ab_redact_argv(&shown, r->argv);
+		cJSON_AddItemToObject(p, "argv", ab_json_strv(shown.v, shown.n));
+		ab_strv_free(&shown);
 	}
 	cJSON_AddStringToObject(p, "cwd", r->cwd);
 	o = cJSON_AddObjectToObject(p, "env_overrides");
 	for (size_t i = 0; i < r->overrides.n; i++) {
-		const char *eq = strchr(r->overrides.v[i], '=');
-		char *k = ab_strndup(r->overrides.v[i], (size_t)(eq - r->overrides.v[i]));
+		char *kv = ab_redact_env(r->overrides.v[i]);
+		const char *eq = strchr(kv, '=');
+		char *k = ab_strndup(kv, (size_t)(eq - kv));
 
 		cJSON_AddStringToObject(o, k, eq + 1);
 		free(k);
+		free(kv);
 	}
 	cJSON_AddItemToObject(p, "env_removed", ab_json_strv(r->removed.v, r->removed.n));
 	cJSON_AddStringToObject(p, "started_on", r->started_on);
