@@ -121,9 +121,15 @@ predicate(const struct ab_runrec *r)
 			cJSON_AddStringToObject(o, "path", r->junit.path);
 			cJSON_AddStringToObject(o, "sha256", r->junit.sha256);
 			cJSON_AddNumberToObject(o, "size", (double)r->junit.size);
-			cJSON_AddStringToObject(o, "state", r->junit_summary ? "read" : "not a JUnit report");
+			cJSON_AddStringToObject(o, "state", "read");
 			if (r->junit_summary)
 				cJSON_AddItemToObject(o, "summary", cJSON_Duplicate(r->junit_summary, 1));
+		} else if (r->junit_refused) {
+			if (r->junit.sha256[0]) {
+				cJSON_AddStringToObject(o, "sha256", r->junit.sha256);
+				cJSON_AddNumberToObject(o, "size", (double)r->junit.size);
+			}
+			cJSON_AddStringToObject(o, "state", r->junit_refused);
 		} else {
 			cJSON_AddStringToObject(o, "state", "missing");
 		}

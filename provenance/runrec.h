@@ -63,8 +63,14 @@ struct ab_runrec {
 	long maxrss_kb;
 	struct ab_runrec_file log;
 	const char *junit_path;      /* --junit as given, or NULL */
-	struct ab_runrec_file junit; /* its copy; path NULL when the command did not write it */
+	struct ab_runrec_file junit; /* its copy; path NULL when the command did not write it or it was not kept */
 	cJSON *junit_summary;        /* owned; NULL when missing or not JUnit */
+	/*
+	 * why a report the command wrote was not kept: "not a JUnit report"
+	 * (its sha256 and size recorded, not its bytes), "a symbolic link"
+	 * (not followed); NULL: read, or missing
+	 */
+	const char *junit_refused;
 	cJSON *environment;          /* owned: provenance/runenv.h */
 };
 
