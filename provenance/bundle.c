@@ -116,8 +116,9 @@ add_parents(struct archive *a, struct ab_strv *dirs, const char *top, const char
 
 /*
  * A member's bytes: the regular file rel of OUTDIR, opened through the
- * resolver without following any symlink, so that nothing outside OUTDIR
- * and nothing the build did not write can slip in
+ * resolver without following any symlink, and with no other hard link (a
+ * name elsewhere, outside OUTDIR perhaps, for the same bytes), so that
+ * nothing outside OUTDIR and nothing the build did not write can slip in
  */
 static int
 read_member(struct ab_buf *data, int rootfd, const char *outdir, const char *rel, const char *path)
@@ -125,7 +126,14 @@ read_member(struct ab_buf *data, int rootfd, const char *outdir, const char *rel
 	char why[AB_BENEATH_WHY];
 	char *src = ab_path_join(outdir, rel);
 	int fd = ab_dirwalk_open_beneath(rootfd, rel, O_RDONLY | O_NONBLOCK, AB_BENEATH_NOSYMLINK, why), rc;
+	struct stat st;
 
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		snprintf(why, sizeof(why), "it has %lu hard links: its bytes are also another file's, perhaps outside "
+		    "the OUTDIR (copy it to break the link)", (unsigned long)st.st_nlink);
+		close(fd);
+		fd = -1;
+	}
 	if (fd < 0) {
 		char *shown = ab_shown(src);
 
