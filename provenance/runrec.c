@@ -11,6 +11,7 @@
 #include "../lib/atomic.h"
 #include "../lib/jsonio.h"
 #include "../lib/redact.h"
+#include "bundle.h"
 #include "../lib/version.h"
 
 static cJSON *
@@ -378,4 +379,68 @@ ab_runrec_sums_carry(struct ab_buf *b, const char *outdir)
 	ab_quiet--;
 	ab_buf_free(&old);
 	free(path);
+}
+
+void
+ab_runrec_builds(struct ab_strv *out, const cJSON *build_stmt)
+{
+	const cJSON *pred = ab_json_get(build_stmt, "predicate"), *it;
+	const char *id = ab_json_str(ab_json_get(ab_json_get(pred, "runDetails"), "metadata"), "invocationId");
+	size_t start = out->n;
+
+	if (id)
+		ab_strv_push(out, id);
+	cJSON_ArrayForEach(it, ab_json_get(ab_json_get(ab_json_get(pred, "buildDefinition"), "internalParameters"),
+	    "earlierInvocations")) {
+		if (out->n - start >= AB_RUN_BUILDS_MAX)
+			break;
+		if (cJSON_IsString(it) && !ab_strv_has(out, it->valuestring))
+			ab_strv_push(out, it->valuestring);
+	}
+}
+
+char *
+ab_runrec_foreign(const cJSON *record, const struct ab_strv *builds)
+{
+	const char *of = ab_json_str(ab_json_get(ab_json_get(record, "predicate"), "build"), "invocation_id");
+	char *shown, *why;
+
+	if (!builds->n || (of && ab_strv_has(builds, of)))
+		return NULL;
+	shown = ab_shown(of ? of : "(none)");
+	why = ab_sprintf("a run of build %s, not of this OUTDIR's (%s%s): a record of another OUTDIR", shown,
+	    builds->v[0], builds->n > 1 ? " or an earlier build it kept the runs of" : "");
+	free(shown);
+	return why;
+}
+
+int
+ab_runrec_check_members(FILE *out, const struct ab_bundle_members *m, const char *build_stmt)
+{
+	const struct ab_bundle_member *st = ab_bundle_member(m, build_stmt);
+	struct ab_strv builds = {0};
+	cJSON *doc = st && st->data.s ? cJSON_ParseWithLength(st->data.s, st->data.len) : NULL;
+	int rc = 0;
+
+	ab_runrec_builds(&builds, doc);
+	cJSON_Delete(doc);
+	for (size_t i = 0; i < m->n && builds.n; i++) {
+		char *why;
+
+		if (!ab_runrec_is_statement(m->v[i].name) || !m->v[i].data.s)
+			continue;
+
+		doc = cJSON_ParseWithLength(m->v[i].data.s, m->v[i].data.len);
+		if (doc && (why = ab_runrec_foreign(doc, &builds))) {
+			char *name = ab_shown(m->v[i].name);
+
+			fprintf(out, "%s: %s\n", name, why);
+			free(name);
+			free(why);
+			rc = AB_ECHECK;
+		}
+		cJSON_Delete(doc);
+	}
+	ab_strv_free(&builds);
+	return rc;
 }
