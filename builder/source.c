@@ -1009,7 +1009,11 @@ done:
 	return rc;
 }
 
-/* remove <dest>.tmp-<pid>-* and <dest>.old-<pid>-* left by processes that no longer run */
+/*
+ * remove <dest>.tmp-<pid>-* and <dest>.old-<pid>-* left by processes that
+ * no longer run, when lib/stale proves each this user's directory (not a
+ * link; a source tree is not private); any other is named and left alone
+ */
 static void
 clean_stale_siblings(const char *dest)
 {
@@ -1022,7 +1026,7 @@ clean_stale_siblings(const char *dest)
 	while (d && (de = readdir(d))) {
 		const char *rest;
 		long pid;
-		char *end, *p;
+		char *end, *p, why[160];
 
 		if (strncmp(de->d_name, base, blen) || de->d_name[blen] != '.')
 			continue;
@@ -1030,14 +1034,16 @@ clean_stale_siblings(const char *dest)
 		if (strncmp(rest, "tmp-", 4) && strncmp(rest, "old-", 4))
 			continue;
 		pid = strtol(rest + 4, &end, 10);
-		if (end == rest + 4 || *end != '-' || pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == EPERM) ||
-		    (pid != getpid() && kill((pid_t)pid, 0) == 0))
-			continue;
-		if (pid == getpid())
+		if (end == rest + 4 || *end != '-' || !ab_stale_pid_dead(pid))
 			continue;
 		p = ab_path_join(dir, de->d_name);
-		ab_note("removing '%s', left by an interrupted run", p);
-		ab_rm_rf(p);
+		if (ab_stale_own(p, AB_STALE_DIR, 0, why, sizeof(why)) < 0) {
+			ab_warn("'%s' is named like the temporary of an interrupted run but is not provably one (%s): "
+			    "left alone", p, why);
+		} else {
+			ab_note("removing '%s', left by an interrupted run", p);
+			ab_rm_rf(p);
+		}
 		free(p);
 	}
 	if (d)

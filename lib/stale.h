@@ -1,7 +1,8 @@
 /*
  * stale: the one check before allocbuild acts again on a temporary that
  * an interrupted run left (a merge's directory and the journal of its
- * moves, a `fetch --check-patches` tree, an atomic writer's file). A name
+ * moves, a `fetch --check-patches` tree, a variant's source tree made or
+ * moved aside beside it, an atomic writer's file). A name
  * shaped like one of ours proves nothing: in a shared directory anyone can
  * make it. So a run acts only on a temporary it can prove its own, and
  * names, then leaves alone, any other:
