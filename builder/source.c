@@ -19,6 +19,7 @@
 #include "../lib/atomic.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
+#include "../lib/guard.h"
 #include "../lib/stale.h"
 #include "extract.h"
 #include "cache.h"
@@ -1210,7 +1211,7 @@ int
 ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s)
 {
 	struct build_ctx ctx = {.o = o, .r = r, .check_only = 1};
-	struct ab_stale_reaper reaper;
+	struct ab_guard reaper;
 	const char *tmpdir = getenv("TMPDIR");
 	char *tmp;
 	cJSON *rec;
@@ -1242,7 +1243,7 @@ ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *
 	cJSON_Delete(rec);
 	check_pause();
 	ab_rm_rf(tmp);
-	ab_stale_reaper_done(&reaper);
+	ab_guard_done(&reaper);
 	free(tmp);
 	return error;
 }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
@@ -14,6 +15,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "guard.h"
 
 extern char **environ;
 
@@ -498,6 +501,24 @@ kill_tree(const struct tree *t, int include_cmd)
 	}
 }
 
+/*
+ * a guard's action (lib/guard.h), when allocbuild is gone (kill -9): the
+ * command's group gets SIGTERM, then SIGKILL after 2 s, so that its
+ * children in the group do not outlive it; only async-signal-safe calls
+ */
+static void
+end_group(const void *arg)
+{
+	pid_t pg = (pid_t)(intptr_t)arg;
+	struct timespec ts = {0, 50 * 1000 * 1000};
+
+	if (kill(-pg, SIGTERM) < 0)
+		return;
+	for (int i = 0; i < 40 && kill(-pg, 0) == 0; i++)
+		nanosleep(&ts, NULL);
+	kill(-pg, SIGKILL);
+}
+
 /* has the command exited (not reaped: wait_child takes its rusage)? */
 static int
 command_exited(pid_t pid)
@@ -626,6 +647,7 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 	int status_pipe[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1};
 	int logfd = -1, devnull = -1, nullin = -1, error = -1, status, msg[2], slot = -1;
 	struct tree tree = {0};
+	struct ab_guard guard = {.fd = -1};
 	struct ab_strv cand = {0};
 	double start = ab_now(), deadline = p->timeout > 0 ? start + p->timeout : 0;
 	pid_t pid = -1, parent = getpid();
@@ -707,6 +729,11 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 	/* both sides set the group: whichever runs first wins the race */
 	setpgid(pid, pid);
 	tree.pid = pid;
+	/* our death ends the command's group, not only the command (PR_SET_PDEATHSIG); the guard is not the command's */
+	if (p->whole_tree && ab_guard_start(&guard, end_group, (const void *)(intptr_t)pid) == 0) {
+		tree.others = ab_realloc(tree.others, (tree.nothers + 1) * sizeof(*tree.others));
+		tree.others[tree.nothers++] = (pid_t)guard.pid;
+	}
 	slot = track(pid);
 	close(status_pipe[1]);
 	status_pipe[1] = -1;
@@ -767,6 +794,7 @@ done:
 		close(devnull);
 	if (nullin >= 0)
 		close(nullin);
+	ab_guard_done(&guard);
 	ab_strv_free(&cand);
 	free(tree.others);
 	return error;

@@ -91,7 +91,9 @@ struct ab_proc {
 	 * (PR_SET_CHILD_SUBREAPER, for good), and when the command exits what
 	 * it left running is killed (SIGKILL) and reaped, and reading its
 	 * output ends, even if a leftover held it; past the timeout the whole
-	 * tree is killed. For a caller with no other child being started
+	 * tree is killed. And a guard (lib/guard.h) ends the command's process
+	 * group (SIGTERM, SIGKILL 2 s later) if this process dies first, even
+	 * by kill -9. For a caller with no other child being started
 	 * meanwhile (`run`).
 	 */
 	int whole_tree;

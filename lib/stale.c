@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "util.h"
 
 int
@@ -139,28 +140,13 @@ ab_stale_clean(const char *dir, const char *prefix, const char *what)
 	return removed;
 }
 
-/* the helper: only async-signal-safe calls (this process may have had threads when it forked) */
+/* a guard's action (lib/guard.h): only async-signal-safe calls */
 static void
-reap(int fd, const char *path)
+remove_tree(const void *arg)
 {
-	static const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
-	char c;
+	const char *path = arg;
 	struct stat st;
-	int null;
 
-	for (size_t i = 0; i < AB_NELEM(ignored); i++)
-		signal(ignored[i], SIG_IGN);
-	/* no descriptor of ours kept open (a lock, a pipe someone reads to its end) but the pipe */
-	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-	}
-	if (fd > 3)
-		close_range(3, (unsigned)fd - 1, 0);
-	close_range((unsigned)fd + 1, ~0U, 0);
-	while (read(fd, &c, 1) < 0 && errno == EINTR)
-		;
 	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid()) {
 		/* directories made read-only (as git's objects are) writable first, as ab_rm_rf does */
 		char *const chmod_argv[] = {"chmod", "-R", "u+rwX", "--", (char *)path, NULL};
@@ -176,46 +162,10 @@ reap(int fd, const char *path)
 			;
 		execve("/bin/rm", rm_argv, envp);
 	}
-	_exit(0);
 }
 
 int
-ab_stale_reaper_start(struct ab_stale_reaper *r, const char *path)
+ab_stale_reaper_start(struct ab_guard *g, const char *path)
 {
-	int p[2];
-	pid_t pid;
-
-	r->fd = -1;
-	r->pid = 0;
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		ab_error_errno("cannot make a pipe");
-		return -1;
-	}
-	pid = fork();
-	if (pid < 0) {
-		ab_error_errno("cannot start a process");
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(p[1]);
-		reap(p[0], path);
-	}
-	close(p[0]);
-	r->fd = p[1];
-	r->pid = pid;
-	return 0;
-}
-
-void
-ab_stale_reaper_done(struct ab_stale_reaper *r)
-{
-	if (r->fd >= 0)
-		close(r->fd);
-	if (r->pid > 0)
-		while (waitpid((pid_t)r->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	r->fd = -1;
-	r->pid = 0;
+	return ab_guard_start(g, remove_tree, path);
 }

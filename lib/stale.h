@@ -42,19 +42,13 @@ int ab_stale_pid_dead(long pid);
 int ab_stale_clean(const char *dir, const char *prefix, const char *what);
 
 /*
- * A helper process that removes the private directory path when this
- * process ends, however it ends (a signal, kill -9): it waits on a pipe
- * whose other end only this process holds, then, if path is still this
- * user's directory (not a link), runs `rm -rf -- path`. It holds no other
- * descriptor of ours and ignores SIGINT, SIGTERM, SIGHUP and SIGQUIT (a ^C
- * to the process group). 0 with *r set, or -1 (reported); after removing
- * path itself the caller lets the helper go with ab_stale_reaper_done.
+ * A guard (lib/guard.h) that removes the private directory path when
+ * this process ends however it ends (a signal, kill -9): if path is then
+ * still this user's directory (not a link), `chmod -R u+rwX` and `rm -rf`
+ * it. 0 with *g set, or -1 (reported); after removing path itself the
+ * caller lets the guard go with ab_guard_done.
  */
-struct ab_stale_reaper {
-	int fd;
-	long pid;
-};
-int ab_stale_reaper_start(struct ab_stale_reaper *r, const char *path);
-void ab_stale_reaper_done(struct ab_stale_reaper *r);
+struct ab_guard;
+int ab_stale_reaper_start(struct ab_guard *g, const char *path);
 
 #endif

@@ -65,3 +65,16 @@ wait $runner || rc=$?
 [ $rc = 143 ] || fail "run did not end by SIGTERM (exit $rc)"
 [ "$(rec term/0001-a 'd["predicate"]["status"]')" = interrupted ]
 gone term.pid
+
+# 6. run killed with -9: its guard ends the command's group, the command
+# and its children in the group (before, PR_SET_PDEATHSIG ended the
+# command alone and its children ran on)
+rm -f k.pid kjob.pid
+"$AB" run bo a --name k9 -- sh -c 'sleep 40 & echo $! >kjob.pid; echo $$ >k.pid; wait' >out 2>err &
+runner=$!
+for _ in $(seq 200); do [ -s k.pid ] && [ -s kjob.pid ] && break; sleep 0.05; done
+[ -s k.pid ] && [ -s kjob.pid ] || fail "the command did not start"
+kill -9 $runner
+wait $runner 2>/dev/null || true
+gone k.pid
+gone kjob.pid
