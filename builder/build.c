@@ -30,6 +30,7 @@
 #include "../provenance/manifest.h"
 #include "../provenance/probe.h"
 #include "../provenance/record.h"
+#include "../provenance/runrec.h"
 #include "../provenance/toolchain.h"
 #include "../provenance/updiff.h"
 #include "cargo.h"
@@ -1936,6 +1937,25 @@ random_uuid(char out[37])
 	    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
+/*
+ * the builds of this OUTDIR before this one, when it keeps run records:
+ * the last statement's invocation and those it named (provenance/runrec.h)
+ */
+static void
+earlier_builds(struct ab_strv *out, const char *outdir)
+{
+	char *runs = ab_path_join(outdir, AB_RUN_DIR), *path = ab_path_join(outdir, AB_MANIFEST_STATEMENT);
+	cJSON *doc = NULL;
+
+	ab_quiet++;
+	if (ab_is_dir(runs) && ab_json_read(&doc, path) == 0)
+		ab_runrec_builds(out, doc);
+	ab_quiet--;
+	cJSON_Delete(doc);
+	free(runs);
+	free(path);
+}
+
 static void
 run_init(struct ctx *c)
 {
@@ -1947,6 +1967,7 @@ run_init(struct ctx *c)
 	run->recipe.sha256 = ab_strdup(p->r->sha256);
 	run->outdir = ab_strdup(p->outdir);
 	random_uuid(run->invocation_id);
+	earlier_builds(&run->earlier_invocations, p->outdir);
 	ab_utc_time(run->started_on, sizeof(run->started_on), time(NULL));
 	run->options.jobs = p->jobs;
 	run->options.parallel_variants = p->parallel;

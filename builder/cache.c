@@ -249,18 +249,16 @@ char *
 ab_cache_archive_origin(const struct ab_cache *c, const char *sha256)
 {
 	char *path = ab_sprintf("%s/archives/origin/%s", c->dir, sha256);
-	FILE *f = fopen(path, "r");
-	char line[4096];
+	struct ab_buf b = {0};
 	char *out = NULL;
 
+	/* the one bounded reader: a regular file of one line (a missing one is no origin) */
+	ab_quiet++;
+	if (ab_path_exists(path) && ab_read_file_max(&b, path, 65536) == 0 && b.len)
+		out = ab_strndup(b.s, strcspn(b.s, "\n"));
+	ab_quiet--;
+	ab_buf_free(&b);
 	free(path);
-	if (!f)
-		return NULL;
-	if (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		out = ab_strdup(line);
-	}
-	fclose(f);
 	return out;
 }
 

@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../lib/hash.h"
@@ -96,6 +98,8 @@ struct sink {
 	int fd;
 	struct ab_sha256 *h;
 	int failed;
+	uint64_t written, max;
+	int too_large;
 };
 
 static size_t
@@ -104,6 +108,12 @@ sink_write(char *p, size_t size, size_t nmemb, void *arg)
 	struct sink *s = arg;
 	size_t n = size * nmemb;
 
+	/* the limit first: nothing past it is written */
+	if (n > s->max - s->written) {
+		s->too_large = 1;
+		return 0;
+	}
+	s->written += n;
 	ab_sha256_update(s->h, p, n);
 	if (ab_write_all(s->fd, p, n) < 0) {
 		s->failed = errno;
@@ -135,15 +145,52 @@ finish(int fd, const char *dest, int rc)
 	return rc;
 }
 
-int
-ab_download_url_fd(char sha256[65], const char *url, int fd, const char *name)
+/*
+ * A file:// URL names a local file: only a regular one is read (curl would
+ * open a fifo and wait for a writer, or read /dev/zero for ever)
+ */
+static int
+check_file_url(const char *url)
 {
-	struct sink s = {.fd = fd};
+	struct ab_buf path = {0};
+	struct stat st;
+	const char *p;
+	int e = 0;
+
+	if (strncmp(url, "file://", 7))
+		return 0;
+	p = url + 7;
+	p += strcspn(p, "/"); /* file://HOST/PATH: curl takes only an empty host or localhost */
+	for (; *p && *p != '?' && *p != '#'; p++) {
+		unsigned hi, lo;
+
+		if (*p == '%' && sscanf(p + 1, "%1x%1x", &hi, &lo) == 2) {
+			ab_buf_putc(&path, (int)(hi * 16 + lo));
+			p += 2;
+		} else {
+			ab_buf_putc(&path, *p);
+		}
+	}
+	if (path.len && stat(path.s, &st) == 0 && !S_ISREG(st.st_mode)) {
+		char *shown = ab_url_redact(url);
+
+		ab_error("cannot download '%s': not a regular file", shown);
+		free(shown);
+		e = AB_EFAIL;
+	}
+	ab_buf_free(&path);
+	return e;
+}
+
+int
+ab_download_url_fd(char sha256[65], const char *url, int fd, const char *name, uint64_t max)
+{
+	struct sink s = {.fd = fd, .max = max};
 	char errbuf[CURL_ERROR_SIZE] = "";
 	CURL *h;
 	CURLcode rc;
 
-	if (curl_load(url) < 0)
+	if (check_file_url(url) < 0 || curl_load(url) < 0)
 		return AB_EFAIL;
 	s.h = ab_sha256_new();
 	h = curl.easy_init();
@@ -166,10 +213,14 @@ ab_download_url_fd(char sha256[65], const char *url, int fd, const char *name)
 	curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, sink_write);
 	curl.easy_setopt(h, CURLOPT_WRITEDATA, &s);
 	curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	/* a Content-Length past the limit is refused before a byte comes; a stream is cut by sink_write */
+	curl.easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)(max > INT64_MAX ? INT64_MAX : max));
 	rc = curl.easy_perform(h);
 	curl.easy_cleanup(h);
 	ab_sha256_final(sha256, s.h);
 	if (rc != CURLE_OK) {
+		if (s.too_large || rc == CURLE_FILESIZE_EXCEEDED)
+			return AB_DOWNLOAD_TOO_LARGE;
 		if (s.failed) {
 			errno = s.failed;
 			ab_error_errno("cannot write '%s'", name);
@@ -187,20 +238,20 @@ ab_download_url_fd(char sha256[65], const char *url, int fd, const char *name)
 }
 
 int
-ab_download_url(char sha256[65], const char *url, const char *dest)
+ab_download_url(char sha256[65], const char *url, const char *dest, uint64_t max)
 {
 	int fd = create(dest);
 
 	if (fd < 0)
 		return AB_EFAIL;
-	return finish(fd, dest, ab_download_url_fd(sha256, url, fd, dest));
+	return finish(fd, dest, ab_download_url_fd(sha256, url, fd, dest, max));
 }
 
 /* in (src) copied to fd (name), hashed */
 static int
-copy_fd(char sha256[65], int in, const char *src, int fd, const char *name)
+copy_fd(char sha256[65], int in, const char *src, int fd, const char *name, uint64_t max)
 {
-	struct sink s = {.fd = fd};
+	struct sink s = {.fd = fd, .max = max};
 	char buf[1 << 16];
 	ssize_t n;
 	int error = 0;
@@ -215,6 +266,10 @@ copy_fd(char sha256[65], int in, const char *src, int fd, const char *name)
 			break;
 		}
 		if (sink_write(buf, 1, (size_t)n, &s) != (size_t)n) {
+			if (s.too_large) {
+				error = AB_DOWNLOAD_TOO_LARGE;
+				break;
+			}
 			errno = s.failed;
 			ab_error_errno("cannot write '%s'", name);
 			error = AB_EFAIL;
@@ -225,36 +280,54 @@ copy_fd(char sha256[65], int in, const char *src, int fd, const char *name)
 	return error;
 }
 
-int
-ab_download_copy_fd(char sha256[65], const char *src, int fd, const char *name)
+/* src opened for a copy: without blocking (a fifo), and only when it is a regular file */
+static int
+open_regular(const char *src)
 {
-	int in = open(src, O_RDONLY | O_CLOEXEC);
-	int error;
+	int in = open(src, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
 
 	if (in < 0) {
 		ab_error_errno("cannot open '%s'", src);
-		return AB_EFAIL;
+		return -1;
 	}
-	error = copy_fd(sha256, in, src, fd, name);
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (S_ISREG(st.st_mode))
+			ab_error_errno("cannot stat '%s'", src);
+		else
+			ab_error("'%s' is not a regular file", src);
+		close(in);
+		return -1;
+	}
+	return in;
+}
+
+int
+ab_download_copy_fd(char sha256[65], const char *src, int fd, const char *name, uint64_t max)
+{
+	int in = open_regular(src);
+	int error;
+
+	if (in < 0)
+		return AB_EFAIL;
+	error = copy_fd(sha256, in, src, fd, name, max);
 	close(in);
 	return error;
 }
 
 int
-ab_download_copy(char sha256[65], const char *src, const char *dest)
+ab_download_copy(char sha256[65], const char *src, const char *dest, uint64_t max)
 {
-	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int in = open_regular(src);
 	int fd, error;
 
-	if (in < 0) {
-		ab_error_errno("cannot open '%s'", src);
+	if (in < 0)
 		return AB_EFAIL;
-	}
 	if ((fd = create(dest)) < 0) {
 		close(in);
 		return AB_EFAIL;
 	}
-	error = finish(fd, dest, copy_fd(sha256, in, src, fd, dest));
+	error = finish(fd, dest, copy_fd(sha256, in, src, fd, dest, max));
 	close(in);
 	return error;
 }

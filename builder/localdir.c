@@ -26,27 +26,58 @@ only_files(struct ab_dirwalk_entry *e, void *arg)
 	return -1;
 }
 
+/*
+ * root/rel, a directory that stays inside root: opened one component at a
+ * time from root (lib/dirwalk's containment check), a symlink on the way
+ * followed only while it stays inside; the path to walk into *dir
+ */
+static int
+contained(char **dir, const char *what, const char *root, const char *rel)
+{
+	char why[AB_BENEATH_WHY];
+	int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1;
+
+	*dir = ab_path_join(root, rel);
+	if (rootfd < 0) {
+		ab_error_errno("%s: cannot use the recipe's directory '%s'", what, root);
+		return AB_EFAIL;
+	}
+	fd = ab_dirwalk_open_beneath(rootfd, rel, O_RDONLY | O_DIRECTORY, 0, why);
+	close(rootfd);
+	if (fd < 0) {
+		if (errno == EXDEV || errno == ELOOP)
+			ab_error("%s: directory '%s' %s: a dir source stays inside the recipe's directory '%s'", what,
+			    rel, why, root);
+		else if (errno == ENOTDIR)
+			ab_error("%s: '%s' is not a directory", what, *dir);
+		else
+			ab_error("%s: cannot use directory '%s': %s", what, *dir, why);
+		return AB_EFAIL;
+	}
+	close(fd);
+	return 0;
+}
+
 int
 ab_localdir_check(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes, const char *what,
-    const char *dir, const char *want)
+    const char *root, const char *rel, const char *want)
 {
-	struct stat st;
+	char *dir = NULL;
+	int e = contained(&dir, what, root, rel);
 
-	if (stat(dir, &st) < 0) {
-		ab_error_errno("%s: cannot use directory '%s'", what, dir);
-		return AB_EFAIL;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		ab_error("%s: '%s' is not a directory", what, dir);
-		return AB_EFAIL;
-	}
+	if (e < 0)
+		goto done;
+	e = AB_EFAIL;
 	if (ab_dirwalk(dir, only_files, (void *)what) < 0 || ab_hash_tree_count(hex, files, bytes, dir, 0) < 0)
-		return AB_EFAIL;
+		goto done;
+	e = 0;
 	if (strcmp(hex, want)) {
 		ab_error("%s: directory '%s' has dirHash %s, the recipe pins %s", what, dir, hex, want);
-		return AB_ECHECK;
+		e = AB_ECHECK;
 	}
-	return 0;
+done:
+	free(dir);
+	return e;
 }
 
 struct copy {
@@ -123,24 +154,25 @@ copy_visit(struct ab_dirwalk_entry *e, void *arg)
 }
 
 int
-ab_localdir_copy(const char *what, const char *dir, const char *dest, const char *want)
+ab_localdir_copy(const char *what, const char *root, const char *rel, const char *dest, const char *want)
 {
-	struct copy *c = ab_calloc(1, sizeof(*c));
-	char hex[AB_HEX_LEN + 1];
-	int e;
+	struct copy *c;
+	char hex[AB_HEX_LEN + 1], *dir = NULL;
+	int e = contained(&dir, what, root, rel);
 
+	if (e < 0)
+		goto done;
+	c = ab_calloc(1, sizeof(*c));
 	c->what = what;
 	c->dest = dest;
-	e = ab_dirwalk(dir, copy_visit, c);
+	e = ab_dirwalk(dir, copy_visit, c) < 0 || ab_hash_tree(hex, dest, 0) < 0 ? AB_EFAIL : 0;
 	free(c);
-	if (e < 0)
-		return AB_EFAIL;
-	if (ab_hash_tree(hex, dest, 0) < 0)
-		return AB_EFAIL;
-	if (strcmp(hex, want)) {
+	if (e == 0 && strcmp(hex, want)) {
 		ab_error("%s: the copy of directory '%s' has dirHash %s, the recipe pins %s (it changed while copied)",
 		    what, dir, hex, want);
-		return AB_ECHECK;
+		e = AB_ECHECK;
 	}
-	return 0;
+done:
+	free(dir);
+	return e;
 }

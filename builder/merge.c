@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "../lib/copytree.h"
 #include "../lib/jsonio.h"
+#include "../lib/stale.h"
 #include "../lib/util.h"
 #include "../provenance/manifest.h"
 #include "../provenance/record.h"
@@ -237,6 +239,7 @@ struct merge {
 	size_t *from;                   /* per plan var: that shard */
 	cJSON *shards_of;               /* label -> [shard dirs] */
 	int toolchain_differs;
+	struct ab_strv shard_dirs;      /* the shards' absolute paths: where a journal's moves may lead */
 };
 
 /*
@@ -390,7 +393,7 @@ static int
 journal_move(const char *tmp, const char *src, const char *rel)
 {
 	char *j = ab_path_join(tmp, MOVED_JOURNAL), *abs = ab_path_absolute(src);
-	int fd = open(j, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644), e = 0;
+	int fd = open(j, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600), e = 0;
 
 	if (fd < 0 || ab_write_all(fd, abs, strlen(abs) + 1) < 0 || ab_write_all(fd, rel, strlen(rel) + 1) < 0) {
 		ab_error_errno("cannot write '%s'", j);
@@ -406,29 +409,88 @@ journal_move(const char *tmp, const char *src, const char *rel)
 }
 
 /*
- * Put back what tmp's journal says was moved (a directory still in the
- * temporary whose shard has none there). 0 when tmp may be removed, -1
- * (reported) when it still holds something that could not be put back.
+ * The pairs of tmp's journal (src, rel, src, rel...), each proven before
+ * anything is moved: the journal a regular file of this user's, mode
+ * 0600; every rel a relative path without "..", tmp/rel inside tmp and
+ * every src inside one of the shard directories (shards, absolute), both
+ * without a symbolic link below them (lib/stale.h). -1 with why otherwise.
  */
 static int
-restore_moves(const char *tmp)
+journal_pairs(struct ab_strv *pairs, const char *tmp, char *const *shards, size_t nshards, char *why, size_t whylen)
 {
-	char *j = ab_path_join(tmp, MOVED_JOURNAL);
+	char *j = ab_path_join(tmp, MOVED_JOURNAL), *tmpv[] = {(char *)tmp};
 	struct ab_buf b = {0};
-	int e = 0;
+	int fd = -1, e = 0;
 
-	if (ab_path_exists(j) && ab_read_file(&b, j) < 0)
-		e = -1;
-	for (size_t at = 0; !e && at < b.len;) {
+	if (!ab_path_exists(j))
+		goto done;
+	e = -1;
+	if (ab_stale_own(j, AB_STALE_FILE, 1, why, whylen) < 0)
+		goto done;
+	fd = open(j, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || ab_read_fd_max(&b, fd, j, AB_READ_MAX) < 0) {
+		snprintf(why, whylen, "its journal cannot be read");
+		goto done;
+	}
+	for (size_t at = 0; at < b.len;) {
 		const char *src = b.s + at, *end = b.s + b.len, *z = memchr(src, '\0', (size_t)(end - src));
 		const char *rel = z ? z + 1 : end;
 		char *dst;
+		int bad;
 
 		z = rel < end ? memchr(rel, '\0', (size_t)(end - rel)) : NULL;
 		if (!z)
 			break; /* a pair cut short by a kill: its rename never happened */
 		at = (size_t)(z + 1 - b.s);
 		dst = ab_path_join(tmp, rel);
+		bad = !ab_path_is_safe_relative(rel) || ab_stale_inside(dst, tmpv, 1, why, whylen) < 0 ||
+		    ab_stale_inside(src, shards, nshards, why, whylen) < 0;
+		free(dst);
+		if (bad) {
+			if (!ab_path_is_safe_relative(rel))
+				snprintf(why, whylen, "its journal names '%s', not a path inside it", rel);
+			else {
+				char *w = ab_strdup(why);
+
+				snprintf(why, whylen, "its journal names '%s': %s", src, w);
+				free(w);
+			}
+			goto done;
+		}
+		ab_strv_push(pairs, src);
+		ab_strv_push(pairs, rel);
+	}
+	e = 0;
+done:
+	if (fd >= 0)
+		close(fd);
+	ab_buf_free(&b);
+	free(j);
+	return e;
+}
+
+/*
+ * Put back what tmp's journal says was moved (a directory still in the
+ * temporary whose shard has none there). 0 when tmp may be removed, -1
+ * (reported) when it still holds something that could not be put back,
+ * or its journal is not provably a merge's of these shards (then nothing
+ * is moved).
+ */
+static int
+restore_moves(const char *tmp, char *const *shards, size_t nshards)
+{
+	struct ab_strv pairs = {0};
+	char why[PATH_MAX + 128];
+	int e = 0;
+
+	if (journal_pairs(&pairs, tmp, shards, nshards, why, sizeof(why)) < 0) {
+		ab_warn("'%s': %s: left alone", tmp, why);
+		return -1;
+	}
+	for (size_t i = 0; i + 1 < pairs.n; i += 2) {
+		const char *src = pairs.v[i];
+		char *dst = ab_path_join(tmp, pairs.v[i + 1]);
+
 		if (ab_path_exists(dst) && !ab_path_exists(src)) {
 			if (rename(dst, src) == 0) {
 				ab_note("put '%s' back from the merge --move that did not finish", src);
@@ -439,8 +501,7 @@ restore_moves(const char *tmp)
 		}
 		free(dst);
 	}
-	ab_buf_free(&b);
-	free(j);
+	ab_strv_free(&pairs);
 	return e;
 }
 
@@ -536,9 +597,14 @@ earliest_start(const struct merge *m)
 	return t ? t : "";
 }
 
-/* the temporaries of merges into outdir that were killed: .NAME.merge-PID-XXXXXX of a dead pid */
+/*
+ * The temporaries of merges into outdir that were killed, .NAME.merge-PID-XXXXXX
+ * of a dead pid: each acted on only when it is provably one of ours
+ * (lib/stale.h: this user's, mode 0700, not a link; its journal's every
+ * path inside it or one of the shards); any other is named and left alone
+ */
 static void
-clean_stale(const char *parent, const char *base)
+clean_stale(const char *parent, const char *base, char *const *shards, size_t nshards)
 {
 	DIR *d = opendir(parent);
 	struct dirent *de;
@@ -546,19 +612,21 @@ clean_stale(const char *parent, const char *base)
 	size_t pl = strlen(prefix);
 
 	while (d && (de = readdir(d))) {
-		char *end;
+		char *end, *path, why[160];
 		long pid;
 
 		if (strncmp(de->d_name, prefix, pl))
 			continue;
 		pid = strtol(de->d_name + pl, &end, 10);
-		if (pid > 0 && *end == '-' && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
-			char *path = ab_path_join(parent, de->d_name);
-
-			if (restore_moves(path) == 0)
-				ab_rm_rf(path);
-			free(path);
-		}
+		if (*end != '-' || !ab_stale_pid_dead(pid))
+			continue;
+		path = ab_path_join(parent, de->d_name);
+		if (ab_stale_own(path, AB_STALE_DIR, 1, why, sizeof(why)) < 0)
+			ab_warn("'%s' is named like the temporary of an interrupted merge but is not provably one "
+			    "(%s): left alone", path, why);
+		else if (restore_moves(path, shards, nshards) == 0)
+			ab_rm_rf(path);
+		free(path);
 	}
 	if (d)
 		closedir(d);
@@ -583,11 +651,7 @@ write_merged(struct merge *m, const char *target)
 		e = AB_EFAIL;
 		goto done;
 	}
-	if (chmod(tmp, 0755) < 0) {
-		ab_error_errno("cannot set the mode of '%s'", tmp);
-		e = AB_EFAIL;
-		goto fail;
-	}
+	/* 0700 (mkdtemp's) while it is a temporary: what proves it ours to the next merge (clean_stale) */
 	if ((e = fill(m, tmp)) < 0)
 		goto fail;
 	bm.dir = tmp;
@@ -616,6 +680,11 @@ write_merged(struct merge *m, const char *target)
 		ab_error("the merged directory '%s' fails verify", tmp);
 		goto fail;
 	}
+	if (chmod(tmp, 0755) < 0) {
+		ab_error_errno("cannot set the mode of '%s'", tmp);
+		e = AB_EFAIL;
+		goto fail;
+	}
 	if (rename(tmp, target) < 0) {
 		ab_error_errno("cannot rename '%s' to '%s'", tmp, target);
 		e = AB_EFAIL;
@@ -631,7 +700,7 @@ write_merged(struct merge *m, const char *target)
 	e = 0;
 	goto done;
 fail:
-	if (restore_moves(tmp) == 0)
+	if (restore_moves(tmp, m->shard_dirs.v, m->shard_dirs.n) == 0)
 		ab_rm_rf(tmp);
 done:
 	free(buf);
@@ -666,11 +735,13 @@ ab_merge_run(const struct ab_merge_opts *o)
 		return AB_EFAIL;
 	}
 	/* first, as the shards are read: a killed merge --move may hold some of their directories */
+	for (size_t i = 0; i < o->nshards; i++)
+		ab_strv_push_owned(&m.shard_dirs, ab_path_absolute(o->shards[i]));
 	{
 		const char *slash = strrchr(target, '/');
 		char *parent = ab_path_dirname(target);
 
-		clean_stale(parent, slash ? slash + 1 : target);
+		clean_stale(parent, slash ? slash + 1 : target, m.shard_dirs.v, m.shard_dirs.n);
 		free(parent);
 	}
 	m.sh = ab_calloc(o->nshards, sizeof(*m.sh));
@@ -722,6 +793,7 @@ done:
 	free(m.rec);
 	free(m.from);
 	cJSON_Delete(m.shards_of);
+	ab_strv_free(&m.shard_dirs);
 	for (size_t i = 0; m.sh && i < o->nshards; i++)
 		shard_release(&m.sh[i]);
 	free(m.sh);

@@ -753,6 +753,29 @@ ab_plan_opts_fresh_ccache(struct ab_plan_opts *po, char **dir, int used)
 	return 0;
 }
 
+/*
+ * The compiles inherit CCACHE_REMOTE_STORAGE when no --ccache-remote says
+ * otherwise: a URL ccache cannot parse would be printed, password
+ * included, into the configure logs, so it is checked as --ccache-remote is
+ */
+static int
+check_inherited_remote(const struct ab_plan_opts *o)
+{
+	const char *env = getenv("CCACHE_REMOTE_STORAGE");
+	char why[200];
+
+	if (!o->ccache || o->ccache_remote || !env || !*env || ab_ccstats_remote_check(env, why, sizeof(why)) == 0)
+		return 0;
+	{
+		char *shown = ab_url_redact(env);
+
+		ab_error("CCACHE_REMOTE_STORAGE '%s' (from the environment): %s: ccache would print it, password "
+		    "included, into the build's logs; correct it, unset it or give --ccache-remote", shown, why);
+		free(shown);
+	}
+	return AB_EFAIL;
+}
+
 int
 ab_plan_ccache_changes_bytes(const struct ab_plan *p)
 {
@@ -772,8 +795,10 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 	char *outdir;
 
 	*out = NULL;
-	if (ab_recipe_order(&order, &norder, r, labels, nlabels) < 0)
+	if (ab_recipe_order(&order, &norder, r, labels, nlabels) < 0 || check_inherited_remote(o) < 0) {
+		free(order);
 		return AB_EFAIL;
+	}
 	p = ab_calloc(1, sizeof(*p));
 	p->r = r;
 	outdir = o->outdir ? ab_strdup(o->outdir) : ab_sprintf("allocbuild-out/%s", r->name);
@@ -852,7 +877,7 @@ print_source_identity(FILE *f, const struct ab_source *s)
 static void
 print_argv(FILE *f, const char *what, char *const *argv)
 {
-	char *q = ab_argv_quote(argv);
+	char *q = ab_argv_shown(argv);
 
 	fprintf(f, "      %s: %s\n", what, q);
 	free(q);
@@ -892,7 +917,7 @@ print_tree_leave(void *arg, const struct ab_source *s, const struct ab_overlay *
 	const char *tree = t->dirs.v[t->dirs.n - 1];
 
 	for (size_t i = 0; i < s->nprepare; i++) {
-		char *q = ab_argv_quote(s->prepare[i].v);
+		char *q = ab_argv_shown(s->prepare[i].v);
 
 		fprintf(t->f, "      %*sprepare: %s\n", depth * 2, "", q);
 		fprintf(t->f, "      %*s  cwd: %s\n", depth * 2, "", tree);
@@ -1058,7 +1083,7 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 				const struct ab_variant *ps = pv->probe_from;
 
 				if (ps->probe.args.n) {
-					char *q = ab_argv_quote(ps->probe.args.v);
+					char *q = ab_argv_shown(ps->probe.args.v);
 
 					fprintf(f, "      program args: %s\n", q);
 					free(q);

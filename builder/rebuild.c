@@ -14,6 +14,7 @@
 #include "../provenance/bundle.h"
 #include "../provenance/manifest.h"
 #include "../provenance/repro.h"
+#include "../provenance/sign.h"
 #include "build.h"
 #include "plan.h"
 #include "recipe.h"
@@ -99,6 +100,23 @@ read_json(cJSON **out, const struct ab_rebuild_opts *o, const struct original *g
 	return e;
 }
 
+/* the signed statements too, as `verify --key` checks them: AB_ECHECK when one does not verify */
+static int
+verify_signatures(const struct ab_rebuild_opts *o, int bundle)
+{
+	struct ab_sign_verify_opts so = {.keys = o->keys, .nkeys = o->nkeys, .require_all = o->require_all};
+	struct ab_bundle_members m = {0};
+	int e;
+
+	if (!bundle)
+		return ab_sign_verify_outdir(stdout, o->from, &so);
+	e = ab_bundle_verify_keep(&m, o->from, ab_sign_is_signed_member);
+	if (e == 0)
+		e = ab_sign_verify_bundle(stdout, o->from, &m, &so);
+	ab_bundle_members_free(&m);
+	return e;
+}
+
 /* every digest of the input must hold before anything of it is believed */
 static int
 verify_input(const struct ab_rebuild_opts *o, struct original *g)
@@ -129,7 +147,15 @@ verify_input(const struct ab_rebuild_opts *o, struct original *g)
 	if (e == AB_ECHECK)
 		ab_error("'%s' does not verify (above): a changed %s is not rebuilt", o->from,
 		    g->bundle ? "bundle" : "OUTDIR");
-	return e < 0 ? AB_EFAIL : 0;
+	if (e < 0)
+		return AB_EFAIL;
+	if (o->nkeys && (e = verify_signatures(o, g->bundle)) < 0) {
+		if (e == AB_ECHECK)
+			ab_error("'%s': its signatures do not verify with the keys given (above): nothing of it is run",
+			    o->from);
+		return e;
+	}
+	return 0;
 }
 
 static int
@@ -137,8 +163,11 @@ load_original(struct original *g, const struct ab_rebuild_opts *o)
 {
 	const char *want, *stmt_want;
 	char hex[AB_HEX_LEN + 1];
+	int e = verify_input(o, g);
 
-	if (verify_input(o, g) < 0 || read_member(&g->recipe, o, g, "recipe.json") < 0 ||
+	if (e < 0)
+		return e;
+	if (read_member(&g->recipe, o, g, "recipe.json") < 0 ||
 	    read_json(&g->binaries, o, g, "provenance/binary-provenance.json") < 0 ||
 	    read_json(&g->commands, o, g, "provenance/build-commands.json") < 0 ||
 	    read_json(&g->statement, o, g, "provenance/provenance.intoto.json") < 0 ||
@@ -377,6 +406,118 @@ rebuild_ccache(struct ab_plan_opts *po, char **cache, const struct original *g, 
 	return ab_plan_opts_fresh_ccache(po, cache, used);
 }
 
+/* one command as an argv list, ["sh","-c","..."], what it shows redacted */
+static void
+print_argv(FILE *f, const char *label, const char *what, char *const *argv, const char *cwd)
+{
+	cJSON *a = cJSON_CreateArray();
+	struct ab_strv shown = {0};
+	char *text;
+
+	ab_redact_argv(&shown, argv);
+	for (size_t i = 0; i < shown.n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(shown.v[i]));
+	ab_strv_free(&shown);
+	text = cJSON_PrintUnformatted(a);
+	fprintf(f, "  %s: %s %s\n", label, what, text);
+	if (cwd)
+		fprintf(f, "      in %s\n", cwd);
+	cJSON_free(text);
+	cJSON_Delete(a);
+}
+
+struct print_prepare {
+	FILE *f;
+	const char *label;
+};
+
+static int
+print_prepare(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
+{
+	struct print_prepare *pp = arg;
+
+	(void)via;
+	(void)depth;
+	for (size_t i = 0; i < s->nprepare; i++)
+		print_argv(pp->f, pp->label, "prepare", s->prepare[i].v, NULL);
+	return 0;
+}
+
+/* where a source's bytes come from: what its build system then runs */
+static void
+print_source(FILE *f, const struct ab_source *s)
+{
+	char *url = ab_url_redact(s->kind == AB_SOURCE_GIT ? s->url : s->kind == AB_SOURCE_ARCHIVE && s->urls.n ?
+	    s->urls.v[0] : "");
+
+	if (s->kind == AB_SOURCE_GIT)
+		fprintf(f, "  source %s: git %s %s\n", s->id, url, s->commit);
+	else if (s->kind == AB_SOURCE_DIR)
+		fprintf(f, "  source %s: dir %s dirHash %s\n", s->id, s->dir, s->dirhash);
+	else
+		fprintf(f, "  source %s: archive %s sha256 %s\n", s->id, url, s->sha256);
+	free(url);
+}
+
+static void
+print_env(FILE *f, const char *label, const struct ab_kvlist *env)
+{
+	for (size_t k = 0; k < env->n; k++) {
+		char *kv = ab_sprintf("%s=%s", env->v[k].key, env->v[k].value);
+		char *shown = ab_redact_env(kv);
+
+		fprintf(f, "  %s: env %s\n", label, shown);
+		free(shown);
+		free(kv);
+	}
+}
+
+/* what a rebuild of p runs that the bundle's recipe chose: prepare commands, configure and build argv, env */
+static void
+print_commands(FILE *f, const struct ab_plan *p)
+{
+	const struct ab_plan_var *env_shown = NULL;
+
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct ab_step *s = &p->steps[i];
+		const struct ab_plan_var *pv = ab_plan_step_var(p, s);
+		const char *label = pv ? pv->v->label : "-";
+
+		if (s->kind == AB_STEP_FETCH) {
+			print_source(f, s->source);
+		} else if (s->kind == AB_STEP_SOURCE || s->kind == AB_STEP_UPSTREAM) {
+			struct print_prepare pp = {.f = f, .label = label};
+
+			ab_recipe_overlay_walk(p->r, s->source, NULL, print_prepare, &pp);
+		} else if (s->kind == AB_STEP_CONFIGURE || s->kind == AB_STEP_BUILD) {
+			if (env_shown != pv)
+				print_env(f, label, &pv->v->build.env);
+			env_shown = pv;
+			print_argv(f, label, s->kind == AB_STEP_CONFIGURE ? "configure" : "build",
+			    ab_strv_argv((struct ab_strv *)&s->argv), s->cwd);
+		}
+	}
+}
+
+/*
+ * A bundle whose signatures were not checked: what it will run is shown,
+ * and it runs only with --trust-unsigned or a yes on the terminal
+ */
+static int
+consent(const struct ab_rebuild_opts *o, const struct ab_plan *p)
+{
+	printf("'%s' is not checked against a signer's key (--key PUB.pem): rebuilding it runs these commands "
+	    "of its recipe, as you, on this machine%s:\n", o->from, p->sandbox ? ", in the build sandbox (no network, "
+	    "none of your files but the rebuild's directory; docs/build.md, \"Sandbox\")" : "");
+	print_commands(stdout, p);
+	fflush(stdout);
+	if (o->trust_unsigned || (o->confirm && o->confirm()))
+		return 0;
+	ab_error("'%s': refusing to run the commands of an unverified bundle: give the signer's public key "
+	    "(--key PUB.pem), or --trust-unsigned once you have read them (above)", o->from);
+	return AB_EFAIL;
+}
+
 int
 ab_rebuild_run(const struct ab_rebuild_opts *o)
 {
@@ -390,8 +531,9 @@ ab_rebuild_run(const struct ab_rebuild_opts *o)
 	char *dir = NULL, *cache = NULL;
 	int e = AB_EFAIL, built;
 
-	if (load_original(&g, o) < 0)
+	if ((e = load_original(&g, o)) < 0)
 		goto done;
+	e = AB_EFAIL;
 	/* patches are read where the original recipe named them: its recorded path */
 	name = ab_json_str(ab_json_get(g.binaries, "recipe"), "path");
 	if (ab_recipe_parse(&r, name ? name : "recipe.json", g.recipe.s ? g.recipe.s : "", g.recipe.len, NULL) < 0 ||
@@ -408,6 +550,8 @@ ab_rebuild_run(const struct ab_rebuild_opts *o)
 	po.no_sandbox = !cJSON_IsTrue(ab_json_get(ab_json_get(g.commands, "options"), "sandbox"));
 	/* compiled through ccache as the original was when that changes the bytes, nothing taken from a cache */
 	if (rebuild_ccache(&po, &cache, &g, r, labels) < 0 || ab_plan_make(&p, r, &po, labels.v, labels.n) < 0)
+		goto done;
+	if (g.bundle && !o->nkeys && consent(o, p) < 0)
 		goto done;
 	bo.src = o->src;
 	bo.force = 1;

@@ -4,9 +4,14 @@
  * bundle `pr` writes, which holds the recipe and every pin:
  *
  *   1. the input is verified first (a bundle as `verify BUNDLE`, an OUTDIR
- *      as `verify OUTDIR`), and the recipe's sha256 must be the one its
+ *      as `verify OUTDIR`; with keys, as `verify --key`: its signed
+ *      statements too), and the recipe's sha256 must be the one its
  *      manifests and statement record: anything else is bad input, and
- *      nothing is built;
+ *      nothing is built; signatures that do not verify are a failed check;
+ *   1b. a bundle whose signatures were not checked (no keys) is somebody's
+ *      commands: the prepare commands, configure and build argv and the
+ *      environment it would run are printed, and the rebuild goes on only
+ *      with trust_unsigned or when confirm() says yes;
  *   2. the recipe is built again, every variant the original built, into a
  *      fresh directory (sources through the same options as `build`),
  *      unpinned sources at the commits the original resolved;
@@ -32,6 +37,8 @@
 /* seconds diffoscope may take per artifact */
 #define AB_REBUILD_DIFFOSCOPE_TIMEOUT 300
 
+struct ab_key;
+
 struct ab_rebuild_opts {
 	const char *from;      /* a built OUTDIR or an evidence bundle */
 	const char *outdir;    /* where to rebuild; NULL: AB_REBUILD_DEFAULT_DIR/<recipe name>; must be new or empty */
@@ -39,6 +46,12 @@ struct ab_rebuild_opts {
 	const struct ab_source_opts *src;
 	int diffoscope;        /* run diffoscope on each artifact that differs (needs the original files) */
 	int diffoscope_timeout; /* seconds; 0: AB_REBUILD_DIFFOSCOPE_TIMEOUT */
+	struct ab_key *const *keys; /* public keys the signed statements must verify with (--key) */
+	size_t nkeys;
+	int require_all;       /* every key must have signed (else any one) */
+	int trust_unsigned;    /* a bundle without keys is rebuilt without asking (--trust-unsigned) */
+	/* asked, after the commands were printed, when a bundle's signatures were not checked: 1 yes; NULL: no */
+	int (*confirm)(void);
 };
 
 int ab_rebuild_run(const struct ab_rebuild_opts *o);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../lib/hash.h"
 #include "../lib/member.h"
@@ -1223,10 +1224,57 @@ parse_git(struct ctx *c, struct ab_source *s, const struct jnode *g, const char 
 	}
 }
 
+/*
+ * A file the build reads whole or runs (a patch, build.cargo, build.rustc)
+ * that exists must be a regular file: /dev/zero or a fifo would hang
+ * fetch or build, holding the cache's lock. 0, or -1 with the error at n.
+ */
+static int
+check_regular(struct ctx *c, const struct jnode *n, const char *p, const char *file, const char *shown_as)
+{
+	struct stat st;
+	char *sv;
+
+	if (stat(file, &st) < 0 || S_ISREG(st.st_mode))
+		return 0;
+	sv = shown(shown_as);
+	err(c, n->line, n->col, p, "'%s' is not a regular file", sv);
+	free(sv);
+	return -1;
+}
+
+/* each patch: a file beside the recipe (relative to its directory, never absolute), a regular one */
+static void
+check_patches(struct ctx *c, const struct jnode *m, const char *path)
+{
+	char *p = pk(path, "patches");
+
+	for (size_t i = 0; i < m->nkids; i++) {
+		const struct jnode *e = &m->kids[i];
+		char *q, *full, *sv;
+
+		if (e->type != '"' || !*e->j->valuestring)
+			continue;
+		q = pi(p, i);
+		if (e->j->valuestring[0] == '/') {
+			sv = shown(e->j->valuestring);
+			err(c, e->line, e->col, q, "'%s' is an absolute path: a patch is a file beside the recipe, relative "
+			    "to its directory", sv);
+			free(sv);
+		} else {
+			full = ab_recipe_path(c->r, e->j->valuestring);
+			check_regular(c, e, q, full, e->j->valuestring);
+			free(full);
+		}
+		free(q);
+	}
+	free(p);
+}
+
 static void
 parse_archive(struct ctx *c, struct ab_source *s, const struct jnode *a, const char *path)
 {
-	static const char *const keys[] = {"urls", "sha256", "strip", NULL};
+	static const char *const keys[] = {"urls", "sha256", "strip", "max_size_mib", NULL};
 	const struct jnode *m;
 	const char *v;
 	char *p;
@@ -1257,6 +1305,7 @@ parse_archive(struct ctx *c, struct ab_source *s, const struct jnode *a, const c
 		free(p);
 	}
 	count_member(c, a, path, "strip", 1, AB_MEMBER_STRIP_MAX, &s->strip);
+	count_member(c, a, path, "max_size_mib", 0, AB_ARCHIVE_MAX_MIB_MAX, &s->max_size_mib);
 }
 
 /* a directory beside the recipe, pinned by its dirHash (docs/recipe.md, "dir") */
@@ -1363,7 +1412,9 @@ parse_source(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 	if (!s->urls.v)
 		s->urls.v = ab_calloc(1, sizeof(char *));
 
-	list_member(c, n, path, "patches", &s->patches, 1, PATH_ANY);
+	m = list_member(c, n, path, "patches", &s->patches, 1, PATH_ANY);
+	if (m && m->type == '[')
+		check_patches(c, m, path);
 
 	m = member(n, "prepare");
 	p = pk(path, "prepare");
@@ -1642,6 +1693,11 @@ tool_member(struct ctx *c, const struct jnode *b, const char *path, const char *
 		p = pk(path, key);
 		err(c, m->line, m->col, p, "'%s' is not an absolute path (without one, %s is what PATH finds)", sv, key);
 		free(sv);
+		free(p);
+	} else if (s && *s) {
+		m = member(b, key);
+		p = pk(path, key);
+		check_regular(c, m, p, s, s);
 		free(p);
 	}
 	return s;
@@ -2441,9 +2497,15 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 	c.flags = flags;
 	c.r = ab_calloc(1, sizeof(*c.r));
 	c.r->path = ab_strdup(name);
-	dir = ab_path_dirname(name);
-	c.r->dir = ab_path_absolute(dir);
-	free(dir);
+	/* relative paths (patches) are the recipe's own: next to the file itself, after symlinks */
+	{
+		char *real = realpath(name, NULL);
+
+		dir = ab_path_dirname(real ? real : name);
+		c.r->dir = ab_path_absolute(dir);
+		free(dir);
+		free(real);
+	}
 	ab_hash_buf(c.r->sha256, text, len);
 	/* the bytes that were hashed, so that a copy can never differ from the digest */
 	c.r->text = ab_strndup(text, len);

@@ -28,6 +28,10 @@ struct ab_overlay {
 	char *source; /* id of the source whose tree replaces it */
 };
 
+/* the download limit of an archive source without "max_size_mib" (docs/recipe.md), and its largest value */
+#define AB_ARCHIVE_MAX_MIB_DEFAULT 4096
+#define AB_ARCHIVE_MAX_MIB_MAX (1 << 20)
+
 struct ab_source {
 	char *id;
 	enum ab_source_kind kind;
@@ -39,6 +43,7 @@ struct ab_source {
 	struct ab_list urls;
 	char *sha256;     /* 64 lowercase hex digits */
 	int strip;        /* leading path components to remove, default 0 */
+	int max_size_mib; /* the most a download of it may bring, in MiB; 0: AB_ARCHIVE_MAX_MIB_DEFAULT */
 	/* dir: a directory next to the recipe, pinned by its in-toto dirHash */
 	char *dir;        /* relative to the recipe's directory (ab_recipe_path) */
 	char *dirhash;    /* 64 lowercase hex digits */

@@ -635,7 +635,7 @@ static int
 append_log(const struct relink *r, const struct ab_buf *lout, const struct ab_buf *lerr)
 {
 	struct ab_buf lb = {0};
-	char *q = ab_argv_quote(r->after.v);
+	char *q = ab_argv_shown(r->after.v);
 	FILE *f = fopen(r->spec->log_path, "a");
 	int error = 0;
 

@@ -17,6 +17,7 @@
 #include "../provenance/manifest.h"
 #include "../provenance/runenv.h"
 #include "../provenance/runrec.h"
+#include "../provenance/sign.h"
 #include "build.h"
 #include "cache.h"
 
@@ -220,35 +221,57 @@ struct stamp {
 static void
 stamp_of(struct stamp *s, const char *path)
 {
-	s->exists = stat(path, &s->st) == 0;
+	s->exists = lstat(path, &s->st) == 0;
 }
 
+/* the report itself, not what a link points to: a link is written (and refused later) */
 static int
 written_since(const struct stamp *before, const char *path)
 {
 	struct stat st;
 
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+	if (lstat(path, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
 		return 0;
 	return !before->exists || st.st_ino != before->st.st_ino || st.st_size != before->st.st_size ||
 	    st.st_mtim.tv_sec != before->st.st_mtim.tv_sec || st.st_mtim.tv_nsec != before->st.st_mtim.tv_nsec;
 }
 
-/* keep the report the command wrote in the run's folder; its summary */
+/*
+ * keep the report the command wrote in the run's folder, with its summary:
+ * only a regular file (a link is not followed: it could make run copy
+ * any file of the user's into the OUTDIR and the bundle) that is a JUnit
+ * report (else its digest only is recorded). 0, with r->junit_refused set
+ * when it was not kept, or < 0 (reported)
+ */
 static int
 keep_junit(struct ab_runrec *r, struct job *j, const char *base)
 {
 	struct ab_buf b = {0};
 	char *dst;
-	int e;
+	int fd = open(j->o->junit, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e;
 
-	if ((e = ab_read_file_max(&b, j->o->junit, 256u << 20)) < 0)
-		return e;
-	r->junit.path = ab_sprintf("%s/%s.junit.xml", j->reldir, base);
-	dst = ab_path_join(j->o->outdir, r->junit.path);
+	if (fd < 0 && errno == ELOOP) {
+		r->junit_refused = "a symbolic link";
+		return 0;
+	}
+	if (fd < 0) {
+		ab_error_errno("run: cannot open the JUnit report '%s'", j->o->junit);
+		return AB_EFAIL;
+	}
+	e = ab_read_fd_max(&b, fd, j->o->junit, 256u << 20);
+	close(fd);
+	if (e < 0)
+		return AB_EFAIL;
 	ab_hash_buf(r->junit.sha256, b.s ? b.s : "", b.len);
 	r->junit.size = b.len;
 	r->junit_summary = ab_runrec_junit_summary(b.s ? b.s : "", b.len);
+	if (!r->junit_summary) {
+		r->junit_refused = "not a JUnit report";
+		ab_buf_free(&b);
+		return 0;
+	}
+	r->junit.path = ab_sprintf("%s/%s.junit.xml", j->reldir, base);
+	dst = ab_path_join(j->o->outdir, r->junit.path);
 	e = ab_write_file_atomic(dst, b.s ? b.s : "", b.len);
 	free(dst);
 	ab_buf_free(&b);
@@ -330,7 +353,7 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	ab_utc_now_ms(r.started_on, sizeof(r.started_on));
 	{
 		struct ab_proc p = {.argv = r.argv, .cwd = NULL, .envp = ab_env_envp(&env), .log_path = log.tmp,
-		    .tee = 1, .timeout = o->timeout};
+		    .tee = 1, .timeout = o->timeout, .whole_tree = 1};
 
 		if (ab_proc_run(&res, &p) < 0)
 			goto done;
@@ -353,7 +376,13 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 		if (written_since(&junit_before, o->junit)) {
 			if (keep_junit(&r, j, base) < 0)
 				goto done;
-			files[nfiles++] = r.junit;
+			if (r.junit.path) {
+				files[nfiles++] = r.junit;
+			} else {
+				ab_error("run: %s: the JUnit report '%s' is %s: not kept, its state recorded", l->label,
+				    o->junit, r.junit_refused);
+				j->junit_missing = 1;
+			}
 		} else {
 			ab_error("run: %s: the command did not write the JUnit report '%s': recorded as missing",
 			    l->label, o->junit);
@@ -418,6 +447,18 @@ order_of(char **order, const struct ab_run_opts *o, int rep)
 {
 	for (size_t i = 0; i < o->nlabels; i++)
 		order[i] = o->labels[o->rotate ? (i + (size_t)rep) % o->nlabels : i];
+}
+
+/* records added to a signed OUTDIR are not signed: said, as pr refuses it until it is signed again */
+static void
+warn_signed(const struct job *j, const char *outdir)
+{
+	char *env = ab_path_join(outdir, AB_SIGN_ENVELOPES);
+
+	if (j->done && ab_path_exists(env))
+		ab_warn("run: '%s' is signed and the records of this run are not: sign it again (allocbuild sign "
+		    "--key KEY.pem '%s') before pr", outdir, outdir);
+	free(env);
 }
 
 int
@@ -500,6 +541,7 @@ ab_run(const struct ab_run_opts *o)
 				goto done;
 		}
 	}
+	warn_signed(&j, o->outdir);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		ab_error_errno("cannot write to stdout");
 		goto done;

@@ -19,6 +19,8 @@
 #include "../lib/atomic.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
+#include "../lib/guard.h"
+#include "../lib/stale.h"
 #include "extract.h"
 #include "cache.h"
 #include "download.h"
@@ -293,11 +295,21 @@ try_candidate(const struct ab_source *s, struct ab_cache *c, const char *what, c
 	char *tmp = ab_cache_tmp_path(c, "archive");
 	/* the cache's origin file, the records and every message say where without credentials */
 	char *origin = is_url ? ab_url_redact(where) : ab_strdup(where);
+	int mib = s->max_size_mib ? s->max_size_mib : AB_ARCHIVE_MAX_MIB_DEFAULT;
+	uint64_t max = (uint64_t)mib << 20;
 	int rc;
 
 	if (is_url)
 		ab_note("source '%s': downloading '%s'", s->id, origin);
-	rc = is_url ? ab_download_url(got, where, tmp) : ab_download_copy(got, where, tmp);
+	rc = is_url ? ab_download_url(got, where, tmp, max) : ab_download_copy(got, where, tmp, max);
+	if (rc == AB_DOWNLOAD_TOO_LARGE) {
+		/* a source larger than its limit is bad input, not a candidate to pass over */
+		ab_error("source '%s': %s '%s' holds more than the source's limit of %d MiB: not used (a larger "
+		    "archive needs sources.%s.archive.max_size_mib in the recipe)", s->id, what, origin, mib, s->id);
+		unlink(tmp);
+		rc = -1;
+		goto done;
+	}
 	if (rc < 0) {
 		unlink(tmp);
 		rc = 0;
@@ -476,10 +488,10 @@ done:
 static int
 fetch_dir(cJSON *rec, const struct ab_recipe *r, const struct ab_source *s)
 {
-	char *dir = ab_recipe_path(r, s->dir), *what = ab_sprintf("source '%s'", s->id);
+	char *what = ab_sprintf("source '%s'", s->id);
 	char hex[AB_HEX_LEN + 1];
 	uint64_t files = 0, bytes = 0;
-	int error = ab_localdir_check(hex, &files, &bytes, what, dir, s->dirhash);
+	int error = ab_localdir_check(hex, &files, &bytes, what, r->dir, s->dir, s->dirhash);
 
 	if (error == 0) {
 		set_str(rec, "kind", "dir");
@@ -489,7 +501,6 @@ fetch_dir(cJSON *rec, const struct ab_recipe *r, const struct ab_source *s)
 		cJSON_AddNumberToObject(rec, "bytes", (double)bytes);
 		ab_note("source '%s': dirHash %s of '%s' (%llu files)", s->id, hex, s->dir, (unsigned long long)files);
 	}
-	free(dir);
 	free(what);
 	return error;
 }
@@ -706,10 +717,9 @@ write_base(const struct build_ctx *ctx, const struct ab_source *s, const char *d
 		 */
 		error = ab_git_write_tree(c, s->url, ab_json_str(f, "tree"), dir, ctx->o->jobs, hint);
 	} else if (s->kind == AB_SOURCE_DIR) {
-		char *from = ab_recipe_path(ctx->r, s->dir), *what = ab_sprintf("source '%s'", s->id);
+		char *what = ab_sprintf("source '%s'", s->id);
 
-		error = ab_localdir_copy(what, from, dir, s->dirhash);
-		free(from);
+		error = ab_localdir_copy(what, ctx->r->dir, s->dir, dir, s->dirhash);
 		free(what);
 	} else {
 		char *path = ab_cache_archive_path(c, s->sha256);
@@ -817,7 +827,7 @@ run_prepare(cJSON *list, const struct build_ctx *ctx, const struct ab_source *s,
 	}
 	p.envp = ab_env_envp(&env);
 	p.log_path = log;
-	argv_text = ab_argv_quote(s->prepare[i].v);
+	argv_text = ab_argv_shown(s->prepare[i].v);
 	ab_note("source '%s': prepare: %s", s->id, argv_text);
 	if (ab_proc_run(&res, &p) < 0) {
 		ab_error("source '%s': prepare step %zu cannot run", s->id, i + 1);
@@ -1017,7 +1027,11 @@ done:
 	return rc;
 }
 
-/* remove <dest>.tmp-<pid>-* and <dest>.old-<pid>-* left by processes that no longer run */
+/*
+ * remove <dest>.tmp-<pid>-* and <dest>.old-<pid>-* left by processes that
+ * no longer run, when lib/stale proves each this user's directory (not a
+ * link; a source tree is not private); any other is named and left alone
+ */
 static void
 clean_stale_siblings(const char *dest)
 {
@@ -1030,7 +1044,7 @@ clean_stale_siblings(const char *dest)
 	while (d && (de = readdir(d))) {
 		const char *rest;
 		long pid;
-		char *end, *p;
+		char *end, *p, why[160];
 
 		if (strncmp(de->d_name, base, blen) || de->d_name[blen] != '.')
 			continue;
@@ -1038,14 +1052,16 @@ clean_stale_siblings(const char *dest)
 		if (strncmp(rest, "tmp-", 4) && strncmp(rest, "old-", 4))
 			continue;
 		pid = strtol(rest + 4, &end, 10);
-		if (end == rest + 4 || *end != '-' || pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == EPERM) ||
-		    (pid != getpid() && kill((pid_t)pid, 0) == 0))
-			continue;
-		if (pid == getpid())
+		if (end == rest + 4 || *end != '-' || !ab_stale_pid_dead(pid))
 			continue;
 		p = ab_path_join(dir, de->d_name);
-		ab_note("removing '%s', left by an interrupted run", p);
-		ab_rm_rf(p);
+		if (ab_stale_own(p, AB_STALE_DIR, 0, why, sizeof(why)) < 0) {
+			ab_warn("'%s' is named like the temporary of an interrupted run but is not provably one (%s): "
+			    "left alone", p, why);
+		} else {
+			ab_note("removing '%s', left by an interrupted run", p);
+			ab_rm_rf(p);
+		}
 		free(p);
 	}
 	if (d)
@@ -1185,10 +1201,34 @@ done:
 	return error;
 }
 
+/* the temporary tree of `fetch --check-patches`: TMPDIR/allocbuild-check-<pid>-XXXXXX */
+#define CHECK_PREFIX "allocbuild-check-"
+
+/*
+ * A test hook (tests/t2170-fetch-check-patches-interrupt.sh): with
+ * ALLOCBUILD_TEST_CHECK_PAUSE set, the check creates the file it names
+ * once its tree is built and patched and waits until the test removes it
+ * (30 s at most), so that the test can interrupt it there
+ */
+static void
+check_pause(void)
+{
+	const char *mark = getenv("ALLOCBUILD_TEST_CHECK_PAUSE");
+	int fd;
+
+	if (!mark)
+		return;
+	if ((fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0)
+		close(fd);
+	for (int i = 0; i < 3000 && access(mark, F_OK) == 0; i++)
+		usleep(10000);
+}
+
 int
 ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s)
 {
 	struct build_ctx ctx = {.o = o, .r = r, .check_only = 1, .sandboxed = !o->no_sandbox};
+	struct ab_guard reaper;
 	const char *tmpdir = getenv("TMPDIR");
 	char *tmp;
 	cJSON *rec;
@@ -1198,9 +1238,18 @@ ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *
 		return -1;
 	if (!s->patches.n)
 		return 0;
-	tmp = ab_sprintf("%s/allocbuild-check-XXXXXX", tmpdir && tmpdir[0] ? tmpdir : "/tmp");
+	tmpdir = tmpdir && tmpdir[0] ? tmpdir : "/tmp";
+	/* the trees of earlier checks that were killed, when provably ours (lib/stale.h) */
+	ab_stale_clean(tmpdir, CHECK_PREFIX, "fetch --check-patches");
+	tmp = ab_sprintf("%s/" CHECK_PREFIX "%ld-XXXXXX", tmpdir, (long)getpid());
 	if (!mkdtemp(tmp)) {
 		ab_error_errno("cannot create a temporary directory '%s'", tmp);
+		free(tmp);
+		return -1;
+	}
+	/* removed however this process ends: a signal, even kill -9, leaves no source tree behind */
+	if (ab_stale_reaper_start(&reaper, tmp) < 0) {
+		ab_rm_rf(tmp);
 		free(tmp);
 		return -1;
 	}
@@ -1209,7 +1258,9 @@ ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *
 	rec = cJSON_CreateObject();
 	error = build_tree(rec, &ctx, s, tmp, s->id, 0, NULL, NULL);
 	cJSON_Delete(rec);
+	check_pause();
 	ab_rm_rf(tmp);
+	ab_guard_done(&reaper);
 	free(tmp);
 	return error;
 }

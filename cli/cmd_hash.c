@@ -7,6 +7,7 @@
  * sha256sum, a path that cannot be hashed is reported and the others are
  * still printed; the exit status is then 2.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,15 @@ hash_path(cJSON *arr, struct ab_buf *out, const char *path, int jobs)
 	} else if (S_ISDIR(st.st_mode)) {
 		type = "tree";
 		if (ab_hash_tree_count(hex, &files, &size, path, jobs) < 0)
+			return -1;
+	} else if (!S_ISREG(st.st_mode)) {
+		/* as sha256sum: a device or a fifo named on purpose is read to its end */
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		int e = fd < 0 ? (ab_error_errno("cannot open '%s'", path), -1) : ab_hash_fd(hex, &size, fd, path);
+
+		if (fd >= 0)
+			close(fd);
+		if (e < 0)
 			return -1;
 	} else if (ab_hash_file(hex, &size, path) < 0) {
 		return -1;

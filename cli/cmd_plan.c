@@ -27,7 +27,10 @@ ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char
 		char why[160];
 
 		if (ab_ccstats_remote_check(arg, why, sizeof(why)) < 0) {
-			ab_cmd_usage_error(cmd, "--ccache-remote '%s': %s", arg, why);
+			char *shown = ab_url_redact(arg);
+
+			ab_cmd_usage_error(cmd, "--ccache-remote '%s': %s", shown, why);
+			free(shown);
 			return -1;
 		}
 		o->ccache = 1;

@@ -1,17 +1,20 @@
 /* allocbuild rebuild: build a finished OUTDIR or an evidence bundle again and compare every digest */
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../builder/rebuild.h"
 #include "../builder/source.h"
 #include "../lib/util.h"
 
-enum { OPT_DIFFOSCOPE = 0x2100, OPT_DIFFOSCOPE_TIMEOUT };
+enum { OPT_DIFFOSCOPE = 0x2100, OPT_DIFFOSCOPE_TIMEOUT, OPT_KEY, OPT_REQUIRE_ALL, OPT_TRUST_UNSIGNED };
 
 static const char usage[] =
     "allocbuild rebuild [-o DIR] [-j N] [--cache DIR] [--mirror FROM=TO] [--mirror-dir DIR]\n"
+    "                   [--key PUB.pem]... [--require-all] [--trust-unsigned]\n"
     "                   [--diffoscope] [--diffoscope-timeout SECONDS] OUTDIR|BUNDLE\n"
     "\n"
     "Verify a built OUTDIR or the evidence bundle of `pr` (it holds the\n"
@@ -24,7 +27,32 @@ static const char usage[] =
     "DIR/diffoscope/. The record goes to\n"
     "DIR/provenance/rebuild.intoto.json (and to OUTDIR's). Exit 0 when every\n"
     "digest matches, 1 when any differs, 2 on bad input (not a bundle, a\n"
-    "tampered bundle or OUTDIR, an edited recipe: nothing is built then).\n";
+    "tampered bundle or OUTDIR, an edited recipe: nothing is built then).\n"
+    "\n"
+    "A bundle's recipe chooses the sources and the commands the rebuild runs,\n"
+    "as you. With --key (a signer's PEM public key; several allowed, any one\n"
+    "suffices unless --require-all) its signed statements are checked first, as\n"
+    "`verify --key` checks them: a signature that does not verify is exit 1 and\n"
+    "nothing runs. Without --key, rebuild prints the sources, prepare commands,\n"
+    "configure and build argv and environment it would run, and goes on only\n"
+    "with --trust-unsigned or a yes typed on the terminal (docs/build.md,\n"
+    "\"Rebuilding from the evidence\").\n";
+
+/* a yes typed on the terminal; never without one (no standard input, a pipe) */
+static int
+confirm(void)
+{
+	char line[16];
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO))
+		return 0;
+	fputs("run these commands? [y/N] ", stderr);
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return 0;
+	line[strcspn(line, "\n")] = '\0';
+	return !strcmp(line, "y") || !strcmp(line, "yes");
+}
 
 static int
 cmd_rebuild(int argc, char **argv)
@@ -34,11 +62,17 @@ cmd_rebuild(int argc, char **argv)
 		{"jobs", required_argument, NULL, 'j'},
 		{"diffoscope", no_argument, NULL, OPT_DIFFOSCOPE},
 		{"diffoscope-timeout", required_argument, NULL, OPT_DIFFOSCOPE_TIMEOUT},
+		{"key", required_argument, NULL, OPT_KEY},
+		{"require-all", no_argument, NULL, OPT_REQUIRE_ALL},
+		{"trust-unsigned", no_argument, NULL, OPT_TRUST_UNSIGNED},
 		AB_SOURCE_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_source_opts so;
-	struct ab_rebuild_opts o = {0};
+	struct ab_rebuild_opts o = {.confirm = confirm};
+	struct ab_strv keypaths = {0};
+	struct ab_key **keys = NULL;
+	size_t nkeys = 0;
 	int c, h, rc = AB_EXIT_USAGE;
 
 	ab_source_opts_init(&so);
@@ -64,6 +98,15 @@ cmd_rebuild(int argc, char **argv)
 			}
 			o.diffoscope = 1;
 			continue;
+		case OPT_KEY:
+			ab_strv_push(&keypaths, optarg);
+			continue;
+		case OPT_REQUIRE_ALL:
+			o.require_all = 1;
+			continue;
+		case OPT_TRUST_UNSIGNED:
+			o.trust_unsigned = 1;
+			continue;
 		default:
 			break;
 		}
@@ -83,9 +126,23 @@ cmd_rebuild(int argc, char **argv)
 		rc = ab_cmd_usage_error("rebuild", "one OUTDIR or bundle, not '%s' too", argv[optind + 1]);
 		goto done;
 	}
+	if (o.require_all && !keypaths.n) {
+		rc = ab_cmd_usage_error("rebuild", "--require-all needs --key");
+		goto done;
+	}
+	if (o.trust_unsigned && keypaths.n) {
+		rc = ab_cmd_usage_error("rebuild", "--trust-unsigned and --key: the signatures are checked or not");
+		goto done;
+	}
+	if (ab_cmd_load_keys(&keys, &nkeys, keypaths.v, keypaths.n, 0) < 0)
+		goto done;
 	o.from = argv[optind];
+	o.keys = keys;
+	o.nkeys = nkeys;
 	rc = ab_cmd_exit(ab_rebuild_run(&o));
 done:
+	ab_cmd_free_keys(keys, nkeys);
+	ab_strv_free(&keypaths);
 	ab_source_opts_release(&so);
 	return rc;
 }

@@ -119,7 +119,7 @@ print_dry_run(const cJSON *prov)
 
 	cJSON_ArrayForEach(it, a)
 		ab_strv_push(&v, it->valuestring);
-	q = ab_argv_quote(ab_strv_argv(&v));
+	q = ab_argv_shown(ab_strv_argv(&v));
 	printf("cwd: %s\nargv: %s\n", ab_json_str(prov, "cwd"), q);
 	free(q);
 	ab_strv_free(&v);

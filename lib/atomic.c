@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stale.h"
 #include "util.h"
 
 /* the temporaries of this process, numbered; threads write manifests side by side */
@@ -202,7 +203,7 @@ ab_atomic_clean_stale(const char *dir)
 		return 0;
 	while ((de = readdir(d))) {
 		long pid;
-		char *p;
+		char *p, why[160];
 
 		if (!ab_atomic_is_temporary(de->d_name, &pid) || pid <= 0 || pid == (long)getpid())
 			continue;
@@ -210,7 +211,11 @@ ab_atomic_clean_stale(const char *dir)
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		p = ab_path_join(dir, de->d_name);
-		if (unlinkat(dirfd(d), de->d_name, 0) == 0) {
+		/* only a file of ours (lib/stale.h): not a link, this user's; another's is named and left */
+		if (ab_stale_own(p, AB_STALE_FILE, 0, why, sizeof(why)) < 0)
+			ab_warn("'%s' is named like an interrupted writer's temporary but is not provably one (%s): left alone",
+			    p, why);
+		else if (unlinkat(dirfd(d), de->d_name, 0) == 0) {
 			ab_note("removed '%s', left by an interrupted run (pid %ld)", p, pid);
 			removed++;
 		}

@@ -164,7 +164,7 @@ ab_digestcache_hash(char hex[AB_HEX_LEN + 1], int *cached, int64_t *hashed_at_ms
 
 	*cached = 0;
 	*hashed_at_ms = start;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0) {
 		ab_error_errno("cannot open '%s'", path);
 		return AB_EFAIL;
 	}

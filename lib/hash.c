@@ -366,14 +366,24 @@ ab_hash_fd(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, const char *name)
 int
 ab_hash_file_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path, int oflags, void *buf)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | oflags);
+	/* O_NONBLOCK: a fifo neither hangs the open nor is read; it changes nothing for a regular file */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | oflags);
+	struct stat st;
 	int rc;
 
 	if (fd < 0) {
 		ab_error_errno("cannot open '%s'", path);
 		return -1;
 	}
-	rc = hash_fd(hex, size, fd, -1, path, buf, buf ? AB_HASH_READBUF : 0);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (S_ISREG(st.st_mode))
+			ab_error_errno("cannot stat '%s'", path);
+		else
+			ab_error("'%s' is not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	rc = hash_fd(hex, size, fd, (int64_t)st.st_size, path, buf, buf ? AB_HASH_READBUF : 0);
 	close(fd);
 	return rc;
 }

@@ -51,7 +51,11 @@ void *ab_hash_readbuf_new(void);
  */
 int ab_hash_fd_buf(char hex[AB_HEX_LEN + 1], uint64_t *size, int fd, int64_t expect, const char *name,
     void *buf, size_t buflen);
-/* hash a file's bytes, streamed in constant memory; reports errors; *size may be NULL */
+/*
+ * hash a regular file's bytes, streamed in constant memory (opened without
+ * blocking; anything else, a fifo or a device, is refused: "'PATH' is not
+ * a regular file"); reports errors; *size may be NULL
+ */
 int ab_hash_file(char hex[AB_HEX_LEN + 1], uint64_t *size, const char *path);
 /*
  * The same with the caller's buffer of AB_HASH_READBUF bytes (NULL: as

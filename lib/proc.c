@@ -1,9 +1,11 @@
 #include "proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
@@ -13,6 +15,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "guard.h"
 
 extern char **environ;
 
@@ -371,12 +375,190 @@ keep(struct ab_buf *b, const char *p, size_t n, size_t max, int *truncated)
 }
 
 /*
+ * The whole tree of a command (ab_proc.whole_tree): allocbuild is the
+ * subreaper of what the command starts, so a process that leaves its
+ * group or session (setsid) and is orphaned stays among our descendants,
+ * found through /proc/PID/task/TID/children; the children we had before
+ * the command (others) are not its.
+ */
+struct tree {
+	pid_t pid;       /* the command */
+	pid_t *others;   /* our children before it started */
+	size_t nothers;
+	int ended;       /* the command exited; what it left was killed */
+};
+
+struct pids {
+	pid_t *v;
+	unsigned char *direct; /* a child of ours (an orphan to reap), not of a descendant */
+	size_t n, cap;
+};
+
+static void
+pids_add(struct pids *s, pid_t pid, int direct)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 32;
+		s->v = ab_realloc(s->v, s->cap * sizeof(*s->v));
+		s->direct = ab_realloc(s->direct, s->cap);
+	}
+	s->v[s->n] = pid;
+	s->direct[s->n++] = (unsigned char)direct;
+}
+
+static int
+is_other(const struct tree *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->nothers; i++)
+		if (t->others[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* the children of pid (every thread's) into s, and theirs, unless t says they are not the command's */
+static void
+collect_children(struct pids *s, pid_t pid, const struct tree *t, int depth)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	if (depth > 4096 || !(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		char file[352], buf[4096], *p, *end;
+		ssize_t n;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(file, sizeof(file), "%s/%s/children", path, de->d_name);
+		if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		for (p = buf;; p = end) {
+			long c = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (t && is_other(t, (pid_t)c))
+				continue;
+			pids_add(s, (pid_t)c, t != NULL);
+			collect_children(s, (pid_t)c, NULL, depth + 1);
+		}
+	}
+	closedir(d);
+}
+
+/* our children now, with every thread's */
+static void
+our_children(pid_t **out, size_t *n)
+{
+	struct pids s = {0};
+
+	collect_children(&s, getpid(), &(struct tree){0}, 0);
+	/* only the direct ones (the walk went deeper) */
+	*n = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.direct[i])
+			s.v[(*n)++] = s.v[i];
+	*out = s.v;
+	free(s.direct);
+}
+
+static int
+is_zombie(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 1; /* gone */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	rp = strrchr(buf, ')');
+	return !rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X';
+}
+
+/*
+ * SIGKILL to every process of the command's tree but the command itself
+ * when it ended (include_cmd 0), until none is left alive; the orphans
+ * are reaped (the command is its caller's to wait for)
+ */
+static void
+kill_tree(const struct tree *t, int include_cmd)
+{
+	for (int round = 0; round < 1000; round++) {
+		struct pids s = {0};
+		size_t live = 0;
+
+		collect_children(&s, getpid(), t, 0);
+		for (size_t i = 0; i < s.n; i++) {
+			if (s.v[i] == t->pid && !include_cmd)
+				continue;
+			if (!is_zombie(s.v[i])) {
+				kill(s.v[i], SIGKILL);
+				live++;
+			}
+			if (s.direct[i] && s.v[i] != t->pid)
+				waitpid(s.v[i], NULL, WNOHANG);
+		}
+		free(s.v);
+		free(s.direct);
+		if (!live)
+			return;
+		{
+			struct timespec ts = {0, 2 * 1000 * 1000};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/*
+ * a guard's action (lib/guard.h), when allocbuild is gone (kill -9): the
+ * command's group gets SIGTERM, then SIGKILL after 2 s, so that its
+ * children in the group do not outlive it; only async-signal-safe calls
+ */
+static void
+end_group(const void *arg)
+{
+	pid_t pg = (pid_t)(intptr_t)arg;
+	struct timespec ts = {0, 50 * 1000 * 1000};
+
+	if (kill(-pg, SIGTERM) < 0)
+		return;
+	for (int i = 0; i < 40 && kill(-pg, 0) == 0; i++)
+		nanosleep(&ts, NULL);
+	kill(-pg, SIGKILL);
+}
+
+/* has the command exited (not reaped: wait_child takes its rusage)? */
+static int
+command_exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+/*
  * read both pipes to EOF, into bufs, or with tee_log >= 0 into the log and
- * to our stdout and stderr; past the deadline (> 0) kill the group once
+ * to our stdout and stderr; past the deadline (> 0) kill the group once.
+ * With a tree, the command's end ends the reading too: what it left
+ * running (a daemon holding its stdout) is killed; past the deadline the
+ * whole tree is.
  */
 static void
 drain(int fds[2], struct ab_buf *bufs[2], int tee_log, pid_t pg, double deadline, size_t max,
-    struct ab_proc_result *res)
+    struct ab_proc_result *res, struct tree *t)
 {
 	struct pollfd pfd[2];
 	char tmp[16384];
@@ -397,17 +579,29 @@ drain(int fds[2], struct ab_buf *bufs[2], int tee_log, pid_t pg, double deadline
 
 			wait_ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
 		}
+		/* with a tree, look for the command's end every 50 ms */
+		if (t && !t->ended && (wait_ms < 0 || wait_ms > 50))
+			wait_ms = 50;
 		r = poll(pfd, (nfds_t)n, wait_ms);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			return;
 		}
-		if (r == 0) {
-			res->timed_out = 1;
-			kill(-pg, SIGKILL);
+		if (t && !t->ended && command_exited(t->pid)) {
+			t->ended = 1;
+			kill_tree(t, 0);
 			continue;
 		}
+		if (r == 0 && deadline > 0 && !res->timed_out && ab_now() >= deadline) {
+			res->timed_out = 1;
+			kill(-pg, SIGKILL);
+			if (t)
+				kill_tree(t, 1);
+			continue;
+		}
+		if (r == 0)
+			continue;
 		for (int j = 0; j < n; j++) {
 			if (!(pfd[j].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
@@ -435,7 +629,7 @@ drain(int fds[2], struct ab_buf *bufs[2], int tee_log, pid_t pg, double deadline
 
 /* wait for pid and take its tree's rusage; past the deadline (> 0) kill its group */
 static int
-wait_child(pid_t pid, int *status, double deadline, struct ab_proc_result *res)
+wait_child(pid_t pid, int *status, double deadline, struct ab_proc_result *res, const struct tree *t)
 {
 	for (;;) {
 		struct rusage ru;
@@ -455,6 +649,8 @@ wait_child(pid_t pid, int *status, double deadline, struct ab_proc_result *res)
 		if (ab_now() >= deadline) {
 			res->timed_out = 1;
 			kill(-pid, SIGKILL);
+			if (t)
+				kill_tree(t, 1);
 			continue;
 		}
 		{
@@ -524,6 +720,8 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 {
 	int status_pipe[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1};
 	int logfd = -1, devnull = -1, nullin = -1, error = -1, status, msg[2], slot = -1;
+	struct tree tree = {0};
+	struct ab_guard guard = {.fd = -1};
 	struct ab_strv cand = {0};
 	double start = ab_now(), deadline = p->timeout > 0 ? start + p->timeout : 0;
 	pid_t pid = -1, parent = getpid();
@@ -569,6 +767,14 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 		cwd = NULL;
 	}
 	exec_candidates(&cand, argv[0], p->envp);
+	if (p->whole_tree) {
+		/* the orphans of the command's tree become ours, whatever their session */
+		if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+			ab_error_errno("cannot become the subreaper of '%s'", p->argv[0]);
+			goto done;
+		}
+		our_children(&tree.others, &tree.nothers);
+	}
 	fflush(NULL);
 	pid = fork();
 	res->pid = (int)pid;
@@ -607,6 +813,12 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 	}
 	/* both sides set the group: whichever runs first wins the race */
 	setpgid(pid, pid);
+	tree.pid = pid;
+	/* our death ends the command's group, not only the command (PR_SET_PDEATHSIG); the guard is not the command's */
+	if (p->whole_tree && ab_guard_start(&guard, end_group, (const void *)(intptr_t)pid) == 0) {
+		tree.others = ab_realloc(tree.others, (tree.nothers + 1) * sizeof(*tree.others));
+		tree.others[tree.nothers++] = (pid_t)guard.pid;
+	}
 	slot = track(pid);
 	close(status_pipe[1]);
 	status_pipe[1] = -1;
@@ -633,13 +845,16 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 		int fds[2] = {outp[0], errp[0]};
 		struct ab_buf *bufs[2] = {p->out, p->err};
 
-		drain(fds, bufs, tee ? logfd : -1, pid, deadline, p->max_output, res);
+		drain(fds, bufs, tee ? logfd : -1, pid, deadline, p->max_output, res, p->whole_tree ? &tree : NULL);
 		outp[0] = errp[0] = -1;
 	}
-	if (wait_child(pid, &status, deadline, res) < 0) {
+	if (wait_child(pid, &status, deadline, res, p->whole_tree ? &tree : NULL) < 0) {
 		ab_error_errno("cannot wait for '%s'", p->argv[0]);
 		goto done;
 	}
+	/* what the command left running (not holding its output) ends with it */
+	if (p->whole_tree)
+		kill_tree(&tree, 0);
 	if (WIFEXITED(status)) {
 		res->exit_code = WEXITSTATUS(status);
 		/* bwrap exits 128+N when its command was killed by signal N: said as the signal it was */
@@ -669,8 +884,10 @@ done:
 		close(devnull);
 	if (nullin >= 0)
 		close(nullin);
+	ab_guard_done(&guard);
 	ab_strv_free(&cand);
 	ab_strv_free(&boxed);
+	free(tree.others);
 	return error;
 }
 

@@ -94,6 +94,18 @@ struct ab_proc {
 	int tee;              /* with log_path: stdout and stderr go to the log and to ours, as they come */
 	const struct ab_sandbox *sandbox; /* non-NULL: run in it (lib/sandbox.h); argv, cwd and envp are
 	                                     as seen inside, and cwd is entered inside */
+	/*
+	 * 1: every process the command starts ends with it, whatever its group
+	 * or session (setsid): this process becomes a subreaper
+	 * (PR_SET_CHILD_SUBREAPER, for good), and when the command exits what
+	 * it left running is killed (SIGKILL) and reaped, and reading its
+	 * output ends, even if a leftover held it; past the timeout the whole
+	 * tree is killed. And a guard (lib/guard.h) ends the command's process
+	 * group (SIGTERM, SIGKILL 2 s later) if this process dies first, even
+	 * by kill -9. For a caller with no other child being started
+	 * meanwhile (`run`).
+	 */
+	int whole_tree;
 };
 
 struct ab_proc_result {

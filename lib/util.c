@@ -131,80 +131,6 @@ ab_shown(const char *s)
 	return ab_buf_detach(&b);
 }
 
-/* does a query parameter's name say that its value is a secret? */
-static int
-secret_param(const char *name, size_t n)
-{
-	static const char *const words[] = {"token", "key", "secret", "password", "passwd", "auth", "signature",
-	    "sig", "credential", "session", "code"};
-	char low[64];
-
-	if (n >= sizeof(low))
-		n = sizeof(low) - 1;
-	for (size_t i = 0; i < n; i++)
-		low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
-	low[n] = '\0';
-	for (size_t i = 0; i < AB_NELEM(words); i++)
-		if (strstr(low, words[i]))
-			return 1;
-	return 0;
-}
-
-/* where a URL's authority ends */
-static size_t
-authority_len(const char *s)
-{
-	return strcspn(s, "/?# \t\r\n'\"<>`");
-}
-
-char *
-ab_url_redact(const char *text)
-{
-	struct ab_buf b = {0};
-	const char *s = text;
-
-	while (*s) {
-		const char *at = strstr(s, "://"), *auth, *end, *cred = NULL, *q;
-
-		if (!at) {
-			ab_buf_puts(&b, s);
-			break;
-		}
-		auth = at + 3;
-		end = auth + authority_len(auth);
-		/* the last '@' of the authority ends the userinfo (a password may hold '@' unescaped) */
-		for (const char *p = auth; p < end; p++)
-			if (*p == '@')
-				cred = p;
-		ab_buf_add(&b, s, (size_t)(auth - s));
-		if (cred)
-			ab_buf_puts(&b, "***");
-		ab_buf_add(&b, cred ? cred : auth, (size_t)(end - (cred ? cred : auth)));
-		s = end;
-		/* the path, then the query's parameters up to the end of the URL or the next one */
-		q = s + strcspn(s, "? \t\r\n'\"<>`");
-		if (*q != '?' || (strstr(s, "://") && strstr(s, "://") < q)) {
-			continue;
-		}
-		ab_buf_add(&b, s, (size_t)(q - s) + 1);
-		s = q + 1;
-		while (*s && !strchr("# \t\r\n'\"<>`", *s)) {
-			size_t n = strcspn(s, "&# \t\r\n'\"<>`"), klen = strcspn(s, "=&# \t\r\n'\"<>`");
-
-			if (klen < n && s[klen] == '=' && secret_param(s, klen)) {
-				ab_buf_add(&b, s, klen + 1);
-				ab_buf_puts(&b, "***");
-			} else {
-				ab_buf_add(&b, s, n);
-			}
-			s += n;
-			if (*s == '&')
-				ab_buf_putc(&b, *s++);
-		}
-	}
-	return ab_buf_detach(&b);
-}
-
 void
 ab_set_reporter(ab_report_fn *fn)
 {
@@ -567,7 +493,6 @@ ab_rm_rf(const char *path)
 int
 ab_read_fd_max(struct ab_buf *out, int fd, const char *name, size_t max)
 {
-	char tmp[65536];
 	struct stat st;
 	size_t start = out->len;
 	ssize_t n;
@@ -584,9 +509,20 @@ ab_read_fd_max(struct ab_buf *out, int fd, const char *name, size_t max)
 		ab_error("'%s' is larger than %zu bytes", name, max);
 		return -1;
 	}
+	/*
+	 * read straight into the buffer, sized by fstat: a file that does not
+	 * grow is read without an intermediate copy (a private key's bytes are
+	 * in one place only, which its reader wipes)
+	 */
 	ab_buf_grow(out, (size_t)st.st_size);
 	out->s[out->len] = '\0';
-	while ((n = read(fd, tmp, sizeof(tmp))) != 0) {
+	for (;;) {
+		size_t room = out->cap - out->len - 1;
+		char probe;
+
+		n = room ? read(fd, out->s + out->len, room) : read(fd, &probe, 1);
+		if (n == 0)
+			break;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -597,7 +533,14 @@ ab_read_fd_max(struct ab_buf *out, int fd, const char *name, size_t max)
 			ab_error("'%s' is larger than %zu bytes", name, max);
 			return -1;
 		}
-		ab_buf_add(out, tmp, (size_t)n);
+		if (room) {
+			out->len += (size_t)n;
+			out->s[out->len] = '\0';
+		} else {
+			/* it grew while read */
+			ab_buf_add(out, &probe, 1);
+			ab_buf_grow(out, 65536);
+		}
 	}
 	return 0;
 }

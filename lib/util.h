@@ -16,6 +16,7 @@
 
 /* ab_write_file_atomic lives in lib/atomic.h; declared there for the callers that know it from here */
 #include "atomic.h"
+#include "redact.h"
 
 #define AB_EXIT_OK 0
 #define AB_EXIT_CHECK 1 /* a check failed: hash mismatch, diff found, probe disagrees */
@@ -197,16 +198,7 @@ void ab_buf_add_text(struct ab_buf *b, const char *s, size_t n);
 /* ab_buf_add_shown of a whole string into a new string; caller frees */
 char *ab_shown(const char *s);
 
-/*
- * The one URL redaction, for everything printed or recorded: in a URL, or
- * in a text holding URLs (a mirror's FROM=TO, a library's message), the
- * userinfo of every "scheme://user:password@host/..." becomes "***@", and
- * the value of every query parameter whose name looks secret (token, key,
- * secret, password, passwd, auth, signature, sig, credential, session,
- * code) becomes "***". The URL with its credentials is used only for the
- * request itself. Anything else is returned unchanged. Caller frees.
- */
-char *ab_url_redact(const char *text);
+/* the one redaction of secrets in what is printed or recorded (ab_url_redact...) lives in lib/redact.h */
 
 /* monotonic clock in seconds */
 double ab_now(void);

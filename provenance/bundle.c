@@ -116,8 +116,9 @@ add_parents(struct archive *a, struct ab_strv *dirs, const char *top, const char
 
 /*
  * A member's bytes: the regular file rel of OUTDIR, opened through the
- * resolver without following any symlink, so that nothing outside OUTDIR
- * and nothing the build did not write can slip in
+ * resolver without following any symlink, and with no other hard link (a
+ * name elsewhere, outside OUTDIR perhaps, for the same bytes), so that
+ * nothing outside OUTDIR and nothing the build did not write can slip in
  */
 static int
 read_member(struct ab_buf *data, int rootfd, const char *outdir, const char *rel, const char *path)
@@ -125,7 +126,14 @@ read_member(struct ab_buf *data, int rootfd, const char *outdir, const char *rel
 	char why[AB_BENEATH_WHY];
 	char *src = ab_path_join(outdir, rel);
 	int fd = ab_dirwalk_open_beneath(rootfd, rel, O_RDONLY | O_NONBLOCK, AB_BENEATH_NOSYMLINK, why), rc;
+	struct stat st;
 
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		snprintf(why, sizeof(why), "it has %lu hard links: its bytes are also another file's, perhaps outside "
+		    "the OUTDIR (copy it to break the link)", (unsigned long)st.st_nlink);
+		close(fd);
+		fd = -1;
+	}
 	if (fd < 0) {
 		char *shown = ab_shown(src);
 
@@ -233,14 +241,14 @@ struct member {
 enum kept { KEEP_INDEX, KEEP_SUMS, KEEP_STATEMENT, KEEP_COMMANDS, KEEP_N };
 static const char *const kept_name[KEEP_N] = {INDEX_NAME, "SHA256SUMS", AB_MANIFEST_STATEMENT,
     "provenance/build-commands.json"};
-/* the most a kept member may hold */
-#define KEEP_MAX ((size_t)256 << 20)
 
 /* what a verification read from the bundle */
 struct verify {
 	const char *path;
 	struct member *m; /* every regular member but the index, in archive order */
 	size_t nm, cap;
+	struct ab_strmap index; /* member name -> position in m */
+	size_t held;      /* the bytes of the members kept, together (AB_BUNDLE_MAX_KEPT_TOTAL) */
 	struct ab_buf kept[KEEP_N];
 	int have[KEEP_N];
 	int (*keep)(const char *name); /* members whose bytes the caller wants, or NULL */
@@ -330,10 +338,27 @@ member_rel(struct verify *v, char **top, const char *name, int isdir)
 static struct member *
 find_member(const struct verify *v, const char *name)
 {
-	for (size_t j = 0; j < v->nm; j++)
-		if (!strcmp(v->m[j].name, name))
-			return &v->m[j];
-	return NULL;
+	size_t j;
+
+	return ab_strmap_get(&v->index, name, &j) ? &v->m[j] : NULL;
+}
+
+/* n more bytes of a member kept in memory: within the limits, else printed and AB_ECHECK */
+static int
+hold(struct verify *v, const char *rel, size_t now, size_t n)
+{
+	if (now + n > AB_BUNDLE_MAX_KEPT) {
+		say(v, rel, "larger than %zu bytes, the most verify holds of a manifest, statement or envelopes",
+		    AB_BUNDLE_MAX_KEPT);
+		return AB_ECHECK;
+	}
+	if (v->held + n > AB_BUNDLE_MAX_KEPT_TOTAL) {
+		say(v, rel, "the manifests, statements and envelopes read so far hold more than %zu bytes together",
+		    AB_BUNDLE_MAX_KEPT_TOTAL);
+		return AB_ECHECK;
+	}
+	v->held += n;
+	return 0;
 }
 
 /* hash a regular member; the members verify reads are kept as well; AB_ECHECK on corrupt data (printed) */
@@ -344,7 +369,7 @@ hash_member(struct verify *v, struct archive *a, const char *rel)
 	struct ab_sha256 *h;
 	char buf[65536], hex[AB_HEX_LEN + 1];
 	la_ssize_t n;
-	int k;
+	int k, want;
 
 	if (find_member(v, rel) || (!strcmp(rel, INDEX_NAME) && v->have[KEEP_INDEX])) {
 		say(v, rel, "duplicate member");
@@ -357,17 +382,17 @@ hash_member(struct verify *v, struct archive *a, const char *rel)
 			break;
 		}
 	h = ab_sha256_new();
+	want = v->keep && v->keep(rel);
 	while ((n = archive_read_data(a, buf, sizeof(buf))) > 0) {
 		ab_sha256_update(h, buf, (size_t)n);
-		if (keep && keep->len + (size_t)n > KEEP_MAX) {
+		if ((keep || want) && hold(v, rel, keep ? keep->len : data.len, (size_t)n) < 0) {
 			ab_sha256_final(hex, h);
-			say(v, rel, "larger than %zu bytes", KEEP_MAX);
 			ab_buf_free(&data);
 			return AB_ECHECK;
 		}
 		if (keep)
 			ab_buf_add(keep, buf, (size_t)n);
-		if (v->keep && v->keep(rel))
+		if (want)
 			ab_buf_add(&data, buf, (size_t)n);
 	}
 	ab_sha256_final(hex, h);
@@ -389,6 +414,7 @@ hash_member(struct verify *v, struct archive *a, const char *rel)
 		v->m = ab_realloc(v->m, v->cap * sizeof(*v->m));
 	}
 	v->m[v->nm].name = ab_strdup(rel);
+	ab_strmap_put(&v->index, v->m[v->nm].name, v->nm);
 	v->m[v->nm].listed = 0;
 	v->m[v->nm].data = data;
 	memcpy(v->m[v->nm].hex, hex, sizeof(hex));
@@ -498,7 +524,11 @@ read_members(struct verify *v)
 		const char *rel, *name;
 		int isdir;
 
-		members++;
+		if (++members > AB_BUNDLE_MAX_MEMBERS) {
+			say(v, v->path, "more than %d members, the most verify reads of a bundle", AB_BUNDLE_MAX_MEMBERS);
+			error = AB_ECHECK;
+			goto done;
+		}
 		free(current);
 		current = ab_strdup(archive_entry_pathname(e) ? archive_entry_pathname(e) : "");
 		isdir = archive_entry_filetype(e) == AE_IFDIR;
@@ -574,16 +604,16 @@ check_index(struct verify *v)
 	ab_strv_free(&hexes);
 }
 
-/* is name a subject of the statement (an artifact: in SHA256SUMS, never in a bundle)? */
-static int
-is_subject(const cJSON *stmt, const char *name)
+/* the subjects of the statement (artifacts: in SHA256SUMS, never in a bundle), indexed by name */
+static void
+subjects_of(struct ab_strmap *out, const cJSON *stmt)
 {
 	const cJSON *it;
+	size_t i = 0;
 
 	cJSON_ArrayForEach(it, ab_json_get(stmt, "subject"))
-		if (ab_json_str(it, "name") && !strcmp(ab_json_str(it, "name"), name))
-			return 1;
-	return 0;
+		if (ab_json_str(it, "name"))
+			ab_strmap_put(out, ab_json_str(it, "name"), i++);
 }
 
 /*
@@ -595,6 +625,7 @@ static void
 check_sums(struct verify *v)
 {
 	struct ab_strv names = {0}, hexes = {0}, present = {0};
+	struct ab_strmap subjects = {0};
 	cJSON *stmt = NULL, *commands = NULL;
 
 	if (!v->have[KEEP_SUMS]) {
@@ -609,12 +640,13 @@ check_sums(struct verify *v)
 		say(v, AB_MANIFEST_STATEMENT, "not a readable in-toto statement");
 	if (v->have[KEEP_COMMANDS])
 		commands = cJSON_ParseWithLength(v->kept[KEEP_COMMANDS].s, v->kept[KEEP_COMMANDS].len);
+	subjects_of(&subjects, stmt);
 	for (size_t i = 0; i < names.n; i++) {
 		const struct member *m = find_member(v, names.v[i]);
 
 		if (m && strcmp(m->hex, hexes.v[i]))
 			say(v, names.v[i], "sha256 differs from SHA256SUMS: expected %s, actual %s", hexes.v[i], m->hex);
-		else if (!m && stmt && !is_subject(stmt, names.v[i]))
+		else if (!m && stmt && !ab_strmap_get(&subjects, names.v[i], NULL))
 			say(v, names.v[i], "listed in SHA256SUMS but missing from the bundle");
 	}
 	for (size_t j = 0; j < v->nm; j++)
@@ -627,6 +659,7 @@ check_sums(struct verify *v)
 		if (ab_manifest_check_listing(stdout, &l))
 			v->failed = 1;
 	}
+	ab_strmap_free(&subjects);
 	cJSON_Delete(stmt);
 	cJSON_Delete(commands);
 	ab_strv_free(&names);
@@ -651,12 +684,15 @@ ab_bundle_verify_keep(struct ab_bundle_members *out, const char *path, int (*kee
 	if (out) {
 		out->v = ab_calloc(v.nm + 1, sizeof(*out->v));
 		out->n = v.nm;
+		memset(&out->index, 0, sizeof(out->index));
 	}
+	ab_strmap_free(&v.index);
 	for (size_t j = 0; j < v.nm; j++) {
 		if (out) {
 			out->v[j].name = v.m[j].name;
 			memcpy(out->v[j].hex, v.m[j].hex, sizeof(out->v[j].hex));
 			out->v[j].data = v.m[j].data;
+			ab_strmap_put(&out->index, out->v[j].name, j);
 			continue;
 		}
 		free(v.m[j].name);
@@ -682,6 +718,7 @@ ab_bundle_members_free(struct ab_bundle_members *m)
 		ab_buf_free(&m->v[i].data);
 	}
 	free(m->v);
+	ab_strmap_free(&m->index);
 	m->v = NULL;
 	m->n = 0;
 }
@@ -689,10 +726,9 @@ ab_bundle_members_free(struct ab_bundle_members *m)
 const struct ab_bundle_member *
 ab_bundle_member(const struct ab_bundle_members *m, const char *name)
 {
-	for (size_t i = 0; i < m->n; i++)
-		if (!strcmp(m->v[i].name, name))
-			return &m->v[i];
-	return NULL;
+	size_t i;
+
+	return ab_strmap_get(&m->index, name, &i) ? &m->v[i] : NULL;
 }
 
 int

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "../lib/hash.h"
+#include "../lib/strmap.h"
 #include "../lib/util.h"
 
 /*
@@ -27,6 +28,19 @@
  */
 int ab_bundle_write(const char *path, const char *outdir, const char *top,
     char *const *members, size_t nmembers, int64_t mtime);
+
+/*
+ * What verify reads of a bundle is bounded (docs/pr.md, "Limits"): at
+ * most AB_BUNDLE_MAX_MEMBERS members; each member whose bytes it keeps
+ * (the index, SHA256SUMS, the statement, build-commands.json, every
+ * signed Statement and the envelopes) at most AB_BUNDLE_MAX_KEPT bytes,
+ * and all of them together at most AB_BUNDLE_MAX_KEPT_TOTAL. Past a
+ * limit the bundle fails (AB_ECHECK, printed) without reading further.
+ * Members are found through an index: time linear in the members.
+ */
+#define AB_BUNDLE_MAX_MEMBERS 200000
+#define AB_BUNDLE_MAX_KEPT ((size_t)64 << 20)
+#define AB_BUNDLE_MAX_KEPT_TOTAL ((size_t)256 << 20)
 
 /*
  * Check a bundle: every member is listed in BUNDLE-SHA256SUMS with a
@@ -48,6 +62,7 @@ struct ab_bundle_member {
 struct ab_bundle_members {
 	struct ab_bundle_member *v; /* in archive order, BUNDLE-SHA256SUMS left out */
 	size_t n;
+	struct ab_strmap index;     /* name -> position in v */
 };
 
 /*

@@ -10,64 +10,197 @@
 
 static const char *const schemes[] = {"redis://", "redis+unix:", "http://", "file:", NULL};
 
-int
-ab_ccstats_remote_check(const char *url, char *why, size_t whylen)
+static int
+hexdigit(char c)
 {
-	size_t n = strcspn(url, "|");
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
-	if (!strncmp(url, "https://", 8)) {
-		snprintf(why, whylen, "https is not supported: Debian 12's ccache 4.7 speaks plain http only");
-		return AB_EFAIL;
-	}
-	for (size_t i = 0; schemes[i]; i++) {
-		size_t k = strlen(schemes[i]);
+/*
+ * Are the n bytes at s made only of what RFC 3986 allows there: unreserved
+ * characters, sub-delims, percent-encodings (each '%' and two hex digits)
+ * and the characters of extra? Nothing of the bytes is ever quoted back:
+ * they may be a password.
+ */
+static int
+uri_chars(const char *s, size_t n, const char *extra)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
 
-		if (!strncmp(url, schemes[i], k)) {
-			if (n <= k) {
-				snprintf(why, whylen, "nothing after '%s'", schemes[i]);
-				return AB_EFAIL;
-			}
+		if (c == '%') {
+			if (i + 2 >= n || !hexdigit(s[i + 1]) || !hexdigit(s[i + 2]))
+				return 0;
+			i += 2;
+		} else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("-._~!$&'()*+,;=", c) || (extra && strchr(extra, c))) || c == '\0') {
 			return 0;
 		}
 	}
-	snprintf(why, whylen, "not a remote storage ccache knows (redis://HOST:PORT, redis+unix:PATH, "
-	    "http://HOST/PATH or file:PATH)");
-	return AB_EFAIL;
+	return 1;
+}
+
+/* host[:port] (a name or an [IP literal]); why without its bytes */
+static int
+check_hostport(const char *s, size_t n, char *why, size_t whylen)
+{
+	const char *end = s + n, *colon;
+
+	if (!n) {
+		snprintf(why, whylen, "no host");
+		return -1;
+	}
+	if (*s == '[') {
+		const char *close = memchr(s, ']', n);
+
+		if (!close || close == s + 1 || !uri_chars(s + 1, (size_t)(close - s - 1), ":")) {
+			snprintf(why, whylen, "a host in brackets that is not an IP literal");
+			return -1;
+		}
+		colon = close + 1 < end ? close + 1 : NULL;
+		if (colon && *colon != ':') {
+			snprintf(why, whylen, "something after the host's closing bracket");
+			return -1;
+		}
+	} else {
+		colon = memchr(s, ':', n);
+		if (colon == s || !uri_chars(s, (size_t)((colon ? colon : end) - s), NULL)) {
+			snprintf(why, whylen, colon == s ? "no host" : "a host with a character a URL does not allow there");
+			return -1;
+		}
+	}
+	if (colon) {
+		size_t pl = (size_t)(end - colon - 1);
+		long port = 0;
+
+		for (size_t i = 0; i < pl; i++)
+			port = colon[1 + i] >= '0' && colon[1 + i] <= '9' && port <= 65535 ? port * 10 + colon[1 + i] - '0' : -1;
+		if (!pl || port < 0 || port > 65535) {
+			snprintf(why, whylen, "a port that is not a number from 0 to 65535");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* one remote storage URL of the list, attributes included; why never quotes it */
+static int
+check_one(const char *url, size_t len, char *why, size_t whylen)
+{
+	const char *bar = memchr(url, '|', len), *end = url + len;
+	size_t n = bar ? (size_t)(bar - url) : len, k = 0;
+	size_t i;
+
+	if (n >= 8 && !strncmp(url, "https://", 8)) {
+		snprintf(why, whylen, "https is not supported: Debian 12's ccache 4.7 speaks plain http only");
+		return -1;
+	}
+	for (i = 0; schemes[i]; i++)
+		if (n >= (k = strlen(schemes[i])) && !strncmp(url, schemes[i], k))
+			break;
+	if (!schemes[i]) {
+		snprintf(why, whylen, "not a remote storage ccache knows (redis://HOST:PORT, redis+unix:PATH, "
+		    "http://HOST/PATH or file:PATH)");
+		return -1;
+	}
+	if (n <= k) {
+		snprintf(why, whylen, "nothing after '%s'", schemes[i]);
+		return -1;
+	}
+	/* an authority after "//" (redis://, http://; redis+unix: and file: may have one) */
+	if (!strncmp(url + k - 2, "//", 2) || (n >= k + 2 && !strncmp(url + k, "//", 2))) {
+		const char *auth = url + k + (strncmp(url + k - 2, "//", 2) ? 2 : 0);
+		size_t alen = strcspn(auth, "/?#"), ulen = 0;
+		const char *at = NULL;
+
+		if (auth + alen > url + n)
+			alen = (size_t)(url + n - auth);
+		for (const char *p = auth; p < auth + alen; p++)
+			if (*p == '@')
+				at = p;
+		if (at) {
+			ulen = (size_t)(at - auth);
+			if (!uri_chars(auth, ulen, ":")) {
+				snprintf(why, whylen, "its user information holds a character a URL does not allow there "
+				    "(percent-encode it: '@' is %%40, a space %%20)");
+				return -1;
+			}
+			ulen++;
+		}
+		/* file:///PATH and redis+unix:///PATH have no host; ccache refuses a user without one */
+		if ((alen > ulen || at || url[k - 1] != ':') && check_hostport(auth + ulen, alen - ulen, why, whylen) < 0)
+			return -1;
+		if (!uri_chars(auth + alen, (size_t)(url + n - auth - alen), ":@/?#")) {
+			snprintf(why, whylen, "a path or query with a character a URL does not allow there");
+			return -1;
+		}
+	} else if (!uri_chars(url + k, n - k, ":@/?#")) {
+		snprintf(why, whylen, "a path with a character a URL does not allow there");
+		return -1;
+	}
+	/* attributes: |NAME=VALUE each */
+	for (const char *a = bar; a && a < end;) {
+		const char *next = memchr(a + 1, '|', (size_t)(end - a - 1));
+		const char *aend = next ? next : end, *eq = memchr(a + 1, '=', (size_t)(aend - a - 1));
+		size_t nl = eq ? (size_t)(eq - a - 1) : 0;
+
+		nl = eq ? nl : (size_t)(aend - a - 1);
+		if (!nl || strspn(a + 1, "abcdefghijklmnopqrstuvwxyz0123456789-_") < nl) {
+			snprintf(why, whylen, "an attribute that is not |NAME=VALUE or |NAME");
+			return -1;
+		}
+		a = next;
+	}
+	return 0;
+}
+
+int
+ab_ccstats_remote_check(const char *url, char *why, size_t whylen)
+{
+	const char *s = url;
+	size_t count = 0;
+
+	for (;;) {
+		size_t n;
+
+		s += strspn(s, " \t");
+		if (!*s)
+			break;
+		n = strcspn(s, " \t");
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
+				snprintf(why, whylen, "a control character");
+				return AB_EFAIL;
+			}
+		if (check_one(s, n, why, whylen) < 0) {
+			if (count || s[n]) {
+				size_t l = strlen(why);
+
+				snprintf(why + l, whylen > l ? whylen - l : 0, " (its URL number %zu)", count + 1);
+			}
+			return AB_EFAIL;
+		}
+		count++;
+		s += n;
+	}
+	if (!count) {
+		snprintf(why, whylen, "not a remote storage ccache knows (redis://HOST:PORT, redis+unix:PATH, "
+		    "http://HOST/PATH or file:PATH)");
+		return AB_EFAIL;
+	}
+	return 0;
 }
 
 char *
 ab_ccstats_redact(const char *url)
 {
-	const char *s = strstr(url, "://"), *end, *at, *colon;
-
-	if (!s)
-		return ab_strdup(url);
-	s += 3;
-	end = s + strcspn(s, "/|");
-	at = memchr(s, '@', (size_t)(end - s));
-	if (!at)
-		return ab_strdup(url);
-	/* redis://PASSWORD@HOST or redis://USER:PASSWORD@HOST: the password goes */
-	colon = memchr(s, ':', (size_t)(at - s));
-	if (!colon && !strncmp(url, "redis", 5))
-		return ab_sprintf("%.*s***%s", (int)(s - url), url, at);
-	if (!colon)
-		return ab_strdup(url);
-	return ab_sprintf("%.*s***%s", (int)(colon + 1 - url), url, at);
+	return ab_url_redact(url);
 }
 
 char *
 ab_ccstats_env_shown(const char *kv)
 {
-	static const char key[] = "CCACHE_REMOTE_STORAGE=";
-	char *url, *shown;
-
-	if (strncmp(kv, key, sizeof(key) - 1))
-		return ab_strdup(kv);
-	url = ab_ccstats_redact(kv + sizeof(key) - 1);
-	shown = ab_sprintf("%s%s", key, url);
-	free(url);
-	return shown;
+	return ab_redact_env(kv);
 }
 
 /* the counters of one compiler call, as the log names them */

@@ -30,15 +30,21 @@
 #define AB_CCSTATS_LOG "ccache-stats.log"
 
 /*
- * Is url a remote storage that ccache 4.7 can use: redis://HOST[:PORT],
- * redis+unix:PATH, http://HOST[:PORT]/PATH or file:PATH, optionally
- * followed by |ATTRIBUTE=VALUE attributes? 0, or AB_EFAIL with the reason
- * in why (https:// is refused: Debian 12's ccache has no TLS).
+ * Is url, a list of URLs separated by spaces, each a remote storage that
+ * ccache 4.7 can use: redis://[USERINFO@]HOST[:PORT][/DB],
+ * redis+unix:PATH, http://[USERINFO@]HOST[:PORT]/PATH or file:PATH, each
+ * optionally followed by |NAME=VALUE attributes, and made only of what a
+ * URL allows where it stands (RFC 3986: percent-encodings well formed, a
+ * port a number up to 65535, a host present)? 0, or AB_EFAIL with the
+ * reason in why, which never quotes the URL's bytes. ccache prints a URL
+ * it cannot parse, password included, into whatever log the compiler's
+ * output goes to (a configure log): every URL allocbuild hands it passes
+ * this first (https:// is refused: Debian 12's ccache has no TLS).
  */
 int ab_ccstats_remote_check(const char *url, char *why, size_t whylen);
-/* url with the password of its user information replaced by "***" (caller frees) */
+/* the remote storage as records show it: lib/redact.h's rule (ab_url_redact), kept for its callers; caller frees */
 char *ab_ccstats_redact(const char *url);
-/* an environment entry "K=V" as records and the plan show it: CCACHE_REMOTE_STORAGE's redacted (caller frees) */
+/* an environment entry "K=V" as records and the plan show it: lib/redact.h's rule (ab_redact_env); caller frees */
 char *ab_ccstats_env_shown(const char *kv);
 
 /*

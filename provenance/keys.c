@@ -145,7 +145,7 @@ key_id(char id[AB_HEX_LEN + 1], EVP_PKEY *pkey, const char *path)
 
 /* the key in a PEM file's bytes, as kind asks; NULL after reporting */
 static EVP_PKEY *
-read_pem(const struct ab_buf *b, const char *path, enum ab_key_kind kind)
+read_pem(const struct ab_buf *b, const char *path, enum ab_key_kind kind, unsigned mode)
 {
 	struct passphrase pp = {.path = path};
 	char *label = pem_label(b->s);
@@ -158,6 +158,12 @@ read_pem(const struct ab_buf *b, const char *path, enum ab_key_kind kind)
 	}
 	if (kind == AB_KEY_PRIVATE && !label_is_private(label)) {
 		ab_error("'%s' holds a %s, not a private key: signing needs the private key", path, label);
+		goto done;
+	}
+	/* refused before a passphrase is asked for: as ssh refuses one */
+	if (kind == AB_KEY_PRIVATE && (mode & 077)) {
+		ab_error("'%s': a private key that group or others may access (mode %04o): anyone who can read it can "
+		    "sign as you; chmod 600 it", path, mode & 07777);
 		goto done;
 	}
 	if (kind == AB_KEY_PUBLIC && label_is_private(label)) {
@@ -196,13 +202,15 @@ done:
 }
 
 /*
- * A key file's bytes, read straight into one buffer of its size (no
- * intermediate copies left behind), NUL-terminated; reports errors
+ * A key file's bytes and *mode, through the one bounded reader (a regular
+ * file only, opened without blocking: a fifo named as the key cannot hang
+ * sign or verify), read straight into one buffer of its size,
+ * NUL-terminated. Reports errors.
  */
 static int
-read_key_file(struct ab_buf *b, const char *path)
+read_key_file(struct ab_buf *b, unsigned *mode, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
 	int error = AB_EFAIL;
 
@@ -214,26 +222,8 @@ read_key_file(struct ab_buf *b, const char *path)
 		ab_error_errno("cannot stat '%s'", path);
 		goto done;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size > 1 << 20) {
-		ab_error("'%s' is not a PEM key file", path);
-		goto done;
-	}
-	ab_buf_grow(b, (size_t)st.st_size);
-	while (b->len < (size_t)st.st_size) {
-		ssize_t n = read(fd, b->s + b->len, (size_t)st.st_size - b->len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ab_error_errno("cannot read '%s'", path);
-			goto done;
-		}
-		if (n == 0)
-			break;
-		b->len += (size_t)n;
-	}
-	b->s[b->len] = '\0';
-	error = 0;
+	*mode = (unsigned)st.st_mode;
+	error = ab_read_fd_max(b, fd, path, AB_KEY_FILE_MAX) < 0 ? AB_EFAIL : 0;
 done:
 	close(fd);
 	return error;
@@ -246,12 +236,13 @@ ab_key_load(struct ab_key **out, const char *path, enum ab_key_kind kind)
 	struct ab_key *k = NULL;
 	EVP_PKEY *pkey;
 	const char *alg;
+	unsigned mode = 0;
 	int error = AB_EFAIL;
 
 	*out = NULL;
-	if (read_key_file(&b, path) < 0)
+	if (read_key_file(&b, &mode, path) < 0)
 		goto done;
-	if (!(pkey = read_pem(&b, path, kind)))
+	if (!(pkey = read_pem(&b, path, kind, mode)))
 		goto done;
 	k = ab_calloc(1, sizeof(*k));
 	k->pkey = pkey;

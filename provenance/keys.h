@@ -19,9 +19,12 @@
  * not; the traditional "EC PRIVATE KEY" form too) and `openssl pkey -pubout`
  * (SubjectPublicKeyInfo). The passphrase of an encrypted private key comes
  * from ALLOCBUILD_KEY_PASSPHRASE when it is set, else it is asked for on the
- * terminal (/dev/tty, without echo). The file is read into one buffer,
- * wiped once the key is parsed; no message ever quotes the file's bytes or
- * the passphrase.
+ * terminal (/dev/tty, without echo). The file is read, through lib/util's
+ * bounded reader (a regular file of at most AB_KEY_FILE_MAX bytes, opened
+ * without blocking), into one buffer, wiped once the key is parsed; no
+ * message ever quotes the file's bytes or the passphrase. A private key
+ * file that group or others can read or write is refused, as ssh refuses
+ * one ("chmod 600 it").
  */
 #ifndef AB_KEYS_H
 #define AB_KEYS_H
@@ -30,6 +33,8 @@
 
 #define AB_KEY_ED25519 "ed25519"
 #define AB_KEY_ECDSA_P256 "ecdsa-sha2-nistp256"
+/* the most a key file may hold (a PEM key is a few hundred bytes) */
+#define AB_KEY_FILE_MAX ((size_t)1 << 20)
 /* the environment variable that holds an encrypted private key's passphrase */
 #define AB_KEY_PASSPHRASE_ENV "ALLOCBUILD_KEY_PASSPHRASE"
 

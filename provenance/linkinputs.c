@@ -1,6 +1,7 @@
 #include "linkinputs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -386,13 +387,18 @@ static int
 is_text_ld_script(const char *path)
 {
 	char head[256];
-	FILE *f = fopen(path, "rb");
-	size_t n;
+	/* a regular file only, opened without blocking: a fifo named by a link command never hangs it */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	ssize_t n;
 
-	if (!f)
+	if (fd < 0)
 		return 0;
-	n = fread(head, 1, sizeof(head) - 1, f);
-	fclose(f);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (n = read(fd, head, sizeof(head) - 1)) < 0) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
 	head[n] = '\0';
 	if (n >= 4 && !memcmp(head, "\177ELF", 4))
 		return 0;

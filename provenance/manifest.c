@@ -509,6 +509,9 @@ build_definition(const struct ab_run_record *run)
 			cJSON_AddItemToObject(keys, run->variants[i].label, jdup(run->variants[i].sandbox));
 	if (run->merge)
 		cJSON_AddItemToObject(intp, "merge", jdup(run->merge));
+	if (run->earlier_invocations.n)
+		cJSON_AddItemToObject(intp, "earlierInvocations",
+		    ab_json_strv(run->earlier_invocations.v, run->earlier_invocations.n));
 	deps = cJSON_AddArrayToObject(bd, "resolvedDependencies");
 	for (size_t i = 0; i < run->ndeps; i++) {
 		cJSON *d = cJSON_CreateObject();
@@ -1183,16 +1186,26 @@ present_runs(struct ab_strv *present, struct verifier *v)
 
 /*
  * The run records SHA256SUMS lists: each a run Statement whose subject
- * and byproducts hold what it says; what they name into names
+ * and byproducts hold what it says, and a run of one of this OUTDIR's
+ * builds (ab_runrec_builds: not a record copied from another OUTDIR whose
+ * artifacts have the same bytes); what they name into names
  */
 static int
 check_runs(struct verifier *v, struct ab_strv *names)
 {
-	for (size_t i = 0; i < v->sums.n; i++) {
+	struct ab_strv builds = {0};
+	cJSON *build = read_manifest(v, AB_MANIFEST_STATEMENT);
+	int rc = 0;
+
+	/* an unreadable statement is a problem of its own */
+	ab_runrec_builds(&builds, build);
+	cJSON_Delete(build);
+	for (size_t i = 0; i < v->sums.n && rc == 0; i++) {
 		const char *rel = v->sums.v[i];
 		struct ab_strv n = {0}, h = {0};
 		size_t nsubj;
 		cJSON *stmt;
+		char *why;
 		int e = 0;
 
 		if (!ab_runrec_is_statement(rel))
@@ -1202,6 +1215,10 @@ check_runs(struct verifier *v, struct ab_strv *names)
 			problem(v, rel, "not a readable run record");
 			cJSON_Delete(stmt);
 			continue;
+		}
+		if ((why = ab_runrec_foreign(stmt, &builds))) {
+			problem(v, rel, "%s", why);
+			free(why);
 		}
 		ab_runrec_named(&n, &h, stmt);
 		nsubj = (size_t)cJSON_GetArraySize(ab_json_get(stmt, "subject"));
@@ -1226,9 +1243,10 @@ check_runs(struct verifier *v, struct ab_strv *names)
 		ab_strv_free(&h);
 		cJSON_Delete(stmt);
 		if (e < 0)
-			return e;
+			rc = e;
 	}
-	return 0;
+	ab_strv_free(&builds);
+	return rc;
 }
 
 static int

@@ -1761,6 +1761,32 @@ section_runs(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 	free(g);
 }
 
+/*
+ * pr.md says that every Statement is signed and verify --key checks each
+ * of the bundle: a signed OUTDIR with a Statement its envelopes do not
+ * carry (a run recorded after sign) is refused, naming it; reported
+ */
+static int
+check_signed_all(const char *outdir)
+{
+	struct ab_strv un = {0};
+	struct ab_buf list = {0};
+	int is_signed, rc;
+
+	if ((rc = ab_sign_uncovered(&is_signed, &un, outdir)) < 0)
+		return rc;
+	for (size_t i = 0; i < un.n; i++)
+		ab_buf_printf(&list, "%s'%s'", i ? ", " : "", un.v[i]);
+	if (un.n) {
+		ab_error("pr: '%s' is signed but not %s, recorded since: sign it again (allocbuild sign --key KEY.pem "
+		    "'%s', or pr --sign KEY.pem)", outdir, list.s, outdir);
+		rc = AB_EFAIL;
+	}
+	ab_buf_free(&list);
+	ab_strv_free(&un);
+	return rc;
+}
+
 int
 ab_pr_write(const struct ab_pr_opts *o)
 {
@@ -1795,6 +1821,8 @@ ab_pr_write(const struct ab_pr_opts *o)
 			goto done;
 		printf("signed %zu statement%s: %s/%s\n", n, n == 1 ? "" : "s", o->outdir, AB_SIGN_ENVELOPES);
 	}
+	if (check_signed_all(o->outdir) < 0)
+		goto done;
 	if (ab_mkdir_p(dir, 0755) < 0)
 		goto done;
 	section_summary(&body, &e);

@@ -33,11 +33,27 @@
 #define PROC_MAX (16u << 20) /* the most read of one /proc file (environ, maps) */
 #define PF_KTHREAD 0x00200000
 
+/*
+ * What one program image of the process is: an exec keeps the pid and the
+ * start time but changes the executable (device and inode of
+ * /proc/PID/exe) and, with ASLR, where its code and stack are
+ * (/proc/PID/stat's startcode, endcode, startstack; 0 when another
+ * user's). Taken before and after the reads: when they differ the reads
+ * may mix two images, and the probe says so instead of "ok".
+ */
+struct image {
+	dev_t dev;
+	ino_t ino;
+	unsigned long long code[3];
+	char exe[PATH_MAX + 1];
+};
+
 struct proc {
 	int pid;
 	char dir[64];               /* /proc/PID */
 	char *comm;
 	unsigned long long start_ticks;
+	unsigned long long code[3]; /* startcode, endcode, startstack (stat fields 26 to 28) */
 	unsigned flags;
 	uid_t uid;
 	struct ab_strv env;         /* "K=V" of /proc/PID/environ */
@@ -164,14 +180,18 @@ read_stat(struct proc *p)
 		goto done;
 	}
 	p->comm = ab_strndup(open_paren + 1, (size_t)(close_paren - open_paren - 1));
-	for (f = close_paren + 2; *f && field < 22; field++) {
+	memset(p->code, 0, sizeof(p->code));
+	for (f = close_paren + 2; *f && field <= 28; field++) {
 		if (field == 9)
 			p->flags = (unsigned)strtoul(f, NULL, 10);
+		else if (field == 22)
+			p->start_ticks = strtoull(f, NULL, 10);
+		else if (field >= 26)
+			p->code[field - 26] = strtoull(f, NULL, 10);
 		f += strcspn(f, " ");
 		if (*f == ' ')
 			f++;
 	}
-	p->start_ticks = strtoull(f, NULL, 10);
 	error = 0;
 done:
 	ab_buf_free(&b);
@@ -204,8 +224,33 @@ parse_maps(struct proc *p, const struct ab_buf *b)
 	}
 }
 
+/* the image the process runs now (struct image); its stat read just before */
 static int
-read_process(struct proc *p, int pid)
+image_of(struct image *im, const struct proc *p)
+{
+	char link[96];
+	struct stat st;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "%s/exe", p->dir);
+	n = readlink(link, im->exe, sizeof(im->exe) - 1);
+	if (n < 0 || stat(link, &st) < 0)
+		return gone_or(p, "the executable", errno);
+	im->exe[n] = '\0';
+	im->dev = st.st_dev;
+	im->ino = st.st_ino;
+	memcpy(im->code, p->code, sizeof(im->code));
+	return 0;
+}
+
+static int
+same_image(const struct image *a, const struct image *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && !memcmp(a->code, b->code, sizeof(a->code));
+}
+
+static int
+read_process(struct proc *p, struct image *im, int pid)
 {
 	struct ab_buf b = {0};
 	struct stat st;
@@ -220,7 +265,7 @@ read_process(struct proc *p, int pid)
 		return AB_EFAIL;
 	}
 	p->uid = st.st_uid;
-	if (read_stat(p) < 0)
+	if (read_stat(p) < 0 || (!(p->flags & PF_KTHREAD) && image_of(im, p) < 0))
 		return AB_EFAIL;
 	/*
 	 * A test hook (tests/t5300-probe-pid.sh): the probe creates the file
@@ -866,6 +911,7 @@ int
 ab_probe_pid(cJSON **record, int pid, const struct ab_probe_pid_opts *o)
 {
 	struct proc p = {0};
+	struct image before, after;
 	struct ab_allocators al = {0};
 	cJSON *rec = NULL, *pj, *exe, *alls;
 	char exe_path[96], hex[AB_HEX_LEN + 1], when[32];
@@ -874,7 +920,7 @@ ab_probe_pid(cJSON **record, int pid, const struct ab_probe_pid_opts *o)
 	int error = AB_EFAIL, replacing = 0;
 
 	*record = NULL;
-	if (read_process(&p, pid) < 0)
+	if (read_process(&p, &before, pid) < 0)
 		goto done;
 	snprintf(exe_path, sizeof(exe_path), "%s/exe", p.dir);
 	if (hash_exe(hex, &size, &p, exe_path) < 0 || find_allocators(&al, &p, exe_path) < 0)
@@ -887,6 +933,18 @@ ab_probe_pid(cJSON **record, int pid, const struct ab_probe_pid_opts *o)
 		goto done;
 	if (p.start_ticks != ticks) {
 		ab_error("probe: process %d exited while it was read (its pid now names another process)", pid);
+		goto done;
+	}
+	/* the same program still: an exec while we read would mix two images (one's name, another's file) */
+	if (image_of(&after, &p) < 0)
+		goto done;
+	if (!same_image(&before, &after)) {
+		char *a = ab_shown(before.exe), *b = ab_shown(after.exe);
+
+		ab_error("probe: process %d executed another program while it was read ('%s', then '%s'): what was "
+		    "read mixes the two; probe it again", pid, a, b);
+		free(a);
+		free(b);
 		goto done;
 	}
 	rec = cJSON_CreateObject();

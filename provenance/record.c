@@ -460,6 +460,7 @@ ab_run_record_release(struct ab_run_record *run)
 	free(run->recipe.sha256);
 	free(run->outdir);
 	free(run->write_dir);
+	ab_strv_free(&run->earlier_invocations);
 	cJSON_Delete(run->toolchain);
 	free(run->options.ccache_remote);
 	free(run->options.ccache_dir);

@@ -133,6 +133,13 @@ struct ab_run_record {
 	cJSON *documents;    /* manifest path -> a document other modules shaped (sources.json, ...) */
 	char *recipe_file;   /* what recipe.json is copied from; NULL: recipe.path (a merge: a shard's copy) */
 	cJSON *merge;        /* a merge of shards (builder/merge.h): what it merged, for the statement; else NULL */
+	/*
+	 * the invocation ids of the earlier builds of this OUTDIR (the last
+	 * statement's, then those it named), whose run records it keeps: a
+	 * run record names one of them or this build's, else it is another
+	 * OUTDIR's (provenance/runrec.h)
+	 */
+	struct ab_strv earlier_invocations;
 };
 
 /* free what an artifact record holds */

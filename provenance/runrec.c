@@ -10,6 +10,8 @@
 
 #include "../lib/atomic.h"
 #include "../lib/jsonio.h"
+#include "../lib/redact.h"
+#include "bundle.h"
 #include "../lib/version.h"
 
 static cJSON *
@@ -76,20 +78,23 @@ predicate(const struct ab_runrec *r)
 	cJSON_AddStringToObject(o, "checked_by", r->subject_cached ? "digest cache" : "hash");
 	cJSON_AddStringToObject(o, "hashed_on", r->subject_hashed_on);
 	{
-		size_t n = 0;
+		/* as lib/redact shows a command: URL passwords, tokens, --token X masked */
+		struct ab_strv shown = {0};
 
-		while (r->argv[n])
-			n++;
-		cJSON_AddItemToObject(p, "argv", ab_json_strv(r->argv, n));
+		ab_redact_argv(&shown, r->argv);
+		cJSON_AddItemToObject(p, "argv", ab_json_strv(shown.v, shown.n));
+		ab_strv_free(&shown);
 	}
 	cJSON_AddStringToObject(p, "cwd", r->cwd);
 	o = cJSON_AddObjectToObject(p, "env_overrides");
 	for (size_t i = 0; i < r->overrides.n; i++) {
-		const char *eq = strchr(r->overrides.v[i], '=');
-		char *k = ab_strndup(r->overrides.v[i], (size_t)(eq - r->overrides.v[i]));
+		char *kv = ab_redact_env(r->overrides.v[i]);
+		const char *eq = strchr(kv, '=');
+		char *k = ab_strndup(kv, (size_t)(eq - kv));
 
 		cJSON_AddStringToObject(o, k, eq + 1);
 		free(k);
+		free(kv);
 	}
 	cJSON_AddItemToObject(p, "env_removed", ab_json_strv(r->removed.v, r->removed.n));
 	cJSON_AddStringToObject(p, "started_on", r->started_on);
@@ -117,9 +122,15 @@ predicate(const struct ab_runrec *r)
 			cJSON_AddStringToObject(o, "path", r->junit.path);
 			cJSON_AddStringToObject(o, "sha256", r->junit.sha256);
 			cJSON_AddNumberToObject(o, "size", (double)r->junit.size);
-			cJSON_AddStringToObject(o, "state", r->junit_summary ? "read" : "not a JUnit report");
+			cJSON_AddStringToObject(o, "state", "read");
 			if (r->junit_summary)
 				cJSON_AddItemToObject(o, "summary", cJSON_Duplicate(r->junit_summary, 1));
+		} else if (r->junit_refused) {
+			if (r->junit.sha256[0]) {
+				cJSON_AddStringToObject(o, "sha256", r->junit.sha256);
+				cJSON_AddNumberToObject(o, "size", (double)r->junit.size);
+			}
+			cJSON_AddStringToObject(o, "state", r->junit_refused);
 		} else {
 			cJSON_AddStringToObject(o, "state", "missing");
 		}
@@ -368,4 +379,68 @@ ab_runrec_sums_carry(struct ab_buf *b, const char *outdir)
 	ab_quiet--;
 	ab_buf_free(&old);
 	free(path);
+}
+
+void
+ab_runrec_builds(struct ab_strv *out, const cJSON *build_stmt)
+{
+	const cJSON *pred = ab_json_get(build_stmt, "predicate"), *it;
+	const char *id = ab_json_str(ab_json_get(ab_json_get(pred, "runDetails"), "metadata"), "invocationId");
+	size_t start = out->n;
+
+	if (id)
+		ab_strv_push(out, id);
+	cJSON_ArrayForEach(it, ab_json_get(ab_json_get(ab_json_get(pred, "buildDefinition"), "internalParameters"),
+	    "earlierInvocations")) {
+		if (out->n - start >= AB_RUN_BUILDS_MAX)
+			break;
+		if (cJSON_IsString(it) && !ab_strv_has(out, it->valuestring))
+			ab_strv_push(out, it->valuestring);
+	}
+}
+
+char *
+ab_runrec_foreign(const cJSON *record, const struct ab_strv *builds)
+{
+	const char *of = ab_json_str(ab_json_get(ab_json_get(record, "predicate"), "build"), "invocation_id");
+	char *shown, *why;
+
+	if (!builds->n || (of && ab_strv_has(builds, of)))
+		return NULL;
+	shown = ab_shown(of ? of : "(none)");
+	why = ab_sprintf("a run of build %s, not of this OUTDIR's (%s%s): a record of another OUTDIR", shown,
+	    builds->v[0], builds->n > 1 ? " or an earlier build it kept the runs of" : "");
+	free(shown);
+	return why;
+}
+
+int
+ab_runrec_check_members(FILE *out, const struct ab_bundle_members *m, const char *build_stmt)
+{
+	const struct ab_bundle_member *st = ab_bundle_member(m, build_stmt);
+	struct ab_strv builds = {0};
+	cJSON *doc = st && st->data.s ? cJSON_ParseWithLength(st->data.s, st->data.len) : NULL;
+	int rc = 0;
+
+	ab_runrec_builds(&builds, doc);
+	cJSON_Delete(doc);
+	for (size_t i = 0; i < m->n && builds.n; i++) {
+		char *why;
+
+		if (!ab_runrec_is_statement(m->v[i].name) || !m->v[i].data.s)
+			continue;
+
+		doc = cJSON_ParseWithLength(m->v[i].data.s, m->v[i].data.len);
+		if (doc && (why = ab_runrec_foreign(doc, &builds))) {
+			char *name = ab_shown(m->v[i].name);
+
+			fprintf(out, "%s: %s\n", name, why);
+			free(name);
+			free(why);
+			rc = AB_ECHECK;
+		}
+		cJSON_Delete(doc);
+	}
+	ab_strv_free(&builds);
+	return rc;
 }

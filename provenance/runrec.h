@@ -14,6 +14,7 @@
 #define AB_RUNREC_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -63,8 +64,14 @@ struct ab_runrec {
 	long maxrss_kb;
 	struct ab_runrec_file log;
 	const char *junit_path;      /* --junit as given, or NULL */
-	struct ab_runrec_file junit; /* its copy; path NULL when the command did not write it */
+	struct ab_runrec_file junit; /* its copy; path NULL when the command did not write it or it was not kept */
 	cJSON *junit_summary;        /* owned; NULL when missing or not JUnit */
+	/*
+	 * why a report the command wrote was not kept: "not a JUnit report"
+	 * (its sha256 and size recorded, not its bytes), "a symbolic link"
+	 * (not followed); NULL: read, or missing
+	 */
+	const char *junit_refused;
 	cJSON *environment;          /* owned: provenance/runenv.h */
 };
 
@@ -98,6 +105,31 @@ cJSON *ab_runrec_junit_summary(const char *text, size_t len);
 
 /* what a run Statement names: its subjects and byproducts, name and sha256, appended */
 void ab_runrec_named(struct ab_strv *names, struct ab_strv *hexes, const cJSON *stmt);
+/*
+ * The builds of an OUTDIR a run record there may name (its
+ * predicate.build.invocation_id), from the OUTDIR's build Statement: its
+ * invocationId, then the earlier builds' it keeps the records of
+ * (internalParameters.earlierInvocations), newest first, at most
+ * AB_RUN_BUILDS_MAX; appended to out. A record copied from another
+ * OUTDIR names none of them.
+ */
+#define AB_RUN_BUILDS_MAX 1000
+void ab_runrec_builds(struct ab_strv *out, const cJSON *build_stmt);
+/*
+ * NULL when the run record names one of builds (ab_runrec_builds; none
+ * known: nothing to say), else what is wrong ("a run of build X, not of
+ * this OUTDIR's (Y): a record of another OUTDIR"); caller frees
+ */
+char *ab_runrec_foreign(const cJSON *record, const struct ab_strv *builds);
+/*
+ * A bundle's run records (members kept by ab_bundle_verify_keep) checked
+ * against its build Statement (member build_stmt) as verify checks an
+ * OUTDIR's: each a run of one of its builds, else "NAME: a run of build
+ * X, not of this OUTDIR's (Y): a record of another OUTDIR" on out. 0 or
+ * AB_ECHECK.
+ */
+struct ab_bundle_members;
+int ab_runrec_check_members(FILE *out, const struct ab_bundle_members *m, const char *build_stmt);
 
 /*
  * Append lines for files (paths relative to outdir, with their digests)

@@ -913,3 +913,45 @@ ab_sign_is_envelope_file(const char *path)
 	}
 	return 0;
 }
+
+int
+ab_sign_uncovered(int *is_signed, struct ab_strv *out, const char *outdir)
+{
+	char *path = ab_path_join(outdir, AB_SIGN_ENVELOPES);
+	struct stmts s = {0};
+	struct ab_buf text = {0};
+	int rc = AB_EFAIL;
+
+	*is_signed = ab_path_exists(path);
+	if (!*is_signed) {
+		rc = 0;
+		goto done;
+	}
+	if (ab_read_file(&text, path) < 0 || stmts_of_dir(&s, outdir) < 0)
+		goto done;
+	for (const char *p = text.s, *end = text.s + text.len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		struct ab_dsse e;
+		struct ab_buf why = {0};
+
+		/* only which bytes a line carries: whether its signatures hold is verify --key's question */
+		if (n && ab_dsse_parse(&e, p, n, &why) == 0) {
+			for (size_t i = 0; i < s.n; i++)
+				if (s.v[i].len == e.payload_len && !memcmp(s.v[i].data, e.payload, e.payload_len))
+					s.v[i].line = 1;
+			ab_dsse_release(&e);
+		}
+		ab_buf_free(&why);
+		p += n + (nl != NULL);
+	}
+	for (size_t i = 0; i < s.n; i++)
+		if (!s.v[i].line)
+			ab_strv_push(out, s.v[i].rel);
+	rc = 0;
+done:
+	stmts_free(&s);
+	ab_buf_free(&text);
+	free(path);
+	return rc;
+}

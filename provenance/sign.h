@@ -64,6 +64,14 @@ int ab_sign_is_statement(const char *rel);
 int ab_sign_is_signed_member(const char *rel);
 
 /*
+ * *is_signed: does outdir hold envelopes? When it does, out receives the
+ * Statements whose bytes no line of them carries (added since it was
+ * signed: a run record), in signing order. Coverage only: no signature is
+ * checked (verify --key does). Reports errors.
+ */
+int ab_sign_uncovered(int *is_signed, struct ab_strv *out, const char *outdir);
+
+/*
  * Sign every Statement of outdir with keys[0..nkeys) (private keys) and
  * write the envelopes and signers.json; *nsigned (may be NULL) receives
  * how many Statements were signed. Reports errors; none is written then.

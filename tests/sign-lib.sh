@@ -160,3 +160,36 @@ repack_bundle() {
 	)
 	tar -czf "$3" -C "$1" "$2"
 }
+
+# forge_recipe DIR TOP PYTHON: the bundle unpacked in DIR/TOP with its
+# recipe.json changed by the Python statement PYTHON (on the parsed recipe
+# `r`), and every digest that named a changed file (the recipe's sha256 in
+# the manifests and the statement, the statement's byproducts) made anew,
+# as a forger who can edit the bundle would; repack_bundle then remakes
+# its indexes. The signatures are not touched (no key is at hand).
+forge_recipe() {
+	python3 - "$1/$2" "$3" <<'PY'
+import hashlib, json, os, sys
+top, edit = sys.argv[1], sys.argv[2]
+files = [os.path.relpath(os.path.join(d, f), top) for d, _, fs in os.walk(top) for f in fs]
+def sha(f): return hashlib.sha256(open(os.path.join(top, f), 'rb').read()).hexdigest()
+before = {f: sha(f) for f in files}
+r = json.load(open(os.path.join(top, 'recipe.json')))
+exec(edit)
+json.dump(r, open(os.path.join(top, 'recipe.json'), 'w'), indent=1)
+while True:
+    changed = {before[f]: sha(f) for f in files if sha(f) != before[f]}
+    if not changed:
+        break
+    before = {f: sha(f) for f in files}
+    for f in files:
+        if f in ('SHA256SUMS', 'BUNDLE-SHA256SUMS') or f.endswith('.jsonl'):
+            continue
+        t = open(os.path.join(top, f), 'rb').read()
+        u = t
+        for a, b in changed.items():
+            u = u.replace(a.encode(), b.encode())
+        if u != t:
+            open(os.path.join(top, f), 'wb').write(u)
+PY
+}

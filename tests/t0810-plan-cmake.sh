@@ -108,19 +108,19 @@ expect_exit 0 "$AB" plan -j 2 --ccache-dir cc --ccache-remote 'redis://user:s3cr
 sed -n 3,4p out >got
 cat >want <<EOT
 jobs 2: up to 1 variant at once, compiling through ccache
-ccache: local cache $PWD/cc, remote storage redis://user:***@127.0.0.1:6379|connect-timeout=50
+ccache: local cache $PWD/cc, remote storage redis://***@127.0.0.1:6379|connect-timeout=50
 EOT
 expect_file got <want
 # in the sandbox: the local cache bound at a fixed path, the remote reached through a forwarded loopback port
 expect_grep "      sandbox: /allocbuild/ccache = $PWD/cc" out
 grep -q "^      sandbox: /allocbuild/net = /tmp/allocbuild-net\.[0-9]*\.0$" out || fail "no forwarding socket directory"
 [ "$(grep -cxF "      env: CCACHE_DIR=/allocbuild/ccache" out)" = 2 ] || fail "CCACHE_DIR not in both steps"
-[ "$(grep -cxF "      env: CCACHE_REMOTE_STORAGE=redis://user:***@127.0.0.1:40000|connect-timeout=50" out)" = 2 ] ||
+[ "$(grep -cxF "      env: CCACHE_REMOTE_STORAGE=redis://***@127.0.0.1:40000|connect-timeout=50" out)" = 2 ] ||
 	fail "CCACHE_REMOTE_STORAGE not in both steps"
 # without the sandbox: the caller's paths and the remote as given
 expect_exit 0 "$AB" plan -j 2 --no-sandbox --ccache-dir cc --ccache-remote 'redis://user:s3cret@127.0.0.1:6379|connect-timeout=50' -o bo r.json a
 [ "$(grep -cxF "      env: CCACHE_DIR=$PWD/cc" out)" = 2 ] || fail "CCACHE_DIR not in both steps"
-[ "$(grep -cxF "      env: CCACHE_REMOTE_STORAGE=redis://user:***@127.0.0.1:6379|connect-timeout=50" out)" = 2 ] ||
+[ "$(grep -cxF "      env: CCACHE_REMOTE_STORAGE=redis://***@127.0.0.1:6379|connect-timeout=50" out)" = 2 ] ||
 	fail "CCACHE_REMOTE_STORAGE not in both steps"
 expect_no_grep "sandbox:" out
 expect_no_grep s3cret out

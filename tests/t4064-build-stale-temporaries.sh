@@ -63,3 +63,21 @@ for m in SHA256SUMS provenance/binary-provenance.json provenance/provenance.into
 done
 rm bo/provenance/sources.json.tmp.$$.0
 expect_exit 0 "$AB" verify bo
+
+# a temporary of a dead pid that is not provably a writer's (lib/stale.h):
+# a link, or (as root) another user's file, is named and left alone
+true &
+dead=$!
+wait $dead
+ln -s ../r.json bo/provenance/sources.json.tmp.$dead.0
+if [ "$(id -u)" = 0 ]; then
+	echo theirs >bo/provenance/sources.json.tmp.$dead.1
+	chown nobody bo/provenance/sources.json.tmp.$dead.1
+fi
+expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
+expect_grep "warning: '$PWD/bo/provenance/sources.json.tmp.$dead.0' is named like an interrupted writer's temporary but is not provably one (a symbolic link): left alone" err
+[ -L bo/provenance/sources.json.tmp.$dead.0 ] || fail "a link named like a temporary was removed"
+if [ "$(id -u)" = 0 ]; then
+	expect_grep "warning: '$PWD/bo/provenance/sources.json.tmp.$dead.1' is named like an interrupted writer's temporary but is not provably one (owned by uid $(id -u nobody), not by this user (uid 0)): left alone" err
+	[ -e bo/provenance/sources.json.tmp.$dead.1 ] || fail "another user's file was removed"
+fi

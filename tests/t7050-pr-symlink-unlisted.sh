@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # issue 18, item 2: pr packs only the files the build recorded, never
-# through a symlink and nothing from outside OUTDIR.
+# through a symlink and nothing from outside OUTDIR; issue 34: nor a file
+# with another hard link.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/fakeproj.sh"
 
@@ -39,3 +40,16 @@ expect_grep "variants/t1/logs/03-build.log: expected" out
 expect_grep "actual leaves the directory through symlink 'variants/t1/logs/03-build.log'" out
 expect_exit 1 "$AB" pr -o p3 bo
 [ ! -e p3 ] || fail "pr wrote p3 for an OUTDIR that does not verify"
+
+# a recorded log that is a hard link of a file outside OUTDIR (its bytes
+# the same, so verify passes): pr refuses to pack it, nothing written
+rm -rf bo && cp -a pristine bo
+cp bo/variants/t1/logs/03-build.log outside-hard.log
+ln -f outside-hard.log bo/variants/t1/logs/03-build.log
+expect_exit 0 "$AB" verify bo
+expect_exit 2 "$AB" pr -o p4 bo
+expect_grep "refusing member 'bo/variants/t1/logs/03-build.log': it has 2 hard links: its bytes are also another file's, perhaps outside the OUTDIR (copy it to break the link)" err
+[ ! -e p4/pr.md ] && [ ! -e p4/provenance-fk.tar.gz ] || fail "pr wrote into p4 after refusing a hard link"
+# a copy instead: packed
+cp --remove-destination outside-hard.log bo/variants/t1/logs/03-build.log
+expect_exit 0 "$AB" pr -o p4 bo

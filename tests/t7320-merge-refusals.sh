@@ -141,6 +141,8 @@ mkdir -p .mk.merge-$dead-XXXXXX/variants
 mv mv1/variants/$v .mk.merge-$dead-XXXXXX/variants/
 printf '%s\0%s\0%s\0' "$PWD/mv1/variants/$v" "variants/$v" "$PWD/mv2/variants/cut-short" \
 	>.mk.merge-$dead-XXXXXX/.moved
+# as a merge makes them (mkdtemp, its journal 0600): what proves them its own (t7350)
+chmod 700 .mk.merge-$dead-XXXXXX && chmod 600 .mk.merge-$dead-XXXXXX/.moved
 expect_exit 0 "$AB" merge --move -o mk mv1 mv2
 expect_grep "put '$PWD/mv1/variants/$v' back from the merge --move that did not finish" err
 ! ls -a | grep -q '\.mk\.merge-' || fail "the killed merge's temporary is still there"

@@ -21,6 +21,7 @@ import base64, sys
 der = bytes.fromhex("302e020100300506032b657004220420" + sys.argv[1])
 open("a.pem", "w").write("-----BEGIN PRIVATE KEY-----\n%s\n-----END PRIVATE KEY-----\n" % base64.b64encode(der).decode())
 PY
+chmod 600 a.pem
 openssl pkey -in a.pem -pubout -out a.pub.pem
 [ "$(openssl pkey -pubin -in a.pub.pem -outform DER | od -An -tx1 | tr -d ' \n' | tail -c 64)" = "$PUBLIC" ] ||
 	fail "openssl does not derive the published public key from the seed"

@@ -42,10 +42,35 @@ refused "cannot open 'nokey.pem': No such file or directory" sign --key nokey.pe
 # a second key that is refused: the first is not used either
 refused "'rsa.pem' is an RSA key: allocbuild signs with Ed25519 or ECDSA P-256 keys only" sign --key ed.pem --key rsa.pem bo
 # a damaged key
-sed '2s/^..../AAAA/' ed.pem >damaged.pem
+(umask 077 && sed '2s/^..../AAAA/' ed.pem >damaged.pem)
 expect_exit 2 "$AB" sign --key damaged.pem bo
 grep -q "^allocbuild: 'damaged.pem': cannot read the PRIVATE KEY: " err || { cat err; fail "damaged key"; }
 unsigned
+# a private key that group or others may read or write is refused, as ssh
+# refuses one, before any passphrase is asked; a public key may be read by all
+for m in 644 640 604 620 602; do
+	cp ed.pem open.pem
+	chmod $m open.pem
+	refused "'open.pem': a private key that group or others may access (mode 0$m): anyone who can read it can sign as you; chmod 600 it" sign --key open.pem bo
+done
+[ "$(stat -c %a ed.pub.pem)" = 644 ] || fail "the public key is not world-readable"
+# a fifo, a device or a huge file as the key is refused at once, never read
+# (before, sign and verify waited forever on a fifo)
+refused_now() { # MESSAGE ARGS...: refused, within 10 s
+	local want=$1
+	shift
+	expect_exit 2 timeout 10 "$AB" "$@"
+	echo "allocbuild: $want" | expect_file err
+	expect_file out </dev/null
+	unsigned
+}
+mkfifo fifo.pem
+refused_now "'fifo.pem' is not a regular file" sign --key fifo.pem bo
+refused_now "'fifo.pem' is not a regular file" verify --key fifo.pem bo
+refused_now "'/dev/zero' is not a regular file" verify --key /dev/zero bo
+truncate -s 1048577 big.pem
+chmod 600 big.pem
+refused "'big.pem' is larger than 1048576 bytes" sign --key big.pem bo
 
 # --- usage
 usage_error() { # MESSAGE ARGS...

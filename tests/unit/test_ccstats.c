@@ -110,18 +110,50 @@ test_remote(void)
 	CHECK(ab_ccstats_remote_check("redis://|read-only", why, sizeof(why)) == AB_EFAIL);
 	CHECK(ab_ccstats_remote_check("memcached://h", why, sizeof(why)) == AB_EFAIL);
 	CHECK(ab_ccstats_remote_check("/tmp/cache", why, sizeof(why)) == AB_EFAIL);
+	/* what ccache 4.7 cannot parse, and would print password and all: refused, the reason quoting nothing */
+	static const char *const bad[][2] = {
+	    {"redis://:s3cret@host:abc", "a port that is not a number from 0 to 65535"},
+	    {"redis://:s3cret@host:65536", "a port that is not a number from 0 to 65535"},
+	    {"redis://:s3cret@host:", "a port that is not a number from 0 to 65535"},
+	    {"redis://:s3cret@[::1", "a host in brackets that is not an IP literal"},
+	    {"redis://:s3%zzcret@host", "its user information holds a character a URL does not allow there "
+	     "(percent-encode it: '@' is %40, a space %20)"},
+	    {"redis://user:p@ss@host", "its user information holds a character a URL does not allow there "
+	     "(percent-encode it: '@' is %40, a space %20)"},
+	    {"redis://:p{w@host", "its user information holds a character a URL does not allow there "
+	     "(percent-encode it: '@' is %40, a space %20)"},
+	    {"redis://:s3cret@", "no host"},
+	    {"redis+unix://:s3cret@/tmp/s", "no host"},
+	    {"http://u:s3cret@host/x\"y", "a path or query with a character a URL does not allow there"},
+	    {"redis://h1 redis://:s3cret@h2:x", "a port that is not a number from 0 to 65535 (its URL number 2)"},
+	    {"redis://h|=s3cret", "an attribute that is not |NAME=VALUE or |NAME"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(ab_ccstats_remote_check(bad[i][0], why, sizeof(why)) == AB_EFAIL);
+		CHECK_STR(why, bad[i][1]);
+		CHECK(!strstr(why, "s3cret"));
+	}
+	static const char *const fine[] = {"redis://:pw@host:0", "http://u:p%40w@[::1]:80/x?y=1#f",
+	    "redis+unix:/run/r.sock", "file:///mnt/cc", "redis://h1:1 http://h2/c|bearer-token=t|read-only=true",
+	    NULL};
+	for (size_t i = 0; fine[i]; i++)
+		CHECK(ab_ccstats_remote_check(fine[i], why, sizeof(why)) == 0);
 }
 
+/* the ccache wrappers of lib/redact.h's rule (tests/unit/test_redact.c has the rule itself) */
 static void
 test_redact(void)
 {
 	static const char *const cases[][2] = {
 	    {"redis://127.0.0.1:6379", "redis://127.0.0.1:6379"},
 	    {"redis://secret@cache:6379", "redis://***@cache:6379"},
-	    {"redis://user:secret@cache:6379/1|read-only", "redis://user:***@cache:6379/1|read-only"},
-	    {"http://user:pw@cache/ccache", "http://user:***@cache/ccache"},
+	    {"redis://user:secret@cache:6379/1|read-only", "redis://***@cache:6379/1|read-only"},
+	    {"http://user:pw@cache/ccache", "http://***@cache/ccache"},
 	    {"http://cache/ccache@2", "http://cache/ccache@2"},
 	    {"file:/mnt/ccache", "file:/mnt/ccache"},
+	    {"http://cache/c|bearer-token=TOK|layout=subdirs", "http://cache/c|bearer-token=***|layout=subdirs"},
+	    {"redis://a:P1@h1 http://b:P2@h2/c?token=T3|connect-timeout=5",
+	     "redis://***@h1 http://***@h2/c?token=***|connect-timeout=5"},
 	};
 	char *s;
 
@@ -131,7 +163,7 @@ test_redact(void)
 		free(s);
 	}
 	s = ab_ccstats_env_shown("CCACHE_REMOTE_STORAGE=redis://u:pw@h:1");
-	CHECK_STR(s, "CCACHE_REMOTE_STORAGE=redis://u:***@h:1");
+	CHECK_STR(s, "CCACHE_REMOTE_STORAGE=redis://***@h:1");
 	free(s);
 	s = ab_ccstats_env_shown("CCACHE_DIR=/a:pw@b");
 	CHECK_STR(s, "CCACHE_DIR=/a:pw@b");
