@@ -391,7 +391,7 @@ ab_ccwrap_main(int argc, char **argv)
 	char *real, *newpath = NULL;
 	struct prefix_map *maps = NULL;
 	size_t nmaps = 0;
-	int key = -1;
+	int key = -1, rc;
 
 	if (stat("/proc/self/exe", &me) < 0) {
 		fprintf(stderr, "allocbuild: %s: cannot find the wrapper itself: %s\n", name, strerror(errno));
@@ -432,15 +432,18 @@ ab_ccwrap_main(int argc, char **argv)
 	}
 	setenv("PATH", newpath, 1);
 	/* a compile the build wants logged: run, hashed, then logged; anything else: exec'd */
-	if (kind == TOOL_COMPILER && getenv(AB_CCWRAP_LOG_ENV) && *getenv(AB_CCWRAP_LOG_ENV) && is_compile(argc, argv))
-		return run_and_log(&args, argc, argv, maps, nmaps);
-	execv(real, ab_strv_argv(&args));
-	fprintf(stderr, "allocbuild: %s: cannot run '%s': %s\n", name, real, strerror(errno));
+	if (kind == TOOL_COMPILER && getenv(AB_CCWRAP_LOG_ENV) && *getenv(AB_CCWRAP_LOG_ENV) && is_compile(argc, argv)) {
+		rc = run_and_log(&args, argc, argv, maps, nmaps);
+	} else {
+		execv(real, ab_strv_argv(&args));
+		fprintf(stderr, "allocbuild: %s: cannot run '%s': %s\n", name, real, strerror(errno));
+		rc = errno == ENOENT ? 127 : 126;
+	}
 	free(maps);
 	ab_strv_free(&args);
 	free(real);
 	free(newpath);
-	return errno == ENOENT ? 127 : 126;
+	return rc;
 }
 
 /* ---- the links ---- */
