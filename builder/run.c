@@ -2,8 +2,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,8 +18,10 @@
 #include "../lib/proc.h"
 #include "../lib/util.h"
 #include "../provenance/manifest.h"
+#include "../provenance/metrics.h"
 #include "../provenance/runenv.h"
 #include "../provenance/runrec.h"
+#include "../provenance/sampler.h"
 #include "../provenance/sign.h"
 #include "build.h"
 #include "cache.h"
@@ -41,7 +46,10 @@ struct job {
 	char *cwd;
 	char *invocation, *recipe_sha256;
 	int next, total, done;
+	int batch;                 /* the number of this invocation's first run */
 	int failed, junit_missing;
+	int pin;                   /* --cpus: the command runs on cpus, allocbuild's main thread meanwhile too */
+	cpu_set_t cpus, own_cpus;  /* the command's, and allocbuild's own */
 };
 
 /* s with {bin} and {label} replaced; caller frees */
@@ -297,6 +305,79 @@ describe(char *buf, size_t len, const struct ab_runrec *r)
 	}
 }
 
+static int
+start_sampler(struct ab_sampler **s, const struct job *j, const char *log_path)
+{
+	const struct ab_run_opts *o = j->o;
+	struct ab_sampler_opts so = {.interval_ms = o->sample_ms, .comm = o->sample_comm, .pss = o->sample_pss,
+	    .log_path = log_path, .mark_start = o->mark_start, .mark_end = o->mark, .cooldown_s = o->cooldown};
+
+	return ab_sampler_start(s, &so);
+}
+
+static double
+cpu_between(const struct rusage *a, const struct rusage *b)
+{
+	double ua = (double)a->ru_utime.tv_sec + a->ru_utime.tv_usec / 1e6, sa = (double)a->ru_stime.tv_sec +
+	    a->ru_stime.tv_usec / 1e6;
+	double ub = (double)b->ru_utime.tv_sec + b->ru_utime.tv_usec / 1e6, sb = (double)b->ru_stime.tv_sec +
+	    b->ru_stime.tv_usec / 1e6;
+
+	return (ub - ua) + (sb - sa);
+}
+
+/* what the sampler saw, for the record; its series written beside it; the warnings of a window or cooldown missed */
+static int
+keep_series(struct ab_runrec_sampling *rs, const struct ab_sampling *sam, const struct job *j, const char *label,
+    const char *base)
+{
+	const struct ab_run_opts *o = j->o;
+	struct ab_buf csv = {0};
+	char *path;
+	int e;
+
+	rs->interval_ms = o->sample_ms;
+	rs->comm = o->sample_comm;
+	rs->pss = o->sample_pss;
+	rs->mark_start = o->mark_start;
+	rs->mark_end = o->mark;
+	rs->cooldown_s = o->cooldown;
+	rs->samples = sam->series.n;
+	rs->window_start_s = sam->window_start_s;
+	rs->window_end_s = sam->window_end_s;
+	rs->start_marked = sam->start_marked;
+	rs->end_marked = sam->end_marked;
+	rs->start_line = sam->start_line;
+	rs->end_line = sam->end_line;
+	rs->command_end_s = sam->command_end_s;
+	rs->cooldown_at_s = sam->cooldown_at_s;
+	rs->cooldown_reached = sam->cooldown_reached;
+	rs->leftovers_ended = sam->leftovers_ended;
+	rs->sampler_cpu_s = sam->sampler_cpu_s;
+	rs->ticks = sam->ticks;
+	rs->late_ticks = sam->late_ticks;
+	ab_sampling_figures(&rs->figures, sam);
+	if (o->mark_start && !sam->start_marked)
+		ab_warn("run: %s: no line of its output matched --mark-start '%s': the window starts with the command",
+		    label, o->mark_start);
+	if (o->mark && !sam->end_marked)
+		ab_warn("run: %s: no line of its output matched --mark '%s': the window ends with the command", label,
+		    o->mark);
+	if (o->cooldown > 0 && !sam->cooldown_reached)
+		ab_warn("run: %s: the sampling ended at %.2f s, before the cooldown's %.2f s: no cooldown RSS (keep the "
+		    "command, or the server it started, running for --cooldown after the window)", label,
+		    sam->series.n ? (double)sam->series.v[sam->series.n - 1].ms / 1000 : 0.0, sam->cooldown_at_s);
+	ab_series_csv(&csv, &sam->series);
+	rs->series.path = ab_sprintf("%s/%s.series.csv", j->reldir, base);
+	rs->series.size = csv.len;
+	ab_hash_buf(rs->series.sha256, csv.s ? csv.s : "", csv.len);
+	path = ab_path_join(o->outdir, rs->series.path);
+	e = ab_write_file_atomic(path, csv.s ? csv.s : "", csv.len);
+	free(path);
+	ab_buf_free(&csv);
+	return e;
+}
+
 /* one run of one label: the command, its log, its JUnit report, its record, SHA256SUMS */
 static int
 run_one(struct job *j, struct label *l, int rep, char *const *order, size_t norder)
@@ -308,7 +389,11 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	struct ab_atomic log = {0};
 	struct ab_proc_result res;
 	struct stamp junit_before = {0};
-	struct ab_runrec_file files[3];
+	struct ab_runrec_file files[4];
+	struct ab_sampler *sampler = NULL;
+	struct ab_sampling sam = {0};
+	struct ab_runrec_sampling rs = {0};
+	struct rusage ru0, ru1;
 	size_t nfiles = 0;
 	char *base = ab_sprintf("%04d-%s", j->next, l->label), *path = NULL, *text = NULL, what[64];
 	int e = AB_EFAIL;
@@ -330,6 +415,10 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	memcpy(r.subject_sha256, l->rt.subject_sha256, sizeof(r.subject_sha256));
 	r.cwd = j->cwd;
 	r.junit_path = o->junit;
+	r.batch = j->batch;
+	r.rotated = o->rotate;
+	r.cell = o->cell;
+	r.cpus = o->cpus;
 	for (char *const *a = o->argv; *a; a++)
 		ab_strv_push_owned(&argv, expand(*a, l->rt.program, l->label));
 	r.argv = ab_strv_argv(&argv);
@@ -349,16 +438,42 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 		stamp_of(&junit_before, o->junit);
 	fprintf(stderr, "[%d/%d] %s (repetition %d/%d): %s\n", ++j->done, j->total, l->label, rep + 1, o->repeat,
 	    r.log.path);
+	if (o->sample_ms && start_sampler(&sampler, j, log.tmp) < 0)
+		goto done;
+	/* the command inherits the main thread's CPUs; the sampler keeps allocbuild's */
+	if (j->pin && sched_setaffinity(0, sizeof(j->cpus), &j->cpus) < 0) {
+		ab_error_errno("run: cannot run on the CPUs '%s'", o->cpus);
+		goto done;
+	}
 	r.environment = ab_runenv_capture();
+	getrusage(RUSAGE_SELF, &ru0);
 	ab_utc_now_ms(r.started_on, sizeof(r.started_on));
 	{
 		struct ab_proc p = {.argv = r.argv, .cwd = NULL, .envp = ab_env_envp(&env), .log_path = log.tmp,
-		    .tee = 1, .timeout = o->timeout, .whole_tree = 1};
+		    .tee = 1, .timeout = o->timeout,
+		    /*
+		     * every process the command starts ends with it; but for a cooldown
+		     * after the command's exit (no --mark) its leftovers must outlive it:
+		     * then the sampler ends them after the cooldown (docs/runs.md)
+		     */
+		    .whole_tree = !(o->sample_ms && o->cooldown > 0 && !o->mark)};
+		int pe = ab_proc_run(&res, &p);
 
-		if (ab_proc_run(&res, &p) < 0)
+		if (j->pin)
+			sched_setaffinity(0, sizeof(j->own_cpus), &j->own_cpus);
+		if (pe < 0)
 			goto done;
 	}
 	ab_utc_now_ms(r.finished_on, sizeof(r.finished_on));
+	if (sampler) {
+		int se = ab_sampler_finish(&sam, sampler);
+
+		sampler = NULL;
+		if (se < 0)
+			goto done;
+	}
+	getrusage(RUSAGE_SELF, &ru1);
+	r.allocbuild_cpu_s = cpu_between(&ru0, &ru1);
 	ab_runenv_finish(r.environment);
 	r.exit_code = res.exit_code;
 	r.signal = res.signal;
@@ -369,9 +484,17 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	r.maxrss_kb = res.maxrss_kb;
 	r.status = ab_proc_caught() ? AB_RUN_INTERRUPTED : res.timed_out ? AB_RUN_TIMED_OUT :
 	    res.signal ? AB_RUN_SIGNALED : AB_RUN_EXITED;
+	if (ab_metrics_scan(&r.metrics, log.tmp, l->label) < 0)
+		goto done;
 	if (ab_hash_file(r.log.sha256, &r.log.size, log.tmp) < 0 || ab_atomic_commit(&log) < 0)
 		goto done;
 	files[nfiles++] = r.log;
+	if (o->sample_ms) {
+		if (keep_series(&rs, &sam, j, l->label, base) < 0)
+			goto done;
+		r.sampling = &rs;
+		files[nfiles++] = rs.series;
+	}
 	if (o->junit) {
 		if (written_since(&junit_before, o->junit)) {
 			if (keep_junit(&r, j, base) < 0)
@@ -412,12 +535,20 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	describe(what, sizeof(what), &r);
 	fprintf(stderr, "[%d/%d] %s (repetition %d/%d): %s, %.2fs\n", j->done, j->total, l->label, rep + 1,
 	    o->repeat, what, r.wall_s);
-	printf("%s/%s.intoto.json: %s %d/%d %s, %.3f s\n", j->reldir, base, l->label, rep + 1, o->repeat, what,
-	    r.wall_s);
+	printf("%s/%s.intoto.json: %s %d/%d %s, %.3f s", j->reldir, base, l->label, rep + 1, o->repeat, what, r.wall_s);
+	if (r.sampling && !isnan(rs.figures.steady_rss_kb))
+		printf(", steady RSS %.1f MiB, peak %.1f MiB", rs.figures.steady_rss_kb / 1024, rs.figures.peak_rss_kb / 1024);
+	if (r.sampling && !isnan(rs.figures.cooldown_rss_kb))
+		printf(", cooldown %.1f MiB", rs.figures.cooldown_rss_kb / 1024);
+	printf("\n");
 	if (r.status != AB_RUN_EXITED || r.exit_code != 0)
 		j->failed = 1;
 	e = 0;
 done:
+	if (sampler)
+		ab_sampler_finish(&sam, sampler);
+	ab_sampling_release(&sam);
+	free(rs.series.path);
 	ab_atomic_abort(&log);
 	ab_env_release(&env);
 	ab_strv_free(&argv);
@@ -426,6 +557,31 @@ done:
 	free(path);
 	free(text);
 	return e;
+}
+
+/* --cpus: a list the machine can run the command on (tried now, before any run) */
+static int
+check_cpus(struct job *j)
+{
+	const char *list = j->o->cpus;
+
+	if (!list)
+		return 0;
+	if (ab_runenv_cpulist_parse(&j->cpus, list) < 0) {
+		ab_error("run: --cpus wants a CPU list such as '0-3,8', not '%s'", list);
+		return AB_EFAIL;
+	}
+	if (sched_getaffinity(0, sizeof(j->own_cpus), &j->own_cpus) < 0) {
+		ab_error_errno("run: cannot read allocbuild's CPU affinity");
+		return AB_EFAIL;
+	}
+	if (sched_setaffinity(0, sizeof(j->cpus), &j->cpus) < 0) {
+		ab_error_errno("run: --cpus '%s': cannot run on these CPUs", list);
+		return AB_EFAIL;
+	}
+	sched_setaffinity(0, sizeof(j->own_cpus), &j->own_cpus);
+	j->pin = 1;
+	return 0;
 }
 
 static void
@@ -473,6 +629,9 @@ ab_run(const struct ab_run_opts *o)
 		bad_name(o->name);
 		goto done;
 	}
+	if ((o->mark_start && ab_sampler_check_regex("run: --mark-start", o->mark_start) < 0) ||
+	    (o->mark && ab_sampler_check_regex("run: --mark", o->mark) < 0) || check_cpus(&j) < 0)
+		goto done;
 	if (ab_build_lock(&lockfd, o->outdir) < 0)
 		goto done;
 	if ((e = ab_manifest_recorded_read(&rec, o->outdir, 0)) < 0)
@@ -521,7 +680,7 @@ ab_run(const struct ab_run_opts *o)
 		goto done;
 	/* the log of a run killed with -9 is a temporary of a dead process: gone now */
 	ab_atomic_clean_stale(j.dir);
-	j.next = ab_runrec_next_number(j.dir);
+	j.next = j.batch = ab_runrec_next_number(j.dir);
 	j.total = o->repeat * (int)o->nlabels;
 	if (j.next > AB_RUN_NUMBER_MAX - j.total + 1) {
 		ab_error("run: '%s' would number runs beyond %d: use another --name", j.dir, AB_RUN_NUMBER_MAX);

@@ -4,9 +4,11 @@
  * with the label's runtime environment exactly as `env` defines it
  * (provenance/manifest.h: ab_manifest_runtime), `{bin}` and `{label}` in
  * its arguments standing for the variant's program and label, and
- * ALLOCBUILD_BIN / ALLOCBUILD_LABEL set; stream its output to a log and
- * the terminal; then write its record (provenance/runrec.h) and list the
- * run's files in SHA256SUMS.
+ * ALLOCBUILD_BIN / ALLOCBUILD_LABEL set, on the CPUs of --cpus; stream
+ * its output to a log and the terminal while a sampler reads its process
+ * tree (provenance/sampler.h); then take the driver's figures from its log
+ * (provenance/metrics.h), write its series and its record
+ * (provenance/runrec.h) and list the run's files in SHA256SUMS.
  *
  * Everything that can be refused is refused before the first run: a bad
  * name, an unknown label, `{bin}` for a label without a program artifact,
@@ -37,6 +39,13 @@ struct ab_run_opts {
 	char *const *argv;  /* the command, NULL-terminated */
 	const char *cache_dir; /* the digest cache's directory (--cache), NULL: ab_cache_default_dir's */
 	int rehash;         /* hash the artifact even when the digest cache vouches for it */
+	int sample_ms;      /* the sampler's interval; 0: no sampling */
+	const char *sample_comm; /* the process name whose RSS the figures use, or NULL */
+	int sample_pss;     /* read PSS and anonymous memory too */
+	const char *mark_start, *mark; /* patterns of the lines that start and end the measured window, or NULL */
+	double cooldown;    /* seconds sampled after the window, 0: none */
+	const char *cpus;   /* the command's CPU affinity ("0-3,8"), or NULL: allocbuild's */
+	const char *cell;   /* the cell the runs' figures belong to, or NULL */
 };
 
 /*

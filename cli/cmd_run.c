@@ -1,6 +1,8 @@
 /*
  * allocbuild run OUTDIR LABEL... [--name NAME] [--repeat N] [--rotate]
- *     [--junit PATH] [--timeout S] [--set NAME=VALUE]... -- COMMAND [ARG...]
+ *     [--junit PATH] [--timeout S] [--set NAME=VALUE]... [--sample-ms MS]
+ *     [--sample-comm NAME] [--sample-pss] [--mark-start REGEX] [--mark REGEX]
+ *     [--cooldown S] [--cpus LIST] [--cell CELL] -- COMMAND [ARG...]
  * allocbuild run --env-only
  *
  * Run a benchmark or verification command once per label and repetition
@@ -16,11 +18,14 @@
 #include "../builder/run.h"
 #include "../lib/proc.h"
 #include "../lib/util.h"
+#include "../provenance/metrics.h"
 
 static const char usage[] =
     "allocbuild run OUTDIR LABEL... [--name NAME] [--repeat N] [--rotate] [--junit PATH]\n"
     "               [--timeout S] [--set NAME=VALUE]... [--cache DIR] [--rehash]\n"
-    "               -- COMMAND [ARG...]\n"
+    "               [--sample-ms MS] [--sample-comm NAME] [--sample-pss]\n"
+    "               [--mark-start REGEX] [--mark REGEX] [--cooldown S]\n"
+    "               [--cpus LIST] [--cell CELL] -- COMMAND [ARG...]\n"
     "allocbuild run --env-only\n"
     "\n"
     "Run COMMAND (never through a shell) once per LABEL, N times each (--repeat,\n"
@@ -43,6 +48,20 @@ static const char usage[] =
     "ctime are those it had when last hashed; --rehash always hashes. The record\n"
     "says which (artifact.checked_by). --env-only prints the run\n"
     "environment as JSON and runs nothing.\n"
+    "While COMMAND runs, its process tree is sampled from /proc every MS\n"
+    "milliseconds (--sample-ms, default 50; 0 turns sampling off): RSS, CPU time,\n"
+    "page faults, threads, with --sample-pss PSS and anonymous memory too, and\n"
+    "with --sample-comm NAME the RSS of the processes named NAME apart (the\n"
+    "figures then use theirs). The series goes to NNNN-LABEL.series.csv; the\n"
+    "record keeps steady RSS (the median in the measured window), sampled peak,\n"
+    "cooldown RSS, RSS GiB*s, CPU and faults. The window runs from the start (or\n"
+    "the first output line matching --mark-start) to the command's end (or the\n"
+    "first line matching --mark after it); --cooldown S reads the RSS S seconds\n"
+    "after the window, sampling what the command left running until then and\n"
+    "ending it. --cpus runs COMMAND with that CPU affinity. Output lines\n"
+    "\"ALLOCBUILD_METRIC NAME=VALUE [UNIT] [cell=CELL] [better=higher|lower]\" are\n"
+    "the driver's own figures, kept in the record; --cell names the cell of the\n"
+    "runs' figures. allocbuild compare turns the records into tables.\n"
     "Exit 0 every command exited 0, 1 one did not (or was interrupted, or an\n"
     "artifact changed since the build: nothing runs then), 2 bad input (nothing\n"
     "is recorded) or a JUnit report the command did not write. See docs/runs.md.\n";
@@ -60,9 +79,17 @@ cmd_run(int argc, char **argv)
 		{"env-only", no_argument, NULL, 'E'},
 		{"cache", required_argument, NULL, 'c'},
 		{"rehash", no_argument, NULL, 'H'},
+		{"sample-ms", required_argument, NULL, 'S'},
+		{"sample-comm", required_argument, NULL, 'C'},
+		{"sample-pss", no_argument, NULL, 'P'},
+		{"mark-start", required_argument, NULL, 'M'},
+		{"mark", required_argument, NULL, 'm'},
+		{"cooldown", required_argument, NULL, 'D'},
+		{"cpus", required_argument, NULL, 'u'},
+		{"cell", required_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
 	};
-	struct ab_run_opts o = {.repeat = 1};
+	struct ab_run_opts o = {.repeat = 1, .sample_ms = 50};
 	struct ab_strv sets = {0};
 	int c, dashes = -1, env_only = 0, rc;
 	char *end;
@@ -117,6 +144,47 @@ cmd_run(int argc, char **argv)
 		case 'H':
 			o.rehash = 1;
 			break;
+		case 'S':
+			if (ab_cmd_parse_int(&o.sample_ms, optarg, 0, 60000) < 0) {
+				ab_strv_free(&sets);
+				return ab_cmd_usage_error("run", "--sample-ms wants milliseconds from 0 to 60000, not '%s'", optarg);
+			}
+			break;
+		case 'C':
+			if (!*optarg || strlen(optarg) > 15 || strchr(optarg, '/')) {
+				ab_strv_free(&sets);
+				return ab_cmd_usage_error("run", "--sample-comm wants a process name as /proc shows it "
+				    "(1 to 15 bytes, no '/'), not '%s'", optarg);
+			}
+			o.sample_comm = optarg;
+			break;
+		case 'P':
+			o.sample_pss = 1;
+			break;
+		case 'M':
+			o.mark_start = optarg;
+			break;
+		case 'm':
+			o.mark = optarg;
+			break;
+		case 'D':
+			o.cooldown = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.cooldown > 0) || o.cooldown > 86400) {
+				ab_strv_free(&sets);
+				return ab_cmd_usage_error("run", "--cooldown wants a positive number of seconds, not '%s'", optarg);
+			}
+			break;
+		case 'u':
+			o.cpus = optarg;
+			break;
+		case 'L':
+			if (!ab_metric_cell_valid(optarg, strlen(optarg))) {
+				ab_strv_free(&sets);
+				return ab_cmd_usage_error("run", "--cell wants 1 to 64 printable characters without spaces, "
+				    "not '%s'", optarg);
+			}
+			o.cell = optarg;
+			break;
 		default:
 			ab_strv_free(&sets);
 			return ab_cmd_option_error("run", c, argv);
@@ -127,6 +195,11 @@ cmd_run(int argc, char **argv)
 		if (optind != (dashes < 0 ? argc : dashes) || dashes >= 0)
 			return ab_cmd_usage_error("run", "--env-only takes no OUTDIR, LABEL or COMMAND");
 		return ab_cmd_exit(ab_run_env_only(stdout));
+	}
+	if (!o.sample_ms && (o.sample_comm || o.sample_pss || o.mark_start || o.mark || o.cooldown > 0)) {
+		ab_strv_free(&sets);
+		return ab_cmd_usage_error("run", "--sample-comm, --sample-pss, --mark-start, --mark and --cooldown "
+		    "need sampling: not with --sample-ms 0");
 	}
 	if (dashes < 0) {
 		ab_strv_free(&sets);

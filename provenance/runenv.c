@@ -325,3 +325,63 @@ ab_runenv_finish(cJSON *env)
 	else
 		cJSON_AddNullToObject(swap, "activity");
 }
+
+int
+ab_runenv_cpulist_parse(cpu_set_t *set, const char *list)
+{
+	const char *s = list;
+
+	CPU_ZERO(set);
+	if (!*s)
+		return -1;
+	for (;;) {
+		char *end;
+		long a, b;
+
+		if (*s < '0' || *s > '9')
+			return -1;
+		a = b = strtol(s, &end, 10);
+		s = end;
+		if (*s == '-') {
+			if (s[1] < '0' || s[1] > '9')
+				return -1;
+			b = strtol(s + 1, &end, 10);
+			s = end;
+		}
+		if (a < 0 || b < a || b >= CPU_SETSIZE)
+			return -1;
+		for (long i = a; i <= b; i++)
+			CPU_SET((int)i, set);
+		if (!*s)
+			return 0;
+		if (*s++ != ',')
+			return -1;
+	}
+}
+
+const char *const ab_runenv_compared[] = {
+	"memory.thp_enabled", "memory.thp_defrag", "cpu.governor", "cpu.boost", "cpu.no_turbo", "cpu.affinity",
+	"cgroup.memory.max", "cgroup.memory.high", "cgroup.memory.swap.max", "cgroup.cpu.max", "swap activity",
+};
+const size_t ab_runenv_ncompared = AB_NELEM(ab_runenv_compared);
+
+char *
+ab_runenv_value(const cJSON *env, const char *key)
+{
+	const cJSON *v;
+
+	if (!strcmp(key, "swap activity")) {
+		v = ab_json_get(ab_json_get(env, "swap"), "activity");
+		return cJSON_IsNumber(v) ? ab_strdup(v->valuedouble > 0 ? "swapping" : "none") : ab_strdup("unknown");
+	}
+	if (!strncmp(key, "cgroup.", 7)) {
+		v = ab_json_get(ab_json_get(env, "cgroup"), key + 7);
+	} else {
+		const char *dot = strchr(key, '.');
+		char *top = ab_strndup(key, (size_t)(dot - key));
+
+		v = ab_json_get(ab_json_get(env, top), dot + 1);
+		free(top);
+	}
+	return cJSON_IsString(v) ? ab_strdup(v->valuestring) : ab_strdup("absent");
+}

@@ -18,11 +18,31 @@
 #ifndef AB_RUNENV_H
 #define AB_RUNENV_H
 
+#include <sched.h>
+
 #include <cjson/cJSON.h>
 
 /* the run environment as a JSON object, swap counters in "swap.before"; caller frees */
 cJSON *ab_runenv_capture(void);
 /* add "swap.after" and "swap.activity" (pages swapped in or out during the run, or null) */
 void ab_runenv_finish(cJSON *env);
+
+/*
+ * A CPU list as sysfs and taskset write it ("0-3,8,12-15") into *set;
+ * 0, or -1 when it is not one (nothing reported). The run environment
+ * writes its affinity the same way.
+ */
+int ab_runenv_cpulist_parse(cpu_set_t *set, const char *list);
+
+/*
+ * The fields of a run environment whose difference between runs changes
+ * allocator figures: THP mode and defrag, governor, boost, no_turbo, CPU
+ * affinity, the cgroup limits, and whether swapping happened. Runs whose
+ * values differ do not compare as taken alike (pr, compare).
+ */
+extern const char *const ab_runenv_compared[];
+extern const size_t ab_runenv_ncompared;
+/* the value of one of them in env, as text ("absent" for null, "swapping"/"none"/"unknown"); caller frees */
+char *ab_runenv_value(const cJSON *env, const char *key);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fnmatch.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -35,6 +36,121 @@ descriptor(const char *name, const char *hex)
 	return o;
 }
 
+/* a measured figure: microseconds (or 1e-6 of a unit) are all it holds; NAN is null */
+static void
+add_figure(cJSON *o, const char *key, double v)
+{
+	if (isnan(v))
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, (double)(long long)(v * 1e6 + (v < 0 ? -0.5 : 0.5)) / 1e6);
+}
+
+static void
+add_str_or_null(cJSON *o, const char *key, const char *v)
+{
+	ab_json_add_str_or_null(o, key, v);
+}
+
+static cJSON *
+figures_json(const struct ab_series_figures *f, const struct ab_runrec_sampling *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "window_samples", (double)f->window_samples);
+	add_figure(o, "steady_rss_kb", f->steady_rss_kb);
+	add_figure(o, "peak_rss_kb", f->peak_rss_kb);
+	add_figure(o, "cooldown_rss_kb", f->cooldown_rss_kb);
+	add_figure(o, "rss_gib_s", f->rss_gib_s);
+	add_figure(o, "window_cpu_s", f->window_cpu_s);
+	add_figure(o, "cpu_s", f->cpu_s);
+	add_figure(o, "minor_faults", f->minor_faults);
+	add_figure(o, "major_faults", f->major_faults);
+	add_figure(o, "max_threads", f->max_threads);
+	add_figure(o, "max_processes", f->max_processes);
+	if (s->comm)
+		add_figure(o, "tree_peak_rss_kb", f->tree_peak_rss_kb);
+	if (s->pss) {
+		add_figure(o, "steady_pss_kb", f->steady_pss_kb);
+		add_figure(o, "peak_pss_kb", f->peak_pss_kb);
+		add_figure(o, "steady_anon_kb", f->steady_anon_kb);
+		add_figure(o, "peak_anon_kb", f->peak_anon_kb);
+	}
+	return o;
+}
+
+static cJSON *
+sampling_json(const struct ab_runrec_sampling *s)
+{
+	cJSON *o = cJSON_CreateObject(), *x;
+
+	cJSON_AddNumberToObject(o, "interval_ms", s->interval_ms);
+	add_str_or_null(o, "comm", s->comm);
+	cJSON_AddBoolToObject(o, "pss", s->pss);
+	x = cJSON_AddObjectToObject(o, "marks");
+	add_str_or_null(x, "start", s->mark_start);
+	add_str_or_null(x, "end", s->mark_end);
+	x = cJSON_AddObjectToObject(o, "series");
+	cJSON_AddStringToObject(x, "path", s->series.path);
+	cJSON_AddStringToObject(x, "sha256", s->series.sha256);
+	cJSON_AddNumberToObject(x, "size", (double)s->series.size);
+	cJSON_AddNumberToObject(x, "samples", (double)s->samples);
+	x = cJSON_AddObjectToObject(o, "window");
+	add_figure(x, "start_s", s->window_start_s);
+	add_figure(x, "end_s", s->window_end_s);
+	cJSON_AddStringToObject(x, "started_by", s->start_marked ? "mark" : "start");
+	cJSON_AddStringToObject(x, "ended_by", s->end_marked ? "mark" : "exit");
+	add_str_or_null(x, "start_line", s->start_line);
+	add_str_or_null(x, "end_line", s->end_line);
+	add_figure(o, "command_end_s", s->command_end_s >= 0 ? s->command_end_s : NAN);
+	if (s->cooldown_s > 0) {
+		x = cJSON_AddObjectToObject(o, "cooldown");
+		add_figure(x, "requested_s", s->cooldown_s);
+		add_figure(x, "at_s", s->cooldown_at_s);
+		cJSON_AddBoolToObject(x, "reached", s->cooldown_reached);
+		cJSON_AddNumberToObject(x, "leftovers_ended", s->leftovers_ended);
+	} else {
+		cJSON_AddNullToObject(o, "cooldown");
+	}
+	cJSON_AddItemToObject(o, "figures", figures_json(&s->figures, s));
+	return o;
+}
+
+static cJSON *
+metrics_json(const struct ab_metrics *m)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < m->n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "name", m->v[i].name);
+		cJSON_AddNumberToObject(o, "value", m->v[i].value);
+		add_str_or_null(o, "unit", m->v[i].unit);
+		add_str_or_null(o, "cell", m->v[i].cell);
+		cJSON_AddStringToObject(o, "better", m->v[i].higher ? "higher" : "lower");
+		cJSON_AddNumberToObject(o, "reported", m->v[i].reported);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+static cJSON *
+overhead_json(const struct ab_runrec *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_figure(o, "allocbuild_cpu_s", r->allocbuild_cpu_s >= 0 ? r->allocbuild_cpu_s : NAN);
+	if (r->sampling) {
+		add_figure(o, "sampler_cpu_s", r->sampling->sampler_cpu_s);
+		cJSON_AddNumberToObject(o, "sampler_readings", r->sampling->ticks);
+		cJSON_AddNumberToObject(o, "sampler_late", r->sampling->late_ticks);
+	} else {
+		cJSON_AddNullToObject(o, "sampler_cpu_s");
+	}
+	return o;
+}
+
 static const char *
 status_word(enum ab_run_status s)
 {
@@ -62,6 +178,9 @@ predicate(const struct ab_runrec *r)
 	cJSON_AddNumberToObject(p, "repetition", r->repetition);
 	cJSON_AddNumberToObject(p, "repetitions", r->repetitions);
 	cJSON_AddItemToObject(p, "order", ab_json_strv(r->order, r->norder));
+	cJSON_AddNumberToObject(p, "batch", r->batch);
+	cJSON_AddBoolToObject(p, "rotated", r->rotated);
+	add_str_or_null(p, "cell", r->cell);
 	o = cJSON_AddObjectToObject(p, "build");
 	if (r->build_invocation)
 		cJSON_AddStringToObject(o, "invocation_id", r->build_invocation);
@@ -114,6 +233,13 @@ predicate(const struct ab_runrec *r)
 	cJSON_AddNumberToObject(p, "user_s", r->user_s);
 	cJSON_AddNumberToObject(p, "sys_s", r->sys_s);
 	cJSON_AddNumberToObject(p, "maxrss_kb", (double)r->maxrss_kb);
+	add_str_or_null(p, "cpus", r->cpus);
+	if (r->sampling)
+		cJSON_AddItemToObject(p, "sampling", sampling_json(r->sampling));
+	else
+		cJSON_AddNullToObject(p, "sampling");
+	cJSON_AddItemToObject(p, "metrics", metrics_json(&r->metrics));
+	cJSON_AddItemToObject(p, "overhead", overhead_json(r));
 	cJSON_AddItemToObject(p, "log", file_json(&r->log));
 	if (r->junit_path) {
 		o = cJSON_AddObjectToObject(p, "junit");
@@ -145,6 +271,8 @@ predicate(const struct ab_runrec *r)
 	cJSON_AddItemToArray(byp, descriptor(r->log.path, r->log.sha256));
 	if (r->junit.path)
 		cJSON_AddItemToArray(byp, descriptor(r->junit.path, r->junit.sha256));
+	if (r->sampling && r->sampling->series.path)
+		cJSON_AddItemToArray(byp, descriptor(r->sampling->series.path, r->sampling->series.sha256));
 	return p;
 }
 
@@ -170,7 +298,208 @@ ab_runrec_release(struct ab_runrec *r)
 	free(r->junit.path);
 	cJSON_Delete(r->junit_summary);
 	cJSON_Delete(r->environment);
+	ab_metrics_release(&r->metrics);
+	if (r->sampling_owned)
+		free(r->sampling_owned->series.path);
+	free(r->sampling_owned);
+	free(r->argv_owned);
+	free(r->order_owned);
+	cJSON_Delete(r->doc);
 	memset(r, 0, sizeof(*r));
+}
+
+/* ---- reading a record back ---- */
+
+static double
+num_or(const cJSON *o, const char *key, double dflt)
+{
+	const cJSON *n = ab_json_get(o, key);
+
+	return cJSON_IsNumber(n) ? n->valuedouble : dflt;
+}
+
+/* a figure read back: null (or absent) is NAN */
+static double
+figure(const cJSON *o, const char *key)
+{
+	return num_or(o, key, NAN);
+}
+
+static const char *
+str_of(const cJSON *o, const char *key)
+{
+	return ab_json_str(o, key);
+}
+
+/* a JSON array of strings as a NULL-terminated array of pointers into it; caller frees the array */
+static char **
+strings_of(const cJSON *arr, size_t *n)
+{
+	char **v = ab_calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*v));
+	const cJSON *it;
+	size_t k = 0;
+
+	cJSON_ArrayForEach(it, arr)
+		if (cJSON_IsString(it))
+			v[k++] = it->valuestring;
+	if (n)
+		*n = k;
+	return v;
+}
+
+static void
+parse_file(struct ab_runrec_file *f, const cJSON *o)
+{
+	const char *hex = str_of(o, "sha256");
+
+	f->path = str_of(o, "path") ? ab_strdup(str_of(o, "path")) : NULL;
+	snprintf(f->sha256, sizeof(f->sha256), "%s", hex ? hex : "");
+	f->size = (uint64_t)num_or(o, "size", 0);
+}
+
+static void
+parse_figures(struct ab_series_figures *f, const cJSON *o)
+{
+	f->window_samples = (size_t)num_or(o, "window_samples", 0);
+	f->steady_rss_kb = figure(o, "steady_rss_kb");
+	f->peak_rss_kb = figure(o, "peak_rss_kb");
+	f->cooldown_rss_kb = figure(o, "cooldown_rss_kb");
+	f->rss_gib_s = figure(o, "rss_gib_s");
+	f->window_cpu_s = figure(o, "window_cpu_s");
+	f->cpu_s = figure(o, "cpu_s");
+	f->minor_faults = figure(o, "minor_faults");
+	f->major_faults = figure(o, "major_faults");
+	f->max_threads = figure(o, "max_threads");
+	f->max_processes = figure(o, "max_processes");
+	f->tree_peak_rss_kb = figure(o, "tree_peak_rss_kb");
+	f->steady_pss_kb = figure(o, "steady_pss_kb");
+	f->peak_pss_kb = figure(o, "peak_pss_kb");
+	f->steady_anon_kb = figure(o, "steady_anon_kb");
+	f->peak_anon_kb = figure(o, "peak_anon_kb");
+}
+
+static void
+parse_sampling(struct ab_runrec_sampling *s, const cJSON *o)
+{
+	const cJSON *w = ab_json_get(o, "window"), *c = ab_json_get(o, "cooldown"), *sr = ab_json_get(o, "series");
+
+	s->interval_ms = (int)num_or(o, "interval_ms", 0);
+	s->comm = str_of(o, "comm");
+	s->pss = cJSON_IsTrue(ab_json_get(o, "pss"));
+	s->mark_start = str_of(ab_json_get(o, "marks"), "start");
+	s->mark_end = str_of(ab_json_get(o, "marks"), "end");
+	parse_file(&s->series, sr);
+	s->samples = (size_t)num_or(sr, "samples", 0);
+	s->window_start_s = figure(w, "start_s");
+	s->window_end_s = figure(w, "end_s");
+	s->start_marked = str_of(w, "started_by") && !strcmp(str_of(w, "started_by"), "mark");
+	s->end_marked = str_of(w, "ended_by") && !strcmp(str_of(w, "ended_by"), "mark");
+	s->start_line = str_of(w, "start_line");
+	s->end_line = str_of(w, "end_line");
+	s->command_end_s = num_or(o, "command_end_s", -1);
+	s->cooldown_s = cJSON_IsObject(c) ? num_or(c, "requested_s", 0) : 0;
+	s->cooldown_at_s = cJSON_IsObject(c) ? num_or(c, "at_s", -1) : -1;
+	s->cooldown_reached = cJSON_IsTrue(ab_json_get(c, "reached"));
+	s->leftovers_ended = (int)num_or(c, "leftovers_ended", 0);
+	parse_figures(&s->figures, ab_json_get(o, "figures"));
+}
+
+static void
+parse_metrics(struct ab_metrics *m, const cJSON *arr)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, arr) {
+		const char *name = str_of(it, "name"), *better = str_of(it, "better");
+		const cJSON *v = ab_json_get(it, "value");
+
+		if (name && cJSON_IsNumber(v))
+			ab_metrics_set(m, name, v->valuedouble, str_of(it, "unit"), str_of(it, "cell"),
+			    better && !strcmp(better, "higher"), (int)num_or(it, "reported", 1));
+	}
+}
+
+static int
+parse_status(enum ab_run_status *st, const char *w)
+{
+	static const enum ab_run_status all[] = {AB_RUN_EXITED, AB_RUN_SIGNALED, AB_RUN_TIMED_OUT, AB_RUN_INTERRUPTED};
+
+	for (size_t i = 0; w && i < AB_NELEM(all); i++)
+		if (!strcmp(status_word(all[i]), w)) {
+			*st = all[i];
+			return 0;
+		}
+	return -1;
+}
+
+int
+ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
+{
+	const cJSON *p = ab_json_get(stmt, "predicate"), *a = ab_json_get(p, "artifact"), *it;
+	const char *hex = str_of(a, "sha256");
+
+	memset(r, 0, sizeof(*r));
+	r->doc = stmt;
+	r->allocbuild_cpu_s = -1;
+	if (!cJSON_IsObject(p) || !str_of(p, "name") || !str_of(p, "label") || !cJSON_IsNumber(ab_json_get(p, "number")) ||
+	    !hex || !ab_is_hex(hex, AB_HEX_LEN) || parse_status(&r->status, str_of(p, "status")) < 0) {
+		ab_error("'%s': not a run record: it lacks its name, number, label, status or artifact digest", name);
+		return AB_EFAIL;
+	}
+	r->name = str_of(p, "name");
+	r->number = (int)num_or(p, "number", 0);
+	r->label = str_of(p, "label");
+	r->repetition = (int)num_or(p, "repetition", 0);
+	r->repetitions = (int)num_or(p, "repetitions", 0);
+	r->order = r->order_owned = strings_of(ab_json_get(p, "order"), &r->norder);
+	r->batch = (int)num_or(p, "batch", 0);
+	r->rotated = cJSON_IsTrue(ab_json_get(p, "rotated"));
+	r->cell = str_of(p, "cell");
+	r->subject = str_of(a, "path");
+	r->subject_kind = str_of(a, "kind");
+	memcpy(r->subject_sha256, hex, AB_HEX_LEN + 1);
+	r->argv = r->argv_owned = strings_of(ab_json_get(p, "argv"), NULL);
+	r->cwd = str_of(p, "cwd");
+	cJSON_ArrayForEach(it, ab_json_get(p, "env_overrides"))
+		if (cJSON_IsString(it))
+			ab_strv_pushf(&r->overrides, "%s=%s", it->string, it->valuestring);
+	cJSON_ArrayForEach(it, ab_json_get(p, "env_removed"))
+		if (cJSON_IsString(it))
+			ab_strv_push(&r->removed, it->valuestring);
+	snprintf(r->started_on, sizeof(r->started_on), "%s", str_of(p, "started_on") ? str_of(p, "started_on") : "");
+	snprintf(r->finished_on, sizeof(r->finished_on), "%s", str_of(p, "finished_on") ? str_of(p, "finished_on") : "");
+	r->exit_code = (int)num_or(p, "exit_code", -1);
+	r->signal = (int)num_or(p, "signal", 0);
+	r->wall_s = num_or(p, "wall_s", NAN);
+	r->user_s = num_or(p, "user_s", NAN);
+	r->sys_s = num_or(p, "sys_s", NAN);
+	r->maxrss_kb = (long)num_or(p, "maxrss_kb", -1);
+	r->cpus = str_of(p, "cpus");
+	parse_file(&r->log, ab_json_get(p, "log"));
+	if (cJSON_IsObject(ab_json_get(p, "sampling"))) {
+		r->sampling = r->sampling_owned = ab_calloc(1, sizeof(*r->sampling_owned));
+		parse_sampling(r->sampling, ab_json_get(p, "sampling"));
+	}
+	parse_metrics(&r->metrics, ab_json_get(p, "metrics"));
+	r->allocbuild_cpu_s = num_or(ab_json_get(p, "overhead"), "allocbuild_cpu_s", -1);
+	r->environment = cJSON_DetachItemFromObject((cJSON *)p, "environment");
+	return 0;
+}
+
+int
+ab_runrec_ok(const struct ab_runrec *r)
+{
+	return r->status == AB_RUN_EXITED && r->exit_code == 0;
+}
+
+char *
+ab_runrec_ending(const struct ab_runrec *r)
+{
+	if (r->status == AB_RUN_EXITED)
+		return ab_sprintf("%d", r->exit_code);
+	if (r->status == AB_RUN_SIGNALED)
+		return ab_strdup(sigabbrev_np(r->signal) ? sigabbrev_np(r->signal) : "signal");
+	return ab_strdup(status_word(r->status));
 }
 
 int

@@ -5,10 +5,14 @@
  * record itself, with the run's log and JUnit report as its byproducts.
  *
  * A run's files live in OUTDIR/runs/NAME/, numbered across the runs of
- * that name: NNNN-LABEL.intoto.json (the record), NNNN-LABEL.log and
- * NNNN-LABEL.junit.xml. Each is written atomically, the record last, and
+ * that name: NNNN-LABEL.intoto.json (the record), NNNN-LABEL.log,
+ * NNNN-LABEL.junit.xml and NNNN-LABEL.series.csv (the sampled series,
+ * provenance/series.h). Each is written atomically, the record last, and
  * then listed in SHA256SUMS; the build keeps those lines when it rewrites
  * SHA256SUMS, and verify checks them (provenance/manifest.h).
+ *
+ * One serializer (ab_runrec_statement) and one parser (ab_runrec_parse)
+ * of the record, beside its struct.
  */
 #ifndef AB_RUNREC_H
 #define AB_RUNREC_H
@@ -20,6 +24,8 @@
 
 #include "../lib/hash.h"
 #include "../lib/util.h"
+#include "metrics.h"
+#include "series.h"
 
 /* the predicate type of a run record's Statement */
 #define AB_RUN_PREDICATE "https://allocbuild.dev/run/v1"
@@ -37,6 +43,26 @@ struct ab_runrec_file {
 	char *path; /* relative to OUTDIR */
 	char sha256[AB_HEX_LEN + 1];
 	uint64_t size;
+};
+
+/* what the sampler saw (provenance/sampler.h), as the record keeps it */
+struct ab_runrec_sampling {
+	int interval_ms;
+	const char *comm;            /* --sample-comm, or NULL */
+	int pss;                     /* --sample-pss */
+	const char *mark_start, *mark_end; /* the patterns, or NULL */
+	double cooldown_s;           /* 0: none asked */
+	struct ab_runrec_file series;
+	size_t samples;
+	double window_start_s, window_end_s;
+	int start_marked, end_marked;
+	const char *start_line, *end_line; /* the lines that marked them, or NULL */
+	double command_end_s;        /* < 0: not seen */
+	double cooldown_at_s;        /* < 0: no cooldown */
+	int cooldown_reached, leftovers_ended;
+	struct ab_series_figures figures;
+	double sampler_cpu_s;
+	unsigned ticks, late_ticks;
 };
 
 struct ab_runrec {
@@ -73,11 +99,33 @@ struct ab_runrec {
 	 */
 	const char *junit_refused;
 	cJSON *environment;          /* owned: provenance/runenv.h */
+	int batch;                   /* the number of the first run of the invocation that made this one; 0 unknown */
+	int rotated;                 /* that invocation rotated the labels (--rotate) */
+	const char *cell;            /* --cell, or NULL */
+	const char *cpus;            /* --cpus as given, or NULL */
+	struct ab_runrec_sampling *sampling; /* NULL: not sampled */
+	struct ab_metrics metrics;   /* the driver's figures (owned) */
+	double allocbuild_cpu_s;     /* allocbuild's own CPU seconds while the command ran (< 0 unknown) */
+	/* a parsed record: the document its strings point into, and the arrays made for it */
+	cJSON *doc;
+	char **argv_owned, **order_owned;
+	struct ab_runrec_sampling *sampling_owned;
 };
 
 /* the record as its Statement; caller frees */
 cJSON *ab_runrec_statement(const struct ab_runrec *r);
+/*
+ * A record's Statement read back into *r, which takes stmt (freed by
+ * ab_runrec_release, whatever the result): the fields compare and pr use.
+ * A record of an earlier allocbuild, without batch, sampling or metrics,
+ * reads with batch 0, no sampling and no metrics. 0, or AB_EFAIL after
+ * reporting what is missing, naming the file name.
+ */
+int ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name);
 void ab_runrec_release(struct ab_runrec *r);
+/* a run's ending in a word or two: "exit 0", "SIGKILL", "timed out", "interrupted" (ok: exited 0); caller frees */
+char *ab_runrec_ending(const struct ab_runrec *r);
+int ab_runrec_ok(const struct ab_runrec *r);
 
 /* is name usable as a run name: [A-Za-z0-9._-], 1 to 64 characters, not starting with '.' or '-'? */
 int ab_runrec_name_valid(const char *name);

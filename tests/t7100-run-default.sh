@@ -113,7 +113,7 @@ gov=/sys/devices/system/cpu/cpufreq/boost
 [ -r $gov ] || [ "$(json $R/0001-stock53.intoto.json "'$gov' in $P['environment']['absent']")" = True ]
 # SHA256SUMS: the build's lines unchanged, then every run file
 head -n "$(wc -l <sums.before)" bo/SHA256SUMS | cmp - sums.before || fail "the build's lines changed"
-[ "$(grep -c '  runs/bench/' bo/SHA256SUMS)" = 18 ]
+[ "$(grep -c '  runs/bench/' bo/SHA256SUMS)" = 27 ] || fail "not every run's record, log and series listed"
 (cd bo && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS does not check"
 expect_exit 0 "$AB" verify bo
 
@@ -137,7 +137,7 @@ V=bo/runs/valgrind/0001-special53.intoto.json
 [ "$(json $V "$P['junit']['summary']")" = "{'tests': 4, 'failures': 1, 'errors': 0, 'skipped': 1, 'time': 0.5}" ]
 cmp report.xml bo/runs/valgrind/0001-special53.junit.xml || fail "the report is not kept"
 [ "$(json $V "[b['name'] for b in $P['byproducts']]")" = \
-	"['runs/valgrind/0001-special53.log', 'runs/valgrind/0001-special53.junit.xml']" ]
+	"['runs/valgrind/0001-special53.log', 'runs/valgrind/0001-special53.junit.xml', 'runs/valgrind/0001-special53.series.csv']" ]
 # ... and its reruns, all kept
 expect_exit 1 "$AB" run bo special53 --name valgrind -- ./drive special53 7
 [ "$(json bo/runs/valgrind/0002-special53.intoto.json "$P['exit_code']")" = 7 ]
@@ -154,7 +154,7 @@ expect_exit 0 "$AB" sign bo --key k.pem
 expect_grep "signed 13 statements" out
 expect_exit 0 "$AB" verify --key k.pub bo
 expect_grep "ok: runs/valgrind/0001-special53.intoto.json, signed by ed25519" out
-expect_grep "1 subject and 2 byproducts match" out
+expect_grep "1 subject and 3 byproducts match" out
 
 # pr: the Runs section, rendered; the records and logs in the bundle
 expect_exit 0 "$AB" pr -o pr1 bo

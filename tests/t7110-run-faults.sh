@@ -139,8 +139,10 @@ ls bo/runs/int >left
 expect_file left <<LIST
 0001-stock53.intoto.json
 0001-stock53.log
+0001-stock53.series.csv
 0002-stock53.intoto.json
 0002-stock53.log
+0002-stock53.series.csv
 LIST
 expect_exit 0 "$AB" verify bo
 
