@@ -19,7 +19,7 @@ PKG_LIBS = $(shell pkg-config --libs $(filter-out $(LAZY_PKGS),$(PKGS)))
 # the name the linker would have recorded for a library: soname PKG FILE
 soname = $(shell readelf -d "$$(pkg-config --variable=libdir $(1))/$(2)" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
-LDLIBS = $(PKG_LIBS) -lbz2 -lpthread
+LDLIBS = $(PKG_LIBS) -lbz2 -lpthread -lm
 
 # O is the object directory; the asan build uses its own
 O ?= .obj
