@@ -6,6 +6,8 @@
 # (recipes/rust-jemalloc-tuning.json, t4300). redis-server is the shared
 # compile cache of the ccache test (t7340). bubblewrap is the build sandbox
 # (bwrap: docs/build.md, "Sandbox"), which every build uses by default.
+# python3-scipy is the reference implementation compare's statistics are
+# checked against (mannwhitneyu and bootstrap, t7160).
 # Idempotent: silent and quick when everything is already installed.
 # Otherwise quiet: one line naming the packages and the log that gets
 # apt's and dpkg's output; the log's last lines only when the install fails.
@@ -14,7 +16,8 @@ set -eu
 pkgs="gcc g++ make pkg-config libgit2-dev libarchive-dev libssl-dev libcjson-dev
 libcurl4-openssl-dev zlib1g-dev cmake autoconf git python3 bzip2 xz-utils zstd dpkg-dev
 cmark-gfm ccache libbz2-dev libjemalloc2 libjemalloc-dev libmimalloc2.0
-python3-securesystemslib python3-cryptography cargo rustc librust-jemalloc-sys-dev redis-server bubblewrap"
+python3-securesystemslib python3-cryptography cargo rustc librust-jemalloc-sys-dev redis-server bubblewrap
+python3-scipy"
 
 missing=
 for p in $pkgs; do

@@ -7,7 +7,7 @@ grep -qE '^allocbuild [0-9]+\.[0-9]+\.[0-9]+$' out || fail "bad --version: $(cat
 expect_exit 0 "$AB" help
 mv out help.txt
 expect_grep "Commands:" help.txt
-for c in validate plan hash fetch build probe upstream-diff identify relink verify env pr; do
+for c in validate plan hash fetch build probe upstream-diff identify relink verify env run compare pr; do
 	expect_grep "  $c " help.txt
 	expect_exit 0 "$AB" "$c" --help
 	head -n 1 out | grep -q "^usage: allocbuild $c" || fail "$c --help: $(head -n 1 out)"

@@ -1,0 +1,181 @@
+/*
+ * allocbuild compare OUTDIR [--name NAME] [--baseline LABEL] [--metric M]...
+ *     [--format table|csv|json|md] [--unpaired] [--threshold PCT]
+ *     [--seed N] [--resamples N]
+ *
+ * The recorded runs of OUTDIR as medians, ranges, ratios against a
+ * baseline with bootstrap intervals, U tests, verdicts and the A/A
+ * control (provenance/compare.h, docs/runs.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "../lib/util.h"
+#include "../provenance/compare.h"
+#include "../provenance/metrics.h"
+
+static const char usage[] =
+    "allocbuild compare OUTDIR [--name NAME] [--baseline LABEL] [--metric M]...\n"
+    "                   [--format table|csv|json|md] [--unpaired] [--threshold PCT]\n"
+    "                   [--seed N] [--resamples N]\n"
+    "\n"
+    "Compare the runs `allocbuild run` recorded in OUTDIR (those SHA256SUMS lists,\n"
+    "each checked against it), per run name (--name: only that one), cell and\n"
+    "label: for each metric the successful runs' count, median and range, and\n"
+    "against the baseline label (--baseline, default the label run first) the\n"
+    "ratio of medians with its 95% bootstrap interval (paired by repetition when\n"
+    "the runs were rotated, unless --unpaired; --resamples, default 10000;\n"
+    "--seed, default 1, printed with the result), the Mann-Whitney U p-value and\n"
+    "a verdict: better, worse, or no difference shown (p >= 0.05, an interval\n"
+    "holding 1, or a ratio within the noise threshold, --threshold, default 1%).\n"
+    "Metrics (--metric, repeatable; default wall_s, cpu_s, the sampled RSS\n"
+    "figures or maxrss_mib, and every figure the driver reported): wall_s cpu_s\n"
+    "maxrss_mib steady_rss_mib peak_rss_mib cooldown_rss_mib rss_gib_s window_cpu_s\n"
+    "minor_faults major_faults max_threads steady_pss_mib peak_pss_mib\n"
+    "steady_anon_mib peak_anon_mib, or the name of a driver's figure\n"
+    "(ALLOCBUILD_METRIC lines). Two labels that ran the same artifact digest with\n"
+    "the same runtime environment are an A/A control: when it shows a\n"
+    "difference, every verdict is flagged unreliable. Failed runs are left out,\n"
+    "named in a warning; too few runs for the U test give a warning and no\n"
+    "verdict. --format csv prints one row per observation. Warnings go to stderr\n"
+    "(and into json and md).\n"
+    "Exit 0 compared; 1 a verdict is unreliable (the A/A control shows a\n"
+    "difference, or the runs ran under different run environments), rotated\n"
+    "runs under different environments were refused a paired comparison, or a\n"
+    "record does not hold what SHA256SUMS says; 2 bad input (no runs, an unknown\n"
+    "name, label or metric). See docs/runs.md.\n";
+
+static int
+parse_format(enum ab_compare_format *f, const char *s)
+{
+	static const char *const names[] = {"table", "csv", "json", "md"};
+	static const enum ab_compare_format fmts[] = {AB_CMP_TABLE, AB_CMP_CSV, AB_CMP_JSON, AB_CMP_MD};
+
+	for (size_t i = 0; i < AB_NELEM(names); i++)
+		if (!strcmp(names[i], s)) {
+			*f = fmts[i];
+			return 0;
+		}
+	return -1;
+}
+
+/* "1", "1%", "0.5%": percent, 0 to 100 */
+static int
+parse_percent(double *out, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || (*end && strcmp(end, "%")) || !(v >= 0) || v > 100)
+		return -1;
+	*out = v / 100;
+	return 0;
+}
+
+static int
+cmd_compare(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"name", required_argument, NULL, 'n'},
+		{"baseline", required_argument, NULL, 'b'},
+		{"metric", required_argument, NULL, 'm'},
+		{"format", required_argument, NULL, 'f'},
+		{"unpaired", no_argument, NULL, 'u'},
+		{"threshold", required_argument, NULL, 't'},
+		{"seed", required_argument, NULL, 's'},
+		{"resamples", required_argument, NULL, 'r'},
+		{NULL, 0, NULL, 0},
+	};
+	struct ab_compare_opts o = {.seed = AB_COMPARE_SEED, .resamples = AB_COMPARE_RESAMPLES,
+	    .threshold = AB_COMPARE_THRESHOLD, .refuse_mixed_paired = 1};
+	enum ab_compare_format fmt = AB_CMP_TABLE;
+	struct ab_strv metrics = {0};
+	struct ab_comparison *c = NULL;
+	int ch, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'n':
+			o.name = optarg;
+			break;
+		case 'b':
+			o.baseline = optarg;
+			break;
+		case 'm':
+			if (!ab_metric_name_valid(optarg, strlen(optarg))) {
+				ab_strv_free(&metrics);
+				return ab_cmd_usage_error("compare", "--metric wants a metric name, not '%s'", optarg);
+			}
+			ab_strv_push(&metrics, optarg);
+			break;
+		case 'f':
+			if (parse_format(&fmt, optarg) < 0) {
+				ab_strv_free(&metrics);
+				return ab_cmd_usage_error("compare", "--format wants table, csv, json or md, not '%s'", optarg);
+			}
+			break;
+		case 'u':
+			o.unpaired = 1;
+			break;
+		case 't':
+			if (parse_percent(&o.threshold, optarg) < 0) {
+				ab_strv_free(&metrics);
+				return ab_cmd_usage_error("compare", "--threshold wants a percentage from 0 to 100, not '%s'",
+				    optarg);
+			}
+			break;
+		case 's': {
+			char *end;
+
+			errno = 0;
+			o.seed = strtoull(optarg, &end, 10);
+			if (end == optarg || *end || errno || *optarg == '-') {
+				ab_strv_free(&metrics);
+				return ab_cmd_usage_error("compare", "--seed wants a whole number, not '%s'", optarg);
+			}
+			break;
+		}
+		case 'r':
+			if (ab_cmd_parse_int(&o.resamples, optarg, 100, 10000000) < 0) {
+				ab_strv_free(&metrics);
+				return ab_cmd_usage_error("compare", "--resamples wants a number from 100 to 10000000, not '%s'",
+				    optarg);
+			}
+			break;
+		default:
+			ab_strv_free(&metrics);
+			return ab_cmd_option_error("compare", ch, argv);
+		}
+	}
+	if (argc - optind != 1) {
+		ab_strv_free(&metrics);
+		return ab_cmd_usage_error("compare", argc - optind < 1 ? "missing OUTDIR" : "one OUTDIR only");
+	}
+	if (!ab_is_dir(argv[optind])) {
+		ab_strv_free(&metrics);
+		ab_error("compare: '%s' is not a directory", argv[optind]);
+		return AB_EXIT_USAGE;
+	}
+	o.outdir = argv[optind];
+	o.metrics = metrics.v;
+	o.nmetrics = metrics.n;
+	rc = ab_compare_load(&c, &o);
+	if (rc == 0)
+		rc = ab_compare_print(stdout, c, fmt);
+	if (rc == 0 && ab_compare_unreliable(c))
+		rc = AB_ECHECK;
+	ab_compare_free(c);
+	ab_strv_free(&metrics);
+	return ab_cmd_exit(rc);
+}
+
+const struct ab_cmd ab_cmd_compare = {"compare",
+    "compare the recorded runs: medians, ratios with intervals, U tests, verdicts, the A/A control", usage,
+    cmd_compare};

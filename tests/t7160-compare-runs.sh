@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# compare on real runs of a small allocating program linked against the
+# default recipe's stock53 and special53 archives. Its driver reports a
+# figure of its own (ops_per_s) from a table, so that those comparisons
+# are exact and known: the table of medians, ranges, ratios with their
+# bootstrap intervals, U tests and verdicts; the sampled RSS of 32 MiB
+# against 40 MiB found worse. The figures checked against scipy (U and p
+# exactly, the interval within 1%). An A/A control recognised by digest
+# (stock53 and its runtime variant fit-only with the same MALLOC_CONF),
+# not when fit-only's setting differs; a control that shows a difference
+# flags every verdict. Too few repetitions, a failed run among them, runs
+# under mixed run environments (refused paired, flagged unpaired), the
+# csv, json and md formats, and the refusals (exit 2, nothing printed).
+. "$TOP/tests/lib.sh"
+
+SCIPY_PY=/usr/bin/python3
+"$SCIPY_PY" -c 'import scipy' 2>/dev/null || fail "Debian's python3-scipy is not installed (scripts/install-deps.sh)"
+
+default_build bo
+cat >prog.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* prog MIB OPS: allocates and touches MIB MiB, holds them $HOLD_MS ms between two marks, reports OPS as its figure */
+int
+main(int argc, char **argv)
+{
+	size_t mib = argc > 1 ? (size_t)atoi(argv[1]) : 16;
+	char **blk = calloc(mib, sizeof(*blk));
+	long hold = getenv("HOLD_MS") ? atol(getenv("HOLD_MS")) : 0;
+	struct timespec ts = {hold / 1000, hold % 1000 * 1000000};
+
+	for (size_t i = 0; i < mib; i++) {
+		if (!(blk[i] = malloc(1 << 20)))
+			return 3;
+		memset(blk[i], 1, 1 << 20);
+	}
+	printf("held\n");
+	fflush(stdout);
+	nanosleep(&ts, NULL);
+	printf("done\n");
+	printf("ALLOCBUILD_METRIC ops_per_s=%s ops/s\n", argc > 2 ? argv[2] : "0");
+	for (size_t i = 0; i < mib; i++)
+		free(blk[i]);
+	free(blk);
+	return 0;
+}
+C
+for l in stock53 special53; do
+	cc -O1 -o prog-$l prog.c bo/variants/$l/build/lib/libjemalloc_pic.a -lpthread -ldl -lm ||
+		fail "cannot link against $l's archive"
+done
+cp prog-stock53 prog-fit-only
+# the n-th run of a label takes its MiB and ops/s from the table (label n MiB ops);
+# a run without a row fails (exit 7)
+cat >drive <<'SH'
+#!/bin/sh
+f=count-$ALLOCBUILD_LABEL
+n=$(($(cat "$f" 2>/dev/null || echo 0) + 1))
+echo $n >"$f"
+set -- $(awk -v l="$ALLOCBUILD_LABEL" -v n=$n '$1 == l && $2 == n { print $3, $4 }' table)
+[ $# = 2 ] || exit 7
+exec ./prog-"$ALLOCBUILD_LABEL" "$@"
+SH
+chmod +x drive
+cat >table <<'T'
+stock53 1 32 1000
+stock53 2 32 1010
+stock53 3 32 990
+stock53 4 32 1005
+stock53 5 32 995
+special53 1 40 1042
+special53 2 40 1048
+special53 3 40 1035
+special53 4 40 1051
+special53 5 40 1040
+fit-only 1 32 1003
+fit-only 2 32 992
+fit-only 3 32 1008
+fit-only 4 32 997
+fit-only 5 32 1001
+T
+# runs NAME ARGS...: run with fresh counters
+runs() {
+	local name=$1
+	shift
+	rm -f count-*
+	"$AB" run bo "$@" --name "$name" -- ./drive >run.out 2>run.err || return $?
+}
+# the artifact every label here runs: the archive (stock53's, fit-only's) or special53's
+stock=$(sed -n 's/^\([0-9a-f]\{64\}\)  variants\/stock53\/build\/lib\/libjemalloc_pic\.a$/\1/p' bo/SHA256SUMS)
+[ ${#stock} = 64 ] || fail "no digest of stock53's archive in SHA256SUMS"
+
+# the comparison: three labels, five rotated repetitions, sampled (the window: while the memory is held)
+runs ab stock53 special53 fit-only --repeat 5 --rotate --sample-ms 20 --set HOLD_MS=200 \
+	--mark-start '^held$' --mark '^done$'
+expect_exit 0 "$AB" compare bo --metric ops_per_s
+expect_file out <<OUT
+runs/ab: 15 runs of 3 labels, 0 failed; baseline stock53; paired by repetition (rotated runs)
+ratio of medians with its 95% bootstrap interval (10000 resamples, seed 1), Mann-Whitney U p (two-sided), a difference shown when p < 0.05, the interval excludes 1 and the ratio is beyond the noise threshold of 1%
+No A/A control: no two labels ran the same artifact with the same runtime environment.
+
+METRIC     UNIT   CELL  LABEL      N  MEDIAN  MIN-MAX     RATIO  95% CI          P        VERDICT
+ops_per_s  ops/s  -     stock53    5  1000    990.0-1010  -      -               -        baseline
+ops_per_s  ops/s  -     special53  5  1042    1035-1051   1.042  [1.038, 1.046]  0.00794  better
+ops_per_s  ops/s  -     fit-only   5  1001    992.0-1008  1.001  [0.982, 1.018]  1        no difference shown
+OUT
+[ ! -s err ] || fail "warnings: $(cat err)"
+# the same again: the seed is fixed
+cp out first
+expect_exit 0 "$AB" compare bo --metric ops_per_s
+cmp -s out first || fail "two comparisons of the same runs differ"
+# another baseline; the default metrics, the sampled RSS among them: 40 MiB against 32 is worse
+expect_exit 0 "$AB" compare bo --baseline special53 --metric ops_per_s --metric steady_rss_mib --format json
+[ "$(json out "[(c['label'], c['metric'], c['verdict']) for c in d['sets'][0]['comparisons']]")" = \
+	"[('stock53', 'ops_per_s', 'worse'), ('fit-only', 'ops_per_s', 'worse'), ('stock53', 'steady_rss_mib', 'better'), ('fit-only', 'steady_rss_mib', 'better')]" ] ||
+	fail "against special53: $(json out "d['sets'][0]['comparisons']")"
+expect_exit 0 "$AB" compare bo --format json
+[ "$(json out "[m['name'] for m in d['sets'][0]['metrics']]")" = \
+	"['wall_s', 'cpu_s', 'steady_rss_mib', 'peak_rss_mib', 'rss_gib_s', 'ops_per_s']" ] ||
+	fail "the default metrics: $(json out "d['sets'][0]['metrics']")"
+ratio=$(json out "[c['ratio'] for c in d['sets'][0]['comparisons'] if c['label'] == 'special53' and c['metric'] == 'steady_rss_mib'][0]")
+awk -v r="$ratio" 'BEGIN { exit !(r > 1.15 && r < 1.3) }' || fail "special53's steady RSS ratio $ratio, not about 40/32"
+[ "$(json out "[c['verdict'] for c in d['sets'][0]['comparisons'] if c['label'] == 'special53' and c['metric'] == 'steady_rss_mib'][0]")" = worse ]
+
+# scipy's answers on the same values (the json gives the values and the runs; the records their pairing)
+cat >check.py <<'PY'
+import json, sys
+import numpy as np
+from scipy import stats
+
+doc, outdir = json.load(open(sys.argv[1])), sys.argv[2]
+checked, worst = 0, 0.0
+
+
+def run_keys(name, g):
+    """(batch, repetition) of each run of a group, from its record"""
+    keys = []
+    for n in g["runs"]:
+        p = json.load(open("%s/runs/%s/%04d-%s.intoto.json" % (outdir, name, n, g["label"])))["predicate"]
+        keys.append((p["batch"], p["repetition"]))
+    return keys
+
+
+for s in doc["sets"]:
+    groups = {(g["cell"], g["label"], g["metric"]): g for g in s["groups"]}
+    for g in s["groups"]:
+        v = sorted(g["values"])
+        assert abs(np.median(v) - g["median"]) <= 1e-12 * abs(g["median"]), g
+        assert (v[0], v[-1]) == (g["min"], g["max"]), g
+    for c in s["comparisons"]:
+        a, b = groups[(c["cell"], c["label"], c["metric"])], groups[(c["cell"], c["against"], c["metric"])]
+        if c["paired"]:
+            ka, kb = dict(zip(run_keys(s["name"], a), a["values"])), dict(zip(run_keys(s["name"], b), b["values"]))
+            both = sorted(set(ka) & set(kb))
+            x, y = [ka[k] for k in both], [kb[k] for k in both]
+        else:
+            x, y = a["values"], b["values"]
+        assert (len(x), len(y)) == (c["n"], c["n_against"]), c
+        assert abs(np.median(x) / np.median(y) - c["ratio"]) <= 1e-12 * c["ratio"], c
+        u = stats.mannwhitneyu(x, y, alternative="two-sided")
+        assert u.statistic == c["u"] and abs(u.pvalue - c["p"]) <= 1e-9, (u, c)
+        ci = stats.bootstrap((x, y), lambda p, q, axis=-1: np.median(p, axis=axis) / np.median(q, axis=axis),
+                             vectorized=True, paired=c["paired"], n_resamples=100000, method="percentile",
+                             random_state=1).confidence_interval
+        lo, hi = c["ci"]
+        if abs(lo - ci.low) > 0.01 * ci.low or abs(hi - ci.high) > 0.01 * ci.high:
+            sys.exit("%s %s/%s: compare's interval [%g, %g], scipy's [%g, %g]" %
+                     (c["metric"], c["label"], c["against"], lo, hi, ci.low, ci.high))
+        worst = max(worst, abs(lo - ci.low) / ci.low, abs(hi - ci.high) / ci.high)
+        checked += 1
+print("scipy agrees on %d comparisons: U and p exactly, the interval within %.2f%%" % (checked, worst * 100))
+PY
+expect_exit 0 "$AB" compare bo --resamples 100000 --format json
+"$SCIPY_PY" check.py out bo >scipy.out || fail "scipy disagrees"
+expect_grep "scipy agrees on 12 comparisons" scipy.out
+cat scipy.out
+# unpaired too
+expect_exit 0 "$AB" compare bo --unpaired --format json
+[ "$(json out "d['sets'][0]['unpaired_why']")" = --unpaired ]
+"$SCIPY_PY" check.py out bo >scipy.out || fail "scipy disagrees (unpaired)"
+
+# csv: one row per observation
+expect_exit 0 "$AB" compare bo --metric ops_per_s --metric steady_rss_mib --format csv
+[ "$(wc -l <out)" = 31 ] || fail "csv: $(wc -l <out) lines, not 1 + 15 runs x 2 metrics"
+head -n 3 out >csv.head
+expect_file csv.head <<CSV
+name,number,batch,repetition,label,cell,status,metric,value,unit,artifact_sha256
+ab,1,1,1,stock53,,exit 0,ops_per_s,1000,ops/s,$stock
+ab,1,1,1,stock53,,exit 0,steady_rss_mib,$(sed -n 3p out | cut -d, -f9),MiB,$stock
+CSV
+
+# the A/A control: stock53 and fit-only (the same archive) with the same MALLOC_CONF, found by digest
+runs aa stock53 fit-only --repeat 5 --rotate --sample-ms 0 --set MALLOC_CONF=lg_extent_max_active_fit:30
+expect_exit 0 "$AB" compare bo --name aa --metric ops_per_s
+expect_grep "A/A control: stock53 against fit-only (the same artifact, sha256 ${stock:0:12}, and runtime environment): no difference shown in any metric." out
+expect_grep "ops_per_s  ops/s  -     fit-only  5  1001    992.0-1008  1.001  [0.982, 1.018]  1  no difference shown (A/A control)" out
+expect_exit 0 "$AB" compare bo --name aa --metric ops_per_s --format json
+[ "$(json out "d['sets'][0]['controls']")" = "[{'labels': ['stock53', 'fit-only'], 'artifact_sha256': '$stock'}]" ] ||
+	fail "controls: $(json out "d['sets'][0]['controls']")"
+# ab's fit-only sets lg_extent_max_active_fit, its stock53 not: no control (above, and in json)
+expect_exit 0 "$AB" compare bo --name ab --format json
+[ "$(json out "d['sets'][0]['controls']")" = "[]" ]
+# a control that shows a difference: every verdict of its set is unreliable, exit 1
+awk '$1 == "fit-only" { $4 = $4 + 60 } { print }' table >table.aa
+cp table table.ab
+cp table.aa table
+runs aa-differs stock53 special53 fit-only --repeat 5 --rotate --sample-ms 0 --set MALLOC_CONF=lg_extent_max_active_fit:30
+cp table.ab table
+expect_exit 1 "$AB" compare bo --name aa-differs --metric ops_per_s
+expect_file out <<OUT
+runs/aa-differs: 15 runs of 3 labels, 0 failed; baseline stock53; paired by repetition (rotated runs)
+ratio of medians with its 95% bootstrap interval (10000 resamples, seed 1), Mann-Whitney U p (two-sided), a difference shown when p < 0.05, the interval excludes 1 and the ratio is beyond the noise threshold of 1%
+A/A control: stock53 against fit-only (the same artifact, sha256 ${stock:0:12}, and runtime environment): **shows a difference**: every verdict is unreliable.
+UNRELIABLE: the A/A control shows a difference
+
+METRIC     UNIT   CELL  LABEL      N  MEDIAN  MIN-MAX     RATIO  95% CI          P        VERDICT
+ops_per_s  ops/s  -     stock53    5  1000    990.0-1010  -      -               -        baseline
+ops_per_s  ops/s  -     special53  5  1042    1035-1051   1.042  [1.038, 1.046]  0.00794  better (unreliable)
+ops_per_s  ops/s  -     fit-only   5  1061    1052-1068   1.061  [1.042, 1.079]  0.00794  better (A/A control)
+OUT
+expect_file err <<ERR
+allocbuild: warning: compare: runs/aa-differs: the A/A control fit-only against stock53 (the same artifact and runtime environment) shows a difference in ops_per_s (ratio 1.061, p 0.00794): every verdict is flagged unreliable
+ERR
+
+# too few repetitions: a warning saying how many the test needs, no verdict
+runs few stock53 special53 --repeat 2 --rotate --sample-ms 0
+expect_exit 0 "$AB" compare bo --name few --metric ops_per_s
+expect_grep "ops_per_s  ops/s  -     special53  2  1045    1042-1048  1.040  [1.038, 1.042]  0.333  too few runs" out
+expect_file err <<ERR
+allocbuild: warning: compare: runs/few: too few runs for a verdict: the Mann-Whitney U test needs at least 4 successful runs of each label to reach p < 0.05 (its smallest p with 3 and 3 is 0.1); stock53 has 2, special53 has 2
+ERR
+
+# a failed run among them: left out, named; its pair dropped
+grep -v '^special53 3 ' table.ab >table
+runs failed stock53 special53 --repeat 5 --rotate --sample-ms 0 && fail "special53's third run did not fail"
+cp table.ab table
+expect_exit 0 "$AB" compare bo --name failed --metric ops_per_s --format json
+[ "$(json out "[(c['n'], c['n_against'], round(c['p'], 4), c['verdict']) for c in d['sets'][0]['comparisons']]")" = \
+	"[(4, 4, 0.0286, 'better')]" ] || fail "with a failed run: $(json out "d['sets'][0]['comparisons']")"
+expect_file err <<ERR
+allocbuild: warning: compare: runs/failed: 1 failed run left out: 0006-special53 (exit 7)
+ERR
+
+# mixed run environments (two invocations on different CPUs): refused paired, flagged unpaired
+runs mixed stock53 special53 --repeat 2 --rotate --sample-ms 0 --cpus 0
+runs mixed stock53 special53 --repeat 3 --rotate --sample-ms 0 --cpus 1
+expect_exit 1 "$AB" compare bo --name mixed --metric ops_per_s
+[ ! -s out ] || fail "a refused comparison printed: $(cat out)"
+expect_file err <<ERR
+allocbuild: compare: runs/mixed: rotated runs, to be compared in pairs, ran under different run environments (cpu.affinity: 0 (stock53, special53); 1 (stock53, special53)): refusing a paired comparison ('--unpaired' compares them unpaired, flagged unreliable)
+ERR
+expect_exit 1 "$AB" compare bo --name mixed --metric ops_per_s --unpaired
+expect_grep "UNRELIABLE: the runs ran under different run environments" out
+expect_grep "ops_per_s  ops/s  -     special53  5  1042    1035-1048   1.042  [1.032, 1.053]  0.0112  better (unreliable)" out
+expect_grep "every verdict is flagged unreliable" err
+
+# markdown, as pr.md shows it
+expect_exit 0 "$AB" compare bo --name ab --metric ops_per_s --format md
+expect_file out <<'OUT'
+#### `ab`
+
+Against `stock53`, paired by repetition (rotated runs): ratio of medians with its 95% bootstrap interval (10000 resamples, seed 1), Mann-Whitney U p (two-sided), a difference shown when p < 0.05, the interval excludes 1 and the ratio is beyond the noise threshold of 1%.
+
+| metric | label | runs | median (min–max) | ratio [95% CI] | p | verdict |
+|---|---|---|---|---|---|---|
+| `ops_per_s` (ops/s) | `stock53` | 5 | 1000 (990.0–1010) | baseline | | |
+| `ops_per_s` (ops/s) | `special53` | 5 | 1042 (1035–1051) | 1.042 [1.038, 1.046] | 0.00794 | **better** |
+| `ops_per_s` (ops/s) | `fit-only` | 5 | 1001 (992.0–1008) | 1.001 [0.982, 1.018] | 1 | no difference shown |
+
+No A/A control: no two labels ran the same artifact with the same runtime environment.
+
+OUT
+
+# refusals: exit 2, nothing on stdout
+for args in "--name nosuch" "--baseline nosuch" "--metric nosuch" "--format xml" "--threshold 200" \
+	"--resamples 5" "--seed -1"; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "$AB" compare bo $args
+	[ ! -s out ] || fail "compare $args printed: $(cat out)"
+done
+expect_exit 2 "$AB" compare bo --name nosuch
+expect_file err <<'ERR'
+allocbuild: compare: 'bo' has no runs named 'nosuch' in its SHA256SUMS
+ERR
+expect_exit 2 "$AB" compare bo --name ab --baseline nosuch
+expect_file err <<'ERR'
+allocbuild: compare: runs/ab has no runs of the baseline 'nosuch' (its labels: stock53, special53, fit-only)
+ERR
+default_build empty
+expect_exit 2 "$AB" compare empty
+expect_file err <<'ERR'
+allocbuild: compare: 'empty' has no runs in its SHA256SUMS: record some with 'allocbuild run'
+ERR
+# a record that does not hold what SHA256SUMS says: exit 1, named
+sed -i 's/"wall_s":\([[:space:]]*\)[0-9.]*/"wall_s":\19/' bo/runs/few/0001-stock53.intoto.json
+grep -q '"wall_s":[[:space:]]*9,' bo/runs/few/0001-stock53.intoto.json || fail "the record was not changed"
+expect_exit 1 "$AB" compare bo --name few
+[ ! -s out ] || fail "compare of a tampered record printed: $(cat out)"
+expect_grep "allocbuild: compare: 'bo/runs/few/0001-stock53.intoto.json': sha256 " err
+expect_grep "run 'allocbuild verify bo'" err
