@@ -8,6 +8,7 @@
 #include "../lib/atomic.h"
 #include "../lib/util.h"
 #include "bundle.h"
+#include "compare.h"
 #include "../lib/jsonio.h"
 #include "manifest.h"
 #include "notes.h"
@@ -1359,38 +1360,6 @@ struct run_group {
 	cJSON *records; /* array of predicates */
 };
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* "median (min–max)" of n values, scaled, with fmt */
-static void
-put_spread(struct ab_buf *b, double *v, size_t n, double scale, const char *fmt)
-{
-	char s[64];
-
-	if (!n) {
-		ab_buf_puts(b, "–");
-		return;
-	}
-	qsort(v, n, sizeof(*v), cmp_double);
-	snprintf(s, sizeof(s), fmt, (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) * scale);
-	ab_buf_puts(b, s);
-	if (n > 1) {
-		ab_buf_puts(b, " (");
-		snprintf(s, sizeof(s), fmt, v[0] * scale);
-		ab_buf_puts(b, s);
-		ab_buf_puts(b, "–");
-		snprintf(s, sizeof(s), fmt, v[n - 1] * scale);
-		ab_buf_puts(b, s);
-		ab_buf_puts(b, ")");
-	}
-}
-
 static double
 num(const cJSON *o, const char *path)
 {
@@ -1419,29 +1388,6 @@ run_ok(const cJSON *r)
 	    num(r, "exit_code") == 0;
 }
 
-/* the run environment fields whose difference between labels changes allocator figures */
-static const char *const env_keys[] = {
-	"memory.thp_enabled", "memory.thp_defrag", "cpu.governor", "cpu.boost", "cpu.no_turbo", "cpu.affinity",
-	"cgroup.memory.max", "cgroup.memory.high", "cgroup.memory.swap.max", "cgroup.cpu.max", "swap activity",
-};
-
-/* one field of a run's environment as text ("absent" for null) */
-static char *
-env_value(const cJSON *r, const char *key)
-{
-	const cJSON *env = jget(r, "environment"), *v;
-
-	if (!strcmp(key, "swap activity")) {
-		v = ab_json_get(ab_json_get(env, "swap"), "activity");
-		return cJSON_IsNumber(v) ? ab_strdup(v->valuedouble > 0 ? "swapping" : "none") : ab_strdup("unknown");
-	}
-	if (!strncmp(key, "cgroup.", 7))
-		v = ab_json_get(ab_json_get(env, "cgroup"), key + 7);
-	else
-		v = jget(env, key);
-	return cJSON_IsString(v) ? ab_strdup(v->valuestring) : ab_strdup("absent");
-}
-
 /* the labels of a group, in order of first run */
 static void
 group_labels(struct ab_strv *labels, const struct run_group *g)
@@ -1453,47 +1399,13 @@ group_labels(struct ab_strv *labels, const struct run_group *g)
 			ab_strv_push(labels, jstr(r, "label"));
 }
 
-/* warnings: labels under different run environments; a label's repetitions differing in exit status */
+/* a warning when a label's repetitions differ in exit status (compare warns of run environments) */
 static void
 put_run_warnings(struct ab_buf *b, const struct run_group *g, const struct ab_strv *labels)
 {
 	struct ab_buf w = {0};
 	const cJSON *r;
 
-	for (size_t k = 0; k < AB_NELEM(env_keys); k++) {
-		struct ab_strv seen = {0}, which = {0};
-
-		cJSON_ArrayForEach(r, g->records) {
-			char *v = env_value(r, env_keys[k]);
-			char *lv = ab_sprintf("%s: %s", jstr_or(r, "label", "?"), v);
-
-			if (!ab_strv_has(&seen, v))
-				ab_strv_push(&seen, v);
-			if (!ab_strv_has(&which, lv))
-				ab_strv_push(&which, lv);
-			free(v);
-			free(lv);
-		}
-		if (seen.n > 1) {
-			ab_buf_puts(&w, "> - ");
-			put_code(&w, env_keys[k]);
-			ab_buf_puts(&w, " differs:");
-			for (size_t i = 0; i < which.n; i++) {
-				ab_buf_puts(&w, i ? "; " : " ");
-				put_text(&w, which.v[i]);
-			}
-			ab_buf_puts(&w, "\n");
-		}
-		ab_strv_free(&seen);
-		ab_strv_free(&which);
-	}
-	if (w.len) {
-		ab_buf_puts(b, "> [!WARNING]\n> These runs were taken under different run environments; "
-		    "their figures may not compare:\n");
-		ab_buf_add(b, w.s, w.len);
-		ab_buf_puts(b, "\n");
-	}
-	ab_buf_clear(&w);
 	for (size_t i = 0; i < labels->n; i++) {
 		struct ab_strv st = {0};
 
@@ -1525,32 +1437,23 @@ put_run_warnings(struct ab_buf *b, const struct run_group *g, const struct ab_st
 	ab_buf_free(&w);
 }
 
-/* one row of the table: label, repetitions, statuses, wall, CPU, peak RSS, JUnit totals */
+/* one row of the table: label, repetitions, statuses, JUnit totals (the figures: the comparison) */
 static void
 put_run_row(struct ab_buf *b, const struct run_group *g, const char *label)
 {
-	size_t n = 0, k = 0;
+	size_t n = 0;
 	const cJSON *r;
-	double *wall, *cpu, *rss;
 	double jt[4] = {0};
 	int junit = 0, junit_missing = 0;
 	struct ab_buf st = {0};
 
-	cJSON_ArrayForEach(r, g->records)
-		n += !strcmp(jstr_or(r, "label", ""), label);
-	wall = ab_calloc(n, sizeof(double));
-	cpu = ab_calloc(n, sizeof(double));
-	rss = ab_calloc(n, sizeof(double));
 	cJSON_ArrayForEach(r, g->records) {
 		const cJSON *sum = jget(r, "junit.summary");
 		char *s;
 
 		if (strcmp(jstr_or(r, "label", ""), label))
 			continue;
-		wall[k] = num(r, "wall_s");
-		cpu[k] = num(r, "user_s") + num(r, "sys_s");
-		rss[k] = num(r, "maxrss_kb");
-		k++;
+		n++;
 		s = run_status(r);
 		ab_buf_printf(&st, "%s%s", st.len ? ", " : "", s);
 		free(s);
@@ -1569,12 +1472,6 @@ put_run_row(struct ab_buf *b, const struct run_group *g, const char *label)
 	ab_buf_printf(b, " | %zu | ", n);
 	put_text(b, st.s ? st.s : "");
 	ab_buf_puts(b, " | ");
-	put_spread(b, wall, n, 1, "%.3f");
-	ab_buf_puts(b, " | ");
-	put_spread(b, cpu, n, 1, "%.3f");
-	ab_buf_puts(b, " | ");
-	put_spread(b, rss, n, 1.0 / 1024, "%.1f");
-	ab_buf_puts(b, " | ");
 	if (junit)
 		ab_buf_printf(b, "%.0f tests, %.0f failures, %.0f errors, %.0f skipped", jt[0], jt[1], jt[2], jt[3]);
 	else
@@ -1582,9 +1479,6 @@ put_run_row(struct ab_buf *b, const struct run_group *g, const char *label)
 	if (junit_missing)
 		ab_buf_printf(b, "%s%d report%s missing", junit ? "; " : "", junit_missing, junit_missing == 1 ? "" : "s");
 	ab_buf_puts(b, " |\n");
-	free(wall);
-	free(cpu);
-	free(rss);
 	ab_buf_free(&st);
 }
 
@@ -1696,11 +1590,20 @@ put_run_env(struct ab_buf *b, const struct run_group *g)
 	ab_buf_puts(b, ".\n\n");
 }
 
-static void
+/*
+ * the runs, per name: statuses, the comparison (provenance/compare.h:
+ * mixed run environments flagged, not refused), the environment, and
+ * folded every run
+ */
+static int
 section_runs(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 {
 	struct run_group *g = NULL;
 	size_t ng = 0;
+	struct ab_compare_opts co = {.outdir = e->outdir, .seed = AB_COMPARE_SEED, .resamples = AB_COMPARE_RESAMPLES,
+	    .threshold = AB_COMPARE_THRESHOLD};
+	struct ab_comparison *c = NULL;
+	int rc;
 
 	for (size_t i = 0; i < e->rec.paths.n; i++) {
 		const char *rel = e->rec.paths.v[i], *slash;
@@ -1733,7 +1636,9 @@ section_runs(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 		cJSON_Delete(doc);
 	}
 	if (!ng)
-		return;
+		return 0;
+	if ((rc = ab_compare_load(&c, &co)) < 0)
+		goto done;
 	ab_buf_puts(b, "### Runs\n\n");
 	for (size_t k = 0; k < ng; k++) {
 		struct ab_strv labels = {0};
@@ -1745,20 +1650,30 @@ section_runs(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 		put_text(b, g[k].name);
 		ab_buf_puts(b, "/`)\n\n");
 		put_run_warnings(b, &g[k], &labels);
-		ab_buf_puts(b, "| label | runs | exit statuses | wall s, median (min–max) | CPU s (user+sys) | "
-		    "peak RSS MiB | JUnit |\n|---|---|---|---|---|---|---|\n");
+		ab_buf_puts(b, "| label | runs | exit statuses | JUnit |\n|---|---|---|---|\n");
 		for (size_t i = 0; i < labels.n; i++)
 			put_run_row(b, &g[k], labels.v[i]);
 		ab_buf_puts(b, "\n");
+		for (size_t i = 0; i < c->nsets; i++)
+			if (!strcmp(c->sets[i].name, g[k].name))
+				ab_compare_markdown(b, c, &c->sets[i]);
 		put_run_env(b, &g[k]);
 		put_run_list(details, e, &g[k]);
 		ab_strv_free(&labels);
+	}
+	ab_buf_puts(b, "`wall_s` is the command's wall time, `cpu_s` and `maxrss_mib` its process tree's (wait4: the "
+	    "largest single process's peak, not a sum); the sampled figures (`steady_rss_mib`, `peak_rss_mib`, "
+	    "`cooldown_rss_mib`, `rss_gib_s`) the whole tree's (docs/runs.md). `allocbuild compare` prints the same "
+	    "comparison, and its values (`--format csv`, `json`).\n\n");
+	rc = 0;
+done:
+	for (size_t k = 0; k < ng; k++) {
 		free(g[k].name);
 		cJSON_Delete(g[k].records);
 	}
-	ab_buf_puts(b, "CPU and peak RSS are those of the command's process tree (wait4): peak RSS is the largest "
-	    "single process's, not a sum.\n\n");
 	free(g);
+	ab_compare_free(c);
+	return rc;
 }
 
 /*
@@ -1832,7 +1747,8 @@ ab_pr_write(const struct ab_pr_opts *o)
 	section_upstream(&body, &e);
 	section_probes(&body, &details, &e);
 	section_differences(&body, &details, &e);
-	section_runs(&body, &details, &e);
+	if (section_runs(&body, &details, &e) < 0)
+		goto done;
 	section_flow(&body, &e);
 
 	ab_buf_add(&out, body.s, body.len);

@@ -10,7 +10,8 @@
 # not when fit-only's setting differs; a control that shows a difference
 # flags every verdict. Too few repetitions, a failed run among them, runs
 # under mixed run environments (refused paired, flagged unpaired), the
-# csv, json and md formats, and the refusals (exit 2, nothing printed).
+# csv, json and md formats, pr.md's Runs section, and the refusals (exit
+# 2, nothing printed).
 . "$TOP/tests/lib.sh"
 
 SCIPY_PY=/usr/bin/python3
@@ -273,6 +274,24 @@ Against `stock53`, paired by repetition (rotated runs): ratio of medians with it
 No A/A control: no two labels ran the same artifact with the same runtime environment.
 
 OUT
+
+# pr.md's Runs section shows the comparison: statuses, then the table, the control, the warnings
+expect_exit 0 "$AB" pr -o pr bo
+cmark-gfm --extension table pr/pr.md >pr.html
+sed -n '/^#### `ab`/,/^Run environment/p' pr/pr.md >ab.md
+expect_grep '| `fit-only` | 5 | 0, 0, 0, 0, 0 | – |' ab.md
+expect_grep '| `ops_per_s` (ops/s) | `special53` | 5 | 1042 (1035–1051) | 1.042 [1.038, 1.046] | 0.00794 | **better** |' ab.md
+expect_grep '<td><code>ops_per_s</code> (ops/s)</td>' pr.html
+sed -n '/^#### `aa-differs`/,/^Run environment/p' pr/pr.md >aa.md
+expect_grep "A/A control: \`stock53\` against \`fit-only\` (the same artifact, sha256 \`${stock:0:12}\`, and runtime environment): **shows a difference**: every verdict is unreliable." aa.md
+expect_grep '| `ops_per_s` (ops/s) | `special53` | 5 | 1042 (1035–1051) | 1.042 [1.038, 1.046] | 0.00794 | **better (unreliable)** |' aa.md
+expect_grep '> - the A/A control fit-only against stock53 (the same artifact and runtime environment) shows a difference in ops_per_s' aa.md
+sed -n '/^#### `mixed`/,/^Run environment/p' pr/pr.md >mixed.md
+expect_grep 'Against `stock53`, unpaired (the runs ran under different run environments)' mixed.md
+expect_grep '> - the runs ran under different run environments (cpu.affinity: 0 (stock53, special53); 1 (stock53, special53)): every verdict is flagged unreliable' mixed.md
+sed -n '/^#### `failed`/,/^Run environment/p' pr/pr.md >failed.md
+expect_grep '| `special53` | 5 | 0, 0, 7, 0, 0 | – |' failed.md
+expect_grep '> - 1 failed run left out: 0006-special53 (exit 7)' failed.md
 
 # refusals: exit 2, nothing on stdout
 for args in "--name nosuch" "--baseline nosuch" "--metric nosuch" "--format xml" "--threshold 200" \
