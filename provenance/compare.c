@@ -479,59 +479,53 @@ note_failed(struct ab_compare_set *s)
 	ab_buf_free(&b);
 }
 
-/* the environments of the successful runs: mixed? the first field that differs, in words */
+/* the labels of the successful runs whose environment has value v for field key, ", "-separated, each once */
+static void
+labels_with(struct ab_buf *b, const struct ab_compare_set *s, const char *key, const char *v)
+{
+	struct ab_strv seen = {0};
+
+	for (size_t i = 0; i < s->nruns; i++)
+		if (s->ok[i] && !strcmp(ab_runenv_value(s->runs[i].environment, key), v) &&
+		    !ab_strv_has(&seen, s->runs[i].label)) {
+			ab_buf_printf(b, "%s%s", seen.n ? ", " : "", s->runs[i].label);
+			ab_strv_push(&seen, s->runs[i].label);
+		}
+	ab_strv_free(&seen);
+}
+
+/* the environments of the successful runs: mixed? the first field that differs, in words; caller frees */
 static char *
 mixed_environments(const struct ab_compare_set *s)
 {
 	for (size_t k = 0; k < ab_runenv_ncompared; k++) {
-		struct ab_strv vals = {0}, who = {0};
-		char *out = NULL;
+		const char *key = ab_runenv_compared[k], *first = NULL;
+		struct ab_strv vals = {0};
+		struct ab_buf b = {0};
+		int differs = 0;
 
-		for (size_t i = 0; i < s->nruns; i++) {
-			char *v;
-			size_t at;
+		/* the common case, every run alike, without an allocation */
+		for (size_t i = 0; i < s->nruns && !differs; i++)
+			if (s->ok[i]) {
+				const char *v = ab_runenv_value(s->runs[i].environment, key);
 
-			if (!s->ok[i])
-				continue;
-			v = ab_runenv_value(s->runs[i].environment, ab_runenv_compared[k]);
-			if ((at = index_of(&vals, v)) == (size_t)-1) {
-				ab_strv_push(&vals, v);
-				ab_strv_push(&who, "");
-				at = vals.n - 1;
+				if (!first)
+					first = v;
+				differs = strcmp(first, v) != 0;
 			}
-			/* the labels under each value, each once: ",a,b," */
-			{
-				char *needle = ab_sprintf(",%s,", s->runs[i].label);
-
-				if (!strstr(who.v[at], needle)) {
-					char *n = ab_sprintf("%s%s,", *who.v[at] ? who.v[at] : ",", s->runs[i].label);
-
-					free(who.v[at]);
-					who.v[at] = n;
-				}
-				free(needle);
-			}
-			free(v);
-		}
-		if (vals.n > 1) {
-			struct ab_buf b = {0};
-
-			ab_buf_printf(&b, "%s:", ab_runenv_compared[k]);
-			for (size_t i = 0; i < vals.n; i++) {
-				ab_buf_printf(&b, "%s %s (", i ? ";" : "", vals.v[i]);
-				for (const char *p = who.v[i] + 1; *p; p++)
-					if (*p != ',')
-						ab_buf_putc(&b, *p);
-					else if (p[1])
-						ab_buf_puts(&b, ", ");
-				ab_buf_puts(&b, ")");
-			}
-			out = ab_buf_detach(&b);
+		if (!differs)
+			continue;
+		for (size_t i = 0; i < s->nruns; i++)
+			if (s->ok[i] && !ab_strv_has(&vals, ab_runenv_value(s->runs[i].environment, key)))
+				ab_strv_push(&vals, ab_runenv_value(s->runs[i].environment, key));
+		ab_buf_printf(&b, "%s:", key);
+		for (size_t i = 0; i < vals.n; i++) {
+			ab_buf_printf(&b, "%s %s (", i ? ";" : "", vals.v[i]);
+			labels_with(&b, s, key, vals.v[i]);
+			ab_buf_puts(&b, ")");
 		}
 		ab_strv_free(&vals);
-		ab_strv_free(&who);
-		if (out)
-			return out;
+		return ab_buf_detach(&b);
 	}
 	return NULL;
 }

@@ -365,23 +365,24 @@ const char *const ab_runenv_compared[] = {
 };
 const size_t ab_runenv_ncompared = AB_NELEM(ab_runenv_compared);
 
-char *
+const char *
 ab_runenv_value(const cJSON *env, const char *key)
 {
 	const cJSON *v;
 
 	if (!strcmp(key, "swap activity")) {
 		v = ab_json_get(ab_json_get(env, "swap"), "activity");
-		return cJSON_IsNumber(v) ? ab_strdup(v->valuedouble > 0 ? "swapping" : "none") : ab_strdup("unknown");
+		return cJSON_IsNumber(v) ? v->valuedouble > 0 ? "swapping" : "none" : "unknown";
 	}
 	if (!strncmp(key, "cgroup.", 7)) {
 		v = ab_json_get(ab_json_get(env, "cgroup"), key + 7);
 	} else {
+		/* "memory.thp_enabled": the object "memory", its member "thp_enabled" (no allocation: compare asks per run) */
 		const char *dot = strchr(key, '.');
-		char *top = ab_strndup(key, (size_t)(dot - key));
+		char top[32];
 
+		snprintf(top, sizeof(top), "%.*s", (int)(dot - key), key);
 		v = ab_json_get(ab_json_get(env, top), dot + 1);
-		free(top);
 	}
-	return cJSON_IsString(v) ? ab_strdup(v->valuestring) : ab_strdup("absent");
+	return cJSON_IsString(v) ? v->valuestring : "absent";
 }

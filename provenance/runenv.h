@@ -42,7 +42,7 @@ int ab_runenv_cpulist_parse(cpu_set_t *set, const char *list);
  */
 extern const char *const ab_runenv_compared[];
 extern const size_t ab_runenv_ncompared;
-/* the value of one of them in env, as text ("absent" for null, "swapping"/"none"/"unknown"); caller frees */
-char *ab_runenv_value(const cJSON *env, const char *key);
+/* the value of one of them in env, as text ("absent" for null, "swapping"/"none"/"unknown"); borrowed from env */
+const char *ab_runenv_value(const cJSON *env, const char *key);
 
 #endif

@@ -92,24 +92,24 @@ ab_stats_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* the median of a resample: x in ascending order (through order, when given), c[i] how often x's i-th was drawn */
+/* the median of a resample: x in ascending order, c[i] how often x[i] was drawn */
 static double
-median_of_counts(const double *x, const size_t *order, const unsigned *c, size_t n)
+median_of_counts(const double *x, const unsigned *c, size_t n)
 {
 	size_t want = n % 2 ? (n + 1) / 2 : n / 2, cum = 0, i = 0;
 	double lo;
 
 	for (;; i++) {
-		cum += c[order ? order[i] : i];
+		cum += c[i];
 		if (cum >= want)
 			break;
 	}
-	lo = x[order ? order[i] : i];
+	lo = x[i];
 	if (n % 2 || cum >= want + 1)
 		return lo;
-	while (!c[order ? order[++i] : ++i])
+	while (!c[++i])
 		;
-	return (lo + x[order ? order[i] : i]) / 2;
+	return (lo + x[i]) / 2;
 }
 
 /* numpy's percentile (linear) of sorted v[0..n) */
@@ -148,7 +148,7 @@ ab_stats_ratio_ci(struct ab_ratio_ci *out, const double *a, size_t na, const dou
 {
 	double *sa, *sb, *ratios;
 	unsigned *ca, *cb;
-	size_t *oa = NULL, *ob = NULL;
+	size_t *ra = NULL, *rb = NULL;
 	struct ab_rng rng;
 
 	out->ratio = out->lo = out->hi = NAN;
@@ -171,8 +171,18 @@ ab_stats_ratio_ci(struct ab_ratio_ci *out, const double *a, size_t na, const dou
 	ca = ab_calloc(na, sizeof(*ca));
 	cb = ab_calloc(nb, sizeof(*cb));
 	if (paired) {
-		oa = order_of(a, na);
-		ob = order_of(b, nb);
+		/* each pair's rank in a and in b: a draw counts at both ranks, and the medians scan sa and sb in order */
+		size_t *o = order_of(a, na);
+
+		ra = ab_calloc(na, sizeof(*ra));
+		for (size_t i = 0; i < na; i++)
+			ra[o[i]] = i;
+		free(o);
+		o = order_of(b, nb);
+		rb = ab_calloc(nb, sizeof(*rb));
+		for (size_t i = 0; i < nb; i++)
+			rb[o[i]] = i;
+		free(o);
 	}
 	ab_rng_seed(&rng, seed);
 	for (int r = 0; r < resamples; r++) {
@@ -180,18 +190,23 @@ ab_stats_ratio_ci(struct ab_ratio_ci *out, const double *a, size_t na, const dou
 
 		memset(ca, 0, na * sizeof(*ca));
 		if (paired) {
-			for (size_t i = 0; i < na; i++)
-				ca[below(&rng, na)]++;
-			ma = median_of_counts(a, oa, ca, na);
-			mb = median_of_counts(b, ob, ca, nb);
+			memset(cb, 0, nb * sizeof(*cb));
+			for (size_t i = 0; i < na; i++) {
+				size_t j = below(&rng, na);
+
+				ca[ra[j]]++;
+				cb[rb[j]]++;
+			}
+			ma = median_of_counts(sa, ca, na);
+			mb = median_of_counts(sb, cb, nb);
 		} else {
 			memset(cb, 0, nb * sizeof(*cb));
 			for (size_t i = 0; i < na; i++)
 				ca[below(&rng, na)]++;
 			for (size_t i = 0; i < nb; i++)
 				cb[below(&rng, nb)]++;
-			ma = median_of_counts(sa, NULL, ca, na);
-			mb = median_of_counts(sb, NULL, cb, nb);
+			ma = median_of_counts(sa, ca, na);
+			mb = median_of_counts(sb, cb, nb);
 		}
 		ratios[r] = ma / mb;
 	}
@@ -201,8 +216,8 @@ ab_stats_ratio_ci(struct ab_ratio_ci *out, const double *a, size_t na, const dou
 	free(ratios);
 	free(ca);
 	free(cb);
-	free(oa);
-	free(ob);
+	free(ra);
+	free(rb);
 	free(sa);
 	free(sb);
 }
