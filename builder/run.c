@@ -438,6 +438,8 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 		stamp_of(&junit_before, o->junit);
 	fprintf(stderr, "[%d/%d] %s (repetition %d/%d): %s\n", ++j->done, j->total, l->label, rep + 1, o->repeat,
 	    r.log.path);
+	/* before the sampler starts: its thread's CPU time, all of it, is part of allocbuild's */
+	getrusage(RUSAGE_SELF, &ru0);
 	if (o->sample_ms && start_sampler(&sampler, j, log.tmp) < 0)
 		goto done;
 	/* the command inherits the main thread's CPUs; the sampler keeps allocbuild's */
@@ -446,7 +448,6 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 		goto done;
 	}
 	r.environment = ab_runenv_capture();
-	getrusage(RUSAGE_SELF, &ru0);
 	ab_utc_now_ms(r.started_on, sizeof(r.started_on));
 	{
 		struct ab_proc p = {.argv = r.argv, .cwd = NULL, .envp = ab_env_envp(&env), .log_path = log.tmp,
