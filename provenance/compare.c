@@ -879,6 +879,84 @@ fail:
 	return e;
 }
 
+/* the run of a label whose steady RSS (else peak RSS) is the median of its successful sampled runs, or -1 */
+static long
+median_sampled_run(const struct ab_compare_set *s, size_t label)
+{
+	size_t n = 0, *idx = ab_calloc(s->nruns + 1, sizeof(*idx));
+	double *v = ab_calloc(s->nruns + 1, sizeof(*v));
+	long at = -1;
+
+	for (size_t i = 0; i < s->nruns; i++) {
+		const struct ab_runrec *r = &s->runs[i];
+		double x;
+
+		if (!s->ok[i] || strcmp(r->label, s->labels.v[label]) || !r->sampling || !r->sampling->series.path)
+			continue;
+		x = ab_compare_builtin_value(r, AB_M_STEADY_RSS);
+		if (isnan(x))
+			x = ab_compare_builtin_value(r, AB_M_PEAK_RSS);
+		idx[n] = i;
+		v[n++] = isnan(x) ? 0 : x;
+	}
+	/* the lower median: a run that was, not a mean of two */
+	for (size_t k = 0; k < n && at < 0; k++) {
+		size_t below = 0, same_before = 0;
+
+		for (size_t j = 0; j < n; j++) {
+			below += v[j] < v[k];
+			same_before += v[j] == v[k] && j < k;
+		}
+		if (below + same_before == (n - 1) / 2)
+			at = (long)idx[k];
+	}
+	free(idx);
+	free(v);
+	return at;
+}
+
+int
+ab_compare_series(struct ab_series *out, long *run, const struct ab_comparison *c, const struct ab_compare_set *s,
+    size_t label)
+{
+	const struct ab_runrec_file *f;
+	struct ab_buf text = {0};
+	char why[AB_BENEATH_WHY], got[AB_HEX_LEN + 1], *name = NULL;
+	int fd = -1, rootfd = -1, e = AB_EFAIL;
+
+	memset(out, 0, sizeof(*out));
+	if ((*run = median_sampled_run(s, label)) < 0)
+		return 0;
+	f = &s->runs[*run].sampling->series;
+	name = ab_path_join(c->o.outdir, f->path);
+	if ((rootfd = open(c->o.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		ab_error_errno("compare: cannot open '%s'", c->o.outdir);
+		goto done;
+	}
+	if ((fd = ab_dirwalk_open_beneath(rootfd, f->path, O_RDONLY | O_NONBLOCK, 0, why)) < 0) {
+		ab_error("compare: '%s': %s", name, why);
+		goto done;
+	}
+	if (ab_read_fd_max(&text, fd, name, 256u << 20) < 0)
+		goto done;
+	ab_hash_buf(got, text.s ? text.s : "", text.len);
+	if (strcmp(got, f->sha256)) {
+		ab_error("compare: '%s': sha256 %s, its record says %s: run 'allocbuild verify %s'", name, got, f->sha256,
+		    c->o.outdir);
+		e = AB_ECHECK;
+		goto done;
+	}
+	e = ab_series_parse(out, text.s ? text.s : "", text.len, name);
+done:
+	if (fd >= 0)
+		close(fd);
+	if (rootfd >= 0)
+		close(rootfd);
+	ab_buf_free(&text);
+	free(name);
+	return e;
+}
+
 const char *
 ab_compare_unreliable_why(const struct ab_compare_set *s)
 {

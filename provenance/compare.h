@@ -132,10 +132,21 @@ const char *ab_compare_unreliable_why(const struct ab_compare_set *s);
 /* the group of a cell, label and metric, or NULL */
 const struct ab_compare_group *ab_compare_group(const struct ab_compare_set *s, size_t cell, size_t label,
     size_t metric);
-/* print c in a format; 0, or AB_EFAIL when out cannot be written (reported) */
+/* print c in a format; 0, or AB_EFAIL when out cannot be written, or md's series cannot be read (reported) */
 int ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_format f);
 /* one set's comparison table as markdown (pr.md's Runs section), appended to b */
 void ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s);
+/*
+ * the series of a label's median sampled run (by steady RSS, else peak RSS;
+ * the lower median) into *out, read through OUTDIR's resolver and checked
+ * against its record's digest; *run its index in s->runs, -1 (and 0, *out
+ * empty) when the label has no sampled run. 0; AB_ECHECK (digest) or
+ * AB_EFAIL (reported). The caller releases *out (ab_series_release).
+ */
+int ab_compare_series(struct ab_series *out, long *run, const struct ab_comparison *c, const struct ab_compare_set *s,
+    size_t label);
+/* pr.md's charts of a set (Mermaid xychart-beta), appended to b: RSS over time, one distribution a metric */
+int ab_compare_charts(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s);
 /* one of allocbuild's figures of a run (enum ab_metric_builtin), in its unit; NAN when it has none */
 double ab_compare_builtin_value(const struct ab_runrec *r, int metric);
 /* a value as compare shows it: four significant digits, no exponent */

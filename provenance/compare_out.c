@@ -556,10 +556,204 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 	free(method);
 }
 
+/* ---- charts (Mermaid xychart-beta: GitHub renders them in pr.md) ---- */
+
+/* the colours of the lines and bars, one a label in order (xychart-beta draws no legend: the text names them) */
+static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+    "#7f7f7f"};
+static const char *const palette_words[] = {"blue", "orange", "green", "red", "purple", "brown", "pink", "grey"};
+#define CHART_POINTS 60
+
+/* a string in a chart's double quotes: a quote would end it */
+static void
+chart_text(struct ab_buf *b, const char *s)
+{
+	char *shown = ab_shown(s);
+
+	ab_buf_putc(b, '"');
+	for (const char *p = shown; *p; p++)
+		ab_buf_putc(b, *p == '"' ? '\'' : *p);
+	ab_buf_putc(b, '"');
+	free(shown);
+}
+
+static void
+chart_start(struct ab_buf *b, size_t ncolours)
+{
+	ab_buf_puts(b, "```mermaid\n%%{init: {\"themeVariables\": {\"xyChart\": {\"plotColorPalette\": \"");
+	for (size_t i = 0; i < ncolours; i++)
+		ab_buf_printf(b, "%s%s", i ? ", " : "", palette[i % AB_NELEM(palette)]);
+	ab_buf_puts(b, "\"}}}}%%\nxychart-beta\n");
+}
+
+/* the colours of the labels in words: "blue `a`, orange `b`" */
+static void
+chart_legend(struct ab_buf *b, const struct ab_compare_set *s, const int *shown)
+{
+	size_t k = 0;
+
+	for (size_t l = 0; l < s->labels.n; l++) {
+		if (!shown[l])
+			continue;
+		ab_buf_printf(b, "%s%s ", k ? ", " : "", palette_words[k % AB_NELEM(palette_words)]);
+		md_code(b, s->labels.v[l]);
+		k++;
+	}
+}
+
+/* the resident set of a series at t ms: its last sample at or before t, 0 after its end */
+static double
+rss_at(const struct ab_series *x, double t)
+{
+	double v = 0;
+
+	if (!x->n || t > (double)x->v[x->n - 1].ms)
+		return 0;
+	for (size_t i = 0; i < x->n && (double)x->v[i].ms <= t; i++)
+		v = (double)ab_series_rss(x, &x->v[i]);
+	return v / 1024;
+}
+
+/* RSS over time: each label's median sampled run, on one time axis */
+static int
+chart_rss(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s)
+{
+	struct ab_series *x = ab_calloc(s->labels.n, sizeof(*x));
+	long *run = ab_calloc(s->labels.n, sizeof(*run));
+	int *shown = ab_calloc(s->labels.n, sizeof(*shown)), e = 0;
+	size_t nshown = 0;
+	double end = 0;
+	char num[64];
+
+	for (size_t l = 0; l < s->labels.n && e == 0; l++) {
+		if ((e = ab_compare_series(&x[l], &run[l], c, s, l)) < 0 || run[l] < 0 || !x[l].n)
+			continue;
+		shown[l] = 1;
+		nshown++;
+		if ((double)x[l].v[x[l].n - 1].ms > end)
+			end = (double)x[l].v[x[l].n - 1].ms;
+	}
+	if (e == 0 && nshown && end > 0) {
+		ab_buf_puts(b, "RSS over time, MiB (the run of median steady RSS of each label: ");
+		chart_legend(b, s, shown);
+		ab_buf_puts(b, "; runs");
+		for (size_t l = 0, k = 0; l < s->labels.n; l++)
+			if (shown[l])
+				ab_buf_printf(b, "%s %04d", k++ ? "," : "", s->runs[run[l]].number);
+		ab_buf_puts(b, "):\n\n");
+		chart_start(b, nshown);
+		ab_buf_puts(b, "    title \"RSS over time\"\n    x-axis \"seconds\" 0 --> ");
+		ab_compare_format_value(num, sizeof(num), end / 1000);
+		ab_buf_printf(b, "%s\n    y-axis \"RSS (MiB)\"\n", num);
+		for (size_t l = 0; l < s->labels.n; l++) {
+			if (!shown[l])
+				continue;
+			ab_buf_puts(b, "    line [");
+			for (int k = 0; k < CHART_POINTS; k++) {
+				ab_compare_format_value(num, sizeof(num), rss_at(&x[l], end * k / (CHART_POINTS - 1)));
+				ab_buf_printf(b, "%s%s", k ? ", " : "", num);
+			}
+			ab_buf_puts(b, "]\n");
+		}
+		ab_buf_puts(b, "```\n\n");
+	}
+	for (size_t l = 0; l < s->labels.n; l++)
+		ab_series_release(&x[l]);
+	free(x);
+	free(run);
+	free(shown);
+	return e;
+}
+
+/* a metric's distribution per label (of the first cell that has it): median bars, min and max lines */
+static void
+chart_metric(struct ab_buf *b, const struct ab_compare_set *s, size_t m)
+{
+	int *shown = ab_calloc(s->labels.n, sizeof(*shown));
+	size_t cell = 0, n = 0;
+	char num[64];
+
+	for (cell = 0; cell < s->cells.n; cell++) {
+		n = 0;
+		for (size_t l = 0; l < s->labels.n; l++)
+			n += (shown[l] = ab_compare_group(s, cell, l, m) != NULL);
+		if (n)
+			break;
+	}
+	if (!n) {
+		free(shown);
+		return;
+	}
+	chart_start(b, 3);
+	ab_buf_puts(b, "    title ");
+	{
+		char *t = ab_sprintf("%s%s%s%s%s", s->metrics[m].name, s->cells.v[cell][0] ? " in " : "",
+		    s->cells.v[cell], s->metrics[m].unit ? ", " : "", s->metrics[m].unit ? s->metrics[m].unit : "");
+
+		chart_text(b, t);
+		free(t);
+	}
+	ab_buf_puts(b, "\n    x-axis [");
+	for (size_t l = 0, k = 0; l < s->labels.n; l++)
+		if (shown[l]) {
+			ab_buf_puts(b, k++ ? ", " : "");
+			chart_text(b, s->labels.v[l]);
+		}
+	ab_buf_puts(b, "]\n    y-axis ");
+	chart_text(b, s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name);
+	{
+		/* from 0, so that a bar's height is its value (a driver's figure may be negative: then from its least) */
+		double lo = 0, hi = 0;
+
+		for (size_t l = 0; l < s->labels.n; l++)
+			if (shown[l]) {
+				const struct ab_compare_group *g = ab_compare_group(s, cell, l, m);
+
+				lo = g->min < lo ? g->min : lo;
+				hi = g->max > hi ? g->max : hi;
+			}
+		ab_compare_format_value(num, sizeof(num), lo * 1.1);
+		ab_buf_printf(b, " %s --> ", num);
+		ab_compare_format_value(num, sizeof(num), hi > lo ? hi * 1.1 : lo + 1);
+		ab_buf_printf(b, "%s\n", num);
+	}
+	for (int w = 0; w < 3; w++) {
+		ab_buf_printf(b, "    %s [", w ? "line" : "bar");
+		for (size_t l = 0, k = 0; l < s->labels.n; l++) {
+			const struct ab_compare_group *g = ab_compare_group(s, cell, l, m);
+
+			if (!shown[l])
+				continue;
+			ab_compare_format_value(num, sizeof(num), w == 0 ? g->median : w == 1 ? g->min : g->max);
+			ab_buf_printf(b, "%s%s", k++ ? ", " : "", num);
+		}
+		ab_buf_puts(b, "]\n");
+	}
+	ab_buf_puts(b, "```\n\n");
+	free(shown);
+}
+
+int
+ab_compare_charts(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s)
+{
+	int e;
+
+	if ((e = chart_rss(b, c, s)) < 0)
+		return e;
+	if (!s->nmetrics)
+		return 0;
+	ab_buf_puts(b, "Each metric per label: the median (blue bars), the minimum (orange) and the maximum (green) of "
+	    "the successful runs.\n\n");
+	for (size_t m = 0; m < s->nmetrics; m++)
+		chart_metric(b, s, m);
+	return 0;
+}
+
 int
 ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_format f)
 {
 	struct ab_buf b = {0};
+	int e;
 
 	if (f == AB_CMP_CSV)
 		ab_buf_puts(&b, "name,number,batch,repetition,label,cell,status,metric,value,unit,artifact_sha256\n");
@@ -585,6 +779,10 @@ ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_forma
 			md_code(&b, s->name);
 			ab_buf_puts(&b, "\n\n");
 			ab_compare_markdown(&b, c, s);
+			if ((e = ab_compare_charts(&b, c, s)) < 0) {
+				ab_buf_free(&b);
+				return e;
+			}
 		}
 		/* the warnings of the data formats go to stderr (json carries them too) */
 		if (f != AB_CMP_MD)

@@ -1655,8 +1655,13 @@ section_runs(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 			put_run_row(b, &g[k], labels.v[i]);
 		ab_buf_puts(b, "\n");
 		for (size_t i = 0; i < c->nsets; i++)
-			if (!strcmp(c->sets[i].name, g[k].name))
+			if (!strcmp(c->sets[i].name, g[k].name)) {
 				ab_compare_markdown(b, c, &c->sets[i]);
+				if ((rc = ab_compare_charts(b, c, &c->sets[i])) < 0) {
+					ab_strv_free(&labels);
+					goto done;
+				}
+			}
 		put_run_env(b, &g[k]);
 		put_run_list(details, e, &g[k]);
 		ab_strv_free(&labels);

@@ -7,7 +7,10 @@
 # compile cache of the ccache test (t7340). bubblewrap is the build sandbox
 # (bwrap: docs/build.md, "Sandbox"), which every build uses by default.
 # python3-scipy is the reference implementation compare's statistics are
-# checked against (mannwhitneyu and bootstrap, t7160).
+# checked against (mannwhitneyu and bootstrap, t7160); chromium renders
+# pr.md's Mermaid charts there, headless, with the mermaid package npm
+# fetches (Debian's npm, unless an npm is already installed, as nodejs
+# from elsewhere brings one).
 # Idempotent: silent and quick when everything is already installed.
 # Otherwise quiet: one line naming the packages and the log that gets
 # apt's and dpkg's output; the log's last lines only when the install fails.
@@ -17,7 +20,8 @@ pkgs="gcc g++ make pkg-config libgit2-dev libarchive-dev libssl-dev libcjson-dev
 libcurl4-openssl-dev zlib1g-dev cmake autoconf git python3 bzip2 xz-utils zstd dpkg-dev
 cmark-gfm ccache libbz2-dev libjemalloc2 libjemalloc-dev libmimalloc2.0
 python3-securesystemslib python3-cryptography cargo rustc librust-jemalloc-sys-dev redis-server bubblewrap
-python3-scipy"
+python3-scipy chromium"
+command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 
 missing=
 for p in $pkgs; do

@@ -10,8 +10,8 @@
 # not when fit-only's setting differs; a control that shows a difference
 # flags every verdict. Too few repetitions, a failed run among them, runs
 # under mixed run environments (refused paired, flagged unpaired), the
-# csv, json and md formats, pr.md's Runs section, and the refusals (exit
-# 2, nothing printed).
+# csv, json and md formats, pr.md's Runs section and its charts (rendered
+# by headless chromium), and the refusals (exit 2, nothing printed).
 . "$TOP/tests/lib.sh"
 
 SCIPY_PY=/usr/bin/python3
@@ -260,7 +260,9 @@ expect_grep "every verdict is flagged unreliable" err
 
 # markdown, as pr.md shows it
 expect_exit 0 "$AB" compare bo --name ab --metric ops_per_s --format md
-expect_file out <<'OUT'
+[ "$(grep -c '^xychart-beta$' out)" = 2 ] || fail "md: not the 2 charts (RSS over time, ops_per_s)"
+sed '/^RSS over time/,$d' out >md.head
+expect_file md.head <<'OUT'
 #### `ab`
 
 Against `stock53`, paired by repetition (rotated runs): ratio of medians with its 95% bootstrap interval (10000 resamples, seed 1), Mann-Whitney U p (two-sided), a difference shown when p < 0.05, the interval excludes 1 and the ratio is beyond the noise threshold of 1%.
@@ -292,6 +294,101 @@ expect_grep '> - the runs ran under different run environments (cpu.affinity: 0 
 sed -n '/^#### `failed`/,/^Run environment/p' pr/pr.md >failed.md
 expect_grep '| `special53` | 5 | 0, 0, 7, 0, 0 | – |' failed.md
 expect_grep '> - 1 failed run left out: 0006-special53 (exit 7)' failed.md
+
+# the charts: RSS over time (ab was sampled) and each metric per label, as Mermaid
+# xychart-beta blocks; rendered by headless chromium with the mermaid package
+# from the npm registry (fetched once into tests/.cache/npm, its script pinned)
+[ "$(grep -c '^xychart-beta$' ab.md)" = 7 ] || fail "ab's charts: $(grep -c '^xychart-beta$' ab.md), not 7"
+expect_grep '    title "RSS over time"' ab.md
+expect_grep '    x-axis ["stock53", "special53", "fit-only"]' ab.md
+expect_grep '    bar [1000, 1042, 1001]' ab.md
+MERMAID_SHA=8d607d7ef1d077a8aa202e18e62212bfa992c68bfeabc5cf45d51a128fe6675d
+npmdir=$TOP/tests/.cache/npm
+mkdir -p "$npmdir"
+(
+	flock 9
+	[ -f "$npmdir/mermaid-10.9.8.min.js" ] && exit 0
+	command -v npm >/dev/null || fail "no npm (scripts/install-deps.sh)"
+	rm -rf "$npmdir/tmp" && mkdir "$npmdir/tmp"
+	(cd "$npmdir/tmp" && npm pack mermaid@10.9.8 --silent >/dev/null &&
+		tar -xzf mermaid-10.9.8.tgz package/dist/mermaid.min.js) ||
+		fail "cannot fetch mermaid 10.9.8 from the npm registry"
+	[ "$(sha256sum <"$npmdir/tmp/package/dist/mermaid.min.js" | cut -c1-64)" = $MERMAID_SHA ] ||
+		fail "mermaid.min.js of 10.9.8 does not have sha256 $MERMAID_SHA"
+	mv "$npmdir/tmp/package/dist/mermaid.min.js" "$npmdir/mermaid-10.9.8.min.js"
+	rm -rf "$npmdir/tmp"
+) 9>"$npmdir.lock"
+command -v chromium >/dev/null || fail "no chromium (scripts/install-deps.sh)"
+cat >charts.py <<'PY'
+# charts.py MD JS HTML: a page rendering MD's mermaid blocks, its title saying how many drew a plot
+import html, re, sys
+blocks = re.findall(r"^```mermaid\n(.*?)^```$", open(sys.argv[1]).read(), re.S | re.M)
+with open(sys.argv[3], "w") as f:
+    f.write('<!doctype html><html><head><meta charset="utf-8"></head><body style="background: white; display: grid; grid-template-columns: repeat(3, 1fr)">\n')
+    for b in blocks:
+        f.write('<pre class="mermaid">\n%s</pre>\n' % html.escape(b))
+    f.write('<script src="file://%s"></script>\n<script>\n' % sys.argv[2])
+    f.write("mermaid.initialize({startOnLoad: false});\n"
+            "mermaid.run().then(() => { const svgs = [...document.querySelectorAll('pre.mermaid svg')];\n"
+            "  const plots = svgs.filter(s => s.querySelector('.line-plot-0 path, .bar-plot-0 rect'));\n"
+            "  document.title = 'rendered ' + svgs.length + ' of %d, ' + plots.length + ' with plots'; },\n"
+            "  e => { document.title = 'error: ' + e; });\n</script></body></html>\n" % len(blocks))
+PY
+python3 charts.py ab.md "$npmdir/mermaid-10.9.8.min.js" charts.html
+chrome() {
+	timeout 120 chromium --headless=new --no-sandbox --disable-gpu --allow-file-access-from-files \
+		--user-data-dir="$PWD/chrome" --virtual-time-budget=15000 "$@" 2>/dev/null
+}
+chrome --dump-dom "file://$PWD/charts.html" | grep -o '<title>[^<]*</title>' >title || true
+[ "$(cat title)" = "<title>rendered 7 of 7, 7 with plots</title>" ] || fail "the charts: $(cat title)"
+# three charts a row, at half scale: 750 x 650 pixels to decode
+chrome --force-device-scale-factor=0.5 --window-size=1500,1300 --screenshot="$PWD/charts.png" \
+	"file://$PWD/charts.html" >/dev/null
+# the screenshot: its size, and how much of it is not white (the PNG decoded here)
+cat >png.py <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+pos, idat = 8, b""
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, colour = struct.unpack(">IIBB", body[:10])
+        assert depth == 8 and colour in (2, 6), (depth, colour)
+        bpp = 3 if colour == 2 else 4
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+raw, stride, ink = zlib.decompress(idat), w * bpp, 0
+prev = bytearray(stride)
+for y in range(h):
+    f = raw[y * (stride + 1)]
+    line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], (prev[i - bpp] if i >= bpp else 0)
+        p = a + b - c
+        paeth = a if abs(p - a) <= abs(p - b) and abs(p - a) <= abs(p - c) else b if abs(p - b) <= abs(p - c) else c
+        line[i] = (line[i] + (0, a, b, (a + b) // 2, paeth)[f]) & 255
+    ink += sum(1 for x in range(0, stride, bpp) if min(line[x:x + 3]) < 200)
+    prev = line
+print(w, h, "%.1f" % (100.0 * ink / (w * h)))
+PY
+python3 png.py charts.png >shot
+read -r sw sh ink <shot
+[ "$sw" = 750 ] && [ "$sh" = 650 ] || fail "the screenshot is ${sw}x$sh"
+awk -v i="$ink" 'BEGIN { exit !(i > 2) }' || fail "the screenshot is blank: $ink% of it is not white"
+
+# a series that does not hold what its record says: md (which charts it) refuses, exit 1, prints nothing
+mkdir series.saved
+cp bo/runs/ab/*.series.csv series.saved/
+sed -i '2s/^\([0-9]*\),[0-9]*,/\1,1,/' bo/runs/ab/*.series.csv
+expect_exit 1 "$AB" compare bo --name ab --format md
+[ ! -s out ] || fail "md with a tampered series printed"
+expect_grep ".series.csv': sha256 " err
+expect_grep "its record says" err
+cp series.saved/* bo/runs/ab/
 
 # refusals: exit 2, nothing on stdout
 for args in "--name nosuch" "--baseline nosuch" "--metric nosuch" "--format xml" "--threshold 200" \
