@@ -4,11 +4,11 @@
 # /bin/true, and a runtime variant of it: an A/A control) gets 10 real
 # runs (--repeat 5 --rotate), which bench/compare.py copies into RUNS_MANY
 # records of one run name (two labels, 5,000 rotated repetitions, wall
-# time and a driver's figure drawn from a seeded normal distribution),
-# listed in SHA256SUMS. compare reads them all (each checked against its
-# digest in SHA256SUMS), pairs them, and bootstraps each of its 3 rows
-# (wall_s, cpu_s, the driver's ops_per_s; --resamples 10000) over 5,000
-# pairs. The peer: python3 reading and parsing the same records with its
+# and CPU time, peak RSS and a driver's figure drawn from a seeded normal
+# distribution), listed in SHA256SUMS. compare reads them all (each
+# checked against its digest in SHA256SUMS), pairs them, and bootstraps
+# each of its 4 rows (wall_s, cpu_s, maxrss_mib, the driver's ops_per_s;
+# 10,000 resamples) over 5,000 pairs. The peer: python3 reading and parsing the same records with its
 # json module (no statistics), measured in the same rounds.
 # usage: bench/compare.sh [ALLOCBUILD]
 set -eu
