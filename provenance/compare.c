@@ -580,8 +580,14 @@ find_controls(struct ab_compare_set *s)
 		ids[l] = identity(s, s->labels.v[l]);
 	for (size_t a = 0; a < s->labels.n; a++)
 		for (size_t b = a + 1; b < s->labels.n; b++)
-			if (ids[a] && ids[b] && !strcmp(ids[a], ids[b]))
-				ab_strv_pushf(&s->controls, "%s\n%s\n%.*s", s->labels.v[a], s->labels.v[b], AB_HEX_LEN, ids[a]);
+			if (ids[a] && ids[b] && !strcmp(ids[a], ids[b])) {
+				struct ab_compare_control *x;
+
+				s->controls = ab_realloc(s->controls, (s->ncontrols + 1) * sizeof(*s->controls));
+				x = &s->controls[s->ncontrols++];
+				x->a = a, x->b = b;
+				snprintf(x->sha256, sizeof(x->sha256), "%.*s", AB_HEX_LEN, ids[a]);
+			}
 	for (size_t l = 0; l < s->labels.n; l++)
 		free(ids[l]);
 	free(ids);
@@ -694,15 +700,9 @@ add_row(struct ab_compare_set *s, size_t cell, size_t metric, size_t label, size
 static int
 is_control(const struct ab_compare_set *s, size_t a, size_t b)
 {
-	for (size_t i = 0; i < s->controls.n; i++) {
-		const char *x = s->controls.v[i], *nl = strchr(x, '\n');
-		size_t la = strlen(s->labels.v[a]), lb = strlen(s->labels.v[b]);
-
-		if (((size_t)(nl - x) == la && !strncmp(x, s->labels.v[a], la) && !strncmp(nl + 1, s->labels.v[b], lb) &&
-		    nl[1 + lb] == '\n') || ((size_t)(nl - x) == lb && !strncmp(x, s->labels.v[b], lb) &&
-		    !strncmp(nl + 1, s->labels.v[a], la) && nl[1 + la] == '\n'))
+	for (size_t i = 0; i < s->ncontrols; i++)
+		if ((s->controls[i].a == a && s->controls[i].b == b) || (s->controls[i].a == b && s->controls[i].b == a))
 			return 1;
-	}
 	return 0;
 }
 
@@ -715,18 +715,13 @@ make_rows(struct ab_compare_set *s)
 				if (l != s->baseline)
 					add_row(s, c, m, l, s->baseline, is_control(s, l, s->baseline));
 	/* the controls that do not involve the baseline: their second label against their first */
-	for (size_t i = 0; i < s->controls.n; i++) {
-		char *a = ab_strndup(s->controls.v[i], strcspn(s->controls.v[i], "\n"));
-		const char *bs = strchr(s->controls.v[i], '\n') + 1;
-		char *b = ab_strndup(bs, strcspn(bs, "\n"));
-		size_t la = index_of(&s->labels, a), lb = index_of(&s->labels, b);
+	for (size_t i = 0; i < s->ncontrols; i++) {
+		const struct ab_compare_control *x = &s->controls[i];
 
-		if (la != s->baseline && lb != s->baseline)
+		if (x->a != s->baseline && x->b != s->baseline)
 			for (size_t c = 0; c < s->cells.n; c++)
 				for (size_t m = 0; m < s->nmetrics; m++)
-					add_row(s, c, m, lb, la, 1);
-		free(a);
-		free(b);
+					add_row(s, c, m, x->b, x->a, 1);
 	}
 }
 
@@ -1005,7 +1000,7 @@ ab_compare_free(struct ab_comparison *c)
 		free(s->groups);
 		free(s->rows);
 		free(s->unpaired_why);
-		ab_strv_free(&s->controls);
+		free(s->controls);
 		ab_strv_free(&s->warnings);
 	}
 	free(c->sets);

@@ -90,6 +90,12 @@ struct ab_compare_row {
 	int control;                 /* an A/A control's row */
 };
 
+/* an A/A control: labels a and b (a before b in the set's order, a the control's baseline) ran one artifact */
+struct ab_compare_control {
+	size_t a, b;
+	char sha256[AB_HEX_LEN + 1];
+};
+
 struct ab_compare_set {
 	char *name;
 	struct ab_runrec *runs;      /* parsed, in run number order */
@@ -106,7 +112,8 @@ struct ab_compare_set {
 	size_t nrows;
 	int paired;                  /* runs paired by repetition */
 	char *unpaired_why;          /* why not, or NULL */
-	struct ab_strv controls;     /* "a\nb\nsha256": the A/A pairs, first label the control's baseline */
+	struct ab_compare_control *controls; /* the A/A pairs */
+	size_t ncontrols;
 	int mixed_env;               /* runs under different run environments */
 	int control_differs;         /* an A/A control shows a difference */
 	struct ab_strv warnings;

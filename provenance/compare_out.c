@@ -99,33 +99,28 @@ method_text(const struct ab_comparison *c)
 static void
 put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
 {
-	if (!s->controls.n) {
+	const char *q = md ? "`" : "";
+
+	if (!s->ncontrols) {
 		ab_buf_puts(b, "No A/A control: no two labels ran the same artifact with the same runtime environment.\n");
 		return;
 	}
-	for (size_t i = 0; i < s->controls.n; i++) {
-		const char *a = s->controls.v[i], *bl = strchr(a, '\n') + 1, *hex = strchr(bl, '\n') + 1;
+	for (size_t i = 0; i < s->ncontrols; i++) {
+		const struct ab_compare_control *x = &s->controls[i];
+		int shown = 0, differs = 0;
 
-		ab_buf_printf(b, "A/A control: %s%.*s%s against %s%.*s%s (the same artifact, sha256 %s%.12s%s, and runtime "
-		    "environment)", md ? "`" : "", (int)(bl - 1 - a), a, md ? "`" : "", md ? "`" : "",
-		    (int)(hex - 1 - bl), bl, md ? "`" : "", md ? "`" : "", hex, md ? "`" : "");
-		{
-			int shown = 0, differs = 0;
-			size_t la = (size_t)(bl - 1 - a), lb = (size_t)(hex - 1 - bl);
+		for (size_t r = 0; r < s->nrows; r++) {
+			const struct ab_compare_row *w = &s->rows[r];
 
-			for (size_t r = 0; r < s->nrows; r++) {
-				const struct ab_compare_row *x = &s->rows[r];
-				const char *p = s->labels.v[x->label], *q = s->labels.v[x->against];
-
-				if (!x->control || !((strlen(p) == lb && !strncmp(p, bl, lb) && strlen(q) == la && !strncmp(q, a, la)) ||
-				    (strlen(p) == la && !strncmp(p, a, la) && strlen(q) == lb && !strncmp(q, bl, lb))))
-					continue;
-				shown++;
-				differs |= x->verdict == AB_VERDICT_BETTER || x->verdict == AB_VERDICT_WORSE;
-			}
-			ab_buf_printf(b, ": %s.\n", !shown ? "no metric to compare" : differs ?
-			    "**shows a difference**: every verdict is unreliable" : "no difference shown in any metric");
+			if (!w->control || !((w->label == x->a && w->against == x->b) || (w->label == x->b && w->against == x->a)))
+				continue;
+			shown++;
+			differs |= w->verdict == AB_VERDICT_BETTER || w->verdict == AB_VERDICT_WORSE;
 		}
+		ab_buf_printf(b, "A/A control: %s%s%s against %s%s%s (the same artifact, sha256 %s%.12s%s, and runtime "
+		    "environment): %s.\n", q, s->labels.v[x->a], q, q, s->labels.v[x->b], q, q, x->sha256, q,
+		    !shown ? "no metric to compare" : !differs ? "no difference shown in any metric" : md ?
+		    "**shows a difference**: every verdict is unreliable" : "shows a difference: every verdict is unreliable");
 	}
 }
 
@@ -400,17 +395,13 @@ set_json(const struct ab_compare_set *s)
 		cJSON_AddItemToArray(a, j);
 	}
 	a = cJSON_AddArrayToObject(o, "controls");
-	for (size_t i = 0; i < s->controls.n; i++) {
-		const char *x = s->controls.v[i], *b = strchr(x, '\n') + 1, *hex = strchr(b, '\n') + 1;
+	for (size_t i = 0; i < s->ncontrols; i++) {
 		cJSON *j = cJSON_CreateObject(), *l = cJSON_AddArrayToObject(j, "labels");
-		char *la = ab_strndup(x, (size_t)(b - 1 - x)), *lb = ab_strndup(b, (size_t)(hex - 1 - b));
 
-		cJSON_AddItemToArray(l, cJSON_CreateString(la));
-		cJSON_AddItemToArray(l, cJSON_CreateString(lb));
-		cJSON_AddStringToObject(j, "artifact_sha256", hex);
+		cJSON_AddItemToArray(l, cJSON_CreateString(s->labels.v[s->controls[i].a]));
+		cJSON_AddItemToArray(l, cJSON_CreateString(s->labels.v[s->controls[i].b]));
+		cJSON_AddStringToObject(j, "artifact_sha256", s->controls[i].sha256);
 		cJSON_AddItemToArray(a, j);
-		free(la);
-		free(lb);
 	}
 	cJSON_AddBoolToObject(o, "control_differs", s->control_differs);
 	cJSON_AddBoolToObject(o, "mixed_environments", s->mixed_env);

@@ -214,7 +214,7 @@ expect_exit 1 "$AB" compare bo --name aa-differs --metric ops_per_s
 expect_file out <<OUT
 runs/aa-differs: 15 runs of 3 labels, 0 failed; baseline stock53; paired by repetition (rotated runs)
 ratio of medians with its 95% bootstrap interval (10000 resamples, seed 1), Mann-Whitney U p (two-sided), a difference shown when p < 0.05, the interval excludes 1 and the ratio is beyond the noise threshold of 1%
-A/A control: stock53 against fit-only (the same artifact, sha256 ${stock:0:12}, and runtime environment): **shows a difference**: every verdict is unreliable.
+A/A control: stock53 against fit-only (the same artifact, sha256 ${stock:0:12}, and runtime environment): shows a difference: every verdict is unreliable.
 UNRELIABLE: the A/A control shows a difference
 
 METRIC     UNIT   CELL  LABEL      N  MEDIAN  MIN-MAX     RATIO  95% CI          P        VERDICT
