@@ -8,10 +8,11 @@
 # exactly, the interval within 1%). An A/A control recognised by digest
 # (stock53 and its runtime variant fit-only with the same MALLOC_CONF),
 # not when fit-only's setting differs; a control that shows a difference
-# flags every verdict. Too few repetitions, a failed run among them, runs
-# under mixed run environments (refused paired, flagged unpaired), the
-# csv, json and md formats, pr.md's Runs section and its charts (rendered
-# by headless chromium), and the refusals (exit 2, nothing printed).
+# flags every verdict. Cells (run --cell). Too few repetitions, a failed
+# run among them, runs under mixed run environments (refused paired,
+# flagged unpaired), the csv, json and md formats, pr.md's Runs section
+# and its charts (rendered by headless chromium), a tampered series, and
+# the refusals (exit 2, nothing printed).
 . "$TOP/tests/lib.sh"
 
 SCIPY_PY=/usr/bin/python3
@@ -233,6 +234,13 @@ expect_grep "ops_per_s  ops/s  -     special53  2  1045    1042-1048  1.040  [1.
 expect_file err <<ERR
 allocbuild: warning: compare: runs/few: too few runs for a verdict: the Mann-Whitney U test needs at least 4 successful runs of each label to reach p < 0.05 (its smallest p with 3 and 3 is 0.1); stock53 has 2, special53 has 2
 ERR
+
+# cells (run --cell, the campaigns' group/encoding rows): a column of their own
+runs cells stock53 special53 --repeat 4 --rotate --sample-ms 0 --cell json/large
+expect_exit 0 "$AB" compare bo --name cells --metric ops_per_s
+expect_grep "ops_per_s  ops/s  json/large  special53  4  1045    1035-1051   1.042  [1.038, 1.046]  0.0286  better" out
+expect_exit 0 "$AB" compare bo --name cells --metric ops_per_s --format md
+expect_grep '| `ops_per_s` (ops/s) | `json/large` | `special53` | 4 | 1045 (1035–1051) |' out
 
 # a failed run among them: left out, named; its pair dropped
 grep -v '^special53 3 ' table.ab >table
