@@ -40,13 +40,16 @@ static const char usage[] =
     "the same runtime environment are an A/A control: when it shows a\n"
     "difference, every verdict is flagged unreliable. Failed runs are left out,\n"
     "named in a warning; too few runs for the U test give a warning and no\n"
-    "verdict. --format csv prints one row per observation. Warnings go to stderr\n"
-    "(and into json and md).\n"
+    "verdict. --format csv prints one row per observation; md what pr.md shows,\n"
+    "with Mermaid charts (RSS over time of each label's median run, read from its\n"
+    "series and checked against its record). Warnings go to stderr (and into json\n"
+    "and md).\n"
     "Exit 0 compared; 1 a verdict is unreliable (the A/A control shows a\n"
     "difference, or the runs ran under different run environments), rotated\n"
     "runs under different environments were refused a paired comparison, or a\n"
-    "record does not hold what SHA256SUMS says; 2 bad input (no runs, an unknown\n"
-    "name, label or metric). See docs/runs.md.\n";
+    "record (or with md a series) does not hold what SHA256SUMS (its record)\n"
+    "says; 2 bad input (no runs, an unknown name, label or metric). See\n"
+    "docs/runs.md.\n";
 
 static int
 parse_format(enum ab_compare_format *f, const char *s)

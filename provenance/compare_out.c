@@ -460,9 +460,13 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 	int cells = s->cells.n > 1 || s->cells.v[0][0];
 	char *pairing = pairing_text(s), *method = method_text(c);
 
-	ab_buf_puts(b, "Against ");
-	md_code(b, s->labels.v[s->baseline]);
-	ab_buf_printf(b, ", %s: %s.\n\n", pairing, method);
+	if (s->labels.n > 1) {
+		ab_buf_puts(b, "Against ");
+		md_code(b, s->labels.v[s->baseline]);
+		ab_buf_printf(b, ", %s: %s.\n\n", pairing, method);
+	} else {
+		ab_buf_puts(b, "One label: its figures, nothing to compare them with.\n\n");
+	}
 	ab_buf_printf(b, "| metric |%s label | runs | median (min–max) | ratio [95%% CI] | p | verdict |\n"
 	    "|---|%s---|---|---|---|---|---|\n", cells ? " cell |" : "", cells ? "---|" : "");
 	for (size_t m = 0; m < s->nmetrics; m++)
