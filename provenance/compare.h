@@ -16,8 +16,8 @@
  * bootstrap interval, the Mann-Whitney U test and a verdict
  * (provenance/stats.h). Runs are paired by repetition (the same batch
  * and repetition: one `run --rotate` invocation's) when every run of the
- * set was rotated, unpaired otherwise. Failed runs are left out, with a
- * warning naming them.
+ * set was rotated and every repetition ran each label, unpaired
+ * otherwise. Failed runs are left out, with a warning naming them.
  *
  * An A/A control: two labels whose runs all ran the same artifact digest
  * with the same runtime environment (the variables set and removed,
@@ -29,7 +29,9 @@
  * compared unpaired and flagged.
  *
  * Every record is read through OUTDIR's resolver and must hold the digest
- * SHA256SUMS gives it.
+ * SHA256SUMS gives it; the series the charts of md and pr.md read
+ * (ab_compare_series, ab_compare_charts) must hold the one their record
+ * gives them.
  */
 #ifndef AB_COMPARE_H
 #define AB_COMPARE_H
