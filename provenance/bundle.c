@@ -650,7 +650,8 @@ check_sums(struct verify *v)
 			say(v, names.v[i], "listed in SHA256SUMS but missing from the bundle");
 	}
 	for (size_t j = 0; j < v->nm; j++)
-		if (strcmp(v->m[j].name, "SHA256SUMS") && strcmp(v->m[j].name, "pr-details.md"))
+		if (strcmp(v->m[j].name, "SHA256SUMS") && strcmp(v->m[j].name, "pr-details.md") &&
+		    strncmp(v->m[j].name, AB_PR_CHARTS "/", sizeof(AB_PR_CHARTS)))
 			ab_strv_push(&present, v->m[j].name);
 	{
 		struct ab_manifest_listing l = {.sums = &names, .statement = stmt, .commands = commands,

@@ -15,6 +15,9 @@
 #ifndef AB_BUNDLE_H
 #define AB_BUNDLE_H
 
+/* pr's charts as SVG files (provenance/svgchart.h): a folder of OUTDIR the bundle carries unlisted, as pr-details.md */
+#define AB_PR_CHARTS "pr-charts"
+
 #include <stdint.h>
 
 #include "../lib/hash.h"

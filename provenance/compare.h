@@ -154,8 +154,18 @@ void ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const 
  */
 int ab_compare_series(struct ab_series *out, long *run, const struct ab_comparison *c, const struct ab_compare_set *s,
     size_t label);
-/* pr.md's charts of a set (Mermaid xychart-beta), appended to b: RSS over time, one distribution a metric */
-int ab_compare_charts(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s);
+/* the charts as SVG files (provenance/svgchart.h): names SET-rss.svg, SET-METRIC.svg and their texts */
+struct ab_compare_svgs {
+	struct ab_strv names, texts;
+};
+
+/*
+ * pr.md's charts of a set (Mermaid xychart-beta), appended to b: RSS over
+ * time, one distribution a metric; each also as SVG into *svg, unless
+ * NULL. 0, or ab_compare_series's error
+ */
+int ab_compare_charts(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s,
+    struct ab_compare_svgs *svg);
 /* one of allocbuild's figures of a run (enum ab_metric_builtin), in its unit; NAN when it has none */
 double ab_compare_builtin_value(const struct ab_runrec *r, int metric);
 /* a value as compare shows it: four significant digits, no exponent */

@@ -7,6 +7,7 @@
 
 #include "../lib/jsonio.h"
 #include "metrics.h"
+#include "svgchart.h"
 
 void
 ab_compare_format_value(char *buf, size_t len, double v)
@@ -609,12 +610,22 @@ rss_at(const struct ab_series *x, double t)
 	return v / 1024;
 }
 
+/* an SVG file of a chart, named SET-WHAT.svg */
+static void
+svg_add(struct ab_compare_svgs *svg, const struct ab_compare_set *s, const char *what, struct ab_buf *text)
+{
+	ab_strv_pushf(&svg->names, "%s-%s.svg", s->name, what);
+	ab_strv_push_owned(&svg->texts, ab_buf_detach(text));
+}
+
 /* RSS over time: each label's median sampled run, on one time axis */
 static int
-chart_rss(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s)
+chart_rss(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s, struct ab_compare_svgs *svg)
 {
 	struct ab_series *x = ab_calloc(s->labels.n, sizeof(*x));
 	long *run = ab_calloc(s->labels.n, sizeof(*run));
+	double *y = ab_calloc(s->labels.n * CHART_POINTS, sizeof(*y));
+	struct ab_svg_line *lines = ab_calloc(s->labels.n, sizeof(*lines));
 	int *shown = ab_calloc(s->labels.n, sizeof(*shown)), e = 0;
 	size_t nshown = 0;
 	double end = 0;
@@ -629,118 +640,137 @@ chart_rss(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 			end = (double)x[l].v[x[l].n - 1].ms;
 	}
 	if (e == 0 && nshown && end > 0) {
+		size_t k = 0;
+
+		for (size_t l = 0; l < s->labels.n; l++) {
+			if (!shown[l])
+				continue;
+			for (int i = 0; i < CHART_POINTS; i++)
+				y[l * CHART_POINTS + (size_t)i] = rss_at(&x[l], end * i / (CHART_POINTS - 1));
+			lines[k].name = s->labels.v[l];
+			lines[k].y = &y[l * CHART_POINTS];
+			lines[k++].n = CHART_POINTS;
+		}
 		ab_buf_puts(b, "RSS over time, MiB (the run of median steady RSS of each label: ");
 		chart_legend(b, s, shown);
 		ab_buf_puts(b, "; runs");
-		for (size_t l = 0, k = 0; l < s->labels.n; l++)
+		for (size_t l = 0, j = 0; l < s->labels.n; l++)
 			if (shown[l])
-				ab_buf_printf(b, "%s %04d", k++ ? "," : "", s->runs[run[l]].number);
+				ab_buf_printf(b, "%s %04d", j++ ? "," : "", s->runs[run[l]].number);
 		ab_buf_puts(b, "):\n\n");
 		chart_start(b, nshown);
 		ab_buf_puts(b, "    title \"RSS over time\"\n    x-axis \"seconds\" 0 --> ");
 		ab_compare_format_value(num, sizeof(num), end / 1000);
 		ab_buf_printf(b, "%s\n    y-axis \"RSS (MiB)\"\n", num);
-		for (size_t l = 0; l < s->labels.n; l++) {
-			if (!shown[l])
-				continue;
+		for (size_t i = 0; i < k; i++) {
 			ab_buf_puts(b, "    line [");
-			for (int k = 0; k < CHART_POINTS; k++) {
-				ab_compare_format_value(num, sizeof(num), rss_at(&x[l], end * k / (CHART_POINTS - 1)));
-				ab_buf_printf(b, "%s%s", k ? ", " : "", num);
+			for (size_t j = 0; j < lines[i].n; j++) {
+				ab_compare_format_value(num, sizeof(num), lines[i].y[j]);
+				ab_buf_printf(b, "%s%s", j ? ", " : "", num);
 			}
 			ab_buf_puts(b, "]\n");
 		}
 		ab_buf_puts(b, "```\n\n");
+		if (svg) {
+			struct ab_buf t = {0};
+
+			ab_svg_lines(&t, "RSS over time", "seconds", end / 1000, "RSS (MiB)", lines, k);
+			svg_add(svg, s, "rss", &t);
+		}
 	}
 	for (size_t l = 0; l < s->labels.n; l++)
 		ab_series_release(&x[l]);
 	free(x);
 	free(run);
+	free(y);
+	free(lines);
 	free(shown);
 	return e;
 }
 
 /* a metric's distribution per label (of the first cell that has it): median bars, min and max lines */
 static void
-chart_metric(struct ab_buf *b, const struct ab_compare_set *s, size_t m)
+chart_metric(struct ab_buf *b, const struct ab_compare_set *s, size_t m, struct ab_compare_svgs *svg)
 {
-	int *shown = ab_calloc(s->labels.n, sizeof(*shown));
+	const char **cat = ab_calloc(s->labels.n + 1, sizeof(*cat));
+	double *v[3];
 	size_t cell = 0, n = 0;
-	char num[64];
+	char num[64], *title;
 
-	for (cell = 0; cell < s->cells.n; cell++) {
-		n = 0;
-		for (size_t l = 0; l < s->labels.n; l++)
-			n += (shown[l] = ab_compare_group(s, cell, l, m) != NULL);
-		if (n)
-			break;
-	}
-	if (!n) {
-		free(shown);
-		return;
-	}
-	chart_start(b, 3);
-	ab_buf_puts(b, "    title ");
-	{
-		char *t = ab_sprintf("%s%s%s%s%s", s->metrics[m].name, s->cells.v[cell][0] ? " in " : "",
-		    s->cells.v[cell], s->metrics[m].unit ? ", " : "", s->metrics[m].unit ? s->metrics[m].unit : "");
+	for (int w = 0; w < 3; w++)
+		v[w] = ab_calloc(s->labels.n + 1, sizeof(double));
+	for (cell = 0; cell < s->cells.n && !n; cell++)
+		for (size_t l = 0; l < s->labels.n; l++) {
+			const struct ab_compare_group *g = ab_compare_group(s, cell, l, m);
 
-		chart_text(b, t);
-		free(t);
-	}
-	ab_buf_puts(b, "\n    x-axis [");
-	for (size_t l = 0, k = 0; l < s->labels.n; l++)
-		if (shown[l]) {
-			ab_buf_puts(b, k++ ? ", " : "");
-			chart_text(b, s->labels.v[l]);
+			if (!g)
+				continue;
+			cat[n] = s->labels.v[l];
+			v[0][n] = g->median, v[1][n] = g->min, v[2][n] = g->max;
+			n++;
 		}
-	ab_buf_puts(b, "]\n    y-axis ");
-	chart_text(b, s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name);
-	{
-		/* from 0, so that a bar's height is its value (a driver's figure may be negative: then from its least) */
+	if (n) {
 		double lo = 0, hi = 0;
 
-		for (size_t l = 0; l < s->labels.n; l++)
-			if (shown[l]) {
-				const struct ab_compare_group *g = ab_compare_group(s, cell, l, m);
-
-				lo = g->min < lo ? g->min : lo;
-				hi = g->max > hi ? g->max : hi;
-			}
+		cell--;
+		title = ab_sprintf("%s%s%s%s%s", s->metrics[m].name, s->cells.v[cell][0] ? " in " : "", s->cells.v[cell],
+		    s->metrics[m].unit ? ", " : "", s->metrics[m].unit ? s->metrics[m].unit : "");
+		chart_start(b, 3);
+		ab_buf_puts(b, "    title ");
+		chart_text(b, title);
+		ab_buf_puts(b, "\n    x-axis [");
+		for (size_t i = 0; i < n; i++) {
+			ab_buf_puts(b, i ? ", " : "");
+			chart_text(b, cat[i]);
+		}
+		ab_buf_puts(b, "]\n    y-axis ");
+		chart_text(b, s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name);
+		/* from 0, so that a bar's height is its value (a driver's figure may be negative: then from its least) */
+		for (size_t i = 0; i < n; i++) {
+			lo = v[1][i] < lo ? v[1][i] : lo;
+			hi = v[2][i] > hi ? v[2][i] : hi;
+		}
 		ab_compare_format_value(num, sizeof(num), lo * 1.1);
 		ab_buf_printf(b, " %s --> ", num);
 		ab_compare_format_value(num, sizeof(num), hi > lo ? hi * 1.1 : lo + 1);
 		ab_buf_printf(b, "%s\n", num);
-	}
-	for (int w = 0; w < 3; w++) {
-		ab_buf_printf(b, "    %s [", w ? "line" : "bar");
-		for (size_t l = 0, k = 0; l < s->labels.n; l++) {
-			const struct ab_compare_group *g = ab_compare_group(s, cell, l, m);
-
-			if (!shown[l])
-				continue;
-			ab_compare_format_value(num, sizeof(num), w == 0 ? g->median : w == 1 ? g->min : g->max);
-			ab_buf_printf(b, "%s%s", k++ ? ", " : "", num);
+		for (int w = 0; w < 3; w++) {
+			ab_buf_printf(b, "    %s [", w ? "line" : "bar");
+			for (size_t i = 0; i < n; i++) {
+				ab_compare_format_value(num, sizeof(num), v[w][i]);
+				ab_buf_printf(b, "%s%s", i ? ", " : "", num);
+			}
+			ab_buf_puts(b, "]\n");
 		}
-		ab_buf_puts(b, "]\n");
+		ab_buf_puts(b, "```\n\n");
+		if (svg) {
+			struct ab_buf t = {0};
+
+			ab_svg_bars(&t, title, s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name, cat, v[0], v[1], v[2],
+			    n);
+			svg_add(svg, s, s->metrics[m].name, &t);
+		}
+		free(title);
 	}
-	ab_buf_puts(b, "```\n\n");
-	free(shown);
+	for (int w = 0; w < 3; w++)
+		free(v[w]);
+	free(cat);
 }
 
 int
-ab_compare_charts(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s)
+ab_compare_charts(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s,
+    struct ab_compare_svgs *svg)
 {
 	int e;
 
-	if ((e = chart_rss(b, c, s)) < 0)
+	if ((e = chart_rss(b, c, s, svg)) < 0)
 		return e;
 	if (!s->nmetrics)
 		return 0;
 	ab_buf_puts(b, "Each metric per label: the median (blue bars), the minimum (orange) and the maximum (green) of "
 	    "the successful runs.\n\n");
 	for (size_t m = 0; m < s->nmetrics; m++)
-		chart_metric(b, s, m);
+		chart_metric(b, s, m, svg);
 	return 0;
 }
 
@@ -774,7 +804,7 @@ ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_forma
 			md_code(&b, s->name);
 			ab_buf_puts(&b, "\n\n");
 			ab_compare_markdown(&b, c, s);
-			if ((e = ab_compare_charts(&b, c, s)) < 0) {
+			if ((e = ab_compare_charts(&b, c, s, NULL)) < 0) {
 				ab_buf_free(&b);
 				return e;
 			}

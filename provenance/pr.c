@@ -1596,7 +1596,7 @@ put_run_env(struct ab_buf *b, const struct run_group *g)
  * folded every run
  */
 static int
-section_runs(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
+section_runs(struct ab_buf *b, struct ab_buf *details, const struct evidence *e, struct ab_compare_svgs *svg)
 {
 	struct run_group *g = NULL;
 	size_t ng = 0;
@@ -1657,9 +1657,22 @@ section_runs(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 		for (size_t i = 0; i < c->nsets; i++)
 			if (!strcmp(c->sets[i].name, g[k].name)) {
 				ab_compare_markdown(b, c, &c->sets[i]);
-				if ((rc = ab_compare_charts(b, c, &c->sets[i])) < 0) {
+				size_t had = svg->names.n;
+
+				if ((rc = ab_compare_charts(b, c, &c->sets[i], svg)) < 0) {
 					ab_strv_free(&labels);
 					goto done;
+				}
+				if (svg->names.n > had) {
+					ab_buf_puts(b, "The same charts as SVG files in the bundle:");
+					for (size_t q = had; q < svg->names.n; q++) {
+						char *rel = ab_sprintf("%s/%s", AB_PR_CHARTS, svg->names.v[q]);
+
+						ab_buf_puts(b, q > had ? ", " : " ");
+						put_code(b, rel);
+						free(rel);
+					}
+					ab_buf_puts(b, ".\n\n");
 				}
 			}
 		put_run_env(b, &g[k]);
@@ -1707,12 +1720,35 @@ check_signed_all(const char *outdir)
 	return rc;
 }
 
+/* the charts' SVG files into OUTDIR/pr-charts (the bundle carries them, as pr-details.md), and into m */
+static int
+write_charts(struct ab_strv *m, const char *outdir, const struct ab_compare_svgs *svg)
+{
+	char *dir;
+	int rc = 0;
+
+	if (!svg->names.n)
+		return 0;
+	dir = ab_path_join(outdir, AB_PR_CHARTS);
+	if (ab_mkdir_p(dir, 0755) < 0)
+		rc = AB_EFAIL;
+	for (size_t i = 0; i < svg->names.n && rc == 0; i++) {
+		struct ab_buf t = {.s = svg->texts.v[i], .len = strlen(svg->texts.v[i])};
+
+		if ((rc = write_text(dir, svg->names.v[i], &t)) == 0)
+			ab_strv_pushf(m, "%s/%s", AB_PR_CHARTS, svg->names.v[i]);
+	}
+	free(dir);
+	return rc;
+}
+
 int
 ab_pr_write(const struct ab_pr_opts *o)
 {
 	struct evidence e;
 	struct ab_buf body = {0}, details = {0}, out = {0};
 	struct ab_strv members = {0};
+	struct ab_compare_svgs svg = {0};
 	const char *dir = o->dir ? o->dir : o->outdir;
 	size_t limit = o->limit ? o->limit : AB_PR_BODY_LIMIT;
 	char *bundle_name = NULL, *bundle = NULL, *top = NULL;
@@ -1752,7 +1788,7 @@ ab_pr_write(const struct ab_pr_opts *o)
 	section_upstream(&body, &e);
 	section_probes(&body, &details, &e);
 	section_differences(&body, &details, &e);
-	if (section_runs(&body, &details, &e) < 0)
+	if (section_runs(&body, &details, &e, &svg) < 0)
 		goto done;
 	section_flow(&body, &e);
 
@@ -1789,7 +1825,7 @@ ab_pr_write(const struct ab_pr_opts *o)
 		if (write_text(o->outdir, "pr-details.md", &details) < 0)
 			goto done;
 	}
-	if (collect_members(&members, &e, moved) < 0)
+	if (collect_members(&members, &e, moved) < 0 || write_charts(&members, o->outdir, &svg) < 0)
 		goto done;
 	bundle = ab_path_join(dir, bundle_name);
 	{
@@ -1829,6 +1865,8 @@ done:
 	ab_buf_free(&details);
 	ab_buf_free(&out);
 	ab_strv_free(&members);
+	ab_strv_free(&svg.names);
+	ab_strv_free(&svg.texts);
 	free(bundle_name);
 	free(bundle);
 	free(top);

@@ -11,8 +11,8 @@
 # flags every verdict. Cells (run --cell). Too few repetitions, a failed
 # run among them, runs under mixed run environments (refused paired,
 # flagged unpaired), the csv, json and md formats, pr.md's Runs section
-# and its charts (rendered by headless chromium), a tampered series, and
-# the refusals (exit 2, nothing printed).
+# and its charts (rendered by headless chromium; as SVG files in the
+# bundle), a tampered series, and the refusals (exit 2, nothing printed).
 . "$TOP/tests/lib.sh"
 
 SCIPY_PY=/usr/bin/python3
@@ -387,6 +387,25 @@ python3 png.py charts.png >shot
 read -r sw sh ink <shot
 [ "$sw" = 750 ] && [ "$sh" = 650 ] || fail "the screenshot is ${sw}x$sh"
 awk -v i="$ink" 'BEGIN { exit !(i > 2) }' || fail "the screenshot is blank: $ink% of it is not white"
+# and as SVG files in the bundle (unlisted in SHA256SUMS, as pr-details.md): listed in pr.md, verified, drawn
+tar -tzf pr/provenance-jemalloc-5.3.0-policy.tar.gz | sed -n 's|^provenance-jemalloc-5.3.0-policy/pr-charts/ab-||p' |
+	sort >svgs
+expect_file svgs <<'LIST'
+cpu_s.svg
+ops_per_s.svg
+peak_rss_mib.svg
+rss.svg
+rss_gib_s.svg
+steady_rss_mib.svg
+wall_s.svg
+LIST
+expect_grep 'The same charts as SVG files in the bundle: `pr-charts/ab-rss.svg`, `pr-charts/ab-wall_s.svg`,' ab.md
+expect_exit 0 "$AB" verify pr/provenance-jemalloc-5.3.0-policy.tar.gz
+chrome --window-size=640,360 --screenshot="$PWD/rss.png" "file://$PWD/bo/pr-charts/ab-rss.svg" >/dev/null
+python3 png.py rss.png >shot
+read -r sw sh ink <shot
+[ "$sw" = 640 ] && [ "$sh" = 360 ] || fail "the SVG's screenshot is ${sw}x$sh"
+awk -v i="$ink" 'BEGIN { exit !(i > 2) }' || fail "the SVG is blank: $ink% of it is not white"
 
 # a series that does not hold what its record says: md (which charts it) refuses, exit 1, prints nothing
 mkdir series.saved
