@@ -154,7 +154,7 @@ void ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const 
  */
 int ab_compare_series(struct ab_series *out, long *run, const struct ab_comparison *c, const struct ab_compare_set *s,
     size_t label);
-/* the charts as SVG files (provenance/svgchart.h): names SET-rss.svg, SET-METRIC.svg and their texts */
+/* the charts as SVG files (provenance/svgchart.h): names SET/rss-over-time.svg, SET/metric/METRIC.svg and their texts */
 struct ab_compare_svgs {
 	struct ab_strv names, texts;
 };

@@ -610,11 +610,11 @@ rss_at(const struct ab_series *x, double t)
 	return v / 1024;
 }
 
-/* an SVG file of a chart, named SET-WHAT.svg */
+/* an SVG file of a chart, named SET/WHAT.svg (no metric's name can make "rss-over-time" a metric/ one) */
 static void
 svg_add(struct ab_compare_svgs *svg, const struct ab_compare_set *s, const char *what, struct ab_buf *text)
 {
-	ab_strv_pushf(&svg->names, "%s-%s.svg", s->name, what);
+	ab_strv_pushf(&svg->names, "%s/%s.svg", s->name, what);
 	ab_strv_push_owned(&svg->texts, ab_buf_detach(text));
 }
 
@@ -675,7 +675,7 @@ chart_rss(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 			struct ab_buf t = {0};
 
 			ab_svg_lines(&t, "RSS over time", "seconds", end / 1000, "RSS (MiB)", lines, k);
-			svg_add(svg, s, "rss", &t);
+			svg_add(svg, s, "rss-over-time", &t);
 		}
 	}
 	for (size_t l = 0; l < s->labels.n; l++)
@@ -748,7 +748,12 @@ chart_metric(struct ab_buf *b, const struct ab_compare_set *s, size_t m, struct 
 
 			ab_svg_bars(&t, title, s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name, cat, v[0], v[1], v[2],
 			    n);
-			svg_add(svg, s, s->metrics[m].name, &t);
+			{
+				char *what = ab_sprintf("metric/%s", s->metrics[m].name);
+
+				svg_add(svg, s, what, &t);
+				free(what);
+			}
 		}
 		free(title);
 	}

@@ -1730,13 +1730,16 @@ write_charts(struct ab_strv *m, const char *outdir, const struct ab_compare_svgs
 	if (!svg->names.n)
 		return 0;
 	dir = ab_path_join(outdir, AB_PR_CHARTS);
-	if (ab_mkdir_p(dir, 0755) < 0)
-		rc = AB_EFAIL;
 	for (size_t i = 0; i < svg->names.n && rc == 0; i++) {
 		struct ab_buf t = {.s = svg->texts.v[i], .len = strlen(svg->texts.v[i])};
+		char *path = ab_path_join(dir, svg->names.v[i]), *parent = ab_path_dirname(path);
 
-		if ((rc = write_text(dir, svg->names.v[i], &t)) == 0)
+		if (ab_mkdir_p(parent, 0755) < 0)
+			rc = AB_EFAIL;
+		else if ((rc = write_text(dir, svg->names.v[i], &t)) == 0)
 			ab_strv_pushf(m, "%s/%s", AB_PR_CHARTS, svg->names.v[i]);
+		free(path);
+		free(parent);
 	}
 	free(dir);
 	return rc;

@@ -388,20 +388,20 @@ read -r sw sh ink <shot
 [ "$sw" = 750 ] && [ "$sh" = 650 ] || fail "the screenshot is ${sw}x$sh"
 awk -v i="$ink" 'BEGIN { exit !(i > 2) }' || fail "the screenshot is blank: $ink% of it is not white"
 # and as SVG files in the bundle (unlisted in SHA256SUMS, as pr-details.md): listed in pr.md, verified, drawn
-tar -tzf pr/provenance-jemalloc-5.3.0-policy.tar.gz | sed -n 's|^provenance-jemalloc-5.3.0-policy/pr-charts/ab-||p' |
-	sort >svgs
+tar -tzf pr/provenance-jemalloc-5.3.0-policy.tar.gz | sed -n 's|^provenance-jemalloc-5.3.0-policy/pr-charts/ab/||p' |
+	grep 'svg$' | sort >svgs
 expect_file svgs <<'LIST'
-cpu_s.svg
-ops_per_s.svg
-peak_rss_mib.svg
-rss.svg
-rss_gib_s.svg
-steady_rss_mib.svg
-wall_s.svg
+metric/cpu_s.svg
+metric/ops_per_s.svg
+metric/peak_rss_mib.svg
+metric/rss_gib_s.svg
+metric/steady_rss_mib.svg
+metric/wall_s.svg
+rss-over-time.svg
 LIST
-expect_grep 'The same charts as SVG files in the bundle: `pr-charts/ab-rss.svg`, `pr-charts/ab-wall_s.svg`,' ab.md
+expect_grep 'The same charts as SVG files in the bundle: `pr-charts/ab/rss-over-time.svg`, `pr-charts/ab/metric/wall_s.svg`,' ab.md
 expect_exit 0 "$AB" verify pr/provenance-jemalloc-5.3.0-policy.tar.gz
-chrome --window-size=640,360 --screenshot="$PWD/rss.png" "file://$PWD/bo/pr-charts/ab-rss.svg" >/dev/null
+chrome --window-size=640,360 --screenshot="$PWD/rss.png" "file://$PWD/bo/pr-charts/ab/rss-over-time.svg" >/dev/null
 python3 png.py rss.png >shot
 read -r sw sh ink <shot
 [ "$sw" = 640 ] && [ "$sh" = 360 ] || fail "the SVG's screenshot is ${sw}x$sh"
