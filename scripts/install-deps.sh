@@ -7,7 +7,7 @@
 # compile cache of the ccache test (t7340). bubblewrap is the build sandbox
 # (bwrap: docs/build.md, "Sandbox"), which every build uses by default.
 # python3-scipy is the reference implementation compare's statistics are
-# checked against (mannwhitneyu and bootstrap, t7160); chromium renders
+# checked against (mannwhitneyu and bootstrap, t7210); chromium renders
 # pr.md's Mermaid charts there, headless, with the mermaid package npm
 # fetches (Debian's npm, unless an npm is already installed, as nodejs
 # from elsewhere brings one).

@@ -1,7 +1,7 @@
 /*
  * unit tests for provenance/stats: known answers (scipy 1.10.1's
  * mannwhitneyu and bootstrap, percentile method, 100,000 resamples, on
- * the same data; t7160 checks against scipy itself), and the simulation
+ * the same data; t7210 checks against scipy itself), and the simulation
  * of docs/runs.md: with n = 15 per label, a true 3% shift is detected in
  * at least 90% of 200 trials and an A/A difference (the same
  * distribution) shown in at most 5%.
