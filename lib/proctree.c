@@ -25,6 +25,7 @@ struct proc {
 
 struct ab_proctree {
 	pid_t parent, root;
+	pid_t parent_pgrp;  /* the parent's own group: its other children there are its helpers (lib/guard.h) */
 	char comm[16];
 	int has_comm, pss, root_seen;
 	DIR *proc;
@@ -45,6 +46,7 @@ ab_proctree_open(struct ab_proctree **out, pid_t parent, const char *comm, int p
 
 	*out = NULL;
 	t->parent = parent;
+	t->parent_pgrp = getpgid(parent);
 	t->pss = pss;
 	if (comm) {
 		t->has_comm = 1;
@@ -321,6 +323,14 @@ decide(struct ab_proctree *t)
 				t->root = p->pid;
 				t->root_seen = 1;
 			}
+			/*
+			 * a child of parent in parent's own group, the root aside, is not the
+			 * command's: parent's helper (run's guard, lib/guard.h); the command
+			 * leads a group of its own, and what it leaves to parent (a subreaper)
+			 * is in that group or a session of its own
+			 */
+			if (p->ppid == t->parent && p->pid != t->root && p->pgrp == t->parent_pgrp)
+				continue;
 			if (p->ppid == t->parent || (t->root_seen && p->pgrp == t->root) ||
 			    ((pp = find(t->v, t->n, p->ppid)) && pp->member == 1)) {
 				p->member = 1;

@@ -16,7 +16,9 @@
  * (the command, which leads its own process group: lib/proc.h); a process
  * belongs to the tree when its parent does, or when it is in the root's
  * process group, so that a server whose starter exited (and which was
- * reparented away) is still followed. Each member's stat file (and
+ * reparented away) is still followed; a child of `parent` in parent's
+ * own group is parent's helper (run's guard, lib/guard.h), not the
+ * command's, and left out. Each member's stat file (and
  * smaps_rollup with pss) stays open while the process lives and is read
  * again at each reading; a member that is gone, or a zombie, keeps its last
  * CPU time and fault counts in the totals, so that they never go down.
