@@ -437,7 +437,8 @@ fill_groups(struct ab_compare_set *s)
 		struct ab_compare_group *x = &s->groups[g];
 		double *v = ab_calloc(x->n ? x->n : 1, sizeof(*v));
 
-		memcpy(v, x->v, x->n * sizeof(*v));
+		if (x->n)
+			memcpy(v, x->v, x->n * sizeof(*v));
 		x->median = ab_stats_median(v, x->n);
 		x->min = x->n ? v[0] : NAN;
 		x->max = x->n ? v[x->n - 1] : NAN;
@@ -550,7 +551,8 @@ identity(const struct ab_compare_set *s, const char *label)
 		ab_buf_printf(&b, "%s\n", r->subject_sha256);
 		/* in name order: the label's env and --set come in different orders */
 		set = ab_calloc(r->overrides.n + 1, sizeof(*set));
-		memcpy(set, r->overrides.v, r->overrides.n * sizeof(*set));
+		if (r->overrides.n)
+			memcpy(set, r->overrides.v, r->overrides.n * sizeof(*set));
 		qsort(set, r->overrides.n, sizeof(*set), cmp_str);
 		for (size_t k = 0; k < r->overrides.n; k++)
 			if (strncmp(set[k], "ALLOCBUILD_LABEL=", 17))
