@@ -16,6 +16,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <openssl/evp.h>
 
@@ -75,6 +76,8 @@ ed25519_pem(const char *name, const char *seed)
 	ab_dsse_b64_encode(&b64, der, sizeof(der));
 	ab_buf_printf(&pem, "-----BEGIN PRIVATE KEY-----\n%s\n-----END PRIVATE KEY-----\n", b64.s);
 	CHECK(ab_write_file_atomic(path, pem.s, pem.len) == 0);
+	/* as a signer keeps it: a private key others can read is refused (provenance/keys.h) */
+	CHECK(chmod(path, 0600) == 0);
 	ab_buf_free(&pem);
 	ab_buf_free(&b64);
 	return path;
