@@ -23,6 +23,7 @@ build() { # OUTDIR [OPTION]: the whole recipe from nothing
 	echo "sh -c 'exec \"$AB\" build -j 2 --force --mirror-dir \"$mirror\" -o \"$WORK/$1\" ${2:-} \"$recipe\" >>\"$WORK/$1.log\" 2>&1'"
 }
 echo "== the default recipe from nothing, with the sandbox (A) against --no-sandbox (B)"
+echo "   (compare wall: A's cpu is allocbuild's own, the sandboxed steps' CPU does not come back through bwrap's wait)"
 eval "farm-bench -n $ROUNDS --warmup 1 --timeout 3600 --vs \"$(build plain --no-sandbox)\" -- $(build boxed)"
 # both sides built the same bytes (the default recipe's README digests)
 for d in boxed plain; do
