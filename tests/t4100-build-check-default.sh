@@ -86,7 +86,8 @@ expect_grep '| `stock53` | 12 | 21 | 48 | `--with-lg-page=12` `--with-lg-hugepag
 BUNDLE=o/provenance-jemalloc-5.3.0-policy.tar.gz
 # (an unsigned bundle: --trust-unsigned after the commands it runs are shown; t7060 tests that gate)
 expect_exit 0 "$AB" rebuild --trust-unsigned -j 2 --mirror-dir "$MIRROR" -o rb $BUNDLE
-expect_grep "  stock53: configure [\"$PWD/rb/variants/stock53/src/configure\"" out
+expect_grep "  stock53: configure [\"/allocbuild/src/configure\"" out
+expect_grep "on this machine, in the build sandbox (no network" out
 sed -i '1,/^rebuild of /{/^rebuild of /!d}' out
 cat >want <<EOT
 rebuild of $BUNDLE in $PWD/rb
