@@ -46,7 +46,7 @@ verify_bundle(const char *path, const struct ab_sign_verify_opts *o)
 	if (e == 0)
 		printf("%s: every member matches BUNDLE-SHA256SUMS\n", path);
 	if (e != AB_EFAIL)
-		e = worse(e, ab_runrec_check_members(stdout, &m, AB_MANIFEST_STATEMENT));
+		e = worse(e, ab_bundle_check_runs(stdout, &m, AB_MANIFEST_STATEMENT));
 	if (e != AB_EFAIL)
 		e = worse(e, ab_sign_verify_bundle(stdout, path, &m, o));
 	ab_bundle_members_free(&m);

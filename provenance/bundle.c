@@ -17,6 +17,7 @@
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
 #include "manifest.h"
+#include "runrec.h"
 
 #define INDEX_NAME "BUNDLE-SHA256SUMS"
 
@@ -777,4 +778,35 @@ ab_bundle_read(struct ab_buf *out, const char *path, const char *rel, size_t max
 done:
 	archive_read_free(a);
 	return error;
+}
+
+int
+ab_bundle_check_runs(FILE *out, const struct ab_bundle_members *m, const char *build_stmt)
+{
+	const struct ab_bundle_member *st = ab_bundle_member(m, build_stmt);
+	struct ab_strv builds = {0};
+	cJSON *doc = st && st->data.s ? cJSON_ParseWithLength(st->data.s, st->data.len) : NULL;
+	int rc = 0;
+
+	ab_runrec_builds(&builds, doc);
+	cJSON_Delete(doc);
+	for (size_t i = 0; i < m->n && builds.n; i++) {
+		char *why;
+
+		if (!ab_runrec_is_statement(m->v[i].name) || !m->v[i].data.s)
+			continue;
+
+		doc = cJSON_ParseWithLength(m->v[i].data.s, m->v[i].data.len);
+		if (doc && (why = ab_runrec_foreign(doc, &builds))) {
+			char *name = ab_shown(m->v[i].name);
+
+			fprintf(out, "%s: %s\n", name, why);
+			free(name);
+			free(why);
+			rc = AB_ECHECK;
+		}
+		cJSON_Delete(doc);
+	}
+	ab_strv_free(&builds);
+	return rc;
 }

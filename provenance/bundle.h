@@ -80,6 +80,14 @@ void ab_bundle_members_free(struct ab_bundle_members *m);
 const struct ab_bundle_member *ab_bundle_member(const struct ab_bundle_members *m, const char *name);
 
 /*
+ * A bundle's run records (members kept by ab_bundle_verify_keep) checked
+ * against its build Statement (member build_stmt) as verify checks an
+ * OUTDIR's: each a run of one of its builds, else "NAME: a run of build
+ * X, not of this OUTDIR's (Y): a record of another OUTDIR" on out. 0 or
+ * AB_ECHECK.
+ */
+int ab_bundle_check_runs(FILE *out, const struct ab_bundle_members *m, const char *build_stmt);
+/*
  * Read the member REL (relative to the bundle's top directory, as in its
  * SHA256SUMS: "provenance/binary-provenance.json") into out, at most max
  * bytes. 0; 1 when the bundle has no such member (not reported); AB_EFAIL

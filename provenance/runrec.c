@@ -12,7 +12,6 @@
 #include "../lib/atomic.h"
 #include "../lib/jsonio.h"
 #include "../lib/redact.h"
-#include "bundle.h"
 #include "../lib/version.h"
 
 static cJSON *
@@ -741,35 +740,4 @@ ab_runrec_foreign(const cJSON *record, const struct ab_strv *builds)
 	    builds->v[0], builds->n > 1 ? " or an earlier build it kept the runs of" : "");
 	free(shown);
 	return why;
-}
-
-int
-ab_runrec_check_members(FILE *out, const struct ab_bundle_members *m, const char *build_stmt)
-{
-	const struct ab_bundle_member *st = ab_bundle_member(m, build_stmt);
-	struct ab_strv builds = {0};
-	cJSON *doc = st && st->data.s ? cJSON_ParseWithLength(st->data.s, st->data.len) : NULL;
-	int rc = 0;
-
-	ab_runrec_builds(&builds, doc);
-	cJSON_Delete(doc);
-	for (size_t i = 0; i < m->n && builds.n; i++) {
-		char *why;
-
-		if (!ab_runrec_is_statement(m->v[i].name) || !m->v[i].data.s)
-			continue;
-
-		doc = cJSON_ParseWithLength(m->v[i].data.s, m->v[i].data.len);
-		if (doc && (why = ab_runrec_foreign(doc, &builds))) {
-			char *name = ab_shown(m->v[i].name);
-
-			fprintf(out, "%s: %s\n", name, why);
-			free(name);
-			free(why);
-			rc = AB_ECHECK;
-		}
-		cJSON_Delete(doc);
-	}
-	ab_strv_free(&builds);
-	return rc;
 }

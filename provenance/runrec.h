@@ -169,15 +169,6 @@ void ab_runrec_builds(struct ab_strv *out, const cJSON *build_stmt);
  * this OUTDIR's (Y): a record of another OUTDIR"); caller frees
  */
 char *ab_runrec_foreign(const cJSON *record, const struct ab_strv *builds);
-/*
- * A bundle's run records (members kept by ab_bundle_verify_keep) checked
- * against its build Statement (member build_stmt) as verify checks an
- * OUTDIR's: each a run of one of its builds, else "NAME: a run of build
- * X, not of this OUTDIR's (Y): a record of another OUTDIR" on out. 0 or
- * AB_ECHECK.
- */
-struct ab_bundle_members;
-int ab_runrec_check_members(FILE *out, const struct ab_bundle_members *m, const char *build_stmt);
 
 /*
  * Append lines for files (paths relative to outdir, with their digests)
