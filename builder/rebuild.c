@@ -13,6 +13,7 @@
 #include "../lib/util.h"
 #include "../provenance/bundle.h"
 #include "../provenance/manifest.h"
+#include "../provenance/rebuildrec.h"
 #include "../provenance/repro.h"
 #include "../provenance/sign.h"
 #include "build.h"
@@ -28,6 +29,8 @@
 struct original {
 	int bundle;
 	struct ab_buf recipe;
+	char statement_hex[AB_HEX_LEN + 1]; /* of its provenance/provenance.intoto.json: what records name */
+	char bundle_hex[AB_HEX_LEN + 1];    /* of the bundle, when it is one */
 	cJSON *binaries, *commands, *statement, *sources;
 };
 
@@ -87,11 +90,13 @@ read_original(void *ctx, const char *rel, struct ab_buf *out)
 }
 
 static int
-read_json(cJSON **out, const struct ab_rebuild_opts *o, const struct original *g, const char *rel)
+read_json(cJSON **out, const struct ab_rebuild_opts *o, const struct original *g, const char *rel, char *hex)
 {
 	struct ab_buf b = {0};
 	int e = read_member(&b, o, g, rel);
 
+	if (e == 0 && hex)
+		ab_hash_buf(hex, b.s ? b.s : "", b.len);
 	if (e == 0 && !(*out = cJSON_ParseWithLength(b.s ? b.s : "", b.len))) {
 		ab_error("%s: %s: not JSON", o->from, rel);
 		e = AB_EFAIL;
@@ -168,10 +173,12 @@ load_original(struct original *g, const struct ab_rebuild_opts *o)
 	if (e < 0)
 		return e;
 	if (read_member(&g->recipe, o, g, "recipe.json") < 0 ||
-	    read_json(&g->binaries, o, g, "provenance/binary-provenance.json") < 0 ||
-	    read_json(&g->commands, o, g, "provenance/build-commands.json") < 0 ||
-	    read_json(&g->statement, o, g, "provenance/provenance.intoto.json") < 0 ||
-	    read_json(&g->sources, o, g, "provenance/sources.json") < 0)
+	    read_json(&g->binaries, o, g, "provenance/binary-provenance.json", NULL) < 0 ||
+	    read_json(&g->commands, o, g, "provenance/build-commands.json", NULL) < 0 ||
+	    read_json(&g->statement, o, g, "provenance/provenance.intoto.json", g->statement_hex) < 0 ||
+	    read_json(&g->sources, o, g, "provenance/sources.json", NULL) < 0)
+		return AB_EFAIL;
+	if (g->bundle && ab_hash_file(g->bundle_hex, NULL, o->from) < 0)
 		return AB_EFAIL;
 	/* the recipe is the one the build recorded, digest for digest */
 	ab_hash_buf(hex, g->recipe.s ? g->recipe.s : "", g->recipe.len);
@@ -365,6 +372,7 @@ compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, co
 	if (!g->bundle) {
 		cJSON *mine = ab_repro_statement(AB_REPRO_REBUILD_TYPE, cJSON_Duplicate(cmp, 1), &a, &b, 0);
 
+		ab_rebuildrec_identify(mine, g->statement_hex, NULL, b.commands);
 		e = add_record(o->from, mine);
 		cJSON_Delete(mine);
 		if (e < 0) {
@@ -374,8 +382,14 @@ compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, co
 	}
 	st = ab_repro_statement(AB_REPRO_REBUILD_TYPE, cmp, &a, &b, 1);
 	cJSON_AddStringToObject(ab_json_get(st, "predicate"), "from", g->bundle ? "bundle" : "outdir");
+	ab_rebuildrec_identify(st, g->statement_hex, g->bundle ? g->bundle_hex : NULL, b.commands);
 	e = add_record(dir, st);
 	cJSON_Delete(st);
+	if (e == 0 && o->nsign_keys) {
+		e = ab_rebuildrec_sign(dir, o->sign_keys, o->nsign_keys);
+		if (e == 0)
+			printf("signed record: %s/%s\n", dir, AB_REBUILDREC_ENVELOPE);
+	}
 	if (e == 0 && differ)
 		e = AB_ECHECK;
 done:

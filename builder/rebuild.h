@@ -21,7 +21,10 @@
  *      differs, as the likely cause; with diffoscope, its report;
  *   4. the record, provenance/rebuild.intoto.json, is added to the fresh
  *      OUTDIR (its subjects the rebuilt artifacts) and, when rebuilding
- *      from an OUTDIR, to that one too (its subjects the originals).
+ *      from an OUTDIR, to that one too (its subjects the originals); it
+ *      names the original by digest and says who rebuilt where
+ *      (provenance/rebuildrec.h); with sign_keys, also signed alone into
+ *      DIR/rebuild.intoto.jsonl.
  *
  *   struct ab_rebuild_opts o = {.from = "bo", .src = &source_opts};
  *   rc = ab_rebuild_run(&o);   0 every digest matches; AB_ECHECK one
@@ -49,6 +52,8 @@ struct ab_rebuild_opts {
 	struct ab_key *const *keys; /* public keys the signed statements must verify with (--key) */
 	size_t nkeys;
 	int require_all;       /* every key must have signed (else any one) */
+	struct ab_key *const *sign_keys; /* private keys that sign the record into DIR/rebuild.intoto.jsonl (--sign) */
+	size_t nsign_keys;
 	int trust_unsigned;    /* a bundle without keys is rebuilt without asking (--trust-unsigned) */
 	/* asked, after the commands were printed, when a bundle's signatures were not checked: 1 yes; NULL: no */
 	int (*confirm)(void);

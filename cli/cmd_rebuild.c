@@ -10,11 +10,11 @@
 #include "../builder/source.h"
 #include "../lib/util.h"
 
-enum { OPT_DIFFOSCOPE = 0x2100, OPT_DIFFOSCOPE_TIMEOUT, OPT_KEY, OPT_REQUIRE_ALL, OPT_TRUST_UNSIGNED };
+enum { OPT_DIFFOSCOPE = 0x2100, OPT_DIFFOSCOPE_TIMEOUT, OPT_KEY, OPT_REQUIRE_ALL, OPT_TRUST_UNSIGNED, OPT_SIGN };
 
 static const char usage[] =
     "allocbuild rebuild [-o DIR] [-j N] [--cache DIR] [--mirror FROM=TO] [--mirror-dir DIR]\n"
-    "                   [--key PUB.pem]... [--require-all] [--trust-unsigned]\n"
+    "                   [--key PUB.pem]... [--require-all] [--trust-unsigned] [--sign KEY.pem]...\n"
     "                   [--diffoscope] [--diffoscope-timeout SECONDS] OUTDIR|BUNDLE\n"
     "\n"
     "Verify a built OUTDIR or the evidence bundle of `pr` (it holds the\n"
@@ -28,6 +28,11 @@ static const char usage[] =
     "DIR/provenance/rebuild.intoto.json (and to OUTDIR's). Exit 0 when every\n"
     "digest matches, 1 when any differs, 2 on bad input (not a bundle, a\n"
     "tampered bundle or OUTDIR, an edited recipe: nothing is built then).\n"
+    "The record names the build it rebuilt by digest and says who rebuilt\n"
+    "where (host, kernel, CPU, each variant's toolchain and sandbox): it can\n"
+    "travel alone, to `allocbuild challenge`. --sign KEY.pem (a PEM private\n"
+    "key, Ed25519 or ECDSA P-256; repeatable) also writes it signed, one DSSE\n"
+    "envelope, to DIR/rebuild.intoto.jsonl.\n"
     "\n"
     "A bundle's recipe chooses the sources and the commands the rebuild runs,\n"
     "as you. With --key (a signer's PEM public key; several allowed, any one\n"
@@ -65,14 +70,15 @@ cmd_rebuild(int argc, char **argv)
 		{"key", required_argument, NULL, OPT_KEY},
 		{"require-all", no_argument, NULL, OPT_REQUIRE_ALL},
 		{"trust-unsigned", no_argument, NULL, OPT_TRUST_UNSIGNED},
+		{"sign", required_argument, NULL, OPT_SIGN},
 		AB_SOURCE_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_source_opts so;
 	struct ab_rebuild_opts o = {.confirm = confirm};
-	struct ab_strv keypaths = {0};
-	struct ab_key **keys = NULL;
-	size_t nkeys = 0;
+	struct ab_strv keypaths = {0}, signpaths = {0};
+	struct ab_key **keys = NULL, **signers = NULL;
+	size_t nkeys = 0, nsigners = 0;
 	int c, h, rc = AB_EXIT_USAGE;
 
 	ab_source_opts_init(&so);
@@ -100,6 +106,9 @@ cmd_rebuild(int argc, char **argv)
 			continue;
 		case OPT_KEY:
 			ab_strv_push(&keypaths, optarg);
+			continue;
+		case OPT_SIGN:
+			ab_strv_push(&signpaths, optarg);
 			continue;
 		case OPT_REQUIRE_ALL:
 			o.require_all = 1;
@@ -134,15 +143,20 @@ cmd_rebuild(int argc, char **argv)
 		rc = ab_cmd_usage_error("rebuild", "--trust-unsigned and --key: the signatures are checked or not");
 		goto done;
 	}
-	if (ab_cmd_load_keys(&keys, &nkeys, keypaths.v, keypaths.n, 0) < 0)
+	if (ab_cmd_load_keys(&keys, &nkeys, keypaths.v, keypaths.n, 0) < 0 ||
+	    ab_cmd_load_keys(&signers, &nsigners, signpaths.v, signpaths.n, 1) < 0)
 		goto done;
+	o.sign_keys = signers;
+	o.nsign_keys = nsigners;
 	o.from = argv[optind];
 	o.keys = keys;
 	o.nkeys = nkeys;
 	rc = ab_cmd_exit(ab_rebuild_run(&o));
 done:
 	ab_cmd_free_keys(keys, nkeys);
+	ab_cmd_free_keys(signers, nsigners);
 	ab_strv_free(&keypaths);
+	ab_strv_free(&signpaths);
 	ab_source_opts_release(&so);
 	return rc;
 }

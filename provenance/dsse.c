@@ -267,3 +267,72 @@ ab_dsse_check(const struct ab_dsse *e, const struct ab_dsse_sig *s, const struct
 	ab_buf_free(&pae);
 	return rc;
 }
+
+char *
+ab_dsse_printable(const char *s)
+{
+	char *p = ab_strdup(s ? s : "");
+
+	for (char *q = p; *q; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			*q = '?';
+	return p;
+}
+
+int
+ab_dsse_verify_keys(const struct ab_dsse *e, struct ab_key *const *keys, size_t nkeys, int require_all,
+    char *accepted, struct ab_strv *why)
+{
+	const struct ab_key *bad = NULL;
+	const char *unknown = NULL;
+	char *mine = accepted ? NULL : calloc(nkeys ? nkeys : 1, 1);
+	size_t naccepted = 0;
+	int rc = AB_ECHECK, unmatched_bad = 0;
+
+	if (!accepted)
+		accepted = mine;
+	for (size_t i = 0; i < e->nsigs; i++) {
+		const struct ab_dsse_sig *s = &e->sigs[i];
+		int matched = 0, verified = 0;
+
+		for (size_t k = 0; k < nkeys; k++) {
+			/* the keyid only narrows the keys tried; with none, every key is */
+			if (s->keyid && strcmp(s->keyid, ab_key_id(keys[k])))
+				continue;
+			matched = 1;
+			if (ab_dsse_check(e, s, keys[k]) == 0) {
+				verified = 1;
+				if (!accepted[k])
+					naccepted++;
+				accepted[k] = 1;
+			} else if (s->keyid && !bad) {
+				bad = keys[k];
+			}
+		}
+		if (!matched && !unknown)
+			unknown = s->keyid;
+		if (matched && !verified && !s->keyid)
+			unmatched_bad = 1;
+	}
+	if (require_all ? naccepted == nkeys : naccepted > 0) {
+		rc = 0;
+	} else if (require_all && naccepted) {
+		for (size_t k = 0; k < nkeys; k++)
+			if (!accepted[k])
+				ab_strv_pushf(why, "no valid signature by '%s' (keyid %s), and --require-all asks for one",
+				    ab_key_path(keys[k]), ab_key_id(keys[k]));
+	} else if (bad) {
+		ab_strv_pushf(why, "bad signature: keyid %s does not verify with '%s' (%s)", ab_key_id(bad),
+		    ab_key_path(bad), ab_key_algorithm(bad));
+	} else if (unknown) {
+		char *id = ab_dsse_printable(unknown);
+
+		ab_strv_pushf(why, "unknown keyid %s: no --key has this id", id);
+		free(id);
+	} else {
+		ab_strv_pushf(why, "bad signature: %s verifies with the keys given",
+		    unmatched_bad ? "no signature without a keyid" : "no signature");
+	}
+	free(mine);
+	return rc;
+}

@@ -31,6 +31,7 @@
 
 struct ab_buf;
 struct ab_key;
+struct ab_strv;
 
 struct ab_dsse_sig {
 	char *keyid;         /* NULL when the envelope has none */
@@ -73,5 +74,18 @@ int ab_dsse_sign(struct ab_buf *out, const char *type, const void *body, size_t 
 
 /* 0 when signature s of e verifies with k over PAE(e->payload_type, e->payload), AB_ECHECK otherwise */
 int ab_dsse_check(const struct ab_dsse *e, const struct ab_dsse_sig *s, const struct ab_key *k);
+
+/*
+ * The signatures of e with keys[0..nkeys) (public keys): a signature's
+ * keyid narrows the keys tried (every key when it has none). 0 when a key
+ * verified one (every key, with require_all); AB_ECHECK otherwise, each
+ * reason a string appended to why (not reported). accepted (nkeys
+ * entries, or NULL) gets 1 for each key that verified a signature.
+ */
+int ab_dsse_verify_keys(const struct ab_dsse *e, struct ab_key *const *keys, size_t nkeys, int require_all,
+    char *accepted, struct ab_strv *why);
+
+/* a string from an envelope as it may be printed: control characters become '?'; caller frees */
+char *ab_dsse_printable(const char *s);
 
 #endif

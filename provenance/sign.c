@@ -337,18 +337,6 @@ struct check {
 	struct ab_strv keyids;         /* without keys: the ids seen */
 };
 
-/* a string from the input as it may be printed: control characters become '?' */
-static char *
-printable(const char *s)
-{
-	char *p = ab_strdup(s ? s : "");
-
-	for (char *q = p; *q; q++)
-		if ((unsigned char)*q < 0x20 || *q == 0x7f)
-			*q = '?';
-	return p;
-}
-
 /* a failed check: "<label>:<line>: <what>", or "<label>: <what>" for line 0 */
 static void fail(struct check *c, size_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -472,61 +460,19 @@ prehash(struct files *f, const cJSON *const *lists, size_t nlists)
 }
 
 /*
- * The signatures of a line, with the keys given: any one key suffices,
- * or every key with require_all; accepted[k] (nkeys entries) is set for
- * each key that verified one. 0, or AB_ECHECK after printing why.
+ * The signatures of a line, with the keys given (ab_dsse_verify_keys):
+ * accepted[k] (nkeys entries) is set for each key that verified one. 0,
+ * or AB_ECHECK after printing why.
  */
 static int
 check_signatures(struct check *c, size_t n, const struct ab_dsse *e, char *accepted)
 {
-	const struct ab_sign_verify_opts *o = c->o;
-	const struct ab_key *bad = NULL;
-	const char *unknown = NULL;
-	size_t naccepted = 0;
-	int rc = AB_ECHECK, unmatched_bad = 0;
+	struct ab_strv why = {0};
+	int rc = ab_dsse_verify_keys(e, c->o->keys, c->o->nkeys, c->o->require_all, accepted, &why);
 
-	for (size_t i = 0; i < e->nsigs; i++) {
-		const struct ab_dsse_sig *s = &e->sigs[i];
-		int matched = 0, verified = 0;
-
-		for (size_t k = 0; k < o->nkeys; k++) {
-			/* the keyid only narrows the keys tried; with none, every key is */
-			if (s->keyid && strcmp(s->keyid, ab_key_id(o->keys[k])))
-				continue;
-			matched = 1;
-			if (ab_dsse_check(e, s, o->keys[k]) == 0) {
-				verified = 1;
-				if (!accepted[k])
-					naccepted++;
-				accepted[k] = 1;
-			} else if (s->keyid && !bad) {
-				bad = o->keys[k];
-			}
-		}
-		if (!matched && !unknown)
-			unknown = s->keyid;
-		if (matched && !verified && !s->keyid)
-			unmatched_bad = 1;
-	}
-	if (o->require_all ? naccepted == o->nkeys : naccepted > 0) {
-		rc = 0;
-	} else if (o->require_all && naccepted) {
-		for (size_t k = 0; k < o->nkeys; k++)
-			if (!accepted[k])
-				fail(c, n, "no valid signature by '%s' (keyid %s), and --require-all asks for one",
-				    ab_key_path(o->keys[k]), ab_key_id(o->keys[k]));
-	} else if (bad) {
-		fail(c, n, "bad signature: keyid %s does not verify with '%s' (%s)", ab_key_id(bad), ab_key_path(bad),
-		    ab_key_algorithm(bad));
-	} else if (unknown) {
-		char *id = printable(unknown);
-
-		fail(c, n, "unknown keyid %s: no --key has this id", id);
-		free(id);
-	} else {
-		fail(c, n, "bad signature: %s verifies with the keys given",
-		    unmatched_bad ? "no signature without a keyid" : "no signature");
-	}
+	for (size_t i = 0; i < why.n; i++)
+		fail(c, n, "%s", why.v[i]);
+	ab_strv_free(&why);
 	return rc;
 }
 
@@ -549,12 +495,12 @@ check_names(struct check *c, size_t n, const cJSON *list, const char *what, size
 		int rc;
 
 		if (!name || !ab_path_is_safe_relative(name)) {
-			pn = printable(name);
+			pn = ab_dsse_printable(name);
 			fail(c, n, "a %s has no safe relative name ('%s')", what, pn);
 			free(pn);
 			continue;
 		}
-		pn = printable(name);
+		pn = ab_dsse_printable(name);
 		if (!want || !ab_is_hex(want, AB_HEX_LEN)) {
 			fail(c, n, "%s: no sha256 digest to check", pn);
 		} else if ((rc = file_digest(c->files, name, hex)) == 1 && c->files->bundle && !strcmp(what, "subject")) {
@@ -609,7 +555,7 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 		goto done;
 	}
 	if (!is_statement_type(ab_json_str(doc, "_type"))) {
-		char *t = printable(ab_json_str(doc, "_type"));
+		char *t = ab_dsse_printable(ab_json_str(doc, "_type"));
 
 		fail(c, n, "the payload is not an in-toto Statement (_type '%s')", t);
 		free(t);
@@ -665,7 +611,7 @@ check_line(struct check *c, size_t n, const char *line, size_t len)
 	c->sigs += e.nsigs;
 	if (!c->o->nkeys) {
 		for (size_t i = 0; i < e.nsigs; i++) {
-			char *id = printable(e.sigs[i].keyid ? e.sigs[i].keyid : "(none)");
+			char *id = ab_dsse_printable(e.sigs[i].keyid ? e.sigs[i].keyid : "(none)");
 			size_t k;
 
 			for (k = 0; k < c->keyids.n && strcmp(c->keyids.v[k], id); k++)
@@ -684,7 +630,7 @@ check_line(struct check *c, size_t n, const char *line, size_t len)
 		goto done;
 	}
 	if (strcmp(e.payload_type, AB_DSSE_INTOTO)) {
-		char *t = printable(e.payload_type);
+		char *t = ab_dsse_printable(e.payload_type);
 
 		fail(c, n, "payload type '%s' is not %s", t, AB_DSSE_INTOTO);
 		free(t);

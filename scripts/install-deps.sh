@@ -11,6 +11,9 @@
 # pr.md's Mermaid charts there, headless, with the mermaid package npm
 # fetches (Debian's npm, unless an npm is already installed, as nodejs
 # from elsewhere brings one).
+# slurm-wlm (slurmctld, slurmd, sbatch) and munge are the single-node
+# Slurm cluster, and parallel GNU parallel, that t7370 starts and runs
+# docs/scale.md's array job, merge job and parallel run on.
 # Idempotent: silent and quick when everything is already installed.
 # Otherwise quiet: one line naming the packages and the log that gets
 # apt's and dpkg's output; the log's last lines only when the install fails.
@@ -20,7 +23,8 @@ pkgs="gcc g++ make pkg-config libgit2-dev libarchive-dev libssl-dev libcjson-dev
 libcurl4-openssl-dev zlib1g-dev cmake autoconf git python3 bzip2 xz-utils zstd dpkg-dev
 cmark-gfm ccache libbz2-dev libjemalloc2 libjemalloc-dev libmimalloc2.0
 python3-securesystemslib python3-cryptography cargo rustc librust-jemalloc-sys-dev redis-server bubblewrap
-python3-scipy chromium"
+python3-scipy chromium
+slurm-wlm munge parallel"
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 
 missing=
