@@ -23,6 +23,7 @@ static const struct ab_cmd *const commands[] = {
 	&ab_cmd_fetch,
 	&ab_cmd_build,
 	&ab_cmd_rebuild,
+	&ab_cmd_challenge,
 	&ab_cmd_merge,
 	&ab_cmd_probe,
 	&ab_cmd_upstream_diff,
