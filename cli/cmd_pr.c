@@ -4,17 +4,22 @@
 
 #include "cmd.h"
 #include "../lib/util.h"
+#include "../provenance/challenge.h"
 #include "../provenance/pr.h"
 
 static const char usage[] =
-    "allocbuild pr [-o DIR] [--notes REPO[@COMMIT]] [--limit N] [--sign KEY.pem]... OUTDIR\n"
+    "allocbuild pr [-o DIR] [--notes REPO[@COMMIT]] [--limit N] [--sign KEY.pem]...\n"
+    "              [--rebuilt RECORD]... [--rebuilt-key PUB.pem]... OUTDIR\n"
     "\n"
     "Write pr.md, a pull-request body, and provenance-<name>.tar.gz, the evidence\n"
     "bundle, into DIR (default OUTDIR). --sign first signs the statements of\n"
     "OUTDIR as `allocbuild sign --key KEY.pem` does; the envelopes go into the\n"
     "bundle and pr.md says who signed and how to verify. --notes attaches the\n"
-    "in-toto statement to a commit as a git note. Exit 0 written, 2 bad input\n"
-    "(nothing is written then). See docs/pr.md.\n";
+    "in-toto statement to a commit as a git note. --rebuilt adds the table of\n"
+    "`allocbuild challenge OUTDIR RECORD...` (the records of independent\n"
+    "rebuilds; their signatures checked with --rebuilt-key) as \"Independent\n"
+    "rebuilds\". Exit 0 written, 1 a record's signature does not verify, 2 bad\n"
+    "input (nothing is written then). See docs/pr.md.\n";
 
 static int
 cmd_pr(int argc, char **argv)
@@ -24,13 +29,16 @@ cmd_pr(int argc, char **argv)
 		{"notes", required_argument, NULL, 'n'},
 		{"limit", required_argument, NULL, 'l'},
 		{"sign", required_argument, NULL, 's'},
+		{"rebuilt", required_argument, NULL, 'r'},
+		{"rebuilt-key", required_argument, NULL, 'K'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_pr_opts o = {0};
-	struct ab_strv keypaths = {0};
-	struct ab_key **keys = NULL;
-	size_t nkeys = 0;
-	int c, rc;
+	struct ab_strv keypaths = {0}, records = {0}, pubpaths = {0};
+	struct ab_key **keys = NULL, **pubs = NULL;
+	struct ab_challenge *ch = NULL;
+	size_t nkeys = 0, npubs = 0;
+	int c, rc = AB_EXIT_USAGE;
 
 	optind = 1;
 	opterr = 0;
@@ -45,41 +53,64 @@ cmd_pr(int argc, char **argv)
 		case 's':
 			ab_strv_push(&keypaths, optarg);
 			break;
+		case 'r':
+			ab_strv_push(&records, optarg);
+			break;
+		case 'K':
+			ab_strv_push(&pubpaths, optarg);
+			break;
 		case 'l': {
 			int v;
 
 			if (ab_cmd_parse_int(&v, optarg, 1024, INT_MAX) < 0) {
-				ab_strv_free(&keypaths);
-				return ab_cmd_usage_error("pr", "--limit: '%s' is not a whole number from 1024 to %d",
+				rc = ab_cmd_usage_error("pr", "--limit: '%s' is not a whole number from 1024 to %d",
 				    optarg, INT_MAX);
+				goto done;
 			}
 			o.limit = (size_t)v;
 			break;
 		}
 		default:
-			ab_strv_free(&keypaths);
-			return ab_cmd_option_error("pr", c, argv);
+			rc = ab_cmd_option_error("pr", c, argv);
+			goto done;
 		}
 	}
 	if (argc - optind != 1) {
-		ab_strv_free(&keypaths);
-		return ab_cmd_usage_error("pr", "expected one OUTDIR");
+		rc = ab_cmd_usage_error("pr", "expected one OUTDIR");
+		goto done;
+	}
+	if (pubpaths.n && !records.n) {
+		rc = ab_cmd_usage_error("pr", "--rebuilt-key needs --rebuilt");
+		goto done;
 	}
 	o.outdir = argv[optind];
 	if (!ab_is_dir(o.outdir)) {
-		ab_strv_free(&keypaths);
 		ab_error("pr: '%s' is not a directory", o.outdir);
-		return AB_EXIT_USAGE;
+		goto done;
 	}
-	/* an unusable key must fail before anything is written */
+	/* an unusable key, or a record that does not hold, must fail before anything is written */
 	rc = ab_cmd_load_keys(&keys, &nkeys, keypaths.v, keypaths.n, 1);
+	if (rc == 0)
+		rc = ab_cmd_load_keys(&pubs, &npubs, pubpaths.v, pubpaths.n, 0);
+	if (rc == 0 && records.n) {
+		struct ab_challenge_opts co = {.records = records.v, .nrecords = records.n, .keys = pubs, .nkeys = npubs};
+
+		rc = ab_challenge_make(&ch, o.outdir, &co);
+	}
 	o.sign_keys = keys;
 	o.nsign_keys = nkeys;
+	o.rebuilt = ch;
 	if (rc == 0)
 		rc = ab_pr_write(&o);
+	rc = ab_cmd_exit(rc);
+done:
+	ab_challenge_free(ch);
 	ab_cmd_free_keys(keys, nkeys);
+	ab_cmd_free_keys(pubs, npubs);
 	ab_strv_free(&keypaths);
-	return ab_cmd_exit(rc);
+	ab_strv_free(&records);
+	ab_strv_free(&pubpaths);
+	return rc;
 }
 
 const struct ab_cmd ab_cmd_pr = {"pr", "write a pull-request body and evidence bundle", usage, cmd_pr};

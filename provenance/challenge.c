@@ -400,59 +400,73 @@ ab_challenge_print(FILE *f, const struct ab_challenge *c)
 
 /* a markdown table cell: shown, its pipes escaped */
 static void
-md_cell(FILE *f, const char *s)
+md_cell(struct ab_buf *b, const char *s)
 {
 	char *t = ab_shown(s);
 
 	for (const char *p = t; *p; p++) {
 		if (*p == '|')
-			fputc('\\', f);
-		fputc(*p, f);
+			ab_buf_add(b, "\\", 1);
+		ab_buf_add(b, p, 1);
 	}
 	free(t);
 }
 
-void
-ab_challenge_print_md(FILE *f, const struct ab_challenge *c)
+static void
+md_count(struct ab_buf *b, const struct ab_challenge *c, const struct artifact *a)
 {
-	fprintf(f, "%zu rebuild record%s held against this build (statement `%.*s`), signatures %s; "
+	ab_buf_printf(b, "%zu of %zu identical", a->identical, c->nrecs);
+	if (a->independent != a->identical)
+		ab_buf_printf(b, " (%zu independent rebuilder%s)", a->independent, a->independent == 1 ? "" : "s");
+}
+
+void
+ab_challenge_md(struct ab_buf *b, const struct ab_challenge *c)
+{
+	ab_buf_printf(b, "%zu rebuild record%s held against this build (statement `%.*s`), signatures %s; "
 	    "quorum %zu independent rebuilder%s: %zu of %zu artifacts reproduced.\n\n", c->nrecs,
 	    c->nrecs == 1 ? "" : "s", SHORT, c->statement_hex, c->nkeys ? "checked" : "not checked",
 	    c->quorum, c->quorum == 1 ? "" : "s", npassed(c), c->narts);
-	fputs("| artifact | original | rebuilders | differs |\n|---|---|---|---|\n", f);
+	ab_buf_puts(b, "| artifact | original | rebuilders | other digests |\n|---|---|---|---|\n");
 	for (size_t i = 0; i < c->narts; i++) {
 		const struct artifact *a = &c->arts[i];
 		int first = 1;
 
-		fputs("| ", f);
-		md_cell(f, a->path);
-		fprintf(f, " | `%.*s` | ", SHORT, a->original);
-		print_count(f, c, a);
-		fputs(" | ", f);
+		ab_buf_puts(b, "| ");
+		md_cell(b, a->path);
+		ab_buf_printf(b, " | `%.*s` | ", SHORT, a->original);
+		md_count(b, c, a);
+		ab_buf_puts(b, " | ");
 		for (size_t j = 0; j < a->ngroups; j++) {
 			const struct group *g = &a->groups[j];
 
 			if (g->hex && !strcmp(g->hex, a->original))
 				continue;
-			fprintf(f, "%s`%.*s`: ", first ? "" : "<br>", g->hex ? SHORT : (int)strlen(shown_hex(NULL)),
+			ab_buf_printf(b, "%s`%.*s`: ", first ? "" : "<br>", g->hex ? SHORT : (int)strlen(shown_hex(NULL)),
 			    shown_hex(g->hex));
 			first = 0;
 			for (size_t k = 0; k < g->n; k++) {
-				fputs(k ? ", " : "", f);
-				md_cell(f, c->recs[g->recs[k]].host);
+				ab_buf_puts(b, k ? ", " : "");
+				md_cell(b, c->recs[g->recs[k]].host);
 			}
 			for (size_t k = 0; k < g->causes.n; k++) {
-				fputs(k ? "; " : "; likely cause: ", f);
-				md_cell(f, g->causes.v[k]);
+				ab_buf_puts(b, k ? "; " : "; likely cause: ");
+				md_cell(b, g->causes.v[k]);
 			}
 		}
-		fputs(first ? "- |\n" : " |\n", f);
+		ab_buf_puts(b, first ? "– |\n" : " |\n");
 	}
-	for (size_t i = 0; i < c->refused.n; i++) {
-		fputs(i ? "; " : "\nRefused: ", f);
-		md_cell(f, c->refused.v[i]);
+	ab_buf_puts(b, "\nRebuilders: ");
+	for (size_t i = 0; i < c->nrecs; i++) {
+		ab_buf_puts(b, i ? "; " : "");
+		md_cell(b, c->recs[i].host);
+		ab_buf_puts(b, " (");
+		md_cell(b, c->recs[i].file);
+		if (c->recs[i].signer)
+			ab_buf_printf(b, ", key `%.*s`", SHORT, c->recs[i].signer);
+		ab_buf_puts(b, ")");
 	}
-	fputs(c->refused.n ? "\n" : "", f);
+	ab_buf_puts(b, ".\n");
 }
 
 cJSON *

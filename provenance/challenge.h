@@ -33,6 +33,7 @@
 
 #include <cjson/cJSON.h>
 
+struct ab_buf;
 struct ab_key;
 struct ab_challenge;
 
@@ -56,8 +57,8 @@ int ab_challenge_make(struct ab_challenge **out, const char *input, const struct
 int ab_challenge_verdict(const struct ab_challenge *c);
 /* the text table (see docs/build.md) */
 void ab_challenge_print(FILE *f, const struct ab_challenge *c);
-/* the table as pr.md shows it (markdown), names escaped */
-void ab_challenge_print_md(FILE *f, const struct ab_challenge *c);
+/* the table as pr.md shows it (markdown, names escaped), appended to b */
+void ab_challenge_md(struct ab_buf *b, const struct ab_challenge *c);
 /* the same as a JSON document (challenge --json); caller frees */
 cJSON *ab_challenge_json(const struct ab_challenge *c);
 void ab_challenge_free(struct ab_challenge *c);

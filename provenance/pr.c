@@ -8,6 +8,7 @@
 #include "../lib/atomic.h"
 #include "../lib/util.h"
 #include "bundle.h"
+#include "challenge.h"
 #include "compare.h"
 #include "../lib/jsonio.h"
 #include "manifest.h"
@@ -1788,6 +1789,11 @@ ab_pr_write(const struct ab_pr_opts *o)
 	section_signature(&body, &e, bundle_name);
 	section_variants(&body, &details, &e);
 	section_reproducibility(&body, &e);
+	if (o->rebuilt) {
+		ab_buf_puts(&body, "### Independent rebuilds\n\n");
+		ab_challenge_md(&body, o->rebuilt);
+		ab_buf_puts(&body, "\n");
+	}
 	section_upstream(&body, &e);
 	section_probes(&body, &details, &e);
 	section_differences(&body, &details, &e);

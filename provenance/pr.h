@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 struct ab_key;
+struct ab_challenge;
 
 /* GitHub's limit on a pull-request or comment body, in characters */
 #define AB_PR_BODY_LIMIT 65536
@@ -34,6 +35,8 @@ struct ab_pr_opts {
 	/* private keys: sign the statements of OUTDIR first (provenance/sign.h); none when nsign_keys is 0 */
 	struct ab_key *const *sign_keys;
 	size_t nsign_keys;
+	/* the records of independent rebuilds held against OUTDIR (provenance/challenge.h), or NULL */
+	const struct ab_challenge *rebuilt;
 };
 
 /*
