@@ -246,7 +246,10 @@ read_records(struct ab_challenge *c, const struct ab_challenge_opts *o)
 		int e = ab_rebuildrec_read(r, o->records[i], o->keys, o->nkeys, &why);
 
 		if (e == 0 && strcmp(r->original, c->statement_hex)) {
-			ab_rebuildrec_error(r, r->original, "predicate.original.statement_sha256: a rebuild of another "
+			char quoted[AB_HEX_LEN + 3];
+
+			snprintf(quoted, sizeof(quoted), "\"%s\"", r->original);
+			ab_rebuildrec_error(r, quoted, "predicate.original.statement_sha256: a rebuild of another "
 			    "build (statement sha256 %s), not of '%s' (%s)", r->original, c->input, c->statement_hex);
 			e = AB_EFAIL;
 		}

@@ -193,3 +193,22 @@ while True:
             open(os.path.join(top, f), 'wb').write(u)
 PY
 }
+
+# sign_openssl KEY.pem STATEMENT OUT.jsonl: STATEMENT's bytes as the payload
+# of one DSSE envelope line signed by KEY (Ed25519) with openssl pkeyutl over
+# a PAE made in Python: a signer that shares no code with allocbuild
+sign_openssl() {
+	python3 - "$2" >sig.pae <<'PY'
+import sys
+t, b = b"application/vnd.in-toto+json", open(sys.argv[1], "rb").read()
+sys.stdout.buffer.write(b"DSSEv1 %d %b %d %b" % (len(t), t, len(b), b))
+PY
+	openssl pkeyutl -sign -inkey "$1" -rawin -in sig.pae -out sig.bin
+	python3 - "$2" "$(openssl pkey -in "$1" -pubout | openssl pkey -pubin -outform DER | sha256sum | cut -d' ' -f1)" >"$3" <<'PY'
+import base64, json, sys
+b, s = open(sys.argv[1], "rb").read(), open("sig.bin", "rb").read()
+print(json.dumps({"payload": base64.b64encode(b).decode(), "payloadType": "application/vnd.in-toto+json",
+                  "signatures": [{"keyid": sys.argv[2], "sig": base64.b64encode(s).decode()}]}, separators=(",", ":")))
+PY
+	rm -f sig.pae sig.bin
+}
