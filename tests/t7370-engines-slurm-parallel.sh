@@ -15,7 +15,7 @@
 
 for t in munged slurmctld slurmd sbatch squeue scontrol scancel sinfo parallel; do
 	command -v "$t" >/dev/null 2>&1 || {
-		echo "skip: $t is not installed (slurm-wlm, munge and parallel: scripts/install-deps.sh)"
+		echo "skipped: $t is not installed (slurm-wlm, munge and parallel: scripts/install-deps.sh)" >&2
 		exit 0
 	}
 done
@@ -114,7 +114,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides
 ReturnToService=2
-NodeName=$H CPUs=12 RealMemory=1000 State=UNKNOWN
+NodeName=$H CPUs=24 RealMemory=1000 State=UNKNOWN
 PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$S/slurm/slurm.conf
@@ -141,11 +141,11 @@ pids="$pids $!"
 for _ in $(seq 200); do [ "$(sinfo -h -o %T 2>/dev/null)" = idle ] && break; sleep 0.1; done
 [ "$(sinfo -h -o %T)" = idle ] || fail "the node is not idle: $(sinfo 2>&1); $(tail -5 slurm/slurmd.log)"
 
-# wait_jobs JOB...: until squeue lists none of them (30 s at most)
+# wait_jobs JOB...: until squeue lists none of them (polled; 120 s at most)
 wait_jobs() {
 	local ids
 	ids=$(echo "$@" | tr ' ' ,)
-	for _ in $(seq 300); do
+	for _ in $(seq 1200); do
 		[ -z "$(squeue -h -j "$ids" 2>/dev/null)" ] && return 0
 		sleep 0.1
 	done
@@ -156,14 +156,31 @@ state() {
 	scontrol show job "$1" | sed -n 's/.*JobState=\([A-Z]*\).*/\1/p; s/.*ExitCode=\([0-9:]*\).*/\1/p' | paste -sd' '
 }
 
-# ---- the array job and its merge, as the page submits them
-mkdir -p slurm-ok campaign
-(cd slurm-ok && cp ../build.sbatch ../merge.sbatch . &&
-	{ cat ../submit.sh; echo 'echo "array $jid"'; } | R=$S/r.json CAMPAIGN=$S/campaign sh -eu >submitted)
-jid=$(sed -n 's/^array //p' slurm-ok/submitted)
-mid=$(sed -n 's/^Submitted batch job //p' slurm-ok/submitted)
+# ---- the page's array job and merge for r.json; the rebuild jobs after the
+# merge, as the page chains them (one node standing for two, each job with
+# its own key); the same array job and merge for r-fail.json, all at once
+for k in 1 2; do
+	openssl genpkey -algorithm ed25519 -out node$k.pem 2>/dev/null
+	chmod 600 node$k.pem
+	openssl pkey -in node$k.pem -pubout -out node$k.pub
+done
+# submit DIR RECIPE CAMPAIGN: the page's submission block run in DIR; prints the array's and the merge's ids
+submit() {
+	mkdir -p "$1" "$3"
+	(cd "$1" && cp ../build.sbatch ../merge.sbatch . &&
+		{ cat ../submit.sh; echo 'echo "array $jid"'; } | R=$S/$2 CAMPAIGN=$S/$3 sh -eu >submitted)
+	echo "$(sed -n 's/^array //p' "$1/submitted") $(sed -n 's/^Submitted batch job //p' "$1/submitted")"
+}
+read -r jid mid <<<"$(submit slurm-ok r.json campaign)"
 [ -n "$jid" ] && [ -n "$mid" ] || fail "submission said: $(cat slurm-ok/submitted)"
-wait_jobs "$jid" "$mid"
+rids=
+for k in 1 2; do
+	rids="$rids $(cd slurm-ok && CAMPAIGN=$S/campaign sbatch --parsable --dependency=afterok:$mid \
+		--export=ALL,REBUILDER_KEY=$S/node$k.pem ../rebuild.sbatch)"
+done
+read -r fjid fmid <<<"$(submit slurm-fail r-fail.json campaign-fail)"
+wait_jobs "$jid" "$mid" $rids "$fjid"
+
 for k in 1 2 3; do
 	[ "$(state "${jid}_$k")" = "COMPLETED 0:0" ] || fail "task $k: $(state "${jid}_$k"): $(cat slurm-ok/slurm-${jid}_$k.out)"
 done
@@ -174,13 +191,7 @@ same_artifacts full campaign/merged
 [ "$(json campaign/merged/provenance/provenance.intoto.json '[s["outdir"] for s in d["predicate"]["buildDefinition"]["internalParameters"]["merge"]["shards"]]')" = \
 	"['shard-1/', 'shard-2/', 'shard-3/']" ] || fail "the merge does not record the three shards"
 
-# ---- a failing shard: the merge job never runs, and squeue says why
-mkdir -p slurm-fail campaign-fail
-(cd slurm-fail && cp ../build.sbatch ../merge.sbatch . &&
-	{ cat ../submit.sh; echo 'echo "array $jid"'; } | R=$S/r-fail.json CAMPAIGN=$S/campaign-fail sh -eu >submitted)
-fjid=$(sed -n 's/^array //p' slurm-fail/submitted)
-fmid=$(sed -n 's/^Submitted batch job //p' slurm-fail/submitted)
-wait_jobs "$fjid"
+# a failing shard: the merge job never runs, and squeue says why
 [ "$(state "${fjid}_2")" = "FAILED 1:0" ] || fail "task 2: $(state "${fjid}_2")"
 [ "$(state "${fjid}_1") $(state "${fjid}_3")" = "COMPLETED 0:0 COMPLETED 0:0" ] || fail "tasks 1 and 3"
 expect_grep "allocbuild: b: configure failed: exit status 1" "slurm-fail/slurm-${fjid}_2.out"
@@ -195,17 +206,7 @@ wait_jobs "$fmid"
 [ ! -e campaign-fail/merged ] && [ ! -e "slurm-fail/slurm-$fmid.out" ] || fail "the merge job ran after a failed shard"
 expect_exit 0 "$AB" verify campaign-fail/shard-3
 
-# ---- two rebuilders as jobs, each with its key; challenge over their records
-for k in 1 2; do
-	openssl genpkey -algorithm ed25519 -out node$k.pem 2>/dev/null
-	chmod 600 node$k.pem
-	openssl pkey -in node$k.pem -pubout -out node$k.pub
-done
-rids=
-for k in 1 2; do
-	rids="$rids $(cd slurm-ok && CAMPAIGN=$S/campaign sbatch --parsable --export=ALL,REBUILDER_KEY=$S/node$k.pem ../rebuild.sbatch)"
-done
-wait_jobs $rids
+# the two rebuilders' records: challenge, as the page runs it
 for r in $rids; do
 	[ "$(state "$r")" = "COMPLETED 0:0" ] || fail "rebuild job $r: $(state "$r"): $(cat "slurm-ok/slurm-$r.out")"
 done
