@@ -21,7 +21,9 @@ for t in munged slurmctld slurmd sbatch squeue scontrol scancel sinfo parallel; 
 done
 
 S=$PWD
-# munged refuses a socket in a directory that others cannot search
+# munged refuses a socket in a directory that others cannot search; above
+# this one (a checkout in /root, 0700) --force makes that a warning: every
+# client here is this user
 chmod 755 "$S"
 mkdir -p bin slurm/state slurm/spool munge
 ln -s "$AB" bin/allocbuild
@@ -90,7 +92,7 @@ dd if=/dev/urandom of=munge/munge.key bs=1024 count=1 2>/dev/null
 chmod 600 munge/munge.key
 cat >slurm/slurm.conf <<CONF
 ClusterName=allocbuildtest
-SlurmctldHost=$H
+SlurmctldHost=$H(127.0.0.1)
 SlurmctldPort=$(free_port)
 SlurmdPort=$(free_port)
 AuthType=auth/munge
@@ -114,7 +116,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides
 ReturnToService=2
-NodeName=$H CPUs=24 RealMemory=1000 State=UNKNOWN
+NodeName=$H NodeAddr=127.0.0.1 CPUs=24 RealMemory=1000 State=UNKNOWN
 PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$S/slurm/slurm.conf
@@ -130,7 +132,7 @@ stop_cluster() {
 	fi
 }
 trap stop_cluster EXIT
-munged -F --socket="$S/munge/munge.sock" --key-file="$S/munge/munge.key" --log-file="$S/munge/munged.log" \
+munged -F --force --socket="$S/munge/munge.sock" --key-file="$S/munge/munge.key" --log-file="$S/munge/munged.log" \
 	--pid-file="$S/munge/munged.pid" --seed-file="$S/munge/munged.seed" >munge/out 2>&1 &
 pids="$pids $!"
 for _ in $(seq 100); do [ -S munge/munge.sock ] && break; sleep 0.05; done
