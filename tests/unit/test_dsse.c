@@ -185,6 +185,35 @@ vector_check(const char *line, const struct ab_key *k)
 	return rc;
 }
 
+/* ab_dsse_verify_keys on a line signed by a: which keys verify it, and why not */
+static void
+verify_keys_cases(struct ab_key *a, struct ab_key *b, const char *pb)
+{
+	struct ab_key *both[] = {a, b}, *only_b[] = {b};
+	struct ab_buf line = {0}, why = {0};
+	struct ab_strv reasons = {0};
+	struct ab_dsse e;
+	char accepted[2] = {0}, *want;
+
+	CHECK(ab_dsse_sign(&line, AB_DSSE_INTOTO, STATEMENT, strlen(STATEMENT), &a, 1) == 0);
+	CHECK(ab_dsse_parse(&e, line.s, line.len, &why) == 0);
+	CHECK(ab_dsse_verify_keys(&e, both, 2, 0, accepted, &reasons) == 0);
+	CHECK(accepted[0] == 1 && accepted[1] == 0 && reasons.n == 0);
+	/* with require_all, b's signature is missing */
+	CHECK(ab_dsse_verify_keys(&e, both, 2, 1, NULL, &reasons) == AB_ECHECK);
+	want = ab_sprintf("no valid signature by '%s' (keyid " KEYID_B "), and --require-all asks for one", pb);
+	CHECK(reasons.n == 1 && !strcmp(reasons.v[0], want));
+	free(want);
+	ab_strv_free(&reasons);
+	/* b alone: a's keyid is none of the keys given */
+	CHECK(ab_dsse_verify_keys(&e, only_b, 1, 0, NULL, &reasons) == AB_ECHECK);
+	CHECK(reasons.n == 1 && !strcmp(reasons.v[0], "unknown keyid " KEYID_A ": no --key has this id"));
+	ab_strv_free(&reasons);
+	ab_dsse_release(&e);
+	ab_buf_free(&line);
+	ab_buf_free(&why);
+}
+
 static void
 test_known_answer(void)
 {
@@ -206,6 +235,7 @@ test_known_answer(void)
 	ab_buf_clear(&line);
 	CHECK(ab_dsse_sign(&line, AB_DSSE_INTOTO, STATEMENT, strlen(STATEMENT), &b, 1) == 0);
 	CHECK(strstr(line.s, "\"sig\":\"" SIG_B "\"") != NULL);
+	verify_keys_cases(a, b, pb);
 
 	/* the vectors, verified (keyid "A" is only a hint: the signature decides) */
 	CHECK(vector_check("{\"payload\":\"" STATEMENT_B64 "\",\"payloadType\":\"application/vnd.in-toto+json\","
