@@ -49,6 +49,7 @@ struct var_state {
 	char key[AB_HEX_LEN + 1];       /* build inputs */
 	char probe_key[AB_HEX_LEN + 1]; /* build key plus the runtime environment */
 	int need_build, need_probe;
+	int updiffed;                   /* its upstream diff was made again in this run */
 	int rebuilt;                    /* its binary is built again in this run (runtime_of: its base's) */
 	pthread_t thread;
 	int joined;
@@ -69,6 +70,8 @@ struct ctx {
 	struct ab_manifest_last *last; /* the last run's manifests, while deciding what is up to date */
 	struct ab_netfwd *net;       /* the remote compile cache's forwarder, for sandboxed builds */
 	int running, failed;
+	int kept;                    /* nothing changed: the OUTDIR's manifests (and signatures) were kept */
+	int unsigned_;               /* the signatures of the OUTDIR were removed with its old statement */
 	double child_seconds;
 };
 
@@ -1880,7 +1883,7 @@ check_variants(struct ctx *c, int *probe_bad)
 			ab_progress_skip(pv->probe_step + 1, pv->v->label, "probe", "up to date");
 		}
 		if (pv->updiff_step != AB_PLAN_NONE && (vs->need_build || !vr->upstream_diff) &&
-		    updiff_variant(c, vi) < 0) {
+		    (vs->updiffed = 1, updiff_variant(c, vi) < 0)) {
 			vs->status = V_FAILED;
 			c->failed = 1;
 			continue;
@@ -2194,21 +2197,82 @@ manifests(struct ctx *c)
 	return ab_manifest_write(&c->run);
 }
 
+/*
+ * Did this run change nothing? Every variant up to date with its probe
+ * and upstream diff, the recipe the one the OUTDIR holds, and the last
+ * run's statement and SHA256SUMS there: they still say what the OUTDIR
+ * is, and rewriting them (a new invocation) would only make the
+ * signatures over them stale.
+ */
+static int
+nothing_changed(const struct ctx *c)
+{
+	const struct ab_plan *p = c->p;
+	static const char *const kept[] = {AB_MANIFEST_STATEMENT, "SHA256SUMS", "recipe.json"};
+	char hex[AB_HEX_LEN + 1], *recipe;
+	int same;
+
+	if (c->failed)
+		return 0;
+	for (size_t vi = 0; vi < p->nvars; vi++)
+		if (c->vs[vi].status != V_UPTODATE || c->vs[vi].need_probe || c->vs[vi].updiffed)
+			return 0;
+	for (size_t i = 0; i < AB_NELEM(kept); i++) {
+		char *path = ab_path_join(p->outdir, kept[i]);
+		int there = ab_path_exists(path);
+
+		free(path);
+		if (!there)
+			return 0;
+	}
+	recipe = ab_path_join(p->outdir, "recipe.json");
+	same = ab_hash_file(hex, NULL, recipe) == 0 && !strcmp(hex, p->r->sha256);
+	free(recipe);
+	return same;
+}
+
 static int
 write_manifests(struct ctx *c)
 {
 	const struct ab_plan *p = c->p;
-	int e;
+	char *env;
+	int e, was_signed;
 
+	if (nothing_changed(c)) {
+		c->kept = 1;
+		ab_progress_skip(p->nsteps, NULL, "manifests", "up to date");
+		return 0;
+	}
+	env = ab_path_join(p->outdir, AB_MANIFEST_ENVELOPES);
+	was_signed = ab_path_exists(env);
+	free(env);
 	ab_progress_start(p->nsteps, NULL, "manifests");
 	e = manifests(c);
 	ab_progress_end(p->nsteps, e == 0);
+	if (e == 0 && was_signed) {
+		c->unsigned_ = 1;
+		ab_warn("the OUTDIR's statement changed: its signatures (%s) signed the old one and are removed; "
+		    "sign it again (allocbuild sign --key KEY.pem OUTDIR)", AB_MANIFEST_ENVELOPES);
+	}
 	return e;
 }
 
 /* ---- the run ---- */
 
 static void print_table(struct ctx *c);
+
+/* what became of the OUTDIR's signatures, when it had some */
+static void
+print_signatures(const struct ctx *c)
+{
+	char *env = ab_path_join(c->p->outdir, AB_MANIFEST_ENVELOPES);
+
+	if (c->unsigned_)
+		printf("signatures: removed (the statement changed): sign again\n");
+	else if (c->kept && ab_path_exists(env))
+		printf("signatures: kept (nothing changed)\n");
+	free(env);
+}
 
 static void
 print_stats(double t0)
@@ -2365,6 +2429,7 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 		if (o->table) {
 			print_table(&c);
 			report_ccache(&c, 1);
+			print_signatures(&c);
 		}
 		rc = c.failed || probe_bad ? AB_ECHECK : 0;
 		print_stats(t0);
