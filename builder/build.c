@@ -35,6 +35,7 @@
 #include "../provenance/updiff.h"
 #include "cargo.h"
 #include "ccwrap.h"
+#include "inputs.h"
 #include "isolation.h"
 #include "relink.h"
 
@@ -1980,6 +1981,9 @@ run_init(struct ctx *c)
 	run->options.keep_going = c->o->keep_going;
 	run->options.force = c->o->force;
 	run->options.source_date_epoch = AB_SOURCE_DATE_EPOCH;
+	/* recipe.json is the bytes built, not what the recipe's path holds by the end (or on a rebuilder's machine) */
+	run->recipe_text = p->r->text;
+	run->recipe_len = p->r->len;
 	run->variants = ab_calloc(p->nvars ? p->nvars : 1, sizeof(*run->variants));
 	run->nvariants = p->nvars;
 }
@@ -2197,11 +2201,36 @@ manifests(struct ctx *c)
 	return ab_manifest_write(&c->run);
 }
 
+/* is every file SHA256SUMS lists there? (a run's records removed on purpose: a build drops their lines) */
+static int
+all_listed_present(const char *outdir)
+{
+	char *path = ab_path_join(outdir, "SHA256SUMS");
+	struct ab_buf b = {0};
+	int all = ab_read_file(&b, path) == 0;
+
+	for (const char *s = b.s; all && s && *s;) {
+		size_t n = strcspn(s, "\n");
+
+		if (n > AB_HEX_LEN + 2) {
+			char *rel = ab_strndup(s + AB_HEX_LEN + 2, n - AB_HEX_LEN - 2), *abs = ab_path_join(outdir, rel);
+
+			all = ab_path_exists(abs);
+			free(abs);
+			free(rel);
+		}
+		s += n + (s[n] == '\n');
+	}
+	ab_buf_free(&b);
+	free(path);
+	return all;
+}
+
 /*
  * Did this run change nothing? Every variant up to date with its probe
  * and upstream diff, the recipe the one the OUTDIR holds, and the last
- * run's statement and SHA256SUMS there: they still say what the OUTDIR
- * is, and rewriting them (a new invocation) would only make the
+ * run's statement and SHA256SUMS there with every file they list: they
+ * still say what the OUTDIR is, and rewriting them (a new invocation) would only make the
  * signatures over them stale.
  */
 static int
@@ -2228,7 +2257,7 @@ nothing_changed(const struct ctx *c)
 	recipe = ab_path_join(p->outdir, "recipe.json");
 	same = ab_hash_file(hex, NULL, recipe) == 0 && !strcmp(hex, p->r->sha256);
 	free(recipe);
-	return same;
+	return same && all_listed_present(p->outdir);
 }
 
 static int
@@ -2247,7 +2276,9 @@ write_manifests(struct ctx *c)
 	was_signed = ab_path_exists(env);
 	free(env);
 	ab_progress_start(p->nsteps, NULL, "manifests");
-	e = manifests(c);
+	e = ab_inputs_save(&c->run.inputs, p->r, &c->run, p->outdir);
+	if (e == 0)
+		e = manifests(c);
 	ab_progress_end(p->nsteps, e == 0);
 	if (e == 0 && was_signed) {
 		c->unsigned_ = 1;
@@ -2462,7 +2493,10 @@ ab_build_write_merged(const struct ab_plan *p, const struct ab_build_merged *m)
 	c.run.write_dir = ab_strdup(m->dir);
 	free(c.run.recipe.path);
 	c.run.recipe.path = ab_strdup(m->recipe_path);
+	c.run.recipe_text = NULL; /* the shards' copy, as they built it */
 	c.run.recipe_file = ab_strdup(m->recipe_file);
+	for (size_t i = 0; m->inputs && i < m->inputs->n; i++)
+		ab_strv_push(&c.run.inputs, m->inputs->v[i]);
 	snprintf(c.run.started_on, sizeof(c.run.started_on), "%s", m->started_on);
 	c.run.options.jobs = json_int(m->options, "jobs");
 	c.run.options.parallel_variants = json_int(m->options, "parallel_variants");
