@@ -463,6 +463,63 @@ git_pin(const cJSON *rec)
 	return jstr(rec, "ref") ? jstr(rec, "ref") : jstr(rec, "commit");
 }
 
+/*
+ * The OUTDIR's place on the author's machine is no part of the evidence:
+ * every mention of its absolute path in b (a relink's inputs, a run's
+ * command, a cwd) becomes "OUTDIR"
+ */
+static void
+hide_outdir(struct ab_buf *b, const char *outdir)
+{
+	char *abs = ab_path_absolute(outdir);
+	size_t n = strlen(abs);
+	struct ab_buf out = {0};
+	const char *s = b->s, *hit;
+
+	if (!s || n < 2) {
+		free(abs);
+		return;
+	}
+	while ((hit = strstr(s, abs))) {
+		char next = hit[n];
+		int whole = !(next == '.' || next == '_' || next == '-' || (next >= '0' && next <= '9') ||
+		    (next >= 'A' && next <= 'Z') || (next >= 'a' && next <= 'z'));
+
+		ab_buf_add(&out, s, (size_t)(hit - s));
+		if (whole)
+			ab_buf_puts(&out, "OUTDIR");
+		else
+			ab_buf_add(&out, hit, n);
+		s = hit + n;
+	}
+	ab_buf_puts(&out, s);
+	ab_buf_free(b);
+	*b = out;
+	free(abs);
+}
+
+/* does OUTDIR hold envelopes (provenance/sign.h)? */
+static int
+is_signed(const struct evidence *e)
+{
+	char *env = ab_path_join(e->outdir, AB_SIGN_ENVELOPES);
+	int there = ab_path_exists(env);
+
+	free(env);
+	return there;
+}
+
+/*
+ * Is origin a file of the author's machine (a mirror directory, a cache)?
+ * pr.md never shows its path: the page is read on another machine, and
+ * the pin proves the bytes anyway
+ */
+static int
+is_local(const char *origin)
+{
+	return origin && (origin[0] == '/' || !strncmp(origin, "file:", 5));
+}
+
 /* one row of the sources table: a source of sources.json */
 static void
 put_source_row(struct ab_buf *b, const cJSON *rec)
@@ -507,11 +564,13 @@ put_source_row(struct ab_buf *b, const cJSON *rec)
 		put_text(b, jstr(rec, "origin_kind"));
 		ab_buf_puts(b, " ");
 	}
-	if (origin)
+	if (is_local(origin))
+		ab_buf_puts(b, "on the build machine");
+	else if (origin)
 		put_code(b, origin);
 	else
 		ab_buf_puts(b, "–");
-	if (jstr(rec, "cached_from")) {
+	if (jstr(rec, "cached_from") && !is_local(jstr(rec, "cached_from"))) {
 		ab_buf_puts(b, ", first fetched from ");
 		put_code(b, jstr(rec, "cached_from"));
 	}
@@ -519,7 +578,7 @@ put_source_row(struct ab_buf *b, const cJSON *rec)
 }
 
 static void
-section_summary(struct ab_buf *b, const struct evidence *e)
+section_summary(struct ab_buf *b, const struct evidence *e, const char *bundle_name)
 {
 	const char *inv = jstr(e->statement, "predicate.runDetails.metadata.invocationId");
 	const char *fin = jstr(e->statement, "predicate.runDetails.metadata.finishedOn");
@@ -549,11 +608,14 @@ section_summary(struct ab_buf *b, const struct evidence *e)
 	ab_buf_puts(b, ".\n\n| source | pinned | origin |\n|---|---|---|\n");
 	cJSON_ArrayForEach(rec, jget(e->sources, "sources"))
 		put_source_row(b, rec);
-	ab_buf_puts(b, "\nTo reproduce and check:\n\n");
+	/* what a reviewer can run: the bundle holds the recipe, every pin and the files beside the recipe */
+	ab_buf_puts(b, "\nTo check the evidence, and to build every variant again from it and compare "
+	    "(docs/build.md, \"Rebuild\"):\n\n");
 	{
 		struct ab_buf cmds = {0};
-		const char *words[] = {jstr_or(e->binaries, "recipe.path", "?"), e->name};
-		const char *seps[] = {"allocbuild build ", "\nallocbuild verify allocbuild-out/", "\n"};
+		const char *words[] = {bundle_name, bundle_name};
+		const char *seps[] = {"allocbuild verify ", is_signed(e) ? "\nallocbuild rebuild --key PUB.pem " :
+		    "\nallocbuild rebuild ", "\n"};
 
 		put_line_shown(&cmds, words, 2, seps);
 		put_fenced(b, "sh", cmds.s);
@@ -1198,13 +1260,10 @@ section_flow(struct ab_buf *b, const struct evidence *e)
 static void
 section_signature(struct ab_buf *b, const struct evidence *e, const char *bundle_name)
 {
-	char *env = ab_path_join(e->outdir, AB_SIGN_ENVELOPES);
-	int signed_ = ab_path_exists(env);
 	cJSON *signers = NULL;
 	const cJSON *it;
 
-	free(env);
-	if (!signed_)
+	if (!is_signed(e))
 		return;
 	/* signers.json is a hint for the reader (never trusted: the keys are checked by verify --key) */
 	{
@@ -1761,7 +1820,7 @@ ab_pr_write(const struct ab_pr_opts *o)
 		goto done;
 	if (ab_mkdir_p(dir, 0755) < 0)
 		goto done;
-	section_summary(&body, &e);
+	section_summary(&body, &e, bundle_name);
 	section_signature(&body, &e, bundle_name);
 	section_variants(&body, &details, &e);
 	section_reproducibility(&body, &e);
@@ -1771,6 +1830,8 @@ ab_pr_write(const struct ab_pr_opts *o)
 	if (section_runs(&body, &details, &e, &svg) < 0)
 		goto done;
 	section_flow(&body, &e);
+	hide_outdir(&body, o->outdir);
+	hide_outdir(&details, o->outdir);
 
 	ab_buf_add(&out, body.s, body.len);
 	ab_buf_add(&out, details.s ? details.s : "", details.len);
