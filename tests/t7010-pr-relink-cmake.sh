@@ -37,4 +37,5 @@ expect_grep 'var_a -- relink --> var_a_with_b' bo/pr.md
 expect_grep 'var_b -. archive .-> var_a_with_b' bo/pr.md
 tar -tzf bo/provenance-cm.tar.gz | grep -qx 'provenance-cm/provenance/relink-provenance.json' || fail "no relink provenance in the bundle"
 tar -tzf bo/provenance-cm.tar.gz | grep -qx 'provenance-cm/provenance/cmake-cache-provenance.json' || fail "no cmake provenance in the bundle"
+expect_grep '| `a` → `b` | keys | `FLB_FAKE_TAG` | `STRING=A` | `STRING=B` |' bo/pr.md
 expect_exit 0 "$AB" verify bo/provenance-cm.tar.gz

@@ -48,7 +48,8 @@ expect_file members.txt <<X
 $T/$J
 $T/provenance/signers.json
 X
-expect_grep "### Signature" pr/pr.md
+expect_grep "<details><summary>Signature: who signed, and how to check it</summary>" pr/pr.md
+expect_grep "- **Signed**: every statement, by \`${ed:0:16}\` (ed25519): \`verify --key\` checks it" pr/pr.md
 expect_grep "| \`$ed\` | \`ed25519\` |" pr/pr.md
 expect_grep "allocbuild verify --key PUB.pem provenance-ps.tar.gz" pr/pr.md
 expect_grep "tar -xzf provenance-ps.tar.gz $T/$J" pr/pr.md
