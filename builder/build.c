@@ -35,6 +35,7 @@
 #include "../provenance/updiff.h"
 #include "cargo.h"
 #include "ccwrap.h"
+#include "inputs.h"
 #include "isolation.h"
 #include "relink.h"
 
@@ -49,6 +50,7 @@ struct var_state {
 	char key[AB_HEX_LEN + 1];       /* build inputs */
 	char probe_key[AB_HEX_LEN + 1]; /* build key plus the runtime environment */
 	int need_build, need_probe;
+	int updiffed;                   /* its upstream diff was made again in this run */
 	int rebuilt;                    /* its binary is built again in this run (runtime_of: its base's) */
 	pthread_t thread;
 	int joined;
@@ -69,6 +71,8 @@ struct ctx {
 	struct ab_manifest_last *last; /* the last run's manifests, while deciding what is up to date */
 	struct ab_netfwd *net;       /* the remote compile cache's forwarder, for sandboxed builds */
 	int running, failed;
+	int kept;                    /* nothing changed: the OUTDIR's manifests (and signatures) were kept */
+	int unsigned_;               /* the signatures of the OUTDIR were removed with its old statement */
 	double child_seconds;
 };
 
@@ -1880,7 +1884,7 @@ check_variants(struct ctx *c, int *probe_bad)
 			ab_progress_skip(pv->probe_step + 1, pv->v->label, "probe", "up to date");
 		}
 		if (pv->updiff_step != AB_PLAN_NONE && (vs->need_build || !vr->upstream_diff) &&
-		    updiff_variant(c, vi) < 0) {
+		    (vs->updiffed = 1, updiff_variant(c, vi) < 0)) {
 			vs->status = V_FAILED;
 			c->failed = 1;
 			continue;
@@ -1977,6 +1981,9 @@ run_init(struct ctx *c)
 	run->options.keep_going = c->o->keep_going;
 	run->options.force = c->o->force;
 	run->options.source_date_epoch = AB_SOURCE_DATE_EPOCH;
+	/* recipe.json is the bytes built, not what the recipe's path holds by the end (or on a rebuilder's machine) */
+	run->recipe_text = p->r->text;
+	run->recipe_len = p->r->len;
 	run->variants = ab_calloc(p->nvars ? p->nvars : 1, sizeof(*run->variants));
 	run->nvariants = p->nvars;
 }
@@ -2194,21 +2201,109 @@ manifests(struct ctx *c)
 	return ab_manifest_write(&c->run);
 }
 
+/* is every file SHA256SUMS lists there? (a run's records removed on purpose: a build drops their lines) */
+static int
+all_listed_present(const char *outdir)
+{
+	char *path = ab_path_join(outdir, "SHA256SUMS");
+	struct ab_buf b = {0};
+	int all = ab_read_file(&b, path) == 0;
+
+	for (const char *s = b.s; all && s && *s;) {
+		size_t n = strcspn(s, "\n");
+
+		if (n > AB_HEX_LEN + 2) {
+			char *rel = ab_strndup(s + AB_HEX_LEN + 2, n - AB_HEX_LEN - 2), *abs = ab_path_join(outdir, rel);
+
+			all = ab_path_exists(abs);
+			free(abs);
+			free(rel);
+		}
+		s += n + (s[n] == '\n');
+	}
+	ab_buf_free(&b);
+	free(path);
+	return all;
+}
+
+/*
+ * Did this run change nothing? Every variant up to date with its probe
+ * and upstream diff, the recipe the one the OUTDIR holds, and the last
+ * run's statement and SHA256SUMS there with every file they list: they
+ * still say what the OUTDIR is, and rewriting them (a new invocation) would only make the
+ * signatures over them stale.
+ */
+static int
+nothing_changed(const struct ctx *c)
+{
+	const struct ab_plan *p = c->p;
+	static const char *const kept[] = {AB_MANIFEST_STATEMENT, "SHA256SUMS", "recipe.json"};
+	char hex[AB_HEX_LEN + 1], *recipe;
+	int same;
+
+	if (c->failed)
+		return 0;
+	for (size_t vi = 0; vi < p->nvars; vi++)
+		if (c->vs[vi].status != V_UPTODATE || c->vs[vi].need_probe || c->vs[vi].updiffed)
+			return 0;
+	for (size_t i = 0; i < AB_NELEM(kept); i++) {
+		char *path = ab_path_join(p->outdir, kept[i]);
+		int there = ab_path_exists(path);
+
+		free(path);
+		if (!there)
+			return 0;
+	}
+	recipe = ab_path_join(p->outdir, "recipe.json");
+	same = ab_hash_file(hex, NULL, recipe) == 0 && !strcmp(hex, p->r->sha256);
+	free(recipe);
+	return same && all_listed_present(p->outdir);
+}
+
 static int
 write_manifests(struct ctx *c)
 {
 	const struct ab_plan *p = c->p;
-	int e;
+	char *env;
+	int e, was_signed;
 
+	if (nothing_changed(c)) {
+		c->kept = 1;
+		ab_progress_skip(p->nsteps, NULL, "manifests", "up to date");
+		return 0;
+	}
+	env = ab_path_join(p->outdir, AB_MANIFEST_ENVELOPES);
+	was_signed = ab_path_exists(env);
+	free(env);
 	ab_progress_start(p->nsteps, NULL, "manifests");
-	e = manifests(c);
+	e = ab_inputs_save(&c->run.inputs, p->r, &c->run, p->outdir);
+	if (e == 0)
+		e = manifests(c);
 	ab_progress_end(p->nsteps, e == 0);
+	if (e == 0 && was_signed) {
+		c->unsigned_ = 1;
+		ab_warn("the OUTDIR's statement changed: its signatures (%s) signed the old one and are removed; "
+		    "sign it again (allocbuild sign --key KEY.pem OUTDIR)", AB_MANIFEST_ENVELOPES);
+	}
 	return e;
 }
 
 /* ---- the run ---- */
 
 static void print_table(struct ctx *c);
+
+/* what became of the OUTDIR's signatures, when it had some */
+static void
+print_signatures(const struct ctx *c)
+{
+	char *env = ab_path_join(c->p->outdir, AB_MANIFEST_ENVELOPES);
+
+	if (c->unsigned_)
+		printf("signatures: removed (the statement changed): sign again\n");
+	else if (c->kept && ab_path_exists(env))
+		printf("signatures: kept (nothing changed)\n");
+	free(env);
+}
 
 static void
 print_stats(double t0)
@@ -2365,6 +2460,7 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 		if (o->table) {
 			print_table(&c);
 			report_ccache(&c, 1);
+			print_signatures(&c);
 		}
 		rc = c.failed || probe_bad ? AB_ECHECK : 0;
 		print_stats(t0);
@@ -2397,7 +2493,10 @@ ab_build_write_merged(const struct ab_plan *p, const struct ab_build_merged *m)
 	c.run.write_dir = ab_strdup(m->dir);
 	free(c.run.recipe.path);
 	c.run.recipe.path = ab_strdup(m->recipe_path);
+	c.run.recipe_text = NULL; /* the shards' copy, as they built it */
 	c.run.recipe_file = ab_strdup(m->recipe_file);
+	for (size_t i = 0; m->inputs && i < m->inputs->n; i++)
+		ab_strv_push(&c.run.inputs, m->inputs->v[i]);
 	snprintf(c.run.started_on, sizeof(c.run.started_on), "%s", m->started_on);
 	c.run.options.jobs = json_int(m->options, "jobs");
 	c.run.options.parallel_variants = json_int(m->options, "parallel_variants");

@@ -55,6 +55,7 @@ struct ab_build_merged {
 	const char *recipe_path;   /* as the shards recorded it */
 	const char *recipe_file;   /* the recipe.json to copy */
 	const char *started_on;    /* the earliest shard's */
+	const struct ab_strv *inputs; /* the files of inputs/ the shards brought (builder/inputs.h) */
 	const cJSON *options;      /* build-commands.json "options" of the first shard */
 	const cJSON *toolchain;    /* the statement's internalParameters.toolchain */
 	const cJSON *merge;        /* the merge's own record (internalParameters.merge) */

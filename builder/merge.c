@@ -18,6 +18,7 @@
 #include "../provenance/manifest.h"
 #include "../provenance/record.h"
 #include "build.h"
+#include "inputs.h"
 #include "plan.h"
 #include "recipe.h"
 
@@ -240,6 +241,7 @@ struct merge {
 	cJSON *shards_of;               /* label -> [shard dirs] */
 	int toolchain_differs;
 	struct ab_strv shard_dirs;      /* the shards' absolute paths: where a journal's moves may lead */
+	struct ab_strv inputs;          /* the files of inputs/ the shards brought (builder/inputs.h) */
 };
 
 /*
@@ -570,6 +572,9 @@ fill(struct merge *m, const char *tmp)
 			free(dst);
 		}
 	}
+	/* the recipe's neighbours each shard read: the same names have the same bytes (their pins) */
+	for (size_t i = 0; i < m->o->nshards && !e; i++)
+		e = ab_inputs_merge(&m->inputs, tmp, m->sh[i].dir);
 	/* the compiler wrapper's links, which the reproducible records name */
 	if (!e) {
 		char *src = ab_path_join(m->sh[0].dir, "ccwrap"), *dst = ab_path_join(tmp, "ccwrap");
@@ -662,6 +667,7 @@ write_merged(struct merge *m, const char *target)
 	bm.toolchain = run_toolchain(&m->sh[0]);
 	bm.merge = merge_record(m);
 	bm.records = m->rec;
+	bm.inputs = &m->inputs;
 	e = ab_build_write_merged(m->plan, &bm);
 	cJSON_Delete((cJSON *)bm.merge);
 	if (e < 0)
@@ -794,6 +800,7 @@ done:
 	free(m.from);
 	cJSON_Delete(m.shards_of);
 	ab_strv_free(&m.shard_dirs);
+	ab_strv_free(&m.inputs);
 	for (size_t i = 0; m.sh && i < o->nshards; i++)
 		shard_release(&m.sh[i]);
 	free(m.sh);

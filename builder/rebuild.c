@@ -17,6 +17,7 @@
 #include "../provenance/repro.h"
 #include "../provenance/sign.h"
 #include "build.h"
+#include "inputs.h"
 #include "plan.h"
 #include "recipe.h"
 
@@ -191,6 +192,121 @@ load_original(struct original *g, const struct ab_rebuild_opts *o)
 		return AB_EFAIL;
 	}
 	return 0;
+}
+
+/* is name a file of inputs/ (builder/inputs.h)? */
+static int
+is_input(const char *name)
+{
+	return !strncmp(name, AB_INPUTS_DIR "/", sizeof(AB_INPUTS_DIR));
+}
+
+/* the inputs/ files an OUTDIR's SHA256SUMS lists, each read and checked against its line */
+static int
+outdir_inputs(struct ab_strv *names, struct ab_buf **bufs, int **exec, const struct ab_rebuild_opts *o,
+    const struct original *g)
+{
+	struct ab_buf sums = {0};
+	int e = read_member(&sums, o, g, "SHA256SUMS");
+
+	for (const char *s = sums.s; e == 0 && s && *s;) {
+		size_t n = strcspn(s, "\n");
+
+		if (n > AB_HEX_LEN + 2 && s[AB_HEX_LEN] == ' ' && s[AB_HEX_LEN + 1] == ' ') {
+			char *name = ab_strndup(s + AB_HEX_LEN + 2, n - AB_HEX_LEN - 2), *path;
+			char hex[AB_HEX_LEN + 1];
+			struct stat st;
+
+			if (is_input(name)) {
+				path = ab_path_join(o->from, name);
+				*bufs = ab_realloc(*bufs, (names->n + 1) * sizeof(**bufs));
+				*exec = ab_realloc(*exec, (names->n + 1) * sizeof(**exec));
+				memset(&(*bufs)[names->n], 0, sizeof(**bufs));
+				(*exec)[names->n] = stat(path, &st) == 0 && (st.st_mode & S_IXUSR);
+				e = ab_read_file(&(*bufs)[names->n], path);
+				ab_strv_push(names, name);
+				if (e == 0) {
+					ab_hash_buf(hex, (*bufs)[names->n - 1].s ? (*bufs)[names->n - 1].s : "",
+					    (*bufs)[names->n - 1].len);
+					if (strncmp(hex, s, AB_HEX_LEN)) {
+						ab_error("'%s': %s changed since it was verified", o->from, name);
+						e = AB_EFAIL;
+					}
+				}
+				free(path);
+			}
+			free(name);
+		}
+		s += n + (s[n] == '\n');
+	}
+	ab_buf_free(&sums);
+	return e;
+}
+
+/*
+ * The original's inputs/ (builder/inputs.h: its dir sources' trees and
+ * patch files) laid out in a temporary directory *root, which becomes
+ * r's directory: the rebuild reads the files the bundle carries, never
+ * the author's at the recipe's recorded path. Nothing to do (and *root
+ * NULL) when the original kept none.
+ */
+static int
+restore_inputs(char **root, struct ab_recipe *r, const struct ab_rebuild_opts *o, const struct original *g)
+{
+	struct ab_bundle_members m = {0};
+	struct ab_strv names = {0};
+	struct ab_buf *bufs = NULL;
+	struct ab_inputs_file *files = NULL;
+	int *exec = NULL, e = AB_EFAIL;
+	size_t n = 0;
+	const char *tmp = getenv("TMPDIR");
+	char *dir = NULL;
+
+	*root = NULL;
+	if (g->bundle) {
+		/* read again, and verified again as it is read: the bytes laid out are the ones checked */
+		if (ab_bundle_verify_keep(&m, o->from, is_input) != 0) {
+			ab_error("'%s' does not verify: its inputs are not used", o->from);
+			goto done;
+		}
+		files = ab_calloc(m.n + 1, sizeof(*files));
+		for (size_t i = 0; i < m.n; i++)
+			if (is_input(m.v[i].name))
+				files[n++] = (struct ab_inputs_file){.name = m.v[i].name, .data = m.v[i].data.s,
+				    .len = m.v[i].data.len, .exec = m.v[i].exec};
+	} else {
+		if (outdir_inputs(&names, &bufs, &exec, o, g) < 0)
+			goto done;
+		files = ab_calloc(names.n + 1, sizeof(*files));
+		for (; n < names.n; n++)
+			files[n] = (struct ab_inputs_file){.name = names.v[n], .data = bufs[n].s, .len = bufs[n].len,
+			    .exec = exec[n]};
+	}
+	if (!n) {
+		e = 0;
+		goto done;
+	}
+	*root = ab_sprintf("%s/allocbuild-rebuild-inputs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(*root)) {
+		ab_error_errno("cannot create '%s'", *root);
+		free(*root);
+		*root = NULL;
+		goto done;
+	}
+	if (ab_inputs_restore(&dir, *root, files, n) < 0)
+		goto done;
+	free(r->dir);
+	r->dir = dir;
+	e = 0;
+done:
+	ab_bundle_members_free(&m);
+	for (size_t i = 0; i < names.n; i++)
+		ab_buf_free(&bufs[i]);
+	free(bufs);
+	free(exec);
+	ab_strv_free(&names);
+	free(files);
+	return e;
 }
 
 /* unpinned git sources at the commits the original resolved */
@@ -542,7 +658,7 @@ ab_rebuild_run(const struct ab_rebuild_opts *o)
 	struct ab_plan_opts po = {0};
 	struct ab_build_opts bo = {0};
 	const char *name = NULL;
-	char *dir = NULL, *cache = NULL;
+	char *dir = NULL, *cache = NULL, *inputs = NULL;
 	int e = AB_EFAIL, built;
 
 	if ((e = load_original(&g, o)) < 0)
@@ -551,7 +667,7 @@ ab_rebuild_run(const struct ab_rebuild_opts *o)
 	/* patches are read where the original recipe named them: its recorded path */
 	name = ab_json_str(ab_json_get(g.binaries, "recipe"), "path");
 	if (ab_recipe_parse(&r, name ? name : "recipe.json", g.recipe.s ? g.recipe.s : "", g.recipe.len, NULL) < 0 ||
-	    pin_sources(r, &g) < 0 || built_labels(&labels, &g) < 0)
+	    pin_sources(r, &g) < 0 || built_labels(&labels, &g) < 0 || restore_inputs(&inputs, r, o, &g) < 0)
 		goto done;
 	dir = o->outdir ? ab_path_absolute(o->outdir) : ab_sprintf("%s/%s", AB_REBUILD_DEFAULT_DIR, r->name);
 	if (ab_path_exists(dir) && !is_empty_dir(dir)) {
@@ -582,6 +698,9 @@ done:
 	ab_strv_free(&labels);
 	if (cache && ab_rm_rf(cache) < 0 && e == 0)
 		e = AB_EFAIL;
+	if (inputs && ab_rm_rf(inputs) < 0 && e == 0)
+		e = AB_EFAIL;
+	free(inputs);
 	free(cache);
 	free(dir);
 	return e;

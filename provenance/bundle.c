@@ -27,8 +27,9 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* a regular member, 0755 when exec (an executable file of a dir source's tree, builder/inputs.h), else 0644 */
 static int
-add_entry(struct archive *a, const char *name, const void *data, size_t len, int64_t mtime,
+add_entry(struct archive *a, const char *name, const void *data, size_t len, int exec, int64_t mtime,
     const char *bundle)
 {
 	struct archive_entry *e = archive_entry_new();
@@ -36,7 +37,7 @@ add_entry(struct archive *a, const char *name, const void *data, size_t len, int
 
 	archive_entry_set_pathname(e, name);
 	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0644);
+	archive_entry_set_perm(e, exec ? 0755 : 0644);
 	archive_entry_set_size(e, (la_int64_t)len);
 	archive_entry_set_mtime(e, (time_t)mtime, 0);
 	archive_entry_set_uid(e, 0);
@@ -122,7 +123,7 @@ add_parents(struct archive *a, struct ab_strv *dirs, const char *top, const char
  * nothing outside OUTDIR and nothing the build did not write can slip in
  */
 static int
-read_member(struct ab_buf *data, int rootfd, const char *outdir, const char *rel, const char *path)
+read_member(struct ab_buf *data, int *exec, int rootfd, const char *outdir, const char *rel, const char *path)
 {
 	char why[AB_BENEATH_WHY];
 	char *src = ab_path_join(outdir, rel);
@@ -143,6 +144,7 @@ read_member(struct ab_buf *data, int rootfd, const char *outdir, const char *rel
 		free(src);
 		return AB_EFAIL;
 	}
+	*exec = S_ISREG(st.st_mode) && (st.st_mode & S_IXUSR);
 	rc = ab_read_fd_max(data, fd, src, AB_READ_MAX);
 	close(fd);
 	free(src);
@@ -157,7 +159,7 @@ add_member(struct archive *a, struct ab_strv *dirs, struct ab_buf *index, int ro
 	struct ab_buf data = {0};
 	char hex[AB_HEX_LEN + 1];
 	char *name;
-	int rc;
+	int rc, exec = 0;
 
 	if (!ab_path_is_safe_relative(rel)) {
 		char *shown = ab_shown(rel);
@@ -168,7 +170,7 @@ add_member(struct archive *a, struct ab_strv *dirs, struct ab_buf *index, int ro
 	}
 	if (add_parents(a, dirs, top, rel, mtime, path) < 0)
 		return AB_EFAIL;
-	rc = read_member(&data, rootfd, outdir, rel, path);
+	rc = read_member(&data, &exec, rootfd, outdir, rel, path);
 	if (rc < 0) {
 		ab_buf_free(&data);
 		return rc;
@@ -176,7 +178,7 @@ add_member(struct archive *a, struct ab_strv *dirs, struct ab_buf *index, int ro
 	ab_hash_buf(hex, data.s, data.len);
 	ab_buf_printf(index, "%s  %s\n", hex, rel);
 	name = ab_sprintf("%s/%s", top, rel);
-	rc = add_entry(a, name, data.s, data.len, mtime, path);
+	rc = add_entry(a, name, data.s, data.len, exec, mtime, path);
 	free(name);
 	ab_buf_free(&data);
 	return rc;
@@ -211,7 +213,7 @@ ab_bundle_write(const char *path, const char *outdir, const char *top, char *con
 			goto done;
 	free(name);
 	name = ab_sprintf("%s/%s", top, INDEX_NAME);
-	if (add_entry(a, name, index.s ? index.s : "", index.len, mtime, path) < 0)
+	if (add_entry(a, name, index.s ? index.s : "", index.len, 0, mtime, path) < 0)
 		goto done;
 	if (archive_write_close(a) != ARCHIVE_OK) {
 		ab_error("%s: cannot finish the bundle: %s", path, archive_error_string(a));
@@ -235,6 +237,7 @@ struct member {
 	char *name;       /* relative to the top directory */
 	char hex[AB_HEX_LEN + 1];
 	int listed;
+	int exec;           /* its mode has the owner's execute bit */
 	struct ab_buf data; /* kept when the caller's keep() asked */
 };
 
@@ -364,7 +367,7 @@ hold(struct verify *v, const char *rel, size_t now, size_t n)
 
 /* hash a regular member; the members verify reads are kept as well; AB_ECHECK on corrupt data (printed) */
 static int
-hash_member(struct verify *v, struct archive *a, const char *rel)
+hash_member(struct verify *v, struct archive *a, const char *rel, int exec)
 {
 	struct ab_buf *keep = NULL, data = {0};
 	struct ab_sha256 *h;
@@ -417,6 +420,7 @@ hash_member(struct verify *v, struct archive *a, const char *rel)
 	v->m[v->nm].name = ab_strdup(rel);
 	ab_strmap_put(&v->index, v->m[v->nm].name, v->nm);
 	v->m[v->nm].listed = 0;
+	v->m[v->nm].exec = exec;
 	v->m[v->nm].data = data;
 	memcpy(v->m[v->nm].hex, hex, sizeof(hex));
 	v->nm++;
@@ -543,7 +547,7 @@ read_members(struct verify *v)
 			say(v, rel[0] ? rel : current, "not a regular file");
 			continue;
 		}
-		if ((error = hash_member(v, a, rel)) < 0)
+		if ((error = hash_member(v, a, rel, (archive_entry_perm(e) & 0100) != 0)) < 0)
 			goto done;
 	}
 	if (r != ARCHIVE_EOF && !members) {
@@ -694,6 +698,7 @@ ab_bundle_verify_keep(struct ab_bundle_members *out, const char *path, int (*kee
 			out->v[j].name = v.m[j].name;
 			memcpy(out->v[j].hex, v.m[j].hex, sizeof(out->v[j].hex));
 			out->v[j].data = v.m[j].data;
+			out->v[j].exec = v.m[j].exec;
 			ab_strmap_put(&out->index, out->v[j].name, j);
 			continue;
 		}

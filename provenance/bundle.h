@@ -6,8 +6,9 @@
  * BUNDLE-SHA256SUMS, listing the sha256 of every other member. It is
  * deterministic: members sorted bytewise by path, mtime fixed to the
  * build's SOURCE_DATE_EPOCH (0 when unknown), uid/gid 0 with no names, modes
- * 0644 (0755 for directories), ustar format, gzip without name or time, so
- * two runs over the same OUTDIR give identical bytes.
+ * 0644 (0755 for directories and executable files: those of a dir
+ * source's tree in inputs/, builder/inputs.h), ustar format, gzip without
+ * name or time, so two runs over the same OUTDIR give identical bytes.
  *
  * ab_bundle_verify() streams the bundle through libarchive without writing
  * anything to disk, hashing every member and checking it against the index.
@@ -59,6 +60,7 @@ int ab_bundle_verify(const char *path);
 struct ab_bundle_member {
 	char *name;               /* relative to the top directory */
 	char hex[AB_HEX_LEN + 1]; /* the sha256 of its bytes */
+	int exec;                 /* its mode is 0755 (not 0644): an executable file of inputs/ */
 	struct ab_buf data;       /* its bytes, when keep() chose it; else empty */
 };
 

@@ -609,7 +609,9 @@ copy_recipe(const struct ab_run_record *run)
 	char *path;
 	int e;
 
-	if (ab_read_file(&b, run->recipe_file ? run->recipe_file : run->recipe.path) < 0)
+	if (run->recipe_text)
+		ab_buf_add(&b, run->recipe_text, run->recipe_len);
+	else if (ab_read_file(&b, run->recipe_file ? run->recipe_file : run->recipe.path) < 0)
 		return AB_EFAIL;
 	path = mpath(wdir(run), "recipe.json");
 	e = ab_write_file_atomic(path, b.s, b.len);
@@ -686,6 +688,10 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 		if (st->compile_log && add_sum_file(byproducts, wdir(run), st->compile_log) < 0)
 			return AB_EFAIL;
 	}
+	/* the recipe's neighbours the build read, which a bundle carries (builder/inputs.h) */
+	for (size_t i = 0; i < run->inputs.n; i++)
+		if (add_sum_file(byproducts, wdir(run), run->inputs.v[i]) < 0)
+			return AB_EFAIL;
 	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
 		const char *rel = ab_manifest_files[i].path;
 		char *abs;

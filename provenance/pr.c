@@ -144,6 +144,26 @@ put_code(struct ab_buf *b, const char *text)
 	free(shown);
 }
 
+/* a value as <code> inside HTML (a <summary>, where GitHub shows backticks as they are) */
+static void
+put_html_code(struct ab_buf *b, const char *text)
+{
+	char *shown = shown_line(text);
+
+	ab_buf_puts(b, "<code>");
+	for (const char *s = shown; *s; s++) {
+		switch (*s) {
+		case '<': ab_buf_puts(b, "&lt;"); break;
+		case '>': ab_buf_puts(b, "&gt;"); break;
+		case '&': ab_buf_puts(b, "&amp;"); break;
+		case '"': ab_buf_puts(b, "&quot;"); break;
+		default: ab_buf_putc(b, *s);
+		}
+	}
+	ab_buf_puts(b, "</code>");
+	free(shown);
+}
+
 /* a fenced code block of text (lines already escaped): the fence longer than any run of backticks in it */
 static void
 put_fenced(struct ab_buf *b, const char *info, const char *text)
@@ -464,6 +484,63 @@ git_pin(const cJSON *rec)
 	return jstr(rec, "ref") ? jstr(rec, "ref") : jstr(rec, "commit");
 }
 
+/*
+ * The OUTDIR's place on the author's machine is no part of the evidence:
+ * every mention of its absolute path in b (a relink's inputs, a run's
+ * command, a cwd) becomes "OUTDIR"
+ */
+static void
+hide_outdir(struct ab_buf *b, const char *outdir)
+{
+	char *abs = ab_path_absolute(outdir);
+	size_t n = strlen(abs);
+	struct ab_buf out = {0};
+	const char *s = b->s, *hit;
+
+	if (!s || n < 2) {
+		free(abs);
+		return;
+	}
+	while ((hit = strstr(s, abs))) {
+		char next = hit[n];
+		int whole = !(next == '.' || next == '_' || next == '-' || (next >= '0' && next <= '9') ||
+		    (next >= 'A' && next <= 'Z') || (next >= 'a' && next <= 'z'));
+
+		ab_buf_add(&out, s, (size_t)(hit - s));
+		if (whole)
+			ab_buf_puts(&out, "OUTDIR");
+		else
+			ab_buf_add(&out, hit, n);
+		s = hit + n;
+	}
+	ab_buf_puts(&out, s);
+	ab_buf_free(b);
+	*b = out;
+	free(abs);
+}
+
+/* does OUTDIR hold envelopes (provenance/sign.h)? */
+static int
+is_signed(const struct evidence *e)
+{
+	char *env = ab_path_join(e->outdir, AB_SIGN_ENVELOPES);
+	int there = ab_path_exists(env);
+
+	free(env);
+	return there;
+}
+
+/*
+ * Is origin a file of the author's machine (a mirror directory, a cache)?
+ * pr.md never shows its path: the page is read on another machine, and
+ * the pin proves the bytes anyway
+ */
+static int
+is_local(const char *origin)
+{
+	return origin && (origin[0] == '/' || !strncmp(origin, "file:", 5));
+}
+
 /* one row of the sources table: a source of sources.json */
 static void
 put_source_row(struct ab_buf *b, const cJSON *rec)
@@ -508,11 +585,13 @@ put_source_row(struct ab_buf *b, const cJSON *rec)
 		put_text(b, jstr(rec, "origin_kind"));
 		ab_buf_puts(b, " ");
 	}
-	if (origin)
+	if (is_local(origin))
+		ab_buf_puts(b, "on the build machine");
+	else if (origin)
 		put_code(b, origin);
 	else
 		ab_buf_puts(b, "–");
-	if (jstr(rec, "cached_from")) {
+	if (jstr(rec, "cached_from") && !is_local(jstr(rec, "cached_from"))) {
 		ab_buf_puts(b, ", first fetched from ");
 		put_code(b, jstr(rec, "cached_from"));
 	}
@@ -520,12 +599,9 @@ put_source_row(struct ab_buf *b, const cJSON *rec)
 }
 
 static void
-section_summary(struct ab_buf *b, const struct evidence *e)
+section_title(struct ab_buf *b, const struct evidence *e)
 {
-	const char *inv = jstr(e->statement, "predicate.runDetails.metadata.invocationId");
-	const char *fin = jstr(e->statement, "predicate.runDetails.metadata.finishedOn");
-	const char *desc = jstr(e->sources, "recipe.description"), *sha = jstr(e->binaries, "recipe.sha256");
-	const cJSON *rec;
+	const char *desc = jstr(e->sources, "recipe.description");
 
 	ab_buf_puts(b, "## Allocator build provenance: ");
 	put_text(b, e->name);
@@ -534,6 +610,18 @@ section_summary(struct ab_buf *b, const struct evidence *e)
 		put_text(b, desc);
 		ab_buf_puts(b, "\n\n");
 	}
+}
+
+/* the sources, their pins and the commands that check the evidence, folded */
+static void
+section_sources(struct ab_buf *b, const struct evidence *e, const char *bundle_name)
+{
+	const char *inv = jstr(e->statement, "predicate.runDetails.metadata.invocationId");
+	const char *fin = jstr(e->statement, "predicate.runDetails.metadata.finishedOn");
+	const char *sha = jstr(e->binaries, "recipe.sha256");
+	const cJSON *rec;
+
+	ab_buf_puts(b, "<details><summary>Sources, pins and how to check the evidence</summary>\n\n");
 	ab_buf_puts(b, "Recipe ");
 	put_code(b, e->name);
 	ab_buf_puts(b, ", sha256 ");
@@ -550,17 +638,20 @@ section_summary(struct ab_buf *b, const struct evidence *e)
 	ab_buf_puts(b, ".\n\n| source | pinned | origin |\n|---|---|---|\n");
 	cJSON_ArrayForEach(rec, jget(e->sources, "sources"))
 		put_source_row(b, rec);
-	ab_buf_puts(b, "\nTo reproduce and check:\n\n");
+	/* what a reviewer can run: the bundle holds the recipe, every pin and the files beside the recipe */
+	ab_buf_puts(b, "\nTo check the evidence, and to build every variant again from it and compare "
+	    "(docs/build.md, \"Rebuild\"):\n\n");
 	{
 		struct ab_buf cmds = {0};
-		const char *words[] = {jstr_or(e->binaries, "recipe.path", "?"), e->name};
-		const char *seps[] = {"allocbuild build ", "\nallocbuild verify allocbuild-out/", "\n"};
+		const char *words[] = {bundle_name, bundle_name};
+		const char *seps[] = {"allocbuild verify ", is_signed(e) ? "\nallocbuild rebuild --key PUB.pem " :
+		    "\nallocbuild rebuild ", "\n"};
 
 		put_line_shown(&cmds, words, 2, seps);
 		put_fenced(b, "sh", cmds.s);
 		ab_buf_free(&cmds);
 	}
-	ab_buf_puts(b, "\n");
+	ab_buf_puts(b, "\n</details>\n\n");
 }
 
 /* a variant built with "reproducible": false (or from one), or outside the sandbox, is marked so wherever it is shown */
@@ -575,14 +666,236 @@ put_not_reproducible(struct ab_buf *b, const struct evidence *e, const char *lab
 		ab_buf_puts(b, " **⚠ not sandboxed**");
 }
 
+/* "s" for a plural */
+static const char *
+pl(int n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* the probes' findings over every variant: requested settings in effect, equal to the default, not in effect */
+struct probe_tally {
+	int probed, in_effect, dflt, bad, problems, failed;
+};
+
+static void
+tally_probes(struct probe_tally *t, const struct evidence *e)
+{
+	const cJSON *v, *it;
+
+	memset(t, 0, sizeof(*t));
+	cJSON_ArrayForEach(v, variants(e)) {
+		const cJSON *probe = probe_of(e, jstr(v, "label"));
+
+		if (!probe)
+			continue;
+		t->probed++;
+		t->failed += !cJSON_IsTrue(jget(probe, "ok")) && !cJSON_GetArraySize(jget(probe, "overrides")) &&
+		    !cJSON_GetArraySize(jget(probe, "problems"));
+		cJSON_ArrayForEach(it, jget(probe, "overrides")) {
+			const char *st = jstr(it, "status");
+
+			if (st && (!strcmp(st, "ok") || !strcmp(st, "match")))
+				t->in_effect++;
+			else if (st && !strcmp(st, "default"))
+				t->dflt++;
+			else
+				t->bad++;
+		}
+		t->problems += cJSON_GetArraySize(jget(probe, "problems"));
+	}
+}
+
+/* what a build --check or rebuild record found, for the verdict */
+static void
+put_repro_verdict(struct ab_buf *b, const cJSON *rec, const char *what)
+{
+	const cJSON *it;
+	int differ = 0;
+
+	if (!rec)
+		return;
+	cJSON_ArrayForEach(it, jget(rec, "predicate.comparison.artifacts"))
+		differ += !cJSON_IsTrue(jget(it, "identical"));
+	ab_buf_puts(b, differ ? "❌ " : "✅ ");
+	ab_buf_puts(b, what);
+	ab_buf_puts(b, ": ");
+	put_text(b, jstr_or(rec, "predicate.comparison.summary", "?"));
+}
+
+/*
+ * The first lines: what was built, whether the probes agree, what was
+ * checked and by whom it is signed; each line's proof is in a section below
+ */
+static void
+section_verdict(struct ab_buf *b, const struct evidence *e, const struct ab_challenge *rebuilt)
+{
+	struct probe_tally t;
+	const cJSON *v, *it;
+	int n = 0, relinks = 0, runtime = 0, plain = 0, off = 0, same = 0, differs = 0;
+	cJSON *signers = NULL;
+
+	cJSON_ArrayForEach(v, variants(e)) {
+		const cJSON *rep = for_label(e->updiff, jstr(v, "label"));
+
+		n++;
+		relinks += is_kind(v, "relink");
+		runtime += is_kind(v, "runtime_of");
+		plain += cJSON_IsFalse(jget(for_label(e->binaries, jstr(v, "label")), "sandboxed"));
+		off += cJSON_IsFalse(jget(for_label(e->binaries, jstr(v, "label")), "reproducible"));
+		if (rep)
+			cJSON_IsTrue(jget(rep, "matches")) ? same++ : differs++;
+	}
+	tally_probes(&t, e);
+	ab_buf_printf(b, "**%d variant%s built**", n, pl(n));
+	if (relinks || runtime) {
+		ab_buf_printf(b, " (%d normal build%s", n - relinks - runtime, pl(n - relinks - runtime));
+		if (relinks)
+			ab_buf_printf(b, ", %d diagnostic relink%s", relinks, pl(relinks));
+		if (runtime)
+			ab_buf_printf(b, ", %d runtime only", runtime);
+		ab_buf_puts(b, ")");
+	}
+	if (plain)
+		ab_buf_printf(b, ", **⚠ %d not sandboxed**", plain);
+	if (off)
+		ab_buf_printf(b, ", **⚠ %d not reproducible**", off);
+	ab_buf_printf(b, "; every file matches SHA256SUMS (%zu files, verified by `pr`).\n\n", e->rec.paths.n);
+	ab_buf_puts(b, "- **Probes**: ");
+	if (!t.probed)
+		ab_buf_puts(b, "none (no variant names an allocator)");
+	else if (t.bad || t.problems || t.failed)
+		ab_buf_printf(b, "❌ %d requested setting%s not in effect, %d problem%s, %d probe%s failed (below)", t.bad,
+		    pl(t.bad), t.problems, pl(t.problems), t.failed, pl(t.failed));
+	else
+		ab_buf_printf(b, "✅ %d requested setting%s in effect in %d probed variant%s", t.in_effect,
+		    pl(t.in_effect), t.probed, pl(t.probed));
+	if (t.dflt)
+		ab_buf_printf(b, "; ➖ %d equal%s the default (not distinguishable)", t.dflt, t.dflt == 1 ? "s" : "");
+	ab_buf_puts(b, "\n- **Reproducibility**: ");
+	if (!e->check && !e->rebuild)
+		ab_buf_puts(b, "⚠ not checked (no `build --check` or `rebuild` record)");
+	put_repro_verdict(b, e->check, "`build --check`");
+	if (e->check && e->rebuild)
+		ab_buf_puts(b, "; ");
+	if (e->rebuild)
+		put_repro_verdict(b, e->rebuild, "`rebuild`");
+	ab_buf_puts(b, "\n- **Independent rebuilds**: ");
+	if (!rebuilt)
+		ab_buf_puts(b, "none shown (`pr --rebuilt RECORD...`)");
+	else if (ab_challenge_verdict(rebuilt) == 0)
+		ab_buf_puts(b, "✅ every artifact rebuilt identical by its quorum of rebuilders (below)");
+	else
+		ab_buf_puts(b, "❌ an artifact without its quorum of identical rebuilds (below)");
+	if (same || differs)
+		ab_buf_printf(b, "\n- **Vendored allocator trees**: %s%d identical to upstream, %d differ%s", differs ? "❌ " :
+		    "✅ ", same, differs, differs == 1 ? "s" : "");
+	ab_buf_puts(b, "\n- **Signed**: ");
+	if (!is_signed(e)) {
+		ab_buf_puts(b, "⚠ not signed (`allocbuild sign`, or `pr --sign`)");
+	} else {
+		char *p = ab_path_join(e->outdir, AB_SIGN_SIGNERS);
+		int k = 0;
+
+		if (ab_json_read(&signers, p) < 0)
+			signers = NULL;
+		free(p);
+		ab_buf_puts(b, "every statement, by ");
+		cJSON_ArrayForEach(it, jget(signers, "signers")) {
+			char id[17];
+
+			snprintf(id, sizeof(id), "%s", jstr_or(it, "keyid", "?"));
+			ab_buf_puts(b, k++ ? ", " : "");
+			put_code(b, id);
+			ab_buf_puts(b, " (");
+			put_text(b, jstr_or(it, "algorithm", "?"));
+			ab_buf_puts(b, ")");
+		}
+		if (!k)
+			ab_buf_puts(b, "keys signers.json does not name");
+		ab_buf_puts(b, ": `verify --key` checks it");
+	}
+	ab_buf_puts(b, "\n\n");
+	cJSON_Delete(signers);
+}
+
+/* the allocator's version in short ("5.3.0" of "5.3.0-0-g54eaed1d..."): the full one is in the details */
+static void
+put_short_version(struct ab_buf *b, const cJSON *probe, const cJSON *art)
+{
+	const char *ver = jstr(probe, "version");
+	int bogus = cJSON_IsTrue(jget(probe, "bogus_version"));
+	char *s;
+
+	if (!ver && art) {
+		ver = jstr(art, "allocator_version");
+		bogus = cJSON_IsTrue(jget(art, "bogus_version"));
+	}
+	if (!ver)
+		return;
+	s = ab_strndup(ver, ver[0] >= '0' && ver[0] <= '9' ? strcspn(ver, "-") : strlen(ver));
+	ab_buf_puts(b, " ");
+	put_code(b, bogus ? "?" : s);
+	if (bogus)
+		ab_buf_puts(b, " **⚠ bogus version**");
+	free(s);
+}
+
+/* one row per variant, narrow enough for GitHub: what it is and what is set in it */
+static void
+section_variants_compact(struct ab_buf *b, const struct evidence *e)
+{
+	const cJSON *v;
+
+	ab_buf_puts(b, "### Variants\n\n| label | kind | allocator | built in | runtime environment | artifact |\n"
+	    "|---|---|---|---|---|---|\n");
+	cJSON_ArrayForEach(v, variants(e)) {
+		const char *label = jstr_or(v, "label", "?");
+		const cJSON *base = base_of(e, v);
+		const cJSON *probe = probe_of(e, label);
+		const char *alloc = jstr(base, "definition.allocator.kind") ? jstr(base, "definition.allocator.kind") :
+		    jstr(probe, "allocator");
+		const cJSON *art = artifact_of(e, jstr(base, "label") ? jstr(base, "label") : label);
+		const char *mc = malloc_conf_of(probe);
+
+		ab_buf_puts(b, "| ");
+		put_code(b, label);
+		ab_buf_puts(b, " | ");
+		ab_buf_puts(b, kind_words(v));
+		if (is_kind(v, "runtime_of")) {
+			ab_buf_puts(b, " of ");
+			put_code(b, jstr_or(v, "definition.runtime_of", "?"));
+		}
+		put_not_reproducible(b, e, label);
+		ab_buf_puts(b, " | ");
+		put_text(b, alloc ? alloc : "–");
+		put_short_version(b, probe, art);
+		ab_buf_puts(b, " | ");
+		if (mc && mc[0])
+			put_code(b, mc);
+		else if (cJSON_IsNumber(jget(probe, "secure")))
+			ab_buf_printf(b, "secure level %d", jget(probe, "secure")->valueint);
+		else
+			ab_buf_puts(b, "–");
+		ab_buf_puts(b, " | ");
+		put_runtime(b, v);
+		ab_buf_puts(b, " | ");
+		put_short_hash(b, jstr(art, "sha256"));
+		ab_buf_puts(b, " |\n");
+	}
+	ab_buf_puts(b, "\n");
+}
+
 static void
 section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 {
 	const cJSON *v;
 
-	ab_buf_puts(b, "### Variants\n\n"
+	section_variants_compact(b, e);
+	ab_buf_puts(details, "<details><summary>Variants in full: versions, configure options and defines</summary>\n\n"
 	    "| label | kind | allocator | version | configure options / defines | built in (jemalloc config.malloc_conf, mimalloc secure level) | runtime environment | artifact sha256 |\n"
 	    "|---|---|---|---|---|---|---|---|\n");
+	b = details;
 	cJSON_ArrayForEach(v, variants(e)) {
 		const char *label = jstr_or(v, "label", "?");
 		const cJSON *base = base_of(e, v);
@@ -621,7 +934,7 @@ section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence
 		put_short_hash(b, jstr(art, "sha256"));
 		ab_buf_puts(b, " |\n");
 	}
-	ab_buf_puts(b, "\n");
+	ab_buf_puts(b, "\n</details>\n\n");
 
 	/* the full digests, folded */
 	ab_buf_puts(details, "<details><summary>Artifact digests (sha256)</summary>\n\n");
@@ -864,9 +1177,9 @@ section_probes(struct ab_buf *b, struct ab_buf *details, const struct evidence *
 			const cJSON *eff = jget(probe, "effective");
 
 			if (cJSON_IsObject(eff) && cJSON_GetArraySize(eff) > 0) {
-				ab_buf_puts(details, "<details><summary>Effective allocator options of <code>");
-				put_text(details, label);
-				ab_buf_puts(details, "</code></summary>\n\n");
+				ab_buf_puts(details, "<details><summary>Effective allocator options of ");
+				put_html_code(details, label);
+				ab_buf_puts(details, "</summary>\n\n");
 				{
 					struct ab_buf lines = {0};
 
@@ -984,6 +1297,48 @@ same_str(const cJSON *x, const cJSON *y, const char *path)
 	return a && b && !strcmp(a, b);
 }
 
+/*
+ * The CMake cache and flag differences between variants built from the
+ * same source, as a table (variants of two unrelated projects differ in
+ * everything: that says nothing); cmake-cache-provenance.json has them all
+ */
+static void
+put_cmake_table(struct ab_buf *details, const struct evidence *e)
+{
+	const cJSON *pair, *d;
+	int rows = 0;
+
+	cJSON_ArrayForEach(pair, jget(e->cmake, "diffs")) {
+		const char *a = jstr(pair, "a"), *bl = jstr(pair, "b");
+		const char *sa = jstr(for_label(e->commands, a), "definition.source");
+		const char *sb = jstr(for_label(e->commands, bl), "definition.source");
+
+		if (!a || !bl || !sa || !sb || strcmp(sa, sb))
+			continue;
+		cJSON_ArrayForEach(d, jget(pair, "differences")) {
+			if (!rows++)
+				ab_buf_puts(details, "<details><summary>CMake cache and flag differences (variants of one "
+				    "source)</summary>\n\n| variants | section | key | first | second |\n|---|---|---|---|---|\n");
+			ab_buf_puts(details, "| ");
+			put_code(details, a);
+			ab_buf_puts(details, " → ");
+			put_code(details, bl);
+			ab_buf_puts(details, " | ");
+			put_text(details, jstr_or(d, "section", "?"));
+			ab_buf_puts(details, " | ");
+			put_code(details, jstr_or(d, "key", "?"));
+			ab_buf_puts(details, " | ");
+			put_code(details, jstr_or(d, "a", "–"));
+			ab_buf_puts(details, " | ");
+			put_code(details, jstr_or(d, "b", "–"));
+			ab_buf_puts(details, " |\n");
+		}
+	}
+	if (rows)
+		ab_buf_puts(details, "\nEvery cache entry and flag of each variant: `provenance/cmake-cache-provenance.json` "
+		    "in the bundle.\n\n</details>\n\n");
+}
+
 static void
 section_differences(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 {
@@ -1025,18 +1380,7 @@ section_differences(struct ab_buf *b, struct ab_buf *details, const struct evide
 	if (!any)
 		ab_buf_puts(b, "Only one variant was built.\n");
 	ab_buf_puts(b, "\n");
-	if (e->cmake) {
-		char *txt = cJSON_Print(jget(e->cmake, "diffs") ? jget(e->cmake, "diffs") : e->cmake);
-
-		char *block = ab_sprintf("%s\n", txt);
-
-		/* JSON escapes every control character; only the fence needs care */
-		ab_buf_puts(details, "<details><summary>CMake cache and flag differences</summary>\n\n");
-		put_fenced(details, "json", block);
-		ab_buf_puts(details, "\n</details>\n\n");
-		free(block);
-		free(txt);
-	}
+	put_cmake_table(details, e);
 }
 
 /* a mermaid node id: letters, digits and underscores only */
@@ -1199,13 +1543,10 @@ section_flow(struct ab_buf *b, const struct evidence *e)
 static void
 section_signature(struct ab_buf *b, const struct evidence *e, const char *bundle_name)
 {
-	char *env = ab_path_join(e->outdir, AB_SIGN_ENVELOPES);
-	int signed_ = ab_path_exists(env);
 	cJSON *signers = NULL;
 	const cJSON *it;
 
-	free(env);
-	if (!signed_)
+	if (!is_signed(e))
 		return;
 	/* signers.json is a hint for the reader (never trusted: the keys are checked by verify --key) */
 	{
@@ -1215,7 +1556,7 @@ section_signature(struct ab_buf *b, const struct evidence *e, const char *bundle
 			signers = NULL;
 		free(p);
 	}
-	ab_buf_puts(b, "### Signature\n\nEvery in-toto statement of the build is signed: `" AB_SIGN_ENVELOPES "` "
+	ab_buf_puts(b, "<details><summary>Signature: who signed, and how to check it</summary>\n\nEvery in-toto statement of the build is signed: `" AB_SIGN_ENVELOPES "` "
 	    "holds a DSSE envelope of each (payload type `application/vnd.in-toto+json`), signed by\n\n"
 	    "| keyid (sha256 of the public key's DER SubjectPublicKeyInfo) | algorithm |\n|---|---|\n");
 	cJSON_ArrayForEach(it, jget(signers, "signers")) {
@@ -1230,36 +1571,13 @@ section_signature(struct ab_buf *b, const struct evidence *e, const char *bundle
 	ab_buf_printf(b, "\nA valid signature vouches for every artifact (the statement's subjects) and every "
 	    "manifest and log (its byproducts), each by its sha256. Check it with the signer's public key "
 	    "`PUB.pem`, obtained from the signer, not from the bundle:\n\n```sh\n"
-	    "allocbuild verify --key PUB.pem %s\nallocbuild verify --key PUB.pem allocbuild-out/%s\n```\n\n"
-	    "or without allocbuild, with Python's securesystemslib (Debian: `python3-securesystemslib`), on the "
-	    "envelopes (`tar -xzf %s provenance-%s/%s`); it prints `sha256sum -c` lines for the digests it "
-	    "vouches for:\n\n```python\n", bundle_name, e->name, bundle_name, e->name,
+	    "allocbuild verify --key PUB.pem %s\n"
+	    "python3 dsse-verify.py PUB.pem %s | (cd allocbuild-out/%s && sha256sum -c)\n```\n\n"
+	    "The second needs no allocbuild: `dsse-verify.py` is allocbuild's `docs/dsse-verify.py`, a short "
+	    "program on Python's securesystemslib (Debian: `python3-securesystemslib`) that checks every "
+	    "envelope (`tar -xzf %s provenance-%s/%s`) and prints `sha256sum -c` lines for the digests it "
+	    "vouches for.\n\n</details>\n\n", bundle_name, AB_SIGN_ENVELOPES, e->name, bundle_name, e->name,
 	    AB_SIGN_ENVELOPES);
-	ab_buf_puts(b,
-	    "# python3 dsse-verify.py PUB.pem provenance.intoto.jsonl | (cd OUTDIR && sha256sum -c)\n"
-	    "import base64, hashlib, json, sys\n"
-	    "from securesystemslib.signer import Signature, SSlibKey\n"
-	    "pem = open(sys.argv[1]).read()\n"
-	    "der = base64.b64decode(\"\".join(l for l in pem.splitlines() if \"-----\" not in l))\n"
-	    "keyid = hashlib.sha256(der).hexdigest()  # allocbuild's keyid\n"
-	    "if der.startswith(bytes.fromhex(\"302a300506032b6570032100\")):  # Ed25519\n"
-	    "    key = SSlibKey(keyid, \"ed25519\", \"ed25519\", {\"public\": der[12:].hex()})\n"
-	    "else:  # ECDSA P-256, DER signatures\n"
-	    "    key = SSlibKey(keyid, \"ecdsa\", \"ecdsa-sha2-nistp256\", {\"public\": pem})\n"
-	    "for n, line in enumerate(open(sys.argv[2], \"rb\"), 1):\n"
-	    "    env = json.loads(line)\n"
-	    "    body, ptype = base64.b64decode(env[\"payload\"]), env[\"payloadType\"].encode()\n"
-	    "    pae = b\"DSSEv1 %d %b %d %b\" % (len(ptype), ptype, len(body), body)\n"
-	    "    sigs = [s for s in env[\"signatures\"] if s.get(\"keyid\") == keyid]\n"
-	    "    for s in sigs:  # raises UnverifiedSignatureError on a bad signature\n"
-	    "        key.verify_signature(Signature(keyid, base64.b64decode(s[\"sig\"]).hex()), pae)\n"
-	    "    if not sigs or ptype != b\"application/vnd.in-toto+json\":\n"
-	    "        sys.exit(f\"line {n}: not an in-toto statement signed by {keyid}\")\n"
-	    "    st = json.loads(body)\n"
-	    "    for d in st.get(\"subject\", []) + st[\"predicate\"][\"runDetails\"][\"byproducts\"]:\n"
-	    "        print(d[\"digest\"][\"sha256\"] + \"  \" + d[\"name\"])\n"
-	    "    print(f\"line {n}: signature by {keyid} verified\", file=sys.stderr)\n"
-	    "```\n\n");
 	cJSON_Delete(signers);
 }
 
@@ -1532,7 +1850,7 @@ put_run_list(struct ab_buf *details, const struct evidence *e, const struct run_
 	const cJSON *r;
 
 	ab_buf_puts(details, "<details><summary>Runs of ");
-	put_code(details, g->name);
+	put_html_code(details, g->name);
 	ab_buf_puts(details, ": every run, failed ones and reruns alike</summary>\n\n"
 	    "| # | label | repetition | started (UTC) | status | wall s | user s | sys s | peak RSS MiB | log sha256 |\n"
 	    "|---|---|---|---|---|---|---|---|---|---|\n");
@@ -1785,9 +2103,14 @@ ab_pr_write(const struct ab_pr_opts *o)
 		goto done;
 	if (ab_mkdir_p(dir, 0755) < 0)
 		goto done;
-	section_summary(&body, &e);
-	section_signature(&body, &e, bundle_name);
+	/* the verdict and what differs first; what proves it after, folded */
+	section_title(&body, &e);
+	section_verdict(&body, &e, o->rebuilt);
 	section_variants(&body, &details, &e);
+	section_differences(&body, &details, &e);
+	section_probes(&body, &details, &e);
+	if (section_runs(&body, &details, &e, &svg) < 0)
+		goto done;
 	section_reproducibility(&body, &e);
 	if (o->rebuilt) {
 		ab_buf_puts(&body, "### Independent rebuilds\n\n");
@@ -1795,11 +2118,11 @@ ab_pr_write(const struct ab_pr_opts *o)
 		ab_buf_puts(&body, "\n");
 	}
 	section_upstream(&body, &e);
-	section_probes(&body, &details, &e);
-	section_differences(&body, &details, &e);
-	if (section_runs(&body, &details, &e, &svg) < 0)
-		goto done;
 	section_flow(&body, &e);
+	section_sources(&body, &e, bundle_name);
+	section_signature(&body, &e, bundle_name);
+	hide_outdir(&body, o->outdir);
+	hide_outdir(&details, o->outdir);
 
 	ab_buf_add(&out, body.s, body.len);
 	ab_buf_add(&out, details.s ? details.s : "", details.len);

@@ -131,7 +131,9 @@ struct ab_run_record {
 	struct ab_dependency *deps;
 	size_t ndeps;
 	cJSON *documents;    /* manifest path -> a document other modules shaped (sources.json, ...) */
-	char *recipe_file;   /* what recipe.json is copied from; NULL: recipe.path (a merge: a shard's copy) */
+	const char *recipe_text; /* the bytes of recipe.json (not owned), or NULL: read recipe_file */
+	size_t recipe_len;
+	char *recipe_file;   /* what recipe.json is copied from when there is no text; NULL: recipe.path (a merge: a shard's copy) */
 	cJSON *merge;        /* a merge of shards (builder/merge.h): what it merged, for the statement; else NULL */
 	/*
 	 * the invocation ids of the earlier builds of this OUTDIR (the last
@@ -140,6 +142,8 @@ struct ab_run_record {
 	 * OUTDIR's (provenance/runrec.h)
 	 */
 	struct ab_strv earlier_invocations;
+	/* the files of OUTDIR/inputs (builder/inputs.h), relative to OUTDIR: byproducts of the build */
+	struct ab_strv inputs;
 };
 
 /* free what an artifact record holds */

@@ -14,7 +14,17 @@ expect_grep "wrote pr1/provenance-jemalloc-5.3.0-policy.tar.gz (" out
 chars=$(python3 -c 'import sys; print(len(open(sys.argv[1], encoding="utf-8").read()))' pr1/pr.md)
 [ "$chars" -lt 65536 ] || fail "pr.md has $chars characters"
 
-# rendered as GitHub would (GFM tables): the variants table, cell by cell
+# the verdict first: what was built, the probes, what was checked, who signed
+sed -n 5,10p pr1/pr.md >verdict.txt
+expect_file verdict.txt <<'X'
+**3 variants built** (2 normal builds, 1 runtime only); every file matches SHA256SUMS (14 files, verified by `pr`).
+
+- **Probes**: ✅ 2 requested settings in effect in 3 probed variants
+- **Reproducibility**: ⚠ not checked (no `build --check` or `rebuild` record)
+- **Independent rebuilds**: none shown (`pr --rebuilt RECORD...`)
+- **Signed**: ⚠ not signed (`allocbuild sign`, or `pr --sign`)
+X
+# rendered as GitHub would (GFM tables): the compact variants table, then the full one in the details, cell by cell
 cmark-gfm --extension table --extension autolink pr1/pr.md >pr.html
 python3 - pr.html >rows.txt <<'PY'
 import sys, html.parser
@@ -36,6 +46,10 @@ for t in p.tables:
         for r in t: print(" | ".join(r[:7]))
 PY
 expect_file rows.txt <<'X'
+label | kind | allocator | built in | runtime environment | artifact
+stock53 | normal build | jemalloc 5.3.0 | – | – | 0ac95f7765d9
+special53 | normal build | jemalloc 5.3.0 | lg_extent_max_active_fit:30 | – | 5557da6200a5
+fit-only | runtime only of stock53 | jemalloc 5.3.0 | – | MALLOC_CONF=lg_extent_max_active_fit:30 | 0ac95f7765d9
 label | kind | allocator | version | configure options / defines | built in (jemalloc config.malloc_conf, mimalloc secure level) | runtime environment
 stock53 | normal build | jemalloc | 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c | --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48 | "" | –
 special53 | normal build | jemalloc | 5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c | --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48 --with-malloc-conf=lg_extent_max_active_fit:30 | lg_extent_max_active_fit:30 | –
@@ -103,7 +117,9 @@ expect_grep "details moved to the bundle" out
 chars=$(python3 -c 'import sys; print(len(open(sys.argv[1], encoding="utf-8").read()))' small/pr.md)
 [ "$chars" -lt 5000 ] || fail "pr.md has $chars characters, over --limit 5000"
 expect_grep "pr-details.md" small/pr.md
-expect_no_grep "<details>" small/pr.md
+expect_no_grep "<details><summary>Artifact digests" small/pr.md
+# the body keeps its own folded parts: the sources and how to check them
+expect_grep "<details><summary>Sources, pins and how to check the evidence</summary>" small/pr.md
 tar -xzOf small/provenance-jemalloc-5.3.0-policy.tar.gz provenance-jemalloc-5.3.0-policy/pr-details.md >details.md
 expect_grep "<details><summary>Artifact digests (sha256)</summary>" details.md
 expect_exit 0 "$AB" verify small/provenance-jemalloc-5.3.0-policy.tar.gz

@@ -48,7 +48,8 @@ expect_file members.txt <<X
 $T/$J
 $T/provenance/signers.json
 X
-expect_grep "### Signature" pr/pr.md
+expect_grep "<details><summary>Signature: who signed, and how to check it</summary>" pr/pr.md
+expect_grep "- **Signed**: every statement, by \`${ed:0:16}\` (ed25519): \`verify --key\` checks it" pr/pr.md
 expect_grep "| \`$ed\` | \`ed25519\` |" pr/pr.md
 expect_grep "allocbuild verify --key PUB.pem provenance-ps.tar.gz" pr/pr.md
 expect_grep "tar -xzf provenance-ps.tar.gz $T/$J" pr/pr.md
@@ -70,13 +71,19 @@ X
 expect_exit 0 "$AB" verify $B
 expect_grep "$J: 1 envelope with 1 signature (keyid $ed): signatures present, not checked (verify --key PUB.pem checks them)" out
 
-# --- pr.md's Python snippet, as a reader would run it, with Debian's securesystemslib
-sed -n '/^```python$/,/^```$/p' pr/pr.md | sed '1d;$d' >dsse-verify.py
-[ -s dsse-verify.py ] || fail "no Python snippet in pr.md"
+# --- pr.md's check without allocbuild, as a reader would run it, with Debian's securesystemslib
+cat >want <<X
+\`\`\`sh
+allocbuild verify --key PUB.pem provenance-ps.tar.gz
+python3 dsse-verify.py PUB.pem $J | (cd allocbuild-out/ps && sha256sum -c)
+\`\`\`
+X
+sed -n '/^```sh$/,/^```$/p' pr/pr.md | grep -A3 -B1 'verify --key' | expect_file want
+cp "$TOP/docs/dsse-verify.py" .
 tar -xzf $B $T/$J
 "$SSLIB_PY" dsse-verify.py ed.pub.pem $T/$J >sums 2>snippet.err || { cat snippet.err; fail "the snippet failed"; }
 expect_file snippet.err <<X
-line 1: signature by $ed verified
+line 1: https://slsa.dev/provenance/v1: signature by $ed verified
 X
 [ "$(wc -l <sums)" = 9 ] || fail "the snippet printed $(wc -l <sums) digests"
 (cd bo && sha256sum -c --quiet) <sums || fail "sha256sum -c refused the snippet's digests"

@@ -54,17 +54,17 @@ expect_grep "bo/$J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $
 expect_exit 0 "$AB" verify bo
 expect_grep "$J: 1 envelope with 2 signatures (keyid $ed, $ec): signatures present, not checked (verify --key PUB.pem checks them)" out
 
-# --- independently: openssl pkeyutl over a PAE made in Python, securesystemslib, pr.md's snippet
+# --- independently: openssl pkeyutl over a PAE made in Python, securesystemslib, docs/dsse-verify.py
 tar -xzf $B $T/$J
 cmp $T/$J bo/$J || fail "the bundle's envelopes are not the OUTDIR's"
 { check_openssl bo/$J ed.pub.pem; check_openssl bo/$J ec.pub.pem; } >ossl.txt
 { check_sslib bo/$J ed.pub.pem; check_sslib bo/$J ec.pub.pem; } >sslib.txt
 printf '1 ok\n1 ok\n' | expect_file ossl.txt
 printf '1 ok ed25519\n1 ok ecdsa\n' | expect_file sslib.txt
-sed -n '/^```python$/,/^```$/p' pr/pr.md | sed '1d;$d' >dsse-verify.py
-"$SSLIB_PY" dsse-verify.py ec.pub.pem $T/$J >sums 2>snippet.err || { cat snippet.err; fail "pr.md's snippet failed"; }
-[ "$(wc -l <sums)" = 13 ] || fail "the snippet printed $(wc -l <sums) digests"
-(cd bo && sha256sum -c --quiet) <sums || fail "sha256sum -c refused the snippet's digests"
+expect_grep "python3 dsse-verify.py PUB.pem $J | (cd allocbuild-out/jemalloc-5.3.0-policy && sha256sum -c)" pr/pr.md
+"$SSLIB_PY" "$TOP/docs/dsse-verify.py" ec.pub.pem $T/$J >sums 2>snippet.err || { cat snippet.err; fail "docs/dsse-verify.py failed"; }
+[ "$(wc -l <sums)" = 13 ] || fail "docs/dsse-verify.py printed $(wc -l <sums) digests"
+(cd bo && sha256sum -c --quiet) <sums || fail "sha256sum -c refused docs/dsse-verify.py's digests"
 
 # --- tampering, each undone after its check (the OUTDIR is large)
 cp bo/$J saved.jsonl

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# A bundle carries the files beside the recipe that its build read: the
+# tree of a dir source (its configure script still executable) and a patch
+# file from outside the recipe's directory (../patches), as inputs/<levels
+# up>/<path>, listed in SHA256SUMS and signed with the statement. With the
+# author's recipe, directory and patch moved away, rebuild of the bundle
+# (and of the OUTDIR) lays them out and finds every artifact identical; a
+# bundle whose inputs were changed does not verify, and nothing is rebuilt.
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/sign-lib.sh"
+
+mkdir -p proj/recipes/app proj/patches
+cat >proj/recipes/app/configure <<'CFG'
+#!/bin/sh
+srcdir=$(cd "$(dirname "$0")" && pwd)
+printf 'all: app\n\napp: %s/main.c\n\tcc -O1 -o app %s/main.c\n' "$srcdir" "$srcdir" >Makefile
+CFG
+chmod +x proj/recipes/app/configure
+printf '#include <stdio.h>\nint main(void) { puts("app 1"); return 0; }\n' >proj/recipes/app/main.c
+cat >proj/patches/app.patch <<'P'
+--- a/main.c
++++ b/main.c
+@@ -1,2 +1,2 @@
+ #include <stdio.h>
+-int main(void) { puts("app 1"); return 0; }
++int main(void) { puts("app 2, patched"); return 0; }
+P
+h=$("$AB" hash proj/recipes/app | cut -d' ' -f1)
+cat >proj/recipes/r.json <<JSON
+{"recipe": 1, "name": "carried",
+ "sources": {"app": {"dir": {"path": "app", "dirHash": "$h"}, "patches": ["../patches/app.patch"]}},
+ "variants": [{"label": "a", "source": "app", "build": {"system": "autotools"}, "artifacts": ["app"]}]}
+JSON
+expect_exit 0 "$AB" build -o bo proj/recipes/r.json
+[ "$(bo/variants/a/build/app)" = "app 2, patched" ] || fail "the patch was not applied"
+cut -c67- bo/SHA256SUMS | grep '^inputs/' >listed
+cat >want <<X
+inputs/0/app/configure
+inputs/0/app/main.c
+inputs/1/patches/app.patch
+X
+expect_file listed <want
+cmp proj/patches/app.patch bo/inputs/1/patches/app.patch || fail "the patch kept is not the patch"
+[ -x bo/inputs/0/app/configure ] && [ ! -x bo/inputs/0/app/main.c ] || fail "the modes of the dir source were not kept"
+expect_exit 0 "$AB" verify bo
+make_keys
+expect_exit 0 "$AB" pr --sign ed.pem -o pr bo
+B=$PWD/pr/provenance-carried.tar.gz
+tar -tvzf $B | awk '$6 ~ /inputs\// { print $1, $6 }' >modes
+cat >want <<X
+drwxr-xr-x provenance-carried/inputs/
+drwxr-xr-x provenance-carried/inputs/0/
+drwxr-xr-x provenance-carried/inputs/0/app/
+-rwxr-xr-x provenance-carried/inputs/0/app/configure
+-rw-r--r-- provenance-carried/inputs/0/app/main.c
+drwxr-xr-x provenance-carried/inputs/1/
+drwxr-xr-x provenance-carried/inputs/1/patches/
+-rw-r--r-- provenance-carried/inputs/1/patches/app.patch
+X
+expect_file modes <want
+
+# the author's files gone: the bundle and the OUTDIR rebuild from what they carry
+mv proj away
+mkdir elsewhere && cd elsewhere
+expect_exit 0 "$AB" rebuild --key ../ed.pub.pem -o rb $B
+expect_grep "1/1 artifact identical" out
+[ "$(rb/variants/a/build/app)" = "app 2, patched" ] || fail "the rebuild did not apply the bundled patch"
+expect_exit 0 "$AB" rebuild -o rb2 ../bo
+expect_grep "1/1 artifact identical" out
+ls "${TMPDIR:-/tmp}" | grep -q '^allocbuild-rebuild-inputs-' && fail "the rebuild left its inputs behind"
+cd ..
+
+# a bundle whose kept patch was changed (its indexes made anew): its statement refuses it
+mkdir x && tar -xzf $B -C x
+sed -i 's/patched/forged/' x/provenance-carried/inputs/1/patches/app.patch
+repack_bundle x provenance-carried forged.tar.gz
+expect_exit 1 "$AB" rebuild --key ed.pub.pem -o rb3 forged.tar.gz
+expect_grep "inputs/1/patches/app.patch: sha256 mismatch" out
+[ ! -e rb3 ] || fail "a forged bundle was rebuilt"
