@@ -5,6 +5,8 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "../lib/util.h"
@@ -37,6 +39,23 @@ worse(int a, int b)
 	return a ? a : b;
 }
 
+/* the last line: pass or fail, and what was checked */
+static void
+print_result(const char *target, const char *kind, int e, size_t nkeys)
+{
+	char *shown = ab_shown(target);
+
+	printf("%s: %s %s: %s", e ? "FAIL" : "pass", kind, shown,
+	    e ? "a check failed (above)" : !strcmp(kind, "envelopes file") ? (nkeys ? "every envelope verified" :
+	    "every envelope read") : !strcmp(kind, "OUTDIR") ? "every file matches SHA256SUMS and the statement" :
+	    "every member matches BUNDLE-SHA256SUMS and SHA256SUMS");
+	if (nkeys)
+		printf("; signatures checked with %zu key%s\n", nkeys, nkeys == 1 ? "" : "s");
+	else
+		printf("; signatures not checked (--key PUB.pem)\n");
+	free(shown);
+}
+
 static int
 verify_bundle(const char *path, const struct ab_sign_verify_opts *o)
 {
@@ -66,6 +85,7 @@ cmd_verify(int argc, char **argv)
 	struct ab_key **keys = NULL;
 	const char *target;
 	size_t nkeys = 0;
+	const char *kind = "bundle";
 	int c, e;
 
 	optind = 1;
@@ -98,6 +118,7 @@ cmd_verify(int argc, char **argv)
 	} else if (ab_is_dir(target) || !ab_path_exists(target)) {
 		struct ab_strv names = {0}, hexes = {0};
 
+		kind = "OUTDIR";
 		/* the files hashed for SHA256SUMS are not read again for the signatures */
 		e = ab_manifest_verify_seen(stdout, target, &names, &hexes);
 		o.known_names = &names;
@@ -107,10 +128,13 @@ cmd_verify(int argc, char **argv)
 		ab_strv_free(&names);
 		ab_strv_free(&hexes);
 	} else if (ab_sign_is_envelope_file(target)) {
+		kind = "envelopes file";
 		e = ab_sign_verify_file(stdout, target, &o);
 	} else {
 		e = verify_bundle(target, &o);
 	}
+	if (e != AB_EFAIL)
+		print_result(target, kind, e, nkeys);
 	ab_cmd_free_keys(keys, nkeys);
 	ab_strv_free(&paths);
 	return ab_cmd_exit(e);

@@ -25,6 +25,7 @@ old=$(sha256sum pristine/variants/a/build/prog | cut -d' ' -f1)
 expect_exit 1 "$AB" verify bo
 expect_file out <<X
 variants/a/build/prog: expected $old, actual $new
+FAIL: OUTDIR bo: a check failed (above); signatures not checked (--key PUB.pem)
 X
 
 # ... with its SHA256SUMS line rewritten: the statement still says otherwise

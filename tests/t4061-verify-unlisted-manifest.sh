@@ -18,6 +18,7 @@ JSON
 expect_exit 1 "$AB" verify bo
 expect_file out <<'X'
 provenance/upstream-diff.json: not listed in SHA256SUMS: not a file this build recorded
+FAIL: OUTDIR bo: a check failed (above); signatures not checked (--key PUB.pem)
 X
 # the same for any file under provenance/ and for a manifest's name at the top
 mv bo/provenance/upstream-diff.json bo/provenance/notes.txt

@@ -35,6 +35,7 @@ actual = hashlib.sha256(open(sys.argv[1] + "/provenance/sources.json", "rb").rea
 print(f"provenance/sources.json: expected {signed}, actual {actual}")
 print("provenance/sources.json: in the statement but not listed in SHA256SUMS")
 print("provenance/sources.json: a manifest of this build, not listed in SHA256SUMS")
+print("FAIL: OUTDIR bo: a check failed (above); signatures not checked (--key PUB.pem)")
 PY
 expect_file out <want
 
@@ -57,6 +58,7 @@ sed -i '/ variants\/t1\/build\/bin\/fake$/d' bo/SHA256SUMS
 expect_exit 1 "$AB" verify bo
 expect_file out <<'X'
 variants/t1/build/bin/fake: in the statement but not listed in SHA256SUMS
+FAIL: OUTDIR bo: a check failed (above); signatures not checked (--key PUB.pem)
 X
 
 # a line listed twice, an unsafe path: named as such (item 10)

@@ -67,6 +67,7 @@ $J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'
   variants/a/build/lib/libfake.a sha256 $lib
   variants/a/build/bin/fake sha256 $bin
 verified 1 signed statement in the bundle: 0 subjects and 7 byproducts match; 2 subjects not in the bundle, not checked
+pass: bundle $B: every member matches BUNDLE-SHA256SUMS and SHA256SUMS; signatures checked with 1 key
 X
 expect_exit 0 "$AB" verify $B
 expect_grep "$J: 1 envelope with 1 signature (keyid $ed): signatures present, not checked (verify --key PUB.pem checks them)" out
@@ -113,6 +114,7 @@ expect_exit 1 "$AB" verify --key ed.pub.pem t1.tar.gz
 expect_file out <<X
 t1.tar.gz: every member matches BUNDLE-SHA256SUMS
 $J:1: provenance/sources.json: sha256 mismatch: signed $was, actual $now
+FAIL: bundle t1.tar.gz: a check failed (above); signatures checked with 1 key
 X
 # a log removed
 fresh
@@ -142,4 +144,5 @@ expect_exit 1 "$AB" verify --key ed.pub.pem t5.tar.gz
 expect_file out <<X
 t5.tar.gz: every member matches BUNDLE-SHA256SUMS
 $J: missing: the bundle is not signed (allocbuild sign)
+FAIL: bundle t5.tar.gz: a check failed (above); signatures checked with 1 key
 X

@@ -26,6 +26,7 @@ check() { # file message
 	expect_exit 1 "$AB" verify "$1"
 	expect_file out <<X
 $1: $2
+FAIL: bundle $1: a check failed (above); signatures not checked (--key PUB.pem)
 X
 }
 check crc.tar.gz "corrupt gzip stream: incorrect data check"

@@ -149,11 +149,11 @@ expect_exit 0 "$AB" verify bo
 # a file dropped into runs/ that no run recorded fails verify, naming it
 echo forged >bo/runs/int/0003-stock53.log
 expect_exit 1 "$AB" verify bo
-echo "runs/int/0003-stock53.log: not listed in SHA256SUMS: not a file this build or a run recorded" | expect_file out
+{ echo "runs/int/0003-stock53.log: not listed in SHA256SUMS: not a file this build or a run recorded"; echo "FAIL: OUTDIR bo: a check failed (above); signatures not checked (--key PUB.pem)"; } | expect_file out
 # ... listed in SHA256SUMS too: still no run recorded it
 sha256sum bo/runs/int/0003-stock53.log | sed 's,bo/,,' >>bo/SHA256SUMS
 expect_exit 1 "$AB" verify bo
-echo "runs/int/0003-stock53.log: listed in SHA256SUMS but recorded by no run" | expect_file out
+{ echo "runs/int/0003-stock53.log: listed in SHA256SUMS but recorded by no run"; echo "FAIL: OUTDIR bo: a check failed (above); signatures not checked (--key PUB.pem)"; } | expect_file out
 rm bo/runs/int/0003-stock53.log
 sed -i '$d' bo/SHA256SUMS
 # a record edited, or its log

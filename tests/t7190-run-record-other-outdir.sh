@@ -45,6 +45,7 @@ expect_exit 1 "$AB" verify forged.tar.gz
 expect_file out <<X
 forged.tar.gz: every member matches BUNDLE-SHA256SUMS
 runs/p/0001-a.intoto.json: a run of build $a_inv, not of this OUTDIR's ($b_inv): a record of another OUTDIR
+FAIL: bundle forged.tar.gz: a check failed (above); signatures not checked (--key PUB.pem)
 X
 expect_exit 0 "$AB" verify pr0/provenance-same.tar.gz
 cd ..

@@ -40,6 +40,7 @@ expect_file out <<X
 verified 14 files in bo
 $J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 2 subjects and 11 byproducts match
 verified 1 signed statement in the OUTDIR: 2 subjects and 11 byproducts match
+pass: OUTDIR bo: every file matches SHA256SUMS and the statement; signatures checked with 1 key
 X
 expect_exit 0 "$AB" verify --key ec.pub.pem $B
 expect_file out <<X
@@ -48,6 +49,7 @@ $J:1: ok: provenance/provenance.intoto.json, signed by ecdsa-sha2-nistp256 $ec (
   $A sha256 $stock
   variants/special53/build/lib/libjemalloc_pic.a sha256 $special
 verified 1 signed statement in the bundle: 0 subjects and 11 byproducts match; 2 subjects not in the bundle, not checked
+pass: bundle $B: every member matches BUNDLE-SHA256SUMS and SHA256SUMS; signatures checked with 1 key
 X
 expect_exit 0 "$AB" verify --key ed.pub.pem --key ec.pub.pem --require-all bo/$J
 expect_grep "bo/$J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'), ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 2 subjects and 11 byproducts match" out
@@ -75,6 +77,7 @@ expect_exit 1 "$AB" verify --key ed.pub.pem bo
 expect_file out <<X
 verified 14 files in bo
 $J:1: bad signature: keyid $ed does not verify with 'ed.pub.pem' (ed25519)
+FAIL: OUTDIR bo: a check failed (above); signatures checked with 1 key
 X
 restore
 # in the (Ed25519) signature: that key fails; the ECDSA one alone still verifies, not both
@@ -98,6 +101,7 @@ expect_exit 1 "$AB" verify --key ed.pub.pem bo
 expect_file out <<X
 $A: expected $stock, actual $new
 $J:1: $A: sha256 mismatch: signed $stock, actual $new
+FAIL: OUTDIR bo: a check failed (above); signatures checked with 1 key
 X
 flip bo/$A
 [ "$(sha256sum bo/$A | cut -d' ' -f1)" = "$stock" ] || fail "the artifact was not restored"
@@ -108,6 +112,7 @@ expect_file out <<X
 verified 14 files in bo
 $J: no envelopes
 provenance/provenance.intoto.json: not signed: no line of $J carries it
+FAIL: OUTDIR bo: a check failed (above); signatures checked with 1 key
 X
 restore
 # a line duplicated

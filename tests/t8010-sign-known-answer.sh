@@ -56,6 +56,7 @@ expect_exit 0 "$AB" verify --key a.pub.pem kat/provenance/provenance.intoto.json
 expect_file out <<X
 kat/provenance/provenance.intoto.jsonl:1: ok: provenance/provenance.intoto.json, signed by ed25519 $id ('a.pub.pem'); 0 subjects and 0 byproducts match
 verified 1 signed statement in the OUTDIR: 0 subjects and 0 byproducts match
+pass: envelopes file kat/provenance/provenance.intoto.jsonl: every envelope verified; signatures checked with 1 key
 X
 # signers.json: the fingerprint and algorithm, nothing of the private key
 [ "$(json kat/provenance/signers.json '[(s["keyid"], s["algorithm"]) for s in d["signers"]]')" = "[('$id', 'ed25519')]" ]
@@ -70,6 +71,7 @@ PY
 expect_exit 1 "$AB" verify --key a.pub.pem swapped.jsonl
 expect_file out <<X
 swapped.jsonl:1: bad signature: keyid $id does not verify with 'a.pub.pem' (ed25519)
+FAIL: envelopes file swapped.jsonl: a check failed (above); signatures checked with 1 key
 X
 
 # protocol.md's example: ECDSA P-256 over SHA-256 (deterministic, RFC 6979), the
@@ -99,8 +101,10 @@ PY
 expect_exit 1 "$AB" verify --key spec.pub.pem spec.jsonl
 expect_file out <<'X'
 spec.jsonl:1: payload type 'http://example.com/HelloWorld' is not application/vnd.in-toto+json
+FAIL: envelopes file spec.jsonl: a check failed (above); signatures checked with 1 key
 X
 expect_exit 1 "$AB" verify --key spec.pub.pem spec-bad.jsonl
 expect_file out <<'X'
 spec-bad.jsonl:1: bad signature: no signature without a keyid verifies with the keys given
+FAIL: envelopes file spec-bad.jsonl: a check failed (above); signatures checked with 1 key
 X

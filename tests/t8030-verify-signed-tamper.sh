@@ -16,6 +16,7 @@ expect_exit 1 "$AB" verify --key ed.pub.pem bo
 expect_file out <<X
 verified 10 files in bo
 $J: missing: the OUTDIR is not signed (allocbuild sign)
+FAIL: OUTDIR bo: a check failed (above); signatures checked with 1 key
 X
 
 # --- signed by both keys: each key alone verifies, and both with --require-all
@@ -29,6 +30,7 @@ expect_file out <<X
 verified 10 files in bo
 $J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 2 subjects and 7 byproducts match
 verified 1 signed statement in the OUTDIR: 2 subjects and 7 byproducts match
+pass: OUTDIR bo: every file matches SHA256SUMS and the statement; signatures checked with 1 key
 X
 expect_exit 0 "$AB" verify --key ec.pub.pem bo/$J
 expect_grep "bo/$J:1: ok: provenance/provenance.intoto.json, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem')" out
@@ -38,6 +40,7 @@ expect_exit 0 "$AB" verify bo
 expect_file out <<X
 verified 10 files in bo
 $J: 1 envelope with 2 signatures (keyid $ed, $ec): signatures present, not checked (verify --key PUB.pem checks them)
+pass: OUTDIR bo: every file matches SHA256SUMS and the statement; signatures not checked (--key PUB.pem)
 X
 # the signed statement names every manifest but itself among its byproducts
 [ "$(json bo/provenance/provenance.intoto.json '[b["name"] for b in d["predicate"]["runDetails"]["byproducts"]][2:]')" = \
@@ -73,6 +76,7 @@ expect_exit 1 "$AB" verify --key ed.pub.pem t
 expect_file out <<X
 verified 10 files in t
 $J:1: bad signature: keyid $ed does not verify with 'ed.pub.pem' (ed25519)
+FAIL: OUTDIR t: a check failed (above); signatures checked with 1 key
 X
 # of the signature
 fresh
@@ -93,6 +97,7 @@ expect_exit 1 "$AB" verify --key ed.pub.pem t
 expect_file out <<X
 variants/a/build/bin/fake: expected $old, actual $new
 $J:1: variants/a/build/bin/fake: sha256 mismatch: signed $old, actual $new
+FAIL: OUTDIR t: a check failed (above); signatures checked with 1 key
 X
 # of a manifest, with SHA256SUMS and the unsigned statement rewritten to match: the signed byproduct digest holds
 fresh
@@ -109,6 +114,7 @@ verified 10 files in t
 $J:1: signs a statement that the OUTDIR does not hold (no statement file there has its bytes)
 $J:1: provenance/sources.json: sha256 mismatch: signed $was, actual $now
 provenance/provenance.intoto.json: not signed: no line of $J carries it
+FAIL: OUTDIR t: a check failed (above); signatures checked with 1 key
 X
 # a line removed
 fresh
@@ -118,6 +124,7 @@ expect_file out <<X
 verified 10 files in t
 $J: no envelopes
 provenance/provenance.intoto.json: not signed: no line of $J carries it
+FAIL: OUTDIR t: a check failed (above); signatures checked with 1 key
 X
 # a line duplicated
 fresh
@@ -127,6 +134,7 @@ expect_file out <<X
 verified 10 files in t
 $J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 2 subjects and 7 byproducts match
 $J:2: the same statement as line 1 (a duplicated line)
+FAIL: OUTDIR t: a check failed (above); signatures checked with 1 key
 X
 # a line added: a valid envelope, signed by the same key, of a statement this OUTDIR does not hold
 fresh
@@ -168,6 +176,7 @@ expect_exit 1 "$AB" verify --key other.pub.pem pristine
 expect_file out <<X
 verified 10 files in pristine
 $J:1: unknown keyid $ed: no --key has this id
+FAIL: OUTDIR pristine: a check failed (above); signatures checked with 1 key
 X
 expect_exit 0 "$AB" verify --key other.pub.pem --key ec.pub.pem pristine
 expect_exit 1 "$AB" verify --key other.pub.pem --key ec.pub.pem --require-all pristine

@@ -78,6 +78,7 @@ PY
 expect_exit 1 "$AB" verify dup.tar.gz
 expect_file out <<'X'
 recipe.json: duplicate member
+FAIL: bundle dup.tar.gz: a check failed (above); signatures not checked (--key PUB.pem)
 X
 expect_exit 1 "$AB" verify raw.tar.gz
 expect_grep "\\x1b[31mRED\\nline" out
