@@ -26,6 +26,8 @@ static struct {
 	size_t nrun;
 	int drawn; /* a live line is on the screen */
 	int hushed; /* notes of other modules silenced while the live line runs */
+	double last; /* when the last plain line was printed (not live) */
+	double every; /* the heartbeat's period */
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
 static void
@@ -71,6 +73,26 @@ draw(void)
 	fflush(stderr);
 }
 
+/* with P.lock held, not live: a plain line that a step is still running, at most every AB_PROGRESS_HEARTBEAT s */
+static void
+heartbeat(void)
+{
+	struct running *r;
+	char el[32];
+
+	if (!P.nrun || ab_quiet || ab_now() - P.last < P.every)
+		return;
+	r = &P.run[P.nrun - 1];
+	format_elapsed(el, sizeof(el), ab_now() - r->start);
+	fprintf(stderr, "[%zu/%zu] %s%s%s: running (%s)", r->step, P.total, r->label ? r->label : "",
+	    r->label ? ": " : "", r->name, el);
+	if (P.nrun > 1)
+		fprintf(stderr, " +%zu running", P.nrun - 1);
+	fputc('\n', stderr);
+	fflush(stderr);
+	P.last = ab_now();
+}
+
 static void *
 tick(void *arg)
 {
@@ -82,8 +104,10 @@ tick(void *arg)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += 1;
 		pthread_cond_timedwait(&P.cond, &P.lock, &ts);
-		if (!P.stop)
+		if (!P.stop && P.live)
 			draw();
+		else if (!P.stop)
+			heartbeat();
 	}
 	pthread_mutex_unlock(&P.lock);
 	return NULL;
@@ -101,19 +125,34 @@ report_line(const char *line, size_t len)
 	pthread_mutex_unlock(&P.lock);
 }
 
+int
+ab_progress_terminal(void)
+{
+	const char *term = getenv("TERM"), *nc = getenv("NO_COLOR");
+
+	return isatty(2) && term && *term && strcmp(term, "dumb") && !(nc && *nc);
+}
+
 void
 ab_progress_begin(size_t total)
 {
 	pthread_mutex_lock(&P.lock);
 	P.total = total;
-	P.live = isatty(2) && !ab_quiet;
+	P.live = ab_progress_terminal() && !ab_quiet;
 	P.stop = 0;
+	P.last = ab_now();
+	{
+		/* a test hook: the tests cannot wait 30 seconds */
+		const char *hb = getenv("ALLOCBUILD_TEST_HEARTBEAT");
+
+		P.every = hb && atof(hb) > 0 ? atof(hb) : AB_PROGRESS_HEARTBEAT;
+	}
 	/* other modules' notes (ab_note) would tear the live line: they go quiet */
 	if (P.live && !P.hushed) {
 		ab_quiet++;
 		P.hushed = 1;
 	}
-	if (P.live && !P.ticking && pthread_create(&P.ticker, NULL, tick, NULL) == 0)
+	if (!P.ticking && pthread_create(&P.ticker, NULL, tick, NULL) == 0)
 		P.ticking = 1;
 	ab_set_reporter(report_line);
 	pthread_mutex_unlock(&P.lock);
@@ -131,6 +170,11 @@ ab_progress_start(size_t step, const char *label, const char *name)
 	r->label = label ? ab_strdup(label) : NULL;
 	r->name = ab_strdup(name);
 	r->start = ab_now();
+	if (!P.live && !ab_quiet) {
+		fprintf(stderr, "[%zu/%zu] %s%s%s ...\n", step, P.total, label ? label : "", label ? ": " : "", name);
+		fflush(stderr);
+		P.last = ab_now();
+	}
 	draw();
 	pthread_mutex_unlock(&P.lock);
 }
@@ -146,9 +190,11 @@ ab_progress_end(size_t step, int ok)
 		if (r->step != step)
 			continue;
 		format_elapsed(el, sizeof(el), ab_now() - r->start);
-		if (!P.live && !ab_quiet)
+		if (!P.live && !ab_quiet) {
 			fprintf(stderr, "[%zu/%zu] %s%s%s (%s)%s\n", r->step, P.total, r->label ? r->label : "",
 			    r->label ? ": " : "", r->name, el, ok ? "" : " failed");
+			P.last = ab_now();
+		}
 		free(r->label);
 		free(r->name);
 		memmove(r, r + 1, (P.nrun - i - 1) * sizeof(*r));
