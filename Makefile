@@ -1,9 +1,12 @@
-# allocbuild: plain make. `make`, `make check`, `make run`, `make install`,
+# allocbuild: plain make. `make`, `make check`, `make run`, `make install`, `make uninstall`,
 # `make asan`, `make fuzz`, `make clean`.
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/allocbuild
+DATADIR ?= $(PREFIX)/share/allocbuild
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 
 CC ?= cc
@@ -120,14 +123,30 @@ fuzz: deps
 	    .obj-fuzz/corpus/$$t tests/fuzz/corpus/$$t; \
 	done
 
+# the binary, the man page, docs/ (which the man page cites), the shipped
+# recipes with the small projects beside them, and bash completion
+INSTALL_DOCS = $(filter-out docs/allocbuild.1,$(wildcard docs/*.md docs/*.py))
+INSTALL_RECIPES = $(shell cd recipes && find . -type f ! -name '.*' | LC_ALL=C sort)
+
 install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(COMPLETIONDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/allocbuild
 	install -m 644 docs/allocbuild.1 $(DESTDIR)$(MANDIR)/man1/allocbuild.1
+	install -m 644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)/
+	chmod 755 $(DESTDIR)$(DOCDIR)/dsse-verify.py
+	for f in $(INSTALL_RECIPES); do \
+	  install -D -m 644 recipes/$$f $(DESTDIR)$(DATADIR)/recipes/$$f || exit 1; \
+	done
+	install -m 644 scripts/allocbuild.bash $(DESTDIR)$(COMPLETIONDIR)/allocbuild
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/allocbuild $(DESTDIR)$(MANDIR)/man1/allocbuild.1
+	rm -f $(DESTDIR)$(COMPLETIONDIR)/allocbuild
+	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)
 
 clean:
 	rm -rf .obj .obj-asan .obj-fuzz $(BIN)
 
-.PHONY: all tests deps check run asan fuzz install clean lazy
+.PHONY: all tests deps check run asan fuzz install uninstall clean lazy
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,58 @@
+# bash completion for allocbuild: commands, each command's options, the
+# labels of an OUTDIR, and files. Installed by `make install` as
+# share/bash-completion/completions/allocbuild. It reads the commands and
+# options from allocbuild itself (`allocbuild help`, `allocbuild help CMD`),
+# so it never drifts from the binary it completes.
+
+# the commands, from `allocbuild help`
+_allocbuild_commands() {
+	"${1:-allocbuild}" help 2>/dev/null | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'
+}
+
+# a command's options, from its usage
+_allocbuild_options() {
+	"$1" help "$2" 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*\|\(^\|[[ ]\)-[a-zA-Z]\b' | tr -d '[ ' | sort -u
+}
+
+# the labels of the OUTDIR named earlier on the line
+_allocbuild_labels() {
+	local w
+	for w in "${COMP_WORDS[@]:2:COMP_CWORD-2}"; do
+		if [ -f "$w/provenance/build-commands.json" ]; then
+			grep -o '"label":[[:space:]]*"[^"]*"' "$w/provenance/build-commands.json" |
+				sed 's/.*"\([^"]*\)"$/\1/' | sort -u
+			return
+		fi
+	done
+}
+
+_allocbuild() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} ab=${COMP_WORDS[0]} cmd
+	COMPREPLY=()
+	if [ "$COMP_CWORD" -eq 1 ]; then
+		mapfile -t COMPREPLY < <(compgen -W "$(_allocbuild_commands "$ab") help --version" -- "$cur")
+		return
+	fi
+	cmd=${COMP_WORDS[1]}
+	if [ "$cmd" = help ]; then
+		mapfile -t COMPREPLY < <(compgen -W "$(_allocbuild_commands "$ab")" -- "$cur")
+		return
+	fi
+	if [[ $cur == -* ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "$(_allocbuild_options "$ab" "$cmd")" -- "$cur")
+		return
+	fi
+	case $cmd in
+	env|run|probe|relink|compare)
+		local labels
+		labels=$(_allocbuild_labels)
+		if [ -n "$labels" ]; then
+			mapfile -t COMPREPLY < <(compgen -W "$labels" -- "$cur")
+			[ ${#COMPREPLY[@]} -gt 0 ] && return
+		fi
+		;;
+	esac
+	mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+	compopt -o filenames 2>/dev/null
+}
+complete -F _allocbuild allocbuild
