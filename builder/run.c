@@ -203,6 +203,8 @@ run_env(struct ab_env *e, const struct label *l, const struct ab_run_opts *o)
 	ab_env_set(e, "ALLOCBUILD_LABEL", l->label);
 	if (l->rt.program)
 		ab_env_set(e, "ALLOCBUILD_BIN", l->rt.program);
+	if (l->rt.archive)
+		ab_env_set(e, "ALLOCBUILD_ARCHIVE", l->rt.archive);
 	for (size_t i = 0; i < o->nsets; i++) {
 		const char *eq = strchr(o->sets[i], '=');
 		char *k = ab_strndup(o->sets[i], (size_t)(eq - o->sets[i]));

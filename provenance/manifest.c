@@ -1749,8 +1749,17 @@ runtime_artifacts(struct ab_manifest_runtime *rt, const char *outdir, const cJSO
 		free(abs);
 	}
 	cJSON_ArrayForEach(it, arts)
-		if (!subject && cJSON_IsTrue(ab_json_get(it, "allocator_archive")))
-			subject = it;
+		if (cJSON_IsTrue(ab_json_get(it, "allocator_archive")) && ab_json_str(it, "path") &&
+		    ab_path_is_safe_relative(ab_json_str(it, "path"))) {
+			if (!rt->archive) {
+				char *abs = mpath(outdir, ab_json_str(it, "path"));
+
+				rt->archive = ab_path_absolute(abs);
+				free(abs);
+			}
+			if (!subject)
+				subject = it;
+		}
 	if (!subject)
 		subject = cJSON_GetArrayItem(arts, 0);
 	if (subject && ab_json_str(subject, "path") && ab_json_str(subject, "sha256") &&
@@ -1830,6 +1839,7 @@ ab_manifest_runtime_release(struct ab_manifest_runtime *rt)
 	ab_strv_free(&rt->unset);
 	ab_strv_free(&rt->warnings);
 	free(rt->program);
+	free(rt->archive);
 	free(rt->subject);
 	memset(rt, 0, sizeof(*rt));
 }
@@ -1876,10 +1886,79 @@ ab_manifest_systems(FILE *out, const char *outdir)
 		return AB_EFAIL;
 	cJSON_ArrayForEach(st, ab_json_get(doc, "variants")) {
 		const char *bin = ab_json_str(st, "binary"), *label = ab_json_str(st, "label");
+		struct ab_manifest_runtime rt;
 
-		if (bin && label)
+		if (bin && label) {
 			fprintf(out, "%s=%s\n", label, bin);
+			continue;
+		}
+		/* an archive-only variant: no line a driver would run, a comment that names the archive */
+		if (!label || ab_manifest_runtime(&rt, outdir, label, NULL, 0) < 0)
+			continue;
+		fprintf(out, "# %s: no program artifact", label);
+		if (rt.archive)
+			fprintf(out, "; its allocator archive: ALLOCBUILD_ARCHIVE=%s", rt.archive);
+		fputc('\n', out);
+		ab_manifest_runtime_release(&rt);
 	}
 	cJSON_Delete(doc);
+	return 0;
+}
+
+/* one label's whole runtime environment as env --json gives it */
+static cJSON *
+runtime_json(const struct ab_manifest_runtime *rt, const char *label)
+{
+	cJSON *o = cJSON_CreateObject(), *set = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "label", label);
+	for (size_t i = 0; i < rt->set.n; i++) {
+		const char *eq = strchr(rt->set.v[i], '=');
+		char *k = ab_strndup(rt->set.v[i], (size_t)(eq - rt->set.v[i]));
+
+		cJSON_AddStringToObject(set, k, eq + 1);
+		free(k);
+	}
+	cJSON_AddItemToObject(o, "set", set);
+	cJSON_AddItemToObject(o, "unset", ab_json_strv(rt->unset.v, rt->unset.n));
+	ab_json_add_str_or_null(o, "program", rt->program);
+	ab_json_add_str_or_null(o, "archive", rt->archive);
+	cJSON_AddItemToObject(o, "warnings", ab_json_strv(rt->warnings.v, rt->warnings.n));
+	return o;
+}
+
+int
+ab_manifest_env_json(cJSON **out, const char *outdir, const char *label)
+{
+	extern char **environ;
+	cJSON *doc = NULL, *arr = NULL;
+	const cJSON *st;
+	int e = 0;
+
+	*out = NULL;
+	if (load_binary_doc(&doc, outdir) < 0)
+		return AB_EFAIL;
+	arr = cJSON_CreateArray();
+	cJSON_ArrayForEach(st, ab_json_get(doc, "variants")) {
+		const char *l = ab_json_str(st, "label");
+		struct ab_manifest_runtime rt;
+
+		if (!l || (label && strcmp(l, label)))
+			continue;
+		if ((e = ab_manifest_runtime(&rt, outdir, l, environ, 0)) < 0)
+			break;
+		cJSON_AddItemToArray(arr, runtime_json(&rt, l));
+		ab_manifest_runtime_release(&rt);
+	}
+	if (e == 0 && label && !cJSON_GetArraySize(arr)) {
+		ab_error("'%s' has no built variant '%s'", outdir, label);
+		e = AB_EFAIL;
+	}
+	cJSON_Delete(doc);
+	if (e < 0) {
+		cJSON_Delete(arr);
+		return e;
+	}
+	*out = arr;
 	return 0;
 }

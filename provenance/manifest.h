@@ -173,6 +173,7 @@ struct ab_manifest_runtime {
 	struct ab_strv unset;       /* names, sorted, none of them set */
 	struct ab_strv warnings;    /* settings its allocator version does not read (ab_allocopts_check_env) */
 	char *program;              /* absolute path below OUTDIR, or NULL when it has no program artifact */
+	char *archive;              /* its allocator archive (an absolute path below OUTDIR), or NULL */
 	char *subject;              /* relative to OUTDIR, or NULL when it has no artifact */
 	char subject_sha256[AB_HEX_LEN + 1]; /* as binary-provenance.json records it */
 };
@@ -194,7 +195,18 @@ void ab_manifest_runtime_release(struct ab_manifest_runtime *rt);
  * Returns 0, or AB_EFAIL (reported) for an unknown label or unreadable OUTDIR.
  */
 int ab_manifest_env(FILE *out, const char *outdir, const char *label);
-/* "LABEL=/abs/path/to/binary" for every variant with a binary; 0 or AB_EFAIL (reported) */
+/*
+ * "LABEL=/abs/path/to/binary" for every variant with a binary; for one
+ * without, "# LABEL: no program artifact; its allocator archive:
+ * ALLOCBUILD_ARCHIVE=/abs/path" (a comment: nothing a driver would run).
+ * 0 or AB_EFAIL (reported)
+ */
 int ab_manifest_systems(FILE *out, const char *outdir);
+/*
+ * env --json: [{label, set {NAME: value}, unset [NAME], program, archive,
+ * warnings}] for label, or for every variant when label is NULL; caller
+ * frees. 0 or AB_EFAIL (reported: an unknown label, an unreadable OUTDIR)
+ */
+int ab_manifest_env_json(cJSON **out, const char *outdir, const char *label);
 
 #endif

@@ -114,8 +114,21 @@ expect_exit 0 "$AB" env bo stock53
 echo "unset MALLOC_CONF" | expect_file out
 expect_exit 0 "$AB" env bo fit-only
 echo "export MALLOC_CONF='lg_extent_max_active_fit:30'" | expect_file out
+# --systems: the default recipe's variants are archives: no program to run, each archive named in a comment
 expect_exit 0 "$AB" env bo --systems
-expect_file out </dev/null
+cat >systems.want <<X
+# stock53: no program artifact; its allocator archive: ALLOCBUILD_ARCHIVE=$PWD/bo/variants/stock53/build/lib/libjemalloc_pic.a
+# special53: no program artifact; its allocator archive: ALLOCBUILD_ARCHIVE=$PWD/bo/variants/special53/build/lib/libjemalloc_pic.a
+# fit-only: no program artifact; its allocator archive: ALLOCBUILD_ARCHIVE=$PWD/bo/variants/stock53/build/lib/libjemalloc_pic.a
+X
+expect_file out <systems.want
+# --json: each label's whole environment
+expect_exit 0 "$AB" env --json bo
+[ "$(json out '[(v["label"], v["set"], v["program"], v["archive"].endswith("/bo/variants/stock53/build/lib/libjemalloc_pic.a")) for v in d if v["label"] != "special53"]')" = \
+  "[('stock53', {}, None, True), ('fit-only', {'MALLOC_CONF': 'lg_extent_max_active_fit:30'}, None, True)]" ] ||
+	fail "env --json: $(cat out)"
+expect_exit 2 "$AB" env --json bo nosuch
+echo "allocbuild: 'bo' has no built variant 'nosuch'" | expect_file err
 expect_exit 2 "$AB" env bo nosuch
 echo "allocbuild: 'bo' has no built variant 'nosuch'" | expect_file err
 

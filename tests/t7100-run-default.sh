@@ -71,10 +71,13 @@ expect_grep "special53 lg_extent_max_active_fit=30" $R/0002-special53.log
 expect_grep "fit-only lg_extent_max_active_fit=30" $R/0003-fit-only.log
 expect_grep "fit-only lg_extent_max_active_fit=30" out
 # what the tool set and removed, never the inherited environment
+# (the archive an archive-only variant is benchmarked as: ALLOCBUILD_ARCHIVE)
+A53=$PWD/bo/variants/stock53/build/lib/libjemalloc_pic.a
 [ "$(json $R/0003-fit-only.intoto.json "$P['env_overrides']")" = \
-	"{'MALLOC_CONF': 'lg_extent_max_active_fit:30', 'ALLOCBUILD_LABEL': 'fit-only'}" ] || fail "fit-only's overrides"
+	"{'MALLOC_CONF': 'lg_extent_max_active_fit:30', 'ALLOCBUILD_LABEL': 'fit-only', 'ALLOCBUILD_ARCHIVE': '$A53'}" ] ||
+	fail "fit-only's overrides: $(json $R/0003-fit-only.intoto.json "$P['env_overrides']")"
 [ "$(json $R/0003-fit-only.intoto.json "$P['env_removed']")" = "[]" ]
-[ "$(json $R/0001-stock53.intoto.json "$P['env_overrides']")" = "{'ALLOCBUILD_LABEL': 'stock53'}" ]
+[ "$(json $R/0001-stock53.intoto.json "$P['env_overrides']")" = "{'ALLOCBUILD_LABEL': 'stock53', 'ALLOCBUILD_ARCHIVE': '$A53'}" ]
 [ "$(json $R/0001-stock53.intoto.json "$P['env_removed']")" = "['MALLOC_CONF']" ] || fail "stock53's removed"
 [ "$(json $R/0001-stock53.intoto.json "$P['argv']")" = "['./drive', 'stock53']" ]
 [ "$(json $R/0001-stock53.intoto.json "$P['cwd']")" = "$PWD" ]
