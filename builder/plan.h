@@ -119,6 +119,7 @@ struct ab_plan {
 /* the options plan and build share: getopt_long with AB_PLAN_LONGOPTS and "o:j:" */
 enum { AB_OPT_CCACHE = 0x1100, AB_OPT_CCACHE_REMOTE, AB_OPT_CCACHE_DIR, AB_OPT_NO_SANDBOX };
 #define AB_PLAN_LONGOPTS                                                     \
+	{"output", required_argument, NULL, 'o'},                            \
 	{"outdir", required_argument, NULL, 'o'},                            \
 	{"jobs", required_argument, NULL, 'j'},                              \
 	{"ccache", no_argument, NULL, AB_OPT_CCACHE},                        \

@@ -29,6 +29,7 @@ static int
 cmd_merge(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
 		{"outdir", required_argument, NULL, 'o'},
 		{"copy", no_argument, NULL, OPT_COPY},
 		{"move", no_argument, NULL, OPT_MOVE},

@@ -63,6 +63,7 @@ static int
 cmd_rebuild(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
 		{"outdir", required_argument, NULL, 'o'},
 		{"jobs", required_argument, NULL, 'j'},
 		{"diffoscope", no_argument, NULL, OPT_DIFFOSCOPE},
