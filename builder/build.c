@@ -2283,7 +2283,7 @@ write_manifests(struct ctx *c)
 	if (e == 0 && was_signed) {
 		c->unsigned_ = 1;
 		ab_warn("the OUTDIR's statement changed: its signatures (%s) signed the old one and are removed; "
-		    "sign it again (allocbuild sign --key KEY.pem OUTDIR)", AB_MANIFEST_ENVELOPES);
+		    "sign it again (allocbuild sign --signing-key KEY.pem OUTDIR)", AB_MANIFEST_ENVELOPES);
 	}
 	return e;
 }

@@ -616,7 +616,7 @@ warn_signed(const struct job *j, const char *outdir)
 
 	if (j->done && ab_path_exists(env))
 		ab_warn("run: '%s' is signed and the records of this run are not: sign it again (allocbuild sign "
-		    "--key KEY.pem '%s') before pr", outdir, outdir);
+		    "--signing-key KEY.pem '%s') before pr", outdir, outdir);
 	free(env);
 }
 

@@ -13,7 +13,7 @@ static const char usage[] =
     "\n"
     "Write pr.md, a pull-request body, and provenance-<name>.tar.gz, the evidence\n"
     "bundle, into DIR (default OUTDIR). --sign first signs the statements of\n"
-    "OUTDIR as `allocbuild sign --key KEY.pem` does; the envelopes go into the\n"
+    "OUTDIR as `allocbuild sign --signing-key KEY.pem` does; the envelopes go into the\n"
     "bundle and pr.md says who signed and how to verify. --notes attaches the\n"
     "in-toto statement to a commit as a git note. --rebuilt adds the table of\n"
     "`allocbuild challenge OUTDIR RECORD...` (the records of independent\n"
@@ -29,6 +29,7 @@ cmd_pr(int argc, char **argv)
 		{"notes", required_argument, NULL, 'n'},
 		{"limit", required_argument, NULL, 'l'},
 		{"sign", required_argument, NULL, 's'},
+		{"signing-key", required_argument, NULL, 's'}, /* sign's name for it */
 		{"rebuilt", required_argument, NULL, 'r'},
 		{"rebuilt-key", required_argument, NULL, 'K'},
 		{NULL, 0, NULL, 0},

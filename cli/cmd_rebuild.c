@@ -72,6 +72,7 @@ cmd_rebuild(int argc, char **argv)
 		{"require-all", no_argument, NULL, OPT_REQUIRE_ALL},
 		{"trust-unsigned", no_argument, NULL, OPT_TRUST_UNSIGNED},
 		{"sign", required_argument, NULL, OPT_SIGN},
+		{"signing-key", required_argument, NULL, OPT_SIGN}, /* sign's name for it */
 		AB_SOURCE_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};

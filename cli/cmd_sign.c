@@ -1,5 +1,5 @@
 /*
- * allocbuild sign --key KEY.pem [--key KEY.pem]... OUTDIR
+ * allocbuild sign --signing-key KEY.pem [--signing-key KEY.pem]... OUTDIR
  *
  * Wrap every in-toto Statement of an OUTDIR in a DSSE envelope signed with
  * each key (provenance/sign.h). The keys are loaded before anything is
@@ -18,7 +18,7 @@
 #include "../provenance/sign.h"
 
 static const char usage[] =
-    "allocbuild sign --key KEY.pem [--key KEY.pem]... OUTDIR\n"
+    "allocbuild sign --signing-key KEY.pem [--signing-key KEY.pem]... OUTDIR\n"
     "\n"
     "Wrap every in-toto Statement of OUTDIR (provenance/provenance.intoto.json)\n"
     "in a DSSE envelope, payloadType application/vnd.in-toto+json, signed with\n"
@@ -28,15 +28,19 @@ static const char usage[] =
     "encrypted key's passphrase comes from ALLOCBUILD_KEY_PASSPHRASE, else from\n"
     "the terminal. Check with `allocbuild verify --key PUB.pem OUTDIR`.\n"
     "Takes OUTDIR's lock: a build or run in progress there makes it exit 2.\n"
-    "Exit 0 signed, 2 bad input (nothing is written then). See docs/manifests.md.\n";
+    "Exit 0 signed, 2 bad input (nothing is written then). See docs/manifests.md.\n"
+    "(--key, this command's old name for the signing key, still works, with a\n"
+    "warning: everywhere else --key names a trusted public key.)\n";
 
 static int
 cmd_sign(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"key", required_argument, NULL, 'k'},
+		{"signing-key", required_argument, NULL, 'k'},
+		{"key", required_argument, NULL, 'K'},
 		{NULL, 0, NULL, 0},
 	};
+	int old_name = 0;
 	struct ab_strv paths = {0};
 	struct ab_key **keys = NULL;
 	size_t nkeys = 0, n = 0;
@@ -46,6 +50,12 @@ cmd_sign(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'K':
+			/* the old spelling, which scripts may use: --key is a trusted public key everywhere else */
+			if (!old_name++)
+				ab_warn("sign --key is deprecated: name the signing key with --signing-key KEY.pem "
+				    "(--key names a trusted public key in verify, rebuild and challenge)");
+			/* fall through */
 		case 'k':
 			ab_strv_push(&paths, optarg);
 			break;
@@ -56,7 +66,7 @@ cmd_sign(int argc, char **argv)
 	}
 	if (argc - optind != 1 || !paths.n) {
 		ab_strv_free(&paths);
-		return ab_cmd_usage_error("sign", argc - optind != 1 ? "expected one OUTDIR" : "missing --key KEY.pem");
+		return ab_cmd_usage_error("sign", argc - optind != 1 ? "expected one OUTDIR" : "missing --signing-key KEY.pem");
 	}
 	if (!ab_is_dir(argv[optind])) {
 		ab_strv_free(&paths);

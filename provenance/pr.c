@@ -2030,7 +2030,7 @@ check_signed_all(const char *outdir)
 	for (size_t i = 0; i < un.n; i++)
 		ab_buf_printf(&list, "%s'%s'", i ? ", " : "", un.v[i]);
 	if (un.n) {
-		ab_error("pr: '%s' is signed but not %s, recorded since: sign it again (allocbuild sign --key KEY.pem "
+		ab_error("pr: '%s' is signed but not %s, recorded since: sign it again (allocbuild sign --signing-key KEY.pem "
 		    "'%s', or pr --sign KEY.pem)", outdir, list.s, outdir);
 		rc = AB_EFAIL;
 	}

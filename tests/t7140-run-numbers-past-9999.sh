@@ -35,7 +35,7 @@ expect_exit 0 "$AB" verify bo
 expect_grep "verified " out
 
 # signed in number order, after the build's statement
-expect_exit 0 "$AB" sign --key ed.pem bo
+expect_exit 0 "$AB" sign --signing-key ed.pem bo
 python3 - bo/provenance/provenance.intoto.jsonl >order <<'PY'
 import base64, json, sys
 for line in open(sys.argv[1]):

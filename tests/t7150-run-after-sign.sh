@@ -10,12 +10,12 @@
 
 fake_build signed bin/fake
 expect_exit 0 "$AB" run bo a --name p -- {bin}
-expect_exit 0 "$AB" sign --key ed.pem bo
+expect_exit 0 "$AB" sign --signing-key ed.pem bo
 expect_exit 0 "$AB" verify --key ed.pub.pem bo
 
 # a run after sign: warned, recorded
 expect_exit 0 "$AB" run bo a --name p -- {bin} again
-echo "allocbuild: warning: run: 'bo' is signed and the records of this run are not: sign it again (allocbuild sign --key KEY.pem 'bo') before pr" >want
+echo "allocbuild: warning: run: 'bo' is signed and the records of this run are not: sign it again (allocbuild sign --signing-key KEY.pem 'bo') before pr" >want
 grep '^allocbuild: warning' err | diff -u want - || fail "run did not say that its record is unsigned"
 [ -f bo/runs/p/0002-a.intoto.json ] || fail "the run was not recorded"
 expect_exit 1 "$AB" verify --key ed.pub.pem bo
@@ -23,13 +23,13 @@ expect_grep "runs/p/0002-a.intoto.json: not signed: no line of provenance/proven
 
 # pr refuses, nothing written
 expect_exit 2 "$AB" pr -o pr bo
-echo "allocbuild: pr: 'bo' is signed but not 'runs/p/0002-a.intoto.json', recorded since: sign it again (allocbuild sign --key KEY.pem 'bo', or pr --sign KEY.pem)" | expect_file err
+echo "allocbuild: pr: 'bo' is signed but not 'runs/p/0002-a.intoto.json', recorded since: sign it again (allocbuild sign --signing-key KEY.pem 'bo', or pr --sign KEY.pem)" | expect_file err
 [ ! -e pr ] && [ ! -e bo/pr-details.md ] || fail "a refused pr wrote something"
 
 # a second unsigned record is named too
 expect_exit 0 "$AB" run bo a --name q -- {bin}
 expect_exit 2 "$AB" pr -o pr bo
-echo "allocbuild: pr: 'bo' is signed but not 'runs/p/0002-a.intoto.json', 'runs/q/0001-a.intoto.json', recorded since: sign it again (allocbuild sign --key KEY.pem 'bo', or pr --sign KEY.pem)" | expect_file err
+echo "allocbuild: pr: 'bo' is signed but not 'runs/p/0002-a.intoto.json', 'runs/q/0001-a.intoto.json', recorded since: sign it again (allocbuild sign --signing-key KEY.pem 'bo', or pr --sign KEY.pem)" | expect_file err
 
 # pr --sign signs them all first: pr.md's claim holds, the bundle verifies
 expect_exit 0 "$AB" pr --sign ed.pem -o pr bo
@@ -41,7 +41,7 @@ expect_grep "verified 4 signed statements in the bundle" out
 # after sign alone pr goes on too
 expect_exit 0 "$AB" run bo a --name q -- {bin}
 expect_exit 2 "$AB" pr -o pr2 bo
-expect_exit 0 "$AB" sign --key ed.pem bo
+expect_exit 0 "$AB" sign --signing-key ed.pem bo
 expect_exit 0 "$AB" pr -o pr2 bo
 expect_exit 0 "$AB" verify --key ed.pub.pem pr2/provenance-signed.tar.gz
 expect_grep "verified 5 signed statements in the bundle" out

@@ -17,7 +17,7 @@ cmp A/bo/variants/a/build/bin/fake B/bo/variants/a/build/bin/fake || fail "the t
 (cd B && expect_exit 0 "$AB" pr -o pr0 bo)
 cd A
 expect_exit 0 "$AB" run bo a --name p -- {bin}
-expect_exit 0 "$AB" sign --key ed.pem bo
+expect_exit 0 "$AB" sign --signing-key ed.pem bo
 expect_exit 0 "$AB" verify --key ed.pub.pem bo
 a_inv=$(json bo/provenance/provenance.intoto.json 'd["predicate"]["runDetails"]["metadata"]["invocationId"]')
 [ "$(json bo/runs/p/0001-a.intoto.json 'd["predicate"]["build"]["invocation_id"]')" = "$a_inv" ]
@@ -29,7 +29,7 @@ cp -a A/bo/runs/p B/bo/runs/p
 grep '  runs/p/' A/bo/SHA256SUMS >>B/bo/SHA256SUMS
 cd B
 b_inv=$(json bo/provenance/provenance.intoto.json 'd["predicate"]["runDetails"]["metadata"]["invocationId"]')
-expect_exit 0 "$AB" sign --key ../A/ed.pem bo
+expect_exit 0 "$AB" sign --signing-key ../A/ed.pem bo
 expect_exit 1 "$AB" verify --key ../A/ed.pub.pem bo
 expect_grep "runs/p/0001-a.intoto.json: a run of build $a_inv, not of this OUTDIR's ($b_inv): a record of another OUTDIR" out
 expect_exit 1 "$AB" verify bo
@@ -57,6 +57,6 @@ expect_exit 0 "$AB" build --force --mirror-dir mirror -o bo r.json
 [ "$(json bo/provenance/provenance.intoto.json 'd["predicate"]["buildDefinition"]["internalParameters"]["earlierInvocations"][-1]')" = "$a_inv" ]
 expect_exit 0 "$AB" verify bo
 expect_exit 0 "$AB" run bo a --name p -- {bin}
-expect_exit 0 "$AB" sign --key ed.pem bo
+expect_exit 0 "$AB" sign --signing-key ed.pem bo
 expect_exit 0 "$AB" verify --key ed.pub.pem bo
 expect_grep "verified 3 signed statements in the OUTDIR" out

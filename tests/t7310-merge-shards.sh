@@ -63,7 +63,7 @@ expect_grep 'var_a -- relink --> var_a_with_b' m2/pr.md
 expect_exit 0 "$AB" rebuild -j 2 --mirror-dir mirror -o rb m2
 expect_exit 0 "$AB" verify m2
 make_keys
-expect_exit 0 "$AB" sign --key ed.pem m2
+expect_exit 0 "$AB" sign --signing-key ed.pem m2
 expect_exit 0 "$AB" verify --key ed.pub.pem m2
 
 # --move: the shards give up their variants' directories

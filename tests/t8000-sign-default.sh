@@ -139,7 +139,7 @@ expect_exit 1 "$AB" verify --key other.pub.pem $B
 expect_grep "$J:1: unknown keyid $ed: no --key has this id" out
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out rsa.pem 2>/dev/null
 openssl pkey -in rsa.pem -pubout -out rsa.pub.pem
-expect_exit 2 "$AB" sign --key rsa.pem bo
+expect_exit 2 "$AB" sign --signing-key rsa.pem bo
 echo "allocbuild: 'rsa.pem' is an RSA key: allocbuild signs with Ed25519 or ECDSA P-256 keys only" | expect_file err
 cmp saved.jsonl bo/$J || fail "a refused key changed the envelopes"
 expect_exit 2 "$AB" verify --key rsa.pub.pem $B

@@ -11,7 +11,7 @@
 
 J=provenance/provenance.intoto.jsonl
 fake_build kept lib/libfake.a
-expect_exit 0 "$AB" sign --key ed.pem bo
+expect_exit 0 "$AB" sign --signing-key ed.pem bo
 cp -a bo before
 
 # nothing changed: the manifests and the signatures are kept, byte for byte
@@ -27,7 +27,7 @@ expect_grep "verified 1 signed statement in the OUTDIR" out
 # a change (another configure option): a new statement, the old signatures removed and said so
 sed -i 's/"configure": \[\]/"configure": ["--enable-x"]/' r.json
 expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
-echo "allocbuild: warning: the OUTDIR's statement changed: its signatures ($J) signed the old one and are removed; sign it again (allocbuild sign --key KEY.pem OUTDIR)" >want
+echo "allocbuild: warning: the OUTDIR's statement changed: its signatures ($J) signed the old one and are removed; sign it again (allocbuild sign --signing-key KEY.pem OUTDIR)" >want
 grep '^allocbuild: warning' err | diff -u want - || fail "the build did not say that it removed the signatures"
 grep -qx "signatures: removed (the statement changed): sign again" out || fail "the summary did not say the signatures were removed"
 [ ! -e bo/$J ] && [ ! -e bo/provenance/signers.json ] || fail "the stale signatures were kept"
@@ -38,7 +38,7 @@ expect_grep "$J: missing: the OUTDIR is not signed (allocbuild sign)" out
 
 # the recipe of the OUTDIR is not this one: a build that builds nothing still records it
 cp before/recipe.json r2.json
-expect_exit 0 "$AB" sign --key ed.pem bo
+expect_exit 0 "$AB" sign --signing-key ed.pem bo
 sed -i 's/"name": "kept"/"name": "kept2"/' r.json
 expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
 grep -qx "signatures: removed (the statement changed): sign again" out || fail "the summary did not say the signatures were removed"

@@ -46,7 +46,7 @@ expect_file types <want
 
 # the rebuild of the bundle, signed in its own OUTDIR
 expect_exit 0 "$AB" rebuild --key ed.pub.pem --mirror-dir mirror -o rb pr/provenance-dv.tar.gz
-expect_exit 0 "$AB" sign --key ec.pem rb
+expect_exit 0 "$AB" sign --signing-key ec.pem rb
 "$SSLIB_PY" "$V" ec.pub.pem rb/$J >rsums 2>verify.err || { cat verify.err; fail "dsse-verify.py failed on the rebuild"; }
 expect_grep "https://allocbuild.dev/rebuild/v1: signature by" verify.err
 digests rb/$J | expect_file rsums
