@@ -34,7 +34,7 @@ struct ab_run_opts {
 	int rotate;
 	const char *junit;  /* the JUnit report the command writes, relative to the current directory, or NULL */
 	double timeout;     /* seconds, 0: none */
-	char *const *sets;  /* "NAME=VALUE" set on top (--set), `{bin}` and `{label}` replaced */
+	char *const *sets;  /* "NAME=VALUE" set on top (--env), `{bin}` and `{label}` replaced */
 	size_t nsets;
 	char *const *argv;  /* the command, NULL-terminated */
 	const char *cache_dir; /* the digest cache's directory (--cache), NULL: ab_cache_default_dir's */

@@ -1,6 +1,6 @@
 /*
  * allocbuild run OUTDIR LABEL... [--name NAME] [--repeat N] [--rotate]
- *     [--junit PATH] [--timeout S] [--set NAME=VALUE]... [--sample-ms MS]
+ *     [--junit PATH] [--timeout S] [--env NAME=VALUE]... [--sample-ms MS]
  *     [--sample-comm NAME] [--sample-pss] [--mark-start REGEX] [--mark REGEX]
  *     [--cooldown S] [--cpus LIST] [--cell CELL] -- COMMAND [ARG...]
  * allocbuild run --env-only
@@ -20,9 +20,11 @@
 #include "../lib/util.h"
 #include "../provenance/metrics.h"
 
+enum { OPT_OLD_SET = 0x1200 };
+
 static const char usage[] =
     "allocbuild run OUTDIR LABEL... [--name NAME] [--repeat N] [--rotate] [--junit PATH]\n"
-    "               [--timeout S] [--set NAME=VALUE]... [--cache DIR] [--rehash]\n"
+    "               [--timeout S] [--env NAME=VALUE]... [--cache DIR] [--rehash]\n"
     "               [--sample-ms MS] [--sample-comm NAME] [--sample-pss]\n"
     "               [--mark-start REGEX] [--mark REGEX] [--cooldown S]\n"
     "               [--cpus LIST] [--cell CELL] -- COMMAND [ARG...]\n"
@@ -32,9 +34,11 @@ static const char usage[] =
     "default 1; --rotate: a b c, b c a, c a b), with exactly the runtime\n"
     "environment `allocbuild env OUTDIR LABEL` prints (the inherited MALLOC_CONF,\n"
     "*_MALLOC_CONF, MIMALLOC_* and LD_PRELOAD removed unless the label sets them),\n"
-    "ALLOCBUILD_LABEL and ALLOCBUILD_BIN (the label's program artifact, when it has\n"
-    "one) set, and --set NAME=VALUE on top. In ARGs and --set values, {bin} stands\n"
-    "for the program and {label} for the label. The output goes to the terminal\n"
+    "ALLOCBUILD_LABEL, ALLOCBUILD_BIN (the label's program artifact, when it has\n"
+    "one) and ALLOCBUILD_ARCHIVE (its allocator archive, when it has one) set,\n"
+    "and --env NAME=VALUE on top (--set, its old name, still works). In ARGs\n"
+    "and --env values, {bin} stands for the program and {label} for the label.\n"
+    "The output goes to the terminal\n"
     "and to OUTDIR/runs/NAME/NNNN-LABEL.log; each run's record,\n"
     "NNNN-LABEL.intoto.json (an in-toto Statement), holds argv, cwd, the variables\n"
     "set and removed, the artifact's digest, times, exit status, CPU and peak RSS\n"
@@ -75,7 +79,8 @@ cmd_run(int argc, char **argv)
 		{"rotate", no_argument, NULL, 'R'},
 		{"junit", required_argument, NULL, 'j'},
 		{"timeout", required_argument, NULL, 't'},
-		{"set", required_argument, NULL, 's'},
+		{"env", required_argument, NULL, 's'},
+		{"set", required_argument, NULL, OPT_OLD_SET}, /* the old name of --env, warned */
 		{"env-only", no_argument, NULL, 'E'},
 		{"cache", required_argument, NULL, 'c'},
 		{"rehash", no_argument, NULL, 'H'},
@@ -91,7 +96,7 @@ cmd_run(int argc, char **argv)
 	};
 	struct ab_run_opts o = {.repeat = 1, .sample_ms = 50};
 	struct ab_strv sets = {0};
-	int c, dashes = -1, env_only = 0, rc;
+	int c, dashes = -1, env_only = 0, rc, old_set = 0;
 	char *end;
 
 	for (int i = 1; i < argc; i++)
@@ -125,12 +130,17 @@ cmd_run(int argc, char **argv)
 				return ab_cmd_usage_error("run", "--timeout wants a positive number of seconds, not '%s'", optarg);
 			}
 			break;
+		case OPT_OLD_SET:
+			if (!old_set++)
+				ab_warn("run --set is deprecated: set a variable for the command with --env NAME=VALUE, "
+				    "as probe does");
+			/* fall through */
 		case 's': {
 			const char *eq = strchr(optarg, '=');
 
 			if (!eq || !ab_env_name_valid(optarg, (size_t)(eq - optarg))) {
 				ab_strv_free(&sets);
-				return ab_cmd_usage_error("run", "--set wants NAME=VALUE, not '%s'", optarg);
+				return ab_cmd_usage_error("run", "--env wants NAME=VALUE, not '%s'", optarg);
 			}
 			ab_strv_push(&sets, optarg);
 			break;

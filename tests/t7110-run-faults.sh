@@ -25,7 +25,8 @@ expect_grep "allocbuild: run: missing LABEL" err
 expect_exit 2 "$AB" run bo stock53 --
 expect_grep "allocbuild: run: missing COMMAND after '--'" err
 expect_exit 2 "$AB" run bo stock53 --timeout -1 -- true
-expect_exit 2 "$AB" run bo stock53 --set 1X=2 -- true
+expect_exit 2 "$AB" run bo stock53 --env 1X=2 -- true
+expect_grep "allocbuild: run: --env wants NAME=VALUE, not '1X=2'" err
 expect_exit 2 "$AB" run bo stock53 --name ../x -- true
 expect_grep "allocbuild: run: '../x' is not a run name" err
 expect_exit 2 "$AB" run bo stock53 nosuch -- true
@@ -34,7 +35,7 @@ expect_exit 2 "$AB" run bo stock53 stock53 -- true
 expect_grep "label 'stock53' is given twice" err
 expect_exit 2 "$AB" run bo stock53 -- echo {bin}
 echo "allocbuild: run: '{bin}': variant 'stock53' has no program artifact (its artifacts are libraries)" | expect_file err
-expect_exit 2 "$AB" run bo stock53 --set PROG={bin} -- true
+expect_exit 2 "$AB" run bo stock53 --env PROG={bin} -- true
 expect_exit 2 "$AB" run bo stock53 -- no-such-command-anywhere
 echo "allocbuild: run: cannot run 'no-such-command-anywhere': command not found in PATH" | expect_file err
 expect_exit 2 "$AB" run bo stock53 -- ./missing

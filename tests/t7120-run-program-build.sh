@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run: a variant with a program artifact (the fake autotools project's
-# bin/fake): {bin} in the arguments and in --set, ALLOCBUILD_BIN, the
+# bin/fake): {bin} in the arguments and in --env, ALLOCBUILD_BIN, the
 # program as the record's subject; then a build over the OUTDIR keeps the
 # runs' lines of SHA256SUMS, and verify still passes.
 . "$TOP/tests/lib.sh"
@@ -18,7 +18,7 @@ P='d["predicate"]'
 [ "$(json $R 'd["subject"][0]["name"]')" = variants/t1/build/bin/fake ]
 [ "$(json $R 'd["subject"][0]["digest"]["sha256"]')" = "$(sha256sum <"$bin" | cut -c1-64)" ]
 [ "$(json $R "$P['env_overrides']")" = "{'ALLOCBUILD_LABEL': 't1', 'ALLOCBUILD_BIN': '$bin'}" ]
-expect_exit 0 "$AB" run bo t1 --name env --set PROG={bin} --set WHO={label} -- printenv PROG WHO ALLOCBUILD_BIN
+expect_exit 0 "$AB" run bo t1 --name env --env PROG={bin} --env WHO={label} -- printenv PROG WHO ALLOCBUILD_BIN
 printf '%s\nt1\n%s\n' "$bin" "$bin" | expect_file bo/runs/env/0001-t1.log
 [ "$(json bo/runs/env/0001-t1.intoto.json "$P['env_overrides']['PROG']")" = "$bin" ]
 expect_exit 0 "$AB" verify bo
@@ -44,3 +44,7 @@ expect_exit 0 "$AB" build --mirror-dir mirror -o bo r.json
 expect_no_grep "  runs/env/" bo/SHA256SUMS
 [ "$(grep -c '  runs/prog/' bo/SHA256SUMS)" = 9 ] || fail "the runs of prog are not listed"
 expect_exit 0 "$AB" verify bo
+# the old name of --env still sets, with a warning
+expect_exit 0 "$AB" run bo t1 --name old --set WHO=old -- printenv WHO
+expect_grep "allocbuild: warning: run --set is deprecated: set a variable for the command with --env NAME=VALUE, as probe does" err
+expect_grep "old" bo/runs/old/0001-t1.log

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# run records its command line and --set values through lib/redact's one
+# run records its command line and --env values through lib/redact's one
 # rule (as the plan and the build's records do): a URL's password or
-# token, a secret query parameter, the word after --token and a --set
+# token, a secret query parameter, the word after --token and a --env
 # whose name looks secret are masked in the record, and so in pr.md and
 # the bundle; the command itself gets them as given. Before, all went
 # verbatim into records, pr.md and the bundle.
@@ -12,7 +12,7 @@
 fake_build sec bin/fake
 mkdir got
 expect_exit 0 "$AB" run bo a --name s \
-	--set API_TOKEN=tok-s3cret-1 --set MIRROR=https://bob:pw-s3cret-2@mirror.invalid/x --set PLAIN=visible \
+	--env API_TOKEN=tok-s3cret-1 --env MIRROR=https://bob:pw-s3cret-2@mirror.invalid/x --env PLAIN=visible \
 	-- sh -c 'printf "%s\n" "$@" >got/argv; printf "%s\n" "$API_TOKEN" "$MIRROR" "$PLAIN" >got/env' sh \
 	https://alice:pw-s3cret-3@example.invalid/r.git 'https://example.invalid/f?token=tok-s3cret-4&x=1' \
 	--token tok-s3cret-5 --password=pw-s3cret-6 plain-arg

@@ -96,7 +96,7 @@ stock=$(sed -n 's/^\([0-9a-f]\{64\}\)  variants\/stock53\/build\/lib\/libjemallo
 [ ${#stock} = 64 ] || fail "no digest of stock53's archive in SHA256SUMS"
 
 # the comparison: three labels, five rotated repetitions, sampled (the window: while the memory is held)
-runs ab stock53 special53 fit-only --repeat 5 --rotate --sample-ms 20 --set HOLD_MS=200 \
+runs ab stock53 special53 fit-only --repeat 5 --rotate --sample-ms 20 --env HOLD_MS=200 \
 	--mark-start '^held$' --mark '^done$'
 expect_exit 0 "$AB" compare bo --metric ops_per_s
 expect_file out <<OUT
@@ -195,7 +195,7 @@ ab,1,1,1,stock53,,exit 0,steady_rss_mib,$(sed -n 3p out | cut -d, -f9),MiB,$stoc
 CSV
 
 # the A/A control: stock53 and fit-only (the same archive) with the same MALLOC_CONF, found by digest
-runs aa stock53 fit-only --repeat 5 --rotate --sample-ms 0 --set MALLOC_CONF=lg_extent_max_active_fit:30
+runs aa stock53 fit-only --repeat 5 --rotate --sample-ms 0 --env MALLOC_CONF=lg_extent_max_active_fit:30
 expect_exit 0 "$AB" compare bo --name aa --metric ops_per_s
 expect_grep "A/A control: stock53 against fit-only (the same artifact, sha256 ${stock:0:12}, and runtime environment): no difference shown in any metric." out
 expect_grep "ops_per_s  ops/s  -     fit-only  5  1001    992.0-1008  1.001  [0.982, 1.018]  1  no difference shown (A/A control)" out
@@ -209,7 +209,7 @@ expect_exit 0 "$AB" compare bo --name ab --format json
 awk '$1 == "fit-only" { $4 = $4 + 60 } { print }' table >table.aa
 cp table table.ab
 cp table.aa table
-runs aa-differs stock53 special53 fit-only --repeat 5 --rotate --sample-ms 0 --set MALLOC_CONF=lg_extent_max_active_fit:30
+runs aa-differs stock53 special53 fit-only --repeat 5 --rotate --sample-ms 0 --env MALLOC_CONF=lg_extent_max_active_fit:30
 cp table.ab table
 expect_exit 1 "$AB" compare bo --name aa-differs --metric ops_per_s
 expect_file out <<OUT
