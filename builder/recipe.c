@@ -2475,7 +2475,7 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 		}
 	}
 	if (sc.failed) {
-		fprintf(errs, "allocbuild: %s:%d:%d: %s: %s\n", name, sc.eline, sc.ecol, sc.epath, sc.emsg);
+		fprintf(errs, "%s:%d:%d: %s: %s\n", name, sc.eline, sc.ecol, sc.epath, sc.emsg);
 		goto done;
 	}
 	doc = cJSON_ParseWithLength(text + bom, len - bom);
@@ -2486,7 +2486,7 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 
 		if (!doc && ep && ep >= text && ep <= text + len)
 			offset_pos(text, (size_t)(ep - text), &line, &col);
-		fprintf(errs, "allocbuild: %s:%d:%d: $: cJSON cannot parse what the scanner accepted\n", name, line,
+		fprintf(errs, "%s:%d:%d: $: cJSON cannot parse what the scanner accepted\n", name, line,
 		    col);
 #ifdef AB_FUZZING
 		abort(); /* let the fuzzer find any disagreement */
@@ -2518,7 +2518,7 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 			if (i && c.d[i].line == c.d[i - 1].line && c.d[i].col == c.d[i - 1].col &&
 			    !strcmp(c.d[i].msg, c.d[i - 1].msg))
 				continue;
-			fprintf(errs, "allocbuild: %s:%d:%d: %s\n", name, c.d[i].line, c.d[i].col, c.d[i].msg);
+			fprintf(errs, "%s:%d:%d: %s\n", name, c.d[i].line, c.d[i].col, c.d[i].msg);
 		}
 		ab_recipe_free(c.r);
 		goto done;

@@ -38,7 +38,7 @@ fail(const struct scan *s, size_t pos, const char *fmt, ...)
 		else
 			col++;
 	}
-	ab_buf_printf(&b, "allocbuild: %s:%d:%d: ", s->name, line, col);
+	ab_buf_printf(&b, "%s:%d:%d: ", s->name, line, col);
 	va_start(ap, fmt);
 	ab_buf_vprintf(&b, fmt, ap);
 	va_end(ap);

@@ -137,6 +137,29 @@ ab_set_reporter(ab_report_fn *fn)
 	reporter = fn;
 }
 
+/*
+ * Does the message start with a place, "FILE:LINE:COL: "? It is printed
+ * without "allocbuild: " then, as compilers print theirs, so that vim's
+ * and Emacs's error parsers jump to the place
+ */
+static int
+has_place(const char *s)
+{
+	size_t n = strcspn(s, ": \t\n");
+
+	if (!n || s[n] != ':')
+		return 0;
+	for (int field = 0; field < 2; field++) {
+		const char *d = s + n + 1;
+		size_t k = strspn(d, "0123456789");
+
+		if (!k || d[k] != ':')
+			return 0;
+		n += k + 1;
+	}
+	return s[n + 1] == ' ';
+}
+
 static void
 vreport(const char *prefix, const char *suffix, const char *fmt, va_list ap)
 {
@@ -144,10 +167,11 @@ vreport(const char *prefix, const char *suffix, const char *fmt, va_list ap)
 
 	struct ab_buf msg = {0};
 
-	ab_buf_puts(&b, "allocbuild: ");
+	ab_buf_vprintf(&msg, fmt, ap);
+	if (prefix || !has_place(msg.s ? msg.s : ""))
+		ab_buf_puts(&b, "allocbuild: ");
 	if (prefix)
 		ab_buf_puts(&b, prefix);
-	ab_buf_vprintf(&msg, fmt, ap);
 	if (suffix) {
 		ab_buf_puts(&msg, ": ");
 		ab_buf_puts(&msg, suffix);

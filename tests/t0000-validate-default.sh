@@ -43,7 +43,7 @@ cat <<EOT | expect_file out
 a.json: recipe 'jemalloc-5.3.0-policy': 1 source, 3 variants (2 builds, 1 runtime)
 b.json: recipe 'jemalloc-5.3.0-policy': 1 source, 3 variants (2 builds, 1 runtime)
 EOT
-echo "allocbuild: bad.json:2:1: \$: expected a string key, got end of input" | expect_file err
+echo "bad.json:2:1: \$: expected a string key, got end of input" | expect_file err
 
 expect_exit 0 "$AB" validate --help
 expect_grep "usage: allocbuild validate" out

@@ -521,7 +521,7 @@ n=0
 cd cases
 for want in *.want; do
 	name=${want%.want}
-	sed "s/^@:/allocbuild: $name.json:/" "$want" >"$name.expected"
+	sed "s/^@:/$name.json:/" "$want" >"$name.expected"
 	expect_exit 2 "$AB" validate "$name.json"
 	expect_file err <"$name.expected"
 	expect_file out </dev/null

@@ -5,7 +5,7 @@
 # check NAME EXPECTED-MESSAGE: validate NAME.json (written by the caller)
 check() {
 	expect_exit 2 "$AB" validate "$1.json"
-	echo "allocbuild: $1.json:$2" | expect_file err
+	echo "$1.json:$2" | expect_file err
 	expect_file out </dev/null
 }
 

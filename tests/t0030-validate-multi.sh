@@ -22,21 +22,21 @@ cat >many.json <<'EOT'
 EOT
 expect_exit 2 "$AB" validate many.json
 cat <<'EOT' | expect_file err
-allocbuild: many.json:3:11: name: invalid name 'many errors': use only letters, digits, '.', '_' and '-'
-allocbuild: many.json:5:73: sources.je.git.commit: '5.3.0' is not a 40-digit commit id (use --allow-unpinned to resolve it)
-allocbuild: many.json:6:77: sources.fb.archive.sha256: 'abc' is not a sha256 (64 lowercase hex digits)
-allocbuild: many.json:6:93: sources.fb.archive.strip: must not be negative, got -2
-allocbuild: many.json:7:40: sources.fb.overlay["lib/jemalloc"]: unknown source 'jemalloc'
-allocbuild: many.json:10:56: variants[0].build.system: unknown build system 'make' (expected 'autotools', 'cmake' or 'cargo')
-allocbuild: many.json:11:15: variants[1].label: duplicate label 'a' (first at 10:15)
-allocbuild: many.json:11:65: variants[1].build.configure: 'configure' is for autotools builds; a cmake build takes 'defines'
-allocbuild: many.json:12:39: variants[2].relink.from: unknown variant 'b'
-allocbuild: many.json:12:56: variants[2].relink.link_txt: '/l' is absolute: it must be relative to the build directory
-allocbuild: many.json:12:88: variants[2].relink.replace: at least one replacement is required
-allocbuild: many.json:13:74: variants[3].runtime.env.MALLOC_CONF: expected a string, got a number
-allocbuild: many.json:14:34: variants[4].runtime_of: dependency cycle: f -> g -> f
-allocbuild: many.json:14:61: variants[4].allocator.kind: unknown allocator kind 'tcmalloc' (expected 'jemalloc' or 'mimalloc')
-allocbuild: many.json:14:74: variants[4].extra: unknown key
+many.json:3:11: name: invalid name 'many errors': use only letters, digits, '.', '_' and '-'
+many.json:5:73: sources.je.git.commit: '5.3.0' is not a 40-digit commit id (use --allow-unpinned to resolve it)
+many.json:6:77: sources.fb.archive.sha256: 'abc' is not a sha256 (64 lowercase hex digits)
+many.json:6:93: sources.fb.archive.strip: must not be negative, got -2
+many.json:7:40: sources.fb.overlay["lib/jemalloc"]: unknown source 'jemalloc'
+many.json:10:56: variants[0].build.system: unknown build system 'make' (expected 'autotools', 'cmake' or 'cargo')
+many.json:11:15: variants[1].label: duplicate label 'a' (first at 10:15)
+many.json:11:65: variants[1].build.configure: 'configure' is for autotools builds; a cmake build takes 'defines'
+many.json:12:39: variants[2].relink.from: unknown variant 'b'
+many.json:12:56: variants[2].relink.link_txt: '/l' is absolute: it must be relative to the build directory
+many.json:12:88: variants[2].relink.replace: at least one replacement is required
+many.json:13:74: variants[3].runtime.env.MALLOC_CONF: expected a string, got a number
+many.json:14:34: variants[4].runtime_of: dependency cycle: f -> g -> f
+many.json:14:61: variants[4].allocator.kind: unknown allocator kind 'tcmalloc' (expected 'jemalloc' or 'mimalloc')
+many.json:14:74: variants[4].extra: unknown key
 EOT
 expect_file out </dev/null
 
@@ -52,7 +52,7 @@ cat >unpinned.json <<'EOT'
  "variants": [{"label": "dev", "source": "je", "build": {"system": "autotools"}}]}
 EOT
 expect_exit 2 "$AB" validate unpinned.json
-echo "allocbuild: unpinned.json:2:82: sources.je.git.commit: 'dev' is not a 40-digit commit id (use --allow-unpinned to resolve it)" |
+echo "unpinned.json:2:82: sources.je.git.commit: 'dev' is not a 40-digit commit id (use --allow-unpinned to resolve it)" |
 	expect_file err
 expect_exit 0 "$AB" validate --allow-unpinned unpinned.json
 echo "unpinned.json: recipe 'head': 1 source (1 unpinned), 1 variant (1 build)" | expect_file out

@@ -14,8 +14,8 @@ cat >j.json <<'JSON'
 JSON
 expect_exit 2 "$AB" validate j.json
 expect_file err <<'X'
-allocbuild: j.json:3:86: variants[0].build.jobs: out of range: expected an integer from 1 to 1024, got 1000000000
-allocbuild: j.json:4:86: variants[1].build.jobs: out of range: expected an integer from 1 to 1024, got 1025
+j.json:3:86: variants[0].build.jobs: out of range: expected an integer from 1 to 1024, got 1000000000
+j.json:4:86: variants[1].build.jobs: out of range: expected an integer from 1 to 1024, got 1025
 X
 for j in 1025 99999999999; do
 	expect_exit 2 "$AB" plan -j "$j" j.json
@@ -33,9 +33,9 @@ cat >n.json <<'JSON'
 JSON
 expect_exit 2 "$AB" validate n.json
 expect_file err <<'X'
-allocbuild: n.json:3:86: variants[0].build.env.1BAD: invalid environment variable name '1BAD': expected [A-Za-z_][A-Za-z0-9_]*
-allocbuild: n.json:4:36: variants[0].runtime.env["X$(touch pwned)"]: invalid environment variable name 'X$(touch pwned)': expected [A-Za-z_][A-Za-z0-9_]*
-allocbuild: n.json:4:71: variants[0].runtime.unset[0]: invalid environment variable name 'A-B': expected [A-Za-z_][A-Za-z0-9_]*
+n.json:3:86: variants[0].build.env.1BAD: invalid environment variable name '1BAD': expected [A-Za-z_][A-Za-z0-9_]*
+n.json:4:36: variants[0].runtime.env["X$(touch pwned)"]: invalid environment variable name 'X$(touch pwned)': expected [A-Za-z_][A-Za-z0-9_]*
+n.json:4:71: variants[0].runtime.unset[0]: invalid environment variable name 'A-B': expected [A-Za-z_][A-Za-z0-9_]*
 X
 [ ! -e pwned ] || fail "a variable name ran a command"
 

@@ -19,11 +19,11 @@ cat >r.json <<JSON
                "build": {"system": "cargo", "cargo": "/dev/zero", "rustc": "$PWD/rustc-fifo"}}]}
 JSON
 cat >want <<X
-allocbuild: r.json:3:32: sources.s.patches[0]: '/etc/hostname' is an absolute path: a patch is a file beside the recipe, relative to its directory
-allocbuild: r.json:3:49: sources.s.patches[1]: 'zero.patch' is not a regular file
-allocbuild: r.json:3:63: sources.s.patches[2]: 'fifo.patch' is not a regular file
-allocbuild: r.json:5:54: variants[0].build.cargo: '/dev/zero' is not a regular file
-allocbuild: r.json:5:76: variants[0].build.rustc: '$PWD/rustc-fifo' is not a regular file
+r.json:3:32: sources.s.patches[0]: '/etc/hostname' is an absolute path: a patch is a file beside the recipe, relative to its directory
+r.json:3:49: sources.s.patches[1]: 'zero.patch' is not a regular file
+r.json:3:63: sources.s.patches[2]: 'fifo.patch' is not a regular file
+r.json:5:54: variants[0].build.cargo: '/dev/zero' is not a regular file
+r.json:5:76: variants[0].build.rustc: '$PWD/rustc-fifo' is not a regular file
 X
 for cmd in validate plan fetch; do
 	expect_exit 2 timeout 20 "$AB" $cmd r.json

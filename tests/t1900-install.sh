@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make install PREFIX=... DESTDIR=...: the binary and the man page land in
-# the right places with the right modes, the installed binary runs, the man
+# make install PREFIX=... DESTDIR=...: the binary, the man page, docs/,
+# the recipes and bash completion land in the right places with the right
+# modes, make uninstall removes them, the installed binary runs, the man
 # page renders without warnings
 . "$TOP/tests/lib.sh"
 
@@ -12,17 +13,19 @@ inst() {
 }
 
 inst PREFIX=/usr DESTDIR="$PWD/stage" >log 2>&1 || { cat log >&2; fail "make install failed"; }
-(cd stage && find . | LC_ALL=C sort) >tree
-expect_file tree <<'EOT'
-.
-./usr
-./usr/bin
-./usr/bin/allocbuild
-./usr/share
-./usr/share/man
-./usr/share/man/man1
-./usr/share/man/man1/allocbuild.1
-EOT
+# exactly these files: the binary, the man page, docs/ (which the man page
+# cites, dsse-verify.py executable), the shipped recipes with the projects
+# beside them, bash completion
+(cd stage && find . -type f -printf '%m %p\n' | LC_ALL=C sort -k2) >installed
+{
+	echo "755 ./usr/bin/allocbuild"
+	(cd "$TOP/recipes" && find . -type f ! -name '.*' | LC_ALL=C sort | sed 's,^\./,644 ./usr/share/allocbuild/recipes/,')
+	echo "644 ./usr/share/bash-completion/completions/allocbuild"
+	for f in "$TOP"/docs/*.md; do echo "644 ./usr/share/doc/allocbuild/${f##*/}"; done
+	echo "755 ./usr/share/doc/allocbuild/dsse-verify.py"
+	echo "644 ./usr/share/man/man1/allocbuild.1"
+} | LC_ALL=C sort -k2 >want
+expect_file installed <want
 [ "$(stat -c %a stage/usr/bin/allocbuild)" = 755 ] || fail "binary mode"
 [ "$(stat -c %a stage/usr/share/man/man1/allocbuild.1)" = 644 ] || fail "man page mode"
 cmp stage/usr/bin/allocbuild "$AB" || fail "installed binary differs"
@@ -34,6 +37,12 @@ expect_exit 0 stage/usr/bin/allocbuild hash /dev/null
 expect_file out <<'EOT'
 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  /dev/null
 EOT
+
+# make uninstall removes every file it installed
+inst PREFIX=/usr DESTDIR="$PWD/stage4" >log 2>&1 || { cat log >&2; fail "make install failed"; }
+make -s -C "$TOP" --no-print-directory PREFIX=/usr DESTDIR="$PWD/stage4" uninstall >log 2>&1 ||
+	{ cat log >&2; fail "make uninstall failed"; }
+[ -z "$(find stage4 -type f)" ] || { find stage4 -type f >&2; fail "make uninstall left files"; }
 
 # the default PREFIX is /usr/local; BINDIR and MANDIR can be set apart
 inst DESTDIR="$PWD/stage2" >log 2>&1 || { cat log >&2; fail "make install failed"; }

@@ -117,11 +117,11 @@ expect_grep "allocbuild: cannot fetch '$URL' (from '$PWD/nowhere/up.git'): no re
 # unpinned refs are refused without --allow-unpinned
 recipe stable
 expect_exit 2 "$AB" fetch -o unpinned r.json
-expect_grep "allocbuild: r.json:2:84: sources.up.git.commit: 'stable' is not a 40-digit commit id (use --allow-unpinned to resolve it)" err
+expect_grep "r.json:2:84: sources.up.git.commit: 'stable' is not a 40-digit commit id (use --allow-unpinned to resolve it)" err
 [ ! -e unpinned ] || fail "output written for an unpinned ref"
 # build says it once, before anything is made
 expect_exit 2 "$AB" build -o unpinned r.json
-echo "allocbuild: r.json:2:84: sources.up.git.commit: 'stable' is not a 40-digit commit id (use --allow-unpinned to resolve it)" |
+echo "r.json:2:84: sources.up.git.commit: 'stable' is not a 40-digit commit id (use --allow-unpinned to resolve it)" |
 	expect_file err
 [ ! -e unpinned ] || fail "build wrote output for an unpinned ref"
 

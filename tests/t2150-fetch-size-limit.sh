@@ -86,11 +86,11 @@ clean "not regular"
 archive_recipe r.json $Z "https://example.invalid/x.tar.gz"
 sed -i 's/"strip": 1}/"strip": 1, "max_size_mib": 0}/' r.json
 expect_exit 2 "$AB" validate r.json
-expect_grep "allocbuild: r.json:2:184: sources.s.archive.max_size_mib: must be a positive integer, got 0" err
+expect_grep "r.json:2:184: sources.s.archive.max_size_mib: must be a positive integer, got 0" err
 sed -i 's/"max_size_mib": 0}/"max_size_mib": "8G"}/' r.json
 expect_exit 2 "$AB" validate r.json
-expect_grep "allocbuild: r.json:2:184: sources.s.archive.max_size_mib: expected an integer, got a string" err
+expect_grep "r.json:2:184: sources.s.archive.max_size_mib: expected an integer, got a string" err
 
 sed -i 's/"max_size_mib": "8G"}/"max_size_mib": 2000000}/' r.json
 expect_exit 2 "$AB" validate r.json
-expect_grep "allocbuild: r.json:2:184: sources.s.archive.max_size_mib: out of range: expected an integer from 1 to 1048576, got 2000000" err
+expect_grep "r.json:2:184: sources.s.archive.max_size_mib: out of range: expected an integer from 1 to 1048576, got 2000000" err

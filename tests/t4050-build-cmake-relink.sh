@@ -33,6 +33,7 @@ expect_exit 0 "$AB" verify bo
 expect_exit 0 "$AB" env bo --systems
 cat <<EOT | expect_file out
 a=$O/variants/a/build/prog
+# b: no program artifact
 a-with-b=$O/variants/a/build/prog-relinked
 EOT
 

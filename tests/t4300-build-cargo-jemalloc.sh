@@ -34,17 +34,17 @@ JSON
 expect_exit 2 "$AB" validate bad.json
 [ ! -s out ] || fail "validate printed on stdout: $(cat out)"
 expect_file err <<'EXP'
-allocbuild: bad.json:4:62: variants[0].build.feature: unknown key (did you mean 'features'?)
-allocbuild: bad.json:5:74: variants[1].build.features: expected an array, got a string
-allocbuild: bad.json:6:80: variants[2].build.features[1]: expected a string, got a number
-allocbuild: bad.json:6:83: variants[2].build.features[2]: invalid cargo feature 'a b'
-allocbuild: bad.json:7:73: variants[3].build.profile: invalid cargo profile name 'rel/ease': expected [A-Za-z0-9_-]+
-allocbuild: bad.json:8:62: variants[4].build.configure: 'configure' is for autotools builds, not cargo
-allocbuild: bad.json:8:93: variants[4].build.bins[0]: invalid cargo binary name '../x'
-allocbuild: bad.json:8:112: variants[4].build.vendor: '/abs' is absolute: it must be relative to the source tree
-allocbuild: bad.json:9:66: variants[5].build.features: 'features' is for cargo builds, not autotools
-allocbuild: bad.json:10:71: variants[6].build.cargo: 'cargo' is not an absolute path (without one, cargo is what PATH finds)
-allocbuild: bad.json:10:89: variants[6].build.rustc: must not be empty
+bad.json:4:62: variants[0].build.feature: unknown key (did you mean 'features'?)
+bad.json:5:74: variants[1].build.features: expected an array, got a string
+bad.json:6:80: variants[2].build.features[1]: expected a string, got a number
+bad.json:6:83: variants[2].build.features[2]: invalid cargo feature 'a b'
+bad.json:7:73: variants[3].build.profile: invalid cargo profile name 'rel/ease': expected [A-Za-z0-9_-]+
+bad.json:8:62: variants[4].build.configure: 'configure' is for autotools builds, not cargo
+bad.json:8:93: variants[4].build.bins[0]: invalid cargo binary name '../x'
+bad.json:8:112: variants[4].build.vendor: '/abs' is absolute: it must be relative to the source tree
+bad.json:9:66: variants[5].build.features: 'features' is for cargo builds, not autotools
+bad.json:10:71: variants[6].build.cargo: 'cargo' is not an absolute path (without one, cargo is what PATH finds)
+bad.json:10:89: variants[6].build.rustc: must not be empty
 EXP
 
 # ---- the shipped recipe, with a runtime variant that sets plain MALLOC_CONF

@@ -13,7 +13,7 @@ bad() {
 	n=$((n + 1))
 	printf "$1" >$D/link.txt
 	expect_exit 2 "$AB" relink --link-txt $D/link.txt --replace ../lib/libjemalloc_pic.a=other.a --output rl/x
-	echo "allocbuild: $D/link.txt:$2" | expect_file err
+	echo "$D/link.txt:$2" | expect_file err
 	[ ! -s out ] || fail "case $n: stdout not empty"
 	[ ! -e rl ] || fail "case $n: something was written"
 	

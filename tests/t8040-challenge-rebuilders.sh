@@ -136,7 +136,7 @@ open(sys.argv[2], "w").write(json.dumps(e, separators=(",", ":")) + "\n")
 PY
 expect_exit 1 "$AB" challenge --quorum 2 $KEYS "$B" r1.jsonl r3.jsonl r4.jsonl
 expect_file err <<ERR
-allocbuild: r4.jsonl:1:1: bad signature: keyid $(keyid_of k2.pub) does not verify with 'k2.pub' (ed25519): not counted
+r4.jsonl:1:1: bad signature: keyid $(keyid_of k2.pub) does not verify with 'k2.pub' (ed25519): not counted
 ERR
 expect_grep "  1 of 2 identical: $H (r1.jsonl)" out
 expect_grep "2 of 3 artifacts reproduced by at least 2 independent rebuilders; 1 record refused (bad signature)" out
@@ -144,7 +144,7 @@ expect_no_grep "r4.jsonl" out
 # with keys, a record that is not signed is refused too
 expect_exit 1 "$AB" challenge --quorum 1 $KEYS "$B" r1.jsonl rb2/provenance/rebuild.intoto.json
 expect_file err <<ERR
-allocbuild: rb2/provenance/rebuild.intoto.json:1:1: not signed: a plain record, and --key asks for a signature: not counted
+rb2/provenance/rebuild.intoto.json:1:1: not signed: a plain record, and --key asks for a signature: not counted
 ERR
 
 # a record of another build of the same recipe: bad input, nothing printed
@@ -155,7 +155,7 @@ expect_exit 2 "$AB" challenge "$B" r1.jsonl rb5/provenance/rebuild.intoto.json r
 LC=$(grep -n "\"statement_sha256\":" rb5/provenance/rebuild.intoto.json | head -1 | cut -d: -f1)
 COL=$(($(sed -n "${LC}p" rb5/provenance/rebuild.intoto.json | awk -v h="$OTHER" '{print index($0, h)}') - 1))
 expect_file err <<ERR
-allocbuild: rb5/provenance/rebuild.intoto.json:$LC:$COL: predicate.original.statement_sha256: a rebuild of another build (statement sha256 $OTHER), not of '$B' ($STMT)
+rb5/provenance/rebuild.intoto.json:$LC:$COL: predicate.original.statement_sha256: a rebuild of another build (statement sha256 $OTHER), not of '$B' ($STMT)
 ERR
 [ ! -s out ] || fail "bad input printed a table: $(cat out)"
 # usage

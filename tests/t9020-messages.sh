@@ -13,10 +13,10 @@ cat >r.json <<'JSON'
 JSON
 expect_exit 2 "$AB" validate r.json
 expect_file err <<'X'
-allocbuild: r.json:2:14: sources[".."]: invalid source id '..': '.' and '..' are reserved
-allocbuild: r.json:2:157: sources[".."].archive.strip: out of range: expected an integer from 0 to 64, got 2147483648
-allocbuild: r.json:3:157: sources.ok.archive.strip: out of range: expected an integer from 0 to 64, got 65
-allocbuild: r.json:4:87: variants[0].build.jobs: out of range: expected an integer from 1 to 1024, got 1000000000
+r.json:2:14: sources[".."]: invalid source id '..': '.' and '..' are reserved
+r.json:2:157: sources[".."].archive.strip: out of range: expected an integer from 0 to 64, got 2147483648
+r.json:3:157: sources.ok.archive.strip: out of range: expected an integer from 0 to 64, got 65
+r.json:4:87: variants[0].build.jobs: out of range: expected an integer from 1 to 1024, got 1000000000
 X
 
 # bundles: a "./" repack is accepted; a duplicate member is one; raw bytes are escaped

@@ -88,38 +88,38 @@ main(void)
 	CHECK(parse("cc a~b c#d") == 0);
 
 	/* refusals, with line and column */
-	bad("cc 'abc\n", "allocbuild: link.txt:1:4: unbalanced single quote");
-	bad("cc\ncc \"abc\nd\"\n", "allocbuild: link.txt:2:4: unbalanced double quote");
-	bad("cc a.o && echo x", "allocbuild: link.txt:1:8: shell operator '&&' is not supported");
-	bad("cc a.o; rm x", "allocbuild: link.txt:1:7: shell operator ';' is not supported");
-	bad("cc a.o | tee x", "allocbuild: link.txt:1:8: shell operator '|' is not supported");
-	bad("cc a.o || true", "allocbuild: link.txt:1:8: shell operator '||' is not supported");
-	bad("cc a.o &", "allocbuild: link.txt:1:8: shell operator '&' is not supported");
-	bad("cc a.o >log", "allocbuild: link.txt:1:8: redirection '>' is not supported");
-	bad("cc a.o 2>log", "allocbuild: link.txt:1:8: redirection '2>' is not supported");
-	bad("cc a.o 2>>log", "allocbuild: link.txt:1:8: redirection '2>>' is not supported");
-	bad("cc a.o &>log", "allocbuild: link.txt:1:8: redirection '&>' is not supported");
-	bad("cc <in", "allocbuild: link.txt:1:4: redirection '<' is not supported");
-	bad("cc $(pkg-config --libs x)", "allocbuild: link.txt:1:4: command substitution '$(' is not supported");
-	bad("cc `pkg-config --libs x`", "allocbuild: link.txt:1:4: command substitution '`' is not supported");
-	bad("cc \"`x`\"", "allocbuild: link.txt:1:5: command substitution '`' is not supported");
-	bad("cc $LDFLAGS", "allocbuild: link.txt:1:4: variable expansion '$LDFLAGS' is not supported");
-	bad("cc \"${X}\"", "allocbuild: link.txt:1:5: variable expansion '${' is not supported");
-	bad("cc $1", "allocbuild: link.txt:1:4: variable expansion '$1' is not supported");
-	bad("cc a$", "allocbuild: link.txt:1:5: unescaped '$' is not supported: write '\\$'");
-	bad("cc *.o", "allocbuild: link.txt:1:4: unquoted glob character '*' is not supported");
-	bad("cc a?.o", "allocbuild: link.txt:1:5: unquoted glob character '?' is not supported");
-	bad("cc [ab].o", "allocbuild: link.txt:1:4: unquoted glob character '[' is not supported");
-	bad("cc {a,b}.o", "allocbuild: link.txt:1:4: unquoted '{' is not supported (brace expansion)");
-	bad("cc (x)", "allocbuild: link.txt:1:4: unquoted '(' is not supported");
-	bad("cc ~/x.o", "allocbuild: link.txt:1:4: tilde expansion '~' is not supported");
-	bad("cc x.o # comment", "allocbuild: link.txt:1:8: comment '#' is not supported");
-	bad("cc x.o \\", "allocbuild: link.txt:1:8: backslash at the end of a line is not supported");
-	bad("cc x.o \\\n-o y", "allocbuild: link.txt:1:8: backslash at the end of a line is not supported");
-	bad("cc 'a\\b'", "allocbuild: link.txt:1:6: backslash inside single quotes is not supported");
-	bad("cc \"a\\b\"", "allocbuild: link.txt:1:6: backslash before 'b' inside double quotes is not supported");
-	bad("cc x.o\r\n", "allocbuild: link.txt:1:7: carriage return is not supported");
-	bad("LD_PRELOAD=x cc x.o", "allocbuild: link.txt:1:1: variable assignment 'LD_PRELOAD=' in command position is not supported");
+	bad("cc 'abc\n", "link.txt:1:4: unbalanced single quote");
+	bad("cc\ncc \"abc\nd\"\n", "link.txt:2:4: unbalanced double quote");
+	bad("cc a.o && echo x", "link.txt:1:8: shell operator '&&' is not supported");
+	bad("cc a.o; rm x", "link.txt:1:7: shell operator ';' is not supported");
+	bad("cc a.o | tee x", "link.txt:1:8: shell operator '|' is not supported");
+	bad("cc a.o || true", "link.txt:1:8: shell operator '||' is not supported");
+	bad("cc a.o &", "link.txt:1:8: shell operator '&' is not supported");
+	bad("cc a.o >log", "link.txt:1:8: redirection '>' is not supported");
+	bad("cc a.o 2>log", "link.txt:1:8: redirection '2>' is not supported");
+	bad("cc a.o 2>>log", "link.txt:1:8: redirection '2>>' is not supported");
+	bad("cc a.o &>log", "link.txt:1:8: redirection '&>' is not supported");
+	bad("cc <in", "link.txt:1:4: redirection '<' is not supported");
+	bad("cc $(pkg-config --libs x)", "link.txt:1:4: command substitution '$(' is not supported");
+	bad("cc `pkg-config --libs x`", "link.txt:1:4: command substitution '`' is not supported");
+	bad("cc \"`x`\"", "link.txt:1:5: command substitution '`' is not supported");
+	bad("cc $LDFLAGS", "link.txt:1:4: variable expansion '$LDFLAGS' is not supported");
+	bad("cc \"${X}\"", "link.txt:1:5: variable expansion '${' is not supported");
+	bad("cc $1", "link.txt:1:4: variable expansion '$1' is not supported");
+	bad("cc a$", "link.txt:1:5: unescaped '$' is not supported: write '\\$'");
+	bad("cc *.o", "link.txt:1:4: unquoted glob character '*' is not supported");
+	bad("cc a?.o", "link.txt:1:5: unquoted glob character '?' is not supported");
+	bad("cc [ab].o", "link.txt:1:4: unquoted glob character '[' is not supported");
+	bad("cc {a,b}.o", "link.txt:1:4: unquoted '{' is not supported (brace expansion)");
+	bad("cc (x)", "link.txt:1:4: unquoted '(' is not supported");
+	bad("cc ~/x.o", "link.txt:1:4: tilde expansion '~' is not supported");
+	bad("cc x.o # comment", "link.txt:1:8: comment '#' is not supported");
+	bad("cc x.o \\", "link.txt:1:8: backslash at the end of a line is not supported");
+	bad("cc x.o \\\n-o y", "link.txt:1:8: backslash at the end of a line is not supported");
+	bad("cc 'a\\b'", "link.txt:1:6: backslash inside single quotes is not supported");
+	bad("cc \"a\\b\"", "link.txt:1:6: backslash before 'b' inside double quotes is not supported");
+	bad("cc x.o\r\n", "link.txt:1:7: carriage return is not supported");
+	bad("LD_PRELOAD=x cc x.o", "link.txt:1:1: variable assignment 'LD_PRELOAD=' in command position is not supported");
 	CHECK(parse("cc a\0b") == 0); /* strlen stops at NUL: tested through the file path below */
 	{
 		FILE *f = tmpfile();
@@ -131,7 +131,7 @@ main(void)
 		rewind(f);
 		n = fread(errbuf, 1, sizeof(errbuf) - 1, f);
 		errbuf[n] = '\0';
-		CHECK_STR(errbuf, "allocbuild: n.txt:1:5: NUL byte is not supported\n");
+		CHECK_STR(errbuf, "n.txt:1:5: NUL byte is not supported\n");
 		fclose(f);
 	}
 	/* an escaped NUL is refused too, quoted or not, in a response file as well */
@@ -142,9 +142,9 @@ main(void)
 			int rsp;
 			const char *want;
 		} nul[] = {
-			{"cc \"a\\\0b\"", 9, 0, "allocbuild: n.txt:1:7: NUL byte is not supported\n"},
-			{"a \"b\\\0\"", 7, 1, "allocbuild: n.txt:1:6: NUL byte is not supported\n"},
-			{"a b\\\0c", 6, 1, "allocbuild: n.txt:1:5: NUL byte is not supported\n"},
+			{"cc \"a\\\0b\"", 9, 0, "n.txt:1:7: NUL byte is not supported\n"},
+			{"a \"b\\\0\"", 7, 1, "n.txt:1:6: NUL byte is not supported\n"},
+			{"a b\\\0c", 6, 1, "n.txt:1:5: NUL byte is not supported\n"},
 		};
 
 		for (size_t k = 0; k < sizeof(nul) / sizeof(nul[0]); k++) {

@@ -339,7 +339,7 @@ test_unpinned(void)
 		ab_recipe_free(r);
 	}
 	errs = errors_of(text, AB_RECIPE_REQUIRE_PINS);
-	CHECK_STR(errs, "allocbuild: t/r.json:2:50: sources.s.git.commit: 'v5.3.0' is not a 40-digit commit id "
+	CHECK_STR(errs, "t/r.json:2:50: sources.s.git.commit: 'v5.3.0' is not a 40-digit commit id "
 	                "(use --allow-unpinned to resolve it)\n");
 	free(errs);
 }
@@ -350,22 +350,22 @@ test_errors(void)
 	static const struct {
 		const char *text, *want;
 	} cases[] = {
-		{"", "allocbuild: t/r.json:1:1: $: expected a value, got end of input\n"},
+		{"", "t/r.json:1:1: $: expected a value, got end of input\n"},
 		{"{\n  \"a\": [1,\n   2 3]}",
-		    "allocbuild: t/r.json:3:6: a: expected ',' or ']', got '3'\n"},
+		    "t/r.json:3:6: a: expected ',' or ']', got '3'\n"},
 		{"{\"a\": \"caf\xc3\xa9\", \"b\": tru}",
-		    "allocbuild: t/r.json:1:20: b: expected a value, got 'tru'\n"},
-		{"{\"a\": \"\xff\"}", "allocbuild: t/r.json:1:8: a: invalid UTF-8 in string\n"},
-		{"{\"a\":{\"b c\":[{\"d\" 1}]}}", "allocbuild: t/r.json:1:19: a[\"b c\"][0].d: expected ':' after the key, got '1'\n"},
-		{"\xef\xbb\xbf[\n\t{}\n] ]", "allocbuild: t/r.json:3:3: $: expected end of input, got ']'\n"},
+		    "t/r.json:1:20: b: expected a value, got 'tru'\n"},
+		{"{\"a\": \"\xff\"}", "t/r.json:1:8: a: invalid UTF-8 in string\n"},
+		{"{\"a\":{\"b c\":[{\"d\" 1}]}}", "t/r.json:1:19: a[\"b c\"][0].d: expected ':' after the key, got '1'\n"},
+		{"\xef\xbb\xbf[\n\t{}\n] ]", "t/r.json:3:3: $: expected end of input, got ']'\n"},
 		{"{\"recipe\": 1, \"name\": \"n\", \"sources\": {}, \"variants\": [], \"x\": 1}",
-		    "allocbuild: t/r.json:1:55: variants: at least one variant is required\n"
-		    "allocbuild: t/r.json:1:59: x: unknown key\n"},
+		    "t/r.json:1:55: variants: at least one variant is required\n"
+		    "t/r.json:1:59: x: unknown key\n"},
 		{"{\"recipe\": 1.5, \"nmae\": \"n\", \"sources\": {}, \"variants\": [{\"label\": \"a\", \"runtime_of\": \"a\"}]}",
-		    "allocbuild: t/r.json:1:1: name: required key is missing\n"
-		    "allocbuild: t/r.json:1:12: recipe: expected an integer, got 1.5\n"
-		    "allocbuild: t/r.json:1:17: nmae: unknown key (did you mean 'name'?)\n"
-		    "allocbuild: t/r.json:1:87: variants[0].runtime_of: dependency cycle: a -> a\n"},
+		    "t/r.json:1:1: name: required key is missing\n"
+		    "t/r.json:1:12: recipe: expected an integer, got 1.5\n"
+		    "t/r.json:1:17: nmae: unknown key (did you mean 'name'?)\n"
+		    "t/r.json:1:87: variants[0].runtime_of: dependency cycle: a -> a\n"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
