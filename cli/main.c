@@ -49,7 +49,7 @@ lookup(const char *name)
 static void
 usage(FILE *f)
 {
-	fputs("usage: allocbuild <command> [options] [args]\n"
+	fputs("usage: allocbuild <command> [-q|--quiet] [-v|--verbose] [options] [args]\n"
 	      "       allocbuild help [command]\n"
 	      "       allocbuild --version\n\n"
 	      "Commands:\n", f);
@@ -86,6 +86,32 @@ wants_help(int argc, char **argv)
 			return 1;
 	}
 	return 0;
+}
+
+/*
+ * -q/--quiet and -v/--verbose, which every command takes, wherever they
+ * appear before "--": taken out of argv (argc updated). 0, or -1 for both
+ */
+static int
+take_verbosity(int *argc, char **argv)
+{
+	int j = 1, seen_dashes = 0;
+
+	for (int i = 1; i < *argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			seen_dashes = 1;
+		if (!seen_dashes && (!strcmp(a, "-q") || !strcmp(a, "--quiet")))
+			ab_quiet = 1;
+		else if (!seen_dashes && (!strcmp(a, "-v") || !strcmp(a, "--verbose")))
+			ab_verbose = 1;
+		else
+			argv[j++] = argv[i];
+	}
+	argv[j] = NULL;
+	*argc = j;
+	return ab_quiet && ab_verbose ? -1 : 0;
 }
 
 static int
@@ -131,6 +157,12 @@ main(int argc, char **argv)
 		printf("usage: %s", c->usage);
 		return finish(0);
 	}
+	argc--;
+	argv++;
+	if (take_verbosity(&argc, argv) < 0)
+		return ab_cmd_usage_error(c->name, "-q and -v exclude each other");
+	argc++;
+	argv--;
 	/* libgit2 starts when first called (lib/lazy), not here: most commands never need it */
 	rc = c->run(argc - 1, argv + 1);
 	ab_lazy_finish();

@@ -138,7 +138,7 @@ ab_progress_begin(size_t total)
 {
 	pthread_mutex_lock(&P.lock);
 	P.total = total;
-	P.live = ab_progress_terminal() && !ab_quiet;
+	P.live = ab_progress_terminal() && !ab_quiet && !ab_verbose;
 	P.stop = 0;
 	P.last = ab_now();
 	{

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 int ab_quiet;
+int ab_verbose;
 static ab_report_fn *reporter;
 static atomic_int environment_failed;
 

@@ -65,6 +65,8 @@ void ab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* a progress or note line on stderr, "allocbuild: <msg>"; silenced by ab_quiet */
 void ab_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int ab_quiet;
+/* -v: every note, and progress as plain lines even on a terminal (lib/progress.h) */
+extern int ab_verbose;
 
 /* allocation that aborts on exhaustion (out of memory is not input) */
 void *ab_malloc(size_t n);

@@ -3,7 +3,8 @@
 # dumb, or NO_COLOR is set, a build prints a plain line when each step
 # starts and when it ends, a heartbeat while a long step runs
 # (ALLOCBUILD_TEST_HEARTBEAT shortens its 30 s), and no escape code; on a
-# terminal with TERM=xterm the live line redraws itself with them.
+# terminal with TERM=xterm the live line redraws itself with them, unless
+# -v asks for every line; -q prints none.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/fakeproj.sh"
 
@@ -49,3 +50,9 @@ done
 script -qec "env TERM=xterm NO_COLOR= '$AB' build --force --mirror-dir mirror -o bo r.json" /dev/null >tty.out 2>&1
 grep -q "${esc}\[K\[4/5\] slow: make all (0:0" tty.out || fail "no live line on a terminal with TERM=xterm"
 expect_no_grep "slow: make all ..." tty.out
+# -v: plain lines even there; -q: no progress at all
+script -qec "env TERM=xterm NO_COLOR= '$AB' build -v --force --mirror-dir mirror -o bo r.json" /dev/null >tty.out 2>&1
+grep -q "$esc" tty.out && fail "escape codes with -v"
+expect_grep "[4/5] slow: make all ..." tty.out
+expect_exit 0 "$AB" build --force -q --mirror-dir mirror -o bo r.json
+expect_no_grep "[4/5]" err
