@@ -91,7 +91,8 @@ test_env_and_verify(void)
 	f = open_memstream(&text, &len);
 	CHECK(ab_manifest_systems(f, outdir) == 0);
 	fclose(f);
-	CHECK_STR(text, "a=/x/bin/a\n");
+	/* b has neither a program nor an allocator archive: a comment, nothing to run */
+	CHECK_STR(text, "a=/x/bin/a\n# b: no program artifact\n");
 	free(text);
 
 	/* verify: SHA256SUMS plus the statement's subjects, every manifest listed */
