@@ -1053,6 +1053,22 @@ compile_log(struct ab_variant_record *vr, const struct ab_plan *p, const struct 
 	free(log);
 }
 
+/*
+ * A variant with a lead (builder/plan.h) compiles after the lead's build
+ * has ended (built or failed), when the lead is built in this run: the
+ * scheduler starts no variant before its lead
+ */
+static void
+wait_for_lead(struct ctx *c, const struct ab_plan_var *pv)
+{
+	if (pv->lead == AB_PLAN_NONE)
+		return;
+	pthread_mutex_lock(&c->lock);
+	while (c->vs[pv->lead].status == V_RUNNING)
+		pthread_cond_wait(&c->cond, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+}
+
 /* a fresh build of one source or relink variant; fills its record */
 static int
 build_variant(struct ctx *c, size_t vi)
@@ -1078,6 +1094,8 @@ build_variant(struct ctx *c, size_t vi)
 			break;
 		case AB_STEP_CONFIGURE:
 		case AB_STEP_BUILD:
+			if (s->kind == AB_STEP_BUILD)
+				wait_for_lead(c, pv);
 			if (pv->v->build.system == AB_BUILD_CARGO)
 				e = cargo_home(pv);
 			if (e == 0)
@@ -1342,6 +1360,9 @@ schedule(struct ctx *c)
 				progress = 1;
 				continue;
 			}
+			/* its lead first: a variant waiting for it must not hold the only slot */
+			if (pv->lead != AB_PLAN_NONE && c->vs[pv->lead].status == V_PENDING)
+				ready = 0;
 			if (!ready || (c->failed && !c->o->keep_going))
 				continue;
 			if (pv->v->kind == AB_VARIANT_RUNTIME || !vs->need_build) {
@@ -2377,6 +2398,40 @@ clean_stale_temporaries(const struct ab_plan *p)
 	}
 }
 
+/*
+ * Which local hits of the variants compiled in this run took an entry that
+ * an earlier variant of the run stored, from their compile logs
+ * (provenance/ccstats.h): into each one's ccache record
+ */
+static void
+attribute_ccache(struct ctx *c)
+{
+	const struct ab_plan *p = c->p;
+	cJSON **recs = ab_calloc(p->nvars ? p->nvars : 1, sizeof(*recs));
+	struct ab_buf *texts = ab_calloc(p->nvars ? p->nvars : 1, sizeof(*texts));
+	const char **logs = ab_calloc(p->nvars ? p->nvars : 1, sizeof(*logs));
+
+	for (size_t vi = 0; p->ccache && vi < p->nvars; vi++) {
+		struct ab_variant_record *vr = record_of(c, vi);
+		char *log;
+
+		if (!vr->ccache || c->vs[vi].status != V_BUILT || !c->vs[vi].need_build)
+			continue;
+		recs[vi] = vr->ccache;
+		log = ab_path_join(p->vars[vi].logs, AB_CCWRAP_LOG);
+		if (ab_path_exists(log) && ab_read_file(&texts[vi], log) == 0)
+			logs[vi] = texts[vi].s;
+		free(log);
+	}
+	if (p->ccache)
+		ab_ccstats_attribute(recs, logs, p->nvars);
+	for (size_t vi = 0; vi < p->nvars; vi++)
+		ab_buf_free(&texts[vi]);
+	free(texts);
+	free(logs);
+	free(recs);
+}
+
 /* the compile cache's work for the variants compiled in this run; a remote storage that failed is said */
 static void
 report_ccache(struct ctx *c, int print)
@@ -2428,6 +2483,7 @@ run_phases(struct ctx *c, int *probe_bad)
 	if (p->nnet && ab_netfwd_start(&c->net, p->net_dir, p->net, p->nnet) < 0)
 		return AB_EFAIL;
 	schedule(c);
+	attribute_ccache(c);
 	report_ccache(c, 0);
 	check_variants(c, probe_bad);
 	ab_netfwd_stop(c->net);

@@ -14,6 +14,7 @@
 #include "../lib/hash.h"
 #include "../lib/linktxt.h"
 #include "../lib/proc.h"
+#include "../provenance/ccstats.h"
 
 const char *const ab_ccwrap_tools[] = {
 	"cc", "gcc", "c++", "g++", "x86_64-linux-gnu-gcc", "x86_64-linux-gnu-g++", "ar", "ranlib", NULL,
@@ -319,11 +320,54 @@ quiet_hash(char hex[AB_HEX_LEN + 1], const char *path)
 	return n < 0 ? -1 : 0;
 }
 
+/* the per-call statistics log's name beside the variant's, for a child ccache; NULL without one */
+static char *
+call_statslog(void)
+{
+	const char *log = getenv("CCACHE_STATSLOG");
+
+	return log && *log ? ab_sprintf("%s.call.%ld", log, (long)getpid()) : NULL;
+}
+
+/*
+ * What ccache did for this call, from its own statistics log at calllog
+ * (removed), whose lines go on to the variant's log in one write, as
+ * ccache would have appended them: one of AB_CCSTATS_*
+ */
+static const char *
+call_result(const char *calllog)
+{
+	const char *res = AB_CCSTATS_NONE, *log = getenv("CCACHE_STATSLOG");
+	struct ab_buf b = {0};
+	char buf[4096];
+	ssize_t n;
+	int fd = calllog ? open(calllog, O_RDONLY | O_CLOEXEC) : -1;
+
+	if (fd < 0)
+		return res;
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			ab_buf_add(&b, buf, (size_t)n);
+	close(fd);
+	unlink(calllog);
+	if (b.len) {
+		res = ab_ccstats_call_result(b.s, b.len);
+		fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			(void)!write(fd, b.s, b.len);
+			close(fd);
+		}
+	}
+	ab_buf_free(&b);
+	return res;
+}
+
 /*
  * Run the compiler, and when it succeeded append to the log a line
- *   SHA256 <tab> CWD <tab> OUTPUT <tab> SOURCE <tab> COMMAND
+ *   SHA256 <tab> CWD <tab> OUTPUT <tab> SOURCE <tab> COMMAND <tab> CCACHE
  * (the object's digest; the paths with the variant's directories under
- * their fixed names, so that two builds in other directories compare),
+ * their fixed names, so that two builds in other directories compare;
+ * what ccache did, AB_CCSTATS_*, from a statistics log of the call's own),
  * in one write, so that the compiles of a parallel build never mix.
  * Returns the compiler's exit status; a compiler killed by a signal
  * kills the wrapper by the same signal.
@@ -332,23 +376,31 @@ static int
 run_and_log(struct ab_strv *args, int argc, char **argv, const struct prefix_map *maps, size_t nmaps)
 {
 	const char *src;
-	char *out, cwd[PATH_MAX], hex[AB_HEX_LEN + 1];
+	char *out, cwd[PATH_MAX], hex[AB_HEX_LEN + 1], *calllog = call_statslog();
+	const char *res;
 	struct ab_buf line = {0};
 	int status, fd;
 	pid_t pid = fork();
 
 	if (pid < 0) {
 		fprintf(stderr, "allocbuild: %s: cannot fork: %s\n", base_name(argv[0]), strerror(errno));
+		free(calllog);
 		return 126;
 	}
 	if (pid == 0) {
+		if (calllog)
+			setenv("CCACHE_STATSLOG", calllog, 1);
 		execv(args->v[0], ab_strv_argv(args));
 		fprintf(stderr, "allocbuild: %s: cannot run '%s': %s\n", base_name(argv[0]), args->v[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			free(calllog);
 			return 126;
+		}
+	res = call_result(calllog);
+	free(calllog);
 	if (WIFSIGNALED(status)) {
 		signal(WTERMSIG(status), SIG_DFL);
 		raise(WTERMSIG(status));
@@ -368,7 +420,7 @@ run_and_log(struct ab_strv *args, int argc, char **argv, const struct prefix_map
 		log_field(&line, src ? src : "", maps, nmaps);
 		ab_buf_putc(&line, '\t');
 		log_field(&line, cmd, maps, nmaps);
-		ab_buf_putc(&line, '\n');
+		ab_buf_printf(&line, "\t%s\n", res);
 		fd = open(getenv(AB_CCWRAP_LOG_ENV), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			(void)!write(fd, line.s, line.len);

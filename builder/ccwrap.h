@@ -48,8 +48,11 @@
  * The compile log: where the wrapper appends a line per successful
  * compile (-c): the object's SHA-256, the directory, the object, the
  * source and the command, with the variant's directories under their
- * fixed names (docs/build.md, "Checking reproducibility"). build --check
- * and rebuild name the first compile whose object differs.
+ * fixed names (docs/build.md, "Checking reproducibility"), and what
+ * ccache did for it (provenance/ccstats.h: a compile through ccache gets
+ * a statistics log of its own, CCACHE_STATSLOG beside the variant's,
+ * whose lines then go to the variant's). build --check and rebuild name
+ * the first compile whose object differs.
  */
 #define AB_CCWRAP_LOG_ENV "ALLOCBUILD_COMPILE_LOG"
 #define AB_CCWRAP_LOG "compiles.tsv"

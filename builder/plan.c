@@ -612,6 +612,29 @@ plan_budget(struct ab_plan *p)
 	}
 }
 
+/*
+ * With ccache, the build variants of one source compile mostly the same
+ * objects: the first one's build step runs before the others' (their
+ * sources and configures go on meanwhile), so that each shared object is
+ * compiled once and the others take it from the cache (docs/build.md,
+ * "Variants of one program")
+ */
+static void
+plan_leads(struct ab_plan *p)
+{
+	for (size_t i = 0; i < p->nvars; i++) {
+		struct ab_plan_var *pv = &p->vars[i];
+
+		pv->lead = AB_PLAN_NONE;
+		if (!p->ccache || pv->v->kind != AB_VARIANT_BUILD)
+			continue;
+		for (size_t k = 0; k < i && pv->lead == AB_PLAN_NONE; k++)
+			if (p->vars[k].v->kind == AB_VARIANT_BUILD && p->vars[k].lead == AB_PLAN_NONE &&
+			    !strcmp(p->vars[k].v->source, pv->v->source))
+				pv->lead = k;
+	}
+}
+
 /* the variants pv waits for: what the recipe says it depends on */
 static void
 plan_deps(struct ab_plan *p, struct ab_plan_var *pv)
@@ -824,6 +847,7 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 	if (p->sandbox && p->ccache)
 		plan_remote(p);
 	plan_budget(p);
+	plan_leads(p);
 	for (size_t i = 0; i < p->nvars; i++) {
 		plan_deps(p, &p->vars[i]);
 		plan_artifacts(&p->vars[i]);
@@ -1056,6 +1080,9 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 			if (s->jobserver)
 				fprintf(f, "      jobserver: 1 of %d tokens while it runs (%s: the read,write fds of its pipe)\n",
 				    p->jobserver, AB_JOBSERVER_FDS);
+			if (s->kind == AB_STEP_BUILD && pv->lead != AB_PLAN_NONE)
+				fprintf(f, "      after: %s's build (the objects they share compiled once, then taken from ccache)\n",
+				    p->vars[pv->lead].v->label);
 			fprintf(f, "      log: %s\n", s->log);
 			break;
 		case AB_STEP_RELINK: {

@@ -78,6 +78,8 @@ struct ab_plan_var {
 	struct ab_strv artifacts; /* paths relative to the build dir (base's for runtime_of) */
 	size_t *deps;         /* indexes into plan->vars this variant waits for (ab_recipe_variant_deps) */
 	size_t ndeps;
+	size_t lead;          /* with ccache: the first build variant of the same source, whose build step its
+	                         own waits for (the objects they share compiled once); else AB_PLAN_NONE */
 };
 
 struct ab_plan_opts {

@@ -7,6 +7,10 @@
 #include <sys/stat.h>
 
 #include "../lib/jsonio.h"
+#include "../lib/strmap.h"
+
+/* an entry of the local cache that more than one variant stored */
+#define STORED_BY_SEVERAL ((size_t)-1)
 
 static const char *const schemes[] = {"redis://", "redis+unix:", "http://", "file:", NULL};
 
@@ -246,6 +250,28 @@ counter(struct call *c, const char *s, size_t n)
 #undef IS
 }
 
+const char *
+ab_ccstats_call_result(const char *text, size_t len)
+{
+	struct call c = {0};
+
+	for (size_t at = 0; at < len;) {
+		const char *line = text + at;
+		size_t n = strcspn(line, "\n");
+
+		if (n > len - at)
+			n = len - at;
+		at += n + (at + n < len);
+		if (n && line[0] != '#')
+			counter(&c, line, n);
+	}
+	if (c.miss)
+		return AB_CCSTATS_MISS;
+	if (c.hit)
+		return c.remote_hit && !c.local_hit ? AB_CCSTATS_REMOTE_HIT : AB_CCSTATS_HIT;
+	return AB_CCSTATS_NONE;
+}
+
 int
 ab_ccstats_read(cJSON **out, const char *path, const char *rel)
 {
@@ -305,11 +331,92 @@ ab_ccstats_summary(const cJSON *rec)
 	int m = num(rec, "misses"), e = ab_ccstats_remote_failures(rec);
 	struct ab_buf b = {0};
 
-	ab_buf_printf(&b, "%d compile%s: %d local hit%s, %d remote hit%s, %d miss%s", n, n == 1 ? "" : "s", l,
-	    l == 1 ? "" : "s", r, r == 1 ? "" : "s", m, m == 1 ? "" : "es");
+	ab_buf_printf(&b, "%d compile%s: %d local hit%s", n, n == 1 ? "" : "s", l, l == 1 ? "" : "s");
+	if (cJSON_IsNumber(ab_json_get(rec, "from_earlier_variants")))
+		ab_buf_printf(&b, " (%d from earlier variants of this build)", num(rec, "from_earlier_variants"));
+	ab_buf_printf(&b, ", %d remote hit%s, %d miss%s", r, r == 1 ? "" : "s", m, m == 1 ? "" : "es");
 	if (n)
 		ab_buf_printf(&b, " (%d%% hits)", (int)((100.0 * (l + r)) / n));
 	if (e)
 		ab_buf_printf(&b, "; the remote storage failed for %d call%s", e, e == 1 ? "" : "s");
 	return ab_buf_detach(&b);
+}
+
+/* ---- which variant's compile a hit took ---- */
+
+/* the compiles of one variant's log: each line cut at its last tab */
+struct compiles {
+	struct ab_strv keys;       /* the line without its result: object digest, directory, output, source, command */
+	const char **result;       /* index-aligned with keys: AB_CCSTATS_* */
+};
+
+static void
+compiles_parse(struct compiles *cs, const char *text)
+{
+	memset(cs, 0, sizeof(*cs));
+	while (text && *text) {
+		size_t n = strcspn(text, "\n");
+		char *line = ab_strndup(text, n), *last = strrchr(line, '\t');
+		int tabs = 0;
+
+		text += n + (text[n] == '\n');
+		for (const char *t = line; *t; t++)
+			tabs += *t == '\t';
+		/* a line of five fields (a log without results) took nothing from a cache that anyone knows of */
+		if (tabs < 5) {
+			free(line);
+			continue;
+		}
+		*last = '\0';
+		cs->result = ab_realloc(cs->result, (cs->keys.n + 1) * sizeof(*cs->result));
+		cs->result[cs->keys.n] = last + 1;
+		ab_strv_push_owned(&cs->keys, line);
+	}
+}
+
+static int
+stores(const char *result)
+{
+	return !strcmp(result, AB_CCSTATS_MISS) || !strcmp(result, AB_CCSTATS_REMOTE_HIT);
+}
+
+void
+ab_ccstats_attribute(cJSON *const *recs, const char *const *logs, size_t n)
+{
+	struct compiles *cs = ab_calloc(n ? n : 1, sizeof(*cs));
+	struct ab_strmap stored = {0}; /* a compile stored in the local cache -> index into owner */
+	size_t *owner = NULL, nowner = 0, at;
+
+	for (size_t i = 0; i < n; i++) {
+		compiles_parse(&cs[i], logs[i]);
+		for (size_t k = 0; k < cs[i].keys.n; k++) {
+			if (!stores(cs[i].result[k]))
+				continue;
+			if (ab_strmap_put(&stored, cs[i].keys.v[k], nowner)) {
+				owner = ab_realloc(owner, (nowner + 1) * sizeof(*owner));
+				owner[nowner++] = i;
+			} else if (ab_strmap_get(&stored, cs[i].keys.v[k], &at) && owner[at] != i) {
+				/* two variants compiled it at once: a third's hit took either's entry */
+				owner[at] = STORED_BY_SEVERAL;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		int from = 0;
+
+		for (size_t k = 0; k < cs[i].keys.n; k++)
+			if (!strcmp(cs[i].result[k], AB_CCSTATS_HIT) && ab_strmap_get(&stored, cs[i].keys.v[k], &at) &&
+			    owner[at] != i)
+				from++;
+		if (recs[i])
+			cJSON_AddNumberToObject(recs[i], "from_earlier_variants", from);
+	}
+	/* the map points into the keys: freed first */
+	ab_strmap_free(&stored);
+	for (size_t i = 0; i < n; i++) {
+		ab_strv_free(&cs[i].keys);
+		free(cs[i].result);
+	}
+	free(cs);
+	free(owner);
 }

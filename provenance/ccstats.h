@@ -17,7 +17,9 @@
  * calls, autoconf tests and the like are uncacheable. A call whose
  * remote storage failed (connection refused, timeout) counts in
  * remote_errors or remote_timeouts: ccache then went on with the local
- * cache only, so the build did not fail.
+ * cache only, so the build did not fail. After a run, the variants'
+ * compile logs say which local hits took an entry an earlier variant of
+ * the same run stored (ab_ccstats_attribute): "from_earlier_variants".
  */
 #ifndef AB_CCSTATS_H
 #define AB_CCSTATS_H
@@ -28,6 +30,17 @@
 
 /* the statistics log's name in a variant's logs directory */
 #define AB_CCSTATS_LOG "ccache-stats.log"
+
+/*
+ * What one compiler call got from ccache, as the compile log's last field
+ * says it (builder/ccwrap.h): compiled and stored in the local cache, taken
+ * from the local cache, taken from the remote storage (and stored in the
+ * local cache), or none of these (not through ccache, or uncacheable).
+ */
+#define AB_CCSTATS_MISS "miss"
+#define AB_CCSTATS_HIT "hit"
+#define AB_CCSTATS_REMOTE_HIT "remote-hit"
+#define AB_CCSTATS_NONE "-"
 
 /*
  * Is url, a list of URLs separated by spaces, each a remote storage that
@@ -53,9 +66,25 @@ char *ab_ccstats_env_shown(const char *kv);
  * through ccache). AB_EFAIL reported when it exists and cannot be read.
  */
 int ab_ccstats_read(cJSON **out, const char *path, const char *rel);
+/*
+ * The result of the one compiler call whose statistics log (its counters
+ * alone, text of len bytes) is text: one of AB_CCSTATS_*, static.
+ */
+const char *ab_ccstats_call_result(const char *text, size_t len);
+/*
+ * The local hits of each variant compiled in one run that took an entry
+ * another variant of the run stored: adds "from_earlier_variants" to
+ * recs[i] (skipped when NULL) from the compile logs logs[i] (their text,
+ * NULL when none) of the n variants. A hit counts when another variant's
+ * log has the same compile (object digest, directory, output, source and
+ * command, under the sandbox's fixed names) as a miss or a remote hit:
+ * that variant stored the entry before this call found it. A compile
+ * several variants stored at once counts for each other one.
+ */
+void ab_ccstats_attribute(cJSON *const *recs, const char *const *logs, size_t n);
 /* the calls of the record whose remote storage failed (errors and timeouts) */
 int ab_ccstats_remote_failures(const cJSON *rec);
-/* the record's one-line summary, "12 compiles: 1 local hit, 10 remote hits, 1 miss (92% hits)" (caller frees) */
+/* the record's one-line summary, "12 compiles: 1 local hit (1 from earlier variants of this build), 10 remote hits, 1 miss (92% hits)" (caller frees) */
 char *ab_ccstats_summary(const cJSON *rec);
 
 #endif

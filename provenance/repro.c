@@ -110,11 +110,12 @@ clog_parse(struct clog *l, const char *text)
 	memset(l, 0, sizeof(*l));
 	while (text && *text) {
 		size_t n = strcspn(text, "\n"), k;
-		char *line = ab_strndup(text, n), *f[5] = {line}, *base;
+		char *line = ab_strndup(text, n), *f[6] = {line}, *base;
 		int nf = 1;
 
 		text += n + (text[n] == '\n');
-		for (char *t = line; *t && nf < 5; t++)
+		/* a sixth field, what ccache did for the compile, is not compared */
+		for (char *t = line; *t && nf < 6; t++)
 			if (*t == '\t') {
 				*t = '\0';
 				f[nf++] = t + 1;

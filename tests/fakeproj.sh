@@ -268,3 +268,87 @@ make_pathproj_recipe() {
  ]}
 JSON
 }
+
+# make_campaignproj DIR [A3H] -> prints the sha256 of campaignproj-1.0.tar.gz
+# (stored in DIR/mirror/sha256/<hex>): a small program of 20 C files and
+# main.c, autotools-shaped, linked with lib/liballoc.a, the allocator that
+# `configure --alloc=aN` (N = 1, 2 or 3) picks: alloc/aN.c, the only
+# compile that differs between its variants; alloc/a3.c alone includes
+# alloc/a3.h, which names it A3H (default "alloc3"). bin/prog prints the
+# allocator's name and a sum of the 20 files' functions.
+make_campaignproj() {
+	local dir=$1 src=$1/campaignproj-1.0 i
+	rm -rf "$src"
+	mkdir -p "$src/alloc" "$src/lib" "$dir/mirror/sha256"
+	printf 'int scale(int x);\n' >"$src/lib/common.h"
+	: >"$src/objs"
+	for i in $(seq -w 1 20); do
+		printf '#include "common.h"\nint f%s(int x) { return scale(x) + %d; }\n' "$i" "$((10#$i))" >"$src/lib/f$i.c"
+		echo "obj/f$i.o" >>"$src/objs"
+	done
+	printf '#include "common.h"\nint scale(int x) { return 2 * x; }\n' >"$src/lib/scale.c"
+	{
+		printf '#include <stdio.h>\nconst char *alloc_name(void);\n'
+		for i in $(seq -w 1 20); do printf 'int f%s(int);\n' "$i"; done
+		printf 'int main(void) { int s = 0;\n'
+		for i in $(seq -w 1 20); do printf '\ts += f%s(%d);\n' "$i" "$((10#$i))"; done
+		printf '\tprintf("%%s %%d\\n", alloc_name(), s); return 0; }\n'
+	} >"$src/main.c"
+	for i in 1 2; do printf 'const char *alloc_name(void) { return "alloc%s"; }\n' $i >"$src/alloc/a$i.c"; done
+	printf '#include "a3.h"\nconst char *alloc_name(void) { return A3_NAME; }\n' >"$src/alloc/a3.c"
+	printf '#define A3_NAME "%s"\n' "${2:-alloc3}" >"$src/alloc/a3.h"
+	cat >"$src/configure" <<'CFG'
+#!/bin/sh
+srcdir=$(cd "$(dirname "$0")" && pwd)
+alloc=a1
+for a in "$@"; do
+	case $a in --alloc=*) alloc=${a#--alloc=} ;; esac
+done
+sed -e "s|@srcdir@|$srcdir|g" -e "s|@alloc@|$alloc|g" -e "s|@objs@|$(tr '\n' ' ' <"$srcdir/objs")|" \
+	"$srcdir/Makefile.in" >Makefile
+echo "configured in $(pwd) with $alloc"
+CFG
+	chmod +x "$src/configure"
+	cat >"$src/Makefile.in" <<'MK'
+CFLAGS = -O2 -g
+OBJS = @objs@ obj/scale.o
+all: bin/prog
+obj/%.o: @srcdir@/lib/%.c @srcdir@/lib/common.h
+	@mkdir -p obj
+	$(CC) $(CFLAGS) -I@srcdir@/lib -c $< -o $@
+obj/main.o: @srcdir@/main.c
+	@mkdir -p obj
+	$(CC) $(CFLAGS) -c @srcdir@/main.c -o obj/main.o
+obj/alloc.o: @srcdir@/alloc/@alloc@.c
+	@mkdir -p obj
+	$(CC) $(CFLAGS) -I@srcdir@/alloc -c @srcdir@/alloc/@alloc@.c -o obj/alloc.o
+lib/liballoc.a: obj/alloc.o
+	@mkdir -p lib
+	$(AR) rcs lib/liballoc.a obj/alloc.o
+bin/prog: $(OBJS) obj/main.o lib/liballoc.a
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o bin/prog obj/main.o $(OBJS) lib/liballoc.a
+MK
+	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$dir" -czf "$dir/campaignproj-1.0.tar.gz" campaignproj-1.0
+	local h
+	h=$(sha256sum "$dir/campaignproj-1.0.tar.gz" | cut -d' ' -f1)
+	cp "$dir/campaignproj-1.0.tar.gz" "$dir/mirror/sha256/$h"
+	echo "$h"
+}
+
+# make_campaignproj_recipe FILE [A3H]: make_campaignproj in the current
+# directory and write FILE, the recipe "campaign": variants v1, v2 and v3
+# of the one source, configured with --alloc=a1, a2, a3
+make_campaignproj_recipe() {
+	local sha
+	sha=$(make_campaignproj "$PWD" "${2:-alloc3}")
+	cat >"$1" <<JSON
+{"recipe": 1, "name": "campaign",
+ "sources": {"prog": {"archive": {"urls": ["https://example.invalid/campaignproj-1.0.tar.gz"], "sha256": "$sha", "strip": 1}}},
+ "variants": [
+  {"label": "v1", "source": "prog", "build": {"system": "autotools", "configure": ["--alloc=a1"]}, "artifacts": ["bin/prog", "lib/liballoc.a"]},
+  {"label": "v2", "source": "prog", "build": {"system": "autotools", "configure": ["--alloc=a2"]}, "artifacts": ["bin/prog", "lib/liballoc.a"]},
+  {"label": "v3", "source": "prog", "build": {"system": "autotools", "configure": ["--alloc=a3"]}, "artifacts": ["bin/prog", "lib/liballoc.a"]}
+ ]}
+JSON
+}

@@ -95,8 +95,9 @@ for l in stock special; do
 import json, sys
 c = [v for v in json.load(open(sys.argv[1]))["variants"] if v["label"] == sys.argv[2]][0]["ccache"]
 pl = lambda n, w, s="s": "%d %s%s" % (n, w, "" if n == 1 else s)
-print("ccache %s: %s: %s, %s, %s (%d%% hits)" % (sys.argv[2], pl(c["cacheable"], "compile"),
-      pl(c["local_hits"], "local hit"), pl(c["remote_hits"], "remote hit"), pl(c["misses"], "miss", "es"),
+print("ccache %s: %s: %s (%d from earlier variants of this build), %s, %s (%d%% hits)" % (sys.argv[2],
+      pl(c["cacheable"], "compile"), pl(c["local_hits"], "local hit"), c["from_earlier_variants"],
+      pl(c["remote_hits"], "remote hit"), pl(c["misses"], "miss", "es"),
       100 * (c["local_hits"] + c["remote_hits"]) // c["cacheable"]))
 PY
 )

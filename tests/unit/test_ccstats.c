@@ -68,6 +68,11 @@ test_read(void)
 	line = ab_ccstats_summary(rec);
 	CHECK_STR(line, "5 compiles: 1 local hit, 2 remote hits, 2 misses (60% hits); the remote storage failed for 1 call");
 	free(line);
+	cJSON_AddNumberToObject(rec, "from_earlier_variants", 1);
+	line = ab_ccstats_summary(rec);
+	CHECK_STR(line, "5 compiles: 1 local hit (1 from earlier variants of this build), 2 remote hits, 2 misses (60% hits); "
+	    "the remote storage failed for 1 call");
+	free(line);
 	cJSON_Delete(rec);
 
 	/* an empty log: a record of nothing */
@@ -170,9 +175,46 @@ test_redact(void)
 	free(s);
 }
 
+/* one call's own statistics log, and which hits took an entry another variant of the run stored */
+static void
+test_attribute(void)
+{
+	static const char miss[] = "# /allocbuild/src/a.c\ncache_miss\n";
+	static const char hit[] = "# /allocbuild/src/a.c\ndirect_cache_hit\nlocal_storage_hit\n";
+	static const char remote[] = "# /allocbuild/src/a.c\ndirect_cache_hit\nremote_storage_hit\n";
+	/* two variants: v0 compiled a.o and b.o, v1 took a.o, took c.o from an older build, took b.o from the remote */
+	const char *logs[3] = {
+	    "A\t/allocbuild/build\ta.o\ta.c\tcc -c a.c\tmiss\n"
+	    "B\t/allocbuild/build\tb.o\tb.c\tcc -c b.c\tmiss\n"
+	    "D\t/allocbuild/build\td.o\td.c\tcc -c d.c\tremote-hit\n"
+	    "E\t/allocbuild/build\te.o\te.c\tcc -c e.c\n",
+	    "A\t/allocbuild/build\ta.o\ta.c\tcc -c a.c\thit\n"
+	    "C\t/allocbuild/build\tc.o\tc.c\tcc -c c.c\thit\n"
+	    "B\t/allocbuild/build\tb.o\tb.c\tcc -c b.c\tremote-hit\n"
+	    "D\t/allocbuild/build\td.o\td.c\tcc -c d.c\thit\n"
+	    "X\t/allocbuild/build\tb.o\tb.c\tcc -c b.c\thit\n"
+	    "E\t/allocbuild/build\te.o\te.c\tcc -c e.c\t-\n",
+	    NULL,
+	};
+	cJSON *recs[3] = {cJSON_CreateObject(), cJSON_CreateObject(), NULL};
+
+	CHECK_STR(ab_ccstats_call_result(miss, strlen(miss)), AB_CCSTATS_MISS);
+	CHECK_STR(ab_ccstats_call_result(hit, strlen(hit)), AB_CCSTATS_HIT);
+	CHECK_STR(ab_ccstats_call_result(remote, strlen(remote)), AB_CCSTATS_REMOTE_HIT);
+	CHECK_STR(ab_ccstats_call_result("# x.c\ncalled_for_link\n", 22), AB_CCSTATS_NONE);
+	CHECK_STR(ab_ccstats_call_result("", 0), AB_CCSTATS_NONE);
+	ab_ccstats_attribute(recs, logs, 3);
+	/* v1: a.o (v0's miss) and d.o (v0's remote hit); not c.o (nobody here stored it), not X (other bytes) */
+	CHECK(num(recs[0], "from_earlier_variants") == 0);
+	CHECK(num(recs[1], "from_earlier_variants") == 2);
+	cJSON_Delete(recs[0]);
+	cJSON_Delete(recs[1]);
+}
+
 int
 main(void)
 {
+	test_attribute();
 	test_read();
 	test_remote();
 	test_redact();
