@@ -36,10 +36,13 @@ ccache v2: 23 compiles: 22 local hits (22 from earlier variants of this build), 
 ccache v3: 23 compiles: 22 local hits (22 from earlier variants of this build), 0 remote hits, 1 miss (95% hits)
 EOT
 grep '^ccache ' out | expect_file want
-# v2 and v3 compiled after v1's make had ended
-[ "$(grep -o -E '^\[[0-9]+/11\] v[123]: make' err | tr '\n' ' ')" = "[4/11] v1: make [7/11] v2: make [10/11] v3: make " ] ||
-	[ "$(grep -o -E '^\[[0-9]+/11\] v[123]: make' err | tr '\n' ' ')" = "[4/11] v1: make [10/11] v3: make [7/11] v2: make " ] ||
-	fail "order: $(grep make err)"
+# v2 and v3 compiled after v1's make had ended: their make starts (a line ending in
+# "...") come after v1's make ended (a line ending in its time)
+v1_end=$(grep -n -E '^\[4/11\] v1: make .*\([0-9]+:[0-9]+\)$' err | cut -d: -f1)
+v2_start=$(grep -n -E '^\[7/11\] v2: make .*\.\.\.$' err | cut -d: -f1)
+v3_start=$(grep -n -E '^\[10/11\] v3: make .*\.\.\.$' err | cut -d: -f1)
+[ -n "$v1_end" ] && [ -n "$v2_start" ] && [ -n "$v3_start" ] && [ "$v1_end" -lt "$v2_start" ] &&
+	[ "$v1_end" -lt "$v3_start" ] || fail "order: $(grep make err)"
 # the compile log: what ccache did for each compile; the allocator the one compile v2 missed
 [ "$(cut -f3,6 o/variants/v2/logs/compiles.tsv | sort | uniq -c | awk '$3 == "miss" || $3 == "hit" {print $2, $3}' | grep miss)" = "obj/alloc.o miss" ] ||
 	fail "compile log: $(cat o/variants/v2/logs/compiles.tsv)"
