@@ -841,49 +841,55 @@ put_short_version(struct ab_buf *b, const cJSON *probe, const cJSON *art)
 	free(s);
 }
 
-/* one row per variant, narrow enough for GitHub: what it is and what is set in it */
+/*
+ * One row of the variants table: narrow enough for GitHub (the allocator
+ * with its short version, what is built in, "–" when nothing), or in full
+ * (the version as the probe reported it, the configure options or CMake
+ * defines, `""` when nothing was built in)
+ */
 static void
-section_variants_compact(struct ab_buf *b, const struct evidence *e)
+put_variant_row(struct ab_buf *b, const struct evidence *e, const cJSON *v, int full)
 {
-	const cJSON *v;
+	const char *label = jstr_or(v, "label", "?");
+	const cJSON *base = base_of(e, v);
+	const cJSON *probe = probe_of(e, label);
+	/* a relink without an allocator of its own has its from variant's: the probe says which */
+	const char *alloc = jstr(base, "definition.allocator.kind") ? jstr(base, "definition.allocator.kind") :
+	    jstr(probe, "allocator");
+	const cJSON *art = artifact_of(e, jstr(base, "label") ? jstr(base, "label") : label);
+	const char *mc = malloc_conf_of(probe);
 
-	ab_buf_puts(b, "### Variants\n\n| label | kind | allocator | built in | runtime environment | artifact |\n"
-	    "|---|---|---|---|---|---|\n");
-	cJSON_ArrayForEach(v, variants(e)) {
-		const char *label = jstr_or(v, "label", "?");
-		const cJSON *base = base_of(e, v);
-		const cJSON *probe = probe_of(e, label);
-		const char *alloc = jstr(base, "definition.allocator.kind") ? jstr(base, "definition.allocator.kind") :
-		    jstr(probe, "allocator");
-		const cJSON *art = artifact_of(e, jstr(base, "label") ? jstr(base, "label") : label);
-		const char *mc = malloc_conf_of(probe);
-
-		ab_buf_puts(b, "| ");
-		put_code(b, label);
-		ab_buf_puts(b, " | ");
-		ab_buf_puts(b, kind_words(v));
-		if (is_kind(v, "runtime_of")) {
-			ab_buf_puts(b, " of ");
-			put_code(b, jstr_or(v, "definition.runtime_of", "?"));
-		}
-		put_not_reproducible(b, e, label);
-		ab_buf_puts(b, " | ");
-		put_text(b, alloc ? alloc : "–");
-		put_short_version(b, probe, art);
-		ab_buf_puts(b, " | ");
-		if (mc && mc[0])
-			put_code(b, mc);
-		else if (cJSON_IsNumber(jget(probe, "secure")))
-			ab_buf_printf(b, "secure level %d", jget(probe, "secure")->valueint);
-		else
-			ab_buf_puts(b, "–");
-		ab_buf_puts(b, " | ");
-		put_runtime(b, v);
-		ab_buf_puts(b, " | ");
-		put_short_hash(b, jstr(art, "sha256"));
-		ab_buf_puts(b, " |\n");
+	ab_buf_puts(b, "| ");
+	put_code(b, label);
+	ab_buf_puts(b, " | ");
+	ab_buf_puts(b, kind_words(v));
+	if (is_kind(v, "runtime_of")) {
+		ab_buf_puts(b, " of ");
+		put_code(b, jstr_or(v, "definition.runtime_of", "?"));
 	}
-	ab_buf_puts(b, "\n");
+	put_not_reproducible(b, e, label);
+	ab_buf_puts(b, " | ");
+	put_text(b, alloc ? alloc : "–");
+	if (full) {
+		ab_buf_puts(b, " | ");
+		put_version(b, probe, art);
+		ab_buf_puts(b, " | ");
+		put_options(b, base);
+	} else {
+		put_short_version(b, probe, art);
+	}
+	ab_buf_puts(b, " | ");
+	if (mc && (mc[0] || full))
+		put_code(b, mc[0] ? mc : "\"\"");
+	else if (cJSON_IsNumber(jget(probe, "secure")))
+		ab_buf_printf(b, "secure level %d", jget(probe, "secure")->valueint);
+	else
+		ab_buf_puts(b, "–");
+	ab_buf_puts(b, " | ");
+	put_runtime(b, v);
+	ab_buf_puts(b, " | ");
+	put_short_hash(b, jstr(art, "sha256"));
+	ab_buf_puts(b, " |\n");
 }
 
 static void
@@ -891,50 +897,17 @@ section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence
 {
 	const cJSON *v;
 
-	section_variants_compact(b, e);
+	ab_buf_puts(b, "### Variants\n\n| label | kind | allocator | built in | runtime environment | artifact |\n"
+	    "|---|---|---|---|---|---|\n");
+	cJSON_ArrayForEach(v, variants(e))
+		put_variant_row(b, e, v, 0);
+	ab_buf_puts(b, "\n");
 	ab_buf_puts(details, "<details><summary>Variants in full: versions, configure options and defines</summary>\n\n"
 	    "| label | kind | allocator | version | configure options / defines | built in (jemalloc config.malloc_conf, mimalloc secure level) | runtime environment | artifact sha256 |\n"
 	    "|---|---|---|---|---|---|---|---|\n");
-	b = details;
-	cJSON_ArrayForEach(v, variants(e)) {
-		const char *label = jstr_or(v, "label", "?");
-		const cJSON *base = base_of(e, v);
-		const cJSON *probe = probe_of(e, label);
-		/* a relink without an allocator of its own has its from variant's: the probe says which */
-		const char *alloc = jstr(base, "definition.allocator.kind") ? jstr(base, "definition.allocator.kind") :
-		    jstr(probe, "allocator");
-		const cJSON *art = artifact_of(e, jstr(base, "label") ? jstr(base, "label") : label);
-		const char *mc = malloc_conf_of(probe);
-
-		ab_buf_puts(b, "| ");
-		put_code(b, label);
-		ab_buf_puts(b, " | ");
-		ab_buf_puts(b, kind_words(v));
-		if (is_kind(v, "runtime_of")) {
-			ab_buf_puts(b, " of ");
-			put_code(b, jstr_or(v, "definition.runtime_of", "?"));
-		}
-		put_not_reproducible(b, e, label);
-		ab_buf_puts(b, " | ");
-		put_text(b, alloc ? alloc : "–");
-		ab_buf_puts(b, " | ");
-		put_version(b, probe, art);
-		ab_buf_puts(b, " | ");
-		put_options(b, base);
-		ab_buf_puts(b, " | ");
-		if (mc)
-			put_code(b, mc[0] ? mc : "\"\"");
-		else if (cJSON_IsNumber(jget(probe, "secure")))
-			ab_buf_printf(b, "secure level %d", jget(probe, "secure")->valueint);
-		else
-			ab_buf_puts(b, "–");
-		ab_buf_puts(b, " | ");
-		put_runtime(b, v);
-		ab_buf_puts(b, " | ");
-		put_short_hash(b, jstr(art, "sha256"));
-		ab_buf_puts(b, " |\n");
-	}
-	ab_buf_puts(b, "\n</details>\n\n");
+	cJSON_ArrayForEach(v, variants(e))
+		put_variant_row(details, e, v, 1);
+	ab_buf_puts(details, "\n</details>\n\n");
 
 	/* the full digests, folded */
 	ab_buf_puts(details, "<details><summary>Artifact digests (sha256)</summary>\n\n");
