@@ -51,43 +51,45 @@ clear_line(void)
 	}
 }
 
-/* with P.lock held: the most recently started running step */
+/*
+ * with P.lock held: the most recently started running step, as the live
+ * line draws it ("[4/7] a: make (0:41) +1 running") or as a heartbeat
+ * prints it ("[4/7] a: make: running (0:30) +1 running")
+ */
+static void
+put_latest(const char *lead, const char *state)
+{
+	struct running *r = &P.run[P.nrun - 1];
+	char el[32];
+
+	format_elapsed(el, sizeof(el), ab_now() - r->start);
+	fprintf(stderr, "%s[%zu/%zu] %s%s%s%s (%s)", lead, r->step, P.total, r->label ? r->label : "",
+	    r->label ? ": " : "", r->name, state, el);
+	if (P.nrun > 1)
+		fprintf(stderr, " +%zu running", P.nrun - 1);
+}
+
+/* with P.lock held */
 static void
 draw(void)
 {
-	struct running *r;
-	char el[32];
-
 	if (!P.live || !P.nrun) {
 		clear_line();
 		fflush(stderr);
 		return;
 	}
-	r = &P.run[P.nrun - 1];
-	format_elapsed(el, sizeof(el), ab_now() - r->start);
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s%s%s (%s)", r->step, P.total, r->label ? r->label : "",
-	    r->label ? ": " : "", r->name, el);
-	if (P.nrun > 1)
-		fprintf(stderr, " +%zu running", P.nrun - 1);
+	put_latest("\r\033[K", "");
 	P.drawn = 1;
 	fflush(stderr);
 }
 
-/* with P.lock held, not live: a plain line that a step is still running, at most every AB_PROGRESS_HEARTBEAT s */
+/* with P.lock held, not live: a plain line that a step is still running, at most every P.every seconds */
 static void
 heartbeat(void)
 {
-	struct running *r;
-	char el[32];
-
 	if (!P.nrun || ab_quiet || ab_now() - P.last < P.every)
 		return;
-	r = &P.run[P.nrun - 1];
-	format_elapsed(el, sizeof(el), ab_now() - r->start);
-	fprintf(stderr, "[%zu/%zu] %s%s%s: running (%s)", r->step, P.total, r->label ? r->label : "",
-	    r->label ? ": " : "", r->name, el);
-	if (P.nrun > 1)
-		fprintf(stderr, " +%zu running", P.nrun - 1);
+	put_latest("", ": running");
 	fputc('\n', stderr);
 	fflush(stderr);
 	P.last = ab_now();
