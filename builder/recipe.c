@@ -2556,6 +2556,12 @@ ab_recipe_parse(struct ab_recipe **out, const char *name, const char *text, size
 int
 ab_recipe_load_ext(struct ab_recipe **out, const char *path, unsigned flags)
 {
+	return ab_recipe_load_to(out, path, flags, stderr);
+}
+
+int
+ab_recipe_load_to(struct ab_recipe **out, const char *path, unsigned flags, FILE *errs)
+{
 	struct ab_buf b = {0};
 	int error;
 
@@ -2566,7 +2572,7 @@ ab_recipe_load_ext(struct ab_recipe **out, const char *path, unsigned flags)
 	}
 	if (ab_read_file_max(&b, path, AB_RECIPE_MAX) < 0)
 		return -1;
-	error = ab_recipe_parse_ext(out, path, b.s, b.len, stderr, flags);
+	error = ab_recipe_parse_ext(out, path, b.s, b.len, errs, flags);
 	if (*out) {
 		/* relative paths (patches) are the recipe's own: next to the file itself, after symlinks */
 		char *real = realpath(path, NULL);

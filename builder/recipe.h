@@ -227,6 +227,8 @@ int ab_recipe_check_pin(const struct ab_recipe *r, const struct ab_source *s, in
 /* the largest recipe file read (docs/recipe.md); a larger one, or one that is not a regular file, is refused */
 #define AB_RECIPE_MAX ((size_t)16 << 20)
 int ab_recipe_load_ext(struct ab_recipe **out, const char *path, unsigned flags);
+/* the same, the recipe's errors (FILE:LINE:COL: json.path: message lines) to errs; a file it cannot read is reported */
+int ab_recipe_load_to(struct ab_recipe **out, const char *path, unsigned flags, FILE *errs);
 int ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, size_t len,
     FILE *errs, unsigned flags);
 

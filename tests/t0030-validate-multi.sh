@@ -58,6 +58,22 @@ expect_exit 0 "$AB" validate --allow-unpinned unpinned.json
 echo "unpinned.json: recipe 'head': 1 source (1 unpinned), 1 variant (1 build)" | expect_file out
 expect_file err </dev/null
 
+# --json: the same errors as objects, every one, and the same exit status; a valid recipe beside it
+expect_exit 2 "$AB" validate many.json
+cp err text-errors
+expect_exit 2 "$AB" validate --json --allow-unpinned unpinned.json many.json
+expect_file err </dev/null
+python3 - out <<'PY' >json.txt
+import json, sys
+for r in json.load(open(sys.argv[1])):
+    print(r["file"], r["valid"], r.get("name"), r.get("variants"), len(r["errors"]))
+    for e in r["errors"]:
+        print(f'{e["file"]}:{e["line"]}:{e["col"]}: {e["path"]}: {e["message"]}')
+PY
+{ echo "unpinned.json True head {'build': 1, 'relink': 0, 'runtime': 0} 0"
+  echo "many.json False None None 14"; grep -v "sources.je.git.commit" text-errors; } >want
+expect_file json.txt <want
+
 # the complete example of the reference validates
 sed -n '/^<!-- example -->$/,/^```$/p' "$TOP/docs/recipe.md" | sed '1,2d;$d' >example.json
 [ -s example.json ] || fail "no example found in docs/recipe.md"
