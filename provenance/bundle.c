@@ -257,9 +257,10 @@ struct verify {
 	int have[KEEP_N];
 	int (*keep)(const char *name); /* members whose bytes the caller wants, or NULL */
 	int failed;       /* a problem was printed */
+	FILE *out;        /* where problems are printed */
 };
 
-/* a problem of the bundle (or of one of its members) on stdout, names escaped */
+/* a problem of the bundle (or of one of its members) on v->out, names escaped */
 static void
 say(struct verify *v, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -269,12 +270,12 @@ say(struct verify *v, const char *name, const char *fmt, ...)
 	char *shown = ab_shown(name);
 	va_list ap;
 
-	fputs(shown, stdout);
-	fputs(": ", stdout);
+	fputs(shown, v->out);
+	fputs(": ", v->out);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfprintf(v->out, fmt, ap);
 	va_end(ap);
-	fputc('\n', stdout);
+	fputc('\n', v->out);
 	free(shown);
 	v->failed = 1;
 }
@@ -662,7 +663,7 @@ check_sums(struct verify *v)
 		struct ab_manifest_listing l = {.sums = &names, .statement = stmt, .commands = commands,
 		    .present = &present};
 
-		if (ab_manifest_check_listing(stdout, &l))
+		if (ab_manifest_check_listing(v->out, &l))
 			v->failed = 1;
 	}
 	ab_strmap_free(&subjects);
@@ -676,7 +677,13 @@ check_sums(struct verify *v)
 int
 ab_bundle_verify_keep(struct ab_bundle_members *out, const char *path, int (*keep)(const char *name))
 {
-	struct verify v = {.path = path, .keep = out ? keep : NULL};
+	return ab_bundle_verify_keep_to(stdout, out, path, keep);
+}
+
+int
+ab_bundle_verify_keep_to(FILE *f, struct ab_bundle_members *out, const char *path, int (*keep)(const char *name))
+{
+	struct verify v = {.path = path, .keep = out ? keep : NULL, .out = f};
 	int error = check_gzip(&v);
 
 	if (error == 0)

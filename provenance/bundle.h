@@ -20,6 +20,7 @@
 #define AB_PR_CHARTS "pr-charts"
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../lib/hash.h"
 #include "../lib/strmap.h"
@@ -77,6 +78,8 @@ struct ab_bundle_members {
  * failed; free it with ab_bundle_members_free in every case.
  */
 int ab_bundle_verify_keep(struct ab_bundle_members *out, const char *path, int (*keep)(const char *name));
+/* the same, its problems printed on f rather than stdout */
+int ab_bundle_verify_keep_to(FILE *f, struct ab_bundle_members *out, const char *path, int (*keep)(const char *name));
 void ab_bundle_members_free(struct ab_bundle_members *m);
 /* the member named name, or NULL */
 const struct ab_bundle_member *ab_bundle_member(const struct ab_bundle_members *m, const char *name);

@@ -71,6 +71,14 @@ pass: bundle $B: every member matches BUNDLE-SHA256SUMS and SHA256SUMS; signatur
 X
 expect_exit 0 "$AB" verify $B
 expect_grep "$J: 1 envelope with 1 signature (keyid $ed): signatures present, not checked (verify --key PUB.pem checks them)" out
+# --json: one document, the same result and every line
+expect_exit 0 "$AB" verify --json --key ed.pub.pem $B
+[ "$(json out '[d["target"], d["kind"], d["result"], d["keys"], d["lines"][-1]]')" = \
+  "['$B', 'bundle', 'pass', 1, 'pass: bundle $B: every member matches BUNDLE-SHA256SUMS and SHA256SUMS; signatures checked with 1 key']" ] ||
+	fail "verify --json: $(cat out)"
+expect_exit 1 "$AB" verify --json --key ec.pub.pem $B
+[ "$(json out '[d["result"], d["lines"][-1]]')" = \
+  "['fail', 'FAIL: bundle $B: a check failed (above); signatures checked with 1 key']" ] || fail "verify --json: $(cat out)"
 
 # --- pr.md's check without allocbuild, as a reader would run it, with Debian's securesystemslib
 cat >want <<X
