@@ -9,6 +9,7 @@
 #include "isolation.h"
 #include "../lib/pool.h"
 #include "../lib/proc.h"
+#include "../lib/jsonio.h"
 #include "../provenance/ccstats.h"
 #include "../provenance/manifest.h"
 
@@ -1001,6 +1002,62 @@ print_ccwrap(FILE *f, const struct ab_plan *p)
 		else
 			fprintf(f, " -> allocbuild): ar in deterministic mode, every compile logged with its object's digest\n");
 	}
+}
+
+static const char *const step_kinds[] = {
+	[AB_STEP_FETCH] = "fetch", [AB_STEP_UPSTREAM] = "upstream", [AB_STEP_SOURCE] = "source",
+	[AB_STEP_CONFIGURE] = "configure", [AB_STEP_BUILD] = "build", [AB_STEP_RELINK] = "relink",
+	[AB_STEP_PROBE] = "probe", [AB_STEP_UPDIFF] = "upstream-diff", [AB_STEP_MANIFESTS] = "manifests",
+};
+
+static cJSON *
+step_json(const struct ab_plan *p, size_t i)
+{
+	const struct ab_step *s = &p->steps[i];
+	const struct ab_plan_var *pv = ab_plan_step_var(p, s);
+	cJSON *o = cJSON_CreateObject(), *env;
+
+	cJSON_AddNumberToObject(o, "n", (double)(i + 1));
+	cJSON_AddStringToObject(o, "kind", step_kinds[s->kind]);
+	ab_json_add_str_or_null(o, "label", pv ? pv->v->label : NULL);
+	ab_json_add_str_or_null(o, "name", s->name);
+	ab_json_add_str_or_null(o, "source", s->source ? s->source->id : NULL);
+	ab_json_add_str_or_null(o, "dir", s->dir);
+	cJSON_AddItemToObject(o, "argv", ab_json_strv(s->argv.v, s->argv.n));
+	ab_json_add_str_or_null(o, "cwd", s->cwd);
+	env = cJSON_AddArrayToObject(o, "env");
+	/* the variant's environment as plan prints it (secrets of a remote cache redacted), then the step's own */
+	for (size_t k = 0; pv && s->argv.n && k < pv->env.n; k++) {
+		char *shown = ab_ccstats_env_shown(pv->env.v[k]);
+
+		cJSON_AddItemToArray(env, cJSON_CreateString(shown));
+		free(shown);
+	}
+	for (size_t k = 0; k < s->env.n; k++)
+		cJSON_AddItemToArray(env, cJSON_CreateString(s->env.v[k]));
+	cJSON_AddItemToObject(o, "unset", ab_json_strv(s->unset.v, s->unset.n));
+	cJSON_AddBoolToObject(o, "sandboxed", pv && pv->sandboxed);
+	return o;
+}
+
+cJSON *
+ab_plan_json(const struct ab_plan *p)
+{
+	cJSON *doc = cJSON_CreateObject(), *r = cJSON_AddObjectToObject(doc, "recipe"), *steps;
+
+	cJSON_AddStringToObject(r, "name", p->r->name);
+	cJSON_AddStringToObject(r, "path", p->r->path);
+	cJSON_AddStringToObject(r, "sha256", p->r->sha256);
+	cJSON_AddStringToObject(doc, "outdir", p->outdir);
+	cJSON_AddNumberToObject(doc, "jobs", p->jobs);
+	cJSON_AddNumberToObject(doc, "parallel", p->parallel);
+	cJSON_AddNumberToObject(doc, "jobserver", p->jobserver);
+	cJSON_AddBoolToObject(doc, "ccache", p->ccache);
+	cJSON_AddBoolToObject(doc, "sandbox", p->sandbox);
+	steps = cJSON_AddArrayToObject(doc, "steps");
+	for (size_t i = 0; i < p->nsteps; i++)
+		cJSON_AddItemToArray(steps, step_json(p, i));
+	return doc;
 }
 
 void

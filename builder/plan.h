@@ -18,6 +18,8 @@
 
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 #include "recipe.h"
 #include "../lib/netfwd.h"
 #include "../lib/sandbox.h"
@@ -155,6 +157,13 @@ int ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct a
     char *const *labels, size_t nlabels);
 /* print every step with its argv (shell-quoted) and cwd */
 void ab_plan_print(FILE *f, const struct ab_plan *p);
+/*
+ * The same as a document (plan --json): recipe {name, path, sha256},
+ * outdir, jobs, parallel, jobserver, ccache, sandbox, and steps [{n, kind,
+ * label (or null), name, source, dir, argv, cwd, env, unset, sandboxed}]
+ * (what a step does not have is null or empty); caller frees
+ */
+cJSON *ab_plan_json(const struct ab_plan *p);
 void ab_plan_free(struct ab_plan *p);
 
 /*

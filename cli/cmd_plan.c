@@ -55,19 +55,20 @@ ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char
 
 static const char usage[] =
     "allocbuild plan [-o OUTDIR] [-j N] [--ccache] [--ccache-remote URL] [--ccache-dir DIR]\n"
-    "                [--no-sandbox] RECIPE [LABEL...]\n"
+    "                [--no-sandbox] [--json] RECIPE [LABEL...]\n"
     "allocbuild plan --matrix [-n N] RECIPE\n"
     "\n"
     "Print, in dependency order, the source acquisition, patches, overlays,\n"
     "prepare commands, the argv and directory of every configure, build and\n"
     "link command, the probes and the manifests. Nothing is executed.\n"
+    "--json prints the same as one document (docs/build.md, \"Steps\").\n"
     "\n"
     "--matrix prints, as JSON, the recipe's variants split into N shards\n"
     "(default 2), each a dependency closure balanced by a cost estimate,\n"
     "for a CI matrix or an array job: `build --shard K/N` builds shard K,\n"
     "`merge` combines the shards' OUTDIRs (docs/scale.md).\n";
 
-enum { OPT_MATRIX = 0x1200 };
+enum { OPT_MATRIX = 0x1200, OPT_JSON };
 
 static int
 print_matrix(const struct ab_recipe *r, int n)
@@ -91,12 +92,13 @@ cmd_plan(int argc, char **argv)
 	static const struct option longopts[] = {
 		AB_PLAN_LONGOPTS,
 		{"matrix", no_argument, NULL, OPT_MATRIX},
+		{"json", no_argument, NULL, OPT_JSON},
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_plan_opts o = {0};
 	struct ab_recipe *r = NULL;
 	struct ab_plan *p = NULL;
-	int c, matrix = 0, nshards = 0;
+	int c, matrix = 0, nshards = 0, json = 0;
 
 	optind = 1;
 	opterr = 0;
@@ -105,6 +107,10 @@ cmd_plan(int argc, char **argv)
 
 		if (c == OPT_MATRIX) {
 			matrix = 1;
+			continue;
+		}
+		if (c == OPT_JSON) {
+			json = 1;
 			continue;
 		}
 		if (c == 'n') {
@@ -138,7 +144,14 @@ cmd_plan(int argc, char **argv)
 		ab_recipe_free(r);
 		return AB_EXIT_USAGE;
 	}
-	ab_plan_print(stdout, p);
+	if (json) {
+		cJSON *doc = ab_plan_json(p);
+
+		ab_json_print(stdout, doc);
+		cJSON_Delete(doc);
+	} else {
+		ab_plan_print(stdout, p);
+	}
 	ab_plan_free(p);
 	ab_recipe_free(r);
 	return AB_EXIT_OK;

@@ -153,3 +153,21 @@ expect_no_grep "share a jobserver" out
 expect_exit 0 "$AB" plan r.json stock53
 expect_grep "outdir $PWD/allocbuild-out/jemalloc-5.3.0-policy" out
 [ ! -e allocbuild-out ] || fail "plan created the OUTDIR"
+
+# --json: the same steps as one document; each command's argv and cwd as the text plan prints them
+expect_exit 0 "$AB" plan -o bo -j 2 --json r.json
+cp out plan.json
+expect_exit 0 "$AB" plan -o bo -j 2 r.json
+grep -E '^\[[0-9]+/[0-9]+\] ' out | sed -E 's/^\[([0-9]+)\/[0-9]+\] (([a-z0-9-]+): )?(.*)$/\1 \3 \4/' >text-steps
+python3 - plan.json <<'PY' >json-steps
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["recipe"]["name"] == "jemalloc-5.3.0-policy" and d["jobs"] == 2 and d["sandbox"] is True, d
+for s in d["steps"]:
+    print(s["n"], s["label"] or "", s["kind"], " ".join(s["argv"]), s["cwd"] or "")
+PY
+[ "$(wc -l <json-steps)" = "$(wc -l <text-steps)" ] || fail "plan --json has $(wc -l <json-steps) steps, the text plan $(wc -l <text-steps)"
+grep -o '      run: .*' out | sed 's/      run: //' >text-argv
+python3 -c 'import json,sys; [print(" ".join(s["argv"])) for s in json.load(open(sys.argv[1]))["steps"] if s["argv"]]' plan.json >json-argv
+[ -s text-argv ] || fail "no run: line in the text plan"
+expect_file json-argv <text-argv
