@@ -1200,6 +1200,49 @@ args_diff(struct ab_buf *b, const cJSON *x, const cJSON *y, const char *sign)
 }
 
 /* CMake cache keys and flags of label against the first variant, from the cmake manifest's diffs */
+/* the words of s (split at spaces) into w */
+static void
+split_words(struct ab_strv *w, const char *s)
+{
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, " ");
+
+		if (n)
+			ab_strv_push_owned(w, ab_strndup(p, n));
+		p += n + (p[n] == ' ');
+	}
+}
+
+/*
+ * Two values that are lists of words (a configure line in a cache entry)
+ * as the words removed (−) and added (+), not both lines whole: 1 when
+ * written, 0 when they are not such lists or differ only in order
+ */
+static int
+put_word_diff(struct ab_buf *b, const char *av, const char *bv)
+{
+	struct ab_strv x = {0}, y = {0};
+	int n = 0;
+
+	if (!av || !bv || !strchr(av, ' ') || !strchr(bv, ' '))
+		return 0;
+	split_words(&x, av);
+	split_words(&y, bv);
+	for (size_t i = 0; i < x.n; i++)
+		if (!ab_strv_has(&y, x.v[i])) {
+			ab_buf_puts(b, n++ ? " −" : "−");
+			put_code(b, x.v[i]);
+		}
+	for (size_t i = 0; i < y.n; i++)
+		if (!ab_strv_has(&x, y.v[i])) {
+			ab_buf_puts(b, n++ ? " +" : "+");
+			put_code(b, y.v[i]);
+		}
+	ab_strv_free(&x);
+	ab_strv_free(&y);
+	return n > 0;
+}
+
 static void
 put_cmake_diffs(struct ab_buf *b, const struct evidence *e, const char *label)
 {
@@ -1221,15 +1264,17 @@ put_cmake_diffs(struct ab_buf *b, const struct evidence *e, const char *label)
 			}
 			put_code(b, name ? name : "?");
 			ab_buf_puts(b, ": ");
-			if (av)
-				put_code(b, av);
-			else
-				ab_buf_puts(b, "absent");
-			ab_buf_puts(b, " → ");
-			if (bv)
-				put_code(b, bv);
-			else
-				ab_buf_puts(b, "absent");
+			if (!put_word_diff(b, av, bv)) {
+				if (av)
+					put_code(b, av);
+				else
+					ab_buf_puts(b, "absent");
+				ab_buf_puts(b, " → ");
+				if (bv)
+					put_code(b, bv);
+				else
+					ab_buf_puts(b, "absent");
+			}
 			ab_buf_puts(b, ";");
 		}
 	}
