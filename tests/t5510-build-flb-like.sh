@@ -178,3 +178,14 @@ X
 # --- verify passes, and SHA256SUMS covers cmake-cache-provenance.json
 expect_exit 0 "$AB" verify "$OUT"
 expect_grep "provenance/cmake-cache-provenance.json" "$OUT/SHA256SUMS"
+
+# --- the reviewer's page of a Fluent-Bit-shaped campaign: runs of every label, then pr.md
+# within GitHub's 65,536-character body, its verdict first, no path of this machine
+expect_exit 0 "$AB" run "$OUT" stock special stock-relink-special --repeat 3 --rotate --name smoke -- {bin} -n 20
+expect_exit 0 "$AB" pr -o pr "$OUT"
+chars=$(python3 -c 'import sys; print(len(open(sys.argv[1], encoding="utf-8").read()))' pr/pr.md)
+[ "$chars" -lt 65536 ] || fail "pr.md has $chars characters"
+expect_grep "**3 variants built** (2 normal builds, 1 diagnostic relink)" pr/pr.md
+expect_grep "### Runs" pr/pr.md
+grep -n "$PWD" pr/pr.md && fail "pr.md names this test's directory"
+echo "pr.md of the flb-like campaign: $chars characters" >&2
