@@ -31,7 +31,7 @@ cat >want <<X
 complete -F _allocbuild allocbuild
 verify
 sign
---key --require-all
+--json --key --require-all
 --require-all
 a
 a
