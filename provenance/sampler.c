@@ -298,9 +298,7 @@ ab_sampler_finish(struct ab_sampling *out, struct ab_sampler *s)
 		o->window_end_s = wend;
 	if (s->o.cooldown_s > 0) {
 		o->cooldown_at_s = wend + s->o.cooldown_s;
-		/* the series keeps whole milliseconds: the last sample, taken at or past the end, may read up to 0.5 ms short */
-		o->cooldown_reached = o->series.n &&
-		    (double)o->series.v[o->series.n - 1].ms / 1000 + 0.001 >= o->cooldown_at_s;
+		o->cooldown_reached = ab_series_reaches(&o->series, o->cooldown_at_s);
 	}
 	e = s->error;
 	*out = *o;

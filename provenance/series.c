@@ -89,6 +89,12 @@ cpu_at(const struct ab_series *s, double t)
 	return c;
 }
 
+int
+ab_series_reaches(const struct ab_series *s, double at_s)
+{
+	return s->n && (double)s->v[s->n - 1].ms / 1000 + 0.001 >= at_s;
+}
+
 void
 ab_series_figures(struct ab_series_figures *f, const struct ab_series *s, const struct ab_series_window *w)
 {
@@ -113,11 +119,12 @@ ab_series_figures(struct ab_series_figures *f, const struct ab_series *s, const 
 
 			integral += dt * (rss + (double)ab_series_rss(s, &s->v[i - 1])) / 2;
 		}
-		if (w->cooldown_at_s >= 0 && t <= w->cooldown_at_s)
+		/* the last sample up to the cooldown's end, within the series' millisecond */
+		if (w->cooldown_at_s >= 0 && t <= w->cooldown_at_s + 0.001)
 			f->cooldown_rss_kb = rss;
 	}
 	/* a cooldown the series does not reach has no figure */
-	if (w->cooldown_at_s >= 0 && (!s->n || (double)s->v[s->n - 1].ms / 1000 + 1e-9 < w->cooldown_at_s))
+	if (w->cooldown_at_s >= 0 && !ab_series_reaches(s, w->cooldown_at_s))
 		f->cooldown_rss_kb = NAN;
 	f->steady_rss_kb = window_median(s, w, ab_series_rss);
 	f->peak_rss_kb = s->n ? peak : NAN;

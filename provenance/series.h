@@ -62,6 +62,12 @@ void ab_series_add(struct ab_series *s, const struct ab_sample *x);
 void ab_series_release(struct ab_series *s);
 /* the resident set the figures use: comm's with comm, else the tree's */
 uint64_t ab_series_rss(const struct ab_series *s, const struct ab_sample *x);
+/*
+ * Does the series reach at_s (seconds)? Its last sample is at or past it,
+ * within the series' resolution: samples keep whole milliseconds, so the
+ * one taken at the very end may read up to half of one short
+ */
+int ab_series_reaches(const struct ab_series *s, double at_s);
 void ab_series_figures(struct ab_series_figures *f, const struct ab_series *s, const struct ab_series_window *w);
 
 /* the series as its file's text, appended to b */

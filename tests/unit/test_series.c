@@ -52,6 +52,11 @@ check_figures(void)
 	w.cooldown_at_s = -1;
 	ab_series_figures(&f, &s, &w);
 	CHECK(isnan(f.cooldown_rss_kb));
+	/* the sample taken at the cooldown's end, stored rounded down to its millisecond: reached */
+	w.cooldown_at_s = 0.7004;
+	ab_series_figures(&f, &s, &w);
+	CHECK(ab_series_reaches(&s, 0.7004) && f.cooldown_rss_kb == 400);
+	CHECK(!ab_series_reaches(&s, 0.7011));
 	/* with comm: the figures use comm's column, the tree's peak kept apart */
 	s.comm = 1;
 	w.cooldown_at_s = 0.6;
