@@ -2226,24 +2226,16 @@ manifests(struct ctx *c)
 static int
 all_listed_present(const char *outdir)
 {
-	char *path = ab_path_join(outdir, "SHA256SUMS");
-	struct ab_buf b = {0};
-	int all = ab_read_file(&b, path) == 0;
+	struct ab_manifest_recorded rec = {0};
+	int all = ab_manifest_recorded_read(&rec, outdir, 1) == 0;
 
-	for (const char *s = b.s; all && s && *s;) {
-		size_t n = strcspn(s, "\n");
+	for (size_t i = 0; all && i < rec.paths.n; i++) {
+		char *abs = ab_path_join(outdir, rec.paths.v[i]);
 
-		if (n > AB_HEX_LEN + 2) {
-			char *rel = ab_strndup(s + AB_HEX_LEN + 2, n - AB_HEX_LEN - 2), *abs = ab_path_join(outdir, rel);
-
-			all = ab_path_exists(abs);
-			free(abs);
-			free(rel);
-		}
-		s += n + (s[n] == '\n');
+		all = ab_path_exists(abs);
+		free(abs);
 	}
-	ab_buf_free(&b);
-	free(path);
+	ab_manifest_recorded_release(&rec);
 	return all;
 }
 

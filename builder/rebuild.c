@@ -203,43 +203,37 @@ is_input(const char *name)
 
 /* the inputs/ files an OUTDIR's SHA256SUMS lists, each read and checked against its line */
 static int
-outdir_inputs(struct ab_strv *names, struct ab_buf **bufs, int **exec, const struct ab_rebuild_opts *o,
-    const struct original *g)
+outdir_inputs(struct ab_strv *names, struct ab_buf **bufs, int **exec, const struct ab_rebuild_opts *o)
 {
-	struct ab_buf sums = {0};
-	int e = read_member(&sums, o, g, "SHA256SUMS");
+	struct ab_manifest_recorded rec = {0};
+	int e = ab_manifest_recorded_read(&rec, o->from, 0);
 
-	for (const char *s = sums.s; e == 0 && s && *s;) {
-		size_t n = strcspn(s, "\n");
+	for (size_t i = 0; e == 0 && i < rec.paths.n; i++) {
+		const char *name = rec.paths.v[i];
+		char *path, hex[AB_HEX_LEN + 1];
+		struct ab_buf *b;
+		struct stat st;
 
-		if (n > AB_HEX_LEN + 2 && s[AB_HEX_LEN] == ' ' && s[AB_HEX_LEN + 1] == ' ') {
-			char *name = ab_strndup(s + AB_HEX_LEN + 2, n - AB_HEX_LEN - 2), *path;
-			char hex[AB_HEX_LEN + 1];
-			struct stat st;
-
-			if (is_input(name)) {
-				path = ab_path_join(o->from, name);
-				*bufs = ab_realloc(*bufs, (names->n + 1) * sizeof(**bufs));
-				*exec = ab_realloc(*exec, (names->n + 1) * sizeof(**exec));
-				memset(&(*bufs)[names->n], 0, sizeof(**bufs));
-				(*exec)[names->n] = stat(path, &st) == 0 && (st.st_mode & S_IXUSR);
-				e = ab_read_file(&(*bufs)[names->n], path);
-				ab_strv_push(names, name);
-				if (e == 0) {
-					ab_hash_buf(hex, (*bufs)[names->n - 1].s ? (*bufs)[names->n - 1].s : "",
-					    (*bufs)[names->n - 1].len);
-					if (strncmp(hex, s, AB_HEX_LEN)) {
-						ab_error("'%s': %s changed since it was verified", o->from, name);
-						e = AB_EFAIL;
-					}
-				}
-				free(path);
+		if (!is_input(name))
+			continue;
+		path = ab_path_join(o->from, name);
+		*bufs = ab_realloc(*bufs, (names->n + 1) * sizeof(**bufs));
+		*exec = ab_realloc(*exec, (names->n + 1) * sizeof(**exec));
+		b = &(*bufs)[names->n];
+		memset(b, 0, sizeof(*b));
+		(*exec)[names->n] = stat(path, &st) == 0 && (st.st_mode & S_IXUSR);
+		ab_strv_push(names, name);
+		e = ab_read_file(b, path);
+		if (e == 0) {
+			ab_hash_buf(hex, b->s ? b->s : "", b->len);
+			if (strcmp(hex, rec.hexes.v[i])) {
+				ab_error("'%s': %s changed since it was verified", o->from, name);
+				e = AB_EFAIL;
 			}
-			free(name);
 		}
-		s += n + (s[n] == '\n');
+		free(path);
 	}
-	ab_buf_free(&sums);
+	ab_manifest_recorded_release(&rec);
 	return e;
 }
 
@@ -275,7 +269,7 @@ restore_inputs(char **root, struct ab_recipe *r, const struct ab_rebuild_opts *o
 				files[n++] = (struct ab_inputs_file){.name = m.v[i].name, .data = m.v[i].data.s,
 				    .len = m.v[i].data.len, .exec = m.v[i].exec};
 	} else {
-		if (outdir_inputs(&names, &bufs, &exec, o, g) < 0)
+		if (outdir_inputs(&names, &bufs, &exec, o) < 0)
 			goto done;
 		files = ab_calloc(names.n + 1, sizeof(*files));
 		for (; n < names.n; n++)
