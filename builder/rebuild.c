@@ -115,10 +115,10 @@ verify_signatures(const struct ab_rebuild_opts *o, int bundle)
 	int e;
 
 	if (!bundle)
-		return ab_sign_verify_outdir(stdout, o->from, &so);
+		return ab_sign_verify_outdir(o->out, o->from, &so);
 	e = ab_bundle_verify_keep(&m, o->from, ab_sign_is_signed_member);
 	if (e == 0)
-		e = ab_sign_verify_bundle(stdout, o->from, &m, &so);
+		e = ab_sign_verify_bundle(o->out, o->from, &m, &so);
 	ab_bundle_members_free(&m);
 	return e;
 }
@@ -147,7 +147,7 @@ verify_input(const struct ab_rebuild_opts *o, struct original *g)
 		if (f)
 			fclose(f);
 		if (e == AB_ECHECK)
-			fputs(buf, stdout);
+			fputs(buf, o->out);
 		free(buf);
 	}
 	if (e == AB_ECHECK)
@@ -449,6 +449,33 @@ add_record(const char *outdir, const cJSON *st)
 	return e;
 }
 
+/*
+ * rebuild --json: {from, kind, dir, result (pass: every reproducible
+ * artifact identical, or fail), summary, record, signed_record, artifacts
+ * (the comparison's, as the record holds them)}
+ */
+static void
+print_json(const struct ab_rebuild_opts *o, const struct original *g, const char *dir, const cJSON *st)
+{
+	const cJSON *cmp = ab_json_get(ab_json_get(st, "predicate"), "comparison");
+	cJSON *doc = cJSON_CreateObject();
+	char *record = ab_sprintf("%s/%s", dir, RECORD);
+	char *env = o->nsign_keys ? ab_sprintf("%s/%s", dir, AB_REBUILDREC_ENVELOPE) : NULL;
+
+	cJSON_AddStringToObject(doc, "from", o->from);
+	cJSON_AddStringToObject(doc, "kind", g->bundle ? "bundle" : "OUTDIR");
+	cJSON_AddStringToObject(doc, "dir", dir);
+	cJSON_AddStringToObject(doc, "result", ab_json_get(cmp, "differ")->valueint ? "fail" : "pass");
+	cJSON_AddStringToObject(doc, "summary", ab_json_str(cmp, "summary"));
+	cJSON_AddStringToObject(doc, "record", record);
+	cJSON_AddItemToObject(doc, "signed_record", env ? cJSON_CreateString(env) : cJSON_CreateNull());
+	cJSON_AddItemToObject(doc, "artifacts", cJSON_Duplicate(ab_json_get(cmp, "artifacts"), 1));
+	ab_json_print(stdout, doc);
+	cJSON_Delete(doc);
+	free(record);
+	free(env);
+}
+
 /* compare, report, record; AB_ECHECK when a reproducible artifact differs */
 static int
 compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, const char *dir)
@@ -476,8 +503,8 @@ compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, co
 		else
 			run_diffoscope(cmp, o, dir);
 	}
-	printf("rebuild of %s in %s\n", o->from, dir);
-	ab_repro_print(stdout, cmp);
+	fprintf(o->out, "rebuild of %s in %s\n", o->from, dir);
+	ab_repro_print(o->out, cmp);
 	differ = ab_json_get(cmp, "differ")->valueint;
 	if (!g->bundle) {
 		cJSON *mine = ab_repro_statement(AB_REPRO_REBUILD_TYPE, cJSON_Duplicate(cmp, 1), &a, &b, 0);
@@ -494,14 +521,16 @@ compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, co
 	cJSON_AddStringToObject(ab_json_get(st, "predicate"), "from", g->bundle ? "bundle" : "outdir");
 	ab_rebuildrec_identify(st, g->statement_hex, g->bundle ? g->bundle_hex : NULL, b.commands);
 	e = add_record(dir, st);
-	cJSON_Delete(st);
 	if (e == 0 && o->nsign_keys) {
 		e = ab_rebuildrec_sign(dir, o->sign_keys, o->nsign_keys);
 		if (e == 0)
-			printf("signed record: %s/%s\n", dir, AB_REBUILDREC_ENVELOPE);
+			fprintf(o->out, "signed record: %s/%s\n", dir, AB_REBUILDREC_ENVELOPE);
 	}
 	if (e == 0 && differ)
 		e = AB_ECHECK;
+	if (e != AB_EFAIL && o->json)
+		print_json(o, g, dir, st);
+	cJSON_Delete(st);
 done:
 	ab_repro_docs_release(&rd);
 	cJSON_Delete(compiles);
@@ -630,11 +659,11 @@ print_commands(FILE *f, const struct ab_plan *p)
 static int
 consent(const struct ab_rebuild_opts *o, const struct ab_plan *p)
 {
-	printf("'%s' is not checked against a signer's key (--key PUB.pem): rebuilding it runs these commands "
+	fprintf(o->out, "'%s' is not checked against a signer's key (--key PUB.pem): rebuilding it runs these commands "
 	    "of its recipe, as you, on this machine%s:\n", o->from, p->sandbox ? ", in the build sandbox (no network, "
 	    "none of your files but the rebuild's directory; docs/build.md, \"Sandbox\")" : "");
-	print_commands(stdout, p);
-	fflush(stdout);
+	print_commands(o->out, p);
+	fflush(o->out);
 	if (o->trust_unsigned || (o->confirm && o->confirm()))
 		return 0;
 	ab_error("'%s': refusing to run the commands of an unverified bundle: give the signer's public key "
@@ -643,8 +672,10 @@ consent(const struct ab_rebuild_opts *o, const struct ab_plan *p)
 }
 
 int
-ab_rebuild_run(const struct ab_rebuild_opts *o)
+ab_rebuild_run(const struct ab_rebuild_opts *opts)
 {
+	struct ab_rebuild_opts copy = *opts;
+	const struct ab_rebuild_opts *o = &copy;
 	struct original g = {0};
 	struct ab_recipe *r = NULL;
 	struct ab_plan *p = NULL;
@@ -655,6 +686,8 @@ ab_rebuild_run(const struct ab_rebuild_opts *o)
 	char *dir = NULL, *cache = NULL, *inputs = NULL;
 	int e = AB_EFAIL, built;
 
+	if (!copy.out)
+		copy.out = stdout;
 	if ((e = load_original(&g, o)) < 0)
 		goto done;
 	e = AB_EFAIL;

@@ -33,6 +33,8 @@
 #ifndef AB_REBUILD_H
 #define AB_REBUILD_H
 
+#include <stdio.h>
+
 #include "source.h"
 
 /* the default directory of a rebuild: ./allocbuild-rebuild/<recipe name> */
@@ -55,6 +57,8 @@ struct ab_rebuild_opts {
 	struct ab_key *const *sign_keys; /* private keys that sign the record into DIR/rebuild.intoto.jsonl (--sign) */
 	size_t nsign_keys;
 	int trust_unsigned;    /* a bundle without keys is rebuilt without asking (--trust-unsigned) */
+	FILE *out;             /* where what rebuild finds is printed; NULL: stdout */
+	int json;              /* also print one JSON document on stdout at the end (--json; out is then stderr) */
 	/* asked, after the commands were printed, when a bundle's signatures were not checked: 1 yes; NULL: no */
 	int (*confirm)(void);
 };

@@ -10,12 +10,12 @@
 #include "../builder/source.h"
 #include "../lib/util.h"
 
-enum { OPT_DIFFOSCOPE = 0x2100, OPT_DIFFOSCOPE_TIMEOUT, OPT_KEY, OPT_REQUIRE_ALL, OPT_TRUST_UNSIGNED, OPT_SIGN };
+enum { OPT_DIFFOSCOPE = 0x2100, OPT_DIFFOSCOPE_TIMEOUT, OPT_KEY, OPT_REQUIRE_ALL, OPT_TRUST_UNSIGNED, OPT_SIGN, OPT_JSON };
 
 static const char usage[] =
     "allocbuild rebuild [-o DIR] [-j N] [--cache DIR] [--mirror FROM=TO] [--mirror-dir DIR]\n"
     "                   [--key PUB.pem]... [--require-all] [--trust-unsigned] [--sign KEY.pem]...\n"
-    "                   [--diffoscope] [--diffoscope-timeout SECONDS] OUTDIR|BUNDLE\n"
+    "                   [--diffoscope] [--diffoscope-timeout SECONDS] [--json] OUTDIR|BUNDLE\n"
     "\n"
     "Verify a built OUTDIR or the evidence bundle of `pr` (it holds the\n"
     "recipe and every pin), build every variant again in a fresh DIR\n"
@@ -32,7 +32,10 @@ static const char usage[] =
     "where (host, kernel, CPU, each variant's toolchain and sandbox): it can\n"
     "travel alone, to `allocbuild challenge`. --sign KEY.pem (a PEM private\n"
     "key, Ed25519 or ECDSA P-256; repeatable) also writes it signed, one DSSE\n"
-    "envelope, to DIR/rebuild.intoto.jsonl.\n"
+    "envelope, to DIR/rebuild.intoto.jsonl. With --json, what it prints goes\n"
+    "to standard error and standard output gets one document at the end:\n"
+    "{from, kind, dir, result (pass or fail), summary, record, signed_record,\n"
+    "artifacts (label, path, original_sha256, rebuilt_sha256, identical, ...)}.\n"
     "\n"
     "A bundle's recipe chooses the sources and the commands the rebuild runs,\n"
     "as you. With --key (a signer's PEM public key; several allowed, any one\n"
@@ -73,6 +76,7 @@ cmd_rebuild(int argc, char **argv)
 		{"trust-unsigned", no_argument, NULL, OPT_TRUST_UNSIGNED},
 		{"sign", required_argument, NULL, OPT_SIGN},
 		{"signing-key", required_argument, NULL, OPT_SIGN}, /* sign's name for it */
+		{"json", no_argument, NULL, OPT_JSON},
 		AB_SOURCE_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -117,6 +121,10 @@ cmd_rebuild(int argc, char **argv)
 			continue;
 		case OPT_TRUST_UNSIGNED:
 			o.trust_unsigned = 1;
+			continue;
+		case OPT_JSON:
+			o.json = 1;
+			o.out = stderr;
 			continue;
 		default:
 			break;

@@ -67,6 +67,26 @@ expect_grep "1/1 artifact identical" out
 [ "$(rb/variants/a/build/app)" = "app 2, patched" ] || fail "the rebuild did not apply the bundled patch"
 expect_exit 0 "$AB" rebuild -o rb2 ../bo
 expect_grep "1/1 artifact identical" out
+# --json: one document on stdout, what it printed on stderr
+expect_exit 0 "$AB" rebuild --json -o rb3 ../bo
+expect_grep "1/1 artifact identical" err
+h=$(sha256sum rb3/variants/a/build/app | cut -d' ' -f1)
+cat >j.py <<'PY'
+import json, sys
+d = json.load(sys.stdin)
+here, h = sys.argv[1], sys.argv[2]
+print(d["from"], d["kind"], d["dir"] == here + "/rb3", d["result"], d["summary"])
+print(d["record"] == here + "/rb3/provenance/rebuild.intoto.json", d["signed_record"])
+for a in d["artifacts"]:
+    print(a["label"], a["path"], a["identical"], a["original_sha256"] == h, a["rebuilt_sha256"] == h)
+PY
+python3 j.py "$PWD" "$h" <out >got || fail "rebuild --json printed no JSON document"
+cat >want <<X
+../bo OUTDIR True pass 1/1 artifact identical
+True None
+a variants/a/build/app True True True
+X
+expect_file got <want
 ls "${TMPDIR:-/tmp}" | grep -q '^allocbuild-rebuild-inputs-' && fail "the rebuild left its inputs behind"
 cd ..
 
