@@ -754,6 +754,36 @@ note_too_few(struct ab_compare_set *s)
 	ab_buf_free(&b);
 }
 
+
+/*
+ * an A/A control that shows a difference: one warning naming every metric
+ * (and cell) in which it does, so that a real effect in one metric is not
+ * hidden behind timing noise in another
+ */
+static void
+warn_control(struct ab_compare_set *s, const struct ab_compare_control *c)
+{
+	struct ab_buf b = {0};
+	const struct ab_compare_row *first = NULL;
+
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct ab_compare_row *r = &s->rows[i];
+
+		if (!r->control || !((r->label == c->b && r->against == c->a) || (r->label == c->a && r->against == c->b)) ||
+		    (r->verdict != AB_VERDICT_BETTER && r->verdict != AB_VERDICT_WORSE))
+			continue;
+		first = first ? first : r;
+		ab_buf_printf(&b, "%s%s%s%s (ratio %.3f, p %.3g)", b.len ? ", " : "", s->metrics[r->metric].name,
+		    *s->cells.v[r->cell] ? " in cell " : "", s->cells.v[r->cell], r->ci.ratio, r->u.p);
+	}
+	if (first) {
+		ab_strv_pushf(&s->warnings, "the A/A control %s against %s (the same artifact and runtime environment) "
+		    "shows a difference in %s: every verdict is flagged unreliable", s->labels.v[first->label],
+		    s->labels.v[first->against], b.s);
+		s->control_differs = 1;
+	}
+	ab_buf_free(&b);
+}
 /* does every repetition of every invocation hold a run of each label (what pairing by repetition needs)? */
 static int
 complete_repetitions(const struct ab_compare_set *s)
@@ -840,18 +870,8 @@ analyse(struct ab_comparison *c, struct ab_compare_set *s)
 	find_controls(s);
 	make_rows(s);
 	ab_pool_run(s->nrows, 0, compare_row, &j);
-	for (size_t i = 0; i < s->nrows; i++) {
-		const struct ab_compare_row *r = &s->rows[i];
-
-		if (r->control && (r->verdict == AB_VERDICT_BETTER || r->verdict == AB_VERDICT_WORSE)) {
-			if (!s->control_differs)
-				ab_strv_pushf(&s->warnings, "the A/A control %s against %s (the same artifact and runtime "
-				    "environment) shows a difference in %s (ratio %.3f, p %.3g): every verdict is flagged "
-				    "unreliable", s->labels.v[r->label], s->labels.v[r->against], s->metrics[r->metric].name,
-				    r->ci.ratio, r->u.p);
-			s->control_differs = 1;
-		}
-	}
+	for (size_t k = 0; k < s->ncontrols; k++)
+		warn_control(s, &s->controls[k]);
 	note_too_few(s);
 	return 0;
 }

@@ -288,6 +288,19 @@ OUT
 # pr.md's Runs section shows the comparison: statuses, then the table, the control, the warnings
 expect_exit 0 "$AB" pr -o pr bo
 cmark-gfm --extension table pr/pr.md >pr.html
+# the verdict at the top says it in one line: runs and labels, failures, the control, mixed environments
+# (aa's control compares wall times too: timing noise may show a difference there, so either is right)
+grep '^- \*\*Runs\*\*' pr/pr.md | sed 's/; /\n/g' >verdict
+sed -i 's/\(`aa` 10 runs of 2 labels, \)\(✅ A\/A control clean\|❌ the A\/A control differs: its verdicts are unreliable\)$/\1(either)/' verdict
+expect_file verdict <<'X'
+- **Runs**: `aa` 10 runs of 2 labels, (either)
+`aa-differs` 15 runs of 3 labels, ❌ the A/A control differs: its verdicts are unreliable
+`ab` 15 runs of 3 labels, ⚠ no A/A control (two labels on one artifact)
+`cells` 8 runs of 2 labels, ⚠ no A/A control (two labels on one artifact)
+`failed` 10 runs of 2 labels, **⚠ 1 failed**, ⚠ no A/A control (two labels on one artifact)
+`few` 4 runs of 2 labels, ⚠ no A/A control (two labels on one artifact)
+`mixed` 10 runs of 2 labels, ⚠ no A/A control (two labels on one artifact), ⚠ mixed run environments (below)
+X
 sed -n '/^#### `ab`/,/^Run environment/p' pr/pr.md >ab.md
 expect_grep '| `fit-only` | 5 | 0, 0, 0, 0, 0 | – |' ab.md
 expect_grep '| `ops_per_s` (ops/s) | `special53` | 5 | 1042 (1035–1051) | 1.042 [1.038, 1.046] | 0.00794 | **better** |' ab.md
@@ -295,7 +308,9 @@ expect_grep '<td><code>ops_per_s</code> (ops/s)</td>' pr.html
 sed -n '/^#### `aa-differs`/,/^Run environment/p' pr/pr.md >aa.md
 expect_grep "A/A control: \`stock53\` against \`fit-only\` (the same artifact, sha256 \`${stock:0:12}\`, and runtime environment): **shows a difference**: every verdict is unreliable." aa.md
 expect_grep '| `ops_per_s` (ops/s) | `special53` | 5 | 1042 (1035–1051) | 1.042 [1.038, 1.046] | 0.00794 | **better (unreliable)** |' aa.md
-expect_grep '> - the A/A control fit-only against stock53 (the same artifact and runtime environment) shows a difference in ops_per_s' aa.md
+# every metric it differs in is named: ops_per_s's, and wall_s's too when timing noise shows one
+grep -q '^> - the A/A control fit-only against stock53 (the same artifact and runtime environment) shows a difference in \(wall_s ([^)]*), \)\?ops_per_s (ratio 1.061, p 0.00794): every verdict' aa.md ||
+	{ cat aa.md; fail "aa-differs: the A/A control's warning does not name ops_per_s"; }
 sed -n '/^#### `mixed`/,/^Run environment/p' pr/pr.md >mixed.md
 expect_grep 'Against `stock53`, unpaired (the runs ran under different run environments)' mixed.md
 expect_grep '> - the runs ran under different run environments (cpu.affinity: 0 (stock53, special53); 1 (stock53, special53)): every verdict is flagged unreliable' mixed.md
