@@ -16,6 +16,7 @@
 #include "../lib/dirwalk.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
+#include "../lib/sums.h"
 #include "manifest.h"
 #include "runrec.h"
 
@@ -176,7 +177,7 @@ add_member(struct archive *a, struct ab_strv *dirs, struct ab_buf *index, int ro
 		return rc;
 	}
 	ab_hash_buf(hex, data.s, data.len);
-	ab_buf_printf(index, "%s  %s\n", hex, rel);
+	ab_sums_put(index, hex, rel);
 	name = ab_sprintf("%s/%s", top, rel);
 	rc = add_entry(a, name, data.s, data.len, exec, mtime, path);
 	free(name);
@@ -288,13 +289,15 @@ parse_sums(struct ab_strv *names, struct ab_strv *hexes, const char *text)
 
 	while (*text) {
 		size_t n = strcspn(text, "\n");
+		char *line = ab_strndup(text, n), *hex, *name;
 
-		if (n > AB_HEX_LEN + 2 && text[AB_HEX_LEN] == ' ' && text[AB_HEX_LEN + 1] == ' ') {
-			ab_strv_push_owned(hexes, ab_strndup(text, AB_HEX_LEN));
-			ab_strv_push_owned(names, ab_strndup(text + AB_HEX_LEN + 2, n - AB_HEX_LEN - 2));
+		if (ab_sums_parse(line, n, &hex, &name) == 0) {
+			ab_strv_push(hexes, hex);
+			ab_strv_push(names, name);
 		} else if (n) {
 			bad++;
 		}
+		free(line);
 		text += n;
 		if (*text)
 			text++;

@@ -12,6 +12,7 @@
 #include "../lib/dirwalk.h"
 #include "../lib/proc.h"
 #include "../lib/strmap.h"
+#include "../lib/sums.h"
 #include "../lib/util.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
@@ -786,7 +787,7 @@ write_sums(const struct ab_run_record *run, const struct sums *subjects, const s
 	if (keep_records(&all, wdir(run), subjects) < 0)
 		goto done;
 	for (size_t i = 0; i < all.n; i++)
-		ab_buf_printf(&b, "%s  %s\n", all.v[i].hex, all.v[i].path);
+		ab_sums_put(&b, all.v[i].hex, all.v[i].path);
 	/* the runs recorded under runs/ are not the build's: their lines stay (provenance/runrec.h) */
 	ab_runrec_sums_carry(&b, wdir(run));
 	path = mpath(wdir(run), "SHA256SUMS");
@@ -847,13 +848,13 @@ ab_manifest_add_record(const char *outdir, const char *rel, const cJSON *doc)
 	/* every line but the records', then the records present, in their order */
 	for (const char *s = old.s; s && *s;) {
 		size_t n = strcspn(s, "\n");
-		char *name = n > AB_HEX_LEN + 2 ? ab_strndup(s + AB_HEX_LEN + 2, n - AB_HEX_LEN - 2) : NULL;
+		char *line = ab_strndup(s, n), *hex, *name;
 
-		if (!name || !is_record(name)) {
+		if (ab_sums_parse(line, n, &hex, &name) < 0 || !is_record(name)) {
 			ab_buf_add(&b, s, n);
 			ab_buf_putc(&b, '\n');
 		}
-		free(name);
+		free(line);
 		s += n + (s[n] == '\n');
 	}
 	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
@@ -868,7 +869,7 @@ ab_manifest_add_record(const char *outdir, const char *rel, const cJSON *doc)
 		if (ab_path_exists(abs)) {
 			e = ab_hash_file(hex, NULL, abs);
 			if (e == 0)
-				ab_buf_printf(&b, "%s  %s\n", hex, r);
+				ab_sums_put(&b, hex, r);
 		}
 		free(abs);
 		if (e < 0)
@@ -1041,17 +1042,6 @@ read_manifest(struct verifier *v, const char *rel)
 	return doc;
 }
 
-/* a line of SHA256SUMS: 0 (the digest now ends at its NUL, the path at rel), or -1 malformed */
-static int
-sums_line(char *l, size_t n, const char **rel)
-{
-	*rel = l + AB_HEX_LEN + 2;
-	if (n < AB_HEX_LEN + 3 || l[AB_HEX_LEN] != ' ' || l[AB_HEX_LEN + 1] != ' ')
-		return -1;
-	l[AB_HEX_LEN] = '\0';
-	return ab_is_hex(l, AB_HEX_LEN) ? 0 : -1;
-}
-
 /*
  * OUTDIR's SHA256SUMS, opened through the resolver (rootfd: OUTDIR, or -1
  * when it could not be opened); -1 reported unless quiet: missing, or why
@@ -1081,7 +1071,8 @@ static int
 check_sums_file(struct verifier *v, const char *text)
 {
 	struct ab_strv lines = {0};
-	const char **rels, **files;
+	char **rels, **hexes;
+	const char **files;
 	size_t nfiles = 0;
 	int e = 0;
 
@@ -1091,11 +1082,12 @@ check_sums_file(struct verifier *v, const char *text)
 		ab_strv_push_owned(&lines, ab_strndup(s, n));
 		s += n + (s[n] == '\n');
 	}
-	/* each line's path, NULL when malformed; the safe ones hashed at once */
+	/* each line's path and digest (lib/sums.h), NULL when malformed; the safe ones hashed at once */
 	rels = ab_calloc(lines.n ? lines.n : 1, sizeof(*rels));
+	hexes = ab_calloc(lines.n ? lines.n : 1, sizeof(*hexes));
 	files = ab_calloc(lines.n ? lines.n : 1, sizeof(*files));
 	for (size_t i = 0; i < lines.n; i++) {
-		if (sums_line(lines.v[i], strlen(lines.v[i]), &rels[i]) < 0)
+		if (ab_sums_parse(lines.v[i], strlen(lines.v[i]), &hexes[i], &rels[i]) < 0)
 			rels[i] = NULL;
 		else if (ab_path_is_safe_relative(rels[i]))
 			files[nfiles++] = rels[i];
@@ -1103,7 +1095,7 @@ check_sums_file(struct verifier *v, const char *text)
 	prefetch_seen(v, files, nfiles);
 	free(files);
 	for (size_t i = 0; i < lines.n && e == 0; i++) {
-		char *l = lines.v[i], *where = ab_sprintf("SHA256SUMS:%zu", i + 1);
+		char *l = hexes[i], *where = ab_sprintf("SHA256SUMS:%zu", i + 1);
 		const char *rel = rels[i];
 
 		if (!rel) {
@@ -1126,6 +1118,7 @@ check_sums_file(struct verifier *v, const char *text)
 		free(where);
 	}
 	free(rels);
+	free(hexes);
 	ab_strv_free(&lines);
 	return e;
 }
@@ -1483,11 +1476,13 @@ ab_manifest_recorded_read(struct ab_manifest_recorded *r, const char *outdir, in
 	error = AB_EFAIL;
 	for (const char *s = b.s; *s;) {
 		size_t n = strcspn(s, "\n");
+		char *line = ab_strndup(s, n), *hex, *name;
 
-		if (n > AB_HEX_LEN + 2 && s[AB_HEX_LEN] == ' ' && s[AB_HEX_LEN + 1] == ' ') {
-			ab_strv_push_owned(&r->hexes, ab_strndup(s, AB_HEX_LEN));
-			ab_strv_push_owned(&r->paths, ab_strndup(s + AB_HEX_LEN + 2, n - AB_HEX_LEN - 2));
+		if (ab_sums_parse(line, n, &hex, &name) == 0) {
+			ab_strv_push(&r->hexes, hex);
+			ab_strv_push(&r->paths, name);
 		}
+		free(line);
 		s += n + (s[n] == '\n');
 	}
 	if (!(stmt = read_manifest(&v, AB_MANIFEST_STATEMENT))) {

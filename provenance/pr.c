@@ -505,7 +505,7 @@ git_pin(const cJSON *rec)
  * command, a cwd) becomes "OUTDIR"
  */
 static void
-hide_outdir(struct ab_buf *b, const char *outdir)
+hide_path(struct ab_buf *b, const char *outdir)
 {
 	char *abs = ab_path_absolute(outdir);
 	size_t n = strlen(abs);
@@ -532,6 +532,32 @@ hide_outdir(struct ab_buf *b, const char *outdir)
 	ab_buf_free(b);
 	*b = out;
 	free(abs);
+}
+
+/*
+ * ... and so is where it was when its variants were built: an OUTDIR
+ * moved or copied since keeps, in the records of its up-to-date
+ * variants, the place they were built in (each sandboxed variant's
+ * "OUTDIR/variants" mount, build-commands.json)
+ */
+static void
+hide_outdir(struct ab_buf *b, const struct evidence *e)
+{
+	const cJSON *v, *m;
+
+	hide_path(b, e->outdir);
+	cJSON_ArrayForEach(v, variants(e))
+		cJSON_ArrayForEach(m, jget(v, "sandbox.paths")) {
+			const char *real = jstr(m, "real");
+			size_t n = real ? strlen(real) : 0;
+
+			if (n > strlen("/variants") && !strcmp(real + n - strlen("/variants"), "/variants")) {
+				char *at = ab_strndup(real, n - strlen("/variants"));
+
+				hide_path(b, at);
+				free(at);
+			}
+		}
 }
 
 /* does OUTDIR hold envelopes (provenance/sign.h)? */
@@ -2182,8 +2208,8 @@ ab_pr_write(const struct ab_pr_opts *o)
 	section_flow(&body, &e);
 	section_sources(&body, &e, bundle_name);
 	section_signature(&body, &e, bundle_name);
-	hide_outdir(&body, o->outdir);
-	hide_outdir(&details, o->outdir);
+	hide_outdir(&body, &e);
+	hide_outdir(&details, &e);
 
 	ab_buf_add(&out, body.s, body.len);
 	ab_buf_add(&out, details.s ? details.s : "", details.len);

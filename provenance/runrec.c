@@ -12,6 +12,7 @@
 #include "../lib/atomic.h"
 #include "../lib/jsonio.h"
 #include "../lib/redact.h"
+#include "../lib/sums.h"
 #include "../lib/version.h"
 
 static cJSON *
@@ -689,19 +690,18 @@ ab_runrec_sums_carry(struct ab_buf *b, const char *outdir)
 	if (ab_path_exists(path) && ab_read_file(&old, path) == 0)
 		for (const char *s = old.s; s && *s;) {
 			size_t n = strcspn(s, "\n");
+			char *line = ab_strndup(s, n), *hex, *rel;
 
-			if (n > AB_HEX_LEN + 2 && !strncmp(s + AB_HEX_LEN, "  " AB_RUN_DIR "/", sizeof(AB_RUN_DIR) + 2)) {
-				char *rel = ab_strndup(s + AB_HEX_LEN + 2, n - AB_HEX_LEN - 2), *abs = ab_path_join(outdir, rel);
+			if (ab_sums_parse(line, n, &hex, &rel) == 0 && !strncmp(rel, AB_RUN_DIR "/", sizeof(AB_RUN_DIR))) {
+				char *abs = ab_path_join(outdir, rel);
 				struct stat st;
 
 				/* a run removed on purpose (its files gone) is not brought back */
-				if (lstat(abs, &st) == 0) {
-					ab_buf_add(b, s, n);
-					ab_buf_putc(b, '\n');
-				}
-				free(rel);
+				if (lstat(abs, &st) == 0)
+					ab_sums_put(b, hex, rel);
 				free(abs);
 			}
+			free(line);
 			s += n + (s[n] == '\n');
 		}
 	ab_quiet--;

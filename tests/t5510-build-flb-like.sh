@@ -179,13 +179,38 @@ X
 expect_exit 0 "$AB" verify "$OUT"
 expect_grep "provenance/cmake-cache-provenance.json" "$OUT/SHA256SUMS"
 
-# --- the reviewer's page of a Fluent-Bit-shaped campaign: runs of every label, then pr.md
-# within GitHub's 65,536-character body, its verdict first, no path of this machine
-expect_exit 0 "$AB" run "$OUT" stock special stock-relink-special --repeat 3 --rotate --name smoke -- {bin} -n 20
-expect_exit 0 "$AB" pr -o pr "$OUT"
+# --- the reviewer's page of a campaign shaped as the Fluent Bit recipe's: five variants (three
+# builds, the relink, a runtime variant), runs of every label, then pr.md within GitHub's
+# 65,536-character body, its verdict first, no path of this machine. The copied OUTDIR keeps
+# the three built variants up to date: only the third build is built.
+python3 - r.json >r5.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+third = json.loads(json.dumps(r["variants"][1]))
+third["label"] = "quantum"
+third["build"]["defines"]["FLB_JEMALLOC_OPTIONS"] = "--with-lg-quantum=3"
+r["variants"].insert(2, third)
+r["variants"].append({"label": "stock-fit-runtime", "runtime_of": "stock",
+                      "runtime": {"env": {"MALLOC_CONF": "lg_extent_max_active_fit:30"}}})
+json.dump(r, sys.stdout, indent=1)
+PY
+mkdir five && cp -a "$OUT" five/flb-like && rm -rf five/flb-like/reproducibility
+expect_exit 0 "$AB" build -o five/flb-like -j 2 --mirror "https://git.example.invalid/=$PWD/" --mirror-dir "$MIRROR" r5.json
+grep -E ': (cmake --build|relink) .*: up to date$' err | sed 's/^\[[0-9]*\/[0-9]*\] //' | sort >uptodate
+expect_file uptodate <<'X'
+special: cmake --build fluent-bit-bin: up to date
+stock-relink-special: relink bin/fluent-bit-relink-special: up to date
+stock: cmake --build fluent-bit-bin: up to date
+X
+[ -x five/flb-like/variants/quantum/build/bin/fluent-bit ] || fail "quantum was not built"
+expect_exit 0 "$AB" run five/flb-like stock special quantum stock-relink-special stock-fit-runtime --repeat 3 --rotate \
+	--name smoke -- {bin} -n 20
+expect_exit 0 "$AB" pr -o pr five/flb-like
 chars=$(python3 -c 'import sys; print(len(open(sys.argv[1], encoding="utf-8").read()))' pr/pr.md)
 [ "$chars" -lt 65536 ] || fail "pr.md has $chars characters"
-expect_grep "**3 variants built** (2 normal builds, 1 diagnostic relink)" pr/pr.md
+expect_no_grep "pr-details.md" pr/pr.md
+expect_grep "**5 variants built** (3 normal builds, 1 diagnostic relink, 1 runtime only)" pr/pr.md
+expect_grep '- **Runs**: `smoke` 15 runs of 5 labels, ⚠ no A/A control (two labels on one artifact) (below)' pr/pr.md
 expect_grep "### Runs" pr/pr.md
 grep -n "$PWD" pr/pr.md && fail "pr.md names this test's directory"
-echo "pr.md of the flb-like campaign: $chars characters" >&2
+echo "pr.md of the five-variant flb-like campaign: $chars characters" >&2
