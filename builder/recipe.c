@@ -25,6 +25,7 @@
 #include "../lib/pool.h"
 #include "../lib/proc.h"
 #include "recipe.h"
+#include "../lib/strmap.h"
 #include "../lib/util.h"
 
 #define MAX_DEPTH 256
@@ -60,71 +61,13 @@ jnode_add(struct jnode *n)
 	return &n->kids[n->nkids++];
 }
 
-/* string -> index hash map (open addressing); keys are borrowed */
-struct strmap {
-	const char **k;
-	size_t *v;
-	size_t cap, n;
-};
-
-static size_t
-hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)h;
-}
-
+/* a string's index in lib/strmap, -1 when absent */
 static long
-map_get(const struct strmap *m, const char *key)
+map_get(const struct ab_strmap *m, const char *key)
 {
-	if (!m->cap)
-		return -1;
-	for (size_t i = hash_str(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->k[i])
-			return -1;
-		if (!strcmp(m->k[i], key))
-			return (long)m->v[i];
-	}
-}
+	size_t v;
 
-/* insert key unless present */
-static void
-map_put(struct strmap *m, const char *key, size_t v)
-{
-	size_t i;
-
-	if (2 * (m->n + 1) > m->cap) {
-		struct strmap g = {0};
-
-		g.cap = m->cap ? 2 * m->cap : 16;
-		g.k = ab_calloc(g.cap, sizeof(*g.k));
-		g.v = ab_calloc(g.cap, sizeof(*g.v));
-		for (i = 0; i < m->cap; i++)
-			if (m->k[i])
-				map_put(&g, m->k[i], m->v[i]);
-		free(m->k);
-		free(m->v);
-		*m = g;
-	}
-	for (i = hash_str(key) & (m->cap - 1); m->k[i]; i = (i + 1) & (m->cap - 1))
-		if (!strcmp(m->k[i], key))
-			return;
-	m->k[i] = key;
-	m->v[i] = v;
-	m->n++;
-}
-
-static void
-map_free(struct strmap *m)
-{
-	free(m->k);
-	free(m->v);
-	m->k = NULL;
-	m->v = NULL;
-	m->cap = m->n = 0;
+	return ab_strmap_get(m, key, &v) ? (long)v : -1;
 }
 
 /* JSON paths: `variants[2].build.system`, `sources.x.overlay["lib/a"]`; the root is `$` */
@@ -705,8 +648,8 @@ struct ctx {
 	/* labels in recipe order, NULL where missing or invalid */
 	const char **labels;
 	const struct jnode **lnodes; /* where each label is */
-	struct strmap lmap;          /* label -> variant index */
-	struct strmap smap;          /* source id -> source index */
+	struct ab_strmap lmap;       /* label -> variant index */
+	struct ab_strmap smap;       /* source id -> source index */
 	struct edge *e; /* dependencies between variants */
 	size_t ne, cape;
 	int no_sources; /* "sources" is missing or not an object: do not resolve source ids */
@@ -2290,7 +2233,7 @@ check_recipe(struct ctx *c, const struct jnode *root)
 			if (check_ident(c, e->kline, e->kcol, p, "source id", e->j->string) == 0 &&
 			    source_index(c, e->j->string) < 0) {
 				r->sources[i].id = ab_strdup(e->j->string);
-				map_put(&c->smap, r->sources[i].id, i);
+				ab_strmap_put(&c->smap, r->sources[i].id, i);
 			}
 			r->nsources++;
 			free(p);
@@ -2342,7 +2285,7 @@ check_recipe(struct ctx *c, const struct jnode *root)
 					} else {
 						c->labels[i] = ls;
 						c->lnodes[i] = l;
-						map_put(&c->lmap, ls, i);
+						ab_strmap_put(&c->lmap, ls, i);
 					}
 				}
 				free(lp);
@@ -2537,8 +2480,8 @@ done:
 	free(c.oe);
 	free(c.labels);
 	free(c.lnodes);
-	map_free(&c.lmap);
-	map_free(&c.smap);
+	ab_strmap_free(&c.lmap);
+	ab_strmap_free(&c.smap);
 	cJSON_Delete(doc);
 	jnode_release(&root);
 	ab_buf_free(&sc.path);
@@ -2714,7 +2657,7 @@ max_deps(const struct ab_recipe *r)
 
 /* the indexes of the variants variant i depends on (labels map does not know are skipped) */
 static size_t
-deps_of(size_t *deps, const char **labels, const struct ab_recipe *r, const struct strmap *map, size_t i)
+deps_of(size_t *deps, const char **labels, const struct ab_recipe *r, const struct ab_strmap *map, size_t i)
 {
 	size_t nl = ab_recipe_variant_deps(labels, &r->variants[i]), n = 0;
 
@@ -2764,7 +2707,7 @@ heap_pop(size_t *h, size_t *n)
 
 /* want[i] for the labelled variants (all when nlabels is 0) and everything they depend on */
 static int
-select_variants(unsigned char *want, const struct ab_recipe *r, const struct strmap *map, char *const *labels,
+select_variants(unsigned char *want, const struct ab_recipe *r, const struct ab_strmap *map, char *const *labels,
     size_t nlabels)
 {
 	size_t nv = r->nvariants, qn = 0, maxd = max_deps(r);
@@ -2807,7 +2750,7 @@ select_variants(unsigned char *want, const struct ab_recipe *r, const struct str
  * variant in recipe order whose dependencies are done. Returns how many.
  */
 static size_t
-topo_order(size_t *out, const struct ab_recipe *r, const struct strmap *map, const unsigned char *want)
+topo_order(size_t *out, const struct ab_recipe *r, const struct ab_strmap *map, const unsigned char *want)
 {
 	size_t nv = r->nvariants, one = nv ? nv : 1, maxd = max_deps(r), nedges = 0, nheap = 0, n = 0;
 	size_t *indeg = ab_calloc(one, sizeof(size_t)), *fill = ab_calloc(one, sizeof(size_t));
@@ -2859,20 +2802,20 @@ ab_recipe_order(size_t **order, size_t *norder, const struct ab_recipe *r, char 
 {
 	size_t nv = r->nvariants, one = nv ? nv : 1;
 	unsigned char *want = ab_calloc(one, 1);
-	struct strmap map = {0};
+	struct ab_strmap map = {0};
 	int error;
 
 	*order = NULL;
 	*norder = 0;
 	for (size_t i = 0; i < nv; i++)
-		map_put(&map, r->variants[i].label, i);
+		ab_strmap_put(&map, r->variants[i].label, i);
 	error = select_variants(want, r, &map, labels, nlabels);
 	if (!error) {
 		*order = ab_calloc(one, sizeof(size_t));
 		*norder = topo_order(*order, r, &map, want);
 	}
 	free(want);
-	map_free(&map);
+	ab_strmap_free(&map);
 	return error;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "strmap.h"
 #include "util.h"
 
 /* what the set knows of a name */
@@ -21,10 +22,11 @@ enum seen_type {
 struct ab_member_set {
 	char *archive;
 	int strip;
-	char **keys;
-	unsigned char *types;
+	struct ab_strv keys;     /* every name seen, in order */
+	unsigned char *types;    /* per key */
 	size_t *values;
-	size_t n, cap; /* cap is a power of two */
+	size_t cap;              /* of types and values */
+	struct ab_strmap index;  /* a key to its position */
 };
 
 /*
@@ -194,27 +196,12 @@ ab_member_set_free(struct ab_member_set *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->keys[i]);
-	free(s->keys);
+	ab_strmap_free(&s->index);
+	ab_strv_free(&s->keys);
 	free(s->types);
 	free(s->values);
 	free(s->archive);
 	free(s);
-}
-
-static size_t
-slot(const char *const *keys, size_t cap, const char *key)
-{
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	size_t i;
-
-	for (const char *p = key; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	i = (size_t)h & (cap - 1);
-	while (keys[i] && strcmp(keys[i], key))
-		i = (i + 1) & (cap - 1);
-	return i;
 }
 
 /* the type recorded for key; its value and stored name too when asked */
@@ -223,15 +210,12 @@ get(const struct ab_member_set *s, const char *key, size_t *value, const char **
 {
 	size_t i;
 
-	if (!s->cap)
-		return SEEN_NONE;
-	i = slot((const char *const *)s->keys, s->cap, key);
-	if (!s->keys[i])
+	if (!ab_strmap_get(&s->index, key, &i))
 		return SEEN_NONE;
 	if (value)
 		*value = s->values[i];
 	if (stored)
-		*stored = s->keys[i];
+		*stored = s->keys.v[i];
 	return s->types[i];
 }
 
@@ -240,32 +224,15 @@ put(struct ab_member_set *s, const char *key, enum seen_type type, size_t value)
 {
 	size_t i;
 
-	if (2 * (s->n + 1) > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		char **keys = ab_calloc(cap, sizeof(*keys));
-		unsigned char *types = ab_calloc(cap, sizeof(*types));
-		size_t *values = ab_calloc(cap, sizeof(*values));
-
-		for (size_t k = 0; k < s->cap; k++) {
-			if (!s->keys[k])
-				continue;
-			i = slot((const char *const *)keys, cap, s->keys[k]);
-			keys[i] = s->keys[k];
-			types[i] = s->types[k];
-			values[i] = s->values[k];
+	if (!ab_strmap_get(&s->index, key, &i)) {
+		i = s->keys.n;
+		ab_strv_push(&s->keys, key);
+		if (s->keys.n > s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 1024;
+			s->types = ab_realloc(s->types, s->cap * sizeof(*s->types));
+			s->values = ab_realloc(s->values, s->cap * sizeof(*s->values));
 		}
-		free(s->keys);
-		free(s->types);
-		free(s->values);
-		s->keys = keys;
-		s->types = types;
-		s->values = values;
-		s->cap = cap;
-	}
-	i = slot((const char *const *)s->keys, s->cap, key);
-	if (!s->keys[i]) {
-		s->keys[i] = ab_strdup(key);
-		s->n++;
+		ab_strmap_put(&s->index, s->keys.v[i], i);
 	}
 	s->types[i] = (unsigned char)type;
 	s->values[i] = value;
