@@ -145,6 +145,16 @@ int ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *byte
  */
 void ab_hash_line(struct ab_buf *b, const char *hex, const char *name);
 /*
+ * Read such a line back (n bytes, without its newline; line[n], its
+ * newline or NUL, is written) in place: *hex gets its digest
+ * (NUL-terminated), *name its name, unescaped. 0, or -1 when it is no
+ * line of a SHA256SUMS file (short, no two spaces, not lowercase hex, an
+ * escape sha256sum does not write, an empty name). OUTDIR's SHA256SUMS
+ * and a bundle's BUNDLE-SHA256SUMS are written with ab_hash_line and read
+ * with this.
+ */
+int ab_hash_line_parse(char *line, size_t n, char **hex, char **name);
+/*
  * The workers that hash a tree or a list of files when the caller gives
  * no job count (jobs <= 0): four per core this process may run on, at most
  * 32 beyond the cores, so that files read from the disk overlap

@@ -16,7 +16,6 @@
 #include "../lib/dirwalk.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
-#include "../lib/sums.h"
 #include "manifest.h"
 #include "runrec.h"
 
@@ -177,7 +176,7 @@ add_member(struct archive *a, struct ab_strv *dirs, struct ab_buf *index, int ro
 		return rc;
 	}
 	ab_hash_buf(hex, data.s, data.len);
-	ab_sums_put(index, hex, rel);
+	ab_hash_line(index, hex, rel);
 	name = ab_sprintf("%s/%s", top, rel);
 	rc = add_entry(a, name, data.s, data.len, exec, mtime, path);
 	free(name);
@@ -291,7 +290,7 @@ parse_sums(struct ab_strv *names, struct ab_strv *hexes, const char *text)
 		size_t n = strcspn(text, "\n");
 		char *line = ab_strndup(text, n), *hex, *name;
 
-		if (ab_sums_parse(line, n, &hex, &name) == 0) {
+		if (ab_hash_line_parse(line, n, &hex, &name) == 0) {
 			ab_strv_push(hexes, hex);
 			ab_strv_push(names, name);
 		} else if (n) {

@@ -12,7 +12,6 @@
 #include "../lib/dirwalk.h"
 #include "../lib/proc.h"
 #include "../lib/strmap.h"
-#include "../lib/sums.h"
 #include "../lib/util.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
@@ -787,7 +786,7 @@ write_sums(const struct ab_run_record *run, const struct sums *subjects, const s
 	if (keep_records(&all, wdir(run), subjects) < 0)
 		goto done;
 	for (size_t i = 0; i < all.n; i++)
-		ab_sums_put(&b, all.v[i].hex, all.v[i].path);
+		ab_hash_line(&b, all.v[i].hex, all.v[i].path);
 	/* the runs recorded under runs/ are not the build's: their lines stay (provenance/runrec.h) */
 	ab_runrec_sums_carry(&b, wdir(run));
 	path = mpath(wdir(run), "SHA256SUMS");
@@ -850,7 +849,7 @@ ab_manifest_add_record(const char *outdir, const char *rel, const cJSON *doc)
 		size_t n = strcspn(s, "\n");
 		char *line = ab_strndup(s, n), *hex, *name;
 
-		if (ab_sums_parse(line, n, &hex, &name) < 0 || !is_record(name)) {
+		if (ab_hash_line_parse(line, n, &hex, &name) < 0 || !is_record(name)) {
 			ab_buf_add(&b, s, n);
 			ab_buf_putc(&b, '\n');
 		}
@@ -869,7 +868,7 @@ ab_manifest_add_record(const char *outdir, const char *rel, const cJSON *doc)
 		if (ab_path_exists(abs)) {
 			e = ab_hash_file(hex, NULL, abs);
 			if (e == 0)
-				ab_sums_put(&b, hex, r);
+				ab_hash_line(&b, hex, r);
 		}
 		free(abs);
 		if (e < 0)
@@ -1082,12 +1081,12 @@ check_sums_file(struct verifier *v, const char *text)
 		ab_strv_push_owned(&lines, ab_strndup(s, n));
 		s += n + (s[n] == '\n');
 	}
-	/* each line's path and digest (lib/sums.h), NULL when malformed; the safe ones hashed at once */
+	/* each line's path and digest (lib/hash.h), NULL when malformed; the safe ones hashed at once */
 	rels = ab_calloc(lines.n ? lines.n : 1, sizeof(*rels));
 	hexes = ab_calloc(lines.n ? lines.n : 1, sizeof(*hexes));
 	files = ab_calloc(lines.n ? lines.n : 1, sizeof(*files));
 	for (size_t i = 0; i < lines.n; i++) {
-		if (ab_sums_parse(lines.v[i], strlen(lines.v[i]), &hexes[i], &rels[i]) < 0)
+		if (ab_hash_line_parse(lines.v[i], strlen(lines.v[i]), &hexes[i], &rels[i]) < 0)
 			rels[i] = NULL;
 		else if (ab_path_is_safe_relative(rels[i]))
 			files[nfiles++] = rels[i];
@@ -1478,7 +1477,7 @@ ab_manifest_recorded_read(struct ab_manifest_recorded *r, const char *outdir, in
 		size_t n = strcspn(s, "\n");
 		char *line = ab_strndup(s, n), *hex, *name;
 
-		if (ab_sums_parse(line, n, &hex, &name) == 0) {
+		if (ab_hash_line_parse(line, n, &hex, &name) == 0) {
 			ab_strv_push(&r->hexes, hex);
 			ab_strv_push(&r->paths, name);
 		}

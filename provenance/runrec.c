@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 
 #include "../lib/atomic.h"
+#include "../lib/hash.h"
 #include "../lib/jsonio.h"
 #include "../lib/redact.h"
-#include "../lib/sums.h"
 #include "../lib/version.h"
 
 static cJSON *
@@ -692,13 +692,13 @@ ab_runrec_sums_carry(struct ab_buf *b, const char *outdir)
 			size_t n = strcspn(s, "\n");
 			char *line = ab_strndup(s, n), *hex, *rel;
 
-			if (ab_sums_parse(line, n, &hex, &rel) == 0 && !strncmp(rel, AB_RUN_DIR "/", sizeof(AB_RUN_DIR))) {
+			if (ab_hash_line_parse(line, n, &hex, &rel) == 0 && !strncmp(rel, AB_RUN_DIR "/", sizeof(AB_RUN_DIR))) {
 				char *abs = ab_path_join(outdir, rel);
 				struct stat st;
 
 				/* a run removed on purpose (its files gone) is not brought back */
 				if (lstat(abs, &st) == 0)
-					ab_sums_put(b, hex, rel);
+					ab_hash_line(b, hex, rel);
 				free(abs);
 			}
 			free(line);

@@ -1,8 +1,8 @@
-/* unit tests for lib/sums: SHA256SUMS lines as GNU sha256sum writes and reads them */
+/* unit tests for lib/hash's SHA256SUMS lines: ab_hash_line and ab_hash_line_parse, as GNU sha256sum writes and reads them */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/sums.h"
+#include "../../lib/hash.h"
 #include "../../lib/util.h"
 #include "unit.h"
 
@@ -15,11 +15,11 @@ round_trip(const char *name, const char *want_line)
 	struct ab_buf b = {0};
 	char *hex, *got;
 
-	ab_sums_put(&b, H, name);
+	ab_hash_line(&b, H, name);
 	CHECK_STR(b.s, want_line);
 	CHECK(b.len > 0 && b.s[b.len - 1] == '\n');
 	b.s[--b.len] = '\0';
-	CHECK(ab_sums_parse(b.s, b.len, &hex, &got) == 0);
+	CHECK(ab_hash_line_parse(b.s, b.len, &hex, &got) == 0);
 	CHECK_STR(hex, H);
 	CHECK_STR(got, name);
 	ab_buf_free(&b);
@@ -29,7 +29,7 @@ static int
 parses(const char *text)
 {
 	char *line = ab_strdup(text), *hex, *name;
-	int rc = ab_sums_parse(line, strlen(line), &hex, &name);
+	int rc = ab_hash_line_parse(line, strlen(line), &hex, &name);
 
 	free(line);
 	return rc;
@@ -49,7 +49,7 @@ main(void)
 	{
 		char line[] = H "  a\\nb", *hex, *name;
 
-		CHECK(ab_sums_parse(line, strlen(line), &hex, &name) == 0);
+		CHECK(ab_hash_line_parse(line, strlen(line), &hex, &name) == 0);
 		CHECK_STR(name, "a\\nb");
 	}
 	/* what sha256sum does not write */
