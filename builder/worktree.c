@@ -123,21 +123,12 @@ hash_all(struct ab_wt_entry *const *todo, size_t n, const char *dir, int jobs)
 void
 ab_wt_index_dirhash(char hex[65], const struct ab_wt_index *idx)
 {
-	struct ab_sha256 *h = ab_sha256_new();
-	struct ab_buf line = {0};
+	struct ab_dirhash *d = ab_dirhash_new();
 
-	for (size_t i = 0; i < idx->n; i++) {
-		const struct ab_wt_entry *e = &idx->v[i];
-
-		if (!S_ISREG(e->mode))
-			continue;
-		ab_buf_clear(&line);
-		/* the same line as allocbuild hash and sha256sum, escapes included */
-		ab_hash_line(&line, e->hash, e->path);
-		ab_sha256_update(h, line.s, line.len);
-	}
-	ab_buf_free(&line);
-	ab_sha256_final(hex, h);
+	for (size_t i = 0; i < idx->n; i++)
+		if (S_ISREG(idx->v[i].mode))
+			ab_dirhash_add(d, idx->v[i].hash, idx->v[i].path);
+	ab_dirhash_final(hex, d);
 }
 
 static const struct ab_wt_entry *

@@ -1106,13 +1106,43 @@ outer_final(char hex[AB_HEX_LEN + 1], struct outer *o, struct ab_buf *b)
 	to_hex(hex, md);
 }
 
+/* the dirHash fold: the outer digest over the sha256sum lines, fed in 64 KiB batches */
+struct ab_dirhash {
+	struct outer outer;
+	struct ab_buf lines;
+};
+
+struct ab_dirhash *
+ab_dirhash_new(void)
+{
+	struct ab_dirhash *d = ab_calloc(1, sizeof(*d));
+
+	outer_init(&d->outer);
+	return d;
+}
+
+void
+ab_dirhash_add(struct ab_dirhash *d, const char *hex, const char *path)
+{
+	ab_hash_line(&d->lines, hex, path);
+	if (d->lines.len >= 65536)
+		outer_feed(&d->outer, &d->lines);
+}
+
+void
+ab_dirhash_final(char hex[AB_HEX_LEN + 1], struct ab_dirhash *d)
+{
+	outer_final(hex, &d->outer, &d->lines);
+	ab_buf_free(&d->lines);
+	free(d);
+}
+
 int
 ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
     const char *dir, int jobs)
 {
 	struct tree t = {.dir = dir, .rootfd = -1, .oflags = O_NOFOLLOW};
-	struct outer outer;
-	struct ab_buf lines = {0};
+	struct ab_dirhash *d;
 	uint64_t total = 0;
 
 	if (tree_run(&t, jobs) < 0) {
@@ -1120,19 +1150,16 @@ ab_hash_tree_count(char hex[AB_HEX_LEN + 1], uint64_t *files, uint64_t *bytes,
 		return -1;
 	}
 	/* the outer digest over the sha256sum lines in path order */
-	outer_init(&outer);
+	d = ab_dirhash_new();
 	for (size_t i = 0; i < t.n; i++) {
 		const struct tfile *f = t.sorted[i];
 		char h[AB_HEX_LEN + 1];
 
 		to_hex(h, f->md);
-		ab_hash_line(&lines, h, f->path);
+		ab_dirhash_add(d, h, f->path);
 		total += f->size;
-		if (lines.len >= 65536)
-			outer_feed(&outer, &lines);
 	}
-	outer_final(hex, &outer, &lines);
-	ab_buf_free(&lines);
+	ab_dirhash_final(hex, d);
 	if (files)
 		*files = t.n;
 	if (bytes)

@@ -154,6 +154,20 @@ void ab_hash_line(struct ab_buf *b, const char *hex, const char *name);
  * with this.
  */
 int ab_hash_line_parse(char *line, size_t n, char **hex, char **name);
+
+/*
+ * The dirHash fold, the one copy (a tree on disk, an archive's or git
+ * tree's entries, a worktree index): the SHA-256 of the sha256sum lines
+ * (ab_hash_line) of the regular files, added in path order (strcmp).
+ *
+ *   struct ab_dirhash *d = ab_dirhash_new();
+ *   for each regular file in path order: ab_dirhash_add(d, its_hex, path);
+ *   ab_dirhash_final(hex, d);   frees d
+ */
+struct ab_dirhash;
+struct ab_dirhash *ab_dirhash_new(void);
+void ab_dirhash_add(struct ab_dirhash *d, const char *hex, const char *path);
+void ab_dirhash_final(char hex[AB_HEX_LEN + 1], struct ab_dirhash *d);
 /*
  * The workers that hash a tree or a list of files when the caller gives
  * no job count (jobs <= 0): four per core this process may run on, at most

@@ -116,18 +116,12 @@ ab_tree_find(const struct ab_tree *t, const char *path)
 void
 ab_tree_dirhash(char hex[AB_HEX_LEN + 1], const struct ab_tree_entry *v, size_t n)
 {
-	struct ab_sha256 *h = ab_sha256_new();
-	struct ab_buf line = {0};
+	struct ab_dirhash *d = ab_dirhash_new();
 
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].type != AB_ENTRY_FILE)
-			continue;
-		ab_buf_clear(&line);
-		ab_hash_line(&line, v[i].sha256, v[i].path);
-		ab_sha256_update(h, line.s, line.len);
-	}
-	ab_sha256_final(hex, h);
-	ab_buf_free(&line);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].type == AB_ENTRY_FILE)
+			ab_dirhash_add(d, v[i].sha256, v[i].path);
+	ab_dirhash_final(hex, d);
 }
 
 /* sort, drop earlier duplicates (a later archive member replaces an earlier one), totals, dirHash */
