@@ -19,6 +19,7 @@
 #include "../lib/version.h"
 #include "runrec.h"
 #include "toolchain.h"
+#include "statement.h"
 
 /* ---- helpers ---- */
 
@@ -466,13 +467,10 @@ static void
 add_descriptors(cJSON *arr, const struct sums *files)
 {
 	for (size_t i = 0; i < files->n; i++) {
-		cJSON *s = cJSON_CreateObject();
+		cJSON *s = ab_statement_descriptor(arr, files->v[i].path, files->v[i].hex);
 
-		cJSON_AddStringToObject(s, "name", files->v[i].path);
-		cJSON_AddItemToObject(s, "digest", digest(files->v[i].hex));
 		if (files->v[i].annotations)
 			cJSON_AddItemToObject(s, "annotations", jdup(files->v[i].annotations));
-		cJSON_AddItemToArray(arr, s);
 	}
 }
 
@@ -531,11 +529,9 @@ build_definition(const struct ab_run_record *run)
 static cJSON *
 statement(const struct ab_run_record *run, const struct sums *subjects, const struct sums *byproducts)
 {
-	cJSON *doc = cJSON_CreateObject(), *pred, *rd, *b, *md;
+	cJSON *subj, *doc = ab_statement_new(AB_MANIFEST_SLSA_PROVENANCE, &subj), *pred, *rd, *b, *md;
 
-	cJSON_AddStringToObject(doc, "_type", "https://in-toto.io/Statement/v1");
-	add_descriptors(cJSON_AddArrayToObject(doc, "subject"), subjects);
-	cJSON_AddStringToObject(doc, "predicateType", "https://slsa.dev/provenance/v1");
+	add_descriptors(subj, subjects);
 	pred = cJSON_AddObjectToObject(doc, "predicate");
 	cJSON_AddItemToObject(pred, "buildDefinition", build_definition(run));
 	rd = cJSON_AddObjectToObject(pred, "runDetails");
@@ -1410,7 +1406,7 @@ ab_manifest_verify_seen(FILE *out, const char *outdir, struct ab_strv *names, st
 		goto done;
 	/* the statement's subjects and byproducts too, in case SHA256SUMS was rewritten */
 	stmt = read_manifest(&v, AB_MANIFEST_STATEMENT);
-	if (!stmt || !ab_json_str(stmt, "_type") || strcmp(ab_json_str(stmt, "_type"), "https://in-toto.io/Statement/v1")) {
+	if (!ab_statement_is(stmt, 0)) {
 		problem(&v, AB_MANIFEST_STATEMENT, "not a readable in-toto statement");
 		cJSON_Delete(stmt);
 		stmt = NULL;

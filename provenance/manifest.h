@@ -78,6 +78,8 @@ int ab_manifest_write(const struct ab_run_record *run);
 
 /* the in-toto statement, the one manifest that cannot list itself */
 #define AB_MANIFEST_STATEMENT "provenance/provenance.intoto.json"
+/* the predicate type of the build's Statement: SLSA provenance v1 */
+#define AB_MANIFEST_SLSA_PROVENANCE "https://slsa.dev/provenance/v1"
 
 /*
  * Verify an OUTDIR: re-hash every file named by SHA256SUMS and every

@@ -1,4 +1,5 @@
 #include "runrec.h"
+#include "statement.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,16 +24,6 @@ file_json(const struct ab_runrec_file *f)
 	cJSON_AddStringToObject(o, "path", f->path);
 	cJSON_AddStringToObject(o, "sha256", f->sha256);
 	cJSON_AddNumberToObject(o, "size", (double)f->size);
-	return o;
-}
-
-static cJSON *
-descriptor(const char *name, const char *hex)
-{
-	cJSON *o = cJSON_CreateObject(), *d = cJSON_AddObjectToObject(o, "digest");
-
-	cJSON_AddStringToObject(o, "name", name);
-	cJSON_AddStringToObject(d, "sha256", hex);
 	return o;
 }
 
@@ -268,23 +259,20 @@ predicate(const struct ab_runrec *r)
 	o = cJSON_AddObjectToObject(p, "tool");
 	cJSON_AddStringToObject(o, "allocbuild", AB_VERSION);
 	byp = cJSON_AddArrayToObject(p, "byproducts");
-	cJSON_AddItemToArray(byp, descriptor(r->log.path, r->log.sha256));
+	ab_statement_descriptor(byp, r->log.path, r->log.sha256);
 	if (r->junit.path)
-		cJSON_AddItemToArray(byp, descriptor(r->junit.path, r->junit.sha256));
+		ab_statement_descriptor(byp, r->junit.path, r->junit.sha256);
 	if (r->sampling && r->sampling->series.path)
-		cJSON_AddItemToArray(byp, descriptor(r->sampling->series.path, r->sampling->series.sha256));
+		ab_statement_descriptor(byp, r->sampling->series.path, r->sampling->series.sha256);
 	return p;
 }
 
 cJSON *
 ab_runrec_statement(const struct ab_runrec *r)
 {
-	cJSON *s = cJSON_CreateObject(), *subj;
+	cJSON *subj, *s = ab_statement_new(AB_RUN_PREDICATE, &subj);
 
-	cJSON_AddStringToObject(s, "_type", "https://in-toto.io/Statement/v1");
-	subj = cJSON_AddArrayToObject(s, "subject");
-	cJSON_AddItemToArray(subj, descriptor(r->subject, r->subject_sha256));
-	cJSON_AddStringToObject(s, "predicateType", AB_RUN_PREDICATE);
+	ab_statement_descriptor(subj, r->subject, r->subject_sha256);
 	cJSON_AddItemToObject(s, "predicate", predicate(r));
 	return s;
 }

@@ -20,6 +20,7 @@
 #include "dsse.h"
 #include "keys.h"
 #include "runrec.h"
+#include "statement.h"
 
 /*
  * Where the Statements of an OUTDIR live: a directory relative to it and a
@@ -47,8 +48,6 @@ place_has(size_t i, const char *base)
 	return places[i].name ? !strcmp(places[i].name, base) : ab_runrec_record_number(base) >= 0;
 }
 
-#define STATEMENT_V1 "https://in-toto.io/Statement/v1"
-#define STATEMENT_V01 "https://in-toto.io/Statement/v0.1"
 #define SIGNERS_TYPE "https://allocbuild.dev/signers/v1"
 #define KEYID_FUNCTION "hex SHA-256 of the public key's DER SubjectPublicKeyInfo"
 
@@ -193,12 +192,6 @@ ab_sign_is_signed_member(const char *rel)
 	return ab_sign_is_statement(rel) || !strcmp(rel, AB_SIGN_ENVELOPES);
 }
 
-static int
-is_statement_type(const char *t)
-{
-	return t && (!strcmp(t, STATEMENT_V1) || !strcmp(t, STATEMENT_V01));
-}
-
 /* ---- signing ---- */
 
 /* a Statement's bytes; refused unless they are a JSON object with an in-toto Statement _type */
@@ -213,7 +206,7 @@ read_statement(struct ab_buf *b, const char *outdir, const char *rel)
 	if (ab_read_file(b, path) < 0)
 		goto done;
 	doc = cJSON_ParseWithLength(b->s, b->len);
-	if (!cJSON_IsObject(doc) || !is_statement_type(ab_json_str(doc, "_type"))) {
+	if (!cJSON_IsObject(doc) || !ab_statement_is(doc, 1)) {
 		ab_error("'%s' is not an in-toto Statement: refusing to sign it", path);
 		goto done;
 	}
@@ -554,7 +547,7 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 		fail(c, n, "the payload is not a JSON object");
 		goto done;
 	}
-	if (!is_statement_type(ab_json_str(doc, "_type"))) {
+	if (!ab_statement_is(doc, 1)) {
 		char *t = ab_dsse_printable(ab_json_str(doc, "_type"));
 
 		fail(c, n, "the payload is not an in-toto Statement (_type '%s')", t);

@@ -94,7 +94,7 @@ echo "unset MALLOC_CONF" | expect_file env.stock
 stock=$(sha256sum <bo/variants/stock53/build/lib/libjemalloc_pic.a | cut -c1-64)
 [ "$(json $R/0003-fit-only.intoto.json 'd["predicateType"]')" = https://allocbuild.dev/run/v1 ]
 [ "$(json $R/0003-fit-only.intoto.json 'd["subject"]')" = \
-	"[{'digest': {'sha256': '$stock'}, 'name': 'variants/stock53/build/lib/libjemalloc_pic.a'}]" ]
+	"[{'name': 'variants/stock53/build/lib/libjemalloc_pic.a', 'digest': {'sha256': '$stock'}}]" ]
 [ "$(json $R/0003-fit-only.intoto.json "$P['artifact']['kind']")" = "allocator archive" ]
 [ "$(json $R/0003-fit-only.intoto.json "$P['build']['invocation_id']")" = \
 	"$(json bo/provenance/provenance.intoto.json 'd["predicate"]["runDetails"]["metadata"]["invocationId"]')" ]
