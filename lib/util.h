@@ -14,8 +14,6 @@
 #include <time.h>
 #include <stdio.h>
 
-/* ab_write_file_atomic lives in lib/atomic.h; declared there for the callers that know it from here */
-#include "atomic.h"
 #include "redact.h"
 
 #define AB_EXIT_OK 0

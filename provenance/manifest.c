@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../lib/atomic.h"
 #include "../lib/dirwalk.h"
 #include "../lib/proc.h"
 #include "../lib/strmap.h"

@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../lib/atomic.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
 #include "../lib/util.h"

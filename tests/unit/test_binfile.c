@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/wait.h>
 
+#include "../../lib/atomic.h"
 #include "../../lib/arfile.h"
 #include "../../lib/elffile.h"
 #include "../../lib/util.h"

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../lib/atomic.h"
 #include "../../lib/util.h"
 #include "../../provenance/cmakeprov.h"
 #include "../../lib/jsonio.h"

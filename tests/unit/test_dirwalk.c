@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../lib/atomic.h"
 #include "../../lib/dirwalk.h"
 #include "../../lib/util.h"
 #include "unit.h"

@@ -22,6 +22,7 @@
 
 #include "unit.h"
 
+#include "../../lib/atomic.h"
 #include "../../lib/util.h"
 #include "../../provenance/dsse.h"
 #include "../../provenance/keys.h"

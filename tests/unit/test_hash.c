@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../lib/atomic.h"
 #include "../../lib/util.h"
 #include "../../lib/hash.h"
 #include "unit.h"

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../lib/atomic.h"
 #include "../../lib/util.h"
 #include "../../lib/jsonio.h"
 #include "unit.h"

@@ -5,6 +5,7 @@
 
 #include "unit.h"
 
+#include "../../lib/atomic.h"
 #include "../../lib/util.h"
 #include "../../lib/hash.h"
 #include "../../lib/jsonio.h"

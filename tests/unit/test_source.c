@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../lib/atomic.h"
 #include "../../builder/extract.h"
 #include "../../builder/git.h"
 #include "../../builder/patch.h"
