@@ -120,22 +120,6 @@ struct ab_plan {
 };
 
 /* build the plan for the given labels (all when nlabels is 0); reports errors */
-/* the options plan and build share: getopt_long with AB_PLAN_LONGOPTS and "o:j:" */
-enum { AB_OPT_CCACHE = 0x1100, AB_OPT_CCACHE_REMOTE, AB_OPT_CCACHE_DIR, AB_OPT_NO_SANDBOX };
-#define AB_PLAN_LONGOPTS                                                     \
-	{"output", required_argument, NULL, 'o'},                            \
-	{"outdir", required_argument, NULL, 'o'},                            \
-	{"jobs", required_argument, NULL, 'j'},                              \
-	{"ccache", no_argument, NULL, AB_OPT_CCACHE},                        \
-	{"ccache-remote", required_argument, NULL, AB_OPT_CCACHE_REMOTE},    \
-	{"ccache-dir", required_argument, NULL, AB_OPT_CCACHE_DIR},          \
-	{"no-sandbox", no_argument, NULL, AB_OPT_NO_SANDBOX}
-/*
- * take option opt (what getopt_long returned) into o when it is one of
- * AB_PLAN_LONGOPTS: 1 when it was, 0 when not, -1 after reporting a bad
- * value as a usage error of command cmd (in cmd_plan.c)
- */
-int ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char *arg);
 /*
  * For a build that must compile everything again (build --check's second
  * build, rebuild): ccache as the first build used it (used) when ccache

@@ -89,42 +89,6 @@ ab_source_opts_init(struct ab_source_opts *o)
 	}
 }
 
-int
-ab_source_opts_option(struct ab_source_opts *o, int opt, const char *arg)
-{
-	switch (opt) {
-	case AB_OPT_CACHE:
-		if (!arg[0]) {
-			ab_error("--cache: empty directory name");
-			return -1;
-		}
-		free(o->cache_dir);
-		o->cache_dir = ab_strdup(arg);
-		return 1;
-	case AB_OPT_MIRROR:
-		if (!strchr(arg, '=') || arg[0] == '=' || strchr(arg, '=')[1] == '\0') {
-			char *shown = ab_url_redact(arg);
-
-			ab_error("--mirror: expected FROM=TO, got '%s'", shown);
-			free(shown);
-			return -1;
-		}
-		ab_strv_push(&o->mirrors, arg);
-		return 1;
-	case AB_OPT_MIRROR_DIR:
-		if (!ab_is_dir(arg)) {
-			ab_error("--mirror-dir: '%s' is not a directory", arg);
-			return -1;
-		}
-		ab_strv_push_owned(&o->mirror_dirs, ab_path_absolute(arg));
-		return 1;
-	case AB_OPT_ALLOW_UNPINNED:
-		o->allow_unpinned = 1;
-		return 1;
-	}
-	return 0;
-}
-
 void
 ab_source_opts_release(struct ab_source_opts *o)
 {

@@ -6,8 +6,7 @@
  * Calling protocol (fetch and build):
  *   struct ab_source_opts o;
  *   ab_source_opts_init(&o);                  defaults and environment
- *   ... getopt_long with AB_SOURCE_LONGOPTS; for each option
- *       ab_source_opts_option(&o, opt, optarg) (1 when it was one of ours)
+ *   ... its fields set from the command line (cli/cmdopts.h)
  *   ab_source_fetch(rec, &o, recipe, src)      into the cache, locked
  *   ab_source_materialize(rec, &o, recipe, src, dest)
  *                                              a fresh tree for one variant
@@ -35,23 +34,9 @@
 #define AB_SOURCE_H
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 
 #include "recipe.h"
 #include "../lib/util.h"
-
-enum {
-	AB_OPT_CACHE = 0x1000,
-	AB_OPT_MIRROR,
-	AB_OPT_MIRROR_DIR,
-	AB_OPT_ALLOW_UNPINNED,
-};
-
-#define AB_SOURCE_LONGOPTS                                                   \
-	{"cache", required_argument, NULL, AB_OPT_CACHE},                    \
-	{"mirror", required_argument, NULL, AB_OPT_MIRROR},                  \
-	{"mirror-dir", required_argument, NULL, AB_OPT_MIRROR_DIR},          \
-	{"allow-unpinned", no_argument, NULL, AB_OPT_ALLOW_UNPINNED}
 
 struct ab_source_state; /* private: the cache, its lock, records of this run */
 
@@ -67,8 +52,6 @@ struct ab_source_opts {
 };
 
 void ab_source_opts_init(struct ab_source_opts *o);
-/* handle one getopt_long result; 1 handled, 0 not ours, -1 bad value (reported) */
-int ab_source_opts_option(struct ab_source_opts *o, int opt, const char *arg);
 void ab_source_opts_release(struct ab_source_opts *o);
 
 /*

@@ -6,6 +6,7 @@
 #include "../builder/build.h"
 #include "../builder/check.h"
 #include "cmd.h"
+#include "cmdopts.h"
 #include "../builder/plan.h"
 #include "../builder/recipe.h"
 #include "../builder/shard.h"
@@ -115,9 +116,9 @@ cmd_build(int argc, char **argv)
 		default:
 			break;
 		}
-		h = ab_plan_opts_option(&po, "build", c, optarg);
+		h = ab_cmd_plan_option(&po, "build", c, optarg);
 		if (h == 0)
-			h = ab_source_opts_option(&so, c, optarg);
+			h = ab_cmd_source_option(&so, c, optarg);
 		if (h < 0)
 			goto done;
 		if (h == 0) {

@@ -9,6 +9,7 @@
 
 #include "../builder/fetch.h"
 #include "cmd.h"
+#include "cmdopts.h"
 #include "../builder/recipe.h"
 #include "../builder/source.h"
 #include "../lib/util.h"
@@ -50,7 +51,7 @@ cmd_fetch(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":o:j:q", longopts, NULL)) != -1) {
-		int h = ab_source_opts_option(&o, opt, optarg);
+		int h = ab_cmd_source_option(&o, opt, optarg);
 
 		if (h < 0)
 			goto done;

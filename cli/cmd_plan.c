@@ -4,54 +4,12 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmdopts.h"
 #include "../builder/plan.h"
 #include "../builder/recipe.h"
 #include "../builder/shard.h"
 #include "../lib/jsonio.h"
 #include "../lib/util.h"
-#include "../provenance/ccstats.h"
-
-int
-ab_plan_opts_option(struct ab_plan_opts *o, const char *cmd, int opt, const char *arg)
-{
-	switch (opt) {
-	case 'o':
-		o->outdir = arg;
-		return 1;
-	case 'j':
-		return ab_cmd_parse_jobs(&o->jobs, cmd, arg) < 0 ? -1 : 1;
-	case AB_OPT_CCACHE:
-		o->ccache = 1;
-		return 1;
-	case AB_OPT_CCACHE_REMOTE: {
-		char why[160];
-
-		if (ab_ccstats_remote_check(arg, why, sizeof(why)) < 0) {
-			char *shown = ab_url_redact(arg);
-
-			ab_cmd_usage_error(cmd, "--ccache-remote '%s': %s", shown, why);
-			free(shown);
-			return -1;
-		}
-		o->ccache = 1;
-		o->ccache_remote = arg;
-		return 1;
-	}
-	case AB_OPT_CCACHE_DIR:
-		if (!*arg) {
-			ab_cmd_usage_error(cmd, "--ccache-dir: an empty directory name");
-			return -1;
-		}
-		o->ccache = 1;
-		o->ccache_dir = arg;
-		return 1;
-	case AB_OPT_NO_SANDBOX:
-		o->no_sandbox = 1;
-		return 1;
-	default:
-		return 0;
-	}
-}
 
 static const char usage[] =
     "allocbuild plan [-o OUTDIR] [-j N] [--ccache] [--ccache-remote URL] [--ccache-dir DIR]\n"
@@ -119,7 +77,7 @@ cmd_plan(int argc, char **argv)
 				    AB_SHARD_MAX);
 			continue;
 		}
-		h = ab_plan_opts_option(&o, "plan", c, optarg);
+		h = ab_cmd_plan_option(&o, "plan", c, optarg);
 
 		if (h < 0)
 			return AB_EXIT_USAGE;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmdopts.h"
 #include "../builder/rebuild.h"
 #include "../builder/source.h"
 #include "../lib/util.h"
@@ -129,7 +130,7 @@ cmd_rebuild(int argc, char **argv)
 		default:
 			break;
 		}
-		h = ab_source_opts_option(&so, c, optarg);
+		h = ab_cmd_source_option(&so, c, optarg);
 		if (h < 0)
 			goto done;
 		if (h == 0) {
