@@ -29,34 +29,22 @@ candidate_files(const struct ab_updiff *u)
 	return u->count[AB_UPDIFF_IDENTICAL] + u->count[AB_UPDIFF_DIFFERS] + u->count[AB_UPDIFF_ONLY_CANDIDATE];
 }
 
+/* the better match first (ab_updiff_rank), then command-line order */
 static int
 cmp_rank(const void *a, const void *b)
 {
 	const struct ranked *x = a, *y = b;
-	const struct ab_updiff *p = x->u, *q = y->u;
-	size_t dp = p->count[AB_UPDIFF_DIFFERS] + p->count[AB_UPDIFF_ONLY_CANDIDATE];
-	size_t dq = q->count[AB_UPDIFF_DIFFERS] + q->count[AB_UPDIFF_ONLY_CANDIDATE];
+	int c = ab_updiff_rank(x->u, y->u);
 
-	if (p->count[AB_UPDIFF_IDENTICAL] != q->count[AB_UPDIFF_IDENTICAL])
-		return p->count[AB_UPDIFF_IDENTICAL] > q->count[AB_UPDIFF_IDENTICAL] ? -1 : 1;
-	if (p->identical_bytes != q->identical_bytes)
-		return p->identical_bytes > q->identical_bytes ? -1 : 1;
-	if (p->significant != q->significant)
-		return p->significant < q->significant ? -1 : 1;
-	if (dp != dq)
-		return dp < dq ? -1 : 1;
-	if (p->count[AB_UPDIFF_ONLY_UPSTREAM] != q->count[AB_UPDIFF_ONLY_UPSTREAM])
-		return p->count[AB_UPDIFF_ONLY_UPSTREAM] < q->count[AB_UPDIFF_ONLY_UPSTREAM] ? -1 : 1;
+	if (c)
+		return c;
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
 static int
 same_score(const struct ranked *x, const struct ranked *y)
 {
-	struct ranked a = *x, b = *y;
-
-	a.index = b.index = 0;
-	return cmp_rank(&a, &b) == 0;
+	return ab_updiff_rank(x->u, y->u) == 0;
 }
 
 /* "VERSION 5.3.0-0-g..." or "no VERSION" or "bogus VERSION ..." */

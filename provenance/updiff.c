@@ -775,3 +775,22 @@ ab_updiff_compare(cJSON **report, const char *candidate, const char *upstream, c
 	ab_tree_free(trees[1]);
 	return error;
 }
+
+int
+ab_updiff_rank(const struct ab_updiff *p, const struct ab_updiff *q)
+{
+	size_t dp = p->count[AB_UPDIFF_DIFFERS] + p->count[AB_UPDIFF_ONLY_CANDIDATE];
+	size_t dq = q->count[AB_UPDIFF_DIFFERS] + q->count[AB_UPDIFF_ONLY_CANDIDATE];
+
+	if (p->count[AB_UPDIFF_IDENTICAL] != q->count[AB_UPDIFF_IDENTICAL])
+		return p->count[AB_UPDIFF_IDENTICAL] > q->count[AB_UPDIFF_IDENTICAL] ? -1 : 1;
+	if (p->identical_bytes != q->identical_bytes)
+		return p->identical_bytes > q->identical_bytes ? -1 : 1;
+	if (p->significant != q->significant)
+		return p->significant < q->significant ? -1 : 1;
+	if (dp != dq)
+		return dp < dq ? -1 : 1;
+	if (p->count[AB_UPDIFF_ONLY_UPSTREAM] != q->count[AB_UPDIFF_ONLY_UPSTREAM])
+		return p->count[AB_UPDIFF_ONLY_UPSTREAM] < q->count[AB_UPDIFF_ONLY_UPSTREAM] ? -1 : 1;
+	return 0;
+}

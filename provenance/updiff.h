@@ -111,6 +111,14 @@ int ab_updiff_read_trees(struct ab_tree **trees, const char *const *specs, size_
 struct ab_updiff *ab_updiff_new(struct ab_tree *cand, struct ab_tree *up, int strict);
 void ab_updiff_free(struct ab_updiff *u);
 /*
+ * identify's ranking of one candidate's comparisons with several
+ * upstreams: <0 when p is the better match, >0 when q is, 0 for the same
+ * score. Most identical files first, then most identical bytes, then the
+ * fewest significant differences, the fewest files that differ or only
+ * the candidate has, the fewest only the upstream has.
+ */
+int ab_updiff_rank(const struct ab_updiff *p, const struct ab_updiff *q);
+/*
  * The human report: sides, non-identical files, with_diffs the unified
  * diffs (upstream -> candidate) of differing files (loads their contents),
  * class counts, summary, verdict, notes. Reports read errors.
