@@ -209,9 +209,9 @@ run_tool(struct ctx *c, char **argv, struct ab_buf *out)
 	pr.envp = ab_env_envp(&env);
 	pr.out = out;
 	pr.err = &err;
-	ab_quiet++;
+	ab_report_mute();
 	ok = ab_proc_run(&res, &pr) == 0 && res.exit_code == 0 && out->s;
-	ab_quiet--;
+	ab_report_unmute();
 	ab_buf_free(&err);
 	ab_env_release(&env);
 	return ok;
@@ -425,10 +425,10 @@ key_tool(struct ab_sha256 *h, const char *name, const char *path)
 
 	if (!path)
 		return;
-	ab_quiet++;
+	ab_report_mute();
 	if (ab_hash_file(hex, NULL, path) < 0)
 		snprintf(hex, sizeof(hex), "missing");
-	ab_quiet--;
+	ab_report_unmute();
 	key_add(h, name, path);
 	key_add(h, "sha256", hex);
 }
@@ -1972,10 +1972,10 @@ earlier_builds(struct ab_strv *out, const char *outdir)
 	char *runs = ab_path_join(outdir, AB_RUN_DIR), *path = ab_path_join(outdir, AB_MANIFEST_STATEMENT);
 	cJSON *doc = NULL;
 
-	ab_quiet++;
+	ab_report_mute();
 	if (ab_is_dir(runs) && ab_json_read(&doc, path) == 0)
 		ab_runrec_builds(out, doc);
-	ab_quiet--;
+	ab_report_unmute();
 	cJSON_Delete(doc);
 	free(runs);
 	free(path);

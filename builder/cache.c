@@ -253,10 +253,10 @@ ab_cache_archive_origin(const struct ab_cache *c, const char *sha256)
 	char *out = NULL;
 
 	/* the one bounded reader: a regular file of one line (a missing one is no origin) */
-	ab_quiet++;
+	ab_report_mute();
 	if (ab_path_exists(path) && ab_read_file_max(&b, path, 65536) == 0 && b.len)
 		out = ab_strndup(b.s, strcspn(b.s, "\n"));
-	ab_quiet--;
+	ab_report_unmute();
 	ab_buf_free(&b);
 	free(path);
 	return out;

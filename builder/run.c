@@ -168,7 +168,7 @@ build_identity(struct job *j, const struct ab_manifest_recorded *rec)
 	char hex[AB_HEX_LEN + 1];
 	cJSON *doc = NULL;
 
-	ab_quiet++;
+	ab_report_mute();
 	if (want && ab_hash_file(hex, NULL, path) == 0 && !strcmp(hex, want) && ab_json_read(&doc, path) == 0) {
 		const char *id = ab_json_str(ab_json_get(ab_json_get(ab_json_get(doc, "predicate"), "runDetails"),
 		    "metadata"), "invocationId");
@@ -176,7 +176,7 @@ build_identity(struct job *j, const struct ab_manifest_recorded *rec)
 		if (id)
 			j->invocation = ab_strdup(id);
 	}
-	ab_quiet--;
+	ab_report_unmute();
 	if (listed(rec, "recipe.json"))
 		j->recipe_sha256 = ab_strdup(listed(rec, "recipe.json"));
 	cJSON_Delete(doc);

@@ -151,7 +151,7 @@ ab_progress_begin(size_t total)
 	}
 	/* other modules' notes (ab_note) would tear the live line: they go quiet */
 	if (P.live && !P.hushed) {
-		ab_quiet++;
+		ab_report_mute();
 		P.hushed = 1;
 	}
 	if (!P.ticking && pthread_create(&P.ticker, NULL, tick, NULL) == 0)
@@ -247,7 +247,7 @@ ab_progress_finish(void)
 	clear_line();
 	fflush(stderr);
 	if (P.hushed) {
-		ab_quiet--;
+		ab_report_unmute();
 		P.hushed = 0;
 	}
 	pthread_mutex_unlock(&P.lock);

@@ -161,12 +161,17 @@ has_place(const char *s)
 	return s[n + 1] == ' ';
 }
 
+/* this thread's reports are muted (ab_report_mute): a count, never shared between threads */
+static _Thread_local int muted;
+
 static void
 vreport(const char *prefix, const char *suffix, const char *fmt, va_list ap)
 {
 	struct ab_buf b = {0};
-
 	struct ab_buf msg = {0};
+
+	if (muted)
+		return;
 
 	ab_buf_vprintf(&msg, fmt, ap);
 	if (prefix || !has_place(msg.s ? msg.s : ""))
@@ -229,11 +234,23 @@ ab_warn(const char *fmt, ...)
 }
 
 void
+ab_report_mute(void)
+{
+	muted++;
+}
+
+void
+ab_report_unmute(void)
+{
+	muted--;
+}
+
+void
 ab_note(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (ab_quiet)
+	if (ab_quiet || muted)
 		return;
 	va_start(ap, fmt);
 	vreport(NULL, NULL, fmt, ap);

@@ -62,7 +62,18 @@ void ab_error_git(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* a progress or note line on stderr, "allocbuild: <msg>"; silenced by ab_quiet */
 void ab_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* -q: no notes; set once by the command line (cli/main.c), before any thread starts, never after */
 extern int ab_quiet;
+/*
+ * Mute this thread's reports (errors, warnings and notes) around a call
+ * whose failure the caller expects or handles and reports itself, with
+ * its own context (a best-effort read, a tool that may be missing):
+ *   ab_report_mute(); ok = ab_json_read(&doc, path) == 0; ab_report_unmute();
+ * Brackets nest; each thread has its own (a build thread's never mutes
+ * another's).
+ */
+void ab_report_mute(void);
+void ab_report_unmute(void);
 /* -v: every note, and progress as plain lines even on a terminal (lib/progress.h) */
 extern int ab_verbose;
 

@@ -338,7 +338,7 @@ ab_allocscan_add_glibc(struct ab_allocators *out, const char *libc_path)
 	a->replaces_malloc = 1;
 	if (!libc_path)
 		return;
-	ab_quiet++;
+	ab_report_mute();
 	if (ab_read_file(&b, libc_path) == 0 && (p = memmem(b.s, b.len, mark, sizeof(mark) - 1)) != NULL) {
 		const char *v = p + sizeof(mark) - 1, *end = v;
 
@@ -351,7 +351,7 @@ ab_allocscan_add_glibc(struct ab_allocators *out, const char *libc_path)
 			a->version_from = "GNU C Library banner";
 		}
 	}
-	ab_quiet--;
+	ab_report_unmute();
 	ab_buf_free(&b);
 }
 

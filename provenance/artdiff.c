@@ -187,7 +187,7 @@ member_sections(const char *path, const char *name, int k)
 	struct ab_ar_member m;
 	cJSON *arr = NULL;
 
-	ab_quiet++;
+	ab_report_mute();
 	if (ab_read_file(&b, path) == 0) {
 		ab_ar_init(&ar, b.s, b.len, path);
 		while (ab_ar_next(&ar, &m) > 0) {
@@ -203,7 +203,7 @@ member_sections(const char *path, const char *name, int k)
 			break;
 		}
 	}
-	ab_quiet--;
+	ab_report_unmute();
 	ab_buf_free(&b);
 	return arr;
 }

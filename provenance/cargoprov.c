@@ -123,10 +123,10 @@ package_checksum(const char *dir)
 	cJSON *doc = NULL;
 	char *s = NULL;
 
-	ab_quiet++;
+	ab_report_mute();
 	if (ab_json_read(&doc, path) == 0 && ab_json_str(doc, "package"))
 		s = ab_strdup(ab_json_str(doc, "package"));
-	ab_quiet--;
+	ab_report_unmute();
 	cJSON_Delete(doc);
 	free(path);
 	return s;
@@ -144,10 +144,10 @@ bundled_jemalloc(cJSON *rec, const cJSON *crate, const char *dir)
 		char *path = ab_path_join(dir, version_files[i]), *v = NULL;
 		struct ab_buf b = {0};
 
-		ab_quiet++;
+		ab_report_mute();
 		if (ab_read_file_max(&b, path, 4096) == 0 && b.s)
 			(void)ab_allocver_scan_mem(&v, b.s, b.len);
-		ab_quiet--;
+		ab_report_unmute();
 		ab_buf_free(&b);
 		free(path);
 		if (v) {

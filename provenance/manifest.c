@@ -732,10 +732,10 @@ keep_records(struct sums *kept, const char *outdir, const struct sums *subjects)
 			free(abs);
 			continue;
 		}
-		ab_quiet++;
+		ab_report_mute();
 		if (ab_json_read(&doc, abs) < 0 || !cJSON_GetArraySize(ab_json_get(doc, "subject")))
 			ok = 0;
-		ab_quiet--;
+		ab_report_unmute();
 		cJSON_ArrayForEach(it, ab_json_get(doc, "subject")) {
 			const char *name = ab_json_str(it, "name"), *hex = ab_json_str(ab_json_get(it, "digest"), "sha256");
 			int found = 0;
@@ -1029,10 +1029,10 @@ read_manifest(struct verifier *v, const char *rel)
 
 	if (fd < 0)
 		return NULL;
-	ab_quiet++;
+	ab_report_mute();
 	if (ab_read_fd_max(&b, fd, rel, AB_READ_MAX) == 0)
 		doc = cJSON_ParseWithLength(b.s, b.len);
-	ab_quiet--;
+	ab_report_unmute();
 	close(fd);
 	ab_buf_free(&b);
 	return doc;
@@ -1462,10 +1462,10 @@ ab_manifest_recorded_read(struct ab_manifest_recorded *r, const char *outdir, in
 	if ((fd = open_sums(v.rootfd, outdir, quiet)) < 0)
 		goto done;
 	if (quiet)
-		ab_quiet++;
+		ab_report_mute();
 	error = ab_read_fd_max(&b, fd, "SHA256SUMS", AB_READ_MAX);
 	if (quiet)
-		ab_quiet--;
+		ab_report_unmute();
 	close(fd);
 	if (error < 0)
 		goto done;

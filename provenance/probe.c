@@ -221,7 +221,7 @@ scan_program(struct scan *sc, const struct ab_probe_req *req, const char *argv0)
 	char *prog = find_program(argv0);
 
 	memset(sc, 0, sizeof(*sc));
-	ab_quiet++;
+	ab_report_mute();
 	if (prog)
 		(void)ab_allocscan_file(&sc->al, prog, 0);
 	for (const char *p = preload ? preload : ""; *p;) {
@@ -237,7 +237,7 @@ scan_program(struct scan *sc, const struct ab_probe_req *req, const char *argv0)
 		if (*p)
 			p++;
 	}
-	ab_quiet--;
+	ab_report_unmute();
 	for (size_t i = 0; i < sc->al.n; i++) {
 		const struct ab_allocator *a = &sc->al.v[i];
 
@@ -445,12 +445,12 @@ mark_defaults(cJSON *rec, const struct ab_probe_req *req, char *const *argv, con
 	for (size_t i = 0; i < req->env.n; i++)
 		if (!ab_env_is_allocator_var(req->env.v[i].key) || !strcmp(req->env.v[i].key, "LD_PRELOAD"))
 			bare.env.v[bare.env.n++] = req->env.v[i];
-	ab_quiet++;
+	ab_report_mute();
 	if (!strcmp(ab_json_str(rec, "allocator"), "jemalloc"))
 		(void)probe_jemalloc(&base, &bare, argv, sc);
 	else
 		(void)probe_mimalloc(&base, &bare, argv, sc);
-	ab_quiet--;
+	ab_report_unmute();
 	free(bare.env.v);
 	eff = cJSON_GetObjectItemCaseSensitive(base, "effective");
 	cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(rec, "overrides")) {
@@ -562,9 +562,9 @@ write_program(const char *src, const char *alloc, const char *archive)
 
 	if (strcmp(alloc, "jemalloc"))
 		return ab_write_file_atomic(src, mimalloc_program, sizeof(mimalloc_program) - 1);
-	ab_quiet++;
+	ab_report_mute();
 	(void)ab_allocscan_file(&al, archive, 0);
-	ab_quiet--;
+	ab_report_unmute();
 	for (size_t i = 0; i < al.n && !b.s; i++)
 		if (!strcmp(al.v[i].kind, "jemalloc") && *al.v[i].prefix) {
 			const char *px = al.v[i].prefix;

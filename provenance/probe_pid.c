@@ -331,10 +331,10 @@ first_line(const char *path)
 	struct ab_buf b = {0};
 	char *s = NULL;
 
-	ab_quiet++;
+	ab_report_mute();
 	if (ab_read_file(&b, path) == 0 && b.s)
 		s = ab_strndup(b.s, strcspn(b.s, "\n"));
-	ab_quiet--;
+	ab_report_unmute();
 	ab_buf_free(&b);
 	return s;
 }
@@ -370,14 +370,14 @@ start_time(char *buf, size_t len, const struct proc *p)
 	long hz = sysconf(_SC_CLK_TCK);
 	int ok = 0;
 
-	ab_quiet++;
+	ab_report_mute();
 	if (hz > 0 && ab_read_file(&b, "/proc/stat") == 0 && (bt = strstr(b.s, "\nbtime ")) != NULL) {
 		time_t boot = (time_t)strtoll(bt + 7, NULL, 10);
 
 		ab_utc_time(buf, len, boot + (time_t)(p->start_ticks / (unsigned long long)hz));
 		ok = 1;
 	}
-	ab_quiet--;
+	ab_report_unmute();
 	ab_buf_free(&b);
 	return ok;
 }
@@ -416,9 +416,9 @@ find_allocators(struct ab_allocators *out, const struct proc *p, const char *exe
 		/* a library replaced or deleted since it was mapped cannot be read as it was */
 		if (strstr(m, " (deleted)"))
 			continue;
-		ab_quiet++;
+		ab_report_mute();
 		(void)ab_allocscan_file(out, m, 1);
-		ab_quiet--;
+		ab_report_unmute();
 	}
 	for (size_t i = 0; i < out->n; i++)
 		replaced |= out->v[i].replaces_malloc;

@@ -674,7 +674,7 @@ ab_runrec_sums_carry(struct ab_buf *b, const char *outdir)
 	char *path = ab_path_join(outdir, "SHA256SUMS");
 	struct ab_buf old = {0};
 
-	ab_quiet++;
+	ab_report_mute();
 	if (ab_path_exists(path) && ab_read_file(&old, path) == 0)
 		for (const char *s = old.s; s && *s;) {
 			size_t n = strcspn(s, "\n");
@@ -692,7 +692,7 @@ ab_runrec_sums_carry(struct ab_buf *b, const char *outdir)
 			free(line);
 			s += n + (s[n] == '\n');
 		}
-	ab_quiet--;
+	ab_report_unmute();
 	ab_buf_free(&old);
 	free(path);
 }

@@ -60,14 +60,14 @@ run(struct ctx *c, char *const *argv, int want_err)
 	p.out = &out;
 	p.err = &err;
 	/* a missing tool is not an error: its absence is part of the record */
-	ab_quiet++;
+	ab_report_mute();
 	if (ab_proc_run(&res, &p) == 0 && res.exit_code == 0) {
 		if (want_err) {
 			ab_buf_add(&out, err.s ? err.s : "", err.len);
 		}
 		s = ab_buf_detach(&out);
 	}
-	ab_quiet--;
+	ab_report_unmute();
 	ab_buf_free(&out);
 	ab_buf_free(&err);
 	return s;
@@ -247,7 +247,7 @@ os_id(void)
 	struct ab_buf b = {0};
 	char *id = NULL;
 
-	ab_quiet++;
+	ab_report_mute();
 	if (ab_read_file(&b, "/etc/os-release") == 0)
 		for (const char *s = b.s; s && *s;) {
 			size_t n = strcspn(s, "\n");
@@ -262,7 +262,7 @@ os_id(void)
 			}
 			s += n + (s[n] == '\n');
 		}
-	ab_quiet--;
+	ab_report_unmute();
 	ab_buf_free(&b);
 	return id ? id : ab_strdup("debian");
 }
@@ -301,10 +301,10 @@ add_packages(struct ctx *c, cJSON *record)
 		struct ab_buf o = {0};
 
 		p.out = &o;
-		ab_quiet++;
+		ab_report_mute();
 		if (search.n > 2 && ab_proc_run(&res, &p) == 0)
 			parse_search(owners, o.s);
-		ab_quiet--;
+		ab_report_unmute();
 		ab_buf_free(&o);
 	}
 	ab_strv_push(&show, "dpkg-query");
@@ -499,15 +499,15 @@ ab_toolchain_record(cJSON **out, const struct ab_toolchain_opts *o)
 	ab_env_set(&c.env, "PATH", c.path);
 	st = stamp(&c);
 	if (o->cache && ab_path_exists(o->cache)) {
-		ab_quiet++;
+		ab_report_mute();
 		/* an unreadable cache is made again */
 		if (ab_json_read(&cached, o->cache) == 0 && ab_json_str(cached, "stamp") &&
 		    !strcmp(ab_json_str(cached, "stamp"), st) && cJSON_IsArray(ab_json_get(cached, "record"))) {
 			*out = cJSON_DetachItemFromObject(cached, "record");
-			ab_quiet--;
+			ab_report_unmute();
 			goto done;
 		}
-		ab_quiet--;
+		ab_report_unmute();
 	}
 	*out = make_record(&c);
 	if (o->cache) {
