@@ -82,6 +82,13 @@ record_of(struct ctx *c, size_t vi)
 	return &c->run.variants[vi];
 }
 
+/* was p->vars[vi] compiled in this run (not up to date, not failed)? */
+static int
+compiled_now(const struct ctx *c, size_t vi)
+{
+	return c->vs[vi].status == V_BUILT && c->vs[vi].need_build;
+}
+
 /* ---- small helpers ---- */
 
 static void
@@ -2303,21 +2310,6 @@ write_manifests(struct ctx *c)
 
 /* ---- the run ---- */
 
-static void print_table(struct ctx *c);
-
-/* what became of the OUTDIR's signatures, when it had some */
-static void
-print_signatures(const struct ctx *c)
-{
-	char *env = ab_path_join(c->p->outdir, AB_MANIFEST_ENVELOPES);
-
-	if (c->unsigned_)
-		printf("signatures: removed (the statement changed): sign again\n");
-	else if (c->kept && ab_path_exists(env))
-		printf("signatures: kept (nothing changed)\n");
-	free(env);
-}
-
 static void
 print_stats(double t0)
 {
@@ -2407,7 +2399,7 @@ attribute_ccache(struct ctx *c)
 		struct ab_variant_record *vr = record_of(c, vi);
 		char *log;
 
-		if (!vr->ccache || c->vs[vi].status != V_BUILT || !c->vs[vi].need_build)
+		if (!vr->ccache || !compiled_now(c, vi))
 			continue;
 		recs[vi] = vr->ccache;
 		log = ab_path_join(p->vars[vi].logs, AB_CCWRAP_LOG);
@@ -2424,33 +2416,40 @@ attribute_ccache(struct ctx *c)
 	free(recs);
 }
 
-/* the compile cache's work for the variants compiled in this run; a remote storage that failed is said */
+/* a remote compile cache that failed a variant compiled in this run is said */
 static void
-report_ccache(struct ctx *c, int print)
+warn_ccache(struct ctx *c)
 {
 	const struct ab_plan *p = c->p;
 
 	for (size_t vi = 0; p->ccache && vi < p->nvars; vi++) {
 		const struct ab_variant_record *vr = record_of(c, vi);
-		const cJSON *rec = vr->ccache;
 		int failed;
-		char *line;
 
-		if (!rec || c->vs[vi].status != V_BUILT || !c->vs[vi].need_build)
+		if (!vr->ccache || !compiled_now(c, vi) || !(failed = ab_ccstats_remote_failures(vr->ccache)))
 			continue;
-		failed = ab_ccstats_remote_failures(rec);
-		if (!print) {
-			if (failed)
-				ab_warn("%s: the remote cache %s was unreachable (%d ccache call%s could not use it): "
-				    "built with the local cache only", vr->label,
-				    c->run.options.ccache_remote ? c->run.options.ccache_remote : "(ccache.conf's)", failed,
-				    failed == 1 ? "" : "s");
-			continue;
-		}
-		line = ab_ccstats_summary(rec);
-		printf("ccache %s: %s\n", vr->label, line);
-		free(line);
+		ab_warn("%s: the remote cache %s was unreachable (%d ccache call%s could not use it): "
+		    "built with the local cache only", vr->label,
+		    c->run.options.ccache_remote ? c->run.options.ccache_remote : "(ccache.conf's)", failed,
+		    failed == 1 ? "" : "s");
 	}
+}
+
+/* what the command shows of a build that ran to its end (cli/buildtable.c) */
+static void
+finish(struct ctx *c, const struct ab_build_opts *o)
+{
+	const struct ab_plan *p = c->p;
+	int *compiled = ab_calloc(p->nvars ? p->nvars : 1, sizeof(*compiled));
+	char *env = ab_path_join(p->outdir, AB_MANIFEST_ENVELOPES);
+	struct ab_build_outcome out = {.plan = p, .run = &c->run, .compiled = compiled,
+	    .signatures_removed = c->unsigned_, .signatures_kept = !c->unsigned_ && c->kept && ab_path_exists(env)};
+
+	for (size_t vi = 0; vi < p->nvars; vi++)
+		compiled[vi] = compiled_now(c, vi);
+	o->finished(&out);
+	free(compiled);
+	free(env);
 }
 
 /* the phases of a build, in order; each reports its own failure */
@@ -2476,7 +2475,7 @@ run_phases(struct ctx *c, int *probe_bad)
 		return AB_EFAIL;
 	schedule(c);
 	attribute_ccache(c);
-	report_ccache(c, 0);
+	warn_ccache(c);
 	check_variants(c, probe_bad);
 	ab_netfwd_stop(c->net);
 	c->net = NULL;
@@ -2505,11 +2504,8 @@ ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o)
 		rc = run_phases(&c, &probe_bad);
 	ab_progress_finish();
 	if (rc == 0) {
-		if (o->table) {
-			print_table(&c);
-			report_ccache(&c, 1);
-			print_signatures(&c);
-		}
+		if (o->finished)
+			finish(&c, o);
 		rc = c.failed || probe_bad ? AB_ECHECK : 0;
 		print_stats(t0);
 	}
@@ -2580,125 +2576,4 @@ ab_build_write_merged(const struct ab_plan *p, const struct ab_build_merged *m)
 	e = manifests(&c);
 	ctx_release(&c);
 	return e;
-}
-
-/* ---- the final table ---- */
-
-static const char *
-nested_str(const cJSON *o, const char *a, const char *b, char *buf, size_t len)
-{
-	const cJSON *it = ab_json_get(o, a);
-
-	if (b)
-		it = ab_json_get(it, b);
-	if (cJSON_IsString(it))
-		return it->valuestring[0] ? it->valuestring : "\"\"";
-	if (cJSON_IsNumber(it)) {
-		snprintf(buf, len, "%g", it->valuedouble);
-		return buf;
-	}
-	return "-";
-}
-
-/*
- * Every setting the probe checked, requested next to effective, for any
- * allocator: "lg_extent_max_active_fit:30 (built in) -> 30",
- * "MIMALLOC_PURGE_DELAY=10 -> 10 (default)", "X=1 -> unknown"; "-" when none
- */
-static char *
-settings_cell(const cJSON *probe)
-{
-	struct ab_buf b = {0};
-	const cJSON *o;
-
-	cJSON_ArrayForEach(o, ab_json_get(probe, "overrides")) {
-		const char *set = ab_json_str(o, "setting"), *req = ab_json_str(o, "requested");
-		const char *eff = ab_json_str(o, "effective"), *st = ab_json_str(o, "status");
-		const char *origin = ab_json_str(o, "origin");
-		int plain = st && (!strcmp(st, "ok") || !strcmp(st, "match") || !strcmp(st, "default"));
-
-		if (!set || !st || !strcmp(st, "set_by_probe"))
-			continue;
-		ab_buf_printf(&b, "%s%s%s%s%s -> %s", b.len ? ", " : "", set, strncmp(set, "MIMALLOC_", 9) ? ":" : "=",
-		    req ? req : "?", origin && !strcmp(origin, "build") ? " (built in)" : "", eff && plain ? eff : st);
-		if (!strcmp(st, "default"))
-			ab_buf_puts(&b, " (default)");
-		else if (eff && !plain)
-			ab_buf_printf(&b, " (is %s)", eff);
-	}
-	return b.len ? ab_buf_detach(&b) : ab_strdup("-");
-}
-
-/* the cells of one variant's row */
-static void
-table_row(char **cells, struct ctx *c, size_t vi)
-{
-	const struct ab_plan *p = c->p;
-	const struct ab_variant *v = p->vars[vi].v;
-	const struct ab_variant_record *vr = record_of(c, vi), *from = NULL;
-	const char *version = ab_json_str(vr->probe, "version"), *archive = "-", *sha;
-	char buf[64], shortsha[16];
-
-	if (v->kind == AB_VARIANT_RELINK)
-		from = record_of(c, ab_plan_var_index(p, v->relink.from));
-	sha = ab_variant_record_archive_sha256(vr, from);
-	/* a program built with another variant's archive ({variant:...}): that archive (its base's for a runtime_of) */
-	{
-		const struct ab_variant_record *b = ab_run_record_variant(&c->run, vr->base);
-
-		for (size_t i = 0; !sha && b && i < b->nuses; i++)
-			if (b->uses[i].path && b->uses[i].sha256[0])
-				sha = b->uses[i].sha256;
-	}
-	for (size_t i = 0; i < vr->nartifacts && !version; i++)
-		version = vr->artifacts[i].allocator_version;
-	if (sha) {
-		snprintf(shortsha, sizeof(shortsha), "%.12s", sha);
-		archive = shortsha;
-	}
-	if (!vr->ok)
-		version = "(not built)";
-	cells[0] = ab_strdup(v->label);
-	/* the table says what a relink is, as the manifests and the PR do */
-	cells[1] = ab_strdup(v->kind == AB_VARIANT_RELINK ? "diagnostic relink" : ab_plan_kind_name(v));
-	cells[2] = ab_sprintf("%s%s%s", vr->allocator.kind ? vr->allocator.kind : "",
-	    vr->allocator.kind ? " " : "", version ? version : "-");
-	cells[3] = ab_strdup(nested_str(vr->probe, "secure", NULL, buf, sizeof(buf)));
-	cells[4] = settings_cell(vr->probe);
-	cells[5] = ab_strdup(archive);
-}
-
-static void
-print_table(struct ctx *c)
-{
-	static const char *head[] = {"LABEL", "KIND", "ALLOCATOR", "SECURE", "SETTINGS: REQUESTED -> EFFECTIVE",
-	    "ARCHIVE SHA256"};
-	enum { NCOL = 6 };
-	const struct ab_plan *p = c->p;
-	char ***cells = ab_calloc(p->nvars + 1, sizeof(*cells));
-	size_t w[NCOL] = {0};
-
-	for (size_t r = 0; r <= p->nvars; r++) {
-		cells[r] = ab_calloc(NCOL, sizeof(**cells));
-		if (r == 0) {
-			for (int k = 0; k < NCOL; k++)
-				cells[r][k] = ab_strdup(head[k]);
-		} else {
-			table_row(cells[r], c, r - 1);
-		}
-		for (int k = 0; k < NCOL; k++)
-			if (strlen(cells[r][k]) > w[k])
-				w[k] = strlen(cells[r][k]);
-	}
-	for (size_t r = 0; r <= p->nvars; r++) {
-		for (int k = 0; k < NCOL; k++) {
-			if (k < NCOL - 1)
-				printf("%-*s  ", (int)w[k], cells[r][k]);
-			else
-				printf("%s\n", cells[r][k]);
-			free(cells[r][k]);
-		}
-		free(cells[r]);
-	}
-	free(cells);
 }

@@ -23,7 +23,7 @@ second_build(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 	po.jobs = first->jobs * 2;
 	po.no_sandbox = first->no_sandbox;
 	bo.force = 1;
-	bo.table = 0;
+	bo.finished = NULL;
 	bo.have_lock = 0;
 	e = ab_plan_opts_fresh_ccache(&po, &cache, first->ccache && ab_plan_ccache_changes_bytes(first));
 	if (e == 0)

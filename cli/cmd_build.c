@@ -5,6 +5,7 @@
 
 #include "../builder/build.h"
 #include "../builder/check.h"
+#include "buildtable.h"
 #include "cmd.h"
 #include "cmdopts.h"
 #include "../builder/plan.h"
@@ -88,7 +89,7 @@ cmd_build(int argc, char **argv)
 
 	ab_source_opts_init(&so);
 	bo.src = &so;
-	bo.table = 1;
+	bo.finished = ab_cmd_build_table;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:j:k", longopts, NULL)) != -1) {

@@ -1,0 +1,165 @@
+/*
+ * buildtable: what `build` prints when its build ran to its end, on
+ * standard output: one row per variant (label, kind, allocator and
+ * version, secure level, each setting the probe checked as requested ->
+ * effective, the allocator archive's digest), what ccache did for each
+ * variant compiled in this run, and what became of OUTDIR's signatures.
+ * It is given to the builder as struct ab_build_opts' finished callback.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buildtable.h"
+#include "../builder/build.h"
+#include "../builder/plan.h"
+#include "../lib/jsonio.h"
+#include "../lib/util.h"
+#include "../provenance/ccstats.h"
+#include "../provenance/record.h"
+
+static const char *
+nested_str(const cJSON *o, const char *a, const char *b, char *buf, size_t len)
+{
+	const cJSON *it = ab_json_get(o, a);
+
+	if (b)
+		it = ab_json_get(it, b);
+	if (cJSON_IsString(it))
+		return it->valuestring[0] ? it->valuestring : "\"\"";
+	if (cJSON_IsNumber(it)) {
+		snprintf(buf, len, "%g", it->valuedouble);
+		return buf;
+	}
+	return "-";
+}
+
+/*
+ * Every setting the probe checked, requested next to effective, for any
+ * allocator: "lg_extent_max_active_fit:30 (built in) -> 30",
+ * "MIMALLOC_PURGE_DELAY=10 -> 10 (default)", "X=1 -> unknown"; "-" when none
+ */
+static char *
+settings_cell(const cJSON *probe)
+{
+	struct ab_buf b = {0};
+	const cJSON *o;
+
+	cJSON_ArrayForEach(o, ab_json_get(probe, "overrides")) {
+		const char *set = ab_json_str(o, "setting"), *req = ab_json_str(o, "requested");
+		const char *eff = ab_json_str(o, "effective"), *st = ab_json_str(o, "status");
+		const char *origin = ab_json_str(o, "origin");
+		int plain = st && (!strcmp(st, "ok") || !strcmp(st, "match") || !strcmp(st, "default"));
+
+		if (!set || !st || !strcmp(st, "set_by_probe"))
+			continue;
+		ab_buf_printf(&b, "%s%s%s%s%s -> %s", b.len ? ", " : "", set, strncmp(set, "MIMALLOC_", 9) ? ":" : "=",
+		    req ? req : "?", origin && !strcmp(origin, "build") ? " (built in)" : "", eff && plain ? eff : st);
+		if (!strcmp(st, "default"))
+			ab_buf_puts(&b, " (default)");
+		else if (eff && !plain)
+			ab_buf_printf(&b, " (is %s)", eff);
+	}
+	return b.len ? ab_buf_detach(&b) : ab_strdup("-");
+}
+
+/* the cells of one variant's row */
+static void
+table_row(char **cells, const struct ab_build_outcome *o, size_t vi)
+{
+	const struct ab_plan *p = o->plan;
+	const struct ab_variant *v = p->vars[vi].v;
+	const struct ab_variant_record *vr = &o->run->variants[vi], *from = NULL;
+	const char *version = ab_json_str(vr->probe, "version"), *archive = "-", *sha;
+	char buf[64], shortsha[16];
+
+	if (v->kind == AB_VARIANT_RELINK)
+		from = &o->run->variants[ab_plan_var_index(p, v->relink.from)];
+	sha = ab_variant_record_archive_sha256(vr, from);
+	/* a program built with another variant's archive ({variant:...}): that archive (its base's for a runtime_of) */
+	{
+		const struct ab_variant_record *b = ab_run_record_variant(o->run, vr->base);
+
+		for (size_t i = 0; !sha && b && i < b->nuses; i++)
+			if (b->uses[i].path && b->uses[i].sha256[0])
+				sha = b->uses[i].sha256;
+	}
+	for (size_t i = 0; i < vr->nartifacts && !version; i++)
+		version = vr->artifacts[i].allocator_version;
+	if (sha) {
+		snprintf(shortsha, sizeof(shortsha), "%.12s", sha);
+		archive = shortsha;
+	}
+	if (!vr->ok)
+		version = "(not built)";
+	cells[0] = ab_strdup(v->label);
+	/* the table says what a relink is, as the manifests and the PR do */
+	cells[1] = ab_strdup(v->kind == AB_VARIANT_RELINK ? "diagnostic relink" : ab_plan_kind_name(v));
+	cells[2] = ab_sprintf("%s%s%s", vr->allocator.kind ? vr->allocator.kind : "",
+	    vr->allocator.kind ? " " : "", version ? version : "-");
+	cells[3] = ab_strdup(nested_str(vr->probe, "secure", NULL, buf, sizeof(buf)));
+	cells[4] = settings_cell(vr->probe);
+	cells[5] = ab_strdup(archive);
+}
+
+static void
+print_table(const struct ab_build_outcome *o)
+{
+	static const char *head[] = {"LABEL", "KIND", "ALLOCATOR", "SECURE", "SETTINGS: REQUESTED -> EFFECTIVE",
+	    "ARCHIVE SHA256"};
+	enum { NCOL = 6 };
+	const struct ab_plan *p = o->plan;
+	char ***cells = ab_calloc(p->nvars + 1, sizeof(*cells));
+	size_t w[NCOL] = {0};
+
+	for (size_t r = 0; r <= p->nvars; r++) {
+		cells[r] = ab_calloc(NCOL, sizeof(**cells));
+		if (r == 0) {
+			for (int k = 0; k < NCOL; k++)
+				cells[r][k] = ab_strdup(head[k]);
+		} else {
+			table_row(cells[r], o, r - 1);
+		}
+		for (int k = 0; k < NCOL; k++)
+			if (strlen(cells[r][k]) > w[k])
+				w[k] = strlen(cells[r][k]);
+	}
+	for (size_t r = 0; r <= p->nvars; r++) {
+		for (int k = 0; k < NCOL; k++) {
+			if (k < NCOL - 1)
+				printf("%-*s  ", (int)w[k], cells[r][k]);
+			else
+				printf("%s\n", cells[r][k]);
+			free(cells[r][k]);
+		}
+		free(cells[r]);
+	}
+	free(cells);
+}
+
+/* what ccache did for each variant compiled in this run */
+static void
+print_ccache(const struct ab_build_outcome *o)
+{
+	for (size_t vi = 0; o->plan->ccache && vi < o->plan->nvars; vi++) {
+		const struct ab_variant_record *vr = &o->run->variants[vi];
+		char *line;
+
+		if (!vr->ccache || !o->compiled[vi])
+			continue;
+		line = ab_ccstats_summary(vr->ccache);
+		printf("ccache %s: %s\n", vr->label, line);
+		free(line);
+	}
+}
+
+void
+ab_cmd_build_table(const struct ab_build_outcome *o)
+{
+	print_table(o);
+	print_ccache(o);
+	if (o->signatures_removed)
+		printf("signatures: removed (the statement changed): sign again\n");
+	else if (o->signatures_kept)
+		printf("signatures: kept (nothing changed)\n");
+}
