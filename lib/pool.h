@@ -1,5 +1,11 @@
 /*
- * pool: the one thread pool. Every parallel loop of allocbuild runs on it.
+ * pool: the one thread pool. Every parallel loop of allocbuild over items
+ * runs on it. (Threads that are no such loop start their own: the
+ * variant scheduler, builder/build.c, runs each variant on a thread of
+ * its own, started when its dependencies are done and the job budget
+ * allows; a dependency graph of long waits on child processes is not a
+ * list of numbered items. Likewise lib/hash's read-ahead, the run
+ * sampler, the progress heartbeat, the network forwarder.)
  *
  * Items are numbered 0 .. n-1 and handed out one at a time, in order,
  * through an atomic counter: a caller that orders its items by size,

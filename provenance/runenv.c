@@ -18,28 +18,29 @@
 static char *
 read_small(cJSON *absent, const char *path)
 {
-	char buf[4096];
-	size_t n;
-	FILE *f = fopen(path, "re");
-	char *s, *e;
+	struct ab_buf b = {0};
+	char *s, *e, *out = NULL;
+	int rc;
 
-	if (!f) {
-		cJSON_AddItemToArray(absent, cJSON_CreateString(path));
-		return NULL;
+	/* absent or unreadable is a finding of the record, not an error */
+	ab_report_mute();
+	rc = ab_read_file_max(&b, path, 65536);
+	ab_report_unmute();
+	if (rc < 0 || !b.s) {
+		if (rc < 0)
+			cJSON_AddItemToArray(absent, cJSON_CreateString(path));
+		else
+			out = ab_strdup("");
+		ab_buf_free(&b);
+		return out;
 	}
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	if (ferror(f)) {
-		fclose(f);
-		cJSON_AddItemToArray(absent, cJSON_CreateString(path));
-		return NULL;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	for (s = buf; isspace((unsigned char)*s); s++)
+	for (s = b.s; isspace((unsigned char)*s); s++)
 		;
 	for (e = s + strlen(s); e > s && isspace((unsigned char)e[-1]); e--)
 		;
-	return ab_strndup(s, (size_t)(e - s));
+	out = ab_strndup(s, (size_t)(e - s));
+	ab_buf_free(&b);
+	return out;
 }
 
 /* ab_json_add_str_or_null, taking v */
