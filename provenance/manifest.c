@@ -16,6 +16,7 @@
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
 #include "allocopts.h"
+#include "intoto.h"
 #include "../lib/version.h"
 #include "runrec.h"
 #include "toolchain.h"
@@ -573,7 +574,7 @@ ab_manifest_remove_signed(const char *outdir)
 		if (e)
 			return AB_EFAIL;
 	}
-	return 0;
+	return ab_intoto_remove(outdir);
 }
 
 /* remove a manifest that this run does not produce, so no stale one survives */
