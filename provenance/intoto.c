@@ -179,6 +179,42 @@ artifacts_of(struct ab_strv *rels, const struct ctx *c, const char *label)
 	}
 }
 
+/* the artifact of variant label whose recipe name is artifact (binary-provenance.json), or NULL */
+static const char *
+artifact_path(const struct ctx *c, const char *label, const char *artifact)
+{
+	const cJSON *a;
+
+	cJSON_ArrayForEach(a, ab_json_get(variant(c->binaries, label), "artifacts")) {
+		const char *p = ab_json_str(a, "path"), *n = ab_json_str(a, "artifact");
+
+		if (p && n && !strcmp(n, artifact) && ab_path_is_safe_relative(p))
+			return p;
+	}
+	return NULL;
+}
+
+/* a relink's materials: the artifacts that replaced inputs of its link */
+static int
+relink_materials(cJSON *l, const struct ctx *c, const cJSON *relink)
+{
+	struct ab_strv mats = {0};
+	const cJSON *r;
+	int e;
+
+	cJSON_ArrayForEach(r, ab_json_get(relink, "replace")) {
+		const cJSON *w = ab_json_get(r, "with");
+		const char *v = ab_json_str(w, "variant"), *a = ab_json_str(w, "artifact");
+		const char *p = v && a ? artifact_path(c, v, a) : NULL;
+
+		if (p && !ab_strv_has(&mats, p))
+			ab_strv_push(&mats, p);
+	}
+	e = add_files(ab_json_get(l, "materials"), c, &mats);
+	ab_strv_free(&mats);
+	return e;
+}
+
 /* ---- links ---- */
 
 /* a link's "signed" part, materials and products empty */
@@ -288,14 +324,14 @@ step_summary(const cJSON *s)
 	return o;
 }
 
-/* build-LABEL's files: its source tree, its artifacts and logs */
+/* build-LABEL's files: its source tree, its artifacts and logs; relink-LABEL's: the replacements */
 static int
-build_files(cJSON *l, struct ctx *c, const cJSON *v)
+build_files(cJSON *l, struct ctx *c, const cJSON *v, const cJSON *relink)
 {
 	const char *label = ab_json_str(v, "label"), *log = ab_json_str(v, "compile_log");
 	struct ab_strv prods = {0};
 	const cJSON *s;
-	int e = 0;
+	int e = relink ? relink_materials(l, c, relink) : 0;
 
 	cJSON_ArrayForEach(s, ab_json_get(v, "steps")) {
 		const char *dir = ab_json_str(s, "dir"), *slog = ab_json_str(s, "log");
@@ -314,11 +350,11 @@ build_files(cJSON *l, struct ctx *c, const cJSON *v)
 	return e;
 }
 
-/* build-LABEL, when the variant ran commands of its own */
+/* build-LABEL (relink-LABEL for a relink), when the variant ran commands of its own */
 static int
 build_link(struct ctx *c, const cJSON *v)
 {
-	const cJSON *s, *last = NULL;
+	const cJSON *s, *last = NULL, *relink = ab_json_get(ab_json_get(v, "definition"), "relink");
 	cJSON *by, *steps, *env, *l;
 	char *name;
 
@@ -339,10 +375,12 @@ build_link(struct ctx *c, const cJSON *v)
 	cJSON_AddItemToObject(env, "cwd", plain_member(last, "cwd", 0));
 	cJSON_AddItemToObject(env, "env_set", plain_member(last, "env_set", 0));
 	cJSON_AddItemToObject(env, "env_removed", plain_member(last, "env_removed", 1));
-	name = ab_sprintf("build-%s", ab_json_str(v, "label"));
+	if (relink)
+		cJSON_AddItemToObject(by, "from", plain_member(relink, "from", 0));
+	name = ab_sprintf("%s-%s", relink ? "relink" : "build", ab_json_str(v, "label"));
 	l = link_new(name, plain_member(last, "argv", 1), by, env);
 	free(name);
-	if (build_files(l, c, v) < 0) {
+	if (build_files(l, c, v, relink) < 0) {
 		cJSON_Delete(l);
 		return AB_EFAIL;
 	}
@@ -453,6 +491,14 @@ is_link_name(const char *base)
 	size_t n = strlen(base), s = strlen(LINK_SUFFIX);
 
 	return base[0] != '.' && n > s && !strcmp(base + n - s, LINK_SUFFIX);
+}
+
+int
+ab_intoto_is_link(const char *rel)
+{
+	size_t n = strlen(AB_INTOTO_DIR);
+
+	return !strncmp(rel, AB_INTOTO_DIR, n) && rel[n] == '/' && !strchr(rel + n + 1, '/') && is_link_name(rel + n + 1);
 }
 
 int

@@ -23,6 +23,8 @@
  *                 variant's artifacts and logs; command: the last recorded
  *                 argv (make, cmake --build, cargo), every step's argv in
  *                 byproducts, the last one's environment in environment
+ *   relink-LABEL  the same for a relink, its materials the artifacts that
+ *                 replaced inputs of the link
  *   probe-LABEL   materials: the artifacts of the variant it probes;
  *                 products: variants/LABEL/probe/PATH; command: the probe
  *                 program's argv, its compile argv in byproducts
@@ -60,6 +62,8 @@ int ab_intoto_make(struct ab_strv *names, struct ab_strv *texts, const char *out
 int ab_intoto_write(const char *outdir, const struct ab_strv *names, const struct ab_strv *texts);
 /* remove outdir's links (in-toto/ *.link); reports errors */
 int ab_intoto_remove(const char *outdir);
+/* does the path relative to an OUTDIR (or a bundle member's) name a link: in-toto/NAME.link? */
+int ab_intoto_is_link(const char *rel);
 /* the links present in outdir, relative to it, sorted; reports errors */
 int ab_intoto_links(struct ab_strv *out, const char *outdir);
 

@@ -1368,11 +1368,12 @@ ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l)
 
 		/*
 		 * an expected manifest missing from SHA256SUMS was named just
-		 * above; the envelopes and signers.json are sign's, written
-		 * after the build, and checked on their own (provenance/sign.h)
+		 * above; the envelopes, signers.json and the in-toto links are
+		 * sign's, written after the build, and checked on their own
+		 * (provenance/sign.h, in-toto-verify)
 		 */
 		if (!strcmp(p, "SHA256SUMS") || ab_strmap_get(&in_sums, p, NULL) || expected_manifest(p, l->commands) ||
-		    !strcmp(p, AB_MANIFEST_ENVELOPES) || !strcmp(p, AB_MANIFEST_SIGNERS))
+		    !strcmp(p, AB_MANIFEST_ENVELOPES) || !strcmp(p, AB_MANIFEST_SIGNERS) || ab_intoto_is_link(p))
 			continue;
 		problem(&v, p, "not listed in SHA256SUMS: not a file this build %s", ab_runrec_is_run_file(p) ?
 		    "or a run recorded" : "recorded");
