@@ -62,6 +62,19 @@ print_intoto_pubkey(const char *path)
 	return ab_cmd_exit(rc);
 }
 
+/* the in-toto links sign wrote, when the OUTDIR's build gave any */
+static int
+print_links(const char *outdir)
+{
+	struct ab_strv links = {0};
+	int rc = ab_intoto_links(&links, outdir);
+
+	if (rc == 0 && links.n)
+		printf("wrote %zu in-toto link%s: %s/%s\n", links.n, links.n == 1 ? "" : "s", outdir, AB_INTOTO_DIR);
+	ab_strv_free(&links);
+	return rc;
+}
+
 static int
 cmd_sign(int argc, char **argv)
 {
@@ -138,6 +151,7 @@ cmd_sign(int argc, char **argv)
 		for (size_t i = 0; i < nkeys; i++)
 			printf("%s %s key %s", i ? "," : "", ab_key_algorithm(keys[i]), ab_key_id(keys[i]));
 		printf(": %s/%s\n", argv[optind], AB_SIGN_ENVELOPES);
+		rc = print_links(argv[optind]);
 	}
 	ab_cmd_free_keys(keys, nkeys);
 	ab_strv_free(&paths);

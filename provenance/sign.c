@@ -288,9 +288,6 @@ ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, 
 	doc = signers_doc(&st, keys, nkeys);
 	if (ab_json_write(path, doc) < 0 || ab_intoto_write(outdir, &links, &texts) < 0)
 		goto done;
-	if (links.n)
-		ab_note("wrote %zu in-toto link%s (in-toto-verify, docs/intoto.md): %s/%s", links.n, plural(links.n),
-		    outdir, AB_INTOTO_DIR);
 	if (nsigned)
 		*nsigned = st.n;
 	error = 0;
