@@ -25,7 +25,8 @@ struct ctx {
 	const char *outdir;
 	struct ab_key *const *keys;
 	size_t nkeys;
-	cJSON *commands, *binaries, *probes; /* build-commands, binary-provenance, allocator-probes (or NULL) */
+	/* build-commands, binary-provenance, allocator-probes, relink-provenance (or NULL) */
+	cJSON *commands, *binaries, *probes, *relinks;
 	struct ab_strv *names, *texts;
 };
 
@@ -350,7 +351,42 @@ build_files(cJSON *l, struct ctx *c, const cJSON *v, const cJSON *relink)
 	return e;
 }
 
-/* build-LABEL (relink-LABEL for a relink), when the variant ran commands of its own */
+/* relink-LABEL: the link command relink-provenance.json records, which the step record does not hold */
+static int
+relink_link(struct ctx *c, const cJSON *v, const cJSON *relink)
+{
+	const char *label = ab_json_str(v, "label");
+	const cJSON *doc = ab_json_get(ab_json_get(c->relinks, "variants"), label), *s, *step = NULL;
+	cJSON *by, *env, *l;
+	char *name;
+
+	cJSON_ArrayForEach(s, ab_json_get(v, "steps")) {
+		const char *kind = ab_json_str(s, "step");
+
+		if (kind && !strcmp(kind, "relink"))
+			step = s;
+	}
+	if (!step || !doc)
+		return 0;
+	by = cJSON_CreateObject();
+	cJSON_AddItemToObject(by, "from", plain_member(relink, "from", 0));
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(by, "steps"), step_summary(step));
+	cJSON_AddNumberToObject(by, "return-value", cJSON_IsTrue(ab_json_get(step, "ok")) ? 0 : 1);
+	env = cJSON_CreateObject();
+	cJSON_AddItemToObject(env, "cwd", plain_member(doc, "cwd", 0));
+	cJSON_AddItemToObject(env, "env_set", plain_member(ab_json_get(doc, "env"), "set", 1));
+	cJSON_AddItemToObject(env, "env_removed", plain_member(ab_json_get(doc, "env"), "removed", 1));
+	name = ab_sprintf("relink-%s", label);
+	l = link_new(name, plain_member(doc, "argv_after", 1), by, env);
+	free(name);
+	if (build_files(l, c, v, relink) < 0) {
+		cJSON_Delete(l);
+		return AB_EFAIL;
+	}
+	return link_sign(c, l);
+}
+
+/* build-LABEL, when the variant ran commands of its own; relink-LABEL for a relink */
 static int
 build_link(struct ctx *c, const cJSON *v)
 {
@@ -358,6 +394,8 @@ build_link(struct ctx *c, const cJSON *v)
 	cJSON *by, *steps, *env, *l;
 	char *name;
 
+	if (relink)
+		return relink_link(c, v, relink);
 	cJSON_ArrayForEach(s, ab_json_get(v, "steps")) {
 		if (ab_json_get(s, "argv"))
 			last = s;
@@ -375,12 +413,10 @@ build_link(struct ctx *c, const cJSON *v)
 	cJSON_AddItemToObject(env, "cwd", plain_member(last, "cwd", 0));
 	cJSON_AddItemToObject(env, "env_set", plain_member(last, "env_set", 0));
 	cJSON_AddItemToObject(env, "env_removed", plain_member(last, "env_removed", 1));
-	if (relink)
-		cJSON_AddItemToObject(by, "from", plain_member(relink, "from", 0));
-	name = ab_sprintf("%s-%s", relink ? "relink" : "build", ab_json_str(v, "label"));
+	name = ab_sprintf("build-%s", ab_json_str(v, "label"));
 	l = link_new(name, plain_member(last, "argv", 1), by, env);
 	free(name);
-	if (build_files(l, c, v, relink) < 0) {
+	if (build_files(l, c, v, NULL) < 0) {
 		cJSON_Delete(l);
 		return AB_EFAIL;
 	}
@@ -469,11 +505,14 @@ ab_intoto_make(struct ab_strv *names, struct ab_strv *texts, const char *outdir,
 		e = read_manifest(&c.binaries, outdir, "binary-provenance.json");
 	if (e == 0)
 		e = read_manifest(&c.probes, outdir, "allocator-probes.json");
+	if (e == 0)
+		e = read_manifest(&c.relinks, outdir, "relink-provenance.json");
 	if (e == 0 && c.commands)
 		e = make_links(&c);
 	cJSON_Delete(c.commands);
 	cJSON_Delete(c.binaries);
 	cJSON_Delete(c.probes);
+	cJSON_Delete(c.relinks);
 	return e;
 }
 

@@ -200,14 +200,13 @@ chmod 600 ed.pem
 expect_exit 0 "$AB" sign --signing-key ed.pem "$OUT"
 expect_exit 0 "$AB" sign --intoto-pubkey ed.pub.pem
 mv out ed.pub.json
-ls "$OUT/in-toto" | sed 's/\.[0-9a-f]\{8\}\.link$//' >links.txt
+ls "$OUT/in-toto" | sed 's/\.[0-9a-f]\{8\}\.link$//' | LC_ALL=C sort >links.txt
 printf '%s\n' build-special build-stock fetch-flb probe-special probe-stock probe-stock-relink-special \
 	relink-stock-relink-special | expect_file links.txt
 json "$OUT"/in-toto/relink-stock-relink-special.*.link \
 	'"\n".join(sorted(d["signed"]["materials"]) + sorted(d["signed"]["products"]))' >relink.txt
 expect_file relink.txt <<'X'
 variants/special/build/lib/libjemalloc_pic.a
-variants/stock-relink-special/logs/04-relink.log
 variants/stock/build/bin/fluent-bit-relink-special
 X
 in-toto-keygen -t ed25519 owner >/dev/null
