@@ -2,14 +2,16 @@
 """Write an in-toto layout for a recipe's OUTDIR (docs/intoto.md).
 
 usage: intoto-layout.py --recipe RECIPE.json --functionary PUB.json
-                        [--owner-key KEY] [--expires-days N] -o LAYOUT
+                        [--owner-key KEY] [--expires-days N]
+                        [--verify-option OPT]... -o LAYOUT
 
 The steps are those `allocbuild sign` writes links for, named from the
 recipe (the reviewer's expectation, not the links being checked):
 fetch-SOURCE for each source a variant builds from, build-LABEL for each
 variant that builds, relink-LABEL for each relink, probe-LABEL for each
 variant with an allocator or a runtime_of, and one inspection, verify-outdir, which runs
-`allocbuild verify .` in the directory in-toto-verify runs in (the OUTDIR)
+`allocbuild verify [OPT...] .` in the directory in-toto-verify runs in (the
+OUTDIR; each --verify-option adds one OPT, e.g. --verify-option=--key=PUB.pem)
 and matches each artifact there against the build step's products.
 
 PUB.json is the builder's key as `allocbuild sign --intoto-pubkey PUB.pem`
@@ -88,7 +90,7 @@ def probe_step(v, variants, keyid):
                 expected_products=[["CREATE", "variants/%s/probe/*" % label], ["DISALLOW", "*"]])
 
 
-def verify_inspection(variants):
+def verify_inspection(variants, options):
     rules = []
     for v in variants.values():
         if built(v) or relinked(v):
@@ -97,11 +99,11 @@ def verify_inspection(variants):
                 path = "variants/%s/build/%s" % (home, a)
                 rules += [["MATCH", path, "WITH", "PRODUCTS", "FROM", maker(variants, v["label"])],
                           ["DISALLOW", path]]
-    return Inspection(name="verify-outdir", run=["allocbuild", "verify", "."],
+    return Inspection(name="verify-outdir", run=["allocbuild", "verify"] + options + ["."],
                       expected_materials=rules + [["ALLOW", "*"]], expected_products=[["ALLOW", "*"]])
 
 
-def layout(recipe, key, days):
+def layout(recipe, key, days, options):
     order = recipe["variants"]
     variants = {v["label"]: v for v in order}
     keyid = key["keyid"]
@@ -113,7 +115,7 @@ def layout(recipe, key, days):
     steps += [build_step(v, keyid) for v in filter(built, order)]
     steps += [relink_step(v, variants, keyid) for v in filter(relinked, order)]
     steps += [probe_step(v, variants, keyid) for v in filter(probed, order)]
-    lay = Layout(steps=steps, inspect=[verify_inspection(variants)],
+    lay = Layout(steps=steps, inspect=[verify_inspection(variants, options)],
                  readme="allocbuild recipe %s (docs/intoto.md)" % recipe.get("name", "?"))
     lay.add_functionary_key(key)
     lay.set_relative_expiration(days=days)
@@ -126,6 +128,7 @@ def main():
     ap.add_argument("--functionary", required=True)
     ap.add_argument("--owner-key")
     ap.add_argument("--expires-days", type=int, default=365)
+    ap.add_argument("--verify-option", action="append", default=[])
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
     with open(a.recipe, encoding="utf-8") as f:
@@ -137,7 +140,7 @@ def main():
         key = interface.import_ed25519_publickey_from_file(a.functionary)
     else:
         key = interface.import_ecdsa_publickey_from_file(a.functionary)
-    meta = Metablock(signed=layout(recipe, key, a.expires_days))
+    meta = Metablock(signed=layout(recipe, key, a.expires_days, a.verify_option))
     if a.owner_key:
         meta.sign(interface.import_privatekey_from_file(a.owner_key, key_type="ed25519"))
     meta.dump(a.output)

@@ -64,9 +64,9 @@ ab_intoto_pubkey(cJSON **out, char *id, const struct ab_key *k)
 /* ---- values ---- */
 
 /*
- * v copied for a link: a number that is not an integer JSON writes in
- * decimal (a duration, a size past 10^15) becomes a string, as canonical
- * JSON holds integers only
+ * v copied for a link: a number other than an integer below 10^15 (a
+ * duration; cJSON prints larger ones with an exponent, which Python reads
+ * as a float) becomes a string, as canonical JSON holds integers only
  */
 static cJSON *
 plain(const cJSON *v)
@@ -111,6 +111,8 @@ variant(const cJSON *doc, const char *label)
 {
 	const cJSON *v;
 
+	if (!label)
+		return NULL;
 	cJSON_ArrayForEach(v, ab_json_get(doc, "variants")) {
 		const char *l = ab_json_str(v, "label");
 

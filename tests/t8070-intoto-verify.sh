@@ -4,7 +4,8 @@
 # it: the layout owner's key by in-toto-keygen, the layout by
 # docs/intoto-layout.py from the OUTDIR's recipe and the builder's key
 # as `sign --intoto-pubkey` prints it, signed with in-toto's own library.
-# It passes on the honest OUTDIR (Ed25519 and ECDSA P-256 builders), and
+# It passes on the honest OUTDIR (Ed25519 and ECDSA P-256 builders; the
+# inspection's verify with --key from --verify-option), and
 # fails, each with in-toto's own message, on: artifacts swapped after
 # signing (the inspection's `allocbuild verify .`), a variant's tree that
 # no longer matches the fetched source (the layout's MATCH rule), a link
@@ -146,9 +147,17 @@ expect_exit 0 "$AB" sign --intoto-pubkey ec.pub.pem
 mv out ec.pub.json
 ls bo/in-toto | grep -vc "\.$(keyid ec.pub.json | cut -c1-8)\.link$" >other.txt || true
 echo 0 | expect_file other.txt
+# its inspection checks the envelopes too: verify --key, a path from the OUTDIR
 "$SSLIB_PY" "$TOP/docs/intoto-layout.py" --recipe bo/recipe.json --functionary ec.pub.json --owner-key owner \
-	-o ec.layout
+	--verify-option=--key=../ec.pub.pem -o ec.layout
+json ec.layout 'd["signed"]["inspect"][0]["run"]' >run.txt
+echo "['allocbuild', 'verify', '--key=../ec.pub.pem', '.']" | expect_file run.txt
 expect_exit 0 intoto_verify ec.layout
+cp ed.pub.pem ec.pub.pem
+expect_exit 1 intoto_verify ec.layout
+expect_file err <<'X'
+(in-toto-verify) BadReturnValueError: Got non-zero return value '1' from command '['allocbuild', 'verify', '--key=../ec.pub.pem', '.']'.
+X
 expect_exit 1 intoto_verify root.layout
 expect_grep "LinkNotFoundError: Step 'fetch-jemalloc-5.3.0'" err
 
