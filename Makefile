@@ -133,7 +133,7 @@ install: $(BIN)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/allocbuild
 	install -m 644 docs/allocbuild.1 $(DESTDIR)$(MANDIR)/man1/allocbuild.1
 	install -m 644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)/
-	chmod 755 $(DESTDIR)$(DOCDIR)/dsse-verify.py
+	chmod 755 $(DESTDIR)$(DOCDIR)/dsse-verify.py $(DESTDIR)$(DOCDIR)/intoto-layout.py
 	for f in $(INSTALL_RECIPES); do \
 	  install -D -m 644 recipes/$$f $(DESTDIR)$(DATADIR)/recipes/$$f || exit 1; \
 	done

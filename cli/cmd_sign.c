@@ -1,9 +1,12 @@
 /*
  * allocbuild sign --signing-key KEY.pem [--signing-key KEY.pem]... OUTDIR
+ * allocbuild sign --intoto-pubkey PUB.pem
  *
  * Wrap every in-toto Statement of an OUTDIR in a DSSE envelope signed with
- * each key (provenance/sign.h). The keys are loaded before anything is
- * written; a key that cannot be used writes nothing.
+ * each key (provenance/sign.h), and write the in-toto links of its steps
+ * (provenance/intoto.h). The keys are loaded before anything is written; a
+ * key that cannot be used writes nothing. --intoto-pubkey prints a key's
+ * public half as in-toto 1.3.1 reads it, for a layout.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -13,12 +16,15 @@
 #include "cmd.h"
 #include "../builder/build.h"
 #include "../lib/util.h"
+#include "../lib/jsonio.h"
+#include "../provenance/intoto.h"
 #include "../provenance/keys.h"
 #include "../provenance/manifest.h"
 #include "../provenance/sign.h"
 
 static const char usage[] =
     "allocbuild sign --signing-key KEY.pem [--signing-key KEY.pem]... OUTDIR\n"
+    "allocbuild sign --intoto-pubkey PUB.pem\n"
     "\n"
     "Wrap every in-toto Statement of OUTDIR (provenance/provenance.intoto.json)\n"
     "in a DSSE envelope, payloadType application/vnd.in-toto+json, signed with\n"
@@ -27,10 +33,47 @@ static const char usage[] =
     "line) and provenance/signers.json (keyid and algorithm of each key). An\n"
     "encrypted key's passphrase comes from ALLOCBUILD_KEY_PASSPHRASE, else from\n"
     "the terminal. Check with `allocbuild verify --key PUB.pem OUTDIR`.\n"
+    "Also writes one in-toto link per step (fetch-SOURCE, build-LABEL,\n"
+    "relink-LABEL, probe-LABEL) per key, OUTDIR/in-toto/STEP.KEYID8.link, that\n"
+    "in-toto 1.3.1's in-toto-verify checks against a layout (docs/intoto.md).\n"
+    "--intoto-pubkey prints the public key PUB.pem (openssl pkey -pubout) as\n"
+    "in-toto-verify --key-types ed25519|ecdsa and a layout's keys read it\n"
+    "(securesystemslib's JSON; its keyid names the links), and writes nothing.\n"
     "Takes OUTDIR's lock: a build or run in progress there makes it exit 2.\n"
     "Exit 0 signed, 2 bad input (nothing is written then). See docs/manifests.md.\n"
     "(--key, this command's old name for the signing key, still works, with a\n"
     "warning: everywhere else --key names a trusted public key.)\n";
+
+/* --intoto-pubkey: the key's public half as securesystemslib's JSON on stdout */
+static int
+print_intoto_pubkey(const char *path)
+{
+	struct ab_key *k = NULL;
+	char id[AB_HEX_LEN + 1];
+	cJSON *pub = NULL;
+	int rc = ab_key_load(&k, path, AB_KEY_PUBLIC);
+
+	if (rc == 0)
+		rc = ab_intoto_pubkey(&pub, id, k);
+	if (rc == 0)
+		rc = ab_json_print(stdout, pub);
+	cJSON_Delete(pub);
+	ab_key_free(k);
+	return ab_cmd_exit(rc);
+}
+
+/* the in-toto links sign wrote, when the OUTDIR's build gave any */
+static int
+print_links(const char *outdir)
+{
+	struct ab_strv links = {0};
+	int rc = ab_intoto_links(&links, outdir);
+
+	if (rc == 0 && links.n)
+		printf("wrote %zu in-toto link%s: %s/%s\n", links.n, links.n == 1 ? "" : "s", outdir, AB_INTOTO_DIR);
+	ab_strv_free(&links);
+	return rc;
+}
 
 static int
 cmd_sign(int argc, char **argv)
@@ -38,8 +81,10 @@ cmd_sign(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"signing-key", required_argument, NULL, 'k'},
 		{"key", required_argument, NULL, 'K'},
+		{"intoto-pubkey", required_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
+	const char *pubkey = NULL;
 	int old_name = 0;
 	struct ab_strv paths = {0};
 	struct ab_key **keys = NULL;
@@ -59,10 +104,21 @@ cmd_sign(int argc, char **argv)
 		case 'k':
 			ab_strv_push(&paths, optarg);
 			break;
+		case 'P':
+			pubkey = optarg;
+			break;
 		default:
 			ab_strv_free(&paths);
 			return ab_cmd_option_error("sign", c, argv);
 		}
+	}
+	if (pubkey) {
+		int extra = argc != optind || paths.n;
+
+		ab_strv_free(&paths);
+		if (extra)
+			return ab_cmd_usage_error("sign", "--intoto-pubkey takes no OUTDIR and no --signing-key");
+		return print_intoto_pubkey(pubkey);
 	}
 	if (argc - optind != 1 || !paths.n) {
 		ab_strv_free(&paths);
@@ -95,6 +151,7 @@ cmd_sign(int argc, char **argv)
 		for (size_t i = 0; i < nkeys; i++)
 			printf("%s %s key %s", i ? "," : "", ab_key_algorithm(keys[i]), ab_key_id(keys[i]));
 		printf(": %s/%s\n", argv[optind], AB_SIGN_ENVELOPES);
+		rc = print_links(argv[optind]);
 	}
 	ab_cmd_free_keys(keys, nkeys);
 	ab_strv_free(&paths);

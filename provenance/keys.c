@@ -336,3 +336,43 @@ ab_key_verify(const struct ab_key *k, const void *msg, size_t len, const void *s
 	EVP_MD_CTX_free(ctx);
 	return ok ? 0 : AB_ECHECK;
 }
+
+/* hex of the raw Ed25519 public key */
+static int
+raw_public_hex(struct ab_buf *out, const struct ab_key *k)
+{
+	unsigned char raw[32];
+	size_t n = sizeof(raw);
+
+	if (EVP_PKEY_get_raw_public_key(k->pkey, raw, &n) != 1 || n != sizeof(raw)) {
+		ab_error("'%s': cannot read its Ed25519 public key", k->path);
+		return AB_EFAIL;
+	}
+	for (size_t i = 0; i < n; i++)
+		ab_buf_printf(out, "%02x", raw[i]);
+	return 0;
+}
+
+/* the SubjectPublicKeyInfo in PEM */
+static int
+public_pem(struct ab_buf *out, const struct ab_key *k)
+{
+	BIO *bio = BIO_new(BIO_s_mem());
+	char *p;
+	long n;
+
+	if (!bio || PEM_write_bio_PUBKEY(bio, k->pkey) != 1 || (n = BIO_get_mem_data(bio, &p)) <= 0) {
+		BIO_free(bio);
+		ab_error("'%s': cannot encode its public key", k->path);
+		return AB_EFAIL;
+	}
+	ab_buf_add(out, p, (size_t)n);
+	BIO_free(bio);
+	return 0;
+}
+
+int
+ab_key_public_text(struct ab_buf *out, const struct ab_key *k)
+{
+	return strcmp(k->algorithm, AB_KEY_ED25519) ? public_pem(out, k) : raw_public_hex(out, k);
+}

@@ -61,6 +61,13 @@ const char *ab_key_id(const struct ab_key *k);
 const char *ab_key_algorithm(const struct ab_key *k);
 const char *ab_key_path(const struct ab_key *k);
 
+/*
+ * The public key as securesystemslib's keyval.public holds it (the form
+ * in-toto 1.3.1 reads, provenance/intoto.h): Ed25519, the 32 raw bytes in
+ * lowercase hex; ECDSA, the SubjectPublicKeyInfo in PEM. Appended to out;
+ * reports errors
+ */
+int ab_key_public_text(struct ab_buf *out, const struct ab_key *k);
 /* sign msg (ECDSA: its SHA-256) with a private key; the signature's bytes into *sig; reports errors */
 int ab_key_sign(struct ab_buf *sig, const struct ab_key *k, const void *msg, size_t len);
 /* 0 when sig is k's signature of msg, AB_ECHECK when not (not reported) */

@@ -17,6 +17,7 @@
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
 #include "allocopts.h"
+#include "intoto.h"
 #include "../lib/version.h"
 #include "runrec.h"
 #include "toolchain.h"
@@ -570,7 +571,7 @@ ab_manifest_remove_signed(const char *outdir)
 		if (e)
 			return AB_EFAIL;
 	}
-	return 0;
+	return ab_intoto_remove(outdir);
 }
 
 /* remove a manifest that this run does not produce, so no stale one survives */
@@ -1356,11 +1357,12 @@ ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l)
 
 		/*
 		 * an expected manifest missing from SHA256SUMS was named just
-		 * above; the envelopes and signers.json are sign's, written
-		 * after the build, and checked on their own (provenance/sign.h)
+		 * above; the envelopes, signers.json and the in-toto links are
+		 * sign's, written after the build, and checked on their own
+		 * (provenance/sign.h, in-toto-verify)
 		 */
 		if (!strcmp(p, "SHA256SUMS") || ab_strmap_get(&in_sums, p, NULL) || expected_manifest(p, l->commands) ||
-		    !strcmp(p, AB_MANIFEST_ENVELOPES) || !strcmp(p, AB_MANIFEST_SIGNERS))
+		    !strcmp(p, AB_MANIFEST_ENVELOPES) || !strcmp(p, AB_MANIFEST_SIGNERS) || ab_intoto_is_link(p))
 			continue;
 		problem(&v, p, "not listed in SHA256SUMS: not a file this build %s", ab_runrec_is_run_file(p) ?
 		    "or a run recorded" : "recorded");

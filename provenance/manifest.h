@@ -26,7 +26,8 @@
  * The two files `sign` writes beside the manifests (provenance/sign.h):
  * the envelopes and signers.json. They are not listed in SHA256SUMS (they
  * vouch for themselves: verify --key checks them), and a build, which
- * rewrites the statement they signed, removes them
+ * rewrites the statement they signed, removes them, and the in-toto links
+ * sign writes with them (provenance/intoto.h: OUTDIR/in-toto/ *.link)
  * (ab_manifest_remove_signed; reports errors).
  */
 #define AB_MANIFEST_ENVELOPES "provenance/provenance.intoto.jsonl"

@@ -15,6 +15,7 @@
 #include "notes.h"
 #include "runrec.h"
 #include "sign.h"
+#include "intoto.h"
 
 /*
  * What pr.md is made from: the manifests of one OUTDIR, nothing else. The
@@ -1706,8 +1707,8 @@ utf8_len(const char *s, size_t n)
 
 /*
  * The Statements of OUTDIR that SHA256SUMS does not list, and the
- * envelopes and signers.json when it is signed (provenance/sign.h);
- * reports errors
+ * envelopes and signers.json when it is signed (provenance/sign.h), with
+ * its in-toto links (provenance/intoto.h); reports errors
  */
 static int
 add_signed_members(struct ab_strv *m, const char *outdir)
@@ -1732,7 +1733,8 @@ add_signed_members(struct ab_strv *m, const char *outdir)
 	}
 	ab_strv_free(&st);
 	free(env);
-	return 0;
+	/* the in-toto links sign wrote beside them (provenance/intoto.h) */
+	return ab_intoto_links(m, outdir);
 }
 
 /*

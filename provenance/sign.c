@@ -19,6 +19,7 @@
 #include "bundle.h"
 #include "manifest.h"
 #include "dsse.h"
+#include "intoto.h"
 #include "keys.h"
 #include "runrec.h"
 #include "statement.h"
@@ -243,7 +244,7 @@ signers_doc(const struct ab_strv *statements, struct ab_key *const *keys, size_t
 int
 ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, size_t nkeys)
 {
-	struct ab_strv st = {0};
+	struct ab_strv st = {0}, links = {0}, texts = {0};
 	struct ab_buf lines = {0}, b = {0};
 	char *path = NULL, *prov = ab_path_join(outdir, "provenance");
 	cJSON *doc = NULL;
@@ -268,6 +269,9 @@ ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, 
 			goto done;
 		ab_buf_putc(&lines, '\n');
 	}
+	/* the in-toto links too, before anything is written */
+	if (ab_intoto_make(&links, &texts, outdir, keys, nkeys) < 0)
+		goto done;
 	if (ab_mkdir_p(prov, 0755) < 0)
 		goto done;
 	path = ab_path_join(outdir, AB_SIGN_ENVELOPES);
@@ -276,7 +280,7 @@ ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, 
 	free(path);
 	path = ab_path_join(outdir, AB_SIGN_SIGNERS);
 	doc = signers_doc(&st, keys, nkeys);
-	if (ab_json_write(path, doc) < 0)
+	if (ab_json_write(path, doc) < 0 || ab_intoto_write(outdir, &links, &texts) < 0)
 		goto done;
 	if (nsigned)
 		*nsigned = st.n;
@@ -284,6 +288,8 @@ ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, 
 done:
 	cJSON_Delete(doc);
 	ab_strv_free(&st);
+	ab_strv_free(&links);
+	ab_strv_free(&texts);
 	ab_buf_free(&lines);
 	ab_buf_free(&b);
 	free(path);

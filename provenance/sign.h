@@ -21,8 +21,11 @@
  *                                        of ab_sign_statements()
  *   provenance/signers.json              the keyid and algorithm of each key:
  *                                        a hint for pr.md, never trusted
- * A build rewrites its statement, so it removes both (ab_manifest_remove_signed):
- * no envelope outlives the statement it signed.
+ * and, with the same keys, the in-toto links of the build's steps
+ * (provenance/intoto.h: OUTDIR/in-toto/), all made before anything is
+ * written. A build rewrites its statement, so it removes them all
+ * (ab_manifest_remove_signed): no envelope or link outlives the statement
+ * it signed.
  *
  * Verifying. ab_sign_verify_outdir/_bundle/_file check every line of the
  * envelopes in this order, so that nothing of a payload is read before a
@@ -73,8 +76,9 @@ int ab_sign_uncovered(int *is_signed, struct ab_strv *out, const char *outdir);
 
 /*
  * Sign every Statement of outdir with keys[0..nkeys) (private keys) and
- * write the envelopes and signers.json; *nsigned (may be NULL) receives
- * how many Statements were signed. Reports errors; none is written then.
+ * write the envelopes, signers.json and the in-toto links (provenance/intoto.h);
+ * *nsigned (may be NULL) receives how many Statements were signed.
+ * Reports errors; none is written then.
  */
 int ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, size_t nkeys);
 

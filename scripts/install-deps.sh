@@ -14,6 +14,8 @@
 # slurm-wlm (slurmctld, slurmd, sbatch) and munge are the single-node
 # Slurm cluster, and parallel GNU parallel, that t7370 starts and runs
 # docs/scale.md's array job, merge job and parallel run on.
+# in-toto (1.3.1: in-toto-verify, on python3-securesystemslib) checks the
+# in-toto links `sign` writes against a layout (docs/intoto.md, t8070).
 # Idempotent: silent and quick when everything is already installed.
 # Otherwise quiet: one line naming the packages and the log that gets
 # apt's and dpkg's output; the log's last lines only when the install fails.
@@ -24,7 +26,7 @@ libcurl4-openssl-dev zlib1g-dev cmake autoconf git python3 bzip2 xz-utils zstd d
 cmark-gfm ccache libbz2-dev libjemalloc2 libjemalloc-dev libmimalloc2.0
 python3-securesystemslib python3-cryptography cargo rustc librust-jemalloc-sys-dev redis-server bubblewrap
 python3-scipy chromium
-slurm-wlm munge parallel"
+slurm-wlm munge parallel in-toto"
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 
 missing=

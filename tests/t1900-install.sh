@@ -14,7 +14,7 @@ inst() {
 
 inst PREFIX=/usr DESTDIR="$PWD/stage" >log 2>&1 || { cat log >&2; fail "make install failed"; }
 # exactly these files: the binary, the man page, docs/ (which the man page
-# cites, dsse-verify.py executable), the shipped recipes with the projects
+# cites, dsse-verify.py and intoto-layout.py executable), the shipped recipes with the projects
 # beside them, bash completion
 (cd stage && find . -type f -printf '%m %p\n' | LC_ALL=C sort -k2) >installed
 {
@@ -23,6 +23,7 @@ inst PREFIX=/usr DESTDIR="$PWD/stage" >log 2>&1 || { cat log >&2; fail "make ins
 	echo "644 ./usr/share/bash-completion/completions/allocbuild"
 	for f in "$TOP"/docs/*.md; do echo "644 ./usr/share/doc/allocbuild/${f##*/}"; done
 	echo "755 ./usr/share/doc/allocbuild/dsse-verify.py"
+	echo "755 ./usr/share/doc/allocbuild/intoto-layout.py"
 	echo "644 ./usr/share/man/man1/allocbuild.1"
 } | LC_ALL=C sort -k2 >want
 expect_file installed <want

@@ -9,7 +9,8 @@
 # --check, everything is built again into OUTDIR/reproducibility/check
 # (longer, nested, -j4): every artifact is identical, the relink's too,
 # although jemalloc is configured from inside CMake (ExternalProject) with
-# CFLAGS of its own.
+# CFLAGS of its own. Signed, its in-toto links (the relink's too) pass
+# Debian's in-toto-verify with the layout docs/intoto-layout.py writes.
 . "$TOP/tests/lib.sh"
 
 special_opts="--with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30"
@@ -214,3 +215,30 @@ expect_grep '- **Runs**: `smoke` 15 runs of 5 labels, ⚠ no A/A control (two la
 expect_grep "### Runs" pr/pr.md
 grep -n "$PWD" pr/pr.md && fail "pr.md names this test's directory"
 echo "pr.md of the five-variant flb-like campaign: $chars characters" >&2
+
+# --- in-toto links of the cmake builds and the relink, checked by Debian's
+# in-toto-verify against the layout docs/intoto-layout.py writes (docs/intoto.md):
+# the relink's materials are special's archive, a product of build-special
+. "$TOP/tests/sign-lib.sh"
+make_keys
+chmod 600 ed.pem
+expect_exit 0 "$AB" sign --signing-key ed.pem "$OUT"
+expect_exit 0 "$AB" sign --intoto-pubkey ed.pub.pem
+mv out ed.pub.json
+ls "$OUT/in-toto" | sed 's/\.[0-9a-f]\{8\}\.link$//' | LC_ALL=C sort >links.txt
+printf '%s\n' build-special build-stock fetch-flb probe-special probe-stock probe-stock-relink-special \
+	relink-stock-relink-special | expect_file links.txt
+json "$OUT"/in-toto/relink-stock-relink-special.*.link \
+	'"\n".join(sorted(d["signed"]["materials"]) + sorted(d["signed"]["products"]))' >relink.txt
+expect_file relink.txt <<'X'
+variants/special/build/lib/libjemalloc_pic.a
+variants/stock/build/bin/fluent-bit-relink-special
+X
+in-toto-keygen -t ed25519 owner >/dev/null
+"$SSLIB_PY" "$TOP/docs/intoto-layout.py" --recipe "$OUT/recipe.json" --functionary ed.pub.json --owner-key owner \
+	-o root.layout
+mkdir bin
+ln -s "$AB" bin/allocbuild
+top=$PWD
+(cd "$OUT" && PATH="$top/bin:$PATH" in-toto-verify --layout "$top/root.layout" --layout-keys "$top/owner.pub" \
+	--key-types ed25519 --link-dir in-toto) >out 2>err || { cat err >&2; fail "in-toto-verify failed"; }

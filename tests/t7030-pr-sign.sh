@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# pr --sign on a small real build: the bundle carries the envelopes and the
-# signers' fingerprints, pr.md says who signed and how to verify (its
+# pr --sign on a small real build: the bundle carries the envelopes, the
+# signers' fingerprints and the in-toto links, pr.md says who signed and how to verify (its
 # Python snippet is run here, with securesystemslib, and its digests
 # checked by sha256sum -c), and a bundle whose members and indexes were all
 # rewritten passes the plain verify but fails verify --key.
@@ -42,9 +42,12 @@ echo "allocbuild: cannot write into 'dirfile': Not a directory" | expect_file er
 # --- pr --sign: the envelopes into OUTDIR and the bundle, the signature section in pr.md
 expect_exit 0 "$AB" pr --sign ed.pem -o pr bo
 expect_grep "signed 1 statement: bo/$J" out
-expect_grep "wrote $B (12 files)" out
-tar -tzf $B | grep -E "/(provenance.intoto.jsonl|signers.json)$" >members.txt
+expect_grep "wrote $B (14 files)" out
+# the envelopes, signers.json and the in-toto links pr --sign wrote with them (docs/intoto.md)
+tar -tzf $B | grep -E "/(provenance.intoto.jsonl|signers.json|[^/]*\.link)$" | sed 's/\.[0-9a-f]\{8\}\.link$/.link/' >members.txt
 expect_file members.txt <<X
+$T/in-toto/build-a.link
+$T/in-toto/fetch-fake.link
 $T/$J
 $T/provenance/signers.json
 X

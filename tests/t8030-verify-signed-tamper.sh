@@ -23,6 +23,7 @@ X
 expect_exit 0 "$AB" sign bo --key ed.pem --key ec.pem
 expect_file out <<X
 signed 1 statement with ed25519 key $ed, ecdsa-sha2-nistp256 key $ec: bo/$J
+wrote 4 in-toto links: bo/in-toto
 X
 [ "$(wc -l <bo/$J)" = 1 ] || fail "expected one envelope"
 expect_exit 0 "$AB" verify --key ed.pub.pem bo
