@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
-# build --check of the default recipe from the real jemalloc 5.3.0 tarball,
-# under a umask of 077: built at -j1 into a short OUTDIR, then again at -j2
-# into OUTDIR/reproducibility/check (longer, nested): every artifact line
-# of SHA256SUMS is identical, no OUTDIR path is in an archive, the record
-# is in SHA256SUMS; the host probes (pinned by the recipe) and the
-# toolchain (this machine's) are in the manifests. Then pr, and `rebuild` of its bundle in a
-# fresh directory: every digest matched. A bundle whose recipe was edited
-# is refused (exit 2) before anything is built.
+# build --check of the default recipe from the real jemalloc 5.3.0 tarball:
+# the suite's build of it (-j 2, built elsewhere: default_build), up to
+# date here, then built again under a caller's umask of 077 at -j 4 into
+# OUTDIR/reproducibility/check (another, longer, nested path): every
+# artifact line of SHA256SUMS is identical, no OUTDIR path is in an
+# archive, the record is in SHA256SUMS; the host probes (pinned by the
+# recipe) and the toolchain (this machine's) are in the manifests. Then pr,
+# and `rebuild` of its bundle in a fresh directory: every digest matched. A
+# bundle whose recipe was edited is refused (exit 2) before anything is
+# built.
 . "$TOP/tests/lib.sh"
 
 cp "$TOP/recipes/jemalloc-5.3.0-policy.json" r.json
+default_build o
 umask 077
-expect_exit 0 "$AB" build --check -j 1 --mirror-dir "$MIRROR" -o o r.json
+expect_exit 0 "$AB" build --check -j 2 --mirror-dir "$MIRROR" -o o r.json
+[ "$(grep -c ': up to date$' err)" -ge 2 ] || fail "the suite's build was not up to date here"
 O=$PWD/o
 L=$O/reproducibility/check
 stock=$(sha256sum o/variants/stock53/build/lib/libjemalloc_pic.a | cut -c1-64)
 special=$(sha256sum o/variants/special53/build/lib/libjemalloc_pic.a | cut -c1-64)
 sed -n '/^reproducibility:/,$p' out >report
 cat >want <<EOT
-reproducibility: built again in $L with -j 2
+reproducibility: built again in $L with -j 4
 identical  stock53    variants/stock53/build/lib/libjemalloc_pic.a    ${stock:0:12}
 identical  special53  variants/special53/build/lib/libjemalloc_pic.a  ${special:0:12}
 2/2 artifacts identical
@@ -31,16 +35,16 @@ arts o >a1
 arts "$L" >a2
 [ "$(wc -l <a1)" = 2 ] || fail "artifacts: $(cat a1)"
 diff -u a1 a2 || fail "the artifacts differ between $O and $L"
-[ "$(json o/provenance/build-commands.json 'd["options"]["jobs"]')" = 1 ]
-[ "$(json "$L/provenance/build-commands.json" 'd["options"]["jobs"]')" = 2 ]
+[ "$(json o/provenance/build-commands.json 'd["options"]["jobs"]')" = 2 ]
+[ "$(json "$L/provenance/build-commands.json" 'd["options"]["jobs"]')" = 4 ]
 # nothing of either OUTDIR, the cache or the home directory in an artifact
 for a in o/variants/*/build/lib/libjemalloc_pic.a "$L"/variants/*/build/lib/libjemalloc_pic.a; do
-	! grep -aqF -e "$O" -e "$HOME" -e "$XDG_CACHE_HOME" "$a" || fail "$a names a build directory"
+	! grep -aqF -e "$O" -e "$DEFAULT_OUTDIR" -e "$HOME" -e "$XDG_CACHE_HOME" "$a" || fail "$a names a build directory"
 done
 grep -aq "/allocbuild/src/src/jemalloc.c" o/variants/stock53/build/lib/libjemalloc_pic.a ||
 	fail "the debug info does not name the mapped source"
-# the children ran with umask 022, whatever the caller's
-[ "$(stat -c %a o/variants/stock53/build/lib/libjemalloc_pic.a)" = 644 ] || fail "the umask reached the build"
+# the children ran with umask 022, whatever the caller's (077 here)
+[ "$(stat -c %a "$L/variants/stock53/build/lib/libjemalloc_pic.a")" = 644 ] || fail "the umask reached the build"
 
 # the record: in SHA256SUMS, verify checks it
 R=o/provenance/reproducibility.intoto.json
@@ -81,7 +85,7 @@ json $I 'd["predicate"]["runDetails"]["builder"]["builderDependencies"][0]["uri"
 
 # pr shows the check and the host probes; its bundle rebuilds in a fresh directory
 expect_exit 0 "$AB" pr o
-expect_grep '- `build --check`, built again in a second directory (-j 2): **2/2 artifacts identical**' o/pr.md
+expect_grep '- `build --check`, built again in a second directory (-j 4): **2/2 artifacts identical**' o/pr.md
 expect_grep '| `stock53` | 12 | 21 | 48 | `--with-lg-page=12` `--with-lg-hugepage=21` `--with-lg-vaddr=48` |' o/pr.md
 BUNDLE=o/provenance-jemalloc-5.3.0-policy.tar.gz
 # (an unsigned bundle: --trust-unsigned after the commands it runs are shown; t7060 tests that gate)
