@@ -13,11 +13,14 @@
 #include "../lib/util.h"
 #include "../provenance/bundle.h"
 #include "../provenance/manifest.h"
+#include "../provenance/policy.h"
+#include "../provenance/policycheck.h"
 #include "../provenance/runrec.h"
 #include "../provenance/sign.h"
 
 static const char usage[] =
     "allocbuild verify [--key PUB.pem]... [--require-all] [--json] OUTDIR|BUNDLE|FILE.intoto.jsonl\n"
+    "allocbuild verify --policy POLICY.json [--key PUB.pem]... [--json] OUTDIR|BUNDLE\n"
     "\n"
     "Re-hash every artifact and manifest of OUTDIR against SHA256SUMS and the\n"
     "in-toto statement, or every member of an evidence bundle against its\n"
@@ -31,7 +34,15 @@ static const char usage[] =
     "check failed (printed on stdout, naming the line and the file), 2 unreadable\n"
     "input or an unusable key. The last line says pass or FAIL and what was\n"
     "checked. With --json, one document instead: {target, kind, result (pass\n"
-    "or fail), keys, lines (every line above)}. See docs/manifests.md.\n";
+    "or fail), keys, lines (every line above)}. See docs/manifests.md.\n"
+    "\n"
+    "With --policy, the policy file is read first (an error in it: FILE:LINE:COL,\n"
+    "exit 2, nothing checked); after the checks above, every rule of the policy\n"
+    "is checked against the records: one line per rule and variant, pass, or\n"
+    "FAIL with what was expected, what was found and the file and field read;\n"
+    "then a last line for the policy. Exit 1 when a rule fails. With --json,\n"
+    "the document has a member policy {path, sha256, result, rules}. See\n"
+    "docs/policy.md.\n";
 
 /* the worse of two results: AB_EFAIL over AB_ECHECK over 0 */
 static int
@@ -61,7 +72,8 @@ print_result(FILE *out, const char *target, const char *kind, int e, size_t nkey
 
 /* verify --json: what was checked, the result, and every line verify printed */
 static void
-print_json(const char *target, const char *kind, int e, size_t nkeys, const char *lines)
+print_json(const char *target, const char *kind, int e, size_t nkeys, const char *lines, const struct ab_policy *pol,
+    const struct ab_policy_report *rep, int pe)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
 
@@ -77,6 +89,14 @@ print_json(const char *target, const char *kind, int e, size_t nkeys, const char
 		cJSON_AddItemToArray(arr, cJSON_CreateString(line));
 		free(line);
 		s += n + (s[n] == '\n');
+	}
+	if (pol) {
+		cJSON *po = cJSON_AddObjectToObject(o, "policy");
+
+		cJSON_AddStringToObject(po, "path", pol->path);
+		cJSON_AddStringToObject(po, "sha256", pol->sha256);
+		cJSON_AddStringToObject(po, "result", pe ? "fail" : "pass");
+		cJSON_AddItemToObject(po, "rules", ab_policy_report_json(rep));
 	}
 	ab_json_print(stdout, o);
 	cJSON_Delete(o);
@@ -98,6 +118,36 @@ verify_bundle(FILE *out, const char *path, const struct ab_sign_verify_opts *o)
 	return e;
 }
 
+/* --policy: every rule against the records of target, after the checks above; its last line */
+static int
+check_policy(FILE *out, struct ab_policy_report *rep, const struct ab_policy *pol, const char *target,
+    const char *kind, struct ab_key *const *keys, size_t nkeys)
+{
+	struct ab_policy_check_opts po = {target, 0, keys, nkeys};
+	char *shown_p, *shown_t;
+	int e;
+
+	if (!strcmp(kind, "envelopes file")) {
+		ab_error("verify --policy: '%s' is an envelopes file: give the OUTDIR or the bundle", target);
+		return AB_EFAIL;
+	}
+	po.bundle = !strcmp(kind, "bundle");
+	if ((e = ab_policy_check(rep, pol, &po)) == AB_EFAIL)
+		return e;
+	ab_policy_report_print(out, rep);
+	shown_p = ab_shown(pol->path);
+	shown_t = ab_shown(target);
+	if (e)
+		fprintf(out, "FAIL: policy %s: %zu of %zu rule checks failed on %s %s\n", shown_p, rep->failed, rep->n,
+		    kind, shown_t);
+	else
+		fprintf(out, "pass: policy %s: every rule check passed on %s %s (%zu)\n", shown_p, kind, shown_t,
+		    rep->n);
+	free(shown_p);
+	free(shown_t);
+	return e;
+}
+
 static int
 cmd_verify(int argc, char **argv)
 {
@@ -105,6 +155,7 @@ cmd_verify(int argc, char **argv)
 		{"key", required_argument, NULL, 'k'},
 		{"require-all", no_argument, NULL, 'a'},
 		{"json", no_argument, NULL, 'J'},
+		{"policy", required_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_sign_verify_opts o = {0};
@@ -116,7 +167,10 @@ cmd_verify(int argc, char **argv)
 	char *lines = NULL;
 	size_t len = 0;
 	FILE *out = stdout;
-	int c, e, json = 0;
+	const char *policy_path = NULL;
+	struct ab_policy *pol = NULL;
+	struct ab_policy_report rep = {0};
+	int c, e, pe = 0, json = 0;
 
 	optind = 1;
 	opterr = 0;
@@ -131,6 +185,9 @@ cmd_verify(int argc, char **argv)
 		case 'J':
 			json = 1;
 			break;
+		case 'P':
+			policy_path = optarg;
+			break;
 		default:
 			ab_strv_free(&paths);
 			return ab_cmd_option_error("verify", c, argv);
@@ -143,6 +200,11 @@ cmd_verify(int argc, char **argv)
 		    "--require-all needs --key");
 	}
 	target = argv[optind];
+	/* a bad policy is bad input: nothing is checked */
+	if (policy_path && ab_policy_load(&pol, policy_path, stderr) < 0) {
+		ab_strv_free(&paths);
+		return ab_cmd_exit(AB_EFAIL);
+	}
 	/* --json: every line into memory, printed as one document at the end */
 	if (json && !(out = open_memstream(&lines, &len))) {
 		ab_error_errno("verify: cannot allocate");
@@ -174,12 +236,17 @@ cmd_verify(int argc, char **argv)
 	}
 	if (e != AB_EFAIL)
 		print_result(out, target, kind, e, nkeys);
+	if (e != AB_EFAIL && pol)
+		pe = check_policy(out, &rep, pol, target, kind, keys, nkeys);
 	if (json) {
 		fclose(out);
-		if (e != AB_EFAIL)
-			print_json(target, kind, e, nkeys, lines);
+		if (e != AB_EFAIL && pe != AB_EFAIL)
+			print_json(target, kind, e, nkeys, lines, pol, &rep, pe);
 		free(lines);
 	}
+	e = e == AB_EFAIL ? e : worse(e, pe);
+	ab_policy_report_release(&rep);
+	ab_policy_free(pol);
 	ab_cmd_free_keys(keys, nkeys);
 	ab_strv_free(&paths);
 	return ab_cmd_exit(e);
