@@ -127,10 +127,6 @@ check_policy(FILE *out, struct ab_policy_report *rep, const struct ab_policy *po
 	char *shown_p, *shown_t;
 	int e;
 
-	if (!strcmp(kind, "envelopes file")) {
-		ab_error("verify --policy: '%s' is an envelopes file: give the OUTDIR or the bundle", target);
-		return AB_EFAIL;
-	}
 	po.bundle = !strcmp(kind, "bundle");
 	if ((e = ab_policy_check(rep, pol, &po)) == AB_EFAIL)
 		return e;
@@ -202,6 +198,12 @@ cmd_verify(int argc, char **argv)
 	target = argv[optind];
 	/* a bad policy is bad input: nothing is checked */
 	if (policy_path && ab_policy_load(&pol, policy_path, stderr) < 0) {
+		ab_strv_free(&paths);
+		return ab_cmd_exit(AB_EFAIL);
+	}
+	if (pol && !ab_is_dir(target) && ab_path_exists(target) && ab_sign_is_envelope_file(target)) {
+		ab_error("verify --policy: '%s' is an envelopes file: give the OUTDIR or the bundle", target);
+		ab_policy_free(pol);
 		ab_strv_free(&paths);
 		return ab_cmd_exit(AB_EFAIL);
 	}

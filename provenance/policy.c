@@ -542,8 +542,11 @@ parse_rule(struct ctx *c, const struct ab_jnode *n, const char *path)
 		parse_source(c, r, k, kp);
 		break;
 	case AB_POL_UPSTREAM:
-		if (k->type != 't' || !cJSON_IsTrue(k->j))
-			ab_jdiag_add(&c->dg, k->line, k->col, kp, "expected true (the vendored tree identical to upstream)");
+		if (k->type == '"' && (!strcmp(k->j->valuestring, "matches") || !strcmp(k->j->valuestring, "identical")))
+			r->identical = !strcmp(k->j->valuestring, "identical");
+		else
+			ab_jdiag_add(&c->dg, k->line, k->col, kp, "expected \"matches\" (upstream-diff's verdict) or "
+			    "\"identical\" (every file)");
 		break;
 	case AB_POL_ALLOCATOR:
 		parse_allocator(c, r, k, kp);

@@ -56,6 +56,8 @@ struct ab_policy_rule {
 	struct ab_strv variants;    /* labels or patterns; empty for signers */
 	/* source */
 	char *commit, *sha256, *dirhash;
+	/* upstream: every file identical, else the upstream-diff verdict (nothing significant differs) */
+	int identical;
 	/* allocator */
 	char *alloc_kind, *version, *version_min, *version_max;
 	/* baked: exact (NULL: not checked; "": nothing baked), contains "name:value", absent names */

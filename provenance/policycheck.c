@@ -202,18 +202,19 @@ check_source(const struct at *a, const struct ab_policy_rule *r, const struct va
 }
 
 static void
-check_upstream(const struct at *a, const struct recs *rc, const struct var *v)
+check_upstream(const struct at *a, const struct ab_policy_rule *r, const struct recs *rc, const struct var *v)
 {
 	const cJSON *rep = ab_json_get(ab_json_get(rc->updiff, "variants"), v->label);
-	char *field = ab_sprintf("variants[\"%s\"].identical", v->label);
+	const char *key = r->identical ? "identical" : "matches";
+	char *field = ab_sprintf("variants[\"%s\"].%s", v->label, key);
 
 	if (!rc->updiff || !rep)
 		addf(a, 0, UPDIFF, field, ab_strdup("an upstream-diff report of the vendored tree"),
 		    ab_strdup(rc->updiff ? "no report for this variant" : "no upstream-diff record"));
 	else
-		addf(a, cJSON_IsTrue(ab_json_get(rep, "identical")), UPDIFF, field,
-		    ab_strdup("the vendored tree identical to upstream"), ab_sprintf("%s", str_or(rep, "summary",
-		    cJSON_IsTrue(ab_json_get(rep, "identical")) ? "identical" : "not identical")));
+		addf(a, cJSON_IsTrue(ab_json_get(rep, key)), UPDIFF, field, ab_strdup(r->identical ?
+		    "every file identical to upstream" : "the vendored tree matching upstream"),
+		    ab_strdup(str_or(rep, "summary", cJSON_IsTrue(ab_json_get(rep, key)) ? key : "no")));
 }
 
 /* "5.3.0-0-g54ea..." -> its numbers compared with "5.3.1": <0, 0, >0 */
@@ -500,7 +501,7 @@ check_variant(struct at *a, const struct ab_policy_rule *r, const struct recs *r
 		check_source(a, r, v);
 		break;
 	case AB_POL_UPSTREAM:
-		check_upstream(a, rc, v);
+		check_upstream(a, r, rc, v);
 		break;
 	case AB_POL_ALLOCATOR:
 		check_allocator(a, r, v);
@@ -609,7 +610,7 @@ check_signers(struct at *a, const struct ab_policy_rule *r, const struct ab_poli
 		}
 		n += ok;
 		ab_buf_printf(ok ? &got : &missing, "%s%.16s%s", (ok ? got.len : missing.len) ? ", " : "",
-		    r->keyids.v[i], ok ? "" : k ? " (does not verify)" : " (key not given: --key)");
+		    r->keyids.v[i], ok ? "" : k ? " (no valid signature by it)" : " (key not given: --key)");
 	}
 	if (null)
 		fclose(null);
