@@ -196,7 +196,7 @@ check_source(const struct at *a, const struct ab_policy_rule *r, const struct va
 		got = ab_json_str(pin, t[i].key);
 		addf(a, got && !strcmp(got, t[i].want), BIN, ab_sprintf("variants[%d].source.pin.%s", v->bi, t[i].key),
 		    ab_sprintf("%s %s", t[i].key, t[i].want),
-		    got ? ab_sprintf("%s %s", t[i].key, got) : ab_sprintf("no %s (a %s source)", t[i].key,
+		    got ? ab_sprintf("%s %s", t[i].key, got) : ab_sprintf("no %s: the source is of kind %s", t[i].key,
 		    str_or(pin, "kind", "unknown")));
 	}
 }
@@ -652,9 +652,9 @@ runs_env(struct at *a, const struct ab_policy_rule *r, const struct ab_compare_s
 		a->variant = r->equal.v[f];
 		addff(a, !differ, differ ? run_file(s, i1) : ab_sprintf("runs/%s/*.intoto.json", s->name),
 		    ab_sprintf("predicate.environment: %s", r->equal.v[f]), ab_strdup("the same in every run"),
-		    differ ? ab_sprintf("%s in %s's runs (%04d), %s in %s's (%04d)", first, s->runs[i0].label,
-		    s->runs[i0].number, ab_runenv_value(s->runs[i1].environment, r->equal.v[f]), s->runs[i1].label,
-		    s->runs[i1].number) : ab_sprintf("%s in every run", first ? first : "absent"));
+		    differ ? ab_sprintf("%s in run %04d (%s), %s in run %04d (%s)", first, s->runs[i0].number,
+		    s->runs[i0].label, ab_runenv_value(s->runs[i1].environment, r->equal.v[f]), s->runs[i1].number,
+		    s->runs[i1].label) : ab_sprintf("%s in every run", first ? first : "absent"));
 	}
 	for (size_t f = 0; f < r->value_keys.n; f++) {
 		const char *bad = NULL;
@@ -671,7 +671,7 @@ runs_env(struct at *a, const struct ab_policy_rule *r, const struct ab_compare_s
 		a->variant = r->value_keys.v[f];
 		addff(a, !bad, bad ? run_file(s, ib) : ab_sprintf("runs/%s/*.intoto.json", s->name),
 		    ab_sprintf("predicate.environment: %s", r->value_keys.v[f]),
-		    ab_sprintf("%s in every run", r->value_vals.v[f]), bad ? ab_sprintf("%s", bad) :
+		    ab_sprintf("%s in every run", r->value_vals.v[f]), bad ? ab_sprintf("%s in run %04d (%s)", bad, s->runs[ib].number, s->runs[ib].label) :
 		    ab_sprintf("%s in every run", r->value_vals.v[f]));
 	}
 }
