@@ -17,10 +17,12 @@
 #include "../provenance/policycheck.h"
 #include "../provenance/runrec.h"
 #include "../provenance/sign.h"
+#include "../provenance/vsa.h"
 
 static const char usage[] =
     "allocbuild verify [--key PUB.pem]... [--require-all] [--json] OUTDIR|BUNDLE|FILE.intoto.jsonl\n"
-    "allocbuild verify --policy POLICY.json [--key PUB.pem]... [--json] OUTDIR|BUNDLE\n"
+    "allocbuild verify --policy POLICY.json [--key PUB.pem]... [--json]\n"
+    "                  [--sign KEY.pem [-o VSA.intoto.jsonl]] OUTDIR|BUNDLE\n"
     "\n"
     "Re-hash every artifact and manifest of OUTDIR against SHA256SUMS and the\n"
     "in-toto statement, or every member of an evidence bundle against its\n"
@@ -41,8 +43,11 @@ static const char usage[] =
     "is checked against the records: one line per rule and variant, pass, or\n"
     "FAIL with what was expected, what was found and the file and field read;\n"
     "then a last line for the policy. Exit 1 when a rule fails. With --json,\n"
-    "the document has a member policy {path, sha256, result, rules}. See\n"
-    "docs/policy.md.\n";
+    "the document has a member policy {path, sha256, result, rules}. With\n"
+    "--sign (or --signing-key: a private key), the result is also written as a\n"
+    "SLSA Verification Summary Attestation in a DSSE envelope, signed by it, to\n"
+    "-o (default OUTDIR/vsa.intoto.jsonl, or BUNDLE.vsa.intoto.jsonl), PASSED or\n"
+    "FAILED; verify --key checks it. See docs/policy.md.\n";
 
 /* the worse of two results: AB_EFAIL over AB_ECHECK over 0 */
 static int
@@ -144,6 +149,21 @@ check_policy(FILE *out, struct ab_policy_report *rep, const struct ab_policy *po
 	return e;
 }
 
+/* --sign: the verification summary, signed, written */
+static int
+write_vsa(const char *target, const char *kind, const struct ab_policy *pol, int passed, struct ab_key *const *keys,
+    size_t nkeys, const char *out)
+{
+	struct ab_vsa v = {target, !strcmp(kind, "bundle"), pol, passed};
+	char *path = out ? ab_strdup(out) : ab_vsa_default_path(&v);
+	int e = ab_vsa_write(path, &v, keys, nkeys);
+
+	if (e == 0)
+		ab_note("verification summary (%s), signed: %s", passed ? "PASSED" : "FAILED", path);
+	free(path);
+	return e;
+}
+
 static int
 cmd_verify(int argc, char **argv)
 {
@@ -152,6 +172,9 @@ cmd_verify(int argc, char **argv)
 		{"require-all", no_argument, NULL, 'a'},
 		{"json", no_argument, NULL, 'J'},
 		{"policy", required_argument, NULL, 'P'},
+		{"sign", required_argument, NULL, 'S'},
+		{"signing-key", required_argument, NULL, 'S'},
+		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_sign_verify_opts o = {0};
@@ -163,14 +186,16 @@ cmd_verify(int argc, char **argv)
 	char *lines = NULL;
 	size_t len = 0;
 	FILE *out = stdout;
-	const char *policy_path = NULL;
+	const char *policy_path = NULL, *sign_path = NULL, *vsa_path = NULL;
 	struct ab_policy *pol = NULL;
 	struct ab_policy_report rep = {0};
+	struct ab_key **skeys = NULL;
+	size_t nskeys = 0;
 	int c, e, pe = 0, json = 0;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			ab_strv_push(&paths, optarg);
@@ -184,16 +209,23 @@ cmd_verify(int argc, char **argv)
 		case 'P':
 			policy_path = optarg;
 			break;
+		case 'S':
+			sign_path = optarg;
+			break;
+		case 'o':
+			vsa_path = optarg;
+			break;
 		default:
 			ab_strv_free(&paths);
 			return ab_cmd_option_error("verify", c, argv);
 		}
 	}
-	if (argc - optind != 1 || (o.require_all && !paths.n)) {
+	if (argc - optind != 1 || (o.require_all && !paths.n) || (sign_path && !policy_path) || (vsa_path && !sign_path)) {
 		ab_strv_free(&paths);
 		return ab_cmd_usage_error("verify", argc - optind < 1 ? "missing OUTDIR, BUNDLE or FILE.intoto.jsonl" :
 		    argc - optind > 1 ? "expected exactly one OUTDIR, BUNDLE or FILE.intoto.jsonl" :
-		    "--require-all needs --key");
+		    o.require_all && !paths.n ? "--require-all needs --key" : sign_path && !policy_path ?
+		    "--sign needs --policy (it signs the policy's verification summary)" : "-o needs --sign");
 	}
 	target = argv[optind];
 	/* a bad policy is bad input: nothing is checked */
@@ -203,6 +235,12 @@ cmd_verify(int argc, char **argv)
 	}
 	if (pol && !ab_is_dir(target) && ab_path_exists(target) && ab_sign_is_envelope_file(target)) {
 		ab_error("verify --policy: '%s' is an envelopes file: give the OUTDIR or the bundle", target);
+		ab_policy_free(pol);
+		ab_strv_free(&paths);
+		return ab_cmd_exit(AB_EFAIL);
+	}
+	/* the signing key before anything is checked: one that cannot sign is bad input */
+	if (sign_path && ab_cmd_load_keys(&skeys, &nskeys, (char *const *)&sign_path, 1, 1) < 0) {
 		ab_policy_free(pol);
 		ab_strv_free(&paths);
 		return ab_cmd_exit(AB_EFAIL);
@@ -247,8 +285,11 @@ cmd_verify(int argc, char **argv)
 		free(lines);
 	}
 	e = e == AB_EFAIL ? e : worse(e, pe);
+	if (e != AB_EFAIL && sign_path && write_vsa(target, kind, pol, e == 0, skeys, nskeys, vsa_path) < 0)
+		e = AB_EFAIL;
 	ab_policy_report_release(&rep);
 	ab_policy_free(pol);
+	ab_cmd_free_keys(skeys, nskeys);
 	ab_cmd_free_keys(keys, nkeys);
 	ab_strv_free(&paths);
 	return ab_cmd_exit(e);

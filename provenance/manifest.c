@@ -18,6 +18,7 @@
 #include "allocopts.h"
 #include "../lib/version.h"
 #include "runrec.h"
+#include "statement.h"
 #include "toolchain.h"
 
 /* ---- helpers ---- */
@@ -531,11 +532,9 @@ build_definition(const struct ab_run_record *run)
 static cJSON *
 statement(const struct ab_run_record *run, const struct sums *subjects, const struct sums *byproducts)
 {
-	cJSON *doc = cJSON_CreateObject(), *pred, *rd, *b, *md;
+	cJSON *subj, *doc = ab_statement_new(&subj, "https://slsa.dev/provenance/v1"), *pred, *rd, *b, *md;
 
-	cJSON_AddStringToObject(doc, "_type", "https://in-toto.io/Statement/v1");
-	add_descriptors(cJSON_AddArrayToObject(doc, "subject"), subjects);
-	cJSON_AddStringToObject(doc, "predicateType", "https://slsa.dev/provenance/v1");
+	add_descriptors(subj, subjects);
 	pred = cJSON_AddObjectToObject(doc, "predicate");
 	cJSON_AddItemToObject(pred, "buildDefinition", build_definition(run));
 	rd = cJSON_AddObjectToObject(pred, "runDetails");
@@ -1418,7 +1417,7 @@ ab_manifest_verify_seen(FILE *out, const char *outdir, struct ab_strv *names, st
 		goto done;
 	/* the statement's subjects and byproducts too, in case SHA256SUMS was rewritten */
 	stmt = read_manifest(&v, AB_MANIFEST_STATEMENT);
-	if (!stmt || !ab_json_str(stmt, "_type") || strcmp(ab_json_str(stmt, "_type"), "https://in-toto.io/Statement/v1")) {
+	if (!stmt || !ab_json_str(stmt, "_type") || strcmp(ab_json_str(stmt, "_type"), AB_STATEMENT_TYPE)) {
 		problem(&v, AB_MANIFEST_STATEMENT, "not a readable in-toto statement");
 		cJSON_Delete(stmt);
 		stmt = NULL;

@@ -8,6 +8,7 @@
 #include "../lib/util.h"
 #include "artdiff.h"
 #include "hostprobe.h"
+#include "statement.h"
 #include "toolchain.h"
 
 /* the entry of label in a manifest's "variants" array, or NULL */
@@ -413,24 +414,16 @@ cJSON *
 ab_repro_statement(const char *type, cJSON *cmp, const struct ab_repro_side *a, const struct ab_repro_side *b,
     int subjects_of_b)
 {
-	cJSON *st = cJSON_CreateObject(), *subj, *pred, *r;
+	cJSON *subj, *st = ab_statement_new(&subj, type), *pred, *r;
 	const cJSON *it;
 	const cJSON *rec = ab_json_get(a->binaries, "recipe");
 
-	cJSON_AddStringToObject(st, "_type", "https://in-toto.io/Statement/v1");
-	subj = cJSON_AddArrayToObject(st, "subject");
 	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts")) {
 		const char *hex = ab_json_str(it, subjects_of_b ? "rebuilt_sha256" : "original_sha256");
-		cJSON *s;
 
-		if (!hex || !*hex)
-			continue;
-		s = cJSON_CreateObject();
-		cJSON_AddStringToObject(s, "name", ab_json_str(it, "path"));
-		cJSON_AddStringToObject(cJSON_AddObjectToObject(s, "digest"), "sha256", hex);
-		cJSON_AddItemToArray(subj, s);
+		if (hex && *hex)
+			ab_statement_add_subject(subj, ab_json_str(it, "path"), hex);
 	}
-	cJSON_AddStringToObject(st, "predicateType", type);
 	pred = cJSON_AddObjectToObject(st, "predicate");
 	r = cJSON_AddObjectToObject(pred, "recipe");
 	cJSON_AddStringToObject(r, "name", ab_json_str(rec, "name") ? ab_json_str(rec, "name") : "");

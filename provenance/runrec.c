@@ -13,6 +13,7 @@
 #include "../lib/jsonio.h"
 #include "../lib/redact.h"
 #include "../lib/version.h"
+#include "statement.h"
 
 static cJSON *
 file_json(const struct ab_runrec_file *f)
@@ -278,12 +279,9 @@ predicate(const struct ab_runrec *r)
 cJSON *
 ab_runrec_statement(const struct ab_runrec *r)
 {
-	cJSON *s = cJSON_CreateObject(), *subj;
+	cJSON *subj, *s = ab_statement_new(&subj, AB_RUN_PREDICATE);
 
-	cJSON_AddStringToObject(s, "_type", "https://in-toto.io/Statement/v1");
-	subj = cJSON_AddArrayToObject(s, "subject");
 	cJSON_AddItemToArray(subj, descriptor(r->subject, r->subject_sha256));
-	cJSON_AddStringToObject(s, "predicateType", AB_RUN_PREDICATE);
 	cJSON_AddItemToObject(s, "predicate", predicate(r));
 	return s;
 }

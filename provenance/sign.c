@@ -20,6 +20,7 @@
 #include "dsse.h"
 #include "keys.h"
 #include "runrec.h"
+#include "statement.h"
 
 /*
  * Where the Statements of an OUTDIR live: a directory relative to it and a
@@ -47,8 +48,6 @@ place_has(size_t i, const char *base)
 	return places[i].name ? !strcmp(places[i].name, base) : ab_runrec_record_number(base) >= 0;
 }
 
-#define STATEMENT_V1 "https://in-toto.io/Statement/v1"
-#define STATEMENT_V01 "https://in-toto.io/Statement/v0.1"
 #define SIGNERS_TYPE "https://allocbuild.dev/signers/v1"
 #define KEYID_FUNCTION "hex SHA-256 of the public key's DER SubjectPublicKeyInfo"
 
@@ -196,7 +195,7 @@ ab_sign_is_signed_member(const char *rel)
 static int
 is_statement_type(const char *t)
 {
-	return t && (!strcmp(t, STATEMENT_V1) || !strcmp(t, STATEMENT_V01));
+	return t && (!strcmp(t, AB_STATEMENT_TYPE) || !strcmp(t, AB_STATEMENT_TYPE_V01));
 }
 
 /* ---- signing ---- */
