@@ -31,7 +31,7 @@ cat >want <<X
 complete -F _allocbuild allocbuild
 verify
 sign
---json --key --require-all
+--json --key --policy --require-all --sign --signing-key
 --require-all
 a
 a
