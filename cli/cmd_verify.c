@@ -154,7 +154,7 @@ static int
 write_vsa(const char *target, const char *kind, const struct ab_policy *pol, int passed, struct ab_key *const *keys,
     size_t nkeys, const char *out)
 {
-	struct ab_vsa v = {target, !strcmp(kind, "bundle"), pol, passed};
+	struct ab_vsa v = {target, !strcmp(kind, "bundle"), pol, passed, 0};
 	char *path = out ? ab_strdup(out) : ab_vsa_default_path(&v);
 	int e = ab_vsa_write(path, &v, keys, nkeys);
 

@@ -610,7 +610,7 @@ check_signers(struct at *a, const struct ab_policy_rule *r, const struct ab_poli
 		}
 		n += ok;
 		ab_buf_printf(ok ? &got : &missing, "%s%.16s%s", (ok ? got.len : missing.len) ? ", " : "",
-		    r->keyids.v[i], ok ? "" : k ? " (no valid signature by it)" : " (key not given: --key)");
+		    r->keyids.v[i], ok ? "" : k ? " (no valid signature by it)" : " (key not given)");
 	}
 	if (null)
 		fclose(null);

@@ -74,7 +74,7 @@ read_member(struct ab_buf *b, const struct ab_vsa *v, const char *rel)
 static int
 add_subjects(cJSON *subjects, const struct ab_vsa *v, const char *vsa_path)
 {
-	char *from = target_from(vsa_path, v->target);
+	char *from = v->inside ? ab_strdup("") : target_from(vsa_path, v->target);
 	struct ab_buf b = {0};
 	cJSON *st = NULL;
 	const cJSON *it;
@@ -99,7 +99,7 @@ add_subjects(cJSON *subjects, const struct ab_vsa *v, const char *vsa_path)
 
 		if (!name || !hex)
 			continue;
-		rel = ab_path_join(from, name);
+		rel = *from ? ab_path_join(from, name) : ab_strdup(name);
 		ab_statement_add_subject(subjects, rel, hex);
 		free(rel);
 	}

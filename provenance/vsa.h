@@ -33,6 +33,7 @@ struct ab_vsa {
 	int bundle;
 	const struct ab_policy *policy;
 	int passed;                  /* verify and every rule passed */
+	int inside;                  /* the VSA goes inside the target (pr's bundle): subjects named as its statement names them */
 };
 
 /* the default path of a target's VSA; caller frees */

@@ -106,7 +106,7 @@ FAIL: policy signers.json: 1 of 3 rule checks failed on OUTDIR bo
 X
 # without --key nothing is counted
 expect_exit 1 "$AB" verify --policy signers.json bo
-expect_grep "FAIL: rules[0] signers: expected 1 of 1 keys signed every statement, got 0 of 1; not: ${ed:0:16} (key not given: --key) (provenance/provenance.intoto.jsonl: signatures[].keyid)" out
+expect_grep "FAIL: rules[0] signers: expected 1 of 1 keys signed every statement, got 0 of 1; not: ${ed:0:16} (key not given) (provenance/provenance.intoto.jsonl: signatures[].keyid)" out
 
 # --- runs: repetitions per label, the run environment, the A/A control
 expect_exit 0 "$AB" run bo stock53 fit-only --repeat 2 --rotate --name rss -- true
