@@ -444,7 +444,7 @@ parse_runs(struct ctx *c, struct ab_policy_rule *r, const struct ab_jnode *n, co
 	if (!obj_at(c, n, path, keys))
 		return;
 	r->run_name = str_of(c, n, path, "name", 1);
-	if (int_of(c, n, path, "min_repetitions", 1, 1000000, &reps) <= 0)
+	if (int_of(c, n, path, "min_repetitions", 1, 1000000, &reps) >= 0)
 		r->min_repetitions = (int)reps;
 	strs_of(c, n, path, "equal", &r->equal, 0);
 	if ((m = ab_jnode_member(n, "equal")) && m->type == '[')
