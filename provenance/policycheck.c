@@ -397,23 +397,39 @@ check_secure(const struct at *a, const struct ab_policy_rule *r, const struct va
 	    ab_strdup("no secure level (not mimalloc?)"));
 }
 
-/* the artifacts of a variant (its base's, for a runtime variant) in a record's comparison */
+/* how many artifacts of label a record's comparison holds, how many identical, and the first that is not */
+static int
+repro_count(const cJSON *arts, const char *label, int *same, int *first_bad)
+{
+	const cJSON *it;
+	int n = 0, i = 0;
+
+	*same = 0;
+	*first_bad = -1;
+	cJSON_ArrayForEach(it, arts) {
+		if (!strcmp(str_or(it, "label", ""), label)) {
+			n++;
+			if (cJSON_IsTrue(ab_json_get(it, "identical")))
+				(*same)++;
+			else if (*first_bad < 0)
+				*first_bad = i;
+		}
+		i++;
+	}
+	return n;
+}
+
+/* the artifacts of a variant (its base's, for a runtime variant, which has none of its own) in a record */
 static void
 repro_one(const struct at *a, const cJSON *rec, const char *file, const struct var *v)
 {
-	const cJSON *it, *arts = ab_json_get(ab_json_get(ab_json_get(rec, "predicate"), "comparison"), "artifacts");
-	const char *base = str_or(v->bin, "base", v->label);
-	int n = 0, same = 0, i = 0, first_bad = -1;
+	const cJSON *arts = ab_json_get(ab_json_get(ab_json_get(rec, "predicate"), "comparison"), "artifacts");
+	const char *base = v->label;
+	int same, first_bad, n = repro_count(arts, base, &same, &first_bad);
 
-	cJSON_ArrayForEach(it, arts) {
-		if (!strcmp(str_or(it, "label", ""), base)) {
-			n++;
-			if (cJSON_IsTrue(ab_json_get(it, "identical")))
-				same++;
-			else if (first_bad < 0)
-				first_bad = i;
-		}
-		i++;
+	if (!n && strcmp(str_or(v->bin, "base", v->label), v->label)) {
+		base = str_or(v->bin, "base", v->label);
+		n = repro_count(arts, base, &same, &first_bad);
 	}
 	addf(a, n && same == n, file, first_bad >= 0 ? ab_sprintf("predicate.comparison.artifacts[%d].identical",
 	    first_bad) : ab_strdup("predicate.comparison.artifacts"), ab_strdup("every artifact identical"),
