@@ -47,7 +47,7 @@ time_pair plain policy plain policy
 awk -v a="$plain_best" -v am="$plain_median" -v b="$policy_best" -v bm="$policy_median" -v r="$ROUNDS" 'BEGIN {
 	printf "verify OUTDIR                best %6.1f ms, median of %d %6.1f ms\n", a * 1000, r, am * 1000
 	printf "verify --policy OUTDIR       best %6.1f ms, median of %d %6.1f ms\n", b * 1000, r, bm * 1000
-	printf "the policy's cost: %.1f ms (best), %.1f ms (median): %s (target < 100 ms)\n", (b - a) * 1000,
+	printf "cost of the policy: %.1f ms (best), %.1f ms (median): %s (target < 100 ms)\n", (b - a) * 1000,
 	    (bm - am) * 1000, (bm - am < 0.100 ? "PASS" : "FAIL") }'
 echo "cpu: plain $plain_cpu s, with the policy $policy_cpu s"
 echo "machine after: $(uptime | sed 's/.*load/load/')"
