@@ -241,6 +241,7 @@ cmd_verify(int argc, char **argv)
 	}
 	/* the signing key before anything is checked: one that cannot sign is bad input */
 	if (sign_path && ab_cmd_load_keys(&skeys, &nskeys, (char *const *)&sign_path, 1, 1) < 0) {
+		ab_cmd_free_keys(skeys, nskeys);
 		ab_policy_free(pol);
 		ab_strv_free(&paths);
 		return ab_cmd_exit(AB_EFAIL);
@@ -248,6 +249,8 @@ cmd_verify(int argc, char **argv)
 	/* --json: every line into memory, printed as one document at the end */
 	if (json && !(out = open_memstream(&lines, &len))) {
 		ab_error_errno("verify: cannot allocate");
+		ab_cmd_free_keys(skeys, nskeys);
+		ab_policy_free(pol);
 		ab_strv_free(&paths);
 		return AB_EXIT_USAGE;
 	}
