@@ -311,12 +311,15 @@ parse_runtime(struct ctx *c, struct ab_policy_rule *r, const struct ab_jnode *n,
 static void
 parse_reproducible(struct ctx *c, struct ab_policy_rule *r, const struct ab_jnode *n, const char *path)
 {
-	static const char *const keys[] = {"record", NULL};
+	static const char *const keys[] = {"record", "independent", NULL};
 	const struct ab_jnode *m;
+	long ind = 0;
 	char *s;
 
 	if (!obj_at(c, n, path, keys))
 		return;
+	if (int_of(c, n, path, "independent", 1, 100, &ind) == 0)
+		r->independent = (int)ind;
 	if (!(s = str_of(c, n, path, "record", 0)))
 		return;
 	m = ab_jnode_member(n, "record");

@@ -67,8 +67,9 @@ struct ab_policy_rule {
 	struct ab_strv read, names;
 	/* secure */
 	int secure;
-	/* reproducible */
+	/* reproducible: the record wanted, and independent rebuilders that got every artifact identical (0: none asked) */
 	enum ab_policy_record record;
+	int independent;
 	/* targets */
 	struct ab_policy_target *targets;
 	size_t ntargets;

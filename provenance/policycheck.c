@@ -8,6 +8,7 @@
 
 #include "../lib/jsonio.h"
 #include "bundle.h"
+#include "challenge.h"
 #include "compare.h"
 #include "keys.h"
 #include "policycheck.h"
@@ -438,6 +439,28 @@ repro_one(const struct at *a, const cJSON *rec, const char *file, const struct v
 	    ab_sprintf("%d/%d artifact%s identical", same, n, n == 1 ? "" : "s"));
 }
 
+/* the rebuilders of verify --rebuilt that got every artifact of the variant (its base's, for a runtime one) identical */
+static void
+repro_independent(const struct at *a, const struct ab_policy_rule *r, const struct recs *rc, const struct var *v)
+{
+	const char *base = v->label;
+	size_t n = 0, least = 0;
+
+	if (rc->o->rebuilt) {
+		least = ab_challenge_label_independent(rc->o->rebuilt, base, &n);
+		if (!n && strcmp(str_or(v->bin, "base", v->label), v->label)) {
+			base = str_or(v->bin, "base", v->label);
+			least = ab_challenge_label_independent(rc->o->rebuilt, base, &n);
+		}
+	}
+	addf(a, n && least >= (size_t)r->independent, "rebuild records (--rebuilt)", ab_strdup("predicate.comparison.artifacts"),
+	    ab_sprintf("%d independent rebuilder%s with every artifact identical", r->independent,
+	    r->independent == 1 ? "" : "s"), !rc->o->rebuilt ? ab_strdup("no rebuild record given (verify --rebuilt RECORD)") :
+	    !n ? ab_sprintf("no artifact of %s rebuilt", base) : ab_sprintf("%zu for %s %zu artifact%s%s%s", least,
+	    n == 1 ? "its" : "the least of its", n, n == 1 ? "" : "s", strcmp(base, v->label) ? ", its base " : "",
+	    strcmp(base, v->label) ? base : ""));
+}
+
 static void
 check_reproducible(const struct at *a, const struct ab_policy_rule *r, const struct recs *rc, const struct var *v)
 {
@@ -451,6 +474,8 @@ check_reproducible(const struct at *a, const struct ab_policy_rule *r, const str
 		add(a, 0, check ? CHECK : REBUILD, "predicate.comparison", r->record == AB_POL_RECORD_CHECK ?
 		    "a build --check record" : r->record == AB_POL_RECORD_REBUILD ? "a rebuild record" :
 		    "a build --check or rebuild record", "none");
+	if (r->independent)
+		repro_independent(a, r, rc, v);
 }
 
 static char *

@@ -26,6 +26,7 @@
 
 #include "policy.h"
 
+struct ab_challenge;
 struct ab_key;
 
 struct ab_policy_check_opts {
@@ -33,6 +34,8 @@ struct ab_policy_check_opts {
 	int bundle;
 	struct ab_key *const *keys; /* verify's --key: the keys a signers rule may count */
 	size_t nkeys;
+	/* independent rebuilders' records held against the target (provenance/challenge.h), or NULL */
+	const struct ab_challenge *rebuilt;
 };
 
 /* one line: a rule on a variant */

@@ -2228,7 +2228,7 @@ ab_pr_write(const struct ab_pr_opts *o)
 		goto done;
 	/* the verdict and what differs first; what proves it after, folded */
 	if (o->policy) {
-		struct ab_policy_check_opts po = {o->outdir, 0, o->sign_keys, o->nsign_keys};
+		struct ab_policy_check_opts po = {o->outdir, 0, o->sign_keys, o->nsign_keys, o->rebuilt};
 
 		if (ab_policy_check(&prep, o->policy, &po) == AB_EFAIL)
 			goto done;
