@@ -1,16 +1,10 @@
 /*
  * recipe: the recipe loader (docs/recipe.md).
  *
- * cJSON keeps no positions, so loading takes three steps:
- *   1. scan: a strict JSON scanner over the raw bytes that reports the
- *      first syntax error with its exact position and builds a tree of
- *      positions (one jnode per value, with the position of its key);
- *   2. cJSON parses the same bytes, and the two trees are walked in
- *      lockstep so that every cJSON item gets its jnode;
- *   3. the rules of the format are checked on that tree, every error is
- *      collected, and the errors are printed sorted by position.
- * The scanner is stricter than cJSON (it is the one that decides what is
- * valid JSON), so cJSON never rejects what the scanner accepted.
+ * The recipe is read with the position of every value (lib/jsonpos: a
+ * strict scanner, then cJSON), the rules of the format are checked on that
+ * tree, every error is collected, and the errors are printed sorted by
+ * position (lib/jsonpos, the same mechanism as policies').
  */
 #include <cjson/cJSON.h>
 #include <limits.h>
@@ -21,45 +15,13 @@
 #include <sys/stat.h>
 
 #include "../lib/hash.h"
+#include "../lib/jsonpos.h"
 #include "../lib/member.h"
 #include "../lib/pool.h"
 #include "../lib/proc.h"
 #include "recipe.h"
 #include "../lib/strmap.h"
 #include "../lib/util.h"
-
-#define MAX_DEPTH 256
-/* cJSON copies at most 63 characters of a number before strtod() */
-#define MAX_NUMBER 63
-
-/* position tree */
-struct jnode {
-	const cJSON *j;
-	char type;          /* '{', '[', '"', 'n' (number), 't' (true/false), '0' (null) */
-	int line, col;      /* of the value */
-	int kline, kcol;    /* of the key, for object members */
-	struct jnode *kids; /* members or elements, in document order */
-	size_t nkids, cap;
-};
-
-static void
-jnode_release(struct jnode *n)
-{
-	for (size_t i = 0; i < n->nkids; i++)
-		jnode_release(&n->kids[i]);
-	free(n->kids);
-}
-
-static struct jnode *
-jnode_add(struct jnode *n)
-{
-	if (n->nkids == n->cap) {
-		n->cap = n->cap ? 2 * n->cap : 4;
-		n->kids = ab_realloc(n->kids, n->cap * sizeof(*n->kids));
-	}
-	memset(&n->kids[n->nkids], 0, sizeof(*n->kids));
-	return &n->kids[n->nkids++];
-}
 
 /* a string's index in lib/strmap, -1 when absent */
 static long
@@ -70,570 +32,9 @@ map_get(const struct ab_strmap *m, const char *key)
 	return ab_strmap_get(m, key, &v) ? (long)v : -1;
 }
 
-/* JSON paths: `variants[2].build.system`, `sources.x.overlay["lib/a"]`; the root is `$` */
-static int
-plain_key(const char *k)
-{
-	size_t n = strlen(k);
-
-	/* "." and ".." (or a dot at either end, or two together) would read as path syntax: sources... */
-	if (!n || k[0] == '.' || k[n - 1] == '.' || strstr(k, ".."))
-		return 0;
-	for (; *k; k++)
-		if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') ||
-		    *k == '_' || *k == '-' || *k == '.'))
-			return 0;
-	return 1;
-}
-
-static void
-quote(struct ab_buf *b, const char *s, size_t n)
-{
-	ab_buf_putc(b, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			ab_buf_printf(b, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			ab_buf_printf(b, "\\u%04x", c);
-		else
-			ab_buf_putc(b, (char)c);
-	}
-	ab_buf_putc(b, '"');
-}
-
-static void
-path_add_key(struct ab_buf *b, const char *key, size_t n)
-{
-	char *k = ab_strndup(key, n);
-
-	if (plain_key(k) && strlen(k) == n) {
-		if (b->len)
-			ab_buf_putc(b, '.');
-		ab_buf_puts(b, k);
-	} else {
-		if (!b->len)
-			ab_buf_putc(b, '$');
-		ab_buf_putc(b, '[');
-		quote(b, key, n);
-		ab_buf_putc(b, ']');
-	}
-	free(k);
-}
-
-static char *
-pk(const char *path, const char *key)
-{
-	struct ab_buf b = {0};
-
-	if (strcmp(path, "$"))
-		ab_buf_puts(&b, path);
-	path_add_key(&b, key, strlen(key));
-	return ab_buf_detach(&b);
-}
-
-static char *
-pi(const char *path, size_t i)
-{
-	return ab_sprintf("%s[%zu]", path, i);
-}
-
-/* a value shown in a message: printable, quoted, bounded */
-static char *
-shown(const char *s)
-{
-	struct ab_buf b = {0};
-	size_t n = strlen(s);
-
-	for (size_t i = 0; i < n && i < 80; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c == 0x7f)
-			ab_buf_printf(&b, "\\x%02x", c);
-		else
-			ab_buf_putc(&b, (char)c);
-	}
-	if (n > 80)
-		ab_buf_puts(&b, "...");
-	return ab_buf_detach(&b);
-}
-
-/*
- * 1. The scanner.
- */
-struct scan {
-	const char *p, *end;
-	int line, col;
-	struct ab_buf path;
-	int failed;
-	int eline, ecol;
-	char *epath, *emsg;
-};
-
-static void
-adv(struct scan *sc)
-{
-	unsigned char c = (unsigned char)*sc->p++;
-
-	if (c == '\n') {
-		sc->line++;
-		sc->col = 1;
-	} else if ((c & 0xc0) != 0x80) {
-		/* columns count characters: UTF-8 continuation bytes do not move */
-		sc->col++;
-	}
-}
-
-static void sc_fail_at(struct scan *sc, int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void
-sc_fail_at(struct scan *sc, int line, int col, const char *fmt, ...)
-{
-	struct ab_buf b = {0};
-	va_list ap;
-
-	if (sc->failed)
-		return;
-	va_start(ap, fmt);
-	ab_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	sc->failed = 1;
-	sc->eline = line;
-	sc->ecol = col;
-	sc->epath = ab_strdup(sc->path.len ? sc->path.s : "$");
-	sc->emsg = ab_buf_detach(&b);
-}
-
-/* what is at the current position, for "expected X, got Y" */
-static const char *
-got(struct scan *sc, char *buf, size_t len)
-{
-	unsigned char c;
-
-	if (sc->p >= sc->end)
-		return "end of input";
-	c = (unsigned char)*sc->p;
-	if (c > 0x20 && c < 0x7f)
-		snprintf(buf, len, "'%c'", c);
-	else
-		snprintf(buf, len, "byte 0x%02x", c);
-	return buf;
-}
-
-static void
-skip_ws(struct scan *sc)
-{
-	while (sc->p < sc->end && (*sc->p == ' ' || *sc->p == '\t' || *sc->p == '\n' || *sc->p == '\r'))
-		adv(sc);
-}
-
-static int
-hex4(const char *p, const char *end, unsigned *out)
-{
-	unsigned v = 0;
-
-	if (end - p < 4)
-		return -1;
-	for (int i = 0; i < 4; i++) {
-		char c = p[i];
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (unsigned)(c - 'A' + 10);
-		else
-			return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-/* length of the valid UTF-8 sequence at p, 0 when invalid */
-static size_t
-utf8_len(const unsigned char *p, const unsigned char *end)
-{
-	size_t n;
-	unsigned cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if ((size_t)(end - p) < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-static void
-scan_string(struct scan *sc)
-{
-	int line = sc->line, col = sc->col;
-
-	adv(sc); /* the opening quote */
-	for (;;) {
-		unsigned char c;
-		int eline, ecol;
-
-		if (sc->p >= sc->end) {
-			sc_fail_at(sc, line, col, "unterminated string");
-			return;
-		}
-		c = (unsigned char)*sc->p;
-		eline = sc->line;
-		ecol = sc->col;
-		if (c == '"') {
-			adv(sc);
-			return;
-		}
-		if (c == '\\') {
-			unsigned u, lo;
-
-			adv(sc);
-			if (sc->p >= sc->end) {
-				sc_fail_at(sc, line, col, "unterminated string");
-				return;
-			}
-			c = (unsigned char)*sc->p;
-			if (strchr("\"\\/bfnrt", c) && c) {
-				adv(sc);
-				continue;
-			}
-			if (c != 'u') {
-				if (c > 0x20 && c < 0x7f)
-					sc_fail_at(sc, eline, ecol, "invalid escape '\\%c' in string", c);
-				else
-					sc_fail_at(sc, eline, ecol, "invalid escape in string");
-				return;
-			}
-			if (hex4(sc->p + 1, sc->end, &u) < 0) {
-				sc_fail_at(sc, eline, ecol, "invalid \\u escape in string");
-				return;
-			}
-			if (u == 0) {
-				sc_fail_at(sc, eline, ecol, "\\u0000 is not allowed in strings");
-				return;
-			}
-			if (u >= 0xdc00 && u <= 0xdfff) {
-				sc_fail_at(sc, eline, ecol, "unpaired surrogate \\u%04x in string", u);
-				return;
-			}
-			for (int i = 0; i < 5; i++)
-				adv(sc);
-			if (u >= 0xd800 && u <= 0xdbff) {
-				if (sc->end - sc->p < 6 || sc->p[0] != '\\' || sc->p[1] != 'u' ||
-				    hex4(sc->p + 2, sc->end, &lo) < 0 || lo < 0xdc00 || lo > 0xdfff) {
-					sc_fail_at(sc, eline, ecol, "unpaired surrogate \\u%04x in string", u);
-					return;
-				}
-				for (int i = 0; i < 6; i++)
-					adv(sc);
-			}
-			continue;
-		}
-		if (c == '\n') {
-			/* most likely a missing closing quote: point at the opening one */
-			sc_fail_at(sc, line, col, "unterminated string");
-			return;
-		}
-		if (c < 0x20) {
-			sc_fail_at(sc, eline, ecol, "control character 0x%02x in string (escape it)", c);
-			return;
-		}
-		{
-			size_t n = utf8_len((const unsigned char *)sc->p, (const unsigned char *)sc->end);
-
-			if (!n) {
-				sc_fail_at(sc, eline, ecol, "invalid UTF-8 in string");
-				return;
-			}
-			while (n--)
-				adv(sc);
-		}
-	}
-}
-
-static int
-is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int
-is_word(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
-}
-
-static void
-scan_number(struct scan *sc)
-{
-	const char *start = sc->p;
-	int line = sc->line, col = sc->col;
-	int ok = 1;
-
-	if (*sc->p == '-')
-		adv(sc);
-	if (sc->p < sc->end && *sc->p == '0') {
-		adv(sc);
-	} else if (sc->p < sc->end && is_digit(*sc->p)) {
-		while (sc->p < sc->end && is_digit(*sc->p))
-			adv(sc);
-	} else {
-		ok = 0;
-	}
-	if (ok && sc->p < sc->end && *sc->p == '.') {
-		adv(sc);
-		if (sc->p >= sc->end || !is_digit(*sc->p))
-			ok = 0;
-		while (sc->p < sc->end && is_digit(*sc->p))
-			adv(sc);
-	}
-	if (ok && sc->p < sc->end && (*sc->p == 'e' || *sc->p == 'E')) {
-		adv(sc);
-		if (sc->p < sc->end && (*sc->p == '+' || *sc->p == '-'))
-			adv(sc);
-		if (sc->p >= sc->end || !is_digit(*sc->p))
-			ok = 0;
-		while (sc->p < sc->end && is_digit(*sc->p))
-			adv(sc);
-	}
-	if (ok && sc->p < sc->end && (is_word(*sc->p) || *sc->p == '.' || *sc->p == '+' || *sc->p == '-'))
-		ok = 0;
-	if (!ok)
-		sc_fail_at(sc, line, col, "invalid number");
-	else if (sc->p - start > MAX_NUMBER)
-		sc_fail_at(sc, line, col, "number longer than %d characters", MAX_NUMBER);
-}
-
-static void scan_value(struct scan *sc, struct jnode *n, int depth);
-
-/* past the opening '{' or '['; 1 when close follows at once (the container is empty and done) */
-static int
-scan_open(struct scan *sc, char close)
-{
-	adv(sc);
-	skip_ws(sc);
-	if (sc->p < sc->end && *sc->p == close) {
-		adv(sc);
-		return 1;
-	}
-	return 0;
-}
-
-/*
- * After a member or element: cut its part off the path (back to save),
- * then 1 when a ',' announces another one, 0 past the closing character
- * or on an error.
- */
-static int
-scan_next(struct scan *sc, size_t save, char close)
-{
-	char buf[32];
-
-	sc->path.len = save;
-	sc->path.s[save] = '\0';
-	skip_ws(sc);
-	if (sc->p < sc->end && *sc->p == ',') {
-		adv(sc);
-		return 1;
-	}
-	if (sc->p < sc->end && *sc->p == close) {
-		adv(sc);
-		return 0;
-	}
-	sc_fail_at(sc, sc->line, sc->col, "expected ',' or '%c', got %s", close, got(sc, buf, sizeof(buf)));
-	return 0;
-}
-
-static void
-scan_object(struct scan *sc, struct jnode *n, int depth)
-{
-	char buf[32];
-
-	if (scan_open(sc, '}'))
-		return;
-	for (;;) {
-		struct jnode *k;
-		const char *key;
-		size_t save = sc->path.len;
-
-		skip_ws(sc);
-		if (sc->p >= sc->end || *sc->p != '"') {
-			sc_fail_at(sc, sc->line, sc->col, "expected a string key, got %s", got(sc, buf, sizeof(buf)));
-			return;
-		}
-		k = jnode_add(n);
-		k->kline = sc->line;
-		k->kcol = sc->col;
-		key = sc->p + 1;
-		scan_string(sc);
-		if (sc->failed)
-			return;
-		path_add_key(&sc->path, key, (size_t)(sc->p - 1 - key));
-		skip_ws(sc);
-		if (sc->p >= sc->end || *sc->p != ':') {
-			sc_fail_at(sc, sc->line, sc->col, "expected ':' after the key, got %s",
-			    got(sc, buf, sizeof(buf)));
-			return;
-		}
-		adv(sc);
-		skip_ws(sc);
-		scan_value(sc, k, depth + 1);
-		if (sc->failed || !scan_next(sc, save, '}'))
-			return;
-	}
-}
-
-static void
-scan_array(struct scan *sc, struct jnode *n, int depth)
-{
-	if (scan_open(sc, ']'))
-		return;
-	for (;;) {
-		struct jnode *e;
-		size_t save = sc->path.len;
-
-		skip_ws(sc);
-		ab_buf_printf(&sc->path, "%s[%zu]", sc->path.len ? "" : "$", n->nkids);
-		e = jnode_add(n);
-		scan_value(sc, e, depth + 1);
-		if (sc->failed || !scan_next(sc, save, ']'))
-			return;
-	}
-}
-
-static void
-scan_value(struct scan *sc, struct jnode *n, int depth)
-{
-	char buf[32];
-	unsigned char c;
-
-	n->line = sc->line;
-	n->col = sc->col;
-	if (sc->p >= sc->end) {
-		sc_fail_at(sc, sc->line, sc->col, "expected a value, got end of input");
-		return;
-	}
-	c = (unsigned char)*sc->p;
-	if (c == '{' || c == '[') {
-		if (depth >= MAX_DEPTH) {
-			sc_fail_at(sc, sc->line, sc->col, "nesting deeper than %d levels", MAX_DEPTH);
-			return;
-		}
-		n->type = (char)c;
-		if (c == '{')
-			scan_object(sc, n, depth);
-		else
-			scan_array(sc, n, depth);
-	} else if (c == '"') {
-		n->type = '"';
-		scan_string(sc);
-	} else if (c == '-' || is_digit(c)) {
-		n->type = 'n';
-		scan_number(sc);
-	} else if (is_word(c)) {
-		const char *w = sc->p;
-		size_t len = 0;
-
-		while (w + len < sc->end && is_word(w[len]))
-			len++;
-		if ((len == 4 && !memcmp(w, "true", 4)) || (len == 5 && !memcmp(w, "false", 5)))
-			n->type = 't';
-		else if (len == 4 && !memcmp(w, "null", 4))
-			n->type = '0';
-		else {
-			char *s = ab_strndup(w, len < 20 ? len : 20);
-
-			sc_fail_at(sc, sc->line, sc->col, "expected a value, got '%s%s'", s, len > 20 ? "..." : "");
-			free(s);
-			return;
-		}
-		while (len--)
-			adv(sc);
-	} else {
-		sc_fail_at(sc, sc->line, sc->col, "expected a value, got %s", got(sc, buf, sizeof(buf)));
-	}
-}
-
-/* the position of byte offset off, for errors that cJSON reports */
-static void
-offset_pos(const char *text, size_t off, int *line, int *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < off; i++) {
-		if (text[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else if ((text[i] & 0xc0) != 0x80) {
-			(*col)++;
-		}
-	}
-}
-
-static int
-attach(struct jnode *n, const cJSON *j)
-{
-	const cJSON *c;
-	size_t i = 0;
-	char t;
-
-	n->j = j;
-	if (cJSON_IsObject(j))
-		t = '{';
-	else if (cJSON_IsArray(j))
-		t = '[';
-	else if (cJSON_IsString(j))
-		t = '"';
-	else if (cJSON_IsNumber(j))
-		t = 'n';
-	else if (cJSON_IsBool(j))
-		t = 't';
-	else if (cJSON_IsNull(j))
-		t = '0';
-	else
-		return -1;
-	if (t != n->type)
-		return -1;
-	if (t != '{' && t != '[')
-		return 0;
-	for (c = j->child; c; c = c->next, i++) {
-		if (i >= n->nkids || attach(&n->kids[i], c) < 0)
-			return -1;
-		if (t == '{' && !c->string)
-			return -1;
-	}
-	return i == n->nkids ? 0 : -1;
-}
-
 /*
  * 3. The rules.
  */
-struct diag {
-	int line, col;
-	size_t seq;
-	char *msg; /* "path: message" */
-};
-
 struct edge {
 	size_t from, to;
 	int line, col;
@@ -643,11 +44,10 @@ struct edge {
 struct ctx {
 	struct ab_recipe *r;
 	unsigned flags;
-	struct diag *d;
-	size_t nd, capd;
+	struct ab_jdiags dg;
 	/* labels in recipe order, NULL where missing or invalid */
 	const char **labels;
-	const struct jnode **lnodes; /* where each label is */
+	const struct ab_jnode **lnodes; /* where each label is */
 	struct ab_strmap lmap;       /* label -> variant index */
 	struct ab_strmap smap;       /* source id -> source index */
 	struct edge *e; /* dependencies between variants */
@@ -672,26 +72,15 @@ static void err(struct ctx *c, int line, int col, const char *path, const char *
 static void
 err(struct ctx *c, int line, int col, const char *path, const char *fmt, ...)
 {
-	struct ab_buf b = {0};
 	va_list ap;
 
-	ab_buf_printf(&b, "%s: ", path);
 	va_start(ap, fmt);
-	ab_buf_vprintf(&b, fmt, ap);
+	ab_jdiag_vadd(&c->dg, line, col, path, fmt, ap);
 	va_end(ap);
-	if (c->nd == c->capd) {
-		c->capd = c->capd ? 2 * c->capd : 16;
-		c->d = ab_realloc(c->d, c->capd * sizeof(*c->d));
-	}
-	c->d[c->nd].line = line;
-	c->d[c->nd].col = col;
-	c->d[c->nd].seq = c->nd;
-	c->d[c->nd].msg = ab_buf_detach(&b);
-	c->nd++;
 }
 
 static void
-add_edge(struct edge **v, size_t *n, size_t *cap, size_t from, size_t to, const struct jnode *at,
+add_edge(struct edge **v, size_t *n, size_t *cap, size_t from, size_t to, const struct ab_jnode *at,
     const char *path)
 {
 	if (*n == *cap) {
@@ -706,138 +95,38 @@ add_edge(struct edge **v, size_t *n, size_t *cap, size_t from, size_t to, const 
 	(*n)++;
 }
 
-static const char *
-type_name(const cJSON *j)
-{
-	if (cJSON_IsObject(j))
-		return "an object";
-	if (cJSON_IsArray(j))
-		return "an array";
-	if (cJSON_IsString(j))
-		return "a string";
-	if (cJSON_IsNumber(j))
-		return "a number";
-	if (cJSON_IsBool(j))
-		return "a boolean";
-	return "null";
-}
 
 /* is n of the cJSON type t (cJSON_String, ...)? reports when not */
 static int
-want(struct ctx *c, const struct jnode *n, const char *path, int t)
+want(struct ctx *c, const struct ab_jnode *n, const char *path, int t)
 {
-	const char *w;
-
-	if ((n->j->type & 0xff) == t)
-		return 0;
-	switch (t) {
-	case cJSON_Object:
-		w = "an object";
-		break;
-	case cJSON_Array:
-		w = "an array";
-		break;
-	default:
-		w = "a string";
-		break;
-	}
-	err(c, n->line, n->col, path, "expected %s, got %s", w, type_name(n->j));
-	return -1;
+	return ab_jdiag_want(&c->dg, n, path, t);
 }
 
-static const struct jnode *
-member(const struct jnode *obj, const char *key)
-{
-	if (!obj || obj->type != '{')
-		return NULL;
-	for (size_t i = 0; i < obj->nkids; i++)
-		if (!strcmp(obj->kids[i].j->string, key))
-			return &obj->kids[i];
-	return NULL;
-}
 
-static size_t
-edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), prev[33], cur[33];
-
-	if (la > 32 || lb > 32)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-
-			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-		}
-		memcpy(prev, cur, sizeof(prev));
-	}
-	return prev[lb];
-}
 
 /*
  * Report duplicate keys and, when keys is not NULL, unknown keys of an
  * object (keys is NULL-terminated).
  */
 static void
-check_keys(struct ctx *c, const struct jnode *obj, const char *path, const char *const *keys)
+check_keys(struct ctx *c, const struct ab_jnode *obj, const char *path, const char *const *keys)
 {
-	for (size_t i = 0; i < obj->nkids; i++) {
-		const struct jnode *k = &obj->kids[i];
-		const char *name = k->j->string;
-		char *p = pk(path, name);
-		int known = !keys;
-
-		for (size_t j = 0; j < i; j++) {
-			if (!strcmp(obj->kids[j].j->string, name)) {
-				err(c, k->kline, k->kcol, p, "duplicate key (first at %d:%d)", obj->kids[j].kline,
-				    obj->kids[j].kcol);
-				known = 1; /* one error is enough */
-				break;
-			}
-		}
-		for (size_t j = 0; keys && keys[j] && !known; j++)
-			if (!strcmp(keys[j], name))
-				known = 1;
-		if (!known) {
-			const char *best = NULL;
-			size_t bd = 3;
-
-			for (size_t j = 0; keys[j]; j++) {
-				size_t d = edit_distance(name, keys[j]);
-
-				if (d < bd && d < strlen(keys[j])) {
-					bd = d;
-					best = keys[j];
-				}
-			}
-			if (best)
-				err(c, k->kline, k->kcol, p, "unknown key (did you mean '%s'?)", best);
-			else
-				err(c, k->kline, k->kcol, p, "unknown key");
-		}
-		free(p);
-	}
+	ab_jdiag_check_keys(&c->dg, obj, path, keys);
 }
 
 static void
-missing(struct ctx *c, const struct jnode *obj, const char *path, const char *key)
+missing(struct ctx *c, const struct ab_jnode *obj, const char *path, const char *key)
 {
-	char *p = pk(path, key);
-
-	err(c, obj->line, obj->col, p, "required key is missing");
-	free(p);
+	ab_jdiag_missing(&c->dg, obj, path, key);
 }
 
 /* a string member; NULL (reported when required) when missing or not a string */
 static const char *
-str_member(struct ctx *c, const struct jnode *obj, const char *path, const char *key, int required,
-    const struct jnode **node)
+str_member(struct ctx *c, const struct ab_jnode *obj, const char *path, const char *key, int required,
+    const struct ab_jnode **node)
 {
-	const struct jnode *m = member(obj, key);
+	const struct ab_jnode *m = ab_jnode_member(obj, key);
 	const char *s = NULL;
 	char *p;
 
@@ -848,7 +137,7 @@ str_member(struct ctx *c, const struct jnode *obj, const char *path, const char 
 			missing(c, obj, path, key);
 		return NULL;
 	}
-	p = pk(path, key);
+	p = ab_jpath_key(path, key);
 	if (want(c, m, p, cJSON_String) == 0)
 		s = m->j->valuestring;
 	free(p);
@@ -880,7 +169,7 @@ check_ident(struct ctx *c, int line, int col, const char *path, const char *what
 
 	if (is_ident(s))
 		return 0;
-	v = shown(s);
+	v = ab_jshown(s);
 	if (!strcmp(s, ".") || !strcmp(s, ".."))
 		err(c, line, col, path, "invalid %s '%s': '.' and '..' are reserved", what, v);
 	else
@@ -891,13 +180,13 @@ check_ident(struct ctx *c, int line, int col, const char *path, const char *what
 
 /* a path that must stay inside a tree; where names the tree */
 static int
-check_rel_path(struct ctx *c, const struct jnode *n, const char *path, const char *s, const char *where)
+check_rel_path(struct ctx *c, const struct ab_jnode *n, const char *path, const char *s, const char *where)
 {
 	char *v;
 
 	if (ab_path_is_safe_relative(s))
 		return 0;
-	v = shown(s);
+	v = ab_jshown(s);
 	if (!*s)
 		err(c, n->line, n->col, path, "empty path");
 	else if (s[0] == '/')
@@ -909,7 +198,7 @@ check_rel_path(struct ctx *c, const struct jnode *n, const char *path, const cha
 }
 
 static int
-check_nonempty(struct ctx *c, const struct jnode *n, const char *path, const char *s)
+check_nonempty(struct ctx *c, const struct ab_jnode *n, const char *path, const char *s)
 {
 	if (*s)
 		return 0;
@@ -923,12 +212,12 @@ check_nonempty(struct ctx *c, const struct jnode *n, const char *path, const cha
  * (below it, the callers' own words), or one that no int holds
  */
 static int
-int_value(struct ctx *c, const struct jnode *n, const char *path, int min, int max, int *out)
+int_value(struct ctx *c, const struct ab_jnode *n, const char *path, int min, int max, int *out)
 {
 	double d;
 
 	if (n->type != 'n') {
-		err(c, n->line, n->col, path, "expected an integer, got %s", type_name(n->j));
+		err(c, n->line, n->col, path, "expected an integer, got %s", ab_json_type_name(n->j));
 		return -1;
 	}
 	d = n->j->valuedouble;
@@ -958,7 +247,7 @@ static const char *const tree_name[] = {NULL, "build directory", "source tree"};
  * non-empty when nonempty is set; paths checked when kind is not PATH_ANY.
  */
 static void
-str_list(struct ctx *c, const struct jnode *n, const char *path, struct ab_list *out, int nonempty, int kind)
+str_list(struct ctx *c, const struct ab_jnode *n, const char *path, struct ab_list *out, int nonempty, int kind)
 {
 	size_t k = 0;
 
@@ -968,8 +257,8 @@ str_list(struct ctx *c, const struct jnode *n, const char *path, struct ab_list 
 		return;
 	out->v = ab_realloc(out->v, (n->nkids + 1) * sizeof(char *));
 	for (size_t i = 0; i < n->nkids; i++) {
-		const struct jnode *e = &n->kids[i];
-		char *p = pi(path, i);
+		const struct ab_jnode *e = &n->kids[i];
+		char *p = ab_jpath_index(path, i);
 
 		if (want(c, e, p, cJSON_String) == 0) {
 			const char *s = e->j->valuestring;
@@ -987,17 +276,17 @@ str_list(struct ctx *c, const struct jnode *n, const char *path, struct ab_list 
 }
 
 /* an array-of-strings member into out (which keeps its default when key is missing); the member or NULL */
-static const struct jnode *
-list_member(struct ctx *c, const struct jnode *obj, const char *path, const char *key, struct ab_list *out,
+static const struct ab_jnode *
+list_member(struct ctx *c, const struct ab_jnode *obj, const char *path, const char *key, struct ab_list *out,
     int nonempty, int kind)
 {
-	const struct jnode *m = member(obj, key);
+	const struct ab_jnode *m = ab_jnode_member(obj, key);
 	char *p;
 
 	if (!m)
 		return NULL;
 	free(out->v);
-	p = pk(path, key);
+	p = ab_jpath_key(path, key);
 	str_list(c, m, p, out, nonempty, kind);
 	free(p);
 	return m;
@@ -1009,15 +298,15 @@ list_member(struct ctx *c, const struct jnode *obj, const char *path, const char
  * when required) or not a string.
  */
 static char *
-dup_member(struct ctx *c, const struct jnode *obj, const char *path, const char *key, int required, int kind)
+dup_member(struct ctx *c, const struct ab_jnode *obj, const char *path, const char *key, int required, int kind)
 {
-	const struct jnode *m;
+	const struct ab_jnode *m;
 	const char *s = str_member(c, obj, path, key, required, &m);
 	char *p;
 
 	if (!s)
 		return NULL;
-	p = pk(path, key);
+	p = ab_jpath_key(path, key);
 	if (kind != PATH_ANY)
 		check_rel_path(c, m, p, s, tree_name[kind]);
 	else
@@ -1028,15 +317,15 @@ dup_member(struct ctx *c, const struct jnode *obj, const char *path, const char 
 
 /* an integer member from 1 (0 when zero_ok) to max; 0 when it is not */
 static void
-count_member(struct ctx *c, const struct jnode *obj, const char *path, const char *key, int zero_ok, int max,
+count_member(struct ctx *c, const struct ab_jnode *obj, const char *path, const char *key, int zero_ok, int max,
     int *out)
 {
-	const struct jnode *m = member(obj, key);
+	const struct ab_jnode *m = ab_jnode_member(obj, key);
 	char *p;
 
 	if (!m)
 		return;
-	p = pk(path, key);
+	p = ab_jpath_key(path, key);
 	if (int_value(c, m, p, zero_ok ? 0 : 1, max, out) < 0)
 		*out = 0;
 	else if (*out < (zero_ok ? 0 : 1)) {
@@ -1065,16 +354,16 @@ valid_env_name(const char *s)
 
 /* an object-of-strings member (env, defines) into out, in recipe order; names checked by valid */
 static void
-kv_member(struct ctx *c, const struct jnode *obj, const char *opath, const char *okey, struct ab_kvlist *out,
+kv_member(struct ctx *c, const struct ab_jnode *obj, const char *opath, const char *okey, struct ab_kvlist *out,
     const char *what, int (*valid)(const char *))
 {
-	const struct jnode *n = member(obj, okey);
+	const struct ab_jnode *n = ab_jnode_member(obj, okey);
 	char *path;
 	size_t k = 0;
 
 	if (!n)
 		return;
-	path = pk(opath, okey);
+	path = ab_jpath_key(opath, okey);
 	if (want(c, n, path, cJSON_Object) < 0) {
 		free(path);
 		return;
@@ -1082,12 +371,12 @@ kv_member(struct ctx *c, const struct jnode *obj, const char *opath, const char 
 	check_keys(c, n, path, NULL);
 	out->v = ab_calloc(n->nkids ? n->nkids : 1, sizeof(*out->v));
 	for (size_t i = 0; i < n->nkids; i++) {
-		const struct jnode *e = &n->kids[i];
+		const struct ab_jnode *e = &n->kids[i];
 		const char *key = e->j->string;
-		char *p = pk(path, key);
+		char *p = ab_jpath_key(path, key);
 
 		if (!valid(key)) {
-			char *v = shown(key);
+			char *v = ab_jshown(key);
 
 			if (valid == valid_env_name)
 				err(c, e->kline, e->kcol, p, "invalid %s name '%s': expected [A-Za-z_][A-Za-z0-9_]*", what, v);
@@ -1127,17 +416,17 @@ is_ref_name(const char *s)
 static void
 pin_error(struct ctx *c, int line, int col, const char *path, const char *commit)
 {
-	char *v = shown(commit);
+	char *v = ab_jshown(commit);
 
 	err(c, line, col, path, PIN_ERROR, v);
 	free(v);
 }
 
 static void
-parse_git(struct ctx *c, struct ab_source *s, const struct jnode *g, const char *path)
+parse_git(struct ctx *c, struct ab_source *s, const struct ab_jnode *g, const char *path)
 {
 	static const char *const keys[] = {"url", "commit", NULL};
-	const struct jnode *m;
+	const struct ab_jnode *m;
 	const char *v;
 	char *p;
 
@@ -1147,13 +436,13 @@ parse_git(struct ctx *c, struct ab_source *s, const struct jnode *g, const char 
 	s->url = dup_member(c, g, path, "url", 1, PATH_ANY);
 	v = str_member(c, g, path, "commit", 1, &m);
 	if (v) {
-		p = pk(path, "commit");
+		p = ab_jpath_key(path, "commit");
 		s->commit = ab_strdup(v);
 		s->commit_line = m->line;
 		s->commit_col = m->col;
 		if (!ab_is_hex(v, 40)) {
 			if (!is_ref_name(v)) {
-				char *sv = shown(v);
+				char *sv = ab_jshown(v);
 
 				err(c, m->line, m->col, p, "'%s' is neither a 40-digit commit id nor a ref name", sv);
 				free(sv);
@@ -1173,14 +462,14 @@ parse_git(struct ctx *c, struct ab_source *s, const struct jnode *g, const char 
  * fetch or build, holding the cache's lock. 0, or -1 with the error at n.
  */
 static int
-check_regular(struct ctx *c, const struct jnode *n, const char *p, const char *file, const char *shown_as)
+check_regular(struct ctx *c, const struct ab_jnode *n, const char *p, const char *file, const char *shown_as)
 {
 	struct stat st;
 	char *sv;
 
 	if (stat(file, &st) < 0 || S_ISREG(st.st_mode))
 		return 0;
-	sv = shown(shown_as);
+	sv = ab_jshown(shown_as);
 	err(c, n->line, n->col, p, "'%s' is not a regular file", sv);
 	free(sv);
 	return -1;
@@ -1188,19 +477,19 @@ check_regular(struct ctx *c, const struct jnode *n, const char *p, const char *f
 
 /* each patch: a file beside the recipe (relative to its directory, never absolute), a regular one */
 static void
-check_patches(struct ctx *c, const struct jnode *m, const char *path)
+check_patches(struct ctx *c, const struct ab_jnode *m, const char *path)
 {
-	char *p = pk(path, "patches");
+	char *p = ab_jpath_key(path, "patches");
 
 	for (size_t i = 0; i < m->nkids; i++) {
-		const struct jnode *e = &m->kids[i];
+		const struct ab_jnode *e = &m->kids[i];
 		char *q, *full, *sv;
 
 		if (e->type != '"' || !*e->j->valuestring)
 			continue;
-		q = pi(p, i);
+		q = ab_jpath_index(p, i);
 		if (e->j->valuestring[0] == '/') {
-			sv = shown(e->j->valuestring);
+			sv = ab_jshown(e->j->valuestring);
 			err(c, e->line, e->col, q, "'%s' is an absolute path: a patch is a file beside the recipe, relative "
 			    "to its directory", sv);
 			free(sv);
@@ -1215,18 +504,18 @@ check_patches(struct ctx *c, const struct jnode *m, const char *path)
 }
 
 static void
-parse_archive(struct ctx *c, struct ab_source *s, const struct jnode *a, const char *path)
+parse_archive(struct ctx *c, struct ab_source *s, const struct ab_jnode *a, const char *path)
 {
 	static const char *const keys[] = {"urls", "sha256", "strip", "max_size_mib", NULL};
-	const struct jnode *m;
+	const struct ab_jnode *m;
 	const char *v;
 	char *p;
 
 	if (want(c, a, path, cJSON_Object) < 0)
 		return;
 	check_keys(c, a, path, keys);
-	m = member(a, "urls");
-	p = pk(path, "urls");
+	m = ab_jnode_member(a, "urls");
+	p = ab_jpath_key(path, "urls");
 	if (!m) {
 		missing(c, a, path, "urls");
 	} else {
@@ -1237,9 +526,9 @@ parse_archive(struct ctx *c, struct ab_source *s, const struct jnode *a, const c
 	free(p);
 	v = str_member(c, a, path, "sha256", 1, &m);
 	if (v) {
-		p = pk(path, "sha256");
+		p = ab_jpath_key(path, "sha256");
 		if (!ab_is_hex(v, 64)) {
-			char *sv = shown(v);
+			char *sv = ab_jshown(v);
 
 			err(c, m->line, m->col, p, "'%s' is not a sha256 (64 lowercase hex digits)", sv);
 			free(sv);
@@ -1253,10 +542,10 @@ parse_archive(struct ctx *c, struct ab_source *s, const struct jnode *a, const c
 
 /* a directory beside the recipe, pinned by its dirHash (docs/recipe.md, "dir") */
 static void
-parse_dir(struct ctx *c, struct ab_source *s, const struct jnode *d, const char *path)
+parse_dir(struct ctx *c, struct ab_source *s, const struct ab_jnode *d, const char *path)
 {
 	static const char *const keys[] = {"path", "dirHash", NULL};
-	const struct jnode *m;
+	const struct ab_jnode *m;
 	const char *v;
 
 	if (want(c, d, path, cJSON_Object) < 0)
@@ -1264,7 +553,7 @@ parse_dir(struct ctx *c, struct ab_source *s, const struct jnode *d, const char 
 	check_keys(c, d, path, keys);
 	v = str_member(c, d, path, "path", 1, &m);
 	if (v) {
-		char *p = pk(path, "path");
+		char *p = ab_jpath_key(path, "path");
 
 		if (check_rel_path(c, m, p, v, "recipe's directory") == 0)
 			s->dir = ab_strdup(v);
@@ -1272,10 +561,10 @@ parse_dir(struct ctx *c, struct ab_source *s, const struct jnode *d, const char 
 	}
 	v = str_member(c, d, path, "dirHash", 1, &m);
 	if (v) {
-		char *p = pk(path, "dirHash");
+		char *p = ab_jpath_key(path, "dirHash");
 
 		if (!ab_is_hex(v, 64)) {
-			char *sv = shown(v);
+			char *sv = ab_jshown(v);
 
 			err(c, m->line, m->col, p, "'%s' is not a dirHash (64 lowercase hex digits)", sv);
 			free(sv);
@@ -1293,12 +582,12 @@ source_index(const struct ctx *c, const char *id)
 
 /* the index of the source named id at n; -1, reported, when there is none */
 static long
-source_ref(struct ctx *c, const struct jnode *n, const char *path, const char *id)
+source_ref(struct ctx *c, const struct ab_jnode *n, const char *path, const char *id)
 {
 	long t = source_index(c, id);
 
 	if (t < 0) {
-		char *v = shown(id);
+		char *v = ab_jshown(id);
 
 		err(c, n->line, n->col, path, "unknown source '%s'", v);
 		free(v);
@@ -1307,12 +596,12 @@ source_ref(struct ctx *c, const struct jnode *n, const char *path, const char *i
 }
 
 static void
-parse_source(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
+parse_source(struct ctx *c, size_t idx, const struct ab_jnode *n, const char *path)
 {
 	static const char *const keys[] = {"git", "archive", "dir", "patches", "prepare", "overlay", NULL};
 	static const char *const kinds[] = {"git", "archive", "dir"};
 	struct ab_source *s = &c->r->sources[idx];
-	const struct jnode *k[3], *first = NULL, *m;
+	const struct ab_jnode *k[3], *first = NULL, *m;
 	size_t nk = 0, fk = 0;
 	char *p;
 
@@ -1326,7 +615,7 @@ parse_source(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 	check_keys(c, n, path, keys);
 	/* one kind: the first written counts, each later one is reported */
 	for (size_t i = 0; i < 3; i++)
-		if ((k[i] = member(n, kinds[i])) && (!first || k[i] < first))
+		if ((k[i] = ab_jnode_member(n, kinds[i])) && (!first || k[i] < first))
 			first = k[i], fk = i;
 	for (size_t i = 0; i < 3; i++)
 		nk += k[i] != NULL;
@@ -1334,12 +623,12 @@ parse_source(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 		err(c, n->line, n->col, path, "a source needs one of 'git', 'archive' or 'dir'");
 	for (size_t i = 0; i < 3 && nk > 1; i++)
 		if (k[i] && k[i] != first) {
-			p = pk(path, kinds[i]);
+			p = ab_jpath_key(path, kinds[i]);
 			err(c, k[i]->kline, k[i]->kcol, p, "a source has one of 'git', 'archive' or 'dir', not several");
 			free(p);
 		}
 	if (first) {
-		p = pk(path, kinds[fk]);
+		p = ab_jpath_key(path, kinds[fk]);
 		if (fk == 0) {
 			s->kind = AB_SOURCE_GIT;
 			parse_git(c, s, first, p);
@@ -1359,13 +648,13 @@ parse_source(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 	if (m && m->type == '[')
 		check_patches(c, m, path);
 
-	m = member(n, "prepare");
-	p = pk(path, "prepare");
+	m = ab_jnode_member(n, "prepare");
+	p = ab_jpath_key(path, "prepare");
 	if (m && want(c, m, p, cJSON_Array) == 0) {
 		s->prepare = ab_calloc(m->nkids ? m->nkids : 1, sizeof(*s->prepare));
 		for (size_t i = 0; i < m->nkids; i++) {
-			const struct jnode *e = &m->kids[i];
-			char *q = pi(p, i);
+			const struct ab_jnode *e = &m->kids[i];
+			char *q = ab_jpath_index(p, i);
 			struct ab_list *l = &s->prepare[s->nprepare];
 
 			str_list(c, e, q, l, 0, PATH_ANY);
@@ -1381,15 +670,15 @@ parse_source(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
 	}
 	free(p);
 
-	m = member(n, "overlay");
-	p = pk(path, "overlay");
+	m = ab_jnode_member(n, "overlay");
+	p = ab_jpath_key(path, "overlay");
 	if (m && want(c, m, p, cJSON_Object) == 0) {
 		check_keys(c, m, p, NULL);
 		s->overlays = ab_calloc(m->nkids ? m->nkids : 1, sizeof(*s->overlays));
 		for (size_t i = 0; i < m->nkids; i++) {
-			const struct jnode *e = &m->kids[i];
-			char *q = pk(p, e->j->string);
-			struct jnode keynode = *e;
+			const struct ab_jnode *e = &m->kids[i];
+			char *q = ab_jpath_key(p, e->j->string);
+			struct ab_jnode keynode = *e;
 			long t;
 
 			keynode.line = e->kline;
@@ -1421,12 +710,12 @@ label_index(struct ctx *c, const char *label)
 
 /* a reference to another variant; records the dependency */
 static long
-variant_ref(struct ctx *c, size_t idx, const struct jnode *n, const char *path, const char *label)
+variant_ref(struct ctx *c, size_t idx, const struct ab_jnode *n, const char *path, const char *label)
 {
 	long t = label_index(c, label);
 
 	if (t < 0) {
-		char *v = shown(label);
+		char *v = ab_jshown(label);
 
 		err(c, n->line, n->col, path, "unknown variant '%s'", v);
 		free(v);
@@ -1438,7 +727,7 @@ variant_ref(struct ctx *c, size_t idx, const struct jnode *n, const char *path, 
 
 /* the {variant:LABEL:PATH} references of the string n (at path), added to v->uses once each */
 static void
-string_refs(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode *n, const char *path)
+string_refs(struct ctx *c, size_t idx, struct ab_variant *v, const struct ab_jnode *n, const char *path)
 {
 	const char *s = n->j->valuestring;
 	size_t pos = 0, start, end;
@@ -1449,7 +738,7 @@ string_refs(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode 
 		size_t u;
 
 		if (r < 0) {
-			char *sv = shown(s + start);
+			char *sv = ab_jshown(s + start);
 
 			err(c, n->line, n->col, path, "malformed variant reference at '%s': expected {variant:LABEL:PATH}",
 			    sv);
@@ -1485,19 +774,19 @@ string_refs(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode 
 
 /* the references of configure, defines and env (the values, not the names) */
 static void
-build_refs(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode *b, const char *path)
+build_refs(struct ctx *c, size_t idx, struct ab_variant *v, const struct ab_jnode *b, const char *path)
 {
 	static const char *const lists[] = {"configure", "defines", "env"};
 
 	for (size_t k = 0; k < AB_NELEM(lists); k++) {
-		const struct jnode *m = member(b, lists[k]);
+		const struct ab_jnode *m = ab_jnode_member(b, lists[k]);
 		char *mp;
 
 		if (!m || (m->type != '[' && m->type != '{'))
 			continue;
-		mp = pk(path, lists[k]);
+		mp = ab_jpath_key(path, lists[k]);
 		for (size_t i = 0; i < m->nkids; i++) {
-			char *ep = m->type == '[' ? pi(mp, i) : pk(mp, m->kids[i].j->string);
+			char *ep = m->type == '[' ? ab_jpath_index(mp, i) : ab_jpath_key(mp, m->kids[i].j->string);
 
 			if (m->kids[i].type == '"')
 				string_refs(c, idx, v, &m->kids[i], ep);
@@ -1527,7 +816,7 @@ check_uses(struct ctx *c)
 		const struct ab_varref *ref = &c->r->variants[k->v].uses[k->u];
 		long t = label_index(c, ref->label);
 		const struct ab_variant *tv = t >= 0 ? &c->r->variants[t] : NULL;
-		char *lv = shown(ref->label), *pv = shown(ref->path);
+		char *lv = ab_jshown(ref->label), *pv = ab_jshown(ref->path);
 
 		if (tv && tv->kind == AB_VARIANT_RUNTIME)
 			err(c, k->line, k->col, k->path,
@@ -1547,7 +836,7 @@ check_uses(struct ctx *c)
 
 /* the keys only one build system takes: each refused, at its key, for the others */
 static void
-system_keys(struct ctx *c, enum ab_build_system sys, const struct jnode *b, const char *path)
+system_keys(struct ctx *c, enum ab_build_system sys, const struct ab_jnode *b, const char *path)
 {
 	static const struct {
 		const char *key;
@@ -1561,13 +850,13 @@ system_keys(struct ctx *c, enum ab_build_system sys, const struct jnode *b, cons
 	static const char *const names[] = {"autotools", "cmake", "cargo"};
 
 	for (size_t i = 0; i < AB_NELEM(own); i++) {
-		const struct jnode *m = member(b, own[i].key);
+		const struct ab_jnode *m = ab_jnode_member(b, own[i].key);
 		char *p;
 
 		/* autotools and cmake report each other's keys already; targets serve both */
 		if (!m || own[i].only == sys || (sys != AB_BUILD_CARGO && own[i].only != AB_BUILD_CARGO))
 			continue;
-		p = pk(path, own[i].key);
+		p = ab_jpath_key(path, own[i].key);
 		err(c, m->kline, m->kcol, p, "'%s' is for %s builds, not %s", own[i].key, own[i].systems,
 		    names[sys]);
 		free(p);
@@ -1599,7 +888,7 @@ valid_cargo_feature(const char *s)
 }
 
 static void
-check_names(struct ctx *c, const struct jnode *m, const char *path, const struct ab_list *l,
+check_names(struct ctx *c, const struct ab_jnode *m, const char *path, const struct ab_list *l,
     int (*valid)(const char *), const char *what)
 {
 	if (!m || m->type != '[')
@@ -1613,8 +902,8 @@ check_names(struct ctx *c, const struct jnode *m, const char *path, const struct
 			k++;
 			continue;
 		}
-		p = pi(path, i);
-		sv = shown(l->v[k]);
+		p = ab_jpath_index(path, i);
+		sv = ab_jshown(l->v[k]);
 		err(c, m->kids[i].line, m->kids[i].col, p, "invalid %s '%s'", what, sv);
 		free(sv);
 		free(p);
@@ -1624,22 +913,22 @@ check_names(struct ctx *c, const struct jnode *m, const char *path, const struct
 
 /* an absolute path of a tool (cargo, rustc), or NULL */
 static char *
-tool_member(struct ctx *c, const struct jnode *b, const char *path, const char *key)
+tool_member(struct ctx *c, const struct ab_jnode *b, const char *path, const char *key)
 {
-	const struct jnode *m;
+	const struct ab_jnode *m;
 	char *s = dup_member(c, b, path, key, 0, PATH_ANY), *p;
 
 	if (s && *s && *s != '/') {
-		char *sv = shown(s);
+		char *sv = ab_jshown(s);
 
-		m = member(b, key);
-		p = pk(path, key);
+		m = ab_jnode_member(b, key);
+		p = ab_jpath_key(path, key);
 		err(c, m->line, m->col, p, "'%s' is not an absolute path (without one, %s is what PATH finds)", sv, key);
 		free(sv);
 		free(p);
 	} else if (s && *s) {
-		m = member(b, key);
-		p = pk(path, key);
+		m = ab_jnode_member(b, key);
+		p = ab_jpath_key(path, key);
 		check_regular(c, m, p, s, s);
 		free(p);
 	}
@@ -1648,27 +937,27 @@ tool_member(struct ctx *c, const struct jnode *b, const char *path, const char *
 
 /* profile, features, bins, vendor, cargo and rustc of a cargo build (docs/recipe.md, "Cargo builds") */
 static void
-cargo_members(struct ctx *c, struct ab_variant *v, const struct jnode *b, const char *path)
+cargo_members(struct ctx *c, struct ab_variant *v, const struct ab_jnode *b, const char *path)
 {
-	const struct jnode *m;
+	const struct ab_jnode *m;
 	char *p;
 
 	v->build.profile = dup_member(c, b, path, "profile", 0, PATH_ANY);
 	if (v->build.profile && !valid_cargo_name(v->build.profile)) {
-		char *sv = shown(v->build.profile);
+		char *sv = ab_jshown(v->build.profile);
 
-		m = member(b, "profile");
-		p = pk(path, "profile");
+		m = ab_jnode_member(b, "profile");
+		p = ab_jpath_key(path, "profile");
 		err(c, m->line, m->col, p, "invalid cargo profile name '%s': expected [A-Za-z0-9_-]+", sv);
 		free(sv);
 		free(p);
 	}
 	m = list_member(c, b, path, "features", &v->build.features, 1, PATH_ANY);
-	p = pk(path, "features");
+	p = ab_jpath_key(path, "features");
 	check_names(c, m, p, &v->build.features, valid_cargo_feature, "cargo feature");
 	free(p);
 	m = list_member(c, b, path, "bins", &v->build.bins, 1, PATH_ANY);
-	p = pk(path, "bins");
+	p = ab_jpath_key(path, "bins");
 	check_names(c, m, p, &v->build.bins, valid_cargo_name, "cargo binary name");
 	free(p);
 	v->build.vendor = dup_member(c, b, path, "vendor", 0, PATH_SOURCE);
@@ -1677,11 +966,11 @@ cargo_members(struct ctx *c, struct ab_variant *v, const struct jnode *b, const 
 }
 
 static void
-parse_build(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode *b, const char *path)
+parse_build(struct ctx *c, size_t idx, struct ab_variant *v, const struct ab_jnode *b, const char *path)
 {
 	static const char *const keys[] = {"system", "configure", "defines", "generator", "targets", "jobs",
 		"env", "profile", "features", "bins", "vendor", "cargo", "rustc", NULL};
-	const struct jnode *m, *cf, *df, *gen;
+	const struct ab_jnode *m, *cf, *df, *gen;
 	const char *s;
 	char *p;
 
@@ -1693,27 +982,27 @@ parse_build(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode 
 		return;
 	check_keys(c, b, path, keys);
 	s = str_member(c, b, path, "system", 1, &m);
-	cf = member(b, "configure");
-	df = member(b, "defines");
-	gen = member(b, "generator");
+	cf = ab_jnode_member(b, "configure");
+	df = ab_jnode_member(b, "defines");
+	gen = ab_jnode_member(b, "generator");
 	if (s) {
 		if (!strcmp(s, "autotools")) {
 			v->build.system = AB_BUILD_AUTOTOOLS;
 			if (df) {
-				p = pk(path, "defines");
+				p = ab_jpath_key(path, "defines");
 				err(c, df->kline, df->kcol, p,
 				    "'defines' is for cmake builds; an autotools build takes 'configure'");
 				free(p);
 			}
 			if (gen) {
-				p = pk(path, "generator");
+				p = ab_jpath_key(path, "generator");
 				err(c, gen->kline, gen->kcol, p, "'generator' is for cmake builds");
 				free(p);
 			}
 		} else if (!strcmp(s, "cmake")) {
 			v->build.system = AB_BUILD_CMAKE;
 			if (cf) {
-				p = pk(path, "configure");
+				p = ab_jpath_key(path, "configure");
 				err(c, cf->kline, cf->kcol, p,
 				    "'configure' is for autotools builds; a cmake build takes 'defines'");
 				free(p);
@@ -1721,9 +1010,9 @@ parse_build(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode 
 		} else if (!strcmp(s, "cargo")) {
 			v->build.system = AB_BUILD_CARGO;
 		} else {
-			char *sv = shown(s);
+			char *sv = ab_jshown(s);
 
-			p = pk(path, "system");
+			p = ab_jpath_key(path, "system");
 			err(c, m->line, m->col, p, "unknown build system '%s' (expected 'autotools', 'cmake' or 'cargo')",
 			    sv);
 			free(sv);
@@ -1745,12 +1034,12 @@ parse_build(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode 
 }
 
 static void
-parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode *rl, const char *path)
+parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct ab_jnode *rl, const char *path)
 {
 	static const char *const keys[] = {"from", "link_txt", "replace", "output", NULL};
 	static const char *const rkeys[] = {"path", "with", NULL};
 	static const char *const wkeys[] = {"variant", "artifact", NULL};
-	const struct jnode *m;
+	const struct ab_jnode *m;
 	const char *s;
 	char *p;
 
@@ -1761,11 +1050,11 @@ parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode
 	if (s) {
 		long t;
 
-		p = pk(path, "from");
+		p = ab_jpath_key(path, "from");
 		v->relink.from = ab_strdup(s);
 		t = variant_ref(c, idx, m, p, s);
 		if (t >= 0 && c->r->variants[t].kind != AB_VARIANT_BUILD && c->labels[t]) {
-			char *sv = shown(s);
+			char *sv = ab_jshown(s);
 
 			err(c, m->line, m->col, p, "variant '%s' is not a build variant", sv);
 			free(sv);
@@ -1774,8 +1063,8 @@ parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode
 	}
 	v->relink.link_txt = dup_member(c, rl, path, "link_txt", 1, PATH_BUILD);
 	v->relink.output = dup_member(c, rl, path, "output", 1, PATH_BUILD);
-	m = member(rl, "replace");
-	p = pk(path, "replace");
+	m = ab_jnode_member(rl, "replace");
+	p = ab_jpath_key(path, "replace");
 	if (!m) {
 		missing(c, rl, path, "replace");
 	} else if (want(c, m, p, cJSON_Array) == 0) {
@@ -1783,9 +1072,9 @@ parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode
 			err(c, m->line, m->col, p, "at least one replacement is required");
 		v->relink.replace = ab_calloc(m->nkids ? m->nkids : 1, sizeof(*v->relink.replace));
 		for (size_t i = 0; i < m->nkids; i++) {
-			const struct jnode *e = &m->kids[i], *w, *x;
+			const struct ab_jnode *e = &m->kids[i], *w, *x;
 			struct ab_replace *rp = &v->relink.replace[v->relink.nreplace];
-			char *q = pi(p, i), *wp;
+			char *q = ab_jpath_index(p, i), *wp;
 
 			if (want(c, e, q, cJSON_Object) < 0) {
 				free(q);
@@ -1795,20 +1084,20 @@ parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode
 			check_keys(c, e, q, rkeys);
 			rp->path = dup_member(c, e, q, "path", 1, PATH_ANY);
 			if (rp->path) {
-				char *pp = pk(q, "path");
+				char *pp = ab_jpath_key(q, "path");
 
-				string_refs(c, idx, v, member(e, "path"), pp);
+				string_refs(c, idx, v, ab_jnode_member(e, "path"), pp);
 				free(pp);
 			}
-			w = member(e, "with");
-			wp = pk(q, "with");
+			w = ab_jnode_member(e, "with");
+			wp = ab_jpath_key(q, "with");
 			if (!w) {
 				missing(c, e, q, "with");
 			} else if (want(c, w, wp, cJSON_Object) == 0) {
 				check_keys(c, w, wp, wkeys);
 				s = str_member(c, w, wp, "variant", 1, &x);
 				if (s) {
-					char *vp = pk(wp, "variant");
+					char *vp = ab_jpath_key(wp, "variant");
 
 					rp->with_variant = ab_strdup(s);
 					variant_ref(c, idx, x, vp, s);
@@ -1824,10 +1113,10 @@ parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct jnode
 }
 
 static void
-parse_allocator(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
+parse_allocator(struct ctx *c, struct ab_variant *v, const struct ab_jnode *n, const char *path)
 {
 	static const char *const keys[] = {"kind", "archive", "vendored", "upstream", NULL};
-	const struct jnode *m;
+	const struct ab_jnode *m;
 	const char *s;
 	char *p;
 
@@ -1838,9 +1127,9 @@ parse_allocator(struct ctx *c, struct ab_variant *v, const struct jnode *n, cons
 	s = str_member(c, n, path, "kind", 1, &m);
 	if (s) {
 		if (strcmp(s, "jemalloc") && strcmp(s, "mimalloc")) {
-			char *sv = shown(s);
+			char *sv = ab_jshown(s);
 
-			p = pk(path, "kind");
+			p = ab_jpath_key(path, "kind");
 			err(c, m->line, m->col, p, "unknown allocator kind '%s' (expected 'jemalloc' or 'mimalloc')",
 			    sv);
 			free(sv);
@@ -1853,7 +1142,7 @@ parse_allocator(struct ctx *c, struct ab_variant *v, const struct jnode *n, cons
 	s = str_member(c, n, path, "upstream", 0, &m);
 	if (s) {
 		if (!c->no_sources) {
-			p = pk(path, "upstream");
+			p = ab_jpath_key(path, "upstream");
 			source_ref(c, m, p, s);
 			free(p);
 		}
@@ -1862,10 +1151,10 @@ parse_allocator(struct ctx *c, struct ab_variant *v, const struct jnode *n, cons
 }
 
 static void
-parse_runtime(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
+parse_runtime(struct ctx *c, struct ab_variant *v, const struct ab_jnode *n, const char *path)
 {
 	static const char *const keys[] = {"env", "unset", NULL};
-	const struct jnode *m;
+	const struct ab_jnode *m;
 	char *p;
 
 	if (want(c, n, path, cJSON_Object) < 0)
@@ -1875,12 +1164,12 @@ parse_runtime(struct ctx *c, struct ab_variant *v, const struct jnode *n, const 
 	m = list_member(c, n, path, "unset", &v->runtime.unset, 0, PATH_ANY);
 	if (!m || m->type != '[')
 		return;
-	p = pk(path, "unset");
+	p = ab_jpath_key(path, "unset");
 	for (size_t i = 0; i < m->nkids; i++) {
-		const struct jnode *e = &m->kids[i];
+		const struct ab_jnode *e = &m->kids[i];
 
 		if (e->type == '"' && !valid_env_name(e->j->valuestring)) {
-			char *q = pi(p, i), *sv = shown(e->j->valuestring);
+			char *q = ab_jpath_index(p, i), *sv = ab_jshown(e->j->valuestring);
 
 			err(c, e->line, e->col, q, "invalid environment variable name '%s': expected [A-Za-z_][A-Za-z0-9_]*", sv);
 			free(sv);
@@ -1891,7 +1180,7 @@ parse_runtime(struct ctx *c, struct ab_variant *v, const struct jnode *n, const 
 }
 
 static void
-parse_probe(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
+parse_probe(struct ctx *c, struct ab_variant *v, const struct ab_jnode *n, const char *path)
 {
 	static const char *const keys[] = {"args", "timeout", NULL};
 
@@ -1915,18 +1204,18 @@ valid_option_name(const char *s)
 }
 
 static void
-parse_expect(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
+parse_expect(struct ctx *c, struct ab_variant *v, const struct ab_jnode *n, const char *path)
 {
 	static const char *const keys[] = {"version", "secure", "options", NULL};
-	const struct jnode *m;
+	const struct ab_jnode *m;
 
 	v->expect.present = 1;
 	if (want(c, n, path, cJSON_Object) < 0)
 		return;
 	check_keys(c, n, path, keys);
 	v->expect.version = dup_member(c, n, path, "version", 0, PATH_ANY);
-	if ((m = member(n, "secure"))) {
-		char *p = pk(path, "secure");
+	if ((m = ab_jnode_member(n, "secure"))) {
+		char *p = ab_jpath_key(path, "secure");
 
 		if (int_value(c, m, p, 0, 4, &v->expect.secure) < 0)
 			v->expect.secure = -1;
@@ -1937,15 +1226,15 @@ parse_expect(struct ctx *c, struct ab_variant *v, const struct jnode *n, const c
 
 /* "reproducible": a boolean, on build variants only (a relink or runtime_of is what its variants are) */
 static void
-parse_reproducible(struct ctx *c, struct ab_variant *v, const struct jnode *m, const char *path)
+parse_reproducible(struct ctx *c, struct ab_variant *v, const struct ab_jnode *m, const char *path)
 {
 	char *p;
 
 	if (!m)
 		return;
-	p = pk(path, "reproducible");
+	p = ab_jpath_key(path, "reproducible");
 	if (!cJSON_IsBool(m->j))
-		err(c, m->line, m->col, p, "expected a boolean, got %s", type_name(m->j));
+		err(c, m->line, m->col, p, "expected a boolean, got %s", ab_json_type_name(m->j));
 	else if (v->kind != AB_VARIANT_BUILD)
 		err(c, m->kline, m->kcol, p,
 		    "'reproducible' is for build variants (a relink or runtime_of is as reproducible as the variants it uses)");
@@ -1956,15 +1245,15 @@ parse_reproducible(struct ctx *c, struct ab_variant *v, const struct jnode *m, c
 
 /* "sandbox": a boolean, on any variant: its steps (build, relink, probe) run in the build sandbox */
 static void
-parse_sandbox(struct ctx *c, struct ab_variant *v, const struct jnode *m, const char *path)
+parse_sandbox(struct ctx *c, struct ab_variant *v, const struct ab_jnode *m, const char *path)
 {
 	char *p;
 
 	if (!m)
 		return;
-	p = pk(path, "sandbox");
+	p = ab_jpath_key(path, "sandbox");
 	if (!cJSON_IsBool(m->j))
-		err(c, m->line, m->col, p, "expected a boolean, got %s", type_name(m->j));
+		err(c, m->line, m->col, p, "expected a boolean, got %s", ab_json_type_name(m->j));
 	else
 		v->sandbox = cJSON_IsTrue(m->j);
 	free(p);
@@ -1972,17 +1261,17 @@ parse_sandbox(struct ctx *c, struct ab_variant *v, const struct jnode *m, const 
 
 /* the kind of a variant, from its first kind key; set before references are resolved */
 static void
-variant_kind(struct ctx *c, struct ab_variant *v, const struct jnode *n, const char *path)
+variant_kind(struct ctx *c, struct ab_variant *v, const struct ab_jnode *n, const char *path)
 {
 	static const char *const kinds[] = {"source", "relink", "runtime_of"};
-	const struct jnode *first = NULL;
+	const struct ab_jnode *first = NULL;
 	size_t fk = 0;
 
 	v->kind = AB_VARIANT_BUILD;
 	if (!n || n->type != '{')
 		return;
 	for (size_t i = 0; i < n->nkids; i++) {
-		const struct jnode *m = &n->kids[i];
+		const struct ab_jnode *m = &n->kids[i];
 
 		for (size_t k = 0; k < AB_NELEM(kinds); k++) {
 			if (strcmp(m->j->string, kinds[k]))
@@ -1991,7 +1280,7 @@ variant_kind(struct ctx *c, struct ab_variant *v, const struct jnode *n, const c
 				first = m;
 				fk = k;
 			} else if (strcmp(first->j->string, m->j->string) && path) {
-				char *p = pk(path, m->j->string);
+				char *p = ab_jpath_key(path, m->j->string);
 
 				err(c, m->kline, m->kcol, p,
 				    "a variant has exactly one of 'source', 'relink' or 'runtime_of' (already has '%s')",
@@ -2009,12 +1298,12 @@ variant_kind(struct ctx *c, struct ab_variant *v, const struct jnode *n, const c
 }
 
 static void
-parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path)
+parse_variant(struct ctx *c, size_t idx, const struct ab_jnode *n, const char *path)
 {
 	static const char *const keys[] = {"label", "source", "build", "relink", "runtime_of", "artifacts",
 		"allocator", "runtime", "probe", "expect", "reproducible", "sandbox", NULL};
 	struct ab_variant *v = &c->r->variants[idx];
-	const struct jnode *m, *b;
+	const struct ab_jnode *m, *b;
 	const char *s;
 	char *p;
 
@@ -2033,23 +1322,23 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 	if (s)
 		v->label = ab_strdup(s);
 
-	b = member(n, "build");
+	b = ab_jnode_member(n, "build");
 	s = str_member(c, n, path, "source", 0, &m);
-	if (v->kind == AB_VARIANT_BUILD && member(n, "source")) {
+	if (v->kind == AB_VARIANT_BUILD && ab_jnode_member(n, "source")) {
 		if (!b)
 			missing(c, n, path, "build");
 		if (s) {
 			v->source = ab_strdup(s);
 			if (!c->no_sources) {
-				p = pk(path, "source");
+				p = ab_jpath_key(path, "source");
 				source_ref(c, m, p, s);
 				free(p);
 			}
 		}
 	}
 	if (b) {
-		p = pk(path, "build");
-		if (v->kind != AB_VARIANT_BUILD || !member(n, "source"))
+		p = ab_jpath_key(path, "build");
+		if (v->kind != AB_VARIANT_BUILD || !ab_jnode_member(n, "source"))
 			err(c, b->kline, b->kcol, p, "'build' needs 'source' (only build variants have it)");
 		else
 			parse_build(c, idx, v, b, p);
@@ -2060,56 +1349,56 @@ parse_variant(struct ctx *c, size_t idx, const struct jnode *n, const char *path
 		v->build.targets.v = ab_calloc(1, sizeof(char *));
 	}
 
-	m = member(n, "relink");
+	m = ab_jnode_member(n, "relink");
 	if (m && v->kind == AB_VARIANT_RELINK) {
-		p = pk(path, "relink");
+		p = ab_jpath_key(path, "relink");
 		parse_relink(c, idx, v, m, p);
 		free(p);
 	}
 	s = str_member(c, n, path, "runtime_of", 0, &m);
 	if (s && v->kind == AB_VARIANT_RUNTIME) {
-		p = pk(path, "runtime_of");
+		p = ab_jpath_key(path, "runtime_of");
 		v->runtime_of = ab_strdup(s);
 		variant_ref(c, idx, m, p, s);
 		free(p);
 	}
 
 	list_member(c, n, path, "artifacts", &v->artifacts, 1, PATH_BUILD);
-	m = member(n, "allocator");
+	m = ab_jnode_member(n, "allocator");
 	if (m) {
-		p = pk(path, "allocator");
+		p = ab_jpath_key(path, "allocator");
 		parse_allocator(c, v, m, p);
 		free(p);
 	}
-	m = member(n, "runtime");
+	m = ab_jnode_member(n, "runtime");
 	if (m) {
-		p = pk(path, "runtime");
+		p = ab_jpath_key(path, "runtime");
 		parse_runtime(c, v, m, p);
 		free(p);
 	}
 	v->expect.secure = -1;
-	m = member(n, "expect");
+	m = ab_jnode_member(n, "expect");
 	if (m) {
-		p = pk(path, "expect");
+		p = ab_jpath_key(path, "expect");
 		parse_expect(c, v, m, p);
 		free(p);
 	}
-	m = member(n, "probe");
+	m = ab_jnode_member(n, "probe");
 	if (m) {
-		p = pk(path, "probe");
+		p = ab_jpath_key(path, "probe");
 		if (v->kind == AB_VARIANT_RUNTIME)
 			err(c, m->kline, m->kcol, p, "a runtime_of variant is probed like its base: set 'probe' there");
 		else
 			parse_probe(c, v, m, p);
 		free(p);
 	}
-	parse_reproducible(c, v, member(n, "reproducible"), path);
-	parse_sandbox(c, v, member(n, "sandbox"), path);
+	parse_reproducible(c, v, ab_jnode_member(n, "reproducible"), path);
+	parse_sandbox(c, v, ab_jnode_member(n, "sandbox"), path);
 	/* an allocator variant must have something to probe */
-	m = member(n, "allocator");
-	if (m && m->type == '{' && v->kind != AB_VARIANT_RUNTIME && !member(n, "artifacts") &&
-	    !member(m, "archive")) {
-		p = pk(path, "allocator");
+	m = ab_jnode_member(n, "allocator");
+	if (m && m->type == '{' && v->kind != AB_VARIANT_RUNTIME && !ab_jnode_member(n, "artifacts") &&
+	    !ab_jnode_member(m, "archive")) {
+		p = ab_jpath_key(path, "allocator");
 		err(c, m->kline, m->kcol, p, "nothing to probe: give the variant 'artifacts' or 'allocator.archive'");
 		free(p);
 	}
@@ -2179,31 +1468,20 @@ find_cycles(struct ctx *c, size_t n, const struct edge *e, size_t ne, const char
 	free(adj);
 }
 
-static int
-diag_cmp(const void *a, const void *b)
-{
-	const struct diag *x = a, *y = b;
-
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	if (x->col != y->col)
-		return x->col < y->col ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
 
 static void
-check_recipe(struct ctx *c, const struct jnode *root)
+check_recipe(struct ctx *c, const struct ab_jnode *root)
 {
 	static const char *const keys[] = {"recipe", "name", "description", "sources", "variants", NULL};
 	struct ab_recipe *r = c->r;
-	const struct jnode *m, *vs;
+	const struct ab_jnode *m, *vs;
 	const char *s;
 
 	if (want(c, root, "$", cJSON_Object) < 0)
 		return;
 	check_keys(c, root, "$", keys);
 
-	m = member(root, "recipe");
+	m = ab_jnode_member(root, "recipe");
 	if (!m) {
 		missing(c, root, "$", "recipe");
 	} else if (int_value(c, m, "recipe", INT_MIN, INT_MAX, &r->format) == 0 && r->format != 1) {
@@ -2218,7 +1496,7 @@ check_recipe(struct ctx *c, const struct jnode *root)
 	r->description = dup_or_null(str_member(c, root, "$", "description", 0, NULL));
 
 	/* sources first: variants refer to them wherever they are in the file */
-	m = member(root, "sources");
+	m = ab_jnode_member(root, "sources");
 	c->no_sources = !m || m->type != '{';
 	if (!m) {
 		missing(c, root, "$", "sources");
@@ -2227,8 +1505,8 @@ check_recipe(struct ctx *c, const struct jnode *root)
 		r->sources = ab_calloc(m->nkids ? m->nkids : 1, sizeof(*r->sources));
 		/* ids first, so that overlays may name a later source */
 		for (size_t i = 0; i < m->nkids; i++) {
-			const struct jnode *e = &m->kids[i];
-			char *p = pk("sources", e->j->string);
+			const struct ab_jnode *e = &m->kids[i];
+			char *p = ab_jpath_key("sources", e->j->string);
 
 			if (check_ident(c, e->kline, e->kcol, p, "source id", e->j->string) == 0 &&
 			    source_index(c, e->j->string) < 0) {
@@ -2239,7 +1517,7 @@ check_recipe(struct ctx *c, const struct jnode *root)
 			free(p);
 		}
 		for (size_t i = 0; i < m->nkids; i++) {
-			char *p = pk("sources", m->kids[i].j->string);
+			char *p = ab_jpath_key("sources", m->kids[i].j->string);
 
 			parse_source(c, i, &m->kids[i], p);
 			free(p);
@@ -2247,7 +1525,7 @@ check_recipe(struct ctx *c, const struct jnode *root)
 		find_cycles(c, r->nsources, c->oe, c->noe, "overlay", 0);
 	}
 
-	vs = member(root, "variants");
+	vs = ab_jnode_member(root, "variants");
 	if (!vs) {
 		missing(c, root, "$", "variants");
 		return;
@@ -2264,20 +1542,20 @@ check_recipe(struct ctx *c, const struct jnode *root)
 	c->lnodes = ab_calloc(vs->nkids, sizeof(*c->lnodes));
 	/* labels and kinds first: references may point forward */
 	for (size_t i = 0; i < vs->nkids; i++) {
-		const struct jnode *e = &vs->kids[i], *l;
-		char *p = pi("variants", i);
+		const struct ab_jnode *e = &vs->kids[i], *l;
+		char *p = ab_jpath_index("variants", i);
 
 		if (want(c, e, p, cJSON_Object) == 0) {
 			variant_kind(c, &r->variants[i], e, NULL);
-			l = member(e, "label");
+			l = ab_jnode_member(e, "label");
 			if (l && l->type == '"') {
-				char *lp = pk(p, "label");
+				char *lp = ab_jpath_key(p, "label");
 				const char *ls = l->j->valuestring;
 				long prev = label_index(c, ls);
 
 				if (check_ident(c, l->line, l->col, lp, "label", ls) == 0) {
 					if (prev >= 0) {
-						char *sv = shown(ls);
+						char *sv = ab_jshown(ls);
 
 						err(c, l->line, l->col, lp, "duplicate label '%s' (first at %d:%d)", sv,
 						    c->lnodes[prev]->line, c->lnodes[prev]->col);
@@ -2296,7 +1574,7 @@ check_recipe(struct ctx *c, const struct jnode *root)
 		free(p);
 	}
 	for (size_t i = 0; i < vs->nkids; i++) {
-		char *p = pi("variants", i);
+		char *p = ab_jpath_index("variants", i);
 
 		parse_variant(c, i, &vs->kids[i], p);
 		free(p);
@@ -2384,59 +1662,16 @@ int
 ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, size_t len, FILE *errs,
     unsigned flags)
 {
-	struct scan sc = {0};
-	struct jnode root = {0};
+	struct ab_jdoc doc;
 	struct ctx c = {0};
-	cJSON *doc = NULL;
 	char *dir;
-	size_t bom = 0;
 	int error = -1;
 
 	*out = NULL;
 	if (!errs)
 		errs = stderr;
-	sc.p = text;
-	sc.end = text + len;
-	sc.line = 1;
-	sc.col = 1;
-	/*
-	 * A UTF-8 byte order mark is not part of the document. cJSON is not
-	 * given it: it only skips one in front of more than one byte.
-	 */
-	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
-		bom = 3;
-	sc.p += bom;
-	skip_ws(&sc);
-	scan_value(&sc, &root, 0);
-	if (!sc.failed) {
-		char buf[32];
-
-		skip_ws(&sc);
-		if (sc.p < sc.end) {
-			ab_buf_clear(&sc.path);
-			sc_fail_at(&sc, sc.line, sc.col, "expected end of input, got %s", got(&sc, buf, sizeof(buf)));
-		}
-	}
-	if (sc.failed) {
-		fprintf(errs, "%s:%d:%d: %s: %s\n", name, sc.eline, sc.ecol, sc.epath, sc.emsg);
-		goto done;
-	}
-	doc = cJSON_ParseWithLength(text + bom, len - bom);
-	if (!doc || attach(&root, doc) < 0) {
-		/* cannot happen: the scanner is stricter than cJSON */
-		const char *ep = cJSON_GetErrorPtr();
-		int line = 1, col = 1;
-
-		if (!doc && ep && ep >= text && ep <= text + len)
-			offset_pos(text, (size_t)(ep - text), &line, &col);
-		fprintf(errs, "%s:%d:%d: $: cJSON cannot parse what the scanner accepted\n", name, line,
-		    col);
-#ifdef AB_FUZZING
-		abort(); /* let the fuzzer find any disagreement */
-#endif
-		goto done;
-	}
-
+	if (ab_jdoc_parse(&doc, name, text, len, errs) < 0)
+		return -1;
 	c.flags = flags;
 	c.r = ab_calloc(1, sizeof(*c.r));
 	c.r->path = ab_strdup(name);
@@ -2453,25 +1688,15 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 	/* the bytes that were hashed, so that a copy can never differ from the digest */
 	c.r->text = ab_strndup(text, len);
 	c.r->len = len;
-	check_recipe(&c, &root);
-	if (c.nd) {
-		qsort(c.d, c.nd, sizeof(*c.d), diag_cmp);
-		for (size_t i = 0; i < c.nd; i++) {
-			/* the same error reached twice (e.g. a type error seen by two passes) prints once */
-			if (i && c.d[i].line == c.d[i - 1].line && c.d[i].col == c.d[i - 1].col &&
-			    !strcmp(c.d[i].msg, c.d[i - 1].msg))
-				continue;
-			fprintf(errs, "%s:%d:%d: %s\n", name, c.d[i].line, c.d[i].col, c.d[i].msg);
-		}
+	check_recipe(&c, &doc.root);
+	if (ab_jdiags_print(&c.dg, name, errs)) {
 		ab_recipe_free(c.r);
 		goto done;
 	}
 	*out = c.r;
 	error = 0;
 done:
-	for (size_t i = 0; i < c.nd; i++)
-		free(c.d[i].msg);
-	free(c.d);
+	ab_jdiags_release(&c.dg);
 	for (size_t i = 0; i < c.ne; i++)
 		free(c.e[i].path);
 	free(c.e);
@@ -2482,11 +1707,7 @@ done:
 	free(c.lnodes);
 	ab_strmap_free(&c.lmap);
 	ab_strmap_free(&c.smap);
-	cJSON_Delete(doc);
-	jnode_release(&root);
-	ab_buf_free(&sc.path);
-	free(sc.epath);
-	free(sc.emsg);
+	ab_jdoc_release(&doc);
 	return error;
 }
 
@@ -2544,12 +1765,12 @@ ab_recipe_check_pin(const struct ab_recipe *r, const struct ab_source *s, int al
 	if (s->kind != AB_SOURCE_GIT || !s->unpinned || allow_unpinned)
 		return 0;
 	{
-		char *src = pk("sources", s->id);
+		char *src = ab_jpath_key("sources", s->id);
 
 		p = ab_sprintf("%s.git.commit", src);
 		free(src);
 	}
-	v = shown(s->commit);
+	v = ab_jshown(s->commit);
 	ab_error("%s:%d:%d: %s: " PIN_ERROR, r->path, s->commit_line, s->commit_col, p, v);
 	free(v);
 	free(p);

@@ -5,11 +5,12 @@
 #include "cmd.h"
 #include "../lib/util.h"
 #include "../provenance/challenge.h"
+#include "../provenance/policy.h"
 #include "../provenance/pr.h"
 
 static const char usage[] =
     "allocbuild pr [-o DIR] [--notes REPO[@COMMIT]] [--limit N] [--sign KEY.pem]...\n"
-    "              [--rebuilt RECORD]... [--rebuilt-key PUB.pem]... OUTDIR\n"
+    "              [--rebuilt RECORD]... [--rebuilt-key PUB.pem]... [--policy POLICY.json] OUTDIR\n"
     "\n"
     "Write pr.md, a pull-request body, and provenance-<name>.tar.gz, the evidence\n"
     "bundle, into DIR (default OUTDIR). --sign first signs the statements of\n"
@@ -18,8 +19,13 @@ static const char usage[] =
     "in-toto statement to a commit as a git note. --rebuilt adds the table of\n"
     "`allocbuild challenge OUTDIR RECORD...` (the records of independent\n"
     "rebuilds; their signatures checked with --rebuilt-key) as \"Independent\n"
-    "rebuilds\". Exit 0 written, 1 a record's signature does not verify, 2 bad\n"
-    "input (nothing is written then). See docs/pr.md.\n";
+    "rebuilds\". --policy checks a reviewer's policy as `verify --policy` does\n"
+    "(the signers rule counts the --sign keys): a Policy line in the verdict, the\n"
+    "rules that failed, every rule in the details; the policy file goes into the\n"
+    "bundle (pr-policy/), and with --sign its signed verification summary\n"
+    "(pr-policy/vsa.intoto.jsonl); a policy that fails is reported, not an\n"
+    "error. Exit 0 written, 1 a record's signature does not verify, 2 bad\n"
+    "input (a bad policy too; nothing is written then). See docs/pr.md.\n";
 
 static int
 cmd_pr(int argc, char **argv)
@@ -32,12 +38,15 @@ cmd_pr(int argc, char **argv)
 		{"signing-key", required_argument, NULL, 's'}, /* sign's name for it */
 		{"rebuilt", required_argument, NULL, 'r'},
 		{"rebuilt-key", required_argument, NULL, 'K'},
+		{"policy", required_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_pr_opts o = {0};
 	struct ab_strv keypaths = {0}, records = {0}, pubpaths = {0};
 	struct ab_key **keys = NULL, **pubs = NULL;
 	struct ab_challenge *ch = NULL;
+	struct ab_policy *pol = NULL;
+	const char *policy_path = NULL;
 	size_t nkeys = 0, npubs = 0;
 	int c, rc = AB_EXIT_USAGE;
 
@@ -59,6 +68,9 @@ cmd_pr(int argc, char **argv)
 			break;
 		case 'K':
 			ab_strv_push(&pubpaths, optarg);
+			break;
+		case 'P':
+			policy_path = optarg;
 			break;
 		case 'l': {
 			int v;
@@ -89,8 +101,10 @@ cmd_pr(int argc, char **argv)
 		ab_error("pr: '%s' is not a directory", o.outdir);
 		goto done;
 	}
-	/* an unusable key, or a record that does not hold, must fail before anything is written */
-	rc = ab_cmd_load_keys(&keys, &nkeys, keypaths.v, keypaths.n, 1);
+	/* a bad policy, an unusable key, or a record that does not hold, must fail before anything is written */
+	rc = policy_path ? ab_policy_load(&pol, policy_path, stderr) : 0;
+	if (rc == 0)
+		rc = ab_cmd_load_keys(&keys, &nkeys, keypaths.v, keypaths.n, 1);
 	if (rc == 0)
 		rc = ab_cmd_load_keys(&pubs, &npubs, pubpaths.v, pubpaths.n, 0);
 	if (rc == 0 && records.n) {
@@ -101,11 +115,13 @@ cmd_pr(int argc, char **argv)
 	o.sign_keys = keys;
 	o.nsign_keys = nkeys;
 	o.rebuilt = ch;
+	o.policy = pol;
 	if (rc == 0)
 		rc = ab_pr_write(&o);
 	rc = ab_cmd_exit(rc);
 done:
 	ab_challenge_free(ch);
+	ab_policy_free(pol);
 	ab_cmd_free_keys(keys, nkeys);
 	ab_cmd_free_keys(pubs, npubs);
 	ab_strv_free(&keypaths);

@@ -12,12 +12,19 @@
 #include "../lib/jsonio.h"
 #include "../lib/util.h"
 #include "../provenance/bundle.h"
+#include "../provenance/challenge.h"
 #include "../provenance/manifest.h"
+#include "../provenance/policy.h"
+#include "../provenance/policycheck.h"
 #include "../provenance/runrec.h"
 #include "../provenance/sign.h"
+#include "../provenance/vsa.h"
 
 static const char usage[] =
     "allocbuild verify [--key PUB.pem]... [--require-all] [--json] OUTDIR|BUNDLE|FILE.intoto.jsonl\n"
+    "allocbuild verify --policy POLICY.json [--key PUB.pem]... [--json]\n"
+    "                  [--rebuilt RECORD]... [--rebuilt-key PUB.pem]...\n"
+    "                  [--sign KEY.pem [-o VSA.intoto.jsonl]] OUTDIR|BUNDLE\n"
     "\n"
     "Re-hash every artifact and manifest of OUTDIR against SHA256SUMS and the\n"
     "in-toto statement, or every member of an evidence bundle against its\n"
@@ -31,7 +38,21 @@ static const char usage[] =
     "check failed (printed on stdout, naming the line and the file), 2 unreadable\n"
     "input or an unusable key. The last line says pass or FAIL and what was\n"
     "checked. With --json, one document instead: {target, kind, result (pass\n"
-    "or fail), keys, lines (every line above)}. See docs/manifests.md.\n";
+    "or fail), keys, lines (every line above)}. See docs/manifests.md.\n"
+    "\n"
+    "With --policy, the policy file is read first (an error in it: FILE:LINE:COL,\n"
+    "exit 2, nothing checked); after the checks above, every rule of the policy\n"
+    "is checked against the records: one line per rule and variant, pass, or\n"
+    "FAIL with what was expected, what was found and the file and field read;\n"
+    "then a last line for the policy. Exit 1 when a rule fails. With --json,\n"
+    "the document has a member policy {path, sha256, result, rules}.\n"
+    "--rebuilt gives independent rebuilders' records (rebuild --sign; checked\n"
+    "with --rebuilt-key as challenge does) for a reproducible rule's\n"
+    "\"independent\". With\n"
+    "--sign (or --signing-key: a private key), the result is also written as a\n"
+    "SLSA Verification Summary Attestation in a DSSE envelope, signed by it, to\n"
+    "-o (default OUTDIR/vsa.intoto.jsonl, or BUNDLE.vsa.intoto.jsonl), PASSED or\n"
+    "FAILED; verify --key checks it. See docs/policy.md.\n";
 
 /* the worse of two results: AB_EFAIL over AB_ECHECK over 0 */
 static int
@@ -61,7 +82,8 @@ print_result(FILE *out, const char *target, const char *kind, int e, size_t nkey
 
 /* verify --json: what was checked, the result, and every line verify printed */
 static void
-print_json(const char *target, const char *kind, int e, size_t nkeys, const char *lines)
+print_json(const char *target, const char *kind, int e, size_t nkeys, const char *lines, const struct ab_policy *pol,
+    const struct ab_policy_report *rep, int pe)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
 
@@ -77,6 +99,14 @@ print_json(const char *target, const char *kind, int e, size_t nkeys, const char
 		cJSON_AddItemToArray(arr, cJSON_CreateString(line));
 		free(line);
 		s += n + (s[n] == '\n');
+	}
+	if (pol) {
+		cJSON *po = cJSON_AddObjectToObject(o, "policy");
+
+		cJSON_AddStringToObject(po, "path", pol->path);
+		cJSON_AddStringToObject(po, "sha256", pol->sha256);
+		cJSON_AddStringToObject(po, "result", pe ? "fail" : "pass");
+		cJSON_AddItemToObject(po, "rules", ab_policy_report_json(rep));
 	}
 	ab_json_print(stdout, o);
 	cJSON_Delete(o);
@@ -98,90 +128,232 @@ verify_bundle(FILE *out, const char *path, const struct ab_sign_verify_opts *o)
 	return e;
 }
 
+/* --policy: every rule against the records of target, after the checks above; its last line */
 static int
-cmd_verify(int argc, char **argv)
+check_policy(FILE *out, struct ab_policy_report *rep, const struct ab_policy *pol, const char *target,
+    const char *kind, struct ab_key *const *keys, size_t nkeys, const struct ab_challenge *rebuilt)
+{
+	struct ab_policy_check_opts po = {target, 0, keys, nkeys, rebuilt};
+	char *shown_p, *shown_t;
+	int e;
+
+	po.bundle = !strcmp(kind, "bundle");
+	if ((e = ab_policy_check(rep, pol, &po)) == AB_EFAIL)
+		return e;
+	ab_policy_report_print(out, rep);
+	shown_p = ab_shown(pol->path);
+	shown_t = ab_shown(target);
+	if (e)
+		fprintf(out, "FAIL: policy %s: %zu of %zu rule checks failed on %s %s\n", shown_p, rep->failed, rep->n,
+		    kind, shown_t);
+	else
+		fprintf(out, "pass: policy %s: every rule check passed on %s %s (%zu)\n", shown_p, kind, shown_t,
+		    rep->n);
+	free(shown_p);
+	free(shown_t);
+	return e;
+}
+
+/* --sign: the verification summary, signed, written */
+static int
+write_vsa(const char *target, const char *kind, const struct ab_policy *pol, int passed, struct ab_key *const *keys,
+    size_t nkeys, const char *out)
+{
+	struct ab_vsa v = {target, !strcmp(kind, "bundle"), pol, passed, 0};
+	char *path = out ? ab_strdup(out) : ab_vsa_default_path(&v);
+	int e = ab_vsa_write(path, &v, keys, nkeys);
+
+	if (e == 0)
+		ab_note("verification summary (%s), signed: %s", passed ? "PASSED" : "FAILED", path);
+	free(path);
+	return e;
+}
+
+/* what verify was asked */
+struct args {
+	struct ab_sign_verify_opts o;
+	struct ab_strv paths, records, rpaths; /* --key, --rebuilt, --rebuilt-key */
+	const char *policy, *sign, *vsa;       /* --policy, --sign, -o */
+	int json;
+};
+
+static void
+args_release(struct args *a)
+{
+	ab_strv_free(&a->paths);
+	ab_strv_free(&a->records);
+	ab_strv_free(&a->rpaths);
+}
+
+/* the options into *a; 0, or the exit code of a usage error (reported) */
+static int
+parse_args(struct args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"key", required_argument, NULL, 'k'},
 		{"require-all", no_argument, NULL, 'a'},
 		{"json", no_argument, NULL, 'J'},
+		{"policy", required_argument, NULL, 'P'},
+		{"sign", required_argument, NULL, 'S'},
+		{"signing-key", required_argument, NULL, 'S'},
+		{"output", required_argument, NULL, 'o'},
+		{"rebuilt", required_argument, NULL, 'r'},
+		{"rebuilt-key", required_argument, NULL, 'K'},
 		{NULL, 0, NULL, 0},
 	};
-	struct ab_sign_verify_opts o = {0};
-	struct ab_strv paths = {0};
-	struct ab_key **keys = NULL;
-	const char *target;
-	size_t nkeys = 0;
-	const char *kind = "bundle";
-	char *lines = NULL;
-	size_t len = 0;
-	FILE *out = stdout;
-	int c, e, json = 0;
+	int c;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'k':
-			ab_strv_push(&paths, optarg);
-			break;
-		case 'a':
-			o.require_all = 1;
-			break;
-		case 'J':
-			json = 1;
-			break;
-		default:
-			ab_strv_free(&paths);
-			return ab_cmd_option_error("verify", c, argv);
+		case 'k': ab_strv_push(&a->paths, optarg); break;
+		case 'a': a->o.require_all = 1; break;
+		case 'J': a->json = 1; break;
+		case 'P': a->policy = optarg; break;
+		case 'S': a->sign = optarg; break;
+		case 'o': a->vsa = optarg; break;
+		case 'r': ab_strv_push(&a->records, optarg); break;
+		case 'K': ab_strv_push(&a->rpaths, optarg); break;
+		default: return ab_cmd_option_error("verify", c, argv);
 		}
 	}
-	if (argc - optind != 1 || (o.require_all && !paths.n)) {
-		ab_strv_free(&paths);
-		return ab_cmd_usage_error("verify", argc - optind < 1 ? "missing OUTDIR, BUNDLE or FILE.intoto.jsonl" :
-		    argc - optind > 1 ? "expected exactly one OUTDIR, BUNDLE or FILE.intoto.jsonl" :
-		    "--require-all needs --key");
-	}
-	target = argv[optind];
-	/* --json: every line into memory, printed as one document at the end */
-	if (json && !(out = open_memstream(&lines, &len))) {
-		ab_error_errno("verify: cannot allocate");
-		ab_strv_free(&paths);
-		return AB_EXIT_USAGE;
-	}
-	e = ab_cmd_load_keys(&keys, &nkeys, paths.v, paths.n, 0);
-	o.keys = keys;
-	o.nkeys = nkeys;
-	if (e < 0) {
-		/* a key that cannot be used */
-	} else if (ab_is_dir(target) || !ab_path_exists(target)) {
+	if (argc - optind < 1)
+		return ab_cmd_usage_error("verify", "missing OUTDIR, BUNDLE or FILE.intoto.jsonl");
+	if (argc - optind > 1)
+		return ab_cmd_usage_error("verify", "expected exactly one OUTDIR, BUNDLE or FILE.intoto.jsonl");
+	if (a->o.require_all && !a->paths.n)
+		return ab_cmd_usage_error("verify", "--require-all needs --key");
+	if (a->sign && !a->policy)
+		return ab_cmd_usage_error("verify", "--sign needs --policy (it signs the policy's verification summary)");
+	if (a->vsa && !a->sign)
+		return ab_cmd_usage_error("verify", "-o needs --sign");
+	if (a->records.n && !a->policy)
+		return ab_cmd_usage_error("verify", "--rebuilt needs --policy");
+	if (a->rpaths.n && !a->records.n)
+		return ab_cmd_usage_error("verify", "--rebuilt-key needs --rebuilt");
+	return 0;
+}
+
+/* the plain verify of target: its kind in *kind; every line on out */
+static int
+verify_target(FILE *out, const char **kind, const char *target, struct ab_sign_verify_opts *o)
+{
+	int e;
+
+	if (ab_is_dir(target) || !ab_path_exists(target)) {
 		struct ab_strv names = {0}, hexes = {0};
 
-		kind = "OUTDIR";
+		*kind = "OUTDIR";
 		/* the files hashed for SHA256SUMS are not read again for the signatures */
 		e = ab_manifest_verify_seen(out, target, &names, &hexes);
-		o.known_names = &names;
-		o.known_hexes = &hexes;
+		o->known_names = &names;
+		o->known_hexes = &hexes;
 		if (e != AB_EFAIL)
-			e = worse(e, ab_sign_verify_outdir(out, target, &o));
+			e = worse(e, ab_sign_verify_outdir(out, target, o));
+		o->known_names = o->known_hexes = NULL;
 		ab_strv_free(&names);
 		ab_strv_free(&hexes);
 	} else if (ab_sign_is_envelope_file(target)) {
-		kind = "envelopes file";
-		e = ab_sign_verify_file(out, target, &o);
+		*kind = "envelopes file";
+		e = ab_sign_verify_file(out, target, o);
 	} else {
-		e = verify_bundle(out, target, &o);
+		*kind = "bundle";
+		e = verify_bundle(out, target, o);
 	}
+	return e;
+}
+
+/*
+ * Everything --policy needs before anything is checked, each a reason for
+ * exit 2: the policy, a target it can read, the signing key, and the
+ * rebuilders' records (after the plain verify: challenge reads the target)
+ */
+static int
+load_policy(struct ab_policy **pol, struct ab_key ***skeys, size_t *nskeys, const struct args *a, const char *target)
+{
+	if (ab_policy_load(pol, a->policy, stderr) < 0)
+		return AB_EFAIL;
+	if (!ab_is_dir(target) && ab_path_exists(target) && ab_sign_is_envelope_file(target)) {
+		ab_error("verify --policy: '%s' is an envelopes file: give the OUTDIR or the bundle", target);
+		return AB_EFAIL;
+	}
+	if (a->sign && ab_cmd_load_keys(skeys, nskeys, (char *const *)&a->sign, 1, 1) < 0)
+		return AB_EFAIL;
+	return 0;
+}
+
+static int
+load_rebuilt(struct ab_challenge **ch, struct ab_key ***rkeys, size_t *nrkeys, const struct args *a,
+    const char *target)
+{
+	struct ab_challenge_opts co = {.records = a->records.v, .nrecords = a->records.n};
+
+	if (!a->records.n)
+		return 0;
+	if (ab_cmd_load_keys(rkeys, nrkeys, a->rpaths.v, a->rpaths.n, 0) < 0)
+		return AB_EFAIL;
+	co.keys = *rkeys;
+	co.nkeys = *nrkeys;
+	/* a refused record (AB_ECHECK) is left out and counts for nothing */
+	return ab_challenge_make(ch, target, &co) == AB_EFAIL ? AB_EFAIL : 0;
+}
+
+static int
+cmd_verify(int argc, char **argv)
+{
+	struct args a = {0};
+	struct ab_key **keys = NULL, **skeys = NULL, **rkeys = NULL;
+	size_t nkeys = 0, nskeys = 0, nrkeys = 0, len = 0;
+	struct ab_policy *pol = NULL;
+	struct ab_policy_report rep = {0};
+	struct ab_challenge *ch = NULL;
+	const char *target, *kind = "bundle";
+	char *lines = NULL;
+	FILE *out = stdout;
+	int e, pe = 0;
+
+	if ((e = parse_args(&a, argc, argv)) != 0) {
+		args_release(&a);
+		return e;
+	}
+	target = argv[optind];
+	/* a bad policy, an unusable target or key: nothing is checked */
+	e = a.policy ? load_policy(&pol, &skeys, &nskeys, &a, target) : 0;
+	/* --json: every line into memory, printed as one document at the end */
+	if (e == 0 && a.json && !(out = open_memstream(&lines, &len))) {
+		ab_error_errno("verify: cannot allocate");
+		out = stdout;
+		e = AB_EFAIL;
+	}
+	if (e == 0)
+		e = ab_cmd_load_keys(&keys, &nkeys, a.paths.v, a.paths.n, 0);
+	a.o.keys = keys;
+	a.o.nkeys = nkeys;
+	if (e == 0)
+		e = verify_target(out, &kind, target, &a.o);
 	if (e != AB_EFAIL)
 		print_result(out, target, kind, e, nkeys);
-	if (json) {
+	if (e != AB_EFAIL && pol && load_rebuilt(&ch, &rkeys, &nrkeys, &a, target) < 0)
+		e = AB_EFAIL;
+	if (e != AB_EFAIL && pol)
+		pe = check_policy(out, &rep, pol, target, kind, keys, nkeys, ch);
+	if (out != stdout) {
 		fclose(out);
-		if (e != AB_EFAIL)
-			print_json(target, kind, e, nkeys, lines);
+		if (e != AB_EFAIL && pe != AB_EFAIL)
+			print_json(target, kind, e, nkeys, lines, pol, &rep, pe);
 		free(lines);
 	}
+	e = e == AB_EFAIL ? e : worse(e, pe);
+	if (e != AB_EFAIL && a.sign && write_vsa(target, kind, pol, e == 0, skeys, nskeys, a.vsa) < 0)
+		e = AB_EFAIL;
+	ab_policy_report_release(&rep);
+	ab_policy_free(pol);
+	ab_challenge_free(ch);
+	ab_cmd_free_keys(rkeys, nrkeys);
+	ab_cmd_free_keys(skeys, nskeys);
 	ab_cmd_free_keys(keys, nkeys);
-	ab_strv_free(&paths);
+	args_release(&a);
 	return ab_cmd_exit(e);
 }
 

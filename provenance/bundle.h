@@ -18,6 +18,8 @@
 
 /* pr's charts as SVG files (provenance/svgchart.h): a folder of OUTDIR the bundle carries unlisted, as pr-details.md */
 #define AB_PR_CHARTS "pr-charts"
+/* pr --policy's policy file and signed verification summary: a folder of OUTDIR the bundle carries unlisted */
+#define AB_PR_POLICY "pr-policy"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -472,6 +472,21 @@ ab_challenge_md(struct ab_buf *b, const struct ab_challenge *c)
 	ab_buf_puts(b, ".\n");
 }
 
+size_t
+ab_challenge_label_independent(const struct ab_challenge *c, const char *label, size_t *n)
+{
+	size_t least = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < c->narts; i++) {
+		if (!c->arts[i].label || strcmp(c->arts[i].label, label))
+			continue;
+		if (!(*n)++ || c->arts[i].independent < least)
+			least = c->arts[i].independent;
+	}
+	return least;
+}
+
 cJSON *
 ab_challenge_json(const struct ab_challenge *c)
 {

@@ -55,6 +55,12 @@ struct ab_challenge_opts {
 int ab_challenge_make(struct ab_challenge **out, const char *input, const struct ab_challenge_opts *o);
 /* 0 when every artifact has its quorum and no record was refused, else AB_ECHECK */
 int ab_challenge_verdict(const struct ab_challenge *c);
+/*
+ * The artifacts of label (as the build's statement names them) in *n, and
+ * the fewest independent rebuilders that got one of them identical (0
+ * when n is 0): a policy's reproducible rule (provenance/policycheck.h)
+ */
+size_t ab_challenge_label_independent(const struct ab_challenge *c, const char *label, size_t *n);
 /* the text table (see docs/build.md) */
 void ab_challenge_print(FILE *f, const struct ab_challenge *c);
 /* the table as pr.md shows it (markdown, names escaped), appended to b */

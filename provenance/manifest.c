@@ -20,8 +20,8 @@
 #include "intoto.h"
 #include "../lib/version.h"
 #include "runrec.h"
-#include "toolchain.h"
 #include "statement.h"
+#include "toolchain.h"
 
 /* ---- helpers ---- */
 

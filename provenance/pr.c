@@ -13,9 +13,12 @@
 #include "../lib/jsonio.h"
 #include "manifest.h"
 #include "notes.h"
+#include "policy.h"
+#include "policycheck.h"
 #include "runrec.h"
 #include "sign.h"
 #include "intoto.h"
+#include "vsa.h"
 
 /*
  * What pr.md is made from: the manifests of one OUTDIR, nothing else. The
@@ -799,7 +802,8 @@ put_runs_verdict(struct ab_buf *b, const struct ab_comparison *c)
  * checked and by whom it is signed; each line's proof is in a section below
  */
 static void
-section_verdict(struct ab_buf *b, const struct evidence *e, const struct ab_challenge *rebuilt)
+section_verdict(struct ab_buf *b, const struct evidence *e, const struct ab_challenge *rebuilt,
+    const struct ab_policy *pol, const struct ab_policy_report *prep)
 {
 	struct probe_tally t;
 	const cJSON *v, *it;
@@ -851,6 +855,15 @@ section_verdict(struct ab_buf *b, const struct evidence *e, const struct ab_chal
 		ab_buf_puts(b, "; ");
 	if (e->rebuild)
 		put_repro_verdict(b, e->rebuild, "`rebuild`");
+	if (pol) {
+		ab_buf_puts(b, "\n- **Policy** ");
+		put_code(b, pol->name ? pol->name : pol->path);
+		ab_buf_printf(b, " (sha256 `%.12s`): ", pol->sha256);
+		if (prep->failed)
+			ab_buf_printf(b, "❌ %zu of %zu rule checks failed (below)", prep->failed, prep->n);
+		else
+			ab_buf_printf(b, "✅ every rule check passed (%zu)", prep->n);
+	}
 	ab_buf_puts(b, "\n- **Independent rebuilds**: ");
 	if (!rebuilt)
 		ab_buf_puts(b, "none shown (`pr --rebuilt RECORD...`)");
@@ -1763,6 +1776,97 @@ collect_members(struct ab_strv *m, const struct evidence *e, int with_details)
 	return 0;
 }
 
+/* ---- Policy (pr --policy, provenance/policycheck.h) ---- */
+
+static void
+policy_rows(struct ab_buf *b, const struct ab_policy_report *rep, int failed_only)
+{
+	ab_buf_puts(b, "| result | rule | variant | expected | found | read from |\n|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct ab_policy_line *l = &rep->v[i];
+
+		if (failed_only && l->ok)
+			continue;
+		ab_buf_printf(b, "| %s | `rules[%zu]` %s | ", l->ok ? "✅" : "**❌**", l->rule, ab_policy_kind_name(l->kind));
+		if (l->variant)
+			put_code(b, l->variant);
+		else
+			ab_buf_puts(b, "–");
+		ab_buf_puts(b, " | ");
+		put_text(b, l->expected ? l->expected : "–");
+		ab_buf_puts(b, " | ");
+		put_text(b, l->actual);
+		ab_buf_puts(b, " | ");
+		put_code(b, l->file);
+		ab_buf_puts(b, " ");
+		put_code(b, l->field);
+		ab_buf_puts(b, " |\n");
+	}
+}
+
+/* the rules that failed in the body, every rule in the details */
+static void
+section_policy(struct ab_buf *b, struct ab_buf *details, const struct ab_policy *pol,
+    const struct ab_policy_report *rep, const char *bundle_name)
+{
+	const char *base = strrchr(pol->path, '/');
+
+	ab_buf_puts(b, "### Policy\n\n");
+	ab_buf_puts(b, "Checked with `allocbuild verify --policy` against this build's records; the policy file is ");
+	ab_buf_printf(b, "`%s/", AB_PR_POLICY);
+	put_text(b, base ? base + 1 : pol->path);
+	ab_buf_printf(b, "` in `%s` (sha256 `%s`).\n\n", bundle_name, pol->sha256);
+	if (rep->failed)
+		policy_rows(b, rep, 1);
+	else
+		ab_buf_printf(b, "✅ every rule check passed (%zu).\n", rep->n);
+	ab_buf_puts(b, "\n");
+	ab_buf_puts(details, "<details><summary>Policy: every rule check</summary>\n\n");
+	policy_rows(details, rep, 0);
+	ab_buf_puts(details, "\n</details>\n\n");
+}
+
+/*
+ * The policy file (its bytes) and, with keys, its signed verification
+ * summary into OUTDIR/pr-policy, and into m
+ */
+static int
+write_policy_files(struct ab_strv *m, const struct ab_pr_opts *o, int passed)
+{
+	const char *base = strrchr(o->policy->path, '/');
+	char *dir = ab_path_join(o->outdir, AB_PR_POLICY), *copy = NULL, *vsa = NULL;
+	struct ab_buf text = {0};
+	int e = AB_EFAIL;
+
+	base = base ? base + 1 : o->policy->path;
+	if (!*base || !strcmp(base, AB_VSA_FILE)) {
+		ab_error("pr: cannot bundle a policy named '%s'", o->policy->path);
+		goto done;
+	}
+	if (ab_rm_rf(dir) < 0 || ab_mkdir_p(dir, 0755) < 0 || ab_read_file_max(&text, o->policy->path, AB_POLICY_MAX) < 0)
+		goto done;
+	copy = ab_path_join(dir, base);
+	/* the bytes the policy was read from: their digest is the one the VSA and pr.md give */
+	if (ab_write_file_atomic(copy, text.s ? text.s : "", text.len) < 0)
+		goto done;
+	ab_strv_pushf(m, "%s/%s", AB_PR_POLICY, base);
+	if (o->nsign_keys) {
+		struct ab_vsa v = {o->outdir, 0, o->policy, passed, 1};
+
+		vsa = ab_path_join(dir, AB_VSA_FILE);
+		if (ab_vsa_write(vsa, &v, o->sign_keys, o->nsign_keys) < 0)
+			goto done;
+		ab_strv_pushf(m, "%s/%s", AB_PR_POLICY, AB_VSA_FILE);
+	}
+	e = 0;
+done:
+	ab_buf_free(&text);
+	free(copy);
+	free(vsa);
+	free(dir);
+	return e;
+}
+
 /* ---- Runs (allocbuild run, provenance/runrec.h) ---- */
 
 /* the runs of one name, in the order SHA256SUMS lists their records */
@@ -2160,6 +2264,7 @@ ab_pr_write(const struct ab_pr_opts *o)
 	struct ab_buf body = {0}, details = {0}, out = {0};
 	struct ab_strv members = {0};
 	struct ab_compare_svgs svg = {0};
+	struct ab_policy_report prep = {0};
 	const char *dir = o->dir ? o->dir : o->outdir;
 	size_t limit = o->limit ? o->limit : AB_PR_BODY_LIMIT;
 	char *bundle_name = NULL, *bundle = NULL, *top = NULL;
@@ -2193,8 +2298,14 @@ ab_pr_write(const struct ab_pr_opts *o)
 	if (ab_mkdir_p(dir, 0755) < 0)
 		goto done;
 	/* the verdict and what differs first; what proves it after, folded */
+	if (o->policy) {
+		struct ab_policy_check_opts po = {o->outdir, 0, o->sign_keys, o->nsign_keys, o->rebuilt};
+
+		if (ab_policy_check(&prep, o->policy, &po) == AB_EFAIL)
+			goto done;
+	}
 	section_title(&body, &e);
-	section_verdict(&body, &e, o->rebuilt);
+	section_verdict(&body, &e, o->rebuilt, o->policy, &prep);
 	section_variants(&body, &details, &e);
 	section_differences(&body, &details, &e);
 	section_probes(&body, &details, &e);
@@ -2206,6 +2317,8 @@ ab_pr_write(const struct ab_pr_opts *o)
 		ab_challenge_md(&body, o->rebuilt);
 		ab_buf_puts(&body, "\n");
 	}
+	if (o->policy)
+		section_policy(&body, &details, o->policy, &prep, bundle_name);
 	section_upstream(&body, &e);
 	section_flow(&body, &e);
 	section_sources(&body, &e, bundle_name);
@@ -2248,6 +2361,8 @@ ab_pr_write(const struct ab_pr_opts *o)
 	}
 	if (collect_members(&members, &e, moved) < 0 || write_charts(&members, o->outdir, &svg) < 0)
 		goto done;
+	if (o->policy && write_policy_files(&members, o, prep.failed == 0) < 0)
+		goto done;
 	bundle = ab_path_join(dir, bundle_name);
 	{
 		int64_t epoch = 0;
@@ -2282,6 +2397,7 @@ ab_pr_write(const struct ab_pr_opts *o)
 	rc = 0;
 done:
 	release_evidence(&e);
+	ab_policy_report_release(&prep);
 	ab_buf_free(&body);
 	ab_buf_free(&details);
 	ab_buf_free(&out);

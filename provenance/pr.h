@@ -27,6 +27,8 @@ struct ab_challenge;
 /* GitHub's limit on a pull-request or comment body, in characters */
 #define AB_PR_BODY_LIMIT 65536
 
+struct ab_policy;
+
 struct ab_pr_opts {
 	const char *outdir;   /* a build's OUTDIR */
 	const char *dir;      /* where pr.md and the bundle go (default: OUTDIR) */
@@ -37,6 +39,13 @@ struct ab_pr_opts {
 	size_t nsign_keys;
 	/* the records of independent rebuilds held against OUTDIR (provenance/challenge.h), or NULL */
 	const struct ab_challenge *rebuilt;
+	/*
+	 * a reviewer's policy (provenance/policy.h), or NULL: checked against
+	 * OUTDIR (the signers rule counts sign_keys), its result in the verdict
+	 * and a rule table; the policy file and, with sign_keys, its signed
+	 * verification summary go into the bundle (AB_PR_POLICY)
+	 */
+	const struct ab_policy *policy;
 };
 
 /*

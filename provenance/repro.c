@@ -8,8 +8,8 @@
 #include "../lib/util.h"
 #include "artdiff.h"
 #include "hostprobe.h"
-#include "toolchain.h"
 #include "statement.h"
+#include "toolchain.h"
 
 /* the entry of label in a manifest's "variants" array, or NULL */
 static const cJSON *

@@ -31,8 +31,8 @@ cat >want <<X
 complete -F _allocbuild allocbuild
 verify
 sign
---json --key --require-all
---require-all
+--json --key --policy --rebuilt --rebuilt-key --require-all --sign --signing-key
+--rebuilt --rebuilt-key --require-all
 a
 a
 r.json

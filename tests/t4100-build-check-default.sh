@@ -5,8 +5,9 @@
 # OUTDIR/reproducibility/check (another, longer, nested path): every
 # artifact line of SHA256SUMS is identical, no OUTDIR path is in an
 # archive, the record is in SHA256SUMS; the host probes (pinned by the
-# recipe) and the toolchain (this machine's) are in the manifests. Then pr,
-# and `rebuild` of its bundle in a fresh directory: every digest matched. A
+# recipe) and the toolchain (this machine's) are in the manifests; the
+# default recipe's shipped policy passes on it, every rule. Then pr, and
+# `rebuild` of its bundle in a fresh directory: every digest matched. A
 # bundle whose recipe was edited is refused (exit 2) before anything is
 # built.
 . "$TOP/tests/lib.sh"
@@ -54,6 +55,12 @@ R=o/provenance/reproducibility.intoto.json
 [ "$(json $R 'd["predicate"]["comparison"]["summary"]')" = "2/2 artifacts identical" ]
 expect_exit 0 "$AB" verify o
 { echo "verified 15 files in o"; echo "pass: OUTDIR o: every file matches SHA256SUMS and the statement; signatures not checked (--key PUB.pem)"; } | expect_file out
+# the shipped policy of the default recipe (docs/policy.md): every rule passes on this real OUTDIR
+expect_exit 0 "$AB" verify --policy "$TOP/recipes/jemalloc-5.3.0-policy.policy.json" o
+expect_grep "pass: rules[6] reproducible special53: 1/1 artifact identical (provenance/reproducibility.intoto.json: predicate.comparison.artifacts)" out
+expect_grep "pass: rules[6] reproducible fit-only: 1/1 artifact identical (its base stock53's) (provenance/reproducibility.intoto.json: predicate.comparison.artifacts)" out
+tail -n 1 out | grep -qxF "pass: policy $TOP/recipes/jemalloc-5.3.0-policy.policy.json: every rule check passed on OUTDIR o (27)" ||
+	fail "the shipped policy: $(grep -v '^pass' out)"
 
 # jemalloc's host probes: the shipped recipe pins them (every host builds
 # these bytes); t5510 shows an unpinned build's values, this machine's

@@ -180,6 +180,42 @@ X
 expect_exit 0 "$AB" verify "$OUT"
 expect_grep "provenance/cmake-cache-provenance.json" "$OUT/SHA256SUMS"
 
+# --- the shipped Fluent Bit policy's rules (recipes/fluent-bit-allocator-compare.policy.json),
+# on this campaign's labels: the vendored tree matches 5.3.0, the special
+# build's option baked in and nothing set at run time, every artifact
+# reproduced; the bogus version fails the version rule, and the 64 KiB-page
+# arm64 host fails the build made for this machine's pages
+python3 - "$TOP/recipes/fluent-bit-allocator-compare.policy.json" >flb-policy.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = {"fb-je530": "stock", "fb-je531-special": "special"}
+rules = []
+for r in d["rules"]:
+    if "source" in r or "runtime" in r:
+        continue
+    v = [m[x] for x in r["variants"] if x in m] if r["variants"] != ["fb-*"] else ["*"]
+    if not v:
+        continue
+    r["variants"] = v
+    if "allocator" in r:
+        r["allocator"]["version"] = "5.3.0"
+    if "baked" in r and "exact" in r["baked"]:
+        r["baked"]["exact"] = "lg_extent_max_active_fit:30"
+    rules.append(r)
+d["rules"] = rules
+json.dump(d, sys.stdout, indent=1)
+PY
+expect_exit 1 "$AB" verify --policy flb-policy.json "$OUT"
+expect_grep "FAIL: rules[2] allocator stock: expected 5.3.0, got 0.0.0-0-g000000missing_version_try_git_fetch_tags (not a version: the build could not tell) (provenance/allocator-probes.json: variants[0].probe.version)" out
+expect_grep "pass: rules[0] upstream stock: 466 files in candidate: 466 identical" out
+expect_grep "pass: rules[4] baked special: 'lg_extent_max_active_fit:30' (provenance/allocator-probes.json: variants[1].probe.config.malloc_conf)" out
+expect_grep "pass: rules[7] reproducible stock-relink-special: 1/1 artifact identical (provenance/reproducibility.intoto.json: predicate.comparison.artifacts)" out
+kib=$((page / 1024))
+expect_grep "FAIL: rules[8] targets special on arm64-64k: expected pages of 64 KiB or larger, got LG_PAGE $(lg $page) ($kib KiB pages): jemalloc aborts there with \"<jemalloc>: Unsupported system page size\" (provenance/binary-provenance.json: variants[1].host_probes.LG_PAGE)" out
+expect_grep "pass: rules[8] targets stock on x86-64: LG_PAGE $(lg $page) ($kib KiB pages) (provenance/binary-provenance.json: variants[0].host_probes.LG_PAGE)" out
+tail -n 1 out | grep -qE '^FAIL: policy flb-policy.json: [0-9]+ of [0-9]+ rule checks failed on OUTDIR allocbuild-out/flb-like$' ||
+	fail "the policy's line: $(tail -n 1 out)"
+
 # --- the reviewer's page of a campaign shaped as the Fluent Bit recipe's: five variants (three
 # builds, the relink, a runtime variant), runs of every label, then pr.md within GitHub's
 # 65,536-character body, its verdict first, no path of this machine. The copied OUTDIR keeps
