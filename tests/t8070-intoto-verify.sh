@@ -5,7 +5,8 @@
 # docs/intoto-layout.py from the OUTDIR's recipe and the builder's key
 # as `sign --intoto-pubkey` prints it, signed with in-toto's own library.
 # It passes on the honest OUTDIR (Ed25519 and ECDSA P-256 builders; the
-# inspection's verify with --key from --verify-option), and
+# inspection's verify with --key, or with a reviewer's policy, from
+# --verify-option), and
 # fails, each with in-toto's own message, on: artifacts swapped after
 # signing (the inspection's `allocbuild verify .`), a variant's tree that
 # no longer matches the fetched source (the layout's MATCH rule), a link
@@ -91,6 +92,25 @@ intoto_verify() {
 }
 expect_exit 0 intoto_verify
 expect_file err </dev/null
+
+# --- the inspection checks a reviewer's policy too (verify --policy, docs/policy.md): the shipped
+# one asks for a reproducibility record, which this OUTDIR (never built with --check) lacks
+P=$TOP/recipes/jemalloc-5.3.0-policy.policy.json
+"$SSLIB_PY" "$TOP/docs/intoto-layout.py" --recipe bo/recipe.json --functionary ed.pub.json --owner-key owner \
+	--verify-option=--policy="$P" -o policy.layout
+expect_exit 1 intoto_verify policy.layout
+expect_file err <<X
+(in-toto-verify) BadReturnValueError: Got non-zero return value '1' from command '['allocbuild', 'verify', '--policy=$P', '.']'.
+X
+python3 - "$P" >norepro.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["rules"] = [r for r in d["rules"] if "reproducible" not in r]
+json.dump(d, sys.stdout, indent=1)
+PY
+"$SSLIB_PY" "$TOP/docs/intoto-layout.py" --recipe bo/recipe.json --functionary ed.pub.json --owner-key owner \
+	--verify-option=--policy="$PWD/norepro.json" -o policy.layout
+expect_exit 0 intoto_verify policy.layout
 
 # --- artifacts swapped after signing: the inspection's verify fails
 mv bo/$A x && mv bo/$S bo/$A && mv x bo/$S
