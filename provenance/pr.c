@@ -1329,6 +1329,23 @@ put_word_diff(struct ab_buf *b, const char *av, const char *bv)
 	return n > 0;
 }
 
+/*
+ * A cache entry's value as the diffs record it, "TYPE=value": the length
+ * of "TYPE=" when a and b have the same one (words are compared without
+ * it), else 0
+ */
+static size_t
+same_type_prefix(const char *a, const char *b)
+{
+	size_t n = 0;
+
+	if (!a || !b)
+		return 0;
+	while (a[n] >= 'A' && a[n] <= 'Z')
+		n++;
+	return n && a[n] == '=' && !strncmp(a, b, n + 1) ? n + 1 : 0;
+}
+
 static void
 put_cmake_diffs(struct ab_buf *b, const struct evidence *e, const char *label)
 {
@@ -1342,6 +1359,7 @@ put_cmake_diffs(struct ab_buf *b, const struct evidence *e, const char *label)
 		cJSON_ArrayForEach(k, jget(d, "differences")) {
 			const char *sec = jstr(k, "section"), *name = jstr(k, "key");
 			const char *av = jstr(k, "a"), *bv = jstr(k, "b");
+			size_t skip = same_type_prefix(av, bv);
 
 			ab_buf_puts(b, " ");
 			if (sec && strcmp(sec, "keys")) {
@@ -1350,7 +1368,7 @@ put_cmake_diffs(struct ab_buf *b, const struct evidence *e, const char *label)
 			}
 			put_code(b, name ? name : "?");
 			ab_buf_puts(b, ": ");
-			if (!put_word_diff(b, av, bv)) {
+			if (!put_word_diff(b, av ? av + skip : NULL, bv ? bv + skip : NULL)) {
 				if (av)
 					put_code(b, av);
 				else
