@@ -1,12 +1,15 @@
 #include <getopt.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cmd.h"
 #include "../lib/util.h"
 #include "../provenance/challenge.h"
+#include "../provenance/notes.h"
 #include "../provenance/policy.h"
 #include "../provenance/pr.h"
+#include "../provenance/sign.h"
 
 static const char usage[] =
     "allocbuild pr [-o DIR] [--notes REPO[@COMMIT]] [--limit N] [--sign KEY.pem]...\n"
@@ -27,6 +30,20 @@ static const char usage[] =
     "error. Exit 0 written, 1 a record's signature does not verify, 2 bad\n"
     "input (a bad policy too; nothing is written then). See docs/pr.md.\n";
 
+/* what pr did: the statements it signed (said even when a later step failed), the files it wrote */
+static void
+print_written(const struct ab_pr_written *w, const struct ab_pr_opts *o)
+{
+	if (w->is_signed)
+		printf("signed %zu statement%s: %s/%s\n", w->signed_statements, w->signed_statements == 1 ? "" : "s",
+		    o->outdir, AB_SIGN_ENVELOPES);
+	if (w->md)
+		printf("wrote %s (%zu characters%s)\nwrote %s (%zu files)\n", w->md, w->md_chars,
+		    w->moved ? ", details moved to the bundle" : "", w->bundle, w->bundle_files);
+	if (w->note_commit[0])
+		printf("attached the in-toto statement to %s as a note under %s\n", w->note_commit, AB_NOTES_REF);
+}
+
 static int
 cmd_pr(int argc, char **argv)
 {
@@ -42,6 +59,7 @@ cmd_pr(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_pr_opts o = {0};
+	struct ab_pr_written w = {0};
 	struct ab_strv keypaths = {0}, records = {0}, pubpaths = {0};
 	struct ab_key **keys = NULL, **pubs = NULL;
 	struct ab_challenge *ch = NULL;
@@ -117,9 +135,11 @@ cmd_pr(int argc, char **argv)
 	o.rebuilt = ch;
 	o.policy = pol;
 	if (rc == 0)
-		rc = ab_pr_write(&o);
+		rc = ab_pr_write(&w, &o);
+	print_written(&w, &o);
 	rc = ab_cmd_exit(rc);
 done:
+	ab_pr_written_release(&w);
 	ab_challenge_free(ch);
 	ab_policy_free(pol);
 	ab_cmd_free_keys(keys, nkeys);

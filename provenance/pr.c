@@ -2275,8 +2275,16 @@ write_charts(struct ab_strv *m, const char *outdir, const struct ab_compare_svgs
 	return rc;
 }
 
+void
+ab_pr_written_release(struct ab_pr_written *w)
+{
+	free(w->md);
+	free(w->bundle);
+	memset(w, 0, sizeof(*w));
+}
+
 int
-ab_pr_write(const struct ab_pr_opts *o)
+ab_pr_write(struct ab_pr_written *w, const struct ab_pr_opts *o)
 {
 	struct evidence e;
 	struct ab_buf body = {0}, details = {0}, out = {0};
@@ -2309,7 +2317,8 @@ ab_pr_write(const struct ab_pr_opts *o)
 
 		if (ab_sign_outdir(&n, o->outdir, o->sign_keys, o->nsign_keys) < 0)
 			goto done;
-		printf("signed %zu statement%s: %s/%s\n", n, n == 1 ? "" : "s", o->outdir, AB_SIGN_ENVELOPES);
+		w->is_signed = 1;
+		w->signed_statements = n;
 	}
 	if (check_signed_all(o->outdir) < 0)
 		goto done;
@@ -2395,8 +2404,11 @@ ab_pr_write(const struct ab_pr_opts *o)
 	}
 	if (write_text(dir, "pr.md", &out) < 0)
 		goto done;
-	printf("wrote %s/pr.md (%zu characters%s)\nwrote %s (%zu files)\n", dir, utf8_len(out.s, out.len),
-	    moved ? ", details moved to the bundle" : "", bundle, members.n + 1);
+	w->md = ab_path_join(dir, "pr.md");
+	w->md_chars = utf8_len(out.s, out.len);
+	w->moved = moved;
+	w->bundle = ab_strdup(bundle);
+	w->bundle_files = members.n + 1;
 	if (o->notes) {
 		char commit[41];
 		char *stmt = cJSON_Print(e.statement);
@@ -2410,7 +2422,7 @@ ab_pr_write(const struct ab_pr_opts *o)
 		if (rc < 0)
 			goto done;
 		rc = AB_EFAIL;
-		printf("attached the in-toto statement to %s as a note under %s\n", commit, AB_NOTES_REF);
+		memcpy(w->note_commit, commit, sizeof(w->note_commit));
 	}
 	rc = 0;
 done:

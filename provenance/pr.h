@@ -48,6 +48,19 @@ struct ab_pr_opts {
 	const struct ab_policy *policy;
 };
 
+/* what ab_pr_write did, for its command to say (cli/cmd_pr.c); release with ab_pr_written_release */
+struct ab_pr_written {
+	size_t signed_statements; /* with sign_keys: the statements signed (even when a later step failed) */
+	int is_signed;            /* they were */
+	char *md;                 /* DIR/pr.md, written */
+	size_t md_chars;          /* its characters (GitHub's measure) */
+	int moved;                /* the details went to the bundle (pr-details.md) */
+	char *bundle;             /* DIR/provenance-NAME.tar.gz, written */
+	size_t bundle_files;
+	char note_commit[41];     /* with notes: the commit the statement was attached to, else "" */
+};
+void ab_pr_written_release(struct ab_pr_written *w);
+
 /*
  * Only an OUTDIR that verifies (provenance/manifest.h) is described, and
  * only from what its build recorded: the manifests SHA256SUMS lists, read
@@ -55,6 +68,6 @@ struct ab_pr_opts {
  * AB_ECHECK when OUTDIR does not verify (each problem reported, nothing
  * written); AB_EFAIL after reporting what is missing or unreadable.
  */
-int ab_pr_write(const struct ab_pr_opts *o);
+int ab_pr_write(struct ab_pr_written *w, const struct ab_pr_opts *o);
 
 #endif
