@@ -488,7 +488,7 @@ compute_key(struct ctx *c, size_t vi)
 		/* what it uses of other variants: their keys (built before it: the plan's order) */
 		for (size_t i = 0; i < v->nuses; i++) {
 			key_add(h, "uses", v->uses[i].label);
-			key_add(h, "uses-key", c->vs[ab_plan_var_index(p, v->uses[i].label)].key);
+			key_add(h, "uses-key", c->vs[pv->uses_vi[i]].key);
 			key_add(h, "uses-artifact", v->uses[i].path);
 		}
 		if (ab_recipe_overlay_walk(p->r, ab_recipe_source(p->r, v->source), key_source, NULL,
@@ -500,17 +500,17 @@ compute_key(struct ctx *c, size_t vi)
 		}
 		break;
 	case AB_VARIANT_RELINK:
-		key_add(h, "from", c->vs[ab_plan_var_index(p, v->relink.from)].key);
+		key_add(h, "from", c->vs[pv->from_vi].key);
 		key_add(h, "link_txt", v->relink.link_txt);
 		key_add(h, "output", v->relink.output);
 		for (size_t i = 0; i < v->relink.nreplace; i++) {
 			key_add(h, "replace", v->relink.replace[i].path);
-			key_add(h, "with", c->vs[ab_plan_var_index(p, v->relink.replace[i].with_variant)].key);
+			key_add(h, "with", c->vs[pv->with_vi[i]].key);
 			key_add(h, "artifact", v->relink.replace[i].with_artifact);
 		}
 		break;
 	case AB_VARIANT_RUNTIME:
-		key_add(h, "base", c->vs[ab_plan_var_index(p, pv->base->label)].key);
+		key_add(h, "base", c->vs[pv->base_vi].key);
 		break;
 	}
 	ab_sha256_final(c->vs[vi].key, h);
@@ -963,7 +963,7 @@ static int
 relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, struct ab_variant_record *vr)
 {
 	const struct ab_variant *v = pv->v;
-	const struct ab_plan_var *from = &c->p->vars[ab_plan_var_index(c->p, v->relink.from)];
+	const struct ab_plan_var *from = &c->p->vars[pv->from_vi];
 	struct ab_relink_replacement *rep = ab_calloc(v->relink.nreplace + 1, sizeof(*rep));
 	struct ab_strv withs = {0}, paths = {0};
 	struct ab_relink_spec spec = {0};
@@ -976,7 +976,7 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	int e;
 
 	for (size_t i = 0; i < v->relink.nreplace; i++) {
-		const struct ab_plan_var *w = &c->p->vars[ab_plan_var_index(c->p, v->relink.replace[i].with_variant)];
+		const struct ab_plan_var *w = &c->p->vars[pv->with_vi[i]];
 
 		ab_strv_push_owned(&withs, ab_path_join(w->artdir, v->relink.replace[i].with_artifact));
 	}
@@ -1176,11 +1176,11 @@ is_archive(const char *path)
 /* the probe of one variant: its binary run, or a program linked against its archive */
 /* the version in the bytes of the allocator archive that a relink put into the link, or NULL */
 static const char *
-relink_replacement_version(struct ctx *c, const struct ab_variant *relink)
+relink_replacement_version(struct ctx *c, const struct ab_plan_var *rl)
 {
-	for (size_t i = 0; i < relink->relink.nreplace; i++) {
-		const struct ab_replace *rp = &relink->relink.replace[i];
-		const struct ab_variant_record *w = record_of(c, ab_plan_var_index(c->p, rp->with_variant));
+	for (size_t i = 0; i < rl->v->relink.nreplace; i++) {
+		const struct ab_replace *rp = &rl->v->relink.replace[i];
+		const struct ab_variant_record *w = rl->with_vi[i] == AB_PLAN_NONE ? NULL : record_of(c, rl->with_vi[i]);
 
 		for (size_t k = 0; w && k < w->nartifacts; k++)
 			if (!strcmp(w->artifacts[k].artifact, rp->with_artifact) && w->artifacts[k].allocator_version &&
@@ -1197,7 +1197,7 @@ relink_replacement_version(struct ctx *c, const struct ab_variant *relink)
 static void
 bundled_jemalloc(struct ctx *c, const struct ab_plan_var *pv, cJSON *rec)
 {
-	size_t bi = ab_plan_var_index(c->p, pv->base->label);
+	size_t bi = pv->base_vi;
 	const cJSON *je = bi == AB_PLAN_NONE ? NULL : ab_json_get(record_of(c, bi)->cargo, "jemalloc");
 	const char *allocator = ab_json_str(rec, "allocator");
 	char *from;
@@ -1269,7 +1269,7 @@ probe_variant(struct ctx *c, size_t vi)
 		struct ab_probe_expect x = {pv->v->expect.version, pv->v->expect.secure, &pv->v->expect.options};
 
 		if (!x.version && pv->base->kind == AB_VARIANT_RELINK)
-			x.version = relink_replacement_version(c, pv->base);
+			x.version = relink_replacement_version(c, &c->p->vars[pv->base_vi]);
 		if (pv->v->expect.present || x.version)
 			ab_probe_check_expect(rec, &x);
 	}
@@ -1898,7 +1898,7 @@ check_variants(struct ctx *c, int *probe_bad)
 		if (vs->status != V_BUILT && vs->status != V_UPTODATE)
 			continue;
 		if (pv->v->kind == AB_VARIANT_RUNTIME) {
-			size_t b = ab_plan_var_index(p, pv->base->label);
+			size_t b = pv->base_vi;
 
 			ab_variant_record_copy_artifacts(vr, b == AB_PLAN_NONE ? NULL : record_of(c, b));
 		}
@@ -2044,7 +2044,8 @@ run_uses(struct ctx *c)
 			continue;
 		vr->uses = ab_calloc(v->nuses, sizeof(*vr->uses));
 		for (size_t u = 0; u < v->nuses; u++) {
-			const struct ab_variant_record *dep = ab_run_record_variant(&c->run, v->uses[u].label);
+			const struct ab_variant_record *dep = p->vars[vi].uses_vi[u] == AB_PLAN_NONE ? NULL :
+			    &c->run.variants[p->vars[vi].uses_vi[u]];
 			struct ab_use_record *ur = &vr->uses[vr->nuses++];
 
 			ur->variant = ab_strdup(v->uses[u].label);
@@ -2372,7 +2373,7 @@ clean_stale_temporaries(const struct ab_plan *p)
 		ab_atomic_clean_stale(pv->dir);
 		ab_atomic_clean_stale(pv->logs);
 		if (pv->v->kind == AB_VARIANT_RELINK) {
-			const struct ab_plan_var *from = &p->vars[ab_plan_var_index(p, pv->v->relink.from)];
+			const struct ab_plan_var *from = &p->vars[pv->from_vi];
 			char *out = ab_path_join(from->build, pv->v->relink.output), *dir = ab_path_dirname(out);
 
 			ab_atomic_clean_stale(dir);
@@ -2561,7 +2562,7 @@ ab_build_write_merged(const struct ab_plan *p, const struct ab_build_merged *m)
 		memset(m->records[vi], 0, sizeof(*m->records[vi]));
 		if (!vr->kind && p->vars[vi].v->kind == AB_VARIANT_RUNTIME) {
 			/* a runtime_of never probed has no state.json: made as every run makes it, its key as recorded */
-			size_t b = ab_plan_var_index(p, p->vars[vi].base->label);
+			size_t b = p->vars[vi].base_vi;
 
 			memcpy(c.vs[vi].key, vr->key, sizeof(c.vs[vi].key));
 			ab_variant_record_release(vr);

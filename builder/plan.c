@@ -636,6 +636,33 @@ plan_leads(struct ab_plan *p)
 	}
 }
 
+/* the label or AB_PLAN_NONE for NULL */
+static size_t
+index_or_none(const struct ab_plan *p, const char *label)
+{
+	return label ? ab_plan_var_index(p, label) : AB_PLAN_NONE;
+}
+
+/* every label pv's variant names, resolved once into indexes of p->vars (the build looks none up again) */
+static void
+plan_refs(struct ab_plan *p, struct ab_plan_var *pv)
+{
+	const struct ab_variant *v = pv->v;
+
+	pv->base_vi = ab_plan_var_index(p, pv->base->label);
+	pv->from_vi = v->kind == AB_VARIANT_RELINK ? index_or_none(p, v->relink.from) : AB_PLAN_NONE;
+	if (v->kind == AB_VARIANT_RELINK && v->relink.nreplace) {
+		pv->with_vi = ab_calloc(v->relink.nreplace, sizeof(*pv->with_vi));
+		for (size_t i = 0; i < v->relink.nreplace; i++)
+			pv->with_vi[i] = index_or_none(p, v->relink.replace[i].with_variant);
+	}
+	if (v->nuses) {
+		pv->uses_vi = ab_calloc(v->nuses, sizeof(*pv->uses_vi));
+		for (size_t i = 0; i < v->nuses; i++)
+			pv->uses_vi[i] = index_or_none(p, v->uses[i].label);
+	}
+}
+
 /* the variants pv waits for: what the recipe says it depends on */
 static void
 plan_deps(struct ab_plan *p, struct ab_plan_var *pv)
@@ -850,6 +877,7 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 	plan_budget(p);
 	plan_leads(p);
 	for (size_t i = 0; i < p->nvars; i++) {
+		plan_refs(p, &p->vars[i]);
 		plan_deps(p, &p->vars[i]);
 		plan_artifacts(&p->vars[i]);
 		p->vars[i].reproducible = plan_reproducible(p, &p->vars[i]);
@@ -1224,6 +1252,8 @@ ab_plan_free(struct ab_plan *p)
 		ab_strv_free(&pv->artifacts);
 		ab_sandbox_release(&pv->sb);
 		free(pv->deps);
+		free(pv->with_vi);
+		free(pv->uses_vi);
 	}
 	free(p->vars);
 	ab_strv_free(&p->manifests);

@@ -82,6 +82,11 @@ struct ab_plan_var {
 	size_t ndeps;
 	size_t lead;          /* with ccache: the first build variant of the same source, whose build step its
 	                         own waits for (the objects they share compiled once); else AB_PLAN_NONE */
+	/* the labels v names, resolved once when planned: indexes into plan->vars (AB_PLAN_NONE: not in the plan) */
+	size_t base_vi;       /* base's */
+	size_t from_vi;       /* a relink's from variant's; AB_PLAN_NONE for others */
+	size_t *with_vi;      /* per v->relink.replace: its with_variant's, AB_PLAN_NONE for a path */
+	size_t *uses_vi;      /* per v->uses: the variant whose artifact it uses */
 };
 
 struct ab_plan_opts {
