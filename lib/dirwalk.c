@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -461,4 +462,42 @@ ab_dirwalk_open_below(const char *root, const char *rel, int oflags, int flags, 
 	close(rootfd);
 	errno = e;
 	return fd;
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+ab_dirwalk_files(struct ab_strv *out, const char *root, const char *rel, int (*accept)(const char *name, void *arg),
+    void *arg, int (*cmp)(const void *, const void *))
+{
+	char *dir = ab_path_join(root, rel);
+	struct ab_strv names = {0};
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	free(dir);
+	if (!d) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		ab_error_errno("cannot read '%s/%s'", root, rel);
+		return AB_EFAIL;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (accept(de->d_name, arg) && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode))
+			ab_strv_push(&names, de->d_name);
+	}
+	closedir(d);
+	if (names.n)
+		qsort(names.v, names.n, sizeof(*names.v), cmp ? cmp : cmp_names);
+	for (size_t i = 0; i < names.n; i++)
+		ab_strv_pushf(out, "%s/%s", rel, names.v[i]);
+	ab_strv_free(&names);
+	return 0;
 }

@@ -104,4 +104,15 @@ int ab_dirwalk_open_beneath(int rootfd, const char *rel, int oflags, int flags, 
 /* the same below the directory root (itself opened as `cd` would); -1 with why when root cannot be opened */
 int ab_dirwalk_open_below(const char *root, const char *rel, int oflags, int flags, char *why);
 
+struct ab_strv;
+/*
+ * The regular files directly in root/rel (a symlink is never followed)
+ * whose names accept(name, arg) takes, appended to out as "rel/name" in
+ * the order cmp sorts the names (qsort's comparison over char *; NULL:
+ * strcmp). 0, and nothing, when the directory is not there; AB_EFAIL
+ * after reporting when it cannot be read.
+ */
+int ab_dirwalk_files(struct ab_strv *out, const char *root, const char *rel, int (*accept)(const char *name, void *arg),
+    void *arg, int (*cmp)(const void *, const void *));
+
 #endif

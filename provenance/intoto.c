@@ -1,6 +1,5 @@
 #include "intoto.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -10,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../lib/dirwalk.h"
 #include "../lib/atomic.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
@@ -521,12 +521,6 @@ ab_intoto_make(struct ab_strv *names, struct ab_strv *texts, const char *outdir,
 /* ---- files ---- */
 
 static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int
 is_link_name(const char *base)
 {
 	size_t n = strlen(base), s = strlen(LINK_SUFFIX);
@@ -542,35 +536,18 @@ ab_intoto_is_link(const char *rel)
 	return !strncmp(rel, AB_INTOTO_DIR, n) && rel[n] == '/' && !strchr(rel + n + 1, '/') && is_link_name(rel + n + 1);
 }
 
+/* ab_dirwalk_files' test: a link's file name */
+static int
+accept_link(const char *name, void *arg)
+{
+	(void)arg;
+	return is_link_name(name);
+}
+
 int
 ab_intoto_links(struct ab_strv *out, const char *outdir)
 {
-	char *dir = ab_path_join(outdir, AB_INTOTO_DIR);
-	struct ab_strv names = {0};
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	free(dir);
-	if (!d) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 0;
-		ab_error_errno("cannot read '%s/%s'", outdir, AB_INTOTO_DIR);
-		return AB_EFAIL;
-	}
-	while ((de = readdir(d))) {
-		struct stat st;
-
-		if (is_link_name(de->d_name) && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(st.st_mode))
-			ab_strv_pushf(&names, "%s/%s", AB_INTOTO_DIR, de->d_name);
-	}
-	closedir(d);
-	if (names.n)
-		qsort(names.v, names.n, sizeof(*names.v), cmp_str);
-	for (size_t i = 0; i < names.n; i++)
-		ab_strv_push(out, names.v[i]);
-	ab_strv_free(&names);
-	return 0;
+	return ab_dirwalk_files(out, outdir, AB_INTOTO_DIR, accept_link, NULL, NULL);
 }
 
 int

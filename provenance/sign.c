@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../lib/dirwalk.h"
 #include "../lib/atomic.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
@@ -137,37 +138,18 @@ ab_sign_statements(struct ab_strv *out, const char *outdir)
 	return 0;
 }
 
+/* ab_dirwalk_files' test: a file name of the place *arg */
+static int
+accept_place(const char *name, void *arg)
+{
+	return place_has(*(const size_t *)arg, name);
+}
+
 /* the Statements of one directory of a place, sorted */
 static int
 statements_in(struct ab_strv *out, const char *outdir, const char *reldir, size_t place)
 {
-	char *dir = ab_path_join(outdir, reldir);
-	struct ab_strv names = {0};
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	free(dir);
-	if (!d) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 0;
-		ab_error_errno("cannot read '%s/%s'", outdir, reldir);
-		return AB_EFAIL;
-	}
-	while ((de = readdir(d))) {
-		struct stat st;
-
-		/* regular files only: a symlink is never followed out of the OUTDIR */
-		if (place_has(place, de->d_name) &&
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-			ab_strv_push(&names, de->d_name);
-	}
-	closedir(d);
-	if (names.n)
-		qsort(names.v, names.n, sizeof(*names.v), places[place].name ? cmp_str : cmp_record);
-	for (size_t j = 0; j < names.n; j++)
-		ab_strv_pushf(out, "%s/%s", reldir, names.v[j]);
-	ab_strv_free(&names);
-	return 0;
+	return ab_dirwalk_files(out, outdir, reldir, accept_place, &place, places[place].name ? cmp_str : cmp_record);
 }
 
 int
