@@ -8,9 +8,10 @@
 # its statistics log, a byproduct). The builds run in the build sandbox,
 # which has no network: ccache reaches Redis through allocbuild's relay.
 # A build without ccache gives the same bytes. With Redis stopped, a
-# third build with an empty local cache succeeds and says that the remote
-# was unreachable.
+# build (of a small CMake project) with an empty local cache succeeds and
+# says that the remote was unreachable.
 . "$TOP/tests/lib.sh"
+. "$TOP/tests/fakeproj.sh"
 
 REDIS_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no >redis.log 2>&1 &
@@ -128,18 +129,18 @@ grep -E '  variants/stock/build/(bin/fluent-bit|lib/libjemalloc_pic.a)$' D/SHA25
 grep -E '  variants/stock/build/(bin/fluent-bit|lib/libjemalloc_pic.a)$' A/SHA256SUMS | diff -u - sums-d ||
 	fail "the build without ccache differs from the builds through it"
 
-# --- C: Redis stopped, an empty local cache: built all the same, and said
+# --- C: Redis stopped, an empty local cache: built all the same, and said. A small CMake
+# project: what is checked is the warning and the counts (D compared the bytes)
 stop_redis
-expect_exit 0 "$AB" build -j 2 --ccache-remote "$REMOTE" --ccache-dir "$PWD/cache-c" "${src[@]}" -o C r.json stock
-expect_grep "allocbuild: warning: stock: the remote cache $REMOTE was unreachable (" err
+mkdir cm
+(cd cm && make_fakecmake_relink_recipe r.json)
+expect_exit 0 "$AB" build -j 2 --ccache-remote "$REMOTE" --ccache-dir "$PWD/cache-c" --mirror-dir cm/mirror -o C cm/r.json a
+expect_grep "allocbuild: warning: a: the remote cache $REMOTE was unreachable (" err
 expect_grep "ccache calls could not use it): built with the local cache only" err
-grep -E '  variants/stock/build/(bin/fluent-bit|lib/libjemalloc_pic.a)$' C/SHA256SUMS >sums-c
-[ "$(wc -l <sums-c)" = 2 ] || fail "C's artifacts: $(cat sums-c)"
-grep -E '  variants/stock/build/(bin/fluent-bit|lib/libjemalloc_pic.a)$' A/SHA256SUMS | diff -u - sums-c ||
-	fail "C's stock differs from A's"
+[ -x C/variants/a/build/prog ] || fail "C was not built"
 python3 - C/provenance/build-commands.json <<'PY' || fail "C's counts"
 import json, sys
 c = json.load(open(sys.argv[1]))["variants"][0]["ccache"]
-assert c["remote_hits"] == 0 and c["remote_errors"] > 0 and c["misses"] >= 0.9 * c["cacheable"], c
+assert c["cacheable"] >= 2 and c["remote_hits"] == 0 and c["remote_errors"] > 0 and c["misses"] >= 0.9 * c["cacheable"], c
 PY
 expect_grep "; the remote storage failed for " out
