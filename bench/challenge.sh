@@ -24,16 +24,7 @@ command -v openssl >/dev/null || { echo "bench: openssl is needed" >&2; exit 2; 
 
 machine_line
 mirror=$("$TOP/scripts/debian-mirror.sh" "$WORK/mirror")
-src=${OUTDIR:-}
-if [ -z "$src" ]; then
-	src=$WORK/out
-	if [ ! -f "$src/SHA256SUMS" ]; then
-		echo "building the default recipe into $src ..."
-		XDG_CACHE_HOME=$WORK/cache "$AB" build --mirror-dir "$mirror" -o "$src" recipes/jemalloc-5.3.0-policy.json \
-			>"$WORK/build.log" 2>&1 || { tail -n 30 "$WORK/build.log"; exit 1; }
-	fi
-fi
-[ -f "$src/SHA256SUMS" ] || { echo "bench: '$src' is not a built OUTDIR" >&2; exit 2; }
+default_outdir
 o=$WORK/outdir
 if [ ! -d "$WORK/rb" ]; then
 	rm -rf "$o" "$WORK/pr"

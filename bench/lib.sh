@@ -31,6 +31,24 @@ bench_setup() {
 	[ "${KEEP:-$keep}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
 }
 
+# default_outdir: sets src to a built OUTDIR of the default recipe: $OUTDIR
+# when set (not changed by the benchmark), else built once into
+# $WORK/out (2-3 minutes; KEEP=1 keeps it for the next run)
+default_outdir() {
+	local mirror
+	src=${OUTDIR:-}
+	if [ -z "$src" ]; then
+		src=$WORK/out
+		if [ ! -f "$src/SHA256SUMS" ]; then
+			mirror=$("$TOP/scripts/debian-mirror.sh" "$WORK/mirror")
+			echo "building the default recipe into $src ..."
+			XDG_CACHE_HOME=$WORK/cache "$AB" build --mirror-dir "$mirror" -o "$src" recipes/jemalloc-5.3.0-policy.json \
+				>"$WORK/build.log" 2>&1 || { tail -n 30 "$WORK/build.log"; exit 1; }
+		fi
+	fi
+	[ -f "$src/SHA256SUMS" ] || { echo "bench: '$src' is not a built OUTDIR" >&2; exit 2; }
+}
+
 # machine_line: cores and load, and the nice value both sides run at
 machine_line() {
 	echo "machine: $(nproc) cores, $(uptime | sed 's/.*load/load/')${NICE:+; both sides run at nice $NICE}"

@@ -16,15 +16,7 @@ bench_setup policy 0 "$@"
 RUNS=${RUNS:-1000}
 
 machine_line
-src=${OUTDIR:-}
-if [ -z "$src" ]; then
-	src=$WORK/out
-	mirror=$("$TOP/scripts/debian-mirror.sh" "$WORK/mirror")
-	echo "building the default recipe into $src ..."
-	XDG_CACHE_HOME=$WORK/cache "$AB" build --mirror-dir "$mirror" -o "$src" recipes/jemalloc-5.3.0-policy.json \
-		>"$WORK/build.log" 2>&1 || { tail -n 30 "$WORK/build.log"; exit 1; }
-fi
-[ -f "$src/SHA256SUMS" ] || { echo "bench: '$src' is not a built OUTDIR" >&2; exit 2; }
+default_outdir
 o=$WORK/outdir
 if [ ! -d "$o/runs/b" ] || [ "$(ls "$o/runs/b" | grep -c '\.intoto\.json$')" != "$RUNS" ]; then
 	rm -rf "$o"

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <openssl/evp.h>
 
+#include "../lib/atomic.h"
 #include "../lib/util.h"
 #include "keys.h"
 
@@ -335,4 +336,19 @@ ab_dsse_verify_keys(const struct ab_dsse *e, struct ab_key *const *keys, size_t 
 	}
 	free(mine);
 	return rc;
+}
+
+int
+ab_dsse_sign_file(const char *path, const char *type, const void *body, size_t len,
+    struct ab_key *const *keys, size_t nkeys)
+{
+	struct ab_buf line = {0};
+	int e = ab_dsse_sign(&line, type, body, len, keys, nkeys);
+
+	if (e == 0) {
+		ab_buf_putc(&line, '\n');
+		e = ab_write_file_atomic(path, line.s, line.len);
+	}
+	ab_buf_free(&line);
+	return e < 0 ? AB_EFAIL : 0;
 }

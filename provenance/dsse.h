@@ -71,6 +71,13 @@ void ab_dsse_release(struct ab_dsse *e);
  */
 int ab_dsse_sign(struct ab_buf *out, const char *type, const void *body, size_t len,
     struct ab_key *const *keys, size_t nkeys);
+/*
+ * The same envelope, one line with its newline, written atomically to
+ * path: a signed record that travels alone (a rebuild record, a VSA).
+ * 0, or AB_EFAIL after reporting.
+ */
+int ab_dsse_sign_file(const char *path, const char *type, const void *body, size_t len,
+    struct ab_key *const *keys, size_t nkeys);
 
 /* 0 when signature s of e verifies with k over PAE(e->payload_type, e->payload), AB_ECHECK otherwise */
 int ab_dsse_check(const struct ab_dsse *e, const struct ab_dsse_sig *s, const struct ab_key *k);

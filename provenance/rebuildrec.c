@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/atomic.h"
 #include "../lib/jsonio.h"
 #include "../lib/util.h"
 #include "dsse.h"
@@ -62,18 +61,13 @@ int
 ab_rebuildrec_sign(const char *dir, struct ab_key *const *keys, size_t nkeys)
 {
 	char *rec = ab_path_join(dir, AB_REBUILDREC_STATEMENT), *env = ab_path_join(dir, AB_REBUILDREC_ENVELOPE);
-	struct ab_buf body = {0}, line = {0};
+	struct ab_buf body = {0};
 	int e;
 
 	e = ab_read_file_max(&body, rec, RECORD_MAX);
 	if (e == 0)
-		e = ab_dsse_sign(&line, AB_DSSE_INTOTO, body.s ? body.s : "", body.len, keys, nkeys);
-	if (e == 0) {
-		ab_buf_add(&line, "\n", 1);
-		e = ab_write_file_atomic(env, line.s, line.len);
-	}
+		e = ab_dsse_sign_file(env, AB_DSSE_INTOTO, body.s ? body.s : "", body.len, keys, nkeys);
 	ab_buf_free(&body);
-	ab_buf_free(&line);
 	free(rec);
 	free(env);
 	return e < 0 ? AB_EFAIL : 0;

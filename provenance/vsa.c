@@ -6,7 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "../lib/atomic.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
 #include "../lib/version.h"
@@ -167,7 +166,6 @@ int
 ab_vsa_write(const char *path, const struct ab_vsa *v, struct ab_key *const *keys, size_t nkeys)
 {
 	cJSON *subjects, *st = ab_statement_new(AB_VSA_PREDICATE, &subjects), *pred;
-	struct ab_buf line = {0};
 	char *body = NULL;
 	int e = AB_EFAIL;
 
@@ -178,15 +176,9 @@ ab_vsa_write(const char *path, const struct ab_vsa *v, struct ab_key *const *key
 	if (add_inputs(ab_json_get(pred, "inputAttestations"), v) < 0)
 		goto done;
 	body = cJSON_PrintUnformatted(st);
-	if (ab_dsse_sign(&line, AB_DSSE_INTOTO, body, strlen(body), keys, nkeys) < 0)
-		goto done;
-	ab_buf_putc(&line, '\n');
-	if (ab_write_file_atomic(path, line.s, line.len) < 0)
-		goto done;
-	e = 0;
+	e = ab_dsse_sign_file(path, AB_DSSE_INTOTO, body, strlen(body), keys, nkeys);
 done:
 	free(body);
-	ab_buf_free(&line);
 	cJSON_Delete(st);
 	return e;
 }

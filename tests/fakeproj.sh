@@ -168,6 +168,24 @@ make_fakeproj_recipe() {
 JSON
 }
 
+# make_fakeproj_runtime_recipe FILE [ENV_JSON]: recipe "fk" of the fake
+# project, variant a (lib/libfake.a, bin/fake) and a2, a runtime_of a with
+# the environment ENV_JSON (default {}): the policy tests' small build
+make_fakeproj_runtime_recipe() {
+	local sha
+	sha=$(make_fakeproj "$PWD")
+	cat >"$1" <<JSON
+{
+	"recipe": 1, "name": "fk",
+	"sources": {"fake": {"archive": {"urls": ["https://example.invalid/fakeproj-1.0.tar.gz"], "sha256": "$sha", "strip": 1}}},
+	"variants": [{"label": "a", "source": "fake",
+		"build": {"system": "autotools", "configure": [], "targets": ["all"]},
+		"artifacts": ["lib/libfake.a", "bin/fake"]},
+		{"label": "a2", "runtime_of": "a", "runtime": {"env": ${2:-{\}}}}]
+}
+JSON
+}
+
 # make_pathproj DIR -> prints the sha256 of two tiny projects, one a line,
 # that compile where they were built in ways no prefix map can undo
 # (stored in DIR/mirror/sha256/<hex>): an autotools-shaped project

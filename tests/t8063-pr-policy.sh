@@ -11,17 +11,8 @@
 . "$TOP/tests/fakeproj.sh"
 . "$TOP/tests/sign-lib.sh"
 
-sha=$(make_fakeproj "$PWD")
-cat >r.json <<JSON
-{
-	"recipe": 1, "name": "fk",
-	"sources": {"fake": {"archive": {"urls": ["https://example.invalid/fakeproj-1.0.tar.gz"], "sha256": "$sha", "strip": 1}}},
-	"variants": [{"label": "a", "source": "fake",
-		"build": {"system": "autotools", "configure": [], "targets": ["all"]},
-		"artifacts": ["lib/libfake.a", "bin/fake"]},
-		{"label": "a2", "runtime_of": "a", "runtime": {"env": {}}}]
-}
-JSON
+make_fakeproj_runtime_recipe r.json
+sha=$(json r.json 'd["sources"]["fake"]["archive"]["sha256"]')
 expect_exit 0 "$AB" build --check --mirror-dir mirror -o bo r.json
 expect_exit 0 "$AB" run bo a a2 --repeat 2 --rotate --name p -- {bin}
 make_keys

@@ -10,17 +10,7 @@
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/fakeproj.sh"
 
-sha=$(make_fakeproj "$PWD")
-cat >r.json <<JSON
-{
-	"recipe": 1, "name": "fk",
-	"sources": {"fake": {"archive": {"urls": ["https://example.invalid/fakeproj-1.0.tar.gz"], "sha256": "$sha", "strip": 1}}},
-	"variants": [{"label": "a", "source": "fake",
-		"build": {"system": "autotools", "configure": [], "targets": ["all"]},
-		"artifacts": ["lib/libfake.a", "bin/fake"]},
-		{"label": "a2", "runtime_of": "a", "runtime": {"env": {"FAKE": "1"}}}]
-}
-JSON
+make_fakeproj_runtime_recipe r.json '{"FAKE": "1"}'
 expect_exit 0 "$AB" build --check --mirror-dir mirror -o bo r.json
 expect_exit 0 "$AB" pr -o ev bo
 B=ev/provenance-fk.tar.gz
