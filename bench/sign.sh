@@ -22,21 +22,12 @@ bench_setup sign 0 "$@"
 command -v openssl >/dev/null || { echo "bench: openssl is needed" >&2; exit 2; }
 
 machine_line
-src=${OUTDIR:-}
-if [ -z "$src" ]; then
-	src=$WORK/out
-	mirror=$("$TOP/scripts/debian-mirror.sh" "$WORK/mirror")
-	echo "building the default recipe into $src ..."
-	XDG_CACHE_HOME=$WORK/cache "$AB" build --mirror-dir "$mirror" -o "$src" recipes/jemalloc-5.3.0-policy.json \
-		>"$WORK/build.log" 2>&1 || { tail -n 30 "$WORK/build.log"; exit 1; }
-fi
-[ -f "$src/SHA256SUMS" ] || { echo "bench: '$src' is not a built OUTDIR" >&2; exit 2; }
+default_outdir
 
-# a copy of what the statement names, so that signing does not touch $src
+# a copy, so that signing does not touch $src (the source trees too: sign's in-toto links name them)
 o=$WORK/outdir
 rm -rf "$o"
-mkdir -p "$o"
-(cd "$src" && { cut -c67- SHA256SUMS; echo SHA256SUMS; } | xargs cp --parents -t "$o")
+cp -a "$src" "$o"
 "$AB" verify "$o" >/dev/null || { echo "bench: the copy of '$src' does not verify" >&2; exit 1; }
 openssl genpkey -algorithm ed25519 -out "$WORK/ed.pem" 2>/dev/null
 openssl pkey -in "$WORK/ed.pem" -pubout -out "$WORK/ed.pub.pem"
@@ -57,7 +48,7 @@ report() {
 }
 
 for k in ed ec; do
-	time_cmd sign_$k "$AB" sign "$o" --key "$WORK/$k.pem"
+	time_cmd sign_$k "$AB" sign --signing-key "$WORK/$k.pem" "$o"
 	cp "$J" "$WORK/$k.jsonl"
 done
 report "(a) sign, Ed25519" sign_ed
