@@ -30,7 +30,7 @@ BIN ?= allocbuild
 
 # the layers: lib/ (base), provenance/ (on lib), builder/ (on both), cli/
 # (the command layer, on all three); docs/design.md
-LIB_SRC = $(wildcard lib/*.c provenance/*.c builder/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
+LIB_SRC = $(wildcard lib/*.c provenance/*/*.c builder/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(O)/%.o)
 # tests link the archive, so they pull in only the objects they use (the
 # cmd_*.o need main.c's command table, which tests do not have)

@@ -3,14 +3,14 @@
  * which variants are up to date from their content keys, fetches and
  * materializes sources, runs configure and build (variants in parallel
  * within the job budget), probes the artifacts, and writes every manifest
- * (provenance/manifest.h). See docs/build.md.
+ * (provenance/record/manifest.h). See docs/build.md.
  *
  *   struct ab_build_opts bo = {.src = &source_opts, .keep_going = 0};
  *   rc = ab_build_run(plan, &bo);      0 all built; AB_ECHECK a variant failed or a
  *                                      probe found a problem; AB_EFAIL bad input,
  *                                      OUTDIR locked, I/O (lib/util.h)
  *
- * Each variant's record (provenance/record.h) is filled as it is built and
+ * Each variant's record (provenance/record/record.h) is filled as it is built and
  * written to variants/<label>/state.json; the manifests are written from
  * the records.
  */
@@ -20,7 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "plan.h"
-#include "../provenance/record.h"
+#include "../provenance/record/record.h"
 #include "source.h"
 
 /* what a build that ran to its end shows its command (cli/buildtable.c prints it as the final table) */

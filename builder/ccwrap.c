@@ -14,7 +14,7 @@
 #include "../lib/hash.h"
 #include "../lib/linktxt.h"
 #include "../lib/proc.h"
-#include "../provenance/ccstats.h"
+#include "../provenance/record/ccstats.h"
 
 const char *const ab_ccwrap_tools[] = {
 	"cc", "gcc", "c++", "g++", "x86_64-linux-gnu-gcc", "x86_64-linux-gnu-g++", "ar", "ranlib", NULL,

@@ -49,7 +49,7 @@
  * compile (-c): the object's SHA-256, the directory, the object, the
  * source and the command, with the variant's directories under their
  * fixed names (docs/build.md, "Checking reproducibility"), and what
- * ccache did for it (provenance/ccstats.h: a compile through ccache gets
+ * ccache did for it (provenance/record/ccstats.h: a compile through ccache gets
  * a statistics log of its own, CCACHE_STATSLOG beside the variant's,
  * whose lines then go to the variant's). build --check and rebuild name
  * the first compile whose object differs.

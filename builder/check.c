@@ -6,8 +6,8 @@
 
 #include "../lib/jsonio.h"
 #include "../lib/util.h"
-#include "../provenance/manifest.h"
-#include "../provenance/repro.h"
+#include "../provenance/record/manifest.h"
+#include "../provenance/record/repro.h"
 
 /* the second build: the same variants, elsewhere, at another -j, from nothing */
 static int

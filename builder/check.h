@@ -7,12 +7,12 @@
  * ccache is built again through ccache (whose relative paths are in the
  * bytes) with an empty cache of its own and no remote storage
  * (ab_plan_opts_fresh_ccache). Every artifact of the first build is compared with the
- * second's (provenance/repro.h) and the result printed on stdout.
+ * second's (provenance/record/repro.h) and the result printed on stdout.
  *
  * The second build does not replace the first: it stays in its own OUTDIR
  * for inspection, and the comparison is recorded in
  * OUTDIR/provenance/reproducibility.intoto.json, listed in SHA256SUMS
- * (provenance/manifest.h, ab_manifest_add_record). OUTDIR's lock is held
+ * (provenance/record/manifest.h, ab_manifest_add_record). OUTDIR's lock is held
  * throughout.
  *
  *   rc = ab_check_run(recipe, &plan_opts, labels, nlabels, &build_opts);

@@ -23,7 +23,7 @@
 
 #include "recipe.h"
 #include "../lib/util.h"
-#include "../provenance/record.h"
+#include "../provenance/record/record.h"
 
 #define AB_INPUTS_DIR "inputs"
 

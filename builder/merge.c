@@ -15,8 +15,8 @@
 #include "../lib/jsonio.h"
 #include "../lib/stale.h"
 #include "../lib/util.h"
-#include "../provenance/manifest.h"
-#include "../provenance/record.h"
+#include "../provenance/record/manifest.h"
+#include "../provenance/record/record.h"
 #include "build.h"
 #include "inputs.h"
 #include "plan.h"
@@ -181,7 +181,7 @@ toolchain_diff(struct ab_buf *b, const cJSON *x, const cJSON *y)
 }
 
 /*
- * The same for a variant's toolchain record (provenance/toolchain.h): an
+ * The same for a variant's toolchain record (provenance/record/toolchain.h): an
  * array of tools, each named by its "name"
  */
 static void

@@ -10,8 +10,8 @@
 #include "../lib/pool.h"
 #include "../lib/proc.h"
 #include "../lib/jsonio.h"
-#include "../provenance/ccstats.h"
-#include "../provenance/manifest.h"
+#include "../provenance/record/ccstats.h"
+#include "../provenance/record/manifest.h"
 
 /* the directory through which ccache masquerades as the compilers (Debian) */
 #define CCACHE_DIR_BIN "/usr/lib/ccache"
@@ -421,7 +421,7 @@ plan_env(struct ab_plan *p, struct ab_plan_var *pv)
 			ab_strv_pushf(&pv->env, "CCACHE_DIR=%s", p->ccache_dir);
 		if (p->ccache_remote)
 			ab_strv_pushf(&pv->env, "CCACHE_REMOTE_STORAGE=%s", p->ccache_remote);
-		/* its own hits and misses (provenance/ccstats.h) */
+		/* its own hits and misses (provenance/record/ccstats.h) */
 		if (v->kind == AB_VARIANT_BUILD)
 			ab_strv_pushf(&pv->env, "CCACHE_STATSLOG=%s/%s", pv->logs, AB_CCSTATS_LOG);
 	}
@@ -767,7 +767,7 @@ has_kind(const struct ab_plan *p, enum ab_variant_kind kind, int cmake)
 	return 0;
 }
 
-/* the files the manifests step writes (provenance/manifest.h) */
+/* the files the manifests step writes (provenance/record/manifest.h) */
 static void
 plan_manifests(struct ab_plan *p, int updiff)
 {

@@ -16,14 +16,14 @@
  *      fresh directory (sources through the same options as `build`),
  *      unpinned sources at the commits the original resolved;
  *   3. every recorded artifact digest is compared with the rebuilt file's
- *      (provenance/repro.h): for each that differs, which ar members or
+ *      (provenance/record/repro.h): for each that differs, which ar members or
  *      ELF sections differ, and which recorded tool version or host probe
  *      differs, as the likely cause; with diffoscope, its report;
  *   4. the record, provenance/rebuild.intoto.json, is added to the fresh
  *      OUTDIR (its subjects the rebuilt artifacts) and, when rebuilding
  *      from an OUTDIR, to that one too (its subjects the originals); it
  *      names the original by digest and says who rebuilt where
- *      (provenance/rebuildrec.h); with sign_keys, also signed alone into
+ *      (provenance/record/rebuildrec.h); with sign_keys, also signed alone into
  *      DIR/rebuild.intoto.jsonl.
  *
  *   struct ab_rebuild_opts o = {.from = "bo", .src = &source_opts};

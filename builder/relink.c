@@ -10,7 +10,7 @@
 
 #include "../lib/atomic.h"
 #include "../lib/jsonio.h"
-#include "../provenance/linkinputs.h"
+#include "../provenance/tree/linkinputs.h"
 #include "isolation.h"
 #include "../lib/linktxt.h"
 

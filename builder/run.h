@@ -2,13 +2,13 @@
  * run: the job of `allocbuild run` (docs/runs.md). For each repetition
  * and each label (rotated with rotate: a b c, b c a, c a b), run a command
  * with the label's runtime environment exactly as `env` defines it
- * (provenance/manifest.h: ab_manifest_runtime), `{bin}` and `{label}` in
+ * (provenance/record/manifest.h: ab_manifest_runtime), `{bin}` and `{label}` in
  * its arguments standing for the variant's program and label, and
  * ALLOCBUILD_BIN / ALLOCBUILD_LABEL set, on the CPUs of --cpus; stream
  * its output to a log and the terminal while a sampler reads its process
- * tree (provenance/sampler.h); then take the driver's figures from its log
- * (provenance/metrics.h), write its series and its record
- * (provenance/runrec.h) and list the run's files in SHA256SUMS.
+ * tree (provenance/runs/sampler.h); then take the driver's figures from its log
+ * (provenance/runs/metrics.h), write its series and its record
+ * (provenance/runs/runrec.h) and list the run's files in SHA256SUMS.
  *
  * Everything that can be refused is refused before the first run: a bad
  * name, an unknown label, `{bin}` for a label without a program artifact,
@@ -56,7 +56,7 @@ struct ab_run_opts {
  */
 int ab_run(const struct ab_run_opts *o);
 
-/* print the run environment (provenance/runenv.h) as JSON on out */
+/* print the run environment (provenance/runs/runenv.h) as JSON on out */
 int ab_run_env_only(FILE *out);
 
 #endif

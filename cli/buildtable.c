@@ -15,8 +15,8 @@
 #include "../builder/plan.h"
 #include "../lib/jsonio.h"
 #include "../lib/util.h"
-#include "../provenance/ccstats.h"
-#include "../provenance/record.h"
+#include "../provenance/record/ccstats.h"
+#include "../provenance/record/record.h"
 
 static const char *
 nested_str(const cJSON *o, const char *a, const char *b, char *buf, size_t len)

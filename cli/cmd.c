@@ -11,7 +11,7 @@
 #include "../lib/member.h"
 #include "../lib/pool.h"
 #include "../lib/util.h"
-#include "../provenance/keys.h"
+#include "../provenance/attest/keys.h"
 
 int
 ab_cmd_exit(int rc)

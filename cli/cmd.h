@@ -57,7 +57,7 @@ int ab_cmd_parse_strip(int *out, const char *name, const char *arg);
 struct ab_key;
 /*
  * load the PEM keys named by paths[0..npaths) (--key), private ones when
- * private is set, else public ones (provenance/keys.h), into a new array
+ * private is set, else public ones (provenance/attest/keys.h), into a new array
  * *keys of *nkeys; 0 or AB_EFAIL (reported). Free it with ab_cmd_free_keys,
  * whatever the result
  */

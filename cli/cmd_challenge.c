@@ -1,6 +1,6 @@
 /*
  * allocbuild challenge: the rebuild records of independent rebuilders
- * held against one build, artifact by artifact (provenance/challenge.h)
+ * held against one build, artifact by artifact (provenance/review/challenge.h)
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include "cmd.h"
 #include "../lib/jsonio.h"
 #include "../lib/util.h"
-#include "../provenance/challenge.h"
+#include "../provenance/review/challenge.h"
 
 static const char usage[] =
     "allocbuild challenge [--key PUB.pem]... [--quorum N] [--json] BUNDLE|OUTDIR RECORD...\n"

@@ -5,7 +5,7 @@
  *
  * The recorded runs of OUTDIR as medians, ranges, ratios against a
  * baseline with bootstrap intervals, U tests, verdicts and the A/A
- * control (provenance/compare.h, docs/runs.md).
+ * control (provenance/compare/compare.h, docs/runs.md).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,8 +14,8 @@
 
 #include "cmd.h"
 #include "../lib/util.h"
-#include "../provenance/compare.h"
-#include "../provenance/metrics.h"
+#include "../provenance/compare/compare.h"
+#include "../provenance/runs/metrics.h"
 
 static const char usage[] =
     "allocbuild compare OUTDIR [--name NAME] [--baseline LABEL] [--metric M]...\n"

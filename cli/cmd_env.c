@@ -6,7 +6,7 @@
 #include "cmd.h"
 #include "../lib/jsonio.h"
 #include "../lib/util.h"
-#include "../provenance/manifest.h"
+#include "../provenance/record/manifest.h"
 
 static const char usage[] =
     "allocbuild env OUTDIR LABEL\n"

@@ -15,8 +15,8 @@
 #include "cmd.h"
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
-#include "../provenance/allocver.h"
-#include "../provenance/updiff.h"
+#include "../provenance/alloc/allocver.h"
+#include "../provenance/tree/updiff.h"
 
 struct ranked {
 	struct ab_updiff *u;

@@ -5,11 +5,11 @@
 
 #include "cmd.h"
 #include "../lib/util.h"
-#include "../provenance/challenge.h"
-#include "../provenance/notes.h"
-#include "../provenance/policy.h"
-#include "../provenance/pr.h"
-#include "../provenance/sign.h"
+#include "../provenance/review/challenge.h"
+#include "../provenance/review/notes.h"
+#include "../provenance/review/policy.h"
+#include "../provenance/review/pr.h"
+#include "../provenance/review/sign.h"
 
 static const char usage[] =
     "allocbuild pr [-o DIR] [--notes REPO[@COMMIT]] [--limit N] [--sign KEY.pem]...\n"

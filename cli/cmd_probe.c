@@ -18,7 +18,7 @@
 #include "../lib/proc.h"
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
-#include "../provenance/probe.h"
+#include "../provenance/probe/probe.h"
 
 static const char usage[] =
     "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--unset K]... [--timeout SECONDS] [--json] -- PROGRAM [ARGS...]\n"

@@ -18,7 +18,7 @@
 #include "../builder/run.h"
 #include "../lib/proc.h"
 #include "../lib/util.h"
-#include "../provenance/metrics.h"
+#include "../provenance/runs/metrics.h"
 
 enum { OPT_OLD_SET = 0x1200 };
 

@@ -3,8 +3,8 @@
  * allocbuild sign --intoto-pubkey PUB.pem
  *
  * Wrap every in-toto Statement of an OUTDIR in a DSSE envelope signed with
- * each key (provenance/sign.h), and write the in-toto links of its steps
- * (provenance/intoto.h). The keys are loaded before anything is written; a
+ * each key (provenance/review/sign.h), and write the in-toto links of its steps
+ * (provenance/attest/intoto.h). The keys are loaded before anything is written; a
  * key that cannot be used writes nothing. --intoto-pubkey prints a key's
  * public half as in-toto 1.3.1 reads it, for a layout.
  */
@@ -17,10 +17,10 @@
 #include "../builder/build.h"
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
-#include "../provenance/intoto.h"
-#include "../provenance/keys.h"
-#include "../provenance/manifest.h"
-#include "../provenance/sign.h"
+#include "../provenance/attest/intoto.h"
+#include "../provenance/attest/keys.h"
+#include "../provenance/record/manifest.h"
+#include "../provenance/review/sign.h"
 
 static const char usage[] =
     "allocbuild sign --signing-key KEY.pem [--signing-key KEY.pem]... OUTDIR\n"

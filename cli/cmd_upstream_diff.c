@@ -13,7 +13,7 @@
 #include "cmd.h"
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
-#include "../provenance/updiff.h"
+#include "../provenance/tree/updiff.h"
 
 static const char usage[] =
     "allocbuild upstream-diff [--json] [--diff] [--strict] [--strip N] [-j N] CANDIDATE UPSTREAM\n"

@@ -1,7 +1,7 @@
 /*
  * allocbuild verify: re-hash every subject and manifest of an OUTDIR, or
  * every member of an evidence bundle (without unpacking it); with --key,
- * check the signed statements too (provenance/sign.h).
+ * check the signed statements too (provenance/review/sign.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -11,14 +11,14 @@
 #include "cmd.h"
 #include "../lib/jsonio.h"
 #include "../lib/util.h"
-#include "../provenance/bundle.h"
-#include "../provenance/challenge.h"
-#include "../provenance/manifest.h"
-#include "../provenance/policy.h"
-#include "../provenance/policycheck.h"
-#include "../provenance/runrec.h"
-#include "../provenance/sign.h"
-#include "../provenance/vsa.h"
+#include "../provenance/record/bundle.h"
+#include "../provenance/review/challenge.h"
+#include "../provenance/record/manifest.h"
+#include "../provenance/review/policy.h"
+#include "../provenance/review/policycheck.h"
+#include "../provenance/runs/runrec.h"
+#include "../provenance/review/sign.h"
+#include "../provenance/review/vsa.h"
 
 static const char usage[] =
     "allocbuild verify [--key PUB.pem]... [--require-all] [--json] OUTDIR|BUNDLE|FILE.intoto.jsonl\n"

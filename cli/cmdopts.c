@@ -8,7 +8,7 @@
 #include "../builder/source.h"
 #include "../lib/redact.h"
 #include "../lib/util.h"
-#include "../provenance/ccstats.h"
+#include "../provenance/record/ccstats.h"
 
 int
 ab_cmd_source_option(struct ab_source_opts *o, int opt, const char *arg)

@@ -1,7 +1,7 @@
 /*
  * dirwalk: the one walk of a directory tree, shared by the tree hash
  * (lib/hash), the worktree index (builder/worktree) and directory
- * trees for upstream-diff and identify (provenance/tree).
+ * trees for upstream-diff and identify (provenance/tree/tree).
  *
  * The walk is breadth-first. Each directory is opened one component at a
  * time, every component with openat() relative to its parent's descriptor,

@@ -11,7 +11,7 @@
  * Every file is hashed by one read loop, ab_hash_fd_buf(), with a buffer
  * the caller owns (ab_hash_fd reads a big single file ahead on a second
  * thread): a loop over many files (lib/hash's tree, builder/worktree,
- * provenance/tree) keeps one ab_hash_readbuf_new() per worker of its
+ * provenance/tree/tree) keeps one ab_hash_readbuf_new() per worker of its
  * thread pool (lib/pool.h), indexed by the worker number.
  */
 #ifndef AB_HASH_H

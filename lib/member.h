@@ -1,7 +1,7 @@
 /*
  * member: the rules that decide which archive members are accepted, one
  * copy for extraction by fetch (builder/extract.c) and for the archive
- * sides of upstream-diff and identify (provenance/tree.c), so that an
+ * sides of upstream-diff and identify (provenance/tree/tree.c), so that an
  * archive one accepts is one the other accepts, refused in the same words
  * (docs/sources.md lists them). Every refusal is reported here, naming the
  * archive and the member as in the archive:

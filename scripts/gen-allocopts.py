@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Generate provenance/allocopts_tables.c: the runtime option names each
+"""Generate provenance/alloc/allocopts_tables.c: the runtime option names each
 jemalloc and mimalloc release reads, taken from the releases' own sources.
 
-usage: scripts/gen-allocopts.py JEMALLOC_GIT_DIR MIMALLOC_GIT_DIR > provenance/allocopts_tables.c
+usage: scripts/gen-allocopts.py JEMALLOC_GIT_DIR MIMALLOC_GIT_DIR > provenance/alloc/allocopts_tables.c
 
 jemalloc: the string literals of malloc_conf_init_helper (5.2.1 and later;
 malloc_conf_init before; src/conf.c from 5.3.1) minus the option values

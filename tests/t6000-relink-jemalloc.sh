@@ -81,7 +81,7 @@ stats rl/fluent-bit-relink >stats-relink
 expect_grep '  config.malloc_conf: "lg_extent_max_active_fit:30"' stats-relink
 expect_grep '  opt.lg_extent_max_active_fit: 30' stats-relink
 expect_grep 'Version: "5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c"' stats-relink
-# and so does allocbuild probe (provenance/probe.h)
+# and so does allocbuild probe (provenance/probe/probe.h)
 expect_exit 0 "$AB" probe --allocator jemalloc --json -- rl/fluent-bit-relink -n 1000
 mv out probe-relink.json
 [ "$(json probe-relink.json 'd["config"]["malloc_conf"]')" = "lg_extent_max_active_fit:30" ] || fail "probe malloc_conf"

@@ -1,6 +1,6 @@
 /*
  * fuzz_dsse: libFuzzer target for the DSSE envelope parser and base64
- * decoder (provenance/dsse.h). Any input must decode or be refused with a
+ * decoder (provenance/attest/dsse.h). Any input must decode or be refused with a
  * reason, never crash, leak or read out of bounds; what decodes must
  * encode back to the same bytes. `make check` replays tests/fuzz/corpus/dsse.
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../../lib/util.h"
-#include "../../provenance/dsse.h"
+#include "../../provenance/attest/dsse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_probe: libFuzzer target for the probe parsers and checks
- * (provenance/probe.h). The input's first line is the requested setting
+ * (provenance/probe/probe.h). The input's first line is the requested setting
  * (a MALLOC_CONF string, also used as the value of a few MIMALLOC_*
  * variables), the rest is the program's stderr. Any input must give a
  * record, never crash, leak or read out of bounds.
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../provenance/probe.h"
-#include "../../provenance/allocver.h"
-#include "../../provenance/probe_impl.h"
+#include "../../provenance/probe/probe.h"
+#include "../../provenance/alloc/allocver.h"
+#include "../../provenance/probe/probe_impl.h"
 #include "../../lib/jsonio.h"
 #include "fuzz.h"
 

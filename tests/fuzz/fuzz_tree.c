@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "../../lib/bz2.h"
-#include "../../provenance/tree.h"
-#include "../../provenance/updiff.h"
+#include "../../provenance/tree/tree.h"
+#include "../../provenance/tree/updiff.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,10 +1,10 @@
 /*
- * Unit tests of provenance/allocopts: the option tables generated from the
+ * Unit tests of provenance/alloc/allocopts: the option tables generated from the
  * jemalloc and mimalloc release sources, against the facts the campaigns
  * depend on (docs/probes.md).
  */
 #include "../../lib/util.h"
-#include "../../provenance/allocopts.h"
+#include "../../provenance/alloc/allocopts.h"
 #include "unit.h"
 
 static size_t

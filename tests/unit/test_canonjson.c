@@ -1,5 +1,5 @@
 /*
- * Unit tests of provenance/canonjson: the canonical JSON in-toto 1.3.1
+ * Unit tests of provenance/attest/canonjson: the canonical JSON in-toto 1.3.1
  * signs. Each expected string is what securesystemslib 0.26 (Debian's
  * python3-securesystemslib, the library in-toto-verify checks link
  * signatures with) gives for the same input:
@@ -18,7 +18,7 @@
 #include "unit.h"
 
 #include "../../lib/util.h"
-#include "../../provenance/canonjson.h"
+#include "../../provenance/attest/canonjson.h"
 
 static const struct {
 	const char *in, *want;

@@ -1,16 +1,16 @@
 /*
  * Unit tests of the cargo build system (builder/cargo, issue 17): the
  * recipe keys, the command and environment the plan gives cargo, the
- * Cargo.lock reader of provenance/cargoprov, and the probe's check of a
- * crate-bundled jemalloc against its version (provenance/probe.h).
+ * Cargo.lock reader of provenance/record/cargoprov, and the probe's check of a
+ * crate-bundled jemalloc against its version (provenance/probe/probe.h).
  */
 #include "../../builder/cargo.h"
 #include "../../builder/recipe.h"
 #include "../../lib/proc.h"
 #include "../../lib/util.h"
-#include "../../provenance/cargoprov.h"
-#include "../../provenance/probe.h"
-#include "../../provenance/probe_impl.h"
+#include "../../provenance/record/cargoprov.h"
+#include "../../provenance/probe/probe.h"
+#include "../../provenance/probe/probe_impl.h"
 #include "unit.h"
 
 static const char recipe[] =

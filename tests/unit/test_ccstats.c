@@ -1,12 +1,12 @@
 /*
- * Unit tests of provenance/ccstats: ccache's statistics log (as ccache
+ * Unit tests of provenance/record/ccstats: ccache's statistics log (as ccache
  * 4.7.5 writes it: the calls of the first build with a cold remote, a
  * remote hit, a local hit, a link, a call with the remote down), the
  * remote storage URLs refused or accepted, and their redaction.
  */
 #include "../../lib/jsonio.h"
 #include "../../lib/util.h"
-#include "../../provenance/ccstats.h"
+#include "../../provenance/record/ccstats.h"
 #include "unit.h"
 
 static const char statslog[] =

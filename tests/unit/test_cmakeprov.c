@@ -1,5 +1,5 @@
 /*
- * Unit tests of provenance/cmakeprov: exact parsing of CMakeCache.txt,
+ * Unit tests of provenance/record/cmakeprov: exact parsing of CMakeCache.txt,
  * flags.make, CMake<LANG>Compiler.cmake and ExternalProject cfgcmd text
  * written here, build-type detection, whole records of synthetic build
  * directories and their diffs.
@@ -16,7 +16,7 @@
 
 #include "../../lib/atomic.h"
 #include "../../lib/util.h"
-#include "../../provenance/cmakeprov.h"
+#include "../../provenance/record/cmakeprov.h"
 #include "../../lib/jsonio.h"
 #include "unit.h"
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests of provenance/dsse and provenance/keys: the PAE of the DSSE
+ * Unit tests of provenance/attest/dsse and provenance/attest/keys: the PAE of the DSSE
  * specification's example and test vectors, base64 in both alphabets and
  * only in canonical form, the envelope parser's refusals, and a
  * known-answer test: the specification's Ed25519 key A (the RFC 8032 test
@@ -24,8 +24,8 @@
 
 #include "../../lib/atomic.h"
 #include "../../lib/util.h"
-#include "../../provenance/dsse.h"
-#include "../../provenance/keys.h"
+#include "../../provenance/attest/dsse.h"
+#include "../../provenance/attest/keys.h"
 
 #define SEED_A "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"
 #define SEED_B "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb"
@@ -77,7 +77,7 @@ ed25519_pem(const char *name, const char *seed)
 	ab_dsse_b64_encode(&b64, der, sizeof(der));
 	ab_buf_printf(&pem, "-----BEGIN PRIVATE KEY-----\n%s\n-----END PRIVATE KEY-----\n", b64.s);
 	CHECK(ab_write_file_atomic(path, pem.s, pem.len) == 0);
-	/* as a signer keeps it: a private key others can read is refused (provenance/keys.h) */
+	/* as a signer keeps it: a private key others can read is refused (provenance/attest/keys.h) */
 	CHECK(chmod(path, 0600) == 0);
 	ab_buf_free(&pem);
 	ab_buf_free(&b64);

@@ -1,11 +1,11 @@
-/* unit tests for provenance/linkinputs: which files a link command reads */
+/* unit tests for provenance/tree/linkinputs: which files a link command reads */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../provenance/linkinputs.h"
+#include "../../provenance/tree/linkinputs.h"
 #include "unit.h"
 
 static char root[4096];

@@ -1,4 +1,4 @@
-/* unit tests of provenance/manifest.c: version scanning, env, verify, write */
+/* unit tests of provenance/record/manifest.c: version scanning, env, verify, write */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,8 +9,8 @@
 #include "../../lib/util.h"
 #include "../../lib/hash.h"
 #include "../../lib/jsonio.h"
-#include "../../provenance/allocver.h"
-#include "../../provenance/manifest.h"
+#include "../../provenance/alloc/allocver.h"
+#include "../../provenance/record/manifest.h"
 
 static char dir[] = "/tmp/test_manifest.XXXXXX";
 

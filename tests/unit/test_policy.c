@@ -1,11 +1,11 @@
-/* unit tests for provenance/policy (the file into typed rules) and provenance/statement */
+/* unit tests for provenance/review/policy (the file into typed rules) and provenance/attest/statement */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../lib/jsonio.h"
-#include "../../provenance/policy.h"
-#include "../../provenance/statement.h"
+#include "../../provenance/review/policy.h"
+#include "../../provenance/attest/statement.h"
 #include "unit.h"
 
 #define KEY "0e0d9d275077e7a5a6e0f4b1e7e5c0d2a4f1b6c3d9e8f7a6b5c4d3e2f1a0b9c8"

@@ -21,9 +21,9 @@
 
 #include "../../lib/util.h"
 #include "../../lib/jsonio.h"
-#include "../../provenance/probe.h"
-#include "../../provenance/probe_impl.h"
-#include "../../provenance/allocver.h"
+#include "../../provenance/probe/probe.h"
+#include "../../provenance/probe/probe_impl.h"
+#include "../../provenance/alloc/allocver.h"
 #include "unit.h"
 
 static char *

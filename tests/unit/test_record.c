@@ -1,5 +1,5 @@
 /*
- * Unit tests of provenance/record: a state.json read back and written
+ * Unit tests of provenance/record/record: a state.json read back and written
  * again is the same document, field order included; a fresh record has
  * the order a build writes; a state that is not a record is none.
  */
@@ -8,7 +8,7 @@
 
 #include "../../lib/util.h"
 #include "../../lib/jsonio.h"
-#include "../../provenance/record.h"
+#include "../../provenance/record/record.h"
 #include "unit.h"
 
 /* what a run that re-probed an up-to-date variant writes (runtime, probe after what it kept) */

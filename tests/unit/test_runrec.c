@@ -1,10 +1,10 @@
-/* unit tests for provenance/runrec: JUnit summaries, run names, record paths and numbers, the Statement */
+/* unit tests for provenance/runs/runrec: JUnit summaries, run names, record paths and numbers, the Statement */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../lib/atomic.h"
 #include "../../lib/jsonio.h"
-#include "../../provenance/runrec.h"
+#include "../../provenance/runs/runrec.h"
 #include "unit.h"
 
 static char *

@@ -1,11 +1,11 @@
-/* unit tests for provenance/series (figures, the CSV file), provenance/metrics (the driver's lines) and runenv's CPU lists */
+/* unit tests for provenance/runs/series (figures, the CSV file), provenance/runs/metrics (the driver's lines) and runenv's CPU lists */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../provenance/metrics.h"
-#include "../../provenance/runenv.h"
-#include "../../provenance/series.h"
+#include "../../provenance/runs/metrics.h"
+#include "../../provenance/runs/runenv.h"
+#include "../../provenance/runs/series.h"
 #include "unit.h"
 
 static void

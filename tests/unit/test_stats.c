@@ -1,5 +1,5 @@
 /*
- * unit tests for provenance/stats: known answers (scipy 1.10.1's
+ * unit tests for provenance/compare/stats: known answers (scipy 1.10.1's
  * mannwhitneyu and bootstrap, percentile method, 100,000 resamples, on
  * the same data; t7210 checks against scipy itself), and the simulation
  * of docs/runs.md: with n = 15 per label, a true 3% shift is detected in
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../provenance/stats.h"
+#include "../../provenance/compare/stats.h"
 #include "unit.h"
 
 struct known {

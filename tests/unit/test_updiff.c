@@ -1,5 +1,5 @@
 /*
- * Unit tests of provenance/updiff and provenance/tree: the file-class
+ * Unit tests of provenance/tree/updiff and provenance/tree/tree: the file-class
  * rules, the bogus jemalloc version, git:REPO@REV[:PATH] parsing, and a
  * comparison of two small trees built here (statuses, summary, dirHash).
  */
@@ -11,9 +11,9 @@
 
 #include "../../lib/util.h"
 #include "../../lib/hash.h"
-#include "../../provenance/tree.h"
-#include "../../provenance/allocver.h"
-#include "../../provenance/updiff.h"
+#include "../../provenance/tree/tree.h"
+#include "../../provenance/alloc/allocver.h"
+#include "../../provenance/tree/updiff.h"
 #include "unit.h"
 
 #define CLASS(path, want) CHECK_STR(ab_updiff_class_name(ab_updiff_classify(path)), want)

@@ -1,0 +1,1030 @@
+/* compare: reading and analysing the runs (the formats: compare_out.c) */
+#include "compare.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../lib/dirwalk.h"
+#include "../../lib/hash.h"
+#include "../../lib/jsonio.h"
+#include "../../lib/pool.h"
+#include "../record/manifest.h"
+#include "../runs/metrics.h"
+#include "../runs/runenv.h"
+
+/* ---- reading the records ---- */
+
+/* one record: its place, what SHA256SUMS says of it, its bytes, and what they parse into */
+struct item {
+	const char *rel, *want;
+	struct ab_buf bytes;
+	cJSON *doc;
+	int state;      /* 0 read, 1 cannot be read (reported), 2 digest differs, 3 not JSON */
+	char got[AB_HEX_LEN + 1];
+};
+
+/* hash and parse one record's bytes (on the pool: nothing reported here) */
+static int
+parse_one(void *arg, size_t i, int worker)
+{
+	struct item *it = &((struct item *)arg)[i];
+
+	(void)worker;
+	if (it->state)
+		return 0;
+	ab_hash_buf(it->got, it->bytes.s ? it->bytes.s : "", it->bytes.len);
+	if (strcmp(it->got, it->want))
+		it->state = 2;
+	else if (!(it->doc = cJSON_ParseWithLength(it->bytes.s ? it->bytes.s : "", it->bytes.len)))
+		it->state = 3;
+	ab_buf_free(&it->bytes);
+	return 0;
+}
+
+/* read a record through OUTDIR's resolver; reported */
+static void
+read_one(struct item *it, int rootfd, const char *outdir)
+{
+	char why[AB_BENEATH_WHY];
+	int fd = ab_dirwalk_open_beneath(rootfd, it->rel, O_RDONLY | O_NONBLOCK, 0, why);
+	char *name = ab_path_join(outdir, it->rel);
+
+	if (fd < 0) {
+		ab_error("compare: '%s': %s", name, why);
+		it->state = 1;
+	} else {
+		if (ab_read_fd_max(&it->bytes, fd, name, 64u << 20) < 0)
+			it->state = 1;
+		close(fd);
+	}
+	free(name);
+}
+
+/* the run name of a record's path runs/NAME/NNNN-LABEL.intoto.json; caller frees */
+static char *
+name_of(const char *rel)
+{
+	const char *n = rel + sizeof(AB_RUN_DIR);
+
+	return ab_strndup(n, strcspn(n, "/"));
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+cmp_run(const void *a, const void *b)
+{
+	const struct ab_runrec *x = a, *y = b;
+
+	return x->number < y->number ? -1 : x->number > y->number;
+}
+
+/* report what was wrong with a record; AB_ECHECK, or AB_EFAIL when it is not a record */
+static int
+item_error(const struct item *it, const char *outdir)
+{
+	switch (it->state) {
+	case 1:
+		return AB_ECHECK;
+	case 2:
+		ab_error("compare: '%s/%s': sha256 %s, SHA256SUMS says %s: run 'allocbuild verify %s'", outdir, it->rel,
+		    it->got, it->want, outdir);
+		return AB_ECHECK;
+	default:
+		ab_error("compare: '%s/%s': not a JSON document", outdir, it->rel);
+		return AB_EFAIL;
+	}
+}
+
+/* the records SHA256SUMS lists, of the run names asked for, into sets sorted by name */
+static int
+load_sets(struct ab_comparison *c)
+{
+	struct ab_manifest_recorded rec;
+	struct ab_strv names = {0};
+	struct item *items;
+	size_t n = 0;
+	int e, rootfd = -1;
+
+	if ((e = ab_manifest_recorded_read(&rec, c->o.outdir, 0)) < 0)
+		return e;
+	items = ab_calloc(rec.paths.n + 1, sizeof(*items));
+	for (size_t i = 0; i < rec.paths.n; i++) {
+		char *name;
+
+		if (!ab_runrec_is_statement(rec.paths.v[i]))
+			continue;
+		name = name_of(rec.paths.v[i]);
+		if (c->o.name && strcmp(name, c->o.name)) {
+			free(name);
+			continue;
+		}
+		if (!ab_strv_has(&names, name))
+			ab_strv_push(&names, name);
+		items[n].rel = rec.paths.v[i];
+		items[n].want = rec.hexes.v[i];
+		n++;
+		free(name);
+	}
+	e = AB_EFAIL;
+	if (!n) {
+		if (c->o.name)
+			ab_error("compare: '%s' has no runs named '%s' in its SHA256SUMS", c->o.outdir, c->o.name);
+		else
+			ab_error("compare: '%s' has no runs in its SHA256SUMS: record some with 'allocbuild run'", c->o.outdir);
+		goto done;
+	}
+	if ((rootfd = open(c->o.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		ab_error_errno("compare: cannot open '%s'", c->o.outdir);
+		goto done;
+	}
+	/* read here (errors reported in order), parsed on the pool (most of the work) */
+	for (size_t i = 0; i < n; i++)
+		read_one(&items[i], rootfd, c->o.outdir);
+	ab_pool_run(n, 0, parse_one, items);
+	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	c->nsets = names.n;
+	c->sets = ab_calloc(names.n, sizeof(*c->sets));
+	for (size_t k = 0; k < names.n; k++)
+		c->sets[k].name = ab_strdup(names.v[k]);
+	e = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct item *it = &items[i];
+		struct ab_compare_set *s = NULL;
+		char *name = name_of(it->rel);
+
+		for (size_t k = 0; k < c->nsets && !s; k++)
+			if (!strcmp(c->sets[k].name, name))
+				s = &c->sets[k];
+		free(name);
+		if (it->state) {
+			int ie = item_error(it, c->o.outdir);
+
+			e = e < 0 ? e : ie;
+			continue;
+		}
+		s->runs = ab_realloc(s->runs, (s->nruns + 1) * sizeof(*s->runs));
+		{
+			char *where = ab_path_join(c->o.outdir, it->rel);
+			int pe = ab_runrec_parse(&s->runs[s->nruns], it->doc, where);
+
+			it->doc = NULL;
+			free(where);
+			if (pe < 0) {
+				ab_runrec_release(&s->runs[s->nruns]);
+				e = e < 0 ? e : pe;
+				continue;
+			}
+		}
+		s->nruns++;
+	}
+	for (size_t k = 0; k < c->nsets; k++)
+		qsort(c->sets[k].runs, c->sets[k].nruns, sizeof(*c->sets[k].runs), cmp_run);
+done:
+	for (size_t i = 0; i < n; i++) {
+		cJSON_Delete(items[i].doc);
+		ab_buf_free(&items[i].bytes);
+	}
+	free(items);
+	if (rootfd >= 0)
+		close(rootfd);
+	ab_strv_free(&names);
+	ab_manifest_recorded_release(&rec);
+	return e;
+}
+
+/* ---- values ---- */
+
+double
+ab_compare_builtin_value(const struct ab_runrec *r, int m)
+{
+	const struct ab_series_figures *f = r->sampling ? &r->sampling->figures : NULL;
+
+	switch (m) {
+	case AB_M_WALL:
+		return r->wall_s;
+	case AB_M_CPU:
+		return r->user_s + r->sys_s;
+	case AB_M_MAXRSS:
+		return r->maxrss_kb >= 0 ? (double)r->maxrss_kb / 1024 : NAN;
+	case AB_M_STEADY_RSS:
+		return f ? f->steady_rss_kb / 1024 : NAN;
+	case AB_M_PEAK_RSS:
+		return f ? f->peak_rss_kb / 1024 : NAN;
+	case AB_M_COOLDOWN_RSS:
+		return f ? f->cooldown_rss_kb / 1024 : NAN;
+	case AB_M_RSS_GIB_S:
+		return f ? f->rss_gib_s : NAN;
+	case AB_M_WINDOW_CPU:
+		return f ? f->window_cpu_s : NAN;
+	case AB_M_MINFLT:
+		return f ? f->minor_faults : NAN;
+	case AB_M_MAJFLT:
+		return f ? f->major_faults : NAN;
+	case AB_M_THREADS:
+		return f ? f->max_threads : NAN;
+	case AB_M_STEADY_PSS:
+		return f ? f->steady_pss_kb / 1024 : NAN;
+	case AB_M_PEAK_PSS:
+		return f ? f->peak_pss_kb / 1024 : NAN;
+	case AB_M_STEADY_ANON:
+		return f ? f->steady_anon_kb / 1024 : NAN;
+	case AB_M_PEAK_ANON:
+		return f ? f->peak_anon_kb / 1024 : NAN;
+	}
+	return NAN;
+}
+
+static size_t
+index_of(const struct ab_strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
+			return i;
+	return (size_t)-1;
+}
+
+static size_t
+metric_index(const struct ab_compare_set *s, const char *name)
+{
+	for (size_t i = 0; i < s->nmetrics; i++)
+		if (!strcmp(s->metrics[i].name, name))
+			return i;
+	return (size_t)-1;
+}
+
+static void
+add_metric(struct ab_compare_set *s, const char *name, const char *unit, int higher, int builtin)
+{
+	s->metrics = ab_realloc(s->metrics, (s->nmetrics + 1) * sizeof(*s->metrics));
+	s->metrics[s->nmetrics].name = ab_strdup(name);
+	s->metrics[s->nmetrics].unit = unit ? ab_strdup(unit) : NULL;
+	s->metrics[s->nmetrics].higher = higher;
+	s->metrics[s->nmetrics].builtin = builtin;
+	s->nmetrics++;
+}
+
+/* is a builtin there for some successful run? */
+static int
+builtin_seen(const struct ab_compare_set *s, int m)
+{
+	for (size_t i = 0; i < s->nruns; i++)
+		if (s->ok[i] && !isnan(ab_compare_builtin_value(&s->runs[i], m)))
+			return 1;
+	return 0;
+}
+
+/* the driver's metric name as some run reported it, or NULL */
+static const struct ab_metric *
+driver_metric(const struct ab_compare_set *s, const char *name)
+{
+	for (size_t i = 0; i < s->nruns; i++)
+		for (size_t k = 0; k < s->runs[i].metrics.n; k++)
+			if (!strcmp(s->runs[i].metrics.v[k].name, name))
+				return &s->runs[i].metrics.v[k];
+	return NULL;
+}
+
+/* the metrics compared: those asked for, else the default set (docs/runs.md) */
+static int
+choose_metrics(struct ab_compare_set *s, const struct ab_compare_opts *o)
+{
+	static const int dflt[] = {AB_M_WALL, AB_M_CPU, AB_M_MAXRSS, AB_M_STEADY_RSS, AB_M_PEAK_RSS,
+	    AB_M_COOLDOWN_RSS, AB_M_RSS_GIB_S};
+	int sampled = builtin_seen(s, AB_M_STEADY_RSS);
+
+	for (size_t i = 0; i < o->nmetrics; i++) {
+		int b = ab_metric_builtin(o->metrics[i]);
+		const struct ab_metric *d = b < 0 ? driver_metric(s, o->metrics[i]) : NULL;
+
+		if (metric_index(s, o->metrics[i]) != (size_t)-1)
+			continue;
+		if (b >= 0)
+			add_metric(s, o->metrics[i], ab_metric_builtins[b].unit, 0, b);
+		else if (d)
+			add_metric(s, d->name, d->unit, d->higher, -1);
+		else {
+			ab_error("compare: runs/%s: no run has the metric '%s' (allocbuild's: wall_s, cpu_s, "
+			    "steady_rss_mib, ...; see 'allocbuild help compare'; the driver's: those its runs report)",
+			    s->name, o->metrics[i]);
+			return AB_EFAIL;
+		}
+	}
+	if (o->nmetrics)
+		return 0;
+	for (size_t i = 0; i < AB_NELEM(dflt); i++) {
+		int m = dflt[i];
+
+		/* the sampled figures when there are, wait4's peak RSS when not */
+		if ((m == AB_M_MAXRSS && sampled) || (m != AB_M_WALL && m != AB_M_CPU && m != AB_M_MAXRSS &&
+		    !builtin_seen(s, m)))
+			continue;
+		add_metric(s, ab_metric_builtins[m].name, ab_metric_builtins[m].unit, 0, m);
+	}
+	for (size_t i = 0; i < s->nruns; i++)
+		for (size_t k = 0; k < s->runs[i].metrics.n; k++) {
+			const struct ab_metric *d = &s->runs[i].metrics.v[k];
+
+			if (s->ok[i] && metric_index(s, d->name) == (size_t)-1)
+				add_metric(s, d->name, d->unit, d->higher, -1);
+		}
+	return 0;
+}
+
+/* the cells: "" for the runs' figures without one, then each named, in order of first appearance */
+static void
+collect_cells(struct ab_compare_set *s)
+{
+	for (size_t i = 0; i < s->nruns; i++) {
+		const char *cell = s->runs[i].cell ? s->runs[i].cell : "";
+
+		if (!s->ok[i])
+			continue;
+		if (!ab_strv_has(&s->cells, cell))
+			ab_strv_push(&s->cells, cell);
+		for (size_t k = 0; k < s->runs[i].metrics.n; k++) {
+			const char *mc = s->runs[i].metrics.v[k].cell ? s->runs[i].metrics.v[k].cell : cell;
+
+			if (metric_index(s, s->runs[i].metrics.v[k].name) != (size_t)-1 && !ab_strv_has(&s->cells, mc))
+				ab_strv_push(&s->cells, mc);
+		}
+	}
+	if (!s->cells.n)
+		ab_strv_push(&s->cells, "");
+}
+
+static struct ab_compare_group *
+group_at(struct ab_compare_set *s, size_t cell, size_t label, size_t metric)
+{
+	return &s->groups[(cell * s->labels.n + label) * s->nmetrics + metric];
+}
+
+const struct ab_compare_group *
+ab_compare_group(const struct ab_compare_set *s, size_t cell, size_t label, size_t metric)
+{
+	const struct ab_compare_group *g = &s->groups[(cell * s->labels.n + label) * s->nmetrics + metric];
+
+	return g->n ? g : NULL;
+}
+
+static void
+group_add(struct ab_compare_group *g, double v, size_t run)
+{
+	g->v = ab_realloc(g->v, (g->n + 1) * sizeof(*g->v));
+	g->run = ab_realloc(g->run, (g->n + 1) * sizeof(*g->run));
+	g->v[g->n] = v;
+	g->run[g->n] = run;
+	g->n++;
+}
+
+/* every successful run's values into the groups; their medians and ranges; runs without a value counted */
+static void
+fill_groups(struct ab_compare_set *s)
+{
+	size_t *missing = ab_calloc(s->nmetrics, sizeof(*missing)), nok = 0;
+
+	s->ngroups = s->cells.n * s->labels.n * s->nmetrics;
+	s->groups = ab_calloc(s->ngroups, sizeof(*s->groups));
+	for (size_t c = 0; c < s->cells.n; c++)
+		for (size_t l = 0; l < s->labels.n; l++)
+			for (size_t m = 0; m < s->nmetrics; m++) {
+				struct ab_compare_group *g = group_at(s, c, l, m);
+
+				g->cell = c, g->label = l, g->metric = m;
+			}
+	for (size_t i = 0; i < s->nruns; i++) {
+		const struct ab_runrec *r = &s->runs[i];
+		size_t l = index_of(&s->labels, r->label), c = index_of(&s->cells, r->cell ? r->cell : "");
+
+		if (!s->ok[i])
+			continue;
+		nok++;
+		for (size_t m = 0; m < s->nmetrics; m++) {
+			const struct ab_compare_metric *cm = &s->metrics[m];
+			int any = 0;
+
+			if (cm->builtin >= 0) {
+				double v = ab_compare_builtin_value(r, cm->builtin);
+
+				if ((any = !isnan(v)))
+					group_add(group_at(s, c, l, m), v, i);
+			} else {
+				for (size_t k = 0; k < r->metrics.n; k++)
+					if (!strcmp(r->metrics.v[k].name, cm->name)) {
+						size_t mc = r->metrics.v[k].cell ? index_of(&s->cells, r->metrics.v[k].cell) : c;
+
+						group_add(group_at(s, mc, l, m), r->metrics.v[k].value, i);
+						any = 1;
+						if (!(cm->unit ? r->metrics.v[k].unit && !strcmp(cm->unit, r->metrics.v[k].unit) :
+						    !r->metrics.v[k].unit))
+							ab_strv_pushf(&s->warnings, "%s: run %04d-%s reports it in '%s', not '%s'",
+							    cm->name, r->number, r->label, r->metrics.v[k].unit ?
+							    r->metrics.v[k].unit : "(no unit)", cm->unit ? cm->unit : "(no unit)");
+					}
+			}
+			missing[m] += !any;
+		}
+	}
+	for (size_t g = 0; g < s->ngroups; g++) {
+		struct ab_compare_group *x = &s->groups[g];
+		double *v = ab_calloc(x->n ? x->n : 1, sizeof(*v));
+
+		if (x->n)
+			memcpy(v, x->v, x->n * sizeof(*v));
+		x->median = ab_stats_median(v, x->n);
+		x->min = x->n ? v[0] : NAN;
+		x->max = x->n ? v[x->n - 1] : NAN;
+		free(v);
+	}
+	for (size_t m = 0; m < s->nmetrics; m++)
+		if (missing[m])
+			ab_strv_pushf(&s->warnings, "%s: %zu of the %zu successful runs have no value%s", s->metrics[m].name,
+			    missing[m], nok, s->metrics[m].builtin == AB_M_COOLDOWN_RSS ?
+			    " (the sampling ended before the cooldown)" : s->metrics[m].builtin >= 0 ? " (not sampled)" : "");
+	free(missing);
+}
+
+/* ---- the set's checks ---- */
+
+/* the failed runs: left out, named */
+static void
+note_failed(struct ab_compare_set *s)
+{
+	struct ab_buf b = {0};
+	size_t shown = 0;
+
+	for (size_t i = 0; i < s->nruns; i++) {
+		char *end;
+
+		if (s->ok[i])
+			continue;
+		if (shown++ == 10)
+			continue;
+		end = ab_runrec_ending(&s->runs[i]);
+		ab_buf_printf(&b, "%s%04d-%s (%s%s)", b.len ? ", " : "", s->runs[i].number, s->runs[i].label,
+		    s->runs[i].status == AB_RUN_EXITED ? "exit " : "", end);
+		free(end);
+	}
+	if (s->nfailed > 10)
+		ab_buf_printf(&b, " and %zu more", s->nfailed - 10);
+	if (s->nfailed)
+		ab_strv_pushf(&s->warnings, "%zu failed run%s left out: %s", s->nfailed, s->nfailed == 1 ? "" : "s", b.s);
+	ab_buf_free(&b);
+}
+
+/* the labels of the successful runs whose environment has value v for field key, ", "-separated, each once */
+static void
+labels_with(struct ab_buf *b, const struct ab_compare_set *s, const char *key, const char *v)
+{
+	struct ab_strv seen = {0};
+
+	for (size_t i = 0; i < s->nruns; i++)
+		if (s->ok[i] && !strcmp(ab_runenv_value(s->runs[i].environment, key), v) &&
+		    !ab_strv_has(&seen, s->runs[i].label)) {
+			ab_buf_printf(b, "%s%s", seen.n ? ", " : "", s->runs[i].label);
+			ab_strv_push(&seen, s->runs[i].label);
+		}
+	ab_strv_free(&seen);
+}
+
+/* the environments of the successful runs: mixed? the first field that differs, in words; caller frees */
+static char *
+mixed_environments(const struct ab_compare_set *s)
+{
+	for (size_t k = 0; k < ab_runenv_ncompared; k++) {
+		const char *key = ab_runenv_compared[k], *first = NULL;
+		struct ab_strv vals = {0};
+		struct ab_buf b = {0};
+		int differs = 0;
+
+		/* the common case, every run alike, without an allocation */
+		for (size_t i = 0; i < s->nruns && !differs; i++)
+			if (s->ok[i]) {
+				const char *v = ab_runenv_value(s->runs[i].environment, key);
+
+				if (!first)
+					first = v;
+				differs = strcmp(first, v) != 0;
+			}
+		if (!differs)
+			continue;
+		for (size_t i = 0; i < s->nruns; i++)
+			if (s->ok[i] && !ab_strv_has(&vals, ab_runenv_value(s->runs[i].environment, key)))
+				ab_strv_push(&vals, ab_runenv_value(s->runs[i].environment, key));
+		ab_buf_printf(&b, "%s:", key);
+		for (size_t i = 0; i < vals.n; i++) {
+			ab_buf_printf(&b, "%s %s (", i ? ";" : "", vals.v[i]);
+			labels_with(&b, s, key, vals.v[i]);
+			ab_buf_puts(&b, ")");
+		}
+		ab_strv_free(&vals);
+		return ab_buf_detach(&b);
+	}
+	return NULL;
+}
+
+/*
+ * What a label is, whatever its name: the artifact's digest and the
+ * runtime environment (variables set, ALLOCBUILD_LABEL aside, and
+ * removed), when all its runs agree; caller frees; NULL when they do not
+ */
+static char *
+identity(const struct ab_compare_set *s, const char *label)
+{
+	char *id = NULL;
+
+	for (size_t i = 0; i < s->nruns; i++) {
+		const struct ab_runrec *r = &s->runs[i];
+		struct ab_buf b = {0};
+		char *mine, **set;
+
+		if (strcmp(r->label, label))
+			continue;
+		ab_buf_printf(&b, "%s\n", r->subject_sha256);
+		/* in name order: the label's env and --set come in different orders */
+		set = ab_calloc(r->overrides.n + 1, sizeof(*set));
+		if (r->overrides.n)
+			memcpy(set, r->overrides.v, r->overrides.n * sizeof(*set));
+		qsort(set, r->overrides.n, sizeof(*set), cmp_str);
+		for (size_t k = 0; k < r->overrides.n; k++)
+			if (strncmp(set[k], "ALLOCBUILD_LABEL=", 17))
+				ab_buf_printf(&b, "set %s\n", set[k]);
+		free(set);
+		for (size_t k = 0; k < r->removed.n; k++)
+			ab_buf_printf(&b, "unset %s\n", r->removed.v[k]);
+		mine = ab_buf_detach(&b);
+		if (id && strcmp(id, mine)) {
+			free(id);
+			free(mine);
+			return NULL;
+		}
+		free(id);
+		id = mine;
+	}
+	return id;
+}
+
+/* the A/A pairs: labels that are the same thing */
+static void
+find_controls(struct ab_compare_set *s)
+{
+	char **ids = ab_calloc(s->labels.n, sizeof(*ids));
+
+	for (size_t l = 0; l < s->labels.n; l++)
+		ids[l] = identity(s, s->labels.v[l]);
+	for (size_t a = 0; a < s->labels.n; a++)
+		for (size_t b = a + 1; b < s->labels.n; b++)
+			if (ids[a] && ids[b] && !strcmp(ids[a], ids[b])) {
+				struct ab_compare_control *x;
+
+				s->controls = ab_realloc(s->controls, (s->ncontrols + 1) * sizeof(*s->controls));
+				x = &s->controls[s->ncontrols++];
+				x->a = a, x->b = b;
+				snprintf(x->sha256, sizeof(x->sha256), "%.*s", AB_HEX_LEN, ids[a]);
+			}
+	for (size_t l = 0; l < s->labels.n; l++)
+		free(ids[l]);
+	free(ids);
+}
+
+/* ---- the comparisons ---- */
+
+struct keyed {
+	uint64_t key;
+	double v;
+};
+
+static int
+cmp_keyed(const void *a, const void *b)
+{
+	uint64_t x = ((const struct keyed *)a)->key, y = ((const struct keyed *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the values of g keyed by (batch, repetition), sorted */
+static struct keyed *
+keyed_values(const struct ab_compare_set *s, const struct ab_compare_group *g)
+{
+	struct keyed *k = ab_calloc(g->n ? g->n : 1, sizeof(*k));
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct ab_runrec *r = &s->runs[g->run[i]];
+
+		k[i].key = (uint64_t)(unsigned)r->batch << 32 | (unsigned)r->repetition;
+		k[i].v = g->v[i];
+	}
+	qsort(k, g->n, sizeof(*k), cmp_keyed);
+	return k;
+}
+
+struct job {
+	const struct ab_comparison *c;
+	struct ab_compare_set *s;
+};
+
+/* one row: its values (paired: the repetitions both sides have), interval, test, verdict */
+static int
+compare_row(void *arg, size_t i, int worker)
+{
+	struct job *j = arg;
+	struct ab_compare_set *s = j->s;
+	struct ab_compare_row *row = &s->rows[i];
+	const struct ab_compare_metric *m = &s->metrics[row->metric];
+	struct ab_verdict_rule rule = {AB_COMPARE_ALPHA, j->c->o.threshold, m->higher};
+	const double *a = row->g->v, *b = row->base->v;
+	double *pa = NULL, *pb = NULL;
+	char *seed_name;
+
+	(void)worker;
+	row->na = row->g->n;
+	row->nb = row->base->n;
+	if (row->paired) {
+		struct keyed *ka = keyed_values(s, row->g), *kb = keyed_values(s, row->base);
+		size_t x = 0, y = 0, n = 0;
+
+		pa = ab_calloc(row->na + 1, sizeof(*pa));
+		pb = ab_calloc(row->nb + 1, sizeof(*pb));
+		while (x < row->na && y < row->nb) {
+			if (ka[x].key < kb[y].key) {
+				x++;
+			} else if (ka[x].key > kb[y].key) {
+				y++;
+			} else {
+				pa[n] = ka[x++].v;
+				pb[n++] = kb[y++].v;
+			}
+		}
+		free(ka);
+		free(kb);
+		a = pa, b = pb;
+		row->na = row->nb = n;
+	}
+	seed_name = ab_sprintf("%s\n%s\n%s\n%s", s->cells.v[row->cell], m->name, s->labels.v[row->label],
+	    s->labels.v[row->against]);
+	ab_stats_ratio_ci(&row->ci, a, row->na, b, row->nb, row->paired, ab_rng_derive(j->c->o.seed, seed_name),
+	    j->c->o.resamples, AB_COMPARE_LEVEL);
+	ab_stats_mannwhitney(&row->u, a, row->na, b, row->nb);
+	row->verdict = ab_stats_verdict(&row->ci, &row->u, row->na, row->nb, &rule);
+	free(seed_name);
+	free(pa);
+	free(pb);
+	return 0;
+}
+
+static void
+add_row(struct ab_compare_set *s, size_t cell, size_t metric, size_t label, size_t against, int control)
+{
+	const struct ab_compare_group *g = ab_compare_group(s, cell, label, metric),
+	    *base = ab_compare_group(s, cell, against, metric);
+	struct ab_compare_row *r;
+
+	if (!g || !base)
+		return;
+	s->rows = ab_realloc(s->rows, (s->nrows + 1) * sizeof(*s->rows));
+	r = &s->rows[s->nrows++];
+	memset(r, 0, sizeof(*r));
+	r->cell = cell, r->metric = metric, r->label = label, r->against = against;
+	r->g = g, r->base = base;
+	r->paired = s->paired;
+	r->control = control;
+}
+
+/* is the pair (a, b) an A/A control of s? */
+static int
+is_control(const struct ab_compare_set *s, size_t a, size_t b)
+{
+	for (size_t i = 0; i < s->ncontrols; i++)
+		if ((s->controls[i].a == a && s->controls[i].b == b) || (s->controls[i].a == b && s->controls[i].b == a))
+			return 1;
+	return 0;
+}
+
+static void
+make_rows(struct ab_compare_set *s)
+{
+	for (size_t c = 0; c < s->cells.n; c++)
+		for (size_t m = 0; m < s->nmetrics; m++)
+			for (size_t l = 0; l < s->labels.n; l++)
+				if (l != s->baseline)
+					add_row(s, c, m, l, s->baseline, is_control(s, l, s->baseline));
+	/* the controls that do not involve the baseline: their second label against their first */
+	for (size_t i = 0; i < s->ncontrols; i++) {
+		const struct ab_compare_control *x = &s->controls[i];
+
+		if (x->a != s->baseline && x->b != s->baseline)
+			for (size_t c = 0; c < s->cells.n; c++)
+				for (size_t m = 0; m < s->nmetrics; m++)
+					add_row(s, c, m, x->b, x->a, 1);
+	}
+}
+
+/* too few runs for a verdict: which labels, in which cells */
+static void
+note_too_few(struct ab_compare_set *s)
+{
+	size_t need = ab_stats_min_runs(AB_COMPARE_ALPHA);
+	struct ab_buf b = {0};
+
+	for (size_t c = 0; c < s->cells.n; c++)
+		for (size_t l = 0; l < s->labels.n; l++) {
+			size_t n = 0;
+
+			for (size_t m = 0; m < s->nmetrics; m++)
+				if (ab_compare_group(s, c, l, m) && ab_compare_group(s, c, l, m)->n > n)
+					n = ab_compare_group(s, c, l, m)->n;
+			if (n && n < need) {
+				ab_buf_printf(&b, "%s%s has %zu", b.len ? ", " : "", s->labels.v[l], n);
+				if (s->cells.v[c][0])
+					ab_buf_printf(&b, " in cell %s", s->cells.v[c]);
+			}
+		}
+	if (b.len && s->labels.n > 1)
+		ab_strv_pushf(&s->warnings, "too few runs for a verdict: the Mann-Whitney U test needs at least %zu "
+		    "successful runs of each label to reach p < %g (its smallest p with 3 and 3 is 0.1); %s", need,
+		    AB_COMPARE_ALPHA, b.s);
+	ab_buf_free(&b);
+}
+
+
+/*
+ * an A/A control that shows a difference: one warning naming every metric
+ * (and cell) in which it does, so that a real effect in one metric is not
+ * hidden behind timing noise in another
+ */
+static void
+warn_control(struct ab_compare_set *s, const struct ab_compare_control *c)
+{
+	struct ab_buf b = {0};
+	const struct ab_compare_row *first = NULL;
+
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct ab_compare_row *r = &s->rows[i];
+
+		if (!r->control || !((r->label == c->b && r->against == c->a) || (r->label == c->a && r->against == c->b)) ||
+		    (r->verdict != AB_VERDICT_BETTER && r->verdict != AB_VERDICT_WORSE))
+			continue;
+		first = first ? first : r;
+		ab_buf_printf(&b, "%s%s%s%s (ratio %.3f, p %.3g)", b.len ? ", " : "", s->metrics[r->metric].name,
+		    *s->cells.v[r->cell] ? " in cell " : "", s->cells.v[r->cell], r->ci.ratio, r->u.p);
+	}
+	if (first) {
+		ab_strv_pushf(&s->warnings, "the A/A control %s against %s (the same artifact and runtime environment) "
+		    "shows a difference in %s: every verdict is flagged unreliable", s->labels.v[first->label],
+		    s->labels.v[first->against], b.s);
+		s->control_differs = 1;
+	}
+	ab_buf_free(&b);
+}
+/* does every repetition of every invocation hold a run of each label (what pairing by repetition needs)? */
+static int
+complete_repetitions(const struct ab_compare_set *s)
+{
+	struct keyed *k = ab_calloc(s->nruns + 1, sizeof(*k));
+	int ok = 1;
+
+	for (size_t i = 0; i < s->nruns; i++) {
+		k[i].key = (uint64_t)(unsigned)s->runs[i].batch << 32 | (unsigned)s->runs[i].repetition;
+		k[i].v = (double)index_of(&s->labels, s->runs[i].label);
+	}
+	qsort(k, s->nruns, sizeof(*k), cmp_keyed);
+	for (size_t i = 0, j; i < s->nruns && ok; i = j) {
+		for (j = i; j < s->nruns && k[j].key == k[i].key; j++)
+			;
+		/* a label runs once per repetition of an invocation: as many runs as labels means all */
+		ok = j - i == s->labels.n;
+	}
+	free(k);
+	return ok;
+}
+
+static int
+analyse(struct ab_comparison *c, struct ab_compare_set *s)
+{
+	const struct ab_compare_opts *o = &c->o;
+	int rotated = 1, batched = 1;
+	char *mixed;
+	struct job j = {c, s};
+
+	s->ok = ab_calloc(s->nruns ? s->nruns : 1, sizeof(*s->ok));
+	for (size_t i = 0; i < s->nruns; i++) {
+		s->ok[i] = ab_runrec_ok(&s->runs[i]);
+		s->nfailed += !s->ok[i];
+		if (!ab_strv_has(&s->labels, s->runs[i].label))
+			ab_strv_push(&s->labels, s->runs[i].label);
+		rotated &= s->runs[i].rotated;
+		batched &= s->runs[i].batch > 0;
+	}
+	if (o->baseline) {
+		if ((s->baseline = index_of(&s->labels, o->baseline)) == (size_t)-1) {
+			struct ab_buf b = {0};
+
+			for (size_t l = 0; l < s->labels.n; l++)
+				ab_buf_printf(&b, "%s%s", l ? ", " : "", s->labels.v[l]);
+			ab_error("compare: runs/%s has no runs of the baseline '%s' (its labels: %s)", s->name, o->baseline, b.s);
+			ab_buf_free(&b);
+			return AB_EFAIL;
+		}
+	}
+	if (choose_metrics(s, o) < 0)
+		return AB_EFAIL;
+	collect_cells(s);
+	note_failed(s);
+	fill_groups(s);
+	s->paired = 0;
+	if (s->labels.n < 2)
+		s->unpaired_why = ab_strdup("one label");
+	else if (o->unpaired)
+		s->unpaired_why = ab_strdup("--unpaired");
+	else if (!rotated || !batched)
+		s->unpaired_why = ab_strdup("the runs were not all rotated (run --rotate)");
+	else if (!complete_repetitions(s))
+		s->unpaired_why = ab_strdup("the rotated invocations did not each run every label");
+	else
+		s->paired = 1;
+	if ((mixed = mixed_environments(s))) {
+		s->mixed_env = 1;
+		if (s->paired && o->refuse_mixed_paired) {
+			ab_error("compare: runs/%s: rotated runs, to be compared in pairs, ran under different run environments "
+			    "(%s): refusing a paired comparison ('--unpaired' compares them unpaired, flagged unreliable)",
+			    s->name, mixed);
+			free(mixed);
+			return AB_ECHECK;
+		}
+		if (s->paired) {
+			s->paired = 0;
+			s->unpaired_why = ab_strdup("the runs ran under different run environments");
+		}
+		ab_strv_pushf(&s->warnings, "the runs ran under different run environments (%s): every verdict is "
+		    "flagged unreliable", mixed);
+		free(mixed);
+	}
+	find_controls(s);
+	make_rows(s);
+	ab_pool_run(s->nrows, 0, compare_row, &j);
+	for (size_t k = 0; k < s->ncontrols; k++)
+		warn_control(s, &s->controls[k]);
+	note_too_few(s);
+	return 0;
+}
+
+int
+ab_compare_load(struct ab_comparison **out, const struct ab_compare_opts *o)
+{
+	struct ab_comparison *c = ab_calloc(1, sizeof(*c));
+	int e;
+
+	*out = NULL;
+	c->o = *o;
+	if ((e = load_sets(c)) < 0)
+		goto fail;
+	for (size_t k = 0; k < c->nsets; k++)
+		if ((e = analyse(c, &c->sets[k])) < 0)
+			goto fail;
+	*out = c;
+	return 0;
+fail:
+	ab_compare_free(c);
+	return e;
+}
+
+/* the run of a label whose steady RSS (else peak RSS) is the median of its successful sampled runs, or -1 */
+static long
+median_sampled_run(const struct ab_compare_set *s, size_t label)
+{
+	size_t n = 0, *idx = ab_calloc(s->nruns + 1, sizeof(*idx));
+	double *v = ab_calloc(s->nruns + 1, sizeof(*v));
+	long at = -1;
+
+	for (size_t i = 0; i < s->nruns; i++) {
+		const struct ab_runrec *r = &s->runs[i];
+		double x;
+
+		if (!s->ok[i] || strcmp(r->label, s->labels.v[label]) || !r->sampling || !r->sampling->series.path)
+			continue;
+		x = ab_compare_builtin_value(r, AB_M_STEADY_RSS);
+		if (isnan(x))
+			x = ab_compare_builtin_value(r, AB_M_PEAK_RSS);
+		idx[n] = i;
+		v[n++] = isnan(x) ? 0 : x;
+	}
+	/* the lower median: a run that was, not a mean of two */
+	for (size_t k = 0; k < n && at < 0; k++) {
+		size_t below = 0, same_before = 0;
+
+		for (size_t j = 0; j < n; j++) {
+			below += v[j] < v[k];
+			same_before += v[j] == v[k] && j < k;
+		}
+		if (below + same_before == (n - 1) / 2)
+			at = (long)idx[k];
+	}
+	free(idx);
+	free(v);
+	return at;
+}
+
+int
+ab_compare_series(struct ab_series *out, long *run, const struct ab_comparison *c, const struct ab_compare_set *s,
+    size_t label)
+{
+	const struct ab_runrec_file *f;
+	struct ab_buf text = {0};
+	char why[AB_BENEATH_WHY], got[AB_HEX_LEN + 1], *name = NULL;
+	int fd = -1, rootfd = -1, e = AB_EFAIL;
+
+	memset(out, 0, sizeof(*out));
+	if ((*run = median_sampled_run(s, label)) < 0)
+		return 0;
+	f = &s->runs[*run].sampling->series;
+	name = ab_path_join(c->o.outdir, f->path);
+	if ((rootfd = open(c->o.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		ab_error_errno("compare: cannot open '%s'", c->o.outdir);
+		goto done;
+	}
+	if ((fd = ab_dirwalk_open_beneath(rootfd, f->path, O_RDONLY | O_NONBLOCK, 0, why)) < 0) {
+		ab_error("compare: '%s': %s", name, why);
+		goto done;
+	}
+	if (ab_read_fd_max(&text, fd, name, 256u << 20) < 0)
+		goto done;
+	ab_hash_buf(got, text.s ? text.s : "", text.len);
+	if (strcmp(got, f->sha256)) {
+		ab_error("compare: '%s': sha256 %s, its record says %s: run 'allocbuild verify %s'", name, got, f->sha256,
+		    c->o.outdir);
+		e = AB_ECHECK;
+		goto done;
+	}
+	e = ab_series_parse(out, text.s ? text.s : "", text.len, name);
+done:
+	if (fd >= 0)
+		close(fd);
+	if (rootfd >= 0)
+		close(rootfd);
+	ab_buf_free(&text);
+	free(name);
+	return e;
+}
+
+const char *
+ab_compare_unreliable_why(const struct ab_compare_set *s)
+{
+	if (s->control_differs && s->mixed_env)
+		return "the A/A control shows a difference, and the runs ran under different run environments";
+	if (s->control_differs)
+		return "the A/A control shows a difference";
+	if (s->mixed_env)
+		return "the runs ran under different run environments";
+	return NULL;
+}
+
+int
+ab_compare_unreliable(const struct ab_comparison *c)
+{
+	for (size_t k = 0; k < c->nsets; k++)
+		if (ab_compare_unreliable_why(&c->sets[k]))
+			return 1;
+	return 0;
+}
+
+void
+ab_compare_free(struct ab_comparison *c)
+{
+	if (!c)
+		return;
+	for (size_t k = 0; k < c->nsets; k++) {
+		struct ab_compare_set *s = &c->sets[k];
+
+		free(s->name);
+		for (size_t i = 0; i < s->nruns; i++)
+			ab_runrec_release(&s->runs[i]);
+		free(s->runs);
+		free(s->ok);
+		ab_strv_free(&s->labels);
+		ab_strv_free(&s->cells);
+		for (size_t m = 0; m < s->nmetrics; m++) {
+			free(s->metrics[m].name);
+			free(s->metrics[m].unit);
+		}
+		free(s->metrics);
+		for (size_t g = 0; g < s->ngroups; g++) {
+			free(s->groups[g].v);
+			free(s->groups[g].run);
+		}
+		free(s->groups);
+		free(s->rows);
+		free(s->unpaired_why);
+		free(s->controls);
+		ab_strv_free(&s->warnings);
+	}
+	free(c->sets);
+	free(c);
+}

@@ -1,0 +1,175 @@
+/*
+ * compare: the recorded runs of an OUTDIR turned into evidence
+ * (docs/runs.md, "Compare"), for `allocbuild compare` and pr.md's Runs
+ * section.
+ *
+ *   struct ab_compare_opts o = {.outdir = dir, ...};
+ *   struct ab_comparison *c;
+ *   rc = ab_compare_load(&c, &o);       the records SHA256SUMS lists, analysed
+ *   ab_compare_print(stdout, c, AB_CMP_TABLE);
+ *   ab_compare_free(c);
+ *
+ * Per run name (a set), cell and label, and per metric (provenance/
+ * metrics.h: allocbuild's figures and the driver's): the values of the
+ * runs that succeeded, their median, minimum and maximum. Against the
+ * baseline label, in each cell: the ratio of the medians with its
+ * bootstrap interval, the Mann-Whitney U test and a verdict
+ * (provenance/compare/stats.h). Runs are paired by repetition (the same batch
+ * and repetition: one `run --rotate` invocation's) when every run of the
+ * set was rotated and every repetition ran each label, unpaired
+ * otherwise. Failed runs are left out, with a warning naming them.
+ *
+ * An A/A control: two labels whose runs all ran the same artifact digest
+ * with the same runtime environment (the variables set and removed,
+ * ALLOCBUILD_LABEL aside) are the same thing under two names; their
+ * comparison is the control, and when it shows a difference every
+ * verdict of the set is flagged unreliable. Runs taken under different
+ * run environments (provenance/runs/runenv.h: ab_runenv_compared) are refused
+ * for a paired comparison (refuse_mixed_paired: AB_ECHECK, reported), or
+ * compared unpaired and flagged.
+ *
+ * Every record is read through OUTDIR's resolver and must hold the digest
+ * SHA256SUMS gives it; the series the charts of md and pr.md read
+ * (ab_compare_series, ab_compare_charts) must hold the one their record
+ * gives them.
+ */
+#ifndef AB_COMPARE_H
+#define AB_COMPARE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../lib/util.h"
+#include "../runs/runrec.h"
+#include "stats.h"
+
+#define AB_COMPARE_SEED 1
+#define AB_COMPARE_RESAMPLES 10000
+#define AB_COMPARE_THRESHOLD 0.01
+#define AB_COMPARE_ALPHA 0.05
+#define AB_COMPARE_LEVEL 0.95
+
+enum ab_compare_format { AB_CMP_TABLE, AB_CMP_CSV, AB_CMP_JSON, AB_CMP_MD };
+
+struct ab_compare_opts {
+	const char *outdir;
+	const char *name;            /* one run name, or NULL: every one */
+	const char *baseline;        /* a label, or NULL: the label run first */
+	char *const *metrics;        /* the metrics compared; none: the default set */
+	size_t nmetrics;
+	int unpaired;                /* never pair runs */
+	int refuse_mixed_paired;     /* runs to pair under different environments: refuse (compare), else flag (pr) */
+	uint64_t seed;               /* AB_COMPARE_SEED */
+	int resamples;               /* AB_COMPARE_RESAMPLES */
+	double threshold;            /* AB_COMPARE_THRESHOLD */
+};
+
+struct ab_compare_metric {
+	char *name;
+	char *unit;                  /* or NULL */
+	int higher;                  /* higher is better */
+	int builtin;                 /* enum ab_metric_builtin, or -1: the driver's */
+};
+
+/* one cell x label x metric: the values of its successful runs, in run order */
+struct ab_compare_group {
+	size_t cell, label, metric;
+	double *v;
+	size_t n;
+	size_t *run;                 /* the run of each value (index into the set's runs) */
+	double median, min, max;     /* NAN when n is 0 */
+};
+
+/* a label against another (the baseline, or a control's first label) in a cell, for a metric */
+struct ab_compare_row {
+	size_t cell, metric, label, against;
+	const struct ab_compare_group *g, *base; /* NULL when a side has no group */
+	int paired;
+	size_t na, nb;               /* the values compared (pairs when paired) */
+	struct ab_ratio_ci ci;
+	struct ab_utest u;
+	enum ab_verdict verdict;
+	int control;                 /* an A/A control's row */
+};
+
+/* an A/A control: labels a and b (a before b in the set's order, a the control's baseline) ran one artifact */
+struct ab_compare_control {
+	size_t a, b;
+	char sha256[AB_HEX_LEN + 1];
+};
+
+struct ab_compare_set {
+	char *name;
+	struct ab_runrec *runs;      /* parsed, in run number order */
+	int *ok;                     /* each run succeeded (exit 0) */
+	size_t nruns, nfailed;
+	struct ab_strv labels;       /* in order of first run */
+	struct ab_strv cells;        /* "" is the cell of runs that name none */
+	size_t baseline;
+	struct ab_compare_metric *metrics;
+	size_t nmetrics;
+	struct ab_compare_group *groups;
+	size_t ngroups;
+	struct ab_compare_row *rows; /* each label against the baseline, then the controls */
+	size_t nrows;
+	int paired;                  /* runs paired by repetition */
+	char *unpaired_why;          /* why not, or NULL */
+	struct ab_compare_control *controls; /* the A/A pairs */
+	size_t ncontrols;
+	int mixed_env;               /* runs under different run environments */
+	int control_differs;         /* an A/A control shows a difference */
+	struct ab_strv warnings;
+};
+
+struct ab_comparison {
+	struct ab_compare_opts o;
+	struct ab_compare_set *sets;
+	size_t nsets;
+};
+
+/*
+ * Read and analyse. 0; AB_ECHECK when a record does not hold what
+ * SHA256SUMS says or a paired comparison was refused; AB_EFAIL for bad
+ * input: no runs, an unknown name, label or metric (reported). *out is
+ * set only on 0.
+ */
+int ab_compare_load(struct ab_comparison **out, const struct ab_compare_opts *o);
+/* is any verdict of c flagged unreliable (a control that differs, mixed environments)? */
+int ab_compare_unreliable(const struct ab_comparison *c);
+/* why the verdicts of a set are unreliable, in words, or NULL */
+const char *ab_compare_unreliable_why(const struct ab_compare_set *s);
+/* the group of a cell, label and metric, or NULL */
+const struct ab_compare_group *ab_compare_group(const struct ab_compare_set *s, size_t cell, size_t label,
+    size_t metric);
+/* print c in a format; 0, or AB_EFAIL when out cannot be written, or md's series cannot be read (reported) */
+int ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_format f);
+/* one set's comparison table as markdown (pr.md's Runs section), appended to b */
+void ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s);
+/*
+ * the series of a label's median sampled run (by steady RSS, else peak RSS;
+ * the lower median) into *out, read through OUTDIR's resolver and checked
+ * against its record's digest; *run its index in s->runs, -1 (and 0, *out
+ * empty) when the label has no sampled run. 0; AB_ECHECK (digest) or
+ * AB_EFAIL (reported). The caller releases *out (ab_series_release).
+ */
+int ab_compare_series(struct ab_series *out, long *run, const struct ab_comparison *c, const struct ab_compare_set *s,
+    size_t label);
+/* the charts as SVG files (provenance/compare/svgchart.h): names SET/rss-over-time.svg, SET/metric/METRIC.svg and their texts */
+struct ab_compare_svgs {
+	struct ab_strv names, texts;
+};
+
+/*
+ * pr.md's charts of a set (Mermaid xychart-beta), appended to b: RSS over
+ * time, one distribution a metric; each also as SVG into *svg, unless
+ * NULL. 0, or ab_compare_series's error
+ */
+int ab_compare_charts(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s,
+    struct ab_compare_svgs *svg);
+/* one of allocbuild's figures of a run (enum ab_metric_builtin), in its unit; NAN when it has none */
+double ab_compare_builtin_value(const struct ab_runrec *r, int metric);
+/* a value as compare shows it: four significant digits, no exponent */
+void ab_compare_format_value(char *buf, size_t len, double v);
+void ab_compare_free(struct ab_comparison *c);
+
+#endif

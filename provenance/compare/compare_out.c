@@ -1,0 +1,829 @@
+/* compare: the formats of a comparison (table, csv, json, markdown) */
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/jsonio.h"
+#include "../runs/metrics.h"
+#include "svgchart.h"
+
+void
+ab_compare_format_value(char *buf, size_t len, double v)
+{
+	int dec;
+
+	if (isnan(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	dec = v == 0 ? 0 : 3 - (int)floor(log10(fabs(v)));
+	dec = dec < 0 ? 0 : dec > 6 ? 6 : dec;
+	snprintf(buf, len, "%.*f", dec, v);
+}
+
+static void
+put_value(struct ab_buf *b, double v)
+{
+	char s[64];
+
+	ab_compare_format_value(s, sizeof(s), v);
+	ab_buf_puts(b, s);
+}
+
+/* the row of g against the baseline (or the row that makes g a control's second label), or NULL */
+static const struct ab_compare_row *
+row_of(const struct ab_compare_set *s, const struct ab_compare_group *g)
+{
+	for (size_t i = 0; i < s->nrows; i++)
+		if (s->rows[i].g == g && s->rows[i].against == s->baseline)
+			return &s->rows[i];
+	return NULL;
+}
+
+static char *
+verdict_text(const struct ab_compare_set *s, const struct ab_compare_row *r)
+{
+	const char *w = ab_stats_verdict_word(r->verdict);
+
+	if (r->control)
+		return ab_sprintf("%s (A/A control)", w);
+	if (ab_compare_unreliable_why(s) && (r->verdict == AB_VERDICT_BETTER || r->verdict == AB_VERDICT_WORSE ||
+	    r->verdict == AB_VERDICT_NONE))
+		return ab_sprintf("%s (unreliable)", w);
+	return ab_strdup(w);
+}
+
+static char *
+ci_text(const struct ab_ratio_ci *ci)
+{
+	char lo[32], hi[32];
+
+	if (isnan(ci->lo))
+		return ab_strdup("-");
+	snprintf(lo, sizeof(lo), "%.3f", ci->lo);
+	snprintf(hi, sizeof(hi), "%.3f", ci->hi);
+	return ab_sprintf("[%s, %s]", lo, hi);
+}
+
+static char *
+p_text(double p)
+{
+	return isnan(p) ? ab_strdup("-") : ab_sprintf("%.3g", p);
+}
+
+static char *
+ratio_text(double r)
+{
+	return isnan(r) ? ab_strdup("-") : ab_sprintf("%.3f", r);
+}
+
+/* "paired by repetition (rotated runs)" or "unpaired (why)" */
+static char *
+pairing_text(const struct ab_compare_set *s)
+{
+	return s->paired ? ab_strdup("paired by repetition (rotated runs)") :
+	    ab_sprintf("unpaired (%s)", s->unpaired_why ? s->unpaired_why : "-");
+}
+
+static char *
+method_text(const struct ab_comparison *c)
+{
+	return ab_sprintf("ratio of medians with its %.0f%% bootstrap interval (%d resamples, seed %llu), "
+	    "Mann-Whitney U p (two-sided), a difference shown when p < %g, the interval excludes 1 and the ratio is "
+	    "beyond the noise threshold of %g%%", AB_COMPARE_LEVEL * 100, c->o.resamples,
+	    (unsigned long long)c->o.seed, AB_COMPARE_ALPHA, c->o.threshold * 100);
+}
+
+/* the control pairs in words, or the lack of one */
+static void
+put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
+{
+	const char *q = md ? "`" : "";
+
+	if (!s->ncontrols) {
+		ab_buf_puts(b, "No A/A control: no two labels ran the same artifact with the same runtime environment.\n");
+		return;
+	}
+	for (size_t i = 0; i < s->ncontrols; i++) {
+		const struct ab_compare_control *x = &s->controls[i];
+		int shown = 0, differs = 0;
+
+		for (size_t r = 0; r < s->nrows; r++) {
+			const struct ab_compare_row *w = &s->rows[r];
+
+			if (!w->control || !((w->label == x->a && w->against == x->b) || (w->label == x->b && w->against == x->a)))
+				continue;
+			shown++;
+			differs |= w->verdict == AB_VERDICT_BETTER || w->verdict == AB_VERDICT_WORSE;
+		}
+		ab_buf_printf(b, "A/A control: %s%s%s against %s%s%s (the same artifact, sha256 %s%.12s%s, and runtime "
+		    "environment): %s.\n", q, s->labels.v[x->a], q, q, s->labels.v[x->b], q, q, x->sha256, q,
+		    !shown ? "no metric to compare" : !differs ? "no difference shown in any metric" : md ?
+		    "**shows a difference**: every verdict is unreliable" : "shows a difference: every verdict is unreliable");
+	}
+}
+
+/* ---- table ---- */
+
+struct table {
+	struct ab_strv cells;   /* row-major */
+	size_t ncols;
+};
+
+static void
+table_add(struct table *t, char *cell)
+{
+	ab_strv_push_owned(&t->cells, cell);
+}
+
+static void
+table_print(struct ab_buf *b, const struct table *t)
+{
+	size_t *w = ab_calloc(t->ncols, sizeof(*w));
+
+	for (size_t i = 0; i < t->cells.n; i++) {
+		size_t n = strlen(t->cells.v[i]);
+
+		if (n > w[i % t->ncols])
+			w[i % t->ncols] = n;
+	}
+	for (size_t i = 0; i < t->cells.n; i++) {
+		size_t col = i % t->ncols;
+
+		if (col + 1 == t->ncols)
+			ab_buf_printf(b, "%s\n", t->cells.v[i]);
+		else
+			ab_buf_printf(b, "%-*s  ", (int)w[col], t->cells.v[i]);
+	}
+	free(w);
+}
+
+static char *
+range_text(const struct ab_compare_group *g)
+{
+	char lo[64], hi[64];
+
+	ab_compare_format_value(lo, sizeof(lo), g->min);
+	ab_compare_format_value(hi, sizeof(hi), g->max);
+	return ab_sprintf("%s-%s", lo, hi);
+}
+
+static void
+set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s)
+{
+	static const char *const head[] = {"METRIC", "UNIT", "CELL", "LABEL", "N", "MEDIAN", "MIN-MAX", "RATIO",
+	    "95% CI", "P", "VERDICT"};
+	struct table t = {.ncols = AB_NELEM(head)};
+	char *pairing = pairing_text(s), *method = method_text(c);
+
+	ab_buf_printf(b, "runs/%s: %zu runs of %zu label%s, %zu failed; baseline %s; %s\n", s->name, s->nruns,
+	    s->labels.n, s->labels.n == 1 ? "" : "s", s->nfailed, s->labels.v[s->baseline], pairing);
+	ab_buf_printf(b, "%s\n", method);
+	put_controls(b, s, 0);
+	if (ab_compare_unreliable_why(s))
+		ab_buf_printf(b, "UNRELIABLE: %s\n", ab_compare_unreliable_why(s));
+	ab_buf_puts(b, "\n");
+	for (size_t i = 0; i < AB_NELEM(head); i++)
+		table_add(&t, ab_strdup(head[i]));
+	for (size_t m = 0; m < s->nmetrics; m++)
+		for (size_t cl = 0; cl < s->cells.n; cl++)
+			for (size_t l = 0; l < s->labels.n; l++) {
+				const struct ab_compare_group *g = ab_compare_group(s, cl, l, m);
+				const struct ab_compare_row *r = g ? row_of(s, g) : NULL;
+				char med[64];
+
+				if (!g)
+					continue;
+				ab_compare_format_value(med, sizeof(med), g->median);
+				table_add(&t, ab_strdup(s->metrics[m].name));
+				table_add(&t, ab_strdup(s->metrics[m].unit ? s->metrics[m].unit : "-"));
+				table_add(&t, ab_strdup(s->cells.v[cl][0] ? s->cells.v[cl] : "-"));
+				table_add(&t, ab_strdup(s->labels.v[l]));
+				table_add(&t, ab_sprintf("%zu", g->n));
+				table_add(&t, ab_strdup(med));
+				table_add(&t, range_text(g));
+				if (l == s->baseline) {
+					for (int k = 0; k < 3; k++)
+						table_add(&t, ab_strdup("-"));
+					table_add(&t, ab_strdup("baseline"));
+				} else if (r) {
+					table_add(&t, ratio_text(r->ci.ratio));
+					table_add(&t, ci_text(&r->ci));
+					table_add(&t, p_text(r->u.p));
+					table_add(&t, verdict_text(s, r));
+				} else {
+					for (int k = 0; k < 3; k++)
+						table_add(&t, ab_strdup("-"));
+					table_add(&t, ab_strdup("no baseline runs"));
+				}
+			}
+	table_print(b, &t);
+	/* the controls apart from the baseline */
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct ab_compare_row *r = &s->rows[i];
+		char *ci, *p, *ratio;
+
+		if (!r->control || r->against == s->baseline)
+			continue;
+		ci = ci_text(&r->ci);
+		p = p_text(r->u.p);
+		ratio = ratio_text(r->ci.ratio);
+		ab_buf_printf(b, "A/A %s%s%s: %s against %s: ratio %s %s, p %s: %s\n", s->metrics[r->metric].name,
+		    s->cells.v[r->cell][0] ? " in " : "", s->cells.v[r->cell], s->labels.v[r->label],
+		    s->labels.v[r->against], ratio, ci, p, ab_stats_verdict_word(r->verdict));
+		free(ci);
+		free(p);
+		free(ratio);
+	}
+	ab_strv_free(&t.cells);
+	free(pairing);
+	free(method);
+}
+
+/* ---- csv: one row per observation ---- */
+
+/* a CSV field: quoted when it holds a comma, a quote or a line break */
+static void
+csv_field(struct ab_buf *b, const char *s, int last)
+{
+	if (s && strpbrk(s, ",\"\r\n")) {
+		ab_buf_putc(b, '"');
+		for (; *s; s++) {
+			if (*s == '"')
+				ab_buf_putc(b, '"');
+			ab_buf_putc(b, *s);
+		}
+		ab_buf_putc(b, '"');
+	} else if (s) {
+		ab_buf_puts(b, s);
+	}
+	ab_buf_putc(b, last ? '\n' : ',');
+}
+
+static void
+csv_row(struct ab_buf *b, const struct ab_compare_set *s, size_t i, const char *metric, const char *cell, double v,
+    const char *unit)
+{
+	const struct ab_runrec *r = &s->runs[i];
+	char num[64], *end = ab_runrec_ending(r), *status = ab_sprintf("%s%s", r->status == AB_RUN_EXITED ?
+	    "exit " : "", end);
+
+	csv_field(b, s->name, 0);
+	ab_buf_printf(b, "%d,%d,%d,", r->number, r->batch, r->repetition);
+	csv_field(b, r->label, 0);
+	csv_field(b, cell, 0);
+	csv_field(b, status, 0);
+	csv_field(b, metric, 0);
+	if (isnan(v))
+		num[0] = '\0';
+	else
+		snprintf(num, sizeof(num), "%.17g", v);
+	csv_field(b, num, 0);
+	csv_field(b, unit, 0);
+	csv_field(b, r->subject_sha256, 1);
+	free(end);
+	free(status);
+}
+
+static void
+set_csv(struct ab_buf *b, const struct ab_compare_set *s)
+{
+	for (size_t i = 0; i < s->nruns; i++) {
+		const struct ab_runrec *r = &s->runs[i];
+
+		for (size_t m = 0; m < s->nmetrics; m++) {
+			const struct ab_compare_metric *cm = &s->metrics[m];
+
+			if (cm->builtin >= 0) {
+				csv_row(b, s, i, cm->name, r->cell ? r->cell : "", ab_compare_builtin_value(r, cm->builtin),
+				    cm->unit);
+				continue;
+			}
+			for (size_t k = 0; k < r->metrics.n; k++)
+				if (!strcmp(r->metrics.v[k].name, cm->name))
+					csv_row(b, s, i, cm->name, r->metrics.v[k].cell ? r->metrics.v[k].cell : r->cell ?
+					    r->cell : "", r->metrics.v[k].value, r->metrics.v[k].unit);
+		}
+	}
+}
+
+/* ---- json ---- */
+
+static void
+add_num(cJSON *o, const char *key, double v)
+{
+	if (isnan(v) || isinf(v))
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, v);
+}
+
+static cJSON *
+set_json(const struct ab_compare_set *s)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	const char *why = ab_compare_unreliable_why(s);
+
+	cJSON_AddStringToObject(o, "name", s->name);
+	cJSON_AddNumberToObject(o, "runs", (double)s->nruns);
+	cJSON_AddNumberToObject(o, "failed", (double)s->nfailed);
+	cJSON_AddItemToObject(o, "labels", ab_json_strv(s->labels.v, s->labels.n));
+	a = cJSON_AddArrayToObject(o, "cells");
+	for (size_t c = 0; c < s->cells.n; c++)
+		cJSON_AddItemToArray(a, s->cells.v[c][0] ? cJSON_CreateString(s->cells.v[c]) : cJSON_CreateNull());
+	cJSON_AddStringToObject(o, "baseline", s->labels.v[s->baseline]);
+	cJSON_AddBoolToObject(o, "paired", s->paired);
+	ab_json_add_str_or_null(o, "unpaired_why", s->paired ? NULL : s->unpaired_why);
+	a = cJSON_AddArrayToObject(o, "metrics");
+	for (size_t m = 0; m < s->nmetrics; m++) {
+		cJSON *x = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(x, "name", s->metrics[m].name);
+		ab_json_add_str_or_null(x, "unit", s->metrics[m].unit);
+		cJSON_AddStringToObject(x, "better", s->metrics[m].higher ? "higher" : "lower");
+		cJSON_AddStringToObject(x, "from", s->metrics[m].builtin >= 0 ? "allocbuild" : "driver");
+		cJSON_AddItemToArray(a, x);
+	}
+	a = cJSON_AddArrayToObject(o, "groups");
+	for (size_t g = 0; g < s->ngroups; g++) {
+		const struct ab_compare_group *x = &s->groups[g];
+		cJSON *j, *v;
+
+		if (!x->n)
+			continue;
+		j = cJSON_CreateObject();
+		ab_json_add_str_or_null(j, "cell", s->cells.v[x->cell][0] ? s->cells.v[x->cell] : NULL);
+		cJSON_AddStringToObject(j, "label", s->labels.v[x->label]);
+		cJSON_AddStringToObject(j, "metric", s->metrics[x->metric].name);
+		cJSON_AddNumberToObject(j, "n", (double)x->n);
+		add_num(j, "median", x->median);
+		add_num(j, "min", x->min);
+		add_num(j, "max", x->max);
+		v = cJSON_AddArrayToObject(j, "values");
+		for (size_t i = 0; i < x->n; i++)
+			cJSON_AddItemToArray(v, cJSON_CreateNumber(x->v[i]));
+		v = cJSON_AddArrayToObject(j, "runs");
+		for (size_t i = 0; i < x->n; i++)
+			cJSON_AddItemToArray(v, cJSON_CreateNumber(s->runs[x->run[i]].number));
+		cJSON_AddItemToArray(a, j);
+	}
+	a = cJSON_AddArrayToObject(o, "comparisons");
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct ab_compare_row *r = &s->rows[i];
+		cJSON *j = cJSON_CreateObject(), *ci;
+
+		ab_json_add_str_or_null(j, "cell", s->cells.v[r->cell][0] ? s->cells.v[r->cell] : NULL);
+		cJSON_AddStringToObject(j, "metric", s->metrics[r->metric].name);
+		cJSON_AddStringToObject(j, "label", s->labels.v[r->label]);
+		cJSON_AddStringToObject(j, "against", s->labels.v[r->against]);
+		cJSON_AddBoolToObject(j, "paired", r->paired);
+		cJSON_AddNumberToObject(j, "n", (double)r->na);
+		cJSON_AddNumberToObject(j, "n_against", (double)r->nb);
+		add_num(j, "ratio", r->ci.ratio);
+		ci = cJSON_AddArrayToObject(j, "ci");
+		if (!isnan(r->ci.lo)) {
+			cJSON_AddItemToArray(ci, cJSON_CreateNumber(r->ci.lo));
+			cJSON_AddItemToArray(ci, cJSON_CreateNumber(r->ci.hi));
+		}
+		add_num(j, "u", r->u.u);
+		add_num(j, "p", r->u.p);
+		cJSON_AddBoolToObject(j, "exact", r->u.exact);
+		cJSON_AddStringToObject(j, "verdict", ab_stats_verdict_word(r->verdict));
+		cJSON_AddBoolToObject(j, "control", r->control);
+		cJSON_AddBoolToObject(j, "unreliable", why && !r->control);
+		cJSON_AddItemToArray(a, j);
+	}
+	a = cJSON_AddArrayToObject(o, "controls");
+	for (size_t i = 0; i < s->ncontrols; i++) {
+		cJSON *j = cJSON_CreateObject(), *l = cJSON_AddArrayToObject(j, "labels");
+
+		cJSON_AddItemToArray(l, cJSON_CreateString(s->labels.v[s->controls[i].a]));
+		cJSON_AddItemToArray(l, cJSON_CreateString(s->labels.v[s->controls[i].b]));
+		cJSON_AddStringToObject(j, "artifact_sha256", s->controls[i].sha256);
+		cJSON_AddItemToArray(a, j);
+	}
+	cJSON_AddBoolToObject(o, "control_differs", s->control_differs);
+	cJSON_AddBoolToObject(o, "mixed_environments", s->mixed_env);
+	ab_json_add_str_or_null(o, "unreliable", why);
+	cJSON_AddItemToObject(o, "warnings", ab_json_strv(s->warnings.v, s->warnings.n));
+	return o;
+}
+
+static cJSON *
+comparison_json(const struct ab_comparison *c)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+
+	cJSON_AddStringToObject(o, "outdir", c->o.outdir);
+	cJSON_AddNumberToObject(o, "seed", (double)c->o.seed);
+	cJSON_AddNumberToObject(o, "resamples", c->o.resamples);
+	cJSON_AddNumberToObject(o, "level", AB_COMPARE_LEVEL);
+	cJSON_AddNumberToObject(o, "alpha", AB_COMPARE_ALPHA);
+	cJSON_AddNumberToObject(o, "threshold", c->o.threshold);
+	a = cJSON_AddArrayToObject(o, "sets");
+	for (size_t k = 0; k < c->nsets; k++)
+		cJSON_AddItemToArray(a, set_json(&c->sets[k]));
+	return o;
+}
+
+/* ---- markdown (pr.md) ---- */
+
+static void
+md_code(struct ab_buf *b, const char *s)
+{
+	char *shown = ab_shown(s);
+	size_t ticks = 0, run = 0;
+
+	for (const char *p = shown; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		ticks = run > ticks ? run : ticks;
+	}
+	for (size_t i = 0; i <= ticks; i++)
+		ab_buf_putc(b, '`');
+	ab_buf_puts(b, ticks ? " " : "");
+	/* a pipe would end the table's cell */
+	for (const char *p = shown; *p; p++)
+		if (*p == '|')
+			ab_buf_puts(b, "\\|");
+		else
+			ab_buf_putc(b, *p);
+	ab_buf_puts(b, ticks ? " " : "");
+	for (size_t i = 0; i <= ticks; i++)
+		ab_buf_putc(b, '`');
+	free(shown);
+}
+
+void
+ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s)
+{
+	int cells = s->cells.n > 1 || s->cells.v[0][0];
+	char *pairing = pairing_text(s), *method = method_text(c);
+
+	if (s->labels.n > 1) {
+		ab_buf_puts(b, "Against ");
+		md_code(b, s->labels.v[s->baseline]);
+		ab_buf_printf(b, ", %s: %s.\n\n", pairing, method);
+	} else {
+		ab_buf_puts(b, "One label: its figures, nothing to compare them with.\n\n");
+	}
+	ab_buf_printf(b, "| metric |%s label | runs | median (min–max) | ratio [95%% CI] | p | verdict |\n"
+	    "|---|%s---|---|---|---|---|---|\n", cells ? " cell |" : "", cells ? "---|" : "");
+	for (size_t m = 0; m < s->nmetrics; m++)
+		for (size_t cl = 0; cl < s->cells.n; cl++)
+			for (size_t l = 0; l < s->labels.n; l++) {
+				const struct ab_compare_group *g = ab_compare_group(s, cl, l, m);
+				const struct ab_compare_row *r = g ? row_of(s, g) : NULL;
+
+				if (!g)
+					continue;
+				ab_buf_puts(b, "| ");
+				md_code(b, s->metrics[m].name);
+				if (s->metrics[m].unit) {
+					char *u = ab_shown(s->metrics[m].unit);
+
+					ab_buf_printf(b, " (%s)", u);
+					free(u);
+				}
+				ab_buf_puts(b, " | ");
+				if (cells) {
+					if (s->cells.v[cl][0])
+						md_code(b, s->cells.v[cl]);
+					ab_buf_puts(b, " | ");
+				}
+				md_code(b, s->labels.v[l]);
+				ab_buf_printf(b, " | %zu | ", g->n);
+				put_value(b, g->median);
+				if (g->n > 1) {
+					ab_buf_puts(b, " (");
+					put_value(b, g->min);
+					ab_buf_puts(b, "–");
+					put_value(b, g->max);
+					ab_buf_puts(b, ")");
+				}
+				if (l == s->baseline) {
+					ab_buf_puts(b, " | baseline | | |\n");
+				} else if (r) {
+					char *ratio = ratio_text(r->ci.ratio), *ci = ci_text(&r->ci), *p = p_text(r->u.p),
+					    *v = verdict_text(s, r);
+					int strong = r->verdict == AB_VERDICT_BETTER || r->verdict == AB_VERDICT_WORSE;
+
+					ab_buf_printf(b, " | %s %s | %s | %s%s%s |\n", ratio, strcmp(ci, "-") ? ci : "", p,
+					    strong ? "**" : "", v, strong ? "**" : "");
+					free(ratio);
+					free(ci);
+					free(p);
+					free(v);
+				} else {
+					ab_buf_puts(b, " | – | | no baseline runs |\n");
+				}
+			}
+	ab_buf_puts(b, "\n");
+	put_controls(b, s, 1);
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct ab_compare_row *r = &s->rows[i];
+		char *ratio, *ci, *p;
+
+		if (!r->control || r->against == s->baseline)
+			continue;
+		ratio = ratio_text(r->ci.ratio);
+		ci = ci_text(&r->ci);
+		p = p_text(r->u.p);
+		ab_buf_puts(b, "- ");
+		md_code(b, s->metrics[r->metric].name);
+		ab_buf_printf(b, ": %s %s, p %s: %s\n", ratio, ci, p, ab_stats_verdict_word(r->verdict));
+		free(ratio);
+		free(ci);
+		free(p);
+	}
+	ab_buf_puts(b, "\n");
+	if (s->warnings.n) {
+		ab_buf_puts(b, "> [!WARNING]\n");
+		for (size_t i = 0; i < s->warnings.n; i++) {
+			char *w = ab_shown(s->warnings.v[i]);
+
+			ab_buf_printf(b, "> - %s\n", w);
+			free(w);
+		}
+		ab_buf_puts(b, "\n");
+	}
+	free(pairing);
+	free(method);
+}
+
+/* ---- charts (Mermaid xychart-beta: GitHub renders them in pr.md) ---- */
+
+/* the colours of the lines and bars, one a label in order (xychart-beta draws no legend: the text names them) */
+static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+    "#7f7f7f"};
+static const char *const palette_words[] = {"blue", "orange", "green", "red", "purple", "brown", "pink", "grey"};
+#define CHART_POINTS 60
+
+/* a string in a chart's double quotes: a quote would end it */
+static void
+chart_text(struct ab_buf *b, const char *s)
+{
+	char *shown = ab_shown(s);
+
+	ab_buf_putc(b, '"');
+	for (const char *p = shown; *p; p++)
+		ab_buf_putc(b, *p == '"' ? '\'' : *p);
+	ab_buf_putc(b, '"');
+	free(shown);
+}
+
+static void
+chart_start(struct ab_buf *b, size_t ncolours)
+{
+	ab_buf_puts(b, "```mermaid\n%%{init: {\"themeVariables\": {\"xyChart\": {\"plotColorPalette\": \"");
+	for (size_t i = 0; i < ncolours; i++)
+		ab_buf_printf(b, "%s%s", i ? ", " : "", palette[i % AB_NELEM(palette)]);
+	ab_buf_puts(b, "\"}}}}%%\nxychart-beta\n");
+}
+
+/* the colours of the labels in words: "blue `a`, orange `b`" */
+static void
+chart_legend(struct ab_buf *b, const struct ab_compare_set *s, const int *shown)
+{
+	size_t k = 0;
+
+	for (size_t l = 0; l < s->labels.n; l++) {
+		if (!shown[l])
+			continue;
+		ab_buf_printf(b, "%s%s ", k ? ", " : "", palette_words[k % AB_NELEM(palette_words)]);
+		md_code(b, s->labels.v[l]);
+		k++;
+	}
+}
+
+/* the resident set of a series at t ms: its last sample at or before t, 0 after its end */
+static double
+rss_at(const struct ab_series *x, double t)
+{
+	double v = 0;
+
+	if (!x->n || t > (double)x->v[x->n - 1].ms)
+		return 0;
+	for (size_t i = 0; i < x->n && (double)x->v[i].ms <= t; i++)
+		v = (double)ab_series_rss(x, &x->v[i]);
+	return v / 1024;
+}
+
+/* an SVG file of a chart, named SET/WHAT.svg (no metric's name can make "rss-over-time" a metric/ one) */
+static void
+svg_add(struct ab_compare_svgs *svg, const struct ab_compare_set *s, const char *what, struct ab_buf *text)
+{
+	ab_strv_pushf(&svg->names, "%s/%s.svg", s->name, what);
+	ab_strv_push_owned(&svg->texts, ab_buf_detach(text));
+}
+
+/* RSS over time: each label's median sampled run, on one time axis */
+static int
+chart_rss(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s, struct ab_compare_svgs *svg)
+{
+	struct ab_series *x = ab_calloc(s->labels.n, sizeof(*x));
+	long *run = ab_calloc(s->labels.n, sizeof(*run));
+	double *y = ab_calloc(s->labels.n * CHART_POINTS, sizeof(*y));
+	struct ab_svg_line *lines = ab_calloc(s->labels.n, sizeof(*lines));
+	int *shown = ab_calloc(s->labels.n, sizeof(*shown)), e = 0;
+	size_t nshown = 0;
+	double end = 0;
+	char num[64];
+
+	for (size_t l = 0; l < s->labels.n && e == 0; l++) {
+		if ((e = ab_compare_series(&x[l], &run[l], c, s, l)) < 0 || run[l] < 0 || !x[l].n)
+			continue;
+		shown[l] = 1;
+		nshown++;
+		if ((double)x[l].v[x[l].n - 1].ms > end)
+			end = (double)x[l].v[x[l].n - 1].ms;
+	}
+	if (e == 0 && nshown && end > 0) {
+		size_t k = 0;
+
+		for (size_t l = 0; l < s->labels.n; l++) {
+			if (!shown[l])
+				continue;
+			for (int i = 0; i < CHART_POINTS; i++)
+				y[l * CHART_POINTS + (size_t)i] = rss_at(&x[l], end * i / (CHART_POINTS - 1));
+			lines[k].name = s->labels.v[l];
+			lines[k].y = &y[l * CHART_POINTS];
+			lines[k++].n = CHART_POINTS;
+		}
+		ab_buf_puts(b, "RSS over time, MiB (the run of median steady RSS of each label: ");
+		chart_legend(b, s, shown);
+		ab_buf_puts(b, "; runs");
+		for (size_t l = 0, j = 0; l < s->labels.n; l++)
+			if (shown[l])
+				ab_buf_printf(b, "%s %04d", j++ ? "," : "", s->runs[run[l]].number);
+		ab_buf_puts(b, "):\n\n");
+		chart_start(b, nshown);
+		ab_buf_puts(b, "    title \"RSS over time\"\n    x-axis \"seconds\" 0 --> ");
+		ab_compare_format_value(num, sizeof(num), end / 1000);
+		ab_buf_printf(b, "%s\n    y-axis \"RSS (MiB)\"\n", num);
+		for (size_t i = 0; i < k; i++) {
+			ab_buf_puts(b, "    line [");
+			for (size_t j = 0; j < lines[i].n; j++) {
+				ab_compare_format_value(num, sizeof(num), lines[i].y[j]);
+				ab_buf_printf(b, "%s%s", j ? ", " : "", num);
+			}
+			ab_buf_puts(b, "]\n");
+		}
+		ab_buf_puts(b, "```\n\n");
+		if (svg) {
+			struct ab_buf t = {0};
+
+			ab_svg_lines(&t, "RSS over time", "seconds", end / 1000, "RSS (MiB)", lines, k);
+			svg_add(svg, s, "rss-over-time", &t);
+		}
+	}
+	for (size_t l = 0; l < s->labels.n; l++)
+		ab_series_release(&x[l]);
+	free(x);
+	free(run);
+	free(y);
+	free(lines);
+	free(shown);
+	return e;
+}
+
+/* a metric's distribution per label (of the first cell that has it): median bars, min and max lines */
+static void
+chart_metric(struct ab_buf *b, const struct ab_compare_set *s, size_t m, struct ab_compare_svgs *svg)
+{
+	const char **cat = ab_calloc(s->labels.n + 1, sizeof(*cat));
+	double *v[3];
+	size_t cell = 0, n = 0;
+	char num[64], *title;
+
+	for (int w = 0; w < 3; w++)
+		v[w] = ab_calloc(s->labels.n + 1, sizeof(double));
+	for (cell = 0; cell < s->cells.n && !n; cell++)
+		for (size_t l = 0; l < s->labels.n; l++) {
+			const struct ab_compare_group *g = ab_compare_group(s, cell, l, m);
+
+			if (!g)
+				continue;
+			cat[n] = s->labels.v[l];
+			v[0][n] = g->median, v[1][n] = g->min, v[2][n] = g->max;
+			n++;
+		}
+	if (n) {
+		double lo = 0, hi = 0;
+
+		cell--;
+		title = ab_sprintf("%s%s%s%s%s", s->metrics[m].name, s->cells.v[cell][0] ? " in " : "", s->cells.v[cell],
+		    s->metrics[m].unit ? ", " : "", s->metrics[m].unit ? s->metrics[m].unit : "");
+		chart_start(b, 3);
+		ab_buf_puts(b, "    title ");
+		chart_text(b, title);
+		ab_buf_puts(b, "\n    x-axis [");
+		for (size_t i = 0; i < n; i++) {
+			ab_buf_puts(b, i ? ", " : "");
+			chart_text(b, cat[i]);
+		}
+		ab_buf_puts(b, "]\n    y-axis ");
+		chart_text(b, s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name);
+		/* from 0, so that a bar's height is its value (a driver's figure may be negative: then from its least) */
+		for (size_t i = 0; i < n; i++) {
+			lo = v[1][i] < lo ? v[1][i] : lo;
+			hi = v[2][i] > hi ? v[2][i] : hi;
+		}
+		ab_compare_format_value(num, sizeof(num), lo * 1.1);
+		ab_buf_printf(b, " %s --> ", num);
+		ab_compare_format_value(num, sizeof(num), hi > lo ? hi * 1.1 : lo + 1);
+		ab_buf_printf(b, "%s\n", num);
+		for (int w = 0; w < 3; w++) {
+			ab_buf_printf(b, "    %s [", w ? "line" : "bar");
+			for (size_t i = 0; i < n; i++) {
+				ab_compare_format_value(num, sizeof(num), v[w][i]);
+				ab_buf_printf(b, "%s%s", i ? ", " : "", num);
+			}
+			ab_buf_puts(b, "]\n");
+		}
+		ab_buf_puts(b, "```\n\n");
+		if (svg) {
+			struct ab_buf t = {0};
+
+			ab_svg_bars(&t, title, s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name, cat, v[0], v[1], v[2],
+			    n);
+			{
+				char *what = ab_sprintf("metric/%s", s->metrics[m].name);
+
+				svg_add(svg, s, what, &t);
+				free(what);
+			}
+		}
+		free(title);
+	}
+	for (int w = 0; w < 3; w++)
+		free(v[w]);
+	free(cat);
+}
+
+int
+ab_compare_charts(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s,
+    struct ab_compare_svgs *svg)
+{
+	int e;
+
+	if ((e = chart_rss(b, c, s, svg)) < 0)
+		return e;
+	if (!s->nmetrics)
+		return 0;
+	ab_buf_puts(b, "Each metric per label: the median (blue bars), the minimum (orange) and the maximum (green) of "
+	    "the successful runs.\n\n");
+	for (size_t m = 0; m < s->nmetrics; m++)
+		chart_metric(b, s, m, svg);
+	return 0;
+}
+
+int
+ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_format f)
+{
+	struct ab_buf b = {0};
+	int e;
+
+	if (f == AB_CMP_CSV)
+		ab_buf_puts(&b, "name,number,batch,repetition,label,cell,status,metric,value,unit,artifact_sha256\n");
+	if (f == AB_CMP_JSON) {
+		cJSON *doc = comparison_json(c);
+		char *text = cJSON_Print(doc);
+
+		ab_buf_printf(&b, "%s\n", text);
+		cJSON_free(text);
+		cJSON_Delete(doc);
+	}
+	for (size_t k = 0; k < c->nsets; k++) {
+		const struct ab_compare_set *s = &c->sets[k];
+
+		if (f == AB_CMP_TABLE) {
+			if (k)
+				ab_buf_puts(&b, "\n");
+			set_table(&b, c, s);
+		} else if (f == AB_CMP_CSV) {
+			set_csv(&b, s);
+		} else if (f == AB_CMP_MD) {
+			ab_buf_puts(&b, "#### ");
+			md_code(&b, s->name);
+			ab_buf_puts(&b, "\n\n");
+			ab_compare_markdown(&b, c, s);
+			if ((e = ab_compare_charts(&b, c, s, NULL)) < 0) {
+				ab_buf_free(&b);
+				return e;
+			}
+		}
+		/* the warnings of the data formats go to stderr (json carries them too) */
+		if (f != AB_CMP_MD)
+			for (size_t i = 0; i < s->warnings.n; i++)
+				ab_warn("compare: runs/%s: %s", s->name, s->warnings.v[i]);
+	}
+	if (fwrite(b.s ? b.s : "", 1, b.len, out) != b.len || fflush(out) != 0 || ferror(out)) {
+		ab_error_errno("compare: cannot write the comparison");
+		ab_buf_free(&b);
+		return AB_EFAIL;
+	}
+	ab_buf_free(&b);
+	return 0;
+}

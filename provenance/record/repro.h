@@ -1,0 +1,88 @@
+/*
+ * repro: two builds of one recipe compared artifact by artifact, and the
+ * record that says what was found (`build --check`, `rebuild`;
+ * docs/manifests.md, "Reproducibility and rebuild records").
+ *
+ * Each side is what its manifests say: binary-provenance.json (the
+ * artifacts with their digests and fingerprints, the host probes, which
+ * variants are reproducible) and build-commands.json (each variant's
+ * toolchain). The original's files may be absent (a rebuild from a
+ * bundle): then the fingerprints alone name what differs.
+ *
+ *   struct ab_repro_side a = {.outdir = OUTDIR, .binaries = b1, .commands = c1, ...};
+ *   cJSON *cmp = ab_repro_compare(&a, &b);
+ *   ab_repro_print(stdout, cmp);
+ *   cJSON *st = ab_repro_statement(AB_REPRO_REBUILD_TYPE, cmp, &a, &b, 0);
+ *
+ * The comparison is
+ *   {"artifacts": [{"label", "path", "original_sha256", "rebuilt_sha256",
+ *                   "identical", "reproducible", "difference" (artdiff.h),
+ *                   "summary", "likely_causes": [...]}],
+ *    "compared": N, "identical": I, "differ": D, "differ_expected": E,
+ *    "summary": "2/2 artifacts identical"}
+ * "differ" counts the reproducible artifacts that differ (a failed check);
+ * "differ_expected" those of variants built with "reproducible": false.
+ * Likely causes: a recorded tool version or package that differs between
+ * the two builds of the variant (provenance/record/toolchain.h), a host probe
+ * that differs (provenance/alloc/hostprobe.h), "reproducible": false. When both
+ * sides have the variant's compile log, an artifact that differs also has
+ * "first_differing_compile": {"source", "output", "cwd", "command",
+ * "original_sha256", "rebuilt_sha256"} (the first compile of the
+ * original's order whose object differs) and "differing_compiles": N.
+ *
+ * ab_repro_compile_logs reads the compile logs that build-commands.json
+ * names through a reader (an OUTDIR's files, a bundle's members).
+ */
+#ifndef AB_REPRO_H
+#define AB_REPRO_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "../../lib/util.h"
+
+#define AB_REPRO_CHECK_TYPE "https://allocbuild.dev/reproducibility/v1"
+#define AB_REPRO_REBUILD_TYPE "https://allocbuild.dev/rebuild/v1"
+
+struct ab_repro_side {
+	const char *where;       /* the OUTDIR or bundle, as named in messages and the record */
+	const char *outdir;      /* where its artifacts are, or NULL when they are not at hand */
+	const cJSON *binaries;   /* its provenance/binary-provenance.json */
+	const cJSON *commands;   /* its provenance/build-commands.json */
+	const cJSON *statement;  /* its provenance/provenance.intoto.json */
+	const cJSON *compiles;   /* label -> its compile log's text (builder/ccwrap.h), or NULL */
+};
+
+/*
+ * The manifests of a built OUTDIR that a comparison reads, into a side
+ * whose where and outdir are that OUTDIR; the documents are the caller's:
+ * free them with ab_repro_docs_release. Reports errors.
+ */
+struct ab_repro_docs {
+	cJSON *binaries, *commands, *statement, *compiles;
+};
+int ab_repro_side_read(struct ab_repro_side *s, struct ab_repro_docs *d, const char *outdir);
+void ab_repro_docs_release(struct ab_repro_docs *d);
+
+/*
+ * The compile logs build-commands.json names, read by read(ctx, path,
+ * out) (0 and the text in out, else not there): an object label -> text
+ */
+cJSON *ab_repro_compile_logs(const cJSON *commands, int (*read)(void *ctx, const char *rel, struct ab_buf *out),
+    void *ctx);
+
+/* compare the artifacts of original a with those of b (see above); a new document */
+cJSON *ab_repro_compare(const struct ab_repro_side *a, const struct ab_repro_side *b);
+/* one line per artifact ("identical  LABEL  PATH  SHA" or "differs ..." with the summary and causes), then the summary */
+void ab_repro_print(FILE *f, const cJSON *cmp);
+/*
+ * The record as an in-toto Statement of type `type`: its subjects are the
+ * compared artifacts of a (subjects_of_b 0) or of b, paths relative to that
+ * side's OUTDIR; the predicate holds the recipe, both builds and cmp
+ * (taken). The caller may add to "predicate".
+ */
+cJSON *ab_repro_statement(const char *type, cJSON *cmp, const struct ab_repro_side *a,
+    const struct ab_repro_side *b, int subjects_of_b);
+
+#endif

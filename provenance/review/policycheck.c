@@ -1,0 +1,847 @@
+/*
+ * policycheck: a policy's rules against an OUTDIR's or a bundle's records
+ * (provenance/review/policycheck.h, docs/policy.md).
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/jsonio.h"
+#include "../record/bundle.h"
+#include "challenge.h"
+#include "../compare/compare.h"
+#include "../attest/keys.h"
+#include "policycheck.h"
+#include "../runs/runenv.h"
+#include "sign.h"
+
+#define BIN "provenance/binary-provenance.json"
+#define PROBES "provenance/allocator-probes.json"
+#define UPDIFF "provenance/upstream-diff.json"
+#define CHECK "provenance/reproducibility.intoto.json"
+#define REBUILD "provenance/rebuild.intoto.json"
+#define SIGNERS "provenance/provenance.intoto.jsonl"
+#define RECORD_MAX (64u << 20)
+
+/* jemalloc's message when the host's pages are larger than the build's LG_PAGE (src/pages.c) */
+#define PAGE_ABORT "<jemalloc>: Unsupported system page size"
+
+/* the records a policy reads, each NULL when the target has none */
+struct recs {
+	const struct ab_policy_check_opts *o;
+	cJSON *bin, *probes, *updiff, *check, *rebuild;
+};
+
+/* one check of a rule */
+struct at {
+	struct ab_policy_report *rep;
+	size_t rule;
+	enum ab_policy_kind kind;
+	const char *variant;
+};
+
+static void
+add(const struct at *a, int ok, const char *file, const char *field, const char *expected, const char *actual)
+{
+	struct ab_policy_report *r = a->rep;
+	struct ab_policy_line *l;
+
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 32;
+		r->v = ab_realloc(r->v, r->cap * sizeof(*r->v));
+	}
+	l = &r->v[r->n++];
+	memset(l, 0, sizeof(*l));
+	l->rule = a->rule;
+	l->kind = a->kind;
+	l->variant = a->variant ? ab_strdup(a->variant) : NULL;
+	l->ok = ok;
+	l->expected = ok || !expected ? NULL : ab_strdup(expected);
+	l->actual = ab_strdup(actual ? actual : "none");
+	l->file = ab_strdup(file);
+	l->field = ab_strdup(field);
+	if (!ok)
+		r->failed++;
+}
+
+/* the same with a file, a field and texts made by the caller, freed here */
+static void
+addff(const struct at *a, int ok, char *file, char *field, char *expected, char *actual)
+{
+	add(a, ok, file, field, expected, actual);
+	free(file);
+	free(field);
+	free(expected);
+	free(actual);
+}
+
+/* the same with a field and texts made by the caller, freed here */
+static void
+addf(const struct at *a, int ok, const char *file, char *field, char *expected, char *actual)
+{
+	add(a, ok, file, field, expected, actual);
+	free(field);
+	free(expected);
+	free(actual);
+}
+
+/* rel of the target: 0 and *out, 1 when it has none, AB_EFAIL (reported) */
+static int
+read_record(cJSON **out, const struct ab_policy_check_opts *o, const char *rel)
+{
+	struct ab_buf b = {0};
+	int e;
+
+	*out = NULL;
+	if (o->bundle) {
+		e = ab_bundle_read(&b, o->target, rel, RECORD_MAX);
+		if (e == 0 && !(*out = cJSON_ParseWithLength(b.s ? b.s : "", b.len))) {
+			ab_error("'%s': the member '%s' is not JSON", o->target, rel);
+			e = AB_EFAIL;
+		}
+		ab_buf_free(&b);
+		return e;
+	}
+	{
+		char *path = ab_path_join(o->target, rel);
+
+		e = !ab_path_exists(path) ? 1 : ab_json_read(out, path) < 0 ? AB_EFAIL : 0;
+		free(path);
+	}
+	return e;
+}
+
+static int
+recs_read(struct recs *r)
+{
+	struct {
+		cJSON **where;
+		const char *rel;
+		int required;
+	} t[] = {{&r->bin, BIN, 1}, {&r->probes, PROBES, 0}, {&r->updiff, UPDIFF, 0}, {&r->check, CHECK, 0},
+		{&r->rebuild, REBUILD, 0}};
+
+	for (size_t i = 0; i < AB_NELEM(t); i++) {
+		int e = read_record(t[i].where, r->o, t[i].rel);
+
+		if (e < 0)
+			return AB_EFAIL;
+		if (e > 0 && t[i].required) {
+			ab_error("'%s' has no %s: not the output of a build", r->o->target, t[i].rel);
+			return AB_EFAIL;
+		}
+	}
+	return 0;
+}
+
+static void
+recs_release(struct recs *r)
+{
+	cJSON_Delete(r->bin);
+	cJSON_Delete(r->probes);
+	cJSON_Delete(r->updiff);
+	cJSON_Delete(r->check);
+	cJSON_Delete(r->rebuild);
+}
+
+/* the element of array arr whose "label" is label, and its index */
+static const cJSON *
+by_label(const cJSON *arr, const char *label, int *index)
+{
+	const cJSON *v;
+	int i = 0;
+
+	cJSON_ArrayForEach(v, arr) {
+		const char *l = ab_json_str(v, "label");
+
+		if (l && !strcmp(l, label)) {
+			*index = i;
+			return v;
+		}
+		i++;
+	}
+	*index = -1;
+	return NULL;
+}
+
+static const char *
+str_or(const cJSON *o, const char *key, const char *dflt)
+{
+	const char *s = ab_json_str(o, key);
+
+	return s ? s : dflt;
+}
+
+/*
+ * 1. Rules on one variant.
+ */
+struct var {
+	const char *label;
+	const cJSON *bin, *probe; /* binary-provenance.json's and allocator-probes.json's entries (probe may be NULL) */
+	int bi, pi;               /* their indexes */
+};
+
+static void
+check_source(const struct at *a, const struct ab_policy_rule *r, const struct var *v)
+{
+	const cJSON *pin = ab_json_get(ab_json_get(v->bin, "source"), "pin");
+	const struct {
+		const char *want, *key;
+	} t[] = {{r->commit, "commit"}, {r->sha256, "sha256"}, {r->dirhash, "dirHash"}};
+
+	for (size_t i = 0; i < AB_NELEM(t); i++) {
+		const char *got;
+
+		if (!t[i].want)
+			continue;
+		got = ab_json_str(pin, t[i].key);
+		addf(a, got && !strcmp(got, t[i].want), BIN, ab_sprintf("variants[%d].source.pin.%s", v->bi, t[i].key),
+		    ab_sprintf("%s %s", t[i].key, t[i].want),
+		    got ? ab_sprintf("%s %s", t[i].key, got) : ab_sprintf("no %s: the source is of kind %s", t[i].key,
+		    str_or(pin, "kind", "unknown")));
+	}
+}
+
+static void
+check_upstream(const struct at *a, const struct ab_policy_rule *r, const struct recs *rc, const struct var *v)
+{
+	const cJSON *rep = ab_json_get(ab_json_get(rc->updiff, "variants"), v->label);
+	const char *key = r->identical ? "identical" : "matches";
+	char *field = ab_sprintf("variants[\"%s\"].%s", v->label, key);
+
+	if (!rc->updiff || !rep)
+		addf(a, 0, UPDIFF, field, ab_strdup("an upstream-diff report of the vendored tree"),
+		    ab_strdup(rc->updiff ? "no report for this variant" : "no upstream-diff record"));
+	else
+		addf(a, cJSON_IsTrue(ab_json_get(rep, key)), UPDIFF, field, ab_strdup(r->identical ?
+		    "every file identical to upstream" : "the vendored tree matching upstream"),
+		    ab_strdup(str_or(rep, "summary", cJSON_IsTrue(ab_json_get(rep, key)) ? key : "no")));
+}
+
+/* "5.3.0-0-g54ea..." -> its numbers compared with "5.3.1": <0, 0, >0 */
+static int
+version_cmp(const char *have, const char *want)
+{
+	while (*want) {
+		long x = strtol(have, (char **)&have, 10), y = strtol(want, (char **)&want, 10);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (*want == '.')
+			want++;
+		if (*have == '.')
+			have++;
+		else if (*want)
+			return -1; /* "5.3" against "5.3.0" */
+	}
+	return 0;
+}
+
+/* does have ("5.3.0-0-g..." or "5.3.0") name exactly version want? */
+static int
+version_is(const char *have, const char *want)
+{
+	size_t n = strlen(want);
+
+	return !strncmp(have, want, n) && (have[n] == '\0' || have[n] == '-');
+}
+
+static void
+check_allocator(const struct at *a, const struct ab_policy_rule *r, const struct var *v)
+{
+	const cJSON *p = ab_json_get(v->probe, "probe");
+	const char *kind = ab_json_str(p, "allocator"), *ver = ab_json_str(p, "version");
+	int ok;
+
+	if (!v->probe) {
+		addf(a, 0, PROBES, ab_sprintf("variants[].label"), ab_strdup("a probe record"),
+		    ab_strdup("no probe of this variant"));
+		return;
+	}
+	addf(a, kind && !strcmp(kind, r->alloc_kind), PROBES, ab_sprintf("variants[%d].probe.allocator", v->pi),
+	    ab_strdup(r->alloc_kind), ab_strdup(kind ? kind : "no allocator found"));
+	if (!r->version && !r->version_min && !r->version_max)
+		return;
+	if (cJSON_IsTrue(ab_json_get(p, "bogus_version")) || !ver) {
+		addf(a, 0, PROBES, ab_sprintf("variants[%d].probe.version", v->pi), ab_strdup(r->version ? r->version :
+		    "a version in range"), ab_sprintf("%s (not a version: the build could not tell)", ver ? ver : "none"));
+		return;
+	}
+	if (r->version) {
+		ok = version_is(ver, r->version);
+		addf(a, ok, PROBES, ab_sprintf("variants[%d].probe.version", v->pi), ab_strdup(r->version), ab_strdup(ver));
+		return;
+	}
+	ok = (!r->version_min || version_cmp(ver, r->version_min) >= 0) &&
+	    (!r->version_max || version_cmp(ver, r->version_max) <= 0);
+	addf(a, ok, PROBES, ab_sprintf("variants[%d].probe.version", v->pi),
+	    ab_sprintf("from %s to %s", r->version_min ? r->version_min : "any", r->version_max ? r->version_max : "any"),
+	    ab_strdup(ver));
+}
+
+/* is setting "name" (or "name:value" when value) among the comma-separated settings of conf? */
+static int
+conf_has(const char *conf, const char *name, size_t nlen, const char *value)
+{
+	for (const char *s = conf; *s;) {
+		size_t n = strcspn(s, ",");
+		const char *colon = memchr(s, ':', n);
+
+		if (colon && (size_t)(colon - s) == nlen && !strncmp(s, name, nlen) &&
+		    (!value || (strlen(value) == n - nlen - 1 && !strncmp(colon + 1, value, n - nlen - 1))))
+			return 1;
+		s += n + (s[n] == ',');
+	}
+	return 0;
+}
+
+static void
+check_baked(const struct at *a, const struct ab_policy_rule *r, const struct var *v)
+{
+	const cJSON *cfg = ab_json_get(ab_json_get(v->probe, "probe"), "config");
+	const char *conf = ab_json_str(cfg, "malloc_conf");
+	char *field = ab_sprintf("variants[%d].probe.config.malloc_conf", v->pi);
+
+	if (!conf) {
+		add(a, 0, PROBES, field, "jemalloc's build-time options (config.malloc_conf)",
+		    v->probe ? "no config.malloc_conf in the probe (not jemalloc?)" : "no probe of this variant");
+		free(field);
+		return;
+	}
+	if (r->exact)
+		addf(a, !strcmp(conf, r->exact), PROBES, ab_strdup(field), *r->exact ? ab_sprintf("'%s'", r->exact) :
+		    ab_strdup("nothing baked ('')"), *conf ? ab_sprintf("'%s'", conf) : ab_strdup("nothing baked ('')"));
+	for (size_t i = 0; i < r->contains.n; i++) {
+		const char *s = r->contains.v[i], *colon = strchr(s, ':');
+
+		addf(a, conf_has(conf, s, (size_t)(colon - s), colon + 1), PROBES, ab_strdup(field),
+		    ab_sprintf("'%s' among the baked options", s), ab_sprintf("'%s'", conf));
+	}
+	for (size_t i = 0; i < r->absent.n; i++)
+		addf(a, !conf_has(conf, r->absent.v[i], strlen(r->absent.v[i]), NULL), PROBES, ab_strdup(field),
+		    ab_sprintf("no '%s' among the baked options", r->absent.v[i]), ab_sprintf("'%s'", conf));
+	free(field);
+}
+
+/* the probe's verdict on a setting set at run time: the override whose setting is name, or NULL */
+static const cJSON *
+override(const struct var *v, const char *name, size_t nlen, int *index)
+{
+	const cJSON *o;
+	int i = 0;
+
+	cJSON_ArrayForEach(o, ab_json_get(ab_json_get(v->probe, "probe"), "overrides")) {
+		const char *s = str_or(o, "setting", "");
+
+		if (!strcmp(str_or(o, "origin", ""), "runtime") && strlen(s) == nlen && !strncmp(s, name, nlen)) {
+			*index = i;
+			return o;
+		}
+		i++;
+	}
+	*index = -1;
+	return NULL;
+}
+
+static void
+check_runtime(const struct at *a, const struct ab_policy_rule *r, const struct var *v)
+{
+	for (size_t i = 0; i < r->read.n; i++) {
+		const char *s = r->read.v[i], *colon = strchr(s, ':');
+		int k;
+		const cJSON *o = override(v, s, (size_t)(colon - s), &k);
+		const char *st = str_or(o, "status", "none"), *eff = str_or(o, "effective", "none");
+		int ok = o && (!strcmp(st, "ok") || !strcmp(st, "default")) && !strcmp(eff, colon + 1);
+
+		addf(a, ok, PROBES, o ? ab_sprintf("variants[%d].probe.overrides[%d]", v->pi, k) :
+		    ab_sprintf("variants[%d].probe.overrides", v->pi), ab_sprintf("'%s' set at run time and read", s),
+		    o ? ab_sprintf("%.*s set at run time: status %s, effective %s", (int)(colon - s), s, st, eff) :
+		    ab_sprintf("%.*s not set at run time", (int)(colon - s), s));
+	}
+}
+
+static void
+check_not_set(const struct at *a, const struct ab_policy_rule *r, const struct var *v)
+{
+	const cJSON *o, *env = ab_json_get(ab_json_get(ab_json_get(v->probe, "probe"), "requested"), "env");
+
+	for (size_t i = 0; i < r->names.n; i++) {
+		const char *name = r->names.v[i];
+		int k = -1, n = 0;
+
+		if (strcmp(name, "*")) {
+			o = override(v, name, strlen(name), &k);
+			addf(a, !o, PROBES, o ? ab_sprintf("variants[%d].probe.overrides[%d]", v->pi, k) : ab_sprintf("variants[%d].probe.overrides", v->pi),
+			    ab_sprintf("%s not set at run time", name),
+			    o ? ab_sprintf("%s set at run time to %s", name, str_or(o, "requested", "?")) :
+			    ab_sprintf("%s not set at run time", name));
+			continue;
+		}
+		/* "*": nothing of the allocator's set at run time: no override, no variable */
+		cJSON_ArrayForEach(o, ab_json_get(ab_json_get(v->probe, "probe"), "overrides"))
+			n += !strcmp(str_or(o, "origin", ""), "runtime");
+		n += cJSON_GetArraySize(env);
+		addf(a, n == 0, PROBES, ab_sprintf("variants[%d].probe.requested.env", v->pi),
+		    ab_strdup("no allocator option set at run time"), n ? ab_sprintf("%s set at run time", env && env->child ? env->child->string :
+		    "an option") :
+		    ab_strdup("nothing set at run time"));
+	}
+}
+
+static void
+check_secure(const struct at *a, const struct ab_policy_rule *r, const struct var *v)
+{
+	const cJSON *s = ab_json_get(ab_json_get(v->probe, "probe"), "secure");
+
+	addf(a, cJSON_IsNumber(s) && s->valueint == r->secure, PROBES, ab_sprintf("variants[%d].probe.secure", v->pi),
+	    ab_sprintf("secure level %d", r->secure), cJSON_IsNumber(s) ? ab_sprintf("secure level %d", s->valueint) :
+	    ab_strdup("no secure level (not mimalloc?)"));
+}
+
+/* how many artifacts of label a record's comparison holds, how many identical, and the first that is not */
+static int
+repro_count(const cJSON *arts, const char *label, int *same, int *first_bad)
+{
+	const cJSON *it;
+	int n = 0, i = 0;
+
+	*same = 0;
+	*first_bad = -1;
+	cJSON_ArrayForEach(it, arts) {
+		if (!strcmp(str_or(it, "label", ""), label)) {
+			n++;
+			if (cJSON_IsTrue(ab_json_get(it, "identical")))
+				(*same)++;
+			else if (*first_bad < 0)
+				*first_bad = i;
+		}
+		i++;
+	}
+	return n;
+}
+
+/* the artifacts of a variant (its base's, for a runtime variant, which has none of its own) in a record */
+static void
+repro_one(const struct at *a, const cJSON *rec, const char *file, const struct var *v)
+{
+	const cJSON *arts = ab_json_get(ab_json_get(ab_json_get(rec, "predicate"), "comparison"), "artifacts");
+	const char *base = v->label;
+	int same, first_bad, n = repro_count(arts, base, &same, &first_bad);
+
+	if (!n && strcmp(str_or(v->bin, "base", v->label), v->label)) {
+		base = str_or(v->bin, "base", v->label);
+		n = repro_count(arts, base, &same, &first_bad);
+	}
+	addf(a, n && same == n, file, first_bad >= 0 ? ab_sprintf("predicate.comparison.artifacts[%d].identical",
+	    first_bad) : ab_strdup("predicate.comparison.artifacts"), ab_strdup("every artifact identical"),
+	    !n ? ab_sprintf("no artifact of %s compared", base) : strcmp(base, v->label) ?
+	    ab_sprintf("%d/%d artifact%s identical (its base %s's)", same, n, n == 1 ? "" : "s", base) :
+	    ab_sprintf("%d/%d artifact%s identical", same, n, n == 1 ? "" : "s"));
+}
+
+/* the rebuilders of verify --rebuilt that got every artifact of the variant (its base's, for a runtime one) identical */
+static void
+repro_independent(const struct at *a, const struct ab_policy_rule *r, const struct recs *rc, const struct var *v)
+{
+	const char *base = v->label;
+	size_t n = 0, least = 0;
+
+	if (rc->o->rebuilt) {
+		least = ab_challenge_label_independent(rc->o->rebuilt, base, &n);
+		if (!n && strcmp(str_or(v->bin, "base", v->label), v->label)) {
+			base = str_or(v->bin, "base", v->label);
+			least = ab_challenge_label_independent(rc->o->rebuilt, base, &n);
+		}
+	}
+	addf(a, n && least >= (size_t)r->independent, "rebuild records (--rebuilt)", ab_strdup("predicate.comparison.artifacts"),
+	    ab_sprintf("%d independent rebuilder%s with every artifact identical", r->independent,
+	    r->independent == 1 ? "" : "s"), !rc->o->rebuilt ? ab_strdup("no rebuild record given (verify --rebuilt RECORD)") :
+	    !n ? ab_sprintf("no artifact of %s rebuilt", base) : ab_sprintf("%zu for %s %zu artifact%s%s%s", least,
+	    n == 1 ? "its" : "the least of its", n, n == 1 ? "" : "s", strcmp(base, v->label) ? ", its base " : "",
+	    strcmp(base, v->label) ? base : ""));
+}
+
+static void
+check_reproducible(const struct at *a, const struct ab_policy_rule *r, const struct recs *rc, const struct var *v)
+{
+	int check = r->record != AB_POL_RECORD_REBUILD, rebuild = r->record != AB_POL_RECORD_CHECK;
+
+	if (check && rc->check)
+		repro_one(a, rc->check, CHECK, v);
+	if (rebuild && rc->rebuild)
+		repro_one(a, rc->rebuild, REBUILD, v);
+	if (!(check && rc->check) && !(rebuild && rc->rebuild))
+		add(a, 0, check ? CHECK : REBUILD, "predicate.comparison", r->record == AB_POL_RECORD_CHECK ?
+		    "a build --check record" : r->record == AB_POL_RECORD_REBUILD ? "a rebuild record" :
+		    "a build --check or rebuild record", "none");
+	if (r->independent)
+		repro_independent(a, r, rc, v);
+}
+
+static char *
+size_words(long bytes)
+{
+	if (bytes >= 1L << 30)
+		return ab_sprintf("%ld GiB", bytes >> 30);
+	if (bytes >= 1L << 20)
+		return ab_sprintf("%ld MiB", bytes >> 20);
+	return ab_sprintf("%ld KiB", bytes >> 10);
+}
+
+static void
+check_targets(struct at *a, const struct ab_policy_rule *r, const struct var *v)
+{
+	const cJSON *hp = ab_json_get(v->bin, "host_probes");
+	const cJSON *lp = ab_json_get(hp, "LG_PAGE"), *lh = ab_json_get(hp, "LG_HUGEPAGE"), *lv = ab_json_get(hp, "LG_VADDR");
+	const char *label = a->variant;
+
+	for (size_t i = 0; i < r->ntargets; i++) {
+		const struct ab_policy_target *t = &r->targets[i];
+		char *name = ab_sprintf("%s on %s", label, t->name ? t->name : "?");
+
+		a->variant = name;
+		if (!hp) {
+			addf(a, 0, BIN, ab_sprintf("variants[%d].host_probes", v->bi),
+			    ab_strdup("jemalloc's host probes (LG_PAGE...)"), ab_strdup("none recorded"));
+		}
+		if (hp && t->page && cJSON_IsNumber(lp)) {
+			long have = 1L << lp->valueint;
+			char *hs = size_words(have), *ts = size_words(t->page);
+
+			addf(a, have >= t->page, BIN, ab_sprintf("variants[%d].host_probes.LG_PAGE", v->bi),
+			    ab_sprintf("pages of %s or larger", ts), have >= t->page ?
+			    ab_sprintf("LG_PAGE %d (%s pages)", lp->valueint, hs) :
+			    ab_sprintf("LG_PAGE %d (%s pages): jemalloc aborts there with \"" PAGE_ABORT "\"",
+			    lp->valueint, hs));
+			free(hs);
+			free(ts);
+		}
+		if (hp && t->hugepage && cJSON_IsNumber(lh)) {
+			long have = 1L << lh->valueint;
+			char *hs = size_words(have), *ts = size_words(t->hugepage);
+
+			addf(a, have == t->hugepage, BIN, ab_sprintf("variants[%d].host_probes.LG_HUGEPAGE", v->bi),
+			    ab_sprintf("huge pages of %s", ts), ab_sprintf("LG_HUGEPAGE %d (%s)", lh->valueint, hs));
+			free(hs);
+			free(ts);
+		}
+		if (hp && t->vaddr_bits && cJSON_IsNumber(lv))
+			addf(a, lv->valueint >= t->vaddr_bits, BIN, ab_sprintf("variants[%d].host_probes.LG_VADDR", v->bi),
+			    ab_sprintf("%d-bit virtual addresses or more", t->vaddr_bits),
+			    ab_sprintf("LG_VADDR %d", lv->valueint));
+		free(name);
+	}
+	a->variant = label;
+}
+
+static void
+check_variant(struct at *a, const struct ab_policy_rule *r, const struct recs *rc, const struct var *v)
+{
+	switch (r->kind) {
+	case AB_POL_SOURCE:
+		check_source(a, r, v);
+		break;
+	case AB_POL_UPSTREAM:
+		check_upstream(a, r, rc, v);
+		break;
+	case AB_POL_ALLOCATOR:
+		check_allocator(a, r, v);
+		break;
+	case AB_POL_BAKED:
+		check_baked(a, r, v);
+		break;
+	case AB_POL_RUNTIME:
+		check_runtime(a, r, v);
+		break;
+	case AB_POL_NOT_SET:
+		check_not_set(a, r, v);
+		break;
+	case AB_POL_SECURE:
+		check_secure(a, r, v);
+		break;
+	case AB_POL_REPRODUCIBLE:
+		check_reproducible(a, r, rc, v);
+		break;
+	case AB_POL_TARGETS:
+		check_targets(a, r, v);
+		break;
+	case AB_POL_SIGNERS:
+	case AB_POL_RUNS:
+		break;
+	}
+}
+
+/* does label match one of the rule's variants? which[i] set for each pattern that matched */
+static int
+matches(const struct ab_policy_rule *r, const char *label, unsigned char *which)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < r->variants.n; i++)
+		if (!fnmatch(r->variants.v[i], label, 0)) {
+			which[i] = 1;
+			any = 1;
+		}
+	return any;
+}
+
+/* a pattern of the rule that matched no variant fails */
+static void
+unmatched(struct at *a, const struct ab_policy_rule *r, const unsigned char *which, const char *file,
+    const char *field, const char *what)
+{
+	for (size_t i = 0; i < r->variants.n; i++) {
+		if (which[i])
+			continue;
+		a->variant = r->variants.v[i];
+		add(a, 0, file, field, what, "none");
+	}
+	a->variant = NULL;
+}
+
+static void
+check_rule_variants(struct at *a, const struct ab_policy_rule *r, const struct recs *rc)
+{
+	const cJSON *it;
+	unsigned char *which = ab_calloc(r->variants.n + 1, 1);
+	int bi = 0;
+
+	cJSON_ArrayForEach(it, ab_json_get(rc->bin, "variants")) {
+		struct var v = {ab_json_str(it, "label"), it, NULL, bi++, -1};
+
+		if (!v.label || !matches(r, v.label, which))
+			continue;
+		v.probe = by_label(ab_json_get(rc->probes, "variants"), v.label, &v.pi);
+		a->variant = v.label;
+		check_variant(a, r, rc, &v);
+	}
+	unmatched(a, r, which, BIN, "variants[].label", "a variant matching it");
+	free(which);
+}
+
+/*
+ * 2. Rules on the whole build: signers, runs.
+ */
+static void
+check_signers(struct at *a, const struct ab_policy_rule *r, const struct ab_policy_check_opts *o)
+{
+	struct ab_buf got = {0}, missing = {0};
+	size_t n = 0;
+	FILE *null = fopen("/dev/null", "w");
+
+	for (size_t i = 0; i < r->keyids.n; i++) {
+		const struct ab_key *k = NULL;
+		int ok = 0;
+
+		for (size_t j = 0; j < o->nkeys && !k; j++)
+			if (!strcmp(ab_key_id(o->keys[j]), r->keyids.v[i]))
+				k = o->keys[j];
+		if (k && null) {
+			struct ab_key *one[1] = {(struct ab_key *)k};
+			struct ab_sign_verify_opts so = {.keys = one, .nkeys = 1};
+			struct ab_bundle_members m = {0};
+
+			/* the key's own verification: each envelope signed by it, every digest matching */
+			if (o->bundle)
+				ok = ab_bundle_verify_keep_to(null, &m, o->target, ab_sign_is_signed_member) == 0 &&
+				    ab_sign_verify_bundle(null, o->target, &m, &so) == 0;
+			else
+				ok = ab_sign_verify_outdir(null, o->target, &so) == 0;
+			ab_bundle_members_free(&m);
+		}
+		n += ok;
+		ab_buf_printf(ok ? &got : &missing, "%s%.16s%s", (ok ? got.len : missing.len) ? ", " : "",
+		    r->keyids.v[i], ok ? "" : k ? " (no valid signature by it)" : " (key not given)");
+	}
+	if (null)
+		fclose(null);
+	a->variant = NULL;
+	addf(a, n >= r->min, SIGNERS, ab_strdup("signatures[].keyid"),
+	    ab_sprintf("%zu of %zu keys signed every statement", r->min, r->keyids.n),
+	    ab_sprintf("%zu of %zu%s%s%s%s", n, r->keyids.n, got.len ? ": " : "", got.len ? got.s : "",
+	    missing.len ? "; not: " : "", missing.len ? missing.s : ""));
+	ab_buf_free(&got);
+	ab_buf_free(&missing);
+}
+
+/* the record of run i of s, as its file: runs/NAME/NNNN-LABEL.intoto.json */
+static char *
+run_file(const struct ab_compare_set *s, size_t i)
+{
+	return ab_sprintf("runs/%s/%04d-%s.intoto.json", s->name, s->runs[i].number, s->runs[i].label);
+}
+
+static void
+runs_env(struct at *a, const struct ab_policy_rule *r, const struct ab_compare_set *s)
+{
+	for (size_t f = 0; f < r->equal.n; f++) {
+		const char *first = NULL;
+		size_t i0 = 0, i1 = 0;
+		int differ = 0;
+
+		for (size_t i = 0; i < s->nruns && !differ; i++) {
+			const char *val = ab_runenv_value(s->runs[i].environment, r->equal.v[f]);
+
+			if (!first) {
+				first = val;
+				i0 = i;
+			} else if (strcmp(val, first)) {
+				differ = 1;
+				i1 = i;
+			}
+		}
+		a->variant = r->equal.v[f];
+		addff(a, !differ, differ ? run_file(s, i1) : ab_sprintf("runs/%s/*.intoto.json", s->name),
+		    ab_sprintf("predicate.environment: %s", r->equal.v[f]), ab_strdup("the same in every run"),
+		    differ ? ab_sprintf("%s in run %04d (%s), %s in run %04d (%s)", first, s->runs[i0].number,
+		    s->runs[i0].label, ab_runenv_value(s->runs[i1].environment, r->equal.v[f]), s->runs[i1].number,
+		    s->runs[i1].label) : ab_sprintf("%s in every run", first ? first : "absent"));
+	}
+	for (size_t f = 0; f < r->value_keys.n; f++) {
+		const char *bad = NULL;
+		size_t ib = 0;
+
+		for (size_t i = 0; i < s->nruns && !bad; i++) {
+			const char *val = ab_runenv_value(s->runs[i].environment, r->value_keys.v[f]);
+
+			if (strcmp(val, r->value_vals.v[f])) {
+				bad = val;
+				ib = i;
+			}
+		}
+		a->variant = r->value_keys.v[f];
+		addff(a, !bad, bad ? run_file(s, ib) : ab_sprintf("runs/%s/*.intoto.json", s->name),
+		    ab_sprintf("predicate.environment: %s", r->value_keys.v[f]),
+		    ab_sprintf("%s in every run", r->value_vals.v[f]), bad ? ab_sprintf("%s in run %04d (%s)", bad, s->runs[ib].number, s->runs[ib].label) :
+		    ab_sprintf("%s in every run", r->value_vals.v[f]));
+	}
+}
+
+static void
+check_runs(struct at *a, const struct ab_policy_rule *r, const struct ab_policy_check_opts *o)
+{
+	struct ab_compare_opts co = {.outdir = o->target, .name = r->run_name, .seed = AB_COMPARE_SEED,
+		.resamples = 1, .threshold = AB_COMPARE_THRESHOLD};
+	struct ab_comparison *c = NULL;
+	char *file = ab_sprintf("runs/%s/*.intoto.json", r->run_name);
+	unsigned char *which = ab_calloc(r->variants.n + 1, 1);
+	const struct ab_compare_set *s;
+
+	a->variant = NULL;
+	if (o->bundle || ab_compare_load(&c, &co) != 0 || !c->nsets) {
+		add(a, 0, file, "predicate", "recorded runs of that name",
+		    o->bundle ? "a bundle: runs are checked in an OUTDIR" : "none that could be read");
+		goto done;
+	}
+	s = &c->sets[0];
+	for (size_t l = 0; l < s->labels.n; l++) {
+		size_t n = 0;
+
+		if (!matches(r, s->labels.v[l], which))
+			continue;
+		for (size_t i = 0; i < s->nruns; i++)
+			n += s->ok[i] && !strcmp(s->runs[i].label, s->labels.v[l]);
+		a->variant = s->labels.v[l];
+		addff(a, (int)n >= r->min_repetitions, ab_sprintf("runs/%s/*-%s.intoto.json", s->name, s->labels.v[l]),
+		    ab_strdup("predicate.status"),
+		    ab_sprintf("%d successful runs or more", r->min_repetitions), ab_sprintf("%zu successful run%s", n,
+		    n == 1 ? "" : "s"));
+	}
+	unmatched(a, r, which, file, "predicate.label", "runs of a label matching it");
+	runs_env(a, r, s);
+	if (r->aa_control) {
+		a->variant = "A/A control";
+		addf(a, s->ncontrols && !s->control_differs, file, ab_strdup("subject, predicate.env_overrides"),
+		    ab_strdup("an A/A control (two labels, one artifact) showing no difference"),
+		    !s->ncontrols ? ab_strdup("no two labels ran the same artifact and environment") :
+		    s->control_differs ? ab_sprintf("%s against %s differs", s->labels.v[s->controls[0].a],
+		    s->labels.v[s->controls[0].b]) : ab_sprintf("%s against %s: no difference",
+		    s->labels.v[s->controls[0].a], s->labels.v[s->controls[0].b]));
+	}
+done:
+	a->variant = NULL;
+	if (c)
+		ab_compare_free(c);
+	free(which);
+	free(file);
+}
+
+int
+ab_policy_check(struct ab_policy_report *out, const struct ab_policy *p, const struct ab_policy_check_opts *o)
+{
+	struct recs rc = {o, NULL, NULL, NULL, NULL, NULL};
+	int e;
+
+	memset(out, 0, sizeof(*out));
+	if ((e = recs_read(&rc)) < 0)
+		goto done;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct ab_policy_rule *r = &p->rules[i];
+		struct at a = {out, i, r->kind, NULL};
+
+		if (r->kind == AB_POL_SIGNERS)
+			check_signers(&a, r, o);
+		else if (r->kind == AB_POL_RUNS)
+			check_runs(&a, r, o);
+		else
+			check_rule_variants(&a, r, &rc);
+	}
+	e = out->failed ? AB_ECHECK : 0;
+done:
+	recs_release(&rc);
+	return e;
+}
+
+void
+ab_policy_report_print(FILE *f, const struct ab_policy_report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ab_policy_line *l = &r->v[i];
+		char *var = l->variant ? ab_shown(l->variant) : NULL;
+
+		fprintf(f, "%s: rules[%zu] %s%s%s: ", l->ok ? "pass" : "FAIL", l->rule, ab_policy_kind_name(l->kind),
+		    var ? " " : "", var ? var : "");
+		if (l->ok)
+			fprintf(f, "%s", l->actual);
+		else
+			fprintf(f, "expected %s, got %s", l->expected, l->actual);
+		fprintf(f, " (%s: %s)\n", l->file, l->field);
+		free(var);
+	}
+}
+
+cJSON *
+ab_policy_report_json(const struct ab_policy_report *r)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ab_policy_line *l = &r->v[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "rule", (double)l->rule);
+		cJSON_AddStringToObject(o, "kind", ab_policy_kind_name(l->kind));
+		ab_json_add_str_or_null(o, "variant", l->variant);
+		cJSON_AddStringToObject(o, "result", l->ok ? "pass" : "fail");
+		ab_json_add_str_or_null(o, "expected", l->expected);
+		cJSON_AddStringToObject(o, "actual", l->actual);
+		cJSON_AddStringToObject(o, "file", l->file);
+		cJSON_AddStringToObject(o, "field", l->field);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+void
+ab_policy_report_release(struct ab_policy_report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->v[i].variant);
+		free(r->v[i].expected);
+		free(r->v[i].actual);
+		free(r->v[i].file);
+		free(r->v[i].field);
+	}
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,184 @@
+/*
+ * vsa: the signed Verification Summary Attestation of verify --policy
+ * (provenance/review/vsa.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../lib/hash.h"
+#include "../../lib/jsonio.h"
+#include "../../lib/version.h"
+#include "../record/bundle.h"
+#include "../attest/dsse.h"
+#include "../record/manifest.h"
+#include "../attest/statement.h"
+#include "vsa.h"
+
+/* the attestations a policy reads, when the target holds them */
+static const char *const inputs[] = {AB_MANIFEST_STATEMENT, "provenance/reproducibility.intoto.json",
+	"provenance/rebuild.intoto.json", "provenance/provenance.intoto.jsonl"};
+
+char *
+ab_vsa_default_path(const struct ab_vsa *v)
+{
+	size_t n = strlen(v->target);
+
+	/* beside the target (an OUTDIR's own directory holds Statements that verify would hold the VSA to) */
+	while (n > 1 && v->target[n - 1] == '/')
+		n--;
+	return ab_sprintf("%.*s.%s", (int)n, v->target, AB_VSA_FILE);
+}
+
+/*
+ * The target as seen from the VSA's directory, for its subjects' names:
+ * its path below that directory, else its last component (verify --key
+ * finds the files when the VSA sits beside the target). Caller frees.
+ */
+static char *
+target_from(const char *vsa_path, const char *target)
+{
+	char *dir = ab_path_dirname(vsa_path), *rdir = realpath(dir, NULL), *rt = realpath(target, NULL), *r;
+	size_t n = rdir ? strlen(rdir) : 0;
+
+	if (rdir && rt && !strncmp(rt, rdir, n) && rt[n] == '/') {
+		r = ab_strdup(rt + n + 1);
+	} else {
+		const char *base = strrchr(rt ? rt : target, '/');
+
+		r = ab_strdup(base ? base + 1 : target);
+	}
+	free(dir);
+	free(rdir);
+	free(rt);
+	return r;
+}
+
+/* rel of the target read into b: 0, 1 absent, AB_EFAIL (reported) */
+static int
+read_member(struct ab_buf *b, const struct ab_vsa *v, const char *rel)
+{
+	char *path;
+	int e;
+
+	if (v->bundle)
+		return ab_bundle_read(b, v->target, rel, 64u << 20);
+	path = ab_path_join(v->target, rel);
+	e = !ab_path_exists(path) ? 1 : ab_read_file_max(b, path, 64u << 20) < 0 ? AB_EFAIL : 0;
+	free(path);
+	return e;
+}
+
+/* subjects: an OUTDIR's artifacts as its statement names them; a bundle: the file */
+static int
+add_subjects(cJSON *subjects, const struct ab_vsa *v, const char *vsa_path)
+{
+	char *from = v->inside ? ab_strdup("") : target_from(vsa_path, v->target);
+	struct ab_buf b = {0};
+	cJSON *st = NULL;
+	const cJSON *it;
+	int e = AB_EFAIL;
+
+	if (v->bundle) {
+		char hex[AB_HEX_LEN + 1];
+
+		if (ab_hash_file(hex, NULL, v->target) == 0) {
+			ab_statement_descriptor(subjects, from, hex);
+			e = 0;
+		}
+		goto done;
+	}
+	if (read_member(&b, v, AB_MANIFEST_STATEMENT) != 0 || !(st = cJSON_ParseWithLength(b.s, b.len))) {
+		ab_error("'%s': cannot read %s", v->target, AB_MANIFEST_STATEMENT);
+		goto done;
+	}
+	cJSON_ArrayForEach(it, ab_json_get(st, "subject")) {
+		const char *name = ab_json_str(it, "name"), *hex = ab_json_str(ab_json_get(it, "digest"), "sha256");
+		char *rel;
+
+		if (!name || !hex)
+			continue;
+		rel = *from ? ab_path_join(from, name) : ab_strdup(name);
+		ab_statement_descriptor(subjects, rel, hex);
+		free(rel);
+	}
+	e = 0;
+done:
+	cJSON_Delete(st);
+	ab_buf_free(&b);
+	free(from);
+	return e;
+}
+
+static int
+add_inputs(cJSON *arr, const struct ab_vsa *v)
+{
+	for (size_t i = 0; i < AB_NELEM(inputs); i++) {
+		struct ab_buf b = {0};
+		char hex[AB_HEX_LEN + 1];
+		cJSON *o;
+		int e = read_member(&b, v, inputs[i]);
+
+		if (e < 0)
+			return AB_EFAIL;
+		if (e == 0) {
+			ab_hash_buf(hex, b.s ? b.s : "", b.len);
+			o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "uri", inputs[i]);
+			cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "digest"), "sha256", hex);
+			cJSON_AddItemToArray(arr, o);
+		}
+		ab_buf_free(&b);
+	}
+	return 0;
+}
+
+static cJSON *
+predicate(const struct ab_vsa *v)
+{
+	cJSON *p = cJSON_CreateObject(), *ver, *pol, *lv;
+	char now[32];
+
+	ver = cJSON_AddObjectToObject(p, "verifier");
+	cJSON_AddStringToObject(ver, "id", AB_VSA_VERIFIER);
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(ver, "version"), "allocbuild", AB_VERSION);
+	ab_utc_time(now, sizeof(now), time(NULL));
+	cJSON_AddStringToObject(p, "timeVerified", now);
+	cJSON_AddStringToObject(p, "resourceUri", v->target);
+	pol = cJSON_AddObjectToObject(p, "policy");
+	cJSON_AddStringToObject(pol, "uri", v->policy->path);
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(pol, "digest"), "sha256", v->policy->sha256);
+	cJSON_AddArrayToObject(p, "inputAttestations");
+	cJSON_AddStringToObject(p, "verificationResult", v->passed ? "PASSED" : "FAILED");
+	/* provenance that exists and verifies is SLSA Build L1; a policy that passed is allocbuild's own level */
+	lv = cJSON_AddArrayToObject(p, "verifiedLevels");
+	if (v->passed) {
+		cJSON_AddItemToArray(lv, cJSON_CreateString("SLSA_BUILD_LEVEL_1"));
+		cJSON_AddItemToArray(lv, cJSON_CreateString("ALLOCBUILD_POLICY_PASSED"));
+	} else {
+		cJSON_AddItemToArray(lv, cJSON_CreateString("FAILED"));
+	}
+	cJSON_AddStringToObject(p, "slsaVersion", "1.0");
+	return p;
+}
+
+int
+ab_vsa_write(const char *path, const struct ab_vsa *v, struct ab_key *const *keys, size_t nkeys)
+{
+	cJSON *subjects, *st = ab_statement_new(AB_VSA_PREDICATE, &subjects), *pred;
+	char *body = NULL;
+	int e = AB_EFAIL;
+
+	if (add_subjects(subjects, v, path) < 0)
+		goto done;
+	pred = predicate(v);
+	cJSON_AddItemToObject(st, "predicate", pred);
+	if (add_inputs(ab_json_get(pred, "inputAttestations"), v) < 0)
+		goto done;
+	body = cJSON_PrintUnformatted(st);
+	e = ab_dsse_sign_file(path, AB_DSSE_INTOTO, body, strlen(body), keys, nkeys);
+done:
+	free(body);
+	cJSON_Delete(st);
+	return e;
+}

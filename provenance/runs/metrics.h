@@ -1,0 +1,85 @@
+/*
+ * metrics: the named figures of a run (docs/runs.md, "Figures"), the
+ * benchmark's own and allocbuild's.
+ *
+ * A driver reports its figures as lines of its output (stdout or stderr),
+ * each alone on its line:
+ *
+ *   ALLOCBUILD_METRIC NAME=VALUE [UNIT] [cell=CELL] [better=higher|lower]
+ *
+ * NAME is 1 to 64 of [A-Za-z0-9_.-], VALUE a finite decimal number, UNIT
+ * (up to 32 bytes, no '=') what it counts ("records/s", "ms"), CELL the
+ * cell the figure belongs to (the campaigns' group/encoding rows; default
+ * the run's --cell) and `better` which way is better: by default higher
+ * for a unit ending in "/s" (a rate), lower otherwise. A name reported
+ * again in the same cell replaces the earlier value (the record counts the
+ * reports). A line that starts with ALLOCBUILD_METRIC but does not parse,
+ * or reuses the name of one of allocbuild's figures, is ignored with a
+ * warning.
+ *
+ * allocbuild's own figures of a run, read from its record by compare:
+ * AB_METRIC_BUILTIN below, each with its unit and direction (lower is
+ * better for all of them).
+ */
+#ifndef AB_METRICS_H
+#define AB_METRICS_H
+
+#include <stddef.h>
+
+#include "../../lib/util.h"
+
+#define AB_METRIC_PREFIX "ALLOCBUILD_METRIC"
+
+struct ab_metric {
+	char *name;
+	double value;
+	char *unit;     /* or NULL */
+	char *cell;     /* or NULL: the run's */
+	int higher;     /* higher is better */
+	int reported;   /* how many times the name was reported in its cell */
+};
+
+struct ab_metrics {
+	struct ab_metric *v;
+	size_t n;
+};
+
+/* allocbuild's figures of a run (compare's metric names) */
+enum ab_metric_builtin {
+	AB_M_WALL, AB_M_CPU, AB_M_MAXRSS,
+	AB_M_STEADY_RSS, AB_M_PEAK_RSS, AB_M_COOLDOWN_RSS, AB_M_RSS_GIB_S, AB_M_WINDOW_CPU,
+	AB_M_MINFLT, AB_M_MAJFLT, AB_M_THREADS,
+	AB_M_STEADY_PSS, AB_M_PEAK_PSS, AB_M_STEADY_ANON, AB_M_PEAK_ANON,
+	AB_M_NBUILTIN
+};
+
+struct ab_metric_def {
+	const char *name;   /* "steady_rss_mib" */
+	const char *unit;   /* "MiB" */
+	const char *what;   /* a few words for the help */
+};
+
+extern const struct ab_metric_def ab_metric_builtins[AB_M_NBUILTIN];
+
+/* the builtin named name, or -1 */
+int ab_metric_builtin(const char *name);
+/* is s a usable metric name: 1 to 64 of [A-Za-z0-9_.-]? */
+int ab_metric_name_valid(const char *s, size_t n);
+/* is s a usable cell name: 1 to 64 printable ASCII characters, no space? */
+int ab_metric_cell_valid(const char *s, size_t n);
+
+/*
+ * The metric lines of a log file into m (appended; a name again in its
+ * cell replaces the value). A malformed line is warned about, with
+ * label and the line's number, and skipped. 0, or AB_EFAIL when the log
+ * cannot be read (reported).
+ */
+int ab_metrics_scan(struct ab_metrics *m, const char *log_path, const char *label);
+/* one line (without its newline) into m: 1 a metric, 0 not a metric line, -1 a malformed one (why into *why) */
+int ab_metrics_line(struct ab_metrics *m, const char *line, size_t n, const char **why);
+/* set one: a name again in its cell replaces the value; takes copies */
+void ab_metrics_set(struct ab_metrics *m, const char *name, double value, const char *unit, const char *cell,
+    int higher, int reported);
+void ab_metrics_release(struct ab_metrics *m);
+
+#endif

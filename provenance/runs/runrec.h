@@ -1,0 +1,185 @@
+/*
+ * runrec: the record of one run of `allocbuild run` (docs/runs.md), which
+ * is also an in-toto Statement: subject the variant's program (or its
+ * allocator archive), predicateType AB_RUN_PREDICATE, the predicate the
+ * record itself, with the run's log and JUnit report as its byproducts.
+ *
+ * A run's files live in OUTDIR/runs/NAME/, numbered across the runs of
+ * that name: NNNN-LABEL.intoto.json (the record), NNNN-LABEL.log,
+ * NNNN-LABEL.junit.xml and NNNN-LABEL.series.csv (the sampled series,
+ * provenance/runs/series.h). Each is written atomically, the record last, and
+ * then listed in SHA256SUMS; the build keeps those lines when it rewrites
+ * SHA256SUMS, and verify checks them (provenance/record/manifest.h).
+ *
+ * One serializer (ab_runrec_statement) and one parser (ab_runrec_parse)
+ * of the record, beside its struct.
+ */
+#ifndef AB_RUNREC_H
+#define AB_RUNREC_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "../../lib/hash.h"
+#include "../../lib/util.h"
+#include "metrics.h"
+#include "series.h"
+
+/* the predicate type of a run record's Statement */
+#define AB_RUN_PREDICATE "https://allocbuild.dev/run/v1"
+#define AB_RUN_DIR "runs"
+
+/* how a run ended */
+enum ab_run_status {
+	AB_RUN_EXITED,      /* exit_code says how */
+	AB_RUN_SIGNALED,    /* killed by a signal of its own */
+	AB_RUN_TIMED_OUT,   /* killed past --timeout */
+	AB_RUN_INTERRUPTED, /* allocbuild was sent SIGINT/SIGTERM/SIGHUP and passed it on */
+};
+
+struct ab_runrec_file {
+	char *path; /* relative to OUTDIR */
+	char sha256[AB_HEX_LEN + 1];
+	uint64_t size;
+};
+
+/* what the sampler saw (provenance/runs/sampler.h), as the record keeps it */
+struct ab_runrec_sampling {
+	int interval_ms;
+	const char *comm;            /* --sample-comm, or NULL */
+	int pss;                     /* --sample-pss */
+	const char *mark_start, *mark_end; /* the patterns, or NULL */
+	double cooldown_s;           /* 0: none asked */
+	struct ab_runrec_file series;
+	size_t samples;
+	double window_start_s, window_end_s;
+	int start_marked, end_marked;
+	const char *start_line, *end_line; /* the lines that marked them, or NULL */
+	double command_end_s;        /* < 0: not seen */
+	double cooldown_at_s;        /* < 0: no cooldown */
+	int cooldown_reached, leftovers_ended;
+	struct ab_series_figures figures;
+	double sampler_cpu_s;
+	unsigned ticks, late_ticks;
+};
+
+struct ab_runrec {
+	const char *name;            /* --name */
+	int number;                  /* NNNN */
+	const char *label;
+	int repetition, repetitions; /* 1-based */
+	char *const *order;          /* the labels in this repetition's order */
+	size_t norder;
+	const char *build_invocation; /* the build statement's invocationId, or NULL */
+	const char *recipe_sha256;   /* or NULL */
+	const char *subject;         /* relative to OUTDIR */
+	const char *subject_kind;    /* "program", "allocator archive" or "artifact" */
+	char subject_sha256[AB_HEX_LEN + 1];
+	int subject_cached;          /* the digest cache vouched for the digest (lib/digestcache.h) */
+	char subject_hashed_on[32];  /* when the artifact's bytes were last read and hashed, UTC */
+	char *const *argv;           /* as executed */
+	const char *cwd;
+	struct ab_strv overrides;    /* "NAME=value" set by allocbuild */
+	struct ab_strv removed;      /* names removed from the inherited environment */
+	char started_on[32], finished_on[32];
+	enum ab_run_status status;
+	int exit_code, signal;       /* exit_code -1 when killed; signal 0 when exited */
+	double wall_s, user_s, sys_s;
+	long maxrss_kb;
+	struct ab_runrec_file log;
+	const char *junit_path;      /* --junit as given, or NULL */
+	struct ab_runrec_file junit; /* its copy; path NULL when the command did not write it or it was not kept */
+	cJSON *junit_summary;        /* owned; NULL when missing or not JUnit */
+	/*
+	 * why a report the command wrote was not kept: "not a JUnit report"
+	 * (its sha256 and size recorded, not its bytes), "a symbolic link"
+	 * (not followed); NULL: read, or missing
+	 */
+	const char *junit_refused;
+	cJSON *environment;          /* owned: provenance/runs/runenv.h */
+	int batch;                   /* the number of the first run of the invocation that made this one; 0 unknown */
+	int rotated;                 /* that invocation rotated the labels (--rotate) */
+	const char *cell;            /* --cell, or NULL */
+	const char *cpus;            /* --cpus as given, or NULL */
+	struct ab_runrec_sampling *sampling; /* NULL: not sampled */
+	struct ab_metrics metrics;   /* the driver's figures (owned) */
+	double allocbuild_cpu_s;     /* allocbuild's own CPU seconds while the command ran (< 0 unknown) */
+	/* a parsed record: the document its strings point into, and the arrays made for it */
+	cJSON *doc;
+	char **argv_owned, **order_owned;
+	struct ab_runrec_sampling *sampling_owned;
+};
+
+/* the record as its Statement; caller frees */
+cJSON *ab_runrec_statement(const struct ab_runrec *r);
+/*
+ * A record's Statement read back into *r, which takes stmt (freed by
+ * ab_runrec_release, whatever the result): the fields compare and pr use.
+ * A record of an earlier allocbuild, without batch, sampling or metrics,
+ * reads with batch 0, no sampling and no metrics. 0, or AB_EFAIL after
+ * reporting what is missing, naming the file name.
+ */
+int ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name);
+void ab_runrec_release(struct ab_runrec *r);
+/* a run's ending in a word or two: "exit 0", "SIGKILL", "timed out", "interrupted" (ok: exited 0); caller frees */
+char *ab_runrec_ending(const struct ab_runrec *r);
+int ab_runrec_ok(const struct ab_runrec *r);
+
+/* is name usable as a run name: [A-Za-z0-9._-], 1 to 64 characters, not starting with '.' or '-'? */
+int ab_runrec_name_valid(const char *name);
+/*
+ * Runs are numbered from 1 in their name's directory, written with at
+ * least four digits ("%04d": 0001 .. 9999, then 10000 ..), at most
+ * AB_RUN_NUMBER_MAX.
+ */
+#define AB_RUN_NUMBER_MAX 999999999
+/* the number the next run in dir (OUTDIR/runs/NAME) takes: one more than any record there */
+int ab_runrec_next_number(const char *dir);
+/* the number of a record's file name "NNNN-LABEL.intoto.json" (as "%04d" writes it), else -1 */
+int ab_runrec_record_number(const char *base);
+/* is rel (relative to OUTDIR) a run record: runs/NAME/NNNN-LABEL.intoto.json? */
+int ab_runrec_is_statement(const char *rel);
+/* is rel under runs/? */
+int ab_runrec_is_run_file(const char *rel);
+
+/*
+ * The JUnit summary of a report's text: tests, failures, errors, skipped
+ * and time, from its <testsuites> element, else the sum of its
+ * <testsuite> elements. NULL when it has neither.
+ */
+cJSON *ab_runrec_junit_summary(const char *text, size_t len);
+
+/* what a run Statement names: its subjects and byproducts, name and sha256, appended */
+void ab_runrec_named(struct ab_strv *names, struct ab_strv *hexes, const cJSON *stmt);
+/*
+ * The builds of an OUTDIR a run record there may name (its
+ * predicate.build.invocation_id), from the OUTDIR's build Statement: its
+ * invocationId, then the earlier builds' it keeps the records of
+ * (internalParameters.earlierInvocations), newest first, at most
+ * AB_RUN_BUILDS_MAX; appended to out. A record copied from another
+ * OUTDIR names none of them.
+ */
+#define AB_RUN_BUILDS_MAX 1000
+void ab_runrec_builds(struct ab_strv *out, const cJSON *build_stmt);
+/*
+ * NULL when the run record names one of builds (ab_runrec_builds; none
+ * known: nothing to say), else what is wrong ("a run of build X, not of
+ * this OUTDIR's (Y): a record of another OUTDIR"); caller frees
+ */
+char *ab_runrec_foreign(const cJSON *record, const struct ab_strv *builds);
+
+/*
+ * Append lines for files (paths relative to outdir, with their digests)
+ * to OUTDIR/SHA256SUMS, rewritten atomically; the caller holds OUTDIR's
+ * lock. Reports errors.
+ */
+int ab_runrec_sums_append(const char *outdir, const struct ab_runrec_file *files, size_t n);
+/*
+ * the lines of OUTDIR/SHA256SUMS under runs/ whose files are there,
+ * appended to b (a build rewriting SHA256SUMS keeps them)
+ */
+void ab_runrec_sums_carry(struct ab_buf *b, const char *outdir);
+
+#endif
