@@ -934,28 +934,101 @@ write_stamp(const char *dest, const char *inputs, const cJSON *rec, const struct
 	return error;
 }
 
+/* the stamp at path into *head and idx: 0; 1 when it is unreadable or of another format */
+static int
+read_stamp(cJSON **head, struct ab_wt_index *idx, const char *path)
+{
+	struct ab_buf b = {0};
+	char *nl;
+	int rc = 1;
+
+	*head = NULL;
+	if (ab_read_file(&b, path) < 0)
+		goto done;
+	nl = strchr(b.s, '\n');
+	if (!nl || !(*head = cJSON_ParseWithLength(b.s, (size_t)(nl - b.s))) ||
+	    !ab_json_str(*head, "stamp") || strcmp(ab_json_str(*head, "stamp"), STAMP_FORMAT) ||
+	    !ab_json_str(*head, "inputs") || !cJSON_IsObject(ab_json_get(*head, "record")) ||
+	    ab_wt_index_parse(idx, nl + 1, b.len - (size_t)(nl + 1 - b.s)) < 0)
+		goto done;
+	rc = 0;
+done:
+	ab_buf_free(&b);
+	return rc;
+}
+
+/* dest checked against idx, recorded at the stamp head's time: 0 it matches, 1 it does not (*why), -1 error */
+static int
+verify_stamped(struct ab_wt_index *idx, const cJSON *head, const char *dest, int jobs, int *refreshed, char **why)
+{
+	return ab_wt_index_verify(idx, dest, (int64_t)cJSON_GetNumberValue(ab_json_get(head, "since_s")),
+	    (int64_t)cJSON_GetNumberValue(ab_json_get(head, "since_ns")), jobs, refreshed, why);
+}
+
+/* the stamp of dest written again with idx's refreshed stat data, as git refreshes its index (best effort) */
+static void
+refresh_stamp(const char *dest, const cJSON *head, const struct ab_wt_index *idx)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME_COARSE, &now);
+	write_stamp(dest, ab_json_str(head, "inputs"), ab_json_get(head, "record"), idx, now.tv_sec, now.tv_nsec);
+}
+
+int
+ab_source_tree_files(struct ab_hash_tfile **files, size_t *n, const char *dir)
+{
+	char *path = stamp_path(dir), *why = NULL;
+	struct ab_wt_index idx = {0};
+	cJSON *head = NULL;
+	int refreshed, rc = 1;
+
+	*files = NULL;
+	*n = 0;
+	if (!ab_path_exists(path) || read_stamp(&head, &idx, path) != 0)
+		goto done;
+	rc = verify_stamped(&idx, head, dir, 0, &refreshed, &why);
+	if (rc != 0)
+		goto done;
+	if (refreshed) {
+		/* a stamp that cannot be written is only not refreshed: the files are known all the same */
+		ab_report_mute();
+		refresh_stamp(dir, head, &idx);
+		ab_report_unmute();
+	}
+	*files = ab_calloc(idx.n ? idx.n : 1, sizeof(**files));
+	for (size_t i = 0; i < idx.n; i++) {
+		if (!S_ISREG(idx.v[i].mode))
+			continue;
+		(*files)[*n].path = ab_strdup(idx.v[i].path);
+		(*files)[*n].size = idx.v[i].size;
+		(*files)[*n].mode = idx.v[i].mode;
+		memcpy((*files)[*n].hex, idx.v[i].hash, sizeof((*files)[*n].hex));
+		(*n)++;
+	}
+done:
+	free(why);
+	ab_wt_index_free(&idx);
+	cJSON_Delete(head);
+	free(path);
+	return rc;
+}
+
 /* 1: dest is a valid earlier materialization of inputs (rec filled), 0: rebuild, -1 error */
 static int
 try_reuse(cJSON *rec, const struct ab_source_opts *o, const char *dest, const char *inputs, const char *id)
 {
 	char *path = stamp_path(dest);
-	struct ab_buf b = {0};
 	cJSON *head = NULL;
 	struct ab_wt_index idx = {0};
-	char *nl, *why = NULL;
+	char *why = NULL;
 	int refreshed = 0, rc = -1, v;
 
 	if (!ab_path_exists(path)) {
 		ab_error("'%s' exists and was not written by allocbuild fetch (no '%s'); remove it", dest, path);
 		goto done;
 	}
-	if (ab_read_file(&b, path) < 0)
-		goto done;
-	nl = strchr(b.s, '\n');
-	if (!nl || !(head = cJSON_ParseWithLength(b.s, (size_t)(nl - b.s))) ||
-	    !ab_json_str(head, "stamp") || strcmp(ab_json_str(head, "stamp"), STAMP_FORMAT) ||
-	    !ab_json_str(head, "inputs") || !cJSON_IsObject(ab_json_get(head, "record")) ||
-	    ab_wt_index_parse(&idx, nl + 1, b.len - (size_t)(nl + 1 - b.s)) < 0) {
+	if (read_stamp(&head, &idx, path) != 0) {
 		ab_note("source '%s': unreadable stamp '%s': writing '%s' again", id, path, dest);
 		rc = 0;
 		goto done;
@@ -965,8 +1038,7 @@ try_reuse(cJSON *rec, const struct ab_source_opts *o, const char *dest, const ch
 		rc = 0;
 		goto done;
 	}
-	v = ab_wt_index_verify(&idx, dest, (int64_t)cJSON_GetNumberValue(ab_json_get(head, "since_s")),
-	    (int64_t)cJSON_GetNumberValue(ab_json_get(head, "since_ns")), o->jobs, &refreshed, &why);
+	v = verify_stamped(&idx, head, dest, o->jobs, &refreshed, &why);
 	if (v < 0)
 		goto done;
 	if (v > 0) {
@@ -975,18 +1047,13 @@ try_reuse(cJSON *rec, const struct ab_source_opts *o, const char *dest, const ch
 		goto done;
 	}
 	merge_into(rec, ab_json_get(head, "record"));
-	if (refreshed) {
-		struct timespec now;
-
-		clock_gettime(CLOCK_REALTIME_COARSE, &now);
-		write_stamp(dest, inputs, ab_json_get(head, "record"), &idx, now.tv_sec, now.tv_nsec);
-	}
+	if (refreshed)
+		refresh_stamp(dest, head, &idx);
 	rc = 1;
 done:
 	free(why);
 	ab_wt_index_free(&idx);
 	cJSON_Delete(head);
-	ab_buf_free(&b);
 	free(path);
 	return rc;
 }

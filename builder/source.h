@@ -38,6 +38,7 @@
 #include "recipe.h"
 #include "../lib/util.h"
 
+struct ab_hash_tfile;
 struct ab_source_state; /* private: the cache, its lock, records of this run */
 
 struct ab_source_opts {
@@ -96,6 +97,18 @@ int ab_source_check_patches(const struct ab_source_opts *o, const struct ab_reci
  */
 int ab_source_variants(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe *r,
     const char *outdir, const size_t *variants, size_t nvariants);
+
+/*
+ * The regular files of the source tree dir with their digests, in path
+ * order, from the index its stamp holds (the tree as fetch wrote it),
+ * when stat data shows the tree unchanged (a racily clean or changed
+ * entry re-hashed, as git checks its index, and the stamp's stat data
+ * refreshed when it can be): 0 and *files, *n set (free with
+ * ab_hash_tfiles_free); 1 when dir has no readable stamp or no longer
+ * matches it; AB_EFAIL reported. For sign's in-toto links
+ * (provenance/attest/intoto.h: ab_intoto_tree_fn).
+ */
+int ab_source_tree_files(struct ab_hash_tfile **files, size_t *n, const char *dir);
 
 /* sources.json: a new manifest for r (caller frees with cJSON_Delete) */
 cJSON *ab_sources_manifest_new(const struct ab_recipe *r);

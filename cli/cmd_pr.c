@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "cmd.h"
+#include "../builder/source.h"
 #include "../lib/util.h"
 #include "../provenance/review/challenge.h"
 #include "../provenance/review/notes.h"
@@ -132,6 +133,7 @@ cmd_pr(int argc, char **argv)
 	}
 	o.sign_keys = keys;
 	o.nsign_keys = nkeys;
+	o.sign_trees = ab_source_tree_files;
 	o.rebuilt = ch;
 	o.policy = pol;
 	if (rc == 0)

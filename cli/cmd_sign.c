@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "../builder/build.h"
+#include "../builder/source.h"
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
 #include "../provenance/attest/intoto.h"
@@ -143,7 +144,7 @@ cmd_sign(int argc, char **argv)
 		free(stmt);
 	}
 	if (rc == 0)
-		rc = ab_sign_outdir(&n, argv[optind], keys, nkeys);
+		rc = ab_sign_outdir(&n, argv[optind], keys, nkeys, ab_source_tree_files);
 	if (lockfd >= 0)
 		close(lockfd);
 	if (rc == 0) {

@@ -250,27 +250,39 @@ ab_sandbox_argv(struct ab_strv *out, const struct ab_sandbox *sb, const char *cw
 static int
 capture(char *const *argv, struct ab_buf *out)
 {
-	int p[2], status = -1;
+	int p[2], status = -1, null;
 	pid_t pid;
 	char buf[4096];
 	ssize_t n;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null < 0) {
+		char *m = ab_sprintf("cannot open /dev/null: %s", strerror(errno));
+
+		ab_buf_add(out, m, strlen(m));
+		free(m);
 		return -1;
+	}
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		close(null);
+		return -1;
+	}
 	pid = fork();
 	if (pid < 0) {
+		close(null);
 		close(p[0]);
 		close(p[1]);
 		return -1;
 	}
 	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
+		static const char cannot[] = "cannot run it\n";
 
-		if (null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
-			_exit(127);
-		execv(argv[0], argv);
+		if (dup2(null, 0) >= 0 && dup2(p[1], 1) >= 0 && dup2(p[1], 2) >= 0)
+			execv(argv[0], argv);
+		(void)!write(p[1], cannot, sizeof(cannot) - 1);
 		_exit(127);
 	}
+	close(null);
 	close(p[1]);
 	while ((n = read(p[0], buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0 && out->len < 65536)
@@ -352,7 +364,9 @@ check(void)
 	if (st == 0 && out.len) {
 		bwrap_version = last_line(&out);
 	} else {
-		check_error = ab_sprintf("'%s --version' failed", bwrap_path);
+		said = last_line(&out);
+		check_error = *said ? ab_sprintf("'%s --version' failed: %s", bwrap_path, said)
+				    : ab_sprintf("'%s --version' failed", bwrap_path);
 		goto done;
 	}
 	ab_buf_clear(&out);

@@ -8,7 +8,8 @@
 # inspection's verify with --key, or with a reviewer's policy, from
 # --verify-option), and
 # fails, each with in-toto's own message, on: artifacts swapped after
-# signing (the inspection's `allocbuild verify .`), a variant's tree that
+# signing (the inspection's `allocbuild verify .`), or before it (the
+# links name the digests the build recorded, SHA256SUMS's), a variant's tree that
 # no longer matches the fetched source (the layout's MATCH rule), a link
 # edited after signing, links signed by a key the layout does not trust
 # (under their own name and under the trusted key's). The links travel in
@@ -66,6 +67,7 @@ probe-fit-only.$k8.link
 probe-special53.$k8.link
 probe-stock53.$k8.link
 X
+cp bo/in-toto/build-stock53.$k8.link saved-honest.link
 A=variants/stock53/build/lib/libjemalloc_pic.a
 S=variants/special53/build/lib/libjemalloc_pic.a
 json bo/in-toto/build-stock53.$k8.link \
@@ -119,6 +121,21 @@ expect_file err <<'X'
 (in-toto-verify) BadReturnValueError: Got non-zero return value '1' from command '['allocbuild', 'verify', '.']'.
 X
 mv bo/$A x && mv bo/$S bo/$A && mv x bo/$S
+
+# --- artifacts swapped before signing: the links name the digests the build recorded
+# (SHA256SUMS), not the files sign finds, and the inspection's verify fails
+mv bo/$A x && mv bo/$S bo/$A && mv x bo/$S
+expect_exit 0 "$AB" sign --signing-key ed.pem bo
+json bo/in-toto/build-stock53.$k8.link 'd["signed"]["products"]["'$A'"]["sha256"]' >swapped.txt
+grep "  $A\$" bo/SHA256SUMS | cut -d' ' -f1 | expect_file swapped.txt
+[ "$(cat swapped.txt)" != "$(sha256sum bo/$A | cut -d' ' -f1)" ] || fail "the swap changed nothing"
+expect_exit 1 intoto_verify
+expect_file err <<'X'
+(in-toto-verify) BadReturnValueError: Got non-zero return value '1' from command '['allocbuild', 'verify', '.']'.
+X
+mv bo/$A x && mv bo/$S bo/$A && mv x bo/$S
+expect_exit 0 "$AB" sign --signing-key ed.pem bo
+cmp bo/in-toto/build-stock53.$k8.link saved-honest.link || fail "signing again changed the honest link"
 
 # --- a variant's tree that is not the fetched source: build's MATCH rule
 echo "/* changed */" >>bo/variants/special53/src/src/arena.c

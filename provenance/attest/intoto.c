@@ -13,6 +13,7 @@
 #include "../../lib/atomic.h"
 #include "../../lib/hash.h"
 #include "../../lib/jsonio.h"
+#include "../../lib/strmap.h"
 #include "../../lib/util.h"
 #include "canonjson.h"
 #include "keys.h"
@@ -28,6 +29,14 @@ struct ctx {
 	/* build-commands, binary-provenance, allocator-probes, relink-provenance (or NULL) */
 	cJSON *commands, *binaries, *probes, *relinks;
 	struct ab_strv *names, *texts;
+	const struct ab_intoto_known *known;
+	struct ab_strmap sums;     /* known->paths -> index */
+	struct ab_strv tree_dirs;  /* the trees read so far ... */
+	struct ab_strmap tree_ix;  /* ... by name -> index in trees */
+	struct tree {
+		struct ab_hash_tfile *f;
+		size_t n;
+	} *trees;
 };
 
 /* ---- keys ---- */
@@ -130,41 +139,80 @@ add_digest(cJSON *dict, const char *name, const char *hex)
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(dict, name), "sha256", hex);
 }
 
+/* the files of the tree reldir of the OUTDIR: known, read before, or hashed now */
+static int
+tree_files(const struct tree **out, struct ctx *c, const char *reldir)
+{
+	struct tree t = {0};
+	size_t i;
+	char *dir;
+	int e = 1;
+
+	if (ab_strmap_get(&c->tree_ix, reldir, &i)) {
+		*out = &c->trees[i];
+		return 0;
+	}
+	dir = ab_path_join(c->outdir, reldir);
+	if (c->known && c->known->tree)
+		e = c->known->tree(&t.f, &t.n, dir);
+	if (e == 1)
+		e = ab_hash_tree_files(&t.f, &t.n, dir, 0, NULL, NULL);
+	free(dir);
+	if (e < 0) {
+		ab_hash_tfiles_free(t.f, t.n);
+		return e;
+	}
+	i = c->tree_dirs.n;
+	ab_strv_push(&c->tree_dirs, reldir);
+	c->trees = ab_realloc(c->trees, (i + 1) * sizeof(*c->trees));
+	c->trees[i] = t;
+	ab_strmap_put(&c->tree_ix, c->tree_dirs.v[i], i);
+	*out = &c->trees[i];
+	return 0;
+}
+
 /* the files of the tree reldir of the OUTDIR into dict, each named PREFIX/PATH */
 static int
-add_tree(cJSON *dict, const struct ctx *c, const char *reldir, const char *prefix)
+add_tree(cJSON *dict, struct ctx *c, const char *reldir, const char *prefix)
 {
-	char *dir = ab_path_join(c->outdir, reldir);
-	struct ab_hash_tfile *f = NULL;
-	size_t n = 0;
-	int e = ab_hash_tree_files(&f, &n, dir, 0, NULL, NULL);
+	const struct tree *t;
+	int e = tree_files(&t, c, reldir);
 
-	for (size_t i = 0; e == 0 && i < n; i++) {
-		char *name = ab_sprintf("%s/%s", prefix, f[i].path);
+	for (size_t i = 0; e == 0 && i < t->n; i++) {
+		char *name = ab_sprintf("%s/%s", prefix, t->f[i].path);
 
-		add_digest(dict, name, f[i].hex);
+		add_digest(dict, name, t->f[i].hex);
 		free(name);
 	}
-	ab_hash_tfiles_free(f, n);
-	free(dir);
 	return e;
 }
 
-/* the files rels (relative to the OUTDIR) into dict, under their names */
+/* the files rels (relative to the OUTDIR) into dict, under their names: recorded, else hashed now */
 static int
 add_files(cJSON *dict, const struct ctx *c, const struct ab_strv *rels)
 {
-	char (*hex)[AB_HEX_LEN + 1] = ab_calloc(rels->n ? rels->n : 1, sizeof(*hex));
+	size_t n = rels->n ? rels->n : 1, *which = ab_calloc(n, sizeof(*which)), k;
+	char (*hex)[AB_HEX_LEN + 1] = ab_calloc(n, sizeof(*hex)), (*now)[AB_HEX_LEN + 1] = ab_calloc(n, sizeof(*now));
 	struct ab_strv paths = {0};
 	int e;
 
-	for (size_t i = 0; i < rels->n; i++)
+	for (size_t i = 0; i < rels->n; i++) {
+		if (ab_strmap_get(&c->sums, rels->v[i], &k)) {
+			memcpy(hex[i], c->known->hexes->v[k], AB_HEX_LEN + 1);
+			continue;
+		}
+		which[paths.n] = i;
 		ab_strv_push_owned(&paths, ab_path_join(c->outdir, rels->v[i]));
-	e = ab_hash_files(hex, NULL, (const char *const *)paths.v, paths.n, 0, 0);
+	}
+	e = paths.n ? ab_hash_files(now, NULL, (const char *const *)paths.v, paths.n, 0, 0) : 0;
+	for (size_t j = 0; e == 0 && j < paths.n; j++)
+		memcpy(hex[which[j]], now[j], AB_HEX_LEN + 1);
 	for (size_t i = 0; e == 0 && i < rels->n; i++)
 		add_digest(dict, rels->v[i], hex[i]);
 	ab_strv_free(&paths);
+	free(which);
 	free(hex);
+	free(now);
 	return e;
 }
 
@@ -498,10 +546,13 @@ make_links(struct ctx *c)
 
 int
 ab_intoto_make(struct ab_strv *names, struct ab_strv *texts, const char *outdir, struct ab_key *const *keys,
-    size_t nkeys)
+    size_t nkeys, const struct ab_intoto_known *known)
 {
-	struct ctx c = {.outdir = outdir, .keys = keys, .nkeys = nkeys, .names = names, .texts = texts};
+	struct ctx c = {.outdir = outdir, .keys = keys, .nkeys = nkeys, .names = names, .texts = texts, .known = known};
 	int e = read_manifest(&c.commands, outdir, "build-commands.json");
+
+	if (known && known->paths)
+		ab_strmap_of_strv(&c.sums, known->paths);
 
 	if (e == 0)
 		e = read_manifest(&c.binaries, outdir, "binary-provenance.json");
@@ -515,6 +566,12 @@ ab_intoto_make(struct ab_strv *names, struct ab_strv *texts, const char *outdir,
 	cJSON_Delete(c.binaries);
 	cJSON_Delete(c.probes);
 	cJSON_Delete(c.relinks);
+	ab_strmap_free(&c.sums);
+	ab_strmap_free(&c.tree_ix);
+	for (size_t i = 0; i < c.tree_dirs.n; i++)
+		ab_hash_tfiles_free(c.trees[i].f, c.trees[i].n);
+	free(c.trees);
+	ab_strv_free(&c.tree_dirs);
 	return e;
 }
 

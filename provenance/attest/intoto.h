@@ -15,8 +15,11 @@
  * keyid. One file per step and key, OUTDIR/in-toto/STEP.ID[:8].link,
  * the name in-toto-verify looks for.
  *
- * The steps, read from the build's manifests, their files hashed when sign
- * runs (paths relative to the OUTDIR, so a layout's MATCH rules join them):
+ * The steps, read from the build's manifests (paths relative to the
+ * OUTDIR, so a layout's MATCH rules join them); each file's digest is the
+ * one the build recorded (SHA256SUMS), a source tree's files those fetch
+ * recorded and git-like stat data shows unchanged, and any other file is
+ * hashed when sign runs:
  *   fetch-SOURCE  products: the source's tree as materialized, SOURCE/PATH
  *                 (the first variant's tree); byproducts: the pin
  *   build-LABEL   materials: variants/LABEL/src/PATH; products: the
@@ -39,6 +42,7 @@
 /* where the links are, relative to an OUTDIR */
 #define AB_INTOTO_DIR "in-toto"
 
+struct ab_hash_tfile;
 struct ab_key;
 struct ab_strv;
 
@@ -51,13 +55,32 @@ struct ab_strv;
 int ab_intoto_pubkey(cJSON **out, char *id, const struct ab_key *k);
 
 /*
+ * The regular files of a source tree (dir, its path) with their digests,
+ * in path order, as fetch recorded them and checked by stat data the way
+ * git checks its index (builder/source.h): 0 and *files, *n set; 1 when
+ * not known; AB_EFAIL reported.
+ */
+typedef int ab_intoto_tree_fn(struct ab_hash_tfile **files, size_t *n, const char *dir);
+
+/*
+ * What is already known of the files the links name, so that sign does
+ * not read them again. A file or tree neither gives is hashed.
+ */
+struct ab_intoto_known {
+	/* the digests the build recorded in SHA256SUMS (paths relative to the OUTDIR), or NULL */
+	const struct ab_strv *paths, *hexes;
+	ab_intoto_tree_fn *tree; /* NULL: every tree is hashed */
+};
+
+/*
  * The links of outdir's steps signed by each of keys[0..nkeys) (private),
  * file names relative to outdir into names and their bytes into texts,
- * in step order; nothing written. An OUTDIR without build records gives
- * none. Reports errors.
+ * in step order; nothing written. Each tree and file is read once, and
+ * not at all when known gives it (known may be NULL). An OUTDIR without
+ * build records gives none. Reports errors.
  */
 int ab_intoto_make(struct ab_strv *names, struct ab_strv *texts, const char *outdir, struct ab_key *const *keys,
-    size_t nkeys);
+    size_t nkeys, const struct ab_intoto_known *known);
 /* replace outdir's links by those made (each written atomically); reports errors */
 int ab_intoto_write(const char *outdir, const struct ab_strv *names, const struct ab_strv *texts);
 /* remove outdir's links (in-toto/ *.link); reports errors */

@@ -2315,7 +2315,7 @@ ab_pr_write(struct ab_pr_written *w, const struct ab_pr_opts *o)
 	if (o->nsign_keys) {
 		size_t n;
 
-		if (ab_sign_outdir(&n, o->outdir, o->sign_keys, o->nsign_keys) < 0)
+		if (ab_sign_outdir(&n, o->outdir, o->sign_keys, o->nsign_keys, o->sign_trees) < 0)
 			goto done;
 		w->is_signed = 1;
 		w->signed_statements = n;

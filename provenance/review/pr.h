@@ -21,6 +21,8 @@
 
 #include <stddef.h>
 
+#include "../attest/intoto.h"
+
 struct ab_key;
 struct ab_challenge;
 
@@ -37,6 +39,7 @@ struct ab_pr_opts {
 	/* private keys: sign the statements of OUTDIR first (provenance/review/sign.h); none when nsign_keys is 0 */
 	struct ab_key *const *sign_keys;
 	size_t nsign_keys;
+	ab_intoto_tree_fn *sign_trees; /* the source trees' files for the links (ab_sign_outdir), or NULL */
 	/* the records of independent rebuilds held against OUTDIR (provenance/review/challenge.h), or NULL */
 	const struct ab_challenge *rebuilt;
 	/*

@@ -224,8 +224,11 @@ signers_doc(const struct ab_strv *statements, struct ab_key *const *keys, size_t
 }
 
 int
-ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, size_t nkeys)
+ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, size_t nkeys,
+    ab_intoto_tree_fn *trees)
 {
+	struct ab_manifest_recorded rec = {0};
+	struct ab_intoto_known known = {.tree = trees};
 	struct ab_strv st = {0}, links = {0}, texts = {0};
 	struct ab_buf lines = {0}, b = {0};
 	char *path = NULL, *prov = ab_path_join(outdir, "provenance");
@@ -252,7 +255,11 @@ ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, 
 		ab_buf_putc(&lines, '\n');
 	}
 	/* the in-toto links too, before anything is written */
-	if (ab_intoto_make(&links, &texts, outdir, keys, nkeys) < 0)
+	if (ab_manifest_recorded_read(&rec, outdir, 1) == 0) {
+		known.paths = &rec.paths;
+		known.hexes = &rec.hexes;
+	}
+	if (ab_intoto_make(&links, &texts, outdir, keys, nkeys, &known) < 0)
 		goto done;
 	if (ab_mkdir_p(prov, 0755) < 0)
 		goto done;
@@ -268,6 +275,7 @@ ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, 
 		*nsigned = st.n;
 	error = 0;
 done:
+	ab_manifest_recorded_release(&rec);
 	cJSON_Delete(doc);
 	ab_strv_free(&st);
 	ab_strv_free(&links);

@@ -49,6 +49,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../attest/intoto.h"
 #include "../record/manifest.h"
 
 /* where sign writes (named by provenance/record/manifest.h, whose coverage rules know them) */
@@ -76,11 +77,14 @@ int ab_sign_uncovered(int *is_signed, struct ab_strv *out, const char *outdir);
 
 /*
  * Sign every Statement of outdir with keys[0..nkeys) (private keys) and
- * write the envelopes, signers.json and the in-toto links (provenance/attest/intoto.h);
- * *nsigned (may be NULL) receives how many Statements were signed.
- * Reports errors; none is written then.
+ * write the envelopes, signers.json and the in-toto links (provenance/attest/intoto.h),
+ * with the digests SHA256SUMS records and the source trees' files from
+ * trees (may be NULL: the trees are hashed); *nsigned (may be NULL)
+ * receives how many Statements were signed. Reports errors; none is
+ * written then.
  */
-int ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, size_t nkeys);
+int ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, size_t nkeys,
+    ab_intoto_tree_fn *trees);
 
 struct ab_sign_verify_opts {
 	struct ab_key *const *keys; /* public keys */
