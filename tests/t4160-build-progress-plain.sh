@@ -17,12 +17,19 @@ cat >r.json <<JSON
    "artifacts": ["lib/libfake.a"]}]}
 JSON
 esc=$(printf '\033')
-# hold make for about 1.5 s: the hold file is in OUTDIR/variants, /allocbuild/variants in the sandbox
+# hold make until its heartbeat line is out (at most 60 s), however long the steps
+# before it take on a loaded machine: the hold file is in OUTDIR/variants,
+# /allocbuild/variants in the sandbox
 held_build() { # OUT ERR ARGS...: build --force while the hold file exists, then let it go
 	local out=$1 err=$2
 	shift 2
 	mkdir -p bo/variants && touch bo/variants/hold
-	(sleep 1.5; rm -f bo/variants/hold) &
+	: >"$out" && : >"$err"
+	(for _ in $(seq 600); do
+		grep -qs "make all: running (" "$out" "$err" && break
+		sleep 0.1
+	done
+	rm -f bo/variants/hold) &
 	"$@" >"$out" 2>"$err" || { cat "$err"; fail "the build failed: $*"; }
 	wait
 }
