@@ -1195,18 +1195,17 @@ relink_replacement_version(struct ctx *c, const struct ab_plan_var *rl)
  * (provenance/cargoprov.h): the binary's own version string is bogus
  */
 static void
-bundled_jemalloc(struct ctx *c, const struct ab_plan_var *pv, cJSON *rec)
+bundled_jemalloc(struct ctx *c, const struct ab_plan_var *pv, struct ab_probe_result *res)
 {
 	size_t bi = pv->base_vi;
 	const cJSON *je = bi == AB_PLAN_NONE ? NULL : ab_json_get(record_of(c, bi)->cargo, "jemalloc");
-	const char *allocator = ab_json_str(rec, "allocator");
 	char *from;
 
-	if (!je || !allocator || strcmp(allocator, "jemalloc"))
+	if (!je || !res->allocator || strcmp(res->allocator, "jemalloc"))
 		return;
 	from = ab_sprintf("crate %s %s, %s", ab_json_str(je, "crate"), ab_json_str(je, "crate_version"),
 	    ab_json_str(je, "file"));
-	ab_probe_jemalloc_bundled(rec, ab_json_str(je, "version"), from);
+	ab_probe_result_bundled(res, ab_json_str(je, "version"), from);
 	free(from);
 }
 
@@ -1220,6 +1219,7 @@ probe_variant(struct ctx *c, size_t vi)
 	struct ab_variant_record *vr = record_of(c, vi);
 	size_t n = pv->probe_step + 1;
 	cJSON *rec = NULL;
+	struct ab_probe_result *res;
 	int e = -1;
 
 	struct ab_probe_req req = {0};
@@ -1263,23 +1263,24 @@ probe_variant(struct ctx *c, size_t vi)
 	 * variant); a relinked program must report the version of the archive
 	 * that replaced its allocator's
 	 */
-	if (e == 0 && rec)
-		bundled_jemalloc(c, pv, rec);
-	if (e == 0 && rec) {
+	if (e < 0)
+		cJSON_Delete(rec);
+	res = e == 0 ? ab_probe_result_new(rec) : NULL;
+	if (res)
+		bundled_jemalloc(c, pv, res);
+	if (res) {
 		struct ab_probe_expect x = {pv->v->expect.version, pv->v->expect.secure, &pv->v->expect.options};
 
 		if (!x.version && pv->base->kind == AB_VARIANT_RELINK)
 			x.version = relink_replacement_version(c, &c->p->vars[pv->base_vi]);
 		if (pv->v->expect.present || x.version)
-			ab_probe_check_expect(rec, &x);
+			ab_probe_result_check_expect(res, &x);
 	}
-	ab_progress_end(n, e == 0 && rec && ab_probe_ok(rec));
+	ab_progress_end(n, res && res->ok);
 	free(abs);
-	if (e < 0) {
-		cJSON_Delete(rec);
+	if (e < 0)
 		return AB_ECHECK;
-	}
-	ab_variant_record_set_probe(vr, rec);
+	ab_variant_record_set_probe(vr, res);
 	memcpy(vr->probe_key, vs->probe_key, sizeof(vr->probe_key));
 	return 0;
 }
@@ -1870,17 +1871,17 @@ record_fetched(struct ctx *c)
 static void
 report_probe_problems(const struct ab_plan_var *pv, const struct ab_variant_record *vr, int *bad)
 {
-	const cJSON *problems = ab_json_get(vr->probe, "problems"), *it;
+	const struct ab_probe_result *res = vr->probe;
 
-	if (!vr->probe_failed)
+	if (!res || !res->failed)
 		return;
 	*bad = 1;
-	cJSON_ArrayForEach(it, problems) {
-		const char *msg = ab_json_str(it, "message");
+	for (size_t i = 0; i < res->nproblems; i++) {
+		const char *msg = res->problems[i].message;
 
 		ab_error("%s: probe: %s", pv->v->label, msg ? msg : "problem");
 	}
-	if (!cJSON_GetArraySize(problems))
+	if (!res->nproblems)
 		ab_error("%s: probe: the allocator's report was not found", pv->v->label);
 }
 

@@ -426,7 +426,7 @@ probes_doc(const struct ab_run_record *run)
 		cJSON_AddStringToObject(v, "label", st->label);
 		cJSON_AddStringToObject(v, "base", st->base);
 		cJSON_AddItemToObject(v, "requested", ab_record_runtime_json(st));
-		cJSON_AddItemToObject(v, "probe", jdup(st->probe));
+		cJSON_AddItemToObject(v, "probe", ab_probe_result_json(st->probe));
 		cJSON_AddItemToArray(vars, v);
 	}
 	return doc;
@@ -1607,7 +1607,7 @@ int
 ab_manifest_last_has(const struct ab_manifest_last *l, const struct ab_variant_record *v)
 {
 	const cJSON *cmd, *probe;
-	cJSON *none;
+	cJSON *none, *mine;
 	int same;
 
 	if (!l || l->tampered || !l->statement || !l->commands)
@@ -1626,7 +1626,10 @@ ab_manifest_last_has(const struct ab_manifest_last *l, const struct ab_variant_r
 	same = same_doc(ab_json_get(cmd, "steps"), v->steps ? v->steps : none);
 	cJSON_Delete(none);
 	probe = ab_json_get(last_entry(l->probes, v->label), "probe");
-	return same && same_doc(probe, v->probe) && same_doc(last_entry(l->updiff, v->label), v->upstream_diff) &&
+	mine = ab_probe_result_json(v->probe);
+	same = same && same_doc(probe, mine);
+	cJSON_Delete(mine);
+	return same && same_doc(last_entry(l->updiff, v->label), v->upstream_diff) &&
 	    same_doc(last_entry(l->relink, v->label), v->relink) && same_doc(last_entry(l->cmake, v->label), v->cmake);
 }
 

@@ -131,6 +131,50 @@ int ab_probe_jemalloc_bundled(cJSON *record, const char *version, const char *fr
 /* true when the record says the probe ran and found no problem */
 int ab_probe_ok(const cJSON *record);
 
+/*
+ * A probe's result as a build keeps it (provenance/record.h): its verdict
+ * typed, what the build decides on and its table prints, beside the
+ * report, the record above as it is written (allocator-probes.json,
+ * state.json). The verdict is read from the report in one place,
+ * ab_probe_result_new, when the probe is done or state.json is read; the
+ * steps that change a report after the probe (a cargo build's bundled
+ * jemalloc, the recipe's expect) go through the result, which reads its
+ * verdict again.
+ */
+struct ab_probe_problem {
+	char *kind;                     /* "invalid_option", "expect_mismatch", "timeout", ... */
+	char *setting, *origin;         /* each may be NULL */
+	char *message;
+};
+/* a setting the probe checked: what was requested, what the allocator reports */
+struct ab_probe_override {
+	char *setting, *option;         /* option may be NULL */
+	char *origin, *requested;       /* "build" or "runtime"; the value asked for */
+	char *effective;                /* NULL when the allocator reports none */
+	char *status;                   /* "ok", "match", "default", "set_by_probe", "ignored", ... */
+};
+struct ab_probe_result {
+	char *allocator;                /* "jemalloc", "mimalloc", "glibc", or NULL: none found */
+	char *version;                  /* as reported (a cargo build's: its crate's), or NULL */
+	int secure;                     /* mimalloc's secure level; -1: none reported */
+	int ok;                         /* the probe ran and found no problem */
+	int failed;                     /* it found one (a report without a verdict is neither) */
+	struct ab_probe_problem *problems;
+	size_t nproblems;
+	struct ab_probe_override *overrides;
+	size_t noverrides;
+	cJSON *report;                  /* the record, owned */
+};
+/* the result of a probe's record (taken); NULL when report is NULL */
+struct ab_probe_result *ab_probe_result_new(cJSON *report);
+/* the record as it is written to a file (a copy; caller frees) */
+cJSON *ab_probe_result_json(const struct ab_probe_result *r);
+/* ab_probe_jemalloc_bundled on its record, the verdict read again */
+int ab_probe_result_bundled(struct ab_probe_result *r, const char *version, const char *from);
+/* ab_probe_check_expect on its record, the verdict read again */
+int ab_probe_result_check_expect(struct ab_probe_result *r, const struct ab_probe_expect *x);
+void ab_probe_result_free(struct ab_probe_result *r);
+
 /* the compact human table of a record (stdout of `allocbuild probe`) */
 void ab_probe_print(FILE *f, const cJSON *record);
 

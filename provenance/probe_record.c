@@ -1,6 +1,7 @@
 /*
  * probe_record: the parts of a probe record that the allocator-specific
- * probes (probe_jemalloc.c, probe_mimalloc.c) and probe.c share.
+ * probes (probe_jemalloc.c, probe_mimalloc.c) and probe.c share, and the
+ * typed result a build keeps (struct ab_probe_result).
  */
 #include "probe.h"
 #include "probe_impl.h"
@@ -169,4 +170,141 @@ int
 ab_probe_ok(const cJSON *rec)
 {
 	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "ok"));
+}
+
+/* ---- the typed result ---- */
+
+static char *
+dup_str(const cJSON *o, const char *key)
+{
+	const char *s = ab_json_str(o, key);
+
+	return s ? ab_strdup(s) : NULL;
+}
+
+static void
+verdict_release(struct ab_probe_result *r)
+{
+	for (size_t i = 0; i < r->nproblems; i++) {
+		struct ab_probe_problem *p = &r->problems[i];
+
+		free(p->kind);
+		free(p->setting);
+		free(p->origin);
+		free(p->message);
+	}
+	for (size_t i = 0; i < r->noverrides; i++) {
+		struct ab_probe_override *o = &r->overrides[i];
+
+		free(o->setting);
+		free(o->option);
+		free(o->origin);
+		free(o->requested);
+		free(o->effective);
+		free(o->status);
+	}
+	free(r->problems);
+	free(r->overrides);
+	free(r->allocator);
+	free(r->version);
+}
+
+static void
+read_problems(struct ab_probe_result *r, const cJSON *problems)
+{
+	const cJSON *it;
+
+	r->problems = ab_calloc((size_t)cJSON_GetArraySize(problems) + 1, sizeof(*r->problems));
+	cJSON_ArrayForEach(it, problems) {
+		struct ab_probe_problem *p = &r->problems[r->nproblems++];
+
+		p->kind = dup_str(it, "kind");
+		p->setting = dup_str(it, "setting");
+		p->origin = dup_str(it, "origin");
+		p->message = dup_str(it, "message");
+	}
+}
+
+static void
+read_overrides(struct ab_probe_result *r, const cJSON *overrides)
+{
+	const cJSON *it;
+
+	r->overrides = ab_calloc((size_t)cJSON_GetArraySize(overrides) + 1, sizeof(*r->overrides));
+	cJSON_ArrayForEach(it, overrides) {
+		struct ab_probe_override *o = &r->overrides[r->noverrides++];
+
+		o->setting = dup_str(it, "setting");
+		o->option = dup_str(it, "option");
+		o->origin = dup_str(it, "origin");
+		o->requested = dup_str(it, "requested");
+		o->effective = dup_str(it, "effective");
+		o->status = dup_str(it, "status");
+	}
+}
+
+/* the verdict of r->report, the one reader of a probe record's keys outside the probe */
+static void
+verdict_read(struct ab_probe_result *r)
+{
+	cJSON *rec = r->report;
+	const cJSON *ok = cJSON_GetObjectItemCaseSensitive(rec, "ok");
+	const cJSON *secure = cJSON_GetObjectItemCaseSensitive(rec, "secure");
+
+	verdict_release(r);
+	*r = (struct ab_probe_result){.report = rec};
+	r->allocator = dup_str(rec, "allocator");
+	r->version = dup_str(rec, "version");
+	r->secure = cJSON_IsNumber(secure) ? secure->valueint : -1;
+	r->ok = cJSON_IsTrue(ok);
+	r->failed = ok && !cJSON_IsTrue(ok);
+	read_problems(r, cJSON_GetObjectItemCaseSensitive(rec, "problems"));
+	read_overrides(r, cJSON_GetObjectItemCaseSensitive(rec, "overrides"));
+}
+
+struct ab_probe_result *
+ab_probe_result_new(cJSON *report)
+{
+	struct ab_probe_result *r;
+
+	if (!report)
+		return NULL;
+	r = ab_calloc(1, sizeof(*r));
+	r->report = report;
+	verdict_read(r);
+	return r;
+}
+
+cJSON *
+ab_probe_result_json(const struct ab_probe_result *r)
+{
+	return r ? cJSON_Duplicate(r->report, 1) : NULL;
+}
+
+int
+ab_probe_result_bundled(struct ab_probe_result *r, const char *version, const char *from)
+{
+	int n = ab_probe_jemalloc_bundled(r->report, version, from);
+
+	verdict_read(r);
+	return n;
+}
+
+int
+ab_probe_result_check_expect(struct ab_probe_result *r, const struct ab_probe_expect *x)
+{
+	int n = ab_probe_check_expect(r->report, x);
+
+	verdict_read(r);
+	return n;
+}
+
+void
+ab_probe_result_free(struct ab_probe_result *r)
+{
+	if (!r)
+		return;
+	verdict_release(r);
+	cJSON_Delete(r->report);
+	free(r);
 }

@@ -8,13 +8,10 @@
 #include "../lib/jsonio.h"
 
 void
-ab_variant_record_set_probe(struct ab_variant_record *v, cJSON *probe)
+ab_variant_record_set_probe(struct ab_variant_record *v, struct ab_probe_result *probe)
 {
-	const cJSON *ok = ab_json_get(probe, "ok");
-
-	cJSON_Delete(v->probe);
+	ab_probe_result_free(v->probe);
 	v->probe = probe;
-	v->probe_failed = ok && !cJSON_IsTrue(ok);
 }
 
 static void
@@ -191,7 +188,8 @@ add_copy(cJSON *o, const char *key, const cJSON *doc)
 static void
 add_probe(cJSON *st, const struct ab_variant_record *v)
 {
-	add_copy(st, "probe", v->probe);
+	if (v->probe)
+		cJSON_AddItemToObject(st, "probe", ab_probe_result_json(v->probe));
 	if (v->probe_key[0])
 		cJSON_AddStringToObject(st, "probe_key", v->probe_key);
 }
@@ -377,7 +375,7 @@ ab_variant_record_parse(const cJSON *st)
 	v->host_probes = dup_or_null(ab_json_get(st, "host_probes"));
 	v->ccache = dup_or_null(ab_json_get(st, "ccache"));
 	v->compile_log = ab_json_str(st, "compile_log") ? ab_strdup(ab_json_str(st, "compile_log")) : NULL;
-	ab_variant_record_set_probe(v, dup_or_null(ab_json_get(st, "probe")));
+	ab_variant_record_set_probe(v, ab_probe_result_new(dup_or_null(ab_json_get(st, "probe"))));
 	v->upstream_diff = dup_or_null(ab_json_get(st, "upstream_diff"));
 	return v;
 }
@@ -431,7 +429,7 @@ ab_variant_record_release(struct ab_variant_record *v)
 	cJSON_Delete(v->relink);
 	cJSON_Delete(v->cmake);
 	cJSON_Delete(v->cargo);
-	cJSON_Delete(v->probe);
+	ab_probe_result_free(v->probe);
 	cJSON_Delete(v->upstream_diff);
 	cJSON_Delete(v->reproducible);
 	cJSON_Delete(v->sandbox);

@@ -14,9 +14,11 @@
  *
  * Documents other modules shape stay cJSON payloads owned by the record:
  * fetch and materialize records (builder/source.h), step records, relink
- * documents, CMake records, probe records, upstream-diff reports. What the
- * build decides on is typed: the keys, ok, the artifacts and their
- * digests, the probe's verdict.
+ * documents, CMake records, upstream-diff reports. What the build decides
+ * on is typed: the keys, ok, the artifacts and their digests, the probe's
+ * result (struct ab_probe_result, provenance/probe.h: allocator, version,
+ * secure level, verdict, problems, overrides, beside the probe's report
+ * as it is written).
  *
  *   struct ab_variant_record v = {0};       or ab_variant_record_load(&old, path)
  *   ... fill it ...
@@ -33,6 +35,7 @@
 
 #include "../lib/hash.h"
 #include "../lib/util.h"
+#include "probe.h"
 
 struct ab_artifact_record {
 	char *path;              /* relative to OUTDIR */
@@ -83,8 +86,7 @@ struct ab_variant_record {
 	cJSON *relink;       /* relink variants: the relink document */
 	cJSON *cmake;        /* cmake variants: the CMake record */
 	cJSON *cargo;        /* cargo variants: what Cargo.lock resolved (provenance/cargoprov.h) */
-	cJSON *probe;        /* the probe record */
-	int probe_failed;    /* the probe found a problem: its record says "ok": false */
+	struct ab_probe_result *probe; /* the probe's verdict and record (provenance/probe.h), or NULL */
 	cJSON *upstream_diff;
 	cJSON *reproducible; /* what was done for path independence (builder/ccwrap.h), {"enabled": ...} */
 	cJSON *sandbox;      /* where its steps ran (builder/isolation.h), {"enabled": ...}; NULL in a record
@@ -148,8 +150,8 @@ struct ab_run_record {
 
 /* free what an artifact record holds */
 void ab_artifact_record_release(struct ab_artifact_record *a);
-/* the record's probe and its verdict; takes probe (NULL: none) */
-void ab_variant_record_set_probe(struct ab_variant_record *v, cJSON *probe);
+/* the record's probe; takes probe (NULL: none) */
+void ab_variant_record_set_probe(struct ab_variant_record *v, struct ab_probe_result *probe);
 /* a copy of the n artifact records of from into v (a runtime_of variant has its base's) */
 void ab_variant_record_copy_artifacts(struct ab_variant_record *v, const struct ab_variant_record *from);
 /* do this record's artifact digests still match the files below outdir? */

@@ -38,7 +38,7 @@ test_round_trip(void)
 	CHECK(v != NULL);
 	if (!v)
 		return;
-	CHECK(v->loaded && v->ok && v->probe_failed);
+	CHECK(v->loaded && v->ok && v->probe && v->probe->failed && !v->probe->ok && v->probe->nproblems == 0);
 	CHECK_STR(v->source, "s");
 	CHECK_STR(ab_json_str(v->tree, "dirHash"), "d");
 	CHECK(v->nartifacts == 1 && v->artifacts[0].size == 12 && v->artifacts[0].allocator_archive);
