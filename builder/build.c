@@ -200,6 +200,15 @@ ab_build_lock(int *fd, const char *outdir)
  * 1 when it ran and exited 0 with output, else 0 (a missing tool is no
  * error: its absence is recorded).
  */
+static void
+tool_env(struct ctx *c, struct ab_env *env)
+{
+	fill_env(env, c->p->nvars ? &c->p->vars[0] : NULL);
+	/* run here, not in the sandbox: ccache's cache as the sandbox's binds show it */
+	if (c->p->ccache_real && ab_env_get(env, "CCACHE_DIR"))
+		ab_env_set(env, "CCACHE_DIR", c->p->ccache_real);
+}
+
 static int
 run_tool(struct ctx *c, char **argv, struct ab_buf *out)
 {
@@ -209,10 +218,7 @@ run_tool(struct ctx *c, char **argv, struct ab_buf *out)
 	struct ab_env env;
 	int ok;
 
-	fill_env(&env, c->p->nvars ? &c->p->vars[0] : NULL);
-	/* run here, not in the sandbox: ccache's cache as the sandbox's binds show it */
-	if (c->p->ccache_real && ab_env_get(&env, "CCACHE_DIR"))
-		ab_env_set(&env, "CCACHE_DIR", c->p->ccache_real);
+	tool_env(c, &env);
 	pr.envp = ab_env_envp(&env);
 	pr.out = out;
 	pr.err = &err;
@@ -224,27 +230,18 @@ run_tool(struct ctx *c, char **argv, struct ab_buf *out)
 	return ok;
 }
 
+/* the tool's identity (provenance/toolchain.h) into the run record and the key */
 static void
 tool_identity(struct ctx *c, struct ab_sha256 *h, const char *name)
 {
-	char *argv[] = {(char *)name, "--version", NULL};
-	struct ab_buf out = {0};
-	cJSON *t = cJSON_CreateObject();
-	char hex[AB_HEX_LEN + 1] = "missing";
+	struct ab_env env;
+	const struct ab_tool_id *t;
 
-	if (run_tool(c, argv, &out)) {
-		char *first = ab_strndup(out.s, strcspn(out.s, "\n"));
-
-		ab_hash_buf(hex, out.s, out.len);
-		cJSON_AddStringToObject(t, "version", first);
-		cJSON_AddStringToObject(t, "version_output_sha256", hex);
-		free(first);
-	} else {
-		cJSON_AddNullToObject(t, "version");
-	}
-	cJSON_AddItemToObject(c->run.toolchain, name, t);
-	key_add(h, name, hex);
-	ab_buf_free(&out);
+	tool_env(c, &env);
+	ab_tool_ids_add(&c->run.toolchain, name, ab_env_envp(&env));
+	ab_env_release(&env);
+	t = &c->run.toolchain.v[c->run.toolchain.n - 1];
+	key_add(h, name, t->version ? t->sha256 : "missing");
 }
 
 /* ccache's setting key in the children's environment (its ccache.conf too): the value, or NULL when empty */
@@ -317,7 +314,6 @@ toolchain(struct ctx *c)
 	struct ab_sha256 *h = ab_sha256_new();
 	int cmake = 0, cargo = 0, e;
 
-	c->run.toolchain = cJSON_CreateObject();
 	for (size_t i = 0; i < c->p->nvars; i++) {
 		const struct ab_variant *v = c->p->vars[i].v;
 
@@ -2554,7 +2550,10 @@ ab_build_write_merged(const struct ab_plan *p, const struct ab_build_merged *m)
 		c.run.options.ccache_remote = ab_strdup(ab_json_str(m->options, "ccache_remote"));
 	c.run.options.keep_going = json_int(m->options, "keep_going");
 	c.run.options.force = json_int(m->options, "force");
-	c.run.toolchain = cJSON_Duplicate(m->toolchain, 1);
+	if (m->toolchain && ab_tool_ids_parse(&c.run.toolchain, m->toolchain) < 0) {
+		ctx_release(&c);
+		return AB_EFAIL;
+	}
 	c.run.merge = cJSON_Duplicate(m->merge, 1);
 	for (size_t vi = 0; vi < p->nvars; vi++) {
 		struct ab_variant_record *vr = record_of(&c, vi);

@@ -493,7 +493,7 @@ build_definition(const struct ab_run_record *run)
 		cJSON_AddItemToArray(labels, cJSON_CreateString(run->variants[i].label));
 	cJSON_AddItemToObject(ext, "options", options_json(run));
 	intp = cJSON_AddObjectToObject(bd, "internalParameters");
-	cJSON_AddItemToObject(intp, "toolchain", jdup(run->toolchain));
+	cJSON_AddItemToObject(intp, "toolchain", ab_tool_ids_json(&run->toolchain));
 	keys = cJSON_AddObjectToObject(intp, "variantKeys");
 	for (size_t i = 0; i < run->nvariants; i++)
 		if (run->variants[i].ok)

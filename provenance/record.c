@@ -460,7 +460,7 @@ ab_run_record_release(struct ab_run_record *run)
 	free(run->write_dir);
 	ab_strv_free(&run->earlier_invocations);
 	ab_strv_free(&run->inputs);
-	cJSON_Delete(run->toolchain);
+	ab_tool_ids_release(&run->toolchain);
 	free(run->options.ccache_remote);
 	free(run->options.ccache_dir);
 	cJSON_Delete(run->sources);

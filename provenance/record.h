@@ -36,6 +36,7 @@
 #include "../lib/hash.h"
 #include "../lib/util.h"
 #include "probe.h"
+#include "toolchain.h"
 
 struct ab_artifact_record {
 	char *path;              /* relative to OUTDIR */
@@ -126,7 +127,7 @@ struct ab_run_record {
 		char *ccache_remote; /* with ccache: its remote storage in effect (password redacted), or NULL */
 		char *ccache_dir;    /* with ccache: its local cache directory in effect, or NULL */
 	} options;
-	cJSON *toolchain;    /* tool -> identity (internalParameters) */
+	struct ab_tool_ids toolchain; /* the tools' identities (internalParameters; provenance/toolchain.h) */
 	cJSON *sources;      /* source id -> fetch record: this run's fetches, else what the variants recorded */
 	struct ab_variant_record *variants; /* in the plan's order */
 	size_t nvariants;

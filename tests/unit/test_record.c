@@ -1,7 +1,10 @@
 /*
  * Unit tests of provenance/record: a state.json read back and written
  * again is the same document, field order included; a fresh record has
- * the order a build writes; a state that is not a record is none.
+ * the order a build writes; a state that is not a record is none. The
+ * typed parts a build keeps: a probe's result (its verdict read from its
+ * report, the report written as it was) and the tools' identities
+ * (internalParameters.toolchain) read back and written again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -102,9 +105,87 @@ test_not_a_record(void)
 	cJSON_Delete(j);
 }
 
+static const char probe_report[] =
+    "{\"allocator\":\"mimalloc\",\"version\":\"2.1.7\",\"secure\":3,\"overrides\":[{\"setting\":"
+    "\"MIMALLOC_ARENA_EAGER_COMMIT\",\"origin\":\"runtime\",\"requested\":\"2\",\"effective\":null,"
+    "\"status\":\"ignored\"}],\"problems\":[{\"kind\":\"ignored\",\"setting\":null,\"origin\":\"runtime\","
+    "\"message\":\"m\"}],\"run\":{\"exit_status\":0},\"ok\":false}";
+
+static void
+test_probe_result(void)
+{
+	struct ab_probe_result *r = ab_probe_result_new(cJSON_Parse(probe_report));
+	cJSON *out;
+	char *text;
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK_STR(r->allocator, "mimalloc");
+	CHECK_STR(r->version, "2.1.7");
+	CHECK(r->secure == 3 && !r->ok && r->failed);
+	CHECK(r->nproblems == 1 && !r->problems[0].setting);
+	CHECK_STR(r->problems[0].message, "m");
+	CHECK(r->noverrides == 1 && !r->overrides[0].effective && !r->overrides[0].option);
+	CHECK_STR(r->overrides[0].status, "ignored");
+	out = ab_probe_result_json(r);
+	text = unformatted(out);
+	CHECK_STR(text, probe_report);
+	cJSON_free(text);
+	cJSON_Delete(out);
+	ab_probe_result_free(r);
+	ab_probe_result_free(NULL);
+	/* a report without a verdict: neither ok nor failed, no secure level */
+	r = ab_probe_result_new(cJSON_Parse("{\"allocator\":null}"));
+	CHECK(r && !r->allocator && !r->ok && !r->failed && r->secure == -1 && !r->nproblems);
+	ab_probe_result_free(r);
+	CHECK(ab_probe_result_new(NULL) == NULL);
+}
+
+static const char tool_ids[] =
+    "{\"cc\":{\"version\":\"gcc (Debian 12.2.0-14) 12.2.0\",\"version_output_sha256\":\"ab01\"},"
+    "\"ccache\":{\"version\":null}}";
+
+static void
+test_tool_ids(void)
+{
+	struct ab_tool_ids ids;
+	cJSON *in = cJSON_Parse(tool_ids), *out;
+	char *text, *envp[] = {"PATH=/nonexistent", NULL};
+
+	CHECK(ab_tool_ids_parse(&ids, in) == 0);
+	CHECK(ids.n == 2 && !ids.v[1].version);
+	CHECK_STR(ids.v[0].sha256, "ab01");
+	/* a missing tool is recorded as missing, with no error */
+	ab_tool_ids_add(&ids, "no-such-tool-here", envp);
+	CHECK(ids.n == 3 && !ids.v[2].version && !ids.v[2].sha256[0]);
+	ab_tool_id_release(&ids.v[--ids.n]);
+	{
+		/* the compiler that built this test: its first line and the digest of all it printed */
+		char *path[] = {"PATH=/usr/local/bin:/usr/bin:/bin", NULL};
+		struct ab_tool_id t;
+
+		ab_toolchain_identify(&t, "cc", path);
+		CHECK(t.version && !strchr(t.version, '\n') && strlen(t.sha256) == AB_HEX_LEN);
+		ab_tool_id_release(&t);
+	}
+	out = ab_tool_ids_json(&ids);
+	text = unformatted(out);
+	CHECK_STR(text, tool_ids);
+	cJSON_free(text);
+	cJSON_Delete(out);
+	ab_tool_ids_release(&ids);
+	ab_report_mute();
+	CHECK(ab_tool_ids_parse(&ids, in->child->child) < 0 && ids.n == 0);
+	ab_report_unmute();
+	cJSON_Delete(in);
+}
+
 int
 main(void)
 {
+	test_probe_result();
+	test_tool_ids();
 	test_round_trip();
 	test_fresh_order();
 	test_not_a_record();
