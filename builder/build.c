@@ -1125,7 +1125,10 @@ build_variant(struct ctx *c, size_t vi)
 	}
 	if (pv->v->kind == AB_VARIANT_BUILD && pv->v->build.system == AB_BUILD_CARGO) {
 		char *crates = ab_cargo_crates_dir(pv->v, pv->src);
-		int e = ab_cargoprov_read(&vr->cargo, pv->src, crates);
+		int e;
+
+		ab_cargo_record_free(vr->cargo);
+		e = ab_cargoprov_read(&vr->cargo, pv->src, crates);
 
 		free(crates);
 		if (e < 0)
@@ -1194,14 +1197,14 @@ static void
 bundled_jemalloc(struct ctx *c, const struct ab_plan_var *pv, struct ab_probe_result *res)
 {
 	size_t bi = pv->base_vi;
-	const cJSON *je = bi == AB_PLAN_NONE ? NULL : ab_json_get(record_of(c, bi)->cargo, "jemalloc");
+	const struct ab_cargo_record *cargo = bi == AB_PLAN_NONE ? NULL : record_of(c, bi)->cargo;
 	char *from;
 
-	if (!je || !res->allocator || strcmp(res->allocator, "jemalloc"))
+	if (!cargo || !cargo->jemalloc.crate || !res->allocator || strcmp(res->allocator, "jemalloc"))
 		return;
-	from = ab_sprintf("crate %s %s, %s", ab_json_str(je, "crate"), ab_json_str(je, "crate_version"),
-	    ab_json_str(je, "file"));
-	ab_probe_result_bundled(res, ab_json_str(je, "version"), from);
+	from = ab_sprintf("crate %s %s, %s", cargo->jemalloc.crate, cargo->jemalloc.crate_version,
+	    cargo->jemalloc.file);
+	ab_probe_result_bundled(res, cargo->jemalloc.version, from);
 	free(from);
 }
 
@@ -2071,28 +2074,26 @@ have_dependency(const struct ab_run_record *run, const char *name, const char *d
  * directory (Debian's crates have no checksum)
  */
 static void
-cargo_dependencies(struct ab_run_record *run, const cJSON *cargo, const char *label)
+cargo_dependencies(struct ab_run_record *run, const struct ab_cargo_record *cargo, const char *label)
 {
-	const char *lock = ab_json_str(ab_json_get(cargo, "lockfile"), "sha256");
-	const cJSON *it;
-
 	if (!cargo)
 		return;
-	if (lock && !have_dependency(run, "Cargo.lock", lock)) {
+	if (!have_dependency(run, "Cargo.lock", cargo->lock_sha256)) {
 		struct ab_dependency *d = &run->deps[run->ndeps++];
 
 		d->name = ab_strdup("Cargo.lock");
 		d->digest_kind = "sha256";
-		d->digest = ab_strdup(lock);
+		d->digest = ab_strdup(cargo->lock_sha256);
 		d->used_by = ab_strdup(label);
 	}
-	cJSON_ArrayForEach(it, ab_json_get(cargo, "crates")) {
-		const char *name = ab_json_str(it, "name"), *version = ab_json_str(it, "version");
-		int valid = cJSON_IsTrue(ab_json_get(it, "checksum_valid"));
-		const char *digest = valid ? ab_json_str(it, "checksum") : ab_json_str(it, "dirHash");
+	for (size_t i = 0; i < cargo->ncrates; i++) {
+		const struct ab_cargo_crate *cr = &cargo->crates[i];
+		const char *name = cr->name, *version = cr->version;
+		int valid = cr->checksum_valid;
+		const char *digest = valid ? cr->checksum : cr->dirhash;
 		char *dn;
 
-		if (!name || !version || !digest)
+		if (!digest)
 			continue;
 		dn = ab_sprintf("crate %s %s", name, version);
 		if (!have_dependency(run, dn, digest)) {
@@ -2121,7 +2122,7 @@ run_dependencies(struct ctx *c)
 
 	for (size_t vi = 0; vi < c->run.nvariants; vi++)
 		room += c->run.variants[vi].nuses + 1 +
-		    (size_t)cJSON_GetArraySize(ab_json_get(c->run.variants[vi].cargo, "crates"));
+		    (c->run.variants[vi].cargo ? c->run.variants[vi].cargo->ncrates : 0);
 	c->run.deps = ab_calloc(room, sizeof(*c->run.deps));
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct ab_source *s = p->steps[i].source;

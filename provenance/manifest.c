@@ -255,7 +255,7 @@ commands_doc(const struct ab_run_record *run)
 			cJSON_AddItemToObject(v, "toolchain", jdup(st->toolchain));
 		cJSON_AddItemToObject(v, "steps", st->steps ? jdup(st->steps) : cJSON_CreateArray());
 		if (st->cargo)
-			cJSON_AddItemToObject(v, "cargo", jdup(st->cargo));
+			cJSON_AddItemToObject(v, "cargo", ab_cargo_record_json(st->cargo));
 		if (st->ccache)
 			cJSON_AddItemToObject(v, "ccache", jdup(st->ccache));
 		cJSON_AddItemToArray(vars, v);

@@ -228,7 +228,8 @@ ab_variant_record_json(const struct ab_variant_record *v)
 	if (v->have_artifacts)
 		cJSON_AddItemToObject(st, "artifacts", ab_record_artifacts_json(v));
 	add_copy(st, "cmake", v->cmake);
-	add_copy(st, "cargo", v->cargo);
+	if (v->cargo)
+		cJSON_AddItemToObject(st, "cargo", ab_cargo_record_json(v->cargo));
 	add_copy(st, "reproducible", v->reproducible);
 	add_copy(st, "sandbox", v->sandbox);
 	add_copy(st, "toolchain", v->toolchain);
@@ -368,7 +369,9 @@ ab_variant_record_parse(const cJSON *st)
 	v->steps = dup_or_null(ab_json_get(st, "steps"));
 	v->relink = dup_or_null(ab_json_get(st, "relink"));
 	v->cmake = dup_or_null(ab_json_get(st, "cmake"));
-	v->cargo = dup_or_null(ab_json_get(st, "cargo"));
+	v->cargo = ab_cargo_record_parse(ab_json_get(st, "cargo"));
+	if (ab_json_get(st, "cargo") && !v->cargo)
+		v->ok = 0;
 	v->reproducible = dup_or_null(ab_json_get(st, "reproducible"));
 	v->sandbox = dup_or_null(ab_json_get(st, "sandbox"));
 	v->toolchain = dup_or_null(ab_json_get(st, "toolchain"));
@@ -428,7 +431,7 @@ ab_variant_record_release(struct ab_variant_record *v)
 	cJSON_Delete(v->tree);
 	cJSON_Delete(v->relink);
 	cJSON_Delete(v->cmake);
-	cJSON_Delete(v->cargo);
+	ab_cargo_record_free(v->cargo);
 	ab_probe_result_free(v->probe);
 	cJSON_Delete(v->upstream_diff);
 	cJSON_Delete(v->reproducible);

@@ -12,13 +12,22 @@
  * carry (ab_record_runtime_json, ab_record_allocator_json,
  * ab_record_artifacts_json).
  *
- * Documents other modules shape stay cJSON payloads owned by the record:
- * fetch and materialize records (builder/source.h), step records, relink
- * documents, CMake records, upstream-diff reports. What the build decides
- * on is typed: the keys, ok, the artifacts and their digests, the probe's
- * result (struct ab_probe_result, provenance/probe.h: allocator, version,
- * secure level, verdict, problems, overrides, beside the probe's report
- * as it is written).
+ * What the build decides on and reads back is typed: the keys, ok, the
+ * artifacts and their digests, and the records of the modules that make
+ * them, each with one serializer (struct -> cJSON, where a file is
+ * written) and one parser (cJSON -> struct, where state.json or a shard is
+ * read), beside its struct:
+ *   probe      struct ab_probe_result (provenance/probe.h): allocator,
+ *              version, secure level, verdict, problems, overrides, beside
+ *              the probe's report as it is written
+ *   cargo      struct ab_cargo_record (provenance/cargoprov.h): Cargo.lock's
+ *              digest, the crates, the jemalloc a crate bundles
+ *   toolchain  the run's struct ab_tool_ids (provenance/toolchain.h): each
+ *              tool's --version line and digest
+ * Documents other modules shape and the build only carries stay cJSON
+ * payloads owned by the record: fetch and materialize records
+ * (builder/source.h), step records, relink documents, CMake records,
+ * upstream-diff reports, a variant's toolchain record.
  *
  *   struct ab_variant_record v = {0};       or ab_variant_record_load(&old, path)
  *   ... fill it ...
@@ -35,6 +44,7 @@
 
 #include "../lib/hash.h"
 #include "../lib/util.h"
+#include "cargoprov.h"
 #include "probe.h"
 #include "toolchain.h"
 
@@ -86,7 +96,7 @@ struct ab_variant_record {
 	cJSON *tree;         /* the materialize record of its source tree */
 	cJSON *relink;       /* relink variants: the relink document */
 	cJSON *cmake;        /* cmake variants: the CMake record */
-	cJSON *cargo;        /* cargo variants: what Cargo.lock resolved (provenance/cargoprov.h) */
+	struct ab_cargo_record *cargo; /* cargo variants: what Cargo.lock resolved (provenance/cargoprov.h), or NULL */
 	struct ab_probe_result *probe; /* the probe's verdict and record (provenance/probe.h), or NULL */
 	cJSON *upstream_diff;
 	cJSON *reproducible; /* what was done for path independence (builder/ccwrap.h), {"enabled": ...} */
