@@ -61,7 +61,7 @@ struct ctx {
 	const struct ab_build_opts *o;
 	struct ab_run_record run;    /* run.variants[vi] is the record of p->vars[vi] */
 	struct var_state *vs;
-	cJSON *fetched;              /* source id -> fetch record of this run */
+	struct ab_fetch_record **fetched; /* by the recipe's source index: the fetch record of this run, or NULL */
 	cJSON *tools;                /* the toolchain record of this run (provenance/toolchain.h) */
 	char toolchain_key[AB_HEX_LEN + 1];
 	pthread_mutex_t lock;
@@ -347,6 +347,13 @@ struct key_walk {
 	struct ab_sha256 *h;
 };
 
+/* this run's fetch record of source s, or NULL */
+static const struct ab_fetch_record *
+fetched_of(const struct ctx *c, const struct ab_source *s)
+{
+	return c->fetched[s - c->p->r->sources];
+}
+
 static int
 key_source(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
 {
@@ -359,8 +366,8 @@ key_source(void *arg, const struct ab_source *s, const struct ab_overlay *via, i
 		key_add(h, "overlay", via->path);
 	key_add(h, "source", s->id);
 	if (s->kind == AB_SOURCE_GIT) {
-		const cJSON *rec = ab_json_get(kw->c->fetched, s->id);
-		const char *commit = rec ? ab_json_str(rec, "commit") : NULL;
+		const struct ab_fetch_record *rec = fetched_of(kw->c, s);
+		const char *commit = rec ? rec->commit : NULL;
 
 		key_add(h, "git", s->url);
 		key_add(h, "commit", commit ? commit : s->commit);
@@ -1442,19 +1449,17 @@ var_uses(const struct ab_plan *p, const struct ab_plan_var *pv, const struct ab_
 static int
 fetch_step(struct ctx *c, const struct ab_step *s)
 {
-	cJSON *rec = cJSON_CreateObject();
-	size_t n = (size_t)(s - c->p->steps) + 1;
+	struct ab_fetch_record *rec;
+	size_t n = (size_t)(s - c->p->steps) + 1, si = (size_t)(s->source - c->p->r->sources);
 	int e;
 
 	ab_progress_start(n, NULL, s->name);
-	e = ab_source_fetch(rec, c->o->src, c->p->r, s->source);
+	e = ab_source_fetch(&rec, c->o->src, c->p->r, s->source);
 	ab_progress_end(n, e == 0);
-	if (e < 0) {
-		cJSON_Delete(rec);
+	if (e < 0)
 		return e;
-	}
-	cJSON_DeleteItemFromObject(c->fetched, s->source->id);
-	cJSON_AddItemToObject(c->fetched, s->source->id, rec);
+	ab_fetch_record_free(c->fetched[si]);
+	c->fetched[si] = rec;
 	return 0;
 }
 
@@ -1470,12 +1475,6 @@ record_runtime(struct ab_variant_record *vr, const struct ab_variant *v)
 		ab_kvlist_add(&vr->runtime_env, v->runtime.env.v[i].key, v->runtime.env.v[i].value);
 	for (size_t i = 0; i < v->runtime.unset.n; i++)
 		ab_list_add(&vr->runtime_unset, v->runtime.unset.v[i]);
-}
-
-static char *
-dup_or_null(const char *s)
-{
-	return s ? ab_strdup(s) : NULL;
 }
 
 /*
@@ -1595,9 +1594,9 @@ record_init(struct ctx *c, size_t vi)
 	if (pv->alloc_from->allocator.present) {
 		vr->allocator.kind = ab_strdup(pv->alloc_from->allocator.kind);
 		/* a relink's archive is the replacement (ab_variant_record_archive_sha256), never its from's */
-		vr->allocator.archive = pv->alloc_from == pv->base ? dup_or_null(pv->base->allocator.archive) : NULL;
-		vr->allocator.vendored = dup_or_null(v->allocator.vendored);
-		vr->allocator.upstream = dup_or_null(v->allocator.upstream);
+		vr->allocator.archive = pv->alloc_from == pv->base ? ab_strdup_or_null(pv->base->allocator.archive) : NULL;
+		vr->allocator.vendored = ab_strdup_or_null(v->allocator.vendored);
+		vr->allocator.upstream = ab_strdup_or_null(v->allocator.upstream);
 	}
 	record_runtime(vr, v);
 	vr->reproducible = reproducible_record(p, pv);
@@ -1825,7 +1824,7 @@ fetch_needed(struct ctx *c)
 				needed = c->vs[vi].need_build && var_uses(p, &p->vars[vi], s->source);
 			if (!needed) {
 				ab_progress_skip(i + 1, NULL, s->name, "up to date");
-			} else if (s->kind == AB_STEP_FETCH && !ab_json_get(c->fetched, s->source->id)) {
+			} else if (s->kind == AB_STEP_FETCH && !fetched_of(c, s->source)) {
 				int e = fetch_step(c, s);
 
 				if (e < 0)
@@ -1852,17 +1851,17 @@ record_fetched(struct ctx *c)
 
 		if (!c->vs[vi].need_build || p->vars[vi].v->kind != AB_VARIANT_BUILD)
 			continue;
-		cJSON_Delete(vr->fetched);
-		vr->fetched = cJSON_CreateObject();
+		ab_fetch_set_release(&vr->fetched);
+		vr->fetched.present = 1;
 		for (size_t i = 0; i < p->nsteps; i++) {
 			const struct ab_step *s = &p->steps[i];
-			const cJSON *rec;
+			const struct ab_fetch_record *rec;
 
 			if (s->kind != AB_STEP_FETCH || !var_uses(p, &p->vars[vi], s->source))
 				continue;
-			rec = ab_json_get(c->fetched, s->source->id);
+			rec = fetched_of(c, s->source);
 			if (rec)
-				cJSON_AddItemToObject(vr->fetched, s->source->id, cJSON_Duplicate(rec, 1));
+				ab_fetch_set_put(&vr->fetched, s->source->id, ab_fetch_record_copy(rec));
 		}
 	}
 }
@@ -2020,13 +2019,13 @@ run_init(struct ctx *c)
 static void
 run_sources(struct ctx *c)
 {
-	c->run.sources = cJSON_CreateObject();
+	c->run.sources.present = 1;
 	for (size_t vi = 0; vi < c->run.nvariants; vi++) {
-		const cJSON *it;
+		const struct ab_fetch_set *f = &record_of(c, vi)->fetched;
 
-		cJSON_ArrayForEach(it, record_of(c, vi)->fetched)
-			if (!ab_json_get(c->run.sources, it->string))
-				cJSON_AddItemToObject(c->run.sources, it->string, cJSON_Duplicate(it, 1));
+		for (size_t i = 0; i < f->n; i++)
+			if (!ab_fetch_set_get(&c->run.sources, f->v[i].id))
+				ab_fetch_set_put(&c->run.sources, f->v[i].id, ab_fetch_record_copy(f->v[i].rec));
 	}
 }
 
@@ -2135,10 +2134,13 @@ run_dependencies(struct ctx *c)
 		if (s->kind == AB_SOURCE_GIT) {
 			const char *commit = NULL;
 
-			for (size_t vi = 0; vi < p->nvars && !commit; vi++)
-				commit = ab_json_str(ab_json_get(record_of(c, vi)->fetched, s->id), "commit");
-			if (!commit)
-				commit = ab_json_str(ab_json_get(c->fetched, s->id), "commit");
+			for (size_t vi = 0; vi < p->nvars && !commit; vi++) {
+				const struct ab_fetch_record *f = ab_fetch_set_get(&record_of(c, vi)->fetched, s->id);
+
+				commit = f ? f->commit : NULL;
+			}
+			if (!commit && fetched_of(c, s))
+				commit = fetched_of(c, s)->commit;
 			if (!commit)
 				commit = s->commit;
 			char *url = ab_url_redact(s->url);
@@ -2187,15 +2189,13 @@ run_documents(struct ctx *c)
 {
 	const struct ab_plan *p = c->p;
 	cJSON *m = ab_sources_manifest_new(p->r), *cm = NULL;
-	const cJSON *it;
-
 	c->run.documents = cJSON_CreateObject();
-	cJSON_ArrayForEach(it, c->run.sources) {
-		const struct ab_source *s = ab_recipe_source(p->r, it->string);
+	for (size_t i = 0; i < c->run.sources.n; i++) {
+		const struct ab_source *s = ab_recipe_source(p->r, c->run.sources.v[i].id);
 
 		/* always found: a variant's key names every source its tree is made of */
 		if (s)
-			ab_sources_manifest_add_source(m, s, cJSON_Duplicate(it, 1));
+			ab_sources_manifest_add_source(m, s, ab_fetch_record_json(c->run.sources.v[i].rec));
 	}
 	cJSON_AddItemToObject(c->run.documents, "provenance/sources.json", m);
 	for (size_t vi = 0; vi < p->nvars; vi++) {
@@ -2335,7 +2335,7 @@ ctx_init(struct ctx *c, const struct ab_plan *p, const struct ab_build_opts *o)
 	pthread_cond_init(&c->cond, NULL);
 	pthread_mutex_init(&c->source_lock, NULL);
 	c->vs = ab_calloc(p->nvars ? p->nvars : 1, sizeof(*c->vs));
-	c->fetched = cJSON_CreateObject();
+	c->fetched = ab_calloc(p->r->nsources + 1, sizeof(*c->fetched));
 	run_init(c);
 }
 
@@ -2344,7 +2344,9 @@ ctx_release(struct ctx *c)
 {
 	ab_run_record_release(&c->run);
 	free(c->vs);
-	cJSON_Delete(c->fetched);
+	for (size_t i = 0; c->fetched && i < c->p->r->nsources; i++)
+		ab_fetch_record_free(c->fetched[i]);
+	free(c->fetched);
 	cJSON_Delete(c->tools);
 	ab_jobserver_free(c->js);
 	pthread_mutex_destroy(&c->lock);

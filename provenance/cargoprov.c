@@ -289,26 +289,18 @@ ab_cargo_record_json(const struct ab_cargo_record *r)
 	return o;
 }
 
-static char *
-dup_str(const cJSON *o, const char *key)
-{
-	const char *s = ab_json_str(o, key);
-
-	return s ? ab_strdup(s) : NULL;
-}
-
 /* a crate as written; 0 when it is not one */
 static int
 crate_parse(struct ab_cargo_crate *c, const cJSON *o)
 {
-	c->name = dup_str(o, "name");
-	c->version = dup_str(o, "version");
-	c->source = dup_str(o, "source");
-	c->checksum = dup_str(o, "checksum");
+	c->name = ab_json_strdup(o, "name");
+	c->version = ab_json_strdup(o, "version");
+	c->source = ab_json_strdup(o, "source");
+	c->checksum = ab_json_strdup(o, "checksum");
 	c->checksum_valid = cJSON_IsTrue(ab_json_get(o, "checksum_valid"));
-	c->package_checksum = dup_str(o, "package_checksum");
-	c->dir = dup_str(o, "dir");
-	c->dirhash = dup_str(o, "dirHash");
+	c->package_checksum = ab_json_strdup(o, "package_checksum");
+	c->dir = ab_json_strdup(o, "dir");
+	c->dirhash = ab_json_strdup(o, "dirHash");
 	return c->name && c->version && c->source;
 }
 
@@ -324,9 +316,9 @@ ab_cargo_record_parse(const cJSON *doc)
 	    !cJSON_IsArray(crates))
 		return NULL;
 	r = ab_calloc(1, sizeof(*r));
-	r->lock_path = dup_str(lf, "path");
+	r->lock_path = ab_json_strdup(lf, "path");
 	memcpy(r->lock_sha256, sha, AB_HEX_LEN + 1);
-	r->crates_dir = dup_str(doc, "crates_dir");
+	r->crates_dir = ab_json_strdup(doc, "crates_dir");
 	r->crates = ab_calloc((size_t)cJSON_GetArraySize(crates) + 1, sizeof(*r->crates));
 	cJSON_ArrayForEach(it, crates)
 		if (!crate_parse(&r->crates[r->ncrates++], it)) {
@@ -335,10 +327,10 @@ ab_cargo_record_parse(const cJSON *doc)
 		}
 	if (ab_json_str(je, "crate") && ab_json_str(je, "crate_version") && ab_json_str(je, "version") &&
 	    ab_json_str(je, "file")) {
-		r->jemalloc.crate = dup_str(je, "crate");
-		r->jemalloc.crate_version = dup_str(je, "crate_version");
-		r->jemalloc.version = dup_str(je, "version");
-		r->jemalloc.file = dup_str(je, "file");
+		r->jemalloc.crate = ab_json_strdup(je, "crate");
+		r->jemalloc.crate_version = ab_json_strdup(je, "crate_version");
+		r->jemalloc.version = ab_json_strdup(je, "version");
+		r->jemalloc.file = ab_json_strdup(je, "file");
 	}
 	return r;
 }

@@ -312,8 +312,10 @@ source_json(const struct ab_run_record *run, const struct ab_variant_record *bas
 	cJSON *src = cJSON_CreateObject();
 
 	if (base->source) {
+		const struct ab_fetch_record *pin = ab_fetch_set_get(&run->sources, base->source);
+
 		cJSON_AddStringToObject(src, "id", base->source);
-		cJSON_AddItemToObject(src, "pin", jdup(ab_json_get(run->sources, base->source)));
+		cJSON_AddItemToObject(src, "pin", pin ? ab_fetch_record_json(pin) : cJSON_CreateNull());
 		/* null as it has always been written: the state's "source" id shadowed the tree's record */
 		cJSON_AddNullToObject(src, "tree");
 	} else if (base->from) {

@@ -174,14 +174,6 @@ ab_probe_ok(const cJSON *rec)
 
 /* ---- the typed result ---- */
 
-static char *
-dup_str(const cJSON *o, const char *key)
-{
-	const char *s = ab_json_str(o, key);
-
-	return s ? ab_strdup(s) : NULL;
-}
-
 static void
 verdict_release(struct ab_probe_result *r)
 {
@@ -218,10 +210,10 @@ read_problems(struct ab_probe_result *r, const cJSON *problems)
 	cJSON_ArrayForEach(it, problems) {
 		struct ab_probe_problem *p = &r->problems[r->nproblems++];
 
-		p->kind = dup_str(it, "kind");
-		p->setting = dup_str(it, "setting");
-		p->origin = dup_str(it, "origin");
-		p->message = dup_str(it, "message");
+		p->kind = ab_json_strdup(it, "kind");
+		p->setting = ab_json_strdup(it, "setting");
+		p->origin = ab_json_strdup(it, "origin");
+		p->message = ab_json_strdup(it, "message");
 	}
 }
 
@@ -234,12 +226,12 @@ read_overrides(struct ab_probe_result *r, const cJSON *overrides)
 	cJSON_ArrayForEach(it, overrides) {
 		struct ab_probe_override *o = &r->overrides[r->noverrides++];
 
-		o->setting = dup_str(it, "setting");
-		o->option = dup_str(it, "option");
-		o->origin = dup_str(it, "origin");
-		o->requested = dup_str(it, "requested");
-		o->effective = dup_str(it, "effective");
-		o->status = dup_str(it, "status");
+		o->setting = ab_json_strdup(it, "setting");
+		o->option = ab_json_strdup(it, "option");
+		o->origin = ab_json_strdup(it, "origin");
+		o->requested = ab_json_strdup(it, "requested");
+		o->effective = ab_json_strdup(it, "effective");
+		o->status = ab_json_strdup(it, "status");
 	}
 }
 
@@ -253,8 +245,8 @@ verdict_read(struct ab_probe_result *r)
 
 	verdict_release(r);
 	*r = (struct ab_probe_result){.report = rec};
-	r->allocator = dup_str(rec, "allocator");
-	r->version = dup_str(rec, "version");
+	r->allocator = ab_json_strdup(rec, "allocator");
+	r->version = ab_json_strdup(rec, "version");
 	r->secure = cJSON_IsNumber(secure) ? secure->valueint : -1;
 	r->ok = cJSON_IsTrue(ok);
 	r->failed = ok && !cJSON_IsTrue(ok);

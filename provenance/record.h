@@ -22,11 +22,14 @@
  *              the probe's report as it is written
  *   cargo      struct ab_cargo_record (provenance/cargoprov.h): Cargo.lock's
  *              digest, the crates, the jemalloc a crate bundles
+ *   fetched    struct ab_fetch_set of struct ab_fetch_record
+ *              (provenance/fetchrec.h): each source's commit and tree,
+ *              sha256 or dirHash, and origin; the run's sources too
  *   toolchain  the run's struct ab_tool_ids (provenance/toolchain.h): each
  *              tool's --version line and digest
  * Documents other modules shape and the build only carries stay cJSON
- * payloads owned by the record: fetch and materialize records
- * (builder/source.h), step records, relink documents, CMake records,
+ * payloads owned by the record: materialize records (builder/source.h),
+ * step records, relink documents, CMake records,
  * upstream-diff reports, a variant's toolchain record.
  *
  *   struct ab_variant_record v = {0};       or ab_variant_record_load(&old, path)
@@ -45,6 +48,7 @@
 #include "../lib/hash.h"
 #include "../lib/util.h"
 #include "cargoprov.h"
+#include "fetchrec.h"
 #include "probe.h"
 #include "toolchain.h"
 
@@ -91,7 +95,7 @@ struct ab_variant_record {
 	struct ab_use_record *uses; /* the artifacts of other variants it used; made by each run, not in state.json */
 	size_t nuses;
 
-	cJSON *fetched;      /* source id -> fetch record of the sources its tree is made of */
+	struct ab_fetch_set fetched; /* source id -> fetch record of the sources its tree is made of (provenance/fetchrec.h) */
 	cJSON *steps;        /* its step records, in order; NULL when none ran */
 	cJSON *tree;         /* the materialize record of its source tree */
 	cJSON *relink;       /* relink variants: the relink document */
@@ -138,7 +142,7 @@ struct ab_run_record {
 		char *ccache_dir;    /* with ccache: its local cache directory in effect, or NULL */
 	} options;
 	struct ab_tool_ids toolchain; /* the tools' identities (internalParameters; provenance/toolchain.h) */
-	cJSON *sources;      /* source id -> fetch record: this run's fetches, else what the variants recorded */
+	struct ab_fetch_set sources; /* source id -> fetch record: this run's fetches, else what the variants recorded */
 	struct ab_variant_record *variants; /* in the plan's order */
 	size_t nvariants;
 	struct ab_dependency *deps;

@@ -4,7 +4,9 @@
  * the order a build writes; a state that is not a record is none. The
  * typed parts a build keeps: a probe's result (its verdict read from its
  * report, the report written as it was) and the tools' identities
- * (internalParameters.toolchain) read back and written again.
+ * (internalParameters.toolchain) read back and written again; fetch
+ * records of each kind the same, and one without what identifies its bytes
+ * is none.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,9 @@
 static const char reprobed[] =
     "{\"label\":\"a\",\"kind\":\"autotools\",\"base\":\"a\",\"key\":\"k1\",\"dir\":\"variants/a\","
     "\"artifact_dir\":\"variants/a/build\",\"source\":\"s\",\"allocator\":{\"kind\":\"jemalloc\","
-    "\"archive\":\"lib/x.a\"},\"fetched\":{\"s\":{\"kind\":\"archive\"}},\"steps\":[{\"step\":\"source\"}],"
+    "\"archive\":\"lib/x.a\"},\"fetched\":{\"s\":{\"kind\":\"archive\",\"urls\":[\"https://h/x.tar\"],"
+    "\"sha256\":\"ab\",\"strip\":1,\"size\":12,\"origin\":\"https://h/x.tar\",\"origin_kind\":\"url\","
+    "\"cached_from\":\"https://h/x.tar\"}},\"steps\":[{\"step\":\"source\"}],"
     "\"source\":{\"source\":\"s\",\"dirHash\":\"d\"},\"artifacts\":[{\"path\":\"variants/a/build/lib/x.a\","
     "\"artifact\":\"lib/x.a\",\"size\":12,\"sha256\":\"ab\",\"allocator_archive\":true,"
     "\"allocator_version\":\"5.3.0-0-gabcdef0\",\"bogus_version\":false}],\"upstream_diff\":{\"matches\":true},"
@@ -181,9 +185,65 @@ test_tool_ids(void)
 	cJSON_Delete(in);
 }
 
+static const char *const fetch_docs[] = {
+	"{\"kind\":\"git\",\"url\":\"https://h/r.git\",\"fetch_url\":\"file:///m/r.git\",\"commit\":\"c1\","
+	"\"tree\":\"t1\",\"origin\":\"file:///m/r.git\",\"origin_kind\":\"fetch\",\"cached_from\":null}",
+	"{\"kind\":\"git\",\"url\":\"https://h/r.git\",\"fetch_url\":\"https://h/r.git\",\"ref\":\"main\","
+	"\"ref_kind\":\"branch\",\"commit\":\"c1\",\"tree\":\"t1\",\"origin\":\"/c/git/r\",\"origin_kind\":\"cache\","
+	"\"cached_from\":\"https://h/r.git\"}",
+	"{\"kind\":\"dir\",\"dir\":\"src\",\"dirHash\":\"d1\",\"files\":3,\"bytes\":5000000000}",
+};
+
+static void
+test_fetch_records(void)
+{
+	struct ab_fetch_set set;
+	cJSON *in, *out;
+	char *text;
+
+	for (size_t i = 0; i < sizeof(fetch_docs) / sizeof(fetch_docs[0]); i++) {
+		struct ab_fetch_record *r, *c;
+
+		in = cJSON_Parse(fetch_docs[i]);
+		r = ab_fetch_record_parse(in);
+		CHECK(r != NULL);
+		if (!r) {
+			cJSON_Delete(in);
+			continue;
+		}
+		c = ab_fetch_record_copy(r);
+		out = ab_fetch_record_json(c);
+		text = unformatted(out);
+		CHECK_STR(text, fetch_docs[i]);
+		cJSON_free(text);
+		cJSON_Delete(out);
+		ab_fetch_record_free(c);
+		ab_fetch_record_free(r);
+		cJSON_Delete(in);
+	}
+	ab_fetch_record_free(NULL);
+	/* no commit, no sha256, an unknown kind: not a fetch record; a set with one is none */
+	in = cJSON_Parse("{\"a\":{\"kind\":\"git\",\"tree\":\"t\"},\"b\":{\"kind\":\"archive\"},\"c\":{\"kind\":\"svn\"}}");
+	for (const cJSON *it = in->child; it; it = it->next)
+		CHECK(ab_fetch_record_parse(it) == NULL);
+	CHECK(ab_fetch_set_parse(&set, in) < 0 && set.n == 0);
+	cJSON_Delete(in);
+	/* a set: put replaces, the order is the order of first puts */
+	CHECK(ab_fetch_set_parse(&set, NULL) == 0 && !set.present);
+	in = cJSON_Parse(fetch_docs[2]);
+	ab_fetch_set_put(&set, "y", ab_fetch_record_parse(in));
+	ab_fetch_set_put(&set, "x", ab_fetch_record_parse(in));
+	ab_fetch_set_put(&set, "y", ab_fetch_record_parse(in));
+	CHECK(set.present && set.n == 2 && ab_fetch_set_get(&set, "x") && !ab_fetch_set_get(&set, "z"));
+	CHECK(!strcmp(set.v[0].id, "y"));
+	ab_fetch_set_release(&set);
+	cJSON_Delete(in);
+}
+
 int
 main(void)
 {
+	test_fetch_records();
 	test_probe_result();
 	test_tool_ids();
 	test_round_trip();
