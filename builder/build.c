@@ -61,8 +61,8 @@ struct ctx {
 	const struct ab_build_opts *o;
 	struct ab_run_record run;    /* run.variants[vi] is the record of p->vars[vi] */
 	struct var_state *vs;
-	cJSON *fetched;              /* source id -> fetch record of this run */
-	cJSON *tools;                /* the toolchain record of this run (provenance/toolchain.h) */
+	struct ab_fetch_record **fetched; /* by the recipe's source index: the fetch record of this run, or NULL */
+	cJSON *tools;                /* the toolchain record of this run (provenance/record/toolchain.h) */
 	char toolchain_key[AB_HEX_LEN + 1];
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -200,6 +200,15 @@ ab_build_lock(int *fd, const char *outdir)
  * 1 when it ran and exited 0 with output, else 0 (a missing tool is no
  * error: its absence is recorded).
  */
+static void
+tool_env(struct ctx *c, struct ab_env *env)
+{
+	fill_env(env, c->p->nvars ? &c->p->vars[0] : NULL);
+	/* run here, not in the sandbox: ccache's cache as the sandbox's binds show it */
+	if (c->p->ccache_real && ab_env_get(env, "CCACHE_DIR"))
+		ab_env_set(env, "CCACHE_DIR", c->p->ccache_real);
+}
+
 static int
 run_tool(struct ctx *c, char **argv, struct ab_buf *out)
 {
@@ -209,10 +218,7 @@ run_tool(struct ctx *c, char **argv, struct ab_buf *out)
 	struct ab_env env;
 	int ok;
 
-	fill_env(&env, c->p->nvars ? &c->p->vars[0] : NULL);
-	/* run here, not in the sandbox: ccache's cache as the sandbox's binds show it */
-	if (c->p->ccache_real && ab_env_get(&env, "CCACHE_DIR"))
-		ab_env_set(&env, "CCACHE_DIR", c->p->ccache_real);
+	tool_env(c, &env);
 	pr.envp = ab_env_envp(&env);
 	pr.out = out;
 	pr.err = &err;
@@ -224,27 +230,18 @@ run_tool(struct ctx *c, char **argv, struct ab_buf *out)
 	return ok;
 }
 
+/* the tool's identity (provenance/record/toolchain.h) into the run record and the key */
 static void
 tool_identity(struct ctx *c, struct ab_sha256 *h, const char *name)
 {
-	char *argv[] = {(char *)name, "--version", NULL};
-	struct ab_buf out = {0};
-	cJSON *t = cJSON_CreateObject();
-	char hex[AB_HEX_LEN + 1] = "missing";
+	struct ab_env env;
+	const struct ab_tool_id *t;
 
-	if (run_tool(c, argv, &out)) {
-		char *first = ab_strndup(out.s, strcspn(out.s, "\n"));
-
-		ab_hash_buf(hex, out.s, out.len);
-		cJSON_AddStringToObject(t, "version", first);
-		cJSON_AddStringToObject(t, "version_output_sha256", hex);
-		free(first);
-	} else {
-		cJSON_AddNullToObject(t, "version");
-	}
-	cJSON_AddItemToObject(c->run.toolchain, name, t);
-	key_add(h, name, hex);
-	ab_buf_free(&out);
+	tool_env(c, &env);
+	ab_tool_ids_add(&c->run.toolchain, name, ab_env_envp(&env));
+	ab_env_release(&env);
+	t = &c->run.toolchain.v[c->run.toolchain.n - 1];
+	key_add(h, name, t->version ? t->sha256 : "missing");
 }
 
 /* ccache's setting key in the children's environment (its ccache.conf too): the value, or NULL when empty */
@@ -317,7 +314,6 @@ toolchain(struct ctx *c)
 	struct ab_sha256 *h = ab_sha256_new();
 	int cmake = 0, cargo = 0, e;
 
-	c->run.toolchain = cJSON_CreateObject();
 	for (size_t i = 0; i < c->p->nvars; i++) {
 		const struct ab_variant *v = c->p->vars[i].v;
 
@@ -351,6 +347,13 @@ struct key_walk {
 	struct ab_sha256 *h;
 };
 
+/* this run's fetch record of source s, or NULL */
+static const struct ab_fetch_record *
+fetched_of(const struct ctx *c, const struct ab_source *s)
+{
+	return c->fetched[s - c->p->r->sources];
+}
+
 static int
 key_source(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
 {
@@ -363,8 +366,8 @@ key_source(void *arg, const struct ab_source *s, const struct ab_overlay *via, i
 		key_add(h, "overlay", via->path);
 	key_add(h, "source", s->id);
 	if (s->kind == AB_SOURCE_GIT) {
-		const cJSON *rec = ab_json_get(kw->c->fetched, s->id);
-		const char *commit = rec ? ab_json_str(rec, "commit") : NULL;
+		const struct ab_fetch_record *rec = fetched_of(kw->c, s);
+		const char *commit = rec ? rec->commit : NULL;
 
 		key_add(h, "git", s->url);
 		key_add(h, "commit", commit ? commit : s->commit);
@@ -592,7 +595,7 @@ hash_artifacts(struct ab_variant_record *vr, struct ctx *c, const struct ab_plan
 		ar->artifact = ab_strdup(pv->artifacts.v[i]);
 		ar->allocator_archive = base->allocator.present && base->allocator.archive &&
 		    !strcmp(base->allocator.archive, pv->artifacts.v[i]);
-		/* what a later comparison names when the digest differs (provenance/artdiff.h) */
+		/* what a later comparison names when the digest differs (provenance/tree/artdiff.h) */
 		if (ab_artdiff_fingerprint(&ar->parts, abs) < 0) {
 			free(abs);
 			free_artifacts(a, i + 1);
@@ -1129,7 +1132,10 @@ build_variant(struct ctx *c, size_t vi)
 	}
 	if (pv->v->kind == AB_VARIANT_BUILD && pv->v->build.system == AB_BUILD_CARGO) {
 		char *crates = ab_cargo_crates_dir(pv->v, pv->src);
-		int e = ab_cargoprov_read(&vr->cargo, pv->src, crates);
+		int e;
+
+		ab_cargo_record_free(vr->cargo);
+		e = ab_cargoprov_read(&vr->cargo, pv->src, crates);
 
 		free(crates);
 		if (e < 0)
@@ -1192,21 +1198,20 @@ relink_replacement_version(struct ctx *c, const struct ab_plan_var *rl)
 
 /*
  * A cargo build's jemalloc is identified from the crate that bundles it
- * (provenance/cargoprov.h): the binary's own version string is bogus
+ * (provenance/record/cargoprov.h): the binary's own version string is bogus
  */
 static void
-bundled_jemalloc(struct ctx *c, const struct ab_plan_var *pv, cJSON *rec)
+bundled_jemalloc(struct ctx *c, const struct ab_plan_var *pv, struct ab_probe_result *res)
 {
 	size_t bi = pv->base_vi;
-	const cJSON *je = bi == AB_PLAN_NONE ? NULL : ab_json_get(record_of(c, bi)->cargo, "jemalloc");
-	const char *allocator = ab_json_str(rec, "allocator");
+	const struct ab_cargo_record *cargo = bi == AB_PLAN_NONE ? NULL : record_of(c, bi)->cargo;
 	char *from;
 
-	if (!je || !allocator || strcmp(allocator, "jemalloc"))
+	if (!cargo || !cargo->jemalloc.crate || !res->allocator || strcmp(res->allocator, "jemalloc"))
 		return;
-	from = ab_sprintf("crate %s %s, %s", ab_json_str(je, "crate"), ab_json_str(je, "crate_version"),
-	    ab_json_str(je, "file"));
-	ab_probe_jemalloc_bundled(rec, ab_json_str(je, "version"), from);
+	from = ab_sprintf("crate %s %s, %s", cargo->jemalloc.crate, cargo->jemalloc.crate_version,
+	    cargo->jemalloc.file);
+	ab_probe_result_bundled(res, cargo->jemalloc.version, from);
 	free(from);
 }
 
@@ -1220,6 +1225,7 @@ probe_variant(struct ctx *c, size_t vi)
 	struct ab_variant_record *vr = record_of(c, vi);
 	size_t n = pv->probe_step + 1;
 	cJSON *rec = NULL;
+	struct ab_probe_result *res;
 	int e = -1;
 
 	struct ab_probe_req req = {0};
@@ -1263,23 +1269,24 @@ probe_variant(struct ctx *c, size_t vi)
 	 * variant); a relinked program must report the version of the archive
 	 * that replaced its allocator's
 	 */
-	if (e == 0 && rec)
-		bundled_jemalloc(c, pv, rec);
-	if (e == 0 && rec) {
+	if (e < 0)
+		cJSON_Delete(rec);
+	res = e == 0 ? ab_probe_result_new(rec) : NULL;
+	if (res)
+		bundled_jemalloc(c, pv, res);
+	if (res) {
 		struct ab_probe_expect x = {pv->v->expect.version, pv->v->expect.secure, &pv->v->expect.options};
 
 		if (!x.version && pv->base->kind == AB_VARIANT_RELINK)
 			x.version = relink_replacement_version(c, &c->p->vars[pv->base_vi]);
 		if (pv->v->expect.present || x.version)
-			ab_probe_check_expect(rec, &x);
+			ab_probe_result_check_expect(res, &x);
 	}
-	ab_progress_end(n, e == 0 && rec && ab_probe_ok(rec));
+	ab_progress_end(n, res && res->ok);
 	free(abs);
-	if (e < 0) {
-		cJSON_Delete(rec);
+	if (e < 0)
 		return AB_ECHECK;
-	}
-	ab_variant_record_set_probe(vr, rec);
+	ab_variant_record_set_probe(vr, res);
 	memcpy(vr->probe_key, vs->probe_key, sizeof(vr->probe_key));
 	return 0;
 }
@@ -1442,19 +1449,17 @@ var_uses(const struct ab_plan *p, const struct ab_plan_var *pv, const struct ab_
 static int
 fetch_step(struct ctx *c, const struct ab_step *s)
 {
-	cJSON *rec = cJSON_CreateObject();
-	size_t n = (size_t)(s - c->p->steps) + 1;
+	struct ab_fetch_record *rec;
+	size_t n = (size_t)(s - c->p->steps) + 1, si = (size_t)(s->source - c->p->r->sources);
 	int e;
 
 	ab_progress_start(n, NULL, s->name);
-	e = ab_source_fetch(rec, c->o->src, c->p->r, s->source);
+	e = ab_source_fetch(&rec, c->o->src, c->p->r, s->source);
 	ab_progress_end(n, e == 0);
-	if (e < 0) {
-		cJSON_Delete(rec);
+	if (e < 0)
 		return e;
-	}
-	cJSON_DeleteItemFromObject(c->fetched, s->source->id);
-	cJSON_AddItemToObject(c->fetched, s->source->id, rec);
+	ab_fetch_record_free(c->fetched[si]);
+	c->fetched[si] = rec;
 	return 0;
 }
 
@@ -1470,12 +1475,6 @@ record_runtime(struct ab_variant_record *vr, const struct ab_variant *v)
 		ab_kvlist_add(&vr->runtime_env, v->runtime.env.v[i].key, v->runtime.env.v[i].value);
 	for (size_t i = 0; i < v->runtime.unset.n; i++)
 		ab_list_add(&vr->runtime_unset, v->runtime.unset.v[i]);
-}
-
-static char *
-dup_or_null(const char *s)
-{
-	return s ? ab_strdup(s) : NULL;
 }
 
 /*
@@ -1595,9 +1594,9 @@ record_init(struct ctx *c, size_t vi)
 	if (pv->alloc_from->allocator.present) {
 		vr->allocator.kind = ab_strdup(pv->alloc_from->allocator.kind);
 		/* a relink's archive is the replacement (ab_variant_record_archive_sha256), never its from's */
-		vr->allocator.archive = pv->alloc_from == pv->base ? dup_or_null(pv->base->allocator.archive) : NULL;
-		vr->allocator.vendored = dup_or_null(v->allocator.vendored);
-		vr->allocator.upstream = dup_or_null(v->allocator.upstream);
+		vr->allocator.archive = pv->alloc_from == pv->base ? ab_strdup_or_null(pv->base->allocator.archive) : NULL;
+		vr->allocator.vendored = ab_strdup_or_null(v->allocator.vendored);
+		vr->allocator.upstream = ab_strdup_or_null(v->allocator.upstream);
 	}
 	record_runtime(vr, v);
 	vr->reproducible = reproducible_record(p, pv);
@@ -1825,7 +1824,7 @@ fetch_needed(struct ctx *c)
 				needed = c->vs[vi].need_build && var_uses(p, &p->vars[vi], s->source);
 			if (!needed) {
 				ab_progress_skip(i + 1, NULL, s->name, "up to date");
-			} else if (s->kind == AB_STEP_FETCH && !ab_json_get(c->fetched, s->source->id)) {
+			} else if (s->kind == AB_STEP_FETCH && !fetched_of(c, s->source)) {
 				int e = fetch_step(c, s);
 
 				if (e < 0)
@@ -1852,17 +1851,17 @@ record_fetched(struct ctx *c)
 
 		if (!c->vs[vi].need_build || p->vars[vi].v->kind != AB_VARIANT_BUILD)
 			continue;
-		cJSON_Delete(vr->fetched);
-		vr->fetched = cJSON_CreateObject();
+		ab_fetch_set_release(&vr->fetched);
+		vr->fetched.present = 1;
 		for (size_t i = 0; i < p->nsteps; i++) {
 			const struct ab_step *s = &p->steps[i];
-			const cJSON *rec;
+			const struct ab_fetch_record *rec;
 
 			if (s->kind != AB_STEP_FETCH || !var_uses(p, &p->vars[vi], s->source))
 				continue;
-			rec = ab_json_get(c->fetched, s->source->id);
+			rec = fetched_of(c, s->source);
 			if (rec)
-				cJSON_AddItemToObject(vr->fetched, s->source->id, cJSON_Duplicate(rec, 1));
+				ab_fetch_set_put(&vr->fetched, s->source->id, ab_fetch_record_copy(rec));
 		}
 	}
 }
@@ -1870,17 +1869,17 @@ record_fetched(struct ctx *c)
 static void
 report_probe_problems(const struct ab_plan_var *pv, const struct ab_variant_record *vr, int *bad)
 {
-	const cJSON *problems = ab_json_get(vr->probe, "problems"), *it;
+	const struct ab_probe_result *res = vr->probe;
 
-	if (!vr->probe_failed)
+	if (!res || !res->failed)
 		return;
 	*bad = 1;
-	cJSON_ArrayForEach(it, problems) {
-		const char *msg = ab_json_str(it, "message");
+	for (size_t i = 0; i < res->nproblems; i++) {
+		const char *msg = res->problems[i].message;
 
 		ab_error("%s: probe: %s", pv->v->label, msg ? msg : "problem");
 	}
-	if (!cJSON_GetArraySize(problems))
+	if (!res->nproblems)
 		ab_error("%s: probe: the allocator's report was not found", pv->v->label);
 }
 
@@ -1971,7 +1970,7 @@ random_uuid(char out[37])
 
 /*
  * the builds of this OUTDIR before this one, when it keeps run records:
- * the last statement's invocation and those it named (provenance/runrec.h)
+ * the last statement's invocation and those it named (provenance/runs/runrec.h)
  */
 static void
 earlier_builds(struct ab_strv *out, const char *outdir)
@@ -2020,13 +2019,13 @@ run_init(struct ctx *c)
 static void
 run_sources(struct ctx *c)
 {
-	c->run.sources = cJSON_CreateObject();
+	c->run.sources.present = 1;
 	for (size_t vi = 0; vi < c->run.nvariants; vi++) {
-		const cJSON *it;
+		const struct ab_fetch_set *f = &record_of(c, vi)->fetched;
 
-		cJSON_ArrayForEach(it, record_of(c, vi)->fetched)
-			if (!ab_json_get(c->run.sources, it->string))
-				cJSON_AddItemToObject(c->run.sources, it->string, cJSON_Duplicate(it, 1));
+		for (size_t i = 0; i < f->n; i++)
+			if (!ab_fetch_set_get(&c->run.sources, f->v[i].id))
+				ab_fetch_set_put(&c->run.sources, f->v[i].id, ab_fetch_record_copy(f->v[i].rec));
 	}
 }
 
@@ -2074,28 +2073,26 @@ have_dependency(const struct ab_run_record *run, const char *name, const char *d
  * directory (Debian's crates have no checksum)
  */
 static void
-cargo_dependencies(struct ab_run_record *run, const cJSON *cargo, const char *label)
+cargo_dependencies(struct ab_run_record *run, const struct ab_cargo_record *cargo, const char *label)
 {
-	const char *lock = ab_json_str(ab_json_get(cargo, "lockfile"), "sha256");
-	const cJSON *it;
-
 	if (!cargo)
 		return;
-	if (lock && !have_dependency(run, "Cargo.lock", lock)) {
+	if (!have_dependency(run, "Cargo.lock", cargo->lock_sha256)) {
 		struct ab_dependency *d = &run->deps[run->ndeps++];
 
 		d->name = ab_strdup("Cargo.lock");
 		d->digest_kind = "sha256";
-		d->digest = ab_strdup(lock);
+		d->digest = ab_strdup(cargo->lock_sha256);
 		d->used_by = ab_strdup(label);
 	}
-	cJSON_ArrayForEach(it, ab_json_get(cargo, "crates")) {
-		const char *name = ab_json_str(it, "name"), *version = ab_json_str(it, "version");
-		int valid = cJSON_IsTrue(ab_json_get(it, "checksum_valid"));
-		const char *digest = valid ? ab_json_str(it, "checksum") : ab_json_str(it, "dirHash");
+	for (size_t i = 0; i < cargo->ncrates; i++) {
+		const struct ab_cargo_crate *cr = &cargo->crates[i];
+		const char *name = cr->name, *version = cr->version;
+		int valid = cr->checksum_valid;
+		const char *digest = valid ? cr->checksum : cr->dirhash;
 		char *dn;
 
-		if (!name || !version || !digest)
+		if (!digest)
 			continue;
 		dn = ab_sprintf("crate %s %s", name, version);
 		if (!have_dependency(run, dn, digest)) {
@@ -2124,7 +2121,7 @@ run_dependencies(struct ctx *c)
 
 	for (size_t vi = 0; vi < c->run.nvariants; vi++)
 		room += c->run.variants[vi].nuses + 1 +
-		    (size_t)cJSON_GetArraySize(ab_json_get(c->run.variants[vi].cargo, "crates"));
+		    (c->run.variants[vi].cargo ? c->run.variants[vi].cargo->ncrates : 0);
 	c->run.deps = ab_calloc(room, sizeof(*c->run.deps));
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct ab_source *s = p->steps[i].source;
@@ -2137,10 +2134,13 @@ run_dependencies(struct ctx *c)
 		if (s->kind == AB_SOURCE_GIT) {
 			const char *commit = NULL;
 
-			for (size_t vi = 0; vi < p->nvars && !commit; vi++)
-				commit = ab_json_str(ab_json_get(record_of(c, vi)->fetched, s->id), "commit");
-			if (!commit)
-				commit = ab_json_str(ab_json_get(c->fetched, s->id), "commit");
+			for (size_t vi = 0; vi < p->nvars && !commit; vi++) {
+				const struct ab_fetch_record *f = ab_fetch_set_get(&record_of(c, vi)->fetched, s->id);
+
+				commit = f ? f->commit : NULL;
+			}
+			if (!commit && fetched_of(c, s))
+				commit = fetched_of(c, s)->commit;
 			if (!commit)
 				commit = s->commit;
 			char *url = ab_url_redact(s->url);
@@ -2189,15 +2189,13 @@ run_documents(struct ctx *c)
 {
 	const struct ab_plan *p = c->p;
 	cJSON *m = ab_sources_manifest_new(p->r), *cm = NULL;
-	const cJSON *it;
-
 	c->run.documents = cJSON_CreateObject();
-	cJSON_ArrayForEach(it, c->run.sources) {
-		const struct ab_source *s = ab_recipe_source(p->r, it->string);
+	for (size_t i = 0; i < c->run.sources.n; i++) {
+		const struct ab_source *s = ab_recipe_source(p->r, c->run.sources.v[i].id);
 
 		/* always found: a variant's key names every source its tree is made of */
 		if (s)
-			ab_sources_manifest_add_source(m, s, cJSON_Duplicate(it, 1));
+			ab_sources_manifest_add_source(m, s, ab_fetch_record_json(c->run.sources.v[i].rec));
 	}
 	cJSON_AddItemToObject(c->run.documents, "provenance/sources.json", m);
 	for (size_t vi = 0; vi < p->nvars; vi++) {
@@ -2337,7 +2335,7 @@ ctx_init(struct ctx *c, const struct ab_plan *p, const struct ab_build_opts *o)
 	pthread_cond_init(&c->cond, NULL);
 	pthread_mutex_init(&c->source_lock, NULL);
 	c->vs = ab_calloc(p->nvars ? p->nvars : 1, sizeof(*c->vs));
-	c->fetched = cJSON_CreateObject();
+	c->fetched = ab_calloc(p->r->nsources + 1, sizeof(*c->fetched));
 	run_init(c);
 }
 
@@ -2346,7 +2344,9 @@ ctx_release(struct ctx *c)
 {
 	ab_run_record_release(&c->run);
 	free(c->vs);
-	cJSON_Delete(c->fetched);
+	for (size_t i = 0; c->fetched && i < c->p->r->nsources; i++)
+		ab_fetch_record_free(c->fetched[i]);
+	free(c->fetched);
 	cJSON_Delete(c->tools);
 	ab_jobserver_free(c->js);
 	pthread_mutex_destroy(&c->lock);
@@ -2386,7 +2386,7 @@ clean_stale_temporaries(const struct ab_plan *p)
 /*
  * Which local hits of the variants compiled in this run took an entry that
  * an earlier variant of the run stored, from their compile logs
- * (provenance/ccstats.h): into each one's ccache record
+ * (provenance/record/ccstats.h): into each one's ccache record
  */
 static void
 attribute_ccache(struct ctx *c)
@@ -2553,7 +2553,10 @@ ab_build_write_merged(const struct ab_plan *p, const struct ab_build_merged *m)
 		c.run.options.ccache_remote = ab_strdup(ab_json_str(m->options, "ccache_remote"));
 	c.run.options.keep_going = json_int(m->options, "keep_going");
 	c.run.options.force = json_int(m->options, "force");
-	c.run.toolchain = cJSON_Duplicate(m->toolchain, 1);
+	if (m->toolchain && ab_tool_ids_parse(&c.run.toolchain, m->toolchain) < 0) {
+		ctx_release(&c);
+		return AB_EFAIL;
+	}
 	c.run.merge = cJSON_Duplicate(m->merge, 1);
 	for (size_t vi = 0; vi < p->nvars; vi++) {
 		struct ab_variant_record *vr = record_of(&c, vi);

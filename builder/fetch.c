@@ -84,17 +84,15 @@ static int
 fetch_selected(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe *r, char *const *ids, size_t nids)
 {
 	for (size_t i = 0; i < r->nsources; i++) {
-		cJSON *rec;
+		struct ab_fetch_record *rec;
 		int e;
 
 		if (!selected(ids, nids, r->sources[i].id))
 			continue;
-		rec = cJSON_CreateObject();
-		if ((e = ab_source_fetch(rec, o, r, &r->sources[i])) < 0) {
-			cJSON_Delete(rec);
+		if ((e = ab_source_fetch(&rec, o, r, &r->sources[i])) < 0)
 			return e;
-		}
-		ab_sources_manifest_add_source(m, &r->sources[i], rec);
+		ab_sources_manifest_add_source(m, &r->sources[i], ab_fetch_record_json(rec));
+		ab_fetch_record_free(rec);
 	}
 	return 0;
 }

@@ -181,12 +181,10 @@ fill(const struct ab_recipe *r, const struct ab_run_record *run, const char *tmp
 {
 	for (size_t vi = 0; vi < run->nvariants; vi++) {
 		const struct ab_variant_record *vr = &run->variants[vi];
-		const cJSON *it;
-
 		if (!vr->ok)
 			continue;
-		cJSON_ArrayForEach(it, vr->fetched) {
-			const struct ab_source *s = ab_recipe_source(r, it->string);
+		for (size_t k = 0; k < vr->fetched.n; k++) {
+			const struct ab_source *s = ab_recipe_source(r, vr->fetched.v[k].id);
 
 			if (!s)
 				continue;

@@ -36,7 +36,7 @@
 struct ab_source_state {
 	struct ab_cache cache;
 	int cache_ready;
-	cJSON *fetched; /* source id -> fetch record of this run */
+	struct ab_fetch_set fetched; /* source id -> fetch record of this run */
 };
 
 static struct ab_cache *
@@ -61,7 +61,6 @@ ab_source_opts_init(struct ab_source_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->state = ab_calloc(1, sizeof(*o->state));
-	o->state->fetched = cJSON_CreateObject();
 	/* pushed first: a --mirror with the same FROM comes later and wins */
 	if (env) {
 		const char *s = env;
@@ -95,7 +94,7 @@ ab_source_opts_release(struct ab_source_opts *o)
 	if (o->state) {
 		if (o->state->cache_ready)
 			ab_cache_release(&o->state->cache);
-		cJSON_Delete(o->state->fetched);
+		ab_fetch_set_release(&o->state->fetched);
 		free(o->state);
 	}
 	free(o->cache_dir);
@@ -114,39 +113,11 @@ struct fetch_walk {
 	cJSON *m; /* sources.json to add the records to, or NULL */
 };
 
-static void
-set_str(cJSON *rec, const char *key, const char *value)
-{
-	cJSON_DeleteItemFromObjectCaseSensitive(rec, key);
-	if (value)
-		cJSON_AddStringToObject(rec, key, value);
-	else
-		cJSON_AddNullToObject(rec, key);
-}
-
 /* a URL as recorded: without its credentials (lib/util.h), which only the request itself uses */
-static void
-set_url(cJSON *rec, const char *key, const char *url)
+static char *
+shown_url(const char *url)
 {
-	char *shown = url ? ab_url_redact(url) : NULL;
-
-	set_str(rec, key, shown);
-	free(shown);
-}
-
-/* a list of URLs as recorded */
-static cJSON *
-url_list(char *const *urls, size_t n)
-{
-	cJSON *a = cJSON_CreateArray();
-
-	for (size_t i = 0; i < n; i++) {
-		char *shown = ab_url_redact(urls[i]);
-
-		cJSON_AddItemToArray(a, cJSON_CreateString(shown));
-		free(shown);
-	}
-	return a;
+	return url ? ab_url_redact(url) : NULL;
 }
 
 static void
@@ -159,7 +130,7 @@ merge_into(cJSON *rec, const cJSON *from)
 }
 
 static int
-fetch_git(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s)
+fetch_git(struct ab_fetch_record *rec, const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s)
 {
 	struct ab_cache *c = cache_of(o);
 	struct ab_git_pin pin = {0};
@@ -178,26 +149,24 @@ fetch_git(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
 		error = AB_ECHECK;
 		goto done;
 	}
-	set_str(rec, "kind", "git");
-	set_url(rec, "url", s->url);
-	set_url(rec, "fetch_url", fetch_url);
+	rec->kind = AB_FETCH_GIT;
+	rec->url = shown_url(s->url);
+	rec->fetch_url = shown_url(fetch_url);
 	if (s->unpinned) {
-		set_str(rec, "ref", pin.ref);
-		set_str(rec, "ref_kind", pin.ref_kind);
+		rec->unpinned = 1;
+		rec->ref = ab_strdup_or_null(pin.ref);
+		rec->ref_kind = ab_strdup_or_null(pin.ref_kind);
 	}
-	set_str(rec, "commit", pin.commit);
-	set_str(rec, "tree", pin.tree);
+	rec->commit = ab_strdup_or_null(pin.commit);
+	rec->tree = ab_strdup_or_null(pin.tree);
 	if (pin.fetched_from) {
-		set_url(rec, "origin", pin.fetched_from);
-		set_str(rec, "origin_kind", "fetch");
+		rec->origin = shown_url(pin.fetched_from);
+		rec->origin_kind = ab_strdup("fetch");
 	} else {
-		char *repo = ab_cache_git_path(c, s->url);
-
-		set_str(rec, "origin", repo);
-		set_str(rec, "origin_kind", "cache");
-		free(repo);
+		rec->origin = ab_cache_git_path(c, s->url);
+		rec->origin_kind = ab_strdup("cache");
 	}
-	set_url(rec, "cached_from", pin.origin);
+	rec->cached_from = shown_url(pin.origin);
 	if (pin.fetched_from) {
 		char *from = ab_url_redact(pin.fetched_from);
 
@@ -386,27 +355,26 @@ archive_from_urls(struct archive_origin *ao, const struct ab_source_opts *o, str
 }
 
 static void
-archive_record(cJSON *rec, struct ab_cache *c, const struct ab_source *s, const struct archive_origin *ao)
+archive_record(struct ab_fetch_record *rec, struct ab_cache *c, const struct ab_source *s,
+    const struct archive_origin *ao)
 {
 	char *cached_from = ab_cache_archive_origin(c, s->sha256);
 
-	set_str(rec, "kind", "archive");
-	cJSON_DeleteItemFromObjectCaseSensitive(rec, "urls");
-	cJSON_AddItemToObject(rec, "urls", url_list(s->urls.v, s->urls.n));
-	set_str(rec, "sha256", s->sha256);
-	cJSON_DeleteItemFromObjectCaseSensitive(rec, "strip");
-	cJSON_AddNumberToObject(rec, "strip", s->strip);
-	cJSON_DeleteItemFromObjectCaseSensitive(rec, "size");
-	cJSON_AddNumberToObject(rec, "size", (double)ao->size);
-	set_url(rec, "origin", ao->where);
-	set_str(rec, "origin_kind", ao->kind);
-	set_url(rec, "cached_from", cached_from ? cached_from : ao->where);
+	rec->kind = AB_FETCH_ARCHIVE;
+	for (size_t i = 0; i < s->urls.n; i++)
+		ab_strv_push_owned(&rec->urls, ab_url_redact(s->urls.v[i]));
+	rec->sha256 = ab_strdup_or_null(s->sha256);
+	rec->strip = s->strip;
+	rec->size = ao->size;
+	rec->origin = shown_url(ao->where);
+	rec->origin_kind = ab_strdup_or_null(ao->kind);
+	rec->cached_from = shown_url(cached_from ? cached_from : ao->where);
 	free(cached_from);
 }
 
 /* the archive's pinned bytes into the cache: from the cache, a mirror directory or a URL, in that order */
 static int
-fetch_archive(cJSON *rec, const struct ab_source_opts *o, const struct ab_source *s)
+fetch_archive(struct ab_fetch_record *rec, const struct ab_source_opts *o, const struct ab_source *s)
 {
 	struct ab_cache *c = cache_of(o);
 	char *path = ab_cache_archive_path(c, s->sha256);
@@ -450,7 +418,7 @@ done:
 
 /* a dir source: nothing to fetch, the directory checked against its pin (builder/localdir.h) */
 static int
-fetch_dir(cJSON *rec, const struct ab_recipe *r, const struct ab_source *s)
+fetch_dir(struct ab_fetch_record *rec, const struct ab_recipe *r, const struct ab_source *s)
 {
 	char *what = ab_sprintf("source '%s'", s->id);
 	char hex[AB_HEX_LEN + 1];
@@ -458,11 +426,11 @@ fetch_dir(cJSON *rec, const struct ab_recipe *r, const struct ab_source *s)
 	int error = ab_localdir_check(hex, &files, &bytes, what, r->dir, s->dir, s->dirhash);
 
 	if (error == 0) {
-		set_str(rec, "kind", "dir");
-		set_str(rec, "dir", s->dir);
-		set_str(rec, "dirHash", hex);
-		cJSON_AddNumberToObject(rec, "files", (double)files);
-		cJSON_AddNumberToObject(rec, "bytes", (double)bytes);
+		rec->kind = AB_FETCH_DIR;
+		rec->dir = ab_strdup_or_null(s->dir);
+		rec->dirhash = ab_strdup(hex);
+		rec->files = files;
+		rec->bytes = bytes;
 		ab_note("source '%s': dirHash %s of '%s' (%llu files)", s->id, hex, s->dir, (unsigned long long)files);
 	}
 	free(what);
@@ -470,26 +438,27 @@ fetch_dir(cJSON *rec, const struct ab_recipe *r, const struct ab_source *s)
 }
 
 int
-ab_source_fetch(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
+ab_source_fetch(struct ab_fetch_record **out, const struct ab_source_opts *o, const struct ab_recipe *r,
     const struct ab_source *s)
 {
-	const cJSON *done = ab_json_get(o->state->fetched, s->id);
-	cJSON *mine;
+	const struct ab_fetch_record *done = ab_fetch_set_get(&o->state->fetched, s->id);
+	struct ab_fetch_record *mine;
 	int error;
 
+	*out = NULL;
 	if (done) {
-		merge_into(rec, done);
+		*out = ab_fetch_record_copy(done);
 		return 0;
 	}
-	mine = cJSON_CreateObject();
+	mine = ab_calloc(1, sizeof(*mine));
 	error = s->kind == AB_SOURCE_GIT ? fetch_git(mine, o, r, s) :
 	    s->kind == AB_SOURCE_DIR ? fetch_dir(mine, r, s) : fetch_archive(mine, o, s);
 	if (error < 0) {
-		cJSON_Delete(mine);
+		ab_fetch_record_free(mine);
 		return error;
 	}
-	merge_into(rec, mine);
-	cJSON_AddItemToObject(o->state->fetched, s->id, mine);
+	*out = ab_fetch_record_copy(mine);
+	ab_fetch_set_put(&o->state->fetched, s->id, mine);
 	return 0;
 }
 
@@ -497,16 +466,15 @@ static int
 fetch_one(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
 {
 	const struct fetch_walk *fw = arg;
-	cJSON *rec = cJSON_CreateObject();
+	struct ab_fetch_record *rec;
 	int error;
 
 	(void)via;
 	(void)depth;
-	error = ab_source_fetch(rec, fw->o, fw->r, s);
+	error = ab_source_fetch(&rec, fw->o, fw->r, s);
 	if (!error && fw->m)
-		ab_sources_manifest_add_source(fw->m, s, rec);
-	else
-		cJSON_Delete(rec);
+		ab_sources_manifest_add_source(fw->m, s, ab_fetch_record_json(rec));
+	ab_fetch_record_free(rec);
 	return error;
 }
 
@@ -521,10 +489,10 @@ fetch_closure(cJSON *m, const struct ab_source_opts *o, const struct ab_recipe *
 
 /* materialize */
 
-static const cJSON *
+static const struct ab_fetch_record *
 fetched(const struct ab_source_opts *o, const struct ab_source *s)
 {
-	return ab_json_get(o->state->fetched, s->id);
+	return ab_fetch_set_get(&o->state->fetched, s->id);
 }
 
 /*
@@ -541,7 +509,7 @@ static int
 inputs_enter(void *arg, const struct ab_source *s, const struct ab_overlay *via, int depth)
 {
 	struct inputs_walk *w = arg;
-	const cJSON *f = fetched(w->o, s);
+	const struct ab_fetch_record *f = fetched(w->o, s);
 
 	(void)depth;
 	if (!f) {
@@ -555,7 +523,7 @@ inputs_enter(void *arg, const struct ab_source *s, const struct ab_overlay *via,
 		char *url = ab_url_redact(s->url);
 
 		/* the stamp holds this string: no credentials in it either */
-		ab_buf_printf(w->out, "git %s commit %s tree %s", url, ab_json_str(f, "commit"), ab_json_str(f, "tree"));
+		ab_buf_printf(w->out, "git %s commit %s tree %s", url, f->commit, f->tree);
 		free(url);
 	} else if (s->kind == AB_SOURCE_DIR)
 		ab_buf_printf(w->out, "dir %s dirHash %s", s->dir, s->dirhash);
@@ -603,19 +571,21 @@ inputs_of(struct ab_buf *out, const struct ab_source_opts *o, const struct ab_re
 	return ab_recipe_overlay_walk(r, s, inputs_enter, inputs_leave, &w);
 }
 
+/* the parts of the fetch record a materialize record repeats as its "base" */
 static cJSON *
-base_record(const cJSON *f)
+base_record(const struct ab_fetch_record *f)
 {
 	static const char *const keys[] = {"kind", "url", "ref", "commit", "tree", "urls", "sha256", "strip",
 	    "origin", "origin_kind"};
-	cJSON *b = cJSON_CreateObject();
+	cJSON *b = cJSON_CreateObject(), *full = f ? ab_fetch_record_json(f) : NULL;
 
 	for (size_t i = 0; i < AB_NELEM(keys); i++) {
-		const cJSON *it = ab_json_get(f, keys[i]);
+		cJSON *it = cJSON_DetachItemFromObjectCaseSensitive(full, keys[i]);
 
 		if (it)
-			cJSON_AddItemToObject(b, keys[i], cJSON_Duplicate(it, 1));
+			cJSON_AddItemToObject(b, keys[i], it);
 	}
+	cJSON_Delete(full);
 	return b;
 }
 
@@ -666,7 +636,7 @@ static int build_tree(cJSON *rec, const struct build_ctx *ctx, const struct ab_s
 static int
 write_base(const struct build_ctx *ctx, const struct ab_source *s, const char *dir, struct ab_wt_index *hint)
 {
-	const cJSON *f = fetched(ctx->o, s);
+	const struct ab_fetch_record *f = fetched(ctx->o, s);
 	struct ab_cache *c = cache_of(ctx->o);
 	int error;
 
@@ -679,7 +649,7 @@ write_base(const struct build_ctx *ctx, const struct ab_source *s, const char *d
 		 * bench/checkout.sh write a 12,000-file tree in 0.65x git's time
 		 * (one writer: 1.2x) with the same system time
 		 */
-		error = ab_git_write_tree(c, s->url, ab_json_str(f, "tree"), dir, ctx->o->jobs, hint);
+		error = ab_git_write_tree(c, s->url, f->tree, dir, ctx->o->jobs, hint);
 	} else if (s->kind == AB_SOURCE_DIR) {
 		char *what = ab_sprintf("source '%s'", s->id);
 

@@ -37,6 +37,7 @@
 
 #include "recipe.h"
 #include "../lib/util.h"
+#include "../provenance/record/fetchrec.h"
 
 struct ab_hash_tfile;
 struct ab_source_state; /* private: the cache, its lock, records of this run */
@@ -56,13 +57,15 @@ void ab_source_opts_init(struct ab_source_opts *o);
 void ab_source_opts_release(struct ab_source_opts *o);
 
 /*
- * make the source's pinned bytes present in the cache; fills rec (commit,
- * tree or sha256, origin). 0; AB_ECHECK when no channel has the pinned
- * bytes (a failed fetch, no candidate with the sha256); AB_EFAIL for bad
- * input (an unpinned ref without allow_unpinned) or a failed environment;
+ * make the source's pinned bytes present in the cache (once per process);
+ * *out is its fetch record (provenance/record/fetchrec.h: commit and tree, or
+ * sha256, or dirHash; origin), the caller's to free with
+ * ab_fetch_record_free. 0; AB_ECHECK when no channel has the pinned bytes
+ * (a failed fetch, no candidate with the sha256); AB_EFAIL for bad input
+ * (an unpinned ref without allow_unpinned) or a failed environment;
  * reported
  */
-int ab_source_fetch(cJSON *rec, const struct ab_source_opts *o, const struct ab_recipe *r,
+int ab_source_fetch(struct ab_fetch_record **out, const struct ab_source_opts *o, const struct ab_recipe *r,
     const struct ab_source *s);
 /*
  * Write a fresh tree of the source at dest (which must not exist), apply its

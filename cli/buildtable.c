@@ -13,26 +13,9 @@
 #include "buildtable.h"
 #include "../builder/build.h"
 #include "../builder/plan.h"
-#include "../lib/jsonio.h"
 #include "../lib/util.h"
 #include "../provenance/record/ccstats.h"
 #include "../provenance/record/record.h"
-
-static const char *
-nested_str(const cJSON *o, const char *a, const char *b, char *buf, size_t len)
-{
-	const cJSON *it = ab_json_get(o, a);
-
-	if (b)
-		it = ab_json_get(it, b);
-	if (cJSON_IsString(it))
-		return it->valuestring[0] ? it->valuestring : "\"\"";
-	if (cJSON_IsNumber(it)) {
-		snprintf(buf, len, "%g", it->valuedouble);
-		return buf;
-	}
-	return "-";
-}
 
 /*
  * Every setting the probe checked, requested next to effective, for any
@@ -40,15 +23,14 @@ nested_str(const cJSON *o, const char *a, const char *b, char *buf, size_t len)
  * "MIMALLOC_PURGE_DELAY=10 -> 10 (default)", "X=1 -> unknown"; "-" when none
  */
 static char *
-settings_cell(const cJSON *probe)
+settings_cell(const struct ab_probe_result *probe)
 {
 	struct ab_buf b = {0};
-	const cJSON *o;
 
-	cJSON_ArrayForEach(o, ab_json_get(probe, "overrides")) {
-		const char *set = ab_json_str(o, "setting"), *req = ab_json_str(o, "requested");
-		const char *eff = ab_json_str(o, "effective"), *st = ab_json_str(o, "status");
-		const char *origin = ab_json_str(o, "origin");
+	for (size_t i = 0; probe && i < probe->noverrides; i++) {
+		const struct ab_probe_override *o = &probe->overrides[i];
+		const char *set = o->setting, *req = o->requested, *eff = o->effective, *st = o->status;
+		const char *origin = o->origin;
 		int plain = st && (!strcmp(st, "ok") || !strcmp(st, "match") || !strcmp(st, "default"));
 
 		if (!set || !st || !strcmp(st, "set_by_probe"))
@@ -70,8 +52,8 @@ table_row(char **cells, const struct ab_build_outcome *o, size_t vi)
 	const struct ab_plan *p = o->plan;
 	const struct ab_variant *v = p->vars[vi].v;
 	const struct ab_variant_record *vr = &o->run->variants[vi], *from = NULL;
-	const char *version = ab_json_str(vr->probe, "version"), *archive = "-", *sha;
-	char buf[64], shortsha[16];
+	const char *version = vr->probe ? vr->probe->version : NULL, *archive = "-", *sha;
+	char shortsha[16];
 
 	if (v->kind == AB_VARIANT_RELINK)
 		from = &o->run->variants[ab_plan_var_index(p, v->relink.from)];
@@ -97,7 +79,7 @@ table_row(char **cells, const struct ab_build_outcome *o, size_t vi)
 	cells[1] = ab_strdup(v->kind == AB_VARIANT_RELINK ? "diagnostic relink" : ab_plan_kind_name(v));
 	cells[2] = ab_sprintf("%s%s%s", vr->allocator.kind ? vr->allocator.kind : "",
 	    vr->allocator.kind ? " " : "", version ? version : "-");
-	cells[3] = ab_strdup(nested_str(vr->probe, "secure", NULL, buf, sizeof(buf)));
+	cells[3] = vr->probe && vr->probe->secure >= 0 ? ab_sprintf("%d", vr->probe->secure) : ab_strdup("-");
 	cells[4] = settings_cell(vr->probe);
 	cells[5] = ab_strdup(archive);
 }

@@ -85,6 +85,12 @@ ab_json_str(const cJSON *obj, const char *key)
 	return cJSON_IsString(it) ? it->valuestring : NULL;
 }
 
+char *
+ab_json_strdup(const cJSON *obj, const char *key)
+{
+	return ab_strdup_or_null(ab_json_str(obj, key));
+}
+
 cJSON *
 ab_json_get(const cJSON *obj, const char *key)
 {

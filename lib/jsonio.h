@@ -25,6 +25,7 @@ cJSON *ab_json_get(const cJSON *obj, const char *key);
 /* small helpers for building manifests */
 cJSON *ab_json_strv(char *const *v, size_t n);        /* array of strings */
 const char *ab_json_str(const cJSON *obj, const char *key); /* string member or NULL */
+char *ab_json_strdup(const cJSON *obj, const char *key);    /* a copy of the string member, or NULL */
 void ab_json_add_str_or_null(cJSON *obj, const char *key, const char *v); /* v, or null when v is NULL */
 
 #endif

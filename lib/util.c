@@ -300,6 +300,12 @@ ab_strdup(const char *s)
 }
 
 char *
+ab_strdup_or_null(const char *s)
+{
+	return s ? ab_strdup(s) : NULL;
+}
+
+char *
 ab_strndup(const char *s, size_t n)
 {
 	char *p = ab_malloc(n + 1);

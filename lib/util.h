@@ -82,6 +82,7 @@ void *ab_malloc(size_t n);
 void *ab_calloc(size_t n, size_t size);
 void *ab_realloc(void *p, size_t n);
 char *ab_strdup(const char *s);
+char *ab_strdup_or_null(const char *s); /* NULL for NULL */
 char *ab_strndup(const char *s, size_t n);
 /* malloc'd printf; caller frees */
 char *ab_sprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -183,7 +183,7 @@ no_statistics(cJSON *rec, const char *what, char *const *argv, const struct run 
 	    "no %s report in the output of '%s' (%s): is it linked with %s?", what, argv[0], status, what);
 }
 
-/* ---- what the binary holds, read before it runs (provenance/allocscan.h) ---- */
+/* ---- what the binary holds, read before it runs (provenance/alloc/allocscan.h) ---- */
 
 struct scan {
 	struct ab_allocators al;

@@ -40,6 +40,7 @@
 
 #include "../../lib/sandbox.h"
 #include "../../lib/util.h"
+#include "../record/proberesult.h"
 
 struct ab_probe_req {
 	const char *allocator;   /* "jemalloc", "mimalloc", or NULL to detect */
@@ -130,6 +131,12 @@ int ab_probe_jemalloc_bundled(cJSON *record, const char *version, const char *fr
 
 /* true when the record says the probe ran and found no problem */
 int ab_probe_ok(const cJSON *record);
+
+/* a probe's typed result (provenance/record/proberesult.h) changed by the probe's own later steps */
+/* ab_probe_jemalloc_bundled on its record, the verdict read again */
+int ab_probe_result_bundled(struct ab_probe_result *r, const char *version, const char *from);
+/* ab_probe_check_expect on its record, the verdict read again */
+int ab_probe_result_check_expect(struct ab_probe_result *r, const struct ab_probe_expect *x);
 
 /* the compact human table of a record (stdout of `allocbuild probe`) */
 void ab_probe_print(FILE *f, const cJSON *record);

@@ -1,6 +1,7 @@
 /*
  * probe_record: the parts of a probe record that the allocator-specific
- * probes (probe_jemalloc.c, probe_mimalloc.c) and probe.c share.
+ * probes (probe_jemalloc.c, probe_mimalloc.c) and probe.c share, and the
+ * typed result a build keeps (struct ab_probe_result).
  */
 #include "probe.h"
 #include "probe_impl.h"
@@ -169,4 +170,22 @@ int
 ab_probe_ok(const cJSON *rec)
 {
 	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "ok"));
+}
+
+int
+ab_probe_result_bundled(struct ab_probe_result *r, const char *version, const char *from)
+{
+	int n = ab_probe_jemalloc_bundled(r->report, version, from);
+
+	ab_probe_result_read(r);
+	return n;
+}
+
+int
+ab_probe_result_check_expect(struct ab_probe_result *r, const struct ab_probe_expect *x)
+{
+	int n = ab_probe_check_expect(r->report, x);
+
+	ab_probe_result_read(r);
+	return n;
 }

@@ -36,31 +36,51 @@ lock_field(const char *line, size_t n, const char *key, char **value)
 }
 
 static void
-flush_package(cJSON *arr, char **name, char **version, char **source, char **checksum)
+crates_release(struct ab_cargo_record *r)
+{
+	for (size_t i = 0; i < r->ncrates; i++) {
+		struct ab_cargo_crate *c = &r->crates[i];
+
+		free(c->name);
+		free(c->version);
+		free(c->source);
+		free(c->checksum);
+		free(c->package_checksum);
+		free(c->dir);
+		free(c->dirhash);
+	}
+	free(r->crates);
+	r->crates = NULL;
+	r->ncrates = 0;
+}
+
+/* a [[package]] with a source (the workspace's own have none) becomes a crate of r */
+static void
+flush_package(struct ab_cargo_record *r, char **name, char **version, char **source, char **checksum)
 {
 	if (*name && *version && *source) {
-		cJSON *o = cJSON_CreateObject();
+		struct ab_cargo_crate *c;
 
-		cJSON_AddStringToObject(o, "name", *name);
-		cJSON_AddStringToObject(o, "version", *version);
-		cJSON_AddStringToObject(o, "source", *source);
-		if (*checksum)
-			cJSON_AddStringToObject(o, "checksum", *checksum);
-		else
-			cJSON_AddNullToObject(o, "checksum");
-		cJSON_AddItemToArray(arr, o);
+		r->crates = ab_realloc(r->crates, (r->ncrates + 1) * sizeof(*r->crates));
+		c = &r->crates[r->ncrates++];
+		memset(c, 0, sizeof(*c));
+		c->name = *name;
+		c->version = *version;
+		c->source = *source;
+		c->checksum = *checksum;
+	} else {
+		free(*name);
+		free(*version);
+		free(*source);
+		free(*checksum);
 	}
-	free(*name);
-	free(*version);
-	free(*source);
-	free(*checksum);
 	*name = *version = *source = *checksum = NULL;
 }
 
-cJSON *
-ab_cargoprov_parse_lock(const char *text)
+/* the packages of a Cargo.lock text into r's crates */
+static void
+parse_lock(struct ab_cargo_record *r, const char *text)
 {
-	cJSON *arr = cJSON_CreateArray();
 	char *name = NULL, *version = NULL, *source = NULL, *checksum = NULL;
 	int in_package = 0;
 
@@ -70,7 +90,7 @@ ab_cargoprov_parse_lock(const char *text)
 		if (n && p[n - 1] == '\r')
 			n--;
 		if (*p == '[') {
-			flush_package(arr, &name, &version, &source, &checksum);
+			flush_package(r, &name, &version, &source, &checksum);
 			in_package = n == 11 && !strncmp(p, "[[package]]", 11);
 		} else if (in_package) {
 			(void)(lock_field(p, n, "name", &name) || lock_field(p, n, "version", &version) ||
@@ -80,7 +100,32 @@ ab_cargoprov_parse_lock(const char *text)
 		if (*p)
 			p++;
 	}
-	flush_package(arr, &name, &version, &source, &checksum);
+	flush_package(r, &name, &version, &source, &checksum);
+}
+
+/* {name, version, source, checksum} of a crate, what Cargo.lock says of it */
+static cJSON *
+crate_locked_json(const struct ab_cargo_crate *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "name", c->name);
+	cJSON_AddStringToObject(o, "version", c->version);
+	cJSON_AddStringToObject(o, "source", c->source);
+	ab_json_add_str_or_null(o, "checksum", c->checksum);
+	return o;
+}
+
+cJSON *
+ab_cargoprov_parse_lock(const char *text)
+{
+	struct ab_cargo_record r = {0};
+	cJSON *arr = cJSON_CreateArray();
+
+	parse_lock(&r, text);
+	for (size_t i = 0; i < r.ncrates; i++)
+		cJSON_AddItemToArray(arr, crate_locked_json(&r.crates[i]));
+	crates_release(&r);
 	return arr;
 }
 
@@ -134,14 +179,12 @@ package_checksum(const char *dir)
 
 /* the first line of the crate's jemalloc VERSION file, when it is a jemalloc version */
 static void
-bundled_jemalloc(cJSON *rec, const cJSON *crate, const char *dir)
+bundled_jemalloc(struct ab_cargo_record *r, const struct ab_cargo_crate *crate)
 {
-	const char *name = ab_json_str(crate, "name");
-
-	if (cJSON_HasObjectItem(rec, "jemalloc") || !strstr(name, "jemalloc"))
+	if (r->jemalloc.crate || !strstr(crate->name, "jemalloc"))
 		return;
 	for (size_t i = 0; i < AB_NELEM(version_files); i++) {
-		char *path = ab_path_join(dir, version_files[i]), *v = NULL;
+		char *path = ab_path_join(crate->dir, version_files[i]), *v = NULL;
 		struct ab_buf b = {0};
 
 		ab_report_mute();
@@ -151,70 +194,158 @@ bundled_jemalloc(cJSON *rec, const cJSON *crate, const char *dir)
 		ab_buf_free(&b);
 		free(path);
 		if (v) {
-			cJSON *j = cJSON_AddObjectToObject(rec, "jemalloc");
-
-			cJSON_AddStringToObject(j, "crate", name);
-			cJSON_AddStringToObject(j, "crate_version", ab_json_str(crate, "version"));
-			cJSON_AddStringToObject(j, "version", v);
-			cJSON_AddStringToObject(j, "file", version_files[i]);
-			free(v);
+			r->jemalloc.crate = ab_strdup(crate->name);
+			r->jemalloc.crate_version = ab_strdup(crate->version);
+			r->jemalloc.version = v;
+			r->jemalloc.file = ab_strdup(version_files[i]);
 			return;
 		}
 	}
 }
 
+/* where the crate is in the crates dir, its digest and its bundled jemalloc; AB_EFAIL reported */
+static int
+crate_read(struct ab_cargo_record *r, struct ab_cargo_crate *c)
+{
+	struct ab_tree *t = NULL;
+
+	c->checksum_valid = is_hex64(c->checksum);
+	c->dir = crate_dir(r->crates_dir, c->name, c->version);
+	if (!c->dir)
+		return 0;
+	c->package_checksum = package_checksum(c->dir);
+	if (ab_tree_read(&t, c->dir, 0, 1) < 0)
+		return AB_EFAIL;
+	c->dirhash = ab_strdup(t->dirhash);
+	ab_tree_free(t);
+	bundled_jemalloc(r, c);
+	return 0;
+}
+
 int
-ab_cargoprov_read(cJSON **out, const char *src, const char *crates)
+ab_cargoprov_read(struct ab_cargo_record **out, const char *src, const char *crates)
 {
 	char *lock = ab_path_join(src, "Cargo.lock");
 	struct ab_buf b = {0};
-	char hex[AB_HEX_LEN + 1];
-	cJSON *rec, *arr, *it, *lf;
+	struct ab_cargo_record *r;
+	int error = 0;
 
 	*out = NULL;
 	if (ab_read_file(&b, lock) < 0) {
 		free(lock);
 		return AB_EFAIL;
 	}
-	rec = cJSON_CreateObject();
-	lf = cJSON_AddObjectToObject(rec, "lockfile");
-	cJSON_AddStringToObject(lf, "path", "Cargo.lock");
-	ab_hash_buf(hex, b.s ? b.s : "", b.len);
-	cJSON_AddStringToObject(lf, "sha256", hex);
-	cJSON_AddStringToObject(rec, "crates_dir", crates);
-	arr = ab_cargoprov_parse_lock(b.s ? b.s : "");
-	cJSON_AddItemToObject(rec, "crates", arr);
-	cJSON_ArrayForEach(it, arr) {
-		char *dir = crate_dir(crates, ab_json_str(it, "name"), ab_json_str(it, "version"));
-		struct ab_tree *t = NULL;
-		char *pc;
-
-		cJSON_AddBoolToObject(it, "checksum_valid", is_hex64(ab_json_str(it, "checksum")));
-		if (!dir) {
-			cJSON_AddNullToObject(it, "dir");
-			cJSON_AddNullToObject(it, "dirHash");
-			continue;
-		}
-		pc = package_checksum(dir);
-		if (pc)
-			cJSON_AddStringToObject(it, "package_checksum", pc);
-		cJSON_AddStringToObject(it, "dir", dir);
-		if (ab_tree_read(&t, dir, 0, 1) < 0) {
-			free(pc);
-			free(dir);
-			cJSON_Delete(rec);
-			ab_buf_free(&b);
-			free(lock);
-			return AB_EFAIL;
-		}
-		cJSON_AddStringToObject(it, "dirHash", t->dirhash);
-		ab_tree_free(t);
-		bundled_jemalloc(rec, it, dir);
-		free(pc);
-		free(dir);
-	}
+	r = ab_calloc(1, sizeof(*r));
+	r->lock_path = ab_strdup("Cargo.lock");
+	ab_hash_buf(r->lock_sha256, b.s ? b.s : "", b.len);
+	r->crates_dir = ab_strdup(crates);
+	parse_lock(r, b.s ? b.s : "");
+	for (size_t i = 0; i < r->ncrates && error == 0; i++)
+		error = crate_read(r, &r->crates[i]);
 	ab_buf_free(&b);
 	free(lock);
-	*out = rec;
+	if (error < 0) {
+		ab_cargo_record_free(r);
+		return error;
+	}
+	*out = r;
 	return 0;
+}
+
+/* ---- as it is written and read back ---- */
+
+static cJSON *
+crate_json(const struct ab_cargo_crate *c)
+{
+	cJSON *o = crate_locked_json(c);
+
+	cJSON_AddBoolToObject(o, "checksum_valid", c->checksum_valid);
+	if (c->package_checksum)
+		cJSON_AddStringToObject(o, "package_checksum", c->package_checksum);
+	ab_json_add_str_or_null(o, "dir", c->dir);
+	ab_json_add_str_or_null(o, "dirHash", c->dirhash);
+	return o;
+}
+
+cJSON *
+ab_cargo_record_json(const struct ab_cargo_record *r)
+{
+	cJSON *o = cJSON_CreateObject(), *lf = cJSON_AddObjectToObject(o, "lockfile"), *arr;
+
+	cJSON_AddStringToObject(lf, "path", r->lock_path);
+	cJSON_AddStringToObject(lf, "sha256", r->lock_sha256);
+	cJSON_AddStringToObject(o, "crates_dir", r->crates_dir);
+	arr = cJSON_AddArrayToObject(o, "crates");
+	for (size_t i = 0; i < r->ncrates; i++)
+		cJSON_AddItemToArray(arr, crate_json(&r->crates[i]));
+	if (r->jemalloc.crate) {
+		cJSON *j = cJSON_AddObjectToObject(o, "jemalloc");
+
+		cJSON_AddStringToObject(j, "crate", r->jemalloc.crate);
+		cJSON_AddStringToObject(j, "crate_version", r->jemalloc.crate_version);
+		cJSON_AddStringToObject(j, "version", r->jemalloc.version);
+		cJSON_AddStringToObject(j, "file", r->jemalloc.file);
+	}
+	return o;
+}
+
+/* a crate as written; 0 when it is not one */
+static int
+crate_parse(struct ab_cargo_crate *c, const cJSON *o)
+{
+	c->name = ab_json_strdup(o, "name");
+	c->version = ab_json_strdup(o, "version");
+	c->source = ab_json_strdup(o, "source");
+	c->checksum = ab_json_strdup(o, "checksum");
+	c->checksum_valid = cJSON_IsTrue(ab_json_get(o, "checksum_valid"));
+	c->package_checksum = ab_json_strdup(o, "package_checksum");
+	c->dir = ab_json_strdup(o, "dir");
+	c->dirhash = ab_json_strdup(o, "dirHash");
+	return c->name && c->version && c->source;
+}
+
+struct ab_cargo_record *
+ab_cargo_record_parse(const cJSON *doc)
+{
+	const cJSON *lf = ab_json_get(doc, "lockfile"), *crates = ab_json_get(doc, "crates");
+	const cJSON *je = ab_json_get(doc, "jemalloc"), *it;
+	const char *sha = ab_json_str(lf, "sha256");
+	struct ab_cargo_record *r;
+
+	if (!ab_json_str(lf, "path") || !sha || strlen(sha) != AB_HEX_LEN || !ab_json_str(doc, "crates_dir") ||
+	    !cJSON_IsArray(crates))
+		return NULL;
+	r = ab_calloc(1, sizeof(*r));
+	r->lock_path = ab_json_strdup(lf, "path");
+	memcpy(r->lock_sha256, sha, AB_HEX_LEN + 1);
+	r->crates_dir = ab_json_strdup(doc, "crates_dir");
+	r->crates = ab_calloc((size_t)cJSON_GetArraySize(crates) + 1, sizeof(*r->crates));
+	cJSON_ArrayForEach(it, crates)
+		if (!crate_parse(&r->crates[r->ncrates++], it)) {
+			ab_cargo_record_free(r);
+			return NULL;
+		}
+	if (ab_json_str(je, "crate") && ab_json_str(je, "crate_version") && ab_json_str(je, "version") &&
+	    ab_json_str(je, "file")) {
+		r->jemalloc.crate = ab_json_strdup(je, "crate");
+		r->jemalloc.crate_version = ab_json_strdup(je, "crate_version");
+		r->jemalloc.version = ab_json_strdup(je, "version");
+		r->jemalloc.file = ab_json_strdup(je, "file");
+	}
+	return r;
+}
+
+void
+ab_cargo_record_free(struct ab_cargo_record *r)
+{
+	if (!r)
+		return;
+	crates_release(r);
+	free(r->lock_path);
+	free(r->crates_dir);
+	free(r->jemalloc.crate);
+	free(r->jemalloc.crate_version);
+	free(r->jemalloc.version);
+	free(r->jemalloc.file);
+	free(r);
 }

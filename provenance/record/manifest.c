@@ -255,7 +255,7 @@ commands_doc(const struct ab_run_record *run)
 			cJSON_AddItemToObject(v, "toolchain", jdup(st->toolchain));
 		cJSON_AddItemToObject(v, "steps", st->steps ? jdup(st->steps) : cJSON_CreateArray());
 		if (st->cargo)
-			cJSON_AddItemToObject(v, "cargo", jdup(st->cargo));
+			cJSON_AddItemToObject(v, "cargo", ab_cargo_record_json(st->cargo));
 		if (st->ccache)
 			cJSON_AddItemToObject(v, "ccache", jdup(st->ccache));
 		cJSON_AddItemToArray(vars, v);
@@ -312,8 +312,10 @@ source_json(const struct ab_run_record *run, const struct ab_variant_record *bas
 	cJSON *src = cJSON_CreateObject();
 
 	if (base->source) {
+		const struct ab_fetch_record *pin = ab_fetch_set_get(&run->sources, base->source);
+
 		cJSON_AddStringToObject(src, "id", base->source);
-		cJSON_AddItemToObject(src, "pin", jdup(ab_json_get(run->sources, base->source)));
+		cJSON_AddItemToObject(src, "pin", pin ? ab_fetch_record_json(pin) : cJSON_CreateNull());
 		/* null as it has always been written: the state's "source" id shadowed the tree's record */
 		cJSON_AddNullToObject(src, "tree");
 	} else if (base->from) {
@@ -426,7 +428,7 @@ probes_doc(const struct ab_run_record *run)
 		cJSON_AddStringToObject(v, "label", st->label);
 		cJSON_AddStringToObject(v, "base", st->base);
 		cJSON_AddItemToObject(v, "requested", ab_record_runtime_json(st));
-		cJSON_AddItemToObject(v, "probe", jdup(st->probe));
+		cJSON_AddItemToObject(v, "probe", ab_probe_result_json(st->probe));
 		cJSON_AddItemToArray(vars, v);
 	}
 	return doc;
@@ -493,7 +495,7 @@ build_definition(const struct ab_run_record *run)
 		cJSON_AddItemToArray(labels, cJSON_CreateString(run->variants[i].label));
 	cJSON_AddItemToObject(ext, "options", options_json(run));
 	intp = cJSON_AddObjectToObject(bd, "internalParameters");
-	cJSON_AddItemToObject(intp, "toolchain", jdup(run->toolchain));
+	cJSON_AddItemToObject(intp, "toolchain", ab_tool_ids_json(&run->toolchain));
 	keys = cJSON_AddObjectToObject(intp, "variantKeys");
 	for (size_t i = 0; i < run->nvariants; i++)
 		if (run->variants[i].ok)
@@ -642,7 +644,7 @@ write_documents(const struct ab_run_record *run)
 	return 0;
 }
 
-/* a variant's ccache statistics log, its counts as the annotations (provenance/ccstats.h) */
+/* a variant's ccache statistics log, its counts as the annotations (provenance/record/ccstats.h) */
 static int
 ccache_byproduct(struct sums *byproducts, const struct ab_run_record *run, const struct ab_variant_record *st)
 {
@@ -665,7 +667,7 @@ ccache_byproduct(struct sums *byproducts, const struct ab_run_record *run, const
 /*
  * subjects: the artifacts of the variants built; byproducts: their logs,
  * then recipe.json and every other manifest this run wrote, so that a
- * signature over the statement (provenance/sign.h) vouches for all of them
+ * signature over the statement (provenance/review/sign.h) vouches for all of them
  */
 static int
 collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_run_record *run)
@@ -785,7 +787,7 @@ write_sums(const struct ab_run_record *run, const struct sums *subjects, const s
 		goto done;
 	for (size_t i = 0; i < all.n; i++)
 		ab_hash_line(&b, all.v[i].hex, all.v[i].path);
-	/* the runs recorded under runs/ are not the build's: their lines stay (provenance/runrec.h) */
+	/* the runs recorded under runs/ are not the build's: their lines stay (provenance/runs/runrec.h) */
 	ab_runrec_sums_carry(&b, wdir(run));
 	path = mpath(wdir(run), "SHA256SUMS");
 	e = ab_write_file_atomic(path, b.s ? b.s : "", b.len);
@@ -1153,7 +1155,7 @@ present_visit(struct ab_dirwalk_entry *e, void *arg)
 	return 0;
 }
 
-/* the files present under OUTDIR/runs: every one must be a run's (provenance/runrec.h) */
+/* the files present under OUTDIR/runs: every one must be a run's (provenance/runs/runrec.h) */
 static int
 present_run_visit(struct ab_dirwalk_entry *e, void *arg)
 {
@@ -1359,7 +1361,7 @@ ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l)
 		 * an expected manifest missing from SHA256SUMS was named just
 		 * above; the envelopes, signers.json and the in-toto links are
 		 * sign's, written after the build, and checked on their own
-		 * (provenance/sign.h, in-toto-verify)
+		 * (provenance/review/sign.h, in-toto-verify)
 		 */
 		if (!strcmp(p, "SHA256SUMS") || ab_strmap_get(&in_sums, p, NULL) || expected_manifest(p, l->commands) ||
 		    !strcmp(p, AB_MANIFEST_ENVELOPES) || !strcmp(p, AB_MANIFEST_SIGNERS) || ab_intoto_is_link(p))
@@ -1607,7 +1609,7 @@ int
 ab_manifest_last_has(const struct ab_manifest_last *l, const struct ab_variant_record *v)
 {
 	const cJSON *cmd, *probe;
-	cJSON *none;
+	cJSON *none, *mine;
 	int same;
 
 	if (!l || l->tampered || !l->statement || !l->commands)
@@ -1626,7 +1628,10 @@ ab_manifest_last_has(const struct ab_manifest_last *l, const struct ab_variant_r
 	same = same_doc(ab_json_get(cmd, "steps"), v->steps ? v->steps : none);
 	cJSON_Delete(none);
 	probe = ab_json_get(last_entry(l->probes, v->label), "probe");
-	return same && same_doc(probe, v->probe) && same_doc(last_entry(l->updiff, v->label), v->upstream_diff) &&
+	mine = ab_probe_result_json(v->probe);
+	same = same && same_doc(probe, mine);
+	cJSON_Delete(mine);
+	return same && same_doc(last_entry(l->updiff, v->label), v->upstream_diff) &&
 	    same_doc(last_entry(l->relink, v->label), v->relink) && same_doc(last_entry(l->cmake, v->label), v->cmake);
 }
 

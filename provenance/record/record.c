@@ -8,13 +8,10 @@
 #include "../../lib/jsonio.h"
 
 void
-ab_variant_record_set_probe(struct ab_variant_record *v, cJSON *probe)
+ab_variant_record_set_probe(struct ab_variant_record *v, struct ab_probe_result *probe)
 {
-	const cJSON *ok = ab_json_get(probe, "ok");
-
-	cJSON_Delete(v->probe);
+	ab_probe_result_free(v->probe);
 	v->probe = probe;
-	v->probe_failed = ok && !cJSON_IsTrue(ok);
 }
 
 static void
@@ -191,7 +188,8 @@ add_copy(cJSON *o, const char *key, const cJSON *doc)
 static void
 add_probe(cJSON *st, const struct ab_variant_record *v)
 {
-	add_copy(st, "probe", v->probe);
+	if (v->probe)
+		cJSON_AddItemToObject(st, "probe", ab_probe_result_json(v->probe));
 	if (v->probe_key[0])
 		cJSON_AddStringToObject(st, "probe_key", v->probe_key);
 }
@@ -222,7 +220,8 @@ ab_variant_record_json(const struct ab_variant_record *v)
 	cJSON_AddItemToObject(st, "allocator", ab_record_allocator_json(v));
 	if (!v->loaded)
 		cJSON_AddItemToObject(st, "runtime", ab_record_runtime_json(v));
-	add_copy(st, "fetched", v->fetched);
+	if (v->fetched.present)
+		cJSON_AddItemToObject(st, "fetched", ab_fetch_set_json(&v->fetched));
 	add_copy(st, "steps", v->steps);
 	/* a second "source" member: readers that look up "source" find the id */
 	add_copy(st, "source", v->tree);
@@ -230,7 +229,8 @@ ab_variant_record_json(const struct ab_variant_record *v)
 	if (v->have_artifacts)
 		cJSON_AddItemToObject(st, "artifacts", ab_record_artifacts_json(v));
 	add_copy(st, "cmake", v->cmake);
-	add_copy(st, "cargo", v->cargo);
+	if (v->cargo)
+		cJSON_AddItemToObject(st, "cargo", ab_cargo_record_json(v->cargo));
 	add_copy(st, "reproducible", v->reproducible);
 	add_copy(st, "sandbox", v->sandbox);
 	add_copy(st, "toolchain", v->toolchain);
@@ -257,14 +257,6 @@ ab_variant_record_json(const struct ab_variant_record *v)
 }
 
 /* ---- from JSON ---- */
-
-static char *
-str_or_null(const cJSON *o, const char *key)
-{
-	const char *s = ab_json_str(o, key);
-
-	return s ? ab_strdup(s) : NULL;
-}
 
 static int
 copy_hex(char out[AB_HEX_LEN + 1], const char *s)
@@ -299,11 +291,11 @@ parse_artifacts(struct ab_variant_record *v, const cJSON *arts)
 		if (!ab_json_str(it, "path") || !ab_json_str(it, "artifact") || !cJSON_IsNumber(size) ||
 		    copy_hex(a->sha256, ab_json_str(it, "sha256")) < 0)
 			return 0;
-		a->path = str_or_null(it, "path");
-		a->artifact = str_or_null(it, "artifact");
+		a->path = ab_json_strdup(it, "path");
+		a->artifact = ab_json_strdup(it, "artifact");
 		a->size = (uint64_t)size->valuedouble;
 		a->allocator_archive = cJSON_IsTrue(ab_json_get(it, "allocator_archive"));
-		a->allocator_version = str_or_null(it, "allocator_version");
+		a->allocator_version = ab_json_strdup(it, "allocator_version");
 		a->bogus_version = cJSON_IsTrue(ab_json_get(it, "bogus_version"));
 		a->parts = dup_or_null(ab_json_get(it, "parts"));
 		v->nartifacts = ++n;
@@ -336,20 +328,20 @@ ab_variant_record_parse(const cJSON *st)
 		return NULL;
 	v = ab_calloc(1, sizeof(*v));
 	v->loaded = 1;
-	v->label = str_or_null(st, "label");
-	v->kind = str_or_null(st, "kind");
-	v->base = str_or_null(st, "base");
-	v->dir = str_or_null(st, "dir");
-	v->artifact_dir = str_or_null(st, "artifact_dir");
+	v->label = ab_json_strdup(st, "label");
+	v->kind = ab_json_strdup(st, "kind");
+	v->base = ab_json_strdup(st, "base");
+	v->dir = ab_json_strdup(st, "dir");
+	v->artifact_dir = ab_json_strdup(st, "artifact_dir");
 	/* a key that is not one matches no key: the variant is built again */
 	copy_hex(v->key, ab_json_str(st, "key"));
 	copy_hex(v->probe_key, ab_json_str(st, "probe_key"));
-	v->from = str_or_null(st, "from");
-	v->allocator.kind = str_or_null(al, "kind");
+	v->from = ab_json_strdup(st, "from");
+	v->allocator.kind = ab_json_strdup(al, "kind");
 	if (v->allocator.kind) {
-		v->allocator.archive = str_or_null(al, "archive");
-		v->allocator.vendored = str_or_null(al, "vendored");
-		v->allocator.upstream = str_or_null(al, "upstream");
+		v->allocator.archive = ab_json_strdup(al, "archive");
+		v->allocator.vendored = ab_json_strdup(al, "vendored");
+		v->allocator.upstream = ab_json_strdup(al, "upstream");
 	}
 	parse_runtime(v, ab_json_get(st, "runtime"));
 	v->ok = cJSON_IsTrue(ab_json_get(st, "ok"));
@@ -366,18 +358,22 @@ ab_variant_record_parse(const cJSON *st)
 		else if (cJSON_IsObject(it) && !v->tree)
 			v->tree = cJSON_Duplicate(it, 1);
 	}
-	v->fetched = dup_or_null(ab_json_get(st, "fetched"));
+	/* a record of what it was built from that is not one: built again */
+	if (ab_fetch_set_parse(&v->fetched, ab_json_get(st, "fetched")) < 0)
+		v->ok = 0;
 	v->steps = dup_or_null(ab_json_get(st, "steps"));
 	v->relink = dup_or_null(ab_json_get(st, "relink"));
 	v->cmake = dup_or_null(ab_json_get(st, "cmake"));
-	v->cargo = dup_or_null(ab_json_get(st, "cargo"));
+	v->cargo = ab_cargo_record_parse(ab_json_get(st, "cargo"));
+	if (ab_json_get(st, "cargo") && !v->cargo)
+		v->ok = 0;
 	v->reproducible = dup_or_null(ab_json_get(st, "reproducible"));
 	v->sandbox = dup_or_null(ab_json_get(st, "sandbox"));
 	v->toolchain = dup_or_null(ab_json_get(st, "toolchain"));
 	v->host_probes = dup_or_null(ab_json_get(st, "host_probes"));
 	v->ccache = dup_or_null(ab_json_get(st, "ccache"));
 	v->compile_log = ab_json_str(st, "compile_log") ? ab_strdup(ab_json_str(st, "compile_log")) : NULL;
-	ab_variant_record_set_probe(v, dup_or_null(ab_json_get(st, "probe")));
+	ab_variant_record_set_probe(v, ab_probe_result_new(dup_or_null(ab_json_get(st, "probe"))));
 	v->upstream_diff = dup_or_null(ab_json_get(st, "upstream_diff"));
 	return v;
 }
@@ -425,13 +421,13 @@ ab_variant_record_release(struct ab_variant_record *v)
 		free(v->uses[i].path);
 	}
 	free(v->uses);
-	cJSON_Delete(v->fetched);
+	ab_fetch_set_release(&v->fetched);
 	cJSON_Delete(v->steps);
 	cJSON_Delete(v->tree);
 	cJSON_Delete(v->relink);
 	cJSON_Delete(v->cmake);
-	cJSON_Delete(v->cargo);
-	cJSON_Delete(v->probe);
+	ab_cargo_record_free(v->cargo);
+	ab_probe_result_free(v->probe);
 	cJSON_Delete(v->upstream_diff);
 	cJSON_Delete(v->reproducible);
 	cJSON_Delete(v->sandbox);
@@ -462,10 +458,10 @@ ab_run_record_release(struct ab_run_record *run)
 	free(run->write_dir);
 	ab_strv_free(&run->earlier_invocations);
 	ab_strv_free(&run->inputs);
-	cJSON_Delete(run->toolchain);
+	ab_tool_ids_release(&run->toolchain);
 	free(run->options.ccache_remote);
 	free(run->options.ccache_dir);
-	cJSON_Delete(run->sources);
+	ab_fetch_set_release(&run->sources);
 	for (size_t i = 0; i < run->nvariants; i++)
 		ab_variant_record_release(&run->variants[i]);
 	free(run->variants);

@@ -12,11 +12,25 @@
  * carry (ab_record_runtime_json, ab_record_allocator_json,
  * ab_record_artifacts_json).
  *
- * Documents other modules shape stay cJSON payloads owned by the record:
- * fetch and materialize records (builder/source.h), step records, relink
- * documents, CMake records, probe records, upstream-diff reports. What the
- * build decides on is typed: the keys, ok, the artifacts and their
- * digests, the probe's verdict.
+ * What the build decides on and reads back is typed: the keys, ok, the
+ * artifacts and their digests, and the records of the modules that make
+ * them, each with one serializer (struct -> cJSON, where a file is
+ * written) and one parser (cJSON -> struct, where state.json or a shard is
+ * read), beside its struct:
+ *   probe      struct ab_probe_result (provenance/record/proberesult.h): allocator,
+ *              version, secure level, verdict, problems, overrides, beside
+ *              the probe's report as it is written
+ *   cargo      struct ab_cargo_record (provenance/record/cargoprov.h): Cargo.lock's
+ *              digest, the crates, the jemalloc a crate bundles
+ *   fetched    struct ab_fetch_set of struct ab_fetch_record
+ *              (provenance/record/fetchrec.h): each source's commit and tree,
+ *              sha256 or dirHash, and origin; the run's sources too
+ *   toolchain  the run's struct ab_tool_ids (provenance/record/toolchain.h): each
+ *              tool's --version line and digest
+ * Documents other modules shape and the build only carries stay cJSON
+ * payloads owned by the record: materialize records (builder/source.h),
+ * step records, relink documents, CMake records,
+ * upstream-diff reports, a variant's toolchain record.
  *
  *   struct ab_variant_record v = {0};       or ab_variant_record_load(&old, path)
  *   ... fill it ...
@@ -33,6 +47,10 @@
 
 #include "../../lib/hash.h"
 #include "../../lib/util.h"
+#include "cargoprov.h"
+#include "fetchrec.h"
+#include "proberesult.h"
+#include "toolchain.h"
 
 struct ab_artifact_record {
 	char *path;              /* relative to OUTDIR */
@@ -77,14 +95,13 @@ struct ab_variant_record {
 	struct ab_use_record *uses; /* the artifacts of other variants it used; made by each run, not in state.json */
 	size_t nuses;
 
-	cJSON *fetched;      /* source id -> fetch record of the sources its tree is made of */
+	struct ab_fetch_set fetched; /* source id -> fetch record of the sources its tree is made of (provenance/record/fetchrec.h) */
 	cJSON *steps;        /* its step records, in order; NULL when none ran */
 	cJSON *tree;         /* the materialize record of its source tree */
 	cJSON *relink;       /* relink variants: the relink document */
 	cJSON *cmake;        /* cmake variants: the CMake record */
-	cJSON *cargo;        /* cargo variants: what Cargo.lock resolved (provenance/record/cargoprov.h) */
-	cJSON *probe;        /* the probe record */
-	int probe_failed;    /* the probe found a problem: its record says "ok": false */
+	struct ab_cargo_record *cargo; /* cargo variants: what Cargo.lock resolved (provenance/record/cargoprov.h), or NULL */
+	struct ab_probe_result *probe; /* the probe's verdict and record (provenance/record/proberesult.h), or NULL */
 	cJSON *upstream_diff;
 	cJSON *reproducible; /* what was done for path independence (builder/ccwrap.h), {"enabled": ...} */
 	cJSON *sandbox;      /* where its steps ran (builder/isolation.h), {"enabled": ...}; NULL in a record
@@ -124,8 +141,8 @@ struct ab_run_record {
 		char *ccache_remote; /* with ccache: its remote storage in effect (password redacted), or NULL */
 		char *ccache_dir;    /* with ccache: its local cache directory in effect, or NULL */
 	} options;
-	cJSON *toolchain;    /* tool -> identity (internalParameters) */
-	cJSON *sources;      /* source id -> fetch record: this run's fetches, else what the variants recorded */
+	struct ab_tool_ids toolchain; /* the tools' identities (internalParameters; provenance/record/toolchain.h) */
+	struct ab_fetch_set sources; /* source id -> fetch record: this run's fetches, else what the variants recorded */
 	struct ab_variant_record *variants; /* in the plan's order */
 	size_t nvariants;
 	struct ab_dependency *deps;
@@ -148,8 +165,8 @@ struct ab_run_record {
 
 /* free what an artifact record holds */
 void ab_artifact_record_release(struct ab_artifact_record *a);
-/* the record's probe and its verdict; takes probe (NULL: none) */
-void ab_variant_record_set_probe(struct ab_variant_record *v, cJSON *probe);
+/* the record's probe; takes probe (NULL: none) */
+void ab_variant_record_set_probe(struct ab_variant_record *v, struct ab_probe_result *probe);
 /* a copy of the n artifact records of from into v (a runtime_of variant has its base's) */
 void ab_variant_record_copy_artifacts(struct ab_variant_record *v, const struct ab_variant_record *from);
 /* do this record's artifact digests still match the files below outdir? */

@@ -151,10 +151,13 @@ version_of(struct ctx *c, const struct tool *t, const char *path)
 
 	switch (t->version) {
 	case VER_FLAG: {
-		char *argv[] = {(char *)path, "--version", NULL};
+		struct ab_tool_id id;
 
-		out = run(c, argv, 0);
-		break;
+		ab_toolchain_identify(&id, path, ab_env_envp(&c->env));
+		line = id.version;
+		id.version = NULL;
+		ab_tool_id_release(&id);
+		return line;
 	}
 	case VER_RUN: {
 		char *argv[] = {(char *)path, NULL};
@@ -644,4 +647,92 @@ ab_toolchain_diff(const cJSON *a, const cJSON *b)
 			free(dy);
 		}
 	return d;
+}
+
+/* ---- a tool's identity ---- */
+
+void
+ab_toolchain_identify(struct ab_tool_id *out, const char *tool, char *const *envp)
+{
+	char *argv[] = {(char *)tool, "--version", NULL};
+	struct ab_proc p = {.argv = argv, .envp = envp, .max_output = 1 << 20};
+	struct ab_proc_result res;
+	struct ab_buf o = {0}, err = {0};
+	int ok;
+
+	memset(out, 0, sizeof(*out));
+	out->name = ab_strdup(tool);
+	p.out = &o;
+	p.err = &err;
+	/* a missing tool is not an error: its absence is part of the record */
+	ab_report_mute();
+	ok = ab_proc_run(&res, &p) == 0 && res.exit_code == 0 && o.s;
+	ab_report_unmute();
+	if (ok) {
+		out->version = first_line(o.s);
+		ab_hash_buf(out->sha256, o.s, o.len);
+	}
+	ab_buf_free(&o);
+	ab_buf_free(&err);
+}
+
+void
+ab_tool_ids_add(struct ab_tool_ids *ids, const char *name, char *const *envp)
+{
+	ids->v = ab_realloc(ids->v, (ids->n + 1) * sizeof(*ids->v));
+	ab_toolchain_identify(&ids->v[ids->n++], name, envp);
+}
+
+cJSON *
+ab_tool_ids_json(const struct ab_tool_ids *ids)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t i = 0; i < ids->n; i++) {
+		const struct ab_tool_id *t = &ids->v[i];
+		cJSON *e = cJSON_AddObjectToObject(o, t->name);
+
+		ab_json_add_str_or_null(e, "version", t->version);
+		if (t->version)
+			cJSON_AddStringToObject(e, "version_output_sha256", t->sha256);
+	}
+	return o;
+}
+
+int
+ab_tool_ids_parse(struct ab_tool_ids *out, const cJSON *doc)
+{
+	const cJSON *it;
+
+	memset(out, 0, sizeof(*out));
+	if (!cJSON_IsObject(doc)) {
+		ab_error("internalParameters.toolchain: not an object");
+		return AB_EFAIL;
+	}
+	out->v = ab_calloc((size_t)cJSON_GetArraySize(doc) + 1, sizeof(*out->v));
+	cJSON_ArrayForEach(it, doc) {
+		struct ab_tool_id *t = &out->v[out->n++];
+		const char *v = ab_json_str(it, "version"), *sha = ab_json_str(it, "version_output_sha256");
+
+		t->name = ab_strdup(it->string);
+		t->version = v ? ab_strdup(v) : NULL;
+		snprintf(t->sha256, sizeof(t->sha256), "%s", sha ? sha : "");
+	}
+	return 0;
+}
+
+void
+ab_tool_id_release(struct ab_tool_id *t)
+{
+	free(t->name);
+	free(t->version);
+}
+
+void
+ab_tool_ids_release(struct ab_tool_ids *ids)
+{
+	for (size_t i = 0; i < ids->n; i++)
+		ab_tool_id_release(&ids->v[i]);
+	free(ids->v);
+	memset(ids, 0, sizeof(*ids));
 }

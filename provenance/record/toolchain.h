@@ -27,11 +27,20 @@
  * so with o->cache the record is kept in that file with the identity
  * (device, inode, size, mtime) of each tool found and of dpkg's status
  * file, and reused while they are unchanged.
+ *
+ * A tool's identity is what `TOOL --version` prints: its first line (the
+ * record's "version") and, for the build's content key and its
+ * statement's internalParameters.toolchain, the SHA-256 of all it
+ * printed (ab_toolchain_identify, the one run of a tool's --version).
  */
 #ifndef AB_TOOLCHAIN_H
 #define AB_TOOLCHAIN_H
 
+#include <stddef.h>
+
 #include <cjson/cJSON.h>
+
+#include "../../lib/hash.h"
 
 struct ab_toolchain_opts {
 	const char *path;  /* the PATH the tools are looked up in (without the compiler wrapper); NULL: $PATH */
@@ -65,5 +74,31 @@ void ab_toolchain_descriptors(cJSON *arr, const cJSON *record);
  * and b (present in either), as "NAME: A -> B" strings onto a new array
  */
 cJSON *ab_toolchain_diff(const cJSON *a, const cJSON *b);
+
+/* one tool's identity: what `name --version` printed */
+struct ab_tool_id {
+	char *name;
+	char *version;               /* its first line; NULL: the tool is missing or failed */
+	char sha256[AB_HEX_LEN + 1]; /* of all it printed on stdout; "" with version NULL */
+};
+/* the tools a build identified, in the order they were (internalParameters.toolchain) */
+struct ab_tool_ids {
+	struct ab_tool_id *v;
+	size_t n;
+};
+/*
+ * Run `tool --version` (an argv vector; tool looked up in envp's PATH
+ * unless it has a slash) with envp into *out (ab_tool_id_release); a
+ * missing tool is no error: its version is NULL
+ */
+void ab_toolchain_identify(struct ab_tool_id *out, const char *tool, char *const *envp);
+/* the identity of tool name appended to ids (ab_toolchain_identify) */
+void ab_tool_ids_add(struct ab_tool_ids *ids, const char *name, char *const *envp);
+/* {name: {"version", "version_output_sha256"} or {"version": null}}, a new object */
+cJSON *ab_tool_ids_json(const struct ab_tool_ids *ids);
+/* the same read back (a shard's statement) into *out; AB_EFAIL (reported) when it is not such an object */
+int ab_tool_ids_parse(struct ab_tool_ids *out, const cJSON *doc);
+void ab_tool_id_release(struct ab_tool_id *t);
+void ab_tool_ids_release(struct ab_tool_ids *ids);
 
 #endif

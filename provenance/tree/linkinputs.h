@@ -36,7 +36,7 @@
 #include "../../lib/util.h"
 
 struct ab_link_input {
-	char *arg;         /* what named it: "../lib/libx.a", "-lm", "-Wl,--version-script=v.map", "@o.rsp" */
+	char *arg;         /* what named it: "../../lib/libx.a", "-lm", "-Wl,--version-script=v.map", "@o.rsp" */
 	char *path;        /* absolute, normalised (symlinks kept); NULL for a -l library not found */
 	char *via;         /* how it was found: "argv", "-L ../lib", "default search path",
 	                      "response file o.rsp", "linker script /usr/lib/x/libc.so" */

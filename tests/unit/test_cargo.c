@@ -1,7 +1,8 @@
 /*
  * Unit tests of the cargo build system (builder/cargo, issue 17): the
  * recipe keys, the command and environment the plan gives cargo, the
- * Cargo.lock reader of provenance/record/cargoprov, and the probe's check of a
+ * Cargo.lock reader of provenance/record/cargoprov and its typed record read
+ * back and written again, and the probe's check of a
  * crate-bundled jemalloc against its version (provenance/probe/probe.h).
  */
 #include "../../builder/cargo.h"
@@ -141,9 +142,45 @@ test_bundled(void)
 	cJSON_Delete(rec);
 }
 
+static const char cargo_doc[] =
+    "{\"lockfile\":{\"path\":\"Cargo.lock\",\"sha256\":"
+    "\"2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa\"},\"crates_dir\":\"/c\","
+    "\"crates\":[{\"name\":\"jemalloc-sys\",\"version\":\"0.3.2\",\"source\":\"registry+x\","
+    "\"checksum\":\"Could not get crate checksum\",\"checksum_valid\":false,\"package_checksum\":\"p\","
+    "\"dir\":\"/c/jemalloc-sys-0.3.2\",\"dirHash\":\"d\"},{\"name\":\"libc\",\"version\":\"0.2.1\","
+    "\"source\":\"registry+x\",\"checksum\":null,\"checksum_valid\":false,\"dir\":null,\"dirHash\":null}],"
+    "\"jemalloc\":{\"crate\":\"jemalloc-sys\",\"crate_version\":\"0.3.2\",\"version\":\"5.1.0-0-g61efbda\","
+    "\"file\":\"configure/VERSION\"}}";
+
+static void
+test_record(void)
+{
+	cJSON *in = cJSON_Parse(cargo_doc), *out;
+	struct ab_cargo_record *r = ab_cargo_record_parse(in);
+	char *text;
+
+	CHECK(r != NULL);
+	if (!r) {
+		cJSON_Delete(in);
+		return;
+	}
+	CHECK(r->ncrates == 2 && !r->crates[0].checksum_valid && !r->crates[1].dir && !r->crates[1].checksum);
+	CHECK_STR(r->jemalloc.version, "5.1.0-0-g61efbda");
+	out = ab_cargo_record_json(r);
+	text = cJSON_PrintUnformatted(out);
+	CHECK_STR(text, cargo_doc);
+	cJSON_free(text);
+	cJSON_Delete(out);
+	ab_cargo_record_free(r);
+	ab_cargo_record_free(NULL);
+	CHECK(ab_cargo_record_parse(in->child) == NULL && ab_cargo_record_parse(NULL) == NULL);
+	cJSON_Delete(in);
+}
+
 int
 main(void)
 {
+	test_record();
 	test_recipe_and_plan();
 	test_lock();
 	test_bundled();

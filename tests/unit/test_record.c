@@ -1,7 +1,12 @@
 /*
  * Unit tests of provenance/record/record: a state.json read back and written
  * again is the same document, field order included; a fresh record has
- * the order a build writes; a state that is not a record is none.
+ * the order a build writes; a state that is not a record is none. The
+ * typed parts a build keeps: a probe's result (its verdict read from its
+ * report, the report written as it was) and the tools' identities
+ * (internalParameters.toolchain) read back and written again; fetch
+ * records of each kind the same, and one without what identifies its bytes
+ * is none.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +20,9 @@
 static const char reprobed[] =
     "{\"label\":\"a\",\"kind\":\"autotools\",\"base\":\"a\",\"key\":\"k1\",\"dir\":\"variants/a\","
     "\"artifact_dir\":\"variants/a/build\",\"source\":\"s\",\"allocator\":{\"kind\":\"jemalloc\","
-    "\"archive\":\"lib/x.a\"},\"fetched\":{\"s\":{\"kind\":\"archive\"}},\"steps\":[{\"step\":\"source\"}],"
+    "\"archive\":\"lib/x.a\"},\"fetched\":{\"s\":{\"kind\":\"archive\",\"urls\":[\"https://h/x.tar\"],"
+    "\"sha256\":\"ab\",\"strip\":1,\"size\":12,\"origin\":\"https://h/x.tar\",\"origin_kind\":\"url\","
+    "\"cached_from\":\"https://h/x.tar\"}},\"steps\":[{\"step\":\"source\"}],"
     "\"source\":{\"source\":\"s\",\"dirHash\":\"d\"},\"artifacts\":[{\"path\":\"variants/a/build/lib/x.a\","
     "\"artifact\":\"lib/x.a\",\"size\":12,\"sha256\":\"ab\",\"allocator_archive\":true,"
     "\"allocator_version\":\"5.3.0-0-gabcdef0\",\"bogus_version\":false}],\"upstream_diff\":{\"matches\":true},"
@@ -38,7 +45,7 @@ test_round_trip(void)
 	CHECK(v != NULL);
 	if (!v)
 		return;
-	CHECK(v->loaded && v->ok && v->probe_failed);
+	CHECK(v->loaded && v->ok && v->probe && v->probe->failed && !v->probe->ok && v->probe->nproblems == 0);
 	CHECK_STR(v->source, "s");
 	CHECK_STR(ab_json_str(v->tree, "dirHash"), "d");
 	CHECK(v->nartifacts == 1 && v->artifacts[0].size == 12 && v->artifacts[0].allocator_archive);
@@ -102,9 +109,143 @@ test_not_a_record(void)
 	cJSON_Delete(j);
 }
 
+static const char probe_report[] =
+    "{\"allocator\":\"mimalloc\",\"version\":\"2.1.7\",\"secure\":3,\"overrides\":[{\"setting\":"
+    "\"MIMALLOC_ARENA_EAGER_COMMIT\",\"origin\":\"runtime\",\"requested\":\"2\",\"effective\":null,"
+    "\"status\":\"ignored\"}],\"problems\":[{\"kind\":\"ignored\",\"setting\":null,\"origin\":\"runtime\","
+    "\"message\":\"m\"}],\"run\":{\"exit_status\":0},\"ok\":false}";
+
+static void
+test_probe_result(void)
+{
+	struct ab_probe_result *r = ab_probe_result_new(cJSON_Parse(probe_report));
+	cJSON *out;
+	char *text;
+
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK_STR(r->allocator, "mimalloc");
+	CHECK_STR(r->version, "2.1.7");
+	CHECK(r->secure == 3 && !r->ok && r->failed);
+	CHECK(r->nproblems == 1 && !r->problems[0].setting);
+	CHECK_STR(r->problems[0].message, "m");
+	CHECK(r->noverrides == 1 && !r->overrides[0].effective && !r->overrides[0].option);
+	CHECK_STR(r->overrides[0].status, "ignored");
+	out = ab_probe_result_json(r);
+	text = unformatted(out);
+	CHECK_STR(text, probe_report);
+	cJSON_free(text);
+	cJSON_Delete(out);
+	ab_probe_result_free(r);
+	ab_probe_result_free(NULL);
+	/* a report without a verdict: neither ok nor failed, no secure level */
+	r = ab_probe_result_new(cJSON_Parse("{\"allocator\":null}"));
+	CHECK(r && !r->allocator && !r->ok && !r->failed && r->secure == -1 && !r->nproblems);
+	ab_probe_result_free(r);
+	CHECK(ab_probe_result_new(NULL) == NULL);
+}
+
+static const char tool_ids[] =
+    "{\"cc\":{\"version\":\"gcc (Debian 12.2.0-14) 12.2.0\",\"version_output_sha256\":\"ab01\"},"
+    "\"ccache\":{\"version\":null}}";
+
+static void
+test_tool_ids(void)
+{
+	struct ab_tool_ids ids;
+	cJSON *in = cJSON_Parse(tool_ids), *out;
+	char *text, *envp[] = {"PATH=/nonexistent", NULL};
+
+	CHECK(ab_tool_ids_parse(&ids, in) == 0);
+	CHECK(ids.n == 2 && !ids.v[1].version);
+	CHECK_STR(ids.v[0].sha256, "ab01");
+	/* a missing tool is recorded as missing, with no error */
+	ab_tool_ids_add(&ids, "no-such-tool-here", envp);
+	CHECK(ids.n == 3 && !ids.v[2].version && !ids.v[2].sha256[0]);
+	ab_tool_id_release(&ids.v[--ids.n]);
+	{
+		/* the compiler that built this test: its first line and the digest of all it printed */
+		char *path[] = {"PATH=/usr/local/bin:/usr/bin:/bin", NULL};
+		struct ab_tool_id t;
+
+		ab_toolchain_identify(&t, "cc", path);
+		CHECK(t.version && !strchr(t.version, '\n') && strlen(t.sha256) == AB_HEX_LEN);
+		ab_tool_id_release(&t);
+	}
+	out = ab_tool_ids_json(&ids);
+	text = unformatted(out);
+	CHECK_STR(text, tool_ids);
+	cJSON_free(text);
+	cJSON_Delete(out);
+	ab_tool_ids_release(&ids);
+	ab_report_mute();
+	CHECK(ab_tool_ids_parse(&ids, in->child->child) < 0 && ids.n == 0);
+	ab_report_unmute();
+	cJSON_Delete(in);
+}
+
+static const char *const fetch_docs[] = {
+	"{\"kind\":\"git\",\"url\":\"https://h/r.git\",\"fetch_url\":\"file:///m/r.git\",\"commit\":\"c1\","
+	"\"tree\":\"t1\",\"origin\":\"file:///m/r.git\",\"origin_kind\":\"fetch\",\"cached_from\":null}",
+	"{\"kind\":\"git\",\"url\":\"https://h/r.git\",\"fetch_url\":\"https://h/r.git\",\"ref\":\"main\","
+	"\"ref_kind\":\"branch\",\"commit\":\"c1\",\"tree\":\"t1\",\"origin\":\"/c/git/r\",\"origin_kind\":\"cache\","
+	"\"cached_from\":\"https://h/r.git\"}",
+	"{\"kind\":\"dir\",\"dir\":\"src\",\"dirHash\":\"d1\",\"files\":3,\"bytes\":5000000000}",
+};
+
+static void
+test_fetch_records(void)
+{
+	struct ab_fetch_set set;
+	cJSON *in, *out;
+	char *text;
+
+	for (size_t i = 0; i < sizeof(fetch_docs) / sizeof(fetch_docs[0]); i++) {
+		struct ab_fetch_record *r, *c;
+
+		in = cJSON_Parse(fetch_docs[i]);
+		r = ab_fetch_record_parse(in);
+		CHECK(r != NULL);
+		if (!r) {
+			cJSON_Delete(in);
+			continue;
+		}
+		c = ab_fetch_record_copy(r);
+		out = ab_fetch_record_json(c);
+		text = unformatted(out);
+		CHECK_STR(text, fetch_docs[i]);
+		cJSON_free(text);
+		cJSON_Delete(out);
+		ab_fetch_record_free(c);
+		ab_fetch_record_free(r);
+		cJSON_Delete(in);
+	}
+	ab_fetch_record_free(NULL);
+	/* no commit, no sha256, an unknown kind: not a fetch record; a set with one is none */
+	in = cJSON_Parse("{\"a\":{\"kind\":\"git\",\"tree\":\"t\"},\"b\":{\"kind\":\"archive\"},\"c\":{\"kind\":\"svn\"}}");
+	for (const cJSON *it = in->child; it; it = it->next)
+		CHECK(ab_fetch_record_parse(it) == NULL);
+	CHECK(ab_fetch_set_parse(&set, in) < 0 && set.n == 0);
+	cJSON_Delete(in);
+	/* a set: put replaces, the order is the order of first puts */
+	CHECK(ab_fetch_set_parse(&set, NULL) == 0 && !set.present);
+	in = cJSON_Parse(fetch_docs[2]);
+	ab_fetch_set_put(&set, "y", ab_fetch_record_parse(in));
+	ab_fetch_set_put(&set, "x", ab_fetch_record_parse(in));
+	ab_fetch_set_put(&set, "y", ab_fetch_record_parse(in));
+	CHECK(set.present && set.n == 2 && ab_fetch_set_get(&set, "x") && !ab_fetch_set_get(&set, "z"));
+	CHECK(!strcmp(set.v[0].id, "y"));
+	ab_fetch_set_release(&set);
+	cJSON_Delete(in);
+}
+
 int
 main(void)
 {
+	test_fetch_records();
+	test_probe_result();
+	test_tool_ids();
 	test_round_trip();
 	test_fresh_order();
 	test_not_a_record();
