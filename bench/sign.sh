@@ -3,7 +3,8 @@
 # (recipes/jemalloc-5.3.0-policy.json: one statement, 2 subjects of 42 MB,
 # 9 byproducts), each target under 50 ms of wall time:
 #  (a) allocbuild sign OUTDIR --key KEY.pem, Ed25519 and ECDSA P-256:
-#      read the statement, sign its PAE, write the envelopes and signers.json;
+#      read the statement, sign its PAE, write the envelopes and signers.json,
+#      and the in-toto links (their digests those the build recorded);
 #  (b) allocbuild verify --key PUB.pem OUTDIR/provenance/provenance.intoto.jsonl:
 #      the signature over the PAE, then every subject and byproduct digest
 #      against the files (the 84 MB of artifacts re-hashed, on lib/pool);
