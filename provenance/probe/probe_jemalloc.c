@@ -489,3 +489,12 @@ ab_probe_jemalloc_bundled(cJSON *rec, const char *version, const char *from)
 	ab_probe_finish(rec);
 	return n;
 }
+
+int
+ab_probe_result_bundled(struct ab_probe_result *r, const char *version, const char *from)
+{
+	int n = ab_probe_jemalloc_bundled(r->report, version, from);
+
+	ab_probe_result_read(r);
+	return n;
+}

@@ -1,7 +1,8 @@
 /*
  * probe_record: the parts of a probe record that the allocator-specific
  * probes (probe_jemalloc.c, probe_mimalloc.c) and probe.c share, and the
- * typed result a build keeps (struct ab_probe_result).
+ * recipe's expect checked on a build's typed result
+ * (provenance/record/proberesult.h).
  */
 #include "probe.h"
 #include "probe_impl.h"
@@ -170,15 +171,6 @@ int
 ab_probe_ok(const cJSON *rec)
 {
 	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "ok"));
-}
-
-int
-ab_probe_result_bundled(struct ab_probe_result *r, const char *version, const char *from)
-{
-	int n = ab_probe_jemalloc_bundled(r->report, version, from);
-
-	ab_probe_result_read(r);
-	return n;
 }
 
 int
