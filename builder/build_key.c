@@ -12,6 +12,7 @@
 
 #include "../lib/jsonio.h"
 #include "../provenance/record/ccstats.h"
+#include "../provenance/record/toolchain.h"
 #include "isolation.h"
 
 #define KEY_FORMAT "allocbuild-variant-key 1"

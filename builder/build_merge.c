@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../lib/jsonio.h"
+#include "../provenance/record/toolchain.h"
 
 /* ---- a merge of shards ---- */
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../lib/progress.h"
+#include "../provenance/record/cargoprov.h"
 #include "../provenance/probe/probe.h"
 #include "../provenance/tree/updiff.h"
 #include "isolation.h"

@@ -14,6 +14,7 @@
 #include "../lib/jsonio.h"
 #include "../lib/progress.h"
 #include "../provenance/record/manifest.h"
+#include "../provenance/record/toolchain.h"
 #include "ccwrap.h"
 #include "isolation.h"
 

@@ -14,6 +14,7 @@
 
 #include "../lib/jsonio.h"
 #include "../lib/progress.h"
+#include "../provenance/record/cargoprov.h"
 #include "../provenance/record/cmakeprov.h"
 #include "../provenance/record/manifest.h"
 #include "../provenance/runs/runrec.h"

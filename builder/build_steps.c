@@ -15,12 +15,14 @@
 #include <time.h>
 
 #include "../lib/atomic.h"
+#include "../lib/dirwalk.h"
 #include "../lib/jobserver.h"
 #include "../lib/jsonio.h"
 #include "../lib/progress.h"
 #include "../lib/version.h"
 #include "../provenance/alloc/allocver.h"
 #include "../provenance/tree/artdiff.h"
+#include "../provenance/record/cargoprov.h"
 #include "../provenance/record/ccstats.h"
 #include "../provenance/record/cmakeprov.h"
 #include "../provenance/alloc/hostprobe.h"
