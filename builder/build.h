@@ -19,27 +19,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "build_opts.h"
 #include "plan.h"
 #include "../provenance/record/record.h"
 #include "source.h"
-
-/* what a build that ran to its end shows its command (cli/buildtable.c prints it as the final table) */
-struct ab_build_outcome {
-	const struct ab_plan *plan;
-	const struct ab_run_record *run; /* run->variants[vi] is the record of plan->vars[vi] */
-	const int *compiled;             /* per plan->vars: compiled in this run (its ccache figures are this run's) */
-	int signatures_removed;          /* OUTDIR's signatures went with its old statement: sign again */
-	int signatures_kept;             /* nothing changed, and OUTDIR's signatures stand */
-};
-
-struct ab_build_opts {
-	const struct ab_source_opts *src;
-	int keep_going;  /* a failed variant does not stop the others */
-	int force;       /* rebuild even when up to date */
-	int have_lock;   /* the caller holds OUTDIR's lock (ab_build_lock) */
-	/* called when the build ran to its end (any variant failed or not), before the lock is let go; NULL: none */
-	void (*finished)(const struct ab_build_outcome *out);
-};
 
 /* run the plan; 0, AB_ECHECK or AB_EFAIL, every problem reported once */
 int ab_build_run(const struct ab_plan *p, const struct ab_build_opts *o);

@@ -5,7 +5,7 @@
  * in-toto statement provenance.intoto.json and SHA256SUMS; and the readers
  * behind `verify` and `env`.
  *
- * The build (builder/build.c) fills one run record (provenance/record/record.h):
+ * The build (builder/build_runrec.c) fills one run record (provenance/record/record.h):
  * the recipe, invocation id, times, options, toolchain, the sources'
  * fetch records, the resolved dependencies, one record per variant and
  * the documents other modules shaped. ab_manifest_write() turns it into

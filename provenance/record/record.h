@@ -1,7 +1,8 @@
 /*
  * record: what a build records, typed. One struct ab_variant_record per
- * variant and one struct ab_run_record for the run: builder/build.c fills
- * them from the plan and as the steps run, its final table reads them,
+ * variant and one struct ab_run_record for the run: builder/build's parts
+ * fill them from the plan and as the steps run (build_record.c,
+ * build_steps.c, build_runrec.c), cli/buildtable.c's final table reads them,
  * and provenance/record/manifest.c writes every manifest from them
  * (docs/manifests.md).
  *
