@@ -324,6 +324,7 @@ run_phases(struct ctx *c, int *probe_bad)
 	ab_build_check_variants(c, probe_bad);
 	ab_netfwd_stop(c->net);
 	c->net = NULL;
+	ab_build_link_records(c);
 	if ((e = ab_build_write_states(c)) < 0 || (e = ab_build_write_manifests(c)) < 0)
 		return e;
 	return 0;

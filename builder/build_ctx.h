@@ -96,6 +96,13 @@ int ab_build_write_states(struct ctx *c);
 
 /* build_runrec.c: the run record and the manifests */
 void ab_build_run_init(struct ctx *c);
+/*
+ * each record's base and from as indexes into the run record
+ * (base_ix, from_ix), from the plan's resolution of the labels, once the
+ * records are settled (a record taken from state.json or a shard replaces
+ * the whole struct): the manifests and the table look no label up
+ */
+void ab_build_link_records(struct ctx *c);
 int ab_build_manifests(struct ctx *c);
 int ab_build_write_manifests(struct ctx *c);
 

@@ -100,6 +100,17 @@ run_sources(struct ctx *c)
 	}
 }
 
+_Static_assert(AB_PLAN_NONE == AB_RECORD_NONE, "a plan index that is none is a record index that is none");
+
+void
+ab_build_link_records(struct ctx *c)
+{
+	for (size_t vi = 0; vi < c->run.nvariants; vi++) {
+		c->run.variants[vi].base_ix = c->p->vars[vi].base_vi;
+		c->run.variants[vi].from_ix = c->p->vars[vi].from_vi;
+	}
+}
+
 /* what each build variant used of other variants ({variant:...} references), as those were built */
 static void
 run_uses(struct ctx *c)
@@ -291,6 +302,7 @@ int
 ab_build_manifests(struct ctx *c)
 {
 	ab_utc_time(c->run.finished_on, sizeof(c->run.finished_on), time(NULL));
+	ab_build_link_records(c);
 	run_sources(c);
 	run_uses(c);
 	run_dependencies(c);

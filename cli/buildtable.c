@@ -56,11 +56,11 @@ table_row(char **cells, const struct ab_build_outcome *o, size_t vi)
 	char shortsha[16];
 
 	if (v->kind == AB_VARIANT_RELINK)
-		from = &o->run->variants[ab_plan_var_index(p, v->relink.from)];
+		from = ab_run_record_at(o->run, p->vars[vi].from_vi);
 	sha = ab_variant_record_archive_sha256(vr, from);
 	/* a program built with another variant's archive ({variant:...}): that archive (its base's for a runtime_of) */
 	{
-		const struct ab_variant_record *b = ab_run_record_variant(o->run, vr->base);
+		const struct ab_variant_record *b = ab_run_record_at(o->run, p->vars[vi].base_vi);
 
 		for (size_t i = 0; !sha && b && i < b->nuses; i++)
 			if (b->uses[i].path && b->uses[i].sha256[0])

@@ -287,16 +287,16 @@ relink_marking(const cJSON *relink, const char *from)
 	return m;
 }
 
-/* the labels of the diagnostic relinks of the variant labelled label; NULL when none */
+/* the labels of the diagnostic relinks of run's variant at index ix; NULL when none */
 static cJSON *
-relinks_of(const struct ab_run_record *run, const char *label)
+relinks_of(const struct ab_run_record *run, size_t ix)
 {
 	cJSON *a = NULL;
 
 	for (size_t i = 0; i < run->nvariants; i++) {
 		const struct ab_variant_record *it = &run->variants[i];
 
-		if (!it->ok || !it->relink || !it->from || strcmp(it->from, label))
+		if (!it->ok || !it->relink || it->from_ix != ix)
 			continue;
 		if (!a)
 			a = cJSON_CreateArray();
@@ -353,7 +353,7 @@ host_probes_of(const struct ab_run_record *run, const struct ab_variant_record *
 	for (int guard = 0; st && guard < 3; guard++) {
 		if (st->host_probes)
 			return st->host_probes;
-		st = ab_run_record_variant(run, st->from ? st->from : st->base);
+		st = ab_run_record_at(run, st->from ? st->from_ix : st->base_ix);
 	}
 	return NULL;
 }
@@ -362,7 +362,7 @@ static cJSON *
 binary_variant(const struct ab_run_record *run, const struct ab_variant_record *st)
 {
 	/* the source identity is the base variant's (runtime_of shares its binary) */
-	const struct ab_variant_record *base = ab_run_record_variant(run, st->base);
+	const struct ab_variant_record *base = ab_run_record_at(run, st->base_ix);
 	cJSON *v = cJSON_CreateObject(), *al, *relinks;
 	const char *archive_sha;
 	char *bin;
@@ -381,9 +381,9 @@ binary_variant(const struct ab_run_record *run, const struct ab_variant_record *
 	cJSON_AddItemToObject(v, "runtime", ab_record_runtime_json(st));
 	if (st->relink)
 		cJSON_AddItemToObject(v, "diagnostic_relink", relink_marking(st->relink, st->from));
-	else if ((relinks = relinks_of(run, st->label)))
+	else if ((relinks = relinks_of(run, (size_t)(st - run->variants))))
 		cJSON_AddItemToObject(v, "diagnostic_relinks", relinks);
-	archive_sha = ab_variant_record_archive_sha256(st, ab_run_record_variant(run, st->from));
+	archive_sha = ab_variant_record_archive_sha256(st, ab_run_record_at(run, st->from_ix));
 	al = ab_record_allocator_json(st);
 	if (archive_sha)
 		cJSON_AddStringToObject(al, "archive_sha256", archive_sha);

@@ -101,12 +101,9 @@ ab_variant_record_archive_sha256(const struct ab_variant_record *v, const struct
 }
 
 const struct ab_variant_record *
-ab_run_record_variant(const struct ab_run_record *run, const char *label)
+ab_run_record_at(const struct ab_run_record *run, size_t ix)
 {
-	for (size_t i = 0; label && i < run->nvariants; i++)
-		if (!strcmp(run->variants[i].label, label))
-			return &run->variants[i];
-	return NULL;
+	return ix < run->nvariants ? &run->variants[ix] : NULL;
 }
 
 int

@@ -72,6 +72,8 @@ struct ab_use_record {
 	char sha256[AB_HEX_LEN + 1]; /* "" with path NULL */
 };
 
+#define AB_RECORD_NONE ((size_t)-1)
+
 struct ab_variant_record {
 	char *label;
 	char *kind;          /* "autotools", "cmake", "relink", "runtime_of" */
@@ -82,6 +84,12 @@ struct ab_variant_record {
 	char *artifact_dir;  /* where its artifacts are, relative to OUTDIR */
 	char *source;        /* build variants: the source id */
 	char *from;          /* relink variants: the variant relinked */
+	/*
+	 * base's and from's records as indexes into the run record's variants,
+	 * set once when the run record is assembled (from the plan's, which
+	 * resolved the labels); AB_RECORD_NONE when none or not in the run
+	 */
+	size_t base_ix, from_ix;
 	struct {
 		char *kind;      /* NULL when its base names no allocator; then the others are NULL too */
 		char *archive, *vendored, *upstream; /* each may be NULL */
@@ -184,8 +192,8 @@ const char *ab_variant_record_archive_sha256(const struct ab_variant_record *v,
 int ab_variant_record_reproducible(const struct ab_variant_record *v);
 /* did its steps run in the build sandbox ("sandbox": {"enabled"}; a record without one: no) */
 int ab_variant_record_sandboxed(const struct ab_variant_record *v);
-/* the record of label in run, or NULL */
-const struct ab_variant_record *ab_run_record_variant(const struct ab_run_record *run, const char *label);
+/* run's record at index ix (a base_ix or from_ix), or NULL for AB_RECORD_NONE */
+const struct ab_variant_record *ab_run_record_at(const struct ab_run_record *run, size_t ix);
 
 /* state.json: the record as one document (caller frees with cJSON_Delete) */
 cJSON *ab_variant_record_json(const struct ab_variant_record *v);
