@@ -34,12 +34,7 @@ key_add(struct ab_sha256 *h, const char *tag, const char *value)
 
 /* ---- toolchain identity ---- */
 
-/*
- * Run argv quietly in the children's environment (that of the first
- * variant: they differ only in per-variant paths); its stdout into out.
- * 1 when it ran and exited 0 with output, else 0 (a missing tool is no
- * error: its absence is recorded).
- */
+/* the children's environment (that of the first variant: they differ only in per-variant paths) */
 static void
 tool_env(struct ctx *c, struct ab_env *env)
 {
@@ -49,6 +44,11 @@ tool_env(struct ctx *c, struct ab_env *env)
 		ab_env_set(env, "CCACHE_DIR", c->p->ccache_real);
 }
 
+/*
+ * Run argv quietly in the children's environment; its stdout into out.
+ * 1 when it ran and exited 0 with output, else 0 (a missing tool is no
+ * error: its absence is recorded).
+ */
 static int
 run_tool(struct ctx *c, char **argv, struct ab_buf *out)
 {

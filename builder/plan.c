@@ -857,7 +857,7 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 	free(outdir);
 	p->jobs = o->jobs > 0 ? o->jobs : ab_pool_default_jobs();
 	p->ccache = o->ccache;
-	p->ccache_remote = o->ccache_remote ? ab_strdup(o->ccache_remote) : NULL;
+	p->ccache_remote = ab_strdup_or_null(o->ccache_remote);
 	p->ccache_dir = o->ccache_dir ? ab_path_absolute(o->ccache_dir) : NULL;
 	p->no_sandbox = o->no_sandbox;
 	p->sandbox = !o->no_sandbox;

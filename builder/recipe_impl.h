@@ -66,7 +66,6 @@ void ab_recipe_check_keys(struct ctx *c, const struct ab_jnode *obj, const char 
 void ab_recipe_missing(struct ctx *c, const struct ab_jnode *obj, const char *path, const char *key);
 const char *ab_recipe_str_member(struct ctx *c, const struct ab_jnode *obj, const char *path,
     const char *key, int required, const struct ab_jnode **node);
-char *ab_recipe_dup_or_null(const char *s);
 int ab_recipe_check_ident(struct ctx *c, int line, int col, const char *path, const char *what,
     const char *s);
 int ab_recipe_check_rel_path(struct ctx *c, const struct ab_jnode *n, const char *path, const char *s,

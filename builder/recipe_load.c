@@ -42,7 +42,7 @@ check_recipe(struct ctx *c, const struct ab_jnode *root)
 		ab_recipe_check_ident(c, m->line, m->col, "name", "name", s);
 		r->name = ab_strdup(s);
 	}
-	r->description = ab_recipe_dup_or_null(ab_recipe_str_member(c, root, "$", "description", 0, NULL));
+	r->description = ab_strdup_or_null(ab_recipe_str_member(c, root, "$", "description", 0, NULL));
 
 	/* sources first: variants refer to them wherever they are in the file */
 	m = ab_jnode_member(root, "sources");

@@ -70,12 +70,6 @@ ab_recipe_str_member(struct ctx *c, const struct ab_jnode *obj, const char *path
 	return s;
 }
 
-char *
-ab_recipe_dup_or_null(const char *s)
-{
-	return s ? ab_strdup(s) : NULL;
-}
-
 static int
 is_ident(const char *s)
 {

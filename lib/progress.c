@@ -169,7 +169,7 @@ ab_progress_start(size_t step, const char *label, const char *name)
 	P.run = ab_realloc(P.run, (P.nrun + 1) * sizeof(*P.run));
 	r = &P.run[P.nrun++];
 	r->step = step;
-	r->label = label ? ab_strdup(label) : NULL;
+	r->label = ab_strdup_or_null(label);
 	r->name = ab_strdup(name);
 	r->start = ab_now();
 	if (!P.live && !ab_quiet) {

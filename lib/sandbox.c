@@ -27,7 +27,7 @@ add_op(struct ab_sandbox *sb, int kind, const char *real, const char *inside)
 	sb->ops = ab_realloc(sb->ops, (sb->nops + 1) * sizeof(*sb->ops));
 	op = &sb->ops[sb->nops++];
 	op->kind = kind;
-	op->real = real ? ab_strdup(real) : NULL;
+	op->real = ab_strdup_or_null(real);
 	op->inside = ab_strdup(inside);
 }
 

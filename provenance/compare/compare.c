@@ -266,7 +266,7 @@ add_metric(struct ab_compare_set *s, const char *name, const char *unit, int hig
 {
 	s->metrics = ab_realloc(s->metrics, (s->nmetrics + 1) * sizeof(*s->metrics));
 	s->metrics[s->nmetrics].name = ab_strdup(name);
-	s->metrics[s->nmetrics].unit = unit ? ab_strdup(unit) : NULL;
+	s->metrics[s->nmetrics].unit = ab_strdup_or_null(unit);
 	s->metrics[s->nmetrics].higher = higher;
 	s->metrics[s->nmetrics].builtin = builtin;
 	s->nmetrics++;

@@ -20,7 +20,7 @@ artifact_copy(struct ab_artifact_record *to, const struct ab_artifact_record *a)
 	*to = *a;
 	to->path = ab_strdup(a->path);
 	to->artifact = ab_strdup(a->artifact);
-	to->allocator_version = a->allocator_version ? ab_strdup(a->allocator_version) : NULL;
+	to->allocator_version = ab_strdup_or_null(a->allocator_version);
 	to->parts = a->parts ? cJSON_Duplicate(a->parts, 1) : NULL;
 }
 

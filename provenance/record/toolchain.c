@@ -715,7 +715,7 @@ ab_tool_ids_parse(struct ab_tool_ids *out, const cJSON *doc)
 		const char *v = ab_json_str(it, "version"), *sha = ab_json_str(it, "version_output_sha256");
 
 		t->name = ab_strdup(it->string);
-		t->version = v ? ab_strdup(v) : NULL;
+		t->version = ab_strdup_or_null(v);
 		snprintf(t->sha256, sizeof(t->sha256), "%s", sha ? sha : "");
 	}
 	return 0;

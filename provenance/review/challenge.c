@@ -177,7 +177,7 @@ place(struct artifact *a, const struct ab_challenge *c, size_t ri)
 			abort();
 		g = &a->groups[a->ngroups++];
 		memset(g, 0, sizeof(*g));
-		g->hex = hex ? ab_strdup(hex) : NULL;
+		g->hex = ab_strdup_or_null(hex);
 	}
 	g->recs = realloc(g->recs, (g->n + 1) * sizeof(*g->recs));
 	if (!g->recs)

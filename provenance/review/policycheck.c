@@ -54,7 +54,7 @@ add(const struct at *a, int ok, const char *file, const char *field, const char 
 	memset(l, 0, sizeof(*l));
 	l->rule = a->rule;
 	l->kind = a->kind;
-	l->variant = a->variant ? ab_strdup(a->variant) : NULL;
+	l->variant = ab_strdup_or_null(a->variant);
 	l->ok = ok;
 	l->expected = ok || !expected ? NULL : ab_strdup(expected);
 	l->actual = ab_strdup(actual ? actual : "none");

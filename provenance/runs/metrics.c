@@ -82,11 +82,11 @@ ab_metrics_set(struct ab_metrics *m, const char *name, double value, const char 
 		x = &m->v[m->n++];
 		memset(x, 0, sizeof(*x));
 		x->name = ab_strdup(name);
-		x->cell = cell ? ab_strdup(cell) : NULL;
+		x->cell = ab_strdup_or_null(cell);
 	}
 	free(x->unit);
 	x->value = value;
-	x->unit = unit ? ab_strdup(unit) : NULL;
+	x->unit = ab_strdup_or_null(unit);
 	x->higher = higher;
 	x->reported += reported;
 }
