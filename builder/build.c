@@ -191,7 +191,7 @@ ab_build_ctx_release(struct ctx *c)
 	for (size_t i = 0; c->fetched && i < c->p->r->nsources; i++)
 		ab_fetch_record_free(c->fetched[i]);
 	free(c->fetched);
-	cJSON_Delete(c->tools);
+	ab_toolchain_release(&c->tools);
 	ab_jobserver_free(c->js);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->cond);

@@ -47,7 +47,7 @@ struct ctx {
 	struct ab_run_record run;    /* run.variants[vi] is the record of p->vars[vi] */
 	struct var_state *vs;
 	struct ab_fetch_record **fetched; /* by the recipe's source index: the fetch record of this run, or NULL */
-	cJSON *tools;                /* the toolchain record of this run (provenance/record/toolchain.h) */
+	struct ab_toolchain tools;   /* the toolchain record of this run (provenance/record/toolchain.h) */
 	char toolchain_key[AB_HEX_LEN + 1];
 	pthread_mutex_t lock;
 	pthread_cond_t cond;

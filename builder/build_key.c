@@ -124,7 +124,6 @@ toolchain_record(struct ctx *c, struct ab_sha256 *h, int cargo)
 	/* the tools the steps find: in the sandbox through its own PATH, whatever the caller's */
 	struct ab_toolchain_opts o = {.path = AB_SANDBOX_PATH};
 	char *cache = ab_path_join(c->p->outdir, ".toolchain.json");
-	const cJSON *it;
 	int e;
 
 	for (size_t i = 0; i < c->p->nvars; i++)
@@ -136,14 +135,16 @@ toolchain_record(struct ctx *c, struct ab_sha256 *h, int cargo)
 	free(cache);
 	if (e < 0)
 		return e;
-	cJSON_ArrayForEach(it, c->tools) {
+	for (size_t i = 0; i < c->tools.n; i++) {
+		const struct ab_tool *t = &c->tools.v[i];
+
 		/* cargo's tools key only plans with a cargo variant: a rustup install rebuilds no C variant */
-		if (!cargo && ab_toolchain_only(ab_json_str(it, "name"), "cargo"))
+		if (!cargo && ab_toolchain_only(t->name, "cargo"))
 			continue;
-		key_add(h, "tool", ab_json_str(it, "name"));
-		key_add(h, "file", ab_json_str(it, "file"));
-		key_add(h, "version", ab_json_str(it, "version"));
-		key_add(h, "package_version", ab_json_str(it, "package_version"));
+		key_add(h, "tool", t->name);
+		key_add(h, "file", t->file);
+		key_add(h, "version", t->version);
+		key_add(h, "package_version", t->package_version);
 	}
 	return 0;
 }

@@ -201,15 +201,16 @@ ab_build_record_init(struct ctx *c, size_t vi)
 	vr->reproducible = reproducible_record(p, pv);
 	vr->sandbox = sandbox_record(c, pv);
 	/* the tools a build or relink ran; a runtime_of runs none */
-	if (v->kind == AB_VARIANT_BUILD)
-		vr->toolchain = ab_toolchain_select(c->tools, ab_plan_kind_name(v));
-	/* the cargo and rustc a recipe names, instead of PATH's */
-	if (v->kind == AB_VARIANT_BUILD && v->build.cargo)
-		ab_toolchain_replace(vr->toolchain, "cargo", v->build.cargo);
-	if (v->kind == AB_VARIANT_BUILD && v->build.rustc)
-		ab_toolchain_replace(vr->toolchain, "rustc", v->build.rustc);
-	else if (v->kind == AB_VARIANT_RELINK)
-		vr->toolchain = ab_toolchain_select(c->tools, NULL);
+	if (v->kind == AB_VARIANT_BUILD) {
+		ab_toolchain_select(&vr->toolchain, &c->tools, ab_plan_kind_name(v));
+		/* the cargo and rustc a recipe names, instead of PATH's */
+		if (v->build.cargo)
+			ab_toolchain_replace(&vr->toolchain, "cargo", v->build.cargo);
+		if (v->build.rustc)
+			ab_toolchain_replace(&vr->toolchain, "rustc", v->build.rustc);
+	} else if (v->kind == AB_VARIANT_RELINK) {
+		ab_toolchain_select(&vr->toolchain, &c->tools, NULL);
+	}
 }
 
 static cJSON *

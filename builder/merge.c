@@ -180,30 +180,20 @@ toolchain_diff(struct ab_buf *b, const cJSON *x, const cJSON *y)
 			ab_buf_printf(b, "%s%s", b->len ? ", " : "", it->string);
 }
 
-/*
- * The same for a variant's toolchain record (provenance/record/toolchain.h): an
- * array of tools, each named by its "name"
- */
+/* the same for two variants' toolchain records (provenance/record/toolchain.h): the tools of x not in y */
 static void
-tools_diff(struct ab_buf *b, const cJSON *x, const cJSON *y)
+tools_diff(struct ab_buf *b, const struct ab_toolchain *x, const struct ab_toolchain *y)
 {
-	if (cJSON_IsArray(x) || cJSON_IsArray(y)) {
-		const cJSON *it;
+	for (size_t i = 0; i < x->n; i++) {
+		int same = 0;
 
-		cJSON_ArrayForEach(it, x) {
-			const cJSON *o;
-			int same = 0;
-
-			cJSON_ArrayForEach(o, y)
-				same |= cJSON_Compare(it, o, 1);
-			if (!same)
-				ab_buf_printf(b, "%s%s", b->len ? ", " : "", ab_json_str(it, "name") ? ab_json_str(it, "name") : "?");
-		}
-		if (!b->len && cJSON_GetArraySize(x) != cJSON_GetArraySize(y))
-			ab_buf_printf(b, "the set of tools");
-		return;
+		for (size_t k = 0; k < y->n && !same; k++)
+			same = ab_tool_equal(&x->v[i], &y->v[k]);
+		if (!same)
+			ab_buf_printf(b, "%s%s", b->len ? ", " : "", x->v[i].name);
 	}
-	toolchain_diff(b, x, y);
+	if (!b->len && x->n != y->n)
+		ab_buf_printf(b, "the set of tools");
 }
 
 /*
@@ -307,7 +297,7 @@ collect_variants(struct merge *m)
 					    y && (!x || !strcmp(x->path, y->path)) ? y->sha256 : "missing", s->dir);
 					bad = 1;
 				}
-				tools_diff(&d, f->toolchain, r->toolchain);
+				tools_diff(&d, &f->toolchain, &r->toolchain);
 				if (d.len) {
 					m->toolchain_differs = 1;
 					if (m->o->require_same_toolchain) {

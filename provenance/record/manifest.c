@@ -251,8 +251,8 @@ commands_doc(const struct ab_run_record *run)
 			cJSON_AddItemToObject(v, "sandbox", jdup(st->sandbox));
 		if (st->compile_log)
 			cJSON_AddStringToObject(v, "compile_log", st->compile_log);
-		if (st->toolchain)
-			cJSON_AddItemToObject(v, "toolchain", jdup(st->toolchain));
+		if (st->toolchain.present)
+			cJSON_AddItemToObject(v, "toolchain", ab_toolchain_json(&st->toolchain));
 		cJSON_AddItemToObject(v, "steps", st->steps ? jdup(st->steps) : cJSON_CreateArray());
 		if (st->cargo)
 			cJSON_AddItemToObject(v, "cargo", ab_cargo_record_json(st->cargo));
@@ -544,11 +544,14 @@ statement(const struct ab_run_record *run, const struct sums *subjects, const st
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "version"), "allocbuild", AB_VERSION);
 	{
 		/* the tools that decide the bytes, as Debian's .buildinfo names build dependencies */
-		cJSON *bdeps = cJSON_AddArrayToObject(b, "builderDependencies");
+		const struct ab_toolchain **tc = ab_calloc(run->nvariants + 1, sizeof(*tc));
+		size_t n = 0;
 
 		for (size_t i = 0; i < run->nvariants; i++)
 			if (run->variants[i].ok)
-				ab_toolchain_descriptors(bdeps, run->variants[i].toolchain);
+				tc[n++] = &run->variants[i].toolchain;
+		cJSON_AddItemToObject(b, "builderDependencies", ab_toolchain_descriptors(tc, n));
+		free(tc);
 	}
 	md = cJSON_AddObjectToObject(rd, "metadata");
 	cJSON_AddStringToObject(md, "invocationId", run->invocation_id);

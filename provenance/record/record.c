@@ -230,7 +230,8 @@ ab_variant_record_json(const struct ab_variant_record *v)
 		cJSON_AddItemToObject(st, "cargo", ab_cargo_record_json(v->cargo));
 	add_copy(st, "reproducible", v->reproducible);
 	add_copy(st, "sandbox", v->sandbox);
-	add_copy(st, "toolchain", v->toolchain);
+	if (v->toolchain.present)
+		cJSON_AddItemToObject(st, "toolchain", ab_toolchain_json(&v->toolchain));
 	add_copy(st, "host_probes", v->host_probes);
 	add_copy(st, "ccache", v->ccache);
 	if (v->compile_log)
@@ -366,7 +367,9 @@ ab_variant_record_parse(const cJSON *st)
 		v->ok = 0;
 	v->reproducible = dup_or_null(ab_json_get(st, "reproducible"));
 	v->sandbox = dup_or_null(ab_json_get(st, "sandbox"));
-	v->toolchain = dup_or_null(ab_json_get(st, "toolchain"));
+	/* a toolchain that is not one: built again */
+	if (ab_toolchain_parse(&v->toolchain, ab_json_get(st, "toolchain")) < 0)
+		v->ok = 0;
 	v->host_probes = dup_or_null(ab_json_get(st, "host_probes"));
 	v->ccache = dup_or_null(ab_json_get(st, "ccache"));
 	v->compile_log = ab_json_str(st, "compile_log") ? ab_strdup(ab_json_str(st, "compile_log")) : NULL;
@@ -429,7 +432,7 @@ ab_variant_record_release(struct ab_variant_record *v)
 	cJSON_Delete(v->reproducible);
 	cJSON_Delete(v->sandbox);
 	free(v->compile_log);
-	cJSON_Delete(v->toolchain);
+	ab_toolchain_release(&v->toolchain);
 	cJSON_Delete(v->host_probes);
 	cJSON_Delete(v->ccache);
 	cJSON_Delete(v->definition);

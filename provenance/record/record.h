@@ -115,7 +115,7 @@ struct ab_variant_record {
 	cJSON *reproducible; /* what was done for path independence (builder/ccwrap.h), {"enabled": ...} */
 	cJSON *sandbox;      /* where its steps ran (builder/isolation.h), {"enabled": ...}; NULL in a record
 	                        from before the sandbox */
-	cJSON *toolchain;    /* the tools it was built with (provenance/record/toolchain.h) */
+	struct ab_toolchain toolchain; /* the tools it was built with (provenance/record/toolchain.h); not present: none */
 	cJSON *host_probes;  /* jemalloc's measurements of the build host (provenance/alloc/hostprobe.h), or NULL */
 	cJSON *ccache;       /* what ccache did for its compiles (provenance/record/ccstats.h), or NULL */
 	char *compile_log;   /* its compile log (builder/ccwrap.h), relative to OUTDIR, or NULL */

@@ -52,18 +52,25 @@ likely_causes(const struct ab_repro_side *a, const struct ab_repro_side *b, cons
 {
 	const char *label = ab_json_str(va, "label");
 	const cJSON *ca = variant_of(a->commands, label), *cb = variant_of(b->commands, label);
-	cJSON *causes = cJSON_CreateArray(), *tc, *hp, *it;
+	cJSON *causes = cJSON_CreateArray(), *hp, *it;
+	struct ab_toolchain ta, tb;
+	struct ab_strv tc = {0};
 
 	if (!reproducible)
 		cJSON_AddItemToArray(causes, cJSON_CreateString("the variant is built with \"reproducible\": false"));
-	tc = ab_toolchain_diff(ab_json_get(ca, "toolchain"), ab_json_get(cb, "toolchain"));
-	cJSON_ArrayForEach(it, tc) {
-		char *s = ab_sprintf("toolchain: %s", it->valuestring);
+	/* a toolchain that is not a record (an edited build-commands.json) compares as none */
+	ab_toolchain_parse(&ta, ab_json_get(ca, "toolchain"));
+	ab_toolchain_parse(&tb, ab_json_get(cb, "toolchain"));
+	ab_toolchain_diff(&tc, &ta, &tb);
+	for (size_t i = 0; i < tc.n; i++) {
+		char *s = ab_sprintf("toolchain: %s", tc.v[i]);
 
 		cJSON_AddItemToArray(causes, cJSON_CreateString(s));
 		free(s);
 	}
-	cJSON_Delete(tc);
+	ab_strv_free(&tc);
+	ab_toolchain_release(&ta);
+	ab_toolchain_release(&tb);
 	hp = ab_hostprobe_diff(ab_json_get(va, "host_probes"), ab_json_get(vb, "host_probes"));
 	cJSON_ArrayForEach(it, hp) {
 		char *s = ab_sprintf("host probe: %s (pin it with --with-lg-page, --with-lg-hugepage, --with-lg-vaddr)",

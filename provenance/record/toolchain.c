@@ -8,6 +8,7 @@
 
 #include "../../lib/jsonio.h"
 #include "../../lib/proc.h"
+#include "../../lib/strmap.h"
 #include "../../lib/util.h"
 
 #define CACHE_FORMAT "allocbuild-toolchain 1"
@@ -200,44 +201,63 @@ dpkg_names(struct ab_strv *out, const char *path, const char *file)
 	}
 }
 
-/* "pkg[:arch][, pkg2]: /path" lines of dpkg-query -S into path -> first package */
+/*
+ * "pkg[:arch][, pkg2]: /path" lines of dpkg-query -S: each path's first
+ * package, keyed (the first line of a path wins) by path
+ */
+struct owners {
+	struct ab_strv path, pkg;
+	struct ab_strmap at;
+};
+
 static void
-parse_search(cJSON *owners, const char *out)
+parse_search(struct owners *o, const char *out)
 {
 	for (const char *s = out; s && *s;) {
 		size_t n = strcspn(s, "\n");
 		char *line = ab_strndup(s, n), *sep = strstr(line, ": ");
 
 		s += n + (s[n] == '\n');
-		if (!sep || !strncmp(line, "diversion ", 10)) {
-			free(line);
-			continue;
+		if (sep && strncmp(line, "diversion ", 10)) {
+			*sep = '\0';
+			line[strcspn(line, ",")] = '\0';
+			ab_strv_push(&o->path, sep + 2);
+			ab_strv_push(&o->pkg, line);
+			/* keys are the strv's own strings: they stay where they are as it grows */
+			ab_strmap_put(&o->at, o->path.v[o->path.n - 1], o->path.n - 1);
 		}
-		*sep = '\0';
-		line[strcspn(line, ",")] = '\0';
-		if (!ab_json_get(owners, sep + 2))
-			cJSON_AddStringToObject(owners, sep + 2, line);
 		free(line);
 	}
 }
 
-/* "pkg\tversion\tarch" lines of dpkg-query -W into pkg -> {version, architecture} */
+/* "pkg\tversion\tarch" lines of dpkg-query -W: each package's version and architecture (the last line wins) */
+struct pkgs {
+	struct ab_strv name, version, arch;
+	struct ab_strmap at;
+};
+
 static void
-parse_show(cJSON *pkgs, const char *out)
+parse_show(struct pkgs *p, const char *out)
 {
 	for (const char *s = out; s && *s;) {
 		size_t n = strcspn(s, "\n");
 		char *line = ab_strndup(s, n), *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		size_t i;
 
 		s += n + (s[n] == '\n');
 		if (t2) {
-			cJSON *p = cJSON_CreateObject();
-
 			*t1 = *t2 = '\0';
-			cJSON_AddStringToObject(p, "version", t1 + 1);
-			cJSON_AddStringToObject(p, "architecture", t2 + 1);
-			cJSON_DeleteItemFromObject(pkgs, line);
-			cJSON_AddItemToObject(pkgs, line, p);
+			if (ab_strmap_get(&p->at, line, &i)) {
+				free(p->version.v[i]);
+				free(p->arch.v[i]);
+				p->version.v[i] = ab_strdup(t1 + 1);
+				p->arch.v[i] = ab_strdup(t2 + 1);
+			} else {
+				ab_strv_push(&p->name, line);
+				ab_strv_push(&p->version, t1 + 1);
+				ab_strv_push(&p->arch, t2 + 1);
+				ab_strmap_put(&p->at, p->name.v[p->name.n - 1], p->name.n - 1);
+			}
 		}
 		free(line);
 	}
@@ -284,80 +304,88 @@ put_purl(struct ab_buf *b, const char *s)
 	}
 }
 
+/* the package that owns tool t, from what dpkg-query said, into t */
+static void
+set_package(struct ab_tool *t, const struct owners *o, const struct pkgs *p, const char *id)
+{
+	struct ab_strv names = {0};
+	const char *owner = NULL;
+	size_t i;
+
+	if (t->path) {
+		dpkg_names(&names, t->path, t->file);
+		for (size_t k = 0; k < names.n && !owner; k++)
+			if (ab_strmap_get(&o->at, names.v[k], &i))
+				owner = o->pkg.v[i];
+	}
+	ab_strv_free(&names);
+	if (owner && ab_strmap_get(&p->at, owner, &i)) {
+		struct ab_buf u = {0};
+
+		t->package = ab_strndup(owner, strcspn(owner, ":"));
+		t->package_version = ab_strdup(p->version.v[i]);
+		t->architecture = ab_strdup(p->arch.v[i]);
+		ab_buf_puts(&u, "pkg:deb/");
+		put_purl(&u, id);
+		ab_buf_putc(&u, '/');
+		put_purl(&u, t->package);
+		ab_buf_putc(&u, '@');
+		put_purl(&u, t->package_version);
+		ab_buf_puts(&u, "?arch=");
+		put_purl(&u, t->architecture);
+		t->uri = ab_buf_detach(&u);
+	} else if (t->file) {
+		t->uri = ab_sprintf("file://%s", t->file);
+	}
+}
+
 /* the package of each tool found, with one dpkg-query -S and one dpkg-query -W */
 static void
-add_packages(struct ctx *c, cJSON *record)
+add_packages(struct ctx *c, struct ab_toolchain *record)
 {
 	struct ab_strv search = {0}, show = {0};
-	cJSON *owners = cJSON_CreateObject(), *pkgs = cJSON_CreateObject(), *it;
+	struct owners o = {0};
+	struct pkgs p = {0};
 	char *id = os_id(), *out;
 
 	ab_strv_push(&search, "dpkg-query");
 	ab_strv_push(&search, "-S");
-	cJSON_ArrayForEach(it, record)
-		if (ab_json_str(it, "path"))
-			dpkg_names(&search, ab_json_str(it, "path"), ab_json_str(it, "file"));
+	for (size_t i = 0; i < record->n; i++)
+		if (record->v[i].path)
+			dpkg_names(&search, record->v[i].path, record->v[i].file);
 	/* exit 1 when one name is not found: the others are still printed */
 	{
-		struct ab_proc p = {.argv = ab_strv_argv(&search), .envp = ab_env_envp(&c->env)};
+		struct ab_proc pr = {.argv = ab_strv_argv(&search), .envp = ab_env_envp(&c->env)};
 		struct ab_proc_result res;
-		struct ab_buf o = {0};
+		struct ab_buf b = {0};
 
-		p.out = &o;
+		pr.out = &b;
 		ab_report_mute();
-		if (search.n > 2 && ab_proc_run(&res, &p) == 0)
-			parse_search(owners, o.s);
+		if (search.n > 2 && ab_proc_run(&res, &pr) == 0)
+			parse_search(&o, b.s);
 		ab_report_unmute();
-		ab_buf_free(&o);
+		ab_buf_free(&b);
 	}
 	ab_strv_push(&show, "dpkg-query");
 	ab_strv_push(&show, "-W");
 	ab_strv_push(&show, "-f=${binary:Package}\t${Version}\t${Architecture}\n");
-	cJSON_ArrayForEach(it, owners)
-		ab_strv_push(&show, it->valuestring);
+	/* each package once, in first-seen order */
+	for (size_t i = 0; i < o.pkg.n; i++)
+		if (!ab_strv_has(&show, o.pkg.v[i]))
+			ab_strv_push(&show, o.pkg.v[i]);
 	if (show.n > 3 && (out = run(c, ab_strv_argv(&show), 0))) {
-		parse_show(pkgs, out);
+		parse_show(&p, out);
 		free(out);
 	}
-	cJSON_ArrayForEach(it, record) {
-		const char *path = ab_json_str(it, "path"), *file = ab_json_str(it, "file"), *owner = NULL;
-		struct ab_strv names = {0};
-		const cJSON *pkg;
-
-		if (path) {
-			dpkg_names(&names, path, file);
-			for (size_t i = 0; i < names.n && !owner; i++)
-				owner = ab_json_str(owners, names.v[i]);
-		}
-		ab_strv_free(&names);
-		pkg = owner ? ab_json_get(pkgs, owner) : NULL;
-		if (pkg) {
-			struct ab_buf u = {0};
-			char *name = ab_strndup(owner, strcspn(owner, ":"));
-
-			cJSON_ReplaceItemInObject(it, "package", cJSON_CreateString(name));
-			cJSON_ReplaceItemInObject(it, "package_version", cJSON_CreateString(ab_json_str(pkg, "version")));
-			cJSON_ReplaceItemInObject(it, "architecture", cJSON_CreateString(ab_json_str(pkg, "architecture")));
-			ab_buf_puts(&u, "pkg:deb/");
-			put_purl(&u, id);
-			ab_buf_putc(&u, '/');
-			put_purl(&u, name);
-			ab_buf_putc(&u, '@');
-			put_purl(&u, ab_json_str(pkg, "version"));
-			ab_buf_puts(&u, "?arch=");
-			put_purl(&u, ab_json_str(pkg, "architecture"));
-			cJSON_ReplaceItemInObject(it, "uri", cJSON_CreateString(u.s));
-			ab_buf_free(&u);
-			free(name);
-		} else if (file) {
-			char *uri = ab_sprintf("file://%s", file);
-
-			cJSON_ReplaceItemInObject(it, "uri", cJSON_CreateString(uri));
-			free(uri);
-		}
-	}
-	cJSON_Delete(owners);
-	cJSON_Delete(pkgs);
+	for (size_t i = 0; i < record->n; i++)
+		set_package(&record->v[i], &o, &p, id);
+	ab_strmap_free(&o.at);
+	ab_strv_free(&o.path);
+	ab_strv_free(&o.pkg);
+	ab_strmap_free(&p.at);
+	ab_strv_free(&p.name);
+	ab_strv_free(&p.version);
+	ab_strv_free(&p.arch);
 	ab_strv_free(&search);
 	ab_strv_free(&show);
 	free(id);
@@ -365,73 +393,91 @@ add_packages(struct ctx *c, cJSON *record)
 
 /* ---- the record ---- */
 
-/* the entry of tool t found at path (NULL: not there; taken), without its package */
-static cJSON *
-tool_entry(struct ctx *c, const struct tool *t, char *path)
+static struct ab_tool *
+push_tool(struct ab_toolchain *t)
 {
-	cJSON *o = cJSON_CreateObject();
-	char *file = NULL, *version = NULL;
+	t->v = ab_realloc(t->v, (t->n + 1) * sizeof(*t->v));
+	memset(&t->v[t->n], 0, sizeof(t->v[t->n]));
+	return &t->v[t->n++];
+}
 
+static void
+tool_release(struct ab_tool *t)
+{
+	free(t->name);
+	free(t->path);
+	free(t->file);
+	free(t->version);
+	free(t->package);
+	free(t->package_version);
+	free(t->architecture);
+	free(t->uri);
+	memset(t, 0, sizeof(*t));
+}
+
+static void
+tool_copy(struct ab_tool *to, const struct ab_tool *t)
+{
+	to->name = ab_strdup_or_null(t->name);
+	to->path = ab_strdup_or_null(t->path);
+	to->file = ab_strdup_or_null(t->file);
+	to->version = ab_strdup_or_null(t->version);
+	to->package = ab_strdup_or_null(t->package);
+	to->package_version = ab_strdup_or_null(t->package_version);
+	to->architecture = ab_strdup_or_null(t->architecture);
+	to->uri = ab_strdup_or_null(t->uri);
+}
+
+/* tool t found at path (NULL: not there; taken) into *o, without its package */
+static void
+tool_entry(struct ab_tool *o, struct ctx *c, const struct tool *t, char *path)
+{
+	o->name = ab_strdup(t->name);
 	if (path) {
-		char *norm = real_path(path);
-
-		file = norm;
+		o->file = real_path(path);
 		/* the compiler's answers hold ".." components: the path as the tool itself is found */
 		if (t->find != BY_PATH) {
 			free(path);
-			path = ab_strdup(norm);
+			path = ab_strdup(o->file);
 		}
-		version = version_of(c, t, path);
+		o->version = version_of(c, t, path);
 	}
-	cJSON_AddStringToObject(o, "name", t->name);
-	ab_json_add_str_or_null(o, "path", path);
-	ab_json_add_str_or_null(o, "file", file);
-	ab_json_add_str_or_null(o, "version", version);
-	cJSON_AddNullToObject(o, "package");
-	cJSON_AddNullToObject(o, "package_version");
-	cJSON_AddNullToObject(o, "architecture");
-	cJSON_AddNullToObject(o, "uri");
-	free(path);
-	free(file);
-	free(version);
-	return o;
+	o->path = path;
 }
 
 void
-ab_toolchain_replace(cJSON *tools_of, const char *name, const char *path)
+ab_toolchain_replace(struct ab_toolchain *tools_of, const char *name, const char *path)
 {
 	struct ctx c = {.path = getenv("PATH")};
-	cJSON *one = cJSON_CreateArray(), *it;
-	int i = 0;
+	struct ab_toolchain one = {0};
 
 	if (!c.path)
 		c.path = "/usr/local/bin:/usr/bin:/bin";
 	for (size_t k = 0; k < AB_NELEM(tools); k++)
 		if (!strcmp(tools[k].name, name) && tools[k].find == BY_PATH)
-			cJSON_AddItemToArray(one, tool_entry(&c, &tools[k], access(path, X_OK) == 0 ? ab_strdup(path) : NULL));
-	if (!cJSON_GetArraySize(one)) {
-		cJSON_Delete(one);
+			tool_entry(push_tool(&one), &c, &tools[k], access(path, X_OK) == 0 ? ab_strdup(path) : NULL);
+	if (!one.n)
 		return;
-	}
 	ab_env_scrubbed(&c.env);
 	ab_env_set(&c.env, "PATH", c.path);
-	add_packages(&c, one);
+	add_packages(&c, &one);
 	ab_env_release(&c.env);
-	it = cJSON_DetachItemFromArray(one, 0);
-	cJSON_Delete(one);
-	for (const cJSON *t = tools_of ? tools_of->child : NULL; t; t = t->next, i++)
-		if (ab_json_str(t, "name") && !strcmp(ab_json_str(t, "name"), name)) {
-			cJSON_ReplaceItemInArray(tools_of, i, it);
+	for (size_t i = 0; i < tools_of->n; i++)
+		if (tools_of->v[i].name && !strcmp(tools_of->v[i].name, name)) {
+			tool_release(&tools_of->v[i]);
+			tools_of->v[i] = one.v[0];
+			free(one.v);
 			return;
 		}
-	cJSON_AddItemToArray(tools_of, it);
+	*push_tool(tools_of) = one.v[0];
+	free(one.v);
 }
 
-static cJSON *
-make_record(struct ctx *c)
+static void
+make_record(struct ab_toolchain *record, struct ctx *c)
 {
-	cJSON *record = cJSON_CreateArray();
-
+	memset(record, 0, sizeof(*record));
+	record->present = 1;
 	for (size_t i = 0; i < AB_NELEM(tools); i++) {
 		const struct tool *t = &tools[i];
 		char *path;
@@ -440,10 +486,9 @@ make_record(struct ctx *c)
 			path = lookup(c, t->what);
 		else
 			path = ask_compiler(c, t->via, t->find == BY_PROG_NAME ? "-print-prog-name" : "-print-file-name", t->what);
-		cJSON_AddItemToArray(record, tool_entry(c, t, path));
+		tool_entry(push_tool(record), c, t, path);
 	}
 	add_packages(c, record);
-	return record;
 }
 
 /* ---- the cache ---- */
@@ -488,11 +533,25 @@ stamp(struct ctx *c)
 	return ab_buf_detach(&b);
 }
 
+/* the cache's record into *out when its stamp is st: 1, else 0 (an unreadable cache is made again) */
+static int
+read_cache(struct ab_toolchain *out, const char *path, const char *st)
+{
+	cJSON *cached = NULL;
+	int hit = 0;
+
+	ab_report_mute();
+	if (ab_json_read(&cached, path) == 0 && ab_json_str(cached, "stamp") && !strcmp(ab_json_str(cached, "stamp"), st))
+		hit = ab_toolchain_parse(out, ab_json_get(cached, "record")) == 0 && out->present;
+	ab_report_unmute();
+	cJSON_Delete(cached);
+	return hit;
+}
+
 int
-ab_toolchain_record(cJSON **out, const struct ab_toolchain_opts *o)
+ab_toolchain_record(struct ab_toolchain *out, const struct ab_toolchain_opts *o)
 {
 	struct ctx c = {.path = o->path ? o->path : getenv("PATH")};
-	cJSON *cached = NULL, *doc;
 	char *st;
 	int error = 0;
 
@@ -501,27 +560,17 @@ ab_toolchain_record(cJSON **out, const struct ab_toolchain_opts *o)
 	ab_env_scrubbed(&c.env);
 	ab_env_set(&c.env, "PATH", c.path);
 	st = stamp(&c);
-	if (o->cache && ab_path_exists(o->cache)) {
-		ab_report_mute();
-		/* an unreadable cache is made again */
-		if (ab_json_read(&cached, o->cache) == 0 && ab_json_str(cached, "stamp") &&
-		    !strcmp(ab_json_str(cached, "stamp"), st) && cJSON_IsArray(ab_json_get(cached, "record"))) {
-			*out = cJSON_DetachItemFromObject(cached, "record");
-			ab_report_unmute();
-			goto done;
+	if (!o->cache || !ab_path_exists(o->cache) || !read_cache(out, o->cache, st)) {
+		make_record(out, &c);
+		if (o->cache) {
+			cJSON *doc = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(doc, "stamp", st);
+			cJSON_AddItemToObject(doc, "record", ab_toolchain_json(out));
+			error = ab_json_write(o->cache, doc);
+			cJSON_Delete(doc);
 		}
-		ab_report_unmute();
 	}
-	*out = make_record(&c);
-	if (o->cache) {
-		doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "stamp", st);
-		cJSON_AddItemToObject(doc, "record", cJSON_Duplicate(*out, 1));
-		error = ab_json_write(o->cache, doc);
-		cJSON_Delete(doc);
-	}
-done:
-	cJSON_Delete(cached);
 	free(st);
 	ab_env_release(&c.env);
 	return error;
@@ -536,117 +585,184 @@ ab_toolchain_only(const char *name, const char *system)
 	return 0;
 }
 
-cJSON *
-ab_toolchain_select(const cJSON *record, const char *system)
+void
+ab_toolchain_select(struct ab_toolchain *out, const struct ab_toolchain *record, const char *system)
 {
-	cJSON *a = cJSON_CreateArray();
-	const cJSON *it;
-
-	cJSON_ArrayForEach(it, record) {
-		const char *name = ab_json_str(it, "name");
+	memset(out, 0, sizeof(*out));
+	out->present = 1;
+	for (size_t k = 0; k < record->n; k++) {
+		const char *name = record->v[k].name;
 		int skip = 0;
 
 		for (size_t i = 0; name && i < AB_NELEM(tools); i++)
 			if (!strcmp(tools[i].name, name) && tools[i].only && (!system || strcmp(tools[i].only, system)))
 				skip = 1;
 		if (!skip)
-			cJSON_AddItemToArray(a, cJSON_Duplicate(it, 1));
+			tool_copy(push_tool(out), &record->v[k]);
 	}
-	return a;
 }
 
 static int
-same_str(const cJSON *a, const cJSON *b, const char *key)
+same_str(const char *x, const char *y)
 {
-	const char *x = ab_json_str(a, key), *y = ab_json_str(b, key);
-
 	return x == y || (x && y && !strcmp(x, y));
 }
 
-void
-ab_toolchain_descriptors(cJSON *arr, const cJSON *record)
+int
+ab_tool_equal(const struct ab_tool *a, const struct ab_tool *b)
 {
-	static const char *const notes[] = {"path", "file", "version", "package", "package_version", "architecture"};
-	const cJSON *it, *have;
-
-	cJSON_ArrayForEach(it, record) {
-		cJSON *d, *an;
-		int dup = 0;
-
-		if (!ab_json_str(it, "path"))
-			continue;
-		cJSON_ArrayForEach(have, arr) {
-			const cJSON *hn = ab_json_get(have, "annotations");
-
-			if (same_str(have, it, "name") && same_str(hn, it, "file") && same_str(hn, it, "version") &&
-			    same_str(hn, it, "package_version"))
-				dup = 1;
-		}
-		if (dup)
-			continue;
-		d = cJSON_CreateObject();
-		cJSON_AddStringToObject(d, "name", ab_json_str(it, "name"));
-		if (ab_json_str(it, "uri"))
-			cJSON_AddStringToObject(d, "uri", ab_json_str(it, "uri"));
-		an = cJSON_AddObjectToObject(d, "annotations");
-		for (size_t i = 0; i < AB_NELEM(notes); i++)
-			if (ab_json_str(it, notes[i]))
-				cJSON_AddStringToObject(an, notes[i], ab_json_str(it, notes[i]));
-		cJSON_AddItemToArray(arr, d);
-	}
+	return same_str(a->name, b->name) && same_str(a->path, b->path) && same_str(a->file, b->file) &&
+	    same_str(a->version, b->version) && same_str(a->package, b->package) &&
+	    same_str(a->package_version, b->package_version) && same_str(a->architecture, b->architecture) &&
+	    same_str(a->uri, b->uri);
 }
 
-static const cJSON *
-tool_named(const cJSON *record, const char *name)
+/* a descriptor names the same tool: name, file, version and package version */
+static int
+same_descriptor(const struct ab_tool *a, const struct ab_tool *b)
 {
-	const cJSON *it;
+	return same_str(a->name, b->name) && same_str(a->file, b->file) && same_str(a->version, b->version) &&
+	    same_str(a->package_version, b->package_version);
+}
 
-	cJSON_ArrayForEach(it, record)
-		if (ab_json_str(it, "name") && !strcmp(ab_json_str(it, "name"), name))
-			return it;
+cJSON *
+ab_toolchain_descriptors(const struct ab_toolchain *const *records, size_t n)
+{
+	cJSON *arr = cJSON_CreateArray();
+	const struct ab_tool **seen = NULL;
+	size_t nseen = 0;
+
+	for (size_t r = 0; r < n; r++)
+		for (size_t k = 0; k < records[r]->n; k++) {
+			const struct ab_tool *t = &records[r]->v[k];
+			const char *notes[][2] = {{"path", t->path}, {"file", t->file}, {"version", t->version},
+			    {"package", t->package}, {"package_version", t->package_version},
+			    {"architecture", t->architecture}};
+			cJSON *d, *an;
+			int dup = 0;
+
+			for (size_t i = 0; i < nseen && !dup; i++)
+				dup = same_descriptor(seen[i], t);
+			if (!t->path || dup)
+				continue;
+			seen = ab_realloc(seen, (nseen + 1) * sizeof(*seen));
+			seen[nseen++] = t;
+			d = cJSON_CreateObject();
+			ab_json_add_str_or_null(d, "name", t->name);
+			if (t->uri)
+				cJSON_AddStringToObject(d, "uri", t->uri);
+			an = cJSON_AddObjectToObject(d, "annotations");
+			for (size_t i = 0; i < AB_NELEM(notes); i++)
+				if (notes[i][1])
+					cJSON_AddStringToObject(an, notes[i][0], notes[i][1]);
+			cJSON_AddItemToArray(arr, d);
+		}
+	free(seen);
+	return arr;
+}
+
+static const struct ab_tool *
+tool_named(const struct ab_toolchain *record, const char *name)
+{
+	for (size_t i = 0; i < record->n; i++)
+		if (record->v[i].name && !strcmp(record->v[i].name, name))
+			return &record->v[i];
 	return NULL;
 }
 
 /* "version (package package_version)", or "missing" */
 static char *
-describe(const cJSON *t)
+describe(const struct ab_tool *t)
 {
-	const char *v = ab_json_str(t, "version"), *pkg = ab_json_str(t, "package"), *pv = ab_json_str(t, "package_version");
-
-	if (!t || !ab_json_str(t, "path"))
+	if (!t || !t->path)
 		return ab_strdup("missing");
-	if (pkg && pv)
-		return ab_sprintf("%s (%s %s)", v ? v : "?", pkg, pv);
-	return ab_sprintf("%s (%s)", v ? v : "?", ab_json_str(t, "file") ? ab_json_str(t, "file") : "?");
+	if (t->package && t->package_version)
+		return ab_sprintf("%s (%s %s)", t->version ? t->version : "?", t->package, t->package_version);
+	return ab_sprintf("%s (%s)", t->version ? t->version : "?", t->file ? t->file : "?");
 }
 
-cJSON *
-ab_toolchain_diff(const cJSON *a, const cJSON *b)
+void
+ab_toolchain_diff(struct ab_strv *out, const struct ab_toolchain *a, const struct ab_toolchain *b)
 {
-	cJSON *d = cJSON_CreateArray();
-	const cJSON *it;
-
 	for (int pass = 0; pass < 2; pass++)
-		cJSON_ArrayForEach(it, (pass ? b : a)) {
-			const char *name = ab_json_str(it, "name");
-			const cJSON *x = pass ? tool_named(a, name) : it, *y = pass ? it : tool_named(b, name);
+		for (size_t i = 0; i < (pass ? b : a)->n; i++) {
+			const struct ab_tool *it = &(pass ? b : a)->v[i];
+			const struct ab_tool *x = pass ? tool_named(a, it->name) : it;
+			const struct ab_tool *y = pass ? it : it->name ? tool_named(b, it->name) : NULL;
 			char *dx, *dy;
 
 			/* a tool of b that a has was compared in the first pass */
-			if (!name || (pass && x))
+			if (!it->name || (pass && x))
 				continue;
 			dx = describe(x);
 			dy = describe(y);
-			if (strcmp(dx, dy)) {
-				char *line = ab_sprintf("%s: %s -> %s", name, dx, dy);
-
-				cJSON_AddItemToArray(d, cJSON_CreateString(line));
-				free(line);
-			}
+			if (strcmp(dx, dy))
+				ab_strv_pushf(out, "%s: %s -> %s", it->name, dx, dy);
 			free(dx);
 			free(dy);
 		}
-	return d;
+}
+
+cJSON *
+ab_toolchain_json(const struct ab_toolchain *t)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ab_tool *x = &t->v[i];
+		cJSON *o = cJSON_CreateObject();
+
+		ab_json_add_str_or_null(o, "name", x->name);
+		ab_json_add_str_or_null(o, "path", x->path);
+		ab_json_add_str_or_null(o, "file", x->file);
+		ab_json_add_str_or_null(o, "version", x->version);
+		ab_json_add_str_or_null(o, "package", x->package);
+		ab_json_add_str_or_null(o, "package_version", x->package_version);
+		ab_json_add_str_or_null(o, "architecture", x->architecture);
+		ab_json_add_str_or_null(o, "uri", x->uri);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+int
+ab_toolchain_parse(struct ab_toolchain *out, const cJSON *doc)
+{
+	const cJSON *it;
+
+	memset(out, 0, sizeof(*out));
+	if (!doc)
+		return 0;
+	if (!cJSON_IsArray(doc))
+		return AB_EFAIL;
+	out->present = 1;
+	cJSON_ArrayForEach(it, doc) {
+		struct ab_tool *t;
+
+		if (!ab_json_str(it, "name")) {
+			ab_toolchain_release(out);
+			return AB_EFAIL;
+		}
+		t = push_tool(out);
+		t->name = ab_json_strdup(it, "name");
+		t->path = ab_json_strdup(it, "path");
+		t->file = ab_json_strdup(it, "file");
+		t->version = ab_json_strdup(it, "version");
+		t->package = ab_json_strdup(it, "package");
+		t->package_version = ab_json_strdup(it, "package_version");
+		t->architecture = ab_json_strdup(it, "architecture");
+		t->uri = ab_json_strdup(it, "uri");
+	}
+	return 0;
+}
+
+void
+ab_toolchain_release(struct ab_toolchain *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		tool_release(&t->v[i]);
+	free(t->v);
+	memset(t, 0, sizeof(*t));
 }
 
 /* ---- a tool's identity ---- */

@@ -4,12 +4,14 @@
  * from, as Debian's .buildinfo records build dependencies
  * (docs/manifests.md, "The toolchain").
  *
- *   cJSON *rec;
+ *   struct ab_toolchain rec, mine;
  *   struct ab_toolchain_opts o = {.path = getenv("PATH"), .cache = "OUTDIR/.toolchain.json"};
  *   if (ab_toolchain_record(&rec, &o) < 0) ...     reported
- *   cJSON *mine = ab_toolchain_select(rec, "cmake");  a variant's tools
+ *   ab_toolchain_select(&mine, &rec, "cmake");       a variant's tools
+ *   cJSON *doc = ab_toolchain_json(&mine);           where a file is written
+ *   ab_toolchain_release(&mine); ab_toolchain_release(&rec);
  *
- * The record is an array of tools in a fixed order, each
+ * The record is a list of tools in a fixed order, written as an array of
  *   {"name": "cc", "path": "/usr/bin/cc", "file": "/usr/bin/gcc-12",
  *    "version": "gcc (Debian 12.2.0-14+deb12u1) 12.2.0",
  *    "package": "gcc-12", "package_version": "12.2.0-14+deb12u1",
@@ -42,38 +44,66 @@
 
 #include "../../lib/hash.h"
 
+struct ab_strv;
+
 struct ab_toolchain_opts {
 	const char *path;  /* the PATH the tools are looked up in (without the compiler wrapper); NULL: $PATH */
 	const char *cache; /* a file to keep the record in between runs, or NULL */
 };
 
+/* one tool of the record; every member but name NULL when unknown (JSON null) */
+struct ab_tool {
+	char *name;
+	char *path;            /* as found (in PATH, or as cc names it); NULL: not there */
+	char *file;            /* path with its links resolved */
+	char *version;         /* the first line of its version */
+	char *package;         /* the Debian package that owns file, and that package's */
+	char *package_version;
+	char *architecture;
+	char *uri;             /* pkg:deb/... or file://FILE */
+};
+/* the tools, in the record's order; present: recorded (a record with no tools is not none) */
+struct ab_toolchain {
+	struct ab_tool *v;
+	size_t n;
+	int present;
+};
+
 /* the record (see above) into *out; AB_EFAIL (reported) only when the cache cannot be written */
-int ab_toolchain_record(cJSON **out, const struct ab_toolchain_opts *o);
+int ab_toolchain_record(struct ab_toolchain *out, const struct ab_toolchain_opts *o);
 /*
  * the tools of record that a build of that system uses ("autotools",
  * "cmake": with cmake, "cargo": with cargo and rustc; NULL: the common
- * tools only), a new array
+ * tools only), into *out
  */
-cJSON *ab_toolchain_select(const cJSON *record, const char *system);
+void ab_toolchain_select(struct ab_toolchain *out, const struct ab_toolchain *record, const char *system);
 /*
- * The entry `name` ("cargo", "rustc") of a variant's tools (an array from
+ * The entry `name` ("cargo", "rustc") of a variant's tools (from
  * ab_toolchain_select) replaced by the tool at path, as a recipe names it
- * (path null in the entry when it is not an executable)
+ * (its path NULL when it is not an executable)
  */
-void ab_toolchain_replace(cJSON *tools, const char *name, const char *path);
+void ab_toolchain_replace(struct ab_toolchain *tools, const char *name, const char *path);
 /* is tool name used by that build system alone ("cargo": cargo and rustc)? */
 int ab_toolchain_only(const char *name, const char *system);
+/* do two tools have the same name, path, file, version, package, package version, architecture and uri? */
+int ab_tool_equal(const struct ab_tool *a, const struct ab_tool *b);
 /*
- * in-toto ResourceDescriptors for builderDependencies: each tool of each
- * record once ({name, uri, annotations {path, file, version, package,
- * package_version, architecture}}), in first-seen order; appended to arr
+ * in-toto ResourceDescriptors for builderDependencies: each tool found of
+ * the n records once ({name, uri, annotations {path, file, version,
+ * package, package_version, architecture}}), in first-seen order, a new array
  */
-void ab_toolchain_descriptors(cJSON *arr, const cJSON *record);
+cJSON *ab_toolchain_descriptors(const struct ab_toolchain *const *records, size_t n);
+/* the tools whose version or package version differs between a and b (present in either), "NAME: A -> B" onto out */
+void ab_toolchain_diff(struct ab_strv *out, const struct ab_toolchain *a, const struct ab_toolchain *b);
+/* the record as files hold it (the array above), a new array */
+cJSON *ab_toolchain_json(const struct ab_toolchain *t);
 /*
- * The tools whose version or package version differs between records a
- * and b (present in either), as "NAME: A -> B" strings onto a new array
+ * the same read back into *out (present); doc NULL: empty, not present;
+ * AB_EFAIL (not reported), *out empty, when doc is not an array of objects
+ * with a "name"
  */
-cJSON *ab_toolchain_diff(const cJSON *a, const cJSON *b);
+int ab_toolchain_parse(struct ab_toolchain *out, const cJSON *doc);
+void ab_toolchain_release(struct ab_toolchain *t);
 
 /* one tool's identity: what `name --version` printed */
 struct ab_tool_id {

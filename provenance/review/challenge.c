@@ -133,20 +133,29 @@ add_causes(struct group *g, const struct ab_challenge *c, const struct ab_rebuil
     const char *label)
 {
 	const cJSON *it, *causes = ab_json_get(entry, "likely_causes");
-	cJSON *diff = NULL;
+	struct ab_strv diff = {0};
 
 	if (!cJSON_GetArraySize(causes)) {
 		const cJSON *mine = ab_json_get(ab_json_get(ab_json_get(ab_json_get(r->st, "predicate"), "rebuilder"),
 		    "toolchain"), label ? label : "");
 		const cJSON *theirs = original_tools(c, label);
+		struct ab_toolchain a, b;
 
-		if (mine && theirs)
-			causes = diff = ab_toolchain_diff(theirs, mine);
+		/* toolchains that are not records explain nothing */
+		if (mine && theirs && ab_toolchain_parse(&a, theirs) == 0) {
+			if (ab_toolchain_parse(&b, mine) == 0)
+				ab_toolchain_diff(&diff, &a, &b);
+			ab_toolchain_release(&a);
+			ab_toolchain_release(&b);
+		}
 	}
 	cJSON_ArrayForEach(it, causes)
 		if (cJSON_IsString(it) && !ab_strv_has(&g->causes, it->valuestring))
 			ab_strv_push(&g->causes, it->valuestring);
-	cJSON_Delete(diff);
+	for (size_t i = 0; i < diff.n; i++)
+		if (!ab_strv_has(&g->causes, diff.v[i]))
+			ab_strv_push(&g->causes, diff.v[i]);
+	ab_strv_free(&diff);
 }
 
 /* the rebuilder a record counts for: its key when checked, else its host */

@@ -4,7 +4,10 @@
  * the order a build writes; a state that is not a record is none. The
  * typed parts a build keeps: a probe's result (its verdict read from its
  * report, the report written as it was) and the tools' identities
- * (internalParameters.toolchain) read back and written again; fetch
+ * (internalParameters.toolchain) read back and written again; a
+ * variant's toolchain record the same, its builderDependencies each tool
+ * once, its differences as "NAME: A -> B", one that is not a record
+ * none (the variant built again); fetch
  * records of each kind the same, and one without what identifies its bytes
  * is none.
  */
@@ -185,6 +188,91 @@ test_tool_ids(void)
 	cJSON_Delete(in);
 }
 
+/* cc found and owned by a package, cmake not there */
+static const char toolchain[] =
+    "[{\"name\":\"cc\",\"path\":\"/usr/bin/cc\",\"file\":\"/usr/bin/gcc-12\","
+    "\"version\":\"gcc (Debian 12.2.0-14) 12.2.0\",\"package\":\"gcc-12\",\"package_version\":\"12.2.0-14\","
+    "\"architecture\":\"amd64\",\"uri\":\"pkg:deb/debian/gcc-12@12.2.0-14?arch=amd64\"},"
+    "{\"name\":\"cmake\",\"path\":null,\"file\":null,\"version\":null,\"package\":null,"
+    "\"package_version\":null,\"architecture\":null,\"uri\":null}]";
+
+static void
+test_toolchain(void)
+{
+	cJSON *in = cJSON_Parse(toolchain), *out, *st;
+	struct ab_toolchain a, b, sel;
+	const struct ab_toolchain *both[2] = {&a, &b};
+	struct ab_strv diff = {0};
+	struct ab_variant_record *v;
+	char *text;
+
+	CHECK(ab_toolchain_parse(&a, in) == 0 && a.present && a.n == 2);
+	CHECK_STR(a.v[0].package_version, "12.2.0-14");
+	CHECK(!a.v[1].path && !a.v[1].uri);
+	out = ab_toolchain_json(&a);
+	text = unformatted(out);
+	CHECK_STR(text, toolchain);
+	cJSON_free(text);
+	cJSON_Delete(out);
+	/* cmake is a cmake build's alone */
+	ab_toolchain_select(&sel, &a, "autotools");
+	CHECK(sel.present && sel.n == 1);
+	CHECK_STR(sel.v[0].name, "cc");
+	CHECK(ab_tool_equal(&sel.v[0], &a.v[0]));
+	ab_toolchain_release(&sel);
+	ab_toolchain_select(&sel, &a, "cmake");
+	CHECK(sel.n == 2);
+	ab_toolchain_release(&sel);
+	/* another gcc package and cmake installed since */
+	CHECK(ab_toolchain_parse(&b, in) == 0);
+	free(b.v[0].package_version);
+	b.v[0].package_version = ab_strdup("12.2.0-15");
+	b.v[1].path = ab_strdup("/usr/bin/cmake");
+	b.v[1].file = ab_strdup("/usr/bin/cmake");
+	b.v[1].version = ab_strdup("cmake version 3.25.1");
+	CHECK(!ab_tool_equal(&a.v[0], &b.v[0]));
+	ab_toolchain_diff(&diff, &a, &b);
+	CHECK(diff.n == 2);
+	if (diff.n == 2) {
+		CHECK_STR(diff.v[0], "cc: gcc (Debian 12.2.0-14) 12.2.0 (gcc-12 12.2.0-14) -> "
+		    "gcc (Debian 12.2.0-14) 12.2.0 (gcc-12 12.2.0-15)");
+		CHECK_STR(diff.v[1], "cmake: missing -> cmake version 3.25.1 (/usr/bin/cmake)");
+	}
+	ab_strv_free(&diff);
+	/* each tool found once, in first-seen order: a's cc, b's cc (another package version), b's cmake */
+	out = ab_toolchain_descriptors(both, 2);
+	CHECK(cJSON_GetArraySize(out) == 3);
+	CHECK_STR(ab_json_str(cJSON_GetArrayItem(out, 0), "uri"), "pkg:deb/debian/gcc-12@12.2.0-14?arch=amd64");
+	CHECK(!ab_json_get(cJSON_GetArrayItem(out, 2), "uri"));
+	CHECK_STR(ab_json_str(ab_json_get(cJSON_GetArrayItem(out, 2), "annotations"), "file"), "/usr/bin/cmake");
+	cJSON_Delete(out);
+	out = ab_toolchain_descriptors(both, 1);
+	CHECK(cJSON_GetArraySize(out) == 1);
+	cJSON_Delete(out);
+	ab_toolchain_release(&b);
+	/* in state.json: written back as read; one that is not a record is none, and the variant is built again */
+	st = cJSON_Parse(reprobed);
+	cJSON_AddItemToObject(st, "toolchain", cJSON_Duplicate(in, 1));
+	v = ab_variant_record_parse(st);
+	CHECK(v && v->ok && v->toolchain.present && v->toolchain.n == 2);
+	if (v) {
+		out = ab_variant_record_json(v);
+		CHECK(cJSON_Compare(ab_json_get(out, "toolchain"), in, 1));
+		cJSON_Delete(out);
+		ab_variant_record_free(v);
+	}
+	cJSON_ReplaceItemInObject(st, "toolchain", cJSON_CreateObject());
+	v = ab_variant_record_parse(st);
+	CHECK(v && !v->ok && !v->toolchain.present);
+	ab_variant_record_free(v);
+	cJSON_ReplaceItemInObject(st, "toolchain", cJSON_Parse("[{\"path\":\"/usr/bin/cc\"}]"));
+	CHECK(ab_toolchain_parse(&b, ab_json_get(st, "toolchain")) < 0 && !b.present && b.n == 0);
+	CHECK(ab_toolchain_parse(&b, NULL) == 0 && !b.present);
+	cJSON_Delete(st);
+	ab_toolchain_release(&a);
+	cJSON_Delete(in);
+}
+
 static const char *const fetch_docs[] = {
 	"{\"kind\":\"git\",\"url\":\"https://h/r.git\",\"fetch_url\":\"file:///m/r.git\",\"commit\":\"c1\","
 	"\"tree\":\"t1\",\"origin\":\"file:///m/r.git\",\"origin_kind\":\"fetch\",\"cached_from\":null}",
@@ -246,6 +334,7 @@ main(void)
 	test_fetch_records();
 	test_probe_result();
 	test_tool_ids();
+	test_toolchain();
 	test_round_trip();
 	test_fresh_order();
 	test_not_a_record();
