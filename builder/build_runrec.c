@@ -140,56 +140,6 @@ run_uses(struct ctx *c)
 	}
 }
 
-static int
-have_dependency(const struct ab_run_record *run, const char *name, const char *digest)
-{
-	for (size_t i = 0; i < run->ndeps; i++)
-		if (!strcmp(run->deps[i].name, name) && !strcmp(run->deps[i].digest, digest))
-			return 1;
-	return 0;
-}
-
-/*
- * A cargo variant's Cargo.lock and every crate it locked, each once: by
- * its checksum when it has one, else by the dirHash of the crate's
- * directory (Debian's crates have no checksum)
- */
-static void
-cargo_dependencies(struct ab_run_record *run, const struct ab_cargo_record *cargo, const char *label)
-{
-	if (!cargo)
-		return;
-	if (!have_dependency(run, "Cargo.lock", cargo->lock_sha256)) {
-		struct ab_dependency *d = &run->deps[run->ndeps++];
-
-		d->name = ab_strdup("Cargo.lock");
-		d->digest_kind = "sha256";
-		d->digest = ab_strdup(cargo->lock_sha256);
-		d->used_by = ab_strdup(label);
-	}
-	for (size_t i = 0; i < cargo->ncrates; i++) {
-		const struct ab_cargo_crate *cr = &cargo->crates[i];
-		const char *name = cr->name, *version = cr->version;
-		int valid = cr->checksum_valid;
-		const char *digest = valid ? cr->checksum : cr->dirhash;
-		char *dn;
-
-		if (!digest)
-			continue;
-		dn = ab_sprintf("crate %s %s", name, version);
-		if (!have_dependency(run, dn, digest)) {
-			struct ab_dependency *d = &run->deps[run->ndeps++];
-
-			d->name = dn;
-			d->uri = ab_sprintf("pkg:cargo/%s@%s", name, version);
-			d->digest_kind = valid ? "sha256" : "dirHash";
-			d->digest = ab_strdup(digest);
-			dn = NULL;
-		}
-		free(dn);
-	}
-}
-
 /*
  * resolvedDependencies of the statement: every source fetched for the
  * plan, then every artifact of a variant that another variant used, then
@@ -199,19 +149,14 @@ static void
 run_dependencies(struct ctx *c)
 {
 	const struct ab_plan *p = c->p;
-	size_t room = p->nsteps + 1;
 
-	for (size_t vi = 0; vi < c->run.nvariants; vi++)
-		room += c->run.variants[vi].nuses + 1 +
-		    (c->run.variants[vi].cargo ? c->run.variants[vi].cargo->ncrates : 0);
-	c->run.deps = ab_calloc(room, sizeof(*c->run.deps));
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct ab_source *s = p->steps[i].source;
 		struct ab_dependency *d;
 
 		if (p->steps[i].kind != AB_STEP_FETCH)
 			continue;
-		d = &c->run.deps[c->run.ndeps++];
+		d = ab_run_record_dependency(&c->run);
 		d->name = ab_strdup(s->id);
 		if (s->kind == AB_SOURCE_GIT) {
 			const char *commit = NULL;
@@ -241,23 +186,9 @@ run_dependencies(struct ctx *c)
 			d->digest = ab_strdup(s->sha256);
 		}
 	}
-	for (size_t vi = 0; vi < c->run.nvariants; vi++) {
-		const struct ab_variant_record *vr = &c->run.variants[vi];
-
-		for (size_t u = 0; u < vr->nuses; u++) {
-			struct ab_dependency *d;
-
-			if (!vr->uses[u].path)
-				continue;
-			d = &c->run.deps[c->run.ndeps++];
-			d->name = ab_strdup(vr->uses[u].path);
-			d->digest_kind = "sha256";
-			d->digest = ab_strdup(vr->uses[u].sha256);
-			d->used_by = ab_strdup(vr->label);
-		}
-	}
+	ab_run_record_use_deps(&c->run);
 	for (size_t vi = 0; vi < c->run.nvariants; vi++)
-		cargo_dependencies(&c->run, c->run.variants[vi].cargo, c->run.variants[vi].label);
+		ab_run_record_cargo_deps(&c->run, c->run.variants[vi].cargo, c->run.variants[vi].label);
 }
 
 /*

@@ -396,6 +396,79 @@ ab_variant_record_load(struct ab_variant_record **out, const char *path)
 	return 0;
 }
 
+/* ---- the run's dependencies ---- */
+
+struct ab_dependency *
+ab_run_record_dependency(struct ab_run_record *run)
+{
+	run->deps = ab_realloc(run->deps, (run->ndeps + 1) * sizeof(*run->deps));
+	memset(&run->deps[run->ndeps], 0, sizeof(run->deps[run->ndeps]));
+	return &run->deps[run->ndeps++];
+}
+
+void
+ab_run_record_use_deps(struct ab_run_record *run)
+{
+	for (size_t vi = 0; vi < run->nvariants; vi++) {
+		const struct ab_variant_record *vr = &run->variants[vi];
+
+		for (size_t u = 0; u < vr->nuses; u++) {
+			struct ab_dependency *d;
+
+			if (!vr->uses[u].path)
+				continue;
+			d = ab_run_record_dependency(run);
+			d->name = ab_strdup(vr->uses[u].path);
+			d->digest_kind = "sha256";
+			d->digest = ab_strdup(vr->uses[u].sha256);
+			d->used_by = ab_strdup(vr->label);
+		}
+	}
+}
+
+static int
+have_dependency(const struct ab_run_record *run, const char *name, const char *digest)
+{
+	for (size_t i = 0; i < run->ndeps; i++)
+		if (!strcmp(run->deps[i].name, name) && !strcmp(run->deps[i].digest, digest))
+			return 1;
+	return 0;
+}
+
+void
+ab_run_record_cargo_deps(struct ab_run_record *run, const struct ab_cargo_record *cargo, const char *label)
+{
+	if (!cargo)
+		return;
+	if (!have_dependency(run, "Cargo.lock", cargo->lock_sha256)) {
+		struct ab_dependency *d = ab_run_record_dependency(run);
+
+		d->name = ab_strdup("Cargo.lock");
+		d->digest_kind = "sha256";
+		d->digest = ab_strdup(cargo->lock_sha256);
+		d->used_by = ab_strdup(label);
+	}
+	for (size_t i = 0; i < cargo->ncrates; i++) {
+		const struct ab_cargo_crate *cr = &cargo->crates[i];
+		const char *digest = cr->checksum_valid ? cr->checksum : cr->dirhash;
+		char *dn;
+
+		if (!digest)
+			continue;
+		dn = ab_sprintf("crate %s %s", cr->name, cr->version);
+		if (!have_dependency(run, dn, digest)) {
+			struct ab_dependency *d = ab_run_record_dependency(run);
+
+			d->name = dn;
+			d->uri = ab_sprintf("pkg:cargo/%s@%s", cr->name, cr->version);
+			d->digest_kind = cr->checksum_valid ? "sha256" : "dirHash";
+			d->digest = ab_strdup(digest);
+			dn = NULL;
+		}
+		free(dn);
+	}
+}
+
 /* ---- lifecycle ---- */
 
 void

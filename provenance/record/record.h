@@ -194,6 +194,16 @@ int ab_variant_record_reproducible(const struct ab_variant_record *v);
 int ab_variant_record_sandboxed(const struct ab_variant_record *v);
 /* run's record at index ix (a base_ix or from_ix), or NULL for AB_RECORD_NONE */
 const struct ab_variant_record *ab_run_record_at(const struct ab_run_record *run, size_t ix);
+/*
+ * The run's resolvedDependencies: one more entry, zeroed, at the end; the
+ * artifacts its variants used of others (each use with a path, in variant
+ * order); a cargo variant's Cargo.lock and every crate it locked, each
+ * once (a crate by its checksum, else by its directory's dirHash: Debian's
+ * crates have none)
+ */
+struct ab_dependency *ab_run_record_dependency(struct ab_run_record *run);
+void ab_run_record_use_deps(struct ab_run_record *run);
+void ab_run_record_cargo_deps(struct ab_run_record *run, const struct ab_cargo_record *cargo, const char *label);
 
 /* state.json: the record as one document (caller frees with cJSON_Delete) */
 cJSON *ab_variant_record_json(const struct ab_variant_record *v);
