@@ -47,6 +47,73 @@ write_failed(struct archive *out, const char *name, const char *member)
 	free(shown);
 }
 
+/*
+ * The member whose header was just read, checked (builder/member.h),
+ * its name stripped, written under the cwd; skipped when stripping
+ * leaves nothing. -1 (reported) when it is refused or cannot be written
+ */
+static int
+extract_member(struct archive *in, struct archive *out, struct archive_entry *entry, const char *name, int strip,
+    struct ab_member_set *seen)
+{
+	struct ab_member m = {0};
+	enum ab_member_type type;
+	const char *raw = archive_entry_pathname(entry), *linked = NULL;
+	char *member = ab_strdup(raw ? raw : ""), *norm = NULL;
+	int r, error = -1;
+
+	if (ab_member_check(&type, name, member, entry) < 0)
+		goto done;
+	norm = ab_member_normalise(member);
+	m.raw = member;
+	m.rel = ab_member_strip(norm, strip);
+	m.type = type;
+	if (!m.rel) {
+		archive_read_data_skip(in);
+		error = 0;
+		goto done;
+	}
+	if (type == AB_MEMBER_SYMLINK)
+		m.link = archive_entry_symlink(entry);
+	else if (type == AB_MEMBER_HARDLINK)
+		m.link = archive_entry_hardlink(entry);
+	if (ab_member_accept(&linked, NULL, seen, &m) < 0)
+		goto done;
+	if (type == AB_MEMBER_HARDLINK)
+		archive_entry_set_hardlink(entry, linked);
+	if (type == AB_MEMBER_DIR)
+		archive_entry_set_perm(entry, archive_entry_perm(entry) | 0700);
+	archive_entry_set_pathname(entry, m.rel);
+	if (archive_write_header(out, entry) < ARCHIVE_OK) {
+		write_failed(out, name, member);
+		goto done;
+	}
+	if (type == AB_MEMBER_FILE && archive_entry_size(entry) > 0) {
+		r = copy_data(in, out);
+		if (r == -1) {
+			write_failed(out, name, member);
+			goto done;
+		}
+		if (r < 0) {
+			const char *why = archive_error_string(in);
+			char *shown = ab_shown(member);
+
+			ab_error("archive '%s': member '%s': %s", name, shown, why ? why : "damaged data");
+			free(shown);
+			goto done;
+		}
+	}
+	if (archive_write_finish_entry(out) < ARCHIVE_OK) {
+		write_failed(out, name, member);
+		goto done;
+	}
+	error = 0;
+done:
+	free(norm);
+	free(member);
+	return error;
+}
+
 int
 ab_archive_extract(const char *path, const char *name, const char *sha256, int strip, const char *dir)
 {
@@ -54,7 +121,6 @@ ab_archive_extract(const char *path, const char *name, const char *sha256, int s
 	struct archive *in = NULL, *out = NULL;
 	struct archive_entry *entry;
 	struct ab_member_set *seen = NULL;
-	char *norm = NULL, *member = NULL;
 	int cwd = -1, error = -1, r;
 	int flags = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
 	    ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS | ARCHIVE_EXTRACT_NO_OVERWRITE;
@@ -91,10 +157,6 @@ ab_archive_extract(const char *path, const char *name, const char *sha256, int s
 		goto done;
 	}
 	for (;;) {
-		struct ab_member m = {0};
-		enum ab_member_type type;
-		const char *raw, *linked = NULL;
-
 		r = archive_read_next_header(in, &entry);
 		if (r == ARCHIVE_EOF)
 			break;
@@ -102,54 +164,8 @@ ab_archive_extract(const char *path, const char *name, const char *sha256, int s
 			ab_error("archive '%s': %s", name, archive_error_string(in));
 			goto done;
 		}
-		raw = archive_entry_pathname(entry);
-		free(member);
-		member = ab_strdup(raw ? raw : "");
-		if (ab_member_check(&type, name, member, entry) < 0)
+		if (extract_member(in, out, entry, name, strip, seen) < 0)
 			goto done;
-		free(norm);
-		norm = ab_member_normalise(member);
-		m.raw = member;
-		m.rel = ab_member_strip(norm, strip);
-		m.type = type;
-		if (!m.rel) {
-			archive_read_data_skip(in);
-			continue;
-		}
-		if (type == AB_MEMBER_SYMLINK)
-			m.link = archive_entry_symlink(entry);
-		else if (type == AB_MEMBER_HARDLINK)
-			m.link = archive_entry_hardlink(entry);
-		if (ab_member_accept(&linked, NULL, seen, &m) < 0)
-			goto done;
-		if (type == AB_MEMBER_HARDLINK)
-			archive_entry_set_hardlink(entry, linked);
-		if (type == AB_MEMBER_DIR)
-			archive_entry_set_perm(entry, archive_entry_perm(entry) | 0700);
-		archive_entry_set_pathname(entry, m.rel);
-		if (archive_write_header(out, entry) < ARCHIVE_OK) {
-			write_failed(out, name, member);
-			goto done;
-		}
-		if (type == AB_MEMBER_FILE && archive_entry_size(entry) > 0) {
-			r = copy_data(in, out);
-			if (r == -1) {
-				write_failed(out, name, member);
-				goto done;
-			}
-			if (r < 0) {
-				const char *why = archive_error_string(in);
-				char *shown = ab_shown(member);
-
-				ab_error("archive '%s': member '%s': %s", name, shown, why ? why : "damaged data");
-				free(shown);
-				goto done;
-			}
-		}
-		if (archive_write_finish_entry(out) < ARCHIVE_OK) {
-			write_failed(out, name, member);
-			goto done;
-		}
 	}
 	/* directory times and modes are fixed up at close, relative to the cwd */
 	if (archive_write_close(out) != ARCHIVE_OK) {
@@ -168,8 +184,6 @@ done:
 		close(cwd);
 	}
 	ab_member_set_free(seen);
-	free(norm);
-	free(member);
 	ab_buf_free(&bytes);
 	return error;
 }

@@ -1088,11 +1088,11 @@ ab_plan_json(const struct ab_plan *p)
 	return doc;
 }
 
-void
-ab_plan_print(FILE *f, const struct ab_plan *p)
+/* what the plan runs in and how: recipe, OUTDIR, jobs, ccache, sandbox or environment */
+static void
+print_header(FILE *f, const struct ab_plan *p)
 {
 	size_t plain = 0;
-	unsigned char *mapped = ab_calloc(p->nvars + 1, 1);
 
 	fprintf(f, "recipe %s (%s, sha256 %s)\n", p->r->name, p->r->path, p->r->sha256);
 	fprintf(f, "outdir %s\n", p->outdir);
@@ -1124,6 +1124,83 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 	else
 		fprintf(f, "umask %03o\n", AB_CHILD_UMASK);
 	print_ccwrap(f, p);
+}
+
+/* a configure or build step */
+static void
+print_run_step(FILE *f, const struct ab_plan *p, const struct ab_step *s, const struct ab_plan_var *pv,
+    unsigned char *mapped)
+{
+	fprintf(f, "%s\n", s->kind == AB_STEP_CONFIGURE ? "configure" : "build");
+	print_argv(f, "run", ab_strv_argv((struct ab_strv *)&s->argv));
+	fprintf(f, "      cwd: %s\n", s->cwd);
+	print_sandbox(f, p, pv, mapped);
+	for (size_t k = 0; k < pv->env.n; k++) {
+		char *shown = ab_ccstats_env_shown(pv->env.v[k]);
+
+		fprintf(f, "      env: %s\n", shown);
+		free(shown);
+	}
+	for (size_t k = 0; k < s->env.n; k++)
+		fprintf(f, "      env: %s\n", s->env.v[k]);
+	for (size_t k = 0; k < s->unset.n; k++)
+		fprintf(f, "      unset: %s\n", s->unset.v[k]);
+	if (s->jobserver)
+		fprintf(f, "      jobserver: 1 of %d tokens while it runs (%s: the read,write fds of its pipe)\n",
+		    p->jobserver, AB_JOBSERVER_FDS);
+	if (s->kind == AB_STEP_BUILD && pv->lead != AB_PLAN_NONE)
+		fprintf(f, "      after: %s's build (the objects they share compiled once, then taken from ccache)\n",
+		    p->vars[pv->lead].v->label);
+	fprintf(f, "      log: %s\n", s->log);
+}
+
+static void
+print_relink_step(FILE *f, const struct ab_plan *p, const struct ab_step *s, const struct ab_plan_var *pv,
+    unsigned char *mapped)
+{
+	const struct ab_variant *v = pv->v;
+
+	fprintf(f, "relink\n      link.txt: %s/%s\n", pv->artdir, v->relink.link_txt);
+	for (size_t k = 0; k < v->relink.nreplace; k++)
+		fprintf(f, "      replace: %s <- %s:%s\n", v->relink.replace[k].path,
+		    v->relink.replace[k].with_variant, v->relink.replace[k].with_artifact);
+	fprintf(f, "      output: %s/%s\n", pv->artdir, v->relink.output);
+	print_sandbox(f, p, pv, mapped);
+	fprintf(f, "      log: %s\n", s->log);
+}
+
+static void
+print_probe_step(FILE *f, const struct ab_plan_var *pv)
+{
+	const struct ab_variant *base = pv->base, *ps = pv->probe_from;
+
+	fprintf(f, "probe %s", pv->alloc_from->allocator.kind);
+	if (pv->v != base)
+		fprintf(f, " (artifacts of %s)", base->label);
+	fputc('\n', f);
+	for (size_t k = 0; k < pv->artifacts.n; k++)
+		fprintf(f, "      artifact: %s/%s\n", pv->artdir, pv->artifacts.v[k]);
+	if (ps->probe.args.n) {
+		char *q = ab_argv_shown(ps->probe.args.v);
+
+		fprintf(f, "      program args: %s\n", q);
+		free(q);
+	}
+	if (ps->probe.timeout)
+		fprintf(f, "      timeout: %ds\n", ps->probe.timeout);
+	for (size_t k = 0; k < pv->v->runtime.env.n; k++)
+		fprintf(f, "      runtime env: %s=%s\n", pv->v->runtime.env.v[k].key,
+		    pv->v->runtime.env.v[k].value);
+	for (size_t k = 0; k < pv->v->runtime.unset.n; k++)
+		fprintf(f, "      runtime unset: %s\n", pv->v->runtime.unset.v[k]);
+}
+
+void
+ab_plan_print(FILE *f, const struct ab_plan *p)
+{
+	unsigned char *mapped = ab_calloc(p->nvars + 1, 1);
+
+	print_header(f, p);
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct ab_step *s = &p->steps[i];
 		const struct ab_plan_var *pv = ab_plan_step_var(p, s);
@@ -1148,68 +1225,14 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 			break;
 		case AB_STEP_CONFIGURE:
 		case AB_STEP_BUILD:
-			fprintf(f, "%s\n", s->kind == AB_STEP_CONFIGURE ? "configure" : "build");
-			print_argv(f, "run", ab_strv_argv((struct ab_strv *)&s->argv));
-			fprintf(f, "      cwd: %s\n", s->cwd);
-			print_sandbox(f, p, pv, mapped);
-			for (size_t k = 0; k < pv->env.n; k++) {
-				char *shown = ab_ccstats_env_shown(pv->env.v[k]);
-
-				fprintf(f, "      env: %s\n", shown);
-				free(shown);
-			}
-			for (size_t k = 0; k < s->env.n; k++)
-				fprintf(f, "      env: %s\n", s->env.v[k]);
-			for (size_t k = 0; k < s->unset.n; k++)
-				fprintf(f, "      unset: %s\n", s->unset.v[k]);
-			if (s->jobserver)
-				fprintf(f, "      jobserver: 1 of %d tokens while it runs (%s: the read,write fds of its pipe)\n",
-				    p->jobserver, AB_JOBSERVER_FDS);
-			if (s->kind == AB_STEP_BUILD && pv->lead != AB_PLAN_NONE)
-				fprintf(f, "      after: %s's build (the objects they share compiled once, then taken from ccache)\n",
-				    p->vars[pv->lead].v->label);
-			fprintf(f, "      log: %s\n", s->log);
+			print_run_step(f, p, s, pv, mapped);
 			break;
-		case AB_STEP_RELINK: {
-			const struct ab_variant *v = pv->v;
-
-			fprintf(f, "relink\n      link.txt: %s/%s\n", pv->artdir, v->relink.link_txt);
-			for (size_t k = 0; k < v->relink.nreplace; k++)
-				fprintf(f, "      replace: %s <- %s:%s\n", v->relink.replace[k].path,
-				    v->relink.replace[k].with_variant, v->relink.replace[k].with_artifact);
-			fprintf(f, "      output: %s/%s\n", pv->artdir, v->relink.output);
-			print_sandbox(f, p, pv, mapped);
-			fprintf(f, "      log: %s\n", s->log);
+		case AB_STEP_RELINK:
+			print_relink_step(f, p, s, pv, mapped);
 			break;
-		}
-		case AB_STEP_PROBE: {
-			const struct ab_variant *base = pv->base;
-
-			fprintf(f, "probe %s", pv->alloc_from->allocator.kind);
-			if (pv->v != base)
-				fprintf(f, " (artifacts of %s)", base->label);
-			fputc('\n', f);
-			for (size_t k = 0; k < pv->artifacts.n; k++)
-				fprintf(f, "      artifact: %s/%s\n", pv->artdir, pv->artifacts.v[k]);
-			{
-				const struct ab_variant *ps = pv->probe_from;
-
-				if (ps->probe.args.n) {
-					char *q = ab_argv_shown(ps->probe.args.v);
-
-					fprintf(f, "      program args: %s\n", q);
-					free(q);
-				}
-				if (ps->probe.timeout)
-					fprintf(f, "      timeout: %ds\n", ps->probe.timeout);
-			}
-			for (size_t k = 0; k < pv->v->runtime.env.n; k++)
-				fprintf(f, "      runtime env: %s=%s\n", pv->v->runtime.env.v[k].key,
-				    pv->v->runtime.env.v[k].value);
-			for (size_t k = 0; k < pv->v->runtime.unset.n; k++)
-				fprintf(f, "      runtime unset: %s\n", pv->v->runtime.unset.v[k]);
+		case AB_STEP_PROBE:
+			print_probe_step(f, pv);
 			break;
-		}
 		case AB_STEP_UPDIFF:
 			fprintf(f, "upstream-diff %s/%s against %s\n", pv->src, pv->v->allocator.vendored, s->dir);
 			break;

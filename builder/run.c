@@ -380,6 +380,131 @@ keep_series(struct ab_runrec_sampling *rs, const struct ab_sampling *sam, const 
 	return e;
 }
 
+/* the record of run number j->next of label l before it runs: what is run, how, in which environment */
+static void
+record_start(struct ab_runrec *r, struct job *j, struct label *l, int rep, char *const *order, size_t norder,
+    struct ab_strv *argv, struct ab_env *env)
+{
+	const struct ab_run_opts *o = j->o;
+
+	r->name = j->name;
+	r->number = j->next++;
+	r->label = l->label;
+	r->repetition = rep + 1;
+	r->repetitions = o->repeat;
+	r->order = order;
+	r->norder = norder;
+	r->build_invocation = j->invocation;
+	r->recipe_sha256 = j->recipe_sha256;
+	r->subject = l->rt.subject;
+	r->subject_kind = l->subject_kind;
+	r->subject_cached = l->cached;
+	memcpy(r->subject_hashed_on, l->hashed_on, sizeof(r->subject_hashed_on));
+	memcpy(r->subject_sha256, l->rt.subject_sha256, sizeof(r->subject_sha256));
+	r->cwd = j->cwd;
+	r->junit_path = o->junit;
+	r->batch = j->batch;
+	r->rotated = o->rotate;
+	r->cell = o->cell;
+	r->cpus = o->cpus;
+	for (char *const *a = o->argv; *a; a++)
+		ab_strv_push_owned(argv, expand(*a, l->rt.program, l->label));
+	r->argv = ab_strv_argv(argv);
+	run_env(env, l, o);
+	for (size_t i = 0; i < env->set.n; i++)
+		ab_strv_push(&r->overrides, env->set.v[i]);
+	for (size_t i = 0; i < env->removed.n; i++)
+		ab_strv_push(&r->removed, env->removed.v[i]);
+	if (r->removed.n)
+		qsort(r->removed.v, r->removed.n, sizeof(*r->removed.v), cmp_str);
+}
+
+/* how the command ended, into its record */
+static void
+record_result(struct ab_runrec *r, const struct ab_proc_result *res)
+{
+	r->exit_code = res->exit_code;
+	r->signal = res->signal;
+	/* microseconds: what rusage measures, without the noise of a double's last digits */
+	r->wall_s = (double)(long long)(res->seconds * 1e6 + 0.5) / 1e6;
+	r->user_s = (double)(long long)(res->user_s * 1e6 + 0.5) / 1e6;
+	r->sys_s = (double)(long long)(res->sys_s * 1e6 + 0.5) / 1e6;
+	r->maxrss_kb = res->maxrss_kb;
+	r->status = ab_proc_caught() ? AB_RUN_INTERRUPTED : res->timed_out ? AB_RUN_TIMED_OUT :
+	    res->signal ? AB_RUN_SIGNALED : AB_RUN_EXITED;
+}
+
+/*
+ * --junit: the report the command wrote since before (kept, onto files)
+ * or why there is none (recorded, reported); AB_EFAIL when it cannot be kept
+ */
+static int
+record_junit(struct ab_runrec *r, struct job *j, const struct label *l, const struct stamp *before,
+    const char *base, struct ab_runrec_file *files, size_t *nfiles)
+{
+	const char *junit = j->o->junit;
+
+	if (!written_since(before, junit)) {
+		ab_error("run: %s: the command did not write the JUnit report '%s': recorded as missing", l->label, junit);
+		j->junit_missing = 1;
+		return 0;
+	}
+	if (keep_junit(r, j, base) < 0)
+		return AB_EFAIL;
+	if (r->junit.path) {
+		files[(*nfiles)++] = r->junit;
+	} else {
+		ab_error("run: %s: the JUnit report '%s' is %s: not kept, its state recorded", l->label, junit,
+		    r->junit_refused);
+		j->junit_missing = 1;
+	}
+	return 0;
+}
+
+/* the run's in-toto Statement, written, and every file of the run appended to SHA256SUMS */
+static int
+record_write(const struct ab_runrec *r, const struct job *j, const char *base, struct ab_runrec_file *files,
+    size_t nfiles)
+{
+	cJSON *stmt = ab_runrec_statement(r);
+	char *json = cJSON_Print(stmt), *text = ab_sprintf("%s\n", json), *path;
+	struct ab_runrec_file f = {0};
+	int e;
+
+	cJSON_Delete(stmt);
+	cJSON_free(json);
+	f.path = ab_sprintf("%s/%s.intoto.json", j->reldir, base);
+	f.size = strlen(text);
+	ab_hash_buf(f.sha256, text, f.size);
+	path = ab_path_join(j->o->outdir, f.path);
+	files[nfiles++] = f;
+	e = ab_write_file_atomic(path, text, f.size) < 0 || ab_runrec_sums_append(j->o->outdir, files, nfiles) < 0 ?
+	    AB_EFAIL : 0;
+	free(f.path);
+	free(path);
+	free(text);
+	return e;
+}
+
+/* the run's line: on stderr for the user, on stdout for scripts */
+static void
+record_report(const struct ab_runrec *r, const struct job *j, const char *base, int rep)
+{
+	char what[64];
+
+	describe(what, sizeof(what), r);
+	fprintf(stderr, "[%d/%d] %s (repetition %d/%d): %s, %.2fs\n", j->done, j->total, r->label, rep + 1,
+	    j->o->repeat, what, r->wall_s);
+	printf("%s/%s.intoto.json: %s %d/%d %s, %.3f s", j->reldir, base, r->label, rep + 1, j->o->repeat, what,
+	    r->wall_s);
+	if (r->sampling && !isnan(r->sampling->figures.steady_rss_kb))
+		printf(", steady RSS %.1f MiB, peak %.1f MiB", r->sampling->figures.steady_rss_kb / 1024,
+		    r->sampling->figures.peak_rss_kb / 1024);
+	if (r->sampling && !isnan(r->sampling->figures.cooldown_rss_kb))
+		printf(", cooldown %.1f MiB", r->sampling->figures.cooldown_rss_kb / 1024);
+	printf("\n");
+}
+
 /* one run of one label: the command, its log, its JUnit report, its record, SHA256SUMS */
 static int
 run_one(struct job *j, struct label *l, int rep, char *const *order, size_t norder)
@@ -397,41 +522,11 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	struct ab_runrec_sampling rs = {0};
 	struct rusage ru0, ru1;
 	size_t nfiles = 0;
-	char *base = ab_sprintf("%04d-%s", j->next, l->label), *path = NULL, *text = NULL, what[64];
+	char *base = ab_sprintf("%04d-%s", j->next, l->label), *path = NULL;
 	int e = AB_EFAIL;
 
 	log.fd = -1;
-	r.name = j->name;
-	r.number = j->next++;
-	r.label = l->label;
-	r.repetition = rep + 1;
-	r.repetitions = o->repeat;
-	r.order = order;
-	r.norder = norder;
-	r.build_invocation = j->invocation;
-	r.recipe_sha256 = j->recipe_sha256;
-	r.subject = l->rt.subject;
-	r.subject_kind = l->subject_kind;
-	r.subject_cached = l->cached;
-	memcpy(r.subject_hashed_on, l->hashed_on, sizeof(r.subject_hashed_on));
-	memcpy(r.subject_sha256, l->rt.subject_sha256, sizeof(r.subject_sha256));
-	r.cwd = j->cwd;
-	r.junit_path = o->junit;
-	r.batch = j->batch;
-	r.rotated = o->rotate;
-	r.cell = o->cell;
-	r.cpus = o->cpus;
-	for (char *const *a = o->argv; *a; a++)
-		ab_strv_push_owned(&argv, expand(*a, l->rt.program, l->label));
-	r.argv = ab_strv_argv(&argv);
-	run_env(&env, l, o);
-	for (size_t i = 0; i < env.set.n; i++)
-		ab_strv_push(&r.overrides, env.set.v[i]);
-	for (size_t i = 0; i < env.removed.n; i++)
-		ab_strv_push(&r.removed, env.removed.v[i]);
-	if (r.removed.n)
-		qsort(r.removed.v, r.removed.n, sizeof(*r.removed.v), cmp_str);
-
+	record_start(&r, j, l, rep, order, norder, &argv, &env);
 	r.log.path = ab_sprintf("%s/%s.log", j->reldir, base);
 	path = ab_path_join(o->outdir, r.log.path);
 	if (ab_atomic_open(&log, path, AB_ATOMIC_NOSYNC) < 0)
@@ -478,15 +573,7 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	getrusage(RUSAGE_SELF, &ru1);
 	r.allocbuild_cpu_s = cpu_between(&ru0, &ru1);
 	ab_runenv_finish(r.environment);
-	r.exit_code = res.exit_code;
-	r.signal = res.signal;
-	/* microseconds: what rusage measures, without the noise of a double's last digits */
-	r.wall_s = (double)(long long)(res.seconds * 1e6 + 0.5) / 1e6;
-	r.user_s = (double)(long long)(res.user_s * 1e6 + 0.5) / 1e6;
-	r.sys_s = (double)(long long)(res.sys_s * 1e6 + 0.5) / 1e6;
-	r.maxrss_kb = res.maxrss_kb;
-	r.status = ab_proc_caught() ? AB_RUN_INTERRUPTED : res.timed_out ? AB_RUN_TIMED_OUT :
-	    res.signal ? AB_RUN_SIGNALED : AB_RUN_EXITED;
+	record_result(&r, &res);
 	if (ab_metrics_scan(&r.metrics, log.tmp, l->label) < 0)
 		goto done;
 	if (ab_hash_file(r.log.sha256, &r.log.size, log.tmp) < 0 || ab_atomic_commit(&log) < 0)
@@ -498,52 +585,11 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 		r.sampling = &rs;
 		files[nfiles++] = rs.series;
 	}
-	if (o->junit) {
-		if (written_since(&junit_before, o->junit)) {
-			if (keep_junit(&r, j, base) < 0)
-				goto done;
-			if (r.junit.path) {
-				files[nfiles++] = r.junit;
-			} else {
-				ab_error("run: %s: the JUnit report '%s' is %s: not kept, its state recorded", l->label,
-				    o->junit, r.junit_refused);
-				j->junit_missing = 1;
-			}
-		} else {
-			ab_error("run: %s: the command did not write the JUnit report '%s': recorded as missing",
-			    l->label, o->junit);
-			j->junit_missing = 1;
-		}
-	}
-	{
-		cJSON *stmt = ab_runrec_statement(&r);
-		char *json = cJSON_Print(stmt);
-		struct ab_runrec_file f = {0};
-
-		cJSON_Delete(stmt);
-		text = ab_sprintf("%s\n", json);
-		cJSON_free(json);
-		f.path = ab_sprintf("%s/%s.intoto.json", j->reldir, base);
-		f.size = strlen(text);
-		ab_hash_buf(f.sha256, text, f.size);
-		free(path);
-		path = ab_path_join(o->outdir, f.path);
-		files[nfiles++] = f;
-		if (ab_write_file_atomic(path, text, f.size) < 0 || ab_runrec_sums_append(o->outdir, files, nfiles) < 0) {
-			free(f.path);
-			goto done;
-		}
-		free(f.path);
-	}
-	describe(what, sizeof(what), &r);
-	fprintf(stderr, "[%d/%d] %s (repetition %d/%d): %s, %.2fs\n", j->done, j->total, l->label, rep + 1,
-	    o->repeat, what, r.wall_s);
-	printf("%s/%s.intoto.json: %s %d/%d %s, %.3f s", j->reldir, base, l->label, rep + 1, o->repeat, what, r.wall_s);
-	if (r.sampling && !isnan(rs.figures.steady_rss_kb))
-		printf(", steady RSS %.1f MiB, peak %.1f MiB", rs.figures.steady_rss_kb / 1024, rs.figures.peak_rss_kb / 1024);
-	if (r.sampling && !isnan(rs.figures.cooldown_rss_kb))
-		printf(", cooldown %.1f MiB", rs.figures.cooldown_rss_kb / 1024);
-	printf("\n");
+	if (o->junit && record_junit(&r, j, l, &junit_before, base, files, &nfiles) < 0)
+		goto done;
+	if (record_write(&r, j, base, files, nfiles) < 0)
+		goto done;
+	record_report(&r, j, base, rep);
 	if (r.status != AB_RUN_EXITED || r.exit_code != 0)
 		j->failed = 1;
 	e = 0;
@@ -558,7 +604,6 @@ done:
 	ab_runrec_release(&r);
 	free(base);
 	free(path);
-	free(text);
 	return e;
 }
 

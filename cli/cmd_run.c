@@ -70,34 +70,120 @@ static const char usage[] =
     "artifact changed since the build: nothing runs then), 2 bad input (nothing\n"
     "is recorded) or a JUnit report the command did not write. See docs/runs.md.\n";
 
+static const struct option longopts[] = {
+	{"name", required_argument, NULL, 'n'},
+	{"repeat", required_argument, NULL, 'r'},
+	{"rotate", no_argument, NULL, 'R'},
+	{"junit", required_argument, NULL, 'j'},
+	{"timeout", required_argument, NULL, 't'},
+	{"env", required_argument, NULL, 's'},
+	{"set", required_argument, NULL, OPT_OLD_SET}, /* the old name of --env, warned */
+	{"env-only", no_argument, NULL, 'E'},
+	{"cache", required_argument, NULL, 'c'},
+	{"rehash", no_argument, NULL, 'H'},
+	{"sample-ms", required_argument, NULL, 'S'},
+	{"sample-comm", required_argument, NULL, 'C'},
+	{"sample-pss", no_argument, NULL, 'P'},
+	{"mark-start", required_argument, NULL, 'M'},
+	{"mark", required_argument, NULL, 'm'},
+	{"cooldown", required_argument, NULL, 'D'},
+	{"cpus", required_argument, NULL, 'u'},
+	{"cell", required_argument, NULL, 'L'},
+	{NULL, 0, NULL, 0},
+};
+
+/* option c of getopt_long into o (--env into sets): 0, or the exit status of a usage error (reported) */
+static int
+run_option(int c, struct ab_run_opts *o, struct ab_strv *sets, int *env_only, int *old_set, char **argv)
+{
+	char *end;
+
+	switch (c) {
+	case 'n':
+		o->name = optarg;
+		break;
+	case 'r':
+		if (ab_cmd_parse_int(&o->repeat, optarg, 1, 100000) < 0)
+			return ab_cmd_usage_error("run", "--repeat wants a number from 1 to 100000, not '%s'", optarg);
+		break;
+	case 'R':
+		o->rotate = 1;
+		break;
+	case 'j':
+		o->junit = optarg;
+		break;
+	case 't':
+		o->timeout = strtod(optarg, &end);
+		if (end == optarg || *end || !(o->timeout > 0) || o->timeout > 7 * 86400)
+			return ab_cmd_usage_error("run", "--timeout wants a positive number of seconds, not '%s'", optarg);
+		break;
+	case OPT_OLD_SET:
+		if (!(*old_set)++)
+			ab_warn("run --set is deprecated: set a variable for the command with --env NAME=VALUE, "
+			    "as probe does");
+		/* fall through */
+	case 's': {
+		const char *eq = strchr(optarg, '=');
+
+		if (!eq || !ab_env_name_valid(optarg, (size_t)(eq - optarg)))
+			return ab_cmd_usage_error("run", "--env wants NAME=VALUE, not '%s'", optarg);
+		ab_strv_push(sets, optarg);
+		break;
+	}
+	case 'E':
+		*env_only = 1;
+		break;
+	case 'c':
+		o->cache_dir = optarg;
+		break;
+	case 'H':
+		o->rehash = 1;
+		break;
+	case 'S':
+		if (ab_cmd_parse_int(&o->sample_ms, optarg, 0, 60000) < 0)
+			return ab_cmd_usage_error("run", "--sample-ms wants milliseconds from 0 to 60000, not '%s'", optarg);
+		break;
+	case 'C':
+		if (!*optarg || strlen(optarg) > 15 || strchr(optarg, '/'))
+			return ab_cmd_usage_error("run", "--sample-comm wants a process name as /proc shows it "
+			    "(1 to 15 bytes, no '/'), not '%s'", optarg);
+		o->sample_comm = optarg;
+		break;
+	case 'P':
+		o->sample_pss = 1;
+		break;
+	case 'M':
+		o->mark_start = optarg;
+		break;
+	case 'm':
+		o->mark = optarg;
+		break;
+	case 'D':
+		o->cooldown = strtod(optarg, &end);
+		if (end == optarg || *end || !(o->cooldown > 0) || o->cooldown > 86400)
+			return ab_cmd_usage_error("run", "--cooldown wants a positive number of seconds, not '%s'", optarg);
+		break;
+	case 'u':
+		o->cpus = optarg;
+		break;
+	case 'L':
+		if (!ab_metric_cell_valid(optarg, strlen(optarg)))
+			return ab_cmd_usage_error("run", "--cell wants 1 to 64 printable characters without spaces, "
+			    "not '%s'", optarg);
+		o->cell = optarg;
+		break;
+	default:
+		return ab_cmd_option_error("run", c, argv);
+	}
+	return 0;
+}
+
 static int
 cmd_run(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"name", required_argument, NULL, 'n'},
-		{"repeat", required_argument, NULL, 'r'},
-		{"rotate", no_argument, NULL, 'R'},
-		{"junit", required_argument, NULL, 'j'},
-		{"timeout", required_argument, NULL, 't'},
-		{"env", required_argument, NULL, 's'},
-		{"set", required_argument, NULL, OPT_OLD_SET}, /* the old name of --env, warned */
-		{"env-only", no_argument, NULL, 'E'},
-		{"cache", required_argument, NULL, 'c'},
-		{"rehash", no_argument, NULL, 'H'},
-		{"sample-ms", required_argument, NULL, 'S'},
-		{"sample-comm", required_argument, NULL, 'C'},
-		{"sample-pss", no_argument, NULL, 'P'},
-		{"mark-start", required_argument, NULL, 'M'},
-		{"mark", required_argument, NULL, 'm'},
-		{"cooldown", required_argument, NULL, 'D'},
-		{"cpus", required_argument, NULL, 'u'},
-		{"cell", required_argument, NULL, 'L'},
-		{NULL, 0, NULL, 0},
-	};
 	struct ab_run_opts o = {.repeat = 1, .sample_ms = 50};
 	struct ab_strv sets = {0};
-	int c, dashes = -1, env_only = 0, rc, old_set = 0;
-	char *end;
+	int c, dashes = -1, env_only = 0, rc = 0, old_set = 0;
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
@@ -106,99 +192,11 @@ cmd_run(int argc, char **argv)
 		}
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(dashes < 0 ? argc : dashes, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			o.name = optarg;
-			break;
-		case 'r':
-			if (ab_cmd_parse_int(&o.repeat, optarg, 1, 100000) < 0) {
-				ab_strv_free(&sets);
-				return ab_cmd_usage_error("run", "--repeat wants a number from 1 to 100000, not '%s'", optarg);
-			}
-			break;
-		case 'R':
-			o.rotate = 1;
-			break;
-		case 'j':
-			o.junit = optarg;
-			break;
-		case 't':
-			o.timeout = strtod(optarg, &end);
-			if (end == optarg || *end || !(o.timeout > 0) || o.timeout > 7 * 86400) {
-				ab_strv_free(&sets);
-				return ab_cmd_usage_error("run", "--timeout wants a positive number of seconds, not '%s'", optarg);
-			}
-			break;
-		case OPT_OLD_SET:
-			if (!old_set++)
-				ab_warn("run --set is deprecated: set a variable for the command with --env NAME=VALUE, "
-				    "as probe does");
-			/* fall through */
-		case 's': {
-			const char *eq = strchr(optarg, '=');
-
-			if (!eq || !ab_env_name_valid(optarg, (size_t)(eq - optarg))) {
-				ab_strv_free(&sets);
-				return ab_cmd_usage_error("run", "--env wants NAME=VALUE, not '%s'", optarg);
-			}
-			ab_strv_push(&sets, optarg);
-			break;
-		}
-		case 'E':
-			env_only = 1;
-			break;
-		case 'c':
-			o.cache_dir = optarg;
-			break;
-		case 'H':
-			o.rehash = 1;
-			break;
-		case 'S':
-			if (ab_cmd_parse_int(&o.sample_ms, optarg, 0, 60000) < 0) {
-				ab_strv_free(&sets);
-				return ab_cmd_usage_error("run", "--sample-ms wants milliseconds from 0 to 60000, not '%s'", optarg);
-			}
-			break;
-		case 'C':
-			if (!*optarg || strlen(optarg) > 15 || strchr(optarg, '/')) {
-				ab_strv_free(&sets);
-				return ab_cmd_usage_error("run", "--sample-comm wants a process name as /proc shows it "
-				    "(1 to 15 bytes, no '/'), not '%s'", optarg);
-			}
-			o.sample_comm = optarg;
-			break;
-		case 'P':
-			o.sample_pss = 1;
-			break;
-		case 'M':
-			o.mark_start = optarg;
-			break;
-		case 'm':
-			o.mark = optarg;
-			break;
-		case 'D':
-			o.cooldown = strtod(optarg, &end);
-			if (end == optarg || *end || !(o.cooldown > 0) || o.cooldown > 86400) {
-				ab_strv_free(&sets);
-				return ab_cmd_usage_error("run", "--cooldown wants a positive number of seconds, not '%s'", optarg);
-			}
-			break;
-		case 'u':
-			o.cpus = optarg;
-			break;
-		case 'L':
-			if (!ab_metric_cell_valid(optarg, strlen(optarg))) {
-				ab_strv_free(&sets);
-				return ab_cmd_usage_error("run", "--cell wants 1 to 64 printable characters without spaces, "
-				    "not '%s'", optarg);
-			}
-			o.cell = optarg;
-			break;
-		default:
-			ab_strv_free(&sets);
-			return ab_cmd_option_error("run", c, argv);
-		}
+	while (!rc && (c = getopt_long(dashes < 0 ? argc : dashes, argv, ":", longopts, NULL)) != -1)
+		rc = run_option(c, &o, &sets, &env_only, &old_set, argv);
+	if (rc) {
+		ab_strv_free(&sets);
+		return rc;
 	}
 	if (env_only) {
 		ab_strv_free(&sets);

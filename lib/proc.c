@@ -715,6 +715,70 @@ sandboxed_findable(const struct ab_proc *p)
 	return e;
 }
 
+/*
+ * In the child: its own group, default signals, the standard files fds
+ * (in, out, err; -1 keeps ours), cwd, then exec; never returns. A step
+ * that fails is said on status_fd (child_fail)
+ */
+static void
+child_start(const struct ab_proc *p, const int fds[3], int status_fd, const char *cwd, char *const *cand,
+    char *const *argv, pid_t parent)
+{
+	sigset_t none;
+
+	/* its own group, so that a timeout or our death reaches all of it */
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(127);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0 && dup2(fds[i], i) < 0)
+			child_fail(status_fd, 0);
+	if (cwd && chdir(cwd) < 0)
+		child_fail(status_fd, 1);
+	for (size_t i = 0; i < p->nkeep_fds; i++)
+		if (fcntl(p->keep_fds[i], F_SETFD, 0) < 0)
+			child_fail(status_fd, 0);
+	child_exec(cand, argv, p->envp, status_fd);
+	_exit(127);
+}
+
+/* why the child did not start: the stage and errno it sent (child_fail) */
+static void
+report_start_failure(const int msg[2], const struct ab_proc *p)
+{
+	errno = msg[1];
+	if (msg[0] == 1)
+		ab_error_errno("cannot run '%s': cannot enter directory '%s'", p->argv[0], p->cwd);
+	else if (msg[0] == 2)
+		ab_error_errno("cannot run '%s'", p->argv[0]);
+	else
+		ab_error_errno("cannot run '%s': cannot redirect output", p->argv[0]);
+}
+
+/* how the command ended (waitpid's status) into res */
+static void
+set_status(struct ab_proc_result *res, int status, const struct ab_proc *p)
+{
+	if (WIFEXITED(status)) {
+		res->exit_code = WEXITSTATUS(status);
+		/* bwrap exits 128+N when its command was killed by signal N: said as the signal it was */
+		if (p->sandbox && res->exit_code > 128 && res->exit_code < 128 + SIGRTMIN) {
+			res->signal = res->exit_code - 128;
+			res->exit_code = -1;
+		}
+	} else if (WIFSIGNALED(status)) {
+		res->exit_code = -1;
+		res->signal = WTERMSIG(status);
+	}
+}
+
 int
 ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 {
@@ -783,33 +847,10 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 		goto done;
 	}
 	if (pid == 0) {
-		int out_fd = p->out || tee ? outp[1] : logfd >= 0 ? logfd : devnull;
-		int err_fd = p->err || tee ? errp[1] : logfd >= 0 ? logfd : devnull;
-		sigset_t none;
+		int fds[3] = {nullin, p->out || tee ? outp[1] : logfd >= 0 ? logfd : devnull,
+		    p->err || tee ? errp[1] : logfd >= 0 ? logfd : devnull};
 
-		/* its own group, so that a timeout or our death reaches all of it */
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != parent)
-			_exit(127);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (nullin >= 0 && dup2(nullin, 0) < 0)
-			child_fail(status_pipe[1], 0);
-		if (out_fd >= 0 && dup2(out_fd, 1) < 0)
-			child_fail(status_pipe[1], 0);
-		if (err_fd >= 0 && dup2(err_fd, 2) < 0)
-			child_fail(status_pipe[1], 0);
-		if (cwd && chdir(cwd) < 0)
-			child_fail(status_pipe[1], 1);
-		for (size_t i = 0; i < p->nkeep_fds; i++)
-			if (fcntl(p->keep_fds[i], F_SETFD, 0) < 0)
-				child_fail(status_pipe[1], 0);
-		child_exec(cand.v, argv, p->envp, status_pipe[1]);
+		child_start(p, fds, status_pipe[1], cwd, cand.v, argv, parent);
 	}
 	/* both sides set the group: whichever runs first wins the race */
 	setpgid(pid, pid);
@@ -832,13 +873,7 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 	if (n == (ssize_t)sizeof(msg)) {
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-		errno = msg[1];
-		if (msg[0] == 1)
-			ab_error_errno("cannot run '%s': cannot enter directory '%s'", p->argv[0], p->cwd);
-		else if (msg[0] == 2)
-			ab_error_errno("cannot run '%s'", p->argv[0]);
-		else
-			ab_error_errno("cannot run '%s': cannot redirect output", p->argv[0]);
+		report_start_failure(msg, p);
 		goto done;
 	}
 	{
@@ -855,17 +890,7 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 	/* what the command left running (not holding its output) ends with it */
 	if (p->whole_tree)
 		kill_tree(&tree, 0);
-	if (WIFEXITED(status)) {
-		res->exit_code = WEXITSTATUS(status);
-		/* bwrap exits 128+N when its command was killed by signal N: said as the signal it was */
-		if (p->sandbox && res->exit_code > 128 && res->exit_code < 128 + SIGRTMIN) {
-			res->signal = res->exit_code - 128;
-			res->exit_code = -1;
-		}
-	} else if (WIFSIGNALED(status)) {
-		res->exit_code = -1;
-		res->signal = WTERMSIG(status);
-	}
+	set_status(res, status, p);
 	error = 0;
 done:
 	untrack(slot);
