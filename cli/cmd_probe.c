@@ -198,7 +198,7 @@ cmd_probe(int argc, char **argv)
 {
 	struct options o = {0};
 	cJSON *rec = NULL;
-	const cJSON *it;
+	struct ab_probe_result *res = NULL;
 	int rc;
 
 	rc = parse_options(&o, argc, argv);
@@ -212,17 +212,22 @@ cmd_probe(int argc, char **argv)
 	if (o.archive ? ab_probe_archive(&rec, &o.req, o.archive, o.workdir) < 0
 	              : ab_probe_program(&rec, &o.req, argv + optind) < 0)
 		goto done;
+	res = ab_probe_result_new(rec);
+	rec = NULL;
+	if (!res)
+		goto done;
 	/* the problems are diagnostics: on stderr, whatever the format on stdout */
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rec, "problems"))
-		ab_error("probe: %s", cJSON_GetObjectItemCaseSensitive(it, "message")->valuestring);
+	for (size_t i = 0; i < res->nproblems; i++)
+		ab_error("probe: %s", res->problems[i].message);
 	if (o.json) {
-		if (ab_json_print(stdout, rec) < 0)
+		if (ab_json_print(stdout, res->report) < 0)
 			goto done;
 	} else {
-		ab_probe_print(stdout, rec);
+		ab_probe_print(stdout, res->report);
 	}
-	rc = ab_probe_ok(rec) ? AB_EXIT_OK : AB_EXIT_CHECK;
+	rc = res->ok ? AB_EXIT_OK : AB_EXIT_CHECK;
 done:
+	ab_probe_result_free(res);
 	cJSON_Delete(rec);
 	ab_kvlist_free(&o.req.env);
 	ab_list_free(&o.req.unset);
