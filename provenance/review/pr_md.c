@@ -1,0 +1,443 @@
+/*
+ * pr_md: what every part of pr.md is written with: members of the
+ * manifests by path, Markdown and HTML put safely (text, code, fenced
+ * blocks), the variants' facts as words (kind, options, runtime, version),
+ * and local paths hidden.
+ */
+#include "pr_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/jsonio.h"
+#include "sign.h"
+
+/* a member by dotted path ("a.b.c"), NULL when any step is missing */
+const cJSON *
+ab_pr_jget(const cJSON *o, const char *path)
+{
+	char key[128];
+
+	while (o && *path) {
+		size_t n = strcspn(path, ".");
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		o = ab_json_get(o, key);
+		path += n;
+		if (*path == '.')
+			path++;
+	}
+	return o;
+}
+
+const char *
+ab_pr_jstr(const cJSON *o, const char *path)
+{
+	const cJSON *v = ab_pr_jget(o, path);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* the same, dflt when it is missing */
+const char *
+ab_pr_jstr_or(const cJSON *o, const char *path, const char *dflt)
+{
+	const char *s = ab_pr_jstr(o, path);
+
+	return s ? s : dflt;
+}
+
+/* the entry of a manifest's "variants" for label: an object keyed by label, or an array of {label} */
+const cJSON *
+ab_pr_for_label(const cJSON *doc, const char *label)
+{
+	const cJSON *vs = ab_pr_jget(doc, "variants"), *it;
+
+	if (cJSON_IsObject(vs))
+		return ab_json_get(vs, label);
+	cJSON_ArrayForEach(it, vs) {
+		const char *l = ab_pr_jstr(it, "label");
+
+		if (l && !strcmp(l, label))
+			return it;
+	}
+	return NULL;
+}
+
+/*
+ * What of s may be written to pr.md: newlines as spaces (one line of a
+ * table or a list), every other control character escaped as on a
+ * terminal (ab_shown); caller frees
+ */
+char *
+ab_pr_shown_line(const char *s)
+{
+	char *flat = ab_strdup(s ? s : ""), *out;
+
+	for (char *p = flat; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	out = ab_shown(flat);
+	free(flat);
+	return out;
+}
+
+/* text for a table cell or a line: no pipes, no newlines, no raw HTML, no control characters */
+void
+ab_pr_put_text(struct ab_buf *b, const char *text)
+{
+	char *shown = ab_pr_shown_line(text);
+
+	for (const char *s = shown; *s; s++) {
+		switch (*s) {
+		case '|': ab_buf_puts(b, "\\|"); break;
+		case '<': ab_buf_puts(b, "&lt;"); break;
+		case '>': ab_buf_puts(b, "&gt;"); break;
+		case '&': ab_buf_puts(b, "&amp;"); break;
+		case '\n': case '\r': ab_buf_putc(b, ' '); break;
+		case '*': case '_': case '`': case '[': case ']': case '\\':
+			ab_buf_putc(b, '\\');
+			ab_buf_putc(b, *s);
+			break;
+		default: ab_buf_putc(b, *s);
+		}
+	}
+	free(shown);
+}
+
+/* a value as an inline code span, safe inside a table cell */
+void
+ab_pr_put_code(struct ab_buf *b, const char *text)
+{
+	char *shown = ab_pr_shown_line(text);
+	const char *fence = strchr(shown, '`') ? "`` " : "`";
+	const char *close = strchr(shown, '`') ? " ``" : "`";
+
+	ab_buf_puts(b, fence);
+	for (const char *s = shown; *s; s++) {
+		if (*s == '|')
+			ab_buf_puts(b, "\\|");
+		else
+			ab_buf_putc(b, *s);
+	}
+	ab_buf_puts(b, close);
+	free(shown);
+}
+
+/* a value as <code> inside HTML (a <summary>, where GitHub shows backticks as they are) */
+void
+ab_pr_put_html_code(struct ab_buf *b, const char *text)
+{
+	char *shown = ab_pr_shown_line(text);
+
+	ab_buf_puts(b, "<code>");
+	for (const char *s = shown; *s; s++) {
+		switch (*s) {
+		case '<': ab_buf_puts(b, "&lt;"); break;
+		case '>': ab_buf_puts(b, "&gt;"); break;
+		case '&': ab_buf_puts(b, "&amp;"); break;
+		case '"': ab_buf_puts(b, "&quot;"); break;
+		default: ab_buf_putc(b, *s);
+		}
+	}
+	ab_buf_puts(b, "</code>");
+	free(shown);
+}
+
+/* a fenced code block of text (lines already escaped): the fence longer than any run of backticks in it */
+void
+ab_pr_put_fenced(struct ab_buf *b, const char *info, const char *text)
+{
+	size_t run = 0, longest = 0, fence;
+
+	for (const char *s = text; *s; s++) {
+		run = *s == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	fence = longest >= 3 ? longest + 1 : 3;
+	for (size_t i = 0; i < fence; i++)
+		ab_buf_putc(b, '`');
+	ab_buf_puts(b, info);
+	ab_buf_putc(b, '\n');
+	ab_buf_puts(b, text);
+	for (size_t i = 0; i < fence; i++)
+		ab_buf_putc(b, '`');
+	ab_buf_putc(b, '\n');
+}
+
+/* one line of a fenced block: the n words escaped, between the n + 1 separators */
+void
+ab_pr_put_line_shown(struct ab_buf *b, const char *const *words, size_t n, const char *const *seps)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *w = ab_shown(words[i]);
+
+		ab_buf_puts(b, seps[i]);
+		ab_buf_puts(b, w);
+		free(w);
+	}
+	ab_buf_puts(b, seps[n]);
+}
+
+void
+ab_pr_put_short_hash(struct ab_buf *b, const char *hex)
+{
+	char s[13];
+
+	if (!hex) {
+		ab_buf_puts(b, "–");
+		return;
+	}
+	snprintf(s, sizeof(s), "%.12s", hex);
+	ab_pr_put_code(b, s);
+}
+
+/* the variants of the build, in the order it built them (build-commands.json) */
+const cJSON *
+ab_pr_variants(const struct evidence *e)
+{
+	return ab_pr_jget(e->commands, "variants");
+}
+
+int
+ab_pr_is_kind(const cJSON *v, const char *kind)
+{
+	const char *k = ab_pr_jstr(v, "kind");
+
+	return k && !strcmp(k, kind);
+}
+
+const char *
+ab_pr_kind_words(const cJSON *v)
+{
+	if (ab_pr_is_kind(v, "relink"))
+		return "diagnostic relink";
+	if (ab_pr_is_kind(v, "runtime_of"))
+		return "runtime only";
+	return "normal build";
+}
+
+/* the variant that built v's binary: v, or its runtime_of's, followed to the end */
+const cJSON *
+ab_pr_base_of(const struct evidence *e, const cJSON *v)
+{
+	for (int guard = cJSON_GetArraySize(ab_pr_variants(e)); v && ab_pr_is_kind(v, "runtime_of") && guard > 0; guard--) {
+		const cJSON *b = ab_pr_for_label(e->commands, ab_pr_jstr(v, "definition.runtime_of"));
+
+		if (!b)
+			break;
+		v = b;
+	}
+	return v;
+}
+
+/* the probe record of a label (allocator-probes.json) */
+const cJSON *
+ab_pr_probe_of(const struct evidence *e, const char *label)
+{
+	const cJSON *p = ab_pr_for_label(e->probes, label);
+
+	return p ? ab_pr_jget(p, "probe") : NULL;
+}
+
+/* the first artifact record of the binary of label (binary-provenance.json) */
+const cJSON *
+ab_pr_artifact_of(const struct evidence *e, const char *label)
+{
+	const cJSON *arts = ab_pr_jget(ab_pr_for_label(e->binaries, label), "artifacts");
+
+	return cJSON_IsArray(arts) ? cJSON_GetArrayItem(arts, 0) : NULL;
+}
+
+/* one more code span in a list separated by spaces; *any counts the spans */
+void
+ab_pr_put_word(struct ab_buf *b, int *any, const char *s)
+{
+	if ((*any)++)
+		ab_buf_puts(b, " ");
+	ab_pr_put_code(b, s);
+}
+
+/* how the binary of a variant was made: a relink's replacements, else the configure options or defines */
+void
+ab_pr_put_options(struct ab_buf *b, const cJSON *base)
+{
+	const cJSON *def = ab_pr_jget(base, "definition"), *it;
+	int any = 0;
+
+	if (ab_pr_is_kind(base, "relink")) {
+		ab_buf_puts(b, "relink of ");
+		ab_pr_put_code(b, ab_pr_jstr_or(def, "relink.from", "?"));
+		cJSON_ArrayForEach(it, ab_pr_jget(def, "relink.replace")) {
+			ab_buf_puts(b, ", ");
+			ab_pr_put_code(b, ab_pr_jstr_or(it, "path", "?"));
+			ab_buf_puts(b, " → ");
+			ab_pr_put_code(b, ab_pr_jstr_or(it, "with.variant", "?"));
+		}
+		return;
+	}
+	cJSON_ArrayForEach(it, ab_pr_jget(def, "build.configure"))
+		if (cJSON_IsString(it))
+			ab_pr_put_word(b, &any, it->valuestring);
+	cJSON_ArrayForEach(it, ab_pr_jget(def, "build.defines")) {
+		char *d = ab_sprintf("-D%s=%s", it->string, cJSON_IsString(it) ? it->valuestring : "");
+
+		ab_pr_put_word(b, &any, d);
+		free(d);
+	}
+	if (!any)
+		ab_buf_puts(b, "–");
+}
+
+void
+ab_pr_put_runtime(struct ab_buf *b, const cJSON *v)
+{
+	const cJSON *it;
+	int any = 0;
+
+	cJSON_ArrayForEach(it, ab_pr_jget(v, "definition.runtime.env")) {
+		char *kv = ab_sprintf("%s=%s", it->string, cJSON_IsString(it) ? it->valuestring : "");
+
+		ab_pr_put_word(b, &any, kv);
+		free(kv);
+	}
+	cJSON_ArrayForEach(it, ab_pr_jget(v, "definition.runtime.unset")) {
+		char *u = ab_sprintf("unset %s", cJSON_IsString(it) ? it->valuestring : "");
+
+		ab_pr_put_word(b, &any, u);
+		free(u);
+	}
+	if (!any)
+		ab_buf_puts(b, "–");
+}
+
+/* the allocator's version: the probe's, else the string found in the artifact */
+void
+ab_pr_put_version(struct ab_buf *b, const cJSON *probe, const cJSON *art)
+{
+	const char *ver = ab_pr_jstr(probe, "version");
+	int bogus = cJSON_IsTrue(ab_pr_jget(probe, "bogus_version"));
+
+	if (!ver && art) {
+		ver = ab_pr_jstr(art, "allocator_version");
+		bogus = cJSON_IsTrue(ab_pr_jget(art, "bogus_version"));
+	}
+	if (!ver) {
+		ab_buf_puts(b, "–");
+		return;
+	}
+	ab_pr_put_code(b, ver);
+	if (bogus)
+		ab_buf_puts(b, " **⚠ bogus version: configure found no VERSION**");
+}
+
+const char *
+ab_pr_malloc_conf_of(const cJSON *probe)
+{
+	const char *s = ab_pr_jstr(probe, "build_time.malloc_conf");
+
+	if (!s)
+		s = ab_pr_jstr(probe, "config.malloc_conf");
+	return s;
+}
+
+/* a source's pin as the recipe gives it: a git commit (or the ref an unpinned one names) */
+const char *
+ab_pr_git_pin(const cJSON *rec)
+{
+	return ab_pr_jstr(rec, "ref") ? ab_pr_jstr(rec, "ref") : ab_pr_jstr(rec, "commit");
+}
+
+/*
+ * The OUTDIR's place on the author's machine is no part of the evidence:
+ * every mention of its absolute path in b (a relink's inputs, a run's
+ * command, a cwd) becomes "OUTDIR"
+ */
+static void
+hide_path(struct ab_buf *b, const char *outdir)
+{
+	char *abs = ab_path_absolute(outdir);
+	size_t n = strlen(abs);
+	struct ab_buf out = {0};
+	const char *s = b->s, *hit;
+
+	if (!s || n < 2) {
+		free(abs);
+		return;
+	}
+	while ((hit = strstr(s, abs))) {
+		char next = hit[n];
+		int whole = !(next == '.' || next == '_' || next == '-' || (next >= '0' && next <= '9') ||
+		    (next >= 'A' && next <= 'Z') || (next >= 'a' && next <= 'z'));
+
+		ab_buf_add(&out, s, (size_t)(hit - s));
+		if (whole)
+			ab_buf_puts(&out, "OUTDIR");
+		else
+			ab_buf_add(&out, hit, n);
+		s = hit + n;
+	}
+	ab_buf_puts(&out, s);
+	ab_buf_free(b);
+	*b = out;
+	free(abs);
+}
+
+/*
+ * ... and so is where it was when its variants were built: an OUTDIR
+ * moved or copied since keeps, in the records of its up-to-date
+ * variants, the place they were built in (each sandboxed variant's
+ * "OUTDIR/variants" mount, build-commands.json)
+ */
+void
+ab_pr_hide_outdir(struct ab_buf *b, const struct evidence *e)
+{
+	const cJSON *v, *m;
+
+	hide_path(b, e->outdir);
+	cJSON_ArrayForEach(v, ab_pr_variants(e))
+		cJSON_ArrayForEach(m, ab_pr_jget(v, "sandbox.paths")) {
+			const char *real = ab_pr_jstr(m, "real");
+			size_t n = real ? strlen(real) : 0;
+
+			if (n > strlen("/variants") && !strcmp(real + n - strlen("/variants"), "/variants")) {
+				char *at = ab_strndup(real, n - strlen("/variants"));
+
+				hide_path(b, at);
+				free(at);
+			}
+		}
+}
+
+/* does OUTDIR hold envelopes (provenance/review/sign.h)? */
+int
+ab_pr_is_signed(const struct evidence *e)
+{
+	char *env = ab_path_join(e->outdir, AB_SIGN_ENVELOPES);
+	int there = ab_path_exists(env);
+
+	free(env);
+	return there;
+}
+
+/*
+ * Is origin a file of the author's machine (a mirror directory, a cache)?
+ * pr.md never shows its path: the page is read on another machine, and
+ * the pin proves the bytes anyway
+ */
+int
+ab_pr_is_local(const char *origin)
+{
+	return origin && (origin[0] == '/' || !strncmp(origin, "file:", 5));
+}
+
+/* "s" for a plural */
+const char *
+ab_pr_pl(int n)
+{
+	return n == 1 ? "" : "s";
+}

@@ -1,0 +1,772 @@
+/*
+ * pr_summary: the sections of pr.md a reviewer reads first: the
+ * title, the verdict, the variants, the probes, reproducibility, the
+ * upstream trees, the sources, the signature and, with --policy, the
+ * policy's rules.
+ */
+#include "pr_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/jsonio.h"
+#include "../record/bundle.h"
+#include "sign.h"
+
+/* one row of the sources table: a source of sources.json */
+static void
+put_source_row(struct ab_buf *b, const cJSON *rec)
+{
+	const char *origin = ab_pr_jstr(rec, "origin");
+	const cJSON *it;
+	int j = 0;
+
+	ab_buf_puts(b, "| ");
+	ab_pr_put_code(b, rec->string);
+	ab_buf_puts(b, " | ");
+	if (ab_pr_is_kind(rec, "git")) {
+		ab_buf_puts(b, "git ");
+		ab_pr_put_code(b, ab_pr_jstr_or(rec, "url", "?"));
+		ab_buf_puts(b, " commit ");
+		ab_pr_put_code(b, ab_pr_jstr_or(rec, "commit", "?"));
+	} else if (ab_pr_is_kind(rec, "dir")) {
+		ab_buf_puts(b, "directory ");
+		ab_pr_put_code(b, ab_pr_jstr_or(rec, "dir", "?"));
+		ab_buf_puts(b, " (beside the recipe) dirHash ");
+		ab_pr_put_code(b, ab_pr_jstr_or(rec, "dirHash", "?"));
+	} else {
+		const cJSON *u = cJSON_GetArrayItem(ab_pr_jget(rec, "urls"), 0);
+
+		ab_buf_puts(b, "archive ");
+		ab_pr_put_code(b, cJSON_IsString(u) ? u->valuestring : "?");
+		ab_buf_puts(b, " sha256 ");
+		ab_pr_put_code(b, ab_pr_jstr_or(rec, "sha256", "?"));
+	}
+	cJSON_ArrayForEach(it, ab_pr_jget(rec, "patches")) {
+		ab_buf_puts(b, j++ ? ", " : " + patches ");
+		ab_pr_put_code(b, cJSON_IsString(it) ? it->valuestring : "?");
+	}
+	cJSON_ArrayForEach(it, ab_pr_jget(rec, "overlay")) {
+		ab_buf_puts(b, " + overlay ");
+		ab_pr_put_code(b, it->string);
+		ab_buf_puts(b, " ← ");
+		ab_pr_put_code(b, cJSON_IsString(it) ? it->valuestring : "?");
+	}
+	ab_buf_puts(b, " | ");
+	if (ab_pr_jstr(rec, "origin_kind")) {
+		ab_pr_put_text(b, ab_pr_jstr(rec, "origin_kind"));
+		ab_buf_puts(b, " ");
+	}
+	if (ab_pr_is_local(origin))
+		ab_buf_puts(b, "on the build machine");
+	else if (origin)
+		ab_pr_put_code(b, origin);
+	else
+		ab_buf_puts(b, "–");
+	if (ab_pr_jstr(rec, "cached_from") && !ab_pr_is_local(ab_pr_jstr(rec, "cached_from"))) {
+		ab_buf_puts(b, ", first fetched from ");
+		ab_pr_put_code(b, ab_pr_jstr(rec, "cached_from"));
+	}
+	ab_buf_puts(b, " |\n");
+}
+
+void
+ab_pr_section_title(struct ab_buf *b, const struct evidence *e)
+{
+	const char *desc = ab_pr_jstr(e->sources, "recipe.description");
+
+	ab_buf_puts(b, "## Allocator build provenance: ");
+	ab_pr_put_text(b, e->name);
+	ab_buf_puts(b, "\n\n");
+	if (desc) {
+		ab_pr_put_text(b, desc);
+		ab_buf_puts(b, "\n\n");
+	}
+}
+
+/* the sources, their pins and the commands that check the evidence, folded */
+void
+ab_pr_section_sources(struct ab_buf *b, const struct evidence *e, const char *bundle_name)
+{
+	const char *inv = ab_pr_jstr(e->statement, "predicate.runDetails.metadata.invocationId");
+	const char *fin = ab_pr_jstr(e->statement, "predicate.runDetails.metadata.finishedOn");
+	const char *sha = ab_pr_jstr(e->binaries, "recipe.sha256");
+	const cJSON *rec;
+
+	ab_buf_puts(b, "<details><summary>Sources, pins and how to check the evidence</summary>\n\n");
+	ab_buf_puts(b, "Recipe ");
+	ab_pr_put_code(b, e->name);
+	ab_buf_puts(b, ", sha256 ");
+	ab_pr_put_code(b, sha ? sha : "?");
+	if (fin) {
+		ab_buf_puts(b, ", built ");
+		ab_pr_put_text(b, fin);
+	}
+	if (inv) {
+		ab_buf_puts(b, " (invocation ");
+		ab_pr_put_code(b, inv);
+		ab_buf_puts(b, ")");
+	}
+	ab_buf_puts(b, ".\n\n| source | pinned | origin |\n|---|---|---|\n");
+	cJSON_ArrayForEach(rec, ab_pr_jget(e->sources, "sources"))
+		put_source_row(b, rec);
+	/* what a reviewer can run: the bundle holds the recipe, every pin and the files beside the recipe */
+	ab_buf_puts(b, "\nTo check the evidence, and to build every variant again from it and compare "
+	    "(docs/build.md, \"Rebuild\"):\n\n");
+	{
+		struct ab_buf cmds = {0};
+		const char *words[] = {bundle_name, bundle_name};
+		const char *seps[] = {"allocbuild verify ", ab_pr_is_signed(e) ? "\nallocbuild rebuild --key PUB.pem " :
+		    "\nallocbuild rebuild ", "\n"};
+
+		ab_pr_put_line_shown(&cmds, words, 2, seps);
+		ab_pr_put_fenced(b, "sh", cmds.s);
+		ab_buf_free(&cmds);
+	}
+	ab_buf_puts(b, "\n</details>\n\n");
+}
+
+/* a variant built with "reproducible": false (or from one), or outside the sandbox, is marked so wherever it is shown */
+static void
+put_not_reproducible(struct ab_buf *b, const struct evidence *e, const char *label)
+{
+	const cJSON *r = ab_pr_jget(ab_pr_for_label(e->binaries, label), "reproducible");
+
+	if (cJSON_IsFalse(r))
+		ab_buf_puts(b, " **⚠ not reproducible**");
+	if (cJSON_IsFalse(ab_pr_jget(ab_pr_for_label(e->binaries, label), "sandboxed")))
+		ab_buf_puts(b, " **⚠ not sandboxed**");
+}
+
+/* the probes' findings over every variant: requested settings in effect, equal to the default, not in effect */
+struct probe_tally {
+	int probed, in_effect, dflt, bad, problems, failed;
+};
+
+static void
+tally_probes(struct probe_tally *t, const struct evidence *e)
+{
+	const cJSON *v, *it;
+
+	memset(t, 0, sizeof(*t));
+	cJSON_ArrayForEach(v, ab_pr_variants(e)) {
+		const cJSON *probe = ab_pr_probe_of(e, ab_pr_jstr(v, "label"));
+
+		if (!probe)
+			continue;
+		t->probed++;
+		t->failed += !cJSON_IsTrue(ab_pr_jget(probe, "ok")) && !cJSON_GetArraySize(ab_pr_jget(probe, "overrides")) &&
+		    !cJSON_GetArraySize(ab_pr_jget(probe, "problems"));
+		cJSON_ArrayForEach(it, ab_pr_jget(probe, "overrides")) {
+			const char *st = ab_pr_jstr(it, "status");
+
+			if (st && (!strcmp(st, "ok") || !strcmp(st, "match")))
+				t->in_effect++;
+			else if (st && !strcmp(st, "default"))
+				t->dflt++;
+			else
+				t->bad++;
+		}
+		t->problems += cJSON_GetArraySize(ab_pr_jget(probe, "problems"));
+	}
+}
+
+/* what a build --check or rebuild record found, for the verdict */
+static void
+put_repro_verdict(struct ab_buf *b, const cJSON *rec, const char *what)
+{
+	const cJSON *it;
+	int differ = 0;
+
+	if (!rec)
+		return;
+	cJSON_ArrayForEach(it, ab_pr_jget(rec, "predicate.comparison.artifacts"))
+		differ += !cJSON_IsTrue(ab_pr_jget(it, "identical"));
+	ab_buf_puts(b, differ ? "❌ " : "✅ ");
+	ab_buf_puts(b, what);
+	ab_buf_puts(b, ": ");
+	ab_pr_put_text(b, ab_pr_jstr_or(rec, "predicate.comparison.summary", "?"));
+}
+
+/*
+ * the runs in one line: per name, its runs, labels and failures, whether
+ * an A/A control is there and clean, and mixed run environments
+ */
+static void
+put_runs_verdict(struct ab_buf *b, const struct ab_comparison *c)
+{
+	ab_buf_puts(b, "\n- **Runs**: ");
+	for (size_t i = 0; i < c->nsets; i++) {
+		const struct ab_compare_set *s = &c->sets[i];
+
+		ab_buf_puts(b, i ? "; " : "");
+		ab_pr_put_code(b, s->name);
+		ab_buf_printf(b, " %zu run%s of %zu label%s", s->nruns, s->nruns == 1 ? "" : "s", s->labels.n,
+		    s->labels.n == 1 ? "" : "s");
+		if (s->nfailed)
+			ab_buf_printf(b, ", **⚠ %zu failed**", s->nfailed);
+		if (s->control_differs)
+			ab_buf_puts(b, ", ❌ the A/A control differs: its verdicts are unreliable");
+		else if (s->ncontrols)
+			ab_buf_puts(b, ", ✅ A/A control clean");
+		else
+			ab_buf_puts(b, ", ⚠ no A/A control (two labels on one artifact)");
+		if (s->mixed_env)
+			ab_buf_puts(b, ", ⚠ mixed run environments");
+	}
+	ab_buf_puts(b, " (below)");
+}
+
+/*
+ * The first lines: what was built, whether the probes agree, what was
+ * checked and by whom it is signed; each line's proof is in a section below
+ */
+void
+ab_pr_section_verdict(struct ab_buf *b, const struct evidence *e, const struct ab_challenge *rebuilt,
+    const struct ab_policy *pol, const struct ab_policy_report *prep)
+{
+	struct probe_tally t;
+	const cJSON *v, *it;
+	int n = 0, relinks = 0, runtime = 0, plain = 0, off = 0, same = 0, differs = 0;
+	cJSON *signers = NULL;
+
+	cJSON_ArrayForEach(v, ab_pr_variants(e)) {
+		const cJSON *rep = ab_pr_for_label(e->updiff, ab_pr_jstr(v, "label"));
+
+		n++;
+		relinks += ab_pr_is_kind(v, "relink");
+		runtime += ab_pr_is_kind(v, "runtime_of");
+		plain += cJSON_IsFalse(ab_pr_jget(ab_pr_for_label(e->binaries, ab_pr_jstr(v, "label")), "sandboxed"));
+		off += cJSON_IsFalse(ab_pr_jget(ab_pr_for_label(e->binaries, ab_pr_jstr(v, "label")), "reproducible"));
+		if (rep)
+			cJSON_IsTrue(ab_pr_jget(rep, "matches")) ? same++ : differs++;
+	}
+	tally_probes(&t, e);
+	ab_buf_printf(b, "**%d variant%s built**", n, ab_pr_pl(n));
+	if (relinks || runtime) {
+		ab_buf_printf(b, " (%d normal build%s", n - relinks - runtime, ab_pr_pl(n - relinks - runtime));
+		if (relinks)
+			ab_buf_printf(b, ", %d diagnostic relink%s", relinks, ab_pr_pl(relinks));
+		if (runtime)
+			ab_buf_printf(b, ", %d runtime only", runtime);
+		ab_buf_puts(b, ")");
+	}
+	if (plain)
+		ab_buf_printf(b, ", **⚠ %d not sandboxed**", plain);
+	if (off)
+		ab_buf_printf(b, ", **⚠ %d not reproducible**", off);
+	ab_buf_printf(b, "; every file matches SHA256SUMS (%zu files, verified by `pr`).\n\n", e->rec.paths.n);
+	ab_buf_puts(b, "- **Probes**: ");
+	if (!t.probed)
+		ab_buf_puts(b, "none (no variant names an allocator)");
+	else if (t.bad || t.problems || t.failed)
+		ab_buf_printf(b, "❌ %d requested setting%s not in effect, %d problem%s, %d probe%s failed (below)", t.bad,
+		    ab_pr_pl(t.bad), t.problems, ab_pr_pl(t.problems), t.failed, ab_pr_pl(t.failed));
+	else
+		ab_buf_printf(b, "✅ %d requested setting%s in effect in %d probed variant%s", t.in_effect,
+		    ab_pr_pl(t.in_effect), t.probed, ab_pr_pl(t.probed));
+	if (t.dflt)
+		ab_buf_printf(b, "; ➖ %d equal%s the default (not distinguishable)", t.dflt, t.dflt == 1 ? "s" : "");
+	ab_buf_puts(b, "\n- **Reproducibility**: ");
+	if (!e->check && !e->rebuild)
+		ab_buf_puts(b, "⚠ not checked (no `build --check` or `rebuild` record)");
+	put_repro_verdict(b, e->check, "`build --check`");
+	if (e->check && e->rebuild)
+		ab_buf_puts(b, "; ");
+	if (e->rebuild)
+		put_repro_verdict(b, e->rebuild, "`rebuild`");
+	if (pol) {
+		ab_buf_puts(b, "\n- **Policy** ");
+		ab_pr_put_code(b, pol->name ? pol->name : pol->path);
+		ab_buf_printf(b, " (sha256 `%.12s`): ", pol->sha256);
+		if (prep->failed)
+			ab_buf_printf(b, "❌ %zu of %zu rule checks failed (below)", prep->failed, prep->n);
+		else
+			ab_buf_printf(b, "✅ every rule check passed (%zu)", prep->n);
+	}
+	ab_buf_puts(b, "\n- **Independent rebuilds**: ");
+	if (!rebuilt)
+		ab_buf_puts(b, "none shown (`pr --rebuilt RECORD...`)");
+	else if (ab_challenge_verdict(rebuilt) == 0)
+		ab_buf_puts(b, "✅ every artifact rebuilt identical by its quorum of rebuilders (below)");
+	else
+		ab_buf_puts(b, "❌ an artifact without its quorum of identical rebuilds (below)");
+	if (e->runs)
+		put_runs_verdict(b, e->runs);
+	if (same || differs)
+		ab_buf_printf(b, "\n- **Vendored allocator trees**: %s%d identical to upstream, %d differ%s", differs ? "❌ " :
+		    "✅ ", same, differs, differs == 1 ? "s" : "");
+	ab_buf_puts(b, "\n- **Signed**: ");
+	if (!ab_pr_is_signed(e)) {
+		ab_buf_puts(b, "⚠ not signed (`allocbuild sign`, or `pr --sign`)");
+	} else {
+		char *p = ab_path_join(e->outdir, AB_SIGN_SIGNERS);
+		int k = 0;
+
+		if (ab_json_read(&signers, p) < 0)
+			signers = NULL;
+		free(p);
+		ab_buf_puts(b, "every statement, by ");
+		cJSON_ArrayForEach(it, ab_pr_jget(signers, "signers")) {
+			char id[17];
+
+			snprintf(id, sizeof(id), "%s", ab_pr_jstr_or(it, "keyid", "?"));
+			ab_buf_puts(b, k++ ? ", " : "");
+			ab_pr_put_code(b, id);
+			ab_buf_puts(b, " (");
+			ab_pr_put_text(b, ab_pr_jstr_or(it, "algorithm", "?"));
+			ab_buf_puts(b, ")");
+		}
+		if (!k)
+			ab_buf_puts(b, "keys signers.json does not name");
+		ab_buf_puts(b, ": `verify --key` checks it");
+	}
+	ab_buf_puts(b, "\n\n");
+	cJSON_Delete(signers);
+}
+
+/* the allocator's version in short ("5.3.0" of "5.3.0-0-g54eaed1d..."): the full one is in the details */
+static void
+put_short_version(struct ab_buf *b, const cJSON *probe, const cJSON *art)
+{
+	const char *ver = ab_pr_jstr(probe, "version");
+	int bogus = cJSON_IsTrue(ab_pr_jget(probe, "bogus_version"));
+	char *s;
+
+	if (!ver && art) {
+		ver = ab_pr_jstr(art, "allocator_version");
+		bogus = cJSON_IsTrue(ab_pr_jget(art, "bogus_version"));
+	}
+	if (!ver)
+		return;
+	s = ab_strndup(ver, ver[0] >= '0' && ver[0] <= '9' ? strcspn(ver, "-") : strlen(ver));
+	ab_buf_puts(b, " ");
+	ab_pr_put_code(b, bogus ? "?" : s);
+	if (bogus)
+		ab_buf_puts(b, " **⚠ bogus version**");
+	free(s);
+}
+
+/*
+ * One row of the variants table: narrow enough for GitHub (the allocator
+ * with its short version, what is built in, "–" when nothing), or in full
+ * (the version as the probe reported it, the configure options or CMake
+ * defines, `""` when nothing was built in)
+ */
+static void
+put_variant_row(struct ab_buf *b, const struct evidence *e, const cJSON *v, int full)
+{
+	const char *label = ab_pr_jstr_or(v, "label", "?");
+	const cJSON *base = ab_pr_base_of(e, v);
+	const cJSON *probe = ab_pr_probe_of(e, label);
+	/* a relink without an allocator of its own has its from variant's: the probe says which */
+	const char *alloc = ab_pr_jstr(base, "definition.allocator.kind") ? ab_pr_jstr(base, "definition.allocator.kind") :
+	    ab_pr_jstr(probe, "allocator");
+	const cJSON *art = ab_pr_artifact_of(e, ab_pr_jstr(base, "label") ? ab_pr_jstr(base, "label") : label);
+	const char *mc = ab_pr_malloc_conf_of(probe);
+
+	ab_buf_puts(b, "| ");
+	ab_pr_put_code(b, label);
+	ab_buf_puts(b, " | ");
+	ab_buf_puts(b, ab_pr_kind_words(v));
+	if (ab_pr_is_kind(v, "runtime_of")) {
+		ab_buf_puts(b, " of ");
+		ab_pr_put_code(b, ab_pr_jstr_or(v, "definition.runtime_of", "?"));
+	}
+	put_not_reproducible(b, e, label);
+	ab_buf_puts(b, " | ");
+	ab_pr_put_text(b, alloc ? alloc : "–");
+	if (full) {
+		ab_buf_puts(b, " | ");
+		ab_pr_put_version(b, probe, art);
+		ab_buf_puts(b, " | ");
+		ab_pr_put_options(b, base);
+	} else {
+		put_short_version(b, probe, art);
+	}
+	ab_buf_puts(b, " | ");
+	if (mc && (mc[0] || full))
+		ab_pr_put_code(b, mc[0] ? mc : "\"\"");
+	else if (cJSON_IsNumber(ab_pr_jget(probe, "secure")))
+		ab_buf_printf(b, "secure level %d", ab_pr_jget(probe, "secure")->valueint);
+	else
+		ab_buf_puts(b, "–");
+	ab_buf_puts(b, " | ");
+	ab_pr_put_runtime(b, v);
+	ab_buf_puts(b, " | ");
+	ab_pr_put_short_hash(b, ab_pr_jstr(art, "sha256"));
+	ab_buf_puts(b, " |\n");
+}
+
+void
+ab_pr_section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
+{
+	const cJSON *v;
+
+	ab_buf_puts(b, "### Variants\n\n| label | kind | allocator | built in | runtime environment | artifact |\n"
+	    "|---|---|---|---|---|---|\n");
+	cJSON_ArrayForEach(v, ab_pr_variants(e))
+		put_variant_row(b, e, v, 0);
+	ab_buf_puts(b, "\n");
+	ab_buf_puts(details, "<details><summary>Variants in full: versions, configure options and defines</summary>\n\n"
+	    "| label | kind | allocator | version | configure options / defines | built in (jemalloc config.malloc_conf, mimalloc secure level) | runtime environment | artifact sha256 |\n"
+	    "|---|---|---|---|---|---|---|---|\n");
+	cJSON_ArrayForEach(v, ab_pr_variants(e))
+		put_variant_row(details, e, v, 1);
+	ab_buf_puts(details, "\n</details>\n\n");
+
+	/* the full digests, folded */
+	ab_buf_puts(details, "<details><summary>Artifact digests (sha256)</summary>\n\n");
+	{
+		struct ab_buf lines = {0};
+
+		cJSON_ArrayForEach(v, ab_pr_variants(e)) {
+			const char *label = ab_pr_jstr_or(v, "label", "?");
+			const cJSON *bv = ab_pr_for_label(e->binaries, label), *a;
+			const char *arch = ab_pr_jstr(bv, "allocator.archive_sha256");
+
+			cJSON_ArrayForEach(a, ab_pr_jget(bv, "artifacts")) {
+				const char *words[] = {ab_pr_jstr_or(a, "sha256", "?"), ab_pr_jstr_or(a, "path", "?"), label};
+				const char *seps[] = {"", "  ", " (", ")\n"};
+
+				ab_pr_put_line_shown(&lines, words, 3, seps);
+			}
+			if (arch) {
+				const char *words[] = {arch, label};
+				const char *seps[] = {"", "  allocator archive of ", "\n"};
+
+				ab_pr_put_line_shown(&lines, words, 2, seps);
+			}
+		}
+		ab_pr_put_fenced(details, "", lines.s ? lines.s : "");
+		ab_buf_free(&lines);
+	}
+	ab_buf_puts(details, "\n</details>\n\n");
+}
+
+/* what a build --check or rebuild record found: one line, and the artifacts that differ */
+static void
+put_repro_record(struct ab_buf *b, const cJSON *rec, const char *what)
+{
+	const cJSON *cmp = ab_pr_jget(rec, "predicate.comparison"), *it, *c;
+	const cJSON *jobs = ab_pr_jget(rec, "predicate.rebuild.jobs");
+
+	if (!rec)
+		return;
+	ab_buf_puts(b, "- ");
+	ab_buf_puts(b, what);
+	if (cJSON_IsNumber(jobs))
+		ab_buf_printf(b, " (-j %d)", jobs->valueint);
+	ab_buf_puts(b, ": **");
+	ab_pr_put_text(b, ab_pr_jstr_or(cmp, "summary", "?"));
+	ab_buf_puts(b, "**\n");
+	cJSON_ArrayForEach(it, ab_pr_jget(cmp, "artifacts")) {
+		if (cJSON_IsTrue(ab_pr_jget(it, "identical")))
+			continue;
+		ab_buf_puts(b, "  - differs: ");
+		ab_pr_put_code(b, ab_pr_jstr_or(it, "path", "?"));
+		ab_buf_puts(b, ": ");
+		ab_pr_put_text(b, ab_pr_jstr_or(it, "summary", "?"));
+		cJSON_ArrayForEach(c, ab_pr_jget(it, "likely_causes")) {
+			ab_buf_puts(b, "; likely cause: ");
+			ab_pr_put_text(b, cJSON_IsString(c) ? c->valuestring : "?");
+		}
+		ab_buf_puts(b, "\n");
+	}
+}
+
+/* the host probes of one variant as table cells */
+static void
+put_host_probe_row(struct ab_buf *b, const cJSON *v)
+{
+	static const char *const names[] = {"LG_PAGE", "LG_HUGEPAGE", "LG_VADDR"};
+	const cJSON *hp = ab_pr_jget(v, "host_probes"), *it;
+	int any = 0;
+
+	ab_buf_puts(b, "| ");
+	ab_pr_put_code(b, ab_pr_jstr_or(v, "label", "?"));
+	for (size_t i = 0; i < AB_NELEM(names); i++) {
+		const cJSON *x = ab_pr_jget(hp, names[i]);
+
+		ab_buf_puts(b, " | ");
+		if (cJSON_IsNumber(x))
+			ab_buf_printf(b, "%d", x->valueint);
+		else
+			ab_buf_puts(b, "–");
+	}
+	ab_buf_puts(b, " | ");
+	cJSON_ArrayForEach(it, ab_pr_jget(hp, "pinned"))
+		if (cJSON_IsString(it))
+			ab_pr_put_word(b, &any, it->valuestring);
+	if (!any)
+		ab_buf_puts(b, "measured on the build host");
+	ab_buf_puts(b, " |\n");
+}
+
+void
+ab_pr_section_reproducibility(struct ab_buf *b, const struct evidence *e)
+{
+	const cJSON *v;
+	int probes = 0, off = 0, plain = 0, all = 0;
+
+	cJSON_ArrayForEach(v, ab_pr_jget(e->binaries, "variants")) {
+		probes |= ab_pr_jget(v, "host_probes") && !cJSON_IsNull(ab_pr_jget(v, "host_probes"));
+		off |= cJSON_IsFalse(ab_pr_jget(v, "reproducible"));
+		plain += cJSON_IsFalse(ab_pr_jget(v, "sandboxed"));
+		all++;
+	}
+	ab_buf_puts(b, "### Reproducibility\n\n");
+	if (plain < all || !all)
+		ab_buf_puts(b, "Every variant is built in allocbuild's build sandbox, where its trees are always "
+		    "`/allocbuild/src` and `/allocbuild/build` (no network, nothing of the host but the system, read-only), "
+		    "through allocbuild's compiler wrapper (deterministic `ar`), umask 022, `SOURCE_DATE_EPOCH`");
+	else
+		ab_buf_puts(b, "**⚠ No variant is built in allocbuild's build sandbox** (`--no-sandbox`): each is compiled "
+		    "at its real paths with `-ffile-prefix-map` through allocbuild's compiler wrapper (deterministic `ar`), "
+		    "the caller's environment scrubbed, umask 022, `SOURCE_DATE_EPOCH`");
+	if (off || (plain && plain < all)) {
+		ab_buf_puts(b, ", except those marked");
+		if (off)
+			ab_buf_puts(b, " **⚠ not reproducible** (`\"reproducible\": false`)");
+		if (off && plain && plain < all)
+			ab_buf_puts(b, " and");
+		if (plain && plain < all)
+			ab_buf_puts(b, " **⚠ not sandboxed** (built at their real paths with `-ffile-prefix-map`, "
+			    "the caller's environment scrubbed)");
+	}
+	ab_buf_puts(b, ".\n\n");
+	put_repro_record(b, e->check, "`build --check`, built again in a second directory");
+	put_repro_record(b, e->rebuild, "`rebuild`, rebuilt in a fresh directory");
+	if (e->check || e->rebuild)
+		ab_buf_puts(b, "\n");
+	if (!probes)
+		return;
+	ab_buf_puts(b, "jemalloc's configure measured the build host (a host that measures otherwise builds other "
+	    "bytes unless the recipe pins the values):\n\n"
+	    "| variant | LG_PAGE | LG_HUGEPAGE | LG_VADDR | pinned by |\n|---|---|---|---|---|\n");
+	cJSON_ArrayForEach(v, ab_pr_jget(e->binaries, "variants"))
+		if (ab_pr_jget(v, "host_probes") && !cJSON_IsNull(ab_pr_jget(v, "host_probes")))
+			put_host_probe_row(b, v);
+	ab_buf_puts(b, "\n");
+}
+
+void
+ab_pr_section_upstream(struct ab_buf *b, const struct evidence *e)
+{
+	const cJSON *v;
+	int any = 0;
+
+	cJSON_ArrayForEach(v, ab_pr_variants(e)) {
+		const char *label = ab_pr_jstr_or(v, "label", "?");
+		const cJSON *rep = ab_pr_for_label(e->updiff, label), *n;
+		const char *summary = ab_pr_jstr(rep, "summary");
+		const char *vendored = ab_pr_jstr(v, "definition.allocator.vendored");
+		const char *upstream = ab_pr_jstr(v, "definition.allocator.upstream");
+
+		if (!rep)
+			continue;
+		if (!any++)
+			ab_buf_puts(b, "### Upstream verification\n\n");
+		ab_buf_puts(b, "- ");
+		ab_pr_put_code(b, label);
+		ab_buf_puts(b, ": ");
+		ab_pr_put_code(b, vendored ? vendored : "?");
+		ab_buf_puts(b, cJSON_IsTrue(ab_pr_jget(rep, "matches")) ? " **matches** upstream " : " **differs from** upstream ");
+		ab_pr_put_code(b, upstream ? upstream : "?");
+		ab_buf_puts(b, ": ");
+		ab_pr_put_text(b, summary ? summary : "(no summary)");
+		ab_buf_puts(b, "\n");
+		cJSON_ArrayForEach(n, ab_pr_jget(rep, "notes")) {
+			if (!cJSON_IsString(n))
+				continue;
+			ab_buf_puts(b, "  - ");
+			ab_pr_put_text(b, n->valuestring);
+			ab_buf_puts(b, "\n");
+		}
+	}
+	if (any)
+		ab_buf_puts(b, "\n");
+}
+
+void
+ab_pr_section_probes(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
+{
+	const cJSON *vj;
+	int any = 0;
+
+	cJSON_ArrayForEach(vj, ab_pr_variants(e)) {
+		const char *label = ab_pr_jstr(vj, "label");
+		const cJSON *probe = ab_pr_probe_of(e, label), *it;
+
+		if (!probe)
+			continue;
+		if (!any++)
+			ab_buf_puts(b, "### Probes: requested against effective\n\n"
+			    "| label | verdict | setting | requested | effective |\n|---|---|---|---|---|\n");
+		{
+			int rows = 0;
+			int ok = cJSON_IsTrue(ab_pr_jget(probe, "ok"));
+
+			cJSON_ArrayForEach(it, ab_pr_jget(probe, "overrides")) {
+				const char *set = ab_pr_jstr(it, "setting"), *req = ab_pr_jstr(it, "requested");
+				const char *eff = ab_pr_jstr(it, "effective"), *st = ab_pr_jstr(it, "status");
+				int good = st && (!strcmp(st, "ok") || !strcmp(st, "match"));
+				int dflt = st && !strcmp(st, "default");
+
+				ab_buf_puts(b, "| ");
+				ab_pr_put_code(b, label);
+				/* a requested value that is also the default cannot show that it was read */
+				ab_buf_puts(b, good ? " | ✅ in effect | " :
+				    dflt ? " | ➖ equals the default (not distinguishable) | " : " | **❌ not in effect** | ");
+				ab_pr_put_code(b, set ? set : "?");
+				ab_buf_puts(b, " | ");
+				ab_pr_put_code(b, req ? req : "?");
+				ab_buf_puts(b, " | ");
+				if (eff)
+					ab_pr_put_code(b, eff);
+				else
+					ab_pr_put_text(b, st ? st : "–");
+				ab_buf_puts(b, " |\n");
+				rows++;
+			}
+			cJSON_ArrayForEach(it, ab_pr_jget(probe, "problems")) {
+				const char *msg = ab_pr_jstr(it, "message"), *kind = ab_pr_jstr(it, "kind");
+
+				ab_buf_puts(b, "| ");
+				ab_pr_put_code(b, label);
+				ab_buf_puts(b, " | **⚠ ");
+				ab_pr_put_text(b, kind ? kind : "problem");
+				ab_buf_puts(b, "** | ");
+				ab_pr_put_code(b, ab_pr_jstr_or(it, "setting", "?"));
+				ab_buf_puts(b, " | ");
+				ab_pr_put_text(b, ab_pr_jstr_or(it, "origin", "–"));
+				ab_buf_puts(b, " | ");
+				ab_pr_put_text(b, msg ? msg : "");
+				ab_buf_puts(b, " |\n");
+				rows++;
+			}
+			if (!rows) {
+				ab_buf_puts(b, "| ");
+				ab_pr_put_code(b, label);
+				ab_buf_puts(b, ok ? " | ✅ no problem | – | – | defaults |\n" : " | **❌ failed** | – | – | – |\n");
+			}
+		}
+		/* every effective option, folded */
+		{
+			const cJSON *eff = ab_pr_jget(probe, "effective");
+
+			if (cJSON_IsObject(eff) && cJSON_GetArraySize(eff) > 0) {
+				ab_buf_puts(details, "<details><summary>Effective allocator options of ");
+				ab_pr_put_html_code(details, label);
+				ab_buf_puts(details, "</summary>\n\n");
+				{
+					struct ab_buf lines = {0};
+
+					cJSON_ArrayForEach(it, eff) {
+						char *val = cJSON_IsString(it) ? ab_strdup(it->valuestring) : cJSON_PrintUnformatted(it);
+						const char *words[] = {it->string, val};
+						const char *seps[] = {"", ": ", "\n"};
+
+						ab_pr_put_line_shown(&lines, words, 2, seps);
+						free(val);
+					}
+					ab_pr_put_fenced(details, "", lines.s ? lines.s : "");
+					ab_buf_free(&lines);
+				}
+				ab_buf_puts(details, "\n</details>\n\n");
+			}
+		}
+	}
+	if (any)
+		ab_buf_puts(b, "\n");
+}
+
+/* who signed the statements and how to check them (provenance/review/sign.h); nothing when unsigned */
+void
+ab_pr_section_signature(struct ab_buf *b, const struct evidence *e, const char *bundle_name)
+{
+	cJSON *signers = NULL;
+	const cJSON *it;
+
+	if (!ab_pr_is_signed(e))
+		return;
+	/* signers.json is a hint for the reader (never trusted: the keys are checked by verify --key) */
+	{
+		char *p = ab_path_join(e->outdir, AB_SIGN_SIGNERS);
+
+		if (ab_json_read(&signers, p) < 0)
+			signers = NULL;
+		free(p);
+	}
+	ab_buf_puts(b, "<details><summary>Signature: who signed, and how to check it</summary>\n\nEvery in-toto statement of the build is signed: `" AB_SIGN_ENVELOPES "` "
+	    "holds a DSSE envelope of each (payload type `application/vnd.in-toto+json`), signed by\n\n"
+	    "| keyid (sha256 of the public key's DER SubjectPublicKeyInfo) | algorithm |\n|---|---|\n");
+	cJSON_ArrayForEach(it, ab_pr_jget(signers, "signers")) {
+		ab_buf_puts(b, "| ");
+		ab_pr_put_code(b, ab_pr_jstr(it, "keyid") ? ab_pr_jstr(it, "keyid") : "?");
+		ab_buf_puts(b, " | ");
+		ab_pr_put_code(b, ab_pr_jstr(it, "algorithm") ? ab_pr_jstr(it, "algorithm") : "?");
+		ab_buf_puts(b, " |\n");
+	}
+	if (!cJSON_GetArraySize(ab_pr_jget(signers, "signers")))
+		ab_buf_puts(b, "| (provenance/signers.json is missing) | ? |\n");
+	ab_buf_printf(b, "\nA valid signature vouches for every artifact (the statement's subjects) and every "
+	    "manifest and log (its byproducts), each by its sha256. Check it with the signer's public key "
+	    "`PUB.pem`, obtained from the signer, not from the bundle:\n\n```sh\n"
+	    "allocbuild verify --key PUB.pem %s\n"
+	    "python3 dsse-verify.py PUB.pem %s | (cd allocbuild-out/%s && sha256sum -c)\n```\n\n"
+	    "The second needs no allocbuild: `dsse-verify.py` is allocbuild's `docs/dsse-verify.py`, a short "
+	    "program on Python's securesystemslib (Debian: `python3-securesystemslib`) that checks every "
+	    "envelope (`tar -xzf %s provenance-%s/%s`) and prints `sha256sum -c` lines for the digests it "
+	    "vouches for.\n\n</details>\n\n", bundle_name, AB_SIGN_ENVELOPES, e->name, bundle_name, e->name,
+	    AB_SIGN_ENVELOPES);
+	cJSON_Delete(signers);
+}
+
+static void
+policy_rows(struct ab_buf *b, const struct ab_policy_report *rep, int failed_only)
+{
+	ab_buf_puts(b, "| result | rule | variant | expected | found | read from |\n|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < rep->n; i++) {
+		const struct ab_policy_line *l = &rep->v[i];
+
+		if (failed_only && l->ok)
+			continue;
+		ab_buf_printf(b, "| %s | `rules[%zu]` %s | ", l->ok ? "✅" : "**❌**", l->rule, ab_policy_kind_name(l->kind));
+		if (l->variant)
+			ab_pr_put_code(b, l->variant);
+		else
+			ab_buf_puts(b, "–");
+		ab_buf_puts(b, " | ");
+		ab_pr_put_text(b, l->expected ? l->expected : "–");
+		ab_buf_puts(b, " | ");
+		ab_pr_put_text(b, l->actual);
+		ab_buf_puts(b, " | ");
+		ab_pr_put_code(b, l->file);
+		ab_buf_puts(b, " ");
+		ab_pr_put_code(b, l->field);
+		ab_buf_puts(b, " |\n");
+	}
+}
+
+/* the rules that failed in the body, every rule in the details */
+void
+ab_pr_section_policy(struct ab_buf *b, struct ab_buf *details, const struct ab_policy *pol,
+    const struct ab_policy_report *rep, const char *bundle_name)
+{
+	const char *base = strrchr(pol->path, '/');
+
+	ab_buf_puts(b, "### Policy\n\n");
+	ab_buf_puts(b, "Checked with `allocbuild verify --policy` against this build's records; the policy file is ");
+	ab_buf_printf(b, "`%s/", AB_PR_POLICY);
+	ab_pr_put_text(b, base ? base + 1 : pol->path);
+	ab_buf_printf(b, "` in `%s` (sha256 `%s`).\n\n", bundle_name, pol->sha256);
+	if (rep->failed)
+		policy_rows(b, rep, 1);
+	else
+		ab_buf_printf(b, "✅ every rule check passed (%zu).\n", rep->n);
+	ab_buf_puts(b, "\n");
+	ab_buf_puts(details, "<details><summary>Policy: every rule check</summary>\n\n");
+	policy_rows(details, rep, 0);
+	ab_buf_puts(details, "\n</details>\n\n");
+}
