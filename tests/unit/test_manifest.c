@@ -1,4 +1,4 @@
-/* unit tests of provenance/record/manifest.c: version scanning, env, verify, write */
+/* unit tests of provenance/record/manifest*.c: version scanning, env, verify, write */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
