@@ -41,7 +41,7 @@ jdup(const cJSON *o)
 }
 
 char *
-mpath(const char *outdir, const char *rel)
+ab_manifest_path(const char *outdir, const char *rel)
 {
 	return ab_path_join(outdir, rel);
 }
@@ -49,7 +49,7 @@ mpath(const char *outdir, const char *rel)
 static int
 write_manifest(const char *outdir, const char *rel, const cJSON *doc)
 {
-	char *path = mpath(outdir, rel);
+	char *path = ab_manifest_path(outdir, rel);
 	int e = ab_json_write(path, doc);
 
 	free(path);
@@ -57,7 +57,7 @@ write_manifest(const char *outdir, const char *rel, const cJSON *doc)
 }
 
 int
-is_executable_file(const char *path)
+ab_manifest_is_executable(const char *path)
 {
 	struct stat st;
 	size_t n = strlen(path);
@@ -79,12 +79,12 @@ static char *
 variant_binary(const struct ab_run_record *run, const struct ab_variant_record *v)
 {
 	for (size_t i = 0; i < v->nartifacts; i++) {
-		char *abs = mpath(wdir(run), v->artifacts[i].path);
-		int x = is_executable_file(abs);
+		char *abs = ab_manifest_path(wdir(run), v->artifacts[i].path);
+		int x = ab_manifest_is_executable(abs);
 
 		free(abs);
 		if (x)
-			return mpath(run->outdir, v->artifacts[i].path);
+			return ab_manifest_path(run->outdir, v->artifacts[i].path);
 	}
 	return NULL;
 }
@@ -100,7 +100,7 @@ digest(const char *hex)
 
 /* path's entry, or NULL */
 struct sum *
-find_sum(const struct sums *s, const char *path)
+ab_manifest_find_sum(const struct sums *s, const char *path)
 {
 	size_t i;
 
@@ -108,9 +108,9 @@ find_sum(const struct sums *s, const char *path)
 }
 
 void
-add_sum(struct sums *s, const char *path, const char *hex)
+ab_manifest_add_sum(struct sums *s, const char *path, const char *hex)
 {
-	if (find_sum(s, path))
+	if (ab_manifest_find_sum(s, path))
 		return;
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 16;
@@ -136,11 +136,11 @@ add_sum_file(struct sums *s, const char *outdir, const char *rel)
 	if (root >= 0)
 		close(root);
 	if (e == 0) {
-		add_sum(s, rel, hex);
+		ab_manifest_add_sum(s, rel, hex);
 		return 0;
 	}
 	{
-		char *abs = mpath(outdir, rel);
+		char *abs = ab_manifest_path(outdir, rel);
 
 		ab_error("cannot hash '%s': %s", abs, why);
 		free(abs);
@@ -149,7 +149,7 @@ add_sum_file(struct sums *s, const char *outdir, const char *rel)
 }
 
 void
-free_sums(struct sums *s)
+ab_manifest_free_sums(struct sums *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->v[i].path);
@@ -577,7 +577,7 @@ ab_manifest_remove_signed(const char *outdir)
 static int
 drop(const char *outdir, const char *rel)
 {
-	char *path = mpath(outdir, rel);
+	char *path = ab_manifest_path(outdir, rel);
 	int e = 0;
 
 	if (unlink(path) < 0 && errno != ENOENT) {
@@ -610,7 +610,7 @@ copy_recipe(const struct ab_run_record *run)
 		ab_buf_add(&b, run->recipe_text, run->recipe_len);
 	else if (ab_read_file(&b, run->recipe_file ? run->recipe_file : run->recipe.path) < 0)
 		return AB_EFAIL;
-	path = mpath(wdir(run), "recipe.json");
+	path = ab_manifest_path(wdir(run), "recipe.json");
 	e = ab_write_file_atomic(path, b.s, b.len);
 	free(path);
 	ab_buf_free(&b);
@@ -676,7 +676,7 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 		if (!st->ok)
 			continue;
 		for (size_t k = 0; k < st->nartifacts; k++)
-			add_sum(subjects, st->artifacts[k].path, st->artifacts[k].sha256);
+			ab_manifest_add_sum(subjects, st->artifacts[k].path, st->artifacts[k].sha256);
 		cJSON_ArrayForEach(it, st->steps)
 			if (ab_json_str(it, "log") && add_sum_file(byproducts, wdir(run), ab_json_str(it, "log")) < 0)
 				return AB_EFAIL;
@@ -701,7 +701,7 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 		if (!strcmp(rel, "provenance/provenance.intoto.json") || !strcmp(rel, "SHA256SUMS") ||
 		    ab_manifest_files[i].when == AB_MANIFEST_RECORD)
 			continue;
-		abs = mpath(wdir(run), rel);
+		abs = ab_manifest_path(wdir(run), rel);
 		present = ab_path_exists(abs);
 		free(abs);
 		if (present && add_sum_file(byproducts, wdir(run), rel) < 0)
@@ -727,7 +727,7 @@ keep_records(struct sums *kept, const char *outdir, const struct sums *subjects)
 
 		if (ab_manifest_files[i].when != AB_MANIFEST_RECORD)
 			continue;
-		abs = mpath(outdir, rel);
+		abs = ab_manifest_path(outdir, rel);
 		if (!ab_path_exists(abs)) {
 			free(abs);
 			continue;
@@ -763,9 +763,9 @@ write_sums(const struct ab_run_record *run, const struct sums *subjects, const s
 	int e = AB_EFAIL;
 
 	for (size_t i = 0; i < subjects->n; i++)
-		add_sum(&all, subjects->v[i].path, subjects->v[i].hex);
+		ab_manifest_add_sum(&all, subjects->v[i].path, subjects->v[i].hex);
 	for (size_t i = 0; i < byproducts->n; i++)
-		add_sum(&all, byproducts->v[i].path, byproducts->v[i].hex);
+		ab_manifest_add_sum(&all, byproducts->v[i].path, byproducts->v[i].hex);
 	/* every manifest this run wrote (the others were dropped), SHA256SUMS itself not; the records below */
 	for (size_t i = 0; i + 1 < ab_manifest_nfiles; i++) {
 		const char *rel = ab_manifest_files[i].path;
@@ -774,7 +774,7 @@ write_sums(const struct ab_run_record *run, const struct sums *subjects, const s
 
 		if (ab_manifest_files[i].when == AB_MANIFEST_RECORD)
 			continue;
-		abs = mpath(wdir(run), rel);
+		abs = ab_manifest_path(wdir(run), rel);
 		present = ab_path_exists(abs);
 		free(abs);
 		if (present && add_sum_file(&all, wdir(run), rel) < 0)
@@ -786,11 +786,11 @@ write_sums(const struct ab_run_record *run, const struct sums *subjects, const s
 		ab_hash_line(&b, all.v[i].hex, all.v[i].path);
 	/* the runs recorded under runs/ are not the build's: their lines stay (provenance/runs/runrec.h) */
 	ab_runrec_sums_carry(&b, wdir(run));
-	path = mpath(wdir(run), "SHA256SUMS");
+	path = ab_manifest_path(wdir(run), "SHA256SUMS");
 	e = ab_write_file_atomic(path, b.s ? b.s : "", b.len);
 	free(path);
 done:
-	free_sums(&all);
+	ab_manifest_free_sums(&all);
 	ab_buf_free(&b);
 	return e;
 }
@@ -799,7 +799,7 @@ int
 ab_manifest_write(const struct ab_run_record *run)
 {
 	struct sums subjects = {0}, byproducts = {0};
-	char *prov = mpath(wdir(run), "provenance");
+	char *prov = ab_manifest_path(wdir(run), "provenance");
 	int error = AB_EFAIL;
 
 	if (ab_mkdir_p(prov, 0755) < 0 || copy_recipe(run) < 0 || write_documents(run) < 0 ||
@@ -813,8 +813,8 @@ ab_manifest_write(const struct ab_run_record *run)
 		goto done;
 	error = write_sums(run, &subjects, &byproducts);
 done:
-	free_sums(&subjects);
-	free_sums(&byproducts);
+	ab_manifest_free_sums(&subjects);
+	ab_manifest_free_sums(&byproducts);
 	free(prov);
 	return error;
 }
@@ -831,7 +831,7 @@ is_record(const char *rel)
 int
 ab_manifest_add_record(const char *outdir, const char *rel, const cJSON *doc)
 {
-	char *sums_path = mpath(outdir, "SHA256SUMS");
+	char *sums_path = ab_manifest_path(outdir, "SHA256SUMS");
 	struct ab_buf old = {0}, b = {0};
 	int error = AB_EFAIL;
 
@@ -861,7 +861,7 @@ ab_manifest_add_record(const char *outdir, const char *rel, const cJSON *doc)
 
 		if (ab_manifest_files[i].when != AB_MANIFEST_RECORD)
 			continue;
-		abs = mpath(outdir, r);
+		abs = ab_manifest_path(outdir, r);
 		if (ab_path_exists(abs)) {
 			e = ab_hash_file(hex, NULL, abs);
 			if (e == 0)

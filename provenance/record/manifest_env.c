@@ -27,7 +27,7 @@
 static int
 runtime_doc(cJSON **doc, const char *outdir, const char *rel, int checked, int required)
 {
-	char *path = mpath(outdir, rel);
+	char *path = ab_manifest_path(outdir, rel);
 	int e = 0;
 
 	*doc = NULL;
@@ -107,8 +107,8 @@ runtime_artifacts(struct ab_manifest_runtime *rt, const char *outdir, const cJSO
 
 		if (!rel || !ab_path_is_safe_relative(rel))
 			continue;
-		abs = mpath(outdir, rel);
-		if (!rt->program && is_executable_file(abs)) {
+		abs = ab_manifest_path(outdir, rel);
+		if (!rt->program && ab_manifest_is_executable(abs)) {
 			rt->program = ab_path_absolute(abs);
 			subject = it;
 		}
@@ -118,7 +118,7 @@ runtime_artifacts(struct ab_manifest_runtime *rt, const char *outdir, const cJSO
 		if (cJSON_IsTrue(ab_json_get(it, "allocator_archive")) && ab_json_str(it, "path") &&
 		    ab_path_is_safe_relative(ab_json_str(it, "path"))) {
 			if (!rt->archive) {
-				char *abs = mpath(outdir, ab_json_str(it, "path"));
+				char *abs = ab_manifest_path(outdir, ab_json_str(it, "path"));
 
 				rt->archive = ab_path_absolute(abs);
 				free(abs);

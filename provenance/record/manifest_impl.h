@@ -44,18 +44,18 @@ struct verifier {
 };
 
 /* manifest.c: OUTDIR/rel (allocated) */
-char *mpath(const char *outdir, const char *rel);
+char *ab_manifest_path(const char *outdir, const char *rel);
 /* a regular file with an execute bit, not a static archive (.a) */
-int is_executable_file(const char *path);
+int ab_manifest_is_executable(const char *path);
 /* path's entry, or NULL */
-struct sum *find_sum(const struct sums *s, const char *path);
+struct sum *ab_manifest_find_sum(const struct sums *s, const char *path);
 /* path with its digest hex (hex digits, or "" for none), unless listed already */
-void add_sum(struct sums *s, const char *path, const char *hex);
-void free_sums(struct sums *s);
+void ab_manifest_add_sum(struct sums *s, const char *path, const char *hex);
+void ab_manifest_free_sums(struct sums *s);
 
 /* manifest_verify.c: a manifest of OUTDIR read through the resolver; NULL when unreadable or not JSON */
-cJSON *read_manifest(struct verifier *v, const char *rel);
+cJSON *ab_manifest_read_doc(struct verifier *v, const char *rel);
 /* OUTDIR's SHA256SUMS opened through the resolver (rootfd: OUTDIR, or -1); -1 reported unless quiet */
-int open_sums(int rootfd, const char *outdir, int quiet);
+int ab_manifest_open_sums(int rootfd, const char *outdir, int quiet);
 
 #endif

@@ -29,7 +29,7 @@ ab_manifest_recorded_read(struct ab_manifest_recorded *r, const char *outdir, in
 
 	memset(r, 0, sizeof(*r));
 	v.rootfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if ((fd = open_sums(v.rootfd, outdir, quiet)) < 0)
+	if ((fd = ab_manifest_open_sums(v.rootfd, outdir, quiet)) < 0)
 		goto done;
 	if (quiet)
 		ab_report_mute();
@@ -51,7 +51,7 @@ ab_manifest_recorded_read(struct ab_manifest_recorded *r, const char *outdir, in
 		free(line);
 		s += n + (s[n] == '\n');
 	}
-	if (!(stmt = read_manifest(&v, AB_MANIFEST_STATEMENT))) {
+	if (!(stmt = ab_manifest_read_doc(&v, AB_MANIFEST_STATEMENT))) {
 		if (!quiet)
 			ab_error("'%s/%s' is not a readable in-toto statement", outdir, AB_MANIFEST_STATEMENT);
 		goto done;
@@ -122,7 +122,7 @@ last_doc(struct ab_manifest_last *l, const char *outdir, const char *rel)
 		return NULL;
 	v.rootfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (v.rootfd < 0 || ab_hash_file_beneath(hex, NULL, v.rootfd, rel, 0, NULL) < 0 ||
-	    strcmp(hex, l->rec.hexes.v[i]) || !(doc = read_manifest(&v, rel)))
+	    strcmp(hex, l->rec.hexes.v[i]) || !(doc = ab_manifest_read_doc(&v, rel)))
 		l->tampered = 1;
 	if (v.rootfd >= 0)
 		close(v.rootfd);

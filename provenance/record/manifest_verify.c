@@ -74,7 +74,7 @@ seen_add(struct verifier *v, const char *rel, const char *hex, int err, const ch
 {
 	struct sum *s;
 
-	add_sum(&v->seen, rel, err ? "" : hex);
+	ab_manifest_add_sum(&v->seen, rel, err ? "" : hex);
 	s = &v->seen.v[v->seen.n - 1];
 	if (err)
 		s->why = ab_strdup(err == ENOENT ? "missing" : why);
@@ -92,7 +92,7 @@ hash_seen(struct sum **out, struct verifier *v, const char *rel)
 	char hex[AB_HEX_LEN + 1] = "", why[AB_BENEATH_WHY];
 	int err = 0;
 
-	if ((*out = find_sum(&v->seen, rel)))
+	if ((*out = ab_manifest_find_sum(&v->seen, rel)))
 		return 0;
 	if (ab_hash_file_beneath(hex, NULL, v->rootfd, rel, 0, why) < 0) {
 		err = errno;
@@ -121,7 +121,7 @@ prefetch_seen(struct verifier *v, const char *const *rels, size_t n)
 
 	ab_hash_files_beneath(res, v->rootfd, rels, n, 0, 0);
 	for (size_t i = 0; i < n; i++) {
-		if (!find_sum(&v->seen, rels[i]) && (res[i].err == 0 || is_content_errno(res[i].err)))
+		if (!ab_manifest_find_sum(&v->seen, rels[i]) && (res[i].err == 0 || is_content_errno(res[i].err)))
 			seen_add(v, rels[i], res[i].hex, res[i].err, res[i].why);
 		free(res[i].why);
 	}
@@ -155,7 +155,7 @@ check_one(struct verifier *v, const char *rel, const char *want)
 
 /* read a manifest of OUTDIR (bounded, through the resolver); NULL when it cannot be read or parsed */
 cJSON *
-read_manifest(struct verifier *v, const char *rel)
+ab_manifest_read_doc(struct verifier *v, const char *rel)
 {
 	int fd = ab_dirwalk_open_beneath(v->rootfd, rel, O_RDONLY | O_NONBLOCK, 0, NULL);
 	struct ab_buf b = {0};
@@ -178,7 +178,7 @@ read_manifest(struct verifier *v, const char *rel)
  * it cannot be read (a symlink leaving OUTDIR, ...)
  */
 int
-open_sums(int rootfd, const char *outdir, int quiet)
+ab_manifest_open_sums(int rootfd, const char *outdir, int quiet)
 {
 	char why[AB_BENEATH_WHY];
 	int fd = rootfd < 0 ? -1 : ab_dirwalk_open_beneath(rootfd, "SHA256SUMS", O_RDONLY | O_NONBLOCK, 0, why);
@@ -187,7 +187,7 @@ open_sums(int rootfd, const char *outdir, int quiet)
 		if (rootfd < 0 || errno == ENOENT) {
 			ab_error("'%s' has no SHA256SUMS: not an allocbuild output directory", outdir);
 		} else {
-			char *p = mpath(outdir, "SHA256SUMS");
+			char *p = ab_manifest_path(outdir, "SHA256SUMS");
 
 			ab_error("cannot read '%s': %s", p, why);
 			free(p);
@@ -299,7 +299,7 @@ present_run_visit(struct ab_dirwalk_entry *e, void *arg)
 static int
 present_runs(struct ab_strv *present, struct verifier *v)
 {
-	char *runs = mpath(v->outdir, AB_RUN_DIR);
+	char *runs = ab_manifest_path(v->outdir, AB_RUN_DIR);
 	struct stat st;
 	int e = 0;
 
@@ -323,7 +323,7 @@ static int
 check_runs(struct verifier *v, struct ab_strv *names)
 {
 	struct ab_strv builds = {0};
-	cJSON *build = read_manifest(v, AB_MANIFEST_STATEMENT);
+	cJSON *build = ab_manifest_read_doc(v, AB_MANIFEST_STATEMENT);
 	int rc = 0;
 
 	/* an unreadable statement is a problem of its own */
@@ -339,7 +339,7 @@ check_runs(struct verifier *v, struct ab_strv *names)
 
 		if (!ab_runrec_is_statement(rel))
 			continue;
-		stmt = read_manifest(v, rel);
+		stmt = ab_manifest_read_doc(v, rel);
 		if (!stmt || !ab_json_str(stmt, "predicateType") || strcmp(ab_json_str(stmt, "predicateType"), AB_RUN_PREDICATE)) {
 			problem(v, rel, "not a readable run record");
 			cJSON_Delete(stmt);
@@ -381,7 +381,7 @@ check_runs(struct verifier *v, struct ab_strv *names)
 static int
 present_files(struct ab_strv *present, struct verifier *v)
 {
-	char *prov = mpath(v->outdir, "provenance");
+	char *prov = ab_manifest_path(v->outdir, "provenance");
 	int e = 0;
 
 	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
@@ -527,10 +527,10 @@ ab_manifest_verify_seen(FILE *out, const char *outdir, struct ab_strv *names, st
 		ab_error_errno("cannot open '%s'", outdir);
 		goto done;
 	}
-	if ((fd = open_sums(v.rootfd, outdir, 0)) < 0)
+	if ((fd = ab_manifest_open_sums(v.rootfd, outdir, 0)) < 0)
 		goto done;
 	{
-		char *name = mpath(outdir, "SHA256SUMS");
+		char *name = ab_manifest_path(outdir, "SHA256SUMS");
 		int e = ab_read_fd_max(&b, fd, name, AB_READ_MAX);
 
 		free(name);
@@ -541,7 +541,7 @@ ab_manifest_verify_seen(FILE *out, const char *outdir, struct ab_strv *names, st
 	if (check_sums_file(&v, b.s) < 0)
 		goto done;
 	/* the statement's subjects and byproducts too, in case SHA256SUMS was rewritten */
-	stmt = read_manifest(&v, AB_MANIFEST_STATEMENT);
+	stmt = ab_manifest_read_doc(&v, AB_MANIFEST_STATEMENT);
 	if (!ab_statement_is(stmt, 0)) {
 		problem(&v, AB_MANIFEST_STATEMENT, "not a readable in-toto statement");
 		cJSON_Delete(stmt);
@@ -549,7 +549,7 @@ ab_manifest_verify_seen(FILE *out, const char *outdir, struct ab_strv *names, st
 	} else if (check_statement(&v, stmt, &stated) < 0) {
 		goto done;
 	}
-	commands = read_manifest(&v, "provenance/build-commands.json");
+	commands = ab_manifest_read_doc(&v, "provenance/build-commands.json");
 	if (check_runs(&v, &run_named) < 0 || present_files(&present, &v) < 0)
 		goto done;
 	{
@@ -571,7 +571,7 @@ done:
 		close(v.rootfd);
 	cJSON_Delete(stmt);
 	cJSON_Delete(commands);
-	free_sums(&v.seen);
+	ab_manifest_free_sums(&v.seen);
 	ab_strv_free(&v.sums);
 	ab_strmap_free(&v.listed);
 	ab_strv_free(&stated);
