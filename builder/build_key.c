@@ -223,15 +223,13 @@ key_source(void *arg, const struct ab_source *s, const struct ab_overlay *via, i
 		key_add(h, "strip", strip);
 	}
 	for (size_t i = 0; i < s->patches.n; i++) {
-		char *path = ab_recipe_path(r, s->patches.v[i]);
-		char hex[AB_HEX_LEN + 1];
-		int e = ab_hash_file(hex, NULL, path);
+		const struct ab_patch_bytes *pb;
+		int e = ab_recipe_patch(&pb, r, s, i);
 
-		free(path);
 		if (e < 0)
 			return e;
 		key_add(h, "patch", s->patches.v[i]);
-		key_add(h, "patch-sha256", hex);
+		key_add(h, "patch-sha256", pb->sha256);
 	}
 	for (size_t i = 0; i < s->nprepare; i++) {
 		char *q = ab_argv_quote(s->prepare[i].v);

@@ -389,9 +389,10 @@ to_git_form(struct ab_buf *out, const struct ab_buf *text, const char *name)
 }
 
 int
-ab_patch_apply(const char *dir, const char *path, const char *name, int check_only)
+ab_patch_apply(const char *dir, const struct ab_buf *patch, const char *name, int check_only)
 {
-	struct ab_buf text = {0};
+	struct ab_buf git = {0};
+	const struct ab_buf *text = patch;
 	git_diff *diff = NULL;
 	git_odb *odb = NULL;
 	git_odb_backend *mempack = NULL;
@@ -404,24 +405,14 @@ ab_patch_apply(const char *dir, const char *path, const char *name, int check_on
 	size_t n;
 	int error = -1;
 
-	if (ab_read_file(&text, path) < 0)
-		return -1;
-	if (!has_line(&text, "diff --git ")) {
-		struct ab_buf git = {0};
-
-		if (to_git_form(&git, &text, name) < 0) {
-			ab_buf_free(&git);
+	if (!has_line(patch, "diff --git ")) {
+		if (to_git_form(&git, patch, name) < 0)
 			goto done;
-		}
 		/* nothing a diff names: libgit2 says what it makes of it */
-		if (git.len) {
-			ab_buf_free(&text);
-			text = git;
-		} else {
-			ab_buf_free(&git);
-		}
+		if (git.len)
+			text = &git;
 	}
-	if (git_diff_from_buffer(&diff, text.s, text.len) < 0) {
+	if (git_diff_from_buffer(&diff, text->s, text->len) < 0) {
 		ab_error_git("patch '%s' is not a valid patch", name);
 		goto done;
 	}
@@ -500,6 +491,6 @@ done:
 	git_repository_free(repo);
 	git_odb_free(odb);
 	git_diff_free(diff);
-	ab_buf_free(&text);
+	ab_buf_free(&git);
 	return error;
 }

@@ -9,11 +9,14 @@
 #ifndef AB_PATCH_H
 #define AB_PATCH_H
 
+#include "../lib/util.h"
+
 /*
- * Apply the patch file at path to dir (name is the patch as the recipe
- * writes it, for messages). check_only: like git apply --check. On
- * failure reports patch, target file and hunk.
+ * Apply the patch whose bytes are patch (as read once with its digest:
+ * ab_recipe_patch) to dir (name is the patch as the recipe writes it, for
+ * messages). check_only: like git apply --check. On failure reports
+ * patch, target file and hunk.
  */
-int ab_patch_apply(const char *dir, const char *path, const char *name, int check_only);
+int ab_patch_apply(const char *dir, const struct ab_buf *patch, const char *name, int check_only);
 
 #endif

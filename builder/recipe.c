@@ -1,11 +1,12 @@
 /*
- * recipe: the recipe model (builder/recipe.h): freed, and looked up by
- * source id and label. Loaded by recipe_load.c; its graphs are queried
- * in recipe_order.c.
+ * recipe: the recipe model (builder/recipe.h): freed, looked up by
+ * source id and label, its patches read once. Loaded by recipe_load.c;
+ * its graphs are queried in recipe_order.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/hash.h"
 #include "../lib/util.h"
 #include "recipe.h"
 
@@ -24,6 +25,9 @@ ab_recipe_free(struct ab_recipe *r)
 		free(s->sha256);
 		free(s->dir);
 		free(s->dirhash);
+		for (size_t j = 0; s->patch_bytes && j < s->patches.n; j++)
+			ab_buf_free(&s->patch_bytes[j].text);
+		free(s->patch_bytes);
 		ab_list_free(&s->patches);
 		for (size_t j = 0; j < s->nprepare; j++)
 			ab_list_free(&s->prepare[j]);
@@ -81,6 +85,7 @@ ab_recipe_free(struct ab_recipe *r)
 	free(r->dir);
 	free(r->name);
 	free(r->description);
+	pthread_mutex_destroy(&r->patch_lock);
 	free(r);
 }
 
@@ -123,4 +128,34 @@ ab_recipe_count(const struct ab_recipe *r, enum ab_variant_kind kind)
 	for (size_t i = 0; i < r->nvariants; i++)
 		n += r->variants[i].kind == kind;
 	return n;
+}
+
+int
+ab_recipe_patch(const struct ab_patch_bytes **out, const struct ab_recipe *r, const struct ab_source *s, size_t i)
+{
+	/* the recipe is shared read-only; its patches are what it caches, under its lock */
+	struct ab_source *ms = (struct ab_source *)s;
+	pthread_mutex_t *lock = (pthread_mutex_t *)&r->patch_lock;
+	struct ab_patch_bytes *pb;
+	int error = 0;
+
+	pthread_mutex_lock(lock);
+	if (!ms->patch_bytes)
+		ms->patch_bytes = ab_calloc(s->patches.n + 1, sizeof(*ms->patch_bytes));
+	pb = &ms->patch_bytes[i];
+	if (!pb->read) {
+		char *path = ab_recipe_path(r, s->patches.v[i]);
+
+		if (ab_read_file(&pb->text, path) == 0) {
+			ab_hash_buf(pb->sha256, pb->text.s ? pb->text.s : "", pb->text.len);
+			pb->read = 1;
+		} else {
+			ab_buf_free(&pb->text);
+			error = AB_EFAIL;
+		}
+		free(path);
+	}
+	pthread_mutex_unlock(lock);
+	*out = error ? NULL : pb;
+	return error;
 }

@@ -15,9 +15,11 @@
 #ifndef AB_RECIPE_H
 #define AB_RECIPE_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../lib/hash.h"
 #include "../lib/util.h"
 #include "varref.h"
 
@@ -49,6 +51,7 @@ struct ab_source {
 	char *dirhash;    /* 64 lowercase hex digits */
 	/* both */
 	struct ab_list patches;   /* as written; see ab_recipe_path() */
+	struct ab_patch_bytes *patch_bytes; /* each patch as read, once (ab_recipe_patch); NULL until asked */
 	struct ab_list *prepare;  /* prepare[i] is one argv */
 	size_t nprepare;
 	struct ab_overlay *overlays;
@@ -140,6 +143,7 @@ struct ab_variant {
 };
 
 struct ab_recipe {
+	pthread_mutex_t patch_lock; /* over the sources' patch_bytes */
 	char *path;           /* as given */
 	char *dir;            /* absolute directory of the recipe file, after symlinks (relative paths resolve there) */
 	char sha256[65];      /* of the file's bytes */
@@ -167,6 +171,21 @@ const struct ab_source *ab_recipe_source(const struct ab_recipe *r, const char *
 const struct ab_variant *ab_recipe_variant(const struct ab_recipe *r, const char *label);
 /* a path from the recipe (patches) resolved against the recipe's directory; caller frees */
 char *ab_recipe_path(const struct ab_recipe *r, const char *p);
+
+/* a patch of a source as it was read: its bytes and their SHA-256 */
+struct ab_patch_bytes {
+	int read;                    /* 0: not read yet */
+	struct ab_buf text;
+	char sha256[AB_HEX_LEN + 1];
+};
+/*
+ * Patch i of s (resolved with ab_recipe_path) read and hashed once for
+ * the recipe, by whoever asks first: the build's content key, a tree's
+ * inputs and the tree it is applied to all name, and apply, the same
+ * bytes. Thread-safe. AB_EFAIL (reported) when it cannot be read (asked
+ * again, it is read again)
+ */
+int ab_recipe_patch(const struct ab_patch_bytes **out, const struct ab_recipe *r, const struct ab_source *s, size_t i);
 
 /*
  * Variants to process for the given labels (all when nlabels is 0), with

@@ -148,6 +148,7 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 		return -1;
 	c.flags = flags;
 	c.r = ab_calloc(1, sizeof(*c.r));
+	pthread_mutex_init(&c.r->patch_lock, NULL);
 	c.r->path = ab_strdup(name);
 	/* relative paths (patches) are the recipe's own: next to the file itself, after symlinks */
 	{

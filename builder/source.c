@@ -540,16 +540,13 @@ inputs_leave(void *arg, const struct ab_source *s, const struct ab_overlay *via,
 	(void)via;
 	(void)depth;
 	for (size_t i = 0; i < s->patches.n; i++) {
-		char *p = ab_recipe_path(w->r, s->patches.v[i]);
-		char hex[AB_HEX_LEN + 1];
+		const struct ab_patch_bytes *pb;
 
-		if (ab_hash_file(hex, NULL, p) < 0) {
+		if (ab_recipe_patch(&pb, w->r, s, i) < 0) {
 			ab_error("source '%s': cannot read patch '%s'", s->id, s->patches.v[i]);
-			free(p);
 			return AB_EFAIL;
 		}
-		ab_buf_printf(w->out, " patch %s %s", s->patches.v[i], hex);
-		free(p);
+		ab_buf_printf(w->out, " patch %s %s", s->patches.v[i], pb->sha256);
 	}
 	for (size_t i = 0; i < s->nprepare; i++) {
 		cJSON *a = ab_json_strv(s->prepare[i].v, s->prepare[i].n);
@@ -837,28 +834,23 @@ build_tree(cJSON *rec, const struct build_ctx *ctx, const struct ab_source *s, c
 		return -1;
 	list = cJSON_AddArrayToObject(rec, "patches");
 	for (size_t i = 0; i < s->patches.n; i++) {
-		char *p = ab_recipe_path(ctx->r, s->patches.v[i]);
-		char hex[AB_HEX_LEN + 1];
+		const struct ab_patch_bytes *pb;
 		cJSON *e;
 
-		if (ab_hash_file(hex, NULL, p) < 0 || ab_patch_apply(dir, p, s->patches.v[i], 0) < 0) {
-			free(p);
+		if (ab_recipe_patch(&pb, ctx->r, s, i) < 0 || ab_patch_apply(dir, &pb->text, s->patches.v[i], 0) < 0) {
 			ab_error("source '%s': patch %zu of %zu failed", s->id, i + 1, s->patches.n);
 			return -1;
 		}
-		if (tree_hash(after, dir, ctx->o->jobs) < 0) {
-			free(p);
+		if (tree_hash(after, dir, ctx->o->jobs) < 0)
 			return -1;
-		}
 		e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "path", s->patches.v[i]);
-		cJSON_AddStringToObject(e, "sha256", hex);
+		cJSON_AddStringToObject(e, "sha256", pb->sha256);
 		cJSON_AddStringToObject(e, "dirHash_before", before);
 		cJSON_AddStringToObject(e, "dirHash_after", after);
 		cJSON_AddItemToArray(list, e);
 		ab_note("source '%s': applied patch '%s'", s->id, s->patches.v[i]);
 		memcpy(before, after, sizeof(before));
-		free(p);
 	}
 	if (ctx->check_only)
 		return 0;

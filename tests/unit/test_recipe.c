@@ -1,12 +1,15 @@
 /*
  * test_recipe: the recipe loader from memory: fields, defaults, dependency
- * order, and exact error messages with their positions.
+ * order, and exact error messages with their positions; a patch read and
+ * hashed once, whoever asks.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../builder/recipe.h"
+#include "../../lib/atomic.h"
+#include "../../lib/hash.h"
 #include "unit.h"
 
 #define COMMIT "0123456789abcdef0123456789abcdef01234567"
@@ -376,10 +379,56 @@ test_errors(void)
 	}
 }
 
+/* a patch is read once: asked again, or changed on disk since, it is the bytes first read */
+static void
+test_patch_once(void)
+{
+	char tmpl[] = "/tmp/allocbuild-test-recipe-XXXXXX", *dir = mkdtemp(tmpl), *name, *patch, want[AB_HEX_LEN + 1];
+	static const char text[] = "diff --git a/f b/f\n";
+	const struct ab_patch_bytes *a = NULL, *b = NULL;
+	struct ab_recipe *r = NULL;
+	char *errs = NULL;
+	size_t len;
+	FILE *f;
+
+	CHECK(dir != NULL);
+	if (!dir)
+		return;
+	name = ab_path_join(dir, "r.json");
+	patch = ab_path_join(dir, "b.patch");
+	CHECK(ab_write_file_atomic(patch, text, strlen(text)) == 0);
+	f = open_memstream(&errs, &len);
+	CHECK(ab_recipe_parse_ext(&r, name, full, strlen(full), f, 0) == 0);
+	fclose(f);
+	if (r) {
+		const struct ab_source *s = ab_recipe_source(r, "fb");
+
+		ab_hash_buf(want, text, strlen(text));
+		CHECK(ab_recipe_patch(&a, r, s, 1) == 0 && a && a->text.len == strlen(text));
+		if (a)
+			CHECK_STR(a->sha256, want);
+		CHECK(ab_write_file_atomic(patch, "changed\n", 8) == 0);
+		CHECK(ab_recipe_patch(&b, r, s, 1) == 0 && b == a);
+		if (b)
+			CHECK_STR(b->sha256, want);
+		/* ../patches/a.patch is not there: an error each time it is asked for */
+		ab_report_mute();
+		CHECK(ab_recipe_patch(&b, r, s, 0) < 0 && b == NULL);
+		CHECK(ab_recipe_patch(&b, r, s, 0) < 0);
+		ab_report_unmute();
+	}
+	ab_recipe_free(r);
+	free(errs);
+	ab_rm_rf(dir);
+	free(name);
+	free(patch);
+}
+
 int
 main(void)
 {
 	test_fields();
+	test_patch_once();
 	test_order();
 	test_order_random();
 	test_unpinned();

@@ -189,24 +189,24 @@ test_archive(void)
 static void
 test_patch(void)
 {
-	char *d = ab_path_join(root, "pt"), *patch = ab_path_join(root, "x.patch"), *f = ab_path_join(root, "pt/f.c");
+	char *d = ab_path_join(root, "pt"), *f = ab_path_join(root, "pt/f.c");
 	static const char diff[] = "diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n";
-	struct ab_buf got = {0};
+	struct ab_buf got = {0}, bytes = {0};
 
 	CHECK(ab_mkdir_p(d, 0755) == 0);
 	put("pt/f.c", "one\ntwo\n");
-	CHECK(ab_write_file_atomic(patch, diff, strlen(diff)) == 0);
-	CHECK(ab_patch_apply(d, patch, "x.patch", 1) == 0);
+	ab_buf_puts(&bytes, diff);
+	CHECK(ab_patch_apply(d, &bytes, "x.patch", 1) == 0);
 	CHECK(ab_read_file(&got, f) == 0);
 	CHECK_STR(got.s, "one\ntwo\n"); /* check only */
 	ab_buf_clear(&got);
-	CHECK(ab_patch_apply(d, patch, "x.patch", 0) == 0);
+	CHECK(ab_patch_apply(d, &bytes, "x.patch", 0) == 0);
 	CHECK(ab_read_file(&got, f) == 0);
 	CHECK_STR(got.s, "one\nTWO\n");
-	CHECK(ab_patch_apply(d, patch, "x.patch", 0) < 0); /* no longer applies */
+	CHECK(ab_patch_apply(d, &bytes, "x.patch", 0) < 0); /* no longer applies */
 	ab_buf_free(&got);
+	ab_buf_free(&bytes);
 	free(d);
-	free(patch);
 	free(f);
 }
 
