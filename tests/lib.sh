@@ -79,9 +79,9 @@ suite_fixture() {
 	(
 		flock 9
 		[ -e "$dir/.done" ] && exit 0
-		# the same fixture under an older key goes
-		for old in "$TOP/tests/.cache/fixtures/$name"-????????????????; do
-			[ "$old" = "$dir" ] || rm -rf "$old" "$old.log"
+		# the same fixture under an older key goes, its lock and log too
+		for old in "$TOP/tests/.cache/fixtures/$name"-????????????????{,.lock,.log}; do
+			case $old in "$dir" | "$dir.lock" | "$dir.log" | *'????'*) ;; *) rm -rf "$old" ;; esac
 		done
 		rm -rf "$dir"
 		mkdir "$dir"
