@@ -85,7 +85,9 @@ ab_recipe_free(struct ab_recipe *r)
 	free(r->dir);
 	free(r->name);
 	free(r->description);
-	pthread_mutex_destroy(&r->patch_lock);
+	if (r->patch_lock)
+		pthread_mutex_destroy(r->patch_lock);
+	free(r->patch_lock);
 	free(r);
 }
 
@@ -133,16 +135,10 @@ ab_recipe_count(const struct ab_recipe *r, enum ab_variant_kind kind)
 int
 ab_recipe_patch(const struct ab_patch_bytes **out, const struct ab_recipe *r, const struct ab_source *s, size_t i)
 {
-	/* the recipe is shared read-only; its patches are what it caches, under its lock */
-	struct ab_source *ms = (struct ab_source *)s;
-	pthread_mutex_t *lock = (pthread_mutex_t *)&r->patch_lock;
-	struct ab_patch_bytes *pb;
+	struct ab_patch_bytes *pb = &s->patch_bytes[i];
 	int error = 0;
 
-	pthread_mutex_lock(lock);
-	if (!ms->patch_bytes)
-		ms->patch_bytes = ab_calloc(s->patches.n + 1, sizeof(*ms->patch_bytes));
-	pb = &ms->patch_bytes[i];
+	pthread_mutex_lock(r->patch_lock);
 	if (!pb->read) {
 		char *path = ab_recipe_path(r, s->patches.v[i]);
 
@@ -155,7 +151,7 @@ ab_recipe_patch(const struct ab_patch_bytes **out, const struct ab_recipe *r, co
 		}
 		free(path);
 	}
-	pthread_mutex_unlock(lock);
+	pthread_mutex_unlock(r->patch_lock);
 	*out = error ? NULL : pb;
 	return error;
 }

@@ -51,7 +51,7 @@ struct ab_source {
 	char *dirhash;    /* 64 lowercase hex digits */
 	/* both */
 	struct ab_list patches;   /* as written; see ab_recipe_path() */
-	struct ab_patch_bytes *patch_bytes; /* each patch as read, once (ab_recipe_patch); NULL until asked */
+	struct ab_patch_bytes *patch_bytes; /* each patch as read, once (ab_recipe_patch): patches.n, made at load */
 	struct ab_list *prepare;  /* prepare[i] is one argv */
 	size_t nprepare;
 	struct ab_overlay *overlays;
@@ -143,7 +143,7 @@ struct ab_variant {
 };
 
 struct ab_recipe {
-	pthread_mutex_t patch_lock; /* over the sources' patch_bytes */
+	pthread_mutex_t *patch_lock; /* over the sources' patch_bytes (a pointer: the recipe is shared const) */
 	char *path;           /* as given */
 	char *dir;            /* absolute directory of the recipe file, after symlinks (relative paths resolve there) */
 	char sha256[65];      /* of the file's bytes */

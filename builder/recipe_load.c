@@ -148,7 +148,8 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 		return -1;
 	c.flags = flags;
 	c.r = ab_calloc(1, sizeof(*c.r));
-	pthread_mutex_init(&c.r->patch_lock, NULL);
+	c.r->patch_lock = ab_malloc(sizeof(*c.r->patch_lock));
+	pthread_mutex_init(c.r->patch_lock, NULL);
 	c.r->path = ab_strdup(name);
 	/* relative paths (patches) are the recipe's own: next to the file itself, after symlinks */
 	{
@@ -168,6 +169,9 @@ ab_recipe_parse_ext(struct ab_recipe **out, const char *name, const char *text, 
 		ab_recipe_free(c.r);
 		goto done;
 	}
+	/* the patches are read when first asked for (ab_recipe_patch), into these */
+	for (size_t i = 0; i < c.r->nsources; i++)
+		c.r->sources[i].patch_bytes = ab_calloc(c.r->sources[i].patches.n + 1, sizeof(*c.r->sources[i].patch_bytes));
 	*out = c.r;
 	error = 0;
 done:
