@@ -25,6 +25,23 @@ fail() {
 	exit 1
 }
 
+# check 'WHAT' CMD...: run CMD (a command or a function; negate with
+# `check 'WHAT' not CMD...`) and fail naming WHAT and the command unless it
+# succeeds: git's test_expect_success, reduced to one line. A bare `[ ... ]`
+# under set -e fails without saying what, and the first half of an `&&`
+# list is not checked at all.
+check() {
+	local what=$1 rc=0
+	shift
+	"$@" || rc=$?
+	[ "$rc" = 0 ] || fail "$what (exit $rc: $*)"
+}
+
+# not CMD...: succeed when CMD fails (for check)
+not() {
+	! "$@"
+}
+
 # expect_exit CODE CMD...: run CMD with stdout in ./out and stderr in ./err,
 # and fail unless it exits with CODE
 expect_exit() {
