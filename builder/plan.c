@@ -1109,7 +1109,7 @@ print_header(FILE *f, const struct ab_plan *p)
 	}
 	if (p->sandbox)
 		fprintf(f, "sandbox: its own user, mount, network (loopback only), PID, IPC and UTS namespaces (bubblewrap); "
-		    "the system read-only, a private /tmp, HOME %s, the variant's trees at %s and %s; the environment "
+		    "no capabilities, no terminal; the system read-only, a private /tmp, HOME %s, the variant's trees at %s and %s; the environment "
 		    "PATH, HOME, LC_ALL=C, TZ=UTC and what the recipe sets, nothing inherited\n", AB_FIXED_HOME,
 		    AB_FIXED_SRC, AB_FIXED_BUILD);
 	for (size_t i = 0; p->sandbox && i < p->nvars; i++)

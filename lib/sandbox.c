@@ -163,6 +163,15 @@ base_args(struct ab_strv *out, int share_net)
 	ab_strv_push(out, "--unshare-uts");
 	ab_strv_push(out, "--unshare-cgroup");
 	ab_strv_push(out, "--die-with-parent");
+	/*
+	 * no capability in the sandbox, whoever runs allocbuild: run by root,
+	 * bwrap keeps every one inside the user namespace, enough to remount
+	 * the read-only binds writable (docs/build.md, "Sandbox"); and no user
+	 * namespace of a step's own, in which it would have them again
+	 */
+	ab_strv_push(out, "--cap-drop");
+	ab_strv_push(out, "ALL");
+	ab_strv_push(out, "--disable-userns");
 	ab_strv_push(out, "--hostname");
 	ab_strv_push(out, "allocbuild");
 	ab_strv_push(out, "--ro-bind");
