@@ -1,7 +1,10 @@
 #include "isolation.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ccwrap.h"
 
@@ -16,8 +19,20 @@ ab_isolation_variant(struct ab_sandbox *sb, const struct ab_isolation_dirs *d)
 		ab_sandbox_bind(sb, d->src, AB_FIXED_SRC, 1);
 	if (d->build)
 		ab_sandbox_bind(sb, d->build, AB_FIXED_BUILD, 1);
+	/*
+	 * allocbuild writes its own logs there, outside the sandbox: a step that
+	 * could make an entry there could make allocbuild write through a link
+	 */
 	if (d->logs)
-		ab_sandbox_bind(sb, d->logs, AB_FIXED_LOGS, 1);
+		ab_sandbox_bind(sb, d->logs, AB_FIXED_LOGS, 0);
+	for (size_t i = 0; d->logs && d->log_files && d->log_files[i]; i++) {
+		char *real = ab_path_join(d->logs, d->log_files[i]);
+		char *inside = ab_sprintf("%s/%s", AB_FIXED_LOGS, d->log_files[i]);
+
+		ab_sandbox_bind(sb, real, inside, 1);
+		free(real);
+		free(inside);
+	}
 	if (d->probe)
 		ab_sandbox_bind(sb, d->probe, AB_FIXED_PROBE, 1);
 	if (d->self) {
@@ -33,6 +48,31 @@ ab_isolation_variant(struct ab_sandbox *sb, const struct ab_isolation_dirs *d)
 		ab_sandbox_bind(sb, d->ccache, AB_FIXED_CCACHE, 1);
 	for (size_t i = 0; d->tools && d->tools[i]; i++)
 		ab_sandbox_bind(sb, d->tools[i], d->tools[i], 0);
+}
+
+int
+ab_isolation_log_files(const char *logs, const char *const *names)
+{
+	for (size_t i = 0; names && names[i]; i++) {
+		char *path = ab_path_join(logs, names[i]);
+		int fd;
+
+		/* never through a link: O_NOFOLLOW, and a fresh file */
+		if (unlink(path) < 0 && errno != ENOENT) {
+			ab_error_errno("cannot remove '%s'", path);
+			free(path);
+			return AB_EFAIL;
+		}
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			ab_error_errno("cannot create '%s'", path);
+			free(path);
+			return AB_EFAIL;
+		}
+		close(fd);
+		free(path);
+	}
+	return 0;
 }
 
 void

@@ -521,6 +521,11 @@ plan_sandbox(struct ab_plan *p, struct ab_plan_var *pv)
 		d.build = pv->artdir;
 	}
 	d.logs = pv->logs;
+	if (pv->v->kind == AB_VARIANT_BUILD && pv->ccwrap)
+		ab_strv_push(&pv->log_files, AB_CCWRAP_LOG);
+	if (pv->v->kind == AB_VARIANT_BUILD && p->ccache)
+		ab_strv_push(&pv->log_files, AB_CCSTATS_LOG);
+	d.log_files = (const char *const *)ab_strv_argv(&pv->log_files);
 	d.probe = pv->probe;
 	d.self = p->self;
 	d.ccache = p->ccache ? p->ccache_real : NULL;
@@ -1268,6 +1273,7 @@ ab_plan_free(struct ab_plan *p)
 		free(pv->src);
 		free(pv->build);
 		free(pv->logs);
+		ab_strv_free(&pv->log_files);
 		free(pv->probe);
 		free(pv->artdir);
 		ab_strv_free(&pv->env);

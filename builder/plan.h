@@ -69,6 +69,9 @@ struct ab_plan_var {
 	/* what its steps see of src, build (a relink: its from's build), logs and probe:
 	   the fixed paths when sandboxed, else the real ones */
 	const char *in_src, *in_build, *in_logs, *in_probe;
+	/* sandboxed: the files of logs its steps write (the compile log, ccache's statistics log), bound
+	   writable in a logs directory they cannot otherwise write, made empty before its first step */
+	struct ab_strv log_files;
 	int jobs;             /* make / cmake --build -j; with the jobserver: what it may reach */
 	struct ab_strv env;   /* "K=V" set for configure and build on top of the scrubbed base */
 	int reproducible;     /* compiled path-independently: its own "reproducible", or for a relink or

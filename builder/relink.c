@@ -96,6 +96,18 @@ run_link(struct ab_proc_result *res, char *const *argv, const char *cwd, struct 
 	return e;
 }
 
+/* the step's log to append to (lib/util.h's ab_open_log: never through a link), or NULL */
+static FILE *
+open_log(const char *path)
+{
+	int fd = ab_open_log(path);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "a");
+
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
 /*
  * Link the unchanged command to a temporary file and compare it with the
  * normal build's output: identical bytes show that the inputs hashed now
@@ -123,7 +135,7 @@ check_normal(char *const *before, int oi, int joined, const char *build_dir, con
 	if (run_link(&res, argv.v, build_dir, env, sandbox, &out, &err) < 0)
 		goto done;
 	if (log_path) {
-		FILE *f = fopen(log_path, "a");
+		FILE *f = open_log(log_path);
 
 		if (f) {
 			fprintf(f, "# normal check\n%s%s", out.s ? out.s : "", err.s ? err.s : "");
@@ -636,7 +648,7 @@ append_log(const struct relink *r, const struct ab_buf *lout, const struct ab_bu
 {
 	struct ab_buf lb = {0};
 	char *q = ab_argv_shown(r->after.v);
-	FILE *f = fopen(r->spec->log_path, "a");
+	FILE *f = open_log(r->spec->log_path);
 	int error = 0;
 
 	ab_buf_printf(&lb, "cd %s\n%s\n%s%s", r->build_dir, q, lout->s ? lout->s : "", lerr->s ? lerr->s : "");

@@ -811,7 +811,7 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 	res->exit_code = -1;
 	pthread_once(&handlers_once, install_handlers);
 	if (p->log_path && (!p->out || !p->err)) {
-		logfd = open(p->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		logfd = ab_open_log(p->log_path);
 		if (logfd < 0) {
 			ab_error_errno("cannot open log '%s'", p->log_path);
 			goto done;

@@ -159,6 +159,14 @@ int ab_read_fd_max(struct ab_buf *out, int fd, const char *name, size_t max);
 /* ab_read_file_max(out, path, AB_READ_MAX) */
 int ab_read_file(struct ab_buf *out, const char *path);
 /*
+ * The one opener of a log allocbuild appends to: created (mode 0644) when
+ * missing, never through a symbolic link (O_NOFOLLOW), and only a regular
+ * file (a fifo can neither hang the opener nor be written). The
+ * descriptor, close-on-exec and blocking, or -1 with errno set (ELOOP for
+ * a link, EINVAL for a file that is not regular); reports nothing.
+ */
+int ab_open_log(const char *path);
+/*
  * The one read-only mapping of a whole file (binary scans: ELF files, ar
  * archives, version strings). Opened without blocking; 0 with *map and
  * *size set (release with ab_unmap_file), 1 when the file is empty or not
