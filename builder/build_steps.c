@@ -368,6 +368,12 @@ run_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, c
 			kill(-(pid_t)res.pid, SIGKILL);
 		ab_jobserver_release(c->js);
 	}
+	/*
+	 * outside the sandbox the step had the remote cache's URL with its
+	 * credentials: whatever of them it printed never stays in the log
+	 */
+	if (!pv->sandboxed && ab_env_get(&env, "CCACHE_REMOTE_STORAGE") && ab_redact_file(s->log) < 0)
+		res.exit_code = res.exit_code ? res.exit_code : -1;
 	pthread_mutex_lock(&c->lock);
 	c->child_seconds += res.seconds;
 	pthread_mutex_unlock(&c->lock);

@@ -89,13 +89,13 @@ ab_isolation_artifact(const char *label, const char *path)
 	return ab_sprintf("%s/%s/build/%s", AB_FIXED_VARIANTS, label, path);
 }
 
-/* one URL of the list: onto out, rewritten as the sandbox reaches it */
+/* one URL of the list: onto out, rewritten as the sandbox reaches it (lib/cacheproto.h) */
 static void
-remote_one(struct ab_buf *out, const char *url, size_t len, struct ab_netfwd_target **t, size_t *n,
+remote_one(struct ab_buf *out, const char *url, size_t len, struct ab_cacheproto_remote **t, size_t *n,
     struct ab_strv *paths)
 {
-	const char *sep = memmem(url, len, "://", 3), *auth, *end, *at, *hp, *colon;
 	size_t attrs = strcspn(url, "|");
+	char addr[32];
 
 	if (attrs > len)
 		attrs = len;
@@ -111,31 +111,17 @@ remote_one(struct ab_buf *out, const char *url, size_t len, struct ab_netfwd_tar
 		ab_buf_add(out, url, len);
 		return;
 	}
-	if (!sep || (strncmp(url, "redis://", 8) && strncmp(url, "http://", 7))) {
+	*t = ab_realloc(*t, (*n + 1) * sizeof(**t));
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", AB_NETFWD_PORT + (int)*n);
+	if (ab_cacheproto_remote_parse(&(*t)[*n], out, url, len, addr) < 0) {
 		ab_buf_add(out, url, len);
 		return;
 	}
-	auth = sep + 3;
-	end = auth + strcspn(auth, "/|");
-	if (end > url + len)
-		end = url + len;
-	at = memchr(auth, '@', (size_t)(end - auth));
-	hp = at ? at + 1 : auth;
-	/* [v6]:port or host:port */
-	colon = *hp == '[' ? memchr(hp, ']', (size_t)(end - hp)) : hp;
-	colon = colon ? memchr(colon, ':', (size_t)(end - colon)) : NULL;
-	*t = ab_realloc(*t, (*n + 1) * sizeof(**t));
-	(*t)[*n].host = ab_strndup(hp + (*hp == '['), (size_t)((colon ? colon : end) - hp) - (*hp == '[') * 2);
-	(*t)[*n].port = colon ? ab_strndup(colon + 1, (size_t)(end - colon - 1)) :
-	    ab_strdup(url[0] == 'r' ? "6379" : "80");
-	ab_buf_add(out, url, (size_t)(hp - url));
-	ab_buf_printf(out, "127.0.0.1:%d", AB_NETFWD_PORT + (int)*n);
-	ab_buf_add(out, end, (size_t)(url + len - end));
 	(*n)++;
 }
 
 char *
-ab_isolation_remote(const char *urls, struct ab_netfwd_target **targets, size_t *ntargets, struct ab_strv *paths)
+ab_isolation_remote(const char *urls, struct ab_cacheproto_remote **targets, size_t *ntargets, struct ab_strv *paths)
 {
 	struct ab_buf out = {0};
 	const char *s = urls;
@@ -155,12 +141,10 @@ ab_isolation_remote(const char *urls, struct ab_netfwd_target **targets, size_t 
 }
 
 void
-ab_isolation_targets_free(struct ab_netfwd_target *t, size_t n)
+ab_isolation_targets_free(struct ab_cacheproto_remote *t, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(t[i].host);
-		free(t[i].port);
-	}
+	for (size_t i = 0; i < n; i++)
+		ab_cacheproto_remote_release(&t[i]);
 	free(t);
 }
 

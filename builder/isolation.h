@@ -74,14 +74,16 @@ char *ab_isolation_artifact(const char *label, const char *path);
  * A remote compile cache as a sandboxed ccache reaches it (lib/netfwd.h):
  * ccache's CCACHE_REMOTE_STORAGE value (URLs apart by spaces, each with
  * its |attributes) with every redis:// and http:// address replaced by
- * 127.0.0.1:AB_NETFWD_PORT+i, its userinfo, path and attributes kept;
- * the addresses onto targets (release with ab_isolation_targets_free);
+ * 127.0.0.1:AB_NETFWD_PORT+i, its path and its attributes but the secret
+ * ones kept, its user information and query dropped: the credentials stay
+ * with the relay (lib/cacheproto.h); the remotes onto targets (release
+ * with ab_isolation_targets_free);
  * the paths of file: and redis+unix: storages onto paths, to be shown
  * in the sandbox where they are. Caller frees the result.
  */
-char *ab_isolation_remote(const char *urls, struct ab_netfwd_target **targets, size_t *ntargets,
+char *ab_isolation_remote(const char *urls, struct ab_cacheproto_remote **targets, size_t *ntargets,
     struct ab_strv *paths);
-void ab_isolation_targets_free(struct ab_netfwd_target *t, size_t n);
+void ab_isolation_targets_free(struct ab_cacheproto_remote *t, size_t n);
 /* the sandbox's first process for n forwarded addresses, onto sb (and its link to allocbuild) */
 void ab_isolation_net(struct ab_sandbox *sb, const char *net, size_t n);
 

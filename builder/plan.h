@@ -116,7 +116,7 @@ struct ab_plan {
 	char *self;           /* the allocbuild binary (a sandbox's /allocbuild/bin/allocbuild) */
 	char *ccache_real;    /* with ccache in a sandbox: the local cache directory bound into it */
 	char *ccache_remote_inside; /* ccache_remote as a sandboxed ccache reaches it (builder/isolation.h) */
-	struct ab_netfwd_target *net; /* the remote addresses allocbuild forwards the sandboxes' loopback to */
+	struct ab_cacheproto_remote *net; /* the remote addresses allocbuild forwards the sandboxes' loopback to */
 	size_t nnet;
 	char *net_dir;        /* where the forwarder's sockets are made (when nnet) */
 	struct ab_strv remote_paths; /* file: and redis+unix: storages, shown in the sandboxes */
