@@ -610,6 +610,18 @@ ab_read_file_max(struct ab_buf *out, const char *path, size_t max)
 }
 
 int
+ab_is_ident(const char *s)
+{
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    *p == '.' || *p == '_' || *p == '-'))
+			return 0;
+	return *s != '\0';
+}
+
+int
 ab_read_file(struct ab_buf *out, const char *path)
 {
 	return ab_read_file_max(out, path, AB_READ_MAX);

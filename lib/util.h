@@ -202,6 +202,12 @@ char *ab_path_dirname(const char *p);
  * Refuses empty names, absolute paths and any ".." component.
  */
 int ab_path_is_safe_relative(const char *name);
+/*
+ * Is s a name a recipe may give a variant or a source (a label, a source
+ * id): letters, digits, '.', '_' and '-', not empty, not "." or ".."? The
+ * one rule, for the recipe as loaded and for a label read from a file
+ */
+int ab_is_ident(const char *s);
 
 /*
  * Text that may be shown: a name (a file, an archive member, a bundle
