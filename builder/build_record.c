@@ -207,9 +207,9 @@ ab_build_record_init(struct ctx *c, size_t vi)
 		ab_toolchain_select(&vr->toolchain, &c->tools, ab_plan_kind_name(v));
 		/* the cargo and rustc a recipe names, instead of PATH's */
 		if (v->build.cargo)
-			ab_toolchain_replace(&vr->toolchain, "cargo", v->build.cargo);
+			ab_toolchain_replace(&vr->toolchain, "cargo", v->build.cargo, pv->sandboxed);
 		if (v->build.rustc)
-			ab_toolchain_replace(&vr->toolchain, "rustc", v->build.rustc);
+			ab_toolchain_replace(&vr->toolchain, "rustc", v->build.rustc, pv->sandboxed);
 	} else if (v->kind == AB_VARIANT_RELINK) {
 		ab_toolchain_select(&vr->toolchain, &c->tools, NULL);
 	}

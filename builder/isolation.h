@@ -53,7 +53,7 @@ struct ab_isolation_dirs {
 	const char *const *log_files; /* the files of logs its steps write, NULL-terminated (they must exist) */
 	const char *self;       /* the allocbuild binary (the wrapper's target) */
 	const char *ccache;     /* ccache's local cache directory, with --ccache */
-	const char *const *tools; /* more read-only directories at their own paths (a recipe's cargo), NULL-terminated */
+	const char *const *tools; /* more read-only files or directories at their own paths (a recipe's cargo: the file alone), NULL-terminated */
 };
 
 /* the sandbox of a variant's steps, as above, onto sb */

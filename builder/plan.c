@@ -484,18 +484,17 @@ plan_remote(struct ab_plan *p)
 	p->net_dir = ab_sprintf("%s/allocbuild-net.%d.%d", tmp, (int)getpid(), seq++);
 }
 
-/* a recipe's tool named by an absolute path outside /usr: its directory, shown read-only in the sandbox */
+/*
+ * a recipe's tool named by an absolute path outside /usr: that file alone,
+ * shown read-only at its path in the sandbox (never what lies beside it)
+ */
 static void
-tool_dir(struct ab_strv *dirs, const char *tool)
+tool_file(struct ab_strv *files, const char *tool)
 {
-	char *d;
-
 	if (!tool || tool[0] != '/' || !strncmp(tool, "/usr/", 5))
 		return;
-	d = ab_path_dirname(tool);
-	if (!ab_strv_has(dirs, d))
-		ab_strv_push(dirs, d);
-	free(d);
+	if (!ab_strv_has(files, tool))
+		ab_strv_push(files, tool);
 }
 
 /* the sandbox of pv's steps (builder/isolation.h) */
@@ -514,8 +513,8 @@ plan_sandbox(struct ab_plan *p, struct ab_plan_var *pv)
 		d.src = pv->src;
 		d.build = pv->build;
 		if (pv->v->build.system == AB_BUILD_CARGO) {
-			tool_dir(&tools, pv->v->build.cargo);
-			tool_dir(&tools, pv->v->build.rustc);
+			tool_file(&tools, pv->v->build.cargo);
+			tool_file(&tools, pv->v->build.rustc);
 		}
 	} else if (pv->v->kind == AB_VARIANT_RELINK) {
 		d.build = pv->artdir;
