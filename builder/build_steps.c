@@ -507,6 +507,8 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	spec.log_path = s->log;
 	spec.tool = AB_TOOL;
 	spec.sandbox = pv->sandboxed ? &pv->sb : NULL;
+	/* what sandboxed steps wrote is read without following a link out of it */
+	spec.confine = pv->sandboxed ? from->build : NULL;
 	/* the proof that the relink changes only the replaced inputs: the unchanged
 	   command, linked again, must reproduce the normal binary */
 	spec.check_normal = 1;
