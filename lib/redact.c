@@ -122,7 +122,7 @@ redact_urls(struct ab_buf *b, const char *text, int *found)
 				ab_buf_add(b, s, klen + 1);
 				ab_buf_puts(b, MASK);
 				/* a value already masked is none */
-				*found += klen + 1 < n && !(n - klen - 1 == strlen(MASK) && !strncmp(s + klen + 1, MASK, n - klen - 1));
+				*found += klen + 1 < n && strncmp(s + klen + 1, MASK, strlen(MASK));
 			} else {
 				ab_buf_add(b, s, n);
 			}
@@ -149,7 +149,7 @@ redact_attributes(const char *text, int *found)
 		if (name[klen] != '=' || !klen || !secret_param(name, klen))
 			continue;
 		vlen = strcspn(name + klen + 1, "| \t\r\n");
-		*found += vlen > 0 && !(vlen == strlen(MASK) && !strncmp(name + klen + 1, MASK, vlen));
+		*found += vlen > 0 && strncmp(name + klen + 1, MASK, strlen(MASK));
 		ab_buf_add(&b, name, klen + 1);
 		ab_buf_puts(&b, MASK);
 		s = name + klen + 1 + vlen;

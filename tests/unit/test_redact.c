@@ -92,6 +92,7 @@ test_find(void)
 	    {"http://h/a?token=T\n", 1},
 	    {"http://h/a?token=\n", 0},
 	    {"redis://***@h:1 http://***@h/c?token=***|bearer-token=***\n", 0},
+	    {"\"ccache_remote\": \"http://***@h/c?token=***|bearer-token=***\",\n", 0},
 	    {"x\nhttp://h/c|bearer-token=T\n", 2},
 	    {"https://u:@h/\n", 0},
 	    {"no url\n", 0},
