@@ -128,21 +128,32 @@ fuzz: deps
 INSTALL_DOCS = $(filter-out docs/allocbuild.1,$(wildcard docs/*.md docs/*.py))
 INSTALL_RECIPES = $(shell cd recipes && find . -type f ! -name '.*' | LC_ALL=C sort)
 
+# each directory install and uninstall write must be one of its own: not
+# empty, not / (uninstall removes what install put there, nothing else);
+# every path is quoted for the shell (a PREFIX may hold spaces, not quotes)
+INSTALL_DIRS = BINDIR MANDIR DOCDIR DATADIR COMPLETIONDIR
+check-install-dirs = $(foreach v,$(INSTALL_DIRS),$(if $(filter-out /,$(strip $($(v)))),,$(error $(v) is '$($(v))': install and uninstall need a directory of their own)))
+
 install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(COMPLETIONDIR)
-	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/allocbuild
-	install -m 644 docs/allocbuild.1 $(DESTDIR)$(MANDIR)/man1/allocbuild.1
-	install -m 644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)/
-	chmod 755 $(DESTDIR)$(DOCDIR)/dsse-verify.py $(DESTDIR)$(DOCDIR)/intoto-layout.py
+	$(check-install-dirs)
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(COMPLETIONDIR)"
+	install -m 755 $(BIN) "$(DESTDIR)$(BINDIR)/allocbuild"
+	install -m 644 docs/allocbuild.1 "$(DESTDIR)$(MANDIR)/man1/allocbuild.1"
+	install -m 644 $(INSTALL_DOCS) "$(DESTDIR)$(DOCDIR)/"
+	chmod 755 "$(DESTDIR)$(DOCDIR)/dsse-verify.py" "$(DESTDIR)$(DOCDIR)/intoto-layout.py"
 	for f in $(INSTALL_RECIPES); do \
-	  install -D -m 644 recipes/$$f $(DESTDIR)$(DATADIR)/recipes/$$f || exit 1; \
+	  install -D -m 644 "recipes/$$f" "$(DESTDIR)$(DATADIR)/recipes/$$f" || exit 1; \
 	done
-	install -m 644 scripts/allocbuild.bash $(DESTDIR)$(COMPLETIONDIR)/allocbuild
+	install -m 644 scripts/allocbuild.bash "$(DESTDIR)$(COMPLETIONDIR)/allocbuild"
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/allocbuild $(DESTDIR)$(MANDIR)/man1/allocbuild.1
-	rm -f $(DESTDIR)$(COMPLETIONDIR)/allocbuild
-	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)
+	$(check-install-dirs)
+	rm -f "$(DESTDIR)$(BINDIR)/allocbuild" "$(DESTDIR)$(MANDIR)/man1/allocbuild.1"
+	rm -f "$(DESTDIR)$(COMPLETIONDIR)/allocbuild"
+	for f in $(notdir $(INSTALL_DOCS)); do rm -f "$(DESTDIR)$(DOCDIR)/$$f" || exit 1; done
+	for f in $(INSTALL_RECIPES); do rm -f "$(DESTDIR)$(DATADIR)/recipes/$$f" || exit 1; done
+	-find "$(DESTDIR)$(DATADIR)/recipes" -depth -type d -empty -delete 2>/dev/null
+	-rmdir "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(DATADIR)" 2>/dev/null
 
 clean:
 	rm -rf .obj .obj-asan .obj-fuzz $(BIN)

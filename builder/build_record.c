@@ -151,6 +151,8 @@ sandbox_record(const struct ctx *c, const struct ab_plan_var *pv)
 			nns++;
 		cJSON_AddItemToObject(r, "namespaces", ab_json_strv((char *const *)ab_sandbox_namespaces, nns));
 	}
+	cJSON_AddStringToObject(r, "capabilities", "none (all dropped, no user namespace of its own)");
+	cJSON_AddStringToObject(r, "terminal", "none (a session of its own)");
 	cJSON_AddStringToObject(r, "network", p->ccache_remote && *p->ccache_remote ?
 	    "none but loopback, where ccache reaches the remote compile cache through allocbuild" : "none but loopback");
 	cJSON_AddStringToObject(r, "environment", "PATH, HOME, LC_ALL, TZ and what the recipe and allocbuild set; "
@@ -205,9 +207,9 @@ ab_build_record_init(struct ctx *c, size_t vi)
 		ab_toolchain_select(&vr->toolchain, &c->tools, ab_plan_kind_name(v));
 		/* the cargo and rustc a recipe names, instead of PATH's */
 		if (v->build.cargo)
-			ab_toolchain_replace(&vr->toolchain, "cargo", v->build.cargo);
+			ab_toolchain_replace(&vr->toolchain, "cargo", v->build.cargo, pv->sandboxed);
 		if (v->build.rustc)
-			ab_toolchain_replace(&vr->toolchain, "rustc", v->build.rustc);
+			ab_toolchain_replace(&vr->toolchain, "rustc", v->build.rustc, pv->sandboxed);
 	} else if (v->kind == AB_VARIANT_RELINK) {
 		ab_toolchain_select(&vr->toolchain, &c->tools, NULL);
 	}

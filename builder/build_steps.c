@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "../lib/atomic.h"
@@ -248,7 +249,8 @@ step_record(const struct ab_plan *p, const struct ab_step *s, const char *kind)
 /*
  * The variant's directories that a sandboxed step's binds show exist
  * before it starts (bwrap needs them); the others (the ccache, the
- * forwarder's sockets) are made once by the build
+ * forwarder's sockets) are made once by the build, the files of its logs
+ * directory its steps write by build_variant (ab_isolation_log_files)
  */
 int
 ab_build_sandbox_dirs(const struct ab_plan *p, const struct ab_plan_var *pv)
@@ -260,7 +262,8 @@ ab_build_sandbox_dirs(const struct ab_plan *p, const struct ab_plan_var *pv)
 	for (size_t i = 0; i < pv->sb.nops; i++) {
 		const struct ab_sandbox_op *op = &pv->sb.ops[i];
 
-		if (op->kind == AB_SB_BIND && !strncmp(op->real, p->outdir, n) && op->real[n] == '/' &&
+		if ((op->kind == AB_SB_BIND || op->kind == AB_SB_RO_BIND) && !strncmp(op->real, p->outdir, n) &&
+		    op->real[n] == '/' && strncmp(op->inside, AB_FIXED_LOGS "/", strlen(AB_FIXED_LOGS "/")) &&
 		    ab_mkdir_p(op->real, 0755) < 0)
 			return AB_EFAIL;
 	}
@@ -365,6 +368,12 @@ run_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, c
 			kill(-(pid_t)res.pid, SIGKILL);
 		ab_jobserver_release(c->js);
 	}
+	/*
+	 * outside the sandbox the step had the remote cache's URL with its
+	 * credentials: whatever of them it printed never stays in the log
+	 */
+	if (!pv->sandboxed && ab_env_get(&env, "CCACHE_REMOTE_STORAGE") && ab_redact_file(s->log) < 0)
+		res.exit_code = res.exit_code ? res.exit_code : -1;
 	pthread_mutex_lock(&c->lock);
 	c->child_seconds += res.seconds;
 	pthread_mutex_unlock(&c->lock);
@@ -498,6 +507,8 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	spec.log_path = s->log;
 	spec.tool = AB_TOOL;
 	spec.sandbox = pv->sandboxed ? &pv->sb : NULL;
+	/* what sandboxed steps wrote is read without following a link out of it */
+	spec.confine = pv->sandboxed ? from->build : NULL;
 	/* the proof that the relink changes only the replaced inputs: the unchanged
 	   command, linked again, must reproduce the normal binary */
 	spec.check_normal = 1;
@@ -556,9 +567,12 @@ static void
 compile_log(struct ab_variant_record *vr, const struct ab_plan *p, const struct ab_plan_var *pv)
 {
 	char *log = ab_path_join(pv->logs, AB_CCWRAP_LOG);
+	struct stat st;
 
 	free(vr->compile_log);
-	vr->compile_log = ab_path_exists(log) ? ab_build_rel_to_outdir(p, log) : NULL;
+	/* empty as the build sandbox makes it before the first step: no compile was logged */
+	vr->compile_log = lstat(log, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 ?
+	    ab_build_rel_to_outdir(p, log) : NULL;
 	free(log);
 }
 
@@ -591,7 +605,8 @@ build_variant(struct ctx *c, size_t vi)
 	cJSON_Delete(vr->ccache);
 	vr->ccache = NULL;
 	if (ab_rm_rf(pv->src) < 0 || ab_rm_rf(pv->build) < 0 || ab_rm_rf(pv->logs) < 0 ||
-	    ab_rm_rf(pv->probe) < 0 || ab_mkdir_p(pv->logs, 0755) < 0)
+	    ab_rm_rf(pv->probe) < 0 || ab_mkdir_p(pv->logs, 0755) < 0 ||
+	    ab_isolation_log_files(pv->logs, (const char *const *)pv->log_files.v) < 0)
 		return AB_EFAIL;
 	for (size_t i = pv->first_step; i < pv->first_step + pv->nsteps; i++) {
 		const struct ab_step *s = &p->steps[i];

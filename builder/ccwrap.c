@@ -320,13 +320,28 @@ quiet_hash(char hex[AB_HEX_LEN + 1], const char *path)
 	return n < 0 ? -1 : 0;
 }
 
-/* the per-call statistics log's name beside the variant's, for a child ccache; NULL without one */
+/*
+ * A per-call statistics log for a child ccache, made empty in /tmp by
+ * mkstemp (the variant's logs directory is read-only in the build
+ * sandbox: builder/isolation.h); NULL without a variant's log
+ */
 static char *
 call_statslog(void)
 {
 	const char *log = getenv("CCACHE_STATSLOG");
+	char *tmpl;
+	int fd;
 
-	return log && *log ? ab_sprintf("%s.call.%ld", log, (long)getpid()) : NULL;
+	if (!log || !*log)
+		return NULL;
+	tmpl = ab_strdup("/tmp/allocbuild-ccache-call.XXXXXX");
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0) {
+		free(tmpl);
+		return NULL;
+	}
+	close(fd);
+	return tmpl;
 }
 
 /*
@@ -384,6 +399,8 @@ run_and_log(struct ab_strv *args, int argc, char **argv, const struct prefix_map
 
 	if (pid < 0) {
 		fprintf(stderr, "allocbuild: %s: cannot fork: %s\n", base_name(argv[0]), strerror(errno));
+		if (calllog)
+			unlink(calllog);
 		free(calllog);
 		return 126;
 	}

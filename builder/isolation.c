@@ -1,7 +1,10 @@
 #include "isolation.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ccwrap.h"
 
@@ -16,8 +19,20 @@ ab_isolation_variant(struct ab_sandbox *sb, const struct ab_isolation_dirs *d)
 		ab_sandbox_bind(sb, d->src, AB_FIXED_SRC, 1);
 	if (d->build)
 		ab_sandbox_bind(sb, d->build, AB_FIXED_BUILD, 1);
+	/*
+	 * allocbuild writes its own logs there, outside the sandbox: a step that
+	 * could make an entry there could make allocbuild write through a link
+	 */
 	if (d->logs)
-		ab_sandbox_bind(sb, d->logs, AB_FIXED_LOGS, 1);
+		ab_sandbox_bind(sb, d->logs, AB_FIXED_LOGS, 0);
+	for (size_t i = 0; d->logs && d->log_files && d->log_files[i]; i++) {
+		char *real = ab_path_join(d->logs, d->log_files[i]);
+		char *inside = ab_sprintf("%s/%s", AB_FIXED_LOGS, d->log_files[i]);
+
+		ab_sandbox_bind(sb, real, inside, 1);
+		free(real);
+		free(inside);
+	}
 	if (d->probe)
 		ab_sandbox_bind(sb, d->probe, AB_FIXED_PROBE, 1);
 	if (d->self) {
@@ -35,6 +50,31 @@ ab_isolation_variant(struct ab_sandbox *sb, const struct ab_isolation_dirs *d)
 		ab_sandbox_bind(sb, d->tools[i], d->tools[i], 0);
 }
 
+int
+ab_isolation_log_files(const char *logs, const char *const *names)
+{
+	for (size_t i = 0; names && names[i]; i++) {
+		char *path = ab_path_join(logs, names[i]);
+		int fd;
+
+		/* never through a link: O_NOFOLLOW, and a fresh file */
+		if (unlink(path) < 0 && errno != ENOENT) {
+			ab_error_errno("cannot remove '%s'", path);
+			free(path);
+			return AB_EFAIL;
+		}
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			ab_error_errno("cannot create '%s'", path);
+			free(path);
+			return AB_EFAIL;
+		}
+		close(fd);
+		free(path);
+	}
+	return 0;
+}
+
 void
 ab_isolation_source(struct ab_sandbox *sb, const char *src)
 {
@@ -49,13 +89,13 @@ ab_isolation_artifact(const char *label, const char *path)
 	return ab_sprintf("%s/%s/build/%s", AB_FIXED_VARIANTS, label, path);
 }
 
-/* one URL of the list: onto out, rewritten as the sandbox reaches it */
+/* one URL of the list: onto out, rewritten as the sandbox reaches it (lib/cacheproto.h) */
 static void
-remote_one(struct ab_buf *out, const char *url, size_t len, struct ab_netfwd_target **t, size_t *n,
+remote_one(struct ab_buf *out, const char *url, size_t len, struct ab_cacheproto_remote **t, size_t *n,
     struct ab_strv *paths)
 {
-	const char *sep = memmem(url, len, "://", 3), *auth, *end, *at, *hp, *colon;
 	size_t attrs = strcspn(url, "|");
+	char addr[32];
 
 	if (attrs > len)
 		attrs = len;
@@ -71,31 +111,17 @@ remote_one(struct ab_buf *out, const char *url, size_t len, struct ab_netfwd_tar
 		ab_buf_add(out, url, len);
 		return;
 	}
-	if (!sep || (strncmp(url, "redis://", 8) && strncmp(url, "http://", 7))) {
+	*t = ab_realloc(*t, (*n + 1) * sizeof(**t));
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", AB_NETFWD_PORT + (int)*n);
+	if (ab_cacheproto_remote_parse(&(*t)[*n], out, url, len, addr) < 0) {
 		ab_buf_add(out, url, len);
 		return;
 	}
-	auth = sep + 3;
-	end = auth + strcspn(auth, "/|");
-	if (end > url + len)
-		end = url + len;
-	at = memchr(auth, '@', (size_t)(end - auth));
-	hp = at ? at + 1 : auth;
-	/* [v6]:port or host:port */
-	colon = *hp == '[' ? memchr(hp, ']', (size_t)(end - hp)) : hp;
-	colon = colon ? memchr(colon, ':', (size_t)(end - colon)) : NULL;
-	*t = ab_realloc(*t, (*n + 1) * sizeof(**t));
-	(*t)[*n].host = ab_strndup(hp + (*hp == '['), (size_t)((colon ? colon : end) - hp) - (*hp == '[') * 2);
-	(*t)[*n].port = colon ? ab_strndup(colon + 1, (size_t)(end - colon - 1)) :
-	    ab_strdup(url[0] == 'r' ? "6379" : "80");
-	ab_buf_add(out, url, (size_t)(hp - url));
-	ab_buf_printf(out, "127.0.0.1:%d", AB_NETFWD_PORT + (int)*n);
-	ab_buf_add(out, end, (size_t)(url + len - end));
 	(*n)++;
 }
 
 char *
-ab_isolation_remote(const char *urls, struct ab_netfwd_target **targets, size_t *ntargets, struct ab_strv *paths)
+ab_isolation_remote(const char *urls, struct ab_cacheproto_remote **targets, size_t *ntargets, struct ab_strv *paths)
 {
 	struct ab_buf out = {0};
 	const char *s = urls;
@@ -115,12 +141,10 @@ ab_isolation_remote(const char *urls, struct ab_netfwd_target **targets, size_t 
 }
 
 void
-ab_isolation_targets_free(struct ab_netfwd_target *t, size_t n)
+ab_isolation_targets_free(struct ab_cacheproto_remote *t, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(t[i].host);
-		free(t[i].port);
-	}
+	for (size_t i = 0; i < n; i++)
+		ab_cacheproto_remote_release(&t[i]);
 	free(t);
 }
 

@@ -10,7 +10,9 @@
  *   /allocbuild/src        its source tree             OUTDIR/variants/L/src        read-write
  *   /allocbuild/build      its build tree              OUTDIR/variants/L/build      read-write
  *                          (a relink: its from variant's build tree)
- *   /allocbuild/logs       its logs (ccache's statistics, the compile log)          read-write
+ *   /allocbuild/logs       its logs                     OUTDIR/variants/L/logs       read-only
+ *                          but for the files its steps write there (the compile
+ *                          log, ccache's statistics), each bound alone  read-write
  *   /allocbuild/probe      its probe programs          OUTDIR/variants/L/probe      read-write
  *   /allocbuild/variants   every variant's directory   OUTDIR/variants              read-only
  *                          ({variant:LABEL:PATH} is /allocbuild/variants/LABEL/build/PATH)
@@ -48,13 +50,21 @@
 struct ab_isolation_dirs {
 	const char *variants;   /* OUTDIR/variants */
 	const char *src, *build, *logs, *probe;
+	const char *const *log_files; /* the files of logs its steps write, NULL-terminated (they must exist) */
 	const char *self;       /* the allocbuild binary (the wrapper's target) */
 	const char *ccache;     /* ccache's local cache directory, with --ccache */
-	const char *const *tools; /* more read-only directories at their own paths (a recipe's cargo), NULL-terminated */
+	const char *const *tools; /* more read-only files or directories at their own paths (a recipe's cargo: the file alone), NULL-terminated */
 };
 
 /* the sandbox of a variant's steps, as above, onto sb */
 void ab_isolation_variant(struct ab_sandbox *sb, const struct ab_isolation_dirs *d);
+/*
+ * Make each of names (NULL-terminated) an empty regular file in logs, as
+ * the sandbox binds them: before a variant's first step. A name already
+ * there that is not a regular file (a link) is replaced. 0, or AB_EFAIL
+ * (reported).
+ */
+int ab_isolation_log_files(const char *logs, const char *const *names);
 /* a source tree alone at /allocbuild/src (prepare commands, fetch's trees) */
 void ab_isolation_source(struct ab_sandbox *sb, const char *src);
 /* "/allocbuild/variants/LABEL/build/PATH"; caller frees */
@@ -64,14 +74,16 @@ char *ab_isolation_artifact(const char *label, const char *path);
  * A remote compile cache as a sandboxed ccache reaches it (lib/netfwd.h):
  * ccache's CCACHE_REMOTE_STORAGE value (URLs apart by spaces, each with
  * its |attributes) with every redis:// and http:// address replaced by
- * 127.0.0.1:AB_NETFWD_PORT+i, its userinfo, path and attributes kept;
- * the addresses onto targets (release with ab_isolation_targets_free);
+ * 127.0.0.1:AB_NETFWD_PORT+i, its path and its attributes but the secret
+ * ones kept, its user information and query dropped: the credentials stay
+ * with the relay (lib/cacheproto.h); the remotes onto targets (release
+ * with ab_isolation_targets_free);
  * the paths of file: and redis+unix: storages onto paths, to be shown
  * in the sandbox where they are. Caller frees the result.
  */
-char *ab_isolation_remote(const char *urls, struct ab_netfwd_target **targets, size_t *ntargets,
+char *ab_isolation_remote(const char *urls, struct ab_cacheproto_remote **targets, size_t *ntargets,
     struct ab_strv *paths);
-void ab_isolation_targets_free(struct ab_netfwd_target *t, size_t n);
+void ab_isolation_targets_free(struct ab_cacheproto_remote *t, size_t n);
 /* the sandbox's first process for n forwarded addresses, onto sb (and its link to allocbuild) */
 void ab_isolation_net(struct ab_sandbox *sb, const char *net, size_t n);
 

@@ -484,18 +484,17 @@ plan_remote(struct ab_plan *p)
 	p->net_dir = ab_sprintf("%s/allocbuild-net.%d.%d", tmp, (int)getpid(), seq++);
 }
 
-/* a recipe's tool named by an absolute path outside /usr: its directory, shown read-only in the sandbox */
+/*
+ * a recipe's tool named by an absolute path outside /usr: that file alone,
+ * shown read-only at its path in the sandbox (never what lies beside it)
+ */
 static void
-tool_dir(struct ab_strv *dirs, const char *tool)
+tool_file(struct ab_strv *files, const char *tool)
 {
-	char *d;
-
 	if (!tool || tool[0] != '/' || !strncmp(tool, "/usr/", 5))
 		return;
-	d = ab_path_dirname(tool);
-	if (!ab_strv_has(dirs, d))
-		ab_strv_push(dirs, d);
-	free(d);
+	if (!ab_strv_has(files, tool))
+		ab_strv_push(files, tool);
 }
 
 /* the sandbox of pv's steps (builder/isolation.h) */
@@ -514,13 +513,18 @@ plan_sandbox(struct ab_plan *p, struct ab_plan_var *pv)
 		d.src = pv->src;
 		d.build = pv->build;
 		if (pv->v->build.system == AB_BUILD_CARGO) {
-			tool_dir(&tools, pv->v->build.cargo);
-			tool_dir(&tools, pv->v->build.rustc);
+			tool_file(&tools, pv->v->build.cargo);
+			tool_file(&tools, pv->v->build.rustc);
 		}
 	} else if (pv->v->kind == AB_VARIANT_RELINK) {
 		d.build = pv->artdir;
 	}
 	d.logs = pv->logs;
+	if (pv->v->kind == AB_VARIANT_BUILD && pv->ccwrap)
+		ab_strv_push(&pv->log_files, AB_CCWRAP_LOG);
+	if (pv->v->kind == AB_VARIANT_BUILD && p->ccache)
+		ab_strv_push(&pv->log_files, AB_CCSTATS_LOG);
+	d.log_files = (const char *const *)ab_strv_argv(&pv->log_files);
 	d.probe = pv->probe;
 	d.self = p->self;
 	d.ccache = p->ccache ? p->ccache_real : NULL;
@@ -1109,7 +1113,7 @@ print_header(FILE *f, const struct ab_plan *p)
 	}
 	if (p->sandbox)
 		fprintf(f, "sandbox: its own user, mount, network (loopback only), PID, IPC and UTS namespaces (bubblewrap); "
-		    "the system read-only, a private /tmp, HOME %s, the variant's trees at %s and %s; the environment "
+		    "no capabilities, no terminal; the system read-only, a private /tmp, HOME %s, the variant's trees at %s and %s; the environment "
 		    "PATH, HOME, LC_ALL=C, TZ=UTC and what the recipe sets, nothing inherited\n", AB_FIXED_HOME,
 		    AB_FIXED_SRC, AB_FIXED_BUILD);
 	for (size_t i = 0; p->sandbox && i < p->nvars; i++)
@@ -1268,6 +1272,7 @@ ab_plan_free(struct ab_plan *p)
 		free(pv->src);
 		free(pv->build);
 		free(pv->logs);
+		ab_strv_free(&pv->log_files);
 		free(pv->probe);
 		free(pv->artdir);
 		ab_strv_free(&pv->env);

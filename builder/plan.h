@@ -69,6 +69,9 @@ struct ab_plan_var {
 	/* what its steps see of src, build (a relink: its from's build), logs and probe:
 	   the fixed paths when sandboxed, else the real ones */
 	const char *in_src, *in_build, *in_logs, *in_probe;
+	/* sandboxed: the files of logs its steps write (the compile log, ccache's statistics log), bound
+	   writable in a logs directory they cannot otherwise write, made empty before its first step */
+	struct ab_strv log_files;
 	int jobs;             /* make / cmake --build -j; with the jobserver: what it may reach */
 	struct ab_strv env;   /* "K=V" set for configure and build on top of the scrubbed base */
 	int reproducible;     /* compiled path-independently: its own "reproducible", or for a relink or
@@ -113,7 +116,7 @@ struct ab_plan {
 	char *self;           /* the allocbuild binary (a sandbox's /allocbuild/bin/allocbuild) */
 	char *ccache_real;    /* with ccache in a sandbox: the local cache directory bound into it */
 	char *ccache_remote_inside; /* ccache_remote as a sandboxed ccache reaches it (builder/isolation.h) */
-	struct ab_netfwd_target *net; /* the remote addresses allocbuild forwards the sandboxes' loopback to */
+	struct ab_cacheproto_remote *net; /* the remote addresses allocbuild forwards the sandboxes' loopback to */
 	size_t nnet;
 	char *net_dir;        /* where the forwarder's sockets are made (when nnet) */
 	struct ab_strv remote_paths; /* file: and redis+unix: storages, shown in the sandboxes */

@@ -70,24 +70,12 @@ ab_recipe_str_member(struct ctx *c, const struct ab_jnode *obj, const char *path
 	return s;
 }
 
-static int
-is_ident(const char *s)
-{
-	if (!strcmp(s, ".") || !strcmp(s, ".."))
-		return 0;
-	for (const char *p = s; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		    *p == '.' || *p == '_' || *p == '-'))
-			return 0;
-	return *s != '\0';
-}
-
 int
 ab_recipe_check_ident(struct ctx *c, int line, int col, const char *path, const char *what, const char *s)
 {
 	char *v;
 
-	if (is_ident(s))
+	if (ab_is_ident(s))
 		return 0;
 	v = ab_jshown(s);
 	if (!strcmp(s, ".") || !strcmp(s, ".."))

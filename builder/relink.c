@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../lib/atomic.h"
+#include "../lib/dirwalk.h"
 #include "../lib/jsonio.h"
 #include "../provenance/tree/linkinputs.h"
 #include "isolation.h"
@@ -96,6 +97,18 @@ run_link(struct ab_proc_result *res, char *const *argv, const char *cwd, struct 
 	return e;
 }
 
+/* the step's log to append to (lib/util.h's ab_open_log: never through a link), or NULL */
+static FILE *
+open_log(const char *path)
+{
+	int fd = ab_open_log(path);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "a");
+
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
 /*
  * Link the unchanged command to a temporary file and compare it with the
  * normal build's output: identical bytes show that the inputs hashed now
@@ -123,7 +136,7 @@ check_normal(char *const *before, int oi, int joined, const char *build_dir, con
 	if (run_link(&res, argv.v, build_dir, env, sandbox, &out, &err) < 0)
 		goto done;
 	if (log_path) {
-		FILE *f = fopen(log_path, "a");
+		FILE *f = open_log(log_path);
 
 		if (f) {
 			fprintf(f, "# normal check\n%s%s", out.s ? out.s : "", err.s ? err.s : "");
@@ -172,7 +185,7 @@ matches(const struct rep *r, const char *dir, const char *a)
 
 /* the response file (as named: "@x.rsp" without '@') whose words name r, or NULL; caller frees */
 static char *
-named_in_rsp(char *const *argv, const char *dir, const struct rep *r)
+named_in_rsp(char *const *argv, const char *dir, const struct rep *r, const char *confine)
 {
 	FILE *devnull = fopen("/dev/null", "w");
 	char *found = NULL;
@@ -185,7 +198,7 @@ named_in_rsp(char *const *argv, const char *dir, const struct rep *r)
 		if (argv[i][0] != '@' || !argv[i][1])
 			continue;
 		path = ab_path_absolute_in(dir, argv[i] + 1);
-		if (access(path, R_OK) == 0 && ab_read_file_max(&b, path, AB_LINKTXT_MAX) == 0 &&
+		if (access(path, R_OK) == 0 && ab_dirwalk_read_below(&b, confine, path, AB_LINKTXT_MAX, NULL) == 0 &&
 		    ab_linktxt_parse_rsp(&words, path, b.s, b.len, devnull) == 0)
 			for (size_t k = 0; k < words.n && !found; k++)
 				if (words.v[k][0] != '-' && matches(r, dir, words.v[k]))
@@ -362,8 +375,15 @@ load_command(struct relink *r)
 	const struct ab_relink_spec *spec = r->spec;
 	struct stat st, ost;
 
-	if (ab_linktxt_load(&r->lt, spec->link_txt) < 0)
-		return AB_EFAIL;
+	{
+		struct ab_buf b = {0};
+		int e = ab_dirwalk_read_below(&b, spec->confine, spec->link_txt, AB_LINKTXT_MAX, NULL) < 0 ||
+		    ab_linktxt_parse(&r->lt, spec->link_txt, b.s ? b.s : "", b.len, NULL) < 0;
+
+		ab_buf_free(&b);
+		if (e)
+			return AB_EFAIL;
+	}
 	if (r->lt.ncmds != 1) {
 		ab_error("%s: %zu commands; a relink needs exactly one link command", spec->link_txt, r->lt.ncmds);
 		return AB_EFAIL;
@@ -479,7 +499,7 @@ rewrite_argv(struct relink *r)
 
 		if (r->reps[k].count != 0)
 			continue;
-		rsp = named_in_rsp(r->before, r->build_dir, &r->reps[k]);
+		rsp = named_in_rsp(r->before, r->build_dir, &r->reps[k], r->spec->confine);
 		if (rsp)
 			ab_error("%s:%d: replacement '%s' is named only inside response file '%s': "
 			    "replacing inside response files is not supported", spec->link_txt, r->cmd->line,
@@ -611,8 +631,8 @@ hash_inputs(struct relink *r)
 	r->c_hash = cpu_self() + cpu_children();
 	if (default_dirs(r) < 0)
 		return AB_EFAIL;
-	if (ab_linkinputs_collect(&r->in_before, r->before, r->build_dir, ab_strv_argv(&r->ddirs)) < 0 ||
-	    ab_linkinputs_collect(&r->in_after, r->after.v, r->build_dir, ab_strv_argv(&r->ddirs)) < 0)
+	if (ab_linkinputs_collect(&r->in_before, r->before, r->build_dir, ab_strv_argv(&r->ddirs), r->spec->confine) < 0 ||
+	    ab_linkinputs_collect(&r->in_after, r->after.v, r->build_dir, ab_strv_argv(&r->ddirs), r->spec->confine) < 0)
 		return AB_EFAIL;
 	if (r->in_before.n != r->in_after.n) {
 		ab_error("relink of '%s': the two link commands have %zu and %zu inputs", spec->link_txt,
@@ -636,7 +656,7 @@ append_log(const struct relink *r, const struct ab_buf *lout, const struct ab_bu
 {
 	struct ab_buf lb = {0};
 	char *q = ab_argv_shown(r->after.v);
-	FILE *f = fopen(r->spec->log_path, "a");
+	FILE *f = open_log(r->spec->log_path);
 	int error = 0;
 
 	ab_buf_printf(&lb, "cd %s\n%s\n%s%s", r->build_dir, q, lout->s ? lout->s : "", lerr->s ? lerr->s : "");

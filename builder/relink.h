@@ -76,6 +76,9 @@ struct ab_relink_spec {
 	const char *tool;       /* "allocbuild 0.1.0" for the manifest; NULL: omitted */
 	const struct ab_sandbox *sandbox; /* non-NULL: the links run in it (lib/sandbox.h), every path of
 	                           their argv and cwd as it sees them; the document keeps the real ones */
+	const char *confine;    /* NULL, or the tree (a build directory sandboxed steps wrote) whose
+	                           link.txt, response files and linker scripts are read through no symlink
+	                           that leaves it (lib/dirwalk.h's ab_dirwalk_read_below) */
 };
 
 /*

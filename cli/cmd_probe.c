@@ -169,7 +169,8 @@ probe_pids(const struct options *o)
 			continue;
 		}
 		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rec, "problems"))
-			ab_error("probe: pid %s: %s", o->pids.v[i], cJSON_GetObjectItemCaseSensitive(it, "message")->valuestring);
+			ab_error("probe: pid %s: %s", o->pids.v[i],
+			    ab_json_str(it, "message") ? ab_json_str(it, "message") : "a problem without a message");
 		if (e == AB_ECHECK && rc == AB_EXIT_OK)
 			rc = AB_EXIT_CHECK;
 		if (!o->json) {

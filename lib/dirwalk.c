@@ -464,6 +464,41 @@ ab_dirwalk_open_below(const char *root, const char *rel, int oflags, int flags, 
 	return fd;
 }
 
+int
+ab_dirwalk_read_below(struct ab_buf *out, const char *root, const char *path, size_t max, int *found)
+{
+	size_t n = root ? strlen(root) : 0;
+	char why[AB_BENEATH_WHY];
+	int fd, rc;
+
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (found)
+		*found = 1;
+	if (!root || strncmp(path, root, n) || path[n] != '/') {
+		if (found && access(path, F_OK) < 0 && errno == ENOENT) {
+			*found = 0;
+			return 0;
+		}
+		return ab_read_file_max(out, path, max);
+	}
+	fd = ab_dirwalk_open_below(root, path + n + 1, O_RDONLY | O_NONBLOCK, 0, why);
+	if (fd < 0) {
+		if (found && errno == ENOENT) {
+			*found = 0;
+			return 0;
+		}
+		if (errno == EXDEV || errno == ELOOP)
+			ab_error("cannot read '%s': it %s ('%.*s')", path, why, (int)n, root);
+		else
+			ab_error("cannot read '%s': %s", path, why);
+		return -1;
+	}
+	rc = ab_read_fd_max(out, fd, path, max);
+	close(fd);
+	return rc;
+}
+
 static int
 cmp_names(const void *a, const void *b)
 {

@@ -45,6 +45,7 @@
 #ifndef AB_DIRWALK_H
 #define AB_DIRWALK_H
 
+#include <stddef.h>
 #include <sys/stat.h>
 
 /* a callback's answer: list this directory's entries too (ignored for non-directories) */
@@ -103,6 +104,17 @@ enum {
 int ab_dirwalk_open_beneath(int rootfd, const char *rel, int oflags, int flags, char *why);
 /* the same below the directory root (itself opened as `cd` would); -1 with why when root cannot be opened */
 int ab_dirwalk_open_below(const char *root, const char *rel, int oflags, int flags, char *why);
+struct ab_buf;
+/*
+ * Read the file at path whole (at most max bytes, a regular file, as
+ * ab_read_file_max) when path is in the tree root, through
+ * ab_dirwalk_open_beneath: a symlink on the way that leaves root (a build
+ * step's link to a file of the host) is refused ("cannot read 'PATH': it
+ * leaves 'ROOT' through symlink 'a/b'"). A path not in root (NULL root:
+ * none) is read as it is. found (may be NULL): set to 0 and 0 returned
+ * when the file is not there, else 1. Reports errors.
+ */
+int ab_dirwalk_read_below(struct ab_buf *out, const char *root, const char *path, size_t max, int *found);
 
 struct ab_strv;
 /*

@@ -16,12 +16,17 @@
 
 #include "util.h"
 
-/* copy both ways between a and b until both directions ended; closes neither */
+/*
+ * copy both ways between a and b until both directions ended; closes
+ * neither. With a filter, what a sends goes through it first, and a
+ * refusal ends both directions (said on stderr: the relay's log)
+ */
 static void
-splice_fds(int a, int b)
+splice_fds(int a, int b, struct ab_cacheproto *filter)
 {
 	struct pollfd p[2] = {{.fd = a, .events = POLLIN}, {.fd = b, .events = POLLIN}};
 	char buf[16384];
+	struct ab_buf out = {0};
 	int open_dirs = 2;
 
 	while (open_dirs > 0) {
@@ -38,6 +43,21 @@ splice_fds(int a, int b)
 			n = read(p[i].fd, buf, sizeof(buf));
 			if (n < 0 && errno == EINTR)
 				continue;
+			if (n > 0 && i == 0 && filter) {
+				ab_buf_clear(&out);
+				if (ab_cacheproto_feed(filter, buf, (size_t)n, &out) < 0) {
+					ab_warn("the remote compile cache's relay ended a connection of a build step: %s",
+					    ab_cacheproto_why(filter));
+					shutdown(a, SHUT_RDWR);
+					shutdown(b, SHUT_RDWR);
+					ab_buf_free(&out);
+					return;
+				}
+				if (out.len && ab_write_all(b, out.s, out.len) < 0)
+					n = -1;
+				else
+					continue;
+			}
 			/* what one side sends goes to the other: a to b, b to a */
 			if (n <= 0 || ab_write_all(i ? a : b, buf, (size_t)n) < 0) {
 				/* this direction is done: the other side sees the end of it */
@@ -47,6 +67,7 @@ splice_fds(int a, int b)
 			}
 		}
 	}
+	ab_buf_free(&out);
 }
 
 /* ---- outside: unix sockets to TCP ---- */
@@ -55,22 +76,28 @@ struct listener {
 	struct ab_netfwd *f;
 	int fd;
 	char *path;
-	const struct ab_netfwd_target *t;
+	const struct ab_cacheproto_remote *t;
 	pthread_t thread;
 	int started;
 };
 
 struct ab_netfwd {
 	char *dir;
-	struct ab_netfwd_target *t;
 	struct listener *l;
 	size_t n;
 };
 
+/* a connection's own copy of its remote: a detached thread may outlive the relay */
 struct conn {
 	int fd;
-	char *host, *port;
+	struct ab_cacheproto_remote r;
 };
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? ab_strdup(s) : NULL;
+}
 
 static int
 tcp_connect(const char *host, const char *port)
@@ -91,20 +118,58 @@ tcp_connect(const char *host, const char *port)
 	return fd;
 }
 
+/*
+ * Redis: the relay's AUTH, answered +OK within 10 s, before anything of
+ * ccache's; 0, or -1 (a wrong password: the connection ends, and ccache
+ * says the remote failed)
+ */
+static int
+redis_auth(int up, const struct ab_cacheproto_remote *r)
+{
+	struct ab_buf cmd = {0}, reply = {0};
+	struct pollfd p = {.fd = up, .events = POLLIN};
+	double deadline = ab_now() + 10;
+	int e = -1;
+
+	if (!ab_cacheproto_redis_auth(&cmd, r))
+		return 0;
+	if (ab_write_all(up, cmd.s, cmd.len) < 0)
+		goto done;
+	while (reply.len < 512 && (!reply.len || reply.s[reply.len - 1] != '\n')) {
+		char c;
+		int left = (int)((deadline - ab_now()) * 1000);
+
+		if (left <= 0 || poll(&p, 1, left) <= 0 || read(up, &c, 1) != 1)
+			goto done;
+		ab_buf_putc(&reply, c);
+	}
+	if (reply.len == 5 && !memcmp(reply.s, "+OK\r\n", 5))
+		e = 0;
+	else
+		ab_warn("the remote compile cache %s:%s refused the relay's AUTH", r->host, r->port);
+done:
+	ab_buf_free(&cmd);
+	ab_buf_free(&reply);
+	return e;
+}
+
 static void *
 conn_thread(void *arg)
 {
 	struct conn *c = arg;
-	int up = tcp_connect(c->host, c->port);
+	int up = tcp_connect(c->r.host, c->r.port);
 
 	/* an unreachable remote: the connection ends, and ccache says the remote failed */
-	if (up >= 0) {
-		splice_fds(c->fd, up);
-		close(up);
+	if (up >= 0 && redis_auth(up, &c->r) == 0) {
+		struct ab_cacheproto *filter = ab_cacheproto_new(&c->r);
+
+		splice_fds(c->fd, up, filter);
+		ab_cacheproto_free(filter);
 	}
+	if (up >= 0)
+		close(up);
 	close(c->fd);
-	free(c->host);
-	free(c->port);
+	ab_cacheproto_remote_release(&c->r);
 	free(c);
 	return NULL;
 }
@@ -127,14 +192,19 @@ accept_thread(void *arg)
 		}
 		c = ab_calloc(1, sizeof(*c));
 		c->fd = fd;
-		c->host = ab_strdup(l->t->host);
-		c->port = ab_strdup(l->t->port);
+		c->r.kind = l->t->kind;
+		c->r.host = ab_strdup(l->t->host);
+		c->r.port = ab_strdup(l->t->port);
+		c->r.user = dup_or_null(l->t->user);
+		c->r.password = dup_or_null(l->t->password);
+		c->r.http_host = dup_or_null(l->t->http_host);
+		c->r.http_auth = dup_or_null(l->t->http_auth);
+		c->r.http_prefix = dup_or_null(l->t->http_prefix);
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		if (pthread_create(&th, &attr, conn_thread, c) != 0) {
 			close(fd);
-			free(c->host);
-			free(c->port);
+			ab_cacheproto_remote_release(&c->r);
 			free(c);
 		}
 		pthread_attr_destroy(&attr);
@@ -166,7 +236,7 @@ unix_listen(const char *path)
 }
 
 int
-ab_netfwd_start(struct ab_netfwd **out, const char *dir, const struct ab_netfwd_target *t, size_t n)
+ab_netfwd_start(struct ab_netfwd **out, const char *dir, const struct ab_cacheproto_remote *t, size_t n)
 {
 	struct ab_netfwd *f = ab_calloc(1, sizeof(*f));
 
@@ -290,7 +360,7 @@ serve(const int *fds, char *const *socks, size_t n)
 				int u = unix_connect(socks[i]);
 
 				if (u >= 0)
-					splice_fds(c, u);
+					splice_fds(c, u, NULL);
 				_exit(0);
 			}
 			close(c);

@@ -14,23 +14,22 @@
  *            SOCKET (a process per connection), then execs the step's
  *            command (ab_netfwd_init_main).
  *
- * ccache is told the loopback addresses instead of the remote's; the bytes
- * (the Redis or HTTP protocol, a password) pass through unchanged.
+ * ccache is told the loopback addresses instead of the remote's, without
+ * the remote's credentials: the relay outside adds them, and passes on
+ * only what ccache's storage protocol needs (lib/cacheproto.h); the
+ * server's answers pass unchanged.
  */
 #ifndef AB_NETFWD_H
 #define AB_NETFWD_H
 
 #include <stddef.h>
 
+#include "cacheproto.h"
+
 /* the name allocbuild is started under as the sandbox's first process */
 #define AB_NETFWD_INIT "allocbuild-sandbox-init"
 /* the first loopback port inside; target i listens on AB_NETFWD_PORT + i */
 #define AB_NETFWD_PORT 40000
-
-struct ab_netfwd_target {
-	char *host;     /* the remote's host name or address */
-	char *port;     /* its port (a number, as text) */
-};
 
 struct ab_netfwd;
 
@@ -39,7 +38,7 @@ struct ab_netfwd;
  * must not exist). 0, or AB_EFAIL (reported). *out is freed by
  * ab_netfwd_stop, which stops listening and removes DIR.
  */
-int ab_netfwd_start(struct ab_netfwd **out, const char *dir, const struct ab_netfwd_target *t, size_t n);
+int ab_netfwd_start(struct ab_netfwd **out, const char *dir, const struct ab_cacheproto_remote *t, size_t n);
 void ab_netfwd_stop(struct ab_netfwd *f);
 
 /*

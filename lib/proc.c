@@ -215,14 +215,18 @@ static volatile sig_atomic_t catching, caught;
 static void
 forward_signal(int sig)
 {
+	int saved = errno;
+
 	for (int i = 0; i < MAX_RUNNING; i++) {
 		pid_t pg = (pid_t)running[i];
 
-		if (pg > 0)
-			kill(-pg, sig == SIGHUP ? SIGTERM : sig);
+		/* a child that has not reached its setsid yet is not a group: itself then */
+		if (pg > 0 && kill(-pg, sig == SIGHUP ? SIGTERM : sig) < 0 && errno == ESRCH)
+			kill(pg, sig == SIGHUP ? SIGTERM : sig);
 	}
 	if (catching) {
 		caught = sig;
+		errno = saved;
 		return;
 	}
 	signal(sig, SIG_DFL);
@@ -726,8 +730,13 @@ child_start(const struct ab_proc *p, const int fds[3], int status_fd, const char
 {
 	sigset_t none;
 
-	/* its own group, so that a timeout or our death reaches all of it */
-	setpgid(0, 0);
+	/*
+	 * its own session and so its own group: a timeout or our death reaches
+	 * all of it, and it has no controlling terminal, so that nothing it
+	 * runs can type into the caller's (TIOCSTI) or read from it
+	 */
+	if (setsid() < 0)
+		child_fail(status_fd, 3);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
 		_exit(127);
@@ -758,6 +767,8 @@ report_start_failure(const int msg[2], const struct ab_proc *p)
 		ab_error_errno("cannot run '%s': cannot enter directory '%s'", p->argv[0], p->cwd);
 	else if (msg[0] == 2)
 		ab_error_errno("cannot run '%s'", p->argv[0]);
+	else if (msg[0] == 3)
+		ab_error_errno("cannot run '%s': cannot start a session of its own", p->argv[0]);
 	else
 		ab_error_errno("cannot run '%s': cannot redirect output", p->argv[0]);
 }
@@ -800,7 +811,7 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 	res->exit_code = -1;
 	pthread_once(&handlers_once, install_handlers);
 	if (p->log_path && (!p->out || !p->err)) {
-		logfd = open(p->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		logfd = ab_open_log(p->log_path);
 		if (logfd < 0) {
 			ab_error_errno("cannot open log '%s'", p->log_path);
 			goto done;
@@ -852,8 +863,7 @@ ab_proc_run(struct ab_proc_result *res, const struct ab_proc *p)
 
 		child_start(p, fds, status_pipe[1], cwd, cand.v, argv, parent);
 	}
-	/* both sides set the group: whichever runs first wins the race */
-	setpgid(pid, pid);
+	/* the child's setsid makes its group: setpgid here would race it (a group leader cannot setsid) */
 	tree.pid = pid;
 	/* our death ends the command's group, not only the command (PR_SET_PDEATHSIG); the guard is not the command's */
 	if (p->whole_tree && ab_guard_start(&guard, end_group, (const void *)(intptr_t)pid) == 0) {

@@ -15,7 +15,9 @@
  *
  * The child is started with fork + chdir + execve and a close-on-exec status
  * pipe, so a failed chdir or exec is reported by the parent with errno.
- * Each child leads its own process group and gets SIGTERM when allocbuild
+ * Each child leads its own session (setsid: no controlling terminal, so
+ * nothing it runs can read the caller's terminal or type into it with
+ * TIOCSTI) and so its own process group, and gets SIGTERM when allocbuild
  * dies (PR_SET_PDEATHSIG); SIGINT, SIGTERM and SIGHUP received by allocbuild
  * are passed on to every running child's group before allocbuild exits, so
  * no make keeps writing into a build directory after allocbuild is gone.

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic.h"
 #include "proc.h"
 #include "util.h"
 
@@ -77,9 +78,13 @@ authority_len(const char *s)
 	return strcspn(s, "/?# \t\r\n'\"<>`");
 }
 
-/* the userinfo and the secret query parameters of every URL of text, into b */
+/*
+ * the userinfo and the secret query parameters of every URL of text, into
+ * b; *found counts the credentials masked (a userinfo with a password, a
+ * secret parameter with a value: not a user name alone)
+ */
 static void
-redact_urls(struct ab_buf *b, const char *text)
+redact_urls(struct ab_buf *b, const char *text, int *found)
 {
 	const char *s = text;
 
@@ -99,6 +104,9 @@ redact_urls(struct ab_buf *b, const char *text)
 		ab_buf_add(b, s, (size_t)(auth - s));
 		if (cred)
 			ab_buf_puts(b, MASK);
+		if (cred && memchr(auth, ':', (size_t)(cred - auth)) && ((const char *)memchr(auth, ':',
+		    (size_t)(cred - auth)))[1] != '@')
+			(*found)++;
 		ab_buf_add(b, cred ? cred : auth, (size_t)(end - (cred ? cred : auth)));
 		s = end;
 		/* the path, then the query's parameters up to the end of the URL or the next one */
@@ -113,6 +121,8 @@ redact_urls(struct ab_buf *b, const char *text)
 			if (klen < n && s[klen] == '=' && secret_param(s, klen)) {
 				ab_buf_add(b, s, klen + 1);
 				ab_buf_puts(b, MASK);
+				/* a value already masked is none */
+				*found += klen + 1 < n && strncmp(s + klen + 1, MASK, strlen(MASK));
 			} else {
 				ab_buf_add(b, s, n);
 			}
@@ -123,9 +133,9 @@ redact_urls(struct ab_buf *b, const char *text)
 	}
 }
 
-/* every ccache attribute "|NAME=VALUE" of text whose name looks secret: its value masked */
+/* every ccache attribute "|NAME=VALUE" of text whose name looks secret: its value masked (counted in *found) */
 static char *
-redact_attributes(const char *text)
+redact_attributes(const char *text, int *found)
 {
 	struct ab_buf b = {0};
 	const char *s = text;
@@ -139,6 +149,7 @@ redact_attributes(const char *text)
 		if (name[klen] != '=' || !klen || !secret_param(name, klen))
 			continue;
 		vlen = strcspn(name + klen + 1, "| \t\r\n");
+		*found += vlen > 0 && strncmp(name + klen + 1, MASK, strlen(MASK));
 		ab_buf_add(&b, name, klen + 1);
 		ab_buf_puts(&b, MASK);
 		s = name + klen + 1 + vlen;
@@ -152,11 +163,80 @@ ab_url_redact(const char *text)
 {
 	struct ab_buf b = {0};
 	char *out;
+	int found = 0;
 
-	redact_urls(&b, text ? text : "");
-	out = redact_attributes(b.s ? b.s : "");
+	redact_urls(&b, text ? text : "", &found);
+	out = redact_attributes(b.s ? b.s : "", &found);
 	ab_buf_free(&b);
 	return out;
+}
+
+/* line[0..n) redacted (a NUL byte ends what is read of it), or NULL when it holds no credential */
+static char *
+line_redacted(const char *line, size_t n)
+{
+	char *one = ab_strndup(line, n), *masked;
+	struct ab_buf b = {0};
+	int found = 0;
+
+	redact_urls(&b, one, &found);
+	masked = redact_attributes(b.s ? b.s : "", &found);
+	ab_buf_free(&b);
+	free(one);
+	if (!found) {
+		free(masked);
+		return NULL;
+	}
+	return masked;
+}
+
+unsigned long
+ab_redact_find(const char *text, unsigned long len)
+{
+	unsigned long line = 1;
+
+	for (size_t at = 0; at < len; line++) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+		char *masked = line_redacted(text + at, n);
+
+		if (masked) {
+			free(masked);
+			return line;
+		}
+		at += n + 1;
+	}
+	return 0;
+}
+
+int
+ab_redact_file(const char *path)
+{
+	struct ab_buf in = {0}, out = {0};
+	int changed = 0, rc;
+
+	if (ab_read_file(&in, path) < 0)
+		return AB_EFAIL;
+	for (size_t at = 0; at < in.len;) {
+		const char *nl = memchr(in.s + at, '\n', in.len - at);
+		size_t n = nl ? (size_t)(nl - (in.s + at)) : in.len - at;
+		char *masked = line_redacted(in.s + at, n);
+
+		if (masked) {
+			ab_buf_puts(&out, masked);
+			changed = 1;
+			free(masked);
+		} else {
+			ab_buf_add(&out, in.s + at, n);
+		}
+		if (nl)
+			ab_buf_putc(&out, '\n');
+		at += n + 1;
+	}
+	rc = changed ? ab_write_file_atomic(path, out.s, out.len) : 0;
+	ab_buf_free(&in);
+	ab_buf_free(&out);
+	return rc;
 }
 
 char *

@@ -28,6 +28,21 @@ struct ab_strv;
 
 /* a text with URLs and ccache attributes in it */
 char *ab_url_redact(const char *text);
+/*
+ * The first line (from 1) of text[0..len) that holds a credential the
+ * rules above would mask (a URL's userinfo with a password, a secret query
+ * parameter or ccache attribute with a value; a user name alone is not
+ * one), or 0: for a log that must not leave the machine as it is
+ */
+unsigned long ab_redact_find(const char *text, unsigned long len);
+/*
+ * Every line of the file at path that holds such a credential replaced by
+ * its redacted form, the file written again atomically (unchanged when
+ * none does): the log of a step that ran outside the build sandbox with
+ * a remote cache's credentials in its environment. 0, or AB_EFAIL
+ * (reported).
+ */
+int ab_redact_file(const char *path);
 /* an environment entry or a setting "NAME=VALUE" (CCACHE_REMOTE_STORAGE=..., run --set NAME=VALUE) */
 char *ab_redact_env(const char *kv);
 /* an argv, each word as shown or recorded, into out (appended) */

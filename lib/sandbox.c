@@ -1,5 +1,6 @@
 #include "sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,6 +19,12 @@ static const char *const etc_secret_files[] = {
 static const char *const etc_secret_dirs[] = {"/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d", NULL};
 /* top-level directories a system keeps its programs and libraries in: bound as they are, links as links */
 static const char *const system_dirs[] = {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", NULL};
+/*
+ * what builds read of /sys (CPUs and NUMA nodes for a parallel build or an
+ * allocator's probe, transparent huge pages and the page sizes): not the
+ * rest, which names the host's devices and network interfaces
+ */
+static const char *const sys_dirs[] = {"/sys/devices/system/cpu", "/sys/devices/system/node", "/sys/kernel/mm", NULL};
 
 static void
 add_op(struct ab_sandbox *sb, int kind, const char *real, const char *inside)
@@ -125,7 +132,8 @@ ab_sandbox_inside_argv(struct ab_strv *out, const struct ab_sandbox *sb, char *c
 
 /* ---- bwrap ---- */
 
-static pthread_once_t check_once = PTHREAD_ONCE_INIT;
+static pthread_once_t check_once = PTHREAD_ONCE_INIT, private_once = PTHREAD_ONCE_INIT;
+static struct ab_strv private_etc; /* bwrap's arguments that hide what of /etc others may not read */
 static char *bwrap_path;    /* found in PATH */
 static char *bwrap_version; /* "bubblewrap 0.8.0" */
 static char *check_error;   /* why no sandbox can be made, or NULL */
@@ -150,9 +158,53 @@ find_bwrap(void)
 	return NULL;
 }
 
+/*
+ * What of /etc only its owner or group may read (root's 0600 files, a
+ * 0640 key, a 0700 directory): hidden in the sandbox, which a root caller
+ * would otherwise see whole: a file as an empty one, a directory as an
+ * empty tmpfs. Symbolic links are left as they are (what they name is
+ * judged where it is).
+ */
+static void
+hide_private(struct ab_strv *out, const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *p;
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		p = ab_sprintf("%s/%s", dir, de->d_name);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 005) != 005) {
+			ab_strv_push(out, "--tmpfs");
+			ab_strv_push(out, p);
+		} else if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && depth < 16) {
+			hide_private(out, p, depth + 1);
+		} else if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode) && !(st.st_mode & 004)) {
+			ab_strv_push(out, "--ro-bind");
+			ab_strv_push(out, "/dev/null");
+			ab_strv_push(out, p);
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
+static void
+find_private_etc(void)
+{
+	hide_private(&private_etc, "/etc", 0);
+}
+
 static void
 base_args(struct ab_strv *out, int share_net)
 {
+	pthread_once(&private_once, find_private_etc);
 	ab_strv_push(out, bwrap_path ? bwrap_path : "bwrap");
 	/* each namespace named: --unshare-all would go on without a user namespace when root cannot make one */
 	ab_strv_push(out, "--unshare-user");
@@ -163,6 +215,15 @@ base_args(struct ab_strv *out, int share_net)
 	ab_strv_push(out, "--unshare-uts");
 	ab_strv_push(out, "--unshare-cgroup");
 	ab_strv_push(out, "--die-with-parent");
+	/*
+	 * no capability in the sandbox, whoever runs allocbuild: run by root,
+	 * bwrap keeps every one inside the user namespace, enough to remount
+	 * the read-only binds writable (docs/build.md, "Sandbox"); and no user
+	 * namespace of a step's own, in which it would have them again
+	 */
+	ab_strv_push(out, "--cap-drop");
+	ab_strv_push(out, "ALL");
+	ab_strv_push(out, "--disable-userns");
 	ab_strv_push(out, "--hostname");
 	ab_strv_push(out, "allocbuild");
 	ab_strv_push(out, "--ro-bind");
@@ -201,11 +262,14 @@ base_args(struct ab_strv *out, int share_net)
 			ab_strv_push(out, "--tmpfs");
 			ab_strv_push(out, etc_secret_dirs[i]);
 		}
-	if (ab_is_dir("/sys")) {
-		ab_strv_push(out, "--ro-bind");
-		ab_strv_push(out, "/sys");
-		ab_strv_push(out, "/sys");
-	}
+	for (size_t i = 0; i < private_etc.n; i++)
+		ab_strv_push(out, private_etc.v[i]);
+	for (size_t i = 0; sys_dirs[i]; i++)
+		if (ab_is_dir(sys_dirs[i])) {
+			ab_strv_push(out, "--ro-bind");
+			ab_strv_push(out, sys_dirs[i]);
+			ab_strv_push(out, sys_dirs[i]);
+		}
 	ab_strv_push(out, "--proc");
 	ab_strv_push(out, "/proc");
 	ab_strv_push(out, "--dev");

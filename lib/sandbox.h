@@ -2,10 +2,12 @@
  * sandbox: a child process in an unprivileged sandbox made by bubblewrap
  * (bwrap, Debian's `bubblewrap`: what Flatpak uses; docs/design.md says
  * why not unshare(2) and mount(2) here): its own user, mount, network,
- * PID, IPC and UTS namespaces; the host's system directories read-only
- * (/usr, /etc without its secrets, /bin /lib /sbin as the host has them,
- * /sys), a new /proc, a minimal /dev, a private /tmp; no network but its
- * own loopback; and nothing else of the host but what the caller binds.
+ * PID, IPC and UTS namespaces, no capabilities and no user namespace of
+ * its own; the host's system directories read-only (/usr, /etc without
+ * its secrets nor anything others may not read, /bin /lib /sbin as the
+ * host has them, of /sys only the CPUs, NUMA nodes and memory settings),
+ * a new /proc, a minimal /dev, a private /tmp; no network but its own
+ * loopback; and nothing else of the host but what the caller binds.
  *
  * Calling protocol (lib/proc.h runs it: struct ab_proc's sandbox):
  *   struct ab_sandbox sb = {0};

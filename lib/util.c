@@ -610,9 +610,51 @@ ab_read_file_max(struct ab_buf *out, const char *path, size_t max)
 }
 
 int
+ab_is_ident(const char *s)
+{
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    *p == '.' || *p == '_' || *p == '-'))
+			return 0;
+	return *s != '\0';
+}
+
+int
 ab_read_file(struct ab_buf *out, const char *path)
 {
 	return ab_read_file_max(out, path, AB_READ_MAX);
+}
+
+int
+ab_open_log(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, O_APPEND) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
 }
 
 void

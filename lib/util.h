@@ -159,6 +159,14 @@ int ab_read_fd_max(struct ab_buf *out, int fd, const char *name, size_t max);
 /* ab_read_file_max(out, path, AB_READ_MAX) */
 int ab_read_file(struct ab_buf *out, const char *path);
 /*
+ * The one opener of a log allocbuild appends to: created (mode 0644) when
+ * missing, never through a symbolic link (O_NOFOLLOW), and only a regular
+ * file (a fifo can neither hang the opener nor be written). The
+ * descriptor, close-on-exec and blocking, or -1 with errno set (ELOOP for
+ * a link, EINVAL for a file that is not regular); reports nothing.
+ */
+int ab_open_log(const char *path);
+/*
  * The one read-only mapping of a whole file (binary scans: ELF files, ar
  * archives, version strings). Opened without blocking; 0 with *map and
  * *size set (release with ab_unmap_file), 1 when the file is empty or not
@@ -194,6 +202,12 @@ char *ab_path_dirname(const char *p);
  * Refuses empty names, absolute paths and any ".." component.
  */
 int ab_path_is_safe_relative(const char *name);
+/*
+ * Is s a name a recipe may give a variant or a source (a label, a source
+ * id): letters, digits, '.', '_' and '-', not empty, not "." or ".."? The
+ * one rule, for the recipe as loaded and for a label read from a file
+ */
+int ab_is_ident(const char *s);
 
 /*
  * Text that may be shown: a name (a file, an archive member, a bundle

@@ -14,15 +14,27 @@ _allocbuild_options() {
 	"$1" help "$2" 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*\|\(^\|[[ ]\)-[a-zA-Z]\b' | tr -d '[ ' | sort -u
 }
 
-# the labels of the OUTDIR named earlier on the line
+# the labels of the OUTDIR named earlier on the line: only what a recipe
+# may call a label (letters, digits, '.', '_', '-'), whatever a received
+# OUTDIR's file holds, so that nothing read there is ever expanded
 _allocbuild_labels() {
 	local w
 	for w in "${COMP_WORDS[@]:2:COMP_CWORD-2}"; do
 		if [ -f "$w/provenance/build-commands.json" ]; then
 			grep -o '"label":[[:space:]]*"[^"]*"' "$w/provenance/build-commands.json" |
-				sed 's/.*"\([^"]*\)"$/\1/' | sort -u
+				sed 's/.*"\([^"]*\)"$/\1/' | LC_ALL=C grep -x '[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*' | sort -u
 			return
 		fi
+	done
+}
+
+# the words of the list (one per line) that start with $1, into COMPREPLY:
+# no expansion of either (compgen -W would expand $(...) in a word)
+_allocbuild_match() {
+	local w
+	COMPREPLY=()
+	while IFS= read -r w; do
+		[[ -n $w && $w == "$1"* ]] && COMPREPLY+=("$w")
 	done
 }
 
@@ -30,26 +42,22 @@ _allocbuild() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} ab=${COMP_WORDS[0]} cmd
 	COMPREPLY=()
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		mapfile -t COMPREPLY < <(compgen -W "$(_allocbuild_commands "$ab") help --version" -- "$cur")
+		_allocbuild_match "$cur" < <(_allocbuild_commands "$ab"; printf '%s\n' help --version)
 		return
 	fi
 	cmd=${COMP_WORDS[1]}
 	if [ "$cmd" = help ]; then
-		mapfile -t COMPREPLY < <(compgen -W "$(_allocbuild_commands "$ab")" -- "$cur")
+		_allocbuild_match "$cur" < <(_allocbuild_commands "$ab")
 		return
 	fi
 	if [[ $cur == -* ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "$(_allocbuild_options "$ab" "$cmd")" -- "$cur")
+		_allocbuild_match "$cur" < <(_allocbuild_options "$ab" "$cmd")
 		return
 	fi
 	case $cmd in
 	env|run|probe|relink|compare)
-		local labels
-		labels=$(_allocbuild_labels)
-		if [ -n "$labels" ]; then
-			mapfile -t COMPREPLY < <(compgen -W "$labels" -- "$cur")
-			[ ${#COMPREPLY[@]} -gt 0 ] && return
-		fi
+		_allocbuild_match "$cur" < <(_allocbuild_labels)
+		[ ${#COMPREPLY[@]} -gt 0 ] && return
 		;;
 	esac
 	mapfile -t COMPREPLY < <(compgen -f -- "$cur")

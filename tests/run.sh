@@ -3,8 +3,9 @@
 # scripts tests/tNNNN-*.sh (each in its own scratch directory), scheduled
 # longest first; at the end the slowest tests and the suite's wall time
 # (tests/README.md, "Cost").
-# usage: tests/run.sh [PATTERN]      (PATTERN selects scripts by substring;
-#                                     without it the unit tests and replays run too)
+# usage: tests/run.sh [PATTERN...]   (a PATTERN selects scripts, and unit tests
+#                                     by their name, by substring; without one
+#                                     every script, unit test and replay runs)
 # env: ALLOCBUILD   the binary under test
 #      O            its object directory (.obj, .obj-asan): the unit tests' binaries
 #      TEST_JOBS    tests at once (default 2)
@@ -18,7 +19,17 @@ TOP=$(pwd)
 export TOP
 export ALLOCBUILD=${ALLOCBUILD:-$TOP/allocbuild}
 O=${O:-.obj}
+patterns=("$@")
 pattern=${1:-}
+# does a name hold one of the patterns? (every name, without one)
+wanted() {
+	local p
+	[ ${#patterns[@]} = 0 ] && return 0
+	for p in "${patterns[@]}"; do
+		case $1 in *"$p"*) return 0 ;; esac
+	done
+	return 1
+}
 jobs=${TEST_JOBS:-2}
 long=${TEST_LONG:-30}
 long_jobs=${TEST_LONG_JOBS:-1}
@@ -117,13 +128,14 @@ run_script() { # path
 # the jobs: name and how to start it
 declare -A how=()
 names=()
+for u in "$O"/tests/test_*; do
+	[ -x "$u" ] || continue
+	n=unit/${u##*/}
+	[ -z "$pattern" ] || wanted "$n" || continue
+	names+=("$n")
+	how[$n]="unit $u"
+done
 if [ -z "$pattern" ]; then
-	for u in "$O"/tests/test_*; do
-		[ -x "$u" ] || continue
-		n=unit/${u##*/}
-		names+=("$n")
-		how[$n]="unit $u"
-	done
 	for r in "$O"/tests/replay_*; do
 		[ -x "$r" ] || continue
 		n=fuzz-replay/${r##*/replay_}
@@ -136,7 +148,7 @@ fi
 # for them
 declare -A needs=()
 for t in tests/t[0-9][0-9][0-9][0-9]-*.sh; do
-	case $t in *"$pattern"*) ;; *) continue ;; esac
+	wanted "$t" || continue
 	n=$(basename "$t" .sh)
 	names+=("$n")
 	how[$n]="script $t"

@@ -45,6 +45,24 @@ make -s -C "$TOP" --no-print-directory PREFIX=/usr DESTDIR="$PWD/stage4" uninsta
 	{ cat log >&2; fail "make uninstall failed"; }
 [ -z "$(find stage4 -type f)" ] || { find stage4 -type f >&2; fail "make uninstall left files"; }
 
+# a PREFIX with a space, and directories that would name everything (issue 44, L3): make uninstall
+# with PREFIX='/o p' deleted a file named by its first word; with DATADIR= empty, the whole DESTDIR
+mkdir -p stage5/o && echo "keep me" >stage5/o/keep && echo "keep me" >"$PWD/o"
+inst PREFIX="/o p" DESTDIR="$PWD/stage5" >log 2>&1 || { cat log >&2; fail "make install with a space failed"; }
+check "installed under the PREFIX with a space" test -x "stage5/o p/bin/allocbuild"
+make -s -C "$TOP" --no-print-directory PREFIX="/o p" DESTDIR="$PWD/stage5" uninstall >log 2>&1 ||
+	{ cat log >&2; fail "make uninstall with a space failed"; }
+check "uninstall removed what it installed" test -z "$(find "stage5/o p" -type f)"
+check "and nothing named by a word of the PREFIX" test -f stage5/o/keep
+check "nor the file ./o" test -f o
+for v in DATADIR DOCDIR BINDIR; do
+	rc=0
+	make -s -C "$TOP" --no-print-directory PREFIX=/usr DESTDIR="$PWD/stage5" $v= uninstall >log 2>&1 || rc=$?
+	check "uninstall with $v empty is refused" test $rc != 0
+	check "it says why" grep -qF "$v is '': install and uninstall need a directory of their own" log
+	check "and DESTDIR is still there" test -f stage5/o/keep
+done
+
 # the default PREFIX is /usr/local; BINDIR and MANDIR can be set apart
 inst DESTDIR="$PWD/stage2" >log 2>&1 || { cat log >&2; fail "make install failed"; }
 [ -x stage2/usr/local/bin/allocbuild ] || fail "no /usr/local/bin/allocbuild"

@@ -38,3 +38,26 @@ a
 r.json
 X
 expect_file got <want
+
+# a received OUTDIR's labels are data, never code (issue 44, H5): compgen -W
+# expanded them, so TAB on a hand-edited build-commands.json ran its $(...);
+# only what a recipe may call a label is offered, and nothing runs
+cp -r bo evil
+python3 - evil/provenance/build-commands.json "$PWD/pwned" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["variants"][0]
+for l in ["$(touch %s)" % sys.argv[2], "`touch %s`" % sys.argv[2], "a;b", "..", "ok-2.x"]:
+    d["variants"].append(dict(v, label=l))
+json.dump(d, open(sys.argv[1], "w"))
+PY
+cat >complete2.sh <<'SH'
+source "$1"
+c() { COMP_WORDS=("$AB" "$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); _allocbuild; printf '%s\n' "${COMPREPLY[*]}"; }
+c env evil ""
+c env evil '$'
+c run evil o
+SH
+AB="$AB" bash complete2.sh "$D/usr/share/bash-completion/completions/allocbuild" >got2
+check "completion ran nothing it read" not test -e pwned
+printf 'a ok-2.x\n\nok-2.x\n' | expect_file got2

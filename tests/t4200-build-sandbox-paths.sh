@@ -38,8 +38,8 @@ C=o/provenance/build-commands.json
 [ "$(json $C '[(v["label"], v["sandbox"]["enabled"], v["sandbox"]["tool"].split()[0], v["sandbox"]["network"]) for v in d["variants"]]')" = \
 	"[('auto', True, 'bubblewrap', 'none but loopback'), ('cmake', True, 'bubblewrap', 'none but loopback')]" ] ||
 	fail "sandbox: $(json $C '[v["sandbox"] for v in d["variants"]]')"
-[ "$(json $C '[(p["inside"], p["real"], p["writable"]) for p in d["variants"][0]["sandbox"]["paths"]][:4]')" = \
-	"[('/allocbuild/variants', '$PWD/o/variants', False), ('/allocbuild/src', '$PWD/o/variants/auto/src', True), ('/allocbuild/build', '$PWD/o/variants/auto/build', True), ('/allocbuild/logs', '$PWD/o/variants/auto/logs', True)]" ] ||
+[ "$(json $C '[(p["inside"], p["real"], p["writable"]) for p in d["variants"][0]["sandbox"]["paths"]][:5]')" = \
+	"[('/allocbuild/variants', '$PWD/o/variants', False), ('/allocbuild/src', '$PWD/o/variants/auto/src', True), ('/allocbuild/build', '$PWD/o/variants/auto/build', True), ('/allocbuild/logs', '$PWD/o/variants/auto/logs', False), ('/allocbuild/logs/compiles.tsv', '$PWD/o/variants/auto/logs/compiles.tsv', True)]" ] ||
 	fail "paths: $(json $C 'd["variants"][0]["sandbox"]["paths"]')"
 [ "$(json $C '[(s["argv"], s["cwd"]) for s in d["variants"][0]["steps"] if s["step"] == "configure"]')" = \
 	"[(['/allocbuild/src/configure'], '/allocbuild/build')]" ] || fail "configure as run: $(json $C 'd["variants"][0]["steps"]')"

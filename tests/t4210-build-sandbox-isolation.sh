@@ -30,6 +30,13 @@ mkdir -p "$HOME/.ssh"
 echo "PRIVATE-KEY-$$-never-in-a-build" >"$HOME/.ssh/id_ed25519"
 export ALLOCBUILD_TEST_SECRET="env-secret-$$"
 
+# root's private files in /etc (as root: the case the review found, L1): 0600, and in a 0700 directory
+etc_secret=/etc/allocbuild-t4210-$$
+if [ "$(id -u)" = 0 ]; then
+	trap 'kill $HTTP_PID 2>/dev/null || true; rm -rf "$etc_secret" "$etc_secret.d"' EXIT
+	(umask 077 && echo "ETC-SECRET-$$" >"$etc_secret" && mkdir "$etc_secret.d" && echo "ETC-SECRET-$$" >"$etc_secret.d/key")
+fi
+
 # two projects: one fetches at configure time, one reads the key when built
 mkdir -p p/net p/home mirror/sha256
 cat >p/net/configure <<'CFG'
@@ -40,7 +47,7 @@ printf 'all:\n\ttouch fetched\n' >Makefile
 CFG
 cat >p/home/configure <<'CFG'
 #!/bin/sh
-printf 'all:\n\techo "HOME=$$HOME"; ls -A "$$HOME"; echo "secret=$${ALLOCBUILD_TEST_SECRET:-unset}"; cat "$$KEY" >stolen\n' >Makefile
+printf 'all:\n\techo "HOME=$$HOME"; ls -A "$$HOME"; echo "secret=$${ALLOCBUILD_TEST_SECRET:-unset}"; echo "etc=[$$(cat $$ETC_SECRET $$ETC_SECRET.d/key 2>&1)]"; echo "net=[$$(ls /sys/class/net 2>&1)]"; echo "cpus=$$(cat /sys/devices/system/cpu/online)"; cat "$$KEY" >stolen\n' >Makefile
 CFG
 chmod +x p/net/configure p/home/configure
 for d in net home; do
@@ -55,7 +62,7 @@ cat >r.json <<JSON
  },
  "variants": [
   {"label": "net", "source": "net", "build": {"system": "autotools", "env": {"NET_URL": "$URL"}}, "artifacts": ["fetched"]},
-  {"label": "home", "source": "home", "build": {"system": "autotools", "env": {"KEY": "$HOME/.ssh/id_ed25519"}},
+  {"label": "home", "source": "home", "build": {"system": "autotools", "env": {"KEY": "$HOME/.ssh/id_ed25519", "ETC_SECRET": "$etc_secret"}},
    "artifacts": ["stolen"]}
  ]}
 JSON
@@ -72,6 +79,17 @@ expect_grep "cat: $HOME/.ssh/id_ed25519: No such file or directory" o/variants/h
 expect_grep "HOME=/allocbuild/home" o/variants/home/logs/03-build.log
 expect_grep "secret=unset" o/variants/home/logs/03-build.log
 ! grep -rqF "PRIVATE-KEY-$$" o || fail "the key reached OUTDIR"
+# what of /etc others may not read is empty in the sandbox; of /sys, the CPUs but no network interface
+if [ "$(id -u)" = 0 ]; then
+	check "root's private file of /etc cannot be read" grep -qx "etc=\[cat: $etc_secret: Permission denied" \
+		o/variants/home/logs/03-build.log
+	check "root's private directory of /etc is empty" grep -qx "cat: $etc_secret.d/key: No such file or directory\]" \
+		o/variants/home/logs/03-build.log
+	check "no private file of /etc reached OUTDIR" not grep -rqF "ETC-SECRET-$$" o
+fi
+check "the host's network interfaces are not shown" grep -qx 'net=\[ls: cannot access '"'/sys/class/net'"': No such file or directory\]' \
+	o/variants/home/logs/03-build.log
+check "the CPUs are" grep -qx "cpus=$(cat /sys/devices/system/cpu/online)" o/variants/home/logs/03-build.log
 ! grep -rqF "env-secret-$$" o || fail "the caller's environment reached OUTDIR"
 [ "$(json o/provenance/build-commands.json '[v["sandbox"]["enabled"] for v in d["variants"]]')" = "[True, True]" ] ||
 	fail "not sandboxed: $(cat o/provenance/build-commands.json)"

@@ -8,6 +8,7 @@
 
 #include "../../lib/proc.h"
 #include "../../lib/util.h"
+#include "../../lib/dirwalk.h"
 #include "../../lib/hash.h"
 #include "../../lib/jsonio.h"
 
@@ -448,13 +449,11 @@ ab_cmakeprov_detect_build_type(const cJSON *cache, const char *lang, const char 
 	return best;
 }
 
+/* a file of the build directory, never through a symlink that leaves it (a step's link to a host file) */
 static int
-read_if_exists(struct ab_buf *b, const char *path, int *found)
+read_if_exists(struct ab_buf *b, const char *build, const char *path, int *found)
 {
-	*found = ab_path_exists(path);
-	if (!*found)
-		return 0;
-	return ab_read_file(b, path);
+	return ab_dirwalk_read_below(b, build, path, AB_READ_MAX, found);
 }
 
 static int
@@ -576,7 +575,7 @@ record_compilers(cJSON *rec, const char *build, const cJSON *cache)
 		cJSON *vars = NULL, *c;
 		int found;
 
-		if (read_if_exists(&b, path, &found) < 0 ||
+		if (read_if_exists(&b, build, path, &found) < 0 ||
 		    (found && ab_cmakeprov_parse_compiler(&vars, b.s, b.len, path) < 0)) {
 			free(rel), free(path), ab_buf_free(&b);
 			goto done;
@@ -655,7 +654,7 @@ list_targets(struct ab_strv *names, struct ab_strv *dirs, const char *build, con
 	size_t pos = 0;
 	char *line;
 
-	if (read_if_exists(&b, path, found) < 0) {
+	if (read_if_exists(&b, build, path, found) < 0) {
 		free(path);
 		return -1;
 	}
@@ -691,7 +690,7 @@ record_target(cJSON **out, const char *build, const char *dir, const cJSON *cach
 	int ffound, lfound, error = -1;
 
 	*out = NULL;
-	if (read_if_exists(&fb, fpath, &ffound) < 0 || read_if_exists(&lb, lpath, &lfound) < 0)
+	if (read_if_exists(&fb, build, fpath, &ffound) < 0 || read_if_exists(&lb, build, lpath, &lfound) < 0)
 		goto done;
 	if (ffound && ab_cmakeprov_parse_flags(&flags, fb.s, fb.len, fpath) < 0)
 		goto done;
@@ -882,7 +881,7 @@ record_jemalloc(cJSON *rec, const char *build)
 	cJSON *argv = NULL, *j;
 	int cfound, vfound, error = -1;
 
-	if (read_if_exists(&cb, cpath, &cfound) < 0 || read_if_exists(&vb, vpath, &vfound) < 0)
+	if (read_if_exists(&cb, build, cpath, &cfound) < 0 || read_if_exists(&vb, build, vpath, &vfound) < 0)
 		goto done;
 	if (!cfound) {
 		cJSON_AddNullToObject(rec, "jemalloc");
@@ -931,7 +930,8 @@ ab_cmakeprov_read(cJSON **out, const char *build_dir, char *const *targets, size
 		ab_error("'%s' is not a cmake build directory: no CMakeCache.txt", build_dir);
 		goto done;
 	}
-	if (ab_read_file(&b, cpath) < 0 || ab_cmakeprov_parse_cache(&cache, b.s, b.len, cpath) < 0)
+	if (ab_dirwalk_read_below(&b, build, cpath, AB_READ_MAX, NULL) < 0 ||
+	    ab_cmakeprov_parse_cache(&cache, b.s, b.len, cpath) < 0)
 		goto done;
 	ab_hash_buf(hex, b.s, b.len);
 

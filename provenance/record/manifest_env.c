@@ -254,6 +254,16 @@ ab_manifest_systems(FILE *out, const char *outdir)
 		const char *bin = ab_json_str(st, "binary"), *label = ab_json_str(st, "label");
 		struct ab_manifest_runtime rt;
 
+		/* a line a driver reads, perhaps a shell: only what a recipe may call a label */
+		if (label && !ab_is_ident(label)) {
+			char *shown = ab_shown(label);
+
+			ab_error("'%s/provenance/binary-provenance.json': variant label '%s' is not one a recipe can give "
+			    "(letters, digits, '.', '_' and '-')", outdir, shown);
+			free(shown);
+			cJSON_Delete(doc);
+			return AB_EFAIL;
+		}
 		if (bin && label) {
 			fprintf(out, "%s=%s\n", label, bin);
 			continue;

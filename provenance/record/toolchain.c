@@ -45,6 +45,7 @@ static const struct tool {
 struct ctx {
 	const char *path;
 	struct ab_env env;
+	const struct ab_sandbox *sandbox; /* non-NULL: what runs, runs there (a recipe's tool) */
 };
 
 /* ---- running and finding ---- */
@@ -53,7 +54,7 @@ struct ctx {
 static char *
 run(struct ctx *c, char *const *argv, int want_err)
 {
-	struct ab_proc p = {.argv = argv, .envp = ab_env_envp(&c->env), .max_output = 1 << 20};
+	struct ab_proc p = {.argv = argv, .envp = ab_env_envp(&c->env), .max_output = 1 << 20, .sandbox = c->sandbox};
 	struct ab_proc_result res;
 	struct ab_buf out = {0}, err = {0};
 	char *s = NULL;
@@ -154,7 +155,7 @@ version_of(struct ctx *c, const struct tool *t, const char *path)
 	case VER_FLAG: {
 		struct ab_tool_id id;
 
-		ab_toolchain_identify(&id, path, ab_env_envp(&c->env));
+		ab_toolchain_identify(&id, path, ab_env_envp(&c->env), c->sandbox);
 		line = id.version;
 		id.version = NULL;
 		ab_tool_id_release(&id);
@@ -446,18 +447,34 @@ tool_entry(struct ab_tool *o, struct ctx *c, const struct tool *t, char *path)
 }
 
 void
-ab_toolchain_replace(struct ab_toolchain *tools_of, const char *name, const char *path)
+ab_toolchain_replace(struct ab_toolchain *tools_of, const char *name, const char *path, int sandboxed)
 {
-	struct ctx c = {.path = getenv("PATH")};
+	struct ab_sandbox sb = {0};
+	struct ctx c = {.path = getenv("PATH"), .sandbox = sandboxed ? &sb : NULL};
 	struct ab_toolchain one = {0};
 
 	if (!c.path)
 		c.path = "/usr/local/bin:/usr/bin:/bin";
+	/* the recipe's program answers its version in a sandbox of its own, with a sandbox's environment */
+	if (sandboxed) {
+		ab_sandbox_bind(&sb, path, path, 0);
+		ab_env_sandboxed(&c.env);
+		ab_env_set(&c.env, "PATH", AB_SANDBOX_PATH);
+	} else {
+		ab_env_scrubbed(&c.env);
+		ab_env_set(&c.env, "PATH", c.path);
+	}
 	for (size_t k = 0; k < AB_NELEM(tools); k++)
 		if (!strcmp(tools[k].name, name) && tools[k].find == BY_PATH)
 			tool_entry(push_tool(&one), &c, &tools[k], access(path, X_OK) == 0 ? ab_strdup(path) : NULL);
-	if (!one.n)
+	ab_sandbox_release(&sb);
+	if (!one.n) {
+		ab_env_release(&c.env);
 		return;
+	}
+	/* dpkg, which finds the package, is the host's: outside */
+	c.sandbox = NULL;
+	ab_env_release(&c.env);
 	ab_env_scrubbed(&c.env);
 	ab_env_set(&c.env, "PATH", c.path);
 	add_packages(&c, &one);
@@ -768,10 +785,10 @@ ab_toolchain_release(struct ab_toolchain *t)
 /* ---- a tool's identity ---- */
 
 void
-ab_toolchain_identify(struct ab_tool_id *out, const char *tool, char *const *envp)
+ab_toolchain_identify(struct ab_tool_id *out, const char *tool, char *const *envp, const struct ab_sandbox *sandbox)
 {
 	char *argv[] = {(char *)tool, "--version", NULL};
-	struct ab_proc p = {.argv = argv, .envp = envp, .max_output = 1 << 20};
+	struct ab_proc p = {.argv = argv, .envp = envp, .max_output = 1 << 20, .sandbox = sandbox};
 	struct ab_proc_result res;
 	struct ab_buf o = {0}, err = {0};
 	int ok;
@@ -796,7 +813,7 @@ void
 ab_tool_ids_add(struct ab_tool_ids *ids, const char *name, char *const *envp)
 {
 	ids->v = ab_realloc(ids->v, (ids->n + 1) * sizeof(*ids->v));
-	ab_toolchain_identify(&ids->v[ids->n++], name, envp);
+	ab_toolchain_identify(&ids->v[ids->n++], name, envp, NULL);
 }
 
 cJSON *

@@ -43,6 +43,7 @@
 #include <cjson/cJSON.h>
 
 #include "../../lib/hash.h"
+#include "../../lib/sandbox.h"
 
 struct ab_strv;
 
@@ -80,9 +81,11 @@ void ab_toolchain_select(struct ab_toolchain *out, const struct ab_toolchain *re
 /*
  * The entry `name` ("cargo", "rustc") of a variant's tools (from
  * ab_toolchain_select) replaced by the tool at path, as a recipe names it
- * (its path NULL when it is not an executable)
+ * (its path NULL when it is not an executable). sandboxed: its version
+ * is asked in a sandbox (lib/sandbox.h) that shows that file alone at its
+ * path beside the system, never by running a recipe's program outside.
  */
-void ab_toolchain_replace(struct ab_toolchain *tools, const char *name, const char *path);
+void ab_toolchain_replace(struct ab_toolchain *tools, const char *name, const char *path, int sandboxed);
 /* is tool name used by that build system alone ("cargo": cargo and rustc)? */
 int ab_toolchain_only(const char *name, const char *system);
 /* do two tools have the same name, path, file, version, package, package version, architecture and uri? */
@@ -118,10 +121,12 @@ struct ab_tool_ids {
 };
 /*
  * Run `tool --version` (an argv vector; tool looked up in envp's PATH
- * unless it has a slash) with envp into *out (ab_tool_id_release); a
- * missing tool is no error: its version is NULL
+ * unless it has a slash) with envp into *out (ab_tool_id_release), in
+ * sandbox when one is given (a recipe's own tool); a missing tool is no
+ * error: its version is NULL
  */
-void ab_toolchain_identify(struct ab_tool_id *out, const char *tool, char *const *envp);
+void ab_toolchain_identify(struct ab_tool_id *out, const char *tool, char *const *envp,
+    const struct ab_sandbox *sandbox);
 /* the identity of tool name appended to ids (ab_toolchain_identify) */
 void ab_tool_ids_add(struct ab_tool_ids *ids, const char *name, char *const *envp);
 /* {name: {"version", "version_output_sha256"} or {"version": null}}, a new object */

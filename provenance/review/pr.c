@@ -15,6 +15,7 @@
 
 #include "../../lib/atomic.h"
 #include "../../lib/jsonio.h"
+#include "../../lib/redact.h"
 #include "../record/bundle.h"
 #include "notes.h"
 #include "sign.h"
@@ -81,6 +82,40 @@ load_runs(struct evidence *e)
 	return 0;
 }
 
+/*
+ * No credential leaves in the bundle: every file of it but the artifacts
+ * (a log a step printed its environment into, a run's output) is read
+ * for what lib/redact.h would mask, and pr refuses the OUTDIR, naming the
+ * file and line, before anything is written. AB_ECHECK, 0, or AB_EFAIL.
+ */
+static int
+check_no_credentials(const struct evidence *e)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < e->rec.paths.n && rc == 0; i++) {
+		const char *rel = e->rec.paths.v[i];
+		struct ab_buf b = {0};
+		char *p;
+		unsigned long line;
+
+		if (ab_strv_has(&e->rec.subjects, rel))
+			continue;
+		p = ab_path_join(e->outdir, rel);
+		if (ab_read_file(&b, p) < 0) {
+			rc = AB_EFAIL;
+		} else if ((line = ab_redact_find(b.s ? b.s : "", (unsigned long)b.len)) != 0) {
+			ab_error("pr: '%s', line %lu, holds a credential (a URL's password or a token): the bundle would "
+			    "publish it; nothing written (a build in the sandbox never hands the steps its remote "
+			    "cache's credentials: docs/build.md, \"Sandbox\")", rel, line);
+			rc = AB_ECHECK;
+		}
+		ab_buf_free(&b);
+		free(p);
+	}
+	return rc;
+}
+
 static int
 load_evidence(struct evidence *e, const char *outdir)
 {
@@ -93,7 +128,8 @@ load_evidence(struct evidence *e, const char *outdir)
 		ab_error("pr: '%s' has no recipe.json: not an allocbuild output directory", outdir);
 		goto done;
 	}
-	if ((rc = verify_outdir(outdir)) < 0 || (rc = ab_manifest_recorded_read(&e->rec, outdir, 0)) < 0)
+	if ((rc = verify_outdir(outdir)) < 0 || (rc = ab_manifest_recorded_read(&e->rec, outdir, 0)) < 0 ||
+	    (rc = check_no_credentials(e)) < 0)
 		goto done;
 	rc = AB_EFAIL;
 	{

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../lib/dirwalk.h"
 #include "../../lib/linktxt.h"
 #include "../../lib/proc.h"
 
@@ -23,6 +24,7 @@ struct collect {
 	const char *via;     /* "argv" or "response file X" */
 	const char *pending; /* a linker option waiting for its value (from -Xlinker or -Wl,a,b) */
 	int dirs_pass;       /* first pass: gather -L directories only */
+	const char *confine; /* NULL, or a tree whose files are read only through no symlink that leaves it */
 };
 
 static int
@@ -356,16 +358,18 @@ collect_rsp(struct collect *c, const char *arg, int depth)
 	if (c->dirs_pass) {
 		FILE *devnull = fopen("/dev/null", "w");
 
-		if (readable_rsp(path) && ab_read_file_max(&b, path, AB_LINKTXT_MAX) == 0 &&
+		ab_report_mute();
+		if (readable_rsp(path) && ab_dirwalk_read_below(&b, c->confine, path, AB_LINKTXT_MAX, NULL) == 0 &&
 		    ab_linktxt_parse_rsp(&words, path, b.s, b.len, devnull) == 0)
 			driver_args(c, words.v, words.n, 0, depth + 1);
+		ab_report_unmute();
 		if (devnull)
 			fclose(devnull);
 		error = 0;
 		goto done;
 	}
-	/* bounded, and never a fifo or a device (@/dev/zero) */
-	if (ab_read_file_max(&b, path, AB_LINKTXT_MAX) < 0)
+	/* bounded, and never a fifo or a device (@/dev/zero), nor through a link out of the build tree */
+	if (ab_dirwalk_read_below(&b, c->confine, path, AB_LINKTXT_MAX, NULL) < 0)
 		goto done;
 	add(c, arg, ab_strdup(path), c->via, "response-file");
 	if (ab_linktxt_parse_rsp(&words, path, b.s, b.len, NULL) < 0)
@@ -415,7 +419,7 @@ collect_ld_script(struct collect *c, const char *script, int depth)
 	const char *s;
 	int error = 0;
 
-	if (depth >= MAX_DEPTH || ab_read_file(&b, script) < 0)
+	if (depth >= MAX_DEPTH || ab_dirwalk_read_below(&b, c->confine, script, AB_READ_MAX, NULL) < 0)
 		return 0; /* hashed as a whole already; its members are a best effort */
 	via = ab_sprintf("linker script %s", script);
 	s = b.s;
@@ -445,7 +449,8 @@ collect_ld_script(struct collect *c, const char *script, int depth)
 }
 
 int
-ab_linkinputs_collect(struct ab_link_inputs *out, char *const *argv, const char *cwd, char *const *default_dirs)
+ab_linkinputs_collect(struct ab_link_inputs *out, char *const *argv, const char *cwd, char *const *default_dirs,
+    const char *confine)
 {
 	struct collect c = {0};
 	size_t n = 0;
@@ -453,6 +458,7 @@ ab_linkinputs_collect(struct ab_link_inputs *out, char *const *argv, const char 
 	memset(out, 0, sizeof(*out));
 	c.out = out;
 	c.cwd = cwd;
+	c.confine = confine;
 	c.default_dirs = default_dirs;
 	c.via = "argv";
 	while (argv[n])

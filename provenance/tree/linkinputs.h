@@ -66,9 +66,13 @@ int ab_linkinputs_default_dirs(struct ab_strv *out, const char *compiler, const 
  * Collect the inputs of argv (argv[0] is the driver) run in cwd;
  * default_dirs (NULL-terminated, may be NULL) are searched after -L.
  * A named input that does not exist is an error (reported); a -l library
- * that is not found is kept with path NULL (the linker decides).
+ * that is not found is kept with path NULL (the linker decides). confine
+ * (may be NULL): a tree (a build directory a sandboxed step wrote) whose
+ * response files and linker scripts are read only through no symlink
+ * that leaves it (lib/dirwalk.h's ab_dirwalk_read_below).
  */
-int ab_linkinputs_collect(struct ab_link_inputs *out, char *const *argv, const char *cwd, char *const *default_dirs);
+int ab_linkinputs_collect(struct ab_link_inputs *out, char *const *argv, const char *cwd, char *const *default_dirs,
+    const char *confine);
 
 /* hash every found input, each distinct file once; jobs <= 0: ab_hash_default_jobs(); reports errors */
 int ab_linkinputs_hash(struct ab_link_inputs *in, int jobs);

@@ -93,7 +93,7 @@ main(void)
 		    "-Wl,--version-script=v.map,-rpath,/nonexistent", "-lm", "-l:libexact.a", "-lmissing",
 		    "@o.rsp", NULL};
 
-		CHECK(ab_linkinputs_collect(&in, argv, cwd, defaults) == 0);
+		CHECK(ab_linkinputs_collect(&in, argv, cwd, defaults, NULL) == 0);
 		CHECK(in.n == 12);
 		CHECK_INPUT(&in, 0, "a.o|b/src/a.o|object|argv");
 		CHECK_INPUT(&in, 1, "-lfoo|b/src/lib dir/libfoo.so|shared-library|-L b/src/lib dir");
@@ -116,7 +116,7 @@ main(void)
 		char *argv[] = {"cc", "-Llib dir", "-Wl,-Bstatic", "-lfoo", "-Wl,-Bdynamic", "-lfoo", "-Xlinker", "-T",
 		    "-Xlinker", "v.map", NULL};
 
-		CHECK(ab_linkinputs_collect(&in, argv, cwd, NULL) == 0);
+		CHECK(ab_linkinputs_collect(&in, argv, cwd, NULL, NULL) == 0);
 		CHECK(in.n == 3);
 		CHECK(in.n == 3 && strstr(in.v[0].path, "libfoo.a") && strstr(in.v[1].path, "libfoo.so"));
 		CHECK(in.n == 3 && !strcmp(in.v[2].kind, "linker-script"));
@@ -126,7 +126,7 @@ main(void)
 		/* a missing operand is an error */
 		char *argv[] = {"cc", "gone.o", "-o", "x", NULL};
 
-		CHECK(ab_linkinputs_collect(&in, argv, cwd, NULL) == -1);
+		CHECK(ab_linkinputs_collect(&in, argv, cwd, NULL, NULL) == -1);
 		CHECK(in.n == 0);
 	}
 	free(cwd);

@@ -172,7 +172,7 @@ test_tool_ids(void)
 		char *path[] = {"PATH=/usr/local/bin:/usr/bin:/bin", NULL};
 		struct ab_tool_id t;
 
-		ab_toolchain_identify(&t, "cc", path);
+		ab_toolchain_identify(&t, "cc", path, NULL);
 		CHECK(t.version && !strchr(t.version, '\n') && strlen(t.sha256) == AB_HEX_LEN);
 		ab_tool_id_release(&t);
 	}

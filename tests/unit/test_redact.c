@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../lib/atomic.h"
 #include "../../lib/redact.h"
 #include "../../lib/util.h"
 #include "unit.h"
@@ -77,9 +78,53 @@ test_argv(void)
 	free(q);
 }
 
+/* the first line holding a credential: a password, a token with a value; not a user alone, nor a value masked */
+static void
+test_find(void)
+{
+	static const struct {
+		const char *text;
+		unsigned long line;
+	} cases[] = {
+	    {"a\nb\nfetching https://u:pw@h/x\n", 3},
+	    {"ssh://git@github.com/x.git\n", 0},
+	    {"https://TOKEN@github.com/x.git\n", 0},
+	    {"http://h/a?token=T\n", 1},
+	    {"http://h/a?token=\n", 0},
+	    {"redis://***@h:1 http://***@h/c?token=***|bearer-token=***\n", 0},
+	    {"\"ccache_remote\": \"http://***@h/c?token=***|bearer-token=***\",\n", 0},
+	    {"x\nhttp://h/c|bearer-token=T\n", 2},
+	    {"https://u:@h/\n", 0},
+	    {"no url\n", 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK(ab_redact_find(cases[i].text, strlen(cases[i].text)) == cases[i].line);
+}
+
+/* a log's lines that hold one rewritten, the others byte for byte (a NUL byte too) */
+static void
+test_file(void)
+{
+	char *dir = unit_tmpdir("redact"), *p = ab_path_join(dir, "log");
+	static const char text[] = "one\0two\nCCACHE_REMOTE_STORAGE=redis://:PW@h:1\nthree";
+	static const char want[] = "one\0two\nCCACHE_REMOTE_STORAGE=redis://***@h:1\nthree";
+	struct ab_buf b = {0};
+
+	CHECK(ab_write_file_atomic(p, text, sizeof(text) - 1) == 0);
+	CHECK(ab_redact_file(p) == 0);
+	CHECK(ab_read_file(&b, p) == 0 && b.len == sizeof(want) - 1 && !memcmp(b.s, want, b.len));
+	ab_buf_free(&b);
+	ab_rm_rf(dir);
+	free(p);
+	free(dir);
+}
+
 int
 main(void)
 {
+	test_find();
+	test_file();
 	test_urls();
 	test_env();
 	test_argv();
