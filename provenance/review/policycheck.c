@@ -218,25 +218,6 @@ check_upstream(const struct at *a, const struct ab_policy_rule *r, const struct 
 		    ab_strdup(str_or(rep, "summary", cJSON_IsTrue(ab_json_get(rep, key)) ? key : "no")));
 }
 
-/* "5.3.0-0-g54ea..." -> its numbers compared with "5.3.1": <0, 0, >0 */
-static int
-version_cmp(const char *have, const char *want)
-{
-	while (*want) {
-		long x = strtol(have, (char **)&have, 10), y = strtol(want, (char **)&want, 10);
-
-		if (x != y)
-			return x < y ? -1 : 1;
-		if (*want == '.')
-			want++;
-		if (*have == '.')
-			have++;
-		else if (*want)
-			return -1; /* "5.3" against "5.3.0" */
-	}
-	return 0;
-}
-
 /* does have ("5.3.0-0-g..." or "5.3.0") name exactly version want? */
 static int
 version_is(const char *have, const char *want)
@@ -272,8 +253,8 @@ check_allocator(const struct at *a, const struct ab_policy_rule *r, const struct
 		addf(a, ok, PROBES, ab_sprintf("variants[%d].probe.version", v->pi), ab_strdup(r->version), ab_strdup(ver));
 		return;
 	}
-	ok = (!r->version_min || version_cmp(ver, r->version_min) >= 0) &&
-	    (!r->version_max || version_cmp(ver, r->version_max) <= 0);
+	ok = (!r->version_min || ab_policy_version_cmp(ver, r->version_min) >= 0) &&
+	    (!r->version_max || ab_policy_version_cmp(ver, r->version_max) <= 0);
 	addf(a, ok, PROBES, ab_sprintf("variants[%d].probe.version", v->pi),
 	    ab_sprintf("from %s to %s", r->version_min ? r->version_min : "any", r->version_max ? r->version_max : "any"),
 	    ab_strdup(ver));
