@@ -244,18 +244,8 @@ verify_target(FILE *out, const char **kind, const char *target, struct ab_sign_v
 	int e;
 
 	if (ab_is_dir(target) || !ab_path_exists(target)) {
-		struct ab_strv names = {0}, hexes = {0};
-
 		*kind = "OUTDIR";
-		/* the files hashed for SHA256SUMS are not read again for the signatures */
-		e = ab_manifest_verify_seen(out, target, &names, &hexes);
-		o->known_names = &names;
-		o->known_hexes = &hexes;
-		if (e != AB_EFAIL)
-			e = worse(e, ab_sign_verify_outdir(out, target, o));
-		o->known_names = o->known_hexes = NULL;
-		ab_strv_free(&names);
-		ab_strv_free(&hexes);
+		e = ab_sign_verify_outdir_all(out, target, o);
 	} else if (ab_sign_is_envelope_file(target)) {
 		*kind = "envelopes file";
 		e = ab_sign_verify_file(out, target, o);
