@@ -234,32 +234,6 @@ unsafe_name(const cJSON *doc, const char **what)
 	return NULL;
 }
 
-/*
- * Without keys nothing else reads the names of the Statements at hand:
- * each that names an unsafe path is a failure, "<statement>: a subject
- * has no safe relative name ('../x')". The count of such Statements.
- */
-static size_t
-check_statement_names(FILE *out, const struct stmts *s)
-{
-	size_t bad = 0;
-
-	for (size_t i = 0; i < s->n; i++) {
-		cJSON *doc = cJSON_ParseWithLength((const char *)s->v[i].data, s->v[i].len);
-		const char *what = NULL, *name = doc ? unsafe_name(doc, &what) : NULL;
-
-		if (name) {
-			char *pn = ab_dsse_printable(name);
-
-			fprintf(out, "%s: a %s has no safe relative name ('%s')\n", s->v[i].rel, what, pn);
-			free(pn);
-			bad++;
-		}
-		cJSON_Delete(doc);
-	}
-	return bad;
-}
-
 /* ---- signing ---- */
 
 /* a Statement's bytes; refused unless they are a JSON object with an in-toto Statement _type */
@@ -546,7 +520,103 @@ check_signatures(struct check *c, size_t n, const struct ab_dsse *e, char *accep
 	return rc;
 }
 
-/* check the digests of one list of a Statement (subject or byproducts) */
+/*
+ * The mode a byproduct's annotation gives (a file of inputs/,
+ * AB_MANIFEST_MODE) against the file's or member's: 0 when it has none,
+ * or they agree, or the file is missing (reported as such); else 1 and
+ * *want (the annotation's, NULL when it is no mode) and *have
+ */
+static int
+mode_differs(const struct files *f, const cJSON *item, const char *name, const char **want, const char **have)
+{
+	const struct ab_bundle_member *m;
+	struct stat st;
+	int exec;
+
+	*want = ab_json_str(ab_json_get(item, "annotations"), AB_MANIFEST_MODE);
+	if (!*want)
+		return 0;
+	if (f->bundle) {
+		if (!(m = ab_bundle_member(f->bundle, name)))
+			return 0;
+		exec = m->exec;
+	} else {
+		char *path = ab_path_join(f->root, name);
+		int rc = stat(path, &st);
+
+		free(path);
+		if (rc < 0)
+			return 0;
+		exec = ab_manifest_mode_exec(st.st_mode);
+	}
+	*have = ab_manifest_mode_name(exec);
+	if (strcmp(*want, ab_manifest_mode_name(0)) && strcmp(*want, ab_manifest_mode_name(1)))
+		*want = NULL;
+	return !*want || strcmp(*want, *have);
+}
+
+/* a signed mode against the file's: 0, or a failure printed */
+static int
+check_mode(struct check *c, size_t n, const cJSON *item, const char *name, const char *pn)
+{
+	const char *want, *have;
+
+	if (!mode_differs(c->files, item, name, &want, &have))
+		return 0;
+	if (want)
+		fail(c, n, "%s: mode mismatch: signed %s, actual %s", pn, want, have);
+	else
+		fail(c, n, "%s: the signed mode is neither %s nor %s", pn, ab_manifest_mode_name(0), ab_manifest_mode_name(1));
+	return -1;
+}
+
+/*
+ * Without keys nothing else reads the Statements at hand: each name must
+ * be a safe relative path ("<statement>: a subject has no safe relative
+ * name ('../x')") and each mode recorded must be the file's
+ * ("<statement>: NAME: mode mismatch: recorded 0755, actual 0644"). The
+ * count of the problems printed.
+ */
+static size_t
+check_statements_unsigned(FILE *out, const struct files *f, const struct stmts *s)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		cJSON *doc = cJSON_ParseWithLength((const char *)s->v[i].data, s->v[i].len);
+		const char *what = NULL, *name = doc ? unsafe_name(doc, &what) : NULL, *want, *have;
+		const cJSON *lists[2], *it;
+
+		if (name) {
+			char *pn = ab_dsse_printable(name);
+
+			fprintf(out, "%s: a %s has no safe relative name ('%s')\n", s->v[i].rel, what, pn);
+			free(pn);
+			bad++;
+		} else if (doc) {
+			statement_lists(doc, lists);
+			for (int k = 0; k < 2; k++) {
+				const cJSON *list = cJSON_IsArray(lists[k]) ? lists[k] : NULL;
+
+				cJSON_ArrayForEach(it, list) {
+					char *pn;
+
+					if (!mode_differs(f, it, ab_json_str(it, "name"), &want, &have))
+						continue;
+					pn = ab_dsse_printable(ab_json_str(it, "name"));
+					fprintf(out, "%s: %s: mode mismatch: recorded %s, actual %s\n", s->v[i].rel, pn,
+					    want ? want : "(not a mode)", have);
+					free(pn);
+					bad++;
+				}
+			}
+		}
+		cJSON_Delete(doc);
+	}
+	return bad;
+}
+
+/* check the digests of one list of a Statement (subject or byproducts), and the modes signed */
 static void
 check_names(struct check *c, size_t n, const cJSON *list, const char *what, size_t *matched,
     struct ab_strv *unchecked)
@@ -581,7 +651,7 @@ check_names(struct check *c, size_t n, const cJSON *list, const char *what, size
 			    c->files->bundle ? " from the bundle" : "");
 		} else if (strcmp(hex, want)) {
 			fail(c, n, "%s: sha256 mismatch: signed %s, actual %s", pn, want, hex);
-		} else {
+		} else if (check_mode(c, n, it, name, pn) == 0) {
 			(*matched)++;
 		}
 		free(pn);
@@ -830,7 +900,7 @@ ab_sign_verify_outdir(FILE *out, const char *outdir, const struct ab_sign_verify
 
 	if (stmts_of_dir(&s, outdir) < 0)
 		goto done;
-	bad = o->nkeys ? 0 : check_statement_names(out, &s);
+	bad = o->nkeys ? 0 : check_statements_unsigned(out, &f, &s);
 	if (!ab_path_exists(path)) {
 		rc = unsigned_input(out, AB_SIGN_ENVELOPES, "the OUTDIR", o);
 		goto done;
@@ -921,7 +991,7 @@ ab_sign_verify_bundle(FILE *out, const char *bundle, const struct ab_bundle_memb
 			s.v[s.n].len = m->v[i].data.len;
 			s.n++;
 		}
-	bad = o->nkeys ? 0 : check_statement_names(out, &s);
+	bad = o->nkeys ? 0 : check_statements_unsigned(out, &f, &s);
 	if (!env)
 		rc = unsigned_input(out, AB_SIGN_ENVELOPES, "the bundle", o);
 	else
