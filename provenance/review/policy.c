@@ -294,12 +294,13 @@ parse_allocator(struct ctx *c, struct ab_policy_rule *r, const struct ab_jnode *
 			r->version_max = version_of(c, v, p, "max");
 			need_one(c, v, p, ab_jnode_member(v, "min") || ab_jnode_member(v, "max"), "min, max");
 			/* a range no version is in: a rule that could never pass */
-			if (r->version_min && r->version_max && ab_policy_version_cmp(r->version_min, r->version_max) > 0) {
+			if (r->version_min && r->version_max &&
+			    ab_policy_version_cmp(r->version_min, r->version_max) > 0) {
 				char *q = ab_jpath_key(p, "min");
 				const struct ab_jnode *m = ab_jnode_member(v, "min");
 
-				ab_jdiag_add(&c->dg, m->line, m->col, q, "'%s' is above max '%s': no version is in the range",
-				    r->version_min, r->version_max);
+				ab_jdiag_add(&c->dg, m->line, m->col, q,
+				    "'%s' is above max '%s': no version is in the range", r->version_min, r->version_max);
 				free(q);
 			}
 		}

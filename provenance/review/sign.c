@@ -566,7 +566,8 @@ check_mode(struct check *c, size_t n, const cJSON *item, const char *name, const
 	if (want)
 		fail(c, n, "%s: mode mismatch: signed %s, actual %s", pn, want, have);
 	else
-		fail(c, n, "%s: the signed mode is neither %s nor %s", pn, ab_manifest_mode_name(0), ab_manifest_mode_name(1));
+		fail(c, n, "%s: the signed mode is neither %s nor %s", pn, ab_manifest_mode_name(0),
+		    ab_manifest_mode_name(1));
 	return -1;
 }
 
