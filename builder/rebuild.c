@@ -10,6 +10,7 @@
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
 #include "../lib/proc.h"
+#include "../lib/strmap.h"
 #include "../lib/util.h"
 #include "../provenance/record/bundle.h"
 #include "../provenance/record/manifest.h"
@@ -221,7 +222,7 @@ outdir_inputs(struct ab_strv *names, struct ab_buf **bufs, int **exec, const str
 		*exec = ab_realloc(*exec, (names->n + 1) * sizeof(**exec));
 		b = &(*bufs)[names->n];
 		memset(b, 0, sizeof(*b));
-		(*exec)[names->n] = stat(path, &st) == 0 && (st.st_mode & S_IXUSR);
+		(*exec)[names->n] = stat(path, &st) == 0 && ab_manifest_mode_exec(st.st_mode);
 		ab_strv_push(names, name);
 		e = ab_read_file(b, path);
 		if (e == 0) {
@@ -234,6 +235,49 @@ outdir_inputs(struct ab_strv *names, struct ab_buf **bufs, int **exec, const str
 		free(path);
 	}
 	ab_manifest_recorded_release(&rec);
+	return e;
+}
+
+/*
+ * Each file of inputs/ against the mode the build statement records for
+ * it (AB_MANIFEST_MODE; a statement from before modes were recorded
+ * records none): the rebuild lays the files out with their modes, so a
+ * file whose mode is not the one built with is refused here, rather than
+ * built and its failure taken for the original's. With --key the
+ * statement's signature was checked, and with it the modes.
+ */
+static int
+check_modes(const struct ab_rebuild_opts *o, const struct original *g, const struct ab_inputs_file *files, size_t n)
+{
+	const cJSON *byp = ab_json_get(ab_json_get(ab_json_get(g->statement, "predicate"), "runDetails"), "byproducts");
+	const cJSON *it;
+	struct ab_strmap recorded = {0};
+	size_t i = 0, k;
+	int e = 0;
+
+	cJSON_ArrayForEach(it, byp) {
+		const char *name = ab_json_str(it, "name");
+
+		if (name)
+			ab_strmap_put(&recorded, name, i);
+		i++;
+	}
+	for (i = 0; i < n; i++) {
+		const char *want = ab_strmap_get(&recorded, files[i].name, &k) ?
+		    ab_json_str(ab_json_get(cJSON_GetArrayItem(byp, (int)k), "annotations"), AB_MANIFEST_MODE) : NULL;
+		const char *have = ab_manifest_mode_name(files[i].exec);
+
+		if (want && strcmp(want, have)) {
+			char *shown = ab_shown(files[i].name), *w = ab_shown(want);
+
+			ab_error("'%s': %s: its mode is %s, the build statement records %s: a changed %s is not rebuilt",
+			    o->from, shown, have, w, g->bundle ? "bundle" : "OUTDIR");
+			free(w);
+			free(shown);
+			e = AB_EFAIL;
+		}
+	}
+	ab_strmap_free(&recorded);
 	return e;
 }
 
@@ -280,6 +324,8 @@ restore_inputs(char **root, struct ab_recipe *r, const struct ab_rebuild_opts *o
 		e = 0;
 		goto done;
 	}
+	if (check_modes(o, g, files, n) < 0)
+		goto done;
 	*root = ab_sprintf("%s/allocbuild-rebuild-inputs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(*root)) {
 		ab_error_errno("cannot create '%s'", *root);

@@ -23,7 +23,10 @@ static const char usage[] =
     "With --key (a PEM public key; several allowed) every record must be an\n"
     "envelope signed by one of them; one that is not is refused and not\n"
     "counted. A rebuilder counts once: by its key when checked, else by its\n"
-    "host. Exit 0 when every artifact has at least N independent rebuilders\n"
+    "host name, which is only what an unsigned record says of itself: without\n"
+    "--key a warning says so (on standard error, in the table and in --json),\n"
+    "as unsigned records prove nothing about who rebuilt.\n"
+    "Exit 0 when every artifact has at least N independent rebuilders\n"
     "with the original digest (--quorum, default: as many as records given)\n"
     "and no record was refused, 1 otherwise, 2 on bad input (an unreadable\n"
     "record, a record of another build). See docs/build.md, \"Independent\n"
@@ -87,6 +90,8 @@ cmd_challenge(int argc, char **argv)
 	o.keys = keys;
 	o.nkeys = nkeys;
 	o.quorum = (size_t)q;
+	if (!nkeys)
+		ab_warn("challenge: no --key: %s", AB_CHALLENGE_UNSIGNED);
 	e = ab_challenge_make(&ch, argv[optind], &o);
 	if (ch) {
 		if (json) {

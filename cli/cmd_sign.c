@@ -41,7 +41,11 @@ static const char usage[] =
     "in-toto-verify --key-types ed25519|ecdsa and a layout's keys read it\n"
     "(securesystemslib's JSON; its keyid names the links), and writes nothing.\n"
     "Takes OUTDIR's lock: a build or run in progress there makes it exit 2.\n"
-    "Exit 0 signed, 2 bad input (nothing is written then). See docs/manifests.md.\n"
+    "OUTDIR is verified first, as `allocbuild verify OUTDIR` verifies it\n"
+    "(every file against SHA256SUMS and the statement; every statement's names\n"
+    "relative, none with '..'): what does not verify is not signed.\n"
+    "Exit 0 signed, 1 OUTDIR does not verify, 2 bad input (nothing is written\n"
+    "then). See docs/manifests.md.\n"
     "(--key, this command's old name for the signing key, still works, with a\n"
     "warning: everywhere else --key names a trusted public key.)\n";
 
@@ -141,6 +145,9 @@ cmd_sign(int argc, char **argv)
 
 		if (ab_path_exists(stmt))
 			rc = ab_build_lock(&lockfd, argv[optind]);
+		/* nothing is signed that does not verify, under the lock: a signature would vouch for it */
+		if (rc == 0 && lockfd >= 0)
+			rc = ab_sign_verify_before_signing(argv[optind]);
 		free(stmt);
 	}
 	if (rc == 0)

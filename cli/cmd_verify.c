@@ -48,11 +48,13 @@ static const char usage[] =
     "the document has a member policy {path, sha256, result, rules}.\n"
     "--rebuilt gives independent rebuilders' records (rebuild --sign; checked\n"
     "with --rebuilt-key as challenge does) for a reproducible rule's\n"
-    "\"independent\". With\n"
+    "\"independent\": a rebuilder counts once, by the key that verified its\n"
+    "record; a record not checked by a --rebuilt-key counts for none. With\n"
     "--sign (or --signing-key: a private key), the result is also written as a\n"
     "SLSA Verification Summary Attestation in a DSSE envelope, signed by it, to\n"
     "-o (default OUTDIR/vsa.intoto.jsonl, or BUNDLE.vsa.intoto.jsonl), PASSED or\n"
-    "FAILED; verify --key checks it. See docs/policy.md.\n";
+    "FAILED, listing the rebuilders' records it counted (digest and keyid);\n"
+    "verify --key checks it. See docs/policy.md.\n";
 
 /* the worse of two results: AB_EFAIL over AB_ECHECK over 0 */
 static int
@@ -157,11 +159,11 @@ check_policy(FILE *out, struct ab_policy_report *rep, const struct ab_policy *po
 /* --sign: the verification summary, signed, written */
 static int
 write_vsa(const char *target, const char *kind, const struct ab_policy *pol, int passed, struct ab_key *const *keys,
-    size_t nkeys, const char *out)
+    size_t nkeys, const char *out, const struct ab_challenge *rebuilt)
 {
 	struct ab_vsa v = {target, !strcmp(kind, "bundle"), pol, passed, 0};
 	char *path = out ? ab_strdup(out) : ab_vsa_default_path(&v);
-	int e = ab_vsa_write(path, &v, keys, nkeys);
+	int e = ab_vsa_write_rebuilt(path, &v, rebuilt, keys, nkeys);
 
 	if (e == 0)
 		ab_note("verification summary (%s), signed: %s", passed ? "PASSED" : "FAILED", path);
@@ -242,18 +244,8 @@ verify_target(FILE *out, const char **kind, const char *target, struct ab_sign_v
 	int e;
 
 	if (ab_is_dir(target) || !ab_path_exists(target)) {
-		struct ab_strv names = {0}, hexes = {0};
-
 		*kind = "OUTDIR";
-		/* the files hashed for SHA256SUMS are not read again for the signatures */
-		e = ab_manifest_verify_seen(out, target, &names, &hexes);
-		o->known_names = &names;
-		o->known_hexes = &hexes;
-		if (e != AB_EFAIL)
-			e = worse(e, ab_sign_verify_outdir(out, target, o));
-		o->known_names = o->known_hexes = NULL;
-		ab_strv_free(&names);
-		ab_strv_free(&hexes);
+		e = ab_sign_verify_outdir_all(out, target, o);
 	} else if (ab_sign_is_envelope_file(target)) {
 		*kind = "envelopes file";
 		e = ab_sign_verify_file(out, target, o);
@@ -293,6 +285,9 @@ load_rebuilt(struct ab_challenge **ch, struct ab_key ***rkeys, size_t *nrkeys, c
 		return 0;
 	if (ab_cmd_load_keys(rkeys, nrkeys, a->rpaths.v, a->rpaths.n, 0) < 0)
 		return AB_EFAIL;
+	if (!*nrkeys)
+		ab_warn("verify: --rebuilt without --rebuilt-key: the records' signatures are not checked, and they "
+		    "count for no independent rebuilder (an unsigned record proves nothing about who rebuilt)");
 	co.keys = *rkeys;
 	co.nkeys = *nrkeys;
 	/* a refused record (AB_ECHECK) is left out and counts for nothing */
@@ -345,7 +340,7 @@ cmd_verify(int argc, char **argv)
 		free(lines);
 	}
 	e = e == AB_EFAIL ? e : worse(e, pe);
-	if (e != AB_EFAIL && a.sign && write_vsa(target, kind, pol, e == 0, skeys, nskeys, a.vsa) < 0)
+	if (e != AB_EFAIL && a.sign && write_vsa(target, kind, pol, e == 0, skeys, nskeys, a.vsa, ch) < 0)
 		e = AB_EFAIL;
 	ab_policy_report_release(&rep);
 	ab_policy_free(pol);

@@ -6,6 +6,11 @@
 # author's recipe, directory and patch moved away, rebuild of the bundle
 # (and of the OUTDIR) lays them out and finds every artifact identical; a
 # bundle whose inputs were changed does not verify, and nothing is rebuilt.
+# The statement records each file's mode ({"annotations": {"mode":
+# "0755"}}), so that the signature covers it: an execute bit taken away
+# (or given) in the bundle or the OUTDIR fails verify --key, and rebuild
+# refuses it before anything runs instead of failing the build and
+# blaming the original.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/sign-lib.sh"
 
@@ -97,3 +102,49 @@ repack_bundle x provenance-carried forged.tar.gz
 expect_exit 1 "$AB" rebuild --key ed.pub.pem -o rb3 forged.tar.gz
 expect_grep "inputs/1/patches/app.patch: sha256 mismatch" out
 [ ! -e rb3 ] || fail "a forged bundle was rebuilt"
+
+# the modes are the statement's: each file of inputs/ with the mode the bundle gives it
+json bo/provenance/provenance.intoto.json '"\n".join(b["name"] + " " + b["annotations"]["mode"]
+	for b in d["predicate"]["runDetails"]["byproducts"] if b["name"].startswith("inputs/"))' >modes
+cat >want <<X
+inputs/0/app/configure 0755
+inputs/0/app/main.c 0644
+inputs/1/patches/app.patch 0644
+X
+expect_file modes <want
+# configure's execute bit taken away in the bundle (its bytes, and so every digest, unchanged)
+rm -rf x && mkdir x && tar -xzf $B -C x
+chmod -x x/provenance-carried/inputs/0/app/configure
+chmod +x x/provenance-carried/inputs/0/app/main.c
+repack_bundle x provenance-carried flipped.tar.gz
+expect_exit 1 "$AB" verify flipped.tar.gz
+expect_grep "provenance/provenance.intoto.json: inputs/0/app/configure: mode mismatch: recorded 0755, actual 0644" out
+expect_exit 1 "$AB" verify --key ed.pub.pem flipped.tar.gz
+expect_grep "provenance/provenance.intoto.jsonl:1: inputs/0/app/configure: mode mismatch: signed 0755, actual 0644" out
+expect_grep "provenance/provenance.intoto.jsonl:1: inputs/0/app/main.c: mode mismatch: signed 0644, actual 0755" out
+expect_exit 1 "$AB" rebuild --key ed.pub.pem -o rb4 flipped.tar.gz
+expect_grep "'flipped.tar.gz': its signatures do not verify with the keys given (above): nothing of it is run" err
+check 'a bundle with changed modes was not rebuilt' not test -e rb4
+# unsigned, the rebuild holds the files to the statement's modes all the same, before anything runs
+expect_exit 2 "$AB" rebuild --trust-unsigned -o rb4 flipped.tar.gz
+cat >want <<X
+allocbuild: 'flipped.tar.gz': inputs/0/app/configure: its mode is 0644, the build statement records 0755: a changed bundle is not rebuilt
+allocbuild: 'flipped.tar.gz': inputs/0/app/main.c: its mode is 0755, the build statement records 0644: a changed bundle is not rebuilt
+X
+sort err >sorted # in the bundle's order
+expect_file sorted <want
+check 'a bundle with changed modes was not rebuilt' not test -e rb4
+# the same in the OUTDIR (signed again: its rebuild record came after pr --sign)
+expect_exit 0 "$AB" sign --signing-key ed.pem bo
+chmod -x bo/inputs/0/app/configure
+expect_exit 1 "$AB" verify --key ed.pub.pem bo
+expect_grep "provenance/provenance.intoto.jsonl:1: inputs/0/app/configure: mode mismatch: signed 0755, actual 0644" out
+expect_exit 1 "$AB" verify bo
+expect_grep "provenance/provenance.intoto.json: inputs/0/app/configure: mode mismatch: recorded 0755, actual 0644" out
+expect_exit 1 "$AB" sign --signing-key ed.pem bo
+expect_grep "allocbuild: sign: provenance/provenance.intoto.json: inputs/0/app/configure: mode mismatch: recorded 0755, actual 0644" err
+expect_exit 2 "$AB" rebuild -o rb5 bo
+expect_grep "allocbuild: 'bo': inputs/0/app/configure: its mode is 0644, the build statement records 0755: a changed OUTDIR is not rebuilt" err
+check 'an OUTDIR with a changed mode was not rebuilt' not test -e rb5
+chmod +x bo/inputs/0/app/configure
+expect_exit 0 "$AB" verify --key ed.pub.pem bo

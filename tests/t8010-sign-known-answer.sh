@@ -27,10 +27,21 @@ openssl pkey -in a.pem -pubout -out a.pub.pem
 	fail "openssl does not derive the published public key from the seed"
 id=$(keyid_of a.pub.pem)
 
-# the statement of the vectors, byte for byte (no newline)
+# the statement of the vectors, byte for byte (no newline), in an OUTDIR that
+# verifies (sign signs nothing else): the manifests every build writes, empty,
+# listed in SHA256SUMS with the statement
 mkdir -p kat/provenance
 printf '%s' '{"_type":"https://in-toto.io/Statement/v1"}' >kat/provenance/provenance.intoto.json
 [ "$(base64 -w0 kat/provenance/provenance.intoto.json)" = "$PAYLOAD" ] || fail "the payload is not the vectors'"
+(
+	cd kat
+	for m in recipe.json provenance/sources.json provenance/build-commands.json provenance/binary-provenance.json \
+		provenance/allocator-probes.json; do
+		echo '{}' >$m
+	done
+	sha256sum recipe.json provenance/*.json >SHA256SUMS
+)
+expect_exit 0 "$AB" verify kat
 
 # the expected envelope line, from the published values
 python3 - "$PAYLOAD" "$SIG" "$id" >want.jsonl <<'PY'

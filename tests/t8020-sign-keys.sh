@@ -97,11 +97,11 @@ mkdir empty
 expect_exit 2 "$AB" sign --signing-key ed.pem empty
 echo "allocbuild: 'empty' has no in-toto statement (provenance/provenance.intoto.json): run 'allocbuild build' first" | expect_file err
 [ -z "$(ls -A empty)" ] || fail "sign wrote into empty"
-# a statement that is not one is not signed
+# a statement that is not one is not signed: a directory that is no OUTDIR does not verify
 mkdir -p notst/provenance
 echo '{"_type": "https://example.invalid/x"}' >notst/provenance/provenance.intoto.json
 expect_exit 2 "$AB" sign --signing-key ed.pem notst
-echo "allocbuild: 'notst/provenance/provenance.intoto.json' is not an in-toto Statement: refusing to sign it" | expect_file err
+echo "allocbuild: 'notst' has no SHA256SUMS: not an allocbuild output directory" | expect_file err
 expect_exit 0 "$AB" help sign
 expect_grep "allocbuild sign --signing-key KEY.pem [--signing-key KEY.pem]... OUTDIR" out
 

@@ -139,10 +139,9 @@ FAIL: OUTDIR t: a check failed (above); signatures checked with 1 key
 X
 # a line added: a valid envelope, signed by the same key, of a statement this OUTDIR does not hold
 fresh
-mkdir -p other/provenance
-printf '%s' '{"_type":"https://in-toto.io/Statement/v1","subject":[]}' >other/provenance/provenance.intoto.json
-expect_exit 0 "$AB" sign other --key ed.pem
-cat other/$J >>t/$J
+printf '%s' '{"_type":"https://in-toto.io/Statement/v1","subject":[]}' >other.json
+sign_openssl ed.pem other.json other.jsonl
+cat other.jsonl >>t/$J
 expect_exit 1 "$AB" verify --key ed.pub.pem t
 expect_grep "$J:2: signs a statement that the OUTDIR does not hold (no statement file there has its bytes)" out
 # a line that is not an envelope, and an empty one

@@ -7,7 +7,10 @@
 # changed under its signature); a record of another build of the same
 # recipe. challenge groups the digests per artifact, names the toolchain
 # difference as the likely cause, refuses the forged record, takes the
-# other build's as bad input; pr --rebuilt shows the table.
+# other build's as bad input; without --key it counts host names, and says
+# loudly (stderr, the table, --json) that unsigned records prove nothing
+# about who rebuilt (a record and its copy under another host name meet a
+# quorum of 2); pr --rebuilt shows the table.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/fakeproj.sh"
 . "$TOP/tests/sign-lib.sh"
@@ -125,6 +128,31 @@ expect_exit 0 "$AB" challenge --quorum 2 --json $KEYS bo r1.jsonl r2.jsonl r3.js
 expect_exit 1 "$AB" challenge --quorum 2 bo rb1/provenance/rebuild.intoto.json r2.jsonl
 expect_grep "  2 of 2 identical (1 independent rebuilder): $H (rb1/provenance/rebuild.intoto.json), $H (r2.jsonl)" out
 expect_grep "challenge of bo (statement ${STMT:0:12}): 2 records, quorum 2, signatures not checked (no --key)" out
+# ... but a host name is only what an unsigned record says: one record and a copy naming another
+# host meet a quorum of 2, and challenge says loudly (stderr, the table, --json) that this proves nothing
+python3 - rb1/provenance/rebuild.intoto.json copy.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["predicate"]["rebuilder"]["host"]["name"] = "builder-x"
+json.dump(d, open(sys.argv[2], "w"), indent="\t")
+PY
+UNSIGNED="signatures not checked: an unsigned record proves nothing about who rebuilt (its host name is what it says of itself; anyone can write one, or copy one under another name)"
+expect_exit 0 "$AB" challenge --quorum 2 bo rb1/provenance/rebuild.intoto.json copy.json
+echo "allocbuild: warning: challenge: no --key: $UNSIGNED" | expect_file err
+sed -n 2p out >warning
+echo "WARNING: $UNSIGNED: the counts below are of host names, not of rebuilders (--key PUB.pem)" | expect_file warning
+expect_grep "  2 of 2 identical: $H (rb1/provenance/rebuild.intoto.json), builder-x (copy.json)" out
+tail -n 1 out >last
+echo "3 of 3 artifacts reproduced by at least 2 independent rebuilders (by host name: signatures not checked)" | expect_file last
+expect_exit 0 "$AB" challenge --quorum 2 --json bo rb1/provenance/rebuild.intoto.json copy.json
+check 'challenge --json warns that unsigned records prove nothing' \
+	test "$(json out 'd["signatures_checked"], d["warnings"], d["ok"]')" = "(False, ['$UNSIGNED'], True)"
+check 'challenge --json gives each record its digest' \
+	test "$(json out '[r["sha256"] for r in d["records"]][1]')" = "$(sha256sum <copy.json | cut -d' ' -f1)"
+# with keys there is no such warning, and the JSON says none
+expect_exit 0 "$AB" challenge --quorum 2 --json $KEYS bo r1.jsonl r2.jsonl
+check 'challenge --json with keys has no warning' test "$(json out 'd["warnings"]')" = "[]"
+[ ! -s err ] || fail "challenge with keys said: $(cat err)"
 
 # a forged record: the second's payload says another bin/fake, under its old signature
 python3 - r2.jsonl r4.jsonl "$F" <<'PY'
@@ -155,6 +183,7 @@ expect_exit 2 "$AB" challenge "$B" r1.jsonl rb5/provenance/rebuild.intoto.json r
 LC=$(grep -n "\"statement_sha256\":" rb5/provenance/rebuild.intoto.json | head -1 | cut -d: -f1)
 COL=$(($(sed -n "${LC}p" rb5/provenance/rebuild.intoto.json | awk -v h="$OTHER" '{print index($0, h)}') - 1))
 expect_file err <<ERR
+allocbuild: warning: challenge: no --key: $UNSIGNED
 rb5/provenance/rebuild.intoto.json:$LC:$COL: predicate.original.statement_sha256: a rebuild of another build (statement sha256 $OTHER), not of '$B' ($STMT)
 ERR
 [ ! -s out ] || fail "bad input printed a table: $(cat out)"

@@ -8,7 +8,9 @@
 # predicate names the policy's digest, the inputs and PASSED. A failing
 # policy writes FAILED (exit 1); a bundle's VSA names the bundle; -o puts
 # it elsewhere; an edited VSA or another key fails; bad input (a policy
-# error, a key that cannot sign, --sign without --policy) writes nothing.
+# error, a signers rule naming one key twice, a version range whose min is
+# above its max, a key that cannot sign, --sign without --policy) writes
+# nothing.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/fakeproj.sh"
 . "$TOP/tests/sign-lib.sh"
@@ -114,6 +116,26 @@ cat >want <<'X'
 bad.json:1:12: policy: expected an integer from 1 to 1, got 2
 X
 expect_file err <want
+# a signers rule naming one key twice (that key alone would meet "min": 2): refused at load
+cat >twice.json <<X
+{"policy": 1, "name": "twice", "rules": [
+ {"signers": {"keys": ["$ed", "$ed"], "min": 2}}
+]}
+X
+expect_exit 2 "$AB" verify --policy twice.json --key ed.pub.pem --sign ec.pem bo
+echo "twice.json:2:92: rules[0].signers.keys[1]: '$ed' is listed twice (first at 2:24): a key counts once" |
+	expect_file err
+check 'a policy naming a key twice wrote nothing' not test -s out -o -e bo.vsa.intoto.jsonl
+# a version range whose min is above its max holds no version: refused at load
+cat >range.json <<'X'
+{"policy": 1, "name": "range", "rules": [
+ {"variants": ["*"], "allocator": {"kind": "jemalloc", "version": {"min": "5.3.1", "max": "5.3.0"}}}
+]}
+X
+expect_exit 2 "$AB" verify --policy range.json --sign ec.pem bo
+echo "range.json:2:75: rules[0].allocator.version.min: '5.3.1' is above max '5.3.0': no version is in the range" |
+	expect_file err
+check 'a policy with an empty version range wrote nothing' not test -s out -o -e bo.vsa.intoto.jsonl
 expect_exit 2 "$AB" verify --policy pass.json --sign ec.pub.pem bo
 [ ! -s out ] && [ ! -e bo.vsa.intoto.jsonl ] || fail "a key that cannot sign wrote something"
 expect_exit 2 "$AB" verify --sign ec.pem bo

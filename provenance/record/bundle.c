@@ -144,7 +144,7 @@ read_member(struct ab_buf *data, int *exec, int rootfd, const char *outdir, cons
 		free(src);
 		return AB_EFAIL;
 	}
-	*exec = S_ISREG(st.st_mode) && (st.st_mode & S_IXUSR);
+	*exec = ab_manifest_mode_exec(st.st_mode);
 	rc = ab_read_fd_max(data, fd, src, AB_READ_MAX);
 	close(fd);
 	free(src);

@@ -67,6 +67,18 @@ ab_manifest_is_executable(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
 }
 
+int
+ab_manifest_mode_exec(mode_t mode)
+{
+	return S_ISREG(mode) && (mode & S_IXUSR);
+}
+
+const char *
+ab_manifest_mode_name(int exec)
+{
+	return exec ? "0755" : "0644";
+}
+
 /* where the run's files are written: its OUTDIR, or the directory renamed to it afterwards */
 static const char *
 wdir(const struct ab_run_record *run)
@@ -661,6 +673,28 @@ ccache_byproduct(struct sums *byproducts, const struct ab_run_record *run, const
 	return 0;
 }
 
+/* the mode of inputs/'s file rel (AB_MANIFEST_MODE), as its byproduct's annotation */
+static int
+input_mode(struct sums *byproducts, const char *outdir, const char *rel)
+{
+	struct sum *e = ab_manifest_find_sum(byproducts, rel);
+	char *abs = ab_manifest_path(outdir, rel);
+	struct stat st;
+	int rc = lstat(abs, &st);
+
+	if (rc < 0)
+		ab_error_errno("cannot read '%s'", abs);
+	free(abs);
+	if (rc < 0)
+		return AB_EFAIL;
+	if (e && !e->annotations) {
+		e->annotations = cJSON_CreateObject();
+		cJSON_AddStringToObject(e->annotations, AB_MANIFEST_MODE,
+		    ab_manifest_mode_name(ab_manifest_mode_exec(st.st_mode)));
+	}
+	return 0;
+}
+
 /*
  * subjects: the artifacts of the variants built; byproducts: their logs,
  * then recipe.json and every other manifest this run wrote, so that a
@@ -685,9 +719,10 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 		if (st->compile_log && add_sum_file(byproducts, wdir(run), st->compile_log) < 0)
 			return AB_EFAIL;
 	}
-	/* the recipe's neighbours the build read, which a bundle carries (builder/inputs.h) */
+	/* the recipe's neighbours the build read, which a bundle carries (builder/inputs.h), with their modes */
 	for (size_t i = 0; i < run->inputs.n; i++)
-		if (add_sum_file(byproducts, wdir(run), run->inputs.v[i]) < 0)
+		if (add_sum_file(byproducts, wdir(run), run->inputs.v[i]) < 0 ||
+		    input_mode(byproducts, wdir(run), run->inputs.v[i]) < 0)
 			return AB_EFAIL;
 	for (size_t i = 0; i < ab_manifest_nfiles; i++) {
 		const char *rel = ab_manifest_files[i].path;

@@ -15,6 +15,7 @@
 #define AB_MANIFEST_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <cjson/cJSON.h>
 
@@ -33,6 +34,19 @@
 #define AB_MANIFEST_ENVELOPES "provenance/provenance.intoto.jsonl"
 #define AB_MANIFEST_SIGNERS "provenance/signers.json"
 int ab_manifest_remove_signed(const char *outdir);
+
+/*
+ * The mode of a file of inputs/ (builder/inputs.h), as the bundle carries
+ * it and a rebuild lays it out: executable (0755) when a regular file with
+ * the owner's execute bit, else 0644. The build statement names it in the
+ * file's byproduct, {"annotations": {"mode": "0755"}}, so that a signature
+ * covers it (docs/manifests.md, "inputs/"): a configure script whose bit
+ * was taken away in a bundle fails verify --key, rather than the rebuild.
+ */
+#define AB_MANIFEST_MODE "mode"
+int ab_manifest_mode_exec(mode_t mode);
+/* "0755" or "0644" */
+const char *ab_manifest_mode_name(int exec);
 
 /* the in-toto buildType and builder id of allocbuild (docs/manifests.md) */
 #define AB_BUILD_TYPE "https://allocbuild.dev/build/v1"

@@ -186,6 +186,7 @@ ab_rebuildrec_read(struct ab_rebuildrec *r, const char *file, struct ab_key *con
 		return AB_EFAIL;
 	r->len = text.len;
 	r->text = text.s ? ab_buf_detach(&text) : ab_strdup("");
+	ab_hash_buf(r->sha256, r->text, r->len);
 	while (i < r->len && strchr(" \t\r\n", r->text[i]))
 		i++;
 	/* an envelope is one line whose object has a payload; a Statement is the record itself */

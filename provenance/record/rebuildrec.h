@@ -59,6 +59,7 @@ struct ab_rebuildrec {
 	char *signer;        /* the id of the key that verified it, NULL when none was checked */
 	const char *host;    /* predicate.rebuilder.host.name, "?" when absent; owned by st */
 	char original[AB_HEX_LEN + 1]; /* predicate.original.statement_sha256 */
+	char sha256[AB_HEX_LEN + 1];   /* of the file's bytes (the envelope, or the plain record) */
 	char *text;          /* the file's bytes, for the places of errors */
 	size_t len;
 };

@@ -32,6 +32,7 @@ struct artifact {
 	size_t ngroups;
 	size_t identical;     /* records with the original digest */
 	size_t independent;   /* rebuilders among them */
+	size_t signers;       /* the keys that verified their records */
 };
 
 struct ab_challenge {
@@ -193,12 +194,17 @@ place(struct artifact *a, const struct ab_challenge *c, size_t ri)
 		abort();
 	g->recs[g->n++] = ri;
 	if (hex && !strcmp(hex, a->original)) {
-		int seen = 0;
+		int seen = 0, key_seen = 0;
 
-		for (size_t i = 0; i + 1 < g->n; i++)
-			seen |= !strcmp(identity(&c->recs[g->recs[i]]), identity(r));
+		for (size_t i = 0; i + 1 < g->n; i++) {
+			const struct ab_rebuildrec *o = &c->recs[g->recs[i]];
+
+			seen |= !strcmp(identity(o), identity(r));
+			key_seen |= r->signer && o->signer && !strcmp(o->signer, r->signer);
+		}
 		a->identical++;
 		a->independent += !seen;
+		a->signers += r->signer && !key_seen;
 	} else {
 		add_causes(g, c, r, entry, ab_json_str(entry, "label"));
 	}
@@ -381,6 +387,9 @@ ab_challenge_print(FILE *f, const struct ab_challenge *c)
 	fprintf(f, "challenge of %s (statement %.*s): %zu record%s, quorum %zu, signatures %s\n", in, SHORT,
 	    c->statement_hex, c->nrecs, c->nrecs == 1 ? "" : "s", c->quorum,
 	    c->nkeys ? "checked" : "not checked (no --key)");
+	if (!c->nkeys)
+		fprintf(f, "WARNING: %s: the counts below are of host names, not of rebuilders (--key PUB.pem)\n",
+		    AB_CHALLENGE_UNSIGNED);
 	free(in);
 	for (size_t i = 0; i < c->narts; i++) {
 		const struct artifact *a = &c->arts[i];
@@ -407,6 +416,8 @@ ab_challenge_print(FILE *f, const struct ab_challenge *c)
 	    c->quorum, c->quorum == 1 ? "" : "s");
 	if (c->refused.n)
 		fprintf(f, "; %zu record%s refused (bad signature)", c->refused.n, c->refused.n == 1 ? "" : "s");
+	if (!c->nkeys)
+		fputs(" (by host name: signatures not checked)", f);
 	fputc('\n', f);
 }
 
@@ -439,6 +450,9 @@ ab_challenge_md(struct ab_buf *b, const struct ab_challenge *c)
 	    "quorum %zu independent rebuilder%s: %zu of %zu artifacts reproduced.\n\n", c->nrecs,
 	    c->nrecs == 1 ? "" : "s", SHORT, c->statement_hex, c->nkeys ? "checked" : "not checked",
 	    c->quorum, c->quorum == 1 ? "" : "s", npassed(c), c->narts);
+	if (!c->nkeys)
+		ab_buf_printf(b, "> **Warning**: %s: the counts below are of host names, not of rebuilders "
+		    "(`--rebuilt-key PUB.pem`).\n\n", AB_CHALLENGE_UNSIGNED);
 	ab_buf_puts(b, "| artifact | original | rebuilders | other digests |\n|---|---|---|---|\n");
 	for (size_t i = 0; i < c->narts; i++) {
 		const struct artifact *a = &c->arts[i];
@@ -482,7 +496,7 @@ ab_challenge_md(struct ab_buf *b, const struct ab_challenge *c)
 }
 
 size_t
-ab_challenge_label_independent(const struct ab_challenge *c, const char *label, size_t *n)
+ab_challenge_label_signers(const struct ab_challenge *c, const char *label, size_t *n)
 {
 	size_t least = 0;
 
@@ -490,27 +504,49 @@ ab_challenge_label_independent(const struct ab_challenge *c, const char *label, 
 	for (size_t i = 0; i < c->narts; i++) {
 		if (!c->arts[i].label || strcmp(c->arts[i].label, label))
 			continue;
-		if (!(*n)++ || c->arts[i].independent < least)
-			least = c->arts[i].independent;
+		if (!(*n)++ || c->arts[i].signers < least)
+			least = c->arts[i].signers;
 	}
 	return least;
+}
+
+int
+ab_challenge_checked(const struct ab_challenge *c)
+{
+	return c->nkeys > 0;
+}
+
+size_t
+ab_challenge_nrecords(const struct ab_challenge *c)
+{
+	return c->nrecs;
+}
+
+const struct ab_rebuildrec *
+ab_challenge_record(const struct ab_challenge *c, size_t i)
+{
+	return &c->recs[i];
 }
 
 cJSON *
 ab_challenge_json(const struct ab_challenge *c)
 {
-	cJSON *d = cJSON_CreateObject(), *recs, *arts;
+	cJSON *d = cJSON_CreateObject(), *recs, *arts, *warn;
 
 	cJSON_AddStringToObject(d, "_type", "https://allocbuild.dev/challenge/v1");
 	cJSON_AddStringToObject(d, "input", c->input);
 	cJSON_AddStringToObject(d, "statement_sha256", c->statement_hex);
 	cJSON_AddNumberToObject(d, "quorum", (double)c->quorum);
 	cJSON_AddBoolToObject(d, "signatures_checked", c->nkeys > 0);
+	warn = cJSON_AddArrayToObject(d, "warnings");
+	if (!c->nkeys)
+		cJSON_AddItemToArray(warn, cJSON_CreateString(AB_CHALLENGE_UNSIGNED));
 	recs = cJSON_AddArrayToObject(d, "records");
 	for (size_t i = 0; i < c->nrecs; i++) {
 		cJSON *r = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(r, "file", c->recs[i].file);
+		cJSON_AddStringToObject(r, "sha256", c->recs[i].sha256);
 		cJSON_AddStringToObject(r, "host", c->recs[i].host);
 		ab_json_add_str_or_null(r, "signer", c->recs[i].signer);
 		cJSON_AddBoolToObject(r, "enveloped", c->recs[i].enveloped);
@@ -527,6 +563,7 @@ ab_challenge_json(const struct ab_challenge *c)
 		cJSON_AddStringToObject(o, "original_sha256", a->original);
 		cJSON_AddNumberToObject(o, "identical", (double)a->identical);
 		cJSON_AddNumberToObject(o, "independent", (double)a->independent);
+		cJSON_AddNumberToObject(o, "signers", (double)a->signers);
 		cJSON_AddBoolToObject(o, "quorum_met", a->independent >= c->quorum);
 		gs = cJSON_AddArrayToObject(o, "groups");
 		for (size_t j = 0; j < a->ngroups; j++) {

@@ -16,7 +16,11 @@
  * A rebuilder counts once however many records it gave: its signing
  * key's id when the record's signature was checked, else its host name.
  * An artifact passes with at least `quorum` independent rebuilders that
- * got the original digest (0: as many as records were given).
+ * got the original digest (0: as many as records were given). A host
+ * name is only what an unsigned record says of itself: without keys the
+ * table and its JSON carry a warning that unsigned records prove nothing
+ * about who rebuilt (AB_CHALLENGE_UNSIGNED), and a policy counts only
+ * rebuilders by a verified signing key (ab_challenge_label_signers).
  *
  *   struct ab_challenge *c;
  *   rc = ab_challenge_make(&c, "bundle.tar.gz", &opts);  AB_EFAIL bad input (reported),
@@ -36,6 +40,11 @@
 struct ab_buf;
 struct ab_key;
 struct ab_challenge;
+struct ab_rebuildrec;
+
+/* what challenge says when no record's signature was checked */
+#define AB_CHALLENGE_UNSIGNED "signatures not checked: an unsigned record proves nothing about who rebuilt " \
+	"(its host name is what it says of itself; anyone can write one, or copy one under another name)"
 
 struct ab_challenge_opts {
 	char *const *records;        /* the record files */
@@ -57,10 +66,17 @@ int ab_challenge_make(struct ab_challenge **out, const char *input, const struct
 int ab_challenge_verdict(const struct ab_challenge *c);
 /*
  * The artifacts of label (as the build's statement names them) in *n, and
- * the fewest independent rebuilders that got one of them identical (0
- * when n is 0): a policy's reproducible rule (provenance/review/policycheck.h)
+ * the fewest rebuilders that got one of them identical counted by the
+ * keys that verified their records: two records signed by one key are one
+ * rebuilder, a record whose signature was not checked is none (0 when n
+ * is 0). A policy's reproducible rule (provenance/review/policycheck.h)
  */
-size_t ab_challenge_label_independent(const struct ab_challenge *c, const char *label, size_t *n);
+size_t ab_challenge_label_signers(const struct ab_challenge *c, const char *label, size_t *n);
+/* were the records' signatures checked (keys given)? */
+int ab_challenge_checked(const struct ab_challenge *c);
+/* the records counted (read, of this build, not refused), in the order given; ab_challenge_record(c, i) for i < n */
+size_t ab_challenge_nrecords(const struct ab_challenge *c);
+const struct ab_rebuildrec *ab_challenge_record(const struct ab_challenge *c, size_t i);
 /* the text table (see docs/build.md) */
 void ab_challenge_print(FILE *f, const struct ab_challenge *c);
 /* the table as pr.md shows it (markdown, names escaped), appended to b */

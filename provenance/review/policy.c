@@ -214,6 +214,24 @@ parse_source(struct ctx *c, struct ab_policy_rule *r, const struct ab_jnode *n, 
 	    ab_jnode_member(n, "dirHash"), "commit, sha256, dirHash");
 }
 
+int
+ab_policy_version_cmp(const char *have, const char *want)
+{
+	while (*want) {
+		long x = strtol(have, (char **)&have, 10), y = strtol(want, (char **)&want, 10);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (*want == '.')
+			want++;
+		if (*have == '.')
+			have++;
+		else if (*want)
+			return -1; /* "5.3" against "5.3.0" */
+	}
+	return 0;
+}
+
 /* a version: digits and dots, "5.3.0" */
 static int
 valid_version(const char *s)
@@ -275,6 +293,16 @@ parse_allocator(struct ctx *c, struct ab_policy_rule *r, const struct ab_jnode *
 			r->version_min = version_of(c, v, p, "min");
 			r->version_max = version_of(c, v, p, "max");
 			need_one(c, v, p, ab_jnode_member(v, "min") || ab_jnode_member(v, "max"), "min, max");
+			/* a range no version is in: a rule that could never pass */
+			if (r->version_min && r->version_max &&
+			    ab_policy_version_cmp(r->version_min, r->version_max) > 0) {
+				char *q = ab_jpath_key(p, "min");
+				const struct ab_jnode *m = ab_jnode_member(v, "min");
+
+				ab_jdiag_add(&c->dg, m->line, m->col, q,
+				    "'%s' is above max '%s': no version is in the range", r->version_min, r->version_max);
+				free(q);
+			}
 		}
 		free(p);
 	} else {
@@ -396,6 +424,23 @@ parse_signers(struct ctx *c, struct ab_policy_rule *r, const struct ab_jnode *n,
 	if (!(k = typed(c, n, path, "keys", cJSON_Array, 1)))
 		return;
 	strs_of(c, n, path, "keys", &r->keyids, 0);
+	/* a key counts once: the same keyid twice would let one key meet "min": 2 */
+	for (size_t i = 0; i < k->nkids; i++)
+		for (size_t j = 0; j < i; j++) {
+			const struct ab_jnode *a = &k->kids[j], *b = &k->kids[i];
+
+			if (a->type == '"' && b->type == '"' && !strcmp(a->j->valuestring, b->j->valuestring)) {
+				char *p = ab_jpath_index("", i), *q = ab_sprintf("%s.keys%s", path, p);
+				char *v = ab_jshown(b->j->valuestring);
+
+				ab_jdiag_add(&c->dg, b->line, b->col, q, "'%s' is listed twice (first at %d:%d): "
+				    "a key counts once", v, a->line, a->col);
+				free(v);
+				free(q);
+				free(p);
+				break;
+			}
+		}
 	for (size_t i = 0; i < r->keyids.n; i++) {
 		if (!is_hex(r->keyids.v[i], AB_HEX_LEN)) {
 			char *p = ab_jpath_index("", i), *q = ab_sprintf("%s.keys%s", path, p), *v = ab_jshown(r->keyids.v[i]);

@@ -91,6 +91,12 @@ struct ab_policy {
 	size_t nrules;
 };
 
+/*
+ * have's numbers ("5.3.0-0-g54ea...", or a policy's "5.3.1") against
+ * want's, as far as want goes: <0, 0, >0 ("5.3.2" is 0 against "5.3", so
+ * a range's max "5.3" takes every 5.3.x); an allocator rule's range
+ */
+int ab_policy_version_cmp(const char *have, const char *want);
 /* the kind's name, as written in a policy: "source", "baked"... */
 const char *ab_policy_kind_name(enum ab_policy_kind k);
 /*

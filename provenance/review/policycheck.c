@@ -218,25 +218,6 @@ check_upstream(const struct at *a, const struct ab_policy_rule *r, const struct 
 		    ab_strdup(str_or(rep, "summary", cJSON_IsTrue(ab_json_get(rep, key)) ? key : "no")));
 }
 
-/* "5.3.0-0-g54ea..." -> its numbers compared with "5.3.1": <0, 0, >0 */
-static int
-version_cmp(const char *have, const char *want)
-{
-	while (*want) {
-		long x = strtol(have, (char **)&have, 10), y = strtol(want, (char **)&want, 10);
-
-		if (x != y)
-			return x < y ? -1 : 1;
-		if (*want == '.')
-			want++;
-		if (*have == '.')
-			have++;
-		else if (*want)
-			return -1; /* "5.3" against "5.3.0" */
-	}
-	return 0;
-}
-
 /* does have ("5.3.0-0-g..." or "5.3.0") name exactly version want? */
 static int
 version_is(const char *have, const char *want)
@@ -272,8 +253,8 @@ check_allocator(const struct at *a, const struct ab_policy_rule *r, const struct
 		addf(a, ok, PROBES, ab_sprintf("variants[%d].probe.version", v->pi), ab_strdup(r->version), ab_strdup(ver));
 		return;
 	}
-	ok = (!r->version_min || version_cmp(ver, r->version_min) >= 0) &&
-	    (!r->version_max || version_cmp(ver, r->version_max) <= 0);
+	ok = (!r->version_min || ab_policy_version_cmp(ver, r->version_min) >= 0) &&
+	    (!r->version_max || ab_policy_version_cmp(ver, r->version_max) <= 0);
 	addf(a, ok, PROBES, ab_sprintf("variants[%d].probe.version", v->pi),
 	    ab_sprintf("from %s to %s", r->version_min ? r->version_min : "any", r->version_max ? r->version_max : "any"),
 	    ab_strdup(ver));
@@ -439,26 +420,41 @@ repro_one(const struct at *a, const cJSON *rec, const char *file, const struct v
 	    ab_sprintf("%d/%d artifact%s identical", same, n, n == 1 ? "" : "s"));
 }
 
-/* the rebuilders of verify --rebuilt that got every artifact of the variant (its base's, for a runtime one) identical */
+/*
+ * The rebuilders of verify --rebuilt that got every artifact of the
+ * variant (its base's, for a runtime one) identical, each counted once by
+ * the key that verified its record: a host name is only what a record
+ * says of itself, so unsigned records count for nothing
+ */
 static void
 repro_independent(const struct at *a, const struct ab_policy_rule *r, const struct recs *rc, const struct var *v)
 {
+	const struct ab_challenge *ch = rc->o->rebuilt;
 	const char *base = v->label;
 	size_t n = 0, least = 0;
+	char *actual;
 
-	if (rc->o->rebuilt) {
-		least = ab_challenge_label_independent(rc->o->rebuilt, base, &n);
+	if (ch) {
+		least = ab_challenge_label_signers(ch, base, &n);
 		if (!n && strcmp(str_or(v->bin, "base", v->label), v->label)) {
 			base = str_or(v->bin, "base", v->label);
-			least = ab_challenge_label_independent(rc->o->rebuilt, base, &n);
+			least = ab_challenge_label_signers(ch, base, &n);
 		}
 	}
-	addf(a, n && least >= (size_t)r->independent, "rebuild records (--rebuilt)", ab_strdup("predicate.comparison.artifacts"),
-	    ab_sprintf("%d independent rebuilder%s with every artifact identical", r->independent,
-	    r->independent == 1 ? "" : "s"), !rc->o->rebuilt ? ab_strdup("no rebuild record given (verify --rebuilt RECORD)") :
-	    !n ? ab_sprintf("no artifact of %s rebuilt", base) : ab_sprintf("%zu for %s %zu artifact%s%s%s", least,
-	    n == 1 ? "its" : "the least of its", n, n == 1 ? "" : "s", strcmp(base, v->label) ? ", its base " : "",
-	    strcmp(base, v->label) ? base : ""));
+	if (!ch)
+		actual = ab_strdup("no rebuild record given (verify --rebuilt RECORD)");
+	else if (!n)
+		actual = ab_sprintf("no artifact of %s rebuilt", base);
+	else if (!ab_challenge_checked(ch))
+		actual = ab_strdup("none: the records' signatures were not checked (--rebuilt-key PUB.pem), and an "
+		    "unsigned record proves nothing about who rebuilt");
+	else
+		actual = ab_sprintf("%zu signing key%s for %s %zu artifact%s%s%s", least, least == 1 ? "" : "s",
+		    n == 1 ? "its" : "the least of its", n, n == 1 ? "" : "s", strcmp(base, v->label) ? ", its base " : "",
+		    strcmp(base, v->label) ? base : "");
+	addf(a, n && least >= (size_t)r->independent, "rebuild records (--rebuilt)",
+	    ab_strdup("predicate.comparison.artifacts"), ab_sprintf("%d independent rebuilder%s (signing keys) with every "
+	    "artifact identical", r->independent, r->independent == 1 ? "" : "s"), actual);
 }
 
 static void

@@ -176,6 +176,64 @@ ab_sign_is_signed_member(const char *rel)
 	return ab_sign_is_statement(rel) || !strcmp(rel, AB_SIGN_ENVELOPES);
 }
 
+/* a Statement at hand, and the envelope line that carries it */
+struct stmt {
+	const char *rel;
+	const void *data;
+	size_t len;
+	size_t line; /* 0: no line yet */
+};
+
+struct stmts {
+	struct stmt *v;
+	size_t n;
+	struct ab_strv names;  /* owned names and ... */
+	struct ab_buf *bufs;   /* ... bytes, for Statements read from a directory */
+};
+
+/* ---- what a Statement names ---- */
+
+/* the lists of names a Statement's digests go with: its subject, and its byproducts (a build's, or a run record's) */
+static void
+statement_lists(const cJSON *doc, const cJSON *lists[2])
+{
+	const cJSON *pred = cJSON_GetObjectItemCaseSensitive(doc, "predicate");
+
+	lists[0] = cJSON_GetObjectItemCaseSensitive(doc, "subject");
+	lists[1] = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pred, "runDetails"), "byproducts");
+	/* a run record's predicate (provenance/runs/runrec.h) lists its byproducts itself */
+	if (!lists[1])
+		lists[1] = cJSON_GetObjectItemCaseSensitive(pred, "byproducts");
+}
+
+/*
+ * The first name of a Statement that is no safe relative path (lib/util:
+ * empty, absolute, or with a ".." component: a file outside the OUTDIR
+ * that a verifier, sha256sum -c included, would be sent to) into *what
+ * ("subject" or "byproduct") and returned, owned by doc; NULL when every
+ * name is safe (a missing or non-string name is returned as "")
+ */
+static const char *
+unsafe_name(const cJSON *doc, const char **what)
+{
+	const cJSON *lists[2], *it;
+
+	statement_lists(doc, lists);
+	for (int k = 0; k < 2; k++) {
+		const cJSON *list = cJSON_IsArray(lists[k]) ? lists[k] : NULL;
+
+		cJSON_ArrayForEach(it, list) {
+			const char *name = ab_json_str(it, "name");
+
+			if (!name || !ab_path_is_safe_relative(name)) {
+				*what = k ? "byproduct" : "subject";
+				return name ? name : "";
+			}
+		}
+	}
+	return NULL;
+}
+
 /* ---- signing ---- */
 
 /* a Statement's bytes; refused unless they are a JSON object with an in-toto Statement _type */
@@ -183,6 +241,7 @@ static int
 read_statement(struct ab_buf *b, const char *outdir, const char *rel)
 {
 	char *path = ab_path_join(outdir, rel);
+	const char *name, *what = NULL;
 	cJSON *doc = NULL;
 	int error = AB_EFAIL;
 
@@ -192,6 +251,14 @@ read_statement(struct ab_buf *b, const char *outdir, const char *rel)
 	doc = cJSON_ParseWithLength(b->s, b->len);
 	if (!cJSON_IsObject(doc) || !ab_statement_is(doc, 1)) {
 		ab_error("'%s' is not an in-toto Statement: refusing to sign it", path);
+		goto done;
+	}
+	if ((name = unsafe_name(doc, &what))) {
+		char *pn = ab_dsse_printable(name);
+
+		ab_error("'%s': a %s has no safe relative name ('%s'): refusing to sign it", path, what, pn);
+		free(pn);
+		error = AB_ECHECK;
 		goto done;
 	}
 	error = 0;
@@ -249,8 +316,10 @@ ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, 
 		goto done;
 	}
 	for (size_t i = 0; i < st.n; i++) {
-		if (read_statement(&b, outdir, st.v[i]) < 0 ||
-		    ab_dsse_sign(&lines, AB_DSSE_INTOTO, b.s, b.len, keys, nkeys) < 0)
+		if ((error = read_statement(&b, outdir, st.v[i])) < 0)
+			goto done;
+		error = AB_EFAIL;
+		if (ab_dsse_sign(&lines, AB_DSSE_INTOTO, b.s, b.len, keys, nkeys) < 0)
 			goto done;
 		ab_buf_putc(&lines, '\n');
 	}
@@ -288,21 +357,6 @@ done:
 }
 
 /* ---- verifying ---- */
-
-/* a Statement at hand, and the envelope line that carries it */
-struct stmt {
-	const char *rel;
-	const void *data;
-	size_t len;
-	size_t line; /* 0: no line yet */
-};
-
-struct stmts {
-	struct stmt *v;
-	size_t n;
-	struct ab_strv names;  /* owned names and ... */
-	struct ab_buf *bufs;   /* ... bytes, for Statements read from a directory */
-};
 
 /* where the names of a Statement are looked up: a directory, or a bundle's members */
 struct files {
@@ -466,7 +520,104 @@ check_signatures(struct check *c, size_t n, const struct ab_dsse *e, char *accep
 	return rc;
 }
 
-/* check the digests of one list of a Statement (subject or byproducts) */
+/*
+ * The mode a byproduct's annotation gives (a file of inputs/,
+ * AB_MANIFEST_MODE) against the file's or member's: 0 when it has none,
+ * or they agree, or the file is missing (reported as such); else 1 and
+ * *want (the annotation's, NULL when it is no mode) and *have
+ */
+static int
+mode_differs(const struct files *f, const cJSON *item, const char *name, const char **want, const char **have)
+{
+	const struct ab_bundle_member *m;
+	struct stat st;
+	int exec;
+
+	*want = ab_json_str(ab_json_get(item, "annotations"), AB_MANIFEST_MODE);
+	if (!*want)
+		return 0;
+	if (f->bundle) {
+		if (!(m = ab_bundle_member(f->bundle, name)))
+			return 0;
+		exec = m->exec;
+	} else {
+		char *path = ab_path_join(f->root, name);
+		int rc = stat(path, &st);
+
+		free(path);
+		if (rc < 0)
+			return 0;
+		exec = ab_manifest_mode_exec(st.st_mode);
+	}
+	*have = ab_manifest_mode_name(exec);
+	if (strcmp(*want, ab_manifest_mode_name(0)) && strcmp(*want, ab_manifest_mode_name(1)))
+		*want = NULL;
+	return !*want || strcmp(*want, *have);
+}
+
+/* a signed mode against the file's: 0, or a failure printed */
+static int
+check_mode(struct check *c, size_t n, const cJSON *item, const char *name, const char *pn)
+{
+	const char *want, *have;
+
+	if (!mode_differs(c->files, item, name, &want, &have))
+		return 0;
+	if (want)
+		fail(c, n, "%s: mode mismatch: signed %s, actual %s", pn, want, have);
+	else
+		fail(c, n, "%s: the signed mode is neither %s nor %s", pn, ab_manifest_mode_name(0),
+		    ab_manifest_mode_name(1));
+	return -1;
+}
+
+/*
+ * Without keys nothing else reads the Statements at hand: each name must
+ * be a safe relative path ("<statement>: a subject has no safe relative
+ * name ('../x')") and each mode recorded must be the file's
+ * ("<statement>: NAME: mode mismatch: recorded 0755, actual 0644"). The
+ * count of the problems printed.
+ */
+static size_t
+check_statements_unsigned(FILE *out, const struct files *f, const struct stmts *s)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		cJSON *doc = cJSON_ParseWithLength((const char *)s->v[i].data, s->v[i].len);
+		const char *what = NULL, *name = doc ? unsafe_name(doc, &what) : NULL, *want, *have;
+		const cJSON *lists[2], *it;
+
+		if (name) {
+			char *pn = ab_dsse_printable(name);
+
+			fprintf(out, "%s: a %s has no safe relative name ('%s')\n", s->v[i].rel, what, pn);
+			free(pn);
+			bad++;
+		} else if (doc) {
+			statement_lists(doc, lists);
+			for (int k = 0; k < 2; k++) {
+				const cJSON *list = cJSON_IsArray(lists[k]) ? lists[k] : NULL;
+
+				cJSON_ArrayForEach(it, list) {
+					char *pn;
+
+					if (!mode_differs(f, it, ab_json_str(it, "name"), &want, &have))
+						continue;
+					pn = ab_dsse_printable(ab_json_str(it, "name"));
+					fprintf(out, "%s: %s: mode mismatch: recorded %s, actual %s\n", s->v[i].rel, pn,
+					    want ? want : "(not a mode)", have);
+					free(pn);
+					bad++;
+				}
+			}
+		}
+		cJSON_Delete(doc);
+	}
+	return bad;
+}
+
+/* check the digests of one list of a Statement (subject or byproducts), and the modes signed */
 static void
 check_names(struct check *c, size_t n, const cJSON *list, const char *what, size_t *matched,
     struct ab_strv *unchecked)
@@ -501,7 +652,7 @@ check_names(struct check *c, size_t n, const cJSON *list, const char *what, size
 			    c->files->bundle ? " from the bundle" : "");
 		} else if (strcmp(hex, want)) {
 			fail(c, n, "%s: sha256 mismatch: signed %s, actual %s", pn, want, hex);
-		} else {
+		} else if (check_mode(c, n, it, name, pn) == 0) {
 			(*matched)++;
 		}
 		free(pn);
@@ -515,7 +666,7 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 	struct ab_strv unchecked = {0};
 	char hex[AB_HEX_LEN + 1];
 	const char *which = NULL;
-	const cJSON *pred, *lists[2];
+	const cJSON *lists[2];
 	cJSON *doc = NULL;
 	size_t failed = c->failed, nsub = 0, nbyp = 0;
 	int rc = 0;
@@ -551,12 +702,7 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 		free(t);
 		goto done;
 	}
-	pred = cJSON_GetObjectItemCaseSensitive(doc, "predicate");
-	lists[0] = cJSON_GetObjectItemCaseSensitive(doc, "subject");
-	lists[1] = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pred, "runDetails"), "byproducts");
-	/* a run record's predicate (provenance/runs/runrec.h) lists its byproducts itself */
-	if (!lists[1])
-		lists[1] = cJSON_GetObjectItemCaseSensitive(pred, "byproducts");
+	statement_lists(doc, lists);
 	if ((rc = prehash(c->files, lists, 2)) < 0)
 		goto done;
 	check_names(c, n, lists[0], "subject", &nsub, &unchecked);
@@ -750,13 +896,17 @@ ab_sign_verify_outdir(FILE *out, const char *outdir, const struct ab_sign_verify
 	struct stmts s = {0};
 	struct check c = {.out = out, .label = AB_SIGN_ENVELOPES, .where = "the OUTDIR", .o = o, .files = &f, .stmts = &s};
 	struct ab_buf text = {0};
+	size_t bad = 0;
 	int rc = AB_EFAIL;
 
+	if (stmts_of_dir(&s, outdir) < 0)
+		goto done;
+	bad = o->nkeys ? 0 : check_statements_unsigned(out, &f, &s);
 	if (!ab_path_exists(path)) {
 		rc = unsigned_input(out, AB_SIGN_ENVELOPES, "the OUTDIR", o);
 		goto done;
 	}
-	if (ab_read_file(&text, path) < 0 || stmts_of_dir(&s, outdir) < 0)
+	if (ab_read_file(&text, path) < 0)
 		goto done;
 	for (size_t i = 0; o->known_names && o->known_hexes && i < o->known_names->n; i++) {
 		ab_strv_push(&f.names, o->known_names->v[i]);
@@ -764,10 +914,61 @@ ab_sign_verify_outdir(FILE *out, const char *outdir, const struct ab_sign_verify
 	}
 	rc = check_all(&c, text.s, text.len);
 done:
+	if (rc == 0 && bad)
+		rc = AB_ECHECK;
 	release_check(&c);
 	stmts_free(&s);
 	ab_buf_free(&text);
 	free(path);
+	return rc;
+}
+
+int
+ab_sign_verify_outdir_all(FILE *out, const char *outdir, const struct ab_sign_verify_opts *o)
+{
+	struct ab_sign_verify_opts so = *o;
+	struct ab_strv names = {0}, hexes = {0};
+	int e, e2;
+
+	/* the files hashed for SHA256SUMS are not read again for the signatures */
+	e = ab_manifest_verify_seen(out, outdir, &names, &hexes);
+	so.known_names = &names;
+	so.known_hexes = &hexes;
+	if (e != AB_EFAIL && (e2 = ab_sign_verify_outdir(out, outdir, &so)) != 0)
+		e = e2 == AB_EFAIL ? AB_EFAIL : AB_ECHECK;
+	ab_strv_free(&names);
+	ab_strv_free(&hexes);
+	return e;
+}
+
+int
+ab_sign_verify_before_signing(const char *outdir)
+{
+	struct ab_sign_verify_opts none = {0};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int rc;
+
+	if (!f) {
+		ab_error_errno("sign: cannot verify '%s'", outdir);
+		return AB_EFAIL;
+	}
+	rc = ab_sign_verify_outdir_all(f, outdir, &none);
+	fclose(f);
+	if (rc == AB_ECHECK) {
+		char *shown = ab_shown(outdir);
+
+		for (const char *p = text; p && *p;) {
+			size_t n = strcspn(p, "\n");
+
+			ab_error("sign: %.*s", (int)n, p);
+			p += n + (p[n] == '\n');
+		}
+		ab_error("sign: '%s' does not verify ('allocbuild verify %s'): nothing signed", shown, shown);
+		free(shown);
+	}
+	free(text);
 	return rc;
 }
 
@@ -779,11 +980,10 @@ ab_sign_verify_bundle(FILE *out, const char *bundle, const struct ab_bundle_memb
 	struct files f = {.bundle = m};
 	struct stmts s = {0};
 	struct check c = {.out = out, .label = AB_SIGN_ENVELOPES, .where = "the bundle", .o = o, .files = &f, .stmts = &s};
+	size_t bad;
 	int rc;
 
 	(void)bundle;
-	if (!env)
-		return unsigned_input(out, AB_SIGN_ENVELOPES, "the bundle", o);
 	s.v = ab_calloc(m->n + 1, sizeof(*s.v));
 	for (size_t i = 0; i < m->n; i++)
 		if (ab_sign_is_statement(m->v[i].name)) {
@@ -792,7 +992,13 @@ ab_sign_verify_bundle(FILE *out, const char *bundle, const struct ab_bundle_memb
 			s.v[s.n].len = m->v[i].data.len;
 			s.n++;
 		}
-	rc = check_all(&c, env->data.s ? env->data.s : "", env->data.len);
+	bad = o->nkeys ? 0 : check_statements_unsigned(out, &f, &s);
+	if (!env)
+		rc = unsigned_input(out, AB_SIGN_ENVELOPES, "the bundle", o);
+	else
+		rc = check_all(&c, env->data.s ? env->data.s : "", env->data.len);
+	if (rc == 0 && bad)
+		rc = AB_ECHECK;
 	release_check(&c);
 	free(s.v);
 	return rc;

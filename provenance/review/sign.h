@@ -80,8 +80,10 @@ int ab_sign_uncovered(int *is_signed, struct ab_strv *out, const char *outdir);
  * write the envelopes, signers.json and the in-toto links (provenance/attest/intoto.h),
  * with the digests SHA256SUMS records and the source trees' files from
  * trees (may be NULL: the trees are hashed); *nsigned (may be NULL)
- * receives how many Statements were signed. Reports errors; none is
- * written then.
+ * receives how many Statements were signed. The caller has verified
+ * outdir (sign: ab_sign_verify_before_signing; pr its own verify); a
+ * Statement that names an unsafe path is refused here too (AB_ECHECK).
+ * Reports errors; none is written then.
  */
 int ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, size_t nkeys,
     ab_intoto_tree_fn *trees);
@@ -94,8 +96,24 @@ struct ab_sign_verify_opts {
 	const struct ab_strv *known_names, *known_hexes;
 };
 
-/* the envelopes of an OUTDIR against its files and Statements; with keys, none is a failure */
+/*
+ * the envelopes of an OUTDIR against its files and Statements; with keys,
+ * none is a failure; without keys, a Statement naming a path that is not
+ * safe and relative (absolute, or with "..") is one
+ */
 int ab_sign_verify_outdir(FILE *out, const char *outdir, const struct ab_sign_verify_opts *o);
+/*
+ * `allocbuild verify OUTDIR`: every file against SHA256SUMS and the
+ * statement (ab_manifest_verify_seen), then ab_sign_verify_outdir with
+ * the digests already made; o's known_* are not read
+ */
+int ab_sign_verify_outdir_all(FILE *out, const char *outdir, const struct ab_sign_verify_opts *o);
+/*
+ * What `sign` checks before it signs: OUTDIR as `allocbuild verify OUTDIR`
+ * checks it (no keys). 0; AB_ECHECK with every problem reported as
+ * "sign: ..." and that nothing was signed; AB_EFAIL (reported)
+ */
+int ab_sign_verify_before_signing(const char *outdir);
 /* the envelopes in a bundle's members (ab_bundle_verify_keep with ab_sign_is_signed_member) */
 int ab_sign_verify_bundle(FILE *out, const char *bundle, const struct ab_bundle_members *m,
     const struct ab_sign_verify_opts *o);

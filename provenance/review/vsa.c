@@ -12,7 +12,9 @@
 #include "../record/bundle.h"
 #include "../attest/dsse.h"
 #include "../record/manifest.h"
+#include "../record/rebuildrec.h"
 #include "../attest/statement.h"
+#include "challenge.h"
 #include "vsa.h"
 
 /* the attestations a policy reads, when the target holds them */
@@ -111,7 +113,7 @@ done:
 }
 
 static int
-add_inputs(cJSON *arr, const struct ab_vsa *v)
+add_inputs(cJSON *arr, const struct ab_vsa *v, const struct ab_challenge *rebuilt)
 {
 	for (size_t i = 0; i < AB_NELEM(inputs); i++) {
 		struct ab_buf b = {0};
@@ -129,6 +131,19 @@ add_inputs(cJSON *arr, const struct ab_vsa *v)
 			cJSON_AddItemToArray(arr, o);
 		}
 		ab_buf_free(&b);
+	}
+	/* the rebuilders' records a reproducible rule counted: those whose signature a key verified */
+	for (size_t i = 0; rebuilt && i < ab_challenge_nrecords(rebuilt); i++) {
+		const struct ab_rebuildrec *r = ab_challenge_record(rebuilt, i);
+		cJSON *o;
+
+		if (!r->signer)
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "uri", r->file);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "digest"), "sha256", r->sha256);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "annotations"), "signerKeyid", r->signer);
+		cJSON_AddItemToArray(arr, o);
 	}
 	return 0;
 }
@@ -165,6 +180,13 @@ predicate(const struct ab_vsa *v)
 int
 ab_vsa_write(const char *path, const struct ab_vsa *v, struct ab_key *const *keys, size_t nkeys)
 {
+	return ab_vsa_write_rebuilt(path, v, NULL, keys, nkeys);
+}
+
+int
+ab_vsa_write_rebuilt(const char *path, const struct ab_vsa *v, const struct ab_challenge *rebuilt,
+    struct ab_key *const *keys, size_t nkeys)
+{
 	cJSON *subjects, *st = ab_statement_new(AB_VSA_PREDICATE, &subjects), *pred;
 	char *body = NULL;
 	int e = AB_EFAIL;
@@ -173,7 +195,7 @@ ab_vsa_write(const char *path, const struct ab_vsa *v, struct ab_key *const *key
 		goto done;
 	pred = predicate(v);
 	cJSON_AddItemToObject(st, "predicate", pred);
-	if (add_inputs(ab_json_get(pred, "inputAttestations"), v) < 0)
+	if (add_inputs(ab_json_get(pred, "inputAttestations"), v, rebuilt) < 0)
 		goto done;
 	body = cJSON_PrintUnformatted(st);
 	e = ab_dsse_sign_file(path, AB_DSSE_INTOTO, body, strlen(body), keys, nkeys);

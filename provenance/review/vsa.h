@@ -8,6 +8,13 @@
  * the attestations read; written as one DSSE envelope line
  * (provenance/attest/dsse.h) that `verify --key` and any DSSE verifier check.
  *
+ * Its inputAttestations are the target's own (its statement, records and
+ * envelopes) and the independent rebuilders' records it relied on: each
+ * record of verify --rebuilt whose signature a --rebuilt-key verified, by
+ * the path given and the sha256 of its bytes, with the keyid that
+ * verified it as an annotation (a record whose signature was not checked
+ * counts for no rebuilder, and is not listed).
+ *
  * Its subjects' names are relative to the directory of the envelopes
  * file (by default beside the target: OUTDIR.vsa.intoto.jsonl,
  * BUNDLE.vsa.intoto.jsonl), so that verify --key finds the files; a VSA
@@ -26,6 +33,7 @@
 #define AB_VSA_FILE "vsa.intoto.jsonl"
 
 struct ab_key;
+struct ab_challenge;
 
 /* what was verified and how it came out */
 struct ab_vsa {
@@ -38,7 +46,14 @@ struct ab_vsa {
 
 /* the default path of a target's VSA; caller frees */
 char *ab_vsa_default_path(const struct ab_vsa *v);
-/* write the signed VSA to path (atomically), signed by keys[0..nkeys) (private); reports errors */
+/*
+ * write the signed VSA to path (atomically), signed by keys[0..nkeys)
+ * (private), listing the records of rebuilt (the rebuilders' records held
+ * against the target, or NULL) that it relied on; reports errors
+ */
+int ab_vsa_write_rebuilt(const char *path, const struct ab_vsa *v, const struct ab_challenge *rebuilt,
+    struct ab_key *const *keys, size_t nkeys);
+/* the same without rebuilders' records */
 int ab_vsa_write(const char *path, const struct ab_vsa *v, struct ab_key *const *keys, size_t nkeys);
 
 #endif

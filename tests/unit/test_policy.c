@@ -78,6 +78,33 @@ main(void)
 	free(errs);
 	ab_policy_free(NULL);
 
+	/* a key listed twice would let one key meet "min": 2; a range above its max holds no version */
+	p = parse("{\"policy\": 1, \"name\": \"n\", \"rules\": [\n"
+	    " {\"signers\": {\"keys\": [\"" KEY "\", \"" KEY "\"], \"min\": 2}},\n"
+	    " {\"variants\": \"a\", \"allocator\": {\"kind\": \"jemalloc\", \"version\": {\"min\": \"5.3.1\", \"max\": \"5.3.0\"}}},\n"
+	    " {\"variants\": \"a\", \"allocator\": {\"kind\": \"jemalloc\", \"version\": {\"min\": \"5.10\", \"max\": \"5.9\"}}}\n"
+	    "]}", &errs);
+	CHECK(p == NULL);
+	CHECK_STR(errs, "p.json:2:92: rules[0].signers.keys[1]: '" KEY "' is listed twice (first at 2:24): "
+	    "a key counts once\n"
+	    "p.json:3:73: rules[1].allocator.version.min: '5.3.1' is above max '5.3.0': no version is in the range\n"
+	    "p.json:4:73: rules[2].allocator.version.min: '5.10' is above max '5.9': no version is in the range\n");
+	ab_policy_free(p);
+	free(errs);
+	/* ranges that hold a version load: equal ends, a max that takes every 5.3.x, a min shorter than its max */
+	p = parse("{\"policy\": 1, \"name\": \"n\", \"rules\": [\n"
+	    " {\"variants\": \"a\", \"allocator\": {\"kind\": \"jemalloc\", \"version\": {\"min\": \"5.3.0\", \"max\": \"5.3.0\"}}},\n"
+	    " {\"variants\": \"a\", \"allocator\": {\"kind\": \"jemalloc\", \"version\": {\"min\": \"5.3.1\", \"max\": \"5.3\"}}},\n"
+	    " {\"variants\": \"a\", \"allocator\": {\"kind\": \"jemalloc\", \"version\": {\"min\": \"5.3\", \"max\": \"5.3.0\"}}}\n"
+	    "]}", &errs);
+	CHECK_STR(errs, "");
+	CHECK(p && p->nrules == 3);
+	ab_policy_free(p);
+	free(errs);
+	CHECK(ab_policy_version_cmp("5.3.2-0-g1234", "5.3") == 0);
+	CHECK(ab_policy_version_cmp("5.10.0", "5.9") > 0);
+	CHECK(ab_policy_version_cmp("5.3", "5.3.0") < 0);
+
 	/* the one Statement builder */
 	{
 		cJSON *subj, *st = ab_statement_new("https://example.invalid/p/v1", &subj);
