@@ -53,6 +53,13 @@ X
 expect_file relied <want
 check 'the VSA with its records says PASSED' test "$(json vsa.json 'd["predicate"]["verificationResult"]')" = PASSED
 expect_exit 0 "$AB" verify --key k1.pub vsa.jsonl
+# and so does the one pr --policy --sign puts into the bundle
+cp -r bo bp
+expect_exit 0 "$AB" pr --policy policy.json --rebuilt "$PWD/r1.jsonl" --rebuilt "$PWD/r2.jsonl" --rebuilt-key k1.pub \
+	--rebuilt-key k2.pub --sign k1.pem -o evp bp
+python3 -c 'import base64, json; print(base64.b64decode(json.loads(open("bp/pr-policy/vsa.intoto.jsonl").readline())["payload"]).decode())' >prvsa.json
+check "pr's VSA lists the two records it relied on" test "$(json prvsa.json 'sorted(a.get("annotations", {}).get("signerKeyid") for a in d["predicate"]["inputAttestations"] if a["uri"].endswith("r1.jsonl") or a["uri"].endswith("r2.jsonl"))')" = \
+	"$(python3 -c 'import sys; print(sorted(sys.argv[1:]))' "$(keyid_of k1.pub)" "$(keyid_of k2.pub)")"
 # one rebuilder is not two
 expect_exit 1 "$AB" verify --policy policy.json --rebuilt r1.jsonl --rebuilt-key k1.pub bo
 expect_grep "FAIL: rules[0] reproducible a: expected 2 independent rebuilders (signing keys) with every artifact identical, got 1 signing key for the least of its 2 artifacts ($R)" out

@@ -304,7 +304,8 @@ write_policy_files(struct ab_strv *m, const struct ab_pr_opts *o, int passed)
 		struct ab_vsa v = {o->outdir, 0, o->policy, passed, 1};
 
 		vsa = ab_path_join(dir, AB_VSA_FILE);
-		if (ab_vsa_write(vsa, &v, o->sign_keys, o->nsign_keys) < 0)
+		/* the rebuilders' records the policy relied on, listed as verify --policy lists them */
+		if (ab_vsa_write_rebuilt(vsa, &v, o->rebuilt, o->sign_keys, o->nsign_keys) < 0)
 			goto done;
 		ab_strv_pushf(m, "%s/%s", AB_PR_POLICY, AB_VSA_FILE);
 	}
