@@ -168,7 +168,14 @@ int ab_compare_charts(struct ab_buf *b, const struct ab_comparison *c, const str
     struct ab_compare_svgs *svg);
 /* one of allocbuild's figures of a run (enum ab_metric_builtin), in its unit; NAN when it has none */
 double ab_compare_builtin_value(const struct ab_runrec *r, int metric);
-/* a value as compare shows it: four significant digits, no exponent */
+/* from this magnitude on, compare shows a value with an exponent */
+#define AB_COMPARE_PLAIN_MAX 1e15
+/*
+ * a value as compare shows it: four significant digits (at most six
+ * decimals), no exponent below AB_COMPARE_PLAIN_MAX ("1042", "0.1566");
+ * past it with one ("1.000e+308"); "inf" and "-inf" for infinities, "-"
+ * for NAN (no value). 32 bytes hold any.
+ */
 void ab_compare_format_value(char *buf, size_t len, double v);
 void ab_compare_free(struct ab_comparison *c);
 

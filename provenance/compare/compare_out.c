@@ -12,13 +12,29 @@
 void
 ab_compare_format_value(char *buf, size_t len, double v)
 {
-	int dec;
+	double mag = fabs(v);
+	int dec = 0;
 
 	if (isnan(v)) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	dec = v == 0 ? 0 : 3 - (int)floor(log10(fabs(v)));
+	if (isinf(v)) {
+		snprintf(buf, len, "%s", v < 0 ? "-inf" : "inf");
+		return;
+	}
+	/*
+	 * past AB_COMPARE_PLAIN_MAX a plain number would print every digit of
+	 * the double (309 for 1e308: more than any caller's buffer): four
+	 * significant digits with an exponent instead
+	 */
+	if (mag >= AB_COMPARE_PLAIN_MAX) {
+		snprintf(buf, len, "%.3e", v);
+		return;
+	}
+	/* log10 of a finite non-zero magnitude below 1e15 lies within [-324, 15): the int cannot overflow */
+	if (mag > 0)
+		dec = 3 - (int)floor(log10(mag));
 	dec = dec < 0 ? 0 : dec > 6 ? 6 : dec;
 	snprintf(buf, len, "%.*f", dec, v);
 }
@@ -710,7 +726,7 @@ chart_metric(struct ab_buf *b, const struct ab_compare_set *s, size_t m, struct 
 			n++;
 		}
 	if (n) {
-		double lo = 0, hi = 0;
+		double lo = 0, hi = 0, scale = 1;
 
 		cell--;
 		title = ab_sprintf("%s%s%s%s%s", s->metrics[m].name, s->cells.v[cell][0] ? " in " : "", s->cells.v[cell],
@@ -724,20 +740,33 @@ chart_metric(struct ab_buf *b, const struct ab_compare_set *s, size_t m, struct 
 			chart_text(b, cat[i]);
 		}
 		ab_buf_puts(b, "]\n    y-axis ");
-		chart_text(b, s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name);
 		/* from 0, so that a bar's height is its value (a driver's figure may be negative: then from its least) */
 		for (size_t i = 0; i < n; i++) {
 			lo = v[1][i] < lo ? v[1][i] : lo;
 			hi = v[2][i] > hi ? v[2][i] : hi;
 		}
-		ab_compare_format_value(num, sizeof(num), lo * 1.1);
+		/*
+		 * Mermaid reads plain numbers only: values from AB_COMPARE_PLAIN_MAX
+		 * on are drawn in units of a power of ten that the axis names
+		 */
+		if (fmax(fabs(lo), fabs(hi)) >= AB_COMPARE_PLAIN_MAX) {
+			int e10 = (int)floor(log10(fmax(fabs(lo), fabs(hi)))) - 3;
+			char *axis = ab_sprintf("%s (x 1e%d)", s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name, e10);
+
+			scale = pow(10, e10);
+			chart_text(b, axis);
+			free(axis);
+		} else {
+			chart_text(b, s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name);
+		}
+		ab_compare_format_value(num, sizeof(num), lo / scale * 1.1);
 		ab_buf_printf(b, " %s --> ", num);
-		ab_compare_format_value(num, sizeof(num), hi > lo ? hi * 1.1 : lo + 1);
+		ab_compare_format_value(num, sizeof(num), hi > lo ? hi / scale * 1.1 : lo / scale + 1);
 		ab_buf_printf(b, "%s\n", num);
 		for (int w = 0; w < 3; w++) {
 			ab_buf_printf(b, "    %s [", w ? "line" : "bar");
 			for (size_t i = 0; i < n; i++) {
-				ab_compare_format_value(num, sizeof(num), v[w][i]);
+				ab_compare_format_value(num, sizeof(num), v[w][i] / scale);
 				ab_buf_printf(b, "%s%s", i ? ", " : "", num);
 			}
 			ab_buf_puts(b, "]\n");
