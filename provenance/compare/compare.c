@@ -754,6 +754,39 @@ note_too_few(struct ab_compare_set *s)
 	ab_buf_free(&b);
 }
 
+/*
+ * the rows without a ratio (a baseline value not positive, a ratio past
+ * the largest double), one warning a cause: their verdict is the U
+ * test's alone, and the table shows the difference of the medians
+ */
+static void
+note_no_ratio(struct ab_compare_set *s)
+{
+	static const enum ab_ratio_undefined why[] = {AB_RATIO_NOT_POSITIVE, AB_RATIO_OVERFLOW};
+
+	for (size_t w = 0; w < AB_NELEM(why); w++) {
+		struct ab_buf b = {0};
+		size_t n = 0;
+
+		for (size_t i = 0; i < s->nrows; i++) {
+			const struct ab_compare_row *r = &s->rows[i];
+
+			if (r->ci.undefined != why[w])
+				continue;
+			if (n++ < 10)
+				ab_buf_printf(&b, "%s%s%s%s (%s against %s)", b.len ? ", " : "", s->metrics[r->metric].name,
+				    *s->cells.v[r->cell] ? " in cell " : "", s->cells.v[r->cell], s->labels.v[r->label],
+				    s->labels.v[r->against]);
+		}
+		if (n > 10)
+			ab_buf_printf(&b, " and %zu more", n - 10);
+		if (n)
+			ab_strv_pushf(&s->warnings, "no ratio of medians for %s: %s; the row shows the difference of the "
+			    "medians instead, and the U test alone decides whether the runs differ", b.s,
+			    ab_stats_ratio_why(why[w]));
+		ab_buf_free(&b);
+	}
+}
 
 /*
  * an A/A control that shows a difference: one warning naming every metric
@@ -770,11 +803,21 @@ warn_control(struct ab_compare_set *s, const struct ab_compare_control *c)
 		const struct ab_compare_row *r = &s->rows[i];
 
 		if (!r->control || !((r->label == c->b && r->against == c->a) || (r->label == c->a && r->against == c->b)) ||
-		    (r->verdict != AB_VERDICT_BETTER && r->verdict != AB_VERDICT_WORSE))
+		    !ab_stats_verdict_differs(r->verdict))
 			continue;
 		first = first ? first : r;
-		ab_buf_printf(&b, "%s%s%s%s (ratio %.3f, p %.3g)", b.len ? ", " : "", s->metrics[r->metric].name,
-		    *s->cells.v[r->cell] ? " in cell " : "", s->cells.v[r->cell], r->ci.ratio, r->u.p);
+		ab_buf_printf(&b, "%s%s%s%s (", b.len ? ", " : "", s->metrics[r->metric].name,
+		    *s->cells.v[r->cell] ? " in cell " : "", s->cells.v[r->cell]);
+		if (r->ci.undefined == AB_RATIO_DEFINED) {
+			ab_buf_printf(&b, "ratio %.3f", r->ci.ratio);
+		} else {
+			char d[40];
+
+			/* 0 against 5 every time: no ratio, and still no clean control */
+			ab_compare_format_difference(d, sizeof(d), r->ci.diff);
+			ab_buf_printf(&b, "no ratio, difference %s", d);
+		}
+		ab_buf_printf(&b, ", p %.3g)", r->u.p);
 	}
 	if (first) {
 		ab_strv_pushf(&s->warnings, "the A/A control %s against %s (the same artifact and runtime environment) "
@@ -872,6 +915,7 @@ analyse(struct ab_comparison *c, struct ab_compare_set *s)
 	ab_pool_run(s->nrows, 0, compare_row, &j);
 	for (size_t k = 0; k < s->ncontrols; k++)
 		warn_control(s, &s->controls[k]);
+	note_no_ratio(s);
 	note_too_few(s);
 	return 0;
 }

@@ -177,6 +177,8 @@ double ab_compare_builtin_value(const struct ab_runrec *r, int metric);
  * for NAN (no value). 32 bytes hold any.
  */
 void ab_compare_format_value(char *buf, size_t len, double v);
+/* a difference as compare shows it: ab_compare_format_value's, signed ("+5.000", "-0.2500", "0") */
+void ab_compare_format_difference(char *buf, size_t len, double d);
 void ab_compare_free(struct ab_comparison *c);
 
 #endif

@@ -39,6 +39,15 @@ ab_compare_format_value(char *buf, size_t len, double v)
 	snprintf(buf, len, "%.*f", dec, v);
 }
 
+void
+ab_compare_format_difference(char *buf, size_t len, double d)
+{
+	char v[32];
+
+	ab_compare_format_value(v, sizeof(v), d);
+	snprintf(buf, len, "%s%s", d > 0 ? "+" : "", v);
+}
+
 static void
 put_value(struct ab_buf *b, double v)
 {
@@ -65,8 +74,7 @@ verdict_text(const struct ab_compare_set *s, const struct ab_compare_row *r)
 
 	if (r->control)
 		return ab_sprintf("%s (A/A control)", w);
-	if (ab_compare_unreliable_why(s) && (r->verdict == AB_VERDICT_BETTER || r->verdict == AB_VERDICT_WORSE ||
-	    r->verdict == AB_VERDICT_NONE))
+	if (ab_compare_unreliable_why(s) && r->verdict != AB_VERDICT_TOO_FEW)
 		return ab_sprintf("%s (unreliable)", w);
 	return ab_strdup(w);
 }
@@ -89,10 +97,18 @@ p_text(double p)
 	return isnan(p) ? ab_strdup("-") : ab_sprintf("%.3g", p);
 }
 
+/* the ratio; without one the absolute difference of the medians, signed ("diff +5.000") */
 static char *
-ratio_text(double r)
+ratio_text(const struct ab_ratio_ci *ci)
 {
-	return isnan(r) ? ab_strdup("-") : ab_sprintf("%.3f", r);
+	char d[40];
+
+	if (ci->undefined == AB_RATIO_DEFINED && !isnan(ci->ratio))
+		return ab_sprintf("%.3f", ci->ratio);
+	if (isnan(ci->diff))
+		return ab_strdup("-");
+	ab_compare_format_difference(d, sizeof(d), ci->diff);
+	return ab_sprintf("diff %s", d);
 }
 
 /* "paired by repetition (rotated runs)" or "unpaired (why)" */
@@ -132,7 +148,7 @@ put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
 			if (!w->control || !((w->label == x->a && w->against == x->b) || (w->label == x->b && w->against == x->a)))
 				continue;
 			shown++;
-			differs |= w->verdict == AB_VERDICT_BETTER || w->verdict == AB_VERDICT_WORSE;
+			differs |= ab_stats_verdict_differs(w->verdict);
 		}
 		ab_buf_printf(b, "A/A control: %s%s%s against %s%s%s (the same artifact, sha256 %s%.12s%s, and runtime "
 		    "environment): %s.\n", q, s->labels.v[x->a], q, q, s->labels.v[x->b], q, q, x->sha256, q,
@@ -225,7 +241,7 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 						table_add(&t, ab_strdup("-"));
 					table_add(&t, ab_strdup("baseline"));
 				} else if (r) {
-					table_add(&t, ratio_text(r->ci.ratio));
+					table_add(&t, ratio_text(&r->ci));
 					table_add(&t, ci_text(&r->ci));
 					table_add(&t, p_text(r->u.p));
 					table_add(&t, verdict_text(s, r));
@@ -245,7 +261,7 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 			continue;
 		ci = ci_text(&r->ci);
 		p = p_text(r->u.p);
-		ratio = ratio_text(r->ci.ratio);
+		ratio = ratio_text(&r->ci);
 		ab_buf_printf(b, "A/A %s%s%s: %s against %s: ratio %s %s, p %s: %s\n", s->metrics[r->metric].name,
 		    s->cells.v[r->cell][0] ? " in " : "", s->cells.v[r->cell], s->labels.v[r->label],
 		    s->labels.v[r->against], ratio, ci, p, ab_stats_verdict_word(r->verdict));
@@ -398,10 +414,13 @@ set_json(const struct ab_compare_set *s)
 		cJSON_AddNumberToObject(j, "n", (double)r->na);
 		cJSON_AddNumberToObject(j, "n_against", (double)r->nb);
 		add_num(j, "ratio", r->ci.ratio);
+		ab_json_add_str_or_null(j, "ratio_undefined", ab_stats_ratio_why(r->ci.undefined));
+		add_num(j, "difference", r->ci.diff);
 		ci = cJSON_AddArrayToObject(j, "ci");
 		if (!isnan(r->ci.lo)) {
-			cJSON_AddItemToArray(ci, cJSON_CreateNumber(r->ci.lo));
-			cJSON_AddItemToArray(ci, cJSON_CreateNumber(r->ci.hi));
+			/* an infinite bound (a resample's ratio overflowed) is null, as JSON has no infinity */
+			cJSON_AddItemToArray(ci, isfinite(r->ci.lo) ? cJSON_CreateNumber(r->ci.lo) : cJSON_CreateNull());
+			cJSON_AddItemToArray(ci, isfinite(r->ci.hi) ? cJSON_CreateNumber(r->ci.hi) : cJSON_CreateNull());
 		}
 		add_num(j, "u", r->u.u);
 		add_num(j, "p", r->u.p);
@@ -521,9 +540,9 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 				if (l == s->baseline) {
 					ab_buf_puts(b, " | baseline | | |\n");
 				} else if (r) {
-					char *ratio = ratio_text(r->ci.ratio), *ci = ci_text(&r->ci), *p = p_text(r->u.p),
+					char *ratio = ratio_text(&r->ci), *ci = ci_text(&r->ci), *p = p_text(r->u.p),
 					    *v = verdict_text(s, r);
-					int strong = r->verdict == AB_VERDICT_BETTER || r->verdict == AB_VERDICT_WORSE;
+					int strong = ab_stats_verdict_differs(r->verdict);
 
 					ab_buf_printf(b, " | %s %s | %s | %s%s%s |\n", ratio, strcmp(ci, "-") ? ci : "", p,
 					    strong ? "**" : "", v, strong ? "**" : "");
@@ -543,7 +562,7 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 
 		if (!r->control || r->against == s->baseline)
 			continue;
-		ratio = ratio_text(r->ci.ratio);
+		ratio = ratio_text(&r->ci);
 		ci = ci_text(&r->ci);
 		p = p_text(r->u.p);
 		ab_buf_puts(b, "- ");

@@ -34,6 +34,12 @@ ab_metric_builtin(const char *name)
 }
 
 int
+ab_metric_value_valid(double v)
+{
+	return isfinite(v) && fabs(v) <= AB_METRIC_VALUE_MAX;
+}
+
+int
 ab_metric_name_valid(const char *s, size_t n)
 {
 	if (n == 0 || n > 64)
@@ -125,8 +131,8 @@ ab_metrics_line(struct ab_metrics *m, const char *line, size_t n, const char **w
 	num = ab_strndup(eq + 1, len - (size_t)(eq + 1 - t));
 	errno = 0;
 	value = strtod(num, &numend);
-	if (!*num || *numend || errno == ERANGE || !isfinite(value) || strpbrk(num, "xXnNiI")) {
-		*why = "its VALUE is not a finite decimal number";
+	if (!*num || *numend || errno == ERANGE || !ab_metric_value_valid(value) || strpbrk(num, "xXnNiI")) {
+		*why = "its VALUE is not a finite decimal number of at most 1e300";
 		free(num);
 		goto done;
 	}

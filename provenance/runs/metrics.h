@@ -7,7 +7,8 @@
  *
  *   ALLOCBUILD_METRIC NAME=VALUE [UNIT] [cell=CELL] [better=higher|lower]
  *
- * NAME is 1 to 64 of [A-Za-z0-9_.-], VALUE a finite decimal number, UNIT
+ * NAME is 1 to 64 of [A-Za-z0-9_.-], VALUE a finite decimal number of
+ * magnitude at most AB_METRIC_VALUE_MAX, UNIT
  * (up to 32 bytes, no '=') what it counts ("records/s", "ms"), CELL the
  * cell the figure belongs to (the campaigns' group/encoding rows; default
  * the run's --cell) and `better` which way is better: by default higher
@@ -43,6 +44,18 @@ struct ab_metrics {
 	struct ab_metric *v;
 	size_t n;
 };
+
+/*
+ * The largest magnitude of a figure, a driver's VALUE or a number of a
+ * record: compare adds two values (the median of an even count, user +
+ * sys, the difference of two medians) and draws an axis a tenth past the
+ * largest, and all of that stays finite below it. A value past it, or
+ * not finite (inf, nan), is no measurement: refused where it is read.
+ */
+#define AB_METRIC_VALUE_MAX 1e300
+
+/* is v finite and within +-AB_METRIC_VALUE_MAX? */
+int ab_metric_value_valid(double v);
 
 /* allocbuild's figures of a run (compare's metric names) */
 enum ab_metric_builtin {

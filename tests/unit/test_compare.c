@@ -45,6 +45,19 @@ check_format_value(void)
 	/* the smallest values are no trouble either */
 	CHECK_STR(shown(DBL_MIN), "0.000000");
 	CHECK_STR(shown(-DBL_TRUE_MIN), "-0.000000");
+	/* a difference is signed */
+	{
+		char d[40];
+
+		ab_compare_format_difference(d, sizeof(d), 5);
+		CHECK_STR(d, "+5.000");
+		ab_compare_format_difference(d, sizeof(d), -0.25);
+		CHECK_STR(d, "-0.2500");
+		ab_compare_format_difference(d, sizeof(d), 0);
+		CHECK_STR(d, "0");
+		ab_compare_format_difference(d, sizeof(d), 2e18);
+		CHECK_STR(d, "+2.000e+18");
+	}
 	/* a short buffer is cut, never overrun */
 	{
 		char small[6];
