@@ -276,20 +276,32 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 
 /* ---- csv: one row per observation ---- */
 
-/* a CSV field: quoted when it holds a comma, a quote or a line break */
+/*
+ * A text field of the CSV (a name, label, cell, unit: what a driver or a
+ * record says). A spreadsheet reads a cell that starts with =, +, -, @, a
+ * tab or a carriage return as a formula (=HYPERLINK(...), -2+3, @SUM(...)):
+ * such a field gets a leading single quote, which the spreadsheet shows as
+ * text (OWASP, "CSV Injection"). Quoted when it holds a comma, a
+ * semicolon (the separator of some locales), a quote, a tab or a line
+ * break.
+ */
 static void
-csv_field(struct ab_buf *b, const char *s, int last)
+csv_text(struct ab_buf *b, const char *s, int last)
 {
-	if (s && strpbrk(s, ",\"\r\n")) {
-		ab_buf_putc(b, '"');
+	if (s) {
+		int formula = *s && strchr("=+-@\t\r", *s), quote = strpbrk(s, ",;\"\t\r\n") != NULL;
+
+		if (quote)
+			ab_buf_putc(b, '"');
+		if (formula)
+			ab_buf_putc(b, '\'');
 		for (; *s; s++) {
 			if (*s == '"')
 				ab_buf_putc(b, '"');
 			ab_buf_putc(b, *s);
 		}
-		ab_buf_putc(b, '"');
-	} else if (s) {
-		ab_buf_puts(b, s);
+		if (quote)
+			ab_buf_putc(b, '"');
 	}
 	ab_buf_putc(b, last ? '\n' : ',');
 }
@@ -302,19 +314,20 @@ csv_row(struct ab_buf *b, const struct ab_compare_set *s, size_t i, const char *
 	char num[64], *end = ab_runrec_ending(r), *status = ab_sprintf("%s%s", r->status == AB_RUN_EXITED ?
 	    "exit " : "", end);
 
-	csv_field(b, s->name, 0);
+	csv_text(b, s->name, 0);
 	ab_buf_printf(b, "%d,%d,%d,", r->number, r->batch, r->repetition);
-	csv_field(b, r->label, 0);
-	csv_field(b, cell, 0);
-	csv_field(b, status, 0);
-	csv_field(b, metric, 0);
+	csv_text(b, r->label, 0);
+	csv_text(b, cell, 0);
+	csv_text(b, status, 0);
+	csv_text(b, metric, 0);
+	/* a number stays a number, negative ones too: nothing to quote or neutralize */
 	if (isnan(v))
 		num[0] = '\0';
 	else
 		snprintf(num, sizeof(num), "%.17g", v);
-	csv_field(b, num, 0);
-	csv_field(b, unit, 0);
-	csv_field(b, r->subject_sha256, 1);
+	ab_buf_printf(b, "%s,", num);
+	csv_text(b, unit, 0);
+	csv_text(b, r->subject_sha256, 1);
 	free(end);
 	free(status);
 }
