@@ -7,6 +7,7 @@
 
 #include "../../lib/jsonio.h"
 #include "../runs/metrics.h"
+#include "pagetext.h"
 #include "svgchart.h"
 
 void
@@ -128,12 +129,24 @@ method_text(const struct ab_comparison *c)
 	    (unsigned long long)c->o.seed, AB_COMPARE_ALPHA, c->o.threshold * 100);
 }
 
+/* a name in the text of the table format as it is (a terminal's), in md as a code span */
+static void
+put_name(struct ab_buf *b, const char *name, int md)
+{
+	if (md) {
+		ab_page_code(b, name);
+	} else {
+		char *shown = ab_shown(name);
+
+		ab_buf_puts(b, shown);
+		free(shown);
+	}
+}
+
 /* the control pairs in words, or the lack of one */
 static void
 put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
 {
-	const char *q = md ? "`" : "";
-
 	if (!s->ncontrols) {
 		ab_buf_puts(b, "No A/A control: no two labels ran the same artifact with the same runtime environment.\n");
 		return;
@@ -150,10 +163,13 @@ put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
 			shown++;
 			differs |= ab_stats_verdict_differs(w->verdict);
 		}
-		ab_buf_printf(b, "A/A control: %s%s%s against %s%s%s (the same artifact, sha256 %s%.12s%s, and runtime "
-		    "environment): %s.\n", q, s->labels.v[x->a], q, q, s->labels.v[x->b], q, q, x->sha256, q,
-		    !shown ? "no metric to compare" : !differs ? "no difference shown in any metric" : md ?
-		    "**shows a difference**: every verdict is unreliable" : "shows a difference: every verdict is unreliable");
+		ab_buf_puts(b, "A/A control: ");
+		put_name(b, s->labels.v[x->a], md);
+		ab_buf_puts(b, " against ");
+		put_name(b, s->labels.v[x->b], md);
+		ab_buf_printf(b, " (the same artifact, sha256 %s%.12s%s, and runtime environment): %s.\n", md ? "`" : "",
+		    x->sha256, md ? "`" : "", !shown ? "no metric to compare" : !differs ? "no difference shown in any metric" :
+		    md ? "**shows a difference**: every verdict is unreliable" : "shows a difference: every verdict is unreliable");
 	}
 }
 
@@ -229,10 +245,11 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 				if (!g)
 					continue;
 				ab_compare_format_value(med, sizeof(med), g->median);
-				table_add(&t, ab_strdup(s->metrics[m].name));
-				table_add(&t, ab_strdup(s->metrics[m].unit ? s->metrics[m].unit : "-"));
-				table_add(&t, ab_strdup(s->cells.v[cl][0] ? s->cells.v[cl] : "-"));
-				table_add(&t, ab_strdup(s->labels.v[l]));
+				/* names as a record holds them: no escape sequence reaches the terminal */
+				table_add(&t, ab_shown(s->metrics[m].name));
+				table_add(&t, ab_shown(s->metrics[m].unit ? s->metrics[m].unit : "-"));
+				table_add(&t, ab_shown(s->cells.v[cl][0] ? s->cells.v[cl] : "-"));
+				table_add(&t, ab_shown(s->labels.v[l]));
 				table_add(&t, ab_sprintf("%zu", g->n));
 				table_add(&t, ab_strdup(med));
 				table_add(&t, range_text(g));
@@ -478,31 +495,6 @@ comparison_json(const struct ab_comparison *c)
 
 /* ---- markdown (pr.md) ---- */
 
-static void
-md_code(struct ab_buf *b, const char *s)
-{
-	char *shown = ab_shown(s);
-	size_t ticks = 0, run = 0;
-
-	for (const char *p = shown; *p; p++) {
-		run = *p == '`' ? run + 1 : 0;
-		ticks = run > ticks ? run : ticks;
-	}
-	for (size_t i = 0; i <= ticks; i++)
-		ab_buf_putc(b, '`');
-	ab_buf_puts(b, ticks ? " " : "");
-	/* a pipe would end the table's cell */
-	for (const char *p = shown; *p; p++)
-		if (*p == '|')
-			ab_buf_puts(b, "\\|");
-		else
-			ab_buf_putc(b, *p);
-	ab_buf_puts(b, ticks ? " " : "");
-	for (size_t i = 0; i <= ticks; i++)
-		ab_buf_putc(b, '`');
-	free(shown);
-}
-
 void
 ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s)
 {
@@ -511,7 +503,7 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 
 	if (s->labels.n > 1) {
 		ab_buf_puts(b, "Against ");
-		md_code(b, s->labels.v[s->baseline]);
+		ab_page_code(b, s->labels.v[s->baseline]);
 		ab_buf_printf(b, ", %s: %s.\n\n", pairing, method);
 	} else {
 		ab_buf_puts(b, "One label: its figures, nothing to compare them with.\n\n");
@@ -527,20 +519,20 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 				if (!g)
 					continue;
 				ab_buf_puts(b, "| ");
-				md_code(b, s->metrics[m].name);
+				ab_page_code(b, s->metrics[m].name);
 				if (s->metrics[m].unit) {
-					char *u = ab_shown(s->metrics[m].unit);
-
-					ab_buf_printf(b, " (%s)", u);
-					free(u);
+					/* a driver's unit is its own text: <script>, [a](link) are text on the page */
+					ab_buf_puts(b, " (");
+					ab_page_text(b, s->metrics[m].unit);
+					ab_buf_puts(b, ")");
 				}
 				ab_buf_puts(b, " | ");
 				if (cells) {
 					if (s->cells.v[cl][0])
-						md_code(b, s->cells.v[cl]);
+						ab_page_code(b, s->cells.v[cl]);
 					ab_buf_puts(b, " | ");
 				}
-				md_code(b, s->labels.v[l]);
+				ab_page_code(b, s->labels.v[l]);
 				ab_buf_printf(b, " | %zu | ", g->n);
 				put_value(b, g->median);
 				if (g->n > 1) {
@@ -579,7 +571,7 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 		ci = ci_text(&r->ci);
 		p = p_text(r->u.p);
 		ab_buf_puts(b, "- ");
-		md_code(b, s->metrics[r->metric].name);
+		ab_page_code(b, s->metrics[r->metric].name);
 		ab_buf_printf(b, ": %s %s, p %s: %s\n", ratio, ci, p, ab_stats_verdict_word(r->verdict));
 		free(ratio);
 		free(ci);
@@ -588,11 +580,11 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 	ab_buf_puts(b, "\n");
 	if (s->warnings.n) {
 		ab_buf_puts(b, "> [!WARNING]\n");
+		/* warnings quote names, units, cells and environments as the records hold them */
 		for (size_t i = 0; i < s->warnings.n; i++) {
-			char *w = ab_shown(s->warnings.v[i]);
-
-			ab_buf_printf(b, "> - %s\n", w);
-			free(w);
+			ab_buf_puts(b, "> - ");
+			ab_page_text(b, s->warnings.v[i]);
+			ab_buf_puts(b, "\n");
 		}
 		ab_buf_puts(b, "\n");
 	}
@@ -608,17 +600,13 @@ static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"
 static const char *const palette_words[] = {"blue", "orange", "green", "red", "purple", "brown", "pink", "grey"};
 #define CHART_POINTS 60
 
-/* a string in a chart's double quotes: a quote would end it */
+/* a string in a chart's double quotes (ab_page_mermaid) */
 static void
 chart_text(struct ab_buf *b, const char *s)
 {
-	char *shown = ab_shown(s);
-
 	ab_buf_putc(b, '"');
-	for (const char *p = shown; *p; p++)
-		ab_buf_putc(b, *p == '"' ? '\'' : *p);
+	ab_page_mermaid(b, s);
 	ab_buf_putc(b, '"');
-	free(shown);
 }
 
 static void
@@ -640,7 +628,7 @@ chart_legend(struct ab_buf *b, const struct ab_compare_set *s, const int *shown)
 		if (!shown[l])
 			continue;
 		ab_buf_printf(b, "%s%s ", k ? ", " : "", palette_words[k % AB_NELEM(palette_words)]);
-		md_code(b, s->labels.v[l]);
+		ab_page_code(b, s->labels.v[l]);
 		k++;
 	}
 }
@@ -867,7 +855,7 @@ ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_forma
 			set_csv(&b, s);
 		} else if (f == AB_CMP_MD) {
 			ab_buf_puts(&b, "#### ");
-			md_code(&b, s->name);
+			ab_page_code(&b, s->name);
 			ab_buf_puts(&b, "\n\n");
 			ab_compare_markdown(&b, c, s);
 			if ((e = ab_compare_charts(&b, c, s, NULL)) < 0) {

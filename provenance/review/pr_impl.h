@@ -12,6 +12,7 @@
 
 #include "../../lib/util.h"
 #include "../compare/compare.h"
+#include "../compare/pagetext.h"
 #include "../record/manifest.h"
 #include "challenge.h"
 #include "policy.h"
@@ -41,16 +42,18 @@ const char *ab_pr_jstr_or(const cJSON *o, const char *path, const char *dflt);
 /* the entry of a manifest's "variants" for label: an object keyed by label, or an array of {label} */
 const cJSON *ab_pr_for_label(const cJSON *doc, const char *label);
 /*
- * What of s may be written to pr.md: newlines as spaces (one line of a
- * table or a list), every other control character escaped as on a
- * terminal (ab_shown); caller frees
+ * The page's escaping, one function a context (provenance/compare/
+ * pagetext.h: the one mechanism, compare's markdown and charts use it
+ * too). What of s may be written to pr.md: newlines as spaces (one line
+ * of a table or a list), every other control character escaped as on a
+ * terminal (ab_shown; ab_page_line); caller frees
  */
 char *ab_pr_shown_line(const char *s);
-/* text for a table cell or a line: no pipes, no newlines, no raw HTML, no control characters */
+/* text for a table cell or a line: no markup, link, HTML or new cell (ab_page_text) */
 void ab_pr_put_text(struct ab_buf *b, const char *text);
-/* a value as an inline code span, safe inside a table cell */
+/* a value as an inline code span, safe inside a table cell (ab_page_code) */
 void ab_pr_put_code(struct ab_buf *b, const char *text);
-/* a value as <code> inside HTML (a <summary>, where GitHub shows backticks as they are) */
+/* a value as <code> inside HTML (a <summary>, where GitHub shows backticks as they are; ab_page_html) */
 void ab_pr_put_html_code(struct ab_buf *b, const char *text);
 /* a fenced code block of text (lines already escaped): the fence longer than any run of backticks in it */
 void ab_pr_put_fenced(struct ab_buf *b, const char *info, const char *text);

@@ -302,9 +302,15 @@ ab_pr_section_runs(struct ab_buf *b, struct ab_buf *details, const struct eviden
 		group_labels(&labels, &g[k]);
 		ab_buf_puts(b, "#### ");
 		ab_pr_put_code(b, g[k].name);
-		ab_buf_printf(b, " (%d runs, records in `runs/", cJSON_GetArraySize(g[k].records));
-		ab_pr_put_text(b, g[k].name);
-		ab_buf_puts(b, "/`)\n\n");
+		{
+			/* one code span: text escapes inside one would show their backslashes */
+			char *dir = ab_sprintf("%s/%s/", AB_RUN_DIR, g[k].name);
+
+			ab_buf_printf(b, " (%d runs, records in ", cJSON_GetArraySize(g[k].records));
+			ab_pr_put_code(b, dir);
+			ab_buf_puts(b, ")\n\n");
+			free(dir);
+		}
 		put_run_warnings(b, &g[k], &labels);
 		ab_buf_puts(b, "| label | runs | exit statuses | JUnit |\n|---|---|---|---|\n");
 		for (size_t i = 0; i < labels.n; i++)

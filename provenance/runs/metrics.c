@@ -68,6 +68,12 @@ ab_metric_cell_valid(const char *s, size_t n)
 	return printable_token(s, n, 64, 1);
 }
 
+int
+ab_metric_unit_valid(const char *s, size_t n)
+{
+	return printable_token(s, n, 32, 0);
+}
+
 static int
 same(const char *a, const char *b)
 {
@@ -148,7 +154,7 @@ ab_metrics_line(struct ab_metrics *m, const char *line, size_t n, const char **w
 			higher = 1;
 		} else if (len == 12 && !memcmp(t, "better=lower", 12) && higher < 0) {
 			higher = 0;
-		} else if (!unit && !cell && higher < 0 && printable_token(t, len, 32, 0)) {
+		} else if (!unit && !cell && higher < 0 && ab_metric_unit_valid(t, len)) {
 			unit = ab_strndup(t, len);
 		} else {
 			*why = "after NAME=VALUE: [UNIT] [cell=CELL] [better=higher|lower], in that order";

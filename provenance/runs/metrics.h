@@ -80,6 +80,8 @@ int ab_metric_builtin(const char *name);
 int ab_metric_name_valid(const char *s, size_t n);
 /* is s a usable cell name: 1 to 64 printable ASCII characters, no space? */
 int ab_metric_cell_valid(const char *s, size_t n);
+/* is s a usable unit: 1 to 32 printable ASCII characters, no space, no '='? */
+int ab_metric_unit_valid(const char *s, size_t n);
 
 /*
  * The metric lines of a log file into m (appended; a name again in its

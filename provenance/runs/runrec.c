@@ -405,19 +405,37 @@ parse_sampling(struct ab_runrec_sampling *s, const cJSON *o)
 	parse_figures(&s->figures, ab_json_get(o, "figures"));
 }
 
-static void
-parse_metrics(struct ab_metrics *m, const cJSON *arr)
+/*
+ * the driver's figures of a record; a name, unit or cell that run would
+ * not have recorded (a name names an SVG file of pr's bundle) is refused,
+ * reported with the file's name
+ */
+static int
+parse_metrics(struct ab_metrics *m, const cJSON *arr, const char *file)
 {
 	const cJSON *it;
 
 	cJSON_ArrayForEach(it, arr) {
-		const char *name = str_of(it, "name"), *better = str_of(it, "better");
+		const char *name = str_of(it, "name"), *better = str_of(it, "better"), *unit = str_of(it, "unit"),
+		    *cell = str_of(it, "cell");
 		const cJSON *v = ab_json_get(it, "value");
 
-		if (name && cJSON_IsNumber(v))
-			ab_metrics_set(m, name, v->valuedouble, str_of(it, "unit"), str_of(it, "cell"),
-			    better && !strcmp(better, "higher"), (int)whole_or(it, "reported", 1, 0, INT_MAX));
+		if (!name || !cJSON_IsNumber(v))
+			continue;
+		if (!ab_metric_name_valid(name, strlen(name)) || (unit && !ab_metric_unit_valid(unit, strlen(unit))) ||
+		    (cell && !ab_metric_cell_valid(cell, strlen(cell)))) {
+			char *shown = ab_shown(name);
+
+			ab_error("'%s': predicate.metrics: the figure '%.64s' has a name, unit or cell that run does not "
+			    "record (a name is 1 to 64 of [A-Za-z0-9_.-], a unit 1 to 32 printable characters without a space "
+			    "or '=', a cell 1 to 64 without a space)", file, shown);
+			free(shown);
+			return AB_EFAIL;
+		}
+		ab_metrics_set(m, name, v->valuedouble, unit, cell, better && !strcmp(better, "higher"),
+		    (int)whole_or(it, "reported", 1, 0, INT_MAX));
 	}
+	return 0;
 }
 
 static int
@@ -534,7 +552,8 @@ ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 		r->sampling = r->sampling_owned = ab_calloc(1, sizeof(*r->sampling_owned));
 		parse_sampling(r->sampling, ab_json_get(p, "sampling"));
 	}
-	parse_metrics(&r->metrics, ab_json_get(p, "metrics"));
+	if (parse_metrics(&r->metrics, ab_json_get(p, "metrics"), name) < 0)
+		return AB_EFAIL;
 	r->allocbuild_cpu_s = num_or(ab_json_get(p, "overhead"), "allocbuild_cpu_s", -1);
 	r->environment = cJSON_DetachItemFromObject((cJSON *)p, "environment");
 	if (bad_number(r, where, sizeof(where))) {
