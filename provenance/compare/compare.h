@@ -39,6 +39,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../../lib/strmap.h"
 #include "../../lib/util.h"
 #include "../runs/runrec.h"
 #include "stats.h"
@@ -78,6 +79,7 @@ struct ab_compare_group {
 	size_t n;
 	size_t *run;                 /* the run of each value (index into the set's runs) */
 	double median, min, max;     /* NAN when n is 0 */
+	const struct ab_compare_row *row; /* its row against the baseline, or NULL (the baseline's, or none) */
 };
 
 /* a label against another (the baseline, or a control's first label) in a cell, for a metric */
@@ -105,9 +107,12 @@ struct ab_compare_set {
 	size_t nruns, nfailed;
 	struct ab_strv labels;       /* in order of first run */
 	struct ab_strv cells;        /* "" is the cell of runs that name none */
+	struct ab_strmap cell_at;    /* a cell's position in cells */
 	size_t baseline;
 	struct ab_compare_metric *metrics;
 	size_t nmetrics;
+	struct ab_strmap metric_at;  /* a metric's position in metrics, by name */
+	size_t metrics_dropped;      /* the driver's figures the runs left out (past AB_METRICS_MAX a run) */
 	struct ab_compare_group *groups;
 	size_t ngroups;
 	struct ab_compare_row *rows; /* each label against the baseline, then the controls */

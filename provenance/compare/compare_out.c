@@ -58,15 +58,6 @@ put_value(struct ab_buf *b, double v)
 	ab_buf_puts(b, s);
 }
 
-/* the row of g against the baseline (or the row that makes g a control's second label), or NULL */
-static const struct ab_compare_row *
-row_of(const struct ab_compare_set *s, const struct ab_compare_group *g)
-{
-	for (size_t i = 0; i < s->nrows; i++)
-		if (s->rows[i].g == g && s->rows[i].against == s->baseline)
-			return &s->rows[i];
-	return NULL;
-}
 
 static char *
 verdict_text(const struct ab_compare_set *s, const struct ab_compare_row *r)
@@ -239,7 +230,7 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 		for (size_t cl = 0; cl < s->cells.n; cl++)
 			for (size_t l = 0; l < s->labels.n; l++) {
 				const struct ab_compare_group *g = ab_compare_group(s, cl, l, m);
-				const struct ab_compare_row *r = g ? row_of(s, g) : NULL;
+				const struct ab_compare_row *r = g ? g->row : NULL;
 				char med[64];
 
 				if (!g)
@@ -349,13 +340,40 @@ csv_row(struct ab_buf *b, const struct ab_compare_set *s, size_t i, const char *
 	free(status);
 }
 
+/* a driver's figure of a run (its position k in the run's figures) under the set's metric m */
+struct csv_at {
+	size_t m, k;
+};
+
+static int
+cmp_csv_at(const void *a, const void *b)
+{
+	const struct csv_at *x = a, *y = b;
+
+	return x->m != y->m ? (x->m < y->m ? -1 : 1) : (x->k > y->k) - (x->k < y->k);
+}
+
+/* each run's rows in the order of the set's metrics: the run's figures found by name once, then sorted */
 static void
 set_csv(struct ab_buf *b, const struct ab_compare_set *s)
 {
+	struct csv_at *at = NULL;
+	size_t cap = 0;
+
 	for (size_t i = 0; i < s->nruns; i++) {
 		const struct ab_runrec *r = &s->runs[i];
+		size_t n = 0, j = 0, m;
 
-		for (size_t m = 0; m < s->nmetrics; m++) {
+		if (r->metrics.n > cap) {
+			cap = r->metrics.n;
+			at = ab_realloc(at, cap * sizeof(*at));
+		}
+		for (size_t k = 0; k < r->metrics.n; k++)
+			if (ab_strmap_get(&s->metric_at, r->metrics.v[k].name, &m) && s->metrics[m].builtin < 0)
+				at[n].m = m, at[n++].k = k;
+		if (n)
+			qsort(at, n, sizeof(*at), cmp_csv_at);
+		for (m = 0; m < s->nmetrics; m++) {
 			const struct ab_compare_metric *cm = &s->metrics[m];
 
 			if (cm->builtin >= 0) {
@@ -363,12 +381,14 @@ set_csv(struct ab_buf *b, const struct ab_compare_set *s)
 				    cm->unit);
 				continue;
 			}
-			for (size_t k = 0; k < r->metrics.n; k++)
-				if (!strcmp(r->metrics.v[k].name, cm->name))
-					csv_row(b, s, i, cm->name, r->metrics.v[k].cell ? r->metrics.v[k].cell : r->cell ?
-					    r->cell : "", r->metrics.v[k].value, r->metrics.v[k].unit);
+			for (; j < n && at[j].m == m; j++) {
+				const struct ab_metric *d = &r->metrics.v[at[j].k];
+
+				csv_row(b, s, i, cm->name, d->cell ? d->cell : r->cell ? r->cell : "", d->value, d->unit);
+			}
 		}
 	}
+	free(at);
 }
 
 /* ---- json ---- */
@@ -514,7 +534,7 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 		for (size_t cl = 0; cl < s->cells.n; cl++)
 			for (size_t l = 0; l < s->labels.n; l++) {
 				const struct ab_compare_group *g = ab_compare_group(s, cl, l, m);
-				const struct ab_compare_row *r = g ? row_of(s, g) : NULL;
+				const struct ab_compare_row *r = g ? g->row : NULL;
 
 				if (!g)
 					continue;

@@ -126,11 +126,39 @@ void ab_pr_section_flow(struct ab_buf *b, const struct evidence *e);
 
 /* ---- pr_runs.c ---- */
 
+/* how much of a run name's part pr.md shows */
+enum ab_pr_runs_size {
+	AB_PR_RUNS_FULL,      /* its table, comparison, warnings, charts, environment */
+	AB_PR_RUNS_NO_CHARTS, /* the same without its Mermaid charts (in pr-details.md and the SVG files) */
+	AB_PR_RUNS_STUB,      /* its heading and what was left out, and where it is */
+};
+
+/*
+ * One run name's part of the Runs section in each size, and what each
+ * leaves out (for pr-details.md). pr.c keeps the page under its limit by
+ * taking the smaller sizes, from the last run name back, and says so on
+ * the page: a driver's hundreds of figures make the page shorter, never
+ * fail it.
+ */
+struct ab_pr_runs_part {
+	struct ab_buf text[3];     /* by enum ab_pr_runs_size */
+	struct ab_buf left_out[3]; /* what that size leaves out: nothing, the charts, everything but the heading */
+};
+
+struct ab_pr_runs {
+	struct ab_buf head, tail;  /* the section's heading; its closing note */
+	struct ab_pr_runs_part *parts;
+	size_t n;
+};
+
 /*
  * the runs, per name: statuses, the comparison (provenance/compare/compare.h:
  * mixed run environments flagged, not refused), the environment, and
- * folded every run
+ * folded every run (into details); limit and bundle_name for the page's
+ * words of what a smaller size leaves out. Nothing when there are no runs
  */
-int ab_pr_section_runs(struct ab_buf *b, struct ab_buf *details, const struct evidence *e, struct ab_compare_svgs *svg);
+int ab_pr_section_runs(struct ab_pr_runs *out, struct ab_buf *details, const struct evidence *e,
+    struct ab_compare_svgs *svg, size_t limit, const char *bundle_name);
+void ab_pr_runs_release(struct ab_pr_runs *r);
 
 #endif

@@ -231,6 +231,7 @@ predicate(const struct ab_runrec *r)
 	else
 		cJSON_AddNullToObject(p, "sampling");
 	cJSON_AddItemToObject(p, "metrics", metrics_json(&r->metrics));
+	cJSON_AddNumberToObject(p, "metrics_dropped", (double)r->metrics.dropped);
 	cJSON_AddItemToObject(p, "overhead", overhead_json(r));
 	cJSON_AddItemToObject(p, "log", file_json(&r->log));
 	if (r->junit_path) {
@@ -554,6 +555,8 @@ ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 	}
 	if (parse_metrics(&r->metrics, ab_json_get(p, "metrics"), name) < 0)
 		return AB_EFAIL;
+	/* what run left out, and what a record past AB_METRICS_MAX (an earlier allocbuild's) holds beyond it */
+	r->metrics.dropped += (size_t)whole_or(p, "metrics_dropped", 0, 0, 0x1p53);
 	r->allocbuild_cpu_s = num_or(ab_json_get(p, "overhead"), "allocbuild_cpu_s", -1);
 	r->environment = cJSON_DetachItemFromObject((cJSON *)p, "environment");
 	if (bad_number(r, where, sizeof(where))) {
