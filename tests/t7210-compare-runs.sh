@@ -309,7 +309,8 @@ sed -n '/^#### `aa-differs`/,/^Run environment/p' pr/pr.md >aa.md
 expect_grep "A/A control: \`stock53\` against \`fit-only\` (the same artifact, sha256 \`${stock:0:12}\`, and runtime environment): **shows a difference**: every verdict is unreliable." aa.md
 expect_grep '| `ops_per_s` (ops/s) | `special53` | 5 | 1042 (1035–1051) | 1.042 [1.038, 1.046] | 0.00794 | **better (unreliable)** |' aa.md
 # every metric it differs in is named: ops_per_s's, and wall_s's too when timing noise shows one
-grep -q '^> - the A/A control fit-only against stock53 (the same artifact and runtime environment) shows a difference in \(wall_s ([^)]*), \)\?ops_per_s (ratio 1.061, p 0.00794): every verdict' aa.md ||
+# (a warning is Markdown text on the page: its underscores escaped, docs/pr.md)
+grep -q '^> - the A/A control fit-only against stock53 (the same artifact and runtime environment) shows a difference in \(wall\\_s ([^)]*), \)\?ops\\_per\\_s (ratio 1.061, p 0.00794): every verdict' aa.md ||
 	{ cat aa.md; fail "aa-differs: the A/A control's warning does not name ops_per_s"; }
 sed -n '/^#### `mixed`/,/^Run environment/p' pr/pr.md >mixed.md
 expect_grep 'Against `stock53`, unpaired (the runs ran under different run environments)' mixed.md

@@ -110,6 +110,7 @@ load_sets(struct ab_comparison *c)
 {
 	struct ab_manifest_recorded rec;
 	struct ab_strv names = {0};
+	struct ab_strmap name_at = {0};
 	struct item *items;
 	size_t n = 0;
 	int e, rootfd = -1;
@@ -127,8 +128,11 @@ load_sets(struct ab_comparison *c)
 			free(name);
 			continue;
 		}
-		if (!ab_strv_has(&names, name))
+		/* the index holds the names' own strings: pushed first, then indexed */
+		if (!ab_strmap_get(&name_at, name, NULL)) {
 			ab_strv_push(&names, name);
+			ab_strmap_put(&name_at, names.v[names.n - 1], names.n - 1);
+		}
 		items[n].rel = rec.paths.v[i];
 		items[n].want = rec.hexes.v[i];
 		n++;
@@ -151,6 +155,8 @@ load_sets(struct ab_comparison *c)
 		read_one(&items[i], rootfd, c->o.outdir);
 	ab_pool_run(n, 0, parse_one, items);
 	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	ab_strmap_free(&name_at);
+	ab_strmap_of_strv(&name_at, &names);
 	c->nsets = names.n;
 	c->sets = ab_calloc(names.n, sizeof(*c->sets));
 	for (size_t k = 0; k < names.n; k++)
@@ -158,12 +164,12 @@ load_sets(struct ab_comparison *c)
 	e = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct item *it = &items[i];
-		struct ab_compare_set *s = NULL;
+		struct ab_compare_set *s;
 		char *name = name_of(it->rel);
+		size_t k = 0;
 
-		for (size_t k = 0; k < c->nsets && !s; k++)
-			if (!strcmp(c->sets[k].name, name))
-				s = &c->sets[k];
+		ab_strmap_get(&name_at, name, &k);
+		s = &c->sets[k];
 		free(name);
 		if (it->state) {
 			int ie = item_error(it, c->o.outdir);
@@ -196,6 +202,7 @@ done:
 	free(items);
 	if (rootfd >= 0)
 		close(rootfd);
+	ab_strmap_free(&name_at);
 	ab_strv_free(&names);
 	ab_manifest_recorded_release(&rec);
 	return e;
@@ -255,21 +262,41 @@ index_of(const struct ab_strv *v, const char *s)
 static size_t
 metric_index(const struct ab_compare_set *s, const char *name)
 {
-	for (size_t i = 0; i < s->nmetrics; i++)
-		if (!strcmp(s->metrics[i].name, name))
-			return i;
-	return (size_t)-1;
+	size_t i;
+
+	return ab_strmap_get(&s->metric_at, name, &i) ? i : (size_t)-1;
 }
 
 static void
 add_metric(struct ab_compare_set *s, const char *name, const char *unit, int higher, int builtin)
 {
-	s->metrics = ab_realloc(s->metrics, (s->nmetrics + 1) * sizeof(*s->metrics));
+	/* doubling: a set's metrics grow with its runs' names */
+	if (!(s->nmetrics & (s->nmetrics - 1)))
+		s->metrics = ab_realloc(s->metrics, (s->nmetrics ? 2 * s->nmetrics : 1) * sizeof(*s->metrics));
 	s->metrics[s->nmetrics].name = ab_strdup(name);
 	s->metrics[s->nmetrics].unit = ab_strdup_or_null(unit);
 	s->metrics[s->nmetrics].higher = higher;
 	s->metrics[s->nmetrics].builtin = builtin;
+	ab_strmap_put(&s->metric_at, s->metrics[s->nmetrics].name, s->nmetrics);
 	s->nmetrics++;
+}
+
+/* the position of a cell, or (size_t)-1 */
+static size_t
+cell_index(const struct ab_compare_set *s, const char *cell)
+{
+	size_t i;
+
+	return ab_strmap_get(&s->cell_at, cell, &i) ? i : (size_t)-1;
+}
+
+static void
+add_cell(struct ab_compare_set *s, const char *cell)
+{
+	if (cell_index(s, cell) != (size_t)-1)
+		return;
+	ab_strv_push(&s->cells, cell);
+	ab_strmap_put(&s->cell_at, s->cells.v[s->cells.n - 1], s->cells.n - 1);
 }
 
 /* is a builtin there for some successful run? */
@@ -348,17 +375,16 @@ collect_cells(struct ab_compare_set *s)
 
 		if (!s->ok[i])
 			continue;
-		if (!ab_strv_has(&s->cells, cell))
-			ab_strv_push(&s->cells, cell);
+		add_cell(s, cell);
 		for (size_t k = 0; k < s->runs[i].metrics.n; k++) {
 			const char *mc = s->runs[i].metrics.v[k].cell ? s->runs[i].metrics.v[k].cell : cell;
 
-			if (metric_index(s, s->runs[i].metrics.v[k].name) != (size_t)-1 && !ab_strv_has(&s->cells, mc))
-				ab_strv_push(&s->cells, mc);
+			if (metric_index(s, s->runs[i].metrics.v[k].name) != (size_t)-1)
+				add_cell(s, mc);
 		}
 	}
 	if (!s->cells.n)
-		ab_strv_push(&s->cells, "");
+		add_cell(s, "");
 }
 
 static struct ab_compare_group *
@@ -378,18 +404,25 @@ ab_compare_group(const struct ab_compare_set *s, size_t cell, size_t label, size
 static void
 group_add(struct ab_compare_group *g, double v, size_t run)
 {
-	g->v = ab_realloc(g->v, (g->n + 1) * sizeof(*g->v));
-	g->run = ab_realloc(g->run, (g->n + 1) * sizeof(*g->run));
+	if (!(g->n & (g->n - 1))) {
+		g->v = ab_realloc(g->v, (g->n ? 2 * g->n : 1) * sizeof(*g->v));
+		g->run = ab_realloc(g->run, (g->n ? 2 * g->n : 1) * sizeof(*g->run));
+	}
 	g->v[g->n] = v;
 	g->run[g->n] = run;
 	g->n++;
 }
 
-/* every successful run's values into the groups; their medians and ranges; runs without a value counted */
+/*
+ * every successful run's values into the groups; their medians and
+ * ranges; runs without a value counted. Each run's figures are read once,
+ * each found by name: linear in the figures, whatever their number
+ */
 static void
 fill_groups(struct ab_compare_set *s)
 {
-	size_t *missing = ab_calloc(s->nmetrics, sizeof(*missing)), nok = 0;
+	size_t *present = ab_calloc(s->nmetrics + 1, sizeof(*present)), nok = 0, nbuiltin = 0;
+	size_t *seen = ab_calloc(s->nmetrics + 1, sizeof(*seen)), *builtin = ab_calloc(s->nmetrics + 1, sizeof(*builtin));
 
 	s->ngroups = s->cells.n * s->labels.n * s->nmetrics;
 	s->groups = ab_calloc(s->ngroups, sizeof(*s->groups));
@@ -400,38 +433,44 @@ fill_groups(struct ab_compare_set *s)
 
 				g->cell = c, g->label = l, g->metric = m;
 			}
+	for (size_t m = 0; m < s->nmetrics; m++)
+		if (s->metrics[m].builtin >= 0)
+			builtin[nbuiltin++] = m;
 	for (size_t i = 0; i < s->nruns; i++) {
 		const struct ab_runrec *r = &s->runs[i];
-		size_t l = index_of(&s->labels, r->label), c = index_of(&s->cells, r->cell ? r->cell : "");
+		size_t l = index_of(&s->labels, r->label), c = cell_index(s, r->cell ? r->cell : "");
 
 		if (!s->ok[i])
 			continue;
 		nok++;
-		for (size_t m = 0; m < s->nmetrics; m++) {
-			const struct ab_compare_metric *cm = &s->metrics[m];
-			int any = 0;
+		for (size_t b = 0; b < nbuiltin; b++) {
+			double v = ab_compare_builtin_value(r, s->metrics[builtin[b]].builtin);
 
-			if (cm->builtin >= 0) {
-				double v = ab_compare_builtin_value(r, cm->builtin);
-
-				if ((any = !isnan(v)))
-					group_add(group_at(s, c, l, m), v, i);
-			} else {
-				for (size_t k = 0; k < r->metrics.n; k++)
-					if (!strcmp(r->metrics.v[k].name, cm->name)) {
-						size_t mc = r->metrics.v[k].cell ? index_of(&s->cells, r->metrics.v[k].cell) : c;
-
-						group_add(group_at(s, mc, l, m), r->metrics.v[k].value, i);
-						any = 1;
-						if (!(cm->unit ? r->metrics.v[k].unit && !strcmp(cm->unit, r->metrics.v[k].unit) :
-						    !r->metrics.v[k].unit))
-							ab_strv_pushf(&s->warnings, "%s: run %04d-%s reports it in '%s', not '%s'",
-							    cm->name, r->number, r->label, r->metrics.v[k].unit ?
-							    r->metrics.v[k].unit : "(no unit)", cm->unit ? cm->unit : "(no unit)");
-					}
+			if (!isnan(v)) {
+				group_add(group_at(s, c, l, builtin[b]), v, i);
+				present[builtin[b]]++;
 			}
-			missing[m] += !any;
 		}
+		/* the driver's figures in the run's order: its groups get them in the order the run reported them */
+		for (size_t k = 0; k < r->metrics.n; k++) {
+			const struct ab_metric *d = &r->metrics.v[k];
+			size_t m = metric_index(s, d->name), mc;
+			const struct ab_compare_metric *cm;
+
+			if (m == (size_t)-1 || s->metrics[m].builtin >= 0)
+				continue;
+			cm = &s->metrics[m];
+			mc = d->cell ? cell_index(s, d->cell) : c;
+			group_add(group_at(s, mc, l, m), d->value, i);
+			if (seen[m] != i + 1) {
+				seen[m] = i + 1;
+				present[m]++;
+			}
+			if (!(cm->unit ? d->unit && !strcmp(cm->unit, d->unit) : !d->unit))
+				ab_strv_pushf(&s->warnings, "%s: run %04d-%s reports it in '%s', not '%s'", cm->name, r->number,
+				    r->label, d->unit ? d->unit : "(no unit)", cm->unit ? cm->unit : "(no unit)");
+		}
+		s->metrics_dropped += r->metrics.dropped;
 	}
 	for (size_t g = 0; g < s->ngroups; g++) {
 		struct ab_compare_group *x = &s->groups[g];
@@ -445,11 +484,17 @@ fill_groups(struct ab_compare_set *s)
 		free(v);
 	}
 	for (size_t m = 0; m < s->nmetrics; m++)
-		if (missing[m])
+		if (present[m] < nok)
 			ab_strv_pushf(&s->warnings, "%s: %zu of the %zu successful runs have no value%s", s->metrics[m].name,
-			    missing[m], nok, s->metrics[m].builtin == AB_M_COOLDOWN_RSS ?
+			    nok - present[m], nok, s->metrics[m].builtin == AB_M_COOLDOWN_RSS ?
 			    " (the sampling ended before the cooldown)" : s->metrics[m].builtin >= 0 ? " (not sampled)" : "");
-	free(missing);
+	if (s->metrics_dropped)
+		ab_strv_pushf(&s->warnings, "the runs left out %zu report%s of figures past the %d a run keeps (each "
+		    "record's metrics_dropped): they are in no comparison", s->metrics_dropped,
+		    s->metrics_dropped == 1 ? "" : "s", AB_METRICS_MAX);
+	free(present);
+	free(seen);
+	free(builtin);
 }
 
 /* ---- the set's checks ---- */
@@ -689,7 +734,8 @@ add_row(struct ab_compare_set *s, size_t cell, size_t metric, size_t label, size
 
 	if (!g || !base)
 		return;
-	s->rows = ab_realloc(s->rows, (s->nrows + 1) * sizeof(*s->rows));
+	if (!(s->nrows & (s->nrows - 1)))
+		s->rows = ab_realloc(s->rows, (s->nrows ? 2 * s->nrows : 1) * sizeof(*s->rows));
 	r = &s->rows[s->nrows++];
 	memset(r, 0, sizeof(*r));
 	r->cell = cell, r->metric = metric, r->label = label, r->against = against;
@@ -754,6 +800,39 @@ note_too_few(struct ab_compare_set *s)
 	ab_buf_free(&b);
 }
 
+/*
+ * the rows without a ratio (a baseline value not positive, a ratio past
+ * the largest double), one warning a cause: their verdict is the U
+ * test's alone, and the table shows the difference of the medians
+ */
+static void
+note_no_ratio(struct ab_compare_set *s)
+{
+	static const enum ab_ratio_undefined why[] = {AB_RATIO_NOT_POSITIVE, AB_RATIO_OVERFLOW};
+
+	for (size_t w = 0; w < AB_NELEM(why); w++) {
+		struct ab_buf b = {0};
+		size_t n = 0;
+
+		for (size_t i = 0; i < s->nrows; i++) {
+			const struct ab_compare_row *r = &s->rows[i];
+
+			if (r->ci.undefined != why[w])
+				continue;
+			if (n++ < 10)
+				ab_buf_printf(&b, "%s%s%s%s (%s against %s)", b.len ? ", " : "", s->metrics[r->metric].name,
+				    *s->cells.v[r->cell] ? " in cell " : "", s->cells.v[r->cell], s->labels.v[r->label],
+				    s->labels.v[r->against]);
+		}
+		if (n > 10)
+			ab_buf_printf(&b, " and %zu more", n - 10);
+		if (n)
+			ab_strv_pushf(&s->warnings, "no ratio of medians for %s: %s; the row shows the difference of the "
+			    "medians instead, and the U test alone decides whether the runs differ", b.s,
+			    ab_stats_ratio_why(why[w]));
+		ab_buf_free(&b);
+	}
+}
 
 /*
  * an A/A control that shows a difference: one warning naming every metric
@@ -770,11 +849,21 @@ warn_control(struct ab_compare_set *s, const struct ab_compare_control *c)
 		const struct ab_compare_row *r = &s->rows[i];
 
 		if (!r->control || !((r->label == c->b && r->against == c->a) || (r->label == c->a && r->against == c->b)) ||
-		    (r->verdict != AB_VERDICT_BETTER && r->verdict != AB_VERDICT_WORSE))
+		    !ab_stats_verdict_differs(r->verdict))
 			continue;
 		first = first ? first : r;
-		ab_buf_printf(&b, "%s%s%s%s (ratio %.3f, p %.3g)", b.len ? ", " : "", s->metrics[r->metric].name,
-		    *s->cells.v[r->cell] ? " in cell " : "", s->cells.v[r->cell], r->ci.ratio, r->u.p);
+		ab_buf_printf(&b, "%s%s%s%s (", b.len ? ", " : "", s->metrics[r->metric].name,
+		    *s->cells.v[r->cell] ? " in cell " : "", s->cells.v[r->cell]);
+		if (r->ci.undefined == AB_RATIO_DEFINED) {
+			ab_buf_printf(&b, "ratio %.3f", r->ci.ratio);
+		} else {
+			char d[40];
+
+			/* 0 against 5 every time: no ratio, and still no clean control */
+			ab_compare_format_difference(d, sizeof(d), r->ci.diff);
+			ab_buf_printf(&b, "no ratio, difference %s", d);
+		}
+		ab_buf_printf(&b, ", p %.3g)", r->u.p);
 	}
 	if (first) {
 		ab_strv_pushf(&s->warnings, "the A/A control %s against %s (the same artifact and runtime environment) "
@@ -869,9 +958,14 @@ analyse(struct ab_comparison *c, struct ab_compare_set *s)
 	}
 	find_controls(s);
 	make_rows(s);
+	/* each group finds its row against the baseline at once (the rows no longer move) */
+	for (size_t i = 0; i < s->nrows; i++)
+		if (s->rows[i].against == s->baseline)
+			s->groups[s->rows[i].g - s->groups].row = &s->rows[i];
 	ab_pool_run(s->nrows, 0, compare_row, &j);
 	for (size_t k = 0; k < s->ncontrols; k++)
 		warn_control(s, &s->controls[k]);
+	note_no_ratio(s);
 	note_too_few(s);
 	return 0;
 }
@@ -1015,6 +1109,8 @@ ab_compare_free(struct ab_comparison *c)
 			free(s->metrics[m].unit);
 		}
 		free(s->metrics);
+		ab_strmap_free(&s->metric_at);
+		ab_strmap_free(&s->cell_at);
 		for (size_t g = 0; g < s->ngroups; g++) {
 			free(s->groups[g].v);
 			free(s->groups[g].run);

@@ -39,6 +39,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../../lib/strmap.h"
 #include "../../lib/util.h"
 #include "../runs/runrec.h"
 #include "stats.h"
@@ -78,6 +79,7 @@ struct ab_compare_group {
 	size_t n;
 	size_t *run;                 /* the run of each value (index into the set's runs) */
 	double median, min, max;     /* NAN when n is 0 */
+	const struct ab_compare_row *row; /* its row against the baseline, or NULL (the baseline's, or none) */
 };
 
 /* a label against another (the baseline, or a control's first label) in a cell, for a metric */
@@ -105,9 +107,12 @@ struct ab_compare_set {
 	size_t nruns, nfailed;
 	struct ab_strv labels;       /* in order of first run */
 	struct ab_strv cells;        /* "" is the cell of runs that name none */
+	struct ab_strmap cell_at;    /* a cell's position in cells */
 	size_t baseline;
 	struct ab_compare_metric *metrics;
 	size_t nmetrics;
+	struct ab_strmap metric_at;  /* a metric's position in metrics, by name */
+	size_t metrics_dropped;      /* the driver's figures the runs left out (past AB_METRICS_MAX a run) */
 	struct ab_compare_group *groups;
 	size_t ngroups;
 	struct ab_compare_row *rows; /* each label against the baseline, then the controls */
@@ -168,8 +173,17 @@ int ab_compare_charts(struct ab_buf *b, const struct ab_comparison *c, const str
     struct ab_compare_svgs *svg);
 /* one of allocbuild's figures of a run (enum ab_metric_builtin), in its unit; NAN when it has none */
 double ab_compare_builtin_value(const struct ab_runrec *r, int metric);
-/* a value as compare shows it: four significant digits, no exponent */
+/* from this magnitude on, compare shows a value with an exponent */
+#define AB_COMPARE_PLAIN_MAX 1e15
+/*
+ * a value as compare shows it: four significant digits (at most six
+ * decimals), no exponent below AB_COMPARE_PLAIN_MAX ("1042", "0.1566");
+ * past it with one ("1.000e+308"); "inf" and "-inf" for infinities, "-"
+ * for NAN (no value). 32 bytes hold any.
+ */
 void ab_compare_format_value(char *buf, size_t len, double v);
+/* a difference as compare shows it: ab_compare_format_value's, signed ("+5.000", "-0.2500", "0") */
+void ab_compare_format_difference(char *buf, size_t len, double d);
 void ab_compare_free(struct ab_comparison *c);
 
 #endif

@@ -7,20 +7,46 @@
 
 #include "../../lib/jsonio.h"
 #include "../runs/metrics.h"
+#include "pagetext.h"
 #include "svgchart.h"
 
 void
 ab_compare_format_value(char *buf, size_t len, double v)
 {
-	int dec;
+	double mag = fabs(v);
+	int dec = 0;
 
 	if (isnan(v)) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	dec = v == 0 ? 0 : 3 - (int)floor(log10(fabs(v)));
+	if (isinf(v)) {
+		snprintf(buf, len, "%s", v < 0 ? "-inf" : "inf");
+		return;
+	}
+	/*
+	 * past AB_COMPARE_PLAIN_MAX a plain number would print every digit of
+	 * the double (309 for 1e308: more than any caller's buffer): four
+	 * significant digits with an exponent instead
+	 */
+	if (mag >= AB_COMPARE_PLAIN_MAX) {
+		snprintf(buf, len, "%.3e", v);
+		return;
+	}
+	/* log10 of a finite non-zero magnitude below 1e15 lies within [-324, 15): the int cannot overflow */
+	if (mag > 0)
+		dec = 3 - (int)floor(log10(mag));
 	dec = dec < 0 ? 0 : dec > 6 ? 6 : dec;
 	snprintf(buf, len, "%.*f", dec, v);
+}
+
+void
+ab_compare_format_difference(char *buf, size_t len, double d)
+{
+	char v[32];
+
+	ab_compare_format_value(v, sizeof(v), d);
+	snprintf(buf, len, "%s%s", d > 0 ? "+" : "", v);
 }
 
 static void
@@ -32,15 +58,6 @@ put_value(struct ab_buf *b, double v)
 	ab_buf_puts(b, s);
 }
 
-/* the row of g against the baseline (or the row that makes g a control's second label), or NULL */
-static const struct ab_compare_row *
-row_of(const struct ab_compare_set *s, const struct ab_compare_group *g)
-{
-	for (size_t i = 0; i < s->nrows; i++)
-		if (s->rows[i].g == g && s->rows[i].against == s->baseline)
-			return &s->rows[i];
-	return NULL;
-}
 
 static char *
 verdict_text(const struct ab_compare_set *s, const struct ab_compare_row *r)
@@ -49,8 +66,7 @@ verdict_text(const struct ab_compare_set *s, const struct ab_compare_row *r)
 
 	if (r->control)
 		return ab_sprintf("%s (A/A control)", w);
-	if (ab_compare_unreliable_why(s) && (r->verdict == AB_VERDICT_BETTER || r->verdict == AB_VERDICT_WORSE ||
-	    r->verdict == AB_VERDICT_NONE))
+	if (ab_compare_unreliable_why(s) && r->verdict != AB_VERDICT_TOO_FEW)
 		return ab_sprintf("%s (unreliable)", w);
 	return ab_strdup(w);
 }
@@ -73,10 +89,18 @@ p_text(double p)
 	return isnan(p) ? ab_strdup("-") : ab_sprintf("%.3g", p);
 }
 
+/* the ratio; without one the absolute difference of the medians, signed ("diff +5.000") */
 static char *
-ratio_text(double r)
+ratio_text(const struct ab_ratio_ci *ci)
 {
-	return isnan(r) ? ab_strdup("-") : ab_sprintf("%.3f", r);
+	char d[40];
+
+	if (ci->undefined == AB_RATIO_DEFINED && !isnan(ci->ratio))
+		return ab_sprintf("%.3f", ci->ratio);
+	if (isnan(ci->diff))
+		return ab_strdup("-");
+	ab_compare_format_difference(d, sizeof(d), ci->diff);
+	return ab_sprintf("diff %s", d);
 }
 
 /* "paired by repetition (rotated runs)" or "unpaired (why)" */
@@ -96,12 +120,24 @@ method_text(const struct ab_comparison *c)
 	    (unsigned long long)c->o.seed, AB_COMPARE_ALPHA, c->o.threshold * 100);
 }
 
+/* a name in the text of the table format as it is (a terminal's), in md as a code span */
+static void
+put_name(struct ab_buf *b, const char *name, int md)
+{
+	if (md) {
+		ab_page_code(b, name);
+	} else {
+		char *shown = ab_shown(name);
+
+		ab_buf_puts(b, shown);
+		free(shown);
+	}
+}
+
 /* the control pairs in words, or the lack of one */
 static void
 put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
 {
-	const char *q = md ? "`" : "";
-
 	if (!s->ncontrols) {
 		ab_buf_puts(b, "No A/A control: no two labels ran the same artifact with the same runtime environment.\n");
 		return;
@@ -116,12 +152,15 @@ put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
 			if (!w->control || !((w->label == x->a && w->against == x->b) || (w->label == x->b && w->against == x->a)))
 				continue;
 			shown++;
-			differs |= w->verdict == AB_VERDICT_BETTER || w->verdict == AB_VERDICT_WORSE;
+			differs |= ab_stats_verdict_differs(w->verdict);
 		}
-		ab_buf_printf(b, "A/A control: %s%s%s against %s%s%s (the same artifact, sha256 %s%.12s%s, and runtime "
-		    "environment): %s.\n", q, s->labels.v[x->a], q, q, s->labels.v[x->b], q, q, x->sha256, q,
-		    !shown ? "no metric to compare" : !differs ? "no difference shown in any metric" : md ?
-		    "**shows a difference**: every verdict is unreliable" : "shows a difference: every verdict is unreliable");
+		ab_buf_puts(b, "A/A control: ");
+		put_name(b, s->labels.v[x->a], md);
+		ab_buf_puts(b, " against ");
+		put_name(b, s->labels.v[x->b], md);
+		ab_buf_printf(b, " (the same artifact, sha256 %s%.12s%s, and runtime environment): %s.\n", md ? "`" : "",
+		    x->sha256, md ? "`" : "", !shown ? "no metric to compare" : !differs ? "no difference shown in any metric" :
+		    md ? "**shows a difference**: every verdict is unreliable" : "shows a difference: every verdict is unreliable");
 	}
 }
 
@@ -191,16 +230,17 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 		for (size_t cl = 0; cl < s->cells.n; cl++)
 			for (size_t l = 0; l < s->labels.n; l++) {
 				const struct ab_compare_group *g = ab_compare_group(s, cl, l, m);
-				const struct ab_compare_row *r = g ? row_of(s, g) : NULL;
+				const struct ab_compare_row *r = g ? g->row : NULL;
 				char med[64];
 
 				if (!g)
 					continue;
 				ab_compare_format_value(med, sizeof(med), g->median);
-				table_add(&t, ab_strdup(s->metrics[m].name));
-				table_add(&t, ab_strdup(s->metrics[m].unit ? s->metrics[m].unit : "-"));
-				table_add(&t, ab_strdup(s->cells.v[cl][0] ? s->cells.v[cl] : "-"));
-				table_add(&t, ab_strdup(s->labels.v[l]));
+				/* names as a record holds them: no escape sequence reaches the terminal */
+				table_add(&t, ab_shown(s->metrics[m].name));
+				table_add(&t, ab_shown(s->metrics[m].unit ? s->metrics[m].unit : "-"));
+				table_add(&t, ab_shown(s->cells.v[cl][0] ? s->cells.v[cl] : "-"));
+				table_add(&t, ab_shown(s->labels.v[l]));
 				table_add(&t, ab_sprintf("%zu", g->n));
 				table_add(&t, ab_strdup(med));
 				table_add(&t, range_text(g));
@@ -209,7 +249,7 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 						table_add(&t, ab_strdup("-"));
 					table_add(&t, ab_strdup("baseline"));
 				} else if (r) {
-					table_add(&t, ratio_text(r->ci.ratio));
+					table_add(&t, ratio_text(&r->ci));
 					table_add(&t, ci_text(&r->ci));
 					table_add(&t, p_text(r->u.p));
 					table_add(&t, verdict_text(s, r));
@@ -229,7 +269,7 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 			continue;
 		ci = ci_text(&r->ci);
 		p = p_text(r->u.p);
-		ratio = ratio_text(r->ci.ratio);
+		ratio = ratio_text(&r->ci);
 		ab_buf_printf(b, "A/A %s%s%s: %s against %s: ratio %s %s, p %s: %s\n", s->metrics[r->metric].name,
 		    s->cells.v[r->cell][0] ? " in " : "", s->cells.v[r->cell], s->labels.v[r->label],
 		    s->labels.v[r->against], ratio, ci, p, ab_stats_verdict_word(r->verdict));
@@ -244,20 +284,32 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 
 /* ---- csv: one row per observation ---- */
 
-/* a CSV field: quoted when it holds a comma, a quote or a line break */
+/*
+ * A text field of the CSV (a name, label, cell, unit: what a driver or a
+ * record says). A spreadsheet reads a cell that starts with =, +, -, @, a
+ * tab or a carriage return as a formula (=HYPERLINK(...), -2+3, @SUM(...)):
+ * such a field gets a leading single quote, which the spreadsheet shows as
+ * text (OWASP, "CSV Injection"). Quoted when it holds a comma, a
+ * semicolon (the separator of some locales), a quote, a tab or a line
+ * break.
+ */
 static void
-csv_field(struct ab_buf *b, const char *s, int last)
+csv_text(struct ab_buf *b, const char *s, int last)
 {
-	if (s && strpbrk(s, ",\"\r\n")) {
-		ab_buf_putc(b, '"');
+	if (s) {
+		int formula = *s && strchr("=+-@\t\r", *s), quote = strpbrk(s, ",;\"\t\r\n") != NULL;
+
+		if (quote)
+			ab_buf_putc(b, '"');
+		if (formula)
+			ab_buf_putc(b, '\'');
 		for (; *s; s++) {
 			if (*s == '"')
 				ab_buf_putc(b, '"');
 			ab_buf_putc(b, *s);
 		}
-		ab_buf_putc(b, '"');
-	} else if (s) {
-		ab_buf_puts(b, s);
+		if (quote)
+			ab_buf_putc(b, '"');
 	}
 	ab_buf_putc(b, last ? '\n' : ',');
 }
@@ -270,30 +322,58 @@ csv_row(struct ab_buf *b, const struct ab_compare_set *s, size_t i, const char *
 	char num[64], *end = ab_runrec_ending(r), *status = ab_sprintf("%s%s", r->status == AB_RUN_EXITED ?
 	    "exit " : "", end);
 
-	csv_field(b, s->name, 0);
+	csv_text(b, s->name, 0);
 	ab_buf_printf(b, "%d,%d,%d,", r->number, r->batch, r->repetition);
-	csv_field(b, r->label, 0);
-	csv_field(b, cell, 0);
-	csv_field(b, status, 0);
-	csv_field(b, metric, 0);
+	csv_text(b, r->label, 0);
+	csv_text(b, cell, 0);
+	csv_text(b, status, 0);
+	csv_text(b, metric, 0);
+	/* a number stays a number, negative ones too: nothing to quote or neutralize */
 	if (isnan(v))
 		num[0] = '\0';
 	else
 		snprintf(num, sizeof(num), "%.17g", v);
-	csv_field(b, num, 0);
-	csv_field(b, unit, 0);
-	csv_field(b, r->subject_sha256, 1);
+	ab_buf_printf(b, "%s,", num);
+	csv_text(b, unit, 0);
+	csv_text(b, r->subject_sha256, 1);
 	free(end);
 	free(status);
 }
 
+/* a driver's figure of a run (its position k in the run's figures) under the set's metric m */
+struct csv_at {
+	size_t m, k;
+};
+
+static int
+cmp_csv_at(const void *a, const void *b)
+{
+	const struct csv_at *x = a, *y = b;
+
+	return x->m != y->m ? (x->m < y->m ? -1 : 1) : (x->k > y->k) - (x->k < y->k);
+}
+
+/* each run's rows in the order of the set's metrics: the run's figures found by name once, then sorted */
 static void
 set_csv(struct ab_buf *b, const struct ab_compare_set *s)
 {
+	struct csv_at *at = NULL;
+	size_t cap = 0;
+
 	for (size_t i = 0; i < s->nruns; i++) {
 		const struct ab_runrec *r = &s->runs[i];
+		size_t n = 0, j = 0, m;
 
-		for (size_t m = 0; m < s->nmetrics; m++) {
+		if (r->metrics.n > cap) {
+			cap = r->metrics.n;
+			at = ab_realloc(at, cap * sizeof(*at));
+		}
+		for (size_t k = 0; k < r->metrics.n; k++)
+			if (ab_strmap_get(&s->metric_at, r->metrics.v[k].name, &m) && s->metrics[m].builtin < 0)
+				at[n].m = m, at[n++].k = k;
+		if (n)
+			qsort(at, n, sizeof(*at), cmp_csv_at);
+		for (m = 0; m < s->nmetrics; m++) {
 			const struct ab_compare_metric *cm = &s->metrics[m];
 
 			if (cm->builtin >= 0) {
@@ -301,12 +381,14 @@ set_csv(struct ab_buf *b, const struct ab_compare_set *s)
 				    cm->unit);
 				continue;
 			}
-			for (size_t k = 0; k < r->metrics.n; k++)
-				if (!strcmp(r->metrics.v[k].name, cm->name))
-					csv_row(b, s, i, cm->name, r->metrics.v[k].cell ? r->metrics.v[k].cell : r->cell ?
-					    r->cell : "", r->metrics.v[k].value, r->metrics.v[k].unit);
+			for (; j < n && at[j].m == m; j++) {
+				const struct ab_metric *d = &r->metrics.v[at[j].k];
+
+				csv_row(b, s, i, cm->name, d->cell ? d->cell : r->cell ? r->cell : "", d->value, d->unit);
+			}
 		}
 	}
+	free(at);
 }
 
 /* ---- json ---- */
@@ -382,10 +464,13 @@ set_json(const struct ab_compare_set *s)
 		cJSON_AddNumberToObject(j, "n", (double)r->na);
 		cJSON_AddNumberToObject(j, "n_against", (double)r->nb);
 		add_num(j, "ratio", r->ci.ratio);
+		ab_json_add_str_or_null(j, "ratio_undefined", ab_stats_ratio_why(r->ci.undefined));
+		add_num(j, "difference", r->ci.diff);
 		ci = cJSON_AddArrayToObject(j, "ci");
 		if (!isnan(r->ci.lo)) {
-			cJSON_AddItemToArray(ci, cJSON_CreateNumber(r->ci.lo));
-			cJSON_AddItemToArray(ci, cJSON_CreateNumber(r->ci.hi));
+			/* an infinite bound (a resample's ratio overflowed) is null, as JSON has no infinity */
+			cJSON_AddItemToArray(ci, isfinite(r->ci.lo) ? cJSON_CreateNumber(r->ci.lo) : cJSON_CreateNull());
+			cJSON_AddItemToArray(ci, isfinite(r->ci.hi) ? cJSON_CreateNumber(r->ci.hi) : cJSON_CreateNull());
 		}
 		add_num(j, "u", r->u.u);
 		add_num(j, "p", r->u.p);
@@ -430,31 +515,6 @@ comparison_json(const struct ab_comparison *c)
 
 /* ---- markdown (pr.md) ---- */
 
-static void
-md_code(struct ab_buf *b, const char *s)
-{
-	char *shown = ab_shown(s);
-	size_t ticks = 0, run = 0;
-
-	for (const char *p = shown; *p; p++) {
-		run = *p == '`' ? run + 1 : 0;
-		ticks = run > ticks ? run : ticks;
-	}
-	for (size_t i = 0; i <= ticks; i++)
-		ab_buf_putc(b, '`');
-	ab_buf_puts(b, ticks ? " " : "");
-	/* a pipe would end the table's cell */
-	for (const char *p = shown; *p; p++)
-		if (*p == '|')
-			ab_buf_puts(b, "\\|");
-		else
-			ab_buf_putc(b, *p);
-	ab_buf_puts(b, ticks ? " " : "");
-	for (size_t i = 0; i <= ticks; i++)
-		ab_buf_putc(b, '`');
-	free(shown);
-}
-
 void
 ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s)
 {
@@ -463,7 +523,7 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 
 	if (s->labels.n > 1) {
 		ab_buf_puts(b, "Against ");
-		md_code(b, s->labels.v[s->baseline]);
+		ab_page_code(b, s->labels.v[s->baseline]);
 		ab_buf_printf(b, ", %s: %s.\n\n", pairing, method);
 	} else {
 		ab_buf_puts(b, "One label: its figures, nothing to compare them with.\n\n");
@@ -474,25 +534,25 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 		for (size_t cl = 0; cl < s->cells.n; cl++)
 			for (size_t l = 0; l < s->labels.n; l++) {
 				const struct ab_compare_group *g = ab_compare_group(s, cl, l, m);
-				const struct ab_compare_row *r = g ? row_of(s, g) : NULL;
+				const struct ab_compare_row *r = g ? g->row : NULL;
 
 				if (!g)
 					continue;
 				ab_buf_puts(b, "| ");
-				md_code(b, s->metrics[m].name);
+				ab_page_code(b, s->metrics[m].name);
 				if (s->metrics[m].unit) {
-					char *u = ab_shown(s->metrics[m].unit);
-
-					ab_buf_printf(b, " (%s)", u);
-					free(u);
+					/* a driver's unit is its own text: <script>, [a](link) are text on the page */
+					ab_buf_puts(b, " (");
+					ab_page_text(b, s->metrics[m].unit);
+					ab_buf_puts(b, ")");
 				}
 				ab_buf_puts(b, " | ");
 				if (cells) {
 					if (s->cells.v[cl][0])
-						md_code(b, s->cells.v[cl]);
+						ab_page_code(b, s->cells.v[cl]);
 					ab_buf_puts(b, " | ");
 				}
-				md_code(b, s->labels.v[l]);
+				ab_page_code(b, s->labels.v[l]);
 				ab_buf_printf(b, " | %zu | ", g->n);
 				put_value(b, g->median);
 				if (g->n > 1) {
@@ -505,9 +565,9 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 				if (l == s->baseline) {
 					ab_buf_puts(b, " | baseline | | |\n");
 				} else if (r) {
-					char *ratio = ratio_text(r->ci.ratio), *ci = ci_text(&r->ci), *p = p_text(r->u.p),
+					char *ratio = ratio_text(&r->ci), *ci = ci_text(&r->ci), *p = p_text(r->u.p),
 					    *v = verdict_text(s, r);
-					int strong = r->verdict == AB_VERDICT_BETTER || r->verdict == AB_VERDICT_WORSE;
+					int strong = ab_stats_verdict_differs(r->verdict);
 
 					ab_buf_printf(b, " | %s %s | %s | %s%s%s |\n", ratio, strcmp(ci, "-") ? ci : "", p,
 					    strong ? "**" : "", v, strong ? "**" : "");
@@ -527,11 +587,11 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 
 		if (!r->control || r->against == s->baseline)
 			continue;
-		ratio = ratio_text(r->ci.ratio);
+		ratio = ratio_text(&r->ci);
 		ci = ci_text(&r->ci);
 		p = p_text(r->u.p);
 		ab_buf_puts(b, "- ");
-		md_code(b, s->metrics[r->metric].name);
+		ab_page_code(b, s->metrics[r->metric].name);
 		ab_buf_printf(b, ": %s %s, p %s: %s\n", ratio, ci, p, ab_stats_verdict_word(r->verdict));
 		free(ratio);
 		free(ci);
@@ -540,11 +600,11 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 	ab_buf_puts(b, "\n");
 	if (s->warnings.n) {
 		ab_buf_puts(b, "> [!WARNING]\n");
+		/* warnings quote names, units, cells and environments as the records hold them */
 		for (size_t i = 0; i < s->warnings.n; i++) {
-			char *w = ab_shown(s->warnings.v[i]);
-
-			ab_buf_printf(b, "> - %s\n", w);
-			free(w);
+			ab_buf_puts(b, "> - ");
+			ab_page_text(b, s->warnings.v[i]);
+			ab_buf_puts(b, "\n");
 		}
 		ab_buf_puts(b, "\n");
 	}
@@ -560,17 +620,13 @@ static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"
 static const char *const palette_words[] = {"blue", "orange", "green", "red", "purple", "brown", "pink", "grey"};
 #define CHART_POINTS 60
 
-/* a string in a chart's double quotes: a quote would end it */
+/* a string in a chart's double quotes (ab_page_mermaid) */
 static void
 chart_text(struct ab_buf *b, const char *s)
 {
-	char *shown = ab_shown(s);
-
 	ab_buf_putc(b, '"');
-	for (const char *p = shown; *p; p++)
-		ab_buf_putc(b, *p == '"' ? '\'' : *p);
+	ab_page_mermaid(b, s);
 	ab_buf_putc(b, '"');
-	free(shown);
 }
 
 static void
@@ -592,7 +648,7 @@ chart_legend(struct ab_buf *b, const struct ab_compare_set *s, const int *shown)
 		if (!shown[l])
 			continue;
 		ab_buf_printf(b, "%s%s ", k ? ", " : "", palette_words[k % AB_NELEM(palette_words)]);
-		md_code(b, s->labels.v[l]);
+		ab_page_code(b, s->labels.v[l]);
 		k++;
 	}
 }
@@ -710,7 +766,7 @@ chart_metric(struct ab_buf *b, const struct ab_compare_set *s, size_t m, struct 
 			n++;
 		}
 	if (n) {
-		double lo = 0, hi = 0;
+		double lo = 0, hi = 0, scale = 1;
 
 		cell--;
 		title = ab_sprintf("%s%s%s%s%s", s->metrics[m].name, s->cells.v[cell][0] ? " in " : "", s->cells.v[cell],
@@ -724,20 +780,33 @@ chart_metric(struct ab_buf *b, const struct ab_compare_set *s, size_t m, struct 
 			chart_text(b, cat[i]);
 		}
 		ab_buf_puts(b, "]\n    y-axis ");
-		chart_text(b, s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name);
 		/* from 0, so that a bar's height is its value (a driver's figure may be negative: then from its least) */
 		for (size_t i = 0; i < n; i++) {
 			lo = v[1][i] < lo ? v[1][i] : lo;
 			hi = v[2][i] > hi ? v[2][i] : hi;
 		}
-		ab_compare_format_value(num, sizeof(num), lo * 1.1);
+		/*
+		 * Mermaid reads plain numbers only: values from AB_COMPARE_PLAIN_MAX
+		 * on are drawn in units of a power of ten that the axis names
+		 */
+		if (fmax(fabs(lo), fabs(hi)) >= AB_COMPARE_PLAIN_MAX) {
+			int e10 = (int)floor(log10(fmax(fabs(lo), fabs(hi)))) - 3;
+			char *axis = ab_sprintf("%s (x 1e%d)", s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name, e10);
+
+			scale = pow(10, e10);
+			chart_text(b, axis);
+			free(axis);
+		} else {
+			chart_text(b, s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name);
+		}
+		ab_compare_format_value(num, sizeof(num), lo / scale * 1.1);
 		ab_buf_printf(b, " %s --> ", num);
-		ab_compare_format_value(num, sizeof(num), hi > lo ? hi * 1.1 : lo + 1);
+		ab_compare_format_value(num, sizeof(num), hi > lo ? hi / scale * 1.1 : lo / scale + 1);
 		ab_buf_printf(b, "%s\n", num);
 		for (int w = 0; w < 3; w++) {
 			ab_buf_printf(b, "    %s [", w ? "line" : "bar");
 			for (size_t i = 0; i < n; i++) {
-				ab_compare_format_value(num, sizeof(num), v[w][i]);
+				ab_compare_format_value(num, sizeof(num), v[w][i] / scale);
 				ab_buf_printf(b, "%s%s", i ? ", " : "", num);
 			}
 			ab_buf_puts(b, "]\n");
@@ -806,7 +875,7 @@ ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_forma
 			set_csv(&b, s);
 		} else if (f == AB_CMP_MD) {
 			ab_buf_puts(&b, "#### ");
-			md_code(&b, s->name);
+			ab_page_code(&b, s->name);
 			ab_buf_puts(&b, "\n\n");
 			ab_compare_markdown(&b, c, s);
 			if ((e = ab_compare_charts(&b, c, s, NULL)) < 0) {

@@ -112,14 +112,16 @@ median_of_counts(const double *x, const unsigned *c, size_t n)
 	return (lo + x[i]) / 2;
 }
 
-/* numpy's percentile (linear) of sorted v[0..n) */
+/* numpy's percentile (linear) of sorted v[0..n); an infinite neighbour gives an infinite bound, not inf - inf */
 static double
 percentile(const double *v, size_t n, double q)
 {
 	double h = (double)(n - 1) * q;
 	size_t k = (size_t)h;
 
-	return k + 1 < n ? v[k] + (h - (double)k) * (v[k + 1] - v[k]) : v[n - 1];
+	if (k + 1 >= n || h == (double)k || v[k + 1] == v[k])
+		return v[k < n ? k : n - 1];
+	return v[k] + (h - (double)k) * (v[k + 1] - v[k]);
 }
 
 static int
@@ -151,18 +153,25 @@ ab_stats_ratio_ci(struct ab_ratio_ci *out, const double *a, size_t na, const dou
 	size_t *ra = NULL, *rb = NULL;
 	struct ab_rng rng;
 
-	out->ratio = out->lo = out->hi = NAN;
-	for (size_t i = 0; i < nb; i++)
-		if (!(b[i] > 0))
-			return;
+	out->ratio = out->lo = out->hi = out->diff = NAN;
+	out->undefined = AB_RATIO_EMPTY;
 	if (!na || !nb)
 		return;
 	sa = ab_calloc(na, sizeof(*sa));
 	sb = ab_calloc(nb, sizeof(*sb));
 	memcpy(sa, a, na * sizeof(*a));
 	memcpy(sb, b, nb * sizeof(*b));
-	out->ratio = ab_stats_median(sa, na) / ab_stats_median(sb, nb);
-	if (na < 2 || nb < 2 || resamples < 2 || (paired && na != nb)) {
+	{
+		double ma = ab_stats_median(sa, na), mb = ab_stats_median(sb, nb);
+
+		out->diff = ma - mb;
+		/* sb is sorted: its first value is its least */
+		out->undefined = !(sb[0] > 0) ? AB_RATIO_NOT_POSITIVE : !isfinite(ma / mb) ? AB_RATIO_OVERFLOW :
+		    AB_RATIO_DEFINED;
+		if (out->undefined == AB_RATIO_DEFINED)
+			out->ratio = ma / mb;
+	}
+	if (out->undefined != AB_RATIO_DEFINED || na < 2 || nb < 2 || resamples < 2 || (paired && na != nb)) {
 		free(sa);
 		free(sb);
 		return;
@@ -333,12 +342,19 @@ ab_stats_verdict(const struct ab_ratio_ci *ci, const struct ab_utest *u, size_t 
 {
 	if (na < 2 || nb < 2 || ab_stats_mannwhitney_min_p(na, nb) >= rule->alpha)
 		return AB_VERDICT_TOO_FEW;
-	if (isnan(ci->ratio))
-		return AB_VERDICT_NO_RATIO;
+	/* no ratio: the U test alone says whether the runs differ */
+	if (ci->undefined != AB_RATIO_DEFINED || isnan(ci->ratio))
+		return u->p < rule->alpha ? AB_VERDICT_DIFFERS : AB_VERDICT_NO_RATIO;
 	if (!(u->p < rule->alpha) || isnan(ci->lo) || (ci->lo <= 1 && ci->hi >= 1) ||
 	    fabs(ci->ratio - 1) <= rule->threshold)
 		return AB_VERDICT_NONE;
 	return (ci->ratio > 1) == (rule->higher != 0) ? AB_VERDICT_BETTER : AB_VERDICT_WORSE;
+}
+
+int
+ab_stats_verdict_differs(enum ab_verdict v)
+{
+	return v == AB_VERDICT_BETTER || v == AB_VERDICT_WORSE || v == AB_VERDICT_DIFFERS;
 }
 
 const char *
@@ -352,9 +368,27 @@ ab_stats_verdict_word(enum ab_verdict v)
 	case AB_VERDICT_TOO_FEW:
 		return "too few runs";
 	case AB_VERDICT_NO_RATIO:
-		return "no ratio";
+		return "no difference shown (ratio undefined)";
+	case AB_VERDICT_DIFFERS:
+		return "differs (ratio undefined)";
 	case AB_VERDICT_NONE:
 		break;
 	}
 	return "no difference shown";
+}
+
+const char *
+ab_stats_ratio_why(enum ab_ratio_undefined u)
+{
+	switch (u) {
+	case AB_RATIO_NOT_POSITIVE:
+		return "a baseline value is not positive";
+	case AB_RATIO_OVERFLOW:
+		return "the ratio is past the largest number";
+	case AB_RATIO_EMPTY:
+		return "a side has no values";
+	case AB_RATIO_DEFINED:
+		break;
+	}
+	return NULL;
 }

@@ -39,15 +39,27 @@ uint64_t ab_rng_derive(uint64_t seed, const char *name);
 /* the median of v[0..n) (v is left sorted); NAN when n is 0 */
 double ab_stats_median(double *v, size_t n);
 
+/* why a ratio of medians has no value */
+enum ab_ratio_undefined {
+	AB_RATIO_DEFINED,
+	AB_RATIO_NOT_POSITIVE, /* a value of the baseline is zero or negative */
+	AB_RATIO_OVERFLOW,     /* median(a) / median(b) is past the largest double */
+	AB_RATIO_EMPTY,        /* a side has no values */
+};
+
 struct ab_ratio_ci {
-	double ratio;   /* median(a) / median(b); NAN when median(b) <= 0 */
-	double lo, hi;  /* the interval; NAN when there is none */
+	double ratio;   /* median(a) / median(b); NAN when undefined */
+	double lo, hi;  /* the interval; NAN when there is none; hi may be infinite (a resample's ratio overflowed) */
+	double diff;    /* median(a) - median(b), the absolute difference, whatever the ratio; NAN when a side is empty */
+	enum ab_ratio_undefined undefined;
 };
 
 /*
  * The ratio of the medians of a and b with its bootstrap interval at
- * level (0.95). paired: a[i] and b[i] are a pair (na == nb). No interval
- * when a side has fewer than 2 values or a value of b is not positive.
+ * level (0.95), and their difference. paired: a[i] and b[i] are a pair
+ * (na == nb). No ratio when a value of b is not positive or the ratio
+ * overflows; no interval then, or when a side has fewer than 2 values.
+ * The values must be finite (provenance/runs/metrics.h: AB_METRIC_VALUE_MAX).
  */
 void ab_stats_ratio_ci(struct ab_ratio_ci *out, const double *a, size_t na, const double *b, size_t nb, int paired,
     uint64_t seed, int resamples, double level);
@@ -69,7 +81,8 @@ enum ab_verdict {
 	AB_VERDICT_BETTER,
 	AB_VERDICT_WORSE,
 	AB_VERDICT_TOO_FEW,    /* the test cannot reach alpha with these sizes */
-	AB_VERDICT_NO_RATIO,   /* the baseline's values are not all positive: no ratio */
+	AB_VERDICT_NO_RATIO,   /* no ratio, and the U test shows no difference */
+	AB_VERDICT_DIFFERS,    /* no ratio, and the U test shows a difference (p < alpha) */
 };
 
 struct ab_verdict_rule {
@@ -81,10 +94,16 @@ struct ab_verdict_rule {
 /*
  * better or worse only when the U test gives p < alpha, the interval
  * excludes 1 and the ratio is farther from 1 than the threshold; else no
- * difference shown
+ * difference shown. Without a ratio (a zero baseline: 0 against 5) the U
+ * test alone decides: differs when p < alpha, never "no difference" for
+ * want of a ratio.
  */
 enum ab_verdict ab_stats_verdict(const struct ab_ratio_ci *ci, const struct ab_utest *u, size_t na, size_t nb,
     const struct ab_verdict_rule *rule);
+/* does the verdict say the two sides differ (better, worse, or differs without a ratio)? */
+int ab_stats_verdict_differs(enum ab_verdict v);
 const char *ab_stats_verdict_word(enum ab_verdict v);
+/* why a ratio is undefined, in words ("a baseline value is not positive"); NULL when it is defined */
+const char *ab_stats_ratio_why(enum ab_ratio_undefined u);
 
 #endif

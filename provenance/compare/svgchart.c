@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pagetext.h"
+
 /* the plot area inside the 640 x 360 picture */
 #define W 640
 #define H 360
@@ -15,37 +17,11 @@
 static const char *const colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
     "#7f7f7f"};
 
-/* text content, escaped for XML */
-static void
-put_xml(struct ab_buf *b, const char *s)
-{
-	char *shown = ab_shown(s);
-
-	for (const char *p = shown; *p; p++)
-		switch (*p) {
-		case '&':
-			ab_buf_puts(b, "&amp;");
-			break;
-		case '<':
-			ab_buf_puts(b, "&lt;");
-			break;
-		case '>':
-			ab_buf_puts(b, "&gt;");
-			break;
-		case '"':
-			ab_buf_puts(b, "&quot;");
-			break;
-		default:
-			ab_buf_putc(b, *p);
-		}
-	free(shown);
-}
-
 static void
 put_text(struct ab_buf *b, double x, double y, const char *anchor, const char *extra, const char *s)
 {
 	ab_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"%s>", x, y, anchor, extra);
-	put_xml(b, s);
+	ab_page_html(b, s);
 	ab_buf_puts(b, "</text>\n");
 }
 
@@ -68,7 +44,7 @@ frame(struct ab_buf *b, const char *title, const char *yname, double lo, double 
 	}
 	ab_buf_printf(b, "<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\">", Y0 + PH / 2,
 	    Y0 + PH / 2);
-	put_xml(b, yname);
+	ab_page_html(b, yname);
 	ab_buf_puts(b, "</text>\n");
 }
 

@@ -377,70 +377,136 @@ ab_pr_written_release(struct ab_pr_written *w)
 	memset(w, 0, sizeof(*w));
 }
 
-/* every section of pr.md, the summary into body, what proves it into details; AB_EFAIL (reported) */
+/*
+ * pr.md's summary in three pieces: what comes before the runs (body), the
+ * Runs section's parts (runs), what comes after (post)
+ */
+struct page {
+	struct ab_buf body, post;
+	struct ab_pr_runs runs;
+};
+
+/* every section of pr.md, the summary into the page, what proves it into details; AB_EFAIL (reported) */
 static int
-write_sections(struct ab_buf *body, struct ab_buf *details, struct evidence *e, const struct ab_pr_opts *o,
-    struct ab_policy_report *prep, struct ab_compare_svgs *svg, const char *bundle_name)
+write_sections(struct page *pg, struct ab_buf *details, struct evidence *e, const struct ab_pr_opts *o,
+    struct ab_policy_report *prep, struct ab_compare_svgs *svg, const char *bundle_name, size_t limit)
 {
+	struct ab_buf *body = &pg->body, *post = &pg->post;
+
 	/* the verdict and what differs first; what proves it after, folded */
 	ab_pr_section_title(body, e);
 	ab_pr_section_verdict(body, e, o->rebuilt, o->policy, prep);
 	ab_pr_section_variants(body, details, e);
 	ab_pr_section_differences(body, details, e);
 	ab_pr_section_probes(body, details, e);
-	if (ab_pr_section_runs(body, details, e, svg) < 0)
+	if (ab_pr_section_runs(&pg->runs, details, e, svg, limit, bundle_name) < 0)
 		return AB_EFAIL;
-	ab_pr_section_reproducibility(body, e);
+	ab_pr_section_reproducibility(post, e);
 	if (o->rebuilt) {
-		ab_buf_puts(body, "### Independent rebuilds\n\n");
-		ab_challenge_md(body, o->rebuilt);
-		ab_buf_puts(body, "\n");
+		ab_buf_puts(post, "### Independent rebuilds\n\n");
+		ab_challenge_md(post, o->rebuilt);
+		ab_buf_puts(post, "\n");
 	}
 	if (o->policy)
-		ab_pr_section_policy(body, details, o->policy, prep, bundle_name);
-	ab_pr_section_upstream(body, e);
-	ab_pr_section_flow(body, e);
-	ab_pr_section_sources(body, e, bundle_name);
-	ab_pr_section_signature(body, e, bundle_name);
+		ab_pr_section_policy(post, details, o->policy, prep, bundle_name);
+	ab_pr_section_upstream(post, e);
+	ab_pr_section_flow(post, e);
+	ab_pr_section_sources(post, e, bundle_name);
+	ab_pr_section_signature(post, e, bundle_name);
 	ab_pr_hide_outdir(body, e);
+	ab_pr_hide_outdir(post, e);
+	ab_pr_hide_outdir(&pg->runs.head, e);
+	for (size_t k = 0; k < pg->runs.n; k++)
+		for (int z = 0; z < 3; z++) {
+			ab_pr_hide_outdir(&pg->runs.parts[k].text[z], e);
+			ab_pr_hide_outdir(&pg->runs.parts[k].left_out[z], e);
+		}
 	ab_pr_hide_outdir(details, e);
 	return 0;
 }
 
+/* the summary with each run name's part in its size */
+static void
+summary_of(struct ab_buf *out, const struct page *pg, const enum ab_pr_runs_size *size)
+{
+	ab_buf_clear(out);
+	ab_buf_add(out, pg->body.s ? pg->body.s : "", pg->body.len);
+	ab_buf_add(out, pg->runs.head.s ? pg->runs.head.s : "", pg->runs.head.len);
+	for (size_t k = 0; k < pg->runs.n; k++)
+		ab_buf_add(out, pg->runs.parts[k].text[size[k]].s ? pg->runs.parts[k].text[size[k]].s : "",
+		    pg->runs.parts[k].text[size[k]].len);
+	ab_buf_add(out, pg->runs.tail.s ? pg->runs.tail.s : "", pg->runs.tail.len);
+	ab_buf_add(out, pg->post.s ? pg->post.s : "", pg->post.len);
+}
+
+/* the next smaller size: the last run name still showing its charts loses them, else the last one not a stub */
+static int
+shrink(enum ab_pr_runs_size *size, size_t n)
+{
+	for (int to = AB_PR_RUNS_NO_CHARTS; to <= AB_PR_RUNS_STUB; to++)
+		for (size_t k = n; k-- > 0;)
+			if ((int)size[k] < to) {
+				size[k] = (enum ab_pr_runs_size)to;
+				return 1;
+			}
+	return 0;
+}
+
 /*
- * pr.md into out: body, details and the footer, or, when that passes
- * limit characters, body and a note that the details are in the bundle
- * (*moved); AB_EFAIL (reported) when the body alone passes it
+ * pr.md into out: the summary, details and the footer, or, when that
+ * passes limit characters, the summary and a note that the details are
+ * in the bundle (*moved); while that still passes it, the Runs section's
+ * parts take their smaller sizes (what they leave out goes into the
+ * details, *details_out); AB_EFAIL (reported) when even the smallest
+ * passes it
  */
 static int
-join_page(struct ab_buf *out, int *moved, const struct ab_buf *body, const struct ab_buf *details, size_t limit,
-    const char *bundle_name)
+join_page(struct ab_buf *out, struct ab_buf *details_out, int *moved, const struct page *pg,
+    const struct ab_buf *details, size_t limit, const char *bundle_name)
 {
 	char *foot = ab_sprintf("---\nEvidence: `%s` (recipe, manifests, logs, SHA256SUMS); check it with "
 	    "`allocbuild verify %s`.\n", bundle_name, bundle_name);
+	char *note = ab_sprintf("---\nThe folded details (digests, effective options, CMake differences) would pass "
+	    "GitHub's %zu-character limit: they are in `pr-details.md` inside `%s`; check it with "
+	    "`allocbuild verify %s`.\n", limit, bundle_name, bundle_name);
+	enum ab_pr_runs_size *size = ab_calloc(pg->runs.n + 1, sizeof(*size));
+	size_t nfoot = utf8_len(foot, strlen(foot)), nnote = utf8_len(note, strlen(note));
 	int e = 0;
 
 	*moved = 0;
-	ab_buf_add(out, body->s, body->len);
-	ab_buf_add(out, details->s ? details->s : "", details->len);
-	if (utf8_len(out->s, out->len) + utf8_len(foot, strlen(foot)) < limit) {
+	ab_buf_clear(details_out);
+	ab_buf_add(details_out, details->s ? details->s : "", details->len);
+	summary_of(out, pg, size);
+	if (utf8_len(out->s, out->len) + utf8_len(details->s, details->len) + nfoot < limit) {
+		ab_buf_add(out, details->s ? details->s : "", details->len);
 		ab_buf_puts(out, foot);
-		free(foot);
-		return 0;
+		goto done;
 	}
-	/* the details move to the bundle; the body says so */
+	/* the details move to the bundle; the summary says so, and sheds its runs' parts while it must */
 	*moved = 1;
-	ab_buf_clear(out);
-	ab_buf_add(out, body->s, body->len);
-	ab_buf_printf(out, "---\nThe folded details (digests, effective options, CMake differences) would pass "
-	    "GitHub's %zu-character limit: they are in `pr-details.md` inside `%s`; check it with "
-	    "`allocbuild verify %s`.\n", limit, bundle_name, bundle_name);
+	while (utf8_len(out->s, out->len) + nnote >= limit && shrink(size, pg->runs.n))
+		summary_of(out, pg, size);
+	ab_buf_puts(out, note);
 	if (utf8_len(out->s, out->len) >= limit) {
 		ab_error("pr: the summary alone is %zu characters, over the %zu-character limit",
 		    utf8_len(out->s, out->len), limit);
 		e = AB_EFAIL;
+		goto done;
 	}
+	/* what the page left out of the runs, whole, in pr-details.md */
+	for (size_t k = 0, any = 0; k < pg->runs.n; k++) {
+		const struct ab_buf *lo = &pg->runs.parts[k].left_out[size[k]];
+
+		if (!lo->len)
+			continue;
+		if (!any++)
+			ab_buf_puts(details_out, "### Runs left out of pr.md\n\n");
+		ab_buf_add(details_out, lo->s, lo->len);
+	}
+done:
+	free(size);
 	free(foot);
+	free(note);
 	return e;
 }
 
@@ -481,7 +547,8 @@ int
 ab_pr_write(struct ab_pr_written *w, const struct ab_pr_opts *o)
 {
 	struct evidence e;
-	struct ab_buf body = {0}, details = {0}, out = {0};
+	struct page pg = {0};
+	struct ab_buf details = {0}, details_out = {0}, out = {0};
 	struct ab_strv members = {0};
 	struct ab_compare_svgs svg = {0};
 	struct ab_policy_report prep = {0};
@@ -524,12 +591,12 @@ ab_pr_write(struct ab_pr_written *w, const struct ab_pr_opts *o)
 		if (ab_policy_check(&prep, o->policy, &po) == AB_EFAIL)
 			goto done;
 	}
-	if (write_sections(&body, &details, &e, o, &prep, &svg, bundle_name) < 0 ||
-	    join_page(&out, &moved, &body, &details, limit, bundle_name) < 0)
+	if (write_sections(&pg, &details, &e, o, &prep, &svg, bundle_name, limit) < 0 ||
+	    join_page(&out, &details_out, &moved, &pg, &details, limit, bundle_name) < 0)
 		goto done;
 	if (moved) {
 		/* pr-details.md lives in OUTDIR so the bundle can carry it */
-		if (write_text(o->outdir, "pr-details.md", &details) < 0)
+		if (write_text(o->outdir, "pr-details.md", &details_out) < 0)
 			goto done;
 	}
 	if (collect_members(&members, &e, moved) < 0 || write_charts(&members, o->outdir, &svg) < 0)
@@ -552,8 +619,11 @@ ab_pr_write(struct ab_pr_written *w, const struct ab_pr_opts *o)
 done:
 	release_evidence(&e);
 	ab_policy_report_release(&prep);
-	ab_buf_free(&body);
+	ab_buf_free(&pg.body);
+	ab_buf_free(&pg.post);
+	ab_pr_runs_release(&pg.runs);
 	ab_buf_free(&details);
+	ab_buf_free(&details_out);
 	ab_buf_free(&out);
 	ab_strv_free(&members);
 	ab_strv_free(&svg.names);

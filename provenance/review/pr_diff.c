@@ -261,28 +261,7 @@ put_node_id(struct ab_buf *b, const char *prefix, const char *s)
 		ab_buf_putc(b, (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ? *s : '_');
 }
 
-/* text inside a quoted mermaid label: escaped for mermaid, no control characters, no backticks */
-static void
-put_mermaid_text(struct ab_buf *b, const char *text)
-{
-	char *shown = ab_pr_shown_line(text);
-
-	for (const char *s = shown; *s; s++) {
-		if (*s == '"')
-			ab_buf_puts(b, "#quot;");
-		else if (*s == '<')
-			ab_buf_puts(b, "#lt;");
-		else if (*s == '>')
-			ab_buf_puts(b, "#gt;");
-		else if (*s == '`')
-			ab_buf_puts(b, "#96;");
-		else
-			ab_buf_putc(b, *s);
-	}
-	free(shown);
-}
-
-/* a quoted mermaid label of two lines; the text is escaped for mermaid */
+/* a quoted mermaid label of two lines; the text is escaped for mermaid (ab_page_mermaid) */
 static void
 put_node_label(struct ab_buf *b, const char *line1, const char *line2)
 {
@@ -292,7 +271,7 @@ put_node_label(struct ab_buf *b, const char *line1, const char *line2)
 	for (int i = 0; i < 2 && lines[i]; i++) {
 		if (i)
 			ab_buf_puts(b, "<br/>");
-		put_mermaid_text(b, lines[i]);
+		ab_page_mermaid(b, lines[i]);
 	}
 	ab_buf_puts(b, "\"]");
 }
@@ -342,7 +321,7 @@ flow_sources(struct ab_buf *b, const struct evidence *e)
 			struct ab_buf edge = {0};
 
 			ab_buf_puts(&edge, " -- \"overlay ");
-			put_mermaid_text(&edge, it->string);
+			ab_page_mermaid(&edge, it->string);
 			ab_buf_puts(&edge, "\" --> ");
 			put_edge(b, "src_", cJSON_IsString(it) ? it->valuestring : "?", edge.s, "src_", id);
 			ab_buf_free(&edge);

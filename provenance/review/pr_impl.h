@@ -12,6 +12,7 @@
 
 #include "../../lib/util.h"
 #include "../compare/compare.h"
+#include "../compare/pagetext.h"
 #include "../record/manifest.h"
 #include "challenge.h"
 #include "policy.h"
@@ -41,16 +42,18 @@ const char *ab_pr_jstr_or(const cJSON *o, const char *path, const char *dflt);
 /* the entry of a manifest's "variants" for label: an object keyed by label, or an array of {label} */
 const cJSON *ab_pr_for_label(const cJSON *doc, const char *label);
 /*
- * What of s may be written to pr.md: newlines as spaces (one line of a
- * table or a list), every other control character escaped as on a
- * terminal (ab_shown); caller frees
+ * The page's escaping, one function a context (provenance/compare/
+ * pagetext.h: the one mechanism, compare's markdown and charts use it
+ * too). What of s may be written to pr.md: newlines as spaces (one line
+ * of a table or a list), every other control character escaped as on a
+ * terminal (ab_shown; ab_page_line); caller frees
  */
 char *ab_pr_shown_line(const char *s);
-/* text for a table cell or a line: no pipes, no newlines, no raw HTML, no control characters */
+/* text for a table cell or a line: no markup, link, HTML or new cell (ab_page_text) */
 void ab_pr_put_text(struct ab_buf *b, const char *text);
-/* a value as an inline code span, safe inside a table cell */
+/* a value as an inline code span, safe inside a table cell (ab_page_code) */
 void ab_pr_put_code(struct ab_buf *b, const char *text);
-/* a value as <code> inside HTML (a <summary>, where GitHub shows backticks as they are) */
+/* a value as <code> inside HTML (a <summary>, where GitHub shows backticks as they are; ab_page_html) */
 void ab_pr_put_html_code(struct ab_buf *b, const char *text);
 /* a fenced code block of text (lines already escaped): the fence longer than any run of backticks in it */
 void ab_pr_put_fenced(struct ab_buf *b, const char *info, const char *text);
@@ -123,11 +126,39 @@ void ab_pr_section_flow(struct ab_buf *b, const struct evidence *e);
 
 /* ---- pr_runs.c ---- */
 
+/* how much of a run name's part pr.md shows */
+enum ab_pr_runs_size {
+	AB_PR_RUNS_FULL,      /* its table, comparison, warnings, charts, environment */
+	AB_PR_RUNS_NO_CHARTS, /* the same without its Mermaid charts (in pr-details.md and the SVG files) */
+	AB_PR_RUNS_STUB,      /* its heading and what was left out, and where it is */
+};
+
+/*
+ * One run name's part of the Runs section in each size, and what each
+ * leaves out (for pr-details.md). pr.c keeps the page under its limit by
+ * taking the smaller sizes, from the last run name back, and says so on
+ * the page: a driver's hundreds of figures make the page shorter, never
+ * fail it.
+ */
+struct ab_pr_runs_part {
+	struct ab_buf text[3];     /* by enum ab_pr_runs_size */
+	struct ab_buf left_out[3]; /* what that size leaves out: nothing, the charts, everything but the heading */
+};
+
+struct ab_pr_runs {
+	struct ab_buf head, tail;  /* the section's heading; its closing note */
+	struct ab_pr_runs_part *parts;
+	size_t n;
+};
+
 /*
  * the runs, per name: statuses, the comparison (provenance/compare/compare.h:
  * mixed run environments flagged, not refused), the environment, and
- * folded every run
+ * folded every run (into details); limit and bundle_name for the page's
+ * words of what a smaller size leaves out. Nothing when there are no runs
  */
-int ab_pr_section_runs(struct ab_buf *b, struct ab_buf *details, const struct evidence *e, struct ab_compare_svgs *svg);
+int ab_pr_section_runs(struct ab_pr_runs *out, struct ab_buf *details, const struct evidence *e,
+    struct ab_compare_svgs *svg, size_t limit, const char *bundle_name);
+void ab_pr_runs_release(struct ab_pr_runs *r);
 
 #endif

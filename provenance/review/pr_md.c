@@ -68,83 +68,33 @@ ab_pr_for_label(const cJSON *doc, const char *label)
 }
 
 /*
- * What of s may be written to pr.md: newlines as spaces (one line of a
- * table or a list), every other control character escaped as on a
- * terminal (ab_shown); caller frees
+ * pr.md's names for the page's escaping (provenance/compare/pagetext.h,
+ * the one mechanism, shared with compare's markdown and charts)
  */
 char *
 ab_pr_shown_line(const char *s)
 {
-	char *flat = ab_strdup(s ? s : ""), *out;
-
-	for (char *p = flat; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	out = ab_shown(flat);
-	free(flat);
-	return out;
+	return ab_page_line(s);
 }
 
-/* text for a table cell or a line: no pipes, no newlines, no raw HTML, no control characters */
 void
 ab_pr_put_text(struct ab_buf *b, const char *text)
 {
-	char *shown = ab_pr_shown_line(text);
-
-	for (const char *s = shown; *s; s++) {
-		switch (*s) {
-		case '|': ab_buf_puts(b, "\\|"); break;
-		case '<': ab_buf_puts(b, "&lt;"); break;
-		case '>': ab_buf_puts(b, "&gt;"); break;
-		case '&': ab_buf_puts(b, "&amp;"); break;
-		case '\n': case '\r': ab_buf_putc(b, ' '); break;
-		case '*': case '_': case '`': case '[': case ']': case '\\':
-			ab_buf_putc(b, '\\');
-			ab_buf_putc(b, *s);
-			break;
-		default: ab_buf_putc(b, *s);
-		}
-	}
-	free(shown);
+	ab_page_text(b, text);
 }
 
-/* a value as an inline code span, safe inside a table cell */
 void
 ab_pr_put_code(struct ab_buf *b, const char *text)
 {
-	char *shown = ab_pr_shown_line(text);
-	const char *fence = strchr(shown, '`') ? "`` " : "`";
-	const char *close = strchr(shown, '`') ? " ``" : "`";
-
-	ab_buf_puts(b, fence);
-	for (const char *s = shown; *s; s++) {
-		if (*s == '|')
-			ab_buf_puts(b, "\\|");
-		else
-			ab_buf_putc(b, *s);
-	}
-	ab_buf_puts(b, close);
-	free(shown);
+	ab_page_code(b, text);
 }
 
-/* a value as <code> inside HTML (a <summary>, where GitHub shows backticks as they are) */
 void
 ab_pr_put_html_code(struct ab_buf *b, const char *text)
 {
-	char *shown = ab_pr_shown_line(text);
-
 	ab_buf_puts(b, "<code>");
-	for (const char *s = shown; *s; s++) {
-		switch (*s) {
-		case '<': ab_buf_puts(b, "&lt;"); break;
-		case '>': ab_buf_puts(b, "&gt;"); break;
-		case '&': ab_buf_puts(b, "&amp;"); break;
-		case '"': ab_buf_puts(b, "&quot;"); break;
-		default: ab_buf_putc(b, *s);
-		}
-	}
+	ab_page_html(b, text);
 	ab_buf_puts(b, "</code>");
-	free(shown);
 }
 
 /* a fenced code block of text (lines already escaped): the fence longer than any run of backticks in it */

@@ -248,19 +248,68 @@ put_run_env(struct ab_buf *b, const struct run_group *g)
 	ab_buf_puts(b, ".\n\n");
 }
 
+/* the parts of one run name, made of its heading, its tables (a), its Mermaid charts and the rest (b) */
+static void
+make_part(struct ab_pr_runs_part *p, const struct run_group *g, const struct ab_compare_set *set,
+    const struct ab_buf *head, const struct ab_buf *a, const struct ab_buf *charts, const struct ab_buf *b, size_t limit,
+    const char *bundle_name)
+{
+	struct ab_buf *full = &p->text[AB_PR_RUNS_FULL], *slim = &p->text[AB_PR_RUNS_NO_CHARTS],
+	    *stub = &p->text[AB_PR_RUNS_STUB];
+	char *dir = ab_sprintf("%s/%s/", AB_PR_CHARTS, g->name), *cmd = ab_sprintf("allocbuild compare OUTDIR --name %s",
+	    g->name);
+
+	ab_buf_add(full, head->s ? head->s : "", head->len);
+	ab_buf_add(full, a->s ? a->s : "", a->len);
+	ab_buf_add(full, charts->s ? charts->s : "", charts->len);
+	ab_buf_add(full, b->s ? b->s : "", b->len);
+	/* without its Mermaid charts: the page says where they are */
+	ab_buf_add(slim, head->s ? head->s : "", head->len);
+	ab_buf_add(slim, a->s ? a->s : "", a->len);
+	if (charts->len) {
+		ab_buf_printf(slim, "Its charts are left out of this page, which they would take past its %zu-character "
+		    "limit: they are in `pr-details.md` inside `%s`, and as SVG files under ", limit, bundle_name);
+		ab_pr_put_code(slim, dir);
+		ab_buf_puts(slim, ".\n\n");
+		ab_buf_puts(&p->left_out[AB_PR_RUNS_NO_CHARTS], "#### Charts of ");
+		ab_pr_put_code(&p->left_out[AB_PR_RUNS_NO_CHARTS], g->name);
+		ab_buf_puts(&p->left_out[AB_PR_RUNS_NO_CHARTS], "\n\n");
+		ab_buf_add(&p->left_out[AB_PR_RUNS_NO_CHARTS], charts->s, charts->len);
+	}
+	ab_buf_add(slim, b->s ? b->s : "", b->len);
+	/* its heading and what was left out */
+	ab_buf_add(stub, head->s ? head->s : "", head->len);
+	ab_buf_printf(stub, "Its comparison (%zu figure%s of %zu label%s), warnings, charts and run environment are left "
+	    "out of this page, which they would take past its %zu-character limit: they are in `pr-details.md` inside "
+	    "`%s` (the charts also as SVG files under ", set ? set->nmetrics : 0, set && set->nmetrics == 1 ? "" : "s",
+	    set ? set->labels.n : 0, set && set->labels.n == 1 ? "" : "s", limit, bundle_name);
+	ab_pr_put_code(stub, dir);
+	ab_buf_puts(stub, "); ");
+	ab_pr_put_code(stub, cmd);
+	ab_buf_puts(stub, " prints the comparison.\n\n");
+	ab_buf_add(&p->left_out[AB_PR_RUNS_STUB], head->s ? head->s : "", head->len);
+	ab_buf_add(&p->left_out[AB_PR_RUNS_STUB], a->s ? a->s : "", a->len);
+	ab_buf_add(&p->left_out[AB_PR_RUNS_STUB], charts->s ? charts->s : "", charts->len);
+	ab_buf_add(&p->left_out[AB_PR_RUNS_STUB], b->s ? b->s : "", b->len);
+	free(dir);
+	free(cmd);
+}
+
 /*
  * the runs, per name: statuses, the comparison (provenance/compare/compare.h:
  * mixed run environments flagged, not refused), the environment, and
  * folded every run
  */
 int
-ab_pr_section_runs(struct ab_buf *b, struct ab_buf *details, const struct evidence *e, struct ab_compare_svgs *svg)
+ab_pr_section_runs(struct ab_pr_runs *out, struct ab_buf *details, const struct evidence *e,
+    struct ab_compare_svgs *svg, size_t limit, const char *bundle_name)
 {
 	struct run_group *g = NULL;
 	size_t ng = 0;
 	const struct ab_comparison *c = e->runs;
 	int rc = AB_EFAIL;
 
+	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < e->rec.paths.n; i++) {
 		const char *rel = e->rec.paths.v[i], *slash;
 		char *p, *name;
@@ -295,48 +344,68 @@ ab_pr_section_runs(struct ab_buf *b, struct ab_buf *details, const struct eviden
 		rc = 0;
 		goto done;
 	}
-	ab_buf_puts(b, "### Runs\n\n");
+	ab_buf_puts(&out->head, "### Runs\n\n");
+	out->parts = ab_calloc(ng, sizeof(*out->parts));
+	out->n = ng;
 	for (size_t k = 0; k < ng; k++) {
 		struct ab_strv labels = {0};
+		struct ab_buf head = {0}, a = {0}, charts = {0}, b = {0};
+		const struct ab_compare_set *set = NULL;
 
 		group_labels(&labels, &g[k]);
-		ab_buf_puts(b, "#### ");
-		ab_pr_put_code(b, g[k].name);
-		ab_buf_printf(b, " (%d runs, records in `runs/", cJSON_GetArraySize(g[k].records));
-		ab_pr_put_text(b, g[k].name);
-		ab_buf_puts(b, "/`)\n\n");
-		put_run_warnings(b, &g[k], &labels);
-		ab_buf_puts(b, "| label | runs | exit statuses | JUnit |\n|---|---|---|---|\n");
+		ab_buf_puts(&head, "#### ");
+		ab_pr_put_code(&head, g[k].name);
+		{
+			/* one code span: text escapes inside one would show their backslashes */
+			char *dir = ab_sprintf("%s/%s/", AB_RUN_DIR, g[k].name);
+
+			ab_buf_printf(&head, " (%d runs, records in ", cJSON_GetArraySize(g[k].records));
+			ab_pr_put_code(&head, dir);
+			ab_buf_puts(&head, ")\n\n");
+			free(dir);
+		}
+		put_run_warnings(&a, &g[k], &labels);
+		ab_buf_puts(&a, "| label | runs | exit statuses | JUnit |\n|---|---|---|---|\n");
 		for (size_t i = 0; i < labels.n; i++)
-			put_run_row(b, &g[k], labels.v[i]);
-		ab_buf_puts(b, "\n");
+			put_run_row(&a, &g[k], labels.v[i]);
+		ab_buf_puts(&a, "\n");
 		for (size_t i = 0; i < c->nsets; i++)
 			if (!strcmp(c->sets[i].name, g[k].name)) {
-				ab_compare_markdown(b, c, &c->sets[i]);
 				size_t had = svg->names.n;
 
-				if ((rc = ab_compare_charts(b, c, &c->sets[i], svg)) < 0) {
+				set = &c->sets[i];
+				ab_compare_markdown(&a, c, set);
+				if ((rc = ab_compare_charts(&charts, c, set, svg)) < 0) {
 					ab_strv_free(&labels);
+					ab_buf_free(&head);
+					ab_buf_free(&a);
+					ab_buf_free(&charts);
+					ab_buf_free(&b);
 					goto done;
 				}
 				if (svg->names.n > had) {
-					ab_buf_puts(b, "The same charts as SVG files in the bundle:");
+					ab_buf_puts(&b, "The same charts as SVG files in the bundle:");
 					for (size_t q = had; q < svg->names.n; q++) {
 						char *rel = ab_sprintf("%s/%s", AB_PR_CHARTS, svg->names.v[q]);
 
-						ab_buf_puts(b, q > had ? ", " : " ");
-						ab_pr_put_code(b, rel);
+						ab_buf_puts(&b, q > had ? ", " : " ");
+						ab_pr_put_code(&b, rel);
 						free(rel);
 					}
-					ab_buf_puts(b, ".\n\n");
+					ab_buf_puts(&b, ".\n\n");
 				}
 			}
-		put_run_env(b, &g[k]);
+		put_run_env(&b, &g[k]);
+		make_part(&out->parts[k], &g[k], set, &head, &a, &charts, &b, limit, bundle_name);
 		put_run_list(details, e, &g[k]);
 		ab_strv_free(&labels);
+		ab_buf_free(&head);
+		ab_buf_free(&a);
+		ab_buf_free(&charts);
+		ab_buf_free(&b);
 	}
-	ab_buf_puts(b, "`wall_s` is the command's wall time, `cpu_s` and `maxrss_mib` its process tree's (wait4: the "
-	    "largest single process's peak, not a sum); the sampled figures (`steady_rss_mib`, `peak_rss_mib`, "
+	ab_buf_puts(&out->tail, "`wall_s` is the command's wall time, `cpu_s` and `maxrss_mib` its process tree's (wait4: "
+	    "the largest single process's peak, not a sum); the sampled figures (`steady_rss_mib`, `peak_rss_mib`, "
 	    "`cooldown_rss_mib`, `rss_gib_s`) the whole tree's (docs/runs.md). `allocbuild compare` prints the same "
 	    "comparison, and its values (`--format csv`, `json`).\n\n");
 	rc = 0;
@@ -347,4 +416,18 @@ done:
 	}
 	free(g);
 	return rc;
+}
+
+void
+ab_pr_runs_release(struct ab_pr_runs *r)
+{
+	ab_buf_free(&r->head);
+	ab_buf_free(&r->tail);
+	for (size_t k = 0; k < r->n; k++)
+		for (int z = 0; z < 3; z++) {
+			ab_buf_free(&r->parts[k].text[z]);
+			ab_buf_free(&r->parts[k].left_out[z]);
+		}
+	free(r->parts);
+	memset(r, 0, sizeof(*r));
 }

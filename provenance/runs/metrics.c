@@ -34,6 +34,12 @@ ab_metric_builtin(const char *name)
 }
 
 int
+ab_metric_value_valid(double v)
+{
+	return isfinite(v) && fabs(v) <= AB_METRIC_VALUE_MAX;
+}
+
+int
 ab_metric_name_valid(const char *s, size_t n)
 {
 	if (n == 0 || n > 64)
@@ -62,33 +68,65 @@ ab_metric_cell_valid(const char *s, size_t n)
 	return printable_token(s, n, 64, 1);
 }
 
-static int
-same(const char *a, const char *b)
+int
+ab_metric_unit_valid(const char *s, size_t n)
 {
-	return (!a && !b) || (a && b && !strcmp(a, b));
+	return printable_token(s, n, 32, 0);
 }
 
-void
+/*
+ * a figure's key: the name's length, the name, then the cell ("" for the
+ * run's, "=CELL" for one of its own), so that no two pairs share a key
+ */
+static char *
+key_of(const char *name, const char *cell)
+{
+	return ab_sprintf("%zu:%s%s%s", strlen(name), name, cell ? "=" : "", cell ? cell : "");
+}
+
+const struct ab_metric *
+ab_metrics_get(const struct ab_metrics *m, const char *name, const char *cell)
+{
+	char *key = key_of(name, cell);
+	size_t i;
+	int found = ab_strmap_get(&m->index, key, &i);
+
+	free(key);
+	return found ? &m->v[i] : NULL;
+}
+
+int
 ab_metrics_set(struct ab_metrics *m, const char *name, double value, const char *unit, const char *cell,
     int higher, int reported)
 {
-	struct ab_metric *x = NULL;
+	char *key = key_of(name, cell);
+	struct ab_metric *x;
+	size_t i;
 
-	for (size_t i = 0; i < m->n && !x; i++)
-		if (!strcmp(m->v[i].name, name) && same(m->v[i].cell, cell))
-			x = &m->v[i];
-	if (!x) {
-		m->v = ab_realloc(m->v, (m->n + 1) * sizeof(*m->v));
-		x = &m->v[m->n++];
+	if (ab_strmap_get(&m->index, key, &i)) {
+		x = &m->v[i];
+		free(key);
+	} else if (m->n >= AB_METRICS_MAX) {
+		m->dropped += reported > 0 ? (size_t)reported : 1;
+		free(key);
+		return 0;
+	} else {
+		/* v grows by doubling; the index's keys are the figures' own strings, which do not move */
+		if (!(m->n & (m->n - 1)))
+			m->v = ab_realloc(m->v, (m->n ? 2 * m->n : 1) * sizeof(*m->v));
+		x = &m->v[m->n];
 		memset(x, 0, sizeof(*x));
 		x->name = ab_strdup(name);
 		x->cell = ab_strdup_or_null(cell);
+		x->key = key;
+		ab_strmap_put(&m->index, x->key, m->n++);
 	}
 	free(x->unit);
 	x->value = value;
 	x->unit = ab_strdup_or_null(unit);
 	x->higher = higher;
 	x->reported += reported;
+	return 1;
 }
 
 /* the next space-separated token of [*p, end): its start and length, 0 when none */
@@ -125,8 +163,8 @@ ab_metrics_line(struct ab_metrics *m, const char *line, size_t n, const char **w
 	num = ab_strndup(eq + 1, len - (size_t)(eq + 1 - t));
 	errno = 0;
 	value = strtod(num, &numend);
-	if (!*num || *numend || errno == ERANGE || !isfinite(value) || strpbrk(num, "xXnNiI")) {
-		*why = "its VALUE is not a finite decimal number";
+	if (!*num || *numend || errno == ERANGE || !ab_metric_value_valid(value) || strpbrk(num, "xXnNiI")) {
+		*why = "its VALUE is not a finite decimal number of at most 1e300";
 		free(num);
 		goto done;
 	}
@@ -142,7 +180,7 @@ ab_metrics_line(struct ab_metrics *m, const char *line, size_t n, const char **w
 			higher = 1;
 		} else if (len == 12 && !memcmp(t, "better=lower", 12) && higher < 0) {
 			higher = 0;
-		} else if (!unit && !cell && higher < 0 && printable_token(t, len, 32, 0)) {
+		} else if (!unit && !cell && higher < 0 && ab_metric_unit_valid(t, len)) {
 			unit = ab_strndup(t, len);
 		} else {
 			*why = "after NAME=VALUE: [UNIT] [cell=CELL] [better=higher|lower], in that order";
@@ -165,7 +203,7 @@ ab_metrics_scan(struct ab_metrics *m, const char *log_path, const char *label)
 {
 	FILE *f = fopen(log_path, "re");
 	char *line = NULL;
-	size_t cap = 0, no = 0;
+	size_t cap = 0, no = 0, dropped = m->dropped;
 	ssize_t n;
 
 	if (!f) {
@@ -192,6 +230,10 @@ ab_metrics_scan(struct ab_metrics *m, const char *log_path, const char *label)
 		return AB_EFAIL;
 	}
 	fclose(f);
+	if (m->dropped > dropped)
+		ab_warn("run: %s: the command reported more than %d figures (a name in a cell): %zu report%s of further "
+		    "ones left out, counted in the record's metrics_dropped (docs/runs.md, \"Figures of the benchmark\")",
+		    label, AB_METRICS_MAX, m->dropped - dropped, m->dropped - dropped == 1 ? "" : "s");
 	return 0;
 }
 
@@ -202,8 +244,9 @@ ab_metrics_release(struct ab_metrics *m)
 		free(m->v[i].name);
 		free(m->v[i].unit);
 		free(m->v[i].cell);
+		free(m->v[i].key);
 	}
 	free(m->v);
-	m->v = NULL;
-	m->n = 0;
+	ab_strmap_free(&m->index);
+	memset(m, 0, sizeof(*m));
 }

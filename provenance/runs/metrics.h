@@ -7,7 +7,8 @@
  *
  *   ALLOCBUILD_METRIC NAME=VALUE [UNIT] [cell=CELL] [better=higher|lower]
  *
- * NAME is 1 to 64 of [A-Za-z0-9_.-], VALUE a finite decimal number, UNIT
+ * NAME is 1 to 64 of [A-Za-z0-9_.-], VALUE a finite decimal number of
+ * magnitude at most AB_METRIC_VALUE_MAX, UNIT
  * (up to 32 bytes, no '=') what it counts ("records/s", "ms"), CELL the
  * cell the figure belongs to (the campaigns' group/encoding rows; default
  * the run's --cell) and `better` which way is better: by default higher
@@ -15,7 +16,11 @@
  * again in the same cell replaces the earlier value (the record counts the
  * reports). A line that starts with ALLOCBUILD_METRIC but does not parse,
  * or reuses the name of one of allocbuild's figures, is ignored with a
- * warning.
+ * warning. A run keeps at most AB_METRICS_MAX figures (name and cell):
+ * the reports of further ones are left out and counted (`dropped`, the
+ * record's metrics_dropped), with a warning. A figure is found by its
+ * name and cell through an index (lib/strmap.h), so that reading a log is
+ * linear in its lines.
  *
  * allocbuild's own figures of a run, read from its record by compare:
  * AB_METRIC_BUILTIN below, each with its unit and direction (lower is
@@ -26,9 +31,20 @@
 
 #include <stddef.h>
 
+#include "../../lib/strmap.h"
 #include "../../lib/util.h"
 
 #define AB_METRIC_PREFIX "ALLOCBUILD_METRIC"
+
+/*
+ * The most figures (name and cell) one run keeps. A campaign's grid of
+ * cells and figures is tens (8 cells of 16 figures: 128); each figure is a
+ * row per label in compare's table and a chart in pr.md, and 256 of them
+ * already make a Runs section pr must shorten to stay under GitHub's
+ * 65,536 characters. Past it a run's figures are a driver's bug (40,000
+ * names once took run 6 s and compare 22 s), not evidence.
+ */
+#define AB_METRICS_MAX 256
 
 struct ab_metric {
 	char *name;
@@ -37,12 +53,27 @@ struct ab_metric {
 	char *cell;     /* or NULL: the run's */
 	int higher;     /* higher is better */
 	int reported;   /* how many times the name was reported in its cell */
+	char *key;      /* name and cell as one string, the index's key */
 };
 
 struct ab_metrics {
 	struct ab_metric *v;
 	size_t n;
+	struct ab_strmap index;  /* key -> position in v */
+	size_t dropped;          /* reports left out: their figure would have been past AB_METRICS_MAX */
 };
+
+/*
+ * The largest magnitude of a figure, a driver's VALUE or a number of a
+ * record: compare adds two values (the median of an even count, user +
+ * sys, the difference of two medians) and draws an axis a tenth past the
+ * largest, and all of that stays finite below it. A value past it, or
+ * not finite (inf, nan), is no measurement: refused where it is read.
+ */
+#define AB_METRIC_VALUE_MAX 1e300
+
+/* is v finite and within +-AB_METRIC_VALUE_MAX? */
+int ab_metric_value_valid(double v);
 
 /* allocbuild's figures of a run (compare's metric names) */
 enum ab_metric_builtin {
@@ -67,19 +98,28 @@ int ab_metric_builtin(const char *name);
 int ab_metric_name_valid(const char *s, size_t n);
 /* is s a usable cell name: 1 to 64 printable ASCII characters, no space? */
 int ab_metric_cell_valid(const char *s, size_t n);
+/* is s a usable unit: 1 to 32 printable ASCII characters, no space, no '='? */
+int ab_metric_unit_valid(const char *s, size_t n);
 
 /*
  * The metric lines of a log file into m (appended; a name again in its
  * cell replaces the value). A malformed line is warned about, with
- * label and the line's number, and skipped. 0, or AB_EFAIL when the log
- * cannot be read (reported).
+ * label and the line's number, and skipped; reports past AB_METRICS_MAX
+ * figures in one warning at the end. 0, or AB_EFAIL when the log cannot
+ * be read (reported).
  */
 int ab_metrics_scan(struct ab_metrics *m, const char *log_path, const char *label);
 /* one line (without its newline) into m: 1 a metric, 0 not a metric line, -1 a malformed one (why into *why) */
 int ab_metrics_line(struct ab_metrics *m, const char *line, size_t n, const char **why);
-/* set one: a name again in its cell replaces the value; takes copies */
-void ab_metrics_set(struct ab_metrics *m, const char *name, double value, const char *unit, const char *cell,
+/*
+ * set one: a name again in its cell replaces the value; takes copies. 1,
+ * or 0 when it is a figure past AB_METRICS_MAX (left out, counted in
+ * m->dropped)
+ */
+int ab_metrics_set(struct ab_metrics *m, const char *name, double value, const char *unit, const char *cell,
     int higher, int reported);
+/* the figure of name in cell (NULL: the run's), or NULL */
+const struct ab_metric *ab_metrics_get(const struct ab_metrics *m, const char *name, const char *cell);
 void ab_metrics_release(struct ab_metrics *m);
 
 #endif

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +231,7 @@ predicate(const struct ab_runrec *r)
 	else
 		cJSON_AddNullToObject(p, "sampling");
 	cJSON_AddItemToObject(p, "metrics", metrics_json(&r->metrics));
+	cJSON_AddNumberToObject(p, "metrics_dropped", (double)r->metrics.dropped);
 	cJSON_AddItemToObject(p, "overhead", overhead_json(r));
 	cJSON_AddItemToObject(p, "log", file_json(&r->log));
 	if (r->junit_path) {
@@ -306,6 +308,18 @@ num_or(const cJSON *o, const char *key, double dflt)
 	return cJSON_IsNumber(n) ? n->valuedouble : dflt;
 }
 
+/*
+ * a whole number read back: dflt when absent, not a number, or outside
+ * [min, max] (a hand-edited 1e300 cast to an int would be undefined)
+ */
+static double
+whole_or(const cJSON *o, const char *key, double dflt, double min, double max)
+{
+	double v = num_or(o, key, dflt);
+
+	return v >= min && v <= max ? v : dflt;
+}
+
 /* a figure read back: null (or absent) is NAN */
 static double
 figure(const cJSON *o, const char *key)
@@ -342,13 +356,13 @@ parse_file(struct ab_runrec_file *f, const cJSON *o)
 
 	f->path = str_of(o, "path") ? ab_strdup(str_of(o, "path")) : NULL;
 	snprintf(f->sha256, sizeof(f->sha256), "%s", hex ? hex : "");
-	f->size = (uint64_t)num_or(o, "size", 0);
+	f->size = (uint64_t)whole_or(o, "size", 0, 0, 0x1p63);
 }
 
 static void
 parse_figures(struct ab_series_figures *f, const cJSON *o)
 {
-	f->window_samples = (size_t)num_or(o, "window_samples", 0);
+	f->window_samples = (size_t)whole_or(o, "window_samples", 0, 0, 0x1p63);
 	f->steady_rss_kb = figure(o, "steady_rss_kb");
 	f->peak_rss_kb = figure(o, "peak_rss_kb");
 	f->cooldown_rss_kb = figure(o, "cooldown_rss_kb");
@@ -371,13 +385,13 @@ parse_sampling(struct ab_runrec_sampling *s, const cJSON *o)
 {
 	const cJSON *w = ab_json_get(o, "window"), *c = ab_json_get(o, "cooldown"), *sr = ab_json_get(o, "series");
 
-	s->interval_ms = (int)num_or(o, "interval_ms", 0);
+	s->interval_ms = (int)whole_or(o, "interval_ms", 0, 0, INT_MAX);
 	s->comm = str_of(o, "comm");
 	s->pss = cJSON_IsTrue(ab_json_get(o, "pss"));
 	s->mark_start = str_of(ab_json_get(o, "marks"), "start");
 	s->mark_end = str_of(ab_json_get(o, "marks"), "end");
 	parse_file(&s->series, sr);
-	s->samples = (size_t)num_or(sr, "samples", 0);
+	s->samples = (size_t)whole_or(sr, "samples", 0, 0, 0x1p63);
 	s->window_start_s = figure(w, "start_s");
 	s->window_end_s = figure(w, "end_s");
 	s->start_marked = str_of(w, "started_by") && !strcmp(str_of(w, "started_by"), "mark");
@@ -388,23 +402,41 @@ parse_sampling(struct ab_runrec_sampling *s, const cJSON *o)
 	s->cooldown_s = cJSON_IsObject(c) ? num_or(c, "requested_s", 0) : 0;
 	s->cooldown_at_s = cJSON_IsObject(c) ? num_or(c, "at_s", -1) : -1;
 	s->cooldown_reached = cJSON_IsTrue(ab_json_get(c, "reached"));
-	s->leftovers_ended = (int)num_or(c, "leftovers_ended", 0);
+	s->leftovers_ended = (int)whole_or(c, "leftovers_ended", 0, 0, INT_MAX);
 	parse_figures(&s->figures, ab_json_get(o, "figures"));
 }
 
-static void
-parse_metrics(struct ab_metrics *m, const cJSON *arr)
+/*
+ * the driver's figures of a record; a name, unit or cell that run would
+ * not have recorded (a name names an SVG file of pr's bundle) is refused,
+ * reported with the file's name
+ */
+static int
+parse_metrics(struct ab_metrics *m, const cJSON *arr, const char *file)
 {
 	const cJSON *it;
 
 	cJSON_ArrayForEach(it, arr) {
-		const char *name = str_of(it, "name"), *better = str_of(it, "better");
+		const char *name = str_of(it, "name"), *better = str_of(it, "better"), *unit = str_of(it, "unit"),
+		    *cell = str_of(it, "cell");
 		const cJSON *v = ab_json_get(it, "value");
 
-		if (name && cJSON_IsNumber(v))
-			ab_metrics_set(m, name, v->valuedouble, str_of(it, "unit"), str_of(it, "cell"),
-			    better && !strcmp(better, "higher"), (int)num_or(it, "reported", 1));
+		if (!name || !cJSON_IsNumber(v))
+			continue;
+		if (!ab_metric_name_valid(name, strlen(name)) || (unit && !ab_metric_unit_valid(unit, strlen(unit))) ||
+		    (cell && !ab_metric_cell_valid(cell, strlen(cell)))) {
+			char *shown = ab_shown(name);
+
+			ab_error("'%s': predicate.metrics: the figure '%.64s' has a name, unit or cell that run does not "
+			    "record (a name is 1 to 64 of [A-Za-z0-9_.-], a unit 1 to 32 printable characters without a space "
+			    "or '=', a cell 1 to 64 without a space)", file, shown);
+			free(shown);
+			return AB_EFAIL;
+		}
+		ab_metrics_set(m, name, v->valuedouble, unit, cell, better && !strcmp(better, "higher"),
+		    (int)whole_or(it, "reported", 1, 0, INT_MAX));
 	}
+	return 0;
 }
 
 static int
@@ -420,9 +452,62 @@ parse_status(enum ab_run_status *st, const char *w)
 	return -1;
 }
 
+/* a figure that may be absent (NAN) but is never infinite or past AB_METRIC_VALUE_MAX */
+static int
+figure_ok(double v)
+{
+	return isnan(v) || ab_metric_value_valid(v);
+}
+
+/*
+ * the first number of a parsed record that compare cannot compute with
+ * (inf: JSON's 1e999; 1e308, whose sums overflow), its place into where;
+ * NULL when every one is usable
+ */
+static const char *
+bad_number(const struct ab_runrec *r, char *where, size_t len)
+{
+	const struct {
+		const char *name;
+		double v;
+	} top[] = {{"wall_s", r->wall_s}, {"user_s", r->user_s}, {"sys_s", r->sys_s}};
+
+	for (size_t i = 0; i < AB_NELEM(top); i++)
+		if (!figure_ok(top[i].v)) {
+			snprintf(where, len, "predicate.%s", top[i].name);
+			return where;
+		}
+	if (r->sampling) {
+		const struct ab_series_figures *f = &r->sampling->figures;
+		const struct {
+			const char *name;
+			double v;
+		} fig[] = {{"steady_rss_kb", f->steady_rss_kb}, {"peak_rss_kb", f->peak_rss_kb},
+		    {"cooldown_rss_kb", f->cooldown_rss_kb}, {"rss_gib_s", f->rss_gib_s},
+		    {"window_cpu_s", f->window_cpu_s}, {"cpu_s", f->cpu_s}, {"minor_faults", f->minor_faults},
+		    {"major_faults", f->major_faults}, {"max_threads", f->max_threads},
+		    {"max_processes", f->max_processes}, {"tree_peak_rss_kb", f->tree_peak_rss_kb},
+		    {"steady_pss_kb", f->steady_pss_kb}, {"peak_pss_kb", f->peak_pss_kb},
+		    {"steady_anon_kb", f->steady_anon_kb}, {"peak_anon_kb", f->peak_anon_kb}};
+
+		for (size_t i = 0; i < AB_NELEM(fig); i++)
+			if (!figure_ok(fig[i].v)) {
+				snprintf(where, len, "predicate.sampling.figures.%s", fig[i].name);
+				return where;
+			}
+	}
+	for (size_t i = 0; i < r->metrics.n; i++)
+		if (!ab_metric_value_valid(r->metrics.v[i].value)) {
+			snprintf(where, len, "predicate.metrics: the value of '%.64s'", r->metrics.v[i].name);
+			return where;
+		}
+	return NULL;
+}
+
 int
 ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 {
+	char where[128];
 	const cJSON *p = ab_json_get(stmt, "predicate"), *a = ab_json_get(p, "artifact"), *it;
 	const char *hex = str_of(a, "sha256");
 
@@ -435,12 +520,12 @@ ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 		return AB_EFAIL;
 	}
 	r->name = str_of(p, "name");
-	r->number = (int)num_or(p, "number", 0);
+	r->number = (int)whole_or(p, "number", 0, 0, INT_MAX);
 	r->label = str_of(p, "label");
-	r->repetition = (int)num_or(p, "repetition", 0);
-	r->repetitions = (int)num_or(p, "repetitions", 0);
+	r->repetition = (int)whole_or(p, "repetition", 0, 0, INT_MAX);
+	r->repetitions = (int)whole_or(p, "repetitions", 0, 0, INT_MAX);
 	r->order = r->order_owned = strings_of(ab_json_get(p, "order"), &r->norder);
-	r->batch = (int)num_or(p, "batch", 0);
+	r->batch = (int)whole_or(p, "batch", 0, 0, INT_MAX);
 	r->rotated = cJSON_IsTrue(ab_json_get(p, "rotated"));
 	r->cell = str_of(p, "cell");
 	r->subject = str_of(a, "path");
@@ -456,21 +541,28 @@ ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 			ab_strv_push(&r->removed, it->valuestring);
 	snprintf(r->started_on, sizeof(r->started_on), "%s", str_of(p, "started_on") ? str_of(p, "started_on") : "");
 	snprintf(r->finished_on, sizeof(r->finished_on), "%s", str_of(p, "finished_on") ? str_of(p, "finished_on") : "");
-	r->exit_code = (int)num_or(p, "exit_code", -1);
-	r->signal = (int)num_or(p, "signal", 0);
+	r->exit_code = (int)whole_or(p, "exit_code", -1, INT_MIN, INT_MAX);
+	r->signal = (int)whole_or(p, "signal", 0, 0, INT_MAX);
 	r->wall_s = num_or(p, "wall_s", NAN);
 	r->user_s = num_or(p, "user_s", NAN);
 	r->sys_s = num_or(p, "sys_s", NAN);
-	r->maxrss_kb = (long)num_or(p, "maxrss_kb", -1);
+	r->maxrss_kb = (long)whole_or(p, "maxrss_kb", -1, 0, 0x1p62);
 	r->cpus = str_of(p, "cpus");
 	parse_file(&r->log, ab_json_get(p, "log"));
 	if (cJSON_IsObject(ab_json_get(p, "sampling"))) {
 		r->sampling = r->sampling_owned = ab_calloc(1, sizeof(*r->sampling_owned));
 		parse_sampling(r->sampling, ab_json_get(p, "sampling"));
 	}
-	parse_metrics(&r->metrics, ab_json_get(p, "metrics"));
+	if (parse_metrics(&r->metrics, ab_json_get(p, "metrics"), name) < 0)
+		return AB_EFAIL;
+	/* what run left out, and what a record past AB_METRICS_MAX (an earlier allocbuild's) holds beyond it */
+	r->metrics.dropped += (size_t)whole_or(p, "metrics_dropped", 0, 0, 0x1p53);
 	r->allocbuild_cpu_s = num_or(ab_json_get(p, "overhead"), "allocbuild_cpu_s", -1);
 	r->environment = cJSON_DetachItemFromObject((cJSON *)p, "environment");
+	if (bad_number(r, where, sizeof(where))) {
+		ab_error("'%s': %s: not a finite number of at most 1e300: not a figure allocbuild records", name, where);
+		return AB_EFAIL;
+	}
 	return 0;
 }
 

@@ -167,6 +167,25 @@ check_metrics(void)
 	CHECK(ab_metric_builtin("steady_rss_mib") == AB_M_STEADY_RSS);
 	CHECK(ab_metric_builtin("records_per_s") == -1);
 	CHECK(ab_metric_cell_valid("json/large", 10) && !ab_metric_cell_valid("a b", 3) && !ab_metric_cell_valid("", 0));
+	/* the most figures a run keeps: the first AB_METRICS_MAX, later reports of them still counted; the rest dropped */
+	for (int i = 0; i < AB_METRICS_MAX + 44; i++) {
+		char l[64];
+
+		snprintf(l, sizeof(l), "ALLOCBUILD_METRIC m%03d=%d u", i, i);
+		CHECK(line(&m, l, &why) == 1);
+	}
+	CHECK(line(&m, "ALLOCBUILD_METRIC m000=7 u", &why) == 1);
+	CHECK(line(&m, "ALLOCBUILD_METRIC m000=8 u cell=c", &why) == 1);
+	CHECK(m.n == AB_METRICS_MAX && m.dropped == 45);
+	CHECK(ab_metrics_get(&m, "m000", NULL) == &m.v[0] && m.v[0].value == 7 && m.v[0].reported == 2);
+	CHECK(ab_metrics_get(&m, "m255", NULL) == &m.v[255] && !ab_metrics_get(&m, "m256", NULL));
+	CHECK(!ab_metrics_get(&m, "m000", "c"));
+	ab_metrics_release(&m);
+	/* a name and a cell are one key, told apart from another pair that would spell the same */
+	CHECK(ab_metrics_set(&m, "a", 1, NULL, "b", 0, 1) == 1 && ab_metrics_set(&m, "a=b", 2, NULL, NULL, 0, 1) == 1);
+	CHECK(m.n == 2 && ab_metrics_get(&m, "a", "b")->value == 1 && ab_metrics_get(&m, "a=b", NULL)->value == 2);
+	ab_metrics_release(&m);
+	CHECK(ab_metric_value_valid(1e300) && !ab_metric_value_valid(1e301) && !ab_metric_value_valid(-1e308));
 }
 
 static void

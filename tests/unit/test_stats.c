@@ -4,7 +4,8 @@
  * the same data; t7210 checks against scipy itself), and the simulation
  * of docs/runs.md: with n = 15 per label, a true 3% shift is detected in
  * at least 90% of 200 trials and an A/A difference (the same
- * distribution) shown in at most 5%.
+ * distribution) shown in at most 5%. Without a ratio (a zero baseline)
+ * the U test alone decides.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -101,7 +102,7 @@ check_edges(void)
 	CHECK(ab_rng_derive(1, "a") != ab_rng_derive(1, "b") && ab_rng_derive(1, "a") == ab_rng_derive(1, "a"));
 	/* the verdict's direction follows the metric's */
 	{
-		struct ab_ratio_ci r = {1.05, 1.02, 1.08};
+		struct ab_ratio_ci r = {.ratio = 1.05, .lo = 1.02, .hi = 1.08, .diff = 5, .undefined = AB_RATIO_DEFINED};
 		struct ab_utest t = {0, 0.001, 0};
 
 		CHECK(ab_stats_verdict(&r, &t, 10, 10, &rule) == AB_VERDICT_WORSE);
@@ -117,6 +118,60 @@ check_edges(void)
 		r.lo = 1.02, t.p = 0.06;
 		CHECK(ab_stats_verdict(&r, &t, 10, 10, &rule) == AB_VERDICT_NONE);
 	}
+}
+
+/*
+ * No ratio is no verdict of "no difference": 0 against 5 every time (a
+ * zero baseline) differs by the U test alone, with the difference of the
+ * medians; a ratio past the largest double is undefined too; the median
+ * of two 1e300s (AB_METRIC_VALUE_MAX, what a record may hold) is finite
+ */
+static void
+check_no_ratio(void)
+{
+	double zero[] = {0, 0, 0, 0, 0}, five[] = {5, 5, 5, 5, 5}, same[] = {0, 0, 0, 0, 0},
+	    tiny[] = {1e-300, 1e-300, 1e-300, 1e-300}, huge[] = {1e300, 1e300, 1e300, 1e300},
+	    big[] = {1e300, 1e300};
+	struct ab_ratio_ci ci;
+	struct ab_utest u;
+	struct ab_verdict_rule rule = {0.05, 0.01, 0};
+	enum ab_verdict v;
+
+	ab_stats_ratio_ci(&ci, five, 5, zero, 5, 1, 1, 1000, 0.95);
+	ab_stats_mannwhitney(&u, five, 5, zero, 5);
+	CHECK(isnan(ci.ratio) && isnan(ci.lo) && ci.undefined == AB_RATIO_NOT_POSITIVE);
+	CHECK(ci.diff == 5);
+	CHECK(fabs(u.p - 0.0039767517097886) < 1e-12);
+	v = ab_stats_verdict(&ci, &u, 5, 5, &rule);
+	CHECK(v == AB_VERDICT_DIFFERS);
+	CHECK(ab_stats_verdict_differs(v));
+	CHECK_STR(ab_stats_verdict_word(v), "differs (ratio undefined)");
+	CHECK_STR(ab_stats_ratio_why(ci.undefined), "a baseline value is not positive");
+	/* the other way round there is a ratio: 0, worse (lower is better: higher would be) */
+	ab_stats_ratio_ci(&ci, zero, 5, five, 5, 1, 1, 1000, 0.95);
+	ab_stats_mannwhitney(&u, zero, 5, five, 5);
+	CHECK(ci.ratio == 0 && ci.lo == 0 && ci.hi == 0 && ci.diff == -5 && ci.undefined == AB_RATIO_DEFINED);
+	CHECK(ab_stats_verdict(&ci, &u, 5, 5, &rule) == AB_VERDICT_BETTER);
+	/* zeros against zeros: no ratio, and no difference the U test can show */
+	ab_stats_ratio_ci(&ci, same, 5, zero, 5, 1, 1, 1000, 0.95);
+	ab_stats_mannwhitney(&u, same, 5, zero, 5);
+	v = ab_stats_verdict(&ci, &u, 5, 5, &rule);
+	CHECK(v == AB_VERDICT_NO_RATIO && !ab_stats_verdict_differs(v) && ci.diff == 0);
+	CHECK_STR(ab_stats_verdict_word(v), "no difference shown (ratio undefined)");
+	/* too few runs stays too few, ratio or not */
+	ab_stats_mannwhitney(&u, five, 3, zero, 3);
+	CHECK(ab_stats_verdict(&ci, &u, 3, 3, &rule) == AB_VERDICT_TOO_FEW);
+	/* 1e300 / 1e-300 overflows: undefined, said so, and the U test decides */
+	ab_stats_ratio_ci(&ci, huge, 4, tiny, 4, 0, 1, 1000, 0.95);
+	ab_stats_mannwhitney(&u, huge, 4, tiny, 4);
+	CHECK(isnan(ci.ratio) && ci.undefined == AB_RATIO_OVERFLOW && ci.diff == 1e300);
+	CHECK_STR(ab_stats_ratio_why(ci.undefined), "the ratio is past the largest number");
+	CHECK(ab_stats_verdict(&ci, &u, 4, 4, &rule) == AB_VERDICT_DIFFERS);
+	/* the median of an even count of the largest values a record holds is finite */
+	CHECK(ab_stats_median(big, 2) == 1e300);
+	/* a defined ratio keeps its verdicts */
+	CHECK(!ab_stats_verdict_differs(AB_VERDICT_NONE) && !ab_stats_verdict_differs(AB_VERDICT_TOO_FEW) &&
+	    ab_stats_verdict_differs(AB_VERDICT_BETTER) && ab_stats_verdict_differs(AB_VERDICT_WORSE));
 }
 
 /*
@@ -181,6 +236,7 @@ main(void)
 {
 	check_known();
 	check_edges();
+	check_no_ratio();
 	check_simulation();
 	return unit_done();
 }
