@@ -79,7 +79,7 @@ CM
 
 # joblog OUTDIR: every variant's job log (one clock for all the sandboxes) into jobs.log
 joblog() {
-	cat "$1"/variants/*/logs/jobs.log >jobs.log 2>/dev/null || :
+	cat "$1"/variants/*/build/jobs.log >jobs.log 2>/dev/null || :
 }
 
 # maxc LOG [TAG]: the most jobs (of variant TAG) that ran at one moment
@@ -90,7 +90,8 @@ maxc() {
 
 # recipe FILE SYSTEM LABEL:TARGET:ARTIFACT[:EXTRA]...: variants of jsproj,
 # each with JS_TAG=LABEL and, as its build sandbox shows them, its own
-# JS_LOG and JS_KILL_DONE in its logs, JS_KILL in OUTDIR/variants (read-only
+# JS_LOG and JS_KILL_DONE in its build tree (its logs are read-only to its
+# steps), JS_KILL in OUTDIR/variants (read-only
 # there: the test makes it); EXTRA is spliced into the variant's build object
 recipe() {
 	local file=$1 system=$2 sep=""
@@ -99,7 +100,7 @@ recipe() {
 		printf '{"recipe": 1, "name": "js", "sources": {"js": {"archive": {"urls": ["https://example.invalid/jsproj-1.0.tar.gz"], "sha256": "%s", "strip": 1}}},\n "variants": [\n' "$sha"
 		for v in "$@"; do
 			IFS=: read -r label target artifact extra <<<"$v"
-			printf '%s  {"label": "%s", "source": "js", "artifacts": ["%s"],\n   "build": {"system": "%s", "targets": ["%s"], "env": {"JS_LOG": "/allocbuild/logs/jobs.log", "JS_TAG": "%s", "JS_KILL": "/allocbuild/variants/kill-%s", "JS_KILL_DONE": "/allocbuild/logs/kill.done"}%s}}' \
+			printf '%s  {"label": "%s", "source": "js", "artifacts": ["%s"],\n   "build": {"system": "%s", "targets": ["%s"], "env": {"JS_LOG": "/allocbuild/build/jobs.log", "JS_TAG": "%s", "JS_KILL": "/allocbuild/variants/kill-%s", "JS_KILL_DONE": "/allocbuild/build/kill.done"}%s}}' \
 				"$sep" "$label" "$artifact" "$system" "$target" "$label" "$label" "${extra:+, $extra}"
 			sep=$',\n'
 		done
@@ -162,7 +163,7 @@ bc=bo-fixed/provenance/build-commands.json
 rm -f jobs.log
 mkdir -p bo-kill/variants
 touch bo-kill/variants/kill-victim
-recipe kill.json autotools victim:many:many.done "after:many:many.done:\"configure\": [\"--wait-for=/allocbuild/variants/victim/logs/kill.done\"]"
+recipe kill.json autotools victim:many:many.done "after:many:many.done:\"configure\": [\"--wait-for=/allocbuild/variants/victim/build/kill.done\"]"
 expect_exit 1 "$AB" build -j2 -k --mirror-dir mirror -o bo-kill kill.json
 joblog bo-kill
 expect_grep "allocbuild: victim: make many failed: killed by signal 9 (Killed)" err
