@@ -26,7 +26,8 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       sandbox: /allocbuild/variants = $O/variants (read-only)
       sandbox: /allocbuild/src = $O/variants/stock53/src
       sandbox: /allocbuild/build = $O/variants/stock53/build
-      sandbox: /allocbuild/logs = $O/variants/stock53/logs
+      sandbox: /allocbuild/logs = $O/variants/stock53/logs (read-only)
+      sandbox: /allocbuild/logs/compiles.tsv = $O/variants/stock53/logs/compiles.tsv
       sandbox: /allocbuild/probe = $O/variants/stock53/probe
       sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       env: SOURCE_DATE_EPOCH=0
@@ -54,7 +55,8 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       sandbox: /allocbuild/variants = $O/variants (read-only)
       sandbox: /allocbuild/src = $O/variants/special53/src
       sandbox: /allocbuild/build = $O/variants/special53/build
-      sandbox: /allocbuild/logs = $O/variants/special53/logs
+      sandbox: /allocbuild/logs = $O/variants/special53/logs (read-only)
+      sandbox: /allocbuild/logs/compiles.tsv = $O/variants/special53/logs/compiles.tsv
       sandbox: /allocbuild/probe = $O/variants/special53/probe
       sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       env: SOURCE_DATE_EPOCH=0

@@ -51,7 +51,9 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       sandbox: /allocbuild/variants = $O/variants (read-only)
       sandbox: /allocbuild/src = $O/variants/a/src
       sandbox: /allocbuild/build = $O/variants/a/build
-      sandbox: /allocbuild/logs = $O/variants/a/logs
+      sandbox: /allocbuild/logs = $O/variants/a/logs (read-only)
+      sandbox: /allocbuild/logs/compiles.tsv = $O/variants/a/logs/compiles.tsv
+      sandbox: /allocbuild/logs/ccache-stats.log = $O/variants/a/logs/ccache-stats.log
       sandbox: /allocbuild/probe = $O/variants/a/probe
       sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       sandbox: /allocbuild/ccache = $PWD/cache/ccache
@@ -80,7 +82,7 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       output: $O/variants/a/build/bin/fluent-bit-relinked
       sandbox: /allocbuild/variants = $O/variants (read-only)
       sandbox: /allocbuild/build = $O/variants/a/build
-      sandbox: /allocbuild/logs = $O/variants/b/logs
+      sandbox: /allocbuild/logs = $O/variants/b/logs (read-only)
       sandbox: /allocbuild/probe = $O/variants/b/probe
       sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       sandbox: /allocbuild/ccache = $PWD/cache/ccache

@@ -44,7 +44,8 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       sandbox: /allocbuild/variants = $O/variants (read-only)
       sandbox: /allocbuild/src = $O/variants/fb-je530/src
       sandbox: /allocbuild/build = $O/variants/fb-je530/build
-      sandbox: /allocbuild/logs = $O/variants/fb-je530/logs
+      sandbox: /allocbuild/logs = $O/variants/fb-je530/logs (read-only)
+      sandbox: /allocbuild/logs/compiles.tsv = $O/variants/fb-je530/logs/compiles.tsv
       sandbox: /allocbuild/probe = $O/variants/fb-je530/probe
       sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       env: SOURCE_DATE_EPOCH=0
@@ -76,7 +77,8 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       sandbox: /allocbuild/variants = $O/variants (read-only)
       sandbox: /allocbuild/src = $O/variants/fb-je531/src
       sandbox: /allocbuild/build = $O/variants/fb-je531/build
-      sandbox: /allocbuild/logs = $O/variants/fb-je531/logs
+      sandbox: /allocbuild/logs = $O/variants/fb-je531/logs (read-only)
+      sandbox: /allocbuild/logs/compiles.tsv = $O/variants/fb-je531/logs/compiles.tsv
       sandbox: /allocbuild/probe = $O/variants/fb-je531/probe
       sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       env: SOURCE_DATE_EPOCH=0
@@ -108,7 +110,8 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       sandbox: /allocbuild/variants = $O/variants (read-only)
       sandbox: /allocbuild/src = $O/variants/fb-je531-special/src
       sandbox: /allocbuild/build = $O/variants/fb-je531-special/build
-      sandbox: /allocbuild/logs = $O/variants/fb-je531-special/logs
+      sandbox: /allocbuild/logs = $O/variants/fb-je531-special/logs (read-only)
+      sandbox: /allocbuild/logs/compiles.tsv = $O/variants/fb-je531-special/logs/compiles.tsv
       sandbox: /allocbuild/probe = $O/variants/fb-je531-special/probe
       sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       env: SOURCE_DATE_EPOCH=0
@@ -135,7 +138,7 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       output: $O/variants/fb-je531/build/bin/fluent-bit-relink-je530
       sandbox: /allocbuild/variants = $O/variants (read-only)
       sandbox: /allocbuild/build = $O/variants/fb-je531/build
-      sandbox: /allocbuild/logs = $O/variants/fb-je531-relink-je530/logs
+      sandbox: /allocbuild/logs = $O/variants/fb-je531-relink-je530/logs (read-only)
       sandbox: /allocbuild/probe = $O/variants/fb-je531-relink-je530/probe
       sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       log: $O/variants/fb-je531-relink-je530/logs/01-relink.log

@@ -35,7 +35,8 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       sandbox: /allocbuild/variants = $O/variants (read-only)
       sandbox: /allocbuild/src = $O/variants/shared/src
       sandbox: /allocbuild/build = $O/variants/shared/build
-      sandbox: /allocbuild/logs = $O/variants/shared/logs
+      sandbox: /allocbuild/logs = $O/variants/shared/logs (read-only)
+      sandbox: /allocbuild/logs/compiles.tsv = $O/variants/shared/logs/compiles.tsv
       sandbox: /allocbuild/probe = $O/variants/shared/probe
       sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       env: SOURCE_DATE_EPOCH=0
@@ -63,7 +64,8 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       sandbox: /allocbuild/variants = $O/variants (read-only)
       sandbox: /allocbuild/src = $O/variants/own-makeflags/src
       sandbox: /allocbuild/build = $O/variants/own-makeflags/build
-      sandbox: /allocbuild/logs = $O/variants/own-makeflags/logs
+      sandbox: /allocbuild/logs = $O/variants/own-makeflags/logs (read-only)
+      sandbox: /allocbuild/logs/compiles.tsv = $O/variants/own-makeflags/logs/compiles.tsv
       sandbox: /allocbuild/probe = $O/variants/own-makeflags/probe
       sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       env: SOURCE_DATE_EPOCH=0
@@ -91,7 +93,8 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       sandbox: /allocbuild/variants = $O/variants (read-only)
       sandbox: /allocbuild/src = $O/variants/own-level/src
       sandbox: /allocbuild/build = $O/variants/own-level/build
-      sandbox: /allocbuild/logs = $O/variants/own-level/logs
+      sandbox: /allocbuild/logs = $O/variants/own-level/logs (read-only)
+      sandbox: /allocbuild/logs/compiles.tsv = $O/variants/own-level/logs/compiles.tsv
       sandbox: /allocbuild/probe = $O/variants/own-level/probe
       sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
       env: SOURCE_DATE_EPOCH=0
