@@ -117,7 +117,8 @@ expect_file got <want
 expect_grep "      sandbox: /allocbuild/ccache = $PWD/cc" out
 grep -q "^      sandbox: /allocbuild/net = /tmp/allocbuild-net\.[0-9]*\.0$" out || fail "no forwarding socket directory"
 [ "$(grep -cxF "      env: CCACHE_DIR=/allocbuild/ccache" out)" = 2 ] || fail "CCACHE_DIR not in both steps"
-[ "$(grep -cxF "      env: CCACHE_REMOTE_STORAGE=redis://***@127.0.0.1:40000|connect-timeout=50" out)" = 2 ] ||
+# without the credentials: the relay outside adds them (issue 44, H4)
+[ "$(grep -cxF "      env: CCACHE_REMOTE_STORAGE=redis://127.0.0.1:40000|connect-timeout=50" out)" = 2 ] ||
 	fail "CCACHE_REMOTE_STORAGE not in both steps"
 # without the sandbox: the caller's paths and the remote as given
 expect_exit 0 "$AB" plan -j 2 --no-sandbox --ccache-dir cc --ccache-remote 'redis://user:s3cret@127.0.0.1:6379|connect-timeout=50' -o bo r.json a
