@@ -50,13 +50,19 @@ cat >r.json <<JSON
 JSON
 
 # on_terminal WHO OUT CMD...: CMD on a terminal of its own (as WHO), whose
-# shell then reads one line from it for 2 s: OUT gets CMD's output and
-# "read:[LINE]"; the terminal's input stays open while it waits
+# shell then reads one line from it for 1 s (a line typed into it is
+# queued by then): OUT gets CMD's output and "read:[LINE]". The terminal's
+# input stays open meanwhile (a fifo held by a sleep, ended after)
 on_terminal() {
-	local who=$1 out=$2 as=
+	local who=$1 out=$2 as= holder
 	shift 2
 	[ "$who" = root ] || as="setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=$PWD/nob XDG_CACHE_HOME=$PWD/nob/cache"
-	(sleep 6) | script -qec "$as $(printf '%q ' "$@") >$out.cmd 2>&1; echo \"exit:\$?\" >>$out.cmd; IFS= read -r -t 2 line; echo \"read:[\$line]\" >>$out.cmd" /dev/null >/dev/null
+	rm -f tty-in && mkfifo tty-in
+	sleep 60 >tty-in &
+	holder=$!
+	script -qec "$as $(printf '%q ' "$@") >$out.cmd 2>&1; echo \"exit:\$?\" >>$out.cmd; IFS= read -r -t 1 line; echo \"read:[\$line]\" >>$out.cmd" /dev/null <tty-in >/dev/null
+	kill "$holder" 2>/dev/null || :
+	wait "$holder" 2>/dev/null || :
 	cat "$out.cmd" >"$out"
 }
 

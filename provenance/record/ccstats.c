@@ -281,8 +281,7 @@ ab_ccstats_read(cJSON **out, const char *path, const char *rel)
 	int open = 0, n[NCOUNTS] = {0};
 
 	*out = NULL;
-	/* none, or empty as the build sandbox makes it before the first step: ccache kept nothing */
-	if ((stat(path, &st) < 0 && errno == ENOENT) || (st.st_size == 0 && S_ISREG(st.st_mode)))
+	if (stat(path, &st) < 0 && errno == ENOENT)
 		return 0;
 	if (ab_read_file(&b, path) < 0)
 		return AB_EFAIL;
