@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../lib/redact.h"
 #include "../lib/atomic.h"
 #include "../lib/dirwalk.h"
 #include "../lib/jobserver.h"

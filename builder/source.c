@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/redact.h"
 #include "../lib/atomic.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"

@@ -14,7 +14,6 @@
 #include <time.h>
 #include <stdio.h>
 
-#include "redact.h"
 
 #define AB_EXIT_OK 0
 #define AB_EXIT_CHECK 1 /* a check failed: hash mismatch, diff found, probe disagrees */
