@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/redact.h"
 #include "../lib/jsonio.h"
 #include "../lib/progress.h"
 #include "../provenance/record/cargoprov.h"

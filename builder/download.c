@@ -14,6 +14,7 @@
 #include "../lib/hash.h"
 #include "../lib/lazy.h"
 #include "../lib/util.h"
+#include "../lib/redact.h"
 
 /*
  * libcurl, loaded when the first URL is fetched rather than linked

@@ -17,6 +17,7 @@
 #include "../lib/hash.h"
 #include "../lib/pool.h"
 #include "../lib/util.h"
+#include "../lib/redact.h"
 #include "worktree.h"
 
 void

@@ -782,6 +782,8 @@ ab_merge_run(const struct ab_merge_opts *o)
 	if ((e = write_merged(&m, target)) < 0)
 		goto done;
 	ab_note("merged %zu shards into '%s': %zu variants", o->nshards, o->outdir, m.plan->nvars);
+	for (size_t vi = 0; o->merged && vi < m.plan->nvars; vi++)
+		ab_strv_push(o->merged, m.plan->vars[vi].v->label);
 done:
 	if (m.plan)
 		for (size_t vi = 0; vi < m.plan->nvars && m.rec; vi++)

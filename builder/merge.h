@@ -28,12 +28,15 @@
 
 #include <stddef.h>
 
+struct ab_strv;
+
 struct ab_merge_opts {
 	char *const *shards;
 	size_t nshards;
 	const char *outdir;         /* must not exist */
 	int move;                   /* move the variants' directories out of the shards instead of copying */
 	int require_same_toolchain;
+	struct ab_strv *merged;     /* non-NULL: the labels merged, in the plan's order, appended on success */
 };
 
 int ab_merge_run(const struct ab_merge_opts *o);

@@ -7,6 +7,7 @@
 #include "cargo.h"
 #include "ccwrap.h"
 #include "isolation.h"
+#include "../lib/redact.h"
 #include "../lib/pool.h"
 #include "../lib/proc.h"
 #include "../lib/jsonio.h"

@@ -12,6 +12,7 @@
 #include "../lib/proc.h"
 #include "../lib/strmap.h"
 #include "../lib/util.h"
+#include "../lib/redact.h"
 #include "../provenance/record/bundle.h"
 #include "../provenance/record/manifest.h"
 #include "../provenance/record/rebuildrec.h"

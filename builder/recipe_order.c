@@ -122,7 +122,17 @@ select_variants(unsigned char *want, const struct ab_recipe *r, const struct ab_
 		long k = map_get(map, labels[i]);
 
 		if (k < 0) {
-			ab_error("unknown variant '%s'", labels[i]);
+			char **all = ab_calloc(nv + 1, sizeof(*all));
+			const char *near;
+
+			for (size_t j = 0; j < nv; j++)
+				all[j] = r->variants[j].label;
+			near = ab_closest(labels[i], all, nv);
+			if (near)
+				ab_error("unknown variant '%s' (did you mean '%s'?)", labels[i], near);
+			else
+				ab_error("unknown variant '%s'", labels[i]);
+			free(all);
 			error = AB_EFAIL;
 		} else {
 			want[k] = 1;

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/redact.h"
 #include "../lib/atomic.h"
 #include "../lib/dirwalk.h"
 #include "../lib/jsonio.h"

@@ -16,9 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/redact.h"
 #include "../lib/atomic.h"
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
+#include "../lib/logtail.h"
 #include "../lib/guard.h"
 #include "../lib/stale.h"
 #include "extract.h"
@@ -778,8 +780,15 @@ run_prepare(cJSON *list, const struct build_ctx *ctx, const struct ab_source *s,
 	cJSON_AddStringToObject(e, "log", log);
 	cJSON_AddItemToArray(list, e);
 	if (res.exit_code != 0) {
-		ab_error("source '%s': prepare step %zu failed (%s): %s; see '%s'", s->id, i + 1, desc, argv_text,
-		    log);
+		/* said as a failed configure or build is: where it ran, and what its log says */
+		ab_error("source '%s': prepare step %zu failed: %s\n"
+		    "  command: %s\n"
+		    "  cwd: %s%s\n"
+		    "  log: %s (last %d lines below)",
+		    s->id, i + 1, desc, argv_text, ctx->sandboxed ? AB_FIXED_SRC : shown,
+		    ctx->sandboxed ? " (in the build sandbox: no network, nothing of the host but the system "
+		    "directories and the source's own tree; docs/build.md, \"Sandbox\")" : "", log, AB_LOGTAIL_LINES);
+		ab_logtail_print(log);
 		goto done;
 	}
 	error = 0;

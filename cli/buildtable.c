@@ -13,6 +13,7 @@
 #include "buildtable.h"
 #include "../builder/build.h"
 #include "../builder/plan.h"
+#include "../lib/jsonio.h"
 #include "../lib/util.h"
 #include "../provenance/record/ccstats.h"
 #include "../provenance/record/record.h"
@@ -45,6 +46,17 @@ settings_cell(const struct ab_probe_result *probe)
 	return b.len ? ab_buf_detach(&b) : ab_strdup("-");
 }
 
+/* the allocator version a variant's record shows: its probe's, else an artifact's */
+static const char *
+version_of(const struct ab_variant_record *vr)
+{
+	const char *version = vr->probe ? vr->probe->version : NULL;
+
+	for (size_t i = 0; i < vr->nartifacts && !version; i++)
+		version = vr->artifacts[i].allocator_version;
+	return version;
+}
+
 /* the cells of one variant's row */
 static void
 table_row(char **cells, const struct ab_build_outcome *o, size_t vi)
@@ -52,7 +64,7 @@ table_row(char **cells, const struct ab_build_outcome *o, size_t vi)
 	const struct ab_plan *p = o->plan;
 	const struct ab_variant *v = p->vars[vi].v;
 	const struct ab_variant_record *vr = &o->run->variants[vi], *from = NULL;
-	const char *version = vr->probe ? vr->probe->version : NULL, *archive = "-", *sha;
+	const char *version = version_of(vr), *archive = "-", *sha;
 	char shortsha[16];
 
 	if (v->kind == AB_VARIANT_RELINK)
@@ -66,8 +78,6 @@ table_row(char **cells, const struct ab_build_outcome *o, size_t vi)
 			if (b->uses[i].path && b->uses[i].sha256[0])
 				sha = b->uses[i].sha256;
 	}
-	for (size_t i = 0; i < vr->nartifacts && !version; i++)
-		version = vr->artifacts[i].allocator_version;
 	if (sha) {
 		snprintf(shortsha, sizeof(shortsha), "%.12s", sha);
 		archive = shortsha;
@@ -135,9 +145,78 @@ print_ccache(const struct ab_build_outcome *o)
 	}
 }
 
+/* one variant's row as build --json gives it */
+static cJSON *
+row_json(const struct ab_build_outcome *o, size_t vi)
+{
+	const struct ab_variant_record *vr = &o->run->variants[vi];
+	const struct ab_probe_result *probe = vr->probe;
+	char *cells[6];
+	cJSON *row = cJSON_CreateObject(), *set;
+
+	table_row(cells, o, vi);
+	cJSON_AddStringToObject(row, "label", cells[0]);
+	cJSON_AddStringToObject(row, "kind", cells[1]);
+	cJSON_AddBoolToObject(row, "built", vr->ok);
+	ab_json_add_str_or_null(row, "allocator", vr->allocator.kind);
+	ab_json_add_str_or_null(row, "version", vr->ok ? version_of(vr) : NULL);
+	if (probe && probe->secure >= 0)
+		cJSON_AddNumberToObject(row, "secure", probe->secure);
+	else
+		cJSON_AddNullToObject(row, "secure");
+	set = cJSON_AddArrayToObject(row, "settings");
+	for (size_t i = 0; probe && i < probe->noverrides; i++) {
+		const struct ab_probe_override *ov = &probe->overrides[i];
+		cJSON *s;
+
+		if (!ov->setting || !ov->status || !strcmp(ov->status, "set_by_probe"))
+			continue;
+		s = cJSON_CreateObject();
+		cJSON_AddStringToObject(s, "setting", ov->setting);
+		ab_json_add_str_or_null(s, "requested", ov->requested);
+		ab_json_add_str_or_null(s, "effective", ov->effective);
+		cJSON_AddStringToObject(s, "status", ov->status);
+		ab_json_add_str_or_null(s, "origin", ov->origin);
+		cJSON_AddItemToArray(set, s);
+	}
+	{
+		const char *sha = ab_variant_record_archive_sha256(vr, o->plan->vars[vi].v->kind == AB_VARIANT_RELINK ?
+		    ab_run_record_at(o->run, o->plan->vars[vi].from_vi) : NULL);
+
+		ab_json_add_str_or_null(row, "archive_sha256", sha);
+	}
+	if (o->plan->ccache && vr->ccache && o->compiled[vi])
+		cJSON_AddItemToObject(row, "ccache", cJSON_Duplicate(vr->ccache, 1));
+	for (int k = 0; k < 6; k++)
+		free(cells[k]);
+	return row;
+}
+
+void
+ab_cmd_build_json(const struct ab_build_outcome *o)
+{
+	cJSON *doc = cJSON_CreateObject(), *vs;
+	size_t built = 0;
+
+	cJSON_AddStringToObject(doc, "outdir", o->plan->outdir);
+	vs = cJSON_AddArrayToObject(doc, "variants");
+	for (size_t vi = 0; vi < o->plan->nvars; vi++) {
+		cJSON_AddItemToArray(vs, row_json(o, vi));
+		built += o->run->variants[vi].ok;
+	}
+	cJSON_AddNumberToObject(doc, "built", (double)built);
+	cJSON_AddNumberToObject(doc, "failed", (double)(o->plan->nvars - built));
+	cJSON_AddStringToObject(doc, "signatures", o->signatures_removed ? "removed" : o->signatures_kept ? "kept" : "none");
+	ab_json_print(stdout, doc);
+	cJSON_Delete(doc);
+}
+
 void
 ab_cmd_build_table(const struct ab_build_outcome *o)
 {
+	/* -q: a build that went through says nothing; a failure is said on stderr all the same */
+	if (ab_quiet)
+		return;
 	print_table(o);
 	print_ccache(o);
 	if (o->signatures_removed)

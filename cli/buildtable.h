@@ -11,5 +11,12 @@
 struct ab_build_outcome;
 
 void ab_cmd_build_table(const struct ab_build_outcome *o);
+/*
+ * build --json: the same as one document on stdout, {"outdir", "variants":
+ * [{"label", "kind", "built", "allocator", "version", "secure", "settings":
+ * [{"setting", "requested", "effective", "status", "origin"}],
+ * "archive_sha256", "ccache"}], "built", "failed", "signatures"}
+ */
+void ab_cmd_build_json(const struct ab_build_outcome *o);
 
 #endif

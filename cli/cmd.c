@@ -24,6 +24,35 @@ ab_cmd_exit(int rc)
 	return rc == AB_ECHECK ? AB_EXIT_CHECK : AB_EXIT_USAGE;
 }
 
+const struct ab_cmd *ab_cmd_current;
+
+/* an unknown long option, with the nearest of those the running command's usage names */
+static int
+unknown_option(const char *name, const char *arg)
+{
+	struct ab_strv opts = {0};
+	const char *u = ab_cmd_current ? ab_cmd_current->usage : "", *near;
+	size_t n = strcspn(arg, "=");
+	char *given = ab_strndup(arg, n);
+	int rc;
+
+	for (const char *p = strstr(u, "--"); p; p = strstr(p + 2, "--")) {
+		size_t k = 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+		char *o = ab_strndup(p, k);
+
+		if (k > 3 && !ab_strv_has(&opts, o))
+			ab_strv_push_owned(&opts, o);
+		else
+			free(o);
+	}
+	near = ab_closest(given, opts.v, opts.n);
+	rc = near ? ab_cmd_usage_error(name, "unknown option '%s' (did you mean '%s'?)", arg, near) :
+	    ab_cmd_usage_error(name, "unknown option '%s'", arg);
+	free(given);
+	ab_strv_free(&opts);
+	return rc;
+}
+
 int
 ab_cmd_usage_error(const char *name, const char *fmt, ...)
 {
@@ -96,7 +125,7 @@ ab_cmd_option_error(const char *name, int c, char *const *argv)
 	/* a short option may sit inside a group like -qx: name it alone */
 	if (optopt && strncmp(arg, "--", 2))
 		return ab_cmd_usage_error(name, "unknown option '-%c'", optopt);
-	return ab_cmd_usage_error(name, "unknown option '%s'", arg);
+	return unknown_option(name, arg);
 }
 
 int

@@ -37,6 +37,8 @@ extern const struct ab_cmd ab_cmd_validate, ab_cmd_plan, ab_cmd_hash, ab_cmd_fet
 int ab_cmd_exit(int rc);
 /* report a usage error for a command: message plus a hint; returns 2 */
 int ab_cmd_usage_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* the command main() runs (its usage names its options for "did you mean"), or NULL */
+extern const struct ab_cmd *ab_cmd_current;
 /*
  * report the option getopt_long() just refused, c being what it returned
  * ('?', or ':' for a missing value: the option string starts with ':'

@@ -14,19 +14,23 @@
 #include "../builder/source.h"
 #include "../lib/util.h"
 
-enum { OPT_KEEP_GOING = 0x2000, OPT_FORCE, OPT_CHECK, OPT_SHARD };
+enum { OPT_KEEP_GOING = 0x2000, OPT_FORCE, OPT_CHECK, OPT_SHARD, OPT_JSON };
 
 static const char usage[] =
     "allocbuild build [-o OUTDIR] [-j N] [-k|--keep-going] [--force] [--ccache] [--check]\n"
     "                 [--ccache-remote URL] [--ccache-dir DIR] [--no-sandbox]\n"
     "                 [--cache DIR] [--mirror FROM=TO] [--mirror-dir DIR] [--allow-unpinned]\n"
-    "                 [--shard K/N] RECIPE [LABEL...]\n"
+    "                 [--shard K/N] [--json] RECIPE [LABEL...]\n"
     "\n"
     "Build the variants (all, or the labels and what they depend on) into\n"
     "OUTDIR (default ./allocbuild-out/<recipe name>), probe their allocators\n"
     "and write the manifests (docs/build.md, docs/manifests.md). Up-to-date\n"
     "variants are only re-verified; --force rebuilds. Exit 1 when a variant\n"
-    "fails or a probe finds a problem.\n"
+    "fails or a probe finds a problem. At the end a table of the variants\n"
+    "(none with -q); --json prints it as one document on stdout, progress\n"
+    "staying on stderr: {\"outdir\", \"variants\": [{\"label\", \"kind\",\n"
+    "\"built\", \"allocator\", \"version\", \"secure\", \"settings\",\n"
+    "\"archive_sha256\", \"ccache\"}], \"built\", \"failed\", \"signatures\"}.\n"
     "\n"
     "--check builds every variant a second time, from nothing, in\n"
     "OUTDIR/reproducibility/check with another -j, and reports each artifact\n"
@@ -74,6 +78,7 @@ cmd_build(int argc, char **argv)
 		{"force", no_argument, NULL, OPT_FORCE},
 		{"check", no_argument, NULL, OPT_CHECK},
 		{"shard", required_argument, NULL, OPT_SHARD},
+		{"json", no_argument, NULL, OPT_JSON},
 		AB_SOURCE_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -106,6 +111,9 @@ cmd_build(int argc, char **argv)
 		case OPT_CHECK:
 			check = 1;
 			continue;
+		case OPT_JSON:
+			bo.finished = ab_cmd_build_json;
+			continue;
 		case OPT_SHARD:
 			shard = optarg;
 			if (ab_shard_parse(&sk, &sn, shard) < 0) {
@@ -128,6 +136,9 @@ cmd_build(int argc, char **argv)
 		}
 	}
 	so.no_sandbox = po.no_sandbox;
+	if (po.no_sandbox)
+		ab_warn("build --no-sandbox: every step runs with your files, your network and your environment "
+		    "(but the variables allocbuild scrubs), and the records say it was built outside the sandbox");
 	if (optind >= argc) {
 		rc = ab_cmd_usage_error("build", "missing recipe");
 		goto done;

@@ -12,18 +12,21 @@
 #include "cmdopts.h"
 #include "../builder/recipe.h"
 #include "../builder/source.h"
+#include "../lib/jsonio.h"
 #include "../lib/util.h"
 
-enum { OPT_CHECK_PATCHES = 0x2000 };
+enum { OPT_CHECK_PATCHES = 0x2000, OPT_JSON };
 
 static const char usage[] =
     "allocbuild fetch [--cache DIR] [--mirror FROM=TO]... [--mirror-dir DIR]...\n"
-    "                 [--allow-unpinned] [--check-patches] [-o OUTDIR] [-j N] [-q]\n"
+    "                 [--allow-unpinned] [--check-patches] [-o OUTDIR] [-j N] [-q] [--json]\n"
     "                 RECIPE [SOURCE...]\n"
     "\n"
     "Bring the pinned sources (all, or the given ones) into the cache, write\n"
     "each build variant's own tree at OUTDIR/variants/<label>/src and\n"
-    "OUTDIR/provenance/sources.json (OUTDIR: ./allocbuild-out/<recipe name>).\n"
+    "OUTDIR/provenance/sources.json (OUTDIR: ./allocbuild-out/<recipe name>),\n"
+    "and print each tree's dirHash and path, or with --json one document\n"
+    "{\"outdir\", \"manifest\", \"trees\": [{\"label\", \"path\", \"dirHash\"}]}.\n"
     "--check-patches only checks that every patch applies. Mirrors:\n"
     "--mirror FROM=TO rewrites URL prefixes (also ALLOCBUILD_MIRRORS); archives\n"
     "are looked up in each --mirror-dir as sha256/<hex> or by file name.\n"
@@ -38,8 +41,11 @@ cmd_fetch(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"jobs", required_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"json", no_argument, NULL, OPT_JSON},
 		{NULL, 0, NULL, 0},
 	};
+	cJSON *doc = NULL, *trees = NULL;
+	int json = 0;
 	struct ab_source_opts o;
 	struct ab_recipe *r = NULL;
 	struct ab_fetch_result res = {0};
@@ -72,6 +78,9 @@ cmd_fetch(int argc, char **argv)
 		case 'q':
 			ab_quiet = 1;
 			break;
+		case OPT_JSON:
+			json = 1;
+			break;
 		default:
 			rc = ab_cmd_option_error("fetch", opt, argv);
 			goto done;
@@ -98,15 +107,36 @@ cmd_fetch(int argc, char **argv)
 	rc = ab_cmd_exit(ab_fetch_run(&res, &o, r, outdir, ids, nids));
 	if (rc != AB_EXIT_OK)
 		goto done;
+	/* --json: {"outdir", "manifest", "trees": [{"label", "path", "dirHash"}]} */
+	if (json) {
+		doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(doc, "outdir", outdir);
+		cJSON_AddItemToObject(doc, "manifest", cJSON_CreateStringReference("provenance/sources.json"));
+		trees = cJSON_AddArrayToObject(doc, "trees");
+	}
 	for (size_t i = 0; i < res.nvariants; i++) {
 		const struct ab_variant *v = &r->variants[res.variants[i]];
 		const cJSON *rec = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(res.manifest,
 		    "variants"), v->label);
+		const char *dh = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "dirHash"));
+		char *path = ab_sprintf("%s/variants/%s/src", outdir, v->label);
 
-		printf("%s  %s/variants/%s/src\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "dirHash")),
-		    outdir, v->label);
+		if (trees) {
+			cJSON *t = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(t, "label", v->label);
+			cJSON_AddStringToObject(t, "path", path);
+			ab_json_add_str_or_null(t, "dirHash", dh);
+			cJSON_AddItemToArray(trees, t);
+		} else {
+			printf("%s  %s\n", dh, path);
+		}
+		free(path);
 	}
+	if (doc)
+		rc = ab_cmd_exit(ab_json_print(stdout, doc));
 done:
+	cJSON_Delete(doc);
 	ab_fetch_result_release(&res);
 	free(outdir);
 	ab_recipe_free(r);

@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "../builder/source.h"
+#include "../lib/jsonio.h"
 #include "../lib/util.h"
 #include "../provenance/review/challenge.h"
 #include "../provenance/review/notes.h"
@@ -13,7 +14,7 @@
 #include "../provenance/review/sign.h"
 
 static const char usage[] =
-    "allocbuild pr [-o DIR] [--notes REPO[@COMMIT]] [--limit N] [--sign KEY.pem]...\n"
+    "allocbuild pr [-o DIR] [--notes REPO[@COMMIT]] [--limit N] [--sign KEY.pem]... [--json]\n"
     "              [--rebuilt RECORD]... [--rebuilt-key PUB.pem]... [--policy POLICY.json] OUTDIR\n"
     "\n"
     "Write pr.md, a pull-request body, and provenance-<name>.tar.gz, the evidence\n"
@@ -28,13 +29,42 @@ static const char usage[] =
     "rules that failed, every rule in the details; the policy file goes into the\n"
     "bundle (pr-policy/), and with --sign its signed verification summary\n"
     "(pr-policy/vsa.intoto.jsonl); a policy that fails is reported, not an\n"
-    "error. Exit 0 written, 1 a record's signature does not verify, 2 bad\n"
+    "error. It says what it signed and wrote (nothing with -q); --json prints\n"
+    "that as one document: {\"signed_statements\", \"envelopes\", \"pr_md\",\n"
+    "\"pr_md_characters\", \"details_moved\", \"bundle\", \"bundle_files\",\n"
+    "\"note_commit\"}. Exit 0 written, 1 a record's signature does not verify, 2 bad\n"
     "input (a bad policy too; nothing is written then). See docs/pr.md.\n";
 
-/* what pr did: the statements it signed (said even when a later step failed), the files it wrote */
+/*
+ * what pr did: the statements it signed (said even when a later step
+ * failed), the files it wrote; nothing with -q; with --json one document
+ * {"signed_statements", "envelopes", "pr_md", "pr_md_characters",
+ * "details_moved", "bundle", "bundle_files", "note_commit"} (null where
+ * nothing was done)
+ */
 static void
-print_written(const struct ab_pr_written *w, const struct ab_pr_opts *o)
+print_written(const struct ab_pr_written *w, const struct ab_pr_opts *o, int json)
 {
+	if (json) {
+		cJSON *doc = cJSON_CreateObject();
+		char *env = w->is_signed ? ab_path_join(o->outdir, AB_SIGN_ENVELOPES) : NULL;
+
+		cJSON_AddNumberToObject(doc, "signed_statements", (double)w->signed_statements);
+		ab_json_add_str_or_null(doc, "envelopes", env);
+		ab_json_add_str_or_null(doc, "pr_md", w->md);
+		cJSON_AddNumberToObject(doc, "pr_md_characters", (double)w->md_chars);
+		cJSON_AddBoolToObject(doc, "details_moved", w->moved);
+		ab_json_add_str_or_null(doc, "bundle", w->bundle);
+		cJSON_AddNumberToObject(doc, "bundle_files", (double)w->bundle_files);
+		ab_json_add_str_or_null(doc, "note_commit", w->note_commit[0] ? w->note_commit : NULL);
+		if (w->md)
+			ab_json_print(stdout, doc);
+		cJSON_Delete(doc);
+		free(env);
+		return;
+	}
+	if (ab_quiet)
+		return;
 	if (w->is_signed)
 		printf("signed %zu statement%s: %s/%s\n", w->signed_statements, w->signed_statements == 1 ? "" : "s",
 		    o->outdir, AB_SIGN_ENVELOPES);
@@ -57,9 +87,11 @@ cmd_pr(int argc, char **argv)
 		{"rebuilt", required_argument, NULL, 'r'},
 		{"rebuilt-key", required_argument, NULL, 'K'},
 		{"policy", required_argument, NULL, 'P'},
+		{"json", no_argument, NULL, 'j'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_pr_opts o = {0};
+	int json = 0;
 	struct ab_pr_written w = {0};
 	struct ab_strv keypaths = {0}, records = {0}, pubpaths = {0};
 	struct ab_key **keys = NULL, **pubs = NULL;
@@ -90,6 +122,9 @@ cmd_pr(int argc, char **argv)
 			break;
 		case 'P':
 			policy_path = optarg;
+			break;
+		case 'j':
+			json = 1;
 			break;
 		case 'l': {
 			int v;
@@ -138,7 +173,7 @@ cmd_pr(int argc, char **argv)
 	o.policy = pol;
 	if (rc == 0)
 		rc = ab_pr_write(&w, &o);
-	print_written(&w, &o);
+	print_written(&w, &o, json);
 	rc = ab_cmd_exit(rc);
 done:
 	ab_pr_written_release(&w);

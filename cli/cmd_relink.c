@@ -15,6 +15,7 @@
 #include "../lib/jsonio.h"
 #include "../lib/proc.h"
 #include "../lib/util.h"
+#include "../lib/redact.h"
 #include "../lib/version.h"
 
 static const char usage[] =

@@ -24,7 +24,7 @@
 #include "../provenance/review/sign.h"
 
 static const char usage[] =
-    "allocbuild sign --signing-key KEY.pem [--signing-key KEY.pem]... OUTDIR\n"
+    "allocbuild sign [--json] --signing-key KEY.pem [--signing-key KEY.pem]... OUTDIR\n"
     "allocbuild sign --intoto-pubkey PUB.pem\n"
     "\n"
     "Wrap every in-toto Statement of OUTDIR (provenance/provenance.intoto.json)\n"
@@ -44,6 +44,9 @@ static const char usage[] =
     "OUTDIR is verified first, as `allocbuild verify OUTDIR` verifies it\n"
     "(every file against SHA256SUMS and the statement; every statement's names\n"
     "relative, none with '..'): what does not verify is not signed.\n"
+    "It says what it signed and wrote (nothing with -q); --json prints it as one\n"
+    "document: {\"outdir\", \"statements\", \"envelopes\", \"keys\": [{\"algorithm\",\n"
+    "\"keyid\"}], \"links\"}.\n"
     "Exit 0 signed, 1 OUTDIR does not verify, 2 bad input (nothing is written\n"
     "then). See docs/manifests.md.\n"
     "(--key, this command's old name for the signing key, still works, with a\n"
@@ -67,15 +70,44 @@ print_intoto_pubkey(const char *path)
 	return ab_cmd_exit(rc);
 }
 
-/* the in-toto links sign wrote, when the OUTDIR's build gave any */
+/*
+ * What was signed: a line for the statements and one for the in-toto links
+ * (none with -q), or with --json one document
+ * {"outdir", "statements", "envelopes", "keys": [{"algorithm", "keyid"}], "links": [PATH...]}
+ */
 static int
-print_links(const char *outdir)
+print_signed(const char *outdir, size_t n, struct ab_key *const *keys, size_t nkeys, int json)
 {
 	struct ab_strv links = {0};
 	int rc = ab_intoto_links(&links, outdir);
+	char *env = ab_path_join(outdir, AB_SIGN_ENVELOPES);
 
-	if (rc == 0 && links.n)
-		printf("wrote %zu in-toto link%s: %s/%s\n", links.n, links.n == 1 ? "" : "s", outdir, AB_INTOTO_DIR);
+	if (rc == 0 && json) {
+		cJSON *doc = cJSON_CreateObject(), *ks;
+
+		cJSON_AddStringToObject(doc, "outdir", outdir);
+		cJSON_AddNumberToObject(doc, "statements", (double)n);
+		cJSON_AddStringToObject(doc, "envelopes", env);
+		ks = cJSON_AddArrayToObject(doc, "keys");
+		for (size_t i = 0; i < nkeys; i++) {
+			cJSON *k = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(k, "algorithm", ab_key_algorithm(keys[i]));
+			cJSON_AddStringToObject(k, "keyid", ab_key_id(keys[i]));
+			cJSON_AddItemToArray(ks, k);
+		}
+		cJSON_AddItemToObject(doc, "links", ab_json_strv(links.v, links.n));
+		rc = ab_json_print(stdout, doc);
+		cJSON_Delete(doc);
+	} else if (rc == 0 && !ab_quiet) {
+		printf("signed %zu statement%s with", n, n == 1 ? "" : "s");
+		for (size_t i = 0; i < nkeys; i++)
+			printf("%s %s key %s", i ? "," : "", ab_key_algorithm(keys[i]), ab_key_id(keys[i]));
+		printf(": %s\n", env);
+		if (links.n)
+			printf("wrote %zu in-toto link%s: %s/%s\n", links.n, links.n == 1 ? "" : "s", outdir, AB_INTOTO_DIR);
+	}
+	free(env);
 	ab_strv_free(&links);
 	return rc;
 }
@@ -87,10 +119,11 @@ cmd_sign(int argc, char **argv)
 		{"signing-key", required_argument, NULL, 'k'},
 		{"key", required_argument, NULL, 'K'},
 		{"intoto-pubkey", required_argument, NULL, 'P'},
+		{"json", no_argument, NULL, 'j'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *pubkey = NULL;
-	int old_name = 0;
+	int old_name = 0, json = 0;
 	struct ab_strv paths = {0};
 	struct ab_key **keys = NULL;
 	size_t nkeys = 0, n = 0;
@@ -111,6 +144,9 @@ cmd_sign(int argc, char **argv)
 			break;
 		case 'P':
 			pubkey = optarg;
+			break;
+		case 'j':
+			json = 1;
 			break;
 		default:
 			ab_strv_free(&paths);
@@ -154,13 +190,8 @@ cmd_sign(int argc, char **argv)
 		rc = ab_sign_outdir(&n, argv[optind], keys, nkeys, ab_source_tree_files);
 	if (lockfd >= 0)
 		close(lockfd);
-	if (rc == 0) {
-		printf("signed %zu statement%s with", n, n == 1 ? "" : "s");
-		for (size_t i = 0; i < nkeys; i++)
-			printf("%s %s key %s", i ? "," : "", ab_key_algorithm(keys[i]), ab_key_id(keys[i]));
-		printf(": %s/%s\n", argv[optind], AB_SIGN_ENVELOPES);
-		rc = print_links(argv[optind]);
-	}
+	if (rc == 0)
+		rc = print_signed(argv[optind], n, keys, nkeys, json);
 	ab_cmd_free_keys(keys, nkeys);
 	ab_strv_free(&paths);
 	return ab_cmd_exit(rc);

@@ -34,6 +34,9 @@ summary(const struct ab_recipe *r)
 	size_t unpinned = 0;
 	const char *sep = "";
 
+	/* -q: a valid recipe says nothing */
+	if (ab_quiet)
+		return;
 	for (size_t i = 0; i < r->nsources; i++)
 		unpinned += r->sources[i].kind == AB_SOURCE_GIT && r->sources[i].unpinned;
 	printf("%s: recipe '%s': %zu %s", r->path, r->name, r->nsources, plural(r->nsources, "source", "sources"));

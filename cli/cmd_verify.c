@@ -69,8 +69,12 @@ worse(int a, int b)
 static void
 print_result(FILE *out, const char *target, const char *kind, int e, size_t nkeys)
 {
-	char *shown = ab_shown(target);
+	char *shown;
 
+	/* -q: only what failed */
+	if (ab_quiet && !e)
+		return;
+	shown = ab_shown(target);
 	fprintf(out, "%s: %s %s: %s", e ? "FAIL" : "pass", kind, shown,
 	    e ? "a check failed (above)" : !strcmp(kind, "envelopes file") ? (nkeys ? "every envelope verified" :
 	    "every envelope read") : !strcmp(kind, "OUTDIR") ? "every file matches SHA256SUMS and the statement" :
@@ -120,7 +124,7 @@ verify_bundle(FILE *out, const char *path, const struct ab_sign_verify_opts *o)
 	struct ab_bundle_members m = {0};
 	int e = ab_bundle_verify_keep_to(out, &m, path, ab_sign_is_signed_member);
 
-	if (e == 0)
+	if (e == 0 && !ab_quiet)
 		fprintf(out, "%s: every member matches BUNDLE-SHA256SUMS\n", path);
 	if (e != AB_EFAIL)
 		e = worse(e, ab_bundle_check_runs(out, &m, AB_MANIFEST_STATEMENT));
@@ -148,7 +152,7 @@ check_policy(FILE *out, struct ab_policy_report *rep, const struct ab_policy *po
 	if (e)
 		fprintf(out, "FAIL: policy %s: %zu of %zu rule checks failed on %s %s\n", shown_p, rep->failed, rep->n,
 		    kind, shown_t);
-	else
+	else if (!ab_quiet)
 		fprintf(out, "pass: policy %s: every rule check passed on %s %s (%zu)\n", shown_p, kind, shown_t,
 		    rep->n);
 	free(shown_p);

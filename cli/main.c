@@ -90,7 +90,8 @@ wants_help(int argc, char **argv)
 
 /*
  * -q/--quiet and -v/--verbose, which every command takes, wherever they
- * appear before "--": taken out of argv (argc updated). 0, or -1 for both
+ * appear before "--", before or after the command's name: taken out of
+ * argv (argc updated). 0, or -1 for both
  */
 static int
 take_verbosity(int *argc, char **argv)
@@ -137,6 +138,9 @@ main(int argc, char **argv)
 	/* a build sandbox's first process, when ccache reaches a remote cache from it (lib/netfwd.h) */
 	if (argc > 0 && !strcmp(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0], AB_NETFWD_INIT))
 		return ab_netfwd_init_main(argc, argv);
+	/* -q and -v before the command name too, as git takes them (allocbuild -q run ...) */
+	if (take_verbosity(&argc, argv) < 0)
+		return ab_cmd_usage_error(argc > 1 ? argv[1] : "allocbuild", "-q and -v exclude each other");
 	if (argc < 2) {
 		usage(stderr);
 		return AB_EXIT_USAGE;
@@ -149,20 +153,25 @@ main(int argc, char **argv)
 		return finish(help(argc - 1, argv + 1));
 	c = lookup(argv[1]);
 	if (!c) {
-		ab_error("unknown command '%s'", argv[1]);
+		const char *names[AB_NELEM(commands)], *near;
+		char *shown = ab_shown(argv[1]);
+
+		for (size_t i = 0; i < AB_NELEM(commands); i++)
+			names[i] = commands[i]->name;
+		near = ab_closest(argv[1], (char *const *)names, AB_NELEM(commands));
+		if (near)
+			ab_error("unknown command '%s' (did you mean '%s'?)", shown, near);
+		else
+			ab_error("unknown command '%s'", shown);
+		free(shown);
 		fputs("Try 'allocbuild help'.\n", stderr);
 		return AB_EXIT_USAGE;
 	}
+	ab_cmd_current = c;
 	if (wants_help(argc - 1, argv + 1)) {
 		printf("usage: %s", c->usage);
 		return finish(0);
 	}
-	argc--;
-	argv++;
-	if (take_verbosity(&argc, argv) < 0)
-		return ab_cmd_usage_error(c->name, "-q and -v exclude each other");
-	argc++;
-	argv--;
 	/* libgit2 starts when first called (lib/lazy), not here: most commands never need it */
 	rc = c->run(argc - 1, argv + 1);
 	ab_lazy_finish();

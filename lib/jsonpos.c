@@ -783,28 +783,6 @@ ab_jnode_member(const struct ab_jnode *obj, const char *key)
 	return NULL;
 }
 
-static size_t
-edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), prev[33], cur[33];
-
-	if (la > 32 || lb > 32)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-
-			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-		}
-		memcpy(prev, cur, sizeof(prev));
-	}
-	return prev[lb];
-}
-
 void
 ab_jdiag_check_keys(struct ab_jdiags *dg, const struct ab_jnode *obj, const char *path, const char *const *keys)
 {
@@ -826,17 +804,12 @@ ab_jdiag_check_keys(struct ab_jdiags *dg, const struct ab_jnode *obj, const char
 			if (!strcmp(keys[j], name))
 				known = 1;
 		if (!known) {
-			const char *best = NULL;
-			size_t bd = 3;
+			size_t nkeys = 0;
+			const char *best;
 
-			for (size_t j = 0; keys[j]; j++) {
-				size_t d = edit_distance(name, keys[j]);
-
-				if (d < bd && d < strlen(keys[j])) {
-					bd = d;
-					best = keys[j];
-				}
-			}
+			while (keys[nkeys])
+				nkeys++;
+			best = ab_closest(name, (char *const *)keys, nkeys);
 			if (best)
 				ab_jdiag_add(dg, k->kline, k->kcol, p, "unknown key (did you mean '%s'?)", best);
 			else

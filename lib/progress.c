@@ -41,10 +41,11 @@ format_elapsed(char *buf, size_t len, double s)
 		snprintf(buf, len, "%d:%02d", t / 60, t % 60);
 }
 
-/* with P.lock held */
+/* with P.lock held: before any line of progress, what came on stdout goes out first (2>&1 keeps lines whole) */
 static void
 clear_line(void)
 {
+	fflush(stdout);
 	if (P.drawn) {
 		fputs("\r\033[K", stderr);
 		P.drawn = 0;
@@ -89,6 +90,7 @@ heartbeat(void)
 {
 	if (!P.nrun || ab_quiet || ab_now() - P.last < P.every)
 		return;
+	fflush(stdout);
 	put_latest("", ": running");
 	fputc('\n', stderr);
 	fflush(stderr);
@@ -173,6 +175,7 @@ ab_progress_start(size_t step, const char *label, const char *name)
 	r->name = ab_strdup(name);
 	r->start = ab_now();
 	if (!P.live && !ab_quiet) {
+		fflush(stdout);
 		fprintf(stderr, "[%zu/%zu] %s%s%s ...\n", step, P.total, label ? label : "", label ? ": " : "", name);
 		fflush(stderr);
 		P.last = ab_now();
@@ -193,6 +196,7 @@ ab_progress_end(size_t step, int ok)
 			continue;
 		format_elapsed(el, sizeof(el), ab_now() - r->start);
 		if (!P.live && !ab_quiet) {
+			fflush(stdout);
 			fprintf(stderr, "[%zu/%zu] %s%s%s (%s)%s\n", r->step, P.total, r->label ? r->label : "",
 			    r->label ? ": " : "", r->name, el, ok ? "" : " failed");
 			P.last = ab_now();
@@ -211,6 +215,7 @@ void
 ab_progress_skip(size_t step, const char *label, const char *name, const char *why)
 {
 	pthread_mutex_lock(&P.lock);
+	fflush(stdout);
 	if (!P.live && !ab_quiet)
 		fprintf(stderr, "[%zu/%zu] %s%s%s: %s\n", step, P.total, label ? label : "", label ? ": " : "",
 		    name, why);

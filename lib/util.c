@@ -193,6 +193,8 @@ vreport(const char *prefix, const char *suffix, const char *fmt, va_list ap)
 	if (reporter) {
 		reporter(b.s, b.len);
 	} else {
+		/* what came before on stdout comes first: 2>&1 never puts a message inside a line of data */
+		fflush(stdout);
 		/* one write so that lines from parallel workers do not interleave */
 		fwrite(b.s, 1, b.len, stderr);
 		fflush(stderr);
@@ -607,6 +609,45 @@ ab_read_file_max(struct ab_buf *out, const char *path, size_t max)
 	rc = ab_read_fd_max(out, fd, path, max);
 	close(fd);
 	return rc;
+}
+
+static size_t
+edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[33], cur[33];
+
+	if (la > 32 || lb > 32)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, sizeof(prev));
+	}
+	return prev[lb];
+}
+
+const char *
+ab_closest(const char *name, char *const *candidates, size_t n)
+{
+	const char *best = NULL;
+	size_t bd = 3;
+
+	for (size_t j = 0; j < n; j++) {
+		size_t d = edit_distance(name, candidates[j]);
+
+		if (d < bd && d < strlen(candidates[j])) {
+			bd = d;
+			best = candidates[j];
+		}
+	}
+	return best;
 }
 
 int

@@ -14,7 +14,6 @@
 #include <time.h>
 #include <stdio.h>
 
-#include "redact.h"
 
 #define AB_EXIT_OK 0
 #define AB_EXIT_CHECK 1 /* a check failed: hash mismatch, diff found, probe disagrees */
@@ -208,6 +207,13 @@ int ab_path_is_safe_relative(const char *name);
  * one rule, for the recipe as loaded and for a label read from a file
  */
 int ab_is_ident(const char *s);
+/*
+ * The one "did you mean" rule: of the n candidates, the one nearest to
+ * name by edit distance, when it is within 2 edits and fewer than its own
+ * length (a typo, not another word); NULL otherwise. Names over 32 bytes
+ * are never near.
+ */
+const char *ab_closest(const char *name, char *const *candidates, size_t n);
 
 /*
  * Text that may be shown: a name (a file, an archive member, a bundle

@@ -9,9 +9,16 @@ _allocbuild_commands() {
 	"${1:-allocbuild}" help 2>/dev/null | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'
 }
 
-# a command's options, from its usage
+# a command's options, from its usage, and those every command takes
 _allocbuild_options() {
-	"$1" help "$2" 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*\|\(^\|[[ ]\)-[a-zA-Z]\b' | tr -d '[ ' | sort -u
+	{ "$1" help "$2" 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*\|\(^\|[[ ]\)-[a-zA-Z]\b' | tr -d '[ '
+	  printf '%s\n' -q --quiet -v --verbose -h --help; } | sort -u
+}
+
+# what the option $3 of command $2 takes, as its usage names it ("LABEL",
+# "table|csv|json|md", "PATH"), or nothing when it takes no value
+_allocbuild_optarg() {
+	"$1" help "$2" 2>/dev/null | grep -o -- "$3[ =][A-Za-z0-9|._-]*" | head -n 1 | sed 's/^[^ =]*[ =]//'
 }
 
 # the labels of the OUTDIR named earlier on the line: only what a recipe
@@ -53,6 +60,26 @@ _allocbuild() {
 	if [[ $cur == -* ]]; then
 		_allocbuild_match "$cur" < <(_allocbuild_options "$ab" "$cmd")
 		return
+	fi
+	# the value of an option: labels for a LABEL, the choices of a|b|c, files for a path, else nothing
+	if [[ $prev == -* ]]; then
+		local arg
+		arg=$(_allocbuild_optarg "$ab" "$cmd" "$prev")
+		case $arg in
+		'') ;;
+		LABEL)
+			_allocbuild_match "$cur" < <(_allocbuild_labels)
+			return ;;
+		*'|'*)
+			_allocbuild_match "$cur" < <(tr '|' '\n' <<<"$arg")
+			return ;;
+		*PATH*|*FILE*|*DIR*|*OUTDIR*|*.pem|*.json|RECORD|RECIPE|KEY*|PUB*)
+			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+			compopt -o filenames 2>/dev/null
+			return ;;
+		*)
+			return ;;
+		esac
 	fi
 	case $cmd in
 	env|run|probe|relink|compare)

@@ -71,6 +71,14 @@ expect_no_grep() {
 	! grep -qF -- "$1" "$2" || { cat "$2" >&2; fail "'$1' unexpectedly found in $2"; }
 }
 
+# bundle_has BUNDLE PATTERN: does the gzip'ed BUNDLE hold the fixed string
+# PATTERN? Fails the test when BUNDLE does not decompress (a pipe's
+# negation would have taken that for "no")
+bundle_has() {
+	gzip -dc "$1" >"$1.text" 2>/dev/null || fail "'$1' does not decompress"
+	grep -qaF -- "$2" "$1.text"
+}
+
 # json FILE EXPR: evaluate a python expression on the parsed JSON document `d`
 json() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"

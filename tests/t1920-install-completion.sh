@@ -25,17 +25,25 @@ c verify --re
 c env bo ""
 c run bo a
 c verify r.j
+c compare bo --format ""
+c compare bo --name ""
+c compare bo --baseline ""
+c verify -
 SH
 AB="$AB" bash complete.sh "$D/usr/share/bash-completion/completions/allocbuild" >got
 cat >want <<X
 complete -F _allocbuild allocbuild
 verify
 sign
---json --key --policy --rebuilt --rebuilt-key --require-all --sign --signing-key
+--help --json --key --policy --quiet --rebuilt --rebuilt-key --require-all --sign --signing-key --verbose
 --rebuilt --rebuilt-key --require-all
 a
 a
 r.json
+table csv json md
+
+a
+--help --json --key --policy --quiet --rebuilt --rebuilt-key --require-all --sign --signing-key --verbose -h -o -q -v
 X
 expect_file got <want
 

@@ -85,7 +85,16 @@ expect_no_grep "prepare:" err
 # a failing prepare step: reported with its log, nothing at the destination
 recipe ', ["sh", "-c", "echo failing step >&2; exit 3"]'
 expect_exit 1 "$AB" fetch -o f r.json
-expect_grep "allocbuild: source 'app': prepare step 2 failed (exit status 3): sh -c 'echo failing step >&2; exit 3'; see 'f/variants/v/logs/prepare-app-2.log'" err
+# said as a failed configure is (issue 48, item 9): the command, where it ran (the sandbox), the log and its tail
+cat >want <<'EOT'
+allocbuild: source 'app': prepare step 2 failed: exit status 3
+  command: sh -c 'echo failing step >&2; exit 3'
+  cwd: /allocbuild/src (in the build sandbox: no network, nothing of the host but the system directories and the source's own tree; docs/build.md, "Sandbox")
+  log: f/variants/v/logs/prepare-app-2.log (last 30 lines below)
+| failing step
+EOT
+sed -n '/prepare step 2 failed/,$p' err >said
+expect_file said <want
 expect_grep "failing step" f/variants/v/logs/prepare-app-2.log
 [ ! -e f/variants/v/src ] && [ -z "$(ls -d f/variants/v/src.* 2>/dev/null)" ] || fail "output left by a failing prepare"
 [ ! -e f/provenance ] || fail "sources.json written after a failure"

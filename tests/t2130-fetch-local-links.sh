@@ -32,7 +32,8 @@ tree_is() { # COMMIT DIR: DIR is git's checkout of COMMIT
 }
 pack=$(ls up.git/objects/pack/*.pack)
 loose=$(find up.git/objects -path '*/objects/[0-9a-f][0-9a-f]/*' -type f | head -n 1)
-[ "$(stat -c %h "$pack")" = 1 ] && [ -n "$loose" ]
+check "the upstream's pack has one link before the fetch" test "$(stat -c %h "$pack")" = 1
+check "the upstream has a loose object" test -n "$loose"
 
 recipe "$C2"
 expect_exit 0 "$AB" fetch --mirror "https://git.example.invalid/=$PWD/" r.json

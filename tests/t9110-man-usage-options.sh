@@ -14,8 +14,13 @@ while read -r c; do
 	"$AB" help "$c" >usage 2>&1 || fail "help $c failed"
 	"$AB" "$c" --help >usage2 2>&1 || fail "$c --help failed"
 	cmp -s usage usage2 || fail "$c --help is not help $c"
+	# --output is -o: the same answer, whatever it is (here: what is missing besides it)
 	if sed '/^$/q' usage | grep -q -- '\[-o '; then
-		"$AB" "$c" --output "$PWD/no/such" >/dev/null 2>err || true
-		expect_no_grep "unknown option '--output'" err
+		r1=0 r2=0
+		"$AB" "$c" -o "$PWD/no/such" >/dev/null 2>err1 || r1=$?
+		"$AB" "$c" --output "$PWD/no/such" >/dev/null 2>err2 || r2=$?
+		check "$c: --output exits as -o does ($r1)" test "$r1" = "$r2"
+		check "$c: --output is said of as -o is" cmp -s err1 err2
+		expect_no_grep "unknown option" err2
 	fi
 done <commands

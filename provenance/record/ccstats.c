@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../../lib/redact.h"
 #include "../../lib/jsonio.h"
 #include "../../lib/strmap.h"
 

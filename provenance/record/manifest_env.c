@@ -135,6 +135,27 @@ runtime_artifacts(struct ab_manifest_runtime *rt, const char *outdir, const cJSO
 	}
 }
 
+/* "'OUTDIR' has no built variant 'x'", with the nearest of its labels */
+static void
+no_variant(const char *outdir, const char *label, const cJSON *vars)
+{
+	struct ab_strv labels = {0};
+	const cJSON *st;
+	const char *near;
+	char *shown = ab_shown(label);
+
+	cJSON_ArrayForEach(st, vars)
+		if (ab_json_str(st, "label"))
+			ab_strv_push(&labels, ab_json_str(st, "label"));
+	near = ab_closest(label, labels.v, labels.n);
+	if (near)
+		ab_error("'%s' has no built variant '%s' (did you mean '%s'?)", outdir, shown, near);
+	else
+		ab_error("'%s' has no built variant '%s'", outdir, shown);
+	free(shown);
+	ab_strv_free(&labels);
+}
+
 int
 ab_manifest_runtime(struct ab_manifest_runtime *rt, const char *outdir, const char *label,
     char *const *inherited, int checked)
@@ -154,7 +175,7 @@ ab_manifest_runtime(struct ab_manifest_runtime *rt, const char *outdir, const ch
 		if (ab_json_str(st, "label") && !strcmp(ab_json_str(st, "label"), label))
 			mine = st;
 	if (!mine) {
-		ab_error("'%s' has no built variant '%s'", outdir, label);
+		no_variant(outdir, label, vars);
 		goto done;
 	}
 	env = ab_json_get(ab_json_get(mine, "runtime"), "env");
@@ -327,7 +348,7 @@ ab_manifest_env_json(cJSON **out, const char *outdir, const char *label)
 		ab_manifest_runtime_release(&rt);
 	}
 	if (e == 0 && label && !cJSON_GetArraySize(arr)) {
-		ab_error("'%s' has no built variant '%s'", outdir, label);
+		no_variant(outdir, label, ab_json_get(doc, "variants"));
 		e = AB_EFAIL;
 	}
 	cJSON_Delete(doc);

@@ -559,7 +559,8 @@ ab_manifest_verify_seen(FILE *out, const char *outdir, struct ab_strv *names, st
 		v.bad += ab_manifest_check_listing(out, &l);
 	}
 	if (!v.bad)
-		fprintf(out, "verified %zu files in %s\n", v.seen.n, outdir);
+		if (!ab_quiet)
+			fprintf(out, "verified %zu files in %s\n", v.seen.n, outdir);
 	error = v.bad ? AB_ECHECK : 0;
 	for (size_t i = 0; names && hexes && i < v.seen.n; i++)
 		if (!v.seen.v[i].why && v.seen.v[i].hex[0]) {

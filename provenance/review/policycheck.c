@@ -798,8 +798,12 @@ ab_policy_report_print(FILE *f, const struct ab_policy_report *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ab_policy_line *l = &r->v[i];
-		char *var = l->variant ? ab_shown(l->variant) : NULL;
+		char *var;
 
+		/* -q: only the rules that failed */
+		if (l->ok && ab_quiet)
+			continue;
+		var = l->variant ? ab_shown(l->variant) : NULL;
 		fprintf(f, "%s: rules[%zu] %s%s%s: ", l->ok ? "pass" : "FAIL", l->rule, ab_policy_kind_name(l->kind),
 		    var ? " " : "", var ? var : "");
 		if (l->ok)

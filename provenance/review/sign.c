@@ -379,7 +379,26 @@ struct check {
 	size_t unread;                 /* lines refused before their payload was looked at */
 	struct ab_strv payloads;       /* sha256 of each line's payload, in line order */
 	struct ab_strv keyids;         /* without keys: the ids seen */
+	/* the failure being repeated, line after line (a wrong key fails every line alike): said once */
+	struct ab_buf pending;
+	size_t pending_first, pending_last;
 };
+
+/* the failure held back, said once for the lines it held for */
+static void
+flush_fail(struct check *c)
+{
+	if (!c->pending.len)
+		return;
+	if (!c->pending_first)
+		fprintf(c->out, "%s: %s\n", c->label, c->pending.s);
+	else if (c->pending_first == c->pending_last)
+		fprintf(c->out, "%s:%zu: %s\n", c->label, c->pending_first, c->pending.s);
+	else
+		fprintf(c->out, "%s:%zu-%zu: %s (%zu lines alike)\n", c->label, c->pending_first, c->pending_last,
+		    c->pending.s, c->pending_last - c->pending_first + 1);
+	ab_buf_clear(&c->pending);
+}
 
 /* a failed check: "<label>:<line>: <what>", or "<label>: <what>" for line 0 */
 static void fail(struct check *c, size_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -387,16 +406,20 @@ static void fail(struct check *c, size_t line, const char *fmt, ...) __attribute
 static void
 fail(struct check *c, size_t line, const char *fmt, ...)
 {
+	struct ab_buf m = {0};
 	va_list ap;
 
-	if (line)
-		fprintf(c->out, "%s:%zu: ", c->label, line);
-	else
-		fprintf(c->out, "%s: ", c->label);
 	va_start(ap, fmt);
-	vfprintf(c->out, fmt, ap);
+	ab_buf_vprintf(&m, fmt, ap);
 	va_end(ap);
-	fputc('\n', c->out);
+	if (line && c->pending.len && c->pending_first && line == c->pending_last + 1 && !strcmp(c->pending.s, m.s)) {
+		c->pending_last = line;
+	} else {
+		flush_fail(c);
+		ab_buf_puts(&c->pending, m.s);
+		c->pending_first = c->pending_last = line;
+	}
+	ab_buf_free(&m);
 	c->failed++;
 }
 
@@ -712,6 +735,10 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 	c->unchecked += unchecked.n;
 	if (c->failed != failed)
 		goto done;
+	/* each line's own ok with -v; by default the one line of the end says it for all */
+	if (!ab_verbose)
+		goto done;
+	flush_fail(c);
 	fprintf(c->out, "%s:%zu: ok: %s, signed by", c->label, n, which ? which : "a statement");
 	for (size_t k = 0, any = 0; k < c->o->nkeys; k++)
 		if (accepted[k])
@@ -803,12 +830,17 @@ check_all(struct check *c, const char *text, size_t len)
 		}
 		p += n + (nl != NULL);
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		flush_fail(c);
 		return rc;
+	}
 	if (!c->lines)
 		fail(c, 0, "no envelopes");
+	flush_fail(c);
 	if (!c->o->nkeys && !c->lines)
 		return AB_ECHECK;
+	if (!c->o->nkeys && ab_quiet)
+		return c->failed ? AB_ECHECK : 0;
 	if (!c->o->nkeys) {
 		fprintf(c->out, "%s: %zu envelope%s with %zu signature%s", c->label, c->lines, plural(c->lines),
 		    c->sigs, plural(c->sigs));
@@ -826,6 +858,8 @@ check_all(struct check *c, const char *text, size_t len)
 		}
 	if (c->failed)
 		return AB_ECHECK;
+	if (ab_quiet)
+		return 0;
 	fprintf(c->out, "verified %zu signed statement%s in %s: %zu subject%s and %zu byproduct%s match", c->lines,
 	    plural(c->lines), c->where, c->subjects, plural(c->subjects), c->byproducts, plural(c->byproducts));
 	if (c->unchecked)
@@ -837,6 +871,8 @@ check_all(struct check *c, const char *text, size_t len)
 static void
 release_check(struct check *c)
 {
+	flush_fail(c);
+	ab_buf_free(&c->pending);
 	ab_strv_free(&c->payloads);
 	ab_strv_free(&c->keyids);
 	if (c->files) {
