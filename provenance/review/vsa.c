@@ -56,6 +56,20 @@ target_from(const char *vsa_path, const char *target)
 	return r;
 }
 
+/* the last component of a path as given ("bo" of "/x/bo/"), the name a file inside a bundle goes by; caller frees */
+static char *
+last_component(const char *path)
+{
+	size_t n = strlen(path);
+	const char *s;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	for (s = path + n; s > path && s[-1] != '/'; s--)
+		;
+	return ab_strndup(s, (size_t)(path + n - s));
+}
+
 /* rel of the target read into b: 0, 1 absent, AB_EFAIL (reported) */
 static int
 read_member(struct ab_buf *b, const struct ab_vsa *v, const char *rel)
@@ -140,7 +154,15 @@ add_inputs(cJSON *arr, const struct ab_vsa *v, const struct ab_challenge *rebuil
 		if (!r->signer)
 			continue;
 		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "uri", r->file);
+		if (v->inside) {
+			/* inside the bundle: no path of the author's machine, the record's file name */
+			char *name = last_component(r->file);
+
+			cJSON_AddStringToObject(o, "uri", name);
+			free(name);
+		} else {
+			cJSON_AddStringToObject(o, "uri", r->file);
+		}
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "digest"), "sha256", r->sha256);
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "annotations"), "signerKeyid", r->signer);
 		cJSON_AddItemToArray(arr, o);
@@ -159,9 +181,22 @@ predicate(const struct ab_vsa *v)
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(ver, "version"), "allocbuild", AB_VERSION);
 	ab_utc_time(now, sizeof(now), time(NULL));
 	cJSON_AddStringToObject(p, "timeVerified", now);
-	cJSON_AddStringToObject(p, "resourceUri", v->target);
-	pol = cJSON_AddObjectToObject(p, "policy");
-	cJSON_AddStringToObject(pol, "uri", v->policy->path);
+	if (v->inside) {
+		/* inside the bundle: the OUTDIR by its name, the policy as the bundle holds it (no path of this machine) */
+		char *target = last_component(v->target), *policy = last_component(v->policy->path);
+		char *uri = ab_sprintf("%s/%s", AB_PR_POLICY, policy);
+
+		cJSON_AddStringToObject(p, "resourceUri", target);
+		pol = cJSON_AddObjectToObject(p, "policy");
+		cJSON_AddStringToObject(pol, "uri", uri);
+		free(target);
+		free(policy);
+		free(uri);
+	} else {
+		cJSON_AddStringToObject(p, "resourceUri", v->target);
+		pol = cJSON_AddObjectToObject(p, "policy");
+		cJSON_AddStringToObject(pol, "uri", v->policy->path);
+	}
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(pol, "digest"), "sha256", v->policy->sha256);
 	cJSON_AddArrayToObject(p, "inputAttestations");
 	cJSON_AddStringToObject(p, "verificationResult", v->passed ? "PASSED" : "FAILED");
