@@ -34,26 +34,42 @@ ab_vsa_default_path(const struct ab_vsa *v)
 
 /*
  * The target as seen from the VSA's directory, for its subjects' names:
- * its path below that directory, else its last component (verify --key
- * finds the files when the VSA sits beside the target). Caller frees.
+ * its path below that directory ("bo", beside it), else its path from
+ * there climbing first ("../../work/bo"), so that verify --key finds the
+ * files wherever the VSA was written. Both resolved (realpath): the
+ * directory the VSA is written into exists. Caller frees.
  */
 static char *
 target_from(const char *vsa_path, const char *target)
 {
-	char *dir = ab_path_dirname(vsa_path), *rdir = realpath(dir, NULL), *rt = realpath(target, NULL), *r;
-	size_t n = rdir ? strlen(rdir) : 0;
+	char *dir = ab_path_dirname(vsa_path), *rdir = realpath(dir, NULL), *rt = realpath(target, NULL);
+	struct ab_buf b = {0};
+	size_t common = 0;
 
-	if (rdir && rt && !strncmp(rt, rdir, n) && rt[n] == '/') {
-		r = ab_strdup(rt + n + 1);
-	} else {
-		const char *base = strrchr(rt ? rt : target, '/');
+	if (!rdir || !rt) {
+		const char *base = strrchr(target, '/');
 
-		r = ab_strdup(base ? base + 1 : target);
+		free(dir);
+		free(rdir);
+		free(rt);
+		return ab_strdup(base && base[1] ? base + 1 : target);
+	}
+	/* the longest leading run of whole components the two share ("/" at least) */
+	for (size_t i = 1; rdir[i - 1] && rdir[i - 1] == rt[i - 1]; i++)
+		if ((rdir[i] == '/' || !rdir[i]) && (rt[i] == '/' || !rt[i]))
+			common = i;
+	for (const char *q = rdir + common; *q; q++)
+		if (*q == '/' && q[1])
+			ab_buf_puts(&b, b.len ? "/.." : "..");
+	if (rt[common]) {
+		if (b.len)
+			ab_buf_putc(&b, '/');
+		ab_buf_puts(&b, rt + common + (rt[common] == '/'));
 	}
 	free(dir);
 	free(rdir);
 	free(rt);
-	return r;
+	return b.s ? ab_buf_detach(&b) : ab_strdup(".");
 }
 
 /* the last component of a path as given ("bo" of "/x/bo/"), the name a file inside a bundle goes by; caller frees */
