@@ -303,6 +303,9 @@ ab_build_write_manifests(struct ctx *c)
 
 	if (nothing_changed(c)) {
 		c->kept = 1;
+		/* the manifests stay; the records the final table reads still say which archive each program used */
+		ab_build_link_records(c);
+		run_uses(c);
 		ab_progress_skip(p->nsteps, NULL, "manifests", "up to date");
 		return 0;
 	}

@@ -25,6 +25,7 @@
 #include "../provenance/review/sign.h"
 #include "build.h"
 #include "cache.h"
+#include "runinputs.h"
 
 extern char **environ;
 
@@ -35,6 +36,7 @@ struct label {
 	const char *subject_kind;
 	int cached;                /* the digest cache vouched for the artifact */
 	char hashed_on[32];        /* when its bytes were last hashed */
+	struct ab_runinputs in;    /* what its command runs and names (builder/runinputs.h) */
 };
 
 struct job {
@@ -44,6 +46,7 @@ struct job {
 	char *reldir;              /* runs/NAME */
 	const char *name;
 	char *cwd;
+	char *outdir_abs, *outdir_real; /* OUTDIR as a record must not name it */
 	char *invocation, *recipe_sha256;
 	int next, total, done;
 	int batch;                 /* the number of this invocation's first run */
@@ -402,6 +405,13 @@ record_start(struct ab_runrec *r, struct job *j, struct label *l, int rep, char 
 	memcpy(r->subject_hashed_on, l->hashed_on, sizeof(r->subject_hashed_on));
 	memcpy(r->subject_sha256, l->rt.subject_sha256, sizeof(r->subject_sha256));
 	r->cwd = j->cwd;
+	r->outdir_abs = j->outdir_abs;
+	r->outdir_real = j->outdir_real;
+	r->home = getenv("HOME");
+	r->program = l->in.program;
+	r->files = l->in.files;
+	r->nfiles = l->in.nfiles;
+	r->given = l->in.given.name ? &l->in.given : NULL;
 	r->junit_path = o->junit;
 	r->batch = j->batch;
 	r->rotated = o->rotate;
@@ -516,7 +526,7 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	struct ab_atomic log = {0};
 	struct ab_proc_result res;
 	struct stamp junit_before = {0};
-	struct ab_runrec_file files[4];
+	struct ab_runrec_file files[5], kept = {0};
 	struct ab_sampler *sampler = NULL;
 	struct ab_sampling sam = {0};
 	struct ab_runrec_sampling rs = {0};
@@ -587,6 +597,14 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	}
 	if (o->junit && record_junit(&r, j, l, &junit_before, base, files, &nfiles) < 0)
 		goto done;
+	/* --program's copy, listed with the first record that names it */
+	if (ab_runinputs_keep(&kept, &l->in, o->outdir) < 0)
+		goto done;
+	if (kept.path) {
+		files[nfiles++] = kept;
+		for (size_t i = 0; i < o->nlabels; i++)
+			ab_runinputs_kept_by_other(&j->labels[i].in, &kept);
+	}
 	if (record_write(&r, j, base, files, nfiles) < 0)
 		goto done;
 	record_report(&r, j, base, rep);
@@ -598,12 +616,49 @@ done:
 		ab_sampler_finish(&sam, sampler);
 	ab_sampling_release(&sam);
 	free(rs.series.path);
+	free(kept.path);
 	ab_atomic_abort(&log);
 	ab_env_release(&env);
 	ab_strv_free(&argv);
 	ab_runrec_release(&r);
 	free(base);
 	free(path);
+	return e;
+}
+
+/*
+ * What each label's command runs and names, hashed before the first run
+ * (builder/runinputs.h); a program that is no artifact of the OUTDIR,
+ * with no --program, warned about once per program
+ */
+static int
+hash_inputs(struct job *j, const struct ab_manifest_recorded *rec, const char *cache_dir)
+{
+	const struct ab_run_opts *o = j->o;
+	struct ab_runinputs_where w = {.outdir = o->outdir, .outdir_real = j->outdir_real, .rec = rec,
+	    .cache_dir = cache_dir, .rehash = o->rehash};
+	struct ab_strv warned = {0};
+	int e = 0;
+
+	for (size_t i = 0; i < o->nlabels && e == 0; i++) {
+		struct label *l = &j->labels[i];
+		struct ab_strv argv = {0};
+		char *program = o->program ? expand(o->program, l->rt.program, l->label) : NULL;
+
+		for (char *const *a = o->argv; *a; a++)
+			ab_strv_push_owned(&argv, expand(*a, l->rt.program, l->label));
+		e = ab_runinputs_hash(&l->in, ab_strv_argv(&argv), program, j->reldir, &w);
+		if (e == 0 && !ab_runinputs_tied(&l->in) && !ab_strv_has(&warned, l->in.program.sha256)) {
+			ab_strv_push(&warned, l->in.program.sha256);
+			ab_warn("run: %s: its program '%s' (sha256 %.12s) is not an artifact of '%s', and no file its "
+			    "arguments name is: the records name it by its digest alone; build it as a variant of the "
+			    "recipe (and run {bin}), or give the program that runs with --program PATH (kept with the "
+			    "runs as their subject)", l->label, argv.v[0], l->in.program.sha256, o->outdir);
+		}
+		ab_strv_free(&argv);
+		free(program);
+	}
+	ab_strv_free(&warned);
 	return e;
 }
 
@@ -635,12 +690,16 @@ check_cpus(struct job *j)
 static void
 job_release(struct job *j, size_t nlabels)
 {
-	for (size_t i = 0; j->labels && i < nlabels; i++)
+	for (size_t i = 0; j->labels && i < nlabels; i++) {
 		ab_manifest_runtime_release(&j->labels[i].rt);
+		ab_runinputs_release(&j->labels[i].in);
+	}
 	free(j->labels);
 	free(j->dir);
 	free(j->reldir);
 	free(j->cwd);
+	free(j->outdir_abs);
+	free(j->outdir_real);
 	free(j->invocation);
 	free(j->recipe_sha256);
 }
@@ -724,6 +783,14 @@ ab_run(const struct ab_run_opts *o)
 	}
 	j.reldir = ab_sprintf("%s/%s", AB_RUN_DIR, name);
 	j.dir = ab_path_join(o->outdir, j.reldir);
+	j.outdir_abs = ab_path_absolute(o->outdir);
+	if (!(j.outdir_real = realpath(o->outdir, NULL))) {
+		ab_error_errno("run: cannot resolve '%s'", o->outdir);
+		goto done;
+	}
+	if ((e = hash_inputs(&j, &rec, cache_dir)) < 0)
+		goto done;
+	e = AB_EFAIL;
 	if (ab_mkdir_p(j.dir, 0755) < 0)
 		goto done;
 	/* the log of a run killed with -9 is a temporary of a dead process: gone now */

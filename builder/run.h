@@ -46,6 +46,7 @@ struct ab_run_opts {
 	double cooldown;    /* seconds sampled after the window, 0: none */
 	const char *cpus;   /* the command's CPU affinity ("0-3,8"), or NULL: allocbuild's */
 	const char *cell;   /* the cell the runs' figures belong to, or NULL */
+	const char *program; /* --program: the program that runs, the records' subject ({bin}, {label} replaced), or NULL */
 };
 
 /*

@@ -2,7 +2,7 @@
  * allocbuild run OUTDIR LABEL... [--name NAME] [--repeat N] [--rotate]
  *     [--junit PATH] [--timeout S] [--env NAME=VALUE]... [--sample-ms MS]
  *     [--sample-comm NAME] [--sample-pss] [--mark-start REGEX] [--mark REGEX]
- *     [--cooldown S] [--cpus LIST] [--cell CELL] -- COMMAND [ARG...]
+ *     [--cooldown S] [--cpus LIST] [--cell CELL] [--program PATH] -- COMMAND [ARG...]
  * allocbuild run --env-only
  *
  * Run a benchmark or verification command once per label and repetition
@@ -27,7 +27,7 @@ static const char usage[] =
     "               [--timeout S] [--env NAME=VALUE]... [--cache DIR] [--rehash]\n"
     "               [--sample-ms MS] [--sample-comm NAME] [--sample-pss]\n"
     "               [--mark-start REGEX] [--mark REGEX] [--cooldown S]\n"
-    "               [--cpus LIST] [--cell CELL] -- COMMAND [ARG...]\n"
+    "               [--cpus LIST] [--cell CELL] [--program PATH] -- COMMAND [ARG...]\n"
     "allocbuild run --env-only\n"
     "\n"
     "Run COMMAND (never through a shell) once per LABEL, N times each (--repeat,\n"
@@ -50,7 +50,12 @@ static const char usage[] =
     "from the digest cache in DIR (--cache, ALLOCBUILD_CACHE, else\n"
     "$XDG_CACHE_HOME/allocbuild) when the file's device, inode, size, mtime and\n"
     "ctime are those it had when last hashed; --rehash always hashes. The record\n"
-    "says which (artifact.checked_by). --env-only prints the run\n"
+    "says which (artifact.checked_by). What ran is hashed too: the program COMMAND\n"
+    "resolves to and each argument naming an existing file (by its path in OUTDIR,\n"
+    "else its base name, with its digest); a program that is no artifact of\n"
+    "OUTDIR is warned about. --program PATH names the program that runs (a copy\n"
+    "is kept under runs/NAME/programs/ unless it is an artifact): the records'\n"
+    "subject. --env-only prints the run\n"
     "environment as JSON and runs nothing.\n"
     "While COMMAND runs, its process tree is sampled from /proc every MS\n"
     "milliseconds (--sample-ms, default 50; 0 turns sampling off): RSS, CPU time,\n"
@@ -89,6 +94,7 @@ static const struct option longopts[] = {
 	{"cooldown", required_argument, NULL, 'D'},
 	{"cpus", required_argument, NULL, 'u'},
 	{"cell", required_argument, NULL, 'L'},
+	{"program", required_argument, NULL, 'p'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -171,6 +177,11 @@ run_option(int c, struct ab_run_opts *o, struct ab_strv *sets, int *env_only, in
 			return ab_cmd_usage_error("run", "--cell wants 1 to 64 printable characters without spaces, "
 			    "not '%s'", optarg);
 		o->cell = optarg;
+		break;
+	case 'p':
+		if (!*optarg)
+			return ab_cmd_usage_error("run", "--program wants the path of the program that runs");
+		o->program = optarg;
 		break;
 	default:
 		return ab_cmd_option_error("run", c, argv);

@@ -60,8 +60,13 @@ def build_step(v, keyid):
     out = "variants/%s/" % label
     require = [["REQUIRE", out + "build/" + a] for a in v.get("artifacts", [])]
     build = v.get("build", {})
-    # the command the link records: make's for autotools (in-toto only warns on another)
-    command = ["make"] + build.get("targets", []) if build.get("system") == "autotools" else []
+    # the command the link records: make's for autotools, cmake --build's for cmake (in-toto only warns on another)
+    targets = build.get("targets", [])
+    command = []
+    if build.get("system") == "autotools":
+        command = ["make"] + targets
+    elif build.get("system") == "cmake":
+        command = ["cmake", "--build", "/allocbuild/build"] + (["--target"] + targets if targets else [])
     return Step(name="build-" + label, pubkeys=[keyid], expected_command=command,
                 expected_materials=[
                     ["MATCH", "*", "IN", out + "src", "WITH", "PRODUCTS", "IN", src, "FROM", "fetch-" + src],
@@ -82,9 +87,21 @@ def relink_step(v, variants, keyid):
                     ["CREATE", out + "build/*"], ["CREATE", "variants/%s/logs/*" % label], ["DISALLOW", "*"]])
 
 
+def probe_command(v, variants):
+    """what a probe runs: the program it writes and links against an archive, or the variant's own program
+    (its first artifact, in its base's build directory for a runtime_of), with the probe's arguments"""
+    base = v
+    while "runtime_of" in base:
+        base = variants[base["runtime_of"]]
+    if "archive" in base.get("allocator", {}) or not base.get("artifacts") or relinked(base):
+        return ["/allocbuild/probe/probe"]
+    where = "/allocbuild/build/" if base is v else "/allocbuild/variants/%s/build/" % base["label"]
+    return [where + base["artifacts"][0]] + base.get("probe", {}).get("args", [])
+
+
 def probe_step(v, variants, keyid):
     label = v["label"]
-    return Step(name="probe-" + label, pubkeys=[keyid], expected_command=["/allocbuild/probe/probe"],
+    return Step(name="probe-" + label, pubkeys=[keyid], expected_command=probe_command(v, variants),
                 expected_materials=[["MATCH", "*", "WITH", "PRODUCTS", "FROM", maker(variants, label)],
                                     ["DISALLOW", "*"]],
                 expected_products=[["CREATE", "variants/%s/probe/*" % label], ["DISALLOW", "*"]])

@@ -2,7 +2,7 @@
 . "$TOP/tests/lib.sh"
 
 expect_exit 0 "$AB" validate "$TOP/recipes/jemalloc-5.3.0-policy.json"
-echo "$TOP/recipes/jemalloc-5.3.0-policy.json: recipe 'jemalloc-5.3.0-policy': 1 source, 3 variants (2 builds, 1 runtime)" |
+echo "$TOP/recipes/jemalloc-5.3.0-policy.json: recipe 'jemalloc-5.3.0-policy': 2 sources, 7 variants (4 builds, 3 runtimes)" |
 	expect_file out
 expect_file err </dev/null
 
@@ -11,8 +11,8 @@ cp "$TOP/recipes/jemalloc-5.3.0-policy.json" a.json
 cp a.json b.json
 expect_exit 0 "$AB" validate a.json b.json
 cat <<EOT | expect_file out
-a.json: recipe 'jemalloc-5.3.0-policy': 1 source, 3 variants (2 builds, 1 runtime)
-b.json: recipe 'jemalloc-5.3.0-policy': 1 source, 3 variants (2 builds, 1 runtime)
+a.json: recipe 'jemalloc-5.3.0-policy': 2 sources, 7 variants (4 builds, 3 runtimes)
+b.json: recipe 'jemalloc-5.3.0-policy': 2 sources, 7 variants (4 builds, 3 runtimes)
 EOT
 
 expect_exit 2 "$AB" validate
@@ -40,8 +40,8 @@ EOT
 echo '{' >bad.json
 expect_exit 2 "$AB" validate a.json bad.json b.json
 cat <<EOT | expect_file out
-a.json: recipe 'jemalloc-5.3.0-policy': 1 source, 3 variants (2 builds, 1 runtime)
-b.json: recipe 'jemalloc-5.3.0-policy': 1 source, 3 variants (2 builds, 1 runtime)
+a.json: recipe 'jemalloc-5.3.0-policy': 2 sources, 7 variants (4 builds, 3 runtimes)
+b.json: recipe 'jemalloc-5.3.0-policy': 2 sources, 7 variants (4 builds, 3 runtimes)
 EOT
 echo "bad.json:2:1: \$: expected a string key, got end of input" | expect_file err
 

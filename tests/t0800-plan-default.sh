@@ -16,11 +16,12 @@ jobs 2: up to 2 variants at once, make-based builds share a jobserver of 2 token
 sandbox: its own user, mount, network (loopback only), PID, IPC and UTS namespaces (bubblewrap); no capabilities, no terminal; the system read-only, a private /tmp, HOME /allocbuild/home, the variant's trees at /allocbuild/src and /allocbuild/build; the environment PATH, HOME, LC_ALL=C, TZ=UTC and what the recipe sets, nothing inherited
 umask 022
 compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ar in deterministic mode, every compile logged with its object's digest
-[1/11] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
+[1/22] fetch jemalloc-5.3.0: archive sha256 2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa strip 1
       url: https://github.com/jemalloc/jemalloc/releases/download/5.3.0/jemalloc-5.3.0.tar.bz2
-[2/11] stock53: fresh tree of jemalloc-5.3.0
+[2/22] fetch frag: dir frag dirHash 98385754ab1d801b0b3b24bb201b36e1ca930b4b4a04b3257c0f2b4175fda957
+[3/22] stock53: fresh tree of jemalloc-5.3.0
       dir: $O/variants/stock53/src
-[3/11] stock53: configure
+[4/22] stock53: configure
       run: /allocbuild/src/configure --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48
       cwd: /allocbuild/build
       sandbox: /allocbuild/variants = $O/variants (read-only)
@@ -36,7 +37,7 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       env: HOME=/allocbuild/home
       env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
       log: $O/variants/stock53/logs/02-configure.log
-[4/11] stock53: build
+[5/22] stock53: build
       run: make lib/libjemalloc_pic.a
       cwd: /allocbuild/build
       env: SOURCE_DATE_EPOCH=0
@@ -47,9 +48,9 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
       jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/stock53/logs/03-build.log
-[5/11] special53: fresh tree of jemalloc-5.3.0
+[6/22] special53: fresh tree of jemalloc-5.3.0
       dir: $O/variants/special53/src
-[6/11] special53: configure
+[7/22] special53: configure
       run: /allocbuild/src/configure --with-lg-quantum=3 --with-lg-page=12 --with-lg-hugepage=21 --with-lg-vaddr=48 --with-malloc-conf=lg_extent_max_active_fit:30
       cwd: /allocbuild/build
       sandbox: /allocbuild/variants = $O/variants (read-only)
@@ -65,7 +66,7 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       env: HOME=/allocbuild/home
       env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
       log: $O/variants/special53/logs/02-configure.log
-[7/11] special53: build
+[8/22] special53: build
       run: make lib/libjemalloc_pic.a
       cwd: /allocbuild/build
       env: SOURCE_DATE_EPOCH=0
@@ -76,17 +77,87 @@ compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_6
       env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
       jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
       log: $O/variants/special53/logs/03-build.log
-[8/11] stock53: probe jemalloc
+[9/22] frag-stock53: fresh tree of frag
+      dir: $O/variants/frag-stock53/src
+[10/22] frag-stock53: configure
+      run: cmake -S /allocbuild/src -B /allocbuild/build -G 'Unix Makefiles' -DFRAG_ARCHIVE=/allocbuild/variants/stock53/build/lib/libjemalloc_pic.a
+      cwd: /allocbuild
+      sandbox: /allocbuild/variants = $O/variants (read-only)
+      sandbox: /allocbuild/src = $O/variants/frag-stock53/src
+      sandbox: /allocbuild/build = $O/variants/frag-stock53/build
+      sandbox: /allocbuild/logs = $O/variants/frag-stock53/logs (read-only)
+      sandbox: /allocbuild/logs/compiles.tsv = $O/variants/frag-stock53/logs/compiles.tsv
+      sandbox: /allocbuild/probe = $O/variants/frag-stock53/probe
+      sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
+      env: SOURCE_DATE_EPOCH=0
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
+      log: $O/variants/frag-stock53/logs/02-configure.log
+[11/22] frag-stock53: build
+      run: cmake --build /allocbuild/build --target frag
+      cwd: /allocbuild
+      env: SOURCE_DATE_EPOCH=0
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
+      env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
+      unset: CMAKE_BUILD_PARALLEL_LEVEL
+      jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
+      log: $O/variants/frag-stock53/logs/03-build.log
+[12/22] frag-special53: fresh tree of frag
+      dir: $O/variants/frag-special53/src
+[13/22] frag-special53: configure
+      run: cmake -S /allocbuild/src -B /allocbuild/build -G 'Unix Makefiles' -DFRAG_ARCHIVE=/allocbuild/variants/special53/build/lib/libjemalloc_pic.a
+      cwd: /allocbuild
+      sandbox: /allocbuild/variants = $O/variants (read-only)
+      sandbox: /allocbuild/src = $O/variants/frag-special53/src
+      sandbox: /allocbuild/build = $O/variants/frag-special53/build
+      sandbox: /allocbuild/logs = $O/variants/frag-special53/logs (read-only)
+      sandbox: /allocbuild/logs/compiles.tsv = $O/variants/frag-special53/logs/compiles.tsv
+      sandbox: /allocbuild/probe = $O/variants/frag-special53/probe
+      sandbox: /allocbuild/bin/allocbuild = $AB (read-only)
+      env: SOURCE_DATE_EPOCH=0
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
+      log: $O/variants/frag-special53/logs/02-configure.log
+[14/22] frag-special53: build
+      run: cmake --build /allocbuild/build --target frag
+      cwd: /allocbuild
+      env: SOURCE_DATE_EPOCH=0
+      env: GIT_CEILING_DIRECTORIES=/allocbuild
+      env: PATH=/allocbuild/ccwrap:/usr/local/bin:/usr/bin:/bin
+      env: HOME=/allocbuild/home
+      env: ALLOCBUILD_COMPILE_LOG=/allocbuild/logs/compiles.tsv
+      env: MAKEFLAGS=-j2 --jobserver-auth=<fds>
+      unset: CMAKE_BUILD_PARALLEL_LEVEL
+      jobserver: 1 of 2 tokens while it runs (<fds>: the read,write fds of its pipe)
+      log: $O/variants/frag-special53/logs/03-build.log
+[15/22] stock53: probe jemalloc
       artifact: $O/variants/stock53/build/lib/libjemalloc_pic.a
-[9/11] special53: probe jemalloc
+[16/22] special53: probe jemalloc
       artifact: $O/variants/special53/build/lib/libjemalloc_pic.a
-[10/11] fit-only: probe jemalloc (artifacts of stock53)
+[17/22] fit-only: probe jemalloc (artifacts of stock53)
       artifact: $O/variants/stock53/build/lib/libjemalloc_pic.a
       runtime env: MALLOC_CONF=lg_extent_max_active_fit:30
-[11/11] write manifests
+[18/22] frag-stock53: probe jemalloc
+      artifact: $O/variants/frag-stock53/build/frag
+[19/22] frag-special53: probe jemalloc
+      artifact: $O/variants/frag-special53/build/frag
+[20/22] frag-fit-only: probe jemalloc (artifacts of frag-stock53)
+      artifact: $O/variants/frag-stock53/build/frag
+      runtime env: MALLOC_CONF=lg_extent_max_active_fit:30
+[21/22] frag-aa: probe jemalloc (artifacts of frag-stock53)
+      artifact: $O/variants/frag-stock53/build/frag
+[22/22] write manifests
       $O/recipe.json
       $O/provenance/sources.json
       $O/provenance/build-commands.json
+      $O/provenance/cmake-cache-provenance.json
       $O/provenance/binary-provenance.json
       $O/provenance/allocator-probes.json
       $O/provenance/provenance.intoto.json
@@ -170,6 +241,7 @@ for s in d["steps"]:
 PY
 [ "$(wc -l <json-steps)" = "$(wc -l <text-steps)" ] || fail "plan --json has $(wc -l <json-steps) steps, the text plan $(wc -l <text-steps)"
 grep -o '      run: .*' out | sed 's/      run: //' >text-argv
-python3 -c 'import json,sys; [print(" ".join(s["argv"])) for s in json.load(open(sys.argv[1]))["steps"] if s["argv"]]' plan.json >json-argv
+# the text plan quotes a word as a shell would read it ('Unix Makefiles')
+python3 -c 'import json,shlex,sys; [print(" ".join(map(shlex.quote, s["argv"]))) for s in json.load(open(sys.argv[1]))["steps"] if s["argv"]]' plan.json >json-argv
 [ -s text-argv ] || fail "no run: line in the text plan"
 expect_file json-argv <text-argv

@@ -3,8 +3,10 @@
 # define, a configure argument or the build env), and a `dir` source beside
 # the recipe pinned by its dirHash (issue 13, item 5): validate checks
 # label and path, the plan orders and expands, the digest used is recorded
-# (binary-provenance.json, the statement's resolvedDependencies), a change
-# of the dependency rebuilds the user, and pr draws the edge.
+# (binary-provenance.json, the statement's resolvedDependencies) and shown
+# in the final table (an up-to-date build's too), env --systems names the
+# program where the OUTDIR is, a change of the dependency rebuilds the
+# user, and pr draws the edge.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/fakeproj.sh"
 
@@ -60,6 +62,8 @@ expect_grep "fetch user: dir user dirHash $dh" out
 expect_exit 0 "$AB" build --mirror-dir mirror -o bo r/r.json
 [ "$(bo/variants/u/build/user)" = "user of fake 2.0.0-0-g0123456789abcdef A" ] || fail "user does not run with lib-a's archive"
 liba=$(grep " variants/lib-a/build/libfakealloc.a$" bo/SHA256SUMS | cut -d' ' -f1)
+grep '^u ' out >row.u
+check "the table names the archive u used" grep -q " ${liba:0:12}\$" row.u
 [ -n "$liba" ] || fail "lib-a's archive is not in SHA256SUMS"
 [ "$(json bo/provenance/binary-provenance.json '[v["uses"] for v in d["variants"] if v["label"] == "u"][0]')" = \
 	"[{'variant': 'lib-a', 'artifact': 'libfakealloc.a', 'path': 'variants/lib-a/build/libfakealloc.a', 'sha256': '$liba'}]" ] ||
@@ -75,6 +79,13 @@ expect_exit 0 "$AB" verify bo
 # up to date: nothing rebuilt; the dependency changed: u is built again, against lib-b
 expect_exit 0 "$AB" build --mirror-dir mirror -o bo r/r.json
 expect_grep "u: cmake --build user: up to date" err
+# ... and says so again (on ce9c0ad an up-to-date u's archive was '-')
+grep '^u ' out | expect_file row.u
+# env --systems names the program where the OUTDIR is now, not where it was built
+cp -a bo moved
+expect_exit 0 "$AB" env moved --systems
+expect_grep "u=$PWD/moved/variants/u/build/user" out
+rm -rf moved
 write_recipe b
 expect_exit 0 "$AB" build --mirror-dir mirror -o bo r/r.json
 [ "$(bo/variants/u/build/user)" = "user of fake 2.0.0-0-g0123456789abcdef B" ] || fail "u was not rebuilt against lib-b"

@@ -5,8 +5,9 @@
 # MALLOC_CONF, stock53 has the caller's removed), the effective jemalloc
 # option the program reads back, a failing command's exit code, a JUnit
 # report with failures, a secret of the caller absent from every record
-# and log, verify and sign over the runs, and pr.md's Runs section rendered
-# with cmark-gfm.
+# and log, the driver recorded and warned about (no artifact) and, with
+# --program, the programs it runs kept as the records' subjects, verify
+# and sign over the runs, and pr.md's Runs section rendered with cmark-gfm.
 . "$TOP/tests/lib.sh"
 
 default_build bo
@@ -47,6 +48,8 @@ chmod +x drive
 export MALLOC_CONF=junk:1 AWS_SECRET_ACCESS_KEY=hunter2-do-not-record
 cp bo/SHA256SUMS sums.before
 expect_exit 0 "$AB" run bo stock53 special53 fit-only --name bench --repeat 3 --rotate -- ./drive {label}
+# the driver is no artifact of the build, and runs programs it does not name: said once, with the fixes
+check "one warning of the program" test "$(grep -c "its program './drive' (sha256 $(sha256sum <drive | cut -c1-12)) is not an artifact of 'bo'" err)" = 1
 # the rotation: a b c, b c a, c a b; one record per run, numbered
 ls bo/runs/bench | grep 'intoto.json$' >records
 expect_file records <<LIST
@@ -72,7 +75,7 @@ expect_grep "fit-only lg_extent_max_active_fit=30" $R/0003-fit-only.log
 expect_grep "fit-only lg_extent_max_active_fit=30" out
 # what the tool set and removed, never the inherited environment
 # (the archive an archive-only variant is benchmarked as: ALLOCBUILD_ARCHIVE)
-A53=$PWD/bo/variants/stock53/build/lib/libjemalloc_pic.a
+A53=OUTDIR/variants/stock53/build/lib/libjemalloc_pic.a
 [ "$(json $R/0003-fit-only.intoto.json "$P['env_overrides']")" = \
 	"{'MALLOC_CONF': 'lg_extent_max_active_fit:30', 'ALLOCBUILD_LABEL': 'fit-only', 'ALLOCBUILD_ARCHIVE': '$A53'}" ] ||
 	fail "fit-only's overrides: $(json $R/0003-fit-only.intoto.json "$P['env_overrides']")"
@@ -80,7 +83,9 @@ A53=$PWD/bo/variants/stock53/build/lib/libjemalloc_pic.a
 [ "$(json $R/0001-stock53.intoto.json "$P['env_overrides']")" = "{'ALLOCBUILD_LABEL': 'stock53', 'ALLOCBUILD_ARCHIVE': '$A53'}" ]
 [ "$(json $R/0001-stock53.intoto.json "$P['env_removed']")" = "['MALLOC_CONF']" ] || fail "stock53's removed"
 [ "$(json $R/0001-stock53.intoto.json "$P['argv']")" = "['./drive', 'stock53']" ]
-[ "$(json $R/0001-stock53.intoto.json "$P['cwd']")" = "$PWD" ]
+check "cwd, from OUTDIR" test "$(json $R/0001-stock53.intoto.json "$P['cwd']")" = OUTDIR/..
+check "the driver, by name and digest" test "$(json $R/0001-stock53.intoto.json "$P['program']")" = \
+	"{'arg': 0, 'path': None, 'name': 'drive', 'sha256': '$(sha256sum <drive | cut -c1-64)', 'artifact': False}"
 [ "$(json $R/0001-stock53.intoto.json "$P['exit_code']")" = 0 ]
 [ "$(json $R/0001-stock53.intoto.json "$P['status']")" = exited ]
 [ "$(json $R/0001-stock53.intoto.json "$P['maxrss_kb'] > 0")" = True ]
@@ -119,6 +124,15 @@ head -n "$(wc -l <sums.before)" bo/SHA256SUMS | cmp - sums.before || fail "the b
 [ "$(grep -c '  runs/bench/' bo/SHA256SUMS)" = 27 ] || fail "not every run's record, log and series listed"
 (cd bo && sha256sum -c --quiet SHA256SUMS) || fail "SHA256SUMS does not check"
 expect_exit 0 "$AB" verify bo
+# --program: the program the driver runs for each label becomes the records' subject, kept once
+expect_exit 0 "$AB" run bo stock53 fit-only --name kept --program ./prog-{label} -- ./drive {label}
+check "no warning with --program" not grep -q 'not an artifact' err
+kept=runs/kept/programs/$(sha256sum <prog-fit-only | cut -c1-12)-prog-fit-only
+check "fit-only's subject: its program, kept" test "$(json bo/runs/kept/0002-fit-only.intoto.json 'd["subject"][0]["name"]')" = "$kept"
+cmp prog-fit-only bo/$kept || fail "the kept program is not the one that ran"
+check "the label's archive still recorded" test "$(json bo/runs/kept/0002-fit-only.intoto.json "$P['artifact']['path']")" = \
+	variants/stock53/build/lib/libjemalloc_pic.a
+expect_exit 0 "$AB" verify bo
 
 # a failing command: its exit code recorded, allocbuild exits 1; a JUnit report with failures
 cat >suite <<'SH'
@@ -154,7 +168,7 @@ expect_exit 0 "$AB" verify bo
 openssl genpkey -algorithm ed25519 -out k.pem 2>/dev/null
 openssl pkey -in k.pem -pubout -out k.pub
 expect_exit 0 "$AB" sign bo --key k.pem
-expect_grep "signed 13 statements" out
+expect_grep "signed 15 statements" out
 expect_exit 0 "$AB" verify --key k.pub bo
 expect_grep "ok: runs/valgrind/0001-special53.intoto.json, signed by ed25519" out
 expect_grep "1 subject and 3 byproducts match" out
@@ -168,6 +182,8 @@ sed -n '/^### Runs/,/^### Flow/p' pr1/pr.md >runs.md
 expect_grep '| `fit-only` | 3 | 0, 0, 0 |' runs.md
 expect_grep '| `special53` | 3 | 0, 0, 0 |' runs.md
 expect_grep '| `special53` | 3 | 1, 7, 0 | ' runs.md
+expect_grep "| \`fit-only\` | 1 | 0 | \`prog-fit-only\` \`$(sha256sum <prog-fit-only | cut -c1-12)\` (kept in the bundle) | – |" runs.md
+expect_grep "| \`stock53\` | 3 | 0, 0, 0 | \`drive\` \`$(sha256sum <drive | cut -c1-12)\` ⚠ not an artifact of this build | – |" runs.md
 expect_grep "8 tests, 2 failures, 0 errors, 2 skipped" runs.md
 expect_grep "The repetitions of a label differ in exit status:" runs.md
 expect_grep "ran 4 tests, 1 failure" pr1/pr.md
@@ -176,6 +192,7 @@ tar -tzf pr1/provenance-jemalloc-5.3.0-policy.tar.gz >members
 expect_grep "provenance-jemalloc-5.3.0-policy/runs/bench/0009-special53.intoto.json" members
 expect_grep "provenance-jemalloc-5.3.0-policy/runs/valgrind/0001-special53.junit.xml" members
 expect_grep "provenance-jemalloc-5.3.0-policy/runs/bench/0001-stock53.log" members
+expect_grep "provenance-jemalloc-5.3.0-policy/$kept" members
 expect_exit 0 "$AB" verify pr1/provenance-jemalloc-5.3.0-policy.tar.gz
 mkdir x && tar -xzf pr1/provenance-jemalloc-5.3.0-policy.tar.gz -C x
 ! grep -rlF hunter2-do-not-record x || fail "the secret is in the bundle"

@@ -302,7 +302,8 @@ expect_file verdict <<'X'
 `mixed` 10 runs of 2 labels, ⚠ no A/A control (two labels on one artifact), ⚠ mixed run environments (below)
 X
 sed -n '/^#### `ab`/,/^Run environment/p' pr/pr.md >ab.md
-expect_grep '| `fit-only` | 5 | 0, 0, 0, 0, 0 | – |' ab.md
+# the program each label ran: the test's driver, no artifact of the build
+expect_grep "| \`fit-only\` | 5 | 0, 0, 0, 0, 0 | \`drive\` \`$(sha256sum <drive | cut -c1-12)\` ⚠ not an artifact of this build | – |" ab.md
 expect_grep '| `ops_per_s` (ops/s) | `special53` | 5 | 1042 (1035–1051) | 1.042 [1.038, 1.046] | 0.00794 | **better** |' ab.md
 expect_grep '<td><code>ops_per_s</code> (ops/s)</td>' pr.html
 sed -n '/^#### `aa-differs`/,/^Run environment/p' pr/pr.md >aa.md
@@ -316,7 +317,7 @@ sed -n '/^#### `mixed`/,/^Run environment/p' pr/pr.md >mixed.md
 expect_grep 'Against `stock53`, unpaired (the runs ran under different run environments)' mixed.md
 expect_grep '> - the runs ran under different run environments (cpu.affinity: 0 (stock53, special53); 1 (stock53, special53)): every verdict is flagged unreliable' mixed.md
 sed -n '/^#### `failed`/,/^Run environment/p' pr/pr.md >failed.md
-expect_grep '| `special53` | 5 | 0, 0, 7, 0, 0 | – |' failed.md
+expect_grep "| \`special53\` | 5 | 0, 0, 7, 0, 0 | \`drive\` \`$(sha256sum <drive | cut -c1-12)\` ⚠ not an artifact of this build | – |" failed.md
 expect_grep '> - 1 failed run left out: 0006-special53 (exit 7)' failed.md
 
 # the charts: RSS over time (ab was sampled) and each metric per label, as Mermaid

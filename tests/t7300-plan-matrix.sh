@@ -58,10 +58,11 @@ for recipe in "$TOP/recipes/jemalloc-5.3.0-policy.json" flb.json "$TOP/recipes/f
 	done
 done
 
-# the default recipe: the runtime_of goes with its base, the other build alone
+# the default recipe: each runtime_of goes with its base, each program with the archive it links
 expect_exit 0 "$AB" plan --matrix -n 2 "$TOP/recipes/jemalloc-5.3.0-policy.json"
 [ "$(json out '[(e["shard"], e["cost"], e["variants"]) for e in d["matrix"]]')" = \
-  "[('1/2', 21, ['stock53', 'fit-only']), ('2/2', 20, ['special53'])]" ] || fail "default as 2: $(cat out)"
+  "[('1/2', 43, ['stock53', 'fit-only', 'frag-stock53', 'frag-fit-only', 'frag-aa']), ('2/2', 40, ['special53', 'frag-special53'])]" ] ||
+	fail "default as 2: $(cat out)"
 # the relink needs both builds: the shard that has it builds both, the other one builds special again
 expect_exit 0 "$AB" plan --matrix -n 2 flb.json
 [ "$(json out '[(e["shard"], e["variants"]) for e in d["matrix"]]')" = \

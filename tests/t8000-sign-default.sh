@@ -32,27 +32,30 @@ expect_grep "| \`$ec\` | \`ecdsa-sha2-nistp256\` |" pr/pr.md
 json bo/provenance/provenance.intoto.json \
 	'"\n".join(sorted(b["name"] for b in d["predicate"]["runDetails"]["byproducts"]))' >byproducts.txt
 grep -v -e ' provenance/provenance.intoto.json$' -e " $A\$" -e ' variants/special53/build/lib/libjemalloc_pic.a$' \
+	-e ' variants/frag-stock53/build/frag$' -e ' variants/frag-special53/build/frag$' \
 	bo/SHA256SUMS | cut -c67- | LC_ALL=C sort | expect_file byproducts.txt
 
 # --- verify --key: the OUTDIR, the bundle, the envelopes file
 expect_exit 0 "$AB" verify --key ed.pub.pem bo
 expect_file out <<X
-verified 14 files in bo
-$J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 2 subjects and 11 byproducts match
-verified 1 signed statement in the OUTDIR: 2 subjects and 11 byproducts match
+verified 25 files in bo
+$J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 4 subjects and 20 byproducts match
+verified 1 signed statement in the OUTDIR: 4 subjects and 20 byproducts match
 pass: OUTDIR bo: every file matches SHA256SUMS and the statement; signatures checked with 1 key
 X
 expect_exit 0 "$AB" verify --key ec.pub.pem $B
 expect_file out <<X
 $B: every member matches BUNDLE-SHA256SUMS
-$J:1: ok: provenance/provenance.intoto.json, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 0 subjects and 11 byproducts match; 2 subjects not in the bundle, not checked:
+$J:1: ok: provenance/provenance.intoto.json, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 0 subjects and 20 byproducts match; 4 subjects not in the bundle, not checked:
   $A sha256 $stock
   variants/special53/build/lib/libjemalloc_pic.a sha256 $special
-verified 1 signed statement in the bundle: 0 subjects and 11 byproducts match; 2 subjects not in the bundle, not checked
+  variants/frag-stock53/build/frag sha256 $(sha256sum bo/variants/frag-stock53/build/frag | cut -d' ' -f1)
+  variants/frag-special53/build/frag sha256 $(sha256sum bo/variants/frag-special53/build/frag | cut -d' ' -f1)
+verified 1 signed statement in the bundle: 0 subjects and 20 byproducts match; 4 subjects not in the bundle, not checked
 pass: bundle $B: every member matches BUNDLE-SHA256SUMS and SHA256SUMS; signatures checked with 1 key
 X
 expect_exit 0 "$AB" verify --key ed.pub.pem --key ec.pub.pem --require-all bo/$J
-expect_grep "bo/$J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'), ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 2 subjects and 11 byproducts match" out
+expect_grep "bo/$J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'), ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 4 subjects and 20 byproducts match" out
 expect_exit 0 "$AB" verify bo
 expect_grep "$J: 1 envelope with 2 signatures (keyid $ed, $ec): signatures present, not checked (verify --key PUB.pem checks them)" out
 
@@ -65,7 +68,7 @@ printf '1 ok\n1 ok\n' | expect_file ossl.txt
 printf '1 ok ed25519\n1 ok ecdsa\n' | expect_file sslib.txt
 expect_grep "python3 dsse-verify.py PUB.pem $J | (cd allocbuild-out/jemalloc-5.3.0-policy && sha256sum -c)" pr/pr.md
 "$SSLIB_PY" "$TOP/docs/dsse-verify.py" ec.pub.pem $T/$J >sums 2>snippet.err || { cat snippet.err; fail "docs/dsse-verify.py failed"; }
-[ "$(wc -l <sums)" = 13 ] || fail "docs/dsse-verify.py printed $(wc -l <sums) digests"
+[ "$(wc -l <sums)" = 24 ] || fail "docs/dsse-verify.py printed $(wc -l <sums) digests"
 (cd bo && sha256sum -c --quiet) <sums || fail "sha256sum -c refused docs/dsse-verify.py's digests"
 
 # --- tampering, each undone after its check (the OUTDIR is large)
@@ -75,7 +78,7 @@ restore() { cp saved.jsonl bo/$J; }
 tamper bo/$J 1 payload
 expect_exit 1 "$AB" verify --key ed.pub.pem bo
 expect_file out <<X
-verified 14 files in bo
+verified 25 files in bo
 $J:1: bad signature: keyid $ed does not verify with 'ed.pub.pem' (ed25519)
 FAIL: OUTDIR bo: a check failed (above); signatures checked with 1 key
 X
@@ -109,7 +112,7 @@ flip bo/$A
 : >bo/$J
 expect_exit 1 "$AB" verify --key ed.pub.pem bo
 expect_file out <<X
-verified 14 files in bo
+verified 25 files in bo
 $J: no envelopes
 provenance/provenance.intoto.json: not signed: no line of $J carries it
 FAIL: OUTDIR bo: a check failed (above); signatures checked with 1 key

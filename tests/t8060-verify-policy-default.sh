@@ -2,7 +2,9 @@
 # verify --policy on the default recipe's real build output with its
 # shipped policy (recipes/jemalloc-5.3.0-policy.policy.json): the plain
 # verify first, then one line per rule and variant, each naming the file
-# and field it read, then the policy's line. The fixture has no
+# and field it read, then the policy's line: the archives' and the
+# benchmark program's sources, versions, baked and run-time settings, a
+# target for the archives. The fixture has no
 # reproducibility record (no build --check: t4100 builds one), so that
 # rule fails and nothing else; without it the policy passes (exit 0), on
 # the OUTDIR and on its bundle. --json carries the same. A bad policy is
@@ -16,24 +18,45 @@ SHA=2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa
 V=5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c
 BP=provenance/binary-provenance.json
 AP=provenance/allocator-probes.json
+DH=$(json "$TOP/recipes/jemalloc-5.3.0-policy.json" 'd["sources"]["frag"]["dir"]["dirHash"]')
 
-rule_lines() { # the lines of every rule but reproducible (rules[6]), for an OUTDIR or bundle
+rule_lines() { # the lines of every rule but reproducible (rules[7]) and targets, for an OUTDIR or bundle
 	cat <<X
 pass: rules[0] source stock53: sha256 $SHA ($BP: variants[0].source.pin.sha256)
 pass: rules[0] source special53: sha256 $SHA ($BP: variants[1].source.pin.sha256)
 pass: rules[0] source fit-only: sha256 $SHA ($BP: variants[2].source.pin.sha256)
-pass: rules[1] allocator stock53: jemalloc ($AP: variants[0].probe.allocator)
-pass: rules[1] allocator stock53: $V ($AP: variants[0].probe.version)
-pass: rules[1] allocator special53: jemalloc ($AP: variants[1].probe.allocator)
-pass: rules[1] allocator special53: $V ($AP: variants[1].probe.version)
-pass: rules[1] allocator fit-only: jemalloc ($AP: variants[2].probe.allocator)
-pass: rules[1] allocator fit-only: $V ($AP: variants[2].probe.version)
-pass: rules[2] baked stock53: nothing baked ('') ($AP: variants[0].probe.config.malloc_conf)
-pass: rules[2] baked fit-only: nothing baked ('') ($AP: variants[2].probe.config.malloc_conf)
-pass: rules[3] baked special53: 'lg_extent_max_active_fit:30' ($AP: variants[1].probe.config.malloc_conf)
-pass: rules[4] runtime fit-only: lg_extent_max_active_fit set at run time: status ok, effective 30 ($AP: variants[2].probe.overrides[0])
-pass: rules[5] not_set stock53: nothing set at run time ($AP: variants[0].probe.requested.env)
-pass: rules[5] not_set special53: nothing set at run time ($AP: variants[1].probe.requested.env)
+pass: rules[1] source frag-stock53: dirHash $DH ($BP: variants[3].source.pin.dirHash)
+pass: rules[1] source frag-special53: dirHash $DH ($BP: variants[4].source.pin.dirHash)
+pass: rules[1] source frag-fit-only: dirHash $DH ($BP: variants[5].source.pin.dirHash)
+pass: rules[1] source frag-aa: dirHash $DH ($BP: variants[6].source.pin.dirHash)
+pass: rules[2] allocator stock53: jemalloc ($AP: variants[0].probe.allocator)
+pass: rules[2] allocator stock53: $V ($AP: variants[0].probe.version)
+pass: rules[2] allocator special53: jemalloc ($AP: variants[1].probe.allocator)
+pass: rules[2] allocator special53: $V ($AP: variants[1].probe.version)
+pass: rules[2] allocator fit-only: jemalloc ($AP: variants[2].probe.allocator)
+pass: rules[2] allocator fit-only: $V ($AP: variants[2].probe.version)
+pass: rules[2] allocator frag-stock53: jemalloc ($AP: variants[3].probe.allocator)
+pass: rules[2] allocator frag-stock53: $V ($AP: variants[3].probe.version)
+pass: rules[2] allocator frag-special53: jemalloc ($AP: variants[4].probe.allocator)
+pass: rules[2] allocator frag-special53: $V ($AP: variants[4].probe.version)
+pass: rules[2] allocator frag-fit-only: jemalloc ($AP: variants[5].probe.allocator)
+pass: rules[2] allocator frag-fit-only: $V ($AP: variants[5].probe.version)
+pass: rules[2] allocator frag-aa: jemalloc ($AP: variants[6].probe.allocator)
+pass: rules[2] allocator frag-aa: $V ($AP: variants[6].probe.version)
+pass: rules[3] baked stock53: nothing baked ('') ($AP: variants[0].probe.config.malloc_conf)
+pass: rules[3] baked fit-only: nothing baked ('') ($AP: variants[2].probe.config.malloc_conf)
+pass: rules[3] baked frag-stock53: nothing baked ('') ($AP: variants[3].probe.config.malloc_conf)
+pass: rules[3] baked frag-fit-only: nothing baked ('') ($AP: variants[5].probe.config.malloc_conf)
+pass: rules[3] baked frag-aa: nothing baked ('') ($AP: variants[6].probe.config.malloc_conf)
+pass: rules[4] baked special53: 'lg_extent_max_active_fit:30' ($AP: variants[1].probe.config.malloc_conf)
+pass: rules[4] baked frag-special53: 'lg_extent_max_active_fit:30' ($AP: variants[4].probe.config.malloc_conf)
+pass: rules[5] runtime fit-only: lg_extent_max_active_fit set at run time: status ok, effective 30 ($AP: variants[2].probe.overrides[0])
+pass: rules[5] runtime frag-fit-only: lg_extent_max_active_fit set at run time: status ok, effective 30 ($AP: variants[5].probe.overrides[0])
+pass: rules[6] not_set stock53: nothing set at run time ($AP: variants[0].probe.requested.env)
+pass: rules[6] not_set special53: nothing set at run time ($AP: variants[1].probe.requested.env)
+pass: rules[6] not_set frag-stock53: nothing set at run time ($AP: variants[3].probe.requested.env)
+pass: rules[6] not_set frag-special53: nothing set at run time ($AP: variants[4].probe.requested.env)
+pass: rules[6] not_set frag-aa: nothing set at run time ($AP: variants[6].probe.requested.env)
 X
 }
 target_lines() { # rules[N] targets
@@ -49,14 +72,14 @@ X
 # --- the shipped policy: every rule passes but reproducibility, which has no record here
 expect_exit 1 "$AB" verify --policy policy.json bo
 {
-	echo "verified 14 files in bo"
+	echo "verified 25 files in bo"
 	echo "pass: OUTDIR bo: every file matches SHA256SUMS and the statement; signatures not checked (--key PUB.pem)"
 	rule_lines
-	for v in stock53 special53 fit-only; do
-		echo "FAIL: rules[6] reproducible $v: expected a build --check or rebuild record, got none (provenance/reproducibility.intoto.json: predicate.comparison)"
+	for v in stock53 special53 fit-only frag-stock53 frag-special53 frag-fit-only frag-aa; do
+		echo "FAIL: rules[7] reproducible $v: expected a build --check or rebuild record, got none (provenance/reproducibility.intoto.json: predicate.comparison)"
 	done
-	target_lines 7
-	echo "FAIL: policy policy.json: 3 of 27 rule checks failed on OUTDIR bo"
+	target_lines 8
+	echo "FAIL: policy policy.json: 7 of 51 rule checks failed on OUTDIR bo"
 } | expect_file out
 [ ! -s err ] || { cat err; fail "verify --policy wrote on stderr"; }
 
@@ -69,11 +92,11 @@ json.dump(d, sys.stdout, indent=1)
 X
 expect_exit 0 "$AB" verify --policy norepro.json bo
 {
-	echo "verified 14 files in bo"
+	echo "verified 25 files in bo"
 	echo "pass: OUTDIR bo: every file matches SHA256SUMS and the statement; signatures not checked (--key PUB.pem)"
 	rule_lines
-	target_lines 6
-	echo "pass: policy norepro.json: every rule check passed on OUTDIR bo (24)"
+	target_lines 7
+	echo "pass: policy norepro.json: every rule check passed on OUTDIR bo (44)"
 } | expect_file out
 expect_exit 0 "$AB" pr -o pr bo
 B=pr/provenance-jemalloc-5.3.0-policy.tar.gz
@@ -82,16 +105,16 @@ expect_exit 0 "$AB" verify --policy norepro.json $B
 	echo "$B: every member matches BUNDLE-SHA256SUMS"
 	echo "pass: bundle $B: every member matches BUNDLE-SHA256SUMS and SHA256SUMS; signatures not checked (--key PUB.pem)"
 	rule_lines
-	target_lines 6
-	echo "pass: policy norepro.json: every rule check passed on bundle $B (24)"
+	target_lines 7
+	echo "pass: policy norepro.json: every rule check passed on bundle $B (44)"
 } | expect_file out
 
 # --- --json: verify's document with the policy's rules
 expect_exit 1 "$AB" verify --json --policy policy.json bo
 [ "$(json out '(d["result"], d["policy"]["result"], d["policy"]["sha256"], len(d["policy"]["rules"]))')" = \
-  "('pass', 'fail', '$(sha256sum policy.json | cut -d' ' -f1)', 27)" ] || fail "--json: $(cat out)"
+  "('pass', 'fail', '$(sha256sum policy.json | cut -d' ' -f1)', 51)" ] || fail "--json: $(cat out)"
 [ "$(json out '[(r["rule"], r["kind"], r["variant"], r["result"], r["expected"], r["actual"], r["file"], r["field"]) for r in d["policy"]["rules"] if r["result"] == "fail"][0]')" = \
-  "(6, 'reproducible', 'stock53', 'fail', 'a build --check or rebuild record', 'none', 'provenance/reproducibility.intoto.json', 'predicate.comparison')" ] ||
+  "(7, 'reproducible', 'stock53', 'fail', 'a build --check or rebuild record', 'none', 'provenance/reproducibility.intoto.json', 'predicate.comparison')" ] ||
 	fail "--json rules: $(cat out)"
 
 # --- a bad policy: every error with its position, exit 2, nothing checked

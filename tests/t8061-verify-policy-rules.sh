@@ -36,7 +36,7 @@ cat >neg.json <<X
 X
 expect_exit 1 "$AB" verify --policy neg.json bo
 expect_file out <<X
-verified 14 files in bo
+verified 25 files in bo
 pass: OUTDIR bo: every file matches SHA256SUMS and the statement; signatures not checked (--key PUB.pem)
 FAIL: rules[0] source stock53: expected commit 54eaed1d8b56b1aa528be3bdd1877e59c56fa90c, got no commit: the source is of kind archive ($BP: variants[0].source.pin.commit)
 FAIL: rules[0] source stock53: expected sha256 $Z, got sha256 $SHA ($BP: variants[0].source.pin.sha256)

@@ -7,7 +7,9 @@
 # docs/dsse-verify.py accept it, its digests are the artifacts', its
 # predicate names the policy's digest, the inputs and PASSED. A failing
 # policy writes FAILED (exit 1); a bundle's VSA names the bundle; -o puts
-# it elsewhere; an edited VSA or another key fails; bad input (a policy
+# it elsewhere, even outside the directory OUTDIR is in (its subjects then
+# climb from its directory, which verify --key accepts of a VSA alone);
+# an edited VSA or another key fails; bad input (a policy
 # error, a signers rule naming one key twice, a version range whose min is
 # above its max, a key that cannot sign, --sign without --policy) writes
 # nothing.
@@ -95,6 +97,35 @@ payload failed.intoto.jsonl >failed.json
 [ "$(json failed.json '(d["predicate"]["verificationResult"], d["predicate"]["verifiedLevels"], [s["name"] for s in d["subject"]])')" = \
   "('FAILED', ['FAILED'], ['bo/variants/a/build/lib/libfake.a', 'bo/variants/a/build/bin/fake'])" ] || fail "FAILED VSA: $(cat failed.json)"
 expect_exit 0 "$AB" verify --key ec.pub.pem failed.intoto.jsonl
+# -o anywhere, outside the directory OUTDIR is in: the subjects named from the VSA's directory,
+# climbing first, and verify --key finds them from any current directory
+mkdir -p far/away
+expect_exit 1 "$AB" verify --policy fail.json --key ed.pub.pem --sign ec.pem -o far/away/v.jsonl bo
+payload far/away/v.jsonl >far.json
+check "a VSA elsewhere climbs to the OUTDIR" test "$(json far.json '[s["name"] for s in d["subject"]]')" = \
+	"['../../bo/variants/a/build/lib/libfake.a', '../../bo/variants/a/build/bin/fake']"
+expect_exit 0 "$AB" verify --key ec.pub.pem far/away/v.jsonl
+expect_grep "far/away/v.jsonl:1: ok: a statement, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 2 subjects and 0 byproducts match" out
+(cd far && expect_exit 0 "$AB" verify --key ../ec.pub.pem away/v.jsonl)
+# a changed artifact is found through those names
+cp bo/variants/a/build/bin/fake saved.fake
+printf 'x' >>bo/variants/a/build/bin/fake
+expect_exit 1 "$AB" verify --key ec.pub.pem far/away/v.jsonl
+expect_grep "far/away/v.jsonl:1: ../../bo/variants/a/build/bin/fake: sha256 mismatch: signed $(sha256sum saved.fake | cut -d' ' -f1), actual" out
+cp saved.fake bo/variants/a/build/bin/fake
+# only a VSA's names climb: another Statement naming '../..' in a file on its own is refused all the same
+python3 - <<'PY'
+import json
+d = json.load(open("far.json"))
+d["predicateType"] = "https://allocbuild.dev/run/v1"
+open("far/away/other.json", "w").write(json.dumps(d))
+PY
+sign_openssl ed.pem far/away/other.json far/away/other.jsonl
+expect_exit 1 "$AB" verify --key ed.pub.pem far/away/other.jsonl
+expect_grep "a subject has no safe relative name ('../../bo/variants/a/build/lib/libfake.a')" out
+# docs/dsse-verify.py passes no climbing name to sha256sum -c: it refuses the VSA elsewhere, printing nothing
+check "dsse-verify.py refuses a climbing name" not "$SSLIB_PY" "$TOP/docs/dsse-verify.py" ec.pub.pem far/away/v.jsonl >far.sums 2>/dev/null
+check "and prints nothing" test ! -s far.sums
 
 # --- a bundle: its VSA names the bundle file
 expect_exit 0 "$AB" pr -o pr bo

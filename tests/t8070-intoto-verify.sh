@@ -56,14 +56,21 @@ expect_grep "--intoto-pubkey takes no OUTDIR and no --signing-key" err
 expect_exit 0 "$AB" sign --signing-key ed.pem bo
 expect_file out <<X
 signed 1 statement with ed25519 key $(keyid_of ed.pub.pem): bo/provenance/provenance.intoto.jsonl
-wrote 6 in-toto links: bo/in-toto
+wrote 13 in-toto links: bo/in-toto
 X
 ls bo/in-toto >links.txt
 expect_file links.txt <<X
+build-frag-special53.$k8.link
+build-frag-stock53.$k8.link
 build-special53.$k8.link
 build-stock53.$k8.link
+fetch-frag.$k8.link
 fetch-jemalloc-5.3.0.$k8.link
 probe-fit-only.$k8.link
+probe-frag-aa.$k8.link
+probe-frag-fit-only.$k8.link
+probe-frag-special53.$k8.link
+probe-frag-stock53.$k8.link
 probe-special53.$k8.link
 probe-stock53.$k8.link
 X

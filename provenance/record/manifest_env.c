@@ -272,7 +272,7 @@ ab_manifest_systems(FILE *out, const char *outdir)
 	if (load_binary_doc(&doc, outdir) < 0)
 		return AB_EFAIL;
 	cJSON_ArrayForEach(st, ab_json_get(doc, "variants")) {
-		const char *bin = ab_json_str(st, "binary"), *label = ab_json_str(st, "label");
+		const char *label = ab_json_str(st, "label");
 		struct ab_manifest_runtime rt;
 
 		/* a line a driver reads, perhaps a shell: only what a recipe may call a label */
@@ -285,17 +285,18 @@ ab_manifest_systems(FILE *out, const char *outdir)
 			cJSON_Delete(doc);
 			return AB_EFAIL;
 		}
-		if (bin && label) {
-			fprintf(out, "%s=%s\n", label, bin);
-			continue;
-		}
-		/* an archive-only variant: no line a driver would run, a comment that names the archive */
 		if (!label || ab_manifest_runtime(&rt, outdir, label, NULL, 0) < 0)
 			continue;
-		fprintf(out, "# %s: no program artifact", label);
-		if (rt.archive)
-			fprintf(out, "; its allocator archive: ALLOCBUILD_ARCHIVE=%s", rt.archive);
-		fputc('\n', out);
+		if (rt.program) {
+			/* where the OUTDIR is now (binary-provenance.json's "binary" is where it was built) */
+			fprintf(out, "%s=%s\n", label, rt.program);
+		} else {
+			/* an archive-only variant: no line a driver would run, a comment that names the archive */
+			fprintf(out, "# %s: no program artifact", label);
+			if (rt.archive)
+				fprintf(out, "; its allocator archive: ALLOCBUILD_ARCHIVE=%s", rt.archive);
+			fputc('\n', out);
+		}
 		ab_manifest_runtime_release(&rt);
 	}
 	cJSON_Delete(doc);

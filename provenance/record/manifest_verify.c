@@ -314,6 +314,35 @@ present_runs(struct ab_strv *present, struct verifier *v)
 }
 
 /*
+ * What a run hashed inside OUTDIR (its program, the files its arguments
+ * named): each still holding the digest it ran with, or the record says
+ * what changed since. Not needed in SHA256SUMS: a file of a build tree
+ * that is no artifact is the run's to name.
+ */
+static int
+check_run_inputs(struct verifier *v, const char *rel, const cJSON *stmt)
+{
+	struct ab_strv paths = {0}, hexes = {0};
+	int e = 0;
+
+	ab_runrec_inputs_inside(&paths, &hexes, stmt);
+	for (size_t i = 0; i < paths.n && e == 0; i++) {
+		struct sum *seen;
+
+		if (!ab_path_is_safe_relative(paths.v[i])) {
+			problem(v, rel, "malformed program or file");
+			continue;
+		}
+		if ((e = hash_seen(&seen, v, paths.v[i])) == 0 && strcmp(seen->hex, hexes.v[i]))
+			problem(v, rel, "ran with '%s' of sha256 %s, which is now %s", paths.v[i], hexes.v[i],
+			    seen->hex[0] ? seen->hex : seen->why);
+	}
+	ab_strv_free(&paths);
+	ab_strv_free(&hexes);
+	return e;
+}
+
+/*
  * The run records SHA256SUMS lists: each a run Statement whose subject
  * and byproducts hold what it says, and a run of one of this OUTDIR's
  * builds (ab_runrec_builds: not a record copied from another OUTDIR whose
@@ -368,6 +397,8 @@ check_runs(struct verifier *v, struct ab_strv *names)
 				problem(v, rel, "ran '%s' with sha256 %s, which is now %s", n.v[j], h.v[j],
 				    seen->hex[0] ? seen->hex : seen->why);
 		}
+		if (e == 0)
+			e = check_run_inputs(v, rel, stmt);
 		ab_strv_free(&n);
 		ab_strv_free(&h);
 		cJSON_Delete(stmt);

@@ -487,7 +487,12 @@ ab_challenge_md(struct ab_buf *b, const struct ab_challenge *c)
 		ab_buf_puts(b, i ? "; " : "");
 		md_cell(b, c->recs[i].host);
 		ab_buf_puts(b, " (");
-		md_cell(b, c->recs[i].file);
+		{
+			/* the record by its file's name: the path given is a place of the author's machine */
+			const char *base = strrchr(c->recs[i].file, '/');
+
+			md_cell(b, base ? base + 1 : c->recs[i].file);
+		}
 		if (c->recs[i].signer)
 			ab_buf_printf(b, ", key `%.*s`", SHORT, c->recs[i].signer);
 		ab_buf_puts(b, ")");

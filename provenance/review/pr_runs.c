@@ -94,7 +94,34 @@ put_run_warnings(struct ab_buf *b, const struct run_group *g, const struct ab_st
 	ab_buf_free(&w);
 }
 
-/* one row of the table: label, repetitions, statuses, JUnit totals (the figures: the comparison) */
+/*
+ * what a run ran, as a cell: the program of --program (the record's
+ * subject), else the one its command resolved to, by name and digest,
+ * marked when it is no artifact of the build (kept in the bundle, or
+ * not); NULL for a record of an earlier allocbuild; caller frees
+ */
+static char *
+run_program(const cJSON *r)
+{
+	const cJSON *p = ab_pr_jget(r, "subject_program");
+	const char *name, *hex;
+	struct ab_buf b = {0};
+
+	if (!cJSON_IsObject(p))
+		p = ab_pr_jget(r, "program");
+	name = ab_pr_jstr(p, "name");
+	hex = ab_pr_jstr(p, "sha256");
+	if (!name || !hex)
+		return NULL;
+	ab_pr_put_code(&b, name);
+	ab_buf_puts(&b, " ");
+	ab_pr_put_short_hash(&b, hex);
+	if (!cJSON_IsTrue(ab_pr_jget(p, "artifact")))
+		ab_buf_puts(&b, ab_pr_jstr(p, "kept") ? " (kept in the bundle)" : " ⚠ not an artifact of this build");
+	return ab_buf_detach(&b);
+}
+
+/* one row of the table: label, repetitions, statuses, program, JUnit totals (the figures: the comparison) */
 static void
 put_run_row(struct ab_buf *b, const struct run_group *g, const char *label)
 {
@@ -103,6 +130,7 @@ put_run_row(struct ab_buf *b, const struct run_group *g, const char *label)
 	double jt[4] = {0};
 	int junit = 0, junit_missing = 0;
 	struct ab_buf st = {0};
+	struct ab_strv programs = {0};
 
 	cJSON_ArrayForEach(r, g->records) {
 		const cJSON *sum = ab_pr_jget(r, "junit.summary");
@@ -113,6 +141,10 @@ put_run_row(struct ab_buf *b, const struct run_group *g, const char *label)
 		n++;
 		s = run_status(r);
 		ab_buf_printf(&st, "%s%s", st.len ? ", " : "", s);
+		free(s);
+		s = run_program(r);
+		if (s && !ab_strv_has(&programs, s))
+			ab_strv_push(&programs, s);
 		free(s);
 		if (sum) {
 			junit = 1;
@@ -129,6 +161,9 @@ put_run_row(struct ab_buf *b, const struct run_group *g, const char *label)
 	ab_buf_printf(b, " | %zu | ", n);
 	ab_pr_put_text(b, st.s ? st.s : "");
 	ab_buf_puts(b, " | ");
+	for (size_t i = 0; i < programs.n; i++)
+		ab_buf_printf(b, "%s%s", i ? "<br>" : "", programs.v[i]);
+	ab_buf_puts(b, programs.n ? " | " : "– | ");
 	if (junit)
 		ab_buf_printf(b, "%.0f tests, %.0f failures, %.0f errors, %.0f skipped", jt[0], jt[1], jt[2], jt[3]);
 	else
@@ -137,6 +172,7 @@ put_run_row(struct ab_buf *b, const struct run_group *g, const char *label)
 		ab_buf_printf(b, "%s%d report%s missing", junit ? "; " : "", junit_missing, junit_missing == 1 ? "" : "s");
 	ab_buf_puts(b, " |\n");
 	ab_buf_free(&st);
+	ab_strv_free(&programs);
 }
 
 /* the last lines of a run's log, at most this many bytes in pr.md (the whole log is in the bundle) */
@@ -365,7 +401,7 @@ ab_pr_section_runs(struct ab_pr_runs *out, struct ab_buf *details, const struct 
 			free(dir);
 		}
 		put_run_warnings(&a, &g[k], &labels);
-		ab_buf_puts(&a, "| label | runs | exit statuses | JUnit |\n|---|---|---|---|\n");
+		ab_buf_puts(&a, "| label | runs | exit statuses | program (sha256) | JUnit |\n|---|---|---|---|---|\n");
 		for (size_t i = 0; i < labels.n; i++)
 			put_run_row(&a, &g[k], labels.v[i]);
 		ab_buf_puts(&a, "\n");

@@ -24,6 +24,7 @@
 #include "../attest/keys.h"
 #include "../runs/runrec.h"
 #include "../attest/statement.h"
+#include "vsa.h"
 
 /*
  * Where the Statements of an OUTDIR live: a directory relative to it and a
@@ -362,6 +363,13 @@ done:
 struct files {
 	const char *root;
 	const struct ab_bundle_members *bundle;
+	/*
+	 * names may climb out of root before they go down ("../../work/bo/x"):
+	 * a VSA's subjects, in an envelopes file checked on its own, named
+	 * from its directory wherever it was written (provenance/review/vsa.h);
+	 * never an OUTDIR's or a bundle's
+	 */
+	int climb;
 	struct ab_strv names; /* hashed so far, and ... */
 	struct ab_strv hexes; /* ... their digests ("" for a missing file) */
 };
@@ -382,6 +390,7 @@ struct check {
 	/* the failure being repeated, line after line (a wrong key fails every line alike): said once */
 	struct ab_buf pending;
 	size_t pending_first, pending_last;
+	int alone;                     /* an envelopes file checked on its own: a VSA's names may climb */
 };
 
 /* the failure held back, said once for the lines it held for */
@@ -421,6 +430,19 @@ fail(struct check *c, size_t line, const char *fmt, ...)
 	}
 	ab_buf_free(&m);
 	c->failed++;
+}
+
+/* a name verify looks up: a safe relative path, or with f->climb one that climbs first ("../x") */
+static int
+name_ok(const struct files *f, const char *name)
+{
+	if (ab_path_is_safe_relative(name))
+		return 1;
+	if (!f->climb || strncmp(name, "../", 3))
+		return 0;
+	while (!strncmp(name, "../", 3))
+		name += 3;
+	return ab_path_is_safe_relative(name);
 }
 
 /*
@@ -483,7 +505,7 @@ prehash(struct files *f, const cJSON *const *lists, size_t nlists)
 			struct stat st;
 			int seen = 0;
 
-			if (!name || !ab_path_is_safe_relative(name))
+			if (!name || !name_ok(f, name))
 				continue;
 			for (size_t k = 0; !seen && k < f->names.n; k++)
 				seen = !strcmp(f->names.v[k], name);
@@ -658,7 +680,7 @@ check_names(struct check *c, size_t n, const cJSON *list, const char *what, size
 		char *pn;
 		int rc;
 
-		if (!name || !ab_path_is_safe_relative(name)) {
+		if (!name || !name_ok(c->files, name)) {
 			pn = ab_dsse_printable(name);
 			fail(c, n, "a %s has no safe relative name ('%s')", what, pn);
 			free(pn);
@@ -726,6 +748,8 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 		goto done;
 	}
 	statement_lists(doc, lists);
+	c->files->climb = c->alone && !c->stmts && ab_json_str(doc, "predicateType") &&
+	    !strcmp(ab_json_str(doc, "predicateType"), AB_VSA_PREDICATE);
 	if ((rc = prehash(c->files, lists, 2)) < 0)
 		goto done;
 	check_names(c, n, lists[0], "subject", &nsub, &unchecked);
@@ -1047,7 +1071,7 @@ ab_sign_verify_file(FILE *out, const char *path, const struct ab_sign_verify_opt
 	const char *last = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
 	struct files f = {0};
 	struct stmts s = {0};
-	struct check c = {.out = out, .label = path, .o = o, .files = &f};
+	struct check c = {.out = out, .label = path, .o = o, .files = &f, .alone = 1};
 	struct ab_buf text = {0};
 	int rc = AB_EFAIL;
 

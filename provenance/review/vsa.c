@@ -34,26 +34,56 @@ ab_vsa_default_path(const struct ab_vsa *v)
 
 /*
  * The target as seen from the VSA's directory, for its subjects' names:
- * its path below that directory, else its last component (verify --key
- * finds the files when the VSA sits beside the target). Caller frees.
+ * its path below that directory ("bo", beside it), else its path from
+ * there climbing first ("../../work/bo"), so that verify --key finds the
+ * files wherever the VSA was written. Both resolved (realpath): the
+ * directory the VSA is written into exists. Caller frees.
  */
 static char *
 target_from(const char *vsa_path, const char *target)
 {
-	char *dir = ab_path_dirname(vsa_path), *rdir = realpath(dir, NULL), *rt = realpath(target, NULL), *r;
-	size_t n = rdir ? strlen(rdir) : 0;
+	char *dir = ab_path_dirname(vsa_path), *rdir = realpath(dir, NULL), *rt = realpath(target, NULL);
+	struct ab_buf b = {0};
+	size_t common = 0;
 
-	if (rdir && rt && !strncmp(rt, rdir, n) && rt[n] == '/') {
-		r = ab_strdup(rt + n + 1);
-	} else {
-		const char *base = strrchr(rt ? rt : target, '/');
+	if (!rdir || !rt) {
+		const char *base = strrchr(target, '/');
 
-		r = ab_strdup(base ? base + 1 : target);
+		free(dir);
+		free(rdir);
+		free(rt);
+		return ab_strdup(base && base[1] ? base + 1 : target);
+	}
+	/* the longest leading run of whole components the two share ("/" at least) */
+	for (size_t i = 1; rdir[i - 1] && rdir[i - 1] == rt[i - 1]; i++)
+		if ((rdir[i] == '/' || !rdir[i]) && (rt[i] == '/' || !rt[i]))
+			common = i;
+	for (const char *q = rdir + common; *q; q++)
+		if (*q == '/' && q[1])
+			ab_buf_puts(&b, b.len ? "/.." : "..");
+	if (rt[common]) {
+		if (b.len)
+			ab_buf_putc(&b, '/');
+		ab_buf_puts(&b, rt + common + (rt[common] == '/'));
 	}
 	free(dir);
 	free(rdir);
 	free(rt);
-	return r;
+	return b.s ? ab_buf_detach(&b) : ab_strdup(".");
+}
+
+/* the last component of a path as given ("bo" of "/x/bo/"), the name a file inside a bundle goes by; caller frees */
+static char *
+last_component(const char *path)
+{
+	size_t n = strlen(path);
+	const char *s;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	for (s = path + n; s > path && s[-1] != '/'; s--)
+		;
+	return ab_strndup(s, (size_t)(path + n - s));
 }
 
 /* rel of the target read into b: 0, 1 absent, AB_EFAIL (reported) */
@@ -140,7 +170,15 @@ add_inputs(cJSON *arr, const struct ab_vsa *v, const struct ab_challenge *rebuil
 		if (!r->signer)
 			continue;
 		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "uri", r->file);
+		if (v->inside) {
+			/* inside the bundle: no path of the author's machine, the record's file name */
+			char *name = last_component(r->file);
+
+			cJSON_AddStringToObject(o, "uri", name);
+			free(name);
+		} else {
+			cJSON_AddStringToObject(o, "uri", r->file);
+		}
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "digest"), "sha256", r->sha256);
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "annotations"), "signerKeyid", r->signer);
 		cJSON_AddItemToArray(arr, o);
@@ -159,9 +197,22 @@ predicate(const struct ab_vsa *v)
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(ver, "version"), "allocbuild", AB_VERSION);
 	ab_utc_time(now, sizeof(now), time(NULL));
 	cJSON_AddStringToObject(p, "timeVerified", now);
-	cJSON_AddStringToObject(p, "resourceUri", v->target);
-	pol = cJSON_AddObjectToObject(p, "policy");
-	cJSON_AddStringToObject(pol, "uri", v->policy->path);
+	if (v->inside) {
+		/* inside the bundle: the OUTDIR by its name, the policy as the bundle holds it (no path of this machine) */
+		char *target = last_component(v->target), *policy = last_component(v->policy->path);
+		char *uri = ab_sprintf("%s/%s", AB_PR_POLICY, policy);
+
+		cJSON_AddStringToObject(p, "resourceUri", target);
+		pol = cJSON_AddObjectToObject(p, "policy");
+		cJSON_AddStringToObject(pol, "uri", uri);
+		free(target);
+		free(policy);
+		free(uri);
+	} else {
+		cJSON_AddStringToObject(p, "resourceUri", v->target);
+		pol = cJSON_AddObjectToObject(p, "policy");
+		cJSON_AddStringToObject(pol, "uri", v->policy->path);
+	}
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(pol, "digest"), "sha256", v->policy->sha256);
 	cJSON_AddArrayToObject(p, "inputAttestations");
 	cJSON_AddStringToObject(p, "verificationResult", v->passed ? "PASSED" : "FAILED");

@@ -18,7 +18,13 @@
  * Its subjects' names are relative to the directory of the envelopes
  * file (by default beside the target: OUTDIR.vsa.intoto.jsonl,
  * BUNDLE.vsa.intoto.jsonl), so that verify --key finds the files; a VSA
- * written elsewhere names them below the target's last component.
+ * written elsewhere names them from there, climbing first
+ * ("../../work/bo/variants/..."), which verify --key accepts of a VSA's
+ * subjects in an envelopes file checked on its own
+ * (provenance/review/sign.h), and of nothing else. Inside pr's bundle
+ * (inside) it names no path of the author's machine: the OUTDIR by its
+ * last component, the policy as the bundle holds it, the rebuilders'
+ * records by their file names.
  */
 #ifndef AB_VSA_H
 #define AB_VSA_H

@@ -159,6 +159,107 @@ status_word(enum ab_run_status s)
 	return "exited";
 }
 
+/* ---- the places of the author's machine, kept out of the record ---- */
+
+/* does an occurrence of a path end at s (the path goes no further: not "/out" in "/out2")? */
+static int
+path_ends(char c)
+{
+	return !(c == '.' || c == '_' || c == '-' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
+	    (c >= 'a' && c <= 'z'));
+}
+
+/*
+ * s with every absolute path of the author's machine the record knows
+ * replaced: OUTDIR's (as given, made absolute, and as the kernel resolves
+ * it) by "OUTDIR", the current directory's by ".", $HOME by "~"; at each
+ * place the longest that matches; a place of "/" or shorter is none.
+ * Caller frees.
+ */
+static char *
+hide_places(const char *s, const struct ab_runrec *r)
+{
+	const struct {
+		const char *path, *as;
+	} places[] = {{r->outdir_abs, "OUTDIR"}, {r->outdir_real, "OUTDIR"}, {r->cwd, "."}, {r->home, "~"}};
+	struct ab_buf b = {0};
+
+	while (*s) {
+		size_t best = 0, len = 0;
+
+		for (size_t i = 0; i < AB_NELEM(places); i++) {
+			const char *p = places[i].path;
+			size_t n = p ? strlen(p) : 0;
+
+			if (n > 1 && n > len && !strncmp(s, p, n) && path_ends(s[n])) {
+				best = i;
+				len = n;
+			}
+		}
+		if (len) {
+			ab_buf_puts(&b, places[best].as);
+			s += len;
+		} else {
+			ab_buf_putc(&b, *s++);
+		}
+	}
+	return b.s ? ab_buf_detach(&b) : ab_strdup("");
+}
+
+/*
+ * where the command ran, seen from OUTDIR: "OUTDIR", "OUTDIR/SUB" inside
+ * it, "OUTDIR/../.." above it; NULL elsewhere (that would name a
+ * directory of the author's machine); caller frees
+ */
+static char *
+cwd_from_outdir(const struct ab_runrec *r)
+{
+	const char *out = r->outdir_real, *cwd = r->cwd;
+	size_t n = out ? strlen(out) : 0, c = cwd ? strlen(cwd) : 0;
+	struct ab_buf b = {0};
+
+	if (!n || !c)
+		return NULL;
+	if (!strncmp(cwd, out, n) && (cwd[n] == '/' || !cwd[n]))
+		return ab_sprintf("OUTDIR%s", cwd + n);
+	/* above it: "/" or a prefix of OUTDIR ending where one of its components does */
+	if (!((c == 1 && cwd[0] == '/') || (c < n && !strncmp(out, cwd, c) && out[c] == '/')))
+		return NULL;
+	ab_buf_puts(&b, "OUTDIR");
+	for (const char *q = out + (c == 1 ? 0 : c); *q; q++)
+		if (*q == '/' && q[1])
+			ab_buf_puts(&b, "/..");
+	return ab_buf_detach(&b);
+}
+
+static cJSON *
+input_json(const struct ab_runrec_input *in)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (in->arg >= 0)
+		cJSON_AddNumberToObject(o, "arg", in->arg);
+	add_str_or_null(o, "path", in->path);
+	cJSON_AddStringToObject(o, "name", in->name);
+	cJSON_AddStringToObject(o, "sha256", in->sha256);
+	cJSON_AddBoolToObject(o, "artifact", in->artifact);
+	if (in->arg < 0)
+		add_str_or_null(o, "kept", in->kept);
+	return o;
+}
+
+/* the Statement's subject: the program of --program (its artifact path or its copy), else the label's artifact */
+static void
+subject_of(const struct ab_runrec *r, const char **name, const char **hex)
+{
+	*name = r->subject;
+	*hex = r->subject_sha256;
+	if (r->given) {
+		*name = r->given->artifact ? r->given->path : r->given->kept;
+		*hex = r->given->sha256;
+	}
+}
+
 static cJSON *
 predicate(const struct ab_runrec *r)
 {
@@ -188,23 +289,43 @@ predicate(const struct ab_runrec *r)
 	cJSON_AddStringToObject(o, "sha256", r->subject_sha256);
 	cJSON_AddStringToObject(o, "checked_by", r->subject_cached ? "digest cache" : "hash");
 	cJSON_AddStringToObject(o, "hashed_on", r->subject_hashed_on);
+	if (r->program.name)
+		cJSON_AddItemToObject(p, "program", input_json(&r->program));
+	else
+		cJSON_AddNullToObject(p, "program");
+	o = cJSON_AddArrayToObject(p, "files");
+	for (size_t i = 0; i < r->nfiles; i++)
+		cJSON_AddItemToArray(o, input_json(&r->files[i]));
+	if (r->given)
+		cJSON_AddItemToObject(p, "subject_program", input_json(r->given));
+	else
+		cJSON_AddNullToObject(p, "subject_program");
 	{
-		/* as lib/redact shows a command: URL passwords, tokens, --token X masked */
+		/* as lib/redact shows a command: URL passwords, tokens, --token X masked; no place of this machine */
 		struct ab_strv shown = {0};
+		char *cwd = cwd_from_outdir(r);
 
 		ab_redact_argv(&shown, r->argv);
+		for (size_t i = 0; i < shown.n; i++) {
+			char *h = hide_places(shown.v[i], r);
+
+			free(shown.v[i]);
+			shown.v[i] = h;
+		}
 		cJSON_AddItemToObject(p, "argv", ab_json_strv(shown.v, shown.n));
 		ab_strv_free(&shown);
+		add_str_or_null(p, "cwd", cwd);
+		free(cwd);
 	}
-	cJSON_AddStringToObject(p, "cwd", r->cwd);
 	o = cJSON_AddObjectToObject(p, "env_overrides");
 	for (size_t i = 0; i < r->overrides.n; i++) {
 		char *kv = ab_redact_env(r->overrides.v[i]);
 		const char *eq = strchr(kv, '=');
-		char *k = ab_strndup(kv, (size_t)(eq - kv));
+		char *k = ab_strndup(kv, (size_t)(eq - kv)), *v = hide_places(eq + 1, r);
 
-		cJSON_AddStringToObject(o, k, eq + 1);
+		cJSON_AddStringToObject(o, k, v);
 		free(k);
+		free(v);
 		free(kv);
 	}
 	cJSON_AddItemToObject(p, "env_removed", ab_json_strv(r->removed.v, r->removed.n));
@@ -235,8 +356,11 @@ predicate(const struct ab_runrec *r)
 	cJSON_AddItemToObject(p, "overhead", overhead_json(r));
 	cJSON_AddItemToObject(p, "log", file_json(&r->log));
 	if (r->junit_path) {
+		char *report = hide_places(r->junit_path, r);
+
 		o = cJSON_AddObjectToObject(p, "junit");
-		cJSON_AddStringToObject(o, "report", r->junit_path);
+		cJSON_AddStringToObject(o, "report", report);
+		free(report);
 		if (r->junit.path) {
 			cJSON_AddStringToObject(o, "path", r->junit.path);
 			cJSON_AddStringToObject(o, "sha256", r->junit.sha256);
@@ -273,8 +397,10 @@ cJSON *
 ab_runrec_statement(const struct ab_runrec *r)
 {
 	cJSON *subj, *s = ab_statement_new(AB_RUN_PREDICATE, &subj);
+	const char *name, *hex;
 
-	ab_statement_descriptor(subj, r->subject, r->subject_sha256);
+	subject_of(r, &name, &hex);
+	ab_statement_descriptor(subj, name, hex);
 	cJSON_AddItemToObject(s, "predicate", predicate(r));
 	return s;
 }
@@ -294,6 +420,8 @@ ab_runrec_release(struct ab_runrec *r)
 	free(r->sampling_owned);
 	free(r->argv_owned);
 	free(r->order_owned);
+	free(r->files_owned);
+	free(r->given_owned);
 	cJSON_Delete(r->doc);
 	memset(r, 0, sizeof(*r));
 }
@@ -357,6 +485,44 @@ parse_file(struct ab_runrec_file *f, const cJSON *o)
 	f->path = str_of(o, "path") ? ab_strdup(str_of(o, "path")) : NULL;
 	snprintf(f->sha256, sizeof(f->sha256), "%s", hex ? hex : "");
 	f->size = (uint64_t)whole_or(o, "size", 0, 0, 0x1p63);
+}
+
+/* a file the record names (struct ab_runrec_input); 0, or -1 when it lacks its name or digest */
+static int
+parse_input(struct ab_runrec_input *in, const cJSON *o, int arg)
+{
+	const char *hex = str_of(o, "sha256");
+
+	memset(in, 0, sizeof(*in));
+	if (!str_of(o, "name") || !hex || !ab_is_hex(hex, AB_HEX_LEN))
+		return -1;
+	in->arg = arg < 0 ? -1 : (int)whole_or(o, "arg", 0, 0, INT_MAX);
+	in->path = str_of(o, "path");
+	in->name = str_of(o, "name");
+	memcpy(in->sha256, hex, AB_HEX_LEN + 1);
+	in->artifact = cJSON_IsTrue(ab_json_get(o, "artifact"));
+	in->kept = arg < 0 ? str_of(o, "kept") : NULL;
+	return 0;
+}
+
+/* the program, the files and --program's program a record names (none in an earlier allocbuild's) */
+static void
+parse_inputs(struct ab_runrec *r, const cJSON *p)
+{
+	const cJSON *files = ab_json_get(p, "files"), *it;
+	struct ab_runrec_input given;
+
+	if (parse_input(&r->program, ab_json_get(p, "program"), 0) < 0)
+		memset(&r->program, 0, sizeof(r->program));
+	r->files = r->files_owned = ab_calloc((size_t)cJSON_GetArraySize(files) + 1, sizeof(*r->files_owned));
+	cJSON_ArrayForEach(it, files)
+		if (parse_input(&r->files_owned[r->nfiles], it, 1) == 0)
+			r->nfiles++;
+	if (parse_input(&given, ab_json_get(p, "subject_program"), -1) == 0) {
+		r->given_owned = ab_calloc(1, sizeof(*r->given_owned));
+		*r->given_owned = given;
+		r->given = r->given_owned;
+	}
 }
 
 static void
@@ -533,6 +699,7 @@ ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 	memcpy(r->subject_sha256, hex, AB_HEX_LEN + 1);
 	r->argv = r->argv_owned = strings_of(ab_json_get(p, "argv"), NULL);
 	r->cwd = str_of(p, "cwd");
+	parse_inputs(r, p);
 	cJSON_ArrayForEach(it, ab_json_get(p, "env_overrides"))
 		if (cJSON_IsString(it))
 			ab_strv_pushf(&r->overrides, "%s=%s", it->string, it->valuestring);
@@ -738,6 +905,23 @@ ab_runrec_named(struct ab_strv *names, struct ab_strv *hexes, const cJSON *stmt)
 				ab_strv_push(names, name);
 				ab_strv_push(hexes, hex);
 			}
+		}
+}
+
+void
+ab_runrec_inputs_inside(struct ab_strv *paths, struct ab_strv *hexes, const cJSON *stmt)
+{
+	const cJSON *p = ab_json_get(stmt, "predicate"), *it;
+	struct ab_runrec_input in;
+
+	if (parse_input(&in, ab_json_get(p, "program"), 0) == 0 && in.path) {
+		ab_strv_push(paths, in.path);
+		ab_strv_push(hexes, in.sha256);
+	}
+	cJSON_ArrayForEach(it, ab_json_get(p, "files"))
+		if (parse_input(&in, it, 1) == 0 && in.path) {
+			ab_strv_push(paths, in.path);
+			ab_strv_push(hexes, in.sha256);
 		}
 }
 

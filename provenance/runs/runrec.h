@@ -1,8 +1,10 @@
 /*
  * runrec: the record of one run of `allocbuild run` (docs/runs.md), which
- * is also an in-toto Statement: subject the variant's program (or its
- * allocator archive), predicateType AB_RUN_PREDICATE, the predicate the
- * record itself, with the run's log and JUnit report as its byproducts.
+ * is also an in-toto Statement: subject the program of `run --program`,
+ * else the variant's program (or its allocator archive), predicateType
+ * AB_RUN_PREDICATE, the predicate the record itself, with the run's log
+ * and JUnit report as its byproducts. It names no path of the author's
+ * machine (struct ab_runrec: cwd, outdir_abs).
  *
  * A run's files live in OUTDIR/runs/NAME/, numbered across the runs of
  * that name: NNNN-LABEL.intoto.json (the record), NNNN-LABEL.log,
@@ -65,6 +67,23 @@ struct ab_runrec_sampling {
 	unsigned ticks, late_ticks;
 };
 
+/*
+ * A file the command ran or named, hashed before the first run: the
+ * program its COMMAND resolved to (as exec finds it in PATH), an argument
+ * naming an existing regular file, or the program of `run --program`. A
+ * record names no path of the author's machine: such a file is known by
+ * its path relative to OUTDIR when it is inside it, else by its base name
+ * and digest alone.
+ */
+struct ab_runrec_input {
+	int arg;                     /* its index in argv (0: the program); -1 for --program */
+	const char *path;            /* relative to OUTDIR, or NULL: outside it */
+	const char *name;            /* its base name; NULL: nothing recorded (a record of an earlier allocbuild) */
+	char sha256[AB_HEX_LEN + 1];
+	int artifact;                /* path is an artifact of the OUTDIR's build, with this digest */
+	const char *kept;            /* --program: its copy under runs/NAME/programs/ (NULL: an artifact, not copied) */
+};
+
 struct ab_runrec {
 	const char *name;            /* --name */
 	int number;                  /* NNNN */
@@ -79,8 +98,29 @@ struct ab_runrec {
 	char subject_sha256[AB_HEX_LEN + 1];
 	int subject_cached;          /* the digest cache vouched for the digest (lib/digestcache.h) */
 	char subject_hashed_on[32];  /* when the artifact's bytes were last read and hashed, UTC */
-	char *const *argv;           /* as executed */
+	char *const *argv;           /* as executed (the record keeps it with the places below hidden) */
+	/*
+	 * Writing: the absolute current directory; a record keeps where it
+	 * is from OUTDIR ("OUTDIR", "OUTDIR/sub", "OUTDIR/../.."), or null
+	 * when it is none of those. Parsed: that form, or NULL.
+	 */
 	const char *cwd;
+	/*
+	 * Writing: where the author's machine keeps things, never written: in
+	 * argv, the variables set and the JUnit report's name, the absolute
+	 * path of OUTDIR becomes "OUTDIR", that of the current directory "."
+	 * and $HOME "~" (the longest that matches first)
+	 */
+	const char *outdir_abs, *outdir_real, *home;
+	struct ab_runrec_input program; /* the executable COMMAND resolved to */
+	struct ab_runrec_input *files;  /* the arguments naming an existing regular file, in argv order */
+	size_t nfiles;
+	/*
+	 * --program PATH: the program the run names as its subject (the
+	 * Statement's subject is its artifact path or its copy, kept), or NULL:
+	 * the subject is the label's artifact
+	 */
+	const struct ab_runrec_input *given;
 	struct ab_strv overrides;    /* "NAME=value" set by allocbuild */
 	struct ab_strv removed;      /* names removed from the inherited environment */
 	char started_on[32], finished_on[32];
@@ -110,6 +150,7 @@ struct ab_runrec {
 	cJSON *doc;
 	char **argv_owned, **order_owned;
 	struct ab_runrec_sampling *sampling_owned;
+	struct ab_runrec_input *files_owned, *given_owned;
 };
 
 /* the record as its Statement; caller frees */
@@ -153,6 +194,13 @@ cJSON *ab_runrec_junit_summary(const char *text, size_t len);
 
 /* what a run Statement names: its subjects and byproducts, name and sha256, appended */
 void ab_runrec_named(struct ab_strv *names, struct ab_strv *hexes, const cJSON *stmt);
+/*
+ * what a run hashed inside OUTDIR (its program and the files its
+ * arguments named, struct ab_runrec_input with a path): path relative to
+ * OUTDIR and sha256, appended; a path that is no safe relative one is
+ * appended as it is, for the caller to refuse
+ */
+void ab_runrec_inputs_inside(struct ab_strv *paths, struct ab_strv *hexes, const cJSON *stmt);
 /*
  * The builds of an OUTDIR a run record there may name (its
  * predicate.build.invocation_id), from the OUTDIR's build Statement: its
