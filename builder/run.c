@@ -53,6 +53,7 @@ struct job {
 	int failed, junit_missing;
 	int pin;                   /* --cpus: the command runs on cpus, allocbuild's main thread meanwhile too */
 	cpu_set_t cpus, own_cpus;  /* the command's, and allocbuild's own */
+	cJSON *json_runs;          /* --json: a member per run */
 };
 
 /* s with {bin} and {label} replaced; caller frees */
@@ -496,15 +497,51 @@ record_write(const struct ab_runrec *r, const struct job *j, const char *base, s
 	return e;
 }
 
-/* the run's line: on stderr for the user, on stdout for scripts */
+/* a figure of the sampling, or null */
 static void
-record_report(const struct ab_runrec *r, const struct job *j, const char *base, int rep)
+add_kib(cJSON *o, const char *name, double kib)
+{
+	if (isnan(kib))
+		cJSON_AddNullToObject(o, name);
+	else
+		cJSON_AddNumberToObject(o, name, kib);
+}
+
+/*
+ * the run's line: on stderr for the user, on stdout for scripts (none with
+ * -q); with --json a member of the document instead:
+ * {"record", "label", "repetition", "result", "exit_code", "wall_s",
+ *  "steady_rss_kib", "peak_rss_kib", "cooldown_rss_kib"}
+ */
+static void
+record_report(const struct ab_runrec *r, struct job *j, const char *base, int rep)
 {
 	char what[64];
 
 	describe(what, sizeof(what), r);
-	fprintf(stderr, "[%d/%d] %s (repetition %d/%d): %s, %.2fs\n", j->done, j->total, r->label, rep + 1,
-	    j->o->repeat, what, r->wall_s);
+	if (j->json_runs) {
+		cJSON *o = cJSON_CreateObject();
+		char *rec = ab_sprintf("%s/%s.intoto.json", j->reldir, base);
+
+		cJSON_AddStringToObject(o, "record", rec);
+		cJSON_AddStringToObject(o, "label", r->label);
+		cJSON_AddNumberToObject(o, "repetition", rep + 1);
+		cJSON_AddStringToObject(o, "result", what);
+		cJSON_AddNumberToObject(o, "exit_code", r->exit_code);
+		cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
+		add_kib(o, "steady_rss_kib", r->sampling ? r->sampling->figures.steady_rss_kb : NAN);
+		add_kib(o, "peak_rss_kib", r->sampling ? r->sampling->figures.peak_rss_kb : NAN);
+		add_kib(o, "cooldown_rss_kib", r->sampling ? r->sampling->figures.cooldown_rss_kb : NAN);
+		cJSON_AddItemToArray(j->json_runs, o);
+		free(rec);
+	}
+	if (!ab_quiet) {
+		fflush(stdout);
+		fprintf(stderr, "[%d/%d] %s (repetition %d/%d): %s, %.2fs\n", j->done, j->total, r->label, rep + 1,
+		    j->o->repeat, what, r->wall_s);
+	}
+	if (j->json_runs || ab_quiet)
+		return;
 	printf("%s/%s.intoto.json: %s %d/%d %s, %.3f s", j->reldir, base, r->label, rep + 1, j->o->repeat, what,
 	    r->wall_s);
 	if (r->sampling && !isnan(r->sampling->figures.steady_rss_kb))
@@ -543,8 +580,12 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 		goto done;
 	if (o->junit)
 		stamp_of(&junit_before, o->junit);
-	fprintf(stderr, "[%d/%d] %s (repetition %d/%d): %s\n", ++j->done, j->total, l->label, rep + 1, o->repeat,
-	    r.log.path);
+	++j->done;
+	if (!ab_quiet) {
+		fflush(stdout);
+		fprintf(stderr, "[%d/%d] %s (repetition %d/%d): %s\n", j->done, j->total, l->label, rep + 1, o->repeat,
+		    r.log.path);
+	}
 	/* before the sampler starts: its thread's CPU time, all of it, is part of allocbuild's */
 	getrusage(RUSAGE_SELF, &ru0);
 	if (o->sample_ms && start_sampler(&sampler, j, log.tmp) < 0)
@@ -558,7 +599,7 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	ab_utc_now_ms(r.started_on, sizeof(r.started_on));
 	{
 		struct ab_proc p = {.argv = r.argv, .cwd = NULL, .envp = ab_env_envp(&env), .log_path = log.tmp,
-		    .tee = 1, .timeout = o->timeout,
+		    .tee = !o->json, .timeout = o->timeout,
 		    /*
 		     * every process the command starts ends with it; but for a cooldown
 		     * after the command's exit (no --mark) its leftovers must outlive it:
@@ -727,7 +768,7 @@ warn_signed(const struct job *j, const char *outdir)
 int
 ab_run(const struct ab_run_opts *o)
 {
-	struct job j = {.o = o};
+	struct job j = {.o = o, .json_runs = o->json ? cJSON_CreateArray() : NULL};
 	struct ab_manifest_recorded rec = {0};
 	char *name = NULL, **order = NULL, *cache_dir = ab_cache_default_dir(o->cache_dir);
 	int lockfd = -1, e = AB_EFAIL, have_rec = 0;
@@ -816,12 +857,24 @@ ab_run(const struct ab_run_opts *o)
 		}
 	}
 	warn_signed(&j, o->outdir);
+	if (j.json_runs) {
+		cJSON *doc = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(doc, "outdir", o->outdir);
+		cJSON_AddStringToObject(doc, "name", j.name);
+		cJSON_AddItemToObject(doc, "runs", j.json_runs);
+		j.json_runs = NULL;
+		cJSON_AddBoolToObject(doc, "failed", j.failed || ab_proc_caught());
+		ab_json_print(stdout, doc);
+		cJSON_Delete(doc);
+	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		ab_error_errno("cannot write to stdout");
 		goto done;
 	}
 	e = j.junit_missing ? AB_EFAIL : j.failed || ab_proc_caught() ? AB_ECHECK : 0;
 done:
+	cJSON_Delete(j.json_runs);
 	if (have_rec)
 		ab_manifest_recorded_release(&rec);
 	job_release(&j, o->nlabels);

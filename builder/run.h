@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 struct ab_run_opts {
+	int json;           /* one document on stdout at the end, the command's output in its log only */
 	const char *outdir;
 	char *const *labels;
 	size_t nlabels;

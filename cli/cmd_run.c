@@ -20,14 +20,14 @@
 #include "../lib/util.h"
 #include "../provenance/runs/metrics.h"
 
-enum { OPT_OLD_SET = 0x1200 };
+enum { OPT_OLD_SET = 0x1200, OPT_JSON };
 
 static const char usage[] =
     "allocbuild run OUTDIR LABEL... [--name NAME] [--repeat N] [--rotate] [--junit PATH]\n"
     "               [--timeout S] [--env NAME=VALUE]... [--cache DIR] [--rehash]\n"
     "               [--sample-ms MS] [--sample-comm NAME] [--sample-pss]\n"
     "               [--mark-start REGEX] [--mark REGEX] [--cooldown S]\n"
-    "               [--cpus LIST] [--cell CELL] [--program PATH] -- COMMAND [ARG...]\n"
+    "               [--cpus LIST] [--cell CELL] [--program PATH] [--json] -- COMMAND [ARG...]\n"
     "allocbuild run --env-only\n"
     "\n"
     "Run COMMAND (never through a shell) once per LABEL, N times each (--repeat,\n"
@@ -39,7 +39,11 @@ static const char usage[] =
     "and --env NAME=VALUE on top (--set, its old name, still works). In ARGs\n"
     "and --env values, {bin} stands for the program and {label} for the label.\n"
     "The output goes to the terminal\n"
-    "and to OUTDIR/runs/NAME/NNNN-LABEL.log; each run's record,\n"
+    "and to OUTDIR/runs/NAME/NNNN-LABEL.log (with --json to the log only: stdout\n"
+    "then holds one document, {\"outdir\", \"name\", \"runs\": [{\"record\",\n"
+    "\"label\", \"repetition\", \"result\", \"exit_code\", \"wall_s\",\n"
+    "\"steady_rss_kib\", \"peak_rss_kib\", \"cooldown_rss_kib\"}], \"failed\"}, and -q\n"
+    "keeps the per-run lines back); each run's record,\n"
     "NNNN-LABEL.intoto.json (an in-toto Statement), holds argv, cwd, the variables\n"
     "set and removed, the artifact's digest, times, exit status, CPU and peak RSS\n"
     "of the child tree, the run environment and, with --junit, the summary of the\n"
@@ -95,6 +99,7 @@ static const struct option longopts[] = {
 	{"cpus", required_argument, NULL, 'u'},
 	{"cell", required_argument, NULL, 'L'},
 	{"program", required_argument, NULL, 'p'},
+	{"json", no_argument, NULL, OPT_JSON},
 	{NULL, 0, NULL, 0},
 };
 
@@ -177,6 +182,9 @@ run_option(int c, struct ab_run_opts *o, struct ab_strv *sets, int *env_only, in
 			return ab_cmd_usage_error("run", "--cell wants 1 to 64 printable characters without spaces, "
 			    "not '%s'", optarg);
 		o->cell = optarg;
+		break;
+	case OPT_JSON:
+		o->json = 1;
 		break;
 	case 'p':
 		if (!*optarg)

@@ -30,9 +30,16 @@ openssl genpkey -algorithm ed25519 -out other.pem 2>/dev/null
 openssl pkey -in other.pem -pubout -out other.pub
 
 # runs: three records, so four statements to sign
-for i in 1 2 3; do
-	expect_exit 0 "$AB" run o a --name q -- true
+for i in 1 2; do
+	expect_exit 0 "$AB" -q run o a --name q -- true
+	check "-q run $i says nothing on stdout" test ! -s out
+	check "-q run $i has no progress lines" not grep -q '^\[' err
 done
+expect_exit 0 "$AB" run --json o a --name q -- sh -c 'echo the-command-says-this'
+check "run --json is one document" one_json out
+check "run --json names the record" test "$(json out '[(r["record"], r["label"], r["exit_code"]) for r in d["runs"]]')" = \
+	"[('runs/q/0003-a.intoto.json', 'a', 0)]"
+check "run --json keeps the command's output in its log" grep -qx the-command-says-this o/runs/q/0003-a.log
 
 expect_exit 0 "$AB" sign --json --signing-key k.pem o
 check "sign --json is one document" one_json out
