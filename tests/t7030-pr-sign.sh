@@ -63,13 +63,13 @@ cmp $B pr2/provenance-ps.tar.gz || fail "two signed runs gave different bundles"
 # --- verify --key on the bundle: the byproducts inside it, the subjects it does not carry listed
 lib=$(sha256sum bo/variants/a/build/lib/libfake.a | cut -d' ' -f1)
 bin=$(sha256sum bo/variants/a/build/bin/fake | cut -d' ' -f1)
-expect_exit 0 "$AB" verify --key ed.pub.pem $B
+expect_exit 0 "$AB" verify -v --key ed.pub.pem $B
 expect_file out <<X
 $B: every member matches BUNDLE-SHA256SUMS
 $J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 0 subjects and 7 byproducts match; 2 subjects not in the bundle, not checked:
   variants/a/build/lib/libfake.a sha256 $lib
   variants/a/build/bin/fake sha256 $bin
-verified 1 signed statement in the bundle: 0 subjects and 7 byproducts match; 2 subjects not in the bundle, not checked
+verified 1 signed statement in the bundle, each signed by ed25519 $ed ('ed.pub.pem'): 0 subjects and 7 byproducts match; 2 subjects not in the bundle, not checked
 pass: bundle $B: every member matches BUNDLE-SHA256SUMS and SHA256SUMS; signatures checked with 1 key
 X
 expect_exit 0 "$AB" verify $B

@@ -58,7 +58,7 @@ expect_exit 2 "$AB" rebuild --require-all forged.tar.gz
 expect_grep "rebuild: --require-all needs --key" err
 
 # --- the genuine bundle with its signer's key rebuilds, identical
-expect_exit 0 "$AB" rebuild --key ed.pub.pem --mirror-dir mirror -o rb $B
+expect_exit 0 "$AB" rebuild -v --key ed.pub.pem --mirror-dir mirror -o rb $B
 expect_grep "$J:1: ok: provenance/provenance.intoto.json, signed by ed25519" out
 expect_grep "2/2 artifacts identical" out
 # --- a yes on the terminal runs what was shown; so does --trust-unsigned

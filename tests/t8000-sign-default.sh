@@ -36,14 +36,14 @@ grep -v -e ' provenance/provenance.intoto.json$' -e " $A\$" -e ' variants/specia
 	bo/SHA256SUMS | cut -c67- | LC_ALL=C sort | expect_file byproducts.txt
 
 # --- verify --key: the OUTDIR, the bundle, the envelopes file
-expect_exit 0 "$AB" verify --key ed.pub.pem bo
+expect_exit 0 "$AB" verify -v --key ed.pub.pem bo
 expect_file out <<X
 verified 25 files in bo
 $J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 4 subjects and 20 byproducts match
-verified 1 signed statement in the OUTDIR: 4 subjects and 20 byproducts match
+verified 1 signed statement in the OUTDIR, each signed by ed25519 $ed ('ed.pub.pem'): 4 subjects and 20 byproducts match
 pass: OUTDIR bo: every file matches SHA256SUMS and the statement; signatures checked with 1 key
 X
-expect_exit 0 "$AB" verify --key ec.pub.pem $B
+expect_exit 0 "$AB" verify -v --key ec.pub.pem $B
 expect_file out <<X
 $B: every member matches BUNDLE-SHA256SUMS
 $J:1: ok: provenance/provenance.intoto.json, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 0 subjects and 20 byproducts match; 4 subjects not in the bundle, not checked:
@@ -51,10 +51,10 @@ $J:1: ok: provenance/provenance.intoto.json, signed by ecdsa-sha2-nistp256 $ec (
   variants/special53/build/lib/libjemalloc_pic.a sha256 $special
   variants/frag-stock53/build/frag sha256 $(sha256sum bo/variants/frag-stock53/build/frag | cut -d' ' -f1)
   variants/frag-special53/build/frag sha256 $(sha256sum bo/variants/frag-special53/build/frag | cut -d' ' -f1)
-verified 1 signed statement in the bundle: 0 subjects and 20 byproducts match; 4 subjects not in the bundle, not checked
+verified 1 signed statement in the bundle, each signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'): 0 subjects and 20 byproducts match; 4 subjects not in the bundle, not checked
 pass: bundle $B: every member matches BUNDLE-SHA256SUMS and SHA256SUMS; signatures checked with 1 key
 X
-expect_exit 0 "$AB" verify --key ed.pub.pem --key ec.pub.pem --require-all bo/$J
+expect_exit 0 "$AB" verify -v --key ed.pub.pem --key ec.pub.pem --require-all bo/$J
 expect_grep "bo/$J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'), ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 4 subjects and 20 byproducts match" out
 expect_exit 0 "$AB" verify bo
 expect_grep "$J: 1 envelope with 2 signatures (keyid $ed, $ec): signatures present, not checked (verify --key PUB.pem checks them)" out

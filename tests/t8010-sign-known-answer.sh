@@ -63,10 +63,10 @@ cmp want.jsonl kat/provenance/provenance.intoto.jsonl || {
 	fail "the envelope is not the published one"
 }
 check_openssl kat/provenance/provenance.intoto.jsonl a.pub.pem >/dev/null
-expect_exit 0 "$AB" verify --key a.pub.pem kat/provenance/provenance.intoto.jsonl
+expect_exit 0 "$AB" verify -v --key a.pub.pem kat/provenance/provenance.intoto.jsonl
 expect_file out <<X
 kat/provenance/provenance.intoto.jsonl:1: ok: provenance/provenance.intoto.json, signed by ed25519 $id ('a.pub.pem'); 0 subjects and 0 byproducts match
-verified 1 signed statement in the OUTDIR: 0 subjects and 0 byproducts match
+verified 1 signed statement in the OUTDIR, each signed by ed25519 $id ('a.pub.pem'): 0 subjects and 0 byproducts match
 pass: envelopes file kat/provenance/provenance.intoto.jsonl: every envelope verified; signatures checked with 1 key
 X
 # signers.json: the fingerprint and algorithm, nothing of the private key

@@ -103,7 +103,7 @@ echo '{"_type": "https://example.invalid/x"}' >notst/provenance/provenance.intot
 expect_exit 2 "$AB" sign --signing-key ed.pem notst
 echo "allocbuild: 'notst' has no SHA256SUMS: not an allocbuild output directory" | expect_file err
 expect_exit 0 "$AB" help sign
-expect_grep "allocbuild sign --signing-key KEY.pem [--signing-key KEY.pem]... OUTDIR" out
+expect_grep "allocbuild sign [--json] --signing-key KEY.pem [--signing-key KEY.pem]... OUTDIR" out
 
 # --- encrypted keys: the passphrase from the environment
 PASS=correct-horse-battery-staple

@@ -26,17 +26,17 @@ signed 1 statement with ed25519 key $ed, ecdsa-sha2-nistp256 key $ec: bo/$J
 wrote 4 in-toto links: bo/in-toto
 X
 [ "$(wc -l <bo/$J)" = 1 ] || fail "expected one envelope"
-expect_exit 0 "$AB" verify --key ed.pub.pem bo
+expect_exit 0 "$AB" verify -v --key ed.pub.pem bo
 expect_file out <<X
 verified 10 files in bo
 $J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 2 subjects and 7 byproducts match
-verified 1 signed statement in the OUTDIR: 2 subjects and 7 byproducts match
+verified 1 signed statement in the OUTDIR, each signed by ed25519 $ed ('ed.pub.pem'): 2 subjects and 7 byproducts match
 pass: OUTDIR bo: every file matches SHA256SUMS and the statement; signatures checked with 1 key
 X
-expect_exit 0 "$AB" verify --key ec.pub.pem bo/$J
+expect_exit 0 "$AB" verify -v --key ec.pub.pem bo/$J
 expect_grep "bo/$J:1: ok: provenance/provenance.intoto.json, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem')" out
 expect_exit 0 "$AB" verify --key ec.pub.pem --key ed.pub.pem --require-all bo
-expect_grep "signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'), ed25519 $ed ('ed.pub.pem'); 2 subjects" out
+expect_grep "verified 1 signed statement in the OUTDIR, each signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'), ed25519 $ed ('ed.pub.pem'): 2 subjects" out
 expect_exit 0 "$AB" verify bo
 expect_file out <<X
 verified 10 files in bo
@@ -130,7 +130,7 @@ X
 # a line duplicated
 fresh
 cat pristine/$J >>t/$J
-expect_exit 1 "$AB" verify --key ed.pub.pem t
+expect_exit 1 "$AB" verify -v --key ed.pub.pem t
 expect_file out <<X
 verified 10 files in t
 $J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 2 subjects and 7 byproducts match
@@ -184,7 +184,7 @@ expect_grep "$J:1: no valid signature by 'other.pub.pem' (keyid $(keyid_of other
 # a signature without a keyid is tried with every key
 fresh
 python3 -c 'import json,sys; p=sys.argv[1]; e=json.loads(open(p).read()); [s.pop("keyid") for s in e["signatures"]]; open(p,"w").write(json.dumps(e,separators=(",",":"))+"\n")' t/$J
-expect_exit 0 "$AB" verify --key ec.pub.pem t
+expect_exit 0 "$AB" verify -v --key ec.pub.pem t
 expect_grep "$J:1: ok: provenance/provenance.intoto.json, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem')" out
 
 # --- a build that builds again rewrites the statement and removes the stale envelopes (t8045: one that changes nothing keeps them)

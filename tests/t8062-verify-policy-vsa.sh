@@ -53,10 +53,10 @@ pass: rules[3] runs A/A control: a against a2: no difference (runs/p/*.intoto.js
 pass: policy pass.json: every rule check passed on OUTDIR bo (10)
 X
 echo "allocbuild: verification summary (PASSED), signed: bo.vsa.intoto.jsonl" | expect_file err
-expect_exit 0 "$AB" verify --key ec.pub.pem bo.vsa.intoto.jsonl
+expect_exit 0 "$AB" verify -v --key ec.pub.pem bo.vsa.intoto.jsonl
 expect_file out <<X
 bo.vsa.intoto.jsonl:1: ok: a statement, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 2 subjects and 0 byproducts match
-verified 1 signed statement in the OUTDIR: 2 subjects and 0 byproducts match
+verified 1 signed statement in the OUTDIR, each signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'): 2 subjects and 0 byproducts match
 pass: envelopes file bo.vsa.intoto.jsonl: every envelope verified; signatures checked with 1 key
 X
 # the independent checker: the signature, then the digests sha256sum -c accepts
@@ -104,7 +104,7 @@ expect_exit 1 "$AB" verify --policy fail.json --key ed.pub.pem --sign ec.pem -o 
 payload far/away/v.jsonl >far.json
 check "a VSA elsewhere climbs to the OUTDIR" test "$(json far.json '[s["name"] for s in d["subject"]]')" = \
 	"['../../bo/variants/a/build/lib/libfake.a', '../../bo/variants/a/build/bin/fake']"
-expect_exit 0 "$AB" verify --key ec.pub.pem far/away/v.jsonl
+expect_exit 0 "$AB" verify -v --key ec.pub.pem far/away/v.jsonl
 expect_grep "far/away/v.jsonl:1: ok: a statement, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 2 subjects and 0 byproducts match" out
 (cd far && expect_exit 0 "$AB" verify --key ../ec.pub.pem away/v.jsonl)
 # a changed artifact is found through those names

@@ -391,6 +391,7 @@ struct check {
 	struct ab_buf pending;
 	size_t pending_first, pending_last;
 	int alone;                     /* an envelopes file checked on its own: a VSA's names may climb */
+	char *signed_all;              /* per key: it signed every line that passed (the summary names them) */
 };
 
 /* the failure held back, said once for the lines it held for */
@@ -759,6 +760,8 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 	c->unchecked += unchecked.n;
 	if (c->failed != failed)
 		goto done;
+	for (size_t k = 0; c->signed_all && k < c->o->nkeys; k++)
+		c->signed_all[k] &= accepted[k] != 0;
 	/* each line's own ok with -v; by default the one line of the end says it for all */
 	if (!ab_verbose)
 		goto done;
@@ -840,6 +843,10 @@ check_all(struct check *c, const char *text, size_t len)
 	const char *p = text, *end = text + len;
 	int rc = 0;
 
+	free(c->signed_all);
+	c->signed_all = ab_malloc(c->o->nkeys + 1);
+	memset(c->signed_all, 1, c->o->nkeys + 1);
+
 	while (p < end && rc == 0) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -884,8 +891,13 @@ check_all(struct check *c, const char *text, size_t len)
 		return AB_ECHECK;
 	if (ab_quiet)
 		return 0;
-	fprintf(c->out, "verified %zu signed statement%s in %s: %zu subject%s and %zu byproduct%s match", c->lines,
-	    plural(c->lines), c->where, c->subjects, plural(c->subjects), c->byproducts, plural(c->byproducts));
+	fprintf(c->out, "verified %zu signed statement%s in %s", c->lines, plural(c->lines), c->where);
+	for (size_t k = 0, any = 0; c->signed_all && k < c->o->nkeys; k++)
+		if (c->signed_all[k])
+			fprintf(c->out, "%s %s %s ('%s')", any++ ? "," : ", each signed by", ab_key_algorithm(c->o->keys[k]),
+			    ab_key_id(c->o->keys[k]), ab_key_path(c->o->keys[k]));
+	fprintf(c->out, ": %zu subject%s and %zu byproduct%s match", c->subjects, plural(c->subjects), c->byproducts,
+	    plural(c->byproducts));
 	if (c->unchecked)
 		fprintf(c->out, "; %zu subject%s not in the bundle, not checked", c->unchecked, plural(c->unchecked));
 	fputc('\n', c->out);
@@ -897,6 +909,8 @@ release_check(struct check *c)
 {
 	flush_fail(c);
 	ab_buf_free(&c->pending);
+	free(c->signed_all);
+	c->signed_all = NULL;
 	ab_strv_free(&c->payloads);
 	ab_strv_free(&c->keyids);
 	if (c->files) {
