@@ -36,6 +36,7 @@ check "no record keeps the figure 1e308" \
 
 # --- 0 against 5: no ratio, the difference shown, the U test decides, the control differs
 expect_exit 1 "$AB" compare bo --metric x
+unload
 expect_file out <<OUT
 runs/p: 10 runs of 2 labels, 0 failed; baseline a; paired by repetition (rotated runs)
 ratio of medians with its 95% bootstrap interval (10000 resamples, seed 1), Mann-Whitney U p (two-sided), a difference shown when p < 0.05, the interval excludes 1 and the ratio is beyond the noise threshold of 1%

@@ -123,6 +123,17 @@ struct ab_compare_set {
 	size_t ncontrols;
 	int mixed_env;               /* runs under different run environments */
 	int control_differs;         /* an A/A control shows a difference */
+	size_t nshort;               /* successful runs too short to sample: their sampled figures are left out */
+	struct ab_strv failed_labels; /* labels with runs and not one successful: nothing of them is compared */
+	/*
+	 * the machine's load while the runs ran: the 1-minute load average
+	 * at each run's start (its run environment's loadavg), on the CPUs
+	 * online; load_runs 0 when no run recorded it
+	 */
+	size_t load_runs;
+	double load_min, load_max;
+	int load_cpus;
+	int busy;                    /* load_max reached load_cpus: the runs shared the machine's CPUs with other work */
 	struct ab_strv warnings;
 };
 
@@ -141,6 +152,8 @@ struct ab_comparison {
 int ab_compare_load(struct ab_comparison **out, const struct ab_compare_opts *o);
 /* is any verdict of c flagged unreliable (a control that differs, mixed environments)? */
 int ab_compare_unreliable(const struct ab_comparison *c);
+/* has a label of some set no successful run (every run of it failed)? */
+int ab_compare_failed(const struct ab_comparison *c);
 /* why the verdicts of a set are unreliable, in words, or NULL */
 const char *ab_compare_unreliable_why(const struct ab_compare_set *s);
 /* the group of a cell, label and metric, or NULL */
@@ -171,7 +184,19 @@ struct ab_compare_svgs {
  */
 int ab_compare_charts(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s,
     struct ab_compare_svgs *svg);
-/* one of allocbuild's figures of a run (enum ab_metric_builtin), in its unit; NAN when it has none */
+/*
+ * A sampled figure is a measurement only from this many samples on: a run
+ * shorter than that (a command that ends before the sampler's second
+ * reading, one whose marks leave a window of a sample or two) has figures
+ * of whatever the sampler caught, often nothing yet ("steady RSS 0.0 MiB")
+ */
+#define AB_COMPARE_MIN_SAMPLES 3
+/*
+ * one of allocbuild's figures of a run (enum ab_metric_builtin), in its
+ * unit; NAN when it has none: not sampled, or a sampled figure of a run
+ * too short to sample (fewer than AB_COMPARE_MIN_SAMPLES samples; for
+ * the window's figures, in its measured window)
+ */
 double ab_compare_builtin_value(const struct ab_runrec *r, int metric);
 /* from this magnitude on, compare shows a value with an exponent */
 #define AB_COMPARE_PLAIN_MAX 1e15

@@ -164,6 +164,36 @@ put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
 	}
 }
 
+/* the machine's load during the runs, when their records hold it: "load 0.52 to 3.20 (...) on 2 CPUs" */
+static void
+put_load(struct ab_buf *b, const struct ab_compare_set *s, int md)
+{
+	if (!s->load_runs)
+		return;
+	ab_buf_printf(b, "Machine load (the 1-minute load average at each run's start): %.2f to %.2f on %d CPU%s%s.\n",
+	    s->load_min, s->load_max, s->load_cpus, s->load_cpus == 1 ? "" : "s", !s->busy ? "" : md ?
+	    ": **busy**, more than the CPUs run at once" : ": busy, more than the CPUs run at once");
+}
+
+/* the labels whose every run failed: nothing of them is compared */
+static void
+put_failed_labels(struct ab_buf *b, const struct ab_compare_set *s, int md)
+{
+	if (!s->failed_labels.n)
+		return;
+	ab_buf_puts(b, md ? "**Failed**: " : "FAILED: ");
+	if (s->failed_labels.n == s->labels.n) {
+		ab_buf_printf(b, "every run failed (%zu of %zu): nothing is compared.\n", s->nfailed, s->nruns);
+		return;
+	}
+	ab_buf_puts(b, "every run of ");
+	for (size_t i = 0; i < s->failed_labels.n; i++) {
+		ab_buf_puts(b, i == 0 ? "" : i + 1 == s->failed_labels.n ? " and " : ", ");
+		put_name(b, s->failed_labels.v[i], md);
+	}
+	ab_buf_puts(b, " failed: nothing of it is compared.\n");
+}
+
 /* ---- table ---- */
 
 struct table {
@@ -221,6 +251,8 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 	    s->labels.n, s->labels.n == 1 ? "" : "s", s->nfailed, s->labels.v[s->baseline], pairing);
 	ab_buf_printf(b, "%s\n", method);
 	put_controls(b, s, 0);
+	put_load(b, s, 0);
+	put_failed_labels(b, s, 0);
 	if (ab_compare_unreliable_why(s))
 		ab_buf_printf(b, "UNRELIABLE: %s\n", ab_compare_unreliable_why(s));
 	ab_buf_puts(b, "\n");
@@ -328,11 +360,17 @@ csv_row(struct ab_buf *b, const struct ab_compare_set *s, size_t i, const char *
 	csv_text(b, cell, 0);
 	csv_text(b, status, 0);
 	csv_text(b, metric, 0);
-	/* a number stays a number, negative ones too: nothing to quote or neutralize */
+	/*
+	 * a number stays a number, negative ones too: nothing to quote or
+	 * neutralize. 15 significant digits: every decimal the records and
+	 * drivers write with as many comes back as written (0.224865, not
+	 * 0.22486500000000001), and a sum of two (cpu_s: user + sys) as the
+	 * decimal it is; the binary tail of 17 digits measured nothing
+	 */
 	if (isnan(v))
 		num[0] = '\0';
 	else
-		snprintf(num, sizeof(num), "%.17g", v);
+		snprintf(num, sizeof(num), "%.15g", v);
 	ab_buf_printf(b, "%s,", num);
 	csv_text(b, unit, 0);
 	csv_text(b, r->subject_sha256, 1);
@@ -489,6 +527,19 @@ set_json(const struct ab_compare_set *s)
 		cJSON_AddStringToObject(j, "artifact_sha256", s->controls[i].sha256);
 		cJSON_AddItemToArray(a, j);
 	}
+	if (s->load_runs) {
+		cJSON *l = cJSON_AddObjectToObject(o, "load");
+
+		cJSON_AddNumberToObject(l, "runs", (double)s->load_runs);
+		cJSON_AddNumberToObject(l, "min", s->load_min);
+		cJSON_AddNumberToObject(l, "max", s->load_max);
+		cJSON_AddNumberToObject(l, "cpus", s->load_cpus);
+		cJSON_AddBoolToObject(l, "busy", s->busy);
+	} else {
+		cJSON_AddNullToObject(o, "load");
+	}
+	cJSON_AddNumberToObject(o, "too_short", (double)s->nshort);
+	cJSON_AddItemToObject(o, "failed_labels", ab_json_strv(s->failed_labels.v, s->failed_labels.n));
 	cJSON_AddBoolToObject(o, "control_differs", s->control_differs);
 	cJSON_AddBoolToObject(o, "mixed_environments", s->mixed_env);
 	ab_json_add_str_or_null(o, "unreliable", why);
@@ -581,6 +632,8 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 			}
 	ab_buf_puts(b, "\n");
 	put_controls(b, s, 1);
+	put_load(b, s, 1);
+	put_failed_labels(b, s, 1);
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct ab_compare_row *r = &s->rows[i];
 		char *ratio, *ci, *p;
