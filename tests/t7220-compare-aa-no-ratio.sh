@@ -40,7 +40,7 @@ unload
 expect_file out <<OUT
 runs/p: 10 runs of 2 labels, 0 failed; baseline a; paired by repetition (rotated runs)
 ratio of medians with its 95% bootstrap interval (10000 resamples, seed 1), Mann-Whitney U p (two-sided), a difference shown when p < 0.05, the interval excludes 1 and the ratio is beyond the noise threshold of 1%
-A/A control: a against a2 (the same artifact, sha256 ${art:0:12}, and runtime environment): shows a difference: every verdict is unreliable.
+A/A control: a against a2 (the same bytes, sha256 ${art:0:12}, and runtime environment: an A/A pair by construction): shows a difference: every verdict is unreliable.
 UNRELIABLE: the A/A control shows a difference
 
 METRIC  UNIT  CELL  LABEL  N  MEDIAN  MIN-MAX      RATIO        95% CI  P        VERDICT
@@ -48,7 +48,7 @@ x       u     -     a      5  0       0-0          -            -       -       
 x       u     -     a2     5  5.000   5.000-5.000  diff +5.000  -       0.00398  differs (ratio undefined) (A/A control)
 OUT
 expect_file err <<ERR
-allocbuild: warning: compare: runs/p: the A/A control a2 against a (the same artifact and runtime environment) shows a difference in x (no ratio, difference +5.000, p 0.00398): every verdict is flagged unreliable
+allocbuild: warning: compare: runs/p: the A/A control a2 against a (the same bytes and runtime environment) shows a difference in x (no ratio, difference +5.000, p 0.00398): every verdict is flagged unreliable
 allocbuild: warning: compare: runs/p: no ratio of medians for x (a2 against a): a baseline value is not positive; the row shows the difference of the medians instead, and the U test alone decides whether the runs differ
 ERR
 expect_exit 1 "$AB" compare bo --metric x --format json
@@ -60,7 +60,7 @@ expect_exit 1 "$AB" compare bo --metric x --format md
 check "md: the difference and the verdict" grep -qxF \
 	'| `x` (u) | `a2` | 5 | 5.000 (5.000–5.000) | diff +5.000  | 0.00398 | **differs (ratio undefined) (A/A control)** |' out
 check "md: the control shows a difference" grep -qF \
-	"A/A control: \`a\` against \`a2\` (the same artifact, sha256 \`${art:0:12}\`, and runtime environment): **shows a difference**" out
+	"A/A control: \`a\` against \`a2\` (the same bytes, sha256 \`${art:0:12}\`, and runtime environment: an A/A pair by construction): **shows a difference**" out
 
 # --- the policy's aa_control rule fails on both controls
 expect_exit 0 "$AB" run bo a a2 --repeat 5 --rotate --name q --sample-ms 0 --env ONLY_Y=1 -- ./drive

@@ -98,6 +98,8 @@ expect_exit 0 "$AB" compare bo --name busy --format json
 check "json: the load" test "$(json out 'd["sets"][0]["load"]')" = "{'runs': 8, 'min': 1.5, 'max': 3.2, 'cpus': 2, 'busy': True}"
 expect_exit 0 "$AB" compare bo --name busy --format md
 expect_grep "Machine load (the 1-minute load average at each run's start): 1.50 to 3.20 on 2 CPUs: **busy**, more than the CPUs run at once." out
+expect_exit 0 "$AB" pr -o pr bo
+expect_grep "- ⚠ busy machine: load 1.50 to 3.20 (the 1-minute average at the runs' starts) on 2 CPUs: the times are noisier" pr/pr.md
 # below the CPUs: said, no warning (the records as they were before, loaded otherwise)
 mv bo busybo && mv quiet bo
 load busy 0.25 0.5 1.25 0.75

@@ -688,7 +688,7 @@ mixed_environments(const struct ab_compare_set *s)
 
 /*
  * What a label is, whatever its name: the artifact's digest and the
- * runtime environment (variables set, ALLOCBUILD_LABEL aside, and
+ * runtime environment (variables set, ALLOCBUILD_LABEL, _BIN and _ARCHIVE aside, and
  * removed), when all its runs agree; caller frees; NULL when they do not
  */
 static char *
@@ -709,8 +709,14 @@ identity(const struct ab_compare_set *s, const char *label)
 		if (r->overrides.n)
 			memcpy(set, r->overrides.v, r->overrides.n * sizeof(*set));
 		qsort(set, r->overrides.n, sizeof(*set), cmp_str);
+		/*
+		 * what names the label (its name, the paths of its artifacts, whose
+		 * bytes are the digest above) is not what it runs: two variants built
+		 * apart into the same bytes are the same thing
+		 */
 		for (size_t k = 0; k < r->overrides.n; k++)
-			if (strncmp(set[k], "ALLOCBUILD_LABEL=", 17))
+			if (strncmp(set[k], "ALLOCBUILD_LABEL=", 17) && strncmp(set[k], "ALLOCBUILD_BIN=", 15) &&
+			    strncmp(set[k], "ALLOCBUILD_ARCHIVE=", 19))
 				ab_buf_printf(&b, "set %s\n", set[k]);
 		free(set);
 		for (size_t k = 0; k < r->removed.n; k++)
@@ -727,12 +733,37 @@ identity(const struct ab_compare_set *s, const char *label)
 	return id;
 }
 
-/* the A/A pairs: labels that are the same thing */
+/* the artifact digest every run of label ran, or NULL when they differ */
+static const char *
+bytes_of(const struct ab_compare_set *s, const char *label)
+{
+	const char *hex = NULL;
+
+	for (size_t i = 0; i < s->nruns; i++) {
+		if (strcmp(s->runs[i].label, label))
+			continue;
+		if (hex && strcmp(hex, s->runs[i].subject_sha256))
+			return NULL;
+		hex = s->runs[i].subject_sha256;
+	}
+	return hex;
+}
+
+/* the A/A pairs: labels that are the same thing; and the labels that ran the same bytes */
 static void
 find_controls(struct ab_compare_set *s)
 {
 	char **ids = ab_calloc(s->labels.n, sizeof(*ids));
 
+	s->same_bytes = ab_calloc(s->labels.n, sizeof(*s->same_bytes));
+	for (size_t l = 0; l < s->labels.n; l++) {
+		const char *mine = bytes_of(s, s->labels.v[l]);
+
+		s->same_bytes[l] = AB_COMPARE_NONE;
+		for (size_t k = 0; k < l && mine && s->same_bytes[l] == AB_COMPARE_NONE; k++)
+			if (bytes_of(s, s->labels.v[k]) && !strcmp(bytes_of(s, s->labels.v[k]), mine))
+				s->same_bytes[l] = k;
+	}
 	for (size_t l = 0; l < s->labels.n; l++)
 		ids[l] = identity(s, s->labels.v[l]);
 	for (size_t a = 0; a < s->labels.n; a++)
@@ -976,7 +1007,7 @@ warn_control(struct ab_compare_set *s, const struct ab_compare_control *c)
 		ab_buf_printf(&b, ", p %.3g)", r->u.p);
 	}
 	if (first) {
-		ab_strv_pushf(&s->warnings, "the A/A control %s against %s (the same artifact and runtime environment) "
+		ab_strv_pushf(&s->warnings, "the A/A control %s against %s (the same bytes and runtime environment) "
 		    "shows a difference in %s: every verdict is flagged unreliable", s->labels.v[first->label],
 		    s->labels.v[first->against], b.s);
 		s->control_differs = 1;
@@ -1242,6 +1273,7 @@ ab_compare_free(struct ab_comparison *c)
 		free(s->rows);
 		free(s->unpaired_why);
 		free(s->controls);
+		free(s->same_bytes);
 		ab_strv_free(&s->warnings);
 		ab_strv_free(&s->failed_labels);
 	}

@@ -19,9 +19,12 @@
  * set was rotated and every repetition ran each label, unpaired
  * otherwise. Failed runs are left out, with a warning naming them.
  *
- * An A/A control: two labels whose runs all ran the same artifact digest
- * with the same runtime environment (the variables set and removed,
- * ALLOCBUILD_LABEL aside) are the same thing under two names; their
+ * An A/A control: two labels whose runs all ran the same bytes (artifact
+ * digest) with the same runtime environment (the variables set and
+ * removed, ALLOCBUILD_LABEL and the paths of ALLOCBUILD_BIN and
+ * ALLOCBUILD_ARCHIVE aside) are the same thing under two names: a
+ * runtime variant without settings, or two variants built apart into the
+ * same bytes (a relink identical to a normal build); their
  * comparison is the control, and when it shows a difference every
  * verdict of the set is flagged unreliable. Runs taken under different
  * run environments (provenance/runs/runenv.h: ab_runenv_compared) are refused
@@ -49,6 +52,8 @@
 #define AB_COMPARE_THRESHOLD 0.01
 #define AB_COMPARE_ALPHA 0.05
 #define AB_COMPARE_LEVEL 0.95
+/* no label, row or position */
+#define AB_COMPARE_NONE ((size_t)-1)
 
 enum ab_compare_format { AB_CMP_TABLE, AB_CMP_CSV, AB_CMP_JSON, AB_CMP_MD };
 
@@ -121,6 +126,13 @@ struct ab_compare_set {
 	char *unpaired_why;          /* why not, or NULL */
 	struct ab_compare_control *controls; /* the A/A pairs */
 	size_t ncontrols;
+	/*
+	 * per label, the first label before it whose runs all ran the same
+	 * bytes (artifact digest) as its runs all did, whatever their
+	 * environments; AB_COMPARE_NONE when none. With the same environment
+	 * too the two are an A/A pair by construction (controls)
+	 */
+	size_t *same_bytes;
 	int mixed_env;               /* runs under different run environments */
 	int control_differs;         /* an A/A control shows a difference */
 	size_t nshort;               /* successful runs too short to sample: their sampled figures are left out */
@@ -161,6 +173,21 @@ const struct ab_compare_group *ab_compare_group(const struct ab_compare_set *s, 
     size_t metric);
 /* print c in a format; 0, or AB_EFAIL when out cannot be written, or md's series cannot be read (reported) */
 int ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_format f);
+/*
+ * The answer of the runs in a few lines, for the first screen of pr.md,
+ * appended to b (compare_verdict.c). Per set a line (its runs, labels,
+ * baseline and pairing), then a list: a line per label against the
+ * baseline, its results that show a difference first, grouped by verdict,
+ * the strongest first ("**worse** `cpu_s` 1.247× [1.099, 1.343]": the
+ * ratio of medians and its 95% interval, as hyperfine's "1.23 ± 0.04
+ * times faster than"), then "no difference shown in ..." and the runs
+ * compared ("(5 pairs)"), naming the label whose bytes it ran when it
+ * ran another's; then the set's notes, a line each ("- ✅ A/A control
+ * clean: ...", failed runs, runs too short to sample, a busy machine,
+ * mixed run environments): a finding of that kind is one more line. The
+ * sets past budget bytes are named in one line.
+ */
+void ab_compare_verdict_md(struct ab_buf *b, const struct ab_comparison *c, size_t budget);
 /* one set's comparison table as markdown (pr.md's Runs section), appended to b */
 void ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s);
 /*

@@ -134,17 +134,38 @@ put_name(struct ab_buf *b, const char *name, int md)
 	}
 }
 
+/* the labels that ran the same bytes as another in another runtime environment (the same one: a control) */
+static void
+put_same_bytes(struct ab_buf *b, const struct ab_compare_set *s, int md)
+{
+	for (size_t l = 0; l < s->labels.n; l++) {
+		size_t k = s->same_bytes ? s->same_bytes[l] : AB_COMPARE_NONE;
+		int control = 0;
+
+		for (size_t i = 0; i < s->ncontrols && k != AB_COMPARE_NONE; i++)
+			control |= (s->controls[i].a == k && s->controls[i].b == l);
+		if (k == AB_COMPARE_NONE || control)
+			continue;
+		ab_buf_puts(b, "Same bytes: ");
+		put_name(b, s->labels.v[l], md);
+		ab_buf_puts(b, " ran the bytes of ");
+		put_name(b, s->labels.v[k], md);
+		ab_buf_puts(b, " in another runtime environment.\n");
+	}
+}
+
 /* the control pairs in words, or the lack of one */
 static void
 put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
 {
+	put_same_bytes(b, s, md);
 	if (!s->ncontrols) {
-		ab_buf_puts(b, "No A/A control: no two labels ran the same artifact with the same runtime environment.\n");
+		ab_buf_puts(b, "No A/A control: no two labels ran the same bytes with the same runtime environment.\n");
 		return;
 	}
 	for (size_t i = 0; i < s->ncontrols; i++) {
 		const struct ab_compare_control *x = &s->controls[i];
-		int shown = 0, differs = 0;
+		int shown = 0, differs = 0, judged = 0;
 
 		for (size_t r = 0; r < s->nrows; r++) {
 			const struct ab_compare_row *w = &s->rows[r];
@@ -152,14 +173,17 @@ put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
 			if (!w->control || !((w->label == x->a && w->against == x->b) || (w->label == x->b && w->against == x->a)))
 				continue;
 			shown++;
+			judged |= w->verdict != AB_VERDICT_TOO_FEW;
 			differs |= ab_stats_verdict_differs(w->verdict);
 		}
 		ab_buf_puts(b, "A/A control: ");
 		put_name(b, s->labels.v[x->a], md);
 		ab_buf_puts(b, " against ");
 		put_name(b, s->labels.v[x->b], md);
-		ab_buf_printf(b, " (the same artifact, sha256 %s%.12s%s, and runtime environment): %s.\n", md ? "`" : "",
-		    x->sha256, md ? "`" : "", !shown ? "no metric to compare" : !differs ? "no difference shown in any metric" :
+		ab_buf_printf(b, " (the same bytes, sha256 %s%.12s%s, and runtime environment: an A/A pair by "
+		    "construction): %s.\n", md ? "`" : "",
+		    x->sha256, md ? "`" : "", !shown ? "no metric to compare" : !judged ? "too few runs for a verdict" :
+		    !differs ? "no difference shown in any metric" :
 		    md ? "**shows a difference**: every verdict is unreliable" : "shows a difference: every verdict is unreliable");
 	}
 }

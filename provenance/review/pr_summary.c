@@ -171,6 +171,38 @@ tally_probes(struct probe_tally *t, const struct evidence *e)
 	}
 }
 
+/*
+ * the variants built apart that gave the same bytes as an earlier one (a
+ * relink identical to a normal build): an A/A pair by construction, whose
+ * runs measure noise only. Runtime variants run their base's bytes by design
+ */
+static void
+put_same_bytes(struct ab_buf *b, const struct evidence *e)
+{
+	const cJSON *v, *w;
+
+	cJSON_ArrayForEach(v, ab_pr_variants(e)) {
+		const char *label = ab_pr_jstr(v, "label"), *hex = ab_pr_jstr(ab_pr_artifact_of(e, label), "sha256");
+
+		if (!label || !hex || ab_pr_is_kind(v, "runtime_of"))
+			continue;
+		for (w = ab_pr_variants(e)->child; w && w != v; w = w->next) {
+			const char *other = ab_pr_jstr(w, "label");
+
+			if (!other || ab_pr_is_kind(w, "runtime_of") ||
+			    !ab_pr_jstr(ab_pr_artifact_of(e, other), "sha256") ||
+			    strcmp(ab_pr_jstr(ab_pr_artifact_of(e, other), "sha256"), hex))
+				continue;
+			ab_buf_puts(b, "; ");
+			ab_pr_put_code(b, label);
+			ab_buf_puts(b, " is the same bytes as ");
+			ab_pr_put_code(b, other);
+			ab_buf_puts(b, " (an A/A pair by construction)");
+			break;
+		}
+	}
+}
+
 /* what a build --check or rebuild record found, for the verdict */
 static void
 put_repro_verdict(struct ab_buf *b, const cJSON *rec, const char *what)
@@ -186,35 +218,6 @@ put_repro_verdict(struct ab_buf *b, const cJSON *rec, const char *what)
 	ab_buf_puts(b, what);
 	ab_buf_puts(b, ": ");
 	ab_pr_put_text(b, ab_pr_jstr_or(rec, "predicate.comparison.summary", "?"));
-}
-
-/*
- * the runs in one line: per name, its runs, labels and failures, whether
- * an A/A control is there and clean, and mixed run environments
- */
-static void
-put_runs_verdict(struct ab_buf *b, const struct ab_comparison *c)
-{
-	ab_buf_puts(b, "\n- **Runs**: ");
-	for (size_t i = 0; i < c->nsets; i++) {
-		const struct ab_compare_set *s = &c->sets[i];
-
-		ab_buf_puts(b, i ? "; " : "");
-		ab_pr_put_code(b, s->name);
-		ab_buf_printf(b, " %zu run%s of %zu label%s", s->nruns, s->nruns == 1 ? "" : "s", s->labels.n,
-		    s->labels.n == 1 ? "" : "s");
-		if (s->nfailed)
-			ab_buf_printf(b, ", **⚠ %zu failed**", s->nfailed);
-		if (s->control_differs)
-			ab_buf_puts(b, ", ❌ the A/A control differs: its verdicts are unreliable");
-		else if (s->ncontrols)
-			ab_buf_puts(b, ", ✅ A/A control clean");
-		else
-			ab_buf_puts(b, ", ⚠ no A/A control (two labels on one artifact)");
-		if (s->mixed_env)
-			ab_buf_puts(b, ", ⚠ mixed run environments");
-	}
-	ab_buf_puts(b, " (below)");
 }
 
 /*
@@ -242,6 +245,9 @@ ab_pr_section_verdict(struct ab_buf *b, const struct evidence *e, const struct a
 			cJSON_IsTrue(ab_pr_jget(rep, "matches")) ? same++ : differs++;
 	}
 	tally_probes(&t, e);
+	/* the benchmark's answer first: which variant differs, by how much, how sure (provenance/compare) */
+	if (e->runs)
+		ab_compare_verdict_md(b, e->runs, AB_PR_VERDICT_RUNS_MAX);
 	ab_buf_printf(b, "**%d variant%s built**", n, ab_pr_pl(n));
 	if (relinks || runtime) {
 		ab_buf_printf(b, " (%d normal build%s", n - relinks - runtime, ab_pr_pl(n - relinks - runtime));
@@ -255,6 +261,7 @@ ab_pr_section_verdict(struct ab_buf *b, const struct evidence *e, const struct a
 		ab_buf_printf(b, ", **⚠ %d not sandboxed**", plain);
 	if (off)
 		ab_buf_printf(b, ", **⚠ %d not reproducible**", off);
+	put_same_bytes(b, e);
 	ab_buf_printf(b, "; every file matches SHA256SUMS (%zu files, verified by `pr`).\n\n", e->rec.paths.n);
 	ab_buf_puts(b, "- **Probes**: ");
 	if (!t.probed)
@@ -291,8 +298,6 @@ ab_pr_section_verdict(struct ab_buf *b, const struct evidence *e, const struct a
 		ab_buf_puts(b, "✅ every artifact rebuilt identical by its quorum of rebuilders (below)");
 	else
 		ab_buf_puts(b, "❌ an artifact without its quorum of identical rebuilds (below)");
-	if (e->runs)
-		put_runs_verdict(b, e->runs);
 	if (same || differs)
 		ab_buf_printf(b, "\n- **Vendored allocator trees**: %s%d identical to upstream, %d differ%s", differs ? "❌ " :
 		    "✅ ", same, differs, differs == 1 ? "s" : "");
