@@ -221,6 +221,60 @@ put_repro_verdict(struct ab_buf *b, const cJSON *rec, const char *what)
 }
 
 /*
+ * the independent rebuilders' records (pr --rebuilt), as a reproducibility
+ * policy counts them (provenance/review/policycheck.c): an artifact is
+ * rebuilt identical by a rebuilder whose key verified its record; an
+ * unsigned record proves nothing about who rebuilt. Artifacts some
+ * record got otherwise, and the quorum, are said beside
+ */
+static void
+put_rebuilt_verdict(struct ab_buf *b, const struct ab_challenge *c)
+{
+	struct ab_challenge_tally t;
+	size_t n = ab_challenge_nrecords(c);
+
+	ab_challenge_tally(&t, c);
+	if (!ab_challenge_checked(c)) {
+		ab_buf_printf(b, "⚠ %zu rebuild record%s of independent rebuilders, signatures not checked "
+		    "(`pr --rebuilt-key PUB.pem`): an unsigned record proves nothing about who rebuilt, and counts for "
+		    "nothing (below)", n, n == 1 ? "" : "s");
+		return;
+	}
+	if (t.reproduced == t.artifacts)
+		ab_buf_printf(b, "✅ every artifact rebuilt identical by an independent rebuilder (%zu signed record%s, "
+		    "%zu key%s", n, n == 1 ? "" : "s", t.keys, t.keys == 1 ? "" : "s");
+	else
+		ab_buf_printf(b, "❌ %zu of %zu artifacts rebuilt identical by no independent rebuilder (%zu signed "
+		    "record%s, %zu key%s", t.artifacts - t.reproduced, t.artifacts, n, n == 1 ? "" : "s", t.keys,
+		    t.keys == 1 ? "" : "s");
+	if (t.quorum_met < t.artifacts)
+		ab_buf_printf(b, "; quorum %zu met by %zu of %zu artifacts", ab_challenge_quorum(c), t.quorum_met,
+		    t.artifacts);
+	ab_buf_puts(b, ")");
+	if (t.differ)
+		ab_buf_printf(b, "; ⚠ %zu artifact%s rebuilt into other bytes by some (likely causes below)", t.differ,
+		    t.differ == 1 ? "" : "s");
+	else
+		ab_buf_puts(b, " (below)");
+}
+
+/* the kinds of the rules that failed, each once: " reproducible, targets" */
+static void
+put_failed_kinds(struct ab_buf *b, const struct ab_policy_report *rep)
+{
+	unsigned seen = 0;
+
+	for (size_t i = 0, k = 0; i < rep->n; i++) {
+		const struct ab_policy_line *l = &rep->v[i];
+
+		if (l->ok || (seen & 1u << l->kind))
+			continue;
+		seen |= 1u << l->kind;
+		ab_buf_printf(b, "%s %s", k++ ? "," : "", ab_policy_kind_name(l->kind));
+	}
+}
+
+/*
  * The first lines: what was built, whether the probes agree, what was
  * checked and by whom it is signed; each line's proof is in a section below
  */
@@ -274,30 +328,32 @@ ab_pr_section_verdict(struct ab_buf *b, const struct evidence *e, const struct a
 		    ab_pr_pl(t.in_effect), t.probed, ab_pr_pl(t.probed));
 	if (t.dflt)
 		ab_buf_printf(b, "; ➖ %d equal%s the default (not distinguishable)", t.dflt, t.dflt == 1 ? "s" : "");
+	/* every record of a rebuild, local or an independent rebuilder's, on one line: they answer one question */
 	ab_buf_puts(b, "\n- **Reproducibility**: ");
-	if (!e->check && !e->rebuild)
-		ab_buf_puts(b, "⚠ not checked (no `build --check` or `rebuild` record)");
+	if (!e->check && !e->rebuild && !rebuilt)
+		ab_buf_puts(b, "⚠ not checked (no `build --check` or `rebuild` record, no independent rebuilder's "
+		    "(`pr --rebuilt`))");
 	put_repro_verdict(b, e->check, "`build --check`");
 	if (e->check && e->rebuild)
 		ab_buf_puts(b, "; ");
 	if (e->rebuild)
 		put_repro_verdict(b, e->rebuild, "`rebuild`");
+	if (rebuilt) {
+		ab_buf_puts(b, e->check || e->rebuild ? "; " : "");
+		put_rebuilt_verdict(b, rebuilt);
+	}
 	if (pol) {
 		ab_buf_puts(b, "\n- **Policy** ");
 		ab_pr_put_code(b, pol->name ? pol->name : pol->path);
 		ab_buf_printf(b, " (sha256 `%.12s`): ", pol->sha256);
-		if (prep->failed)
-			ab_buf_printf(b, "❌ %zu of %zu rule checks failed (below)", prep->failed, prep->n);
-		else
+		if (prep->failed) {
+			ab_buf_printf(b, "❌ %zu of %zu rule checks failed:", prep->failed, prep->n);
+			put_failed_kinds(b, prep);
+			ab_buf_puts(b, " (below)");
+		} else {
 			ab_buf_printf(b, "✅ every rule check passed (%zu)", prep->n);
+		}
 	}
-	ab_buf_puts(b, "\n- **Independent rebuilds**: ");
-	if (!rebuilt)
-		ab_buf_puts(b, "none shown (`pr --rebuilt RECORD...`)");
-	else if (ab_challenge_verdict(rebuilt) == 0)
-		ab_buf_puts(b, "✅ every artifact rebuilt identical by its quorum of rebuilders (below)");
-	else
-		ab_buf_puts(b, "❌ an artifact without its quorum of identical rebuilds (below)");
 	if (same || differs)
 		ab_buf_printf(b, "\n- **Vendored allocator trees**: %s%d identical to upstream, %d differ%s", differs ? "❌ " :
 		    "✅ ", same, differs, differs == 1 ? "s" : "");
