@@ -102,14 +102,22 @@ put_metrics(struct ab_buf *b, const struct ab_compare_set *s, const struct ab_co
 	}
 }
 
-/* is label l one side of an A/A control with k? */
-static int
-control_of(const struct ab_compare_set *s, size_t l, size_t k)
+/* the label that is an A/A control with l, that one first when it is, else AB_COMPARE_NONE */
+static size_t
+control_of(const struct ab_compare_set *s, size_t l, size_t first)
 {
-	for (size_t i = 0; i < s->ncontrols; i++)
-		if ((s->controls[i].a == l && s->controls[i].b == k) || (s->controls[i].a == k && s->controls[i].b == l))
-			return 1;
-	return 0;
+	size_t other = AB_COMPARE_NONE;
+
+	for (size_t i = 0; i < s->ncontrols; i++) {
+		size_t k = s->controls[i].a == l ? s->controls[i].b : s->controls[i].b == l ? s->controls[i].a :
+		    AB_COMPARE_NONE;
+
+		if (k == first)
+			return k;
+		if (k != AB_COMPARE_NONE && other == AB_COMPARE_NONE)
+			other = k;
+	}
+	return other;
 }
 
 /*
@@ -124,7 +132,8 @@ put_label(struct ab_buf *b, const struct ab_compare_set *s, size_t l, size_t aga
 	const struct ab_compare_row **rows = ab_calloc(s->nrows + 1, sizeof(*rows)), **diff, **none, **few;
 	size_t n = 0, nd = 0, nn = 0, nf = 0, k = s->same_bytes ? s->same_bytes[l] : AB_COMPARE_NONE;
 	const char *unreliable = ab_compare_unreliable_why(s);
-	int control = control_of(s, l, against);
+	size_t twin = control_of(s, l, against);
+	int control = twin == against;
 
 	diff = ab_calloc(s->nrows + 1, sizeof(*diff));
 	none = ab_calloc(s->nrows + 1, sizeof(*none));
@@ -145,10 +154,10 @@ put_label(struct ab_buf *b, const struct ab_compare_set *s, size_t l, size_t aga
 	qsort(diff, nd, sizeof(*diff), cmp_strength);
 	ab_buf_puts(b, "- ");
 	ab_page_code(b, s->labels.v[l]);
-	if (control) {
+	if (twin != AB_COMPARE_NONE) {
 		ab_buf_puts(b, " (the same bytes and runtime environment as ");
-		ab_page_code(b, s->labels.v[against]);
-		ab_buf_puts(b, ": the A/A control)");
+		ab_page_code(b, s->labels.v[twin]);
+		ab_buf_puts(b, control ? ": the A/A control)" : ": an A/A control, below)");
 	} else if (k != AB_COMPARE_NONE) {
 		ab_buf_puts(b, " (the same bytes as ");
 		ab_page_code(b, s->labels.v[k]);
@@ -284,10 +293,7 @@ put_set(struct ab_buf *b, const struct ab_compare_set *s)
 			put_label(b, s, l, s->baseline);
 	if (shown > SHOWN_LABELS)
 		ab_buf_printf(b, "- and %zu more labels (below)\n", shown - SHOWN_LABELS);
-	/* the controls apart from the baseline: their second label against their first */
-	for (size_t i = 0; i < s->ncontrols; i++)
-		if (s->controls[i].a != s->baseline && s->controls[i].b != s->baseline)
-			put_label(b, s, s->controls[i].b, s->controls[i].a);
+	/* each A/A control, the baseline's or not, is a note of its own */
 	put_notes(b, s);
 	ab_buf_puts(b, "\n");
 }
