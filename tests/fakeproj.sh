@@ -402,6 +402,8 @@ CFG
 #include <string.h>
 #include <unistd.h>
 
+static char *volatile keep;
+
 /* wait [MIB] [--once] [--metric NAME=VALUE]... */
 int
 main(int argc, char **argv)
@@ -420,6 +422,8 @@ main(int argc, char **argv)
 	}
 	if (!(p = malloc(mib << 20)))
 		return 3;
+	/* kept where the compiler must assume it is read: not a malloc, memset and free to leave out */
+	keep = p;
 	memset(p, 1, mib << 20);
 #ifdef OTHER
 	printf("other %d\n", OTHER);

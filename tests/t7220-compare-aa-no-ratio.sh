@@ -10,7 +10,7 @@
 # overflow (1e308) are refused where they are read: by run (a warning, the
 # figure left out) and in a record (compare refuses it, exit 2), never
 # shown as a median of "inf". Values past 1e15 are drawn in pr.md's charts
-# in units of a power of ten (Mermaid reads no exponent).
+# in units of a power of ten, a multiple of 3 (Mermaid reads no exponent).
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/fakeproj.sh"
 
@@ -111,7 +111,7 @@ echo "allocbuild: 'bo-big/runs/p/0001-a.intoto.json': predicate.metrics: the val
 	expect_file err
 check "never a median of inf" not grep -q inf out
 
-# --- values past 1e15: compare shows an exponent, pr.md's chart a power of ten on its axis
+# --- values past 1e15: compare shows an exponent, pr.md's chart a power of ten on its axis (engineering notation)
 cat >drive-huge <<'SH'
 #!/bin/sh
 case $ALLOCBUILD_LABEL in a) echo "ALLOCBUILD_METRIC bytes=2e18 B" ;; *) echo "ALLOCBUILD_METRIC bytes=3e18 B" ;; esac
@@ -126,9 +126,9 @@ expect_file chart <<'X'
 xychart-beta
     title "bytes, B"
     x-axis ["a", "a2"]
-    y-axis "B (x 1e15)" 0 --> 3300
-    bar [2000, 3000]
-    line [2000, 3000]
-    line [2000, 3000]
+    y-axis "B (×10¹⁸)" 0 --> 3
+    bar [2.000, 3.000]
+    line [2.000, 3.000]
+    line [2.000, 3.000]
 ```
 X

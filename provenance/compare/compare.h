@@ -202,6 +202,12 @@ int ab_compare_series(struct ab_series *out, long *run, const struct ab_comparis
 /* the charts as SVG files (provenance/compare/svgchart.h): names SET/rss-over-time.svg, SET/metric/METRIC.svg and their texts */
 struct ab_compare_svgs {
 	struct ab_strv names, texts;
+	/*
+	 * where the page finds them, prefixed to a name (pr.md written beside
+	 * OUTDIR's pr-charts: "pr-charts/"): each chart is followed by a link
+	 * to its file; NULL: none
+	 */
+	const char *href;
 };
 
 /*
