@@ -36,19 +36,23 @@ static const char usage[] =
     "maxrss_mib steady_rss_mib peak_rss_mib cooldown_rss_mib rss_gib_s window_cpu_s\n"
     "minor_faults major_faults max_threads steady_pss_mib peak_pss_mib\n"
     "steady_anon_mib peak_anon_mib, or the name of a driver's figure\n"
-    "(ALLOCBUILD_METRIC lines). Two labels that ran the same artifact digest with\n"
-    "the same runtime environment are an A/A control: when it shows a\n"
-    "difference, every verdict is flagged unreliable. Failed runs are left out,\n"
-    "named in a warning; too few runs for the U test give a warning and no\n"
-    "verdict. --format csv prints one row per observation; md what pr.md shows,\n"
-    "with Mermaid charts (RSS over time of each label's median run, read from its\n"
-    "series and checked against its record). Warnings go to stderr (and into json\n"
-    "and md).\n"
+    "(ALLOCBUILD_METRIC lines). Two labels that ran the same bytes (artifact\n"
+    "digest) with the same runtime environment are an A/A control: when it\n"
+    "shows a difference, every verdict is flagged unreliable. Failed runs are\n"
+    "left out, named in a warning; too few runs for the U test give a warning\n"
+    "and no verdict; a run too short to sample (fewer than 3 samples) has no\n"
+    "sampled figures, with a warning, not figures of 0. The machine's load at\n"
+    "the runs' starts is said, with a warning when it passed the CPUs.\n"
+    "--format csv prints one row per observation (values to 15 significant\n"
+    "digits, as the records hold them); md what pr.md shows, with Mermaid\n"
+    "charts (RSS over time of each label's median run, read from its series and\n"
+    "checked against its record). Warnings go to stderr (and into json and md).\n"
     "Exit 0 compared; 1 a verdict is unreliable (the A/A control shows a\n"
-    "difference, or the runs ran under different run environments), rotated\n"
-    "runs under different environments were refused a paired comparison, or a\n"
-    "record (or with md a series) does not hold what SHA256SUMS (its record)\n"
-    "says; 2 bad input (no runs, an unknown name, label or metric). See\n"
+    "difference, or the runs ran under different run environments), every run\n"
+    "of a label failed, rotated runs under different environments were refused\n"
+    "a paired comparison, or a record (or with md a series) does not hold what\n"
+    "SHA256SUMS (its record) says; 2 bad input (no runs, an unknown name, label\n"
+    "or metric). See\n"
     "docs/runs.md.\n";
 
 static int
@@ -172,7 +176,7 @@ cmd_compare(int argc, char **argv)
 	rc = ab_compare_load(&c, &o);
 	if (rc == 0)
 		rc = ab_compare_print(stdout, c, fmt);
-	if (rc == 0 && ab_compare_unreliable(c))
+	if (rc == 0 && (ab_compare_unreliable(c) || ab_compare_failed(c)))
 		rc = AB_ECHECK;
 	ab_compare_free(c);
 	ab_strv_free(&metrics);

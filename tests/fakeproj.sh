@@ -370,3 +370,85 @@ make_campaignproj_recipe() {
  ]}
 JSON
 }
+
+# make_twins_recipe FILE [LABEL...]: write the directory waitproj (a
+# program, bin/wait, that allocates ARG MiB, prints "ready PID" and waits
+# for a signal; "--once": exits then; a figure of its own with "--metric
+# NAME=VALUE") and FILE, the recipe "twins": variants normal53 and
+# relink53, two builds of one source with one configure that give the
+# same bytes (as Fluent Bit's relink of 5.3.1 with the 5.3.0 archive is
+# its normal 5.3.0 build), and other, configured with --other: other
+# bytes. Each LABEL given adds a variant like other (another -DOTHER
+# value each), for pages of many labels. A build takes about a second.
+make_twins_recipe() {
+	local file=$1 h extra="" n=1
+	shift
+	mkdir -p waitproj
+	cat >waitproj/configure <<'CFG'
+#!/bin/sh
+srcdir=$(cd "$(dirname "$0")" && pwd)
+cflags=
+for a in "$@"; do
+	case $a in --other) cflags=-DOTHER=1 ;; --other=*) cflags=-DOTHER=${a#--other=} ;; esac
+done
+sed -e "s|@srcdir@|$srcdir|" -e "s|@cflags@|$cflags|" "$srcdir/Makefile.in" >Makefile
+CFG
+	chmod +x waitproj/configure
+	printf 'all: bin/wait\n\nbin/wait: @srcdir@/wait.c\n\tmkdir -p bin\n\tcc -O1 @cflags@ -o bin/wait @srcdir@/wait.c\n' \
+		>waitproj/Makefile.in
+	cat >waitproj/wait.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *volatile keep;
+
+/* wait [MIB] [--once] [--metric NAME=VALUE]... */
+int
+main(int argc, char **argv)
+{
+	size_t mib = 1;
+	int once = 0;
+	char *p;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--once"))
+			once = 1;
+		else if (!strcmp(argv[i], "--metric") && i + 1 < argc)
+			printf("ALLOCBUILD_METRIC %s\n", argv[++i]);
+		else
+			mib = (size_t)atoi(argv[i]);
+	}
+	if (!(p = malloc(mib << 20)))
+		return 3;
+	/* kept where the compiler must assume it is read: not a malloc, memset and free to leave out */
+	keep = p;
+	memset(p, 1, mib << 20);
+#ifdef OTHER
+	printf("other %d\n", OTHER);
+#endif
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	if (!once)
+		pause();
+	free(p);
+	return 0;
+}
+C
+	h=$("$AB" hash waitproj | cut -d' ' -f1)
+	for l in "$@"; do
+		n=$((n + 1))
+		extra="$extra,
+  {\"label\": \"$l\", \"source\": \"w\", \"build\": {\"system\": \"autotools\", \"configure\": [\"--other=$n\"]}, \"artifacts\": [\"bin/wait\"]}"
+	done
+	cat >"$file" <<JSON
+{"recipe": 1, "name": "twins",
+ "sources": {"w": {"dir": {"path": "waitproj", "dirHash": "$h"}}},
+ "variants": [
+  {"label": "normal53", "source": "w", "build": {"system": "autotools"}, "artifacts": ["bin/wait"]},
+  {"label": "relink53", "source": "w", "build": {"system": "autotools"}, "artifacts": ["bin/wait"]},
+  {"label": "other", "source": "w", "build": {"system": "autotools", "configure": ["--other"]}, "artifacts": ["bin/wait"]}$extra
+ ]}
+JSON
+}

@@ -247,7 +247,14 @@ chars=$(python3 -c 'import sys; print(len(open(sys.argv[1], encoding="utf-8").re
 [ "$chars" -lt 65536 ] || fail "pr.md has $chars characters"
 expect_no_grep "pr-details.md" pr/pr.md
 expect_grep "**5 variants built** (3 normal builds, 1 diagnostic relink, 1 runtime only)" pr/pr.md
-expect_grep '- **Runs**: `smoke` 15 runs of 5 labels, ⚠ no A/A control (two labels on one artifact) (below)' pr/pr.md
+expect_grep '**Benchmark** `smoke`: 15 runs of 5 labels against `stock`, paired by repetition (the comparison: Runs, below):' pr/pr.md
+check "the verdict leads: the benchmark's answer before what was built" test \
+	"$(grep -n '^\*\*Benchmark\*\*' pr/pr.md | cut -d: -f1)" -lt "$(grep -n '^\*\*5 variants built\*\*' pr/pr.md | cut -d: -f1)"
+check "a line per label against stock" test "$(awk '/^\*\*Benchmark\*\* `smoke`/ { f = 1; next } f && /^\*\*/ { exit } f && /^- `/' pr/pr.md | wc -l)" = 4
+# the relink of stock with special's archive is special's bytes, as on the real Fluent Bit campaign: an A/A
+# pair by construction, said where the variants are counted and where the runs are
+expect_grep '; `stock-relink-special` is the same bytes as `special` (an A/A pair by construction)' pr/pr.md
+expect_grep '- `stock-relink-special` (the same bytes and runtime environment as `special`: an A/A control, below): ' pr/pr.md
 expect_grep "### Runs" pr/pr.md
 grep -n "$PWD" pr/pr.md && fail "pr.md names this test's directory"
 echo "pr.md of the five-variant flb-like campaign: $chars characters" >&2

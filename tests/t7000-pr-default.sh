@@ -15,13 +15,12 @@ chars=$(python3 -c 'import sys; print(len(open(sys.argv[1], encoding="utf-8").re
 [ "$chars" -lt 65536 ] || fail "pr.md has $chars characters"
 
 # the verdict first: what was built, the probes, what was checked, who signed
-sed -n 5,10p pr1/pr.md >verdict.txt
+sed -n 5,9p pr1/pr.md >verdict.txt
 expect_file verdict.txt <<'X'
 **7 variants built** (4 normal builds, 3 runtime only); every file matches SHA256SUMS (25 files, verified by `pr`).
 
 - **Probes**: ✅ 4 requested settings in effect in 7 probed variants
-- **Reproducibility**: ⚠ not checked (no `build --check` or `rebuild` record)
-- **Independent rebuilds**: none shown (`pr --rebuilt RECORD...`)
+- **Reproducibility**: ⚠ not checked (no `build --check` or `rebuild` record, no independent rebuilder's (`pr --rebuilt`))
 - **Signed**: ⚠ not signed (`allocbuild sign`, or `pr --sign`)
 X
 # rendered as GitHub would (GFM tables): the compact variants table, then the full one in the details, cell by cell

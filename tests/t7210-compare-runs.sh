@@ -10,10 +10,12 @@
 # not when fit-only's setting differs; a control that shows a difference
 # flags every verdict. Cells (run --cell). Too few repetitions, a failed
 # run among them, runs under mixed run environments (refused paired,
-# flagged unpaired), the csv, json and md formats, pr.md's Runs section
-# and its charts (rendered by headless chromium; as SVG files in the
+# flagged unpaired), the csv, json and md formats, pr.md's verdict and
+# Runs section and its charts (rendered by headless chromium and checked
+# for what a reader sees, tests/charts-lib.sh; as SVG files in the
 # bundle), a tampered series, and the refusals (exit 2, nothing printed).
 . "$TOP/tests/lib.sh"
+. "$TOP/tests/charts-lib.sh"
 
 SCIPY_PY=/usr/bin/python3
 "$SCIPY_PY" -c 'import scipy' 2>/dev/null || fail "Debian's python3-scipy is not installed (scripts/install-deps.sh)"
@@ -99,10 +101,13 @@ stock=$(sed -n 's/^\([0-9a-f]\{64\}\)  variants\/stock53\/build\/lib\/libjemallo
 runs ab stock53 special53 fit-only --repeat 5 --rotate --sample-ms 20 --env HOLD_MS=200 \
 	--mark-start '^held$' --mark '^done$'
 expect_exit 0 "$AB" compare bo --metric ops_per_s
+cp out first
+unload
 expect_file out <<OUT
 runs/ab: 15 runs of 3 labels, 0 failed; baseline stock53; paired by repetition (rotated runs)
 ratio of medians with its 95% bootstrap interval (10000 resamples, seed 1), Mann-Whitney U p (two-sided), a difference shown when p < 0.05, the interval excludes 1 and the ratio is beyond the noise threshold of 1%
-No A/A control: no two labels ran the same artifact with the same runtime environment.
+Same bytes: fit-only ran the bytes of stock53 in another runtime environment.
+No A/A control: no two labels ran the same bytes with the same runtime environment.
 
 METRIC     UNIT   CELL  LABEL      N  MEDIAN  MIN-MAX     RATIO  95% CI          P        VERDICT
 ops_per_s  ops/s  -     stock53    5  1000    990.0-1010  -      -               -        baseline
@@ -111,7 +116,6 @@ ops_per_s  ops/s  -     fit-only   5  1001    992.0-1008  1.001  [0.982, 1.018] 
 OUT
 [ ! -s err ] || fail "warnings: $(cat err)"
 # the same again: the seed is fixed
-cp out first
 expect_exit 0 "$AB" compare bo --metric ops_per_s
 cmp -s out first || fail "two comparisons of the same runs differ"
 # another baseline; the default metrics, the sampled RSS among them: 40 MiB against 32 is worse
@@ -197,7 +201,7 @@ CSV
 # the A/A control: stock53 and fit-only (the same archive) with the same MALLOC_CONF, found by digest
 runs aa stock53 fit-only --repeat 5 --rotate --sample-ms 0 --env MALLOC_CONF=lg_extent_max_active_fit:30
 expect_exit 0 "$AB" compare bo --name aa --metric ops_per_s
-expect_grep "A/A control: stock53 against fit-only (the same artifact, sha256 ${stock:0:12}, and runtime environment): no difference shown in any metric." out
+expect_grep "A/A control: stock53 against fit-only (the same bytes, sha256 ${stock:0:12}, and runtime environment: an A/A pair by construction): no difference shown in any metric." out
 expect_grep "ops_per_s  ops/s  -     fit-only  5  1001    992.0-1008  1.001  [0.982, 1.018]  1  no difference shown (A/A control)" out
 expect_exit 0 "$AB" compare bo --name aa --metric ops_per_s --format json
 [ "$(json out "d['sets'][0]['controls']")" = "[{'labels': ['stock53', 'fit-only'], 'artifact_sha256': '$stock'}]" ] ||
@@ -212,10 +216,11 @@ cp table.aa table
 runs aa-differs stock53 special53 fit-only --repeat 5 --rotate --sample-ms 0 --env MALLOC_CONF=lg_extent_max_active_fit:30
 cp table.ab table
 expect_exit 1 "$AB" compare bo --name aa-differs --metric ops_per_s
+unload
 expect_file out <<OUT
 runs/aa-differs: 15 runs of 3 labels, 0 failed; baseline stock53; paired by repetition (rotated runs)
 ratio of medians with its 95% bootstrap interval (10000 resamples, seed 1), Mann-Whitney U p (two-sided), a difference shown when p < 0.05, the interval excludes 1 and the ratio is beyond the noise threshold of 1%
-A/A control: stock53 against fit-only (the same artifact, sha256 ${stock:0:12}, and runtime environment): shows a difference: every verdict is unreliable.
+A/A control: stock53 against fit-only (the same bytes, sha256 ${stock:0:12}, and runtime environment: an A/A pair by construction): shows a difference: every verdict is unreliable.
 UNRELIABLE: the A/A control shows a difference
 
 METRIC     UNIT   CELL  LABEL      N  MEDIAN  MIN-MAX     RATIO  95% CI          P        VERDICT
@@ -224,12 +229,13 @@ ops_per_s  ops/s  -     special53  5  1042    1035-1051   1.042  [1.038, 1.046] 
 ops_per_s  ops/s  -     fit-only   5  1061    1052-1068   1.061  [1.042, 1.079]  0.00794  better (A/A control)
 OUT
 expect_file err <<ERR
-allocbuild: warning: compare: runs/aa-differs: the A/A control fit-only against stock53 (the same artifact and runtime environment) shows a difference in ops_per_s (ratio 1.061, p 0.00794): every verdict is flagged unreliable
+allocbuild: warning: compare: runs/aa-differs: the A/A control fit-only against stock53 (the same bytes and runtime environment) shows a difference in ops_per_s (ratio 1.061, p 0.00794): every verdict is flagged unreliable
 ERR
 
 # too few repetitions: a warning saying how many the test needs, no verdict
 runs few stock53 special53 --repeat 2 --rotate --sample-ms 0
 expect_exit 0 "$AB" compare bo --name few --metric ops_per_s
+unload
 expect_grep "ops_per_s  ops/s  -     special53  2  1045    1042-1048  1.040  [1.038, 1.042]  0.333  too few runs" out
 expect_file err <<ERR
 allocbuild: warning: compare: runs/few: too few runs for a verdict: the Mann-Whitney U test needs at least 4 successful runs of each label to reach p < 0.05 (its smallest p with 3 and 3 is 0.1); stock53 has 2, special53 has 2
@@ -247,6 +253,7 @@ grep -v '^special53 3 ' table.ab >table
 runs failed stock53 special53 --repeat 5 --rotate --sample-ms 0 && fail "special53's third run did not fail"
 cp table.ab table
 expect_exit 0 "$AB" compare bo --name failed --metric ops_per_s --format json
+unload
 [ "$(json out "[(c['n'], c['n_against'], round(c['p'], 4), c['verdict']) for c in d['sets'][0]['comparisons']]")" = \
 	"[(4, 4, 0.0286, 'better')]" ] || fail "with a failed run: $(json out "d['sets'][0]['comparisons']")"
 expect_file err <<ERR
@@ -269,7 +276,8 @@ expect_grep "every verdict is flagged unreliable" err
 # markdown, as pr.md shows it
 expect_exit 0 "$AB" compare bo --name ab --metric ops_per_s --format md
 [ "$(grep -c '^xychart-beta$' out)" = 2 ] || fail "md: not the 2 charts (RSS over time, ops_per_s)"
-sed '/^RSS over time/,$d' out >md.head
+sed '/^RSS over time/,$d; /^> \[!WARNING\]$/,$d' out >md.head
+unload md.head
 expect_file md.head <<'OUT'
 #### `ab`
 
@@ -281,37 +289,53 @@ Against `stock53`, paired by repetition (rotated runs): ratio of medians with it
 | `ops_per_s` (ops/s) | `special53` | 5 | 1042 (1035–1051) | 1.042 [1.038, 1.046] | 0.00794 | **better** |
 | `ops_per_s` (ops/s) | `fit-only` | 5 | 1001 (992.0–1008) | 1.001 [0.982, 1.018] | 1 | no difference shown |
 
-No A/A control: no two labels ran the same artifact with the same runtime environment.
+Same bytes: `fit-only` ran the bytes of `stock53` in another runtime environment.
+No A/A control: no two labels ran the same bytes with the same runtime environment.
 
 OUT
 
 # pr.md's Runs section shows the comparison: statuses, then the table, the control, the warnings
 expect_exit 0 "$AB" pr -o pr bo
 cmark-gfm --extension table pr/pr.md >pr.html
-# the verdict at the top says it in one line: runs and labels, failures, the control, mixed environments
-# (aa's control compares wall times too: timing noise may show a difference there, so either is right)
-grep '^- \*\*Runs\*\*' pr/pr.md | sed 's/; /\n/g' >verdict
-sed -i 's/\(`aa` 10 runs of 2 labels, \)\(✅ A\/A control clean\|❌ the A\/A control differs: its verdicts are unreliable\)$/\1(either)/' verdict
-expect_file verdict <<'X'
-- **Runs**: `aa` 10 runs of 2 labels, (either)
-`aa-differs` 15 runs of 3 labels, ❌ the A/A control differs: its verdicts are unreliable
-`ab` 15 runs of 3 labels, ⚠ no A/A control (two labels on one artifact)
-`cells` 8 runs of 2 labels, ⚠ no A/A control (two labels on one artifact)
-`failed` 10 runs of 2 labels, **⚠ 1 failed**, ⚠ no A/A control (two labels on one artifact)
-`few` 4 runs of 2 labels, ⚠ no A/A control (two labels on one artifact)
-`mixed` 10 runs of 2 labels, ⚠ no A/A control (two labels on one artifact), ⚠ mixed run environments (below)
+# the verdict at the top leads with the benchmark's answer (tests/t7270 checks the block's shape): per run
+# name a line, per label its results that differ first, then the set's notes
+unload pr/pr.md
+grep '^\*\*Benchmark\*\*' pr/pr.md | sed 's/ (the comparison: Runs, below):$//' >sets
+expect_file sets <<'X'
+**Benchmark** `aa`: 10 runs of 2 labels against `stock53`, paired by repetition
+**Benchmark** `aa-differs`: 15 runs of 3 labels against `stock53`, paired by repetition
+**Benchmark** `ab`: 15 runs of 3 labels against `stock53`, paired by repetition
+**Benchmark** `cells`: 8 runs of 2 labels against `stock53`, paired by repetition
+**Benchmark** `failed`: 10 runs of 2 labels against `stock53`, paired by repetition
+**Benchmark** `few`: 4 runs of 2 labels against `stock53`, paired by repetition
+**Benchmark** `mixed`: 10 runs of 2 labels against `stock53`, unpaired
 X
+# block NAME: the lines of a run name's part of the verdict
+block() { awk -v h="**Benchmark** \`$1\`:" 'index($0, h) == 1 { f = 1; next } f && /^\*\*/ { exit } f && /^- /' pr/pr.md; }
+block ab >ab.lines
+check "ab: special53's better ops_per_s, with its interval" grep -qE '^- `special53`: .*\*\*better\*\* `ops_per_s` 1\.042× \[1\.038, 1\.046\]' ab.lines
+check "ab: special53's steady RSS, 40 MiB against 32, worse" grep -qE '^- `special53`: .*\*\*worse\*\* .*`steady_rss_mib` 1\.[12][0-9]*×' ab.lines
+check "ab: the runs compared" grep -qE '^- `special53`: .* \(5 pairs\)$' ab.lines
+check "ab: fit-only ran stock53's bytes" grep -qE '^- `fit-only` \(the same bytes as `stock53`, in another runtime environment\): ' ab.lines
+check "ab: no A/A control" grep -qxF -- '- ⚠ no A/A control: no two labels ran the same bytes with the same runtime environment' ab.lines
+block aa-differs >aad.lines
+check "aa-differs: the control shows a difference" grep -qxF -- '- ❌ A/A control `stock53` and `fit-only` (the same bytes and runtime environment) show a difference: every verdict above is unreliable' aad.lines
+check "aa-differs: its verdicts unreliable" grep -qE '^- `special53`: \*\*[a-z]+ \(unreliable\)\*\*' aad.lines
+check "aa: the control, clean or not (timing noise may show one in wall_s)" grep -qE '^- (✅|❌) A/A control' <(block aa)
+check "failed: the failed run" grep -qxF -- '- ⚠ 1 failed run left out' <(block failed)
+check "few: too few runs" grep -qE '^- `special53`: too few runs for a verdict in ' <(block few)
+check "mixed: unreliable" grep -qxF -- '- ❌ the runs ran under different run environments: every verdict above is unreliable' <(block mixed)
 sed -n '/^#### `ab`/,/^Run environment/p' pr/pr.md >ab.md
 # the program each label ran: the test's driver, no artifact of the build
 expect_grep "| \`fit-only\` | 5 | 0, 0, 0, 0, 0 | \`drive\` \`$(sha256sum <drive | cut -c1-12)\` ⚠ not an artifact of this build | – |" ab.md
 expect_grep '| `ops_per_s` (ops/s) | `special53` | 5 | 1042 (1035–1051) | 1.042 [1.038, 1.046] | 0.00794 | **better** |' ab.md
 expect_grep '<td><code>ops_per_s</code> (ops/s)</td>' pr.html
 sed -n '/^#### `aa-differs`/,/^Run environment/p' pr/pr.md >aa.md
-expect_grep "A/A control: \`stock53\` against \`fit-only\` (the same artifact, sha256 \`${stock:0:12}\`, and runtime environment): **shows a difference**: every verdict is unreliable." aa.md
+expect_grep "A/A control: \`stock53\` against \`fit-only\` (the same bytes, sha256 \`${stock:0:12}\`, and runtime environment: an A/A pair by construction): **shows a difference**: every verdict is unreliable." aa.md
 expect_grep '| `ops_per_s` (ops/s) | `special53` | 5 | 1042 (1035–1051) | 1.042 [1.038, 1.046] | 0.00794 | **better (unreliable)** |' aa.md
 # every metric it differs in is named: ops_per_s's, and wall_s's too when timing noise shows one
 # (a warning is Markdown text on the page: its underscores escaped, docs/pr.md)
-grep -q '^> - the A/A control fit-only against stock53 (the same artifact and runtime environment) shows a difference in \(wall\\_s ([^)]*), \)\?ops\\_per\\_s (ratio 1.061, p 0.00794): every verdict' aa.md ||
+grep -q '^> - the A/A control fit-only against stock53 (the same bytes and runtime environment) shows a difference in \(wall\\_s ([^)]*), \)\?ops\\_per\\_s (ratio 1.061, p 0.00794): every verdict' aa.md ||
 	{ cat aa.md; fail "aa-differs: the A/A control's warning does not name ops_per_s"; }
 sed -n '/^#### `mixed`/,/^Run environment/p' pr/pr.md >mixed.md
 expect_grep 'Against `stock53`, unpaired (the runs ran under different run environments)' mixed.md
@@ -326,24 +350,9 @@ expect_grep '> - 1 failed run left out: 0006-special53 (exit 7)' failed.md
 [ "$(grep -c '^xychart-beta$' ab.md)" = 7 ] || fail "ab's charts: $(grep -c '^xychart-beta$' ab.md), not 7"
 expect_grep '    title "RSS over time"' ab.md
 expect_grep '    x-axis ["stock53", "special53", "fit-only"]' ab.md
-expect_grep '    bar [1000, 1042, 1001]' ab.md
-MERMAID_SHA=8d607d7ef1d077a8aa202e18e62212bfa992c68bfeabc5cf45d51a128fe6675d
-npmdir=$TOP/tests/.cache/npm
-mkdir -p "$npmdir"
-(
-	flock 9
-	[ -f "$npmdir/mermaid-10.9.8.min.js" ] && exit 0
-	command -v npm >/dev/null || fail "no npm (scripts/install-deps.sh)"
-	rm -rf "$npmdir/tmp" && mkdir "$npmdir/tmp"
-	(cd "$npmdir/tmp" && npm pack mermaid@10.9.8 --silent >/dev/null &&
-		tar -xzf mermaid-10.9.8.tgz package/dist/mermaid.min.js) ||
-		fail "cannot fetch mermaid 10.9.8 from the npm registry"
-	[ "$(sha256sum <"$npmdir/tmp/package/dist/mermaid.min.js" | cut -c1-64)" = $MERMAID_SHA ] ||
-		fail "mermaid.min.js of 10.9.8 does not have sha256 $MERMAID_SHA"
-	mv "$npmdir/tmp/package/dist/mermaid.min.js" "$npmdir/mermaid-10.9.8.min.js"
-	rm -rf "$npmdir/tmp"
-) 9>"$npmdir.lock"
-command -v chromium >/dev/null || fail "no chromium (scripts/install-deps.sh)"
+expect_grep '    y-axis "ops/s (×10³)" 0 --> 1.2' ab.md
+expect_grep '    bar [1.000, 1.042, 1.001]' ab.md
+need_mermaid
 cat >charts.py <<'PY'
 # charts.py MD JS HTML: a page rendering MD's mermaid blocks, its title saying how many drew a plot
 import html, re, sys
@@ -359,11 +368,7 @@ with open(sys.argv[3], "w") as f:
             "  document.title = 'rendered ' + svgs.length + ' of %d, ' + plots.length + ' with plots'; },\n"
             "  e => { document.title = 'error: ' + e; });\n</script></body></html>\n" % len(blocks))
 PY
-python3 charts.py ab.md "$npmdir/mermaid-10.9.8.min.js" charts.html
-chrome() {
-	timeout 120 chromium --headless=new --no-sandbox --disable-gpu --allow-file-access-from-files \
-		--user-data-dir="$PWD/chrome" --virtual-time-budget=15000 "$@" 2>/dev/null
-}
+python3 charts.py ab.md "$MERMAID_JS" charts.html
 chrome --dump-dom "file://$PWD/charts.html" | grep -o '<title>[^<]*</title>' >title || true
 [ "$(cat title)" = "<title>rendered 7 of 7, 7 with plots</title>" ] || fail "the charts: $(cat title)"
 # three charts a row, at half scale: 750 x 650 pixels to decode
@@ -423,6 +428,13 @@ python3 png.py rss.png >shot
 read -r sw sh ink <shot
 [ "$sw" = 640 ] && [ "$sh" = 360 ] || fail "the SVG's screenshot is ${sw}x$sh"
 awk -v i="$ink" 'BEGIN { exit !(i > 2) }' || fail "the SVG is blank: $ink% of it is not white"
+# what a reader sees of each chart, Mermaid's and the SVG files (tests/charts-lib.sh): no text clipped or
+# running into another, round ticks in engineering notation (the SVG's ticks were 9.311, 18.62, ...), lines
+# that end where their runs ended (a run shorter than the longest dropped to 0 at its end)
+charts_check ab.md seen bo/pr-charts/ab/rss-over-time.svg bo/pr-charts/ab/metric/*.svg
+expect_file seen <<'X'
+drawn 7 of 7
+X
 
 # a series that does not hold what its record says: md (which charts it) refuses, exit 1, prints nothing
 mkdir series.saved

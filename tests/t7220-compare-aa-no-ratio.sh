@@ -10,7 +10,7 @@
 # overflow (1e308) are refused where they are read: by run (a warning, the
 # figure left out) and in a record (compare refuses it, exit 2), never
 # shown as a median of "inf". Values past 1e15 are drawn in pr.md's charts
-# in units of a power of ten (Mermaid reads no exponent).
+# in units of a power of ten, a multiple of 3 (Mermaid reads no exponent).
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/fakeproj.sh"
 
@@ -36,10 +36,11 @@ check "no record keeps the figure 1e308" \
 
 # --- 0 against 5: no ratio, the difference shown, the U test decides, the control differs
 expect_exit 1 "$AB" compare bo --metric x
+unload
 expect_file out <<OUT
 runs/p: 10 runs of 2 labels, 0 failed; baseline a; paired by repetition (rotated runs)
 ratio of medians with its 95% bootstrap interval (10000 resamples, seed 1), Mann-Whitney U p (two-sided), a difference shown when p < 0.05, the interval excludes 1 and the ratio is beyond the noise threshold of 1%
-A/A control: a against a2 (the same artifact, sha256 ${art:0:12}, and runtime environment): shows a difference: every verdict is unreliable.
+A/A control: a against a2 (the same bytes, sha256 ${art:0:12}, and runtime environment: an A/A pair by construction): shows a difference: every verdict is unreliable.
 UNRELIABLE: the A/A control shows a difference
 
 METRIC  UNIT  CELL  LABEL  N  MEDIAN  MIN-MAX      RATIO        95% CI  P        VERDICT
@@ -47,7 +48,7 @@ x       u     -     a      5  0       0-0          -            -       -       
 x       u     -     a2     5  5.000   5.000-5.000  diff +5.000  -       0.00398  differs (ratio undefined) (A/A control)
 OUT
 expect_file err <<ERR
-allocbuild: warning: compare: runs/p: the A/A control a2 against a (the same artifact and runtime environment) shows a difference in x (no ratio, difference +5.000, p 0.00398): every verdict is flagged unreliable
+allocbuild: warning: compare: runs/p: the A/A control a2 against a (the same bytes and runtime environment) shows a difference in x (no ratio, difference +5.000, p 0.00398): every verdict is flagged unreliable
 allocbuild: warning: compare: runs/p: no ratio of medians for x (a2 against a): a baseline value is not positive; the row shows the difference of the medians instead, and the U test alone decides whether the runs differ
 ERR
 expect_exit 1 "$AB" compare bo --metric x --format json
@@ -59,7 +60,7 @@ expect_exit 1 "$AB" compare bo --metric x --format md
 check "md: the difference and the verdict" grep -qxF \
 	'| `x` (u) | `a2` | 5 | 5.000 (5.000–5.000) | diff +5.000  | 0.00398 | **differs (ratio undefined) (A/A control)** |' out
 check "md: the control shows a difference" grep -qF \
-	"A/A control: \`a\` against \`a2\` (the same artifact, sha256 \`${art:0:12}\`, and runtime environment): **shows a difference**" out
+	"A/A control: \`a\` against \`a2\` (the same bytes, sha256 \`${art:0:12}\`, and runtime environment: an A/A pair by construction): **shows a difference**" out
 
 # --- the policy's aa_control rule fails on both controls
 expect_exit 0 "$AB" run bo a a2 --repeat 5 --rotate --name q --sample-ms 0 --env ONLY_Y=1 -- ./drive
@@ -110,7 +111,7 @@ echo "allocbuild: 'bo-big/runs/p/0001-a.intoto.json': predicate.metrics: the val
 	expect_file err
 check "never a median of inf" not grep -q inf out
 
-# --- values past 1e15: compare shows an exponent, pr.md's chart a power of ten on its axis
+# --- values past 1e15: compare shows an exponent, pr.md's chart a power of ten on its axis (engineering notation)
 cat >drive-huge <<'SH'
 #!/bin/sh
 case $ALLOCBUILD_LABEL in a) echo "ALLOCBUILD_METRIC bytes=2e18 B" ;; *) echo "ALLOCBUILD_METRIC bytes=3e18 B" ;; esac
@@ -125,9 +126,9 @@ expect_file chart <<'X'
 xychart-beta
     title "bytes, B"
     x-axis ["a", "a2"]
-    y-axis "B (x 1e15)" 0 --> 3300
-    bar [2000, 3000]
-    line [2000, 3000]
-    line [2000, 3000]
+    y-axis "B (×10¹⁸)" 0 --> 3
+    bar [2.000, 3.000]
+    line [2.000, 3.000]
+    line [2.000, 3.000]
 ```
 X

@@ -47,11 +47,11 @@ check "pr.md's unit cell, escaped" grep -qF '| `lat` (&lt;script&gt;alert(1)&lt;
 blocks=$(grep -c '^xychart-beta$' pr/pr.md)
 check "a chart for each metric" test "$blocks" -ge 5
 sed -n '/^```mermaid$/,/^```$/p' pr/pr.md >mermaid.txt
-check "no directive but allocbuild's own" test "$(grep -c '%%' mermaid.txt)" = "$(grep -c '^%%{init: {"themeVariables": ' mermaid.txt)"
+check "no directive but allocbuild's own" test "$(grep -c '%%' mermaid.txt)" = "$(grep -c '^%%{init: {"xyChart": {' mermaid.txt)"
 check "the directive as entity codes" grep -qF '    y-axis "#37;#37;#123;init:#123;'"'"'theme'"'"':'"'"'dark'"'"'#125;#125;#37;#37;"' pr/pr.md
 check "the quote as an entity code" grep -qF '    y-axis "a#34;#93;#59;x"' pr/pr.md
-npmdir=$TOP/tests/.cache/npm
-check "mermaid 10.9.8 (tests/t7210 fetches it)" test -f "$npmdir/mermaid-10.9.8.min.js"
+. "$TOP/tests/charts-lib.sh"
+need_mermaid
 cat >charts.py <<'PY'
 # charts.py MD JS HTML: MD's mermaid blocks on a page; its title says how many drew a plot
 import html, re, sys
@@ -67,9 +67,8 @@ with open(sys.argv[3], "w") as f:
             "  document.title = 'rendered ' + svgs.length + ' of %d, ' + plots.length + ' with plots'; },\n"
             "  e => { document.title = 'error: ' + e; });\n</script></body></html>\n" % len(blocks))
 PY
-python3 charts.py pr/pr.md "$npmdir/mermaid-10.9.8.min.js" charts.html
-timeout 120 chromium --headless=new --no-sandbox --disable-gpu --allow-file-access-from-files \
-	--user-data-dir="$PWD/chrome" --virtual-time-budget=15000 --dump-dom "file://$PWD/charts.html" 2>/dev/null >dom.html || true
+python3 charts.py pr/pr.md "$MERMAID_JS" charts.html
+chrome --dump-dom "file://$PWD/charts.html" >dom.html || true
 all=$(grep -c '^```mermaid$' pr/pr.md)
 check "every chart drew, each xychart its plot (the flow chart has none)" \
 	grep -qF "<title>rendered $all of $all, $blocks with plots</title>" dom.html

@@ -76,7 +76,7 @@ expect_exit 1 "$AB" verify --policy policy.json bo
 	echo "pass: OUTDIR bo: every file matches SHA256SUMS and the statement; signatures not checked (--key PUB.pem)"
 	rule_lines
 	for v in stock53 special53 fit-only frag-stock53 frag-special53 frag-fit-only frag-aa; do
-		echo "FAIL: rules[7] reproducible $v: expected a build --check or rebuild record, got none (provenance/reproducibility.intoto.json: predicate.comparison)"
+		echo "FAIL: rules[7] reproducible $v: expected a build --check or rebuild record, or a signed one of an independent rebuilder (--rebuilt), got none (provenance/reproducibility.intoto.json: predicate.comparison)"
 	done
 	target_lines 8
 	echo "FAIL: policy policy.json: 7 of 51 rule checks failed on OUTDIR bo"
@@ -114,7 +114,7 @@ expect_exit 1 "$AB" verify --json --policy policy.json bo
 [ "$(json out '(d["result"], d["policy"]["result"], d["policy"]["sha256"], len(d["policy"]["rules"]))')" = \
   "('pass', 'fail', '$(sha256sum policy.json | cut -d' ' -f1)', 51)" ] || fail "--json: $(cat out)"
 [ "$(json out '[(r["rule"], r["kind"], r["variant"], r["result"], r["expected"], r["actual"], r["file"], r["field"]) for r in d["policy"]["rules"] if r["result"] == "fail"][0]')" = \
-  "(7, 'reproducible', 'stock53', 'fail', 'a build --check or rebuild record', 'none', 'provenance/reproducibility.intoto.json', 'predicate.comparison')" ] ||
+  "(7, 'reproducible', 'stock53', 'fail', 'a build --check or rebuild record, or a signed one of an independent rebuilder (--rebuilt)', 'none', 'provenance/reproducibility.intoto.json', 'predicate.comparison')" ] ||
 	fail "--json rules: $(cat out)"
 
 # --- a bad policy: every error with its position, exit 2, nothing checked

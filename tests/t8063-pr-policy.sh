@@ -63,7 +63,7 @@ python3 -c 'import base64, json, sys; print(base64.b64decode(json.loads(open(sys
 sed 's/"min_repetitions": 2/"min_repetitions": 3/' policy.json >fail.json
 rm -rf pr
 expect_exit 0 "$AB" pr --policy fail.json -o pr bo
-expect_grep "- **Policy** \`fake\` (sha256 \`$(sha256sum fail.json | cut -c1-12)\`): ❌ 3 of 8 rule checks failed (below)" pr/pr.md
+expect_grep "- **Policy** \`fake\` (sha256 \`$(sha256sum fail.json | cut -c1-12)\`): ❌ 3 of 8 rule checks failed: signers, runs (below)" pr/pr.md
 sed -n '/^### Policy/,/^### /p' pr/pr.md | grep '^| \*\*❌' >failed
 cat >want <<X
 | **❌** | \`rules[2]\` signers | – | 1 of 1 keys signed every statement | 0 of 1; not: ${ed:0:16} (key not given) | \`provenance/provenance.intoto.jsonl\` \`signatures[].keyid\` |

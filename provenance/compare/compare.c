@@ -210,11 +210,23 @@ done:
 
 /* ---- values ---- */
 
+/* is the run sampled too briefly for its series' figures (or, window: for its measured window's)? */
+static int
+too_short(const struct ab_runrec *r, int window)
+{
+	return r->sampling && (r->sampling->samples < AB_COMPARE_MIN_SAMPLES ||
+	    (window && r->sampling->figures.window_samples < AB_COMPARE_MIN_SAMPLES));
+}
+
 double
 ab_compare_builtin_value(const struct ab_runrec *r, int m)
 {
 	const struct ab_series_figures *f = r->sampling ? &r->sampling->figures : NULL;
+	int window = m == AB_M_STEADY_RSS || m == AB_M_WINDOW_CPU || m == AB_M_STEADY_PSS || m == AB_M_STEADY_ANON;
 
+	/* wait4's figures are the kernel's whatever the run's length; the sampler's need samples */
+	if (m != AB_M_WALL && m != AB_M_CPU && m != AB_M_MAXRSS && too_short(r, window))
+		return NAN;
 	switch (m) {
 	case AB_M_WALL:
 		return r->wall_s;
@@ -483,11 +495,19 @@ fill_groups(struct ab_compare_set *s)
 		x->max = x->n ? v[x->n - 1] : NAN;
 		free(v);
 	}
-	for (size_t m = 0; m < s->nmetrics; m++)
-		if (present[m] < nok)
+	for (size_t m = 0; m < s->nmetrics; m++) {
+		int b = s->metrics[m].builtin;
+		size_t brief = 0;
+
+		/* the runs too short to sample are said once, apart (note_short) */
+		for (size_t i = 0; i < s->nruns && b >= 0 && b != AB_M_WALL && b != AB_M_CPU && b != AB_M_MAXRSS; i++)
+			brief += s->ok[i] && too_short(&s->runs[i], b == AB_M_STEADY_RSS || b == AB_M_WINDOW_CPU ||
+			    b == AB_M_STEADY_PSS || b == AB_M_STEADY_ANON);
+		if (present[m] + brief < nok)
 			ab_strv_pushf(&s->warnings, "%s: %zu of the %zu successful runs have no value%s", s->metrics[m].name,
-			    nok - present[m], nok, s->metrics[m].builtin == AB_M_COOLDOWN_RSS ?
-			    " (the sampling ended before the cooldown)" : s->metrics[m].builtin >= 0 ? " (not sampled)" : "");
+			    nok - present[m] - brief, nok, b == AB_M_COOLDOWN_RSS ?
+			    " (the sampling ended before the cooldown)" : b >= 0 ? " (not sampled)" : "");
+	}
 	if (s->metrics_dropped)
 		ab_strv_pushf(&s->warnings, "the runs left out %zu report%s of figures past the %d a run keeps (each "
 		    "record's metrics_dropped): they are in no comparison", s->metrics_dropped,
@@ -523,6 +543,96 @@ note_failed(struct ab_compare_set *s)
 	if (s->nfailed)
 		ab_strv_pushf(&s->warnings, "%zu failed run%s left out: %s", s->nfailed, s->nfailed == 1 ? "" : "s", b.s);
 	ab_buf_free(&b);
+}
+
+/*
+ * the runs too short to sample, said instead of figures of 0: the runs
+ * with fewer than AB_COMPARE_MIN_SAMPLES samples (none of their sampled
+ * figures counts), then those with a measured window that short (its
+ * figures do not count)
+ */
+static void
+note_short(struct ab_compare_set *s)
+{
+	for (int window = 0; window < 2; window++) {
+		struct ab_buf b = {0};
+		size_t n = 0;
+		int ms = 0;
+
+		for (size_t i = 0; i < s->nruns; i++) {
+			const struct ab_runrec *r = &s->runs[i];
+
+			if (!s->ok[i] || !too_short(r, window) || (window && too_short(r, 0)))
+				continue;
+			ms = ms ? ms : r->sampling->interval_ms;
+			if (n++ < 10)
+				ab_buf_printf(&b, "%s%04d-%s", b.len ? ", " : "", r->number, r->label);
+		}
+		if (n > 10)
+			ab_buf_printf(&b, " and %zu more", n - 10);
+		if (n && !window)
+			ab_strv_pushf(&s->warnings, "%zu run%s too short to sample (fewer than %d samples, one every %d ms): "
+			    "%s sampled figures (steady and peak RSS, RSS GiB*s, faults, threads) are left out, not shown as 0: "
+			    "%s (runs of several sampling intervals, or a smaller --sample-ms, measure them)", n,
+			    n == 1 ? "" : "s", AB_COMPARE_MIN_SAMPLES, ms, n == 1 ? "its" : "their", b.s);
+		if (n && window)
+			ab_strv_pushf(&s->warnings, "%zu run%s whose measured window held fewer than %d samples (one every %d "
+			    "ms): %s figures of the window (steady RSS, window CPU) are left out, not shown as 0: %s", n,
+			    n == 1 ? "" : "s", AB_COMPARE_MIN_SAMPLES, ms, n == 1 ? "its" : "their", b.s);
+		if (!window)
+			s->nshort = n;
+		ab_buf_free(&b);
+	}
+}
+
+/* the labels whose every run failed: nothing of them is compared */
+static void
+note_failed_labels(struct ab_compare_set *s)
+{
+	for (size_t l = 0; l < s->labels.n; l++) {
+		int any = 0;
+
+		for (size_t i = 0; i < s->nruns && !any; i++)
+			any = s->ok[i] && !strcmp(s->runs[i].label, s->labels.v[l]);
+		if (!any)
+			ab_strv_push(&s->failed_labels, s->labels.v[l]);
+	}
+}
+
+/*
+ * the machine's load at the runs' starts: runenv keeps the environment
+ * as its JSON object (provenance/runs/runenv.h), loadavg its three load
+ * averages and cpu.online_count the CPUs
+ */
+static void
+note_load(struct ab_compare_set *s)
+{
+	for (size_t i = 0; i < s->nruns; i++) {
+		const cJSON *la = ab_json_get(s->runs[i].environment, "loadavg"), *one = cJSON_GetArrayItem(la, 0);
+		const cJSON *cpus = ab_json_get(ab_json_get(s->runs[i].environment, "cpu"), "online_count");
+
+		if (!cJSON_IsNumber(one) || !isfinite(one->valuedouble) || one->valuedouble < 0)
+			continue;
+		if (!s->load_runs++ || one->valuedouble < s->load_min)
+			s->load_min = one->valuedouble;
+		if (s->load_runs == 1 || one->valuedouble > s->load_max)
+			s->load_max = one->valuedouble;
+		if (cJSON_IsNumber(cpus) && cpus->valuedouble > s->load_cpus && cpus->valuedouble < 1e6)
+			s->load_cpus = (int)cpus->valuedouble;
+	}
+	if (!s->load_runs || s->load_cpus < 1)
+		return;
+	/*
+	 * a load past the CPUs: runnable work waited for a CPU while the runs
+	 * ran, and a run's times took some of it. The load counts the runs'
+	 * own work too, so below it nothing is said but the figures
+	 */
+	s->busy = s->load_max >= s->load_cpus;
+	if (s->busy)
+		ab_strv_pushf(&s->warnings, "the machine was busy: its load (the 1-minute load average at each run's "
+		    "start) was %.2f to %.2f on %d CPU%s, more than its CPUs run at once: work (the runs' own or "
+		    "another's) waited for a CPU, which makes the runs' times noisier (an idle machine measures better)",
+		    s->load_min, s->load_max, s->load_cpus, s->load_cpus == 1 ? "" : "s");
 }
 
 /* the labels of the successful runs whose environment has value v for field key, ", "-separated, each once */
@@ -578,7 +688,7 @@ mixed_environments(const struct ab_compare_set *s)
 
 /*
  * What a label is, whatever its name: the artifact's digest and the
- * runtime environment (variables set, ALLOCBUILD_LABEL aside, and
+ * runtime environment (variables set, ALLOCBUILD_LABEL, _BIN and _ARCHIVE aside, and
  * removed), when all its runs agree; caller frees; NULL when they do not
  */
 static char *
@@ -599,8 +709,14 @@ identity(const struct ab_compare_set *s, const char *label)
 		if (r->overrides.n)
 			memcpy(set, r->overrides.v, r->overrides.n * sizeof(*set));
 		qsort(set, r->overrides.n, sizeof(*set), cmp_str);
+		/*
+		 * what names the label (its name, the paths of its artifacts, whose
+		 * bytes are the digest above) is not what it runs: two variants built
+		 * apart into the same bytes are the same thing
+		 */
 		for (size_t k = 0; k < r->overrides.n; k++)
-			if (strncmp(set[k], "ALLOCBUILD_LABEL=", 17))
+			if (strncmp(set[k], "ALLOCBUILD_LABEL=", 17) && strncmp(set[k], "ALLOCBUILD_BIN=", 15) &&
+			    strncmp(set[k], "ALLOCBUILD_ARCHIVE=", 19))
 				ab_buf_printf(&b, "set %s\n", set[k]);
 		free(set);
 		for (size_t k = 0; k < r->removed.n; k++)
@@ -617,12 +733,37 @@ identity(const struct ab_compare_set *s, const char *label)
 	return id;
 }
 
-/* the A/A pairs: labels that are the same thing */
+/* the artifact digest every run of label ran, or NULL when they differ */
+static const char *
+bytes_of(const struct ab_compare_set *s, const char *label)
+{
+	const char *hex = NULL;
+
+	for (size_t i = 0; i < s->nruns; i++) {
+		if (strcmp(s->runs[i].label, label))
+			continue;
+		if (hex && strcmp(hex, s->runs[i].subject_sha256))
+			return NULL;
+		hex = s->runs[i].subject_sha256;
+	}
+	return hex;
+}
+
+/* the A/A pairs: labels that are the same thing; and the labels that ran the same bytes */
 static void
 find_controls(struct ab_compare_set *s)
 {
 	char **ids = ab_calloc(s->labels.n, sizeof(*ids));
 
+	s->same_bytes = ab_calloc(s->labels.n, sizeof(*s->same_bytes));
+	for (size_t l = 0; l < s->labels.n; l++) {
+		const char *mine = bytes_of(s, s->labels.v[l]);
+
+		s->same_bytes[l] = AB_COMPARE_NONE;
+		for (size_t k = 0; k < l && mine && s->same_bytes[l] == AB_COMPARE_NONE; k++)
+			if (bytes_of(s, s->labels.v[k]) && !strcmp(bytes_of(s, s->labels.v[k]), mine))
+				s->same_bytes[l] = k;
+	}
 	for (size_t l = 0; l < s->labels.n; l++)
 		ids[l] = identity(s, s->labels.v[l]);
 	for (size_t a = 0; a < s->labels.n; a++)
@@ -866,7 +1007,7 @@ warn_control(struct ab_compare_set *s, const struct ab_compare_control *c)
 		ab_buf_printf(&b, ", p %.3g)", r->u.p);
 	}
 	if (first) {
-		ab_strv_pushf(&s->warnings, "the A/A control %s against %s (the same artifact and runtime environment) "
+		ab_strv_pushf(&s->warnings, "the A/A control %s against %s (the same bytes and runtime environment) "
 		    "shows a difference in %s: every verdict is flagged unreliable", s->labels.v[first->label],
 		    s->labels.v[first->against], b.s);
 		s->control_differs = 1;
@@ -927,6 +1068,9 @@ analyse(struct ab_comparison *c, struct ab_compare_set *s)
 		return AB_EFAIL;
 	collect_cells(s);
 	note_failed(s);
+	note_failed_labels(s);
+	note_short(s);
+	note_load(s);
 	fill_groups(s);
 	s->paired = 0;
 	if (s->labels.n < 2)
@@ -1002,7 +1146,8 @@ median_sampled_run(const struct ab_compare_set *s, size_t label)
 		const struct ab_runrec *r = &s->runs[i];
 		double x;
 
-		if (!s->ok[i] || strcmp(r->label, s->labels.v[label]) || !r->sampling || !r->sampling->series.path)
+		if (!s->ok[i] || strcmp(r->label, s->labels.v[label]) || !r->sampling || !r->sampling->series.path ||
+		    too_short(r, 0))
 			continue;
 		x = ab_compare_builtin_value(r, AB_M_STEADY_RSS);
 		if (isnan(x))
@@ -1081,6 +1226,15 @@ ab_compare_unreliable_why(const struct ab_compare_set *s)
 }
 
 int
+ab_compare_failed(const struct ab_comparison *c)
+{
+	for (size_t k = 0; k < c->nsets; k++)
+		if (c->sets[k].failed_labels.n)
+			return 1;
+	return 0;
+}
+
+int
 ab_compare_unreliable(const struct ab_comparison *c)
 {
 	for (size_t k = 0; k < c->nsets; k++)
@@ -1119,7 +1273,9 @@ ab_compare_free(struct ab_comparison *c)
 		free(s->rows);
 		free(s->unpaired_why);
 		free(s->controls);
+		free(s->same_bytes);
 		ab_strv_free(&s->warnings);
+		ab_strv_free(&s->failed_labels);
 	}
 	free(c->sets);
 	free(c);

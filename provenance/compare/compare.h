@@ -19,9 +19,12 @@
  * set was rotated and every repetition ran each label, unpaired
  * otherwise. Failed runs are left out, with a warning naming them.
  *
- * An A/A control: two labels whose runs all ran the same artifact digest
- * with the same runtime environment (the variables set and removed,
- * ALLOCBUILD_LABEL aside) are the same thing under two names; their
+ * An A/A control: two labels whose runs all ran the same bytes (artifact
+ * digest) with the same runtime environment (the variables set and
+ * removed, ALLOCBUILD_LABEL and the paths of ALLOCBUILD_BIN and
+ * ALLOCBUILD_ARCHIVE aside) are the same thing under two names: a
+ * runtime variant without settings, or two variants built apart into the
+ * same bytes (a relink identical to a normal build); their
  * comparison is the control, and when it shows a difference every
  * verdict of the set is flagged unreliable. Runs taken under different
  * run environments (provenance/runs/runenv.h: ab_runenv_compared) are refused
@@ -49,6 +52,8 @@
 #define AB_COMPARE_THRESHOLD 0.01
 #define AB_COMPARE_ALPHA 0.05
 #define AB_COMPARE_LEVEL 0.95
+/* no label, row or position */
+#define AB_COMPARE_NONE ((size_t)-1)
 
 enum ab_compare_format { AB_CMP_TABLE, AB_CMP_CSV, AB_CMP_JSON, AB_CMP_MD };
 
@@ -121,8 +126,26 @@ struct ab_compare_set {
 	char *unpaired_why;          /* why not, or NULL */
 	struct ab_compare_control *controls; /* the A/A pairs */
 	size_t ncontrols;
+	/*
+	 * per label, the first label before it whose runs all ran the same
+	 * bytes (artifact digest) as its runs all did, whatever their
+	 * environments; AB_COMPARE_NONE when none. With the same environment
+	 * too the two are an A/A pair by construction (controls)
+	 */
+	size_t *same_bytes;
 	int mixed_env;               /* runs under different run environments */
 	int control_differs;         /* an A/A control shows a difference */
+	size_t nshort;               /* successful runs too short to sample: their sampled figures are left out */
+	struct ab_strv failed_labels; /* labels with runs and not one successful: nothing of them is compared */
+	/*
+	 * the machine's load while the runs ran: the 1-minute load average
+	 * at each run's start (its run environment's loadavg), on the CPUs
+	 * online; load_runs 0 when no run recorded it
+	 */
+	size_t load_runs;
+	double load_min, load_max;
+	int load_cpus;
+	int busy;                    /* load_max reached load_cpus: the runs shared the machine's CPUs with other work */
 	struct ab_strv warnings;
 };
 
@@ -141,6 +164,8 @@ struct ab_comparison {
 int ab_compare_load(struct ab_comparison **out, const struct ab_compare_opts *o);
 /* is any verdict of c flagged unreliable (a control that differs, mixed environments)? */
 int ab_compare_unreliable(const struct ab_comparison *c);
+/* has a label of some set no successful run (every run of it failed)? */
+int ab_compare_failed(const struct ab_comparison *c);
 /* why the verdicts of a set are unreliable, in words, or NULL */
 const char *ab_compare_unreliable_why(const struct ab_compare_set *s);
 /* the group of a cell, label and metric, or NULL */
@@ -148,6 +173,21 @@ const struct ab_compare_group *ab_compare_group(const struct ab_compare_set *s, 
     size_t metric);
 /* print c in a format; 0, or AB_EFAIL when out cannot be written, or md's series cannot be read (reported) */
 int ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_format f);
+/*
+ * The answer of the runs in a few lines, for the first screen of pr.md,
+ * appended to b (compare_verdict.c). Per set a line (its runs, labels,
+ * baseline and pairing), then a list: a line per label against the
+ * baseline, its results that show a difference first, grouped by verdict,
+ * the strongest first ("**worse** `cpu_s` 1.247× [1.099, 1.343]": the
+ * ratio of medians and its 95% interval, as hyperfine's "1.23 ± 0.04
+ * times faster than"), then "no difference shown in ..." and the runs
+ * compared ("(5 pairs)"), naming the label whose bytes it ran when it
+ * ran another's; then the set's notes, a line each ("- ✅ A/A control
+ * clean: ...", failed runs, runs too short to sample, a busy machine,
+ * mixed run environments): a finding of that kind is one more line. The
+ * sets past budget bytes are named in one line.
+ */
+void ab_compare_verdict_md(struct ab_buf *b, const struct ab_comparison *c, size_t budget);
 /* one set's comparison table as markdown (pr.md's Runs section), appended to b */
 void ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s);
 /*
@@ -162,6 +202,12 @@ int ab_compare_series(struct ab_series *out, long *run, const struct ab_comparis
 /* the charts as SVG files (provenance/compare/svgchart.h): names SET/rss-over-time.svg, SET/metric/METRIC.svg and their texts */
 struct ab_compare_svgs {
 	struct ab_strv names, texts;
+	/*
+	 * where the page finds them, prefixed to a name (pr.md written beside
+	 * OUTDIR's pr-charts: "pr-charts/"): each chart is followed by a link
+	 * to its file; NULL: none
+	 */
+	const char *href;
 };
 
 /*
@@ -171,7 +217,19 @@ struct ab_compare_svgs {
  */
 int ab_compare_charts(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s,
     struct ab_compare_svgs *svg);
-/* one of allocbuild's figures of a run (enum ab_metric_builtin), in its unit; NAN when it has none */
+/*
+ * A sampled figure is a measurement only from this many samples on: a run
+ * shorter than that (a command that ends before the sampler's second
+ * reading, one whose marks leave a window of a sample or two) has figures
+ * of whatever the sampler caught, often nothing yet ("steady RSS 0.0 MiB")
+ */
+#define AB_COMPARE_MIN_SAMPLES 3
+/*
+ * one of allocbuild's figures of a run (enum ab_metric_builtin), in its
+ * unit; NAN when it has none: not sampled, or a sampled figure of a run
+ * too short to sample (fewer than AB_COMPARE_MIN_SAMPLES samples; for
+ * the window's figures, in its measured window)
+ */
 double ab_compare_builtin_value(const struct ab_runrec *r, int metric);
 /* from this magnitude on, compare shows a value with an exponent */
 #define AB_COMPARE_PLAIN_MAX 1e15

@@ -134,17 +134,38 @@ put_name(struct ab_buf *b, const char *name, int md)
 	}
 }
 
+/* the labels that ran the same bytes as another in another runtime environment (the same one: a control) */
+static void
+put_same_bytes(struct ab_buf *b, const struct ab_compare_set *s, int md)
+{
+	for (size_t l = 0; l < s->labels.n; l++) {
+		size_t k = s->same_bytes ? s->same_bytes[l] : AB_COMPARE_NONE;
+		int control = 0;
+
+		for (size_t i = 0; i < s->ncontrols && k != AB_COMPARE_NONE; i++)
+			control |= (s->controls[i].a == k && s->controls[i].b == l);
+		if (k == AB_COMPARE_NONE || control)
+			continue;
+		ab_buf_puts(b, "Same bytes: ");
+		put_name(b, s->labels.v[l], md);
+		ab_buf_puts(b, " ran the bytes of ");
+		put_name(b, s->labels.v[k], md);
+		ab_buf_puts(b, " in another runtime environment.\n");
+	}
+}
+
 /* the control pairs in words, or the lack of one */
 static void
 put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
 {
+	put_same_bytes(b, s, md);
 	if (!s->ncontrols) {
-		ab_buf_puts(b, "No A/A control: no two labels ran the same artifact with the same runtime environment.\n");
+		ab_buf_puts(b, "No A/A control: no two labels ran the same bytes with the same runtime environment.\n");
 		return;
 	}
 	for (size_t i = 0; i < s->ncontrols; i++) {
 		const struct ab_compare_control *x = &s->controls[i];
-		int shown = 0, differs = 0;
+		int shown = 0, differs = 0, judged = 0;
 
 		for (size_t r = 0; r < s->nrows; r++) {
 			const struct ab_compare_row *w = &s->rows[r];
@@ -152,16 +173,49 @@ put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
 			if (!w->control || !((w->label == x->a && w->against == x->b) || (w->label == x->b && w->against == x->a)))
 				continue;
 			shown++;
+			judged |= w->verdict != AB_VERDICT_TOO_FEW;
 			differs |= ab_stats_verdict_differs(w->verdict);
 		}
 		ab_buf_puts(b, "A/A control: ");
 		put_name(b, s->labels.v[x->a], md);
 		ab_buf_puts(b, " against ");
 		put_name(b, s->labels.v[x->b], md);
-		ab_buf_printf(b, " (the same artifact, sha256 %s%.12s%s, and runtime environment): %s.\n", md ? "`" : "",
-		    x->sha256, md ? "`" : "", !shown ? "no metric to compare" : !differs ? "no difference shown in any metric" :
+		ab_buf_printf(b, " (the same bytes, sha256 %s%.12s%s, and runtime environment: an A/A pair by "
+		    "construction): %s.\n", md ? "`" : "",
+		    x->sha256, md ? "`" : "", !shown ? "no metric to compare" : !judged ? "too few runs for a verdict" :
+		    !differs ? "no difference shown in any metric" :
 		    md ? "**shows a difference**: every verdict is unreliable" : "shows a difference: every verdict is unreliable");
 	}
+}
+
+/* the machine's load during the runs, when their records hold it: "load 0.52 to 3.20 (...) on 2 CPUs" */
+static void
+put_load(struct ab_buf *b, const struct ab_compare_set *s, int md)
+{
+	if (!s->load_runs)
+		return;
+	ab_buf_printf(b, "Machine load (the 1-minute load average at each run's start): %.2f to %.2f on %d CPU%s%s.\n",
+	    s->load_min, s->load_max, s->load_cpus, s->load_cpus == 1 ? "" : "s", !s->busy ? "" : md ?
+	    ": **busy**, more than the CPUs run at once" : ": busy, more than the CPUs run at once");
+}
+
+/* the labels whose every run failed: nothing of them is compared */
+static void
+put_failed_labels(struct ab_buf *b, const struct ab_compare_set *s, int md)
+{
+	if (!s->failed_labels.n)
+		return;
+	ab_buf_puts(b, md ? "**Failed**: " : "FAILED: ");
+	if (s->failed_labels.n == s->labels.n) {
+		ab_buf_printf(b, "every run failed (%zu of %zu): nothing is compared.\n", s->nfailed, s->nruns);
+		return;
+	}
+	ab_buf_puts(b, "every run of ");
+	for (size_t i = 0; i < s->failed_labels.n; i++) {
+		ab_buf_puts(b, i == 0 ? "" : i + 1 == s->failed_labels.n ? " and " : ", ");
+		put_name(b, s->failed_labels.v[i], md);
+	}
+	ab_buf_puts(b, " failed: nothing of it is compared.\n");
 }
 
 /* ---- table ---- */
@@ -221,6 +275,8 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 	    s->labels.n, s->labels.n == 1 ? "" : "s", s->nfailed, s->labels.v[s->baseline], pairing);
 	ab_buf_printf(b, "%s\n", method);
 	put_controls(b, s, 0);
+	put_load(b, s, 0);
+	put_failed_labels(b, s, 0);
 	if (ab_compare_unreliable_why(s))
 		ab_buf_printf(b, "UNRELIABLE: %s\n", ab_compare_unreliable_why(s));
 	ab_buf_puts(b, "\n");
@@ -328,11 +384,17 @@ csv_row(struct ab_buf *b, const struct ab_compare_set *s, size_t i, const char *
 	csv_text(b, cell, 0);
 	csv_text(b, status, 0);
 	csv_text(b, metric, 0);
-	/* a number stays a number, negative ones too: nothing to quote or neutralize */
+	/*
+	 * a number stays a number, negative ones too: nothing to quote or
+	 * neutralize. 15 significant digits: every decimal the records and
+	 * drivers write with as many comes back as written (0.224865, not
+	 * 0.22486500000000001), and a sum of two (cpu_s: user + sys) as the
+	 * decimal it is; the binary tail of 17 digits measured nothing
+	 */
 	if (isnan(v))
 		num[0] = '\0';
 	else
-		snprintf(num, sizeof(num), "%.17g", v);
+		snprintf(num, sizeof(num), "%.15g", v);
 	ab_buf_printf(b, "%s,", num);
 	csv_text(b, unit, 0);
 	csv_text(b, r->subject_sha256, 1);
@@ -489,6 +551,19 @@ set_json(const struct ab_compare_set *s)
 		cJSON_AddStringToObject(j, "artifact_sha256", s->controls[i].sha256);
 		cJSON_AddItemToArray(a, j);
 	}
+	if (s->load_runs) {
+		cJSON *l = cJSON_AddObjectToObject(o, "load");
+
+		cJSON_AddNumberToObject(l, "runs", (double)s->load_runs);
+		cJSON_AddNumberToObject(l, "min", s->load_min);
+		cJSON_AddNumberToObject(l, "max", s->load_max);
+		cJSON_AddNumberToObject(l, "cpus", s->load_cpus);
+		cJSON_AddBoolToObject(l, "busy", s->busy);
+	} else {
+		cJSON_AddNullToObject(o, "load");
+	}
+	cJSON_AddNumberToObject(o, "too_short", (double)s->nshort);
+	cJSON_AddItemToObject(o, "failed_labels", ab_json_strv(s->failed_labels.v, s->failed_labels.n));
 	cJSON_AddBoolToObject(o, "control_differs", s->control_differs);
 	cJSON_AddBoolToObject(o, "mixed_environments", s->mixed_env);
 	ab_json_add_str_or_null(o, "unreliable", why);
@@ -581,6 +656,8 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 			}
 	ab_buf_puts(b, "\n");
 	put_controls(b, s, 1);
+	put_load(b, s, 1);
+	put_failed_labels(b, s, 1);
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct ab_compare_row *r = &s->rows[i];
 		char *ratio, *ci, *p;
@@ -619,6 +696,14 @@ static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"
     "#7f7f7f"};
 static const char *const palette_words[] = {"blue", "orange", "green", "red", "purple", "brown", "pink", "grey"};
 #define CHART_POINTS 60
+/* Mermaid's xychart: its width (700), its labels' font (14 px); a category's room beyond its label */
+#define MERMAID_WIDTH 700.0
+#define MERMAID_HEIGHT 500.0
+#define MERMAID_FONT 14.0
+#define MERMAID_SLOT_PAD 24.0
+/* what Mermaid's y axis takes of the width, and its room for a horizontal chart's labels (half) */
+#define MERMAID_Y_AXIS 120.0
+#define MERMAID_ROW 28.0
 
 /* a string in a chart's double quotes (ab_page_mermaid) */
 static void
@@ -629,38 +714,100 @@ chart_text(struct ab_buf *b, const char *s)
 	ab_buf_putc(b, '"');
 }
 
+/*
+ * a chart's start: its size when it needs more than Mermaid's 700 x 500
+ * pixels (the categories of a horizontal chart: GitHub scales the
+ * picture to the page), its colours
+ */
 static void
-chart_start(struct ab_buf *b, size_t ncolours)
+chart_start(struct ab_buf *b, size_t ncolours, double width, double height, int horizontal)
 {
-	ab_buf_puts(b, "```mermaid\n%%{init: {\"themeVariables\": {\"xyChart\": {\"plotColorPalette\": \"");
+	ab_buf_puts(b, "```mermaid\n%%{init: {\"xyChart\": {");
+	if (width > MERMAID_WIDTH)
+		ab_buf_printf(b, "\"width\": %.0f, ", ceil(width));
+	if (height > MERMAID_HEIGHT)
+		ab_buf_printf(b, "\"height\": %.0f, ", ceil(height));
+	/*
+	 * room beyond what Mermaid measures: with a wide face (DejaVu Sans) its
+	 * y axis' name ran into the labels and the x labels' feet left the picture
+	 */
+	ab_buf_puts(b, "\"xAxis\": {\"labelPadding\": 8}, \"yAxis\": {\"titlePadding\": 10, \"labelPadding\": 10}}, "
+	    "\"themeVariables\": {\"xyChart\": {\"plotColorPalette\": \"");
 	for (size_t i = 0; i < ncolours; i++)
 		ab_buf_printf(b, "%s%s", i ? ", " : "", palette[i % AB_NELEM(palette)]);
-	ab_buf_puts(b, "\"}}}}%%\nxychart-beta\n");
+	ab_buf_printf(b, "\"}}}}%%%%\nxychart-beta%s\n", horizontal ? " horizontal" : "");
 }
 
-/* the colours of the labels in words: "blue `a`, orange `b`" */
+/* a y axis: its name with its unit, from its lowest tick to its highest (svgchart's ticks: Mermaid's are d3's within) */
 static void
-chart_legend(struct ab_buf *b, const struct ab_compare_set *s, const int *shown)
+chart_y_axis(struct ab_buf *b, const struct ab_chart_axis *a, const char *name)
+{
+	char *full = ab_chart_axis_name(a, name), lo[32], hi[32];
+
+	ab_chart_axis_label(lo, sizeof(lo), a, a->lo);
+	ab_chart_axis_label(hi, sizeof(hi), a, a->hi);
+	ab_buf_puts(b, "    y-axis ");
+	chart_text(b, full);
+	ab_buf_printf(b, " %s --> %s\n", lo, hi);
+	free(full);
+}
+
+/* a chart's values in the axis' units */
+static void
+chart_values(struct ab_buf *b, const char *kind, const struct ab_chart_axis *a, const double *v, size_t n)
+{
+	char num[64];
+
+	ab_buf_printf(b, "    %s [", kind);
+	for (size_t i = 0; i < n; i++) {
+		ab_compare_format_value(num, sizeof(num), v[i] / pow(10, a->exp10));
+		ab_buf_printf(b, "%s%s", i ? ", " : "", num);
+	}
+	ab_buf_puts(b, "]\n");
+}
+
+/* the SVG file of the last chart, linked when the page can link it: "WHAT: [NAME.svg](HREF)." */
+static void
+chart_link(struct ab_buf *b, const struct ab_compare_svgs *svg, const char *what)
+{
+	const char *name;
+
+	if (!svg || !svg->href || !svg->names.n)
+		return;
+	name = svg->names.v[svg->names.n - 1];
+	ab_buf_printf(b, "%s: [", what);
+	ab_page_text(b, strrchr(name, '/') ? strrchr(name, '/') + 1 : name);
+	ab_buf_puts(b, "](<");
+	ab_page_href(b, svg->href);
+	ab_page_href(b, name);
+	ab_buf_puts(b, ">).\n\n");
+}
+
+/* the colours of the labels in words: "blue `a` (run 0019, 1.62 s)" */
+static void
+chart_legend(struct ab_buf *b, const struct ab_compare_set *s, const int *shown, const long *run, const double *end)
 {
 	size_t k = 0;
 
 	for (size_t l = 0; l < s->labels.n; l++) {
+		char num[32];
+
 		if (!shown[l])
 			continue;
+		ab_compare_format_value(num, sizeof(num), end[l]);
 		ab_buf_printf(b, "%s%s ", k ? ", " : "", palette_words[k % AB_NELEM(palette_words)]);
 		ab_page_code(b, s->labels.v[l]);
+		ab_buf_printf(b, " (run %04d, %s s)", s->runs[run[l]].number, num);
 		k++;
 	}
 }
 
-/* the resident set of a series at t ms: its last sample at or before t, 0 after its end */
+/* the resident set of a series at t ms from its start (at most its end): its last sample at or before t, MiB */
 static double
 rss_at(const struct ab_series *x, double t)
 {
 	double v = 0;
 
-	if (!x->n || t > (double)x->v[x->n - 1].ms)
-		return 0;
 	for (size_t i = 0; i < x->n && (double)x->v[i].ms <= t; i++)
 		v = (double)ab_series_rss(x, &x->v[i]);
 	return v / 1024;
@@ -674,64 +821,71 @@ svg_add(struct ab_compare_svgs *svg, const struct ab_compare_set *s, const char 
 	ab_strv_push_owned(&svg->texts, ab_buf_detach(text));
 }
 
-/* RSS over time: each label's median sampled run, on one time axis */
+/*
+ * RSS over time: each label's median sampled run, each over its own time
+ * from its start to its end, so that every line ends where its run ended.
+ * Mermaid spreads every line over the whole x axis, so its chart is drawn
+ * in each run's share of its time (0 to 100%); the SVG file in seconds,
+ * each line stopping at its run's end
+ */
 static int
 chart_rss(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s, struct ab_compare_svgs *svg)
 {
 	struct ab_series *x = ab_calloc(s->labels.n, sizeof(*x));
 	long *run = ab_calloc(s->labels.n, sizeof(*run));
-	double *y = ab_calloc(s->labels.n * CHART_POINTS, sizeof(*y));
+	double *y = ab_calloc(s->labels.n * CHART_POINTS, sizeof(*y)), *end = ab_calloc(s->labels.n, sizeof(*end));
 	struct ab_svg_line *lines = ab_calloc(s->labels.n, sizeof(*lines));
 	int *shown = ab_calloc(s->labels.n, sizeof(*shown)), e = 0;
-	size_t nshown = 0;
-	double end = 0;
-	char num[64];
+	size_t nshown = 0, k = 0;
+	double top = 0;
+	struct ab_chart_axis a;
 
 	for (size_t l = 0; l < s->labels.n && e == 0; l++) {
+		size_t last;
+		double ms;
+
 		if ((e = ab_compare_series(&x[l], &run[l], c, s, l)) < 0 || run[l] < 0 || !x[l].n)
+			continue;
+		/*
+		 * the run's end is its last reading of a resident set: the kernel
+		 * reads 0 of an exiting process whose memory is gone (a reading
+		 * after the program's end, not a state of its memory)
+		 */
+		for (last = x[l].n; last-- > 0 && !ab_series_rss(&x[l], &x[l].v[last]);)
+			;
+		if (last == (size_t)-1 || !((ms = (double)x[l].v[last].ms) > 0))
 			continue;
 		shown[l] = 1;
 		nshown++;
-		if ((double)x[l].v[x[l].n - 1].ms > end)
-			end = (double)x[l].v[x[l].n - 1].ms;
+		end[l] = ms / 1000;
+		for (int i = 0; i < CHART_POINTS; i++) {
+			y[l * CHART_POINTS + (size_t)i] = rss_at(&x[l], ms * i / (CHART_POINTS - 1));
+			top = fmax(top, y[l * CHART_POINTS + (size_t)i]);
+		}
+		lines[k].name = s->labels.v[l];
+		lines[k].y = &y[l * CHART_POINTS];
+		lines[k].n = CHART_POINTS;
+		lines[k++].end = end[l];
 	}
-	if (e == 0 && nshown && end > 0) {
-		size_t k = 0;
-
-		for (size_t l = 0; l < s->labels.n; l++) {
-			if (!shown[l])
-				continue;
-			for (int i = 0; i < CHART_POINTS; i++)
-				y[l * CHART_POINTS + (size_t)i] = rss_at(&x[l], end * i / (CHART_POINTS - 1));
-			lines[k].name = s->labels.v[l];
-			lines[k].y = &y[l * CHART_POINTS];
-			lines[k++].n = CHART_POINTS;
-		}
-		ab_buf_puts(b, "RSS over time, MiB (the run of median steady RSS of each label: ");
-		chart_legend(b, s, shown);
-		ab_buf_puts(b, "; runs");
-		for (size_t l = 0, j = 0; l < s->labels.n; l++)
-			if (shown[l])
-				ab_buf_printf(b, "%s %04d", j++ ? "," : "", s->runs[run[l]].number);
+	if (e == 0 && nshown) {
+		ab_chart_axis(&a, 0, top);
+		ab_buf_puts(b, "RSS over time, MiB, each run from its start (0%) to its end (100%), so that every line ends "
+		    "where its run ended (the run of median steady RSS of each label: ");
+		chart_legend(b, s, shown, run, end);
 		ab_buf_puts(b, "):\n\n");
-		chart_start(b, nshown);
-		ab_buf_puts(b, "    title \"RSS over time\"\n    x-axis \"seconds\" 0 --> ");
-		ab_compare_format_value(num, sizeof(num), end / 1000);
-		ab_buf_printf(b, "%s\n    y-axis \"RSS (MiB)\"\n", num);
-		for (size_t i = 0; i < k; i++) {
-			ab_buf_puts(b, "    line [");
-			for (size_t j = 0; j < lines[i].n; j++) {
-				ab_compare_format_value(num, sizeof(num), lines[i].y[j]);
-				ab_buf_printf(b, "%s%s", j ? ", " : "", num);
-			}
-			ab_buf_puts(b, "]\n");
-		}
+		chart_start(b, nshown, 0, 0, 0);
+		ab_buf_puts(b, "    title \"RSS over time\"\n    x-axis \"% of the run\" 0 --> 100\n");
+		chart_y_axis(b, &a, "RSS (MiB)");
+		for (size_t l = 0; l < s->labels.n; l++)
+			if (shown[l])
+				chart_values(b, "line", &a, &y[l * CHART_POINTS], CHART_POINTS);
 		ab_buf_puts(b, "```\n\n");
 		if (svg) {
 			struct ab_buf t = {0};
 
-			ab_svg_lines(&t, "RSS over time", "seconds", end / 1000, "RSS (MiB)", lines, k);
+			ab_svg_lines(&t, "RSS over time", "seconds", "RSS (MiB)", lines, k);
 			svg_add(svg, s, "rss-over-time", &t);
+			chart_link(b, svg, "The same runs in seconds, each line ending where its run ended");
 		}
 	}
 	for (size_t l = 0; l < s->labels.n; l++)
@@ -739,6 +893,7 @@ chart_rss(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 	free(x);
 	free(run);
 	free(y);
+	free(end);
 	free(lines);
 	free(shown);
 	return e;
@@ -751,7 +906,7 @@ chart_metric(struct ab_buf *b, const struct ab_compare_set *s, size_t m, struct 
 	const char **cat = ab_calloc(s->labels.n + 1, sizeof(*cat));
 	double *v[3];
 	size_t cell = 0, n = 0;
-	char num[64], *title;
+	char *title;
 
 	for (int w = 0; w < 3; w++)
 		v[w] = ab_calloc(s->labels.n + 1, sizeof(double));
@@ -766,12 +921,32 @@ chart_metric(struct ab_buf *b, const struct ab_compare_set *s, size_t m, struct 
 			n++;
 		}
 	if (n) {
-		double lo = 0, hi = 0, scale = 1;
+		const char *unit = s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name;
+		double lo = 0, hi = 0, widest = 0;
+		struct ab_chart_axis a;
+		int horizontal;
 
 		cell--;
 		title = ab_sprintf("%s%s%s%s%s", s->metrics[m].name, s->cells.v[cell][0] ? " in " : "", s->cells.v[cell],
 		    s->metrics[m].unit ? ", " : "", s->metrics[m].unit ? s->metrics[m].unit : "");
-		chart_start(b, 3);
+		/* from 0, so that a bar's height is its value (a driver's figure may be negative: then from its least) */
+		for (size_t i = 0; i < n; i++) {
+			lo = fmin(lo, v[1][i]);
+			hi = fmax(hi, v[2][i]);
+			widest = fmax(widest, ab_chart_text_width(cat[i], MERMAID_FONT));
+		}
+		/* round ticks in engineering notation: the values in units of a power of ten the axis names */
+		ab_chart_axis(&a, lo, hi);
+		/*
+		 * Mermaid never turns a label, and a category's room must be 1.5
+		 * times its label (it centres the last a third of its room from the
+		 * edge): labels too wide to stand side by side make the chart
+		 * horizontal, a label a row, as wide as the labels need (Mermaid
+		 * gives them half) and as high as the rows
+		 */
+		horizontal = (double)n * (1.5 * widest + MERMAID_SLOT_PAD) > MERMAID_WIDTH - MERMAID_Y_AXIS;
+		chart_start(b, 3, horizontal ? 2 * (widest + MERMAID_SLOT_PAD) + MERMAID_Y_AXIS : 0,
+		    horizontal ? 120 + (double)n * MERMAID_ROW : 0, horizontal);
 		ab_buf_puts(b, "    title ");
 		chart_text(b, title);
 		ab_buf_puts(b, "\n    x-axis [");
@@ -779,50 +954,19 @@ chart_metric(struct ab_buf *b, const struct ab_compare_set *s, size_t m, struct 
 			ab_buf_puts(b, i ? ", " : "");
 			chart_text(b, cat[i]);
 		}
-		ab_buf_puts(b, "]\n    y-axis ");
-		/* from 0, so that a bar's height is its value (a driver's figure may be negative: then from its least) */
-		for (size_t i = 0; i < n; i++) {
-			lo = v[1][i] < lo ? v[1][i] : lo;
-			hi = v[2][i] > hi ? v[2][i] : hi;
-		}
-		/*
-		 * Mermaid reads plain numbers only: values from AB_COMPARE_PLAIN_MAX
-		 * on are drawn in units of a power of ten that the axis names
-		 */
-		if (fmax(fabs(lo), fabs(hi)) >= AB_COMPARE_PLAIN_MAX) {
-			int e10 = (int)floor(log10(fmax(fabs(lo), fabs(hi)))) - 3;
-			char *axis = ab_sprintf("%s (x 1e%d)", s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name, e10);
-
-			scale = pow(10, e10);
-			chart_text(b, axis);
-			free(axis);
-		} else {
-			chart_text(b, s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name);
-		}
-		ab_compare_format_value(num, sizeof(num), lo / scale * 1.1);
-		ab_buf_printf(b, " %s --> ", num);
-		ab_compare_format_value(num, sizeof(num), hi > lo ? hi / scale * 1.1 : lo / scale + 1);
-		ab_buf_printf(b, "%s\n", num);
-		for (int w = 0; w < 3; w++) {
-			ab_buf_printf(b, "    %s [", w ? "line" : "bar");
-			for (size_t i = 0; i < n; i++) {
-				ab_compare_format_value(num, sizeof(num), v[w][i] / scale);
-				ab_buf_printf(b, "%s%s", i ? ", " : "", num);
-			}
-			ab_buf_puts(b, "]\n");
-		}
+		ab_buf_puts(b, "]\n");
+		chart_y_axis(b, &a, unit);
+		for (int w = 0; w < 3; w++)
+			chart_values(b, w ? "line" : "bar", &a, v[w], n);
 		ab_buf_puts(b, "```\n\n");
 		if (svg) {
 			struct ab_buf t = {0};
+			char *what = ab_sprintf("metric/%s", s->metrics[m].name);
 
-			ab_svg_bars(&t, title, s->metrics[m].unit ? s->metrics[m].unit : s->metrics[m].name, cat, v[0], v[1], v[2],
-			    n);
-			{
-				char *what = ab_sprintf("metric/%s", s->metrics[m].name);
-
-				svg_add(svg, s, what, &t);
-				free(what);
-			}
+			ab_svg_bars(&t, title, unit, cat, v[0], v[1], v[2], n);
+			svg_add(svg, s, what, &t);
+			free(what);
+			chart_link(b, svg, "As an SVG file");
 		}
 		free(title);
 	}

@@ -102,3 +102,13 @@ ab_page_mermaid(struct ab_buf *b, const char *s)
 	}
 	free(shown);
 }
+
+void
+ab_page_href(struct ab_buf *b, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("._~/-", *p))
+			ab_buf_putc(b, (char)*p);
+		else
+			ab_buf_printf(b, "%%%02X", *p);
+}

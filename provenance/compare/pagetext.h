@@ -1,9 +1,10 @@
 /*
  * pagetext: text put on the reviewer's page, one function for each
  * context it lands in: Markdown text, a Markdown code span, HTML (and
- * SVG's XML) text, a Mermaid string. pr.md, pr-details.md, `compare
- * --format md`, the Mermaid charts and the SVG files are all written with
- * these, and nothing else escapes text for them (docs/pr.md).
+ * SVG's XML) text, a Mermaid string, a link's destination. pr.md,
+ * pr-details.md, `compare --format md`, the Mermaid charts and the SVG
+ * files are all written with these, and nothing else escapes text for
+ * them (docs/pr.md).
  *
  * What a benchmark prints (a metric's name and unit, a cell, a warning
  * that quotes them), and whatever a record holds (a label, a status, an
@@ -48,5 +49,13 @@ void ab_page_html(struct ab_buf *b, const char *s);
  * %%{init}%% directive, no HTML, no entity of the text's own
  */
 void ab_page_mermaid(struct ab_buf *b, const char *s);
+
+/*
+ * a relative link's destination (a file of the page's, such as a chart's
+ * SVG): letters, digits and . _ ~ / - as they are, every other byte
+ * percent-encoded, so that no destination ends its link or names a
+ * scheme ("javascript:" has its colon encoded)
+ */
+void ab_page_href(struct ab_buf *b, const char *s);
 
 #endif

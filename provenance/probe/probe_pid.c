@@ -824,7 +824,7 @@ match_variant(cJSON *rec, const struct proc *p, const char *sha, const struct ab
 	const char *by, *variant = NULL, *base = NULL;
 	char *first_why = NULL;
 	const cJSON *c;
-	int bundle = !ab_is_dir(against), shared_base = 1;
+	int bundle = !ab_is_dir(against), shared_base = 1, env_is = 0;
 
 	cJSON_AddStringToObject(m, "against", against);
 	if (bundle && ab_bundle_verify(against) != 0) {
@@ -853,8 +853,23 @@ match_variant(cJSON *rec, const struct proc *p, const char *sha, const struct ab
 	}
 	cJSON_AddItemToObject(m, "by", by ? cJSON_CreateString(by) : cJSON_CreateNull());
 	cJSON_AddItemToObject(m, "candidates", cJSON_Duplicate(cands, 1));
+	cJSON_ArrayForEach(c, env_ok)
+		env_is |= expect && !strcmp(c->valuestring, expect);
 	if (cJSON_GetArraySize(env_ok) == 1) {
 		variant = cJSON_GetArrayItem(env_ok, 0)->valuestring;
+		cJSON_AddStringToObject(m, "environment", "matches");
+	} else if (cJSON_GetArraySize(env_ok) > 1 && env_is) {
+		/*
+		 * several variants are this process (a relink byte-identical to a
+		 * normal build, an A/A pair): the one expected is it, and so are
+		 * the others, named
+		 */
+		cJSON *same = cJSON_AddArrayToObject(m, "same_as");
+
+		variant = expect;
+		cJSON_ArrayForEach(c, env_ok)
+			if (strcmp(c->valuestring, expect))
+				cJSON_AddItemToArray(same, cJSON_CreateString(c->valuestring));
 		cJSON_AddStringToObject(m, "environment", "matches");
 	} else if (cJSON_GetArraySize(env_ok) > 1) {
 		cJSON_AddStringToObject(m, "environment", "matches several");
@@ -867,18 +882,17 @@ match_variant(cJSON *rec, const struct proc *p, const char *sha, const struct ab
 	if (!by)
 		problem(rec, "mismatch", "neither the executable (sha256 %.12s...) nor its allocator is a variant of the "
 		    "build in '%s'", sha, against);
-	else if (!variant)
+	else if (!variant && !(expect && cJSON_GetArraySize(env_ok) > 1))
 		problem(rec, "ambiguous", "the process could be any of %s (the same %s and environment)",
 		    join_labels(cJSON_GetArraySize(env_ok) ? env_ok : cands), by);
 	if (expect) {
-		int env_is = 0;
-
-		cJSON_ArrayForEach(c, env_ok)
-			env_is |= !strcmp(c->valuestring, expect);
 		cJSON_AddStringToObject(m, "expected", expect);
-		if (!same_str(variant, expect))
+		if (!variant && by && cJSON_GetArraySize(env_ok) > 1)
+			problem(rec, "mismatch", "expected variant '%s', the process is one of %s (the same %s and "
+			    "environment), not it", expect, join_labels(env_ok), by);
+		else if (!same_str(variant, expect))
 			problem(rec, "mismatch", "expected variant '%s', the process is %s", expect,
-			    variant ? variant : "none of the build's variants");
+			    variant ? variant : by ? "not one variant of the build (above)" : "none of the build's variants");
 		else if (!env_is)
 			problem(rec, "mismatch", "expected variant '%s': the process has its %s but another environment (%s)",
 			    expect, by, first_why ? first_why : "differs");
@@ -1058,6 +1072,10 @@ ab_probe_pid_print(FILE *f, const cJSON *rec)
 
 		if (v)
 			fprintf(f, "%-12s %s (by its %s, in %s)\n", "variant", v, by ? by : "?", str_or(m, "against", "?"));
+		if (v && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "same_as")))
+			fprintf(f, "%-12s %s (the same %s and environment)\n", "same as",
+			    join_labels(cJSON_GetObjectItemCaseSensitive(m, "same_as")),
+			    by && !strcmp(by, "binary") ? "bytes" : "allocator");
 		else if (cJSON_GetArraySize(c) > 1)
 			fprintf(f, "%-12s one of %s (by their %s, in %s)\n", "variant", join_labels(c), by ? by : "?",
 			    str_or(m, "against", "?"));

@@ -522,6 +522,33 @@ ab_challenge_checked(const struct ab_challenge *c)
 }
 
 size_t
+ab_challenge_quorum(const struct ab_challenge *c)
+{
+	return c->quorum;
+}
+
+void
+ab_challenge_tally(struct ab_challenge_tally *t, const struct ab_challenge *c)
+{
+	struct ab_strv keys = {0};
+
+	memset(t, 0, sizeof(*t));
+	t->artifacts = c->narts;
+	for (size_t i = 0; i < c->narts; i++) {
+		const struct artifact *a = &c->arts[i];
+
+		t->reproduced += a->signers > 0;
+		t->differ += a->identical < c->nrecs;
+		t->quorum_met += a->independent >= c->quorum;
+	}
+	for (size_t i = 0; i < c->nrecs; i++)
+		if (c->recs[i].signer && !ab_strv_has(&keys, c->recs[i].signer))
+			ab_strv_push(&keys, c->recs[i].signer);
+	t->keys = keys.n;
+	ab_strv_free(&keys);
+}
+
+size_t
 ab_challenge_nrecords(const struct ab_challenge *c)
 {
 	return c->nrecs;

@@ -74,6 +74,17 @@ int ab_challenge_verdict(const struct ab_challenge *c);
 size_t ab_challenge_label_signers(const struct ab_challenge *c, const char *label, size_t *n);
 /* were the records' signatures checked (keys given)? */
 int ab_challenge_checked(const struct ab_challenge *c);
+/* the records against the build, artifact by artifact (pr.md's verdict) */
+struct ab_challenge_tally {
+	size_t artifacts;   /* the build's (its statement's subjects) */
+	size_t reproduced;  /* those at least one rebuilder counted by a verified key got identical (0 unchecked) */
+	size_t differ;      /* those some record rebuilt into other bytes, or did not rebuild */
+	size_t quorum_met;  /* those with their quorum of independent rebuilders */
+	size_t keys;        /* the keys that verified a record counted */
+};
+void ab_challenge_tally(struct ab_challenge_tally *t, const struct ab_challenge *c);
+/* the quorum of independent rebuilders an artifact needs */
+size_t ab_challenge_quorum(const struct ab_challenge *c);
 /* the records counted (read, of this build, not refused), in the order given; ab_challenge_record(c, i) for i < n */
 size_t ab_challenge_nrecords(const struct ab_challenge *c);
 const struct ab_rebuildrec *ab_challenge_record(const struct ab_challenge *c, size_t i);

@@ -457,19 +457,64 @@ repro_independent(const struct at *a, const struct ab_policy_rule *r, const stru
 	    "artifact identical", r->independent, r->independent == 1 ? "" : "s"), actual);
 }
 
+/*
+ * The signed rebuild records of verify --rebuilt (pr --rebuilt) as a
+ * rebuild record of the variant: at least one rebuilder, counted by the
+ * key that verified its record, got each of its artifacts (its base's,
+ * for a runtime variant) identical. The same count as the independent
+ * rebuilders' (ab_challenge_label_signers), at least one
+ */
+static void
+repro_signed(const struct at *a, const struct recs *rc, const struct var *v)
+{
+	const struct ab_challenge *ch = rc->o->rebuilt;
+	const char *base = v->label;
+	size_t n = 0, least = ab_challenge_label_signers(ch, base, &n);
+
+	if (!n && strcmp(str_or(v->bin, "base", v->label), v->label)) {
+		base = str_or(v->bin, "base", v->label);
+		least = ab_challenge_label_signers(ch, base, &n);
+	}
+	addf(a, n && least >= 1, "rebuild records (--rebuilt)", ab_strdup("predicate.comparison.artifacts"),
+	    ab_strdup("every artifact identical in a signed rebuild record"), !n ?
+	    ab_sprintf("no artifact of %s rebuilt", base) : !least ?
+	    ab_sprintf("no signing key got %s %zu artifact%s identical", n == 1 ? "its" : "each of its", n,
+	    n == 1 ? "" : "s") :
+	    ab_sprintf("%zu signing key%s for %s %zu artifact%s%s%s", least, least == 1 ? "" : "s",
+	    n == 1 ? "its" : "the least of its", n, n == 1 ? "" : "s", strcmp(base, v->label) ? ", its base " : "",
+	    strcmp(base, v->label) ? base : ""));
+}
+
+/*
+ * Reproduced: each record the rule takes that the target holds (build
+ * --check's, rebuild's) has every artifact identical, and so do the
+ * signed records of independent rebuilders given with --rebuilt (a
+ * rebuild record of this build as well as rebuild's own, for "any" and
+ * "rebuild"); at least one of them must be there. With "independent" the
+ * rebuilders are counted on a line of their own
+ */
 static void
 check_reproducible(const struct at *a, const struct ab_policy_rule *r, const struct recs *rc, const struct var *v)
 {
 	int check = r->record != AB_POL_RECORD_REBUILD, rebuild = r->record != AB_POL_RECORD_CHECK;
+	const struct ab_challenge *ch = rc->o->rebuilt;
+	int signed_rebuilt = rebuild && ch && ab_challenge_checked(ch) && ab_challenge_nrecords(ch) > 0;
 
 	if (check && rc->check)
 		repro_one(a, rc->check, CHECK, v);
 	if (rebuild && rc->rebuild)
 		repro_one(a, rc->rebuild, REBUILD, v);
-	if (!(check && rc->check) && !(rebuild && rc->rebuild))
-		add(a, 0, check ? CHECK : REBUILD, "predicate.comparison", r->record == AB_POL_RECORD_CHECK ?
-		    "a build --check record" : r->record == AB_POL_RECORD_REBUILD ? "a rebuild record" :
-		    "a build --check or rebuild record", "none");
+	if (signed_rebuilt && !r->independent)
+		repro_signed(a, rc, v);
+	if (!(check && rc->check) && !(rebuild && rc->rebuild) && !signed_rebuilt)
+		addf(a, 0, check ? CHECK : REBUILD, ab_strdup("predicate.comparison"), ab_strdup(
+		    r->record == AB_POL_RECORD_CHECK ? "a build --check record" : r->record == AB_POL_RECORD_REBUILD ?
+		    "a rebuild record, or a signed one of an independent rebuilder (--rebuilt)" :
+		    "a build --check or rebuild record, or a signed one of an independent rebuilder (--rebuilt)"),
+		    rebuild && ch && ab_challenge_nrecords(ch) ? ab_sprintf("none: %zu rebuild record%s given (--rebuilt), "
+		    "%s not checked (--rebuilt-key PUB.pem): an unsigned record proves nothing about who rebuilt",
+		    ab_challenge_nrecords(ch), ab_challenge_nrecords(ch) == 1 ? "" : "s",
+		    ab_challenge_nrecords(ch) == 1 ? "its signature" : "their signatures") : ab_strdup("none"));
 	if (r->independent)
 		repro_independent(a, r, rc, v);
 }

@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../lib/atomic.h"
 #include "../../lib/jsonio.h"
@@ -204,6 +205,15 @@ check_target(const char *dir, const char *name)
 
 	free(p);
 	return rc;
+}
+
+/* are a and b one directory? */
+static int
+same_dir(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /* characters, as GitHub counts them: UTF-8 code points */
@@ -585,6 +595,9 @@ ab_pr_write(struct ab_pr_written *w, const struct ab_pr_opts *o)
 		goto done;
 	if (ab_mkdir_p(dir, 0755) < 0)
 		goto done;
+	/* pr.md beside OUTDIR's pr-charts (the default, and pr-details.md always) links each chart's SVG file */
+	if (same_dir(dir, o->outdir))
+		svg.href = AB_PR_CHARTS "/";
 	if (o->policy) {
 		struct ab_policy_check_opts po = {o->outdir, 0, o->sign_keys, o->nsign_keys, o->rebuilt};
 

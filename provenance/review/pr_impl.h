@@ -100,6 +100,9 @@ const char *ab_pr_pl(int n);
 
 /* ---- pr_summary.c ---- */
 
+/* the most the benchmark's lines of the verdict take (bytes; the run names past it are counted) */
+#define AB_PR_VERDICT_RUNS_MAX 8000
+
 void ab_pr_section_title(struct ab_buf *b, const struct evidence *e);
 /* the sources, their pins and the commands that check the evidence, folded */
 void ab_pr_section_sources(struct ab_buf *b, const struct evidence *e, const char *bundle_name);

@@ -425,7 +425,17 @@ ab_pr_section_runs(struct ab_pr_runs *out, struct ab_buf *details, const struct 
 						char *rel = ab_sprintf("%s/%s", AB_PR_CHARTS, svg->names.v[q]);
 
 						ab_buf_puts(&b, q > had ? ", " : " ");
-						ab_pr_put_code(&b, rel);
+						if (svg->href) {
+							/* linked where the page lies beside them (OUTDIR, the bundle's top) */
+							ab_buf_puts(&b, "[");
+							ab_pr_put_code(&b, rel);
+							ab_buf_puts(&b, "](<");
+							ab_page_href(&b, svg->href);
+							ab_page_href(&b, svg->names.v[q]);
+							ab_buf_puts(&b, ">)");
+						} else {
+							ab_pr_put_code(&b, rel);
+						}
 						free(rel);
 					}
 					ab_buf_puts(&b, ".\n\n");

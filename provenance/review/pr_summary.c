@@ -171,6 +171,38 @@ tally_probes(struct probe_tally *t, const struct evidence *e)
 	}
 }
 
+/*
+ * the variants built apart that gave the same bytes as an earlier one (a
+ * relink identical to a normal build): an A/A pair by construction, whose
+ * runs measure noise only. Runtime variants run their base's bytes by design
+ */
+static void
+put_same_bytes(struct ab_buf *b, const struct evidence *e)
+{
+	const cJSON *v, *w;
+
+	cJSON_ArrayForEach(v, ab_pr_variants(e)) {
+		const char *label = ab_pr_jstr(v, "label"), *hex = ab_pr_jstr(ab_pr_artifact_of(e, label), "sha256");
+
+		if (!label || !hex || ab_pr_is_kind(v, "runtime_of"))
+			continue;
+		for (w = ab_pr_variants(e)->child; w && w != v; w = w->next) {
+			const char *other = ab_pr_jstr(w, "label");
+
+			if (!other || ab_pr_is_kind(w, "runtime_of") ||
+			    !ab_pr_jstr(ab_pr_artifact_of(e, other), "sha256") ||
+			    strcmp(ab_pr_jstr(ab_pr_artifact_of(e, other), "sha256"), hex))
+				continue;
+			ab_buf_puts(b, "; ");
+			ab_pr_put_code(b, label);
+			ab_buf_puts(b, " is the same bytes as ");
+			ab_pr_put_code(b, other);
+			ab_buf_puts(b, " (an A/A pair by construction)");
+			break;
+		}
+	}
+}
+
 /* what a build --check or rebuild record found, for the verdict */
 static void
 put_repro_verdict(struct ab_buf *b, const cJSON *rec, const char *what)
@@ -189,32 +221,57 @@ put_repro_verdict(struct ab_buf *b, const cJSON *rec, const char *what)
 }
 
 /*
- * the runs in one line: per name, its runs, labels and failures, whether
- * an A/A control is there and clean, and mixed run environments
+ * the independent rebuilders' records (pr --rebuilt), as a reproducibility
+ * policy counts them (provenance/review/policycheck.c): an artifact is
+ * rebuilt identical by a rebuilder whose key verified its record; an
+ * unsigned record proves nothing about who rebuilt. Artifacts some
+ * record got otherwise, and the quorum, are said beside
  */
 static void
-put_runs_verdict(struct ab_buf *b, const struct ab_comparison *c)
+put_rebuilt_verdict(struct ab_buf *b, const struct ab_challenge *c)
 {
-	ab_buf_puts(b, "\n- **Runs**: ");
-	for (size_t i = 0; i < c->nsets; i++) {
-		const struct ab_compare_set *s = &c->sets[i];
+	struct ab_challenge_tally t;
+	size_t n = ab_challenge_nrecords(c);
 
-		ab_buf_puts(b, i ? "; " : "");
-		ab_pr_put_code(b, s->name);
-		ab_buf_printf(b, " %zu run%s of %zu label%s", s->nruns, s->nruns == 1 ? "" : "s", s->labels.n,
-		    s->labels.n == 1 ? "" : "s");
-		if (s->nfailed)
-			ab_buf_printf(b, ", **⚠ %zu failed**", s->nfailed);
-		if (s->control_differs)
-			ab_buf_puts(b, ", ❌ the A/A control differs: its verdicts are unreliable");
-		else if (s->ncontrols)
-			ab_buf_puts(b, ", ✅ A/A control clean");
-		else
-			ab_buf_puts(b, ", ⚠ no A/A control (two labels on one artifact)");
-		if (s->mixed_env)
-			ab_buf_puts(b, ", ⚠ mixed run environments");
+	ab_challenge_tally(&t, c);
+	if (!ab_challenge_checked(c)) {
+		ab_buf_printf(b, "⚠ %zu rebuild record%s of independent rebuilders, signatures not checked "
+		    "(`pr --rebuilt-key PUB.pem`): an unsigned record proves nothing about who rebuilt, and counts for "
+		    "nothing (below)", n, n == 1 ? "" : "s");
+		return;
 	}
-	ab_buf_puts(b, " (below)");
+	if (t.reproduced == t.artifacts)
+		ab_buf_printf(b, "✅ every artifact rebuilt identical by an independent rebuilder (%zu signed record%s, "
+		    "%zu key%s", n, n == 1 ? "" : "s", t.keys, t.keys == 1 ? "" : "s");
+	else
+		ab_buf_printf(b, "❌ %zu of %zu artifacts rebuilt identical by no independent rebuilder (%zu signed "
+		    "record%s, %zu key%s", t.artifacts - t.reproduced, t.artifacts, n, n == 1 ? "" : "s", t.keys,
+		    t.keys == 1 ? "" : "s");
+	if (t.quorum_met < t.artifacts)
+		ab_buf_printf(b, "; quorum %zu met by %zu of %zu artifacts", ab_challenge_quorum(c), t.quorum_met,
+		    t.artifacts);
+	ab_buf_puts(b, ")");
+	if (t.differ)
+		ab_buf_printf(b, "; ⚠ %zu artifact%s rebuilt into other bytes by some (likely causes below)", t.differ,
+		    t.differ == 1 ? "" : "s");
+	else
+		ab_buf_puts(b, " (below)");
+}
+
+/* the kinds of the rules that failed, each once: " reproducible, targets" */
+static void
+put_failed_kinds(struct ab_buf *b, const struct ab_policy_report *rep)
+{
+	unsigned seen = 0;
+
+	for (size_t i = 0, k = 0; i < rep->n; i++) {
+		const struct ab_policy_line *l = &rep->v[i];
+
+		if (l->ok || (seen & 1u << l->kind))
+			continue;
+		seen |= 1u << l->kind;
+		ab_buf_printf(b, "%s %s", k++ ? "," : "", ab_policy_kind_name(l->kind));
+	}
 }
 
 /*
@@ -242,6 +299,9 @@ ab_pr_section_verdict(struct ab_buf *b, const struct evidence *e, const struct a
 			cJSON_IsTrue(ab_pr_jget(rep, "matches")) ? same++ : differs++;
 	}
 	tally_probes(&t, e);
+	/* the benchmark's answer first: which variant differs, by how much, how sure (provenance/compare) */
+	if (e->runs)
+		ab_compare_verdict_md(b, e->runs, AB_PR_VERDICT_RUNS_MAX);
 	ab_buf_printf(b, "**%d variant%s built**", n, ab_pr_pl(n));
 	if (relinks || runtime) {
 		ab_buf_printf(b, " (%d normal build%s", n - relinks - runtime, ab_pr_pl(n - relinks - runtime));
@@ -255,6 +315,7 @@ ab_pr_section_verdict(struct ab_buf *b, const struct evidence *e, const struct a
 		ab_buf_printf(b, ", **⚠ %d not sandboxed**", plain);
 	if (off)
 		ab_buf_printf(b, ", **⚠ %d not reproducible**", off);
+	put_same_bytes(b, e);
 	ab_buf_printf(b, "; every file matches SHA256SUMS (%zu files, verified by `pr`).\n\n", e->rec.paths.n);
 	ab_buf_puts(b, "- **Probes**: ");
 	if (!t.probed)
@@ -267,32 +328,32 @@ ab_pr_section_verdict(struct ab_buf *b, const struct evidence *e, const struct a
 		    ab_pr_pl(t.in_effect), t.probed, ab_pr_pl(t.probed));
 	if (t.dflt)
 		ab_buf_printf(b, "; ➖ %d equal%s the default (not distinguishable)", t.dflt, t.dflt == 1 ? "s" : "");
+	/* every record of a rebuild, local or an independent rebuilder's, on one line: they answer one question */
 	ab_buf_puts(b, "\n- **Reproducibility**: ");
-	if (!e->check && !e->rebuild)
-		ab_buf_puts(b, "⚠ not checked (no `build --check` or `rebuild` record)");
+	if (!e->check && !e->rebuild && !rebuilt)
+		ab_buf_puts(b, "⚠ not checked (no `build --check` or `rebuild` record, no independent rebuilder's "
+		    "(`pr --rebuilt`))");
 	put_repro_verdict(b, e->check, "`build --check`");
 	if (e->check && e->rebuild)
 		ab_buf_puts(b, "; ");
 	if (e->rebuild)
 		put_repro_verdict(b, e->rebuild, "`rebuild`");
+	if (rebuilt) {
+		ab_buf_puts(b, e->check || e->rebuild ? "; " : "");
+		put_rebuilt_verdict(b, rebuilt);
+	}
 	if (pol) {
 		ab_buf_puts(b, "\n- **Policy** ");
 		ab_pr_put_code(b, pol->name ? pol->name : pol->path);
 		ab_buf_printf(b, " (sha256 `%.12s`): ", pol->sha256);
-		if (prep->failed)
-			ab_buf_printf(b, "❌ %zu of %zu rule checks failed (below)", prep->failed, prep->n);
-		else
+		if (prep->failed) {
+			ab_buf_printf(b, "❌ %zu of %zu rule checks failed:", prep->failed, prep->n);
+			put_failed_kinds(b, prep);
+			ab_buf_puts(b, " (below)");
+		} else {
 			ab_buf_printf(b, "✅ every rule check passed (%zu)", prep->n);
+		}
 	}
-	ab_buf_puts(b, "\n- **Independent rebuilds**: ");
-	if (!rebuilt)
-		ab_buf_puts(b, "none shown (`pr --rebuilt RECORD...`)");
-	else if (ab_challenge_verdict(rebuilt) == 0)
-		ab_buf_puts(b, "✅ every artifact rebuilt identical by its quorum of rebuilders (below)");
-	else
-		ab_buf_puts(b, "❌ an artifact without its quorum of identical rebuilds (below)");
-	if (e->runs)
-		put_runs_verdict(b, e->runs);
 	if (same || differs)
 		ab_buf_printf(b, "\n- **Vendored allocator trees**: %s%d identical to upstream, %d differ%s", differs ? "❌ " :
 		    "✅ ", same, differs, differs == 1 ? "s" : "");
