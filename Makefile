@@ -80,8 +80,12 @@ $(O)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB_A)
 
 tests: $(BIN) $(UNIT_BIN) $(REPLAY_BIN)
 
+# what the tests need (all), and what the main job needs (run: a subset)
 deps:
-	@./scripts/install-deps.sh
+	@./scripts/install-deps.sh all
+
+deps-run:
+	@./scripts/install-deps.sh run
 
 check: deps
 	@$(MAKE) --no-print-directory tests
@@ -90,7 +94,7 @@ check: deps
 # The main job: build the shipped default recipe end to end, offline through
 # the Debian mirror of the pinned release tarball.
 RECIPE ?= recipes/jemalloc-5.3.0-policy.json
-run: deps
+run: deps-run
 	@$(MAKE) --no-print-directory $(BIN)
 	@./scripts/debian-mirror.sh mirror >/dev/null
 	./$(BIN) build --mirror-dir mirror $(RECIPE)
@@ -158,6 +162,6 @@ uninstall:
 clean:
 	rm -rf .obj .obj-asan .obj-fuzz $(BIN)
 
-.PHONY: all tests deps check run asan fuzz install uninstall clean lazy
+.PHONY: all tests deps deps-run check run asan fuzz install uninstall clean lazy
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

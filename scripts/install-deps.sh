@@ -1,11 +1,26 @@
 #!/bin/sh
-# Install the Debian packages allocbuild needs to build, test and run.
+# Install the Debian packages allocbuild needs: `install-deps.sh run` those
+# of the main job (`make run`: build allocbuild, fetch the pinned tarball
+# from Debian's archive, build the default recipe in the sandbox), with no
+# argument or `all` those of the tests too (`make check`).
+#
+# The main job: the compiler and libraries allocbuild is built with
+# (libgit2, libarchive, libcrypto, cJSON, libcurl, zlib, libbz2 through
+# pkg-config); what the default recipe's variants build with (gcc and
+# g++: jemalloc's configure builds its C++ operators when it finds one,
+# so the archive's bytes depend on it; make, autoconf, cmake for the frag
+# benchmark); bubblewrap, the build sandbox every build uses (bwrap:
+# docs/build.md, "Sandbox"); dpkg-dev, for `apt-get source` of the
+# pinned tarball (scripts/debian-mirror.sh).
+#
+# The tests add: git, python3, bzip2, xz-utils and zstd, with which they
+# make their fixtures; cmark-gfm (pr.md's HTML); ccache; Debian's
+# jemalloc and mimalloc packages (the probes' system allocators);
 # python3-securesystemslib (with python3-cryptography for its ECDSA keys,
-# only a recommendation of it) is the tests' independent DSSE verifier.
+# only a recommendation of it), the tests' independent DSSE verifier.
 # cargo, rustc and librust-jemalloc-sys-dev build the Rust fixture offline
 # (recipes/rust-jemalloc-tuning.json, t4300). redis-server is the shared
-# compile cache of the ccache test (t7340). bubblewrap is the build sandbox
-# (bwrap: docs/build.md, "Sandbox"), which every build uses by default.
+# compile cache of the ccache test (t7340).
 # python3-scipy is the reference implementation compare's statistics are
 # checked against (mannwhitneyu and bootstrap, t7210); chromium renders
 # pr.md's Mermaid charts there, headless, with the mermaid package npm
@@ -21,13 +36,24 @@
 # apt's and dpkg's output; the log's last lines only when the install fails.
 set -eu
 
-pkgs="gcc g++ make pkg-config libgit2-dev libarchive-dev libssl-dev libcjson-dev
-libcurl4-openssl-dev zlib1g-dev cmake autoconf git python3 bzip2 xz-utils zstd dpkg-dev
-cmark-gfm ccache libbz2-dev libjemalloc2 libjemalloc-dev libmimalloc2.0
-python3-securesystemslib python3-cryptography cargo rustc librust-jemalloc-sys-dev redis-server bubblewrap
+run_pkgs="gcc g++ make pkg-config libgit2-dev libarchive-dev libssl-dev libcjson-dev
+libcurl4-openssl-dev zlib1g-dev libbz2-dev autoconf cmake bubblewrap dpkg-dev"
+test_pkgs="git python3 bzip2 xz-utils zstd cmark-gfm ccache libjemalloc2 libjemalloc-dev libmimalloc2.0
+python3-securesystemslib python3-cryptography cargo rustc librust-jemalloc-sys-dev redis-server
 python3-scipy chromium
 slurm-wlm munge parallel in-toto"
-command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
+
+case ${1:-all} in
+run) pkgs=$run_pkgs ;;
+all)
+	pkgs="$run_pkgs $test_pkgs"
+	command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
+	;;
+*)
+	echo "usage: install-deps.sh [run|all]" >&2
+	exit 2
+	;;
+esac
 
 missing=
 for p in $pkgs; do
