@@ -529,9 +529,11 @@ record_report(const struct ab_runrec *r, struct job *j, const char *base, int re
 		cJSON_AddStringToObject(o, "result", what);
 		cJSON_AddNumberToObject(o, "exit_code", r->exit_code);
 		cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
-		add_kib(o, "steady_rss_kib", r->sampling ? r->sampling->figures.steady_rss_kb : NAN);
-		add_kib(o, "peak_rss_kib", r->sampling ? r->sampling->figures.peak_rss_kb : NAN);
-		add_kib(o, "cooldown_rss_kib", r->sampling ? r->sampling->figures.cooldown_rss_kb : NAN);
+		/* null where there is no figure: not sampled, or too short to sample (ab_runrec_too_short) */
+		add_kib(o, "steady_rss_kib", r->sampling && !ab_runrec_too_short(r, 1) ? r->sampling->figures.steady_rss_kb : NAN);
+		add_kib(o, "peak_rss_kib", r->sampling && !ab_runrec_too_short(r, 0) ? r->sampling->figures.peak_rss_kb : NAN);
+		add_kib(o, "cooldown_rss_kib", r->sampling && !ab_runrec_too_short(r, 0) ?
+		    r->sampling->figures.cooldown_rss_kb : NAN);
 		cJSON_AddItemToArray(j->json_runs, o);
 		free(rec);
 	}
@@ -544,10 +546,18 @@ record_report(const struct ab_runrec *r, struct job *j, const char *base, int re
 		return;
 	printf("%s/%s.intoto.json: %s %d/%d %s, %.3f s", j->reldir, base, r->label, rep + 1, j->o->repeat, what,
 	    r->wall_s);
-	if (r->sampling && !isnan(r->sampling->figures.steady_rss_kb))
+	/* figures of a run too short to sample are whatever the sampler caught: said, not shown (as compare does) */
+	if (r->sampling && ab_runrec_too_short(r, 0))
+		printf(", too short to sample (%zu sample%s, one every %d ms)", r->sampling->samples,
+		    r->sampling->samples == 1 ? "" : "s", r->sampling->interval_ms);
+	else if (r->sampling && ab_runrec_too_short(r, 1))
+		printf(", a measured window too short to sample (%zu sample%s), peak %.1f MiB",
+		    r->sampling->figures.window_samples, r->sampling->figures.window_samples == 1 ? "" : "s",
+		    r->sampling->figures.peak_rss_kb / 1024);
+	else if (r->sampling && !isnan(r->sampling->figures.steady_rss_kb))
 		printf(", steady RSS %.1f MiB, peak %.1f MiB", r->sampling->figures.steady_rss_kb / 1024,
 		    r->sampling->figures.peak_rss_kb / 1024);
-	if (r->sampling && !isnan(r->sampling->figures.cooldown_rss_kb))
+	if (r->sampling && !ab_runrec_too_short(r, 0) && !isnan(r->sampling->figures.cooldown_rss_kb))
 		printf(", cooldown %.1f MiB", r->sampling->figures.cooldown_rss_kb / 1024);
 	printf("\n");
 }

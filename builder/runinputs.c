@@ -13,45 +13,11 @@
 #include "../lib/atomic.h"
 #include "../lib/digestcache.h"
 #include "../lib/hash.h"
+#include "../lib/proc.h"
 #include "../provenance/record/manifest.h"
 
 /* the most of a --program's bytes kept with the runs */
 #define KEEP_MAX ((size_t)1 << 30)
-
-/*
- * The file exec runs for prog: prog itself when it holds a '/', else
- * the first regular executable file of that name in envp's PATH (the
- * lookup lib/proc's child does: an empty element is the current
- * directory, no PATH is "/usr/local/bin:/usr/bin:/bin"). NULL when none;
- * caller frees.
- */
-static char *
-which(const char *prog, char *const *envp)
-{
-	const char *path = NULL;
-
-	if (strchr(prog, '/'))
-		return ab_strdup(prog);
-	for (char *const *p = envp; p && *p; p++)
-		if (!strncmp(*p, "PATH=", 5))
-			path = *p + 5;
-	if (!envp)
-		path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (;;) {
-		size_t n = strcspn(path, ":");
-		char *cand = n ? ab_sprintf("%.*s/%s", (int)n, path, prog) : ab_strdup(prog);
-		struct stat st;
-
-		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
-			return cand;
-		free(cand);
-		if (!path[n])
-			return NULL;
-		path += n + 1;
-	}
-}
 
 /* the string kept for the inputs' lifetime */
 static const char *
@@ -172,13 +138,14 @@ int
 ab_runinputs_hash(struct ab_runinputs *in, char *const *argv, const char *program, const char *reldir,
     const struct ab_runinputs_where *w)
 {
-	char *exe = which(argv[0], w->envp);
+	char *exe = ab_proc_which(argv[0], w->envp);
 	size_t n = 0;
 	int e;
 
 	memset(in, 0, sizeof(*in));
 	if (!exe) {
-		ab_error("run: cannot run '%s': command not found in PATH", argv[0]);
+		ab_error(strchr(argv[0], '/') ? "run: cannot run '%s': not an executable file" :
+		    "run: cannot run '%s': command not found in PATH", argv[0]);
 		return AB_EFAIL;
 	}
 	e = hash_into(in, &in->program, exe, w);

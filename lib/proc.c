@@ -323,20 +323,30 @@ exec_candidates(struct ab_strv *c, const char *prog, char *const *envp)
 	}
 }
 
+char *
+ab_proc_which(const char *prog, char *const *envp)
+{
+	struct ab_strv c = {0};
+	char *found = NULL;
+
+	exec_candidates(&c, prog, envp);
+	for (size_t i = 0; i < c.n && !found; i++) {
+		struct stat st;
+
+		if (stat(c.v[i], &st) == 0 && S_ISREG(st.st_mode) && access(c.v[i], X_OK) == 0)
+			found = ab_strdup(c.v[i]);
+	}
+	ab_strv_free(&c);
+	return found;
+}
+
 int
 ab_proc_findable(const char *prog, char *const *envp)
 {
-	struct ab_strv c = {0};
-	int ok = 0;
+	char *found = ab_proc_which(prog, envp);
 
-	exec_candidates(&c, prog, envp);
-	for (size_t i = 0; i < c.n && !ok; i++) {
-		struct stat st;
-
-		ok = stat(c.v[i], &st) == 0 && S_ISREG(st.st_mode) && access(c.v[i], X_OK) == 0;
-	}
-	ab_strv_free(&c);
-	return ok;
+	free(found);
+	return found != NULL;
 }
 
 static void

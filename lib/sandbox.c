@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proc.h"
+
 const char *const ab_sandbox_namespaces[] = {"user", "mount", "network", "pid", "ipc", "uts", "cgroup", NULL};
 
 /* files and directories of /etc that no build needs and no build may read */
@@ -137,26 +139,6 @@ static struct ab_strv private_etc; /* bwrap's arguments that hide what of /etc o
 static char *bwrap_path;    /* found in PATH */
 static char *bwrap_version; /* "bubblewrap 0.8.0" */
 static char *check_error;   /* why no sandbox can be made, or NULL */
-
-static char *
-find_bwrap(void)
-{
-	const char *path = getenv("PATH");
-
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		char *c = ab_sprintf("%.*s/bwrap", (int)n, n ? path : ".");
-		struct stat st;
-
-		if (stat(c, &st) == 0 && S_ISREG(st.st_mode) && access(c, X_OK) == 0)
-			return c;
-		free(c);
-		path += n + (path[n] == ':');
-	}
-	return NULL;
-}
 
 /*
  * What of /etc only its owner or group may read (root's 0600 files, a
@@ -418,7 +400,7 @@ check(void)
 	char *cause = NULL, *said = NULL;
 	int st;
 
-	bwrap_path = find_bwrap();
+	bwrap_path = ab_proc_which("bwrap", NULL);
 	if (!bwrap_path) {
 		check_error = ab_strdup("bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)");
 		return;

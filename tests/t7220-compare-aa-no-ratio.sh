@@ -6,7 +6,8 @@
 # alone decides (differs, p 0.004), the control shows a difference, exit 1;
 # a policy's aa_control rule fails on it, and on a difference with a ratio
 # (1000 against 1200: the rule once read compare without an interval, so
-# no ratio could ever show one). Non-finite values and values whose sums
+# no ratio could ever show one), and on a control of too few runs to
+# show any difference (2 and 2). Non-finite values and values whose sums
 # overflow (1e308) are refused where they are read: by run (a warning, the
 # figure left out) and in a record (compare refuses it, exit 2), never
 # shown as a median of "inf". Values past 1e15 are drawn in pr.md's charts
@@ -76,6 +77,28 @@ X
 	check "runs/$name: the A/A control fails the rule" grep -qxF \
 		"FAIL: rules[0] runs A/A control: expected an A/A control (two labels, one artifact) showing no difference, got a against a2 differs (runs/$name/*.intoto.json: subject, predicate.env_overrides)" out
 done
+# two runs of each: no difference shown, as none could be (the U test's
+# smallest p with 2 and 2 is 0.33): too few runs for a control, the rule fails
+expect_exit 0 "$AB" run bo a a2 --repeat 2 --rotate --name few --sample-ms 0 --env ONLY_Y=1 -- ./drive
+cat >policy-few.json <<X
+{"policy": 1, "name": "aa", "rules": [
+ {"variants": ["a", "a2"], "runs": {"name": "few", "min_repetitions": 2, "aa_control": true}}
+]}
+X
+expect_exit 1 "$AB" verify --policy policy-few.json bo
+check "runs/few: two runs of each pass as an A/A control" grep -qxF \
+	"FAIL: rules[0] runs A/A control: expected an A/A control (two labels, one artifact) showing no difference, got a against a2: too few runs for a verdict (the U test needs 4 successful runs of each to reach p < 0.05) (runs/few/*.intoto.json: subject, predicate.env_overrides)" out
+expect_exit 0 "$AB" compare bo --name few --format json
+check "runs/few: compare's json judges the control" test "$(json out '(d["sets"][0]["control_judged"], d["sets"][0]["control_differs"])')" = "(False, False)"
+# the same artifact and environment, but another driver ran for a2 (its
+# bytes changed between the two runs): not an A/A pair
+expect_exit 0 "$AB" run bo a --repeat 4 --name drivers --sample-ms 0 --env ONLY_Y=1 -- ./drive
+cp drive drive.v1
+echo ': a second version' >>drive
+expect_exit 0 "$AB" run bo a2 --repeat 4 --name drivers --sample-ms 0 --env ONLY_Y=1 -- ./drive
+expect_exit 0 "$AB" compare bo --name drivers --format json
+check "runs/drivers: labels that ran other drivers are an A/A pair" test "$(json out 'd["sets"][0]["controls"]')" = "[]"
+cp drive.v1 drive
 # y alone, 1000 against 1200: a ratio (1.2 every time), a difference compare shows too
 expect_exit 1 "$AB" compare bo --name q --metric y
 check "runs/q: 1000 against 1200 is a difference" grep -qE '^y +u +- +a2 +5 +1200 +1200-1200 +1.200 +\[1.200, 1.200\] +0.00[0-9]+ +(better|worse) \(A/A control\)$' out

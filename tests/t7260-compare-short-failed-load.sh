@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compare on what its records show beyond the figures (issue 48, item 9):
-# runs too short to sample have no sampled figures, said in a warning, not
-# "steady RSS 0.0 MiB"; a label whose every run failed, and a set whose
+# runs too short to sample have no sampled figures, said in run's lines
+# and in compare's warning, not "steady RSS 0.0 MiB"; a label whose every run failed, and a set whose
 # every run failed, are exit 1 (they were exit 0); the machine's load at
 # the runs' starts (the records' loadavg) is said, with a warning when it
 # passed the CPUs (1.5 to 3.2 on 2 CPUs); csv values carry 15 significant
@@ -17,6 +17,10 @@ expect_exit 0 "$AB" build -o bo r.json
 
 # --- runs too short to sample: a program that exits at once, sampled every 500 ms
 expect_exit 0 "$AB" run bo normal53 other --repeat 4 --rotate --sample-ms 500 --name short -- {bin} --once
+# run says so of each run, as compare does, and shows no figure of whatever the sampler caught
+check "run: a short run's figures shown: $(cat out)" not grep -q "steady RSS" out
+check "run: a short run not said so: $(cat out)" \
+	test "$(grep -cE ', too short to sample \([0-9] samples?, one every 500 ms\)$' out)" = 8
 expect_exit 0 "$AB" compare bo --name short --format json
 check "json: no steady RSS, wait4's peak RSS instead" test \
 	"$(json out '[m["name"] for m in d["sets"][0]["metrics"]]')" = "['wall_s', 'cpu_s', 'maxrss_mib']"

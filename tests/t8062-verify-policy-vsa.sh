@@ -20,7 +20,7 @@
 make_fakeproj_runtime_recipe r.json
 sha=$(json r.json 'd["sources"]["fake"]["archive"]["sha256"]')
 expect_exit 0 "$AB" build --check --mirror-dir mirror -o bo r.json
-expect_exit 0 "$AB" run bo a a2 --repeat 2 --rotate --name p -- {bin}
+expect_exit 0 "$AB" run bo a a2 --repeat 4 --rotate --name p -- {bin}
 make_keys
 ed=$(keyid_of ed.pub.pem)
 ec=$(keyid_of ec.pub.pem)
@@ -32,7 +32,7 @@ cat >pass.json <<X
  {"variants": ["*"], "source": {"sha256": "$sha"}},
  {"variants": ["*"], "reproducible": {"record": "check"}},
  {"signers": {"keys": ["$ed"]}},
- {"variants": ["a", "a2"], "runs": {"name": "p", "min_repetitions": 2, "equal": ["memory.thp_enabled", "cpu.governor"], "aa_control": true}}
+ {"variants": ["a", "a2"], "runs": {"name": "p", "min_repetitions": 4, "equal": ["memory.thp_enabled", "cpu.governor"], "aa_control": true}}
 ]}
 X
 
@@ -45,8 +45,8 @@ pass: rules[0] source a2: sha256 $sha (provenance/binary-provenance.json: varian
 pass: rules[1] reproducible a: 2/2 artifacts identical (provenance/reproducibility.intoto.json: predicate.comparison.artifacts)
 pass: rules[1] reproducible a2: 2/2 artifacts identical (its base a's) (provenance/reproducibility.intoto.json: predicate.comparison.artifacts)
 pass: rules[2] signers: 1 of 1: ${ed:0:16} (provenance/provenance.intoto.jsonl: signatures[].keyid)
-pass: rules[3] runs a: 2 successful runs (runs/p/*-a.intoto.json: predicate.status)
-pass: rules[3] runs a2: 2 successful runs (runs/p/*-a2.intoto.json: predicate.status)
+pass: rules[3] runs a: 4 successful runs (runs/p/*-a.intoto.json: predicate.status)
+pass: rules[3] runs a2: 4 successful runs (runs/p/*-a2.intoto.json: predicate.status)
 pass: rules[3] runs memory.thp_enabled: $thp in every run (runs/p/*.intoto.json: predicate.environment: memory.thp_enabled)
 pass: rules[3] runs cpu.governor: $gov in every run (runs/p/*.intoto.json: predicate.environment: cpu.governor)
 pass: rules[3] runs A/A control: a against a2: no difference (runs/p/*.intoto.json: subject, predicate.env_overrides)
@@ -89,7 +89,7 @@ cp saved.jsonl bo.vsa.intoto.jsonl
 expect_exit 1 "$AB" verify --key ed.pub.pem bo.vsa.intoto.jsonl
 
 # --- a policy that fails: FAILED, exit 1; -o puts it elsewhere
-sed "s/\"min_repetitions\": 2/\"min_repetitions\": 3/" pass.json >fail.json
+sed "s/\"min_repetitions\": 4/\"min_repetitions\": 5/" pass.json >fail.json
 expect_exit 1 "$AB" verify --policy fail.json --key ed.pub.pem --sign ec.pem -o failed.intoto.jsonl bo
 expect_grep "FAIL: policy fail.json: 2 of 10 rule checks failed on OUTDIR bo" out
 echo "allocbuild: verification summary (FAILED), signed: failed.intoto.jsonl" | expect_file err

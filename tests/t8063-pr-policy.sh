@@ -14,7 +14,7 @@
 make_fakeproj_runtime_recipe r.json
 sha=$(json r.json 'd["sources"]["fake"]["archive"]["sha256"]')
 expect_exit 0 "$AB" build --check --mirror-dir mirror -o bo r.json
-expect_exit 0 "$AB" run bo a a2 --repeat 2 --rotate --name p -- {bin}
+expect_exit 0 "$AB" run bo a a2 --repeat 4 --rotate --name p -- {bin}
 make_keys
 ed=$(keyid_of ed.pub.pem)
 cat >policy.json <<X
@@ -22,7 +22,7 @@ cat >policy.json <<X
  {"variants": ["*"], "source": {"sha256": "$sha"}},
  {"variants": ["*"], "reproducible": {"record": "check"}},
  {"signers": {"keys": ["$ed"]}},
- {"variants": ["a", "a2"], "runs": {"name": "p", "min_repetitions": 2, "aa_control": true}}
+ {"variants": ["a", "a2"], "runs": {"name": "p", "min_repetitions": 4, "aa_control": true}}
 ]}
 X
 T=provenance-fk
@@ -60,15 +60,15 @@ python3 -c 'import base64, json, sys; print(base64.b64decode(json.loads(open(sys
   "('PASSED', '$P', 'bo')" ] || fail "the bundle's VSA: $(cat vsa.json)"
 
 # --- a policy that fails: reported in pr.md, not an error; no key, no VSA
-sed 's/"min_repetitions": 2/"min_repetitions": 3/' policy.json >fail.json
+sed 's/"min_repetitions": 4/"min_repetitions": 5/' policy.json >fail.json
 rm -rf pr
 expect_exit 0 "$AB" pr --policy fail.json -o pr bo
 expect_grep "- **Policy** \`fake\` (sha256 \`$(sha256sum fail.json | cut -c1-12)\`): ❌ 3 of 8 rule checks failed: signers, runs (below)" pr/pr.md
 sed -n '/^### Policy/,/^### /p' pr/pr.md | grep '^| \*\*❌' >failed
 cat >want <<X
 | **❌** | \`rules[2]\` signers | – | 1 of 1 keys signed every statement | 0 of 1; not: ${ed:0:16} (key not given) | \`provenance/provenance.intoto.jsonl\` \`signatures[].keyid\` |
-| **❌** | \`rules[3]\` runs | \`a\` | 3 successful runs or more | 2 successful runs | \`runs/p/*-a.intoto.json\` \`predicate.status\` |
-| **❌** | \`rules[3]\` runs | \`a2\` | 3 successful runs or more | 2 successful runs | \`runs/p/*-a2.intoto.json\` \`predicate.status\` |
+| **❌** | \`rules[3]\` runs | \`a\` | 5 successful runs or more | 4 successful runs | \`runs/p/*-a.intoto.json\` \`predicate.status\` |
+| **❌** | \`rules[3]\` runs | \`a2\` | 5 successful runs or more | 4 successful runs | \`runs/p/*-a2.intoto.json\` \`predicate.status\` |
 X
 expect_file failed <want
 tar -tzf $B | grep pr-policy/ >members

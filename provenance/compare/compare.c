@@ -210,14 +210,6 @@ done:
 
 /* ---- values ---- */
 
-/* is the run sampled too briefly for its series' figures (or, window: for its measured window's)? */
-static int
-too_short(const struct ab_runrec *r, int window)
-{
-	return r->sampling && (r->sampling->samples < AB_COMPARE_MIN_SAMPLES ||
-	    (window && r->sampling->figures.window_samples < AB_COMPARE_MIN_SAMPLES));
-}
-
 double
 ab_compare_builtin_value(const struct ab_runrec *r, int m)
 {
@@ -225,7 +217,7 @@ ab_compare_builtin_value(const struct ab_runrec *r, int m)
 	int window = m == AB_M_STEADY_RSS || m == AB_M_WINDOW_CPU || m == AB_M_STEADY_PSS || m == AB_M_STEADY_ANON;
 
 	/* wait4's figures are the kernel's whatever the run's length; the sampler's need samples */
-	if (m != AB_M_WALL && m != AB_M_CPU && m != AB_M_MAXRSS && too_short(r, window))
+	if (m != AB_M_WALL && m != AB_M_CPU && m != AB_M_MAXRSS && ab_runrec_too_short(r, window))
 		return NAN;
 	switch (m) {
 	case AB_M_WALL:
@@ -501,7 +493,7 @@ fill_groups(struct ab_compare_set *s)
 
 		/* the runs too short to sample are said once, apart (note_short) */
 		for (size_t i = 0; i < s->nruns && b >= 0 && b != AB_M_WALL && b != AB_M_CPU && b != AB_M_MAXRSS; i++)
-			brief += s->ok[i] && too_short(&s->runs[i], b == AB_M_STEADY_RSS || b == AB_M_WINDOW_CPU ||
+			brief += s->ok[i] && ab_runrec_too_short(&s->runs[i], b == AB_M_STEADY_RSS || b == AB_M_WINDOW_CPU ||
 			    b == AB_M_STEADY_PSS || b == AB_M_STEADY_ANON);
 		if (present[m] + brief < nok)
 			ab_strv_pushf(&s->warnings, "%s: %zu of the %zu successful runs have no value%s", s->metrics[m].name,
@@ -547,7 +539,7 @@ note_failed(struct ab_compare_set *s)
 
 /*
  * the runs too short to sample, said instead of figures of 0: the runs
- * with fewer than AB_COMPARE_MIN_SAMPLES samples (none of their sampled
+ * with fewer than AB_RUN_MIN_SAMPLES samples (none of their sampled
  * figures counts), then those with a measured window that short (its
  * figures do not count)
  */
@@ -562,7 +554,7 @@ note_short(struct ab_compare_set *s)
 		for (size_t i = 0; i < s->nruns; i++) {
 			const struct ab_runrec *r = &s->runs[i];
 
-			if (!s->ok[i] || !too_short(r, window) || (window && too_short(r, 0)))
+			if (!s->ok[i] || !ab_runrec_too_short(r, window) || (window && ab_runrec_too_short(r, 0)))
 				continue;
 			ms = ms ? ms : r->sampling->interval_ms;
 			if (n++ < 10)
@@ -574,11 +566,11 @@ note_short(struct ab_compare_set *s)
 			ab_strv_pushf(&s->warnings, "%zu run%s too short to sample (fewer than %d samples, one every %d ms): "
 			    "%s sampled figures (steady and peak RSS, RSS GiB*s, faults, threads) are left out, not shown as 0: "
 			    "%s (runs of several sampling intervals, or a smaller --sample-ms, measure them)", n,
-			    n == 1 ? "" : "s", AB_COMPARE_MIN_SAMPLES, ms, n == 1 ? "its" : "their", b.s);
+			    n == 1 ? "" : "s", AB_RUN_MIN_SAMPLES, ms, n == 1 ? "its" : "their", b.s);
 		if (n && window)
 			ab_strv_pushf(&s->warnings, "%zu run%s whose measured window held fewer than %d samples (one every %d "
 			    "ms): %s figures of the window (steady RSS, window CPU) are left out, not shown as 0: %s", n,
-			    n == 1 ? "" : "s", AB_COMPARE_MIN_SAMPLES, ms, n == 1 ? "its" : "their", b.s);
+			    n == 1 ? "" : "s", AB_RUN_MIN_SAMPLES, ms, n == 1 ? "its" : "their", b.s);
 		if (!window)
 			s->nshort = n;
 		ab_buf_free(&b);
@@ -687,9 +679,12 @@ mixed_environments(const struct ab_compare_set *s)
 }
 
 /*
- * What a label is, whatever its name: the artifact's digest and the
- * runtime environment (variables set, ALLOCBUILD_LABEL, _BIN and _ARCHIVE aside, and
- * removed), when all its runs agree; caller frees; NULL when they do not
+ * What a label is, whatever its name: the artifact's digest, what ran
+ * (the program, run --program's program, the files its arguments named:
+ * each by digest and place in argv) and the runtime environment
+ * (variables set, ALLOCBUILD_LABEL, _BIN and _ARCHIVE aside, and
+ * removed), when all its runs agree; caller frees; NULL when they do not.
+ * Two labels of one artifact whose runs ran another driver are no A/A pair.
  */
 static char *
 identity(const struct ab_compare_set *s, const char *label)
@@ -704,6 +699,12 @@ identity(const struct ab_compare_set *s, const char *label)
 		if (strcmp(r->label, label))
 			continue;
 		ab_buf_printf(&b, "%s\n", r->subject_sha256);
+		if (r->program.name)
+			ab_buf_printf(&b, "program %s\n", r->program.sha256);
+		if (r->given)
+			ab_buf_printf(&b, "subject program %s\n", r->given->sha256);
+		for (size_t k = 0; k < r->nfiles; k++)
+			ab_buf_printf(&b, "file %d %s\n", r->files[k].arg, r->files[k].sha256);
 		/* in name order: the label's env and --set come in different orders */
 		set = ab_calloc(r->overrides.n + 1, sizeof(*set));
 		if (r->overrides.n)
@@ -989,8 +990,10 @@ warn_control(struct ab_compare_set *s, const struct ab_compare_control *c)
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct ab_compare_row *r = &s->rows[i];
 
-		if (!r->control || !((r->label == c->b && r->against == c->a) || (r->label == c->a && r->against == c->b)) ||
-		    !ab_stats_verdict_differs(r->verdict))
+		if (!r->control || !((r->label == c->b && r->against == c->a) || (r->label == c->a && r->against == c->b)))
+			continue;
+		s->control_judged |= r->verdict != AB_VERDICT_TOO_FEW;
+		if (!ab_stats_verdict_differs(r->verdict))
 			continue;
 		first = first ? first : r;
 		ab_buf_printf(&b, "%s%s%s%s (", b.len ? ", " : "", s->metrics[r->metric].name,
@@ -1147,7 +1150,7 @@ median_sampled_run(const struct ab_compare_set *s, size_t label)
 		double x;
 
 		if (!s->ok[i] || strcmp(r->label, s->labels.v[label]) || !r->sampling || !r->sampling->series.path ||
-		    too_short(r, 0))
+		    ab_runrec_too_short(r, 0))
 			continue;
 		x = ab_compare_builtin_value(r, AB_M_STEADY_RSS);
 		if (isnan(x))

@@ -135,6 +135,7 @@ struct ab_compare_set {
 	size_t *same_bytes;
 	int mixed_env;               /* runs under different run environments */
 	int control_differs;         /* an A/A control shows a difference */
+	int control_judged;          /* an A/A control had runs enough for a verdict in some metric (else its "no difference" says nothing) */
 	size_t nshort;               /* successful runs too short to sample: their sampled figures are left out */
 	struct ab_strv failed_labels; /* labels with runs and not one successful: nothing of them is compared */
 	/*
@@ -218,16 +219,9 @@ struct ab_compare_svgs {
 int ab_compare_charts(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compare_set *s,
     struct ab_compare_svgs *svg);
 /*
- * A sampled figure is a measurement only from this many samples on: a run
- * shorter than that (a command that ends before the sampler's second
- * reading, one whose marks leave a window of a sample or two) has figures
- * of whatever the sampler caught, often nothing yet ("steady RSS 0.0 MiB")
- */
-#define AB_COMPARE_MIN_SAMPLES 3
-/*
  * one of allocbuild's figures of a run (enum ab_metric_builtin), in its
  * unit; NAN when it has none: not sampled, or a sampled figure of a run
- * too short to sample (fewer than AB_COMPARE_MIN_SAMPLES samples; for
+ * too short to sample (ab_runrec_too_short: fewer than AB_RUN_MIN_SAMPLES samples; for
  * the window's figures, in its measured window)
  */
 double ab_compare_builtin_value(const struct ab_runrec *r, int metric);

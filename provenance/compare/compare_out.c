@@ -565,6 +565,7 @@ set_json(const struct ab_compare_set *s)
 	cJSON_AddNumberToObject(o, "too_short", (double)s->nshort);
 	cJSON_AddItemToObject(o, "failed_labels", ab_json_strv(s->failed_labels.v, s->failed_labels.n));
 	cJSON_AddBoolToObject(o, "control_differs", s->control_differs);
+	cJSON_AddBoolToObject(o, "control_judged", s->control_judged);
 	cJSON_AddBoolToObject(o, "mixed_environments", s->mixed_env);
 	ab_json_add_str_or_null(o, "unreliable", why);
 	cJSON_AddItemToObject(o, "warnings", ab_json_strv(s->warnings.v, s->warnings.n));

@@ -191,34 +191,12 @@ struct scan {
 	int replacing;                      /* allocators other than glibc */
 };
 
-/* argv[0] as execvp finds it, or NULL */
-static char *
-find_program(const char *name)
-{
-	const char *path = getenv("PATH");
-
-	if (strchr(name, '/'))
-		return ab_path_exists(name) ? ab_strdup(name) : NULL;
-	for (const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
-		size_t n = strcspn(p, ":");
-		char *cand = ab_sprintf("%.*s/%s", (int)n, n ? p : ".", name);
-
-		if (access(cand, X_OK) == 0)
-			return cand;
-		free(cand);
-		p += n;
-		if (*p == ':')
-			p++;
-	}
-	return NULL;
-}
-
 /* the allocators of the program and of every library the request preloads */
 static void
 scan_program(struct scan *sc, const struct ab_probe_req *req, const char *argv0)
 {
 	const char *preload = kv_get(&req->env, "LD_PRELOAD");
-	char *prog = find_program(argv0);
+	char *prog = ab_proc_which(argv0, NULL);
 
 	memset(sc, 0, sizeof(*sc));
 	ab_report_mute();

@@ -797,9 +797,14 @@ check_runs(struct at *a, const struct ab_policy_rule *r, const struct ab_policy_
 	runs_env(a, r, s);
 	if (r->aa_control) {
 		a->variant = "A/A control";
-		addf(a, s->ncontrols && !s->control_differs, file, ab_strdup("subject, predicate.env_overrides"),
+		/* a control with too few runs for the U test to reach p < 0.05 shows nothing: no control */
+		addf(a, s->ncontrols && s->control_judged && !s->control_differs, file,
+		    ab_strdup("subject, predicate.env_overrides"),
 		    ab_strdup("an A/A control (two labels, one artifact) showing no difference"),
 		    !s->ncontrols ? ab_strdup("no two labels ran the same artifact and environment") :
+		    !s->control_judged ? ab_sprintf("%s against %s: too few runs for a verdict (the U test needs %zu "
+		    "successful runs of each to reach p < 0.05)", s->labels.v[s->controls[0].a],
+		    s->labels.v[s->controls[0].b], ab_stats_min_runs(0.05)) :
 		    s->control_differs ? ab_sprintf("%s against %s differs", s->labels.v[s->controls[0].a],
 		    s->labels.v[s->controls[0].b]) : ab_sprintf("%s against %s: no difference",
 		    s->labels.v[s->controls[0].a], s->labels.v[s->controls[0].b]));

@@ -739,6 +739,13 @@ ab_runrec_ok(const struct ab_runrec *r)
 	return r->status == AB_RUN_EXITED && r->exit_code == 0;
 }
 
+int
+ab_runrec_too_short(const struct ab_runrec *r, int window)
+{
+	return r->sampling && (r->sampling->samples < AB_RUN_MIN_SAMPLES ||
+	    (window && r->sampling->figures.window_samples < AB_RUN_MIN_SAMPLES));
+}
+
 char *
 ab_runrec_ending(const struct ab_runrec *r)
 {

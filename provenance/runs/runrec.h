@@ -167,6 +167,15 @@ void ab_runrec_release(struct ab_runrec *r);
 /* a run's ending in a word or two: "exit 0", "SIGKILL", "timed out", "interrupted" (ok: exited 0); caller frees */
 char *ab_runrec_ending(const struct ab_runrec *r);
 int ab_runrec_ok(const struct ab_runrec *r);
+/*
+ * A sampled figure is a measurement only from this many samples on: a run
+ * shorter than that (a command that ends before the sampler's second
+ * reading, one whose marks leave a window of a sample or two) has figures
+ * of whatever the sampler caught, often nothing yet ("steady RSS 0.0 MiB")
+ */
+#define AB_RUN_MIN_SAMPLES 3
+/* is the run sampled too briefly for its series' figures (or, window: for its measured window's)? */
+int ab_runrec_too_short(const struct ab_runrec *r, int window);
 
 /* is name usable as a run name: [A-Za-z0-9._-], 1 to 64 characters, not starting with '.' or '-'? */
 int ab_runrec_name_valid(const char *name);

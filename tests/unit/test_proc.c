@@ -4,7 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
+#include "../../lib/atomic.h"
 #include "../../lib/proc.h"
+#include "../../lib/util.h"
 #include "unit.h"
 
 static int
@@ -141,6 +145,54 @@ main(void)
 
 		CHECK_STR(q, "cc -o 'a b' 'it'\\''s' '--x=$HOME'");
 		free(q);
+	}
+	/* the one PATH lookup: execvp's rule over envp's PATH */
+	{
+		char *dir = unit_tmpdir("which"), *a = ab_path_join(dir, "a"), *b = ab_path_join(dir, "b"),
+		     *sub = ab_path_join(dir, "sub"), *tool = ab_path_join(dir, "b/tool"), *env0 = NULL, *w;
+		char *envp[] = {NULL, NULL};
+
+		CHECK(mkdir(a, 0755) == 0 && mkdir(b, 0755) == 0);
+		/* a/tool is no executable, a/sub a directory: both passed over for b's */
+		{
+			char *atool = ab_path_join(a, "tool"), *asub = ab_path_join(a, "sub");
+
+			CHECK(ab_write_file_atomic(atool, "x", 1) == 0);
+			CHECK(mkdir(asub, 0755) == 0);
+			free(asub);
+			free(atool);
+		}
+		CHECK(ab_write_file_atomic(tool, "#!/bin/sh\n", 10) == 0 && chmod(tool, 0755) == 0);
+		CHECK(mkdir(sub, 0755) == 0);
+		env0 = ab_sprintf("PATH=%s:%s", a, b);
+		envp[0] = env0;
+		w = ab_proc_which("tool", envp);
+		CHECK_STR(w, tool);
+		free(w);
+		CHECK(ab_proc_which("sub", envp) == NULL);
+		CHECK(ab_proc_which("missing", envp) == NULL);
+		CHECK(ab_proc_findable("tool", envp) && !ab_proc_findable("missing", envp));
+		/* a name with a '/' is itself, when it is an executable file */
+		w = ab_proc_which(tool, envp);
+		CHECK_STR(w, tool);
+		free(w);
+		CHECK(ab_proc_which(sub, envp) == NULL);
+		/* an empty element is the current directory */
+		free(env0);
+		env0 = ab_sprintf("PATH=%s:", a);
+		envp[0] = env0;
+		CHECK(chdir(b) == 0);
+		w = ab_proc_which("tool", envp);
+		CHECK_STR(w, "tool");
+		free(w);
+		CHECK(chdir("/") == 0);
+		ab_rm_rf(dir);
+		free(env0);
+		free(tool);
+		free(sub);
+		free(b);
+		free(a);
+		free(dir);
 	}
 	ab_buf_free(&out);
 	ab_buf_free(&err);
