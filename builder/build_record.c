@@ -202,6 +202,7 @@ ab_build_record_init(struct ctx *c, size_t vi)
 	record_runtime(vr, v);
 	vr->reproducible = reproducible_record(p, pv);
 	vr->sandbox = sandbox_record(c, pv);
+	ab_places_init(&vr->places, p->outdir);
 	/* the tools a build or relink ran; a runtime_of runs none */
 	if (v->kind == AB_VARIANT_BUILD) {
 		ab_toolchain_select(&vr->toolchain, &c->tools, ab_plan_kind_name(v));

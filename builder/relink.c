@@ -656,16 +656,24 @@ static int
 append_log(const struct relink *r, const struct ab_buf *lout, const struct ab_buf *lerr)
 {
 	struct ab_buf lb = {0};
-	char *q = ab_argv_shown(r->after.v);
+	struct ab_strv in = {0};
+	const struct ab_sandbox *sb = r->spec->sandbox;
+	/* in the sandbox, where and what ran as it saw them, as every step's log says it (no place of the host) */
+	char *cwd = sb ? ab_sandbox_inside(sb, r->build_dir) : NULL, *q;
 	FILE *f = open_log(r->spec->log_path);
 	int error = 0;
 
-	ab_buf_printf(&lb, "cd %s\n%s\n%s%s", r->build_dir, q, lout->s ? lout->s : "", lerr->s ? lerr->s : "");
+	if (sb)
+		ab_sandbox_inside_argv(&in, sb, r->after.v);
+	q = ab_argv_shown(sb ? ab_strv_argv(&in) : r->after.v);
+	ab_buf_printf(&lb, "cd %s\n%s\n%s%s", cwd ? cwd : r->build_dir, q, lout->s ? lout->s : "", lerr->s ? lerr->s : "");
 	if (!f || fwrite(lb.s, 1, lb.len, f) != lb.len || fclose(f) != 0) {
 		ab_error_errno("cannot write log '%s'", r->spec->log_path);
 		error = AB_EFAIL;
 	}
 	free(q);
+	free(cwd);
+	ab_strv_free(&in);
 	ab_buf_free(&lb);
 	return error;
 }

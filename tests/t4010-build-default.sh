@@ -85,7 +85,7 @@ C=bo/provenance/build-commands.json
 [ "$(json $C 'd["variants"][1]["steps"][2]["env_set"]["MAKEFLAGS"]')" = "-j2 --jobserver-auth=<fds>" ]
 [ "$(json $C 'd["variants"][1]["steps"][2]["cwd"]')" = "/allocbuild/build" ]
 [ "$(json $C '[(p["inside"], p["real"]) for p in d["variants"][1]["sandbox"]["paths"] if p["inside"] == "/allocbuild/build"]')" = \
-  "[('/allocbuild/build', '$O/variants/special53/build')]" ]
+  "[('/allocbuild/build', 'OUTDIR/variants/special53/build')]" ]
 [ "$(json $C '[d["variants"][0]["steps"][1]["env_set"][k] for k in ("LC_ALL", "TZ", "SOURCE_DATE_EPOCH")]')" = "['C', 'UTC', '0']" ]
 [ "$(json $C '[s["exit_status"] for v in d["variants"][:2] for s in v["steps"][1:]]')" = "[0, 0, 0, 0]" ]
 

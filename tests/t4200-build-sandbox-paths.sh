@@ -5,7 +5,7 @@
 # build directory, sizeof of the source directory, __FILE__ tables), built
 # into two OUTDIRs of different path lengths: every artifact is identical,
 # none names either OUTDIR, and the records say where the fixed paths
-# really were. Without the sandbox (--no-sandbox) the same builds differ,
+# really were (in OUTDIR, which the manifests name "OUTDIR"). Without the sandbox (--no-sandbox) the same builds differ,
 # and build --check names the object and the compile command that differ
 # (the compile log of the wrapper).
 . "$TOP/tests/lib.sh"
@@ -39,7 +39,7 @@ C=o/provenance/build-commands.json
 	"[('auto', True, 'bubblewrap', 'none but loopback'), ('cmake', True, 'bubblewrap', 'none but loopback')]" ] ||
 	fail "sandbox: $(json $C '[v["sandbox"] for v in d["variants"]]')"
 [ "$(json $C '[(p["inside"], p["real"], p["writable"]) for p in d["variants"][0]["sandbox"]["paths"]][:5]')" = \
-	"[('/allocbuild/variants', '$PWD/o/variants', False), ('/allocbuild/src', '$PWD/o/variants/auto/src', True), ('/allocbuild/build', '$PWD/o/variants/auto/build', True), ('/allocbuild/logs', '$PWD/o/variants/auto/logs', False), ('/allocbuild/logs/compiles.tsv', '$PWD/o/variants/auto/logs/compiles.tsv', True)]" ] ||
+	"[('/allocbuild/variants', 'OUTDIR/variants', False), ('/allocbuild/src', 'OUTDIR/variants/auto/src', True), ('/allocbuild/build', 'OUTDIR/variants/auto/build', True), ('/allocbuild/logs', 'OUTDIR/variants/auto/logs', False), ('/allocbuild/logs/compiles.tsv', 'OUTDIR/variants/auto/logs/compiles.tsv', True)]" ] ||
 	fail "paths: $(json $C 'd["variants"][0]["sandbox"]["paths"]')"
 [ "$(json $C '[(s["argv"], s["cwd"]) for s in d["variants"][0]["steps"] if s["step"] == "configure"]')" = \
 	"[(['/allocbuild/src/configure'], '/allocbuild/build')]" ] || fail "configure as run: $(json $C 'd["variants"][0]["steps"]')"

@@ -7,7 +7,8 @@
 # recipe, line for line in the same order, with the same artifact and
 # recipe digests (the logs and manifests name their own OUTDIR, run ids
 # and times, as any two builds' do). The statement records what was
-# merged. --move takes the variants' directories out of the shards.
+# merged, and the manifests name the merged OUTDIR as "OUTDIR" (as
+# every manifest names its own). --move takes the variants' directories out of the shards.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/fakeproj.sh"
 . "$TOP/tests/sign-lib.sh"
@@ -49,8 +50,10 @@ for n in 2 3; do
 	  "$(python3 -c 'import sys; print(sys.argv[1:])' $shards)" ] || fail "m$n: the merge is not recorded"
 	ls -a | grep -q '\.merge-' && fail "a temporary was left: $(ls -a)"
 	# the binaries are where the merged OUTDIR has them
-	[ "$(json m$n/provenance/binary-provenance.json '[v["binary"] for v in d["variants"] if v["label"] == "a"][0]')" = "$PWD/m$n/variants/a/build/prog" ]
-	[ "$(m$n/variants/a/build/prog-relinked)" = "fake 2.0.0-0-g0123456789abcdef B" ]
+	check "m$n: a's binary is not named in the merged OUTDIR" \
+		[ "$(json m$n/provenance/binary-provenance.json '[v["binary"] for v in d["variants"] if v["label"] == "a"][0]')" = "OUTDIR/variants/a/build/prog" ]
+	check "m$n: the relinked binary does not run" \
+		[ "$(m$n/variants/a/build/prog-relinked)" = "fake 2.0.0-0-g0123456789abcdef B" ]
 done
 # 3 shards: b was built in two of them, and both agreed
 [ "$(json m3/provenance/provenance.intoto.json 'd["predicate"]["buildDefinition"]["internalParameters"]["merge"]["variantShards"]["b"]')" = \
@@ -73,3 +76,16 @@ expect_exit 0 "$AB" merge --move -o mm mv1 mv2
 expect_exit 0 "$AB" verify mm
 same_sums full mm
 [ ! -e mv1/variants/a ] && [ ! -e mv2/variants/b ] || fail "--move left the variants in the shards"
+
+# the merged manifests name no path of a shard (each shard's OUTDIR is
+# "OUTDIR" in them, as its own manifests say; the merge's record names the
+# shards as they were given), and a build into the merged OUTDIR
+# finds every variant up to date (each record held to its manifests with
+# the places of the build that made it: state.json's "places")
+check "mm's manifests name a shard's path: $(grep -rlE "/(s2-[12]|mv[12])" mm/provenance)" \
+	not grep -rqE "/(s2-[12]|mv[12])" mm/provenance
+check "the records forgot where they were made" \
+	[ "$(json mm/variants/a/state.json 'd["places"]["outdir"]')" = "$PWD/s2-1" ]
+expect_exit 0 "$AB" build -j 2 --mirror-dir mirror --cache cache-full -o mm r.json
+check "a build into the merged OUTDIR built again: $(cat err)" \
+	[ "$(grep -c '^\[' err)" = 12 ] && [ "$(grep -c '^\[.*: up to date$' err)" = 12 ]

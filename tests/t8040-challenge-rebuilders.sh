@@ -65,7 +65,7 @@ CCPKG=$(json $R '[t for t in d["predicate"]["rebuilder"]["toolchain"]["a"] if t[
 CCPV=$(json $R '[t for t in d["predicate"]["rebuilder"]["toolchain"]["a"] if t["name"] == "cc"][0]["package_version"]')
 CCV=$(json $R '[t for t in d["predicate"]["rebuilder"]["toolchain"]["a"] if t["name"] == "cc"][0]["version"]')
 [ "$CCPV" = "$(dpkg-query -W -f '${Version}' "$CCPKG")" ] || fail "cc's package version"
-[ "$(json $R '[p["real"] for p in d["predicate"]["rebuilder"]["sandbox"]["b"]["paths"] if p["inside"] == "/allocbuild/build"][0]')" = "$PWD/rb1/variants/b/build" ] ||
+[ "$(json $R '[p["real"] for p in d["predicate"]["rebuilder"]["sandbox"]["b"]["paths"] if p["inside"] == "/allocbuild/build"][0]')" = "OUTDIR/variants/b/build" ] ||
 	fail "the sandbox's paths"
 
 # the third rebuilder, by hand: another cc, another bin/fake; signed by openssl with k3

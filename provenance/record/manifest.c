@@ -24,6 +24,7 @@
 #include "../../lib/dirwalk.h"
 #include "../../lib/hash.h"
 #include "../../lib/jsonio.h"
+#include "../../lib/places.h"
 #include "../../lib/strmap.h"
 #include "../../lib/util.h"
 #include "../../lib/version.h"
@@ -46,12 +47,30 @@ ab_manifest_path(const char *outdir, const char *rel)
 	return ab_path_join(outdir, rel);
 }
 
+/*
+ * What is published names no place of the author's machine: the run's
+ * OUTDIR (the one the records name; a merge writes them elsewhere first),
+ * the current directory, HOME, and those of the builds that made its
+ * records (a shard's, a copied OUTDIR's). Without a run (a record added
+ * later), the places of OUTDIR dir.
+ */
 static int
-write_manifest(const char *outdir, const char *rel, const cJSON *doc)
+write_manifest(const char *dir, const char *rel, const cJSON *doc, const struct ab_run_record *run)
 {
-	char *path = ab_manifest_path(outdir, rel);
-	int e = ab_json_write(path, doc);
+	char *path = ab_manifest_path(dir, rel);
+	cJSON *shown = cJSON_Duplicate(doc, 1);
+	size_t n = 1 + (run ? run->nvariants : 0);
+	struct ab_places *ps = ab_calloc(n, sizeof(*ps));
+	int e;
 
+	ab_places_init(&ps[0], run ? run->outdir : dir);
+	for (size_t i = 1; i < n; i++)
+		ps[i] = run->variants[i - 1].places; /* borrowed */
+	ab_places_hide_json(ps, n, shown);
+	e = ab_json_write(path, shown);
+	ab_places_release(&ps[0]);
+	free(ps);
+	cJSON_Delete(shown);
 	free(path);
 	return e;
 }
@@ -600,11 +619,11 @@ drop(const char *outdir, const char *rel)
 	return e;
 }
 
-/* write doc (taken) to outdir/rel, or remove outdir/rel when doc is NULL */
+/* write doc (taken) to dir/rel as run's (write_manifest), or remove dir/rel when doc is NULL */
 static int
-write_or_drop(const char *outdir, const char *rel, cJSON *doc)
+write_or_drop(const char *dir, const char *rel, cJSON *doc, const struct ab_run_record *run)
 {
-	int e = doc ? write_manifest(outdir, rel, doc) : drop(outdir, rel);
+	int e = doc ? write_manifest(dir, rel, doc, run) : drop(dir, rel);
 
 	cJSON_Delete(doc);
 	return e;
@@ -637,18 +656,18 @@ write_documents(const struct ab_run_record *run)
 	const cJSON *it;
 
 	cJSON_ArrayForEach(it, run->documents)
-		if (!ab_path_is_safe_relative(it->string) || write_manifest(out, it->string, it) < 0)
+		if (!ab_path_is_safe_relative(it->string) || write_manifest(out, it->string, it, run) < 0)
 			return AB_EFAIL;
 	if (!ab_json_get(run->documents, "provenance/cmake-cache-provenance.json") &&
 	    drop(out, "provenance/cmake-cache-provenance.json") < 0)
 		return AB_EFAIL;
-	if (write_or_drop(out, "provenance/build-commands.json", commands_doc(run)) < 0 ||
-	    write_or_drop(out, "provenance/binary-provenance.json", binary_doc(run)) < 0 ||
-	    write_or_drop(out, "provenance/allocator-probes.json", probes_doc(run)) < 0 ||
+	if (write_or_drop(out, "provenance/build-commands.json", commands_doc(run), run) < 0 ||
+	    write_or_drop(out, "provenance/binary-provenance.json", binary_doc(run), run) < 0 ||
+	    write_or_drop(out, "provenance/allocator-probes.json", probes_doc(run), run) < 0 ||
 	    write_or_drop(out, "provenance/upstream-diff.json",
-		per_variant(run, "https://allocbuild.dev/upstream-diff/v1", upstream_diff_of)) < 0 ||
+		per_variant(run, "https://allocbuild.dev/upstream-diff/v1", upstream_diff_of), run) < 0 ||
 	    write_or_drop(out, "provenance/relink-provenance.json",
-		per_variant(run, "https://allocbuild.dev/relink-provenance/v1", relink_of)) < 0)
+		per_variant(run, "https://allocbuild.dev/relink-provenance/v1", relink_of), run) < 0)
 		return AB_EFAIL;
 	return 0;
 }
@@ -841,7 +860,7 @@ ab_manifest_write(const struct ab_run_record *run)
 	    collect_outputs(&subjects, &byproducts, run) < 0)
 		goto done;
 	if (write_or_drop(wdir(run), "provenance/provenance.intoto.json",
-	    statement(run, &subjects, &byproducts)) < 0)
+	    statement(run, &subjects, &byproducts), run) < 0)
 		goto done;
 	/* a new statement: envelopes signed over the old one are stale */
 	if (ab_manifest_remove_signed(wdir(run)) < 0)
@@ -874,7 +893,7 @@ ab_manifest_add_record(const char *outdir, const char *rel, const cJSON *doc)
 		ab_error("'%s' is not a record of an OUTDIR", rel);
 		goto done;
 	}
-	if (write_manifest(outdir, rel, doc) < 0 || ab_read_file(&old, sums_path) < 0)
+	if (write_manifest(outdir, rel, doc, NULL) < 0 || ab_read_file(&old, sums_path) < 0)
 		goto done;
 	/* every line but the records', then the records present, in their order */
 	for (const char *s = old.s; s && *s;) {

@@ -14,6 +14,7 @@
 
 #include "../../lib/hash.h"
 #include "../../lib/jsonio.h"
+#include "../../lib/places.h"
 #include "../../lib/util.h"
 
 /* ---- what the last build recorded ---- */
@@ -105,6 +106,7 @@ struct ab_manifest_last {
 	int tampered;    /* a manifest does not hold what SHA256SUMS says: nothing is trusted */
 	int statement;   /* the statement is listed and holds what SHA256SUMS says */
 	cJSON *commands, *probes, *updiff, *relink, *cmake; /* NULL when not recorded */
+	struct ab_places places; /* the manifests hide them (write_manifest): a record is held to them so */
 };
 
 /* a manifest that SHA256SUMS lists, if it holds what SHA256SUMS says (else l->tampered); NULL when not listed */
@@ -139,6 +141,7 @@ ab_manifest_last_load(const char *outdir)
 		free(l);
 		return NULL;
 	}
+	ab_places_init(&l->places, outdir);
 	stmt = last_doc(l, outdir, AB_MANIFEST_STATEMENT);
 	l->statement = stmt != NULL;
 	cJSON_Delete(stmt);
@@ -164,11 +167,25 @@ last_entry(const cJSON *doc, const char *label)
 	return NULL;
 }
 
-/* both absent, or equal */
+/*
+ * both absent, or equal: a, as a manifest holds it, and b, of record r, as
+ * a manifest would hold it (the places of the build that made r, and of
+ * this OUTDIR, hidden: write_manifest)
+ */
 static int
-same_doc(const cJSON *a, const cJSON *b)
+same_doc(const struct ab_manifest_last *l, const struct ab_variant_record *r, const cJSON *a, const cJSON *b)
 {
-	return (!a && !b) || (a && b && cJSON_Compare(a, b, 1));
+	struct ab_places ps[2] = {r->places, l->places};
+	cJSON *shown;
+	int same;
+
+	if (!a || !b)
+		return !a && !b;
+	shown = cJSON_Duplicate(b, 1);
+	ab_places_hide_json(ps, 2, shown);
+	same = cJSON_Compare(a, shown, 1);
+	cJSON_Delete(shown);
+	return same;
 }
 
 int
@@ -191,14 +208,15 @@ ab_manifest_last_has(const struct ab_manifest_last *l, const struct ab_variant_r
 	    strcmp(ab_json_str(cmd, "key"), v->key))
 		return 0;
 	none = cJSON_CreateArray();
-	same = same_doc(ab_json_get(cmd, "steps"), v->steps ? v->steps : none);
+	same = same_doc(l, v, ab_json_get(cmd, "steps"), v->steps ? v->steps : none);
 	cJSON_Delete(none);
 	probe = ab_json_get(last_entry(l->probes, v->label), "probe");
 	mine = ab_probe_result_json(v->probe);
-	same = same && same_doc(probe, mine);
+	same = same && same_doc(l, v, probe, mine);
 	cJSON_Delete(mine);
-	return same && same_doc(last_entry(l->updiff, v->label), v->upstream_diff) &&
-	    same_doc(last_entry(l->relink, v->label), v->relink) && same_doc(last_entry(l->cmake, v->label), v->cmake);
+	return same && same_doc(l, v, last_entry(l->updiff, v->label), v->upstream_diff) &&
+	    same_doc(l, v, last_entry(l->relink, v->label), v->relink) &&
+	    same_doc(l, v, last_entry(l->cmake, v->label), v->cmake);
 }
 
 void
@@ -207,6 +225,7 @@ ab_manifest_last_free(struct ab_manifest_last *l)
 	if (!l)
 		return;
 	ab_manifest_recorded_release(&l->rec);
+	ab_places_release(&l->places);
 	cJSON_Delete(l->commands);
 	cJSON_Delete(l->probes);
 	cJSON_Delete(l->updiff);

@@ -251,6 +251,8 @@ ab_variant_record_json(const struct ab_variant_record *v)
 	cJSON_AddBoolToObject(st, "ok", v->ok);
 	if (!v->loaded && !v->probe && v->probe_key[0])
 		cJSON_AddStringToObject(st, "probe_key", v->probe_key);
+	if (ab_places_any(&v->places))
+		cJSON_AddItemToObject(st, "places", ab_places_json(&v->places));
 	return st;
 }
 
@@ -375,6 +377,7 @@ ab_variant_record_parse(const cJSON *st)
 	v->compile_log = ab_json_str(st, "compile_log") ? ab_strdup(ab_json_str(st, "compile_log")) : NULL;
 	ab_variant_record_set_probe(v, ab_probe_result_new(dup_or_null(ab_json_get(st, "probe"))));
 	v->upstream_diff = dup_or_null(ab_json_get(st, "upstream_diff"));
+	ab_places_parse(&v->places, ab_json_get(st, "places"));
 	return v;
 }
 
@@ -509,6 +512,7 @@ ab_variant_record_release(struct ab_variant_record *v)
 	cJSON_Delete(v->host_probes);
 	cJSON_Delete(v->ccache);
 	cJSON_Delete(v->definition);
+	ab_places_release(&v->places);
 	memset(v, 0, sizeof(*v));
 }
 

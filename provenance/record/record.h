@@ -47,6 +47,7 @@
 #include <cjson/cJSON.h>
 
 #include "../../lib/hash.h"
+#include "../../lib/places.h"
 #include "../../lib/util.h"
 #include "cargoprov.h"
 #include "fetchrec.h"
@@ -97,6 +98,13 @@ struct ab_variant_record {
 	struct ab_kvlist runtime_env; /* what it runs with */
 	struct ab_list runtime_unset;
 	int ok;              /* built or up to date, probed and compared: what a later run may trust */
+	/*
+	 * the places of the build that made it (lib/places.h: its OUTDIR,
+	 * current directory, HOME), owned: its paths name them, and the
+	 * manifests hide them, wherever the record is read (a copied OUTDIR,
+	 * a merge's shard); none in a record from before
+	 */
+	struct ab_places places;
 
 	struct ab_artifact_record *artifacts;
 	size_t nartifacts;

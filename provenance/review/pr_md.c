@@ -382,7 +382,10 @@ ab_pr_is_signed(const struct evidence *e)
 int
 ab_pr_is_local(const char *origin)
 {
-	return origin && (origin[0] == '/' || !strncmp(origin, "file:", 5));
+	/* as recorded: absolute, or with its place hidden (lib/places.h: "./", "~/", "OUTDIR/") */
+	return origin && (origin[0] == '/' || !strncmp(origin, "file:", 5) || !strncmp(origin, "./", 2) ||
+	    !strncmp(origin, "~/", 2) || !strncmp(origin, "OUTDIR/", 7) || !strcmp(origin, ".") ||
+	    !strcmp(origin, "~"));
 }
 
 /* "s" for a plural */

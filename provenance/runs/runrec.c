@@ -14,6 +14,7 @@
 #include "../../lib/atomic.h"
 #include "../../lib/hash.h"
 #include "../../lib/jsonio.h"
+#include "../../lib/places.h"
 #include "../../lib/redact.h"
 #include "../../lib/version.h"
 
@@ -161,49 +162,13 @@ status_word(enum ab_run_status s)
 
 /* ---- the places of the author's machine, kept out of the record ---- */
 
-/* does an occurrence of a path end at s (the path goes no further: not "/out" in "/out2")? */
-static int
-path_ends(char c)
-{
-	return !(c == '.' || c == '_' || c == '-' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
-	    (c >= 'a' && c <= 'z'));
-}
-
-/*
- * s with every absolute path of the author's machine the record knows
- * replaced: OUTDIR's (as given, made absolute, and as the kernel resolves
- * it) by "OUTDIR", the current directory's by ".", $HOME by "~"; at each
- * place the longest that matches; a place of "/" or shorter is none.
- * Caller frees.
- */
+/* s with the places of the author's machine the record knows hidden (lib/places.h); caller frees */
 static char *
 hide_places(const char *s, const struct ab_runrec *r)
 {
-	const struct {
-		const char *path, *as;
-	} places[] = {{r->outdir_abs, "OUTDIR"}, {r->outdir_real, "OUTDIR"}, {r->cwd, "."}, {r->home, "~"}};
-	struct ab_buf b = {0};
+	struct ab_places p = {r->outdir_abs, r->outdir_real, r->cwd, r->home};
 
-	while (*s) {
-		size_t best = 0, len = 0;
-
-		for (size_t i = 0; i < AB_NELEM(places); i++) {
-			const char *p = places[i].path;
-			size_t n = p ? strlen(p) : 0;
-
-			if (n > 1 && n > len && !strncmp(s, p, n) && path_ends(s[n])) {
-				best = i;
-				len = n;
-			}
-		}
-		if (len) {
-			ab_buf_puts(&b, places[best].as);
-			s += len;
-		} else {
-			ab_buf_putc(&b, *s++);
-		}
-	}
-	return b.s ? ab_buf_detach(&b) : ab_strdup("");
+	return ab_places_hide(&p, 1, s);
 }
 
 /*

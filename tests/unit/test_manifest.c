@@ -1,6 +1,7 @@
 /* unit tests of provenance/record/manifest*.c: version scanning, env, verify, write */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -69,7 +70,8 @@ test_env_and_verify(void)
 {
 	const char *doc =
 	    "{\"variants\": ["
-	    "{\"label\": \"a\", \"runtime\": {\"env\": {}, \"unset\": [\"LD_PRELOAD\"]}, \"binary\": \"/x/bin/a\"},"
+	    "{\"label\": \"a\", \"runtime\": {\"env\": {}, \"unset\": [\"LD_PRELOAD\"]}, \"binary\": \"/x/bin/a\","
+	    " \"artifacts\": [{\"path\": \"variants/a/build/a\"}]},"
 	    "{\"label\": \"b\", \"runtime\": {\"env\": {\"MALLOC_CONF\": \"it's:1\", \"ZZ_X\": \"v\"}, \"unset\": []}, \"binary\": null}"
 	    "]}";
 	char *p = put("out/provenance/binary-provenance.json", doc, strlen(doc)), *p2;
@@ -89,11 +91,19 @@ test_env_and_verify(void)
 	fclose(f);
 	CHECK_STR(text, "unset LD_PRELOAD\nexport MALLOC_CONF='it'\\''s:1'\nexport ZZ_X='v'\n");
 	free(text);
+	p2 = put("out/variants/a/build/a", "#!/bin/sh\n", 10);
+	CHECK(chmod(p2, 0755) == 0);
+	free(p2);
 	f = open_memstream(&text, &len);
 	CHECK(ab_manifest_systems(f, outdir) == 0);
 	fclose(f);
-	/* b has neither a program nor an allocator archive: a comment, nothing to run */
-	CHECK_STR(text, "a=/x/bin/a\n# b: no program artifact\n");
+	/* a's program where the OUTDIR is now, not where it was built ("binary"); b has neither a program nor an allocator archive: a comment, nothing to run */
+	{
+		char *want = ab_sprintf("a=%s/variants/a/build/a\n# b: no program artifact\n", outdir);
+
+		CHECK_STR(text, want);
+		free(want);
+	}
 	free(text);
 
 	/* verify: SHA256SUMS plus the statement's subjects, every manifest listed */
