@@ -90,11 +90,11 @@ B=o/provenance/binary-provenance.json C=o/provenance/build-commands.json I=o/pro
 [ "$(json $C 'd["variants"][2]["reproducible"]["reason"]')" = 'the recipe sets "reproducible": false' ]
 [ "$(json $C 'd["variants"][2]["reproducible"].get("compiler_flags")')" = None ]
 [ "$(json $C 'd["variants"][1]["reproducible"]["compiler_flags"]')" = \
-  "['-ffile-prefix-map=$O=/allocbuild', '-ffile-prefix-map=$O/variants/quiet/src=/allocbuild/src', '-ffile-prefix-map=$O/variants/quiet/build=/allocbuild/build']" ]
+  "['-ffile-prefix-map=OUTDIR=/allocbuild', '-ffile-prefix-map=OUTDIR/variants/quiet/src=/allocbuild/src', '-ffile-prefix-map=OUTDIR/variants/quiet/build=/allocbuild/build']" ]
 [ "$(json $I '[(k, v["enabled"]) for k, v in d["predicate"]["buildDefinition"]["internalParameters"]["reproducible"].items()]')" = \
   "[('noisy', True), ('quiet', True), ('debug', False)]" ]
 [ "$(json $C '"PATH" in d["variants"][2]["steps"][1]["env_set"]')" = False ]
-[ "$(json $C 'd["variants"][1]["steps"][1]["env_set"]["PATH"].split(":")[0]')" = "$O/ccwrap" ]
+[ "$(json $C 'd["variants"][1]["steps"][1]["env_set"]["PATH"].split(":")[0]')" = "OUTDIR/ccwrap" ]
 expect_exit 0 "$AB" pr o
 expect_grep '| `debug` | normal build **⚠ not reproducible** **⚠ not sandboxed** |' o/pr.md
 expect_grep '| `quiet` | normal build **⚠ not sandboxed** |' o/pr.md
