@@ -178,7 +178,7 @@ rm -rf rb3
 openssl genpkey -algorithm ed25519 -out k.pem 2>/dev/null
 openssl pkey -in k.pem -pubout -out k.pub.pem
 expect_exit 0 "$AB" sign o --key k.pem
-expect_grep "signed 3 statements" out
+expect_grep "signed 4 statements" out
 expect_exit 0 "$AB" verify --key k.pub.pem o
 expect_grep "provenance/reproducibility.intoto.json" out
 expect_grep "provenance/rebuild.intoto.json" out
