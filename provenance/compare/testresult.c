@@ -12,6 +12,12 @@
 
 enum outcome { PASSED, WARNED, FAILED };
 
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static const char *const outcome_key[] = {"passedTests", "warnedTests", "failedTests"};
 static const char *const outcome_word[] = {"PASSED", "WARNED", "FAILED"};
 
@@ -255,44 +261,64 @@ ab_testresult_is_statement(const char *rel)
 	return ok;
 }
 
+/* the run names of SHA256SUMS's run records, sorted */
+static void
+run_names(struct ab_strv *out, const struct ab_strv *paths)
+{
+	for (size_t i = 0; i < paths->n; i++) {
+		const char *rel = paths->v[i], *name = rel + sizeof(AB_RUN_DIR);
+		char *n;
+
+		if (!ab_runrec_is_statement(rel))
+			continue;
+		n = ab_strndup(name, strcspn(name, "/"));
+		if (!ab_strv_has(out, n))
+			ab_strv_push(out, n);
+		free(n);
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+}
+
 int
 ab_testresult_write(size_t *n, const char *outdir, const struct ab_compare_opts *o)
 {
-	struct ab_compare_opts co = {.outdir = outdir, .seed = AB_COMPARE_SEED, .resamples = AB_COMPARE_RESAMPLES,
+	struct ab_compare_opts dflt = {.outdir = outdir, .seed = AB_COMPARE_SEED, .resamples = AB_COMPARE_RESAMPLES,
 	    .threshold = AB_COMPARE_THRESHOLD};
 	struct ab_manifest_recorded rec = {0};
-	struct ab_comparison *c = NULL;
+	struct ab_strv names = {0};
 	char *dir = ab_path_join(outdir, AB_TESTRESULT_DIR);
-	int any = 0, rc;
+	int rc;
 
 	*n = 0;
-	if (o) {
-		co = *o;
-		co.name = NULL;
-		co.outdir = outdir;
-	}
 	if ((rc = ab_manifest_recorded_read(&rec, outdir, 0)) < 0)
 		goto done;
-	for (size_t i = 0; i < rec.paths.n && !any; i++)
-		any = ab_runrec_is_statement(rec.paths.v[i]);
-	if ((rc = ab_rm_rf(dir)) < 0 || !any)
-		goto done;
-	if ((rc = ab_compare_load(&c, &co)) < 0)
+	run_names(&names, &rec.paths);
+	if ((rc = ab_rm_rf(dir)) < 0 || !names.n)
 		goto done;
 	if ((rc = ab_mkdir_p(dir, 0755)) < 0)
 		goto done;
-	for (size_t i = 0; i < c->nsets && rc == 0; i++) {
-		cJSON *st = ab_testresult_statement(c, &c->sets[i], &rec.paths, &rec.hexes);
-		char *path = ab_sprintf("%s/%s.intoto.json", dir, c->sets[i].name);
+	for (size_t i = 0; i < names.n && rc == 0; i++) {
+		/* compare's own settings for the runs it compared (all, or its --name), the defaults for the others */
+		struct ab_compare_opts co = o && (!o->name || !strcmp(o->name, names.v[i])) ? *o : dflt;
+		struct ab_comparison *c = NULL;
 
-		rc = ab_json_write(path, st);
-		if (rc == 0)
-			(*n)++;
-		cJSON_Delete(st);
-		free(path);
+		co.outdir = outdir;
+		co.name = names.v[i];
+		if ((rc = ab_compare_load(&c, &co)) == 0) {
+			cJSON *st = ab_testresult_statement(c, &c->sets[0], &rec.paths, &rec.hexes);
+			char *path = ab_sprintf("%s/%s.intoto.json", dir, names.v[i]);
+
+			rc = ab_json_write(path, st);
+			if (rc == 0)
+				(*n)++;
+			cJSON_Delete(st);
+			free(path);
+		}
+		ab_compare_free(c);
 	}
 done:
-	ab_compare_free(c);
+	ab_strv_free(&names);
 	ab_manifest_recorded_release(&rec);
 	free(dir);
 	return rc;
