@@ -111,7 +111,7 @@ expect_grep '| `quiet` | normal build **⚠ not sandboxed** |' o/pr.md
 expect_grep "**⚠ No variant is built in allocbuild's build sandbox** (\`--no-sandbox\`): each is compiled at its real paths with \`-ffile-prefix-map\`" o/pr.md
 expect_grep ', except those marked **⚠ not reproducible** (`"reproducible": false`).' o/pr.md
 expect_grep '- `build --check`, built again in a second directory (-j 4): **1/3 artifacts identical; 1 of a variant built with "reproducible": false differs**' o/pr.md
-expect_grep "  - differs: \`variants/noisy/build/libnoise.a\`: members differ: noise.o (sections .rodata); diffoscope's report: \`diffoscope/noisy.libnoise.a.txt\` sha256 $(sha_of o/diffoscope/noisy.libnoise.a.txt | cut -c1-12)" o/pr.md
+expect_grep "  - differs: \`variants/noisy/build/libnoise.a\`: members differ: noise.o (sections .rodata); diffoscope's report: \`diffoscope/noisy.libnoise.a.txt\` sha256 \`$(sha_of o/diffoscope/noisy.libnoise.a.txt | cut -c1-12)\`" o/pr.md
 
 # a no-op build keeps the record; one that changes an artifact it names drops it
 expect_exit 0 "$AB" build --no-sandbox --mirror-dir mirror -o o r.json
@@ -123,8 +123,8 @@ expect_exit 0 "$AB" verify o
 mkdir bin
 cat >bin/diffoscope <<'SH'
 #!/bin/sh
-[ "$1 $2 $4" = "--max-text-report-size 1048576 --text" ] || exit 2
-printf 'diffoscope %s %s\n' "$5" "$6" >"$3"
+[ "$1 $2 $3" = "--max-text-report-size 1048576 --text" ] || exit 2
+printf 'diffoscope %s %s\n' "$5" "$6" >"$4"
 exit 1
 SH
 chmod +x bin/diffoscope
@@ -179,7 +179,7 @@ openssl genpkey -algorithm ed25519 -out k.pem 2>/dev/null
 openssl pkey -in k.pem -pubout -out k.pub.pem
 expect_exit 0 "$AB" sign o --key k.pem
 expect_grep "signed 4 statements" out
-expect_exit 0 "$AB" verify --key k.pub.pem o
+expect_exit 0 "$AB" verify -v --key k.pub.pem o
 expect_grep "provenance/reproducibility.intoto.json" out
 expect_grep "provenance/rebuild.intoto.json" out
 
