@@ -11,6 +11,8 @@
 #include "../lib/progress.h"
 #include "../provenance/record/cargoprov.h"
 #include "../provenance/probe/probe.h"
+#include "../lib/jsonio.h"
+#include "../provenance/record/updiffrec.h"
 #include "../provenance/tree/updiff.h"
 #include "isolation.h"
 
@@ -159,6 +161,34 @@ ab_build_upstream_tree(struct ctx *c, const struct ab_step *s)
 	return e;
 }
 
+/*
+ * The diffs a report keeps, for the SBOM's pedigree.patches (provenance/
+ * review/sbom.h), which reads only the OUTDIR: in path order while their
+ * text adds up to at most AB_UPDIFF_RECORD_MAX bytes; a diff past that is
+ * left out and the file says so (each file is diffed from at most 8 MiB a
+ * side already: docs/upstream-diff.md).
+ */
+static void
+bound_diffs(cJSON *rec)
+{
+	size_t total = 0;
+	cJSON *it;
+
+	cJSON_ArrayForEach(it, ab_json_get(rec, "files")) {
+		const char *d = ab_json_str(it, "diff");
+
+		if (!d)
+			continue;
+		if (total + strlen(d) <= AB_UPDIFF_RECORD_MAX) {
+			total += strlen(d);
+			continue;
+		}
+		cJSON_DeleteItemFromObjectCaseSensitive(it, "diff");
+		cJSON_AddStringToObject(it, "diff_omitted",
+		    "the diffs of this report passed the 1 MiB a build records: allocbuild upstream-diff --diff shows it");
+	}
+}
+
 int
 ab_build_updiff_variant(struct ctx *c, size_t vi)
 {
@@ -174,6 +204,7 @@ ab_build_updiff_variant(struct ctx *c, size_t vi)
 		int e;
 
 		ab_updiff_opts_init(&uo);
+		uo.diffs = 1;
 		ab_progress_start(n, pv->v->label, s->name);
 		e = ab_updiff_compare(&rec, vendored, s->dir, &uo);
 		ab_progress_end(n, e == 0);
@@ -181,6 +212,7 @@ ab_build_updiff_variant(struct ctx *c, size_t vi)
 		if (e < 0)
 			return AB_ECHECK;
 	}
+	bound_diffs(rec);
 	cJSON_Delete(vr->upstream_diff);
 	vr->upstream_diff = rec;
 	vr->updiff_new = 1;

@@ -73,8 +73,22 @@ ab_check_run(const struct ab_recipe *r, const struct ab_plan_opts *po, char *con
 		/* a comparison that does not say how many differ is one that proves nothing: not reproduced */
 		differ = cJSON_IsNumber(n) ? n->valueint : 1;
 	}
+	/* diffoscope explains the first artifact that differs, its report kept in OUTDIR/diffoscope/ */
+	if (differ) {
+		struct ab_repro_diffoscope dopt = {.a_root = p->outdir, .b_root = p2->outdir, .dir = p->outdir};
+
+		ab_repro_diffoscope(cmp, &dopt);
+	} else {
+		char *old = ab_path_join(p->outdir, "diffoscope");
+
+		rc = ab_rm_rf(old);
+		free(old);
+		if (rc < 0)
+			goto done;
+	}
 	printf("reproducibility: built again in %s with -j %d\n", p2->outdir, p2->jobs);
 	ab_repro_print(stdout, cmp);
+	ab_repro_print_diffoscope(stdout, cmp, p->outdir);
 	st = ab_repro_statement(AB_REPRO_CHECK_TYPE, cmp, &a, &b, 0);
 	{
 		cJSON *how = cJSON_AddObjectToObject(ab_json_get(st, "predicate"), "how");

@@ -405,83 +405,6 @@ is_empty_dir(const char *path)
 	return empty;
 }
 
-/*
- * diffoscope's report of each artifact that differs, written to
- * DIR/diffoscope/<label>.<file>.txt, its path and digest into the
- * comparison. Not under provenance/: no manifest of the build lists it
- * (verify refuses unlisted files there); the record, which SHA256SUMS
- * lists, names its digest.
- */
-static void
-run_diffoscope(cJSON *cmp, const struct ab_rebuild_opts *o, const char *dir)
-{
-	const cJSON *it;
-	char *reports = ab_path_join(dir, "diffoscope");
-	struct ab_env env;
-	int timeout = o->diffoscope_timeout > 0 ? o->diffoscope_timeout : AB_REBUILD_DIFFOSCOPE_TIMEOUT;
-	char *from = ab_path_absolute(o->from);
-
-	ab_env_scrubbed(&env);
-	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts")) {
-		const char *path = ab_json_str(it, "path"), *base;
-		char *a, *b, *out, *rel;
-		char *argv[] = {"diffoscope", "--text", NULL, NULL, NULL, NULL};
-		struct ab_proc p = {.argv = argv, .envp = ab_env_envp(&env), .timeout = timeout};
-		struct ab_proc_result res;
-
-		if (cJSON_IsTrue(ab_json_get(it, "identical")) || !ab_json_str(it, "rebuilt_sha256"))
-			continue;
-		base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-		a = ab_path_join(from, path);
-		b = ab_path_join(dir, path);
-		rel = ab_sprintf("diffoscope/%s.%s.txt", ab_json_str(it, "label"), base);
-		out = ab_path_join(dir, rel);
-		argv[2] = out;
-		argv[3] = a;
-		argv[4] = b;
-		if (ab_mkdir_p(reports, 0755) == 0 && ab_proc_run(&res, &p) == 0) {
-			/* 0: no difference found, 1: differences reported */
-			if (res.timed_out)
-				ab_warn("diffoscope: '%s': stopped after %d seconds; its report is partial", path, timeout);
-			else if (res.exit_code > 1)
-				ab_warn("diffoscope: '%s': %s", path, res.signal ? "killed" : "failed");
-			if (ab_path_exists(out)) {
-				char hex[AB_HEX_LEN + 1];
-
-				cJSON_AddStringToObject((cJSON *)it, "diffoscope", rel);
-				if (ab_hash_file(hex, NULL, out) == 0)
-					cJSON_AddStringToObject((cJSON *)it, "diffoscope_sha256", hex);
-			}
-		}
-		free(a);
-		free(b);
-		free(rel);
-		free(out);
-	}
-	ab_env_release(&env);
-	free(reports);
-	free(from);
-}
-
-/* is prog in PATH? */
-static int
-in_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-
-	for (const char *p = path ? path : "/usr/bin:/bin";;) {
-		size_t n = strcspn(p, ":");
-		char *cand = ab_sprintf("%.*s/%s", (int)n, p, prog);
-		int ok = access(cand, X_OK) == 0;
-
-		free(cand);
-		if (ok)
-			return 1;
-		if (!p[n])
-			return 0;
-		p += n + 1;
-	}
-}
 
 /* the record into an OUTDIR, under its lock */
 static int
@@ -542,16 +465,21 @@ compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, co
 	}
 	cmp = ab_repro_compare(&a, &b);
 	differ = ab_json_get(cmp, "differ")->valueint + ab_json_get(cmp, "differ_expected")->valueint;
-	if (o->diffoscope && differ) {
+	/* diffoscope explains the first artifact that differs (every one with --diffoscope) */
+	if (differ) {
+		char *from = ab_path_absolute(o->from);
+		struct ab_repro_diffoscope dopt = {.a_root = from, .b_root = dir, .dir = dir,
+			.timeout = o->diffoscope_timeout, .all = o->diffoscope};
+
 		if (g->bundle)
 			ab_note("diffoscope: the bundle holds no artifacts to compare with: not run");
-		else if (!in_path("diffoscope"))
-			ab_note("diffoscope is not installed: no report");
 		else
-			run_diffoscope(cmp, o, dir);
+			ab_repro_diffoscope(cmp, &dopt);
+		free(from);
 	}
 	fprintf(o->out, "rebuild of %s in %s\n", o->from, dir);
 	ab_repro_print(o->out, cmp);
+	ab_repro_print_diffoscope(o->out, cmp, dir);
 	differ = ab_json_get(cmp, "differ")->valueint;
 	if (!g->bundle) {
 		cJSON *mine = ab_repro_statement(AB_REPRO_REBUILD_TYPE, cJSON_Duplicate(cmp, 1), &a, &b, 0);

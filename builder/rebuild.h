@@ -39,8 +39,6 @@
 
 /* the default directory of a rebuild: ./allocbuild-rebuild/<recipe name> */
 #define AB_REBUILD_DEFAULT_DIR "allocbuild-rebuild"
-/* seconds diffoscope may take per artifact */
-#define AB_REBUILD_DIFFOSCOPE_TIMEOUT 300
 
 struct ab_key;
 
@@ -50,7 +48,7 @@ struct ab_rebuild_opts {
 	int jobs;              /* -j; 0: online cores */
 	const struct ab_source_opts *src;
 	int diffoscope;        /* run diffoscope on each artifact that differs (needs the original files) */
-	int diffoscope_timeout; /* seconds; 0: AB_REBUILD_DIFFOSCOPE_TIMEOUT */
+	int diffoscope_timeout; /* seconds; 0: AB_REPRO_DIFFOSCOPE_TIMEOUT (provenance/record/repro.h) */
 	struct ab_key *const *keys; /* public keys the signed statements must verify with (--key) */
 	size_t nkeys;
 	int require_all;       /* every key must have signed (else any one) */

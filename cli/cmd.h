@@ -27,7 +27,8 @@ struct ab_cmd {
 
 extern const struct ab_cmd ab_cmd_validate, ab_cmd_plan, ab_cmd_hash, ab_cmd_fetch, ab_cmd_build,
     ab_cmd_probe, ab_cmd_upstream_diff, ab_cmd_identify, ab_cmd_relink, ab_cmd_verify, ab_cmd_env,
-    ab_cmd_pr, ab_cmd_sign, ab_cmd_run, ab_cmd_rebuild, ab_cmd_merge, ab_cmd_compare, ab_cmd_challenge;
+    ab_cmd_pr, ab_cmd_sign, ab_cmd_run, ab_cmd_rebuild, ab_cmd_merge, ab_cmd_compare, ab_cmd_challenge,
+    ab_cmd_sbom;
 
 /*
  * the exit code of a domain result (lib/util.h): 0 -> 0, AB_ECHECK -> 1,

@@ -12,15 +12,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "cmd.h"
+#include "../builder/build.h"
+#include "../builder/source.h"
 #include "../lib/util.h"
 #include "../provenance/compare/compare.h"
+#include "../provenance/compare/testresult.h"
+#include "../provenance/record/manifest.h"
+#include "../provenance/review/sign.h"
 #include "../provenance/runs/metrics.h"
 
 static const char usage[] =
     "allocbuild compare OUTDIR [--name NAME] [--baseline LABEL] [--metric M]...\n"
     "                   [--format table|csv|json|md] [--unpaired] [--threshold PCT]\n"
-    "                   [--seed N] [--resamples N]\n"
+    "                   [--seed N] [--resamples N] [--sign KEY.pem]...\n"
     "\n"
     "Compare the runs `allocbuild run` recorded in OUTDIR (those SHA256SUMS lists,\n"
     "each checked against it), per run name (--name: only that one), cell and\n"
@@ -53,7 +60,13 @@ static const char usage[] =
     "a paired comparison, or a record (or with md a series) does not hold what\n"
     "SHA256SUMS (its record) says; 2 bad input (no runs, an unknown name, label\n"
     "or metric). See\n"
-    "docs/runs.md.\n";
+    "docs/runs.md.\n"
+    "--sign KEY.pem (repeatable) also writes each run name's findings as an\n"
+    "in-toto test-result Statement, OUTDIR/test-results/NAME.intoto.json (the\n"
+    "artifacts as subjects; the recipe, the run records with their run\n"
+    "environments and these settings as configuration; one passed, warned or\n"
+    "failed test per label and metric, with its ratio, interval, p and n), and\n"
+    "signs every Statement of OUTDIR as `allocbuild sign` does.\n";
 
 static int
 parse_format(enum ab_compare_format *f, const char *s)
@@ -84,6 +97,26 @@ parse_percent(double *out, const char *s)
 	return 0;
 }
 
+/*
+ * --sign: the test results written with o's settings and every Statement
+ * signed, under OUTDIR's lock, after it verified (as `sign` does)
+ */
+static int
+sign_results(const struct ab_compare_opts *o, struct ab_key *const *keys, size_t nkeys)
+{
+	size_t n = 0;
+	int lockfd = -1, rc;
+
+	if ((rc = ab_build_lock(&lockfd, o->outdir)) == 0 && (rc = ab_sign_verify_before_signing(o->outdir)) == 0)
+		rc = ab_sign_outdir_results(&n, o->outdir, keys, nkeys, ab_source_tree_files, o);
+	if (lockfd >= 0)
+		close(lockfd);
+	if (rc == 0)
+		ab_note("compare: test results in '%s/%s/', and %zu statement%s signed into '%s/%s'", o->outdir,
+		    AB_TESTRESULT_DIR, n, n == 1 ? "" : "s", o->outdir, AB_MANIFEST_ENVELOPES);
+	return rc;
+}
+
 static int
 cmd_compare(int argc, char **argv)
 {
@@ -96,13 +129,16 @@ cmd_compare(int argc, char **argv)
 		{"threshold", required_argument, NULL, 't'},
 		{"seed", required_argument, NULL, 's'},
 		{"resamples", required_argument, NULL, 'r'},
+		{"sign", required_argument, NULL, 'S'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_compare_opts o = {.seed = AB_COMPARE_SEED, .resamples = AB_COMPARE_RESAMPLES,
 	    .threshold = AB_COMPARE_THRESHOLD, .refuse_mixed_paired = 1};
 	enum ab_compare_format fmt = AB_CMP_TABLE;
-	struct ab_strv metrics = {0};
+	struct ab_strv metrics = {0}, keypaths = {0};
 	struct ab_comparison *c = NULL;
+	struct ab_key **keys = NULL;
+	size_t nkeys = 0;
 	int ch, rc;
 
 	optind = 1;
@@ -156,8 +192,12 @@ cmd_compare(int argc, char **argv)
 				    optarg);
 			}
 			break;
+		case 'S':
+			ab_strv_push(&keypaths, optarg);
+			break;
 		default:
 			ab_strv_free(&metrics);
+			ab_strv_free(&keypaths);
 			return ab_cmd_option_error("compare", ch, argv);
 		}
 	}
@@ -173,13 +213,22 @@ cmd_compare(int argc, char **argv)
 	o.outdir = argv[optind];
 	o.metrics = metrics.v;
 	o.nmetrics = metrics.n;
-	rc = ab_compare_load(&c, &o);
+	/* the keys are read before anything is written */
+	rc = keypaths.n ? ab_cmd_load_keys(&keys, &nkeys, keypaths.v, keypaths.n, 1) : 0;
+	if (rc == 0)
+		rc = ab_compare_load(&c, &o);
 	if (rc == 0)
 		rc = ab_compare_print(stdout, c, fmt);
+	if (rc == 0 && nkeys) {
+		fflush(stdout);
+		rc = sign_results(&o, keys, nkeys);
+	}
 	if (rc == 0 && (ab_compare_unreliable(c) || ab_compare_failed(c)))
 		rc = AB_ECHECK;
 	ab_compare_free(c);
+	ab_cmd_free_keys(keys, nkeys);
 	ab_strv_free(&metrics);
+	ab_strv_free(&keypaths);
 	return ab_cmd_exit(rc);
 }
 

@@ -33,6 +33,7 @@ static const struct ab_cmd *const commands[] = {
 	&ab_cmd_env,
 	&ab_cmd_run,
 	&ab_cmd_compare,
+	&ab_cmd_sbom,
 	&ab_cmd_pr,
 	&ab_cmd_sign,
 };

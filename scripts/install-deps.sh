@@ -31,6 +31,11 @@
 # docs/scale.md's array job, merge job and parallel run on.
 # in-toto (1.3.1: in-toto-verify, on python3-securesystemslib) checks the
 # in-toto links `sign` writes against a layout (docs/intoto.md, t8070).
+# reprotest builds the default recipe twice under every variation it
+# knows (t4130), with faketime (its time variation) and disorderfs (its
+# file-ordering variation, on FUSE); diffoscope-minimal explains an
+# artifact that `build --check` or `rebuild` finds differing (t4110).
+# python3-jsonschema validates the SBOM against CycloneDX's schema (t5510).
 # Idempotent: silent and quick when everything is already installed.
 # Otherwise quiet: one line naming the packages and the log that gets
 # apt's and dpkg's output; the log's last lines only when the install fails.
@@ -41,7 +46,8 @@ libcurl4-openssl-dev zlib1g-dev libbz2-dev autoconf cmake bubblewrap dpkg-dev"
 test_pkgs="git python3 bzip2 xz-utils zstd cmark-gfm ccache libjemalloc2 libjemalloc-dev libmimalloc2.0
 python3-securesystemslib python3-cryptography cargo rustc librust-jemalloc-sys-dev redis-server
 python3-scipy chromium
-slurm-wlm munge parallel in-toto"
+slurm-wlm munge parallel in-toto
+reprotest faketime disorderfs diffoscope-minimal python3-jsonschema"
 
 case ${1:-all} in
 run) pkgs=$run_pkgs ;;

@@ -7,8 +7,11 @@
 # a "reproducible": false variant is marked so
 # in every manifest and in pr.md, and its difference is expected. The
 # records survive a no-op build and go when the artifacts change; sign
-# covers them.
+# covers them. Debian's diffoscope explains the first artifact that
+# differs: its report (bounded) is kept beside the evidence, named by the
+# output, the record (with its digest) and pr.md.
 . "$TOP/tests/lib.sh"
+command -v diffoscope >/dev/null || fail "no diffoscope (scripts/install-deps.sh: diffoscope-minimal)"
 . "$TOP/tests/fakeproj.sh"
 
 sha=$(make_noisyproj "$PWD")
@@ -50,9 +53,14 @@ identical  quiet  variants/quiet/build/libquiet.a  ${q:0:12}
 differs    debug  variants/debug/build/libquiet.a  ${d1:0:12} -> ${d2:0:12}: members differ: quiet.o (sections .rodata .rela.debug_info .rela.debug_line .debug_line_str) (expected: "reproducible": false)
            likely cause: the variant is built with "reproducible": false
 1/3 artifacts identical; 1 of a variant built with "reproducible": false differs
+diffoscope: variants/noisy/build/libnoise.a of noisy: $O/diffoscope/noisy.libnoise.a.txt
 EOT
 # after the build's table
 sed -n '/^reproducibility:/,$p' out | expect_file want
+# diffoscope's report of the first artifact that differs (and of it only), outside provenance/
+check "diffoscope explains noise.o" grep -q "noise.o" o/diffoscope/noisy.libnoise.a.txt
+[ "$(ls o/diffoscope)" = noisy.libnoise.a.txt ] || fail "diffoscope's reports: $(ls o/diffoscope)"
+[ "$(wc -c <o/diffoscope/noisy.libnoise.a.txt)" -le 1048576 ] || fail "diffoscope's report passes 1 MiB"
 
 # `ar rcU` and `ranlib -U` went through the wrapper: deterministic members
 ar tv o/variants/quiet/build/libquiet.a >members
@@ -81,6 +89,8 @@ expect_grep "  provenance/reproducibility.intoto.json" o/SHA256SUMS
 [ "$(json $R 'd["predicate"]["comparison"]["artifacts"][0]["difference"]["members"]')" = \
   "{'differ': ['noise.o'], 'missing': [], 'extra': []}" ]
 [ "$(json $R '[d["predicate"]["original"]["jobs"], d["predicate"]["rebuild"]["jobs"]]')" = "[2, 4]" ]
+[ "$(json $R '[d["predicate"]["comparison"]["artifacts"][0][k] for k in ("diffoscope", "diffoscope_sha256")]')" = \
+  "['diffoscope/noisy.libnoise.a.txt', '$(sha_of o/diffoscope/noisy.libnoise.a.txt)']" ]
 expect_exit 0 "$AB" verify o
 
 # "reproducible": false, in every manifest
@@ -101,7 +111,7 @@ expect_grep '| `quiet` | normal build **⚠ not sandboxed** |' o/pr.md
 expect_grep "**⚠ No variant is built in allocbuild's build sandbox** (\`--no-sandbox\`): each is compiled at its real paths with \`-ffile-prefix-map\`" o/pr.md
 expect_grep ', except those marked **⚠ not reproducible** (`"reproducible": false`).' o/pr.md
 expect_grep '- `build --check`, built again in a second directory (-j 4): **1/3 artifacts identical; 1 of a variant built with "reproducible": false differs**' o/pr.md
-expect_grep '  - differs: `variants/noisy/build/libnoise.a`: members differ: noise.o (sections .rodata)' o/pr.md
+expect_grep "  - differs: \`variants/noisy/build/libnoise.a\`: members differ: noise.o (sections .rodata); diffoscope's report: \`diffoscope/noisy.libnoise.a.txt\` sha256 \`$(sha_of o/diffoscope/noisy.libnoise.a.txt | cut -c1-12)\`" o/pr.md
 
 # a no-op build keeps the record; one that changes an artifact it names drops it
 expect_exit 0 "$AB" build --no-sandbox --mirror-dir mirror -o o r.json
@@ -113,8 +123,8 @@ expect_exit 0 "$AB" verify o
 mkdir bin
 cat >bin/diffoscope <<'SH'
 #!/bin/sh
-[ "$1" = --text ] || exit 2
-printf 'diffoscope %s %s\n' "$3" "$4" >"$2"
+[ "$1 $2 $3" = "--max-text-report-size 1048576 --text" ] || exit 2
+printf 'diffoscope %s %s\n' "$5" "$6" >"$4"
 exit 1
 SH
 chmod +x bin/diffoscope
@@ -132,6 +142,8 @@ identical  quiet  variants/quiet/build/libquiet.a  ${q:0:12}
 EOT
 expect_file got <want
 expect_grep "1/3 artifacts identical; 1 of a variant built with \"reproducible\": false differs" out
+expect_grep "diffoscope: variants/noisy/build/libnoise.a of noisy: $RB/diffoscope/noisy.libnoise.a.txt" out
+expect_grep "diffoscope: variants/debug/build/libquiet.a of debug: $RB/diffoscope/debug.libquiet.a.txt" out
 echo "diffoscope $O/variants/noisy/build/libnoise.a $RB/variants/noisy/build/libnoise.a" |
 	expect_file rb/diffoscope/noisy.libnoise.a.txt
 [ "$(json rb/provenance/rebuild.intoto.json '[(s["name"], s["digest"]["sha256"]) for s in d["subject"]]')" = \
@@ -152,15 +164,22 @@ expect_exit 1 "$AB" verify f2
 { echo "provenance/reproducibility.intoto.json: not listed in SHA256SUMS: not a file this build recorded"; echo "FAIL: OUTDIR f2: a check failed (above); signatures not checked (--key PUB.pem)"; } | expect_file out
 rm -rf f1 f2
 # without diffoscope: said, not an error
-PATH=/usr/bin:/bin expect_exit 1 "$AB" rebuild --diffoscope --mirror-dir mirror -o rb2 o
+mkdir nodiff
+for f in /usr/bin/*; do [ "${f##*/}" = diffoscope ] || ln -s "$f" nodiff/; done
+PATH=$PWD/nodiff expect_exit 1 "$AB" rebuild --diffoscope --mirror-dir mirror -o rb2 o
 expect_grep "allocbuild: diffoscope is not installed: no report" err
+[ ! -e rb2/diffoscope ] || fail "a report without diffoscope"
+# without --diffoscope: the first artifact that differs only
+PATH=$PWD/bin:$PATH expect_exit 1 "$AB" rebuild --mirror-dir mirror -o rb3 o
+[ "$(ls rb3/diffoscope)" = noisy.libnoise.a.txt ] || fail "rebuild's reports without --diffoscope: $(ls rb3/diffoscope)"
+rm -rf rb3
 
 # sign covers every statement of the OUTDIR, the records' too
 openssl genpkey -algorithm ed25519 -out k.pem 2>/dev/null
 openssl pkey -in k.pem -pubout -out k.pub.pem
 expect_exit 0 "$AB" sign o --key k.pem
-expect_grep "signed 3 statements" out
-expect_exit 0 "$AB" verify --key k.pub.pem o
+expect_grep "signed 4 statements" out
+expect_exit 0 "$AB" verify -v --key k.pub.pem o
 expect_grep "provenance/reproducibility.intoto.json" out
 expect_grep "provenance/rebuild.intoto.json" out
 

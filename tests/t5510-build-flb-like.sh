@@ -11,7 +11,16 @@
 # although jemalloc is configured from inside CMake (ExternalProject) with
 # CFLAGS of its own. Signed, its in-toto links (the relink's too) pass
 # Debian's in-toto-verify with the layout docs/intoto-layout.py writes.
+# Its third build, quantum, is of a second commit whose vendored jemalloc
+# has one hand-edited file (as Redis vendors a patched jemalloc), named as
+# Fluent Bit's repository is: the campaign's SBOM (allocbuild sbom,
+# docs/sbom.md) validates against the official CycloneDX 1.6 schema, gives
+# the untouched tree the pedigree jemalloc 5.3.0 with the tarball's sha256
+# and no patch, and the edited one exactly one patch, which `patch -p1`
+# applies to the release tarball's tree to give the vendored file byte for
+# byte.
 . "$TOP/tests/lib.sh"
+. "$TOP/tests/sbom-lib.sh"
 
 special_opts="--with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30"
 URL=https://git.example.invalid/flb-like.git
@@ -221,11 +230,19 @@ tail -n 1 out | grep -qE '^FAIL: policy flb-policy.json: [0-9]+ of [0-9]+ rule c
 # builds, the relink, a runtime variant), runs of every label, then pr.md within GitHub's
 # 65,536-character body, its verdict first, no path of this machine. The copied OUTDIR keeps
 # the three built variants up to date: only the third build is built.
-python3 - r.json >r5.json <<'PY'
+# the second commit: one file of the vendored tree edited by hand
+git -C flb-like.git checkout -q -b patched
+printf '\n/* a vendor'"'"'s local change (allocbuild t5510) */\nint flb_like_patched = 1;\n' \
+	>>flb-like.git/lib/jemalloc-5.3.0/src/jemalloc.c
+git -C flb-like.git commit -q -a -m "a local change to the vendored jemalloc"
+commit2=$(git -C flb-like.git rev-parse HEAD)
+python3 - r.json "$commit2" >r5.json <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+r["sources"]["flb-patched"] = {"git": {"url": "https://github.com/fluent/fluent-bit.git", "commit": sys.argv[2]}}
 third = json.loads(json.dumps(r["variants"][1]))
 third["label"] = "quantum"
+third["source"] = "flb-patched"
 third["build"]["defines"]["FLB_JEMALLOC_OPTIONS"] = "--with-lg-quantum=3"
 r["variants"].insert(2, third)
 r["variants"].append({"label": "stock-fit-runtime", "runtime_of": "stock",
@@ -233,7 +250,8 @@ r["variants"].append({"label": "stock-fit-runtime", "runtime_of": "stock",
 json.dump(r, sys.stdout, indent=1)
 PY
 mkdir five && cp -a "$OUT" five/flb-like && rm -rf five/flb-like/reproducibility
-expect_exit 0 "$AB" build -o five/flb-like -j 2 --mirror "https://git.example.invalid/=$PWD/" --mirror-dir "$MIRROR" r5.json
+expect_exit 0 "$AB" build -o five/flb-like -j 2 --mirror "https://git.example.invalid/=$PWD/" \
+	--mirror "https://github.com/fluent/fluent-bit.git=$PWD/flb-like.git" --mirror-dir "$MIRROR" r5.json
 grep -E ': (cmake --build|relink) .*: up to date$' err | sed 's/^\[[0-9]*\/[0-9]*\] //' | sort >uptodate
 expect_file uptodate <<'X'
 special: cmake --build fluent-bit-bin: up to date
@@ -259,6 +277,69 @@ expect_grep '- `stock-relink-special` (the same bytes and runtime environment as
 expect_grep "### Runs" pr/pr.md
 grep -n "$PWD" pr/pr.md && fail "pr.md names this test's directory"
 echo "pr.md of the five-variant flb-like campaign: $chars characters" >&2
+
+# --- the campaign's SBOM: CycloneDX 1.6, valid by the official schema; each vendored tree's
+# pedigree from the build's upstream-diff
+expect_exit 0 "$AB" sbom -o bom.json five/flb-like
+check "the SBOM validates against CycloneDX 1.6's JSON schema" cdx_validate bom.json
+check "pr's bundle carries the same SBOM" \
+	cmp bom.json <(tar -xzOf pr/provenance-flb-like.tar.gz provenance-flb-like/sbom/bom.cdx.json)
+python3 - bom.json "$commit" "$commit2" "$JEMALLOC_SHA" >bom.txt <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c1, c2, sha = sys.argv[2:5]
+comps = {c["bom-ref"]: c for c in d["components"]}
+props = lambda c, n: [p["value"] for p in c.get("properties", []) if p["name"] == n]
+print(d["bomFormat"], d["specVersion"], d["metadata"]["component"]["name"])
+for ref, c in comps.items():
+    print(ref.replace(c1, "C1").replace(c2, "C2"), c["type"], c["name"], c.get("version", "-").replace(c1, "C1").replace(c2, "C2"),
+          c.get("purl", "-").replace(c1, "C1").replace(c2, "C2"), ",".join(props(c, "allocbuild:variant")) or "-",
+          ",".join(props(c, "allocbuild:runtime-variant")) or "-")
+for ref in ("vendored:stock:lib/jemalloc-5.3.0", "vendored:quantum:lib/jemalloc-5.3.0"):
+    p = comps[ref]["pedigree"]
+    (a,) = p["ancestors"]
+    print(ref, "ancestor", a["name"], a["version"], a["purl"], a["hashes"] == [{"alg": "SHA-256", "content": sha}],
+          "patches", len(p.get("patches", [])), [x["type"] for x in p.get("patches", [])])
+    print(ref, "left out:", p["notes"].split("left out of the vendored copy, not patches: ")[1].split(";")[0])
+for x in d["dependencies"]:
+    print("dep", x["ref"].replace(c1, "C1").replace(c2, "C2"), sorted(x["dependsOn"]))
+open("quantum.patch", "w").write(comps["vendored:quantum:lib/jemalloc-5.3.0"]["pedigree"]["patches"][0]["diff"]["text"]["content"])
+PY
+expect_file bom.txt <<'X'
+CycloneDX 1.6 flb-like
+source:flb application flb C1 pkg:generic/flb@C1?vcs_url=git%2Bhttps://git.example.invalid/flb-like.git%40C1 - -
+vendored:stock:lib/jemalloc-5.3.0 library jemalloc 5.3.0 pkg:github/jemalloc/jemalloc@5.3.0 stock,special -
+source:flb-patched application fluent-bit C2 pkg:github/fluent/fluent-bit@C2 - -
+vendored:quantum:lib/jemalloc-5.3.0 library jemalloc 5.3.0 pkg:github/jemalloc/jemalloc@5.3.0 quantum -
+artifact:variants/stock/build/bin/fluent-bit application fluent-bit - - stock stock-fit-runtime
+artifact:variants/stock/build/lib/libjemalloc_pic.a library libjemalloc_pic.a - - stock stock-fit-runtime
+artifact:variants/special/build/bin/fluent-bit application fluent-bit - - special -
+artifact:variants/special/build/lib/libjemalloc_pic.a library libjemalloc_pic.a - - special -
+artifact:variants/quantum/build/bin/fluent-bit application fluent-bit - - quantum -
+artifact:variants/quantum/build/lib/libjemalloc_pic.a library libjemalloc_pic.a - - quantum -
+artifact:variants/stock/build/bin/fluent-bit-relink-special application fluent-bit-relink-special - - stock-relink-special -
+vendored:stock:lib/jemalloc-5.3.0 ancestor jemalloc 5.3.0 pkg:github/jemalloc/jemalloc@5.3.0 True patches 0 []
+vendored:stock:lib/jemalloc-5.3.0 left out: .clang-format (metadata), VERSION (generated), doc/jemalloc.3 (generated), doc/jemalloc.html (generated)
+vendored:quantum:lib/jemalloc-5.3.0 ancestor jemalloc 5.3.0 pkg:github/jemalloc/jemalloc@5.3.0 True patches 1 ['unofficial']
+vendored:quantum:lib/jemalloc-5.3.0 left out: .clang-format (metadata), VERSION (generated), doc/jemalloc.3 (generated), doc/jemalloc.html (generated)
+dep recipe:flb-like ['artifact:variants/quantum/build/bin/fluent-bit', 'artifact:variants/quantum/build/lib/libjemalloc_pic.a', 'artifact:variants/special/build/bin/fluent-bit', 'artifact:variants/special/build/lib/libjemalloc_pic.a', 'artifact:variants/stock/build/bin/fluent-bit', 'artifact:variants/stock/build/bin/fluent-bit-relink-special', 'artifact:variants/stock/build/lib/libjemalloc_pic.a']
+dep source:flb ['vendored:stock:lib/jemalloc-5.3.0']
+dep vendored:stock:lib/jemalloc-5.3.0 []
+dep source:flb-patched ['vendored:quantum:lib/jemalloc-5.3.0']
+dep vendored:quantum:lib/jemalloc-5.3.0 []
+dep artifact:variants/stock/build/bin/fluent-bit ['artifact:variants/stock/build/lib/libjemalloc_pic.a', 'source:flb']
+dep artifact:variants/stock/build/lib/libjemalloc_pic.a ['vendored:stock:lib/jemalloc-5.3.0']
+dep artifact:variants/special/build/bin/fluent-bit ['artifact:variants/special/build/lib/libjemalloc_pic.a', 'source:flb']
+dep artifact:variants/special/build/lib/libjemalloc_pic.a ['vendored:stock:lib/jemalloc-5.3.0']
+dep artifact:variants/quantum/build/bin/fluent-bit ['artifact:variants/quantum/build/lib/libjemalloc_pic.a', 'source:flb-patched']
+dep artifact:variants/quantum/build/lib/libjemalloc_pic.a ['vendored:quantum:lib/jemalloc-5.3.0']
+dep artifact:variants/stock/build/bin/fluent-bit-relink-special ['artifact:variants/special/build/lib/libjemalloc_pic.a', 'source:flb']
+X
+# the patch, applied to the release tarball's tree, gives the vendored file byte for byte
+mkdir upstream && tar -xjf "$JEMALLOC_TARBALL" -C upstream --strip-components=1
+check "the SBOM's patch applies to jemalloc 5.3.0 with patch -p1" patch -s -p1 -d upstream -i "$PWD/quantum.patch"
+check "the patched file is quantum's vendored file" \
+	cmp upstream/src/jemalloc.c five/flb-like/variants/quantum/src/lib/jemalloc-5.3.0/src/jemalloc.c
 
 # --- in-toto links of the cmake builds and the relink, checked by Debian's
 # in-toto-verify against the layout docs/intoto-layout.py writes (docs/intoto.md):

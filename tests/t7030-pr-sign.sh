@@ -41,8 +41,8 @@ echo "allocbuild: cannot write into 'dirfile': Not a directory" | expect_file er
 
 # --- pr --sign: the envelopes into OUTDIR and the bundle, the signature section in pr.md
 expect_exit 0 "$AB" pr --sign ed.pem -o pr bo
-expect_grep "signed 1 statement: bo/$J" out
-expect_grep "wrote $B (14 files)" out
+expect_grep "signed 2 statements: bo/$J" out
+expect_grep "wrote $B (16 files)" out
 # the envelopes, signers.json and the in-toto links pr --sign wrote with them (docs/intoto.md)
 tar -tzf $B | grep -E "/(provenance.intoto.jsonl|signers.json|[^/]*\.link)$" | sed 's/\.[0-9a-f]\{8\}\.link$/.link/' >members.txt
 expect_file members.txt <<X
@@ -51,6 +51,11 @@ $T/in-toto/fetch-fake.link
 $T/$J
 $T/provenance/signers.json
 X
+# the SBOM and the Statement that signs it as its byproduct (docs/sbom.md)
+tar -tzf $B | grep "/sbom/." >sbom.txt
+printf '%s\n' $T/sbom/bom.cdx.json $T/sbom/sbom.intoto.json | expect_file sbom.txt
+[ "$(json bo/sbom/sbom.intoto.json '[b["name"] + " " + b["digest"]["sha256"] for b in d["predicate"]["byproducts"]]')" = \
+	"['sbom/bom.cdx.json $(sha256sum <bo/sbom/bom.cdx.json | cut -c1-64)']" ] || fail "the SBOM's Statement"
 expect_grep "<details><summary>Signature: who signed, and how to check it</summary>" pr/pr.md
 expect_grep "- **Signed**: every statement, by \`${ed:0:16}\` (ed25519): \`verify --key\` checks it" pr/pr.md
 expect_grep "| \`$ed\` | \`ed25519\` |" pr/pr.md
@@ -69,11 +74,14 @@ $B: every member matches BUNDLE-SHA256SUMS
 $J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 0 subjects and 7 byproducts match; 2 subjects not in the bundle, not checked:
   variants/a/build/lib/libfake.a sha256 $lib
   variants/a/build/bin/fake sha256 $bin
-verified 1 signed statement in the bundle, each signed by ed25519 $ed ('ed.pub.pem'): 0 subjects and 7 byproducts match; 2 subjects not in the bundle, not checked
+$J:2: ok: sbom/sbom.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 0 subjects and 1 byproduct match; 2 subjects not in the bundle, not checked:
+  variants/a/build/lib/libfake.a sha256 $lib
+  variants/a/build/bin/fake sha256 $bin
+verified 2 signed statements in the bundle, each signed by ed25519 $ed ('ed.pub.pem'): 0 subjects and 8 byproducts match; 4 subjects not in the bundle, not checked
 pass: bundle $B: every member matches BUNDLE-SHA256SUMS and SHA256SUMS; signatures checked with 1 key
 X
 expect_exit 0 "$AB" verify $B
-expect_grep "$J: 1 envelope with 1 signature (keyid $ed): signatures present, not checked (verify --key PUB.pem checks them)" out
+expect_grep "$J: 2 envelopes with 2 signatures (keyid $ed): signatures present, not checked (verify --key PUB.pem checks them)" out
 # --json: one document, the same result and every line
 expect_exit 0 "$AB" verify --json --key ed.pub.pem $B
 [ "$(json out '[d["target"], d["kind"], d["result"], d["keys"], d["lines"][-1]]')" = \
@@ -96,8 +104,9 @@ tar -xzf $B $T/$J
 "$SSLIB_PY" dsse-verify.py ed.pub.pem $T/$J >sums 2>snippet.err || { cat snippet.err; fail "the snippet failed"; }
 expect_file snippet.err <<X
 line 1: https://slsa.dev/provenance/v1: signature by $ed verified
+line 2: https://allocbuild.dev/sbom/v1: signature by $ed verified
 X
-[ "$(wc -l <sums)" = 9 ] || fail "the snippet printed $(wc -l <sums) digests"
+[ "$(wc -l <sums)" = 12 ] || fail "the snippet printed $(wc -l <sums) digests"
 (cd bo && sha256sum -c --quiet) <sums || fail "sha256sum -c refused the snippet's digests"
 # ... with an ECDSA key too, and refusing a tampered envelope
 expect_exit 0 "$AB" pr --sign ec.pem -o pr3 bo

@@ -168,7 +168,7 @@ expect_exit 0 "$AB" verify bo
 openssl genpkey -algorithm ed25519 -out k.pem 2>/dev/null
 openssl pkey -in k.pem -pubout -out k.pub
 expect_exit 0 "$AB" sign bo --key k.pem
-expect_grep "signed 15 statements" out
+expect_grep "signed 19 statements" out
 expect_exit 0 "$AB" verify -v --key k.pub bo
 expect_grep "ok: runs/valgrind/0001-special53.intoto.json, signed by ed25519" out
 expect_grep "1 subject and 3 byproducts match" out

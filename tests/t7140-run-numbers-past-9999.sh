@@ -34,15 +34,16 @@ done
 expect_exit 0 "$AB" verify bo
 expect_grep "verified " out
 
-# signed in number order, after the build's statement
+# signed in number order, after the build's statement (then the runs' test result and the SBOM's)
 expect_exit 0 "$AB" sign --signing-key ed.pem bo
 python3 - bo/provenance/provenance.intoto.jsonl >order <<'PY'
 import base64, json, sys
 for line in open(sys.argv[1]):
     st = json.loads(base64.b64decode(json.loads(line)["payload"]))
-    print(st["predicate"].get("number", "build"))
+    print(st["predicate"].get("number", {"https://in-toto.io/attestation/test-result/v0.1": "result",
+                                         "https://allocbuild.dev/sbom/v1": "sbom"}.get(st["predicateType"], "build")))
 PY
-[ "$(tr '\n' ' ' <order)" = "build 1 9999 10000 10001 " ] || fail "signed in the order: $(tr '\n' ' ' <order)"
+[ "$(tr '\n' ' ' <order)" = "build 1 9999 10000 10001 result sbom " ] || fail "signed in the order: $(tr '\n' ' ' <order)"
 expect_exit 0 "$AB" verify --key ed.pub.pem bo
 expect_exit 0 "$AB" pr -o pr bo
 grep -q '10001' pr/pr.md || fail "pr.md does not list run 10001"

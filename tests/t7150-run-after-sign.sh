@@ -33,10 +33,10 @@ echo "allocbuild: pr: 'bo' is signed but not 'runs/p/0002-a.intoto.json', 'runs/
 
 # pr --sign signs them all first: pr.md's claim holds, the bundle verifies
 expect_exit 0 "$AB" pr --sign ed.pem -o pr bo
-expect_grep "signed 4 statements: bo/provenance/provenance.intoto.jsonl" out
+expect_grep "signed 7 statements: bo/provenance/provenance.intoto.jsonl" out
 expect_grep "Every in-toto statement of the build is signed" pr/pr.md
 expect_exit 0 "$AB" verify --key ed.pub.pem pr/provenance-signed.tar.gz
-expect_grep "verified 4 signed statements in the bundle" out
+expect_grep "verified 7 signed statements in the bundle" out
 
 # after sign alone pr goes on too
 expect_exit 0 "$AB" run bo a --name q -- {bin}
@@ -44,7 +44,7 @@ expect_exit 2 "$AB" pr -o pr2 bo
 expect_exit 0 "$AB" sign --signing-key ed.pem bo
 expect_exit 0 "$AB" pr -o pr2 bo
 expect_exit 0 "$AB" verify --key ed.pub.pem pr2/provenance-signed.tar.gz
-expect_grep "verified 5 signed statements in the bundle" out
+expect_grep "verified 8 signed statements in the bundle" out
 
 # an OUTDIR never signed: run says nothing of signatures, pr goes on
 mkdir u && cd u

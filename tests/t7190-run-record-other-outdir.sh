@@ -68,4 +68,4 @@ expect_exit 0 "$AB" verify bo
 expect_exit 0 "$AB" run bo a --name p -- {bin}
 expect_exit 0 "$AB" sign --signing-key ed.pem bo
 expect_exit 0 "$AB" verify --key ed.pub.pem bo
-expect_grep "verified 3 signed statements in the OUTDIR" out
+expect_grep "verified 5 signed statements in the OUTDIR" out

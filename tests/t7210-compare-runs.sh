@@ -446,6 +446,100 @@ expect_grep ".series.csv': sha256 " err
 expect_grep "its record says" err
 cp series.saved/* bo/runs/ab/
 
+# --- compare --sign: each run name's findings as an in-toto test-result Statement
+# (test-results/NAME.intoto.json), signed with the OUTDIR's Statements; verify --key and
+# docs/dsse-verify.py check it, and every figure of pr.md's runs table is a field of it
+. "$TOP/tests/sign-lib.sh"
+make_keys
+chmod 600 ed.pem
+expect_exit 0 "$AB" compare bo --name ab --metric ops_per_s --sign ed.pem
+expect_file out <first
+expect_grep "test results in 'bo/test-results/'" err
+ls bo/test-results >results
+printf '%s.intoto.json\n' aa-differs aa ab cells failed few mixed | expect_file results
+T=bo/test-results/ab.intoto.json
+json $T '"\n".join([d["predicateType"], d["predicate"]["result"]] + [s["name"] + " " + s["digest"]["sha256"] for s in d["subject"]])' >st
+# the subjects: the artifacts the runs ran (fit-only's is stock53's archive)
+printf '%s\n' https://in-toto.io/attestation/test-result/v0.1 PASSED "variants/stock53/build/lib/libjemalloc_pic.a $stock" \
+	"variants/special53/build/lib/libjemalloc_pic.a $(sha256sum <bo/variants/special53/build/lib/libjemalloc_pic.a | cut -c1-64)" |
+	expect_file st
+json $T '"\n".join(k + ": " + "; ".join(d["predicate"][k]) for k in ("passedTests", "warnedTests", "failedTests"))' >tests
+grep -q "^passedTests: .*ops_per_s: special53 against stock53" tests || fail "the tests: $(cat tests)"
+grep -q "^failedTests: $" tests || fail "failed tests in ab: $(cat tests)"
+json $T '[(c["name"], c.get("annotations", {}).get("label")) for c in d["predicate"]["configuration"]][:3]' >conf
+echo "[('recipe.json', None), ('allocbuild compare settings', None), ('runs/ab/0001-stock53.intoto.json', 'stock53')]" |
+	expect_file conf
+json $T '[c["annotations"] for c in d["predicate"]["configuration"] if c["name"] == "allocbuild compare settings"][0]' >settings
+grep -q "'seed': '1', 'resamples': 10000, 'threshold': 0.01" settings || fail "the settings: $(cat settings)"
+json $T '"environment" in d["predicate"]["configuration"][2]["annotations"]' | grep -qx True ||
+	fail "a run record's descriptor has no run environment"
+# aa-differs: the control's difference is a failed test
+json bo/test-results/aa-differs.intoto.json 'd["predicate"]["result"]' | grep -qx FAILED ||
+	fail "aa-differs: $(json bo/test-results/aa-differs.intoto.json 'd["predicate"]["failedTests"]')"
+expect_exit 0 "$AB" verify -v --key ed.pub.pem bo
+expect_grep "ok: test-results/ab.intoto.json, signed by" out
+"$SSLIB_PY" "$TOP/docs/dsse-verify.py" ed.pub.pem bo/provenance/provenance.intoto.jsonl >sums 2>dsse.err ||
+	fail "dsse-verify.py: $(cat dsse.err)"
+expect_grep "https://in-toto.io/attestation/test-result/v0.1: signature by" dsse.err
+check "dsse-verify.py's digests hold" sh -c "cd bo && sha256sum -c --quiet" <sums
+# pr.md's runs table: every figure there is a field of the signed statement (pr --sign writes the
+# test results with compare's defaults, as pr.md compares)
+expect_exit 0 "$AB" pr --sign ed.pem -o pr2 bo
+python3 - pr2/pr.md bo/test-results >traced <<'PY'
+import json, os, re, sys
+page = open(sys.argv[1]).read()
+for f in sorted(os.listdir(sys.argv[2])):
+    name = f[:-len(".intoto.json")]
+    p = json.load(open(os.path.join(sys.argv[2], f)))["predicate"]
+    sec = re.search(r"^#### `%s`[^\n]*\n(.*?)(?=^#### |^### |\Z)" % re.escape(name), page, re.S | re.M)
+    rows = [l for l in sec.group(1).splitlines() if l.startswith("| `") and "|---" not in l]
+    n = 0
+    for row in rows:
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", row.strip()[1:-1])]
+        if len(cells) < 7:
+            continue
+        metric, label = re.match(r"`([^`]*)`", cells[0]).group(1), cells[-6].strip("`")
+        cell = (cells[1].strip("`") or None) if len(cells) == 8 else None
+        g = [x for x in p["figures"] if x["metric"] == metric and x["label"] == label and x.get("cell") == cell]
+        assert len(g) == 1, (name, row)
+        g, fig = g[0], cells[-4]
+        m = re.match(r"(\S+)(?: \((\S+)–(\S+)\))?$", fig)
+        assert str(g["n"]) == cells[-5] and m.group(1) == g["shown"]["median"], (row, g)
+        assert m.group(2) is None or (m.group(2), m.group(3)) == (g["shown"]["min"], g["shown"]["max"]), (row, g)
+        if cells[-3] != "baseline":
+            base = p["configuration"][1]["annotations"]["baseline"]
+            t = [x for x in p["tests"] if x["metric"] == metric and x["label"] == label and
+                 x.get("cell") == cell and x["against"] == base]
+            assert len(t) == 1, (row, t)
+            s = t[0]["shown"]
+            assert cells[-3] == (s["ratio"] + " " + (s["ci"] if s["ci"] != "-" else "")).strip(), (row, s)
+            assert cells[-2] == s["p"] and cells[-1].strip("*") == s["verdict"], (row, s)
+        n += 1
+    print(name, n)
+PY
+expect_file traced <<'X'
+aa-differs 12
+aa 8
+ab 18
+cells 8
+failed 8
+few 8
+mixed 8
+X
+# the bundle carries them; verify --key checks them there
+tar -tzf pr2/provenance-jemalloc-5.3.0-policy.tar.gz | grep '/test-results/.' | sed 's|^[^/]*/||' >members
+printf 'test-results/%s.intoto.json\n' aa-differs aa ab cells failed few mixed | expect_file members
+expect_exit 0 "$AB" verify --key ed.pub.pem pr2/provenance-jemalloc-5.3.0-policy.tar.gz
+# a result changed after signing: verify --key fails; sign writes it again, the same bytes
+cp $T ab.saved
+sed -i 's/"result":[[:space:]]*"[A-Z]*"/"result": "PASSED!"/' $T
+cmp -s $T ab.saved && fail "the test result was not changed"
+expect_exit 1 "$AB" verify --key ed.pub.pem bo
+expect_grep "test-results/ab.intoto.json" out
+expect_exit 0 "$AB" sign --signing-key ed.pem bo
+check "sign wrote the test result again, byte for byte" cmp $T ab.saved
+expect_exit 0 "$AB" verify --key ed.pub.pem bo
+
 # refusals: exit 2, nothing on stdout
 for args in "--name nosuch" "--baseline nosuch" "--metric nosuch" "--format xml" "--threshold 200" \
 	"--resamples 5" "--seed -1"; do

@@ -24,7 +24,7 @@ special=$(sha256sum bo/variants/special53/build/lib/libjemalloc_pic.a | cut -d' 
 
 # --- sign and bundle
 expect_exit 0 "$AB" pr --sign ed.pem --sign ec.pem -o pr bo
-expect_grep "signed 1 statement: bo/$J" out
+expect_grep "signed 2 statements: bo/$J" out
 expect_grep "| \`$ed\` | \`ed25519\` |" pr/pr.md
 expect_grep "| \`$ec\` | \`ecdsa-sha2-nistp256\` |" pr/pr.md
 # the statement covers every manifest of the OUTDIR: its byproducts are every
@@ -40,7 +40,8 @@ expect_exit 0 "$AB" verify -v --key ed.pub.pem bo
 expect_file out <<X
 verified 25 files in bo
 $J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 4 subjects and 20 byproducts match
-verified 1 signed statement in the OUTDIR, each signed by ed25519 $ed ('ed.pub.pem'): 4 subjects and 20 byproducts match
+$J:2: ok: sbom/sbom.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 4 subjects and 1 byproduct match
+verified 2 signed statements in the OUTDIR, each signed by ed25519 $ed ('ed.pub.pem'): 8 subjects and 21 byproducts match
 pass: OUTDIR bo: every file matches SHA256SUMS and the statement; signatures checked with 1 key
 X
 expect_exit 0 "$AB" verify -v --key ec.pub.pem $B
@@ -51,24 +52,29 @@ $J:1: ok: provenance/provenance.intoto.json, signed by ecdsa-sha2-nistp256 $ec (
   variants/special53/build/lib/libjemalloc_pic.a sha256 $special
   variants/frag-stock53/build/frag sha256 $(sha256sum bo/variants/frag-stock53/build/frag | cut -d' ' -f1)
   variants/frag-special53/build/frag sha256 $(sha256sum bo/variants/frag-special53/build/frag | cut -d' ' -f1)
-verified 1 signed statement in the bundle, each signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'): 0 subjects and 20 byproducts match; 4 subjects not in the bundle, not checked
+$J:2: ok: sbom/sbom.intoto.json, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 0 subjects and 1 byproduct match; 4 subjects not in the bundle, not checked:
+  $A sha256 $stock
+  variants/special53/build/lib/libjemalloc_pic.a sha256 $special
+  variants/frag-stock53/build/frag sha256 $(sha256sum bo/variants/frag-stock53/build/frag | cut -d' ' -f1)
+  variants/frag-special53/build/frag sha256 $(sha256sum bo/variants/frag-special53/build/frag | cut -d' ' -f1)
+verified 2 signed statements in the bundle, each signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'): 0 subjects and 21 byproducts match; 8 subjects not in the bundle, not checked
 pass: bundle $B: every member matches BUNDLE-SHA256SUMS and SHA256SUMS; signatures checked with 1 key
 X
 expect_exit 0 "$AB" verify -v --key ed.pub.pem --key ec.pub.pem --require-all bo/$J
 expect_grep "bo/$J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'), ecdsa-sha2-nistp256 $ec ('ec.pub.pem'); 4 subjects and 20 byproducts match" out
 expect_exit 0 "$AB" verify bo
-expect_grep "$J: 1 envelope with 2 signatures (keyid $ed, $ec): signatures present, not checked (verify --key PUB.pem checks them)" out
+expect_grep "$J: 2 envelopes with 4 signatures (keyid $ed, $ec): signatures present, not checked (verify --key PUB.pem checks them)" out
 
 # --- independently: openssl pkeyutl over a PAE made in Python, securesystemslib, docs/dsse-verify.py
 tar -xzf $B $T/$J
 cmp $T/$J bo/$J || fail "the bundle's envelopes are not the OUTDIR's"
 { check_openssl bo/$J ed.pub.pem; check_openssl bo/$J ec.pub.pem; } >ossl.txt
 { check_sslib bo/$J ed.pub.pem; check_sslib bo/$J ec.pub.pem; } >sslib.txt
-printf '1 ok\n1 ok\n' | expect_file ossl.txt
-printf '1 ok ed25519\n1 ok ecdsa\n' | expect_file sslib.txt
+printf '1 ok\n2 ok\n1 ok\n2 ok\n' | expect_file ossl.txt
+printf '1 ok ed25519\n2 ok ed25519\n1 ok ecdsa\n2 ok ecdsa\n' | expect_file sslib.txt
 expect_grep "python3 dsse-verify.py PUB.pem $J | (cd allocbuild-out/jemalloc-5.3.0-policy && sha256sum -c)" pr/pr.md
 "$SSLIB_PY" "$TOP/docs/dsse-verify.py" ec.pub.pem $T/$J >sums 2>snippet.err || { cat snippet.err; fail "docs/dsse-verify.py failed"; }
-[ "$(wc -l <sums)" = 24 ] || fail "docs/dsse-verify.py printed $(wc -l <sums) digests"
+[ "$(wc -l <sums)" = 29 ] || fail "docs/dsse-verify.py printed $(wc -l <sums) digests"
 (cd bo && sha256sum -c --quiet) <sums || fail "sha256sum -c refused docs/dsse-verify.py's digests"
 
 # --- tampering, each undone after its check (the OUTDIR is large)
@@ -103,7 +109,7 @@ new=$(sha256sum bo/$A | cut -d' ' -f1)
 expect_exit 1 "$AB" verify --key ed.pub.pem bo
 expect_file out <<X
 $A: expected $stock, actual $new
-$J:1: $A: sha256 mismatch: signed $stock, actual $new
+$J:1-2: $A: sha256 mismatch: signed $stock, actual $new (2 lines alike)
 FAIL: OUTDIR bo: a check failed (above); signatures checked with 1 key
 X
 flip bo/$A
@@ -115,13 +121,14 @@ expect_file out <<X
 verified 25 files in bo
 $J: no envelopes
 provenance/provenance.intoto.json: not signed: no line of $J carries it
+sbom/sbom.intoto.json: not signed: no line of $J carries it
 FAIL: OUTDIR bo: a check failed (above); signatures checked with 1 key
 X
 restore
 # a line duplicated
 cat saved.jsonl >>bo/$J
 expect_exit 1 "$AB" verify --key ec.pub.pem bo
-expect_grep "$J:2: the same statement as line 1 (a duplicated line)" out
+expect_grep "$J:3: the same statement as line 1 (a duplicated line)" out
 restore
 expect_exit 0 "$AB" verify --key ed.pub.pem --key ec.pub.pem --require-all bo
 
@@ -139,7 +146,7 @@ expect_grep "$J:1: provenance/build-commands.json: sha256 mismatch: signed $was,
 openssl genpkey -algorithm ed25519 -out other.pem 2>/dev/null
 openssl pkey -in other.pem -pubout -out other.pub.pem
 expect_exit 1 "$AB" verify --key other.pub.pem $B
-expect_grep "$J:1: unknown keyid $ed: no --key has this id" out
+expect_grep "$J:1-2: unknown keyid $ed: no --key has this id (2 lines alike)" out
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out rsa.pem 2>/dev/null
 openssl pkey -in rsa.pem -pubout -out rsa.pub.pem
 expect_exit 2 "$AB" sign --signing-key rsa.pem bo

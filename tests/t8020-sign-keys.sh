@@ -115,7 +115,7 @@ refused "'enc-ed.pem' is encrypted: set ALLOCBUILD_KEY_PASSPHRASE or run on a te
 	sign --signing-key enc-ed.pem bo
 ALLOCBUILD_KEY_PASSPHRASE=wrong refused "'enc-ed.pem': cannot decrypt the private key: wrong passphrase" sign --signing-key enc-ed.pem bo
 ALLOCBUILD_KEY_PASSPHRASE=$PASS expect_exit 0 "$AB" sign --signing-key enc-ed.pem --key enc-ec.pem bo
-expect_grep "signed 1 statement with ed25519 key " out
+expect_grep "signed 2 statements with ed25519 key " out
 expect_exit 0 "$AB" verify --key enc-ec.pub.pem bo
 check_sslib bo/$J enc-ec.pub.pem >/dev/null
 # ... and from the terminal (script(1) gives the command one): the prompt names the file
@@ -123,7 +123,7 @@ rm bo/$J bo/provenance/signers.json
 { sleep 1; printf '%s\n' "$PASS"; } | script -qec "'$AB' sign --signing-key enc-ed.pem bo" /dev/null >tty.out 2>&1 ||
 	{ cat tty.out; fail "sign with a passphrase from the terminal"; }
 expect_grep "passphrase of 'enc-ed.pem': " tty.out
-expect_grep "signed 1 statement with ed25519 key " tty.out
+expect_grep "signed 2 statements with ed25519 key " tty.out
 [ -s bo/$J ] || fail "nothing signed from the terminal"
 
 # --- no key material anywhere: neither the private keys' bytes nor the passphrase

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # verify --key on a small real build signed with Ed25519 and ECDSA P-256
 # keys: it passes, openssl and securesystemslib agree, and every kind of
-# tampering fails with exit 1 naming the line and what failed.
+# tampering fails with exit 1 naming the line and what failed. sign signs
+# the build's statement and the SBOM's (docs/sbom.md), lines 1 and 2.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/fakeproj.sh"
 . "$TOP/tests/sign-lib.sh"
@@ -22,25 +23,26 @@ X
 # --- signed by both keys: each key alone verifies, and both with --require-all
 expect_exit 0 "$AB" sign bo --key ed.pem --key ec.pem
 expect_file out <<X
-signed 1 statement with ed25519 key $ed, ecdsa-sha2-nistp256 key $ec: bo/$J
+signed 2 statements with ed25519 key $ed, ecdsa-sha2-nistp256 key $ec: bo/$J
 wrote 4 in-toto links: bo/in-toto
 X
-[ "$(wc -l <bo/$J)" = 1 ] || fail "expected one envelope"
+[ "$(wc -l <bo/$J)" = 2 ] || fail "expected two envelopes"
 expect_exit 0 "$AB" verify -v --key ed.pub.pem bo
 expect_file out <<X
 verified 10 files in bo
 $J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 2 subjects and 7 byproducts match
-verified 1 signed statement in the OUTDIR, each signed by ed25519 $ed ('ed.pub.pem'): 2 subjects and 7 byproducts match
+$J:2: ok: sbom/sbom.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 2 subjects and 1 byproduct match
+verified 2 signed statements in the OUTDIR, each signed by ed25519 $ed ('ed.pub.pem'): 4 subjects and 8 byproducts match
 pass: OUTDIR bo: every file matches SHA256SUMS and the statement; signatures checked with 1 key
 X
 expect_exit 0 "$AB" verify -v --key ec.pub.pem bo/$J
 expect_grep "bo/$J:1: ok: provenance/provenance.intoto.json, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem')" out
 expect_exit 0 "$AB" verify --key ec.pub.pem --key ed.pub.pem --require-all bo
-expect_grep "verified 1 signed statement in the OUTDIR, each signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'), ed25519 $ed ('ed.pub.pem'): 2 subjects" out
+expect_grep "verified 2 signed statements in the OUTDIR, each signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem'), ed25519 $ed ('ed.pub.pem'): 4 subjects" out
 expect_exit 0 "$AB" verify bo
 expect_file out <<X
 verified 10 files in bo
-$J: 1 envelope with 2 signatures (keyid $ed, $ec): signatures present, not checked (verify --key PUB.pem checks them)
+$J: 2 envelopes with 4 signatures (keyid $ed, $ec): signatures present, not checked (verify --key PUB.pem checks them)
 pass: OUTDIR bo: every file matches SHA256SUMS and the statement; signatures not checked (--key PUB.pem)
 X
 # the signed statement names every manifest but itself among its byproducts
@@ -52,13 +54,17 @@ check_openssl bo/$J ed.pub.pem >ossl.txt
 check_openssl bo/$J ec.pub.pem >>ossl.txt
 expect_file ossl.txt <<X
 1 ok
+2 ok
 1 ok
+2 ok
 X
 check_sslib bo/$J ed.pub.pem >sslib.txt
 check_sslib bo/$J ec.pub.pem >>sslib.txt
 expect_file sslib.txt <<X
 1 ok ed25519
+2 ok ed25519
 1 ok ecdsa
+2 ok ecdsa
 X
 # ... which are not vacuous: a flipped signature byte fails them too
 cp bo/$J flipped.jsonl
@@ -97,7 +103,7 @@ old=$(sha256sum pristine/variants/a/build/bin/fake | cut -d' ' -f1)
 expect_exit 1 "$AB" verify --key ed.pub.pem t
 expect_file out <<X
 variants/a/build/bin/fake: expected $old, actual $new
-$J:1: variants/a/build/bin/fake: sha256 mismatch: signed $old, actual $new
+$J:1-2: variants/a/build/bin/fake: sha256 mismatch: signed $old, actual $new (2 lines alike)
 FAIL: OUTDIR t: a check failed (above); signatures checked with 1 key
 X
 # of a manifest, with SHA256SUMS and the unsigned statement rewritten to match: the signed byproduct digest holds
@@ -125,6 +131,7 @@ expect_file out <<X
 verified 10 files in t
 $J: no envelopes
 provenance/provenance.intoto.json: not signed: no line of $J carries it
+sbom/sbom.intoto.json: not signed: no line of $J carries it
 FAIL: OUTDIR t: a check failed (above); signatures checked with 1 key
 X
 # a line duplicated
@@ -134,7 +141,9 @@ expect_exit 1 "$AB" verify -v --key ed.pub.pem t
 expect_file out <<X
 verified 10 files in t
 $J:1: ok: provenance/provenance.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 2 subjects and 7 byproducts match
-$J:2: the same statement as line 1 (a duplicated line)
+$J:2: ok: sbom/sbom.intoto.json, signed by ed25519 $ed ('ed.pub.pem'); 2 subjects and 1 byproduct match
+$J:3: the same statement as line 1 (a duplicated line)
+$J:4: the same statement as line 2 (a duplicated line)
 FAIL: OUTDIR t: a check failed (above); signatures checked with 1 key
 X
 # a line added: a valid envelope, signed by the same key, of a statement this OUTDIR does not hold
@@ -143,13 +152,13 @@ printf '%s' '{"_type":"https://in-toto.io/Statement/v1","subject":[]}' >other.js
 sign_openssl ed.pem other.json other.jsonl
 cat other.jsonl >>t/$J
 expect_exit 1 "$AB" verify --key ed.pub.pem t
-expect_grep "$J:2: signs a statement that the OUTDIR does not hold (no statement file there has its bytes)" out
+expect_grep "$J:3: signs a statement that the OUTDIR does not hold (no statement file there has its bytes)" out
 # a line that is not an envelope, and an empty one
 fresh
 printf 'not json\n\n' >>t/$J
 expect_exit 1 "$AB" verify --key ed.pub.pem t
-expect_grep "$J:2: not a DSSE envelope: not a JSON object" out
-expect_grep "$J:3: empty line" out
+expect_grep "$J:3: not a DSSE envelope: not a JSON object" out
+expect_grep "$J:4: empty line" out
 # a payload type other than in-toto's, validly signed (openssl): refused after the signature
 fresh
 python3 - t/$J <<'PY'
@@ -175,15 +184,15 @@ openssl pkey -in other.pem -pubout -out other.pub.pem
 expect_exit 1 "$AB" verify --key other.pub.pem pristine
 expect_file out <<X
 verified 10 files in pristine
-$J:1: unknown keyid $ed: no --key has this id
+$J:1-2: unknown keyid $ed: no --key has this id (2 lines alike)
 FAIL: OUTDIR pristine: a check failed (above); signatures checked with 1 key
 X
 expect_exit 0 "$AB" verify --key other.pub.pem --key ec.pub.pem pristine
 expect_exit 1 "$AB" verify --key other.pub.pem --key ec.pub.pem --require-all pristine
-expect_grep "$J:1: no valid signature by 'other.pub.pem' (keyid $(keyid_of other.pub.pem)), and --require-all asks for one" out
+expect_grep "$J:1-2: no valid signature by 'other.pub.pem' (keyid $(keyid_of other.pub.pem)), and --require-all asks for one (2 lines alike)" out
 # a signature without a keyid is tried with every key
 fresh
-python3 -c 'import json,sys; p=sys.argv[1]; e=json.loads(open(p).read()); [s.pop("keyid") for s in e["signatures"]]; open(p,"w").write(json.dumps(e,separators=(",",":"))+"\n")' t/$J
+python3 -c 'import json,sys; p=sys.argv[1]; es=[json.loads(l) for l in open(p)]; [s.pop("keyid") for e in es for s in e["signatures"]]; open(p,"w").write("".join(json.dumps(e,separators=(",",":"))+"\n" for e in es))' t/$J
 expect_exit 0 "$AB" verify -v --key ec.pub.pem t
 expect_grep "$J:1: ok: provenance/provenance.intoto.json, signed by ecdsa-sha2-nistp256 $ec ('ec.pub.pem')" out
 

@@ -26,7 +26,7 @@ diff -r before/provenance bo/provenance || fail "a build that changed nothing re
 diff -r before/in-toto bo/in-toto || fail "a build that changed nothing rewrote the in-toto links"
 cmp before/SHA256SUMS bo/SHA256SUMS || fail "a build that changed nothing rewrote SHA256SUMS"
 expect_exit 0 "$AB" verify --key ed.pub.pem bo
-expect_grep "verified 1 signed statement in the OUTDIR" out
+expect_grep "verified 2 signed statements in the OUTDIR" out
 
 # a change (another configure option): a new statement, the old signatures removed and said so
 sed -i 's/"configure": \[\]/"configure": ["--enable-x"]/' r.json

@@ -2,7 +2,7 @@
 # docs/dsse-verify.py, the check pr.md gives a reviewer without allocbuild,
 # on every statement type allocbuild signs: an OUTDIR with a build --check
 # record and run records (the build statement, the reproducibility record,
-# each run record) and the OUTDIR of a rebuild of its bundle (the rebuild
+# each run record, the runs' test result, the SBOM's) and the OUTDIR of a rebuild of its bundle (the rebuild
 # record). Each envelope verifies, the digests printed are exactly those the
 # statements name, and sha256sum -c accepts them in the OUTDIR; a flipped
 # payload byte makes it fail. A changed OUTDIR is not signed (sign verifies
@@ -21,7 +21,7 @@ expect_exit 0 "$AB" build --check --mirror-dir mirror -o bo r.json
 expect_exit 0 "$AB" run bo a --name p -- {bin}
 expect_exit 0 "$AB" run bo a --name p -- {bin} again
 expect_exit 0 "$AB" pr --sign ed.pem -o pr bo
-expect_grep "signed 4 statements: bo/$J" out
+expect_grep "signed 6 statements: bo/$J" out
 
 # what each statement names, read here in Python apart from the script
 digests() {
@@ -45,6 +45,8 @@ line 1: https://slsa.dev/provenance/v1
 line 2: https://allocbuild.dev/reproducibility/v1
 line 3: https://allocbuild.dev/run/v1
 line 4: https://allocbuild.dev/run/v1
+line 5: https://in-toto.io/attestation/test-result/v0.1
+line 6: https://allocbuild.dev/sbom/v1
 X
 expect_file types <want
 

@@ -55,7 +55,7 @@ expect_grep "--intoto-pubkey takes no OUTDIR and no --signing-key" err
 # --- the links: one per step, named as in-toto-verify looks for them
 expect_exit 0 "$AB" sign --signing-key ed.pem bo
 expect_file out <<X
-signed 1 statement with ed25519 key $(keyid_of ed.pub.pem): bo/provenance/provenance.intoto.jsonl
+signed 2 statements with ed25519 key $(keyid_of ed.pub.pem): bo/provenance/provenance.intoto.jsonl
 wrote 13 in-toto links: bo/in-toto
 X
 ls bo/in-toto >links.txt

@@ -29,7 +29,7 @@ openssl pkey -in k.pem -pubout -out k.pub
 openssl genpkey -algorithm ed25519 -out other.pem 2>/dev/null
 openssl pkey -in other.pem -pubout -out other.pub
 
-# runs: three records, so four statements to sign
+# runs: three records, so six statements to sign (with the runs' test result and the SBOM's)
 for i in 1 2; do
 	expect_exit 0 "$AB" -q run o a --name q -- true
 	check "-q run $i says nothing on stdout" test ! -s out
@@ -43,20 +43,20 @@ check "run --json keeps the command's output in its log" grep -qx the-command-sa
 
 expect_exit 0 "$AB" sign --json --signing-key k.pem o
 check "sign --json is one document" one_json out
-check "sign --json counts the statements" test "$(json out 'd["statements"]')" = 4
+check "sign --json counts the statements" test "$(json out 'd["statements"]')" = 6
 expect_exit 0 "$AB" -q sign --signing-key k.pem o
 check "-q sign says nothing" test ! -s out
 
 # verify --key: one line for a success; a wrong key's failure once, with its lines
 expect_exit 0 "$AB" verify --key k.pub o
 check "verify --key says no line per envelope" not grep -q ': ok: ' out
-expect_grep "verified 4 signed statements in the OUTDIR" out
+expect_grep "verified 6 signed statements in the OUTDIR" out
 expect_exit 1 "$AB" verify --key other.pub o
-check "a wrong key's failure is said once for its lines" grep -q '^provenance/provenance.intoto.jsonl:1-4: unknown keyid .* (4 lines alike)$' out
+check "a wrong key's failure is said once for its lines" grep -q '^provenance/provenance.intoto.jsonl:1-6: unknown keyid .* (6 lines alike)$' out
 expect_exit 1 "$AB" -q verify --key other.pub o
 check "-q verify still says what failed" grep -q '^FAIL: OUTDIR o' out
 expect_exit 0 "$AB" -v verify --key k.pub o
-check "-v verify --key says each envelope" test "$(grep -c ': ok: ' out)" = 4
+check "-v verify --key says each envelope" test "$(grep -c ': ok: ' out)" = 6
 
 expect_exit 0 "$AB" pr --json -o p o
 check "pr --json is one document" one_json out

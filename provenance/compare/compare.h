@@ -237,5 +237,17 @@ void ab_compare_format_value(char *buf, size_t len, double v);
 /* a difference as compare shows it: ab_compare_format_value's, signed ("+5.000", "-0.2500", "0") */
 void ab_compare_format_difference(char *buf, size_t len, double d);
 void ab_compare_free(struct ab_comparison *c);
+/*
+ * What compare shows of a row, as its table, --format md and pr.md write
+ * it: the ratio ("1.042", or "diff +5.000" without one), the interval
+ * ("[1.038, 1.046]" or "-"), p ("0.00794" or "-") and the verdict with
+ * its marks ("better", "no difference shown (A/A control)"); for the
+ * test-result statements (provenance/compare/testresult.h)
+ */
+struct ab_compare_row_texts {
+	char *ratio, *ci, *p, *verdict;
+};
+void ab_compare_row_texts(struct ab_compare_row_texts *t, const struct ab_compare_set *s, const struct ab_compare_row *r);
+void ab_compare_row_texts_release(struct ab_compare_row_texts *t);
 
 #endif

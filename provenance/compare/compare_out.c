@@ -1041,3 +1041,21 @@ ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_forma
 	ab_buf_free(&b);
 	return 0;
 }
+
+void
+ab_compare_row_texts(struct ab_compare_row_texts *t, const struct ab_compare_set *s, const struct ab_compare_row *r)
+{
+	t->ratio = ratio_text(&r->ci);
+	t->ci = ci_text(&r->ci);
+	t->p = p_text(r->u.p);
+	t->verdict = verdict_text(s, r);
+}
+
+void
+ab_compare_row_texts_release(struct ab_compare_row_texts *t)
+{
+	free(t->ratio);
+	free(t->ci);
+	free(t->p);
+	free(t->verdict);
+}

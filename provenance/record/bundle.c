@@ -660,7 +660,9 @@ check_sums(struct verify *v)
 	for (size_t j = 0; j < v->nm; j++)
 		if (strcmp(v->m[j].name, "SHA256SUMS") && strcmp(v->m[j].name, "pr-details.md") &&
 		    strncmp(v->m[j].name, AB_PR_CHARTS "/", sizeof(AB_PR_CHARTS)) &&
-		    strncmp(v->m[j].name, AB_PR_POLICY "/", sizeof(AB_PR_POLICY)))
+		    strncmp(v->m[j].name, AB_PR_POLICY "/", sizeof(AB_PR_POLICY)) &&
+		    strncmp(v->m[j].name, AB_TEST_RESULTS "/", sizeof(AB_TEST_RESULTS)) &&
+		    strncmp(v->m[j].name, AB_SBOM_DIR "/", sizeof(AB_SBOM_DIR)))
 			ab_strv_push(&present, v->m[j].name);
 	{
 		struct ab_manifest_listing l = {.sums = &names, .statement = stmt, .commands = commands,

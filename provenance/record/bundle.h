@@ -20,6 +20,14 @@
 #define AB_PR_CHARTS "pr-charts"
 /* pr --policy's policy file and signed verification summary: a folder of OUTDIR the bundle carries unlisted */
 #define AB_PR_POLICY "pr-policy"
+/*
+ * compare's test-result Statements (provenance/compare/testresult.h),
+ * written by compare --sign and sign: carried beside SHA256SUMS's files,
+ * checked by verify --key through the envelopes that sign them
+ */
+#define AB_TEST_RESULTS "test-results"
+/* the SBOM (provenance/review/sbom.h): its CycloneDX document and the Statement sign signs it in, carried the same way */
+#define AB_SBOM_DIR "sbom"
 
 #include <stdint.h>
 #include <stdio.h>

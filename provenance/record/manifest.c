@@ -11,6 +11,7 @@
  * label's runtime environment (manifest_env.c).
  */
 #include "manifest.h"
+#include "bundle.h"
 #include "manifest_impl.h"
 
 #include <errno.h>
@@ -600,6 +601,19 @@ ab_manifest_remove_signed(const char *outdir)
 		free(path);
 		if (e)
 			return AB_EFAIL;
+	}
+	/* and the Statements sign writes with them: the runs' test results and the SBOM (provenance/record/bundle.h) */
+	{
+		static const char *const dirs[] = {AB_TEST_RESULTS, AB_SBOM_DIR};
+
+		for (size_t i = 0; i < AB_NELEM(dirs); i++) {
+			char *path = ab_path_join(outdir, dirs[i]);
+			int e = ab_rm_rf(path);
+
+			free(path);
+			if (e < 0)
+				return AB_EFAIL;
+		}
 	}
 	return ab_intoto_remove(outdir);
 }

@@ -2,8 +2,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../../lib/hash.h"
 #include "../../lib/jsonio.h"
+#include "../../lib/proc.h"
 #include "../../lib/strmap.h"
 #include "../../lib/util.h"
 #include "../tree/artdiff.h"
@@ -439,4 +442,101 @@ ab_repro_statement(const char *type, cJSON *cmp, const struct ab_repro_side *a, 
 	cJSON_AddItemToObject(pred, "rebuild", build_json(b));
 	cJSON_AddItemToObject(pred, "comparison", cmp);
 	return st;
+}
+
+/* ---- diffoscope ---- */
+
+/* is prog in PATH? */
+static int
+in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+
+	for (const char *p = path ? path : "/usr/bin:/bin";;) {
+		size_t n = strcspn(p, ":");
+		char *cand = ab_sprintf("%.*s/%s", (int)n, p, prog);
+		int ok = access(cand, X_OK) == 0;
+
+		free(cand);
+		if (ok)
+			return 1;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+int
+ab_repro_diffoscope(cJSON *cmp, const struct ab_repro_diffoscope *o)
+{
+	char *reports = ab_path_join(o->dir, "diffoscope");
+	char max[32];
+	struct ab_env env;
+	int timeout = o->timeout > 0 ? o->timeout : AB_REPRO_DIFFOSCOPE_TIMEOUT, written = 0;
+	cJSON *it;
+
+	snprintf(max, sizeof(max), "%d", AB_REPRO_DIFFOSCOPE_MAX);
+	if (ab_rm_rf(reports) < 0) {
+		free(reports);
+		return 0;
+	}
+	if (!in_path("diffoscope")) {
+		ab_note("diffoscope is not installed: no report of the artifacts that differ (apt-get install diffoscope-minimal)");
+		free(reports);
+		return 0;
+	}
+	ab_env_scrubbed(&env);
+	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts")) {
+		const char *path = ab_json_str(it, "path"), *base;
+		char *a, *b, *out, *rel;
+		char *argv[] = {"diffoscope", "--max-text-report-size", max, "--text", NULL, NULL, NULL, NULL};
+		struct ab_proc p = {.argv = argv, .envp = ab_env_envp(&env), .timeout = timeout};
+		struct ab_proc_result res;
+
+		if (cJSON_IsTrue(ab_json_get(it, "identical")) || !ab_json_str(it, "rebuilt_sha256") || !path)
+			continue;
+		base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		a = ab_path_join(o->a_root, path);
+		b = ab_path_join(o->b_root, path);
+		rel = ab_sprintf("diffoscope/%s.%s.txt", ab_json_str(it, "label"), base);
+		out = ab_path_join(o->dir, rel);
+		argv[4] = out;
+		argv[5] = a;
+		argv[6] = b;
+		if (ab_mkdir_p(reports, 0755) == 0 && ab_proc_run(&res, &p) == 0) {
+			/* 0: no difference found, 1: differences reported */
+			if (res.timed_out)
+				ab_warn("diffoscope: '%s': stopped after %d seconds; its report is partial", path, timeout);
+			else if (res.exit_code > 1 || res.signal)
+				ab_warn("diffoscope: '%s': %s", path, res.signal ? "killed" : "failed");
+			if (ab_path_exists(out)) {
+				char hex[AB_HEX_LEN + 1];
+
+				cJSON_AddStringToObject(it, "diffoscope", rel);
+				if (ab_hash_file(hex, NULL, out) == 0)
+					cJSON_AddStringToObject(it, "diffoscope_sha256", hex);
+				written++;
+			}
+		}
+		free(a);
+		free(b);
+		free(rel);
+		free(out);
+		if (written && !o->all)
+			break;
+	}
+	ab_env_release(&env);
+	free(reports);
+	return written;
+}
+
+void
+ab_repro_print_diffoscope(FILE *f, const cJSON *cmp, const char *where)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts"))
+		if (ab_json_str(it, "diffoscope"))
+			fprintf(f, "diffoscope: %s of %s: %s/%s\n", ab_json_str(it, "path"), ab_json_str(it, "label"), where,
+			    ab_json_str(it, "diffoscope"));
 }

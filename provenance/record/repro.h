@@ -85,4 +85,29 @@ void ab_repro_print(FILE *f, const cJSON *cmp);
 cJSON *ab_repro_statement(const char *type, cJSON *cmp, const struct ab_repro_side *a,
     const struct ab_repro_side *b, int subjects_of_b);
 
+/*
+ * diffoscope, the reproducible-builds project's tool that explains a
+ * difference, on the artifacts of cmp that differ: the first one, or every
+ * one with all (rebuild --diffoscope). Each report is diffoscope's text
+ * (--text), at most AB_REPRO_DIFFOSCOPE_MAX bytes (--max-text-report-size)
+ * and `timeout` seconds (0: AB_REPRO_DIFFOSCOPE_TIMEOUT; past that it is
+ * stopped and its report is partial), written to
+ * DIR/diffoscope/<label>.<file>.txt (DIR/diffoscope made anew), outside
+ * provenance/: the comparison's artifact gets `diffoscope` (its path
+ * relative to DIR) and `diffoscope_sha256`, so the record that carries
+ * cmp names it by digest. The artifacts are a_root/PATH and b_root/PATH.
+ * Without diffoscope in PATH a note says so and nothing is run. Returns
+ * how many reports were written; a failure to run is a warning.
+ */
+#define AB_REPRO_DIFFOSCOPE_TIMEOUT 300
+#define AB_REPRO_DIFFOSCOPE_MAX (1024 * 1024)
+struct ab_repro_diffoscope {
+	const char *a_root, *b_root, *dir;
+	int timeout;
+	int all;
+};
+int ab_repro_diffoscope(cJSON *cmp, const struct ab_repro_diffoscope *o);
+/* does the comparison name a diffoscope report? prints "diffoscope: ..." lines for them to f */
+void ab_repro_print_diffoscope(FILE *f, const cJSON *cmp, const char *where);
+
 #endif

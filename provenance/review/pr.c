@@ -19,6 +19,7 @@
 #include "../../lib/redact.h"
 #include "../record/bundle.h"
 #include "notes.h"
+#include "sbom.h"
 #include "sign.h"
 #include "vsa.h"
 
@@ -333,6 +334,17 @@ done:
  * of the bundle: a signed OUTDIR with a Statement its envelopes do not
  * carry (a run recorded after sign) is refused, naming it; reported
  */
+/* the SBOM's document (provenance/review/sbom.h) into OUTDIR/sbom, and into m (its Statement is sign's) */
+static int
+write_sbom(struct ab_strv *m, const char *outdir)
+{
+	if (ab_sbom_write(outdir, 0) < 0)
+		return AB_EFAIL;
+	if (!ab_strv_has(m, AB_SBOM_DOC))
+		ab_strv_push(m, AB_SBOM_DOC);
+	return 0;
+}
+
 static int
 check_signed_all(const char *outdir)
 {
@@ -612,7 +624,8 @@ ab_pr_write(struct ab_pr_written *w, const struct ab_pr_opts *o)
 		if (write_text(o->outdir, "pr-details.md", &details_out) < 0)
 			goto done;
 	}
-	if (collect_members(&members, &e, moved) < 0 || write_charts(&members, o->outdir, &svg) < 0)
+	if (collect_members(&members, &e, moved) < 0 || write_charts(&members, o->outdir, &svg) < 0 ||
+	    write_sbom(&members, o->outdir) < 0)
 		goto done;
 	if (o->policy && write_policy_files(&members, o, prep.failed == 0) < 0)
 		goto done;

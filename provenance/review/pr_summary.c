@@ -532,6 +532,12 @@ put_repro_record(struct ab_buf *b, const cJSON *rec, const char *what)
 			ab_buf_puts(b, "; likely cause: ");
 			ab_pr_put_text(b, cJSON_IsString(c) ? c->valuestring : "?");
 		}
+		if (ab_pr_jstr(it, "diffoscope")) {
+			ab_buf_puts(b, "; diffoscope's report: ");
+			ab_pr_put_code(b, ab_pr_jstr(it, "diffoscope"));
+			ab_buf_puts(b, " sha256 ");
+			ab_pr_put_short_hash(b, ab_pr_jstr_or(it, "diffoscope_sha256", "?"));
+		}
 		ab_buf_puts(b, "\n");
 	}
 }

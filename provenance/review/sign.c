@@ -23,7 +23,9 @@
 #include "../attest/intoto.h"
 #include "../attest/keys.h"
 #include "../runs/runrec.h"
+#include "../compare/testresult.h"
 #include "../attest/statement.h"
+#include "sbom.h"
 #include "vsa.h"
 
 /*
@@ -34,22 +36,41 @@
  * (ab_runrec_record_number), taken in number order. Records that write
  * Statements of their own add their place here (sign.h).
  */
+static int is_test_result(const char *base);
+
 static const struct {
 	const char *dir, *name;
+	int (*is)(const char *base); /* with name NULL: the file names of the place */
 } places[] = {
-	{"provenance", "provenance.intoto.json"},
+	{"provenance", "provenance.intoto.json", NULL},
 	/* build --check and rebuild (provenance/record/manifest.h, AB_MANIFEST_RECORD) */
-	{"provenance", "reproducibility.intoto.json"},
-	{"provenance", "rebuild.intoto.json"},
+	{"provenance", "reproducibility.intoto.json", NULL},
+	{"provenance", "rebuild.intoto.json", NULL},
 	/* allocbuild run (provenance/runs/runrec.h): 0001 .. 9999, then 10000 .. */
-	{"runs/*", NULL},
+	{"runs/*", NULL, NULL},
+	/* compare's test results (provenance/compare/testresult.h): NAME.intoto.json, by name */
+	{AB_TESTRESULT_DIR, NULL, is_test_result},
+	/* the SBOM's (provenance/review/sbom.h), its document a byproduct */
+	{AB_SBOM_DIR, "sbom.intoto.json", NULL},
 };
+
+static int
+is_test_result(const char *base)
+{
+	char *rel = ab_sprintf("%s/%s", AB_TESTRESULT_DIR, base);
+	int is = ab_testresult_is_statement(rel);
+
+	free(rel);
+	return is;
+}
 
 /* does the file name base belong to place i? */
 static int
 place_has(size_t i, const char *base)
 {
-	return places[i].name ? !strcmp(places[i].name, base) : ab_runrec_record_number(base) >= 0;
+	if (places[i].name)
+		return !strcmp(places[i].name, base);
+	return places[i].is ? places[i].is(base) : ab_runrec_record_number(base) >= 0;
 }
 
 #define SIGNERS_TYPE "https://allocbuild.dev/signers/v1"
@@ -150,7 +171,8 @@ accept_place(const char *name, void *arg)
 static int
 statements_in(struct ab_strv *out, const char *outdir, const char *reldir, size_t place)
 {
-	return ab_dirwalk_files(out, outdir, reldir, accept_place, &place, places[place].name ? cmp_str : cmp_record);
+	return ab_dirwalk_files(out, outdir, reldir, accept_place, &place,
+	    places[place].name || places[place].is ? cmp_str : cmp_record);
 }
 
 int
@@ -295,6 +317,13 @@ int
 ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, size_t nkeys,
     ab_intoto_tree_fn *trees)
 {
+	return ab_sign_outdir_results(nsigned, outdir, keys, nkeys, trees, NULL);
+}
+
+int
+ab_sign_outdir_results(size_t *nsigned, const char *outdir, struct ab_key *const *keys, size_t nkeys,
+    ab_intoto_tree_fn *trees, const struct ab_compare_opts *results)
+{
 	struct ab_manifest_recorded rec = {0};
 	struct ab_intoto_known known = {.tree = trees};
 	struct ab_strv st = {0}, links = {0}, texts = {0};
@@ -316,6 +345,25 @@ ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, 
 		    outdir);
 		goto done;
 	}
+	/*
+	 * the runs' test results and the SBOM (its document signed as the
+	 * byproduct of a Statement of its own) written first, so that they
+	 * are signed with the rest
+	 */
+	{
+		size_t n;
+		int e = ab_testresult_write(&n, outdir, results);
+
+		if (e == 0)
+			e = ab_sbom_write(outdir, 1);
+		if (e < 0) {
+			error = e;
+			goto done;
+		}
+	}
+	ab_strv_free(&st);
+	if (ab_sign_statements(&st, outdir) < 0)
+		goto done;
 	for (size_t i = 0; i < st.n; i++) {
 		if ((error = read_statement(&b, outdir, st.v[i])) < 0)
 			goto done;

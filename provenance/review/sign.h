@@ -5,7 +5,8 @@
  * Statements. ab_sign_statements() is the one place that knows where the
  * in-toto Statements of an OUTDIR live: the build's
  * provenance/provenance.intoto.json, then the run records
- * runs/NAME/NNNN-LABEL.intoto.json (provenance/runs/runrec.h). A record that
+ * runs/NAME/NNNN-LABEL.intoto.json (provenance/runs/runrec.h), then compare's
+ * test results test-results/NAME.intoto.json. A record that
  * adds Statements of its own (rebuild records) adds its place, a
  * directory (its last component may be "*") and a file-name pattern, to
  * the table `places` in sign.c; then
@@ -13,7 +14,9 @@
  * them in with nothing else changed. ab_sign_is_statement() answers the
  * same question for one relative path (a bundle's members).
  *
- * Signing. ab_sign_outdir() wraps every Statement found in a DSSE envelope
+ * Signing. ab_sign_outdir() first writes the runs' test results
+ * (test-results/NAME.intoto.json, provenance/compare/testresult.h), then wraps
+ * every Statement found in a DSSE envelope
  * (provenance/attest/dsse.h) with payloadType application/vnd.in-toto+json, the
  * payload being the statement file's bytes exactly, signed by each key
  * given, and writes atomically
@@ -87,6 +90,14 @@ int ab_sign_uncovered(int *is_signed, struct ab_strv *out, const char *outdir);
  */
 int ab_sign_outdir(size_t *nsigned, const char *outdir, struct ab_key *const *keys, size_t nkeys,
     ab_intoto_tree_fn *trees);
+/*
+ * The same, the runs' test-result Statements (provenance/compare/
+ * testresult.h) written first with compare's options results (NULL: its
+ * defaults), as ab_sign_outdir writes them: `compare --sign`
+ */
+struct ab_compare_opts;
+int ab_sign_outdir_results(size_t *nsigned, const char *outdir, struct ab_key *const *keys, size_t nkeys,
+    ab_intoto_tree_fn *trees, const struct ab_compare_opts *results);
 
 struct ab_sign_verify_opts {
 	struct ab_key *const *keys; /* public keys */

@@ -1,0 +1,74 @@
+/*
+ * binprov: provenance/binary-provenance.json read back, typed
+ * (docs/manifests.md). The build writes the manifest from its variant
+ * records (provenance/record/manifest.c); this is its one reader, for the
+ * commands that read an OUTDIR's manifests afterwards (sbom; pr and
+ * policycheck to come). The shape read:
+ *
+ *   {recipe: {name, path, sha256}, invocation_id,
+ *    variants: [{label, kind, base, binary,
+ *                allocator: {kind, archive, vendored, upstream, archive_sha256},
+ *                source: {id, pin (a fetch record, provenance/record/fetchrec.h), relink_of},
+ *                artifacts: [{path, artifact, size, sha256, allocator_archive,
+ *                             allocator_version, bogus_version, parts: {format}}]}]}
+ *
+ * Members not named here are not read. A variant without a label or kind,
+ * an artifact without a path or a sha256 of 64 hex digits, a document
+ * without the recipe's name and sha256 or two variants of one label are
+ * refused: a record without its identity is none. A field left out is
+ * NULL (0 for the numbers and flags).
+ */
+#ifndef AB_BINPROV_H
+#define AB_BINPROV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "../../lib/hash.h"
+#include "../../lib/util.h"
+#include "fetchrec.h"
+
+struct ab_binprov_artifact {
+	char *path;               /* relative to OUTDIR */
+	char *artifact;           /* relative to the variant's build directory */
+	uint64_t size;
+	char sha256[AB_HEX_LEN + 1];
+	int allocator_archive;    /* the variant's allocator.archive */
+	char *allocator_version;  /* X.Y.Z-N-gHASH found in its bytes, or NULL */
+	int bogus_version;
+	char *format;             /* parts.format: "ar", "elf", or NULL */
+};
+
+struct ab_binprov_variant {
+	char *label, *kind, *base, *binary;
+	struct {
+		char *kind, *archive, *vendored, *upstream;
+		char *archive_sha256;   /* the allocator archive in the binary, or NULL */
+	} allocator;
+	struct {
+		char *id;               /* NULL for a relink or a runtime_of of one */
+		struct ab_fetch_record *pin;
+		char *relink_of;
+	} source;
+	struct ab_binprov_artifact *artifacts;
+	size_t nartifacts;
+};
+
+struct ab_binprov {
+	char *recipe_name, *recipe_path, *recipe_sha256;
+	char *invocation_id;
+	struct ab_binprov_variant *variants;
+	size_t nvariants;
+};
+
+/* doc read into *out; AB_EFAIL (reported, naming what and where, file for the messages) when it is not one */
+int ab_binprov_parse(struct ab_binprov *out, const cJSON *doc, const char *file);
+/* OUTDIR/provenance/binary-provenance.json read and parsed; AB_EFAIL (reported) */
+int ab_binprov_read(struct ab_binprov *out, const char *outdir);
+/* the variant of label, or NULL */
+const struct ab_binprov_variant *ab_binprov_variant(const struct ab_binprov *b, const char *label);
+void ab_binprov_release(struct ab_binprov *b);
+
+#endif
