@@ -23,6 +23,7 @@
 #include "../provenance/record/ccstats.h"
 #include "../provenance/record/manifest.h"
 #include "ccwrap.h"
+#include "derive.h"
 
 /* was p->vars[vi] compiled in this run (not up to date, not failed)? */
 static int
@@ -73,6 +74,33 @@ ab_build_lock(int *fd, const char *outdir)
 }
 /* ---- scheduling ---- */
 
+/*
+ * With --derive: a variant that starts from its lead's trees starts when the
+ * lead has ended, never while it writes them; and a relink, which writes
+ * into its from variant's build tree, waits until every variant deriving
+ * from that tree has copied it (derive.c refuses a variant whose copy would
+ * wait for such a relink)
+ */
+static int
+derive_ready(const struct ctx *c, size_t vi)
+{
+	const struct ab_plan *p = c->p;
+	const struct ab_plan_var *pv = &p->vars[vi];
+
+	if (pv->derive_from != AB_PLAN_NONE) {
+		enum var_status st = c->vs[pv->derive_from].status;
+
+		return st != V_PENDING && st != V_RUNNING;
+	}
+	if (pv->v->kind != AB_VARIANT_RELINK || pv->from_vi == AB_PLAN_NONE)
+		return 1;
+	for (size_t k = 0; k < p->nvars; k++)
+		if (p->vars[k].derive_from == pv->from_vi &&
+		    (c->vs[k].status == V_PENDING || (c->vs[k].status == V_RUNNING && !c->vs[k].copied)))
+			return 0;
+	return 1;
+}
+
 static void
 schedule(struct ctx *c)
 {
@@ -106,6 +134,8 @@ schedule(struct ctx *c)
 			}
 			/* its lead first: a variant waiting for it must not hold the only slot */
 			if (pv->lead != AB_PLAN_NONE && c->vs[pv->lead].status == V_PENDING)
+				ready = 0;
+			if (!derive_ready(c, vi))
 				ready = 0;
 			if (!ready || (c->failed && !c->o->keep_going))
 				continue;
@@ -216,6 +246,8 @@ clean_stale_temporaries(const struct ab_plan *p)
 
 		ab_atomic_clean_stale(pv->dir);
 		ab_atomic_clean_stale(pv->logs);
+		/* a copy of another variant's trees that a killed build left half made (builder/derive.h) */
+		ab_derive_clean(pv);
 		if (pv->v->kind == AB_VARIANT_RELINK) {
 			const struct ab_plan_var *from = &p->vars[pv->from_vi];
 			char *out = ab_path_join(from->build, pv->v->relink.output), *dir = ab_path_dirname(out);

@@ -236,6 +236,8 @@ ab_variant_record_json(const struct ab_variant_record *v)
 	add_copy(st, "ccache", v->ccache);
 	if (v->compile_log)
 		cJSON_AddStringToObject(st, "compile_log", v->compile_log);
+	if (v->derived_from)
+		cJSON_AddStringToObject(st, "derived_from", v->derived_from);
 	if (!v->loaded) {
 		if (v->probe)
 			add_probe(st, v);
@@ -375,6 +377,7 @@ ab_variant_record_parse(const cJSON *st)
 	v->host_probes = dup_or_null(ab_json_get(st, "host_probes"));
 	v->ccache = dup_or_null(ab_json_get(st, "ccache"));
 	v->compile_log = ab_json_str(st, "compile_log") ? ab_strdup(ab_json_str(st, "compile_log")) : NULL;
+	v->derived_from = ab_json_str(st, "derived_from") ? ab_strdup(ab_json_str(st, "derived_from")) : NULL;
 	ab_variant_record_set_probe(v, ab_probe_result_new(dup_or_null(ab_json_get(st, "probe"))));
 	v->upstream_diff = dup_or_null(ab_json_get(st, "upstream_diff"));
 	ab_places_parse(&v->places, ab_json_get(st, "places"));
@@ -508,6 +511,7 @@ ab_variant_record_release(struct ab_variant_record *v)
 	cJSON_Delete(v->reproducible);
 	cJSON_Delete(v->sandbox);
 	free(v->compile_log);
+	free(v->derived_from);
 	ab_toolchain_release(&v->toolchain);
 	cJSON_Delete(v->host_probes);
 	cJSON_Delete(v->ccache);

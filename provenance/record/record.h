@@ -127,6 +127,8 @@ struct ab_variant_record {
 	cJSON *host_probes;  /* jemalloc's measurements of the build host (provenance/alloc/hostprobe.h), or NULL */
 	cJSON *ccache;       /* what ccache did for its compiles (provenance/record/ccstats.h), or NULL */
 	char *compile_log;   /* its compile log (builder/ccwrap.h), relative to OUTDIR, or NULL */
+	char *derived_from;  /* the variant whose finished trees its build started from (build --derive,
+	                        builder/derive.h), or NULL: built from a fresh tree */
 	cJSON *definition;   /* the variant as the recipe defines it, for build-commands.json; not in state.json */
 
 	/* for the field order of state.json (ab_variant_record_json) */

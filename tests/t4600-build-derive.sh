@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# build --derive (docs/build.md, "Derived build trees"): a variant that
+# differs from an earlier one of its source only in its settings starts
+# from a copy of that variant's finished trees, runs its own configure and
+# rebuilds only what its settings change; build --check builds it clean
+# and finds every artifact identical. Two build systems, each with a
+# vendored allocator (tests/fakeproj.sh, make_allocproj): CMake with an
+# ExternalProject (Fluent Bit's shape) and autotools with a sub-make. A
+# variant on a patched source is built clean and says why; the records
+# say which variant a tree was derived from and that the check confirmed
+# it; without --derive nothing is derived.
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/fakeproj.sh"
+
+make_allocproj_recipe r.json
+M=(--mirror-dir "$PWD/mirror")
+
+# ---- the plan says which variant starts from which, and why the others are built clean
+expect_exit 0 "$AB" plan --derive -j 2 -o o r.json
+grep -E '^\[[0-9]+/21\] [a-z0-9]+: (derive|fresh)|built clean' out | sed 's/^\[[0-9]*\/21\] //' >got
+cat >want <<'EOT'
+c1: fresh tree of prog
+c2: derive from c1: a copy of its finished trees, once it has ended (it differs only in its settings)
+c3: derive from c1: a copy of its finished trees, once it has ended (it differs only in its settings)
+m1: fresh tree of prog
+      built clean: its build system differs from c1's
+m2: derive from m1: a copy of its finished trees, once it has ended (it differs only in its settings)
+p1: fresh tree of prog-patched
+      built clean: its patches differ from c1's
+EOT
+expect_file got <want
+expect_exit 0 "$AB" plan -j 2 -o o r.json
+expect_no_grep "derive from" out
+expect_no_grep "built clean" out
+
+# ---- derived, then checked against clean builds of every variant
+expect_exit 0 "$AB" build --derive --check -j 2 "${M[@]}" -o o r.json
+check 'every artifact identical to its clean build' grep -qx '12/12 artifacts identical' out
+grep '^derived ' out >got
+cat >want <<'EOT'
+derived    c2 from c1's trees: built clean here, 2/2 artifacts identical
+derived    c3 from c1's trees: built clean here, 2/2 artifacts identical
+derived    m2 from m1's trees: built clean here, 2/2 artifacts identical
+EOT
+expect_file got <want
+expect_grep "p1: built clean: its patches differ from c1's" err
+expect_grep "m1: built clean: its build system differs from c1's" err
+expect_grep "every variant from a fresh tree (never derived)" err
+# the check built everything clean: no copy there
+for l in c2 c3 m2; do
+	[ "$(json o/reproducibility/check/provenance/build-commands.json "[v['steps'][0]['step'] for v in d['variants'] if v['label'] == '$l']")" = "['source']" ] ||
+		fail "$l derived in the check"
+done
+
+# only what the settings change was compiled again: the allocator (and c3's main.c, its tag)
+own() { awk -F'\t' '$6 != "inherited" {print $3}' "o/variants/$1/logs/compiles.tsv" | LC_ALL=C sort | tr '\n' ' '; }
+[ "$(own c2)" = "m1.o m2.o m3.o " ] || fail "c2 compiled: $(own c2)"
+[ "$(own c3)" = "CMakeFiles/prog.dir/main.c.o m1.o m2.o m3.o " ] || fail "c3 compiled: $(own c3)"
+[ "$(own m2)" = "m1.o m2.o m3.o " ] || fail "m2 compiled: $(own m2)"
+# the inherited lines are c1's own compiles, under the same names
+[ "$(awk -F'\t' '$6 == "inherited" {print $1, $3}' o/variants/c2/logs/compiles.tsv | LC_ALL=C sort)" = \
+  "$(awk -F'\t' '$3 !~ /^m[123]\.o$/ {print $1, $3}' o/variants/c1/logs/compiles.tsv | LC_ALL=C sort)" ] || fail "c2's inherited compiles"
+for l in c1 c2 c3; do expect_exit 0 o/variants/$l/build/prog; cp out run-$l; done
+for l in m1 m2 p1; do expect_exit 0 o/variants/$l/build/bin/prog; cp out run-$l; done
+cat run-c1 run-c2 run-c3 run-m1 run-m2 run-p1 >got
+cat >want <<'EOT'
+one 8 8 8 '' 105
+one 16 16 4 '' 105
+two 8 8 8 'background_thread:true' 105
+one 8 8 8 '' 105
+one 16 16 4 '' 105
+one 16 16 4 '' 106
+EOT
+expect_file got <want
+
+# ---- the records
+[ "$(json o/provenance/provenance.intoto.json "d['predicate']['buildDefinition']['internalParameters']['derivedFrom']")" = \
+  "{'c2': 'c1', 'c3': 'c1', 'm2': 'm1'}" ] || fail "statement's derivedFrom"
+[ "$(json o/provenance/build-commands.json "[(v['label'], v.get('derived_from'), v['steps'][0]['step']) for v in d['variants']]")" = \
+  "[('c1', None, 'source'), ('c2', 'c1', 'derive'), ('c3', 'c1', 'derive'), ('m1', None, 'source'), ('m2', 'm1', 'derive'), ('p1', None, 'source')]" ] ||
+	fail "build-commands.json"
+[ "$(json o/provenance/binary-provenance.json "[(v['label'], v.get('derived_from')) for v in d['variants']]")" = \
+  "[('c1', None), ('c2', 'c1'), ('c3', 'c1'), ('m1', None), ('m2', 'm1'), ('p1', None)]" ] || fail "binary-provenance.json"
+[ "$(json o/variants/m2/state.json "d['derived_from']")" = m1 ] || fail "state.json"
+[ "$(json o/provenance/reproducibility.intoto.json "d['predicate']['how']['derived']")" = \
+  "[{'variant': 'c2', 'from': 'c1', 'checked': True}, {'variant': 'c3', 'from': 'c1', 'checked': True}, {'variant': 'm2', 'from': 'm1', 'checked': True}]" ] ||
+	fail "reproducibility record"
+# the tree record of a derived variant is its lead's: the same tree (state.json's last "source")
+[ "$(json o/variants/m2/state.json "d['source'] == json.load(open('o/variants/m1/state.json'))['source']")" = True ] ||
+	fail "m2's tree record"
+check 'the OUTDIR verifies' "$AB" verify o
+check 'no temporary copy left' not test -e o/variants/c2/.derive
+
+# ---- the same bytes as a build without --derive; up to date either way
+expect_exit 0 "$AB" build -j 2 "${M[@]}" -o plain r.json
+grep '  variants/' plain/SHA256SUMS | grep -v logs/ >a-plain
+grep '  variants/' o/SHA256SUMS | grep -v logs/ >a-derived
+[ "$(wc -l <a-plain)" = 12 ] || fail "artifacts: $(cat a-plain)"
+diff -u a-plain a-derived || fail "derived artifacts differ from clean ones"
+expect_exit 0 "$AB" build -j 2 "${M[@]}" -o o r.json
+expect_grep "[21/21] manifests: up to date" err
+
+# ---- a lead that is up to date is not copied (its tree may hold what later steps wrote): built clean
+sed 's/--with-lg-quantum=4"}}/--with-lg-quantum=5"}}/' r.json >r5.json
+expect_exit 0 "$AB" build --derive -j 2 "${M[@]}" -o o r5.json c1 c2
+expect_grep "c2: built clean: c1 was not built in this run, and only trees built in the run are copied" err
+[ "$(json o/variants/c2/state.json "(d.get('derived_from'), d['steps'][0]['step'])")" = "(None, 'source')" ] || fail "c2 copied"
+expect_exit 0 o/variants/c2/build/prog
+echo "one 32 32 2 '' 105" | expect_file out
