@@ -35,6 +35,7 @@ expect_no_grep "built clean" out
 
 # ---- derived, then checked against clean builds of every variant
 expect_exit 0 "$AB" build --derive --check -j 2 "${M[@]}" -o o r.json
+cp err build.err
 check 'every artifact identical to its clean build' grep -qx '12/12 artifacts identical' out
 grep '^derived ' out >got
 cat >want <<'EOT'
@@ -72,6 +73,29 @@ one 16 16 4 '' 105
 one 16 16 4 '' 106
 EOT
 expect_file got <want
+
+# ---- what differs between variants of one program, object by object, from the compile logs:
+# the allocator's objects, and an object outside it that a setting changed (c3's tag, p1's patch) named
+grep '^allocbuild: objects ' build.err | sort -u >got
+cat >want <<'EOT'
+allocbuild: objects c1 / c2: 5 identical, 3 differ (minialloc-prefix/src/minialloc-build: 3)
+allocbuild: objects c1 / c3: 6 identical, 2 differ (minialloc-prefix/src/minialloc-build: 1, CMakeFiles/prog.dir: 1)
+allocbuild: objects m1 / m2: 5 identical, 3 differ (alloc: 3)
+allocbuild: objects m1 / p1: 4 identical, 4 differ (obj: 1, alloc: 3)
+EOT
+expect_file got <want
+B=o/provenance/build-commands.json
+[ "$(json $B "[(c['a'], c['b'], c['differing']) for c in d['object_comparison'] if c['b'] in ('c3', 'p1') and c['a'] in ('c1', 'm1')]")" = \
+  "[('c1', 'c3', ['minialloc-prefix/src/minialloc-build/m1.o', 'CMakeFiles/prog.dir/main.c.o']), ('m1', 'p1', ['obj/f1.o', 'alloc/m1.o', 'alloc/m2.o', 'alloc/m3.o'])]" ] ||
+	fail "object_comparison: $(json $B "d['object_comparison']")"
+# every pair of one program: c1-c2 c1-c3 c2-c3, m1-m2 m1-p1 m2-p1
+[ "$(json $B "len(d['object_comparison'])")" = 6 ] || fail "pairs"
+# each variant's set: its 8 objects (CMake's compiler test, which it removed, is none) and their digest
+[ "$(json $B "[v['objects']['count'] for v in d['variants']]")" = "[8, 8, 8, 8, 8, 8]" ] || fail "object counts"
+[ "$(json o/variants/c2/state.json "d['objects']['sha256']")" = "$(json $B "d['variants'][1]['objects']['sha256']")" ] || fail "state's objects"
+[ "$(json $B "d['variants'][0]['objects']['sha256']")" = "$(awk -F'\t' '{print $1 "  " $3}' o/variants/c1/logs/compiles.tsv |
+	grep -E '  (m[123]\.o|CMakeFiles/prog\.dir/.*\.o)$' | sed -E 's,  (m[123]\.o)$,  minialloc-prefix/src/minialloc-build/\1,' |
+	LC_ALL=C sort -k2 | sha256sum | cut -d' ' -f1)" ] || fail "the set's digest"
 
 # ---- the records
 [ "$(json o/provenance/provenance.intoto.json "d['predicate']['buildDefinition']['internalParameters']['derivedFrom']")" = \

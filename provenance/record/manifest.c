@@ -279,6 +279,8 @@ commands_doc(const struct ab_run_record *run)
 			cJSON_AddStringToObject(v, "compile_log", st->compile_log);
 		if (st->derived_from)
 			cJSON_AddStringToObject(v, "derived_from", st->derived_from);
+		if (st->objects)
+			cJSON_AddItemToObject(v, "objects", jdup(st->objects));
 		if (st->toolchain.present)
 			cJSON_AddItemToObject(v, "toolchain", ab_toolchain_json(&st->toolchain));
 		cJSON_AddItemToObject(v, "steps", st->steps ? jdup(st->steps) : cJSON_CreateArray());
@@ -288,6 +290,8 @@ commands_doc(const struct ab_run_record *run)
 			cJSON_AddItemToObject(v, "ccache", jdup(st->ccache));
 		cJSON_AddItemToArray(vars, v);
 	}
+	if (run->object_comparison)
+		cJSON_AddItemToObject(doc, "object_comparison", jdup(run->object_comparison));
 	return doc;
 }
 
