@@ -97,6 +97,21 @@ B=o/provenance/build-commands.json
 	grep -E '  (m[123]\.o|CMakeFiles/prog\.dir/.*\.o)$' | sed -E 's,  (m[123]\.o)$,  minialloc-prefix/src/minialloc-build/\1,' |
 	LC_ALL=C sort -k2 | sha256sum | cut -d' ' -f1)" ] || fail "the set's digest"
 
+# a policy can require it: c2 differs from c1 only in the allocator; c3 does not (its main.c), named
+cat >pol.json <<'EOT'
+{"policy": 1, "name": "only", "rules": [
+ {"variants": ["c2"], "only_differs": {"from": "c1", "in": ["minialloc-prefix/**"]}},
+ {"variants": ["c3"], "only_differs": {"from": "c1", "in": ["minialloc-prefix/**"]}}
+]}
+EOT
+expect_exit 1 "$AB" verify --policy pol.json o
+grep -E '^(pass|FAIL): rules' out >got
+cat >want <<'EOT'
+pass: rules[0] only_differs c2: 5 identical, 3 differ, all in minialloc-prefix/** (provenance/build-commands.json: object_comparison[0].differ_by_directory)
+FAIL: rules[1] only_differs c3: expected objects differing from c1's only in minialloc-prefix/**, got objects differing outside it: CMakeFiles/prog.dir (1) (provenance/build-commands.json: object_comparison[1].differ_by_directory)
+EOT
+expect_file got <want
+
 # ---- the records
 [ "$(json o/provenance/provenance.intoto.json "d['predicate']['buildDefinition']['internalParameters']['derivedFrom']")" = \
   "{'c2': 'c1', 'c3': 'c1', 'm2': 'm1'}" ] || fail "statement's derivedFrom"
