@@ -112,6 +112,15 @@ FAIL: rules[1] only_differs c3: expected objects differing from c1's only in min
 EOT
 expect_file got <want
 
+# pr.md's "What differs between variants" shows it beside the settings
+expect_exit 0 "$AB" pr -o pr o
+grep -E '^- `c[23]` against `c1`:' pr/pr.md >got
+cat >want <<'EOT'
+- `c2` against `c1`: objects: 5 identical, 3 differ (`minialloc-prefix/src/minialloc-build`: 3)
+- `c3` against `c1`: objects: 6 identical, 2 differ (`minialloc-prefix/src/minialloc-build`: 1, `CMakeFiles/prog.dir`: 1)
+EOT
+expect_file got <want
+
 # ---- the records
 [ "$(json o/provenance/provenance.intoto.json "d['predicate']['buildDefinition']['internalParameters']['derivedFrom']")" = \
   "{'c2': 'c1', 'c3': 'c1', 'm2': 'm1'}" ] || fail "statement's derivedFrom"
