@@ -1076,6 +1076,12 @@ step_json(const struct ab_plan *p, size_t i)
 		cJSON_AddItemToArray(env, cJSON_CreateString(s->env.v[k]));
 	cJSON_AddItemToObject(o, "unset", ab_json_strv(s->unset.v, s->unset.n));
 	cJSON_AddBoolToObject(o, "sandboxed", pv && pv->sandboxed);
+	/* --derive: which variant's trees a source step copies instead, or why it makes a fresh one */
+	if (p->derive && s->kind == AB_STEP_SOURCE) {
+		ab_json_add_str_or_null(o, "derive_from",
+		    pv->derive_from != AB_PLAN_NONE ? p->vars[pv->derive_from].v->label : NULL);
+		ab_json_add_str_or_null(o, "built_clean", pv->derive_why);
+	}
 	return o;
 }
 

@@ -29,6 +29,10 @@ p1: fresh tree of prog-patched
       built clean: its patches differ from c1's
 EOT
 expect_file got <want
+expect_exit 0 "$AB" plan --derive --json -j 2 -o o r.json
+[ "$(json out "[(s['label'], s['derive_from'], s['built_clean']) for s in d['steps'] if s['kind'] == 'source']")" = \
+  "[('c1', None, None), ('c2', 'c1', None), ('c3', 'c1', None), ('m1', None, \"its build system differs from c1's\"), ('m2', 'm1', None), ('p1', None, \"its patches differ from c1's\")]" ] ||
+	fail "plan --json: $(cat out)"
 expect_exit 0 "$AB" plan -j 2 -o o r.json
 expect_no_grep "derive from" out
 expect_no_grep "built clean" out
