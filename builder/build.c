@@ -249,8 +249,9 @@ clean_stale_temporaries(const struct ab_plan *p)
 
 		ab_atomic_clean_stale(pv->dir);
 		ab_atomic_clean_stale(pv->logs);
-		/* a copy of another variant's trees that a killed build left half made (builder/derive.h) */
-		ab_derive_clean(pv);
+		/* a copy of another variant's trees that a killed build left half made (builder/derive.h);
+		   anything else of that name is named when the variant is built */
+		ab_derive_clean(pv, 0);
 		if (pv->v->kind == AB_VARIANT_RELINK) {
 			const struct ab_plan_var *from = &p->vars[pv->from_vi];
 			char *out = ab_path_join(from->build, pv->v->relink.output), *dir = ab_path_dirname(out);

@@ -579,7 +579,7 @@ build_variant(struct ctx *c, size_t vi)
 	if (lead == AB_PLAN_NONE)
 		set_copied(c, vi);
 	if (ab_rm_rf(pv->src) < 0 || ab_rm_rf(pv->build) < 0 || ab_rm_rf(pv->logs) < 0 ||
-	    ab_rm_rf(pv->probe) < 0 || ab_derive_clean(pv) < 0 || ab_mkdir_p(pv->logs, 0755) < 0 ||
+	    ab_rm_rf(pv->probe) < 0 || ab_derive_clean(pv, 1) < 0 || ab_mkdir_p(pv->logs, 0755) < 0 ||
 	    ab_isolation_log_files(pv->logs, (const char *const *)pv->log_files.v) < 0)
 		return AB_EFAIL;
 	for (size_t i = pv->first_step; i < pv->first_step + pv->nsteps; i++) {

@@ -12,6 +12,7 @@
 #include "../lib/atomic.h"
 #include "../lib/copytree.h"
 #include "../lib/proc.h"
+#include "../lib/stale.h"
 #include "../lib/strmap.h"
 #include "../lib/util.h"
 #include "recipe.h"
@@ -334,11 +335,24 @@ copy_pause(void)
 }
 
 int
-ab_derive_clean(const struct ab_plan_var *pv)
+ab_derive_clean(const struct ab_plan_var *pv, int report)
 {
-	char *tmp = ab_path_join(pv->dir, AB_DERIVE_TMP);
-	int e = ab_rm_rf(tmp);
+	char *tmp = ab_path_join(pv->dir, AB_DERIVE_TMP), why[200];
+	struct stat st;
+	int e = 0;
 
+	/* acted on only when it is what a copy makes: this user's private directory, not a link (lib/stale.h) */
+	if (lstat(tmp, &st) == 0) {
+		if (ab_stale_own(tmp, AB_STALE_DIR, 1, why, sizeof(why)) == 0) {
+			e = ab_rm_rf(tmp);
+		} else if (report) {
+			ab_error("%s: '%s' is not a copy of another variant's trees that allocbuild made (%s): left alone; "
+			    "remove it", pv->v->label, tmp, why);
+			e = AB_EFAIL;
+		} else {
+			e = AB_EFAIL;
+		}
+	}
 	free(tmp);
 	return e;
 }
@@ -351,7 +365,7 @@ ab_derive_copy(size_t *cloned, const struct ab_plan_var *lead, const struct ab_p
 	int e = AB_EFAIL;
 
 	*cloned = 0;
-	if (ab_rm_rf(tmp) < 0 || ab_mkdir_p(pv->dir, 0755) < 0)
+	if (ab_derive_clean(pv, 1) < 0 || ab_mkdir_p(pv->dir, 0755) < 0)
 		goto done;
 	if (mkdir(tmp, 0700) < 0) {
 		ab_error_errno("%s: cannot create '%s'", pv->v->label, tmp);

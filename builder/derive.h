@@ -48,8 +48,12 @@ void ab_derive_plan(struct ab_plan *p);
  */
 int ab_derive_copy(size_t *cloned, const struct ab_plan_var *lead, const struct ab_plan_var *pv);
 
-/* remove what a copy cut short left in pv's directory; 0 or AB_EFAIL (reported) */
-int ab_derive_clean(const struct ab_plan_var *pv);
+/*
+ * remove what a copy cut short left in pv's directory, when it is this
+ * user's private directory and no link (lib/stale.h); anything else there
+ * is left alone, and named when report is set: AB_EFAIL. 0 or AB_EFAIL
+ */
+int ab_derive_clean(const struct ab_plan_var *pv, int report);
 
 /*
  * pv's compile log (builder/ccwrap.h) rewritten as if its tree had been

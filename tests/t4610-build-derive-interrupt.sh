@@ -45,7 +45,15 @@ grep '  variants/m2/build/' o/SHA256SUMS | expect_file want
 check 'the OUTDIR verifies' "$AB" verify o
 
 # a half copy left in a variant that is not built again is removed too (under the lock)
-mkdir -p o/variants/m2/.derive/src
+mkdir -m 700 o/variants/m2/.derive
+mkdir o/variants/m2/.derive/src
 expect_exit 0 "$AB" build --derive -j 2 "${M[@]}" -o o r.json m1 m2
 expect_grep "[8/8] manifests: up to date" err
 check 'the stale copy removed' not test -e o/variants/m2/.derive
+
+# what is there under that name but is no copy of ours (a link, here into m1's trees) is named and left alone
+ln -s ../m1 o/variants/m2/.derive
+expect_exit 1 "$AB" build --derive --force -j 2 "${M[@]}" -o o r.json m1 m2
+expect_grep "m2: '$PWD/o/variants/m2/.derive' is not a copy of another variant's trees that allocbuild made" err
+check 'the link left alone' test -L o/variants/m2/.derive
+check "m1's trees untouched" test -x o/variants/m1/build/bin/prog
