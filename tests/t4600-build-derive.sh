@@ -83,14 +83,14 @@ expect_file got <want
 grep '^allocbuild: objects ' build.err | sort -u >got
 cat >want <<'EOT'
 allocbuild: objects c1 / c2: 5 identical, 3 differ (minialloc-prefix/src/minialloc-build: 3)
-allocbuild: objects c1 / c3: 6 identical, 2 differ (minialloc-prefix/src/minialloc-build: 1, CMakeFiles/prog.dir: 1)
+allocbuild: objects c1 / c3: 6 identical, 2 differ (CMakeFiles/prog.dir: 1, minialloc-prefix/src/minialloc-build: 1)
 allocbuild: objects m1 / m2: 5 identical, 3 differ (alloc: 3)
-allocbuild: objects m1 / p1: 4 identical, 4 differ (obj: 1, alloc: 3)
+allocbuild: objects m1 / p1: 4 identical, 4 differ (alloc: 3, obj: 1)
 EOT
 expect_file got <want
 B=o/provenance/build-commands.json
 [ "$(json $B "[(c['a'], c['b'], c['differing']) for c in d['object_comparison'] if c['b'] in ('c3', 'p1') and c['a'] in ('c1', 'm1')]")" = \
-  "[('c1', 'c3', ['minialloc-prefix/src/minialloc-build/m1.o', 'CMakeFiles/prog.dir/main.c.o']), ('m1', 'p1', ['obj/f1.o', 'alloc/m1.o', 'alloc/m2.o', 'alloc/m3.o'])]" ] ||
+  "[('c1', 'c3', ['CMakeFiles/prog.dir/main.c.o', 'minialloc-prefix/src/minialloc-build/m1.o']), ('m1', 'p1', ['alloc/m1.o', 'alloc/m2.o', 'alloc/m3.o', 'obj/f1.o'])]" ] ||
 	fail "object_comparison: $(json $B "d['object_comparison']")"
 # every pair of one program: c1-c2 c1-c3 c2-c3, m1-m2 m1-p1 m2-p1
 [ "$(json $B "len(d['object_comparison'])")" = 6 ] || fail "pairs"
@@ -121,7 +121,7 @@ expect_exit 0 "$AB" pr -o pr o
 grep -E '^- `c[23]` against `c1`:' pr/pr.md >got
 cat >want <<'EOT'
 - `c2` against `c1`: objects: 5 identical, 3 differ (`minialloc-prefix/src/minialloc-build`: 3)
-- `c3` against `c1`: objects: 6 identical, 2 differ (`minialloc-prefix/src/minialloc-build`: 1, `CMakeFiles/prog.dir`: 1)
+- `c3` against `c1`: objects: 6 identical, 2 differ (`CMakeFiles/prog.dir`: 1, `minialloc-prefix/src/minialloc-build`: 1)
 EOT
 expect_file got <want
 

@@ -121,44 +121,76 @@ ab_objset_digest(char hex[AB_HEX_LEN + 1], const struct ab_objset *s)
 	free(order);
 }
 
+/* a directory and how many of its objects differ */
+struct dircount {
+	char *dir;
+	int n;
+};
+
+/* the most differing objects first, then by name: the same order on every run */
+static int
+by_count(const void *a, const void *b)
+{
+	const struct dircount *x = a, *y = b;
+
+	return x->n != y->n ? (y->n > x->n) - (y->n < x->n) : strcmp(x->dir, y->dir);
+}
+
+static int
+by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 cJSON *
 ab_objset_compare(const struct ab_objset *a, const char *la, const struct ab_objset *b, const char *lb)
 {
 	cJSON *r = cJSON_CreateObject(), *dirs, *named;
-	int same = 0, differ = 0, only_a = 0, only_b = 0;
-	size_t k;
+	struct dircount *dc = NULL;
+	struct ab_strmap dmap = {0};
+	struct ab_strv differing = {0}, dnames = {0};
+	int same = 0, only_a = 0, only_b = 0;
+	size_t k, ndc = 0;
 
-	cJSON_AddStringToObject(r, "a", la);
-	cJSON_AddStringToObject(r, "b", lb);
-	dirs = cJSON_CreateObject();
-	named = cJSON_CreateArray();
 	for (size_t i = 0; i < a->paths.n; i++) {
 		if (!ab_strmap_get(&b->map, a->paths.v[i], &k)) {
 			only_a++;
 		} else if (!strcmp(a->sha.v[i], b->sha.v[k])) {
 			same++;
 		} else {
-			char *dir = ab_path_dirname(a->paths.v[i]);
-			cJSON *n = cJSON_GetObjectItemCaseSensitive(dirs, dir);
-
-			if (n)
-				cJSON_SetNumberValue(n, n->valuedouble + 1);
-			else
-				cJSON_AddNumberToObject(dirs, dir, 1);
-			if (differ < AB_OBJSET_NAMED)
-				cJSON_AddItemToArray(named, cJSON_CreateString(a->paths.v[i]));
-			differ++;
-			free(dir);
+			ab_strv_push(&differing, a->paths.v[i]);
+			ab_strv_push_owned(&dnames, ab_path_dirname(a->paths.v[i]));
+			if (ab_strmap_get(&dmap, dnames.v[dnames.n - 1], &k)) {
+				dc[k].n++;
+			} else {
+				dc = ab_realloc(dc, (ndc + 1) * sizeof(*dc));
+				dc[ndc] = (struct dircount){dnames.v[dnames.n - 1], 1};
+				ab_strmap_put(&dmap, dnames.v[dnames.n - 1], ndc++);
+			}
 		}
 	}
 	for (size_t i = 0; i < b->paths.n; i++)
 		only_b += !ab_strmap_get(&a->map, b->paths.v[i], NULL);
+	if (ndc)
+		qsort(dc, ndc, sizeof(*dc), by_count);
+	if (differing.n)
+		qsort(differing.v, differing.n, sizeof(*differing.v), by_string);
+	cJSON_AddStringToObject(r, "a", la);
+	cJSON_AddStringToObject(r, "b", lb);
 	cJSON_AddNumberToObject(r, "identical", same);
-	cJSON_AddNumberToObject(r, "differ", differ);
+	cJSON_AddNumberToObject(r, "differ", (double)differing.n);
 	cJSON_AddNumberToObject(r, "only_a", only_a);
 	cJSON_AddNumberToObject(r, "only_b", only_b);
-	cJSON_AddItemToObject(r, "differ_by_directory", dirs);
-	cJSON_AddItemToObject(r, "differing", named);
+	dirs = cJSON_AddObjectToObject(r, "differ_by_directory");
+	for (size_t i = 0; i < ndc; i++)
+		cJSON_AddNumberToObject(dirs, dc[i].dir, dc[i].n);
+	named = cJSON_AddArrayToObject(r, "differing");
+	for (size_t i = 0; i < differing.n && i < AB_OBJSET_NAMED; i++)
+		cJSON_AddItemToArray(named, cJSON_CreateString(differing.v[i]));
+	ab_strmap_free(&dmap);
+	free(dc);
+	ab_strv_free(&differing);
+	ab_strv_free(&dnames);
 	return r;
 }
 

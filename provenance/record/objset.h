@@ -42,8 +42,9 @@ void ab_objset_parse(struct ab_objset *s, const char *text, const char *build,
 void ab_objset_digest(char hex[AB_HEX_LEN + 1], const struct ab_objset *s);
 /*
  * a against b: {a, b, identical, differ, only_a, only_b, differ_by_directory
- * {DIR: n}, differing [PATH...] (at most AB_OBJSET_NAMED, in a's order)};
- * caller frees
+ * {DIR: n} (the most first, then by name), differing [PATH...] (sorted, at
+ * most AB_OBJSET_NAMED)}; the same on every run whatever the order of the
+ * compiles; caller frees
  */
 #define AB_OBJSET_NAMED 100
 cJSON *ab_objset_compare(const struct ab_objset *a, const char *la, const struct ab_objset *b, const char *lb);
