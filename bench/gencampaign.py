@@ -9,7 +9,9 @@ at -O2 -g each); five allocators, alloc/a1 .. alloc/a5, of 10 files each,
 built into lib/liballoc.a; main.c and shim.c, the two files that include
 config.h, where configure writes the variant's one define. An
 autotools-shaped configure (--alloc=aN --tag=T) writes the Makefile and
-config.h. The same bytes on every run.
+config.h. The same bytes on every run. Each allocator's objects are
+named after it (obj/alloc/aN/), so that a tree built with one allocator
+and configured again with another (build --derive) rebuilds them.
 """
 import os
 import sys
@@ -80,7 +82,7 @@ for a in "$@"; do
 	esac
 done
 printf '#define CAMPAIGN_TAG "%s"\\n' "$tag" >config.h
-aobjs=$(cd "$srcdir/alloc/$alloc" && ls *.c | sed 's|^\\(.*\\)\\.c$|obj/alloc/\\1.o|' | tr '\\n' ' ')
+aobjs=$(cd "$srcdir/alloc/$alloc" && ls *.c | sed "s|^\\(.*\\)\\.c$|obj/alloc/$alloc/\\1.o|" | tr '\\n' ' ')
 sed -e "s|@srcdir@|$srcdir|g" -e "s|@alloc@|$alloc|g" -e "s|@objs@|$(cat "$srcdir/objs")|" -e "s|@aobjs@|$aobjs|" \\
 	"$srcdir/Makefile.in" >Makefile
 echo "configured in $(pwd) with $alloc, tag $tag"
@@ -93,8 +95,8 @@ all: bin/prog
 obj/%.o: @srcdir@/lib/%.c @srcdir@/lib/common.h
 	@mkdir -p obj
 	$(CC) $(CFLAGS) -I@srcdir@/lib -c $< -o $@
-obj/alloc/%.o: @srcdir@/alloc/@alloc@/%.c
-	@mkdir -p obj/alloc
+obj/alloc/@alloc@/%.o: @srcdir@/alloc/@alloc@/%.c
+	@mkdir -p obj/alloc/@alloc@
 	$(CC) $(CFLAGS) -c $< -o $@
 obj/main.o: @srcdir@/main.c config.h
 	@mkdir -p obj
@@ -104,6 +106,7 @@ obj/shim.o: @srcdir@/shim.c config.h
 	$(CC) $(CFLAGS) -I. -c @srcdir@/shim.c -o obj/shim.o
 lib/liballoc.a: $(AOBJS)
 	@mkdir -p lib
+	rm -f lib/liballoc.a
 	$(AR) rcs lib/liballoc.a $(AOBJS)
 bin/prog: $(OBJS) obj/main.o obj/shim.o lib/liballoc.a
 	@mkdir -p bin

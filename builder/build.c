@@ -15,14 +15,18 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../lib/atomic.h"
+#include "../lib/jsonio.h"
 #include "../lib/jobserver.h"
 #include "../lib/progress.h"
 #include "../provenance/record/ccstats.h"
 #include "../provenance/record/manifest.h"
+#include "../provenance/record/objset.h"
 #include "ccwrap.h"
+#include "derive.h"
 
 /* was p->vars[vi] compiled in this run (not up to date, not failed)? */
 static int
@@ -73,6 +77,33 @@ ab_build_lock(int *fd, const char *outdir)
 }
 /* ---- scheduling ---- */
 
+/*
+ * With --derive: a variant that starts from its lead's trees starts when the
+ * lead has ended, never while it writes them; and a relink, which writes
+ * into its from variant's build tree, waits until every variant deriving
+ * from that tree has copied it (derive.c refuses a variant whose copy would
+ * wait for such a relink)
+ */
+static int
+derive_ready(const struct ctx *c, size_t vi)
+{
+	const struct ab_plan *p = c->p;
+	const struct ab_plan_var *pv = &p->vars[vi];
+
+	if (pv->derive_from != AB_PLAN_NONE) {
+		enum var_status st = c->vs[pv->derive_from].status;
+
+		return st != V_PENDING && st != V_RUNNING;
+	}
+	if (pv->v->kind != AB_VARIANT_RELINK || pv->from_vi == AB_PLAN_NONE)
+		return 1;
+	for (size_t k = 0; k < p->nvars; k++)
+		if (p->vars[k].derive_from == pv->from_vi &&
+		    (c->vs[k].status == V_PENDING || (c->vs[k].status == V_RUNNING && !c->vs[k].copied)))
+			return 0;
+	return 1;
+}
+
 static void
 schedule(struct ctx *c)
 {
@@ -106,6 +137,8 @@ schedule(struct ctx *c)
 			}
 			/* its lead first: a variant waiting for it must not hold the only slot */
 			if (pv->lead != AB_PLAN_NONE && c->vs[pv->lead].status == V_PENDING)
+				ready = 0;
+			if (!derive_ready(c, vi))
 				ready = 0;
 			if (!ready || (c->failed && !c->o->keep_going))
 				continue;
@@ -216,6 +249,9 @@ clean_stale_temporaries(const struct ab_plan *p)
 
 		ab_atomic_clean_stale(pv->dir);
 		ab_atomic_clean_stale(pv->logs);
+		/* a copy of another variant's trees that a killed build left half made (builder/derive.h);
+		   anything else of that name is named when the variant is built */
+		ab_derive_clean(pv, 0);
 		if (pv->v->kind == AB_VARIANT_RELINK) {
 			const struct ab_plan_var *from = &p->vars[pv->from_vi];
 			char *out = ab_path_join(from->build, pv->v->relink.output), *dir = ab_path_dirname(out);
@@ -280,6 +316,122 @@ warn_ccache(struct ctx *c)
 	}
 }
 
+/* ---- the objects of each variant, and variants of one source compared ---- */
+
+/* is rel a regular file below the build tree ctx (never through a link)? */
+static int
+object_exists(void *ctx, const char *rel)
+{
+	char *path = ab_path_join(ctx, rel);
+	struct stat st;
+	int ok = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+
+	free(path);
+	return ok;
+}
+
+/* do two build variants build the same source bytes with the same build system? */
+static int
+same_program(const struct ab_plan *p, const struct ab_plan_var *a, const struct ab_plan_var *b)
+{
+	const struct ab_source *sa = ab_recipe_source(p->r, a->v->source), *sb = ab_recipe_source(p->r, b->v->source);
+
+	if (a->v->build.system != b->v->build.system || sa->kind != sb->kind)
+		return 0;
+	if (sa == sb)
+		return 1;
+	if (sa->kind == AB_SOURCE_GIT)
+		return !strcmp(sa->url, sb->url) && !strcmp(sa->commit, sb->commit);
+	if (sa->kind == AB_SOURCE_DIR)
+		return !strcmp(sa->dirhash, sb->dirhash);
+	return !strcmp(sa->sha256, sb->sha256) && sa->strip == sb->strip;
+}
+
+/* "6 identical, 3 differ (dir: 3, ...)" */
+static void
+note_comparison(const cJSON *cmp)
+{
+	struct ab_buf b = {0};
+	const cJSON *d;
+	int shown = 0, n = 0;
+
+	cJSON_ArrayForEach(d, ab_json_get(cmp, "differ_by_directory"))
+		n++;
+	ab_buf_printf(&b, "objects %s / %s: %d identical, %d differ", ab_json_str(cmp, "a"), ab_json_str(cmp, "b"),
+	    ab_json_get(cmp, "identical")->valueint, ab_json_get(cmp, "differ")->valueint);
+	cJSON_ArrayForEach(d, ab_json_get(cmp, "differ_by_directory")) {
+		if (shown == 4) {
+			ab_buf_printf(&b, ", and %d more director%s", n - shown, n - shown == 1 ? "y" : "ies");
+			break;
+		}
+		ab_buf_printf(&b, "%s%s: %d", shown ? ", " : " (", d->string, d->valueint);
+		shown++;
+	}
+	ab_note("%s%s", b.s, shown ? ")" : "");
+	ab_buf_free(&b);
+}
+
+/*
+ * Each build variant's objects (the objects of its tree, from its compile
+ * log: provenance/record/objset.h) into its record, and every pair of
+ * variants of one program compared into the run record; the first of each
+ * program against each other one said
+ */
+static void
+compare_objects(struct ctx *c)
+{
+	const struct ab_plan *p = c->p;
+	struct ab_objset *sets = ab_calloc(p->nvars + 1, sizeof(*sets));
+	int *have = ab_calloc(p->nvars + 1, sizeof(*have));
+	cJSON *all = NULL;
+
+	for (size_t vi = 0; vi < p->nvars; vi++) {
+		const struct ab_plan_var *pv = &p->vars[vi];
+		struct ab_variant_record *vr = ab_build_record_of(c, vi);
+		char *log = ab_path_join(pv->logs, AB_CCWRAP_LOG), hex[AB_HEX_LEN + 1];
+		struct ab_buf text = {0};
+
+		if (pv->v->kind == AB_VARIANT_BUILD && (c->vs[vi].status == V_BUILT || c->vs[vi].status == V_UPTODATE) &&
+		    vr->compile_log && ab_path_exists(log) && ab_read_file(&text, log) == 0) {
+			ab_objset_parse(&sets[vi], text.s, pv->in_build, object_exists, pv->build);
+			have[vi] = 1;
+			ab_objset_digest(hex, &sets[vi]);
+			cJSON_Delete(vr->objects);
+			vr->objects = cJSON_CreateObject();
+			cJSON_AddNumberToObject(vr->objects, "count", (double)sets[vi].paths.n);
+			cJSON_AddStringToObject(vr->objects, "sha256", hex);
+		}
+		ab_buf_free(&text);
+		free(log);
+	}
+	for (size_t i = 0; i < p->nvars; i++) {
+		int first = 1;
+
+		if (!have[i])
+			continue;
+		for (size_t k = 0; k < i && first; k++)
+			first = !(have[k] && same_program(p, &p->vars[k], &p->vars[i]));
+		for (size_t j = i + 1; j < p->nvars; j++) {
+			cJSON *cmp;
+
+			if (!have[j] || !same_program(p, &p->vars[i], &p->vars[j]))
+				continue;
+			cmp = ab_objset_compare(&sets[i], p->vars[i].v->label, &sets[j], p->vars[j].v->label);
+			if (first)
+				note_comparison(cmp);
+			if (!all)
+				all = cJSON_CreateArray();
+			cJSON_AddItemToArray(all, cmp);
+		}
+	}
+	cJSON_Delete(c->run.object_comparison);
+	c->run.object_comparison = all;
+	for (size_t vi = 0; vi < p->nvars; vi++)
+		ab_objset_release(&sets[vi]);
+	free(sets);
+	free(have);
+}
+
 /* what the command shows of a build that ran to its end (cli/buildtable.c) */
 static void
 finish(struct ctx *c, const struct ab_build_opts *o)
@@ -322,6 +474,7 @@ run_phases(struct ctx *c, int *probe_bad)
 	attribute_ccache(c);
 	warn_ccache(c);
 	ab_build_check_variants(c, probe_bad);
+	compare_objects(c);
 	ab_netfwd_stop(c->net);
 	c->net = NULL;
 	ab_build_link_records(c);

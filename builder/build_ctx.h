@@ -37,6 +37,8 @@ struct var_state {
 	int need_build, need_probe;
 	int updiffed;                   /* its upstream diff was made again in this run */
 	int rebuilt;                    /* its binary is built again in this run (runtime_of: its base's) */
+	int copied;                     /* --derive: done with its lead's trees (copied, or built clean): a relink
+	                                   may write into the lead's build tree */
 	pthread_t thread;
 	int joined;
 };

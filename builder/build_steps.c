@@ -31,6 +31,7 @@
 #include "../provenance/alloc/hostprobe.h"
 #include "cargo.h"
 #include "ccwrap.h"
+#include "derive.h"
 #include "isolation.h"
 #include "relink.h"
 
@@ -331,6 +332,75 @@ source_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	return e < 0 ? AB_ECHECK : 0;
 }
 
+/* --derive: done with the lead's trees; a relink of the lead may write into them now */
+static void
+set_copied(struct ctx *c, size_t vi)
+{
+	pthread_mutex_lock(&c->lock);
+	c->vs[vi].copied = 1;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/*
+ * The lead whose trees variant vi starts from: its derive_from when that
+ * one was built in this run (the scheduler started vi after it ended),
+ * else AB_PLAN_NONE, and vi is built clean, saying why
+ */
+static size_t
+derive_lead(struct ctx *c, size_t vi)
+{
+	const struct ab_plan_var *pv = &c->p->vars[vi];
+	size_t lead = pv->derive_from;
+	int built;
+
+	if (pv->derive_why)
+		ab_note("%s: built clean: %s", pv->v->label, pv->derive_why);
+	if (lead == AB_PLAN_NONE)
+		return lead;
+	pthread_mutex_lock(&c->lock);
+	built = c->vs[lead].status == V_BUILT && c->vs[lead].need_build;
+	pthread_mutex_unlock(&c->lock);
+	if (built)
+		return lead;
+	/* an up-to-date tree may hold what later steps wrote there (a relink's output): only a fresh one is copied */
+	ab_note("%s: built clean: %s was not built in this run, and only trees built in the run are copied",
+	    pv->v->label, c->p->vars[lead].v->label);
+	return AB_PLAN_NONE;
+}
+
+/* the source step of a derived variant: its lead's finished trees copied into its place */
+static int
+derive_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s, struct ab_variant_record *vr,
+    size_t lead)
+{
+	const struct ab_plan_var *lv = &c->p->vars[lead];
+	const struct ab_variant_record *lr = ab_build_record_of(c, lead);
+	cJSON *srec = step_record(c->p, s, "derive");
+	size_t n = (size_t)(s - c->p->steps) + 1, cloned = 0;
+	char *name = ab_sprintf("derive from %s", lv->v->label);
+	double t0 = ab_now();
+	int e;
+
+	ab_progress_start(n, pv->v->label, name);
+	e = ab_derive_copy(&cloned, lv, pv);
+	ab_progress_end(n, e == 0);
+	cJSON_ReplaceItemInObject(srec, "name", cJSON_CreateString(name));
+	cJSON_AddStringToObject(srec, "from", lv->v->label);
+	cJSON_AddStringToObject(srec, "from_key", c->vs[lead].key);
+	cJSON_AddStringToObject(srec, "copy", cloned ? "reflink" : "copy");
+	cJSON_AddNumberToObject(srec, "duration_s", (double)(long)((ab_now() - t0) * 1000) / 1000.0);
+	cJSON_AddBoolToObject(srec, "ok", e == 0);
+	cJSON_AddItemToArray(vr->steps, srec);
+	/* the same source, patches, overlays and prepare commands: the lead's tree record is this tree's */
+	cJSON_Delete(vr->tree);
+	vr->tree = lr->tree ? cJSON_Duplicate(lr->tree, 1) : NULL;
+	free(vr->derived_from);
+	vr->derived_from = e == 0 ? ab_strdup(lv->v->label) : NULL;
+	free(name);
+	return e;
+}
+
 static cJSON *
 cmake_record(const struct ab_plan *p, const struct ab_plan_var *pv)
 {
@@ -498,13 +568,18 @@ build_variant(struct ctx *c, size_t vi)
 	const struct ab_plan *p = c->p;
 	const struct ab_plan_var *pv = &p->vars[vi];
 	struct ab_variant_record *vr = ab_build_record_of(c, vi);
+	size_t lead = derive_lead(c, vi);
 
 	cJSON_Delete(vr->steps);
 	vr->steps = cJSON_CreateArray();
 	cJSON_Delete(vr->ccache);
 	vr->ccache = NULL;
+	free(vr->derived_from);
+	vr->derived_from = NULL;
+	if (lead == AB_PLAN_NONE)
+		set_copied(c, vi);
 	if (ab_rm_rf(pv->src) < 0 || ab_rm_rf(pv->build) < 0 || ab_rm_rf(pv->logs) < 0 ||
-	    ab_rm_rf(pv->probe) < 0 || ab_mkdir_p(pv->logs, 0755) < 0 ||
+	    ab_rm_rf(pv->probe) < 0 || ab_derive_clean(pv, 1) < 0 || ab_mkdir_p(pv->logs, 0755) < 0 ||
 	    ab_isolation_log_files(pv->logs, (const char *const *)pv->log_files.v) < 0)
 		return AB_EFAIL;
 	for (size_t i = pv->first_step; i < pv->first_step + pv->nsteps; i++) {
@@ -513,7 +588,12 @@ build_variant(struct ctx *c, size_t vi)
 
 		switch (s->kind) {
 		case AB_STEP_SOURCE:
-			e = source_step(c, pv, s, vr);
+			if (lead != AB_PLAN_NONE) {
+				e = derive_step(c, pv, s, vr, lead);
+				set_copied(c, vi);
+			} else {
+				e = source_step(c, pv, s, vr);
+			}
 			break;
 		case AB_STEP_CONFIGURE:
 		case AB_STEP_BUILD:
@@ -535,6 +615,8 @@ build_variant(struct ctx *c, size_t vi)
 	}
 	if (p->ccache && pv->v->kind == AB_VARIANT_BUILD && ccache_stats(vr, p, pv) < 0)
 		return AB_ECHECK;
+	if (lead != AB_PLAN_NONE && ab_derive_compile_log(&p->vars[lead], pv) < 0)
+		return AB_EFAIL;
 	compile_log(vr, p, pv);
 	if (hash_artifacts(vr, c, pv) < 0)
 		return AB_ECHECK;
@@ -574,6 +656,7 @@ ab_build_worker(void *arg)
 	free(arg);
 	e = build_variant(c, vi);
 	pthread_mutex_lock(&c->lock);
+	c->vs[vi].copied = 1;
 	c->vs[vi].status = e == 0 ? V_BUILT : V_FAILED;
 	if (e < 0)
 		c->failed = 1;

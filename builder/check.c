@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../lib/jsonio.h"
@@ -31,8 +32,9 @@ second_build(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 	if (e == 0)
 		e = ab_plan_make(out, r, &po, labels, nlabels);
 	if (e == 0) {
-		ab_note("check: building again in '%s' with -j %d%s", dir, (*out)->jobs,
-		    cache ? ", through ccache with an empty cache of its own" : "");
+		ab_note("check: building again in '%s' with -j %d%s%s", dir, (*out)->jobs,
+		    cache ? ", through ccache with an empty cache of its own" : "",
+		    first->derive ? ", every variant from a fresh tree (never derived)" : "");
 		e = ab_build_run(*out, &bo);
 	}
 	if (cache && ab_rm_rf(cache) < 0 && e == 0)
@@ -40,6 +42,44 @@ second_build(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 	free(cache);
 	free(dir);
 	return e;
+}
+
+/*
+ * The variants the first build derived from another's trees (build
+ * --derive), each checked here against its clean build: said, and in the
+ * record's how.derived [{variant, from, checked}]
+ */
+static void
+derived_checked(cJSON *how, const struct ab_repro_side *a, const cJSON *cmp)
+{
+	const cJSON *v, *art;
+	cJSON *list = NULL;
+
+	cJSON_ArrayForEach(v, ab_json_get(a->binaries, "variants")) {
+		const char *label = ab_json_str(v, "label"), *from = ab_json_str(v, "derived_from");
+		int n = 0, same = 0;
+		cJSON *d;
+
+		if (!label || !from)
+			continue;
+		cJSON_ArrayForEach(art, ab_json_get(cmp, "artifacts")) {
+			const char *l = ab_json_str(art, "label");
+
+			if (l && !strcmp(l, label)) {
+				n++;
+				same += cJSON_IsTrue(ab_json_get(art, "identical"));
+			}
+		}
+		printf("derived    %s from %s's trees: built clean here, %d/%d artifact%s identical\n", label, from, same, n,
+		    n == 1 ? "" : "s");
+		if (!list)
+			list = cJSON_AddArrayToObject(how, "derived");
+		d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "variant", label);
+		cJSON_AddStringToObject(d, "from", from);
+		cJSON_AddBoolToObject(d, "checked", n > 0 && same == n);
+		cJSON_AddItemToArray(list, d);
+	}
 }
 
 int
@@ -99,6 +139,7 @@ ab_check_run(const struct ab_recipe *r, const struct ab_plan_opts *po, char *con
 		    "in the sandbox it changes no byte), every variant built from nothing" :
 		    "another OUTDIR (a longer path), another -j, no cached object (ccache, if used, with an empty "
 		    "cache of its own), every variant built from nothing");
+		derived_checked(how, &a, cmp);
 	}
 	rc = ab_manifest_add_record(p->outdir, "provenance/reproducibility.intoto.json", st);
 	cJSON_Delete(st);

@@ -6,6 +6,7 @@
 
 #include "cargo.h"
 #include "ccwrap.h"
+#include "derive.h"
 #include "isolation.h"
 #include "../lib/redact.h"
 #include "../lib/pool.h"
@@ -865,6 +866,7 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 	p->ccache_remote = ab_strdup_or_null(o->ccache_remote);
 	p->ccache_dir = o->ccache_dir ? ab_path_absolute(o->ccache_dir) : NULL;
 	p->no_sandbox = o->no_sandbox;
+	p->derive = o->derive;
 	p->sandbox = !o->no_sandbox;
 	{
 		char self[4096];
@@ -890,6 +892,10 @@ ab_plan_make(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
 		plan_env(p, &p->vars[i]);
 		plan_sandbox(p, &p->vars[i]);
 	}
+	for (size_t i = 0; i < p->nvars; i++)
+		p->vars[i].derive_from = AB_PLAN_NONE;
+	if (p->derive)
+		ab_derive_plan(p);
 	plan_sources(&fetch, &upstream, p);
 	plan_source_steps(p, &fetch, &upstream);
 	for (size_t i = 0; i < p->nvars; i++) {
@@ -1070,6 +1076,12 @@ step_json(const struct ab_plan *p, size_t i)
 		cJSON_AddItemToArray(env, cJSON_CreateString(s->env.v[k]));
 	cJSON_AddItemToObject(o, "unset", ab_json_strv(s->unset.v, s->unset.n));
 	cJSON_AddBoolToObject(o, "sandboxed", pv && pv->sandboxed);
+	/* --derive: which variant's trees a source step copies instead, or why it makes a fresh one */
+	if (p->derive && s->kind == AB_STEP_SOURCE) {
+		ab_json_add_str_or_null(o, "derive_from",
+		    pv->derive_from != AB_PLAN_NONE ? p->vars[pv->derive_from].v->label : NULL);
+		ab_json_add_str_or_null(o, "built_clean", pv->derive_why);
+	}
 	return o;
 }
 
@@ -1129,6 +1141,27 @@ print_header(FILE *f, const struct ab_plan *p)
 	else
 		fprintf(f, "umask %03o\n", AB_CHILD_UMASK);
 	print_ccwrap(f, p);
+}
+
+/* a variant's source tree: fresh, or with --derive a copy of its lead's trees */
+static void
+print_source_step(FILE *f, const struct ab_plan *p, const struct ab_step *s, const struct ab_plan_var *pv)
+{
+	if (pv->derive_from != AB_PLAN_NONE) {
+		const struct ab_plan_var *lead = &p->vars[pv->derive_from];
+
+		fprintf(f, "derive from %s: a copy of its finished trees, once it has ended (it differs only in its "
+		    "settings)\n", lead->v->label);
+		fprintf(f, "      copy: %s <- %s\n", pv->src, lead->src);
+		fprintf(f, "      copy: %s <- %s\n", pv->build, lead->build);
+		fprintf(f, "      else (%s not built in this run): a fresh tree of %s\n", lead->v->label, s->source->id);
+		return;
+	}
+	fprintf(f, "fresh tree of %s\n", s->source->id);
+	fprintf(f, "      dir: %s\n", s->dir);
+	if (pv->derive_why)
+		fprintf(f, "      built clean: %s\n", pv->derive_why);
+	print_materialize(f, p, s->source, s->dir);
 }
 
 /* a configure or build step */
@@ -1224,9 +1257,7 @@ ab_plan_print(FILE *f, const struct ab_plan *p)
 			print_materialize(f, p, s->source, s->dir);
 			break;
 		case AB_STEP_SOURCE:
-			fprintf(f, "fresh tree of %s\n", s->source->id);
-			fprintf(f, "      dir: %s\n", s->dir);
-			print_materialize(f, p, s->source, s->dir);
+			print_source_step(f, p, s, pv);
 			break;
 		case AB_STEP_CONFIGURE:
 		case AB_STEP_BUILD:
@@ -1281,6 +1312,7 @@ ab_plan_free(struct ab_plan *p)
 		ab_strv_free(&pv->artifacts);
 		ab_sandbox_release(&pv->sb);
 		free(pv->deps);
+		free(pv->derive_why);
 		free(pv->with_vi);
 		free(pv->uses_vi);
 	}

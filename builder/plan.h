@@ -83,6 +83,9 @@ struct ab_plan_var {
 	struct ab_strv artifacts; /* paths relative to the build dir (base's for runtime_of) */
 	size_t *deps;         /* indexes into plan->vars this variant waits for (ab_recipe_variant_deps) */
 	size_t ndeps;
+	size_t derive_from;   /* --derive: the earlier variant whose finished trees it starts from, when that one is
+	                         built in this run (builder/derive.h); else AB_PLAN_NONE */
+	char *derive_why;     /* --derive: why it is built clean although an earlier variant has its source, or NULL */
 	size_t lead;          /* with ccache: the first build variant of the same source, whose build step its
 	                         own waits for (the objects they share compiled once); else AB_PLAN_NONE */
 	/* the labels v names, resolved once when planned: indexes into plan->vars (AB_PLAN_NONE: not in the plan) */
@@ -99,6 +102,8 @@ struct ab_plan_opts {
 	const char *ccache_remote; /* --ccache-remote URL: ccache's remote storage (implies --ccache); "": none */
 	const char *ccache_dir;    /* --ccache-dir DIR: its local cache (implies --ccache) */
 	int no_sandbox;       /* --no-sandbox: no variant runs in the build sandbox */
+	int derive;           /* --derive: a variant that differs from an earlier one only in its settings starts
+	                         from a copy of its trees (builder/derive.h) */
 };
 
 struct ab_plan {
@@ -113,6 +118,7 @@ struct ab_plan {
 	char *ccwrap;         /* OUTDIR/ccwrap: the compiler wrapper's links, when a variant uses them; else NULL */
 	int sandbox;          /* a variant runs in the build sandbox */
 	int no_sandbox;       /* --no-sandbox */
+	int derive;           /* --derive */
 	char *self;           /* the allocbuild binary (a sandbox's /allocbuild/bin/allocbuild) */
 	char *ccache_real;    /* with ccache in a sandbox: the local cache directory bound into it */
 	char *ccache_remote_inside; /* ccache_remote as a sandboxed ccache reaches it (builder/isolation.h) */

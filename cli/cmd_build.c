@@ -18,7 +18,7 @@ enum { OPT_KEEP_GOING = 0x2000, OPT_FORCE, OPT_CHECK, OPT_SHARD, OPT_JSON };
 
 static const char usage[] =
     "allocbuild build [-o OUTDIR] [-j N] [-k|--keep-going] [--force] [--ccache] [--check]\n"
-    "                 [--ccache-remote URL] [--ccache-dir DIR] [--no-sandbox]\n"
+    "                 [--ccache-remote URL] [--ccache-dir DIR] [--no-sandbox] [--derive]\n"
     "                 [--cache DIR] [--mirror FROM=TO] [--mirror-dir DIR] [--allow-unpinned]\n"
     "                 [--shard K/N] [--json] RECIPE [LABEL...]\n"
     "\n"
@@ -45,6 +45,14 @@ static const char usage[] =
     "from earlier variants of the build) and misses are in the summary and\n"
     "the manifests; an unreachable remote storage is said, and the build\n"
     "goes on with the local cache.\n"
+    "\n"
+    "--derive starts a variant that differs from an earlier variant of the\n"
+    "same source only in its settings (configure arguments, CMake defines,\n"
+    "build.env) from a copy of that variant's finished trees, once it has\n"
+    "been built: its configure runs again there and the build system\n"
+    "rebuilds what the settings change. A variant that cannot is built clean\n"
+    "and the reason is said; --check builds every variant clean\n"
+    "(docs/build.md, \"Derived build trees\").\n"
     "\n"
     "Every step that runs build-system code runs in the build sandbox (own\n"
     "user, mount, PID and network namespaces, the system read-only, nothing\n"

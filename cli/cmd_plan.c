@@ -13,13 +13,15 @@
 
 static const char usage[] =
     "allocbuild plan [-o OUTDIR] [-j N] [--ccache] [--ccache-remote URL] [--ccache-dir DIR]\n"
-    "                [--no-sandbox] [--json] RECIPE [LABEL...]\n"
+    "                [--no-sandbox] [--derive] [--json] RECIPE [LABEL...]\n"
     "allocbuild plan --matrix [-n N] RECIPE\n"
     "\n"
     "Print, in dependency order, the source acquisition, patches, overlays,\n"
     "prepare commands, the argv and directory of every configure, build and\n"
     "link command, the probes and the manifests. Nothing is executed.\n"
     "--json prints the same as one document (docs/build.md, \"Steps\").\n"
+    "--derive shows which variants start from an earlier variant's trees\n"
+    "and why the others are built clean (docs/build.md, \"Derived build trees\").\n"
     "\n"
     "--matrix prints, as JSON, the recipe's variants split into N shards\n"
     "(default 2), each a dependency closure balanced by a cost estimate,\n"

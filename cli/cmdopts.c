@@ -83,6 +83,9 @@ ab_cmd_plan_option(struct ab_plan_opts *o, const char *cmd, int opt, const char 
 	case AB_OPT_NO_SANDBOX:
 		o->no_sandbox = 1;
 		return 1;
+	case AB_OPT_DERIVE:
+		o->derive = 1;
+		return 1;
 	default:
 		return 0;
 	}

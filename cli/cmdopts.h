@@ -37,7 +37,7 @@ enum {
 int ab_cmd_source_option(struct ab_source_opts *o, int opt, const char *arg);
 
 /* the options plan and build share: getopt_long with AB_PLAN_LONGOPTS and "o:j:" */
-enum { AB_OPT_CCACHE = 0x1100, AB_OPT_CCACHE_REMOTE, AB_OPT_CCACHE_DIR, AB_OPT_NO_SANDBOX };
+enum { AB_OPT_CCACHE = 0x1100, AB_OPT_CCACHE_REMOTE, AB_OPT_CCACHE_DIR, AB_OPT_NO_SANDBOX, AB_OPT_DERIVE };
 #define AB_PLAN_LONGOPTS                                                     \
 	{"output", required_argument, NULL, 'o'},                            \
 	{"outdir", required_argument, NULL, 'o'},                            \
@@ -45,7 +45,8 @@ enum { AB_OPT_CCACHE = 0x1100, AB_OPT_CCACHE_REMOTE, AB_OPT_CCACHE_DIR, AB_OPT_N
 	{"ccache", no_argument, NULL, AB_OPT_CCACHE},                        \
 	{"ccache-remote", required_argument, NULL, AB_OPT_CCACHE_REMOTE},    \
 	{"ccache-dir", required_argument, NULL, AB_OPT_CCACHE_DIR},          \
-	{"no-sandbox", no_argument, NULL, AB_OPT_NO_SANDBOX}
+	{"no-sandbox", no_argument, NULL, AB_OPT_NO_SANDBOX},                \
+	{"derive", no_argument, NULL, AB_OPT_DERIVE}
 
 /*
  * take option opt (what getopt_long returned) into o when it is one of

@@ -452,3 +452,139 @@ C
  ]}
 JSON
 }
+
+# make_allocproj DIR -> prints the sha256 of allocproj-1.0.tar.gz (stored in
+# DIR/mirror/sha256/<hex>): a small program with a vendored allocator,
+# buildable two ways, each shaped like a real campaign's. lib/minialloc is
+# the allocator, jemalloc-shaped: its own configure
+# (--with-lg-quantum=N, --with-malloc-conf=C) writes alloc_defs.h only
+# when it changes (as config.status does) and a Makefile whose three
+# objects depend on it. CMake (CMakeLists.txt): the allocator is an
+# ExternalProject configured with ALLOC_OPTIONS, as Fluent Bit's jemalloc
+# with FLB_JEMALLOC_OPTIONS, prog linked with its liballoc.a, PROG_TAG
+# into config.h; artifacts prog and minialloc-prefix/src/minialloc-build/
+# liballoc.a. Autotools-shaped (configure): --tag=T into config.h, every
+# --with-* passed to the allocator's configure in alloc/, built there by a
+# sub-make; artifacts bin/prog and alloc/liballoc.a. prog prints its tag,
+# the quantum, the conf and a sum of four other files' functions.
+make_allocproj() {
+	local dir=$1 src=$1/allocproj-1.0 m i
+	rm -rf "$src"
+	mkdir -p "$src/lib/minialloc" "$dir/mirror/sha256"
+	m=$src/lib/minialloc
+	cat >"$m/configure" <<'CFG'
+#!/bin/sh
+srcdir=$(cd "$(dirname "$0")" && pwd)
+q=3 conf=
+for a in "$@"; do
+	case $a in
+	--with-lg-quantum=*) q=${a#*=} ;;
+	--with-malloc-conf=*) conf=${a#*=} ;;
+	esac
+done
+printf '#define LG_QUANTUM %s\n#define MALLOC_CONF "%s"\n' "$q" "$conf" >alloc_defs.h.new
+if cmp -s alloc_defs.h.new alloc_defs.h; then
+	rm alloc_defs.h.new
+	echo "alloc_defs.h is unchanged"
+else
+	mv alloc_defs.h.new alloc_defs.h
+fi
+sed "s|@srcdir@|$srcdir|g" "$srcdir/Makefile.in" >Makefile
+CFG
+	chmod +x "$m/configure"
+	printf 'CFLAGS = -O2 -g\nAOBJS = m1.o m2.o m3.o\nall: liballoc.a\n%%.o: @srcdir@/%%.c alloc_defs.h\n\t$(CC) $(CFLAGS) -I. -c $< -o $@\nliballoc.a: $(AOBJS)\n\trm -f $@\n\t$(AR) rcs $@ $(AOBJS)\n' >"$m/Makefile.in"
+	printf '#include "alloc_defs.h"\nint alloc_quantum(void) { return 1 << LG_QUANTUM; }\nconst char *alloc_conf(void) { return MALLOC_CONF; }\n' >"$m/m1.c"
+	printf '#include "alloc_defs.h"\nint alloc_round(int n) { return (n + (1 << LG_QUANTUM) - 1) & ~((1 << LG_QUANTUM) - 1); }\n' >"$m/m2.c"
+	printf '#include "alloc_defs.h"\nint alloc_classes(void) { return 64 >> LG_QUANTUM; }\n' >"$m/m3.c"
+	for i in 1 2 3 4; do
+		printf 'int f%d(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * %d; return s; }\n' $i $i >"$src/f$i.c"
+	done
+	cat >"$src/main.c" <<'C'
+#include <stdio.h>
+#include "config.h"
+int alloc_quantum(void), alloc_round(int), alloc_classes(void);
+const char *alloc_conf(void);
+int f1(int), f2(int), f3(int), f4(int);
+int main(void)
+{
+	printf("%s %d %d %d '%s' %d\n", PROG_TAG, alloc_quantum(), alloc_round(5), alloc_classes(), alloc_conf(),
+	    f1(3) + f2(4) + f3(5) + f4(6));
+	return 0;
+}
+C
+	printf '#define PROG_TAG "@PROG_TAG@"\n' >"$src/config.h.in"
+	cat >"$src/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.13)
+project(allocproj C)
+include(ExternalProject)
+set(PROG_TAG "plain" CACHE STRING "tag compiled into prog")
+set(ALLOC_OPTIONS "" CACHE STRING "the allocator's configure options (as FLB_JEMALLOC_OPTIONS)")
+separate_arguments(alloc_opts UNIX_COMMAND "${ALLOC_OPTIONS}")
+ExternalProject_Add(minialloc
+  SOURCE_DIR ${CMAKE_SOURCE_DIR}/lib/minialloc
+  CONFIGURE_COMMAND <SOURCE_DIR>/configure ${alloc_opts}
+  BUILD_COMMAND $(MAKE)
+  INSTALL_COMMAND ""
+  BUILD_BYPRODUCTS <BINARY_DIR>/liballoc.a)
+ExternalProject_Get_Property(minialloc BINARY_DIR)
+add_library(alloc STATIC IMPORTED)
+set_target_properties(alloc PROPERTIES IMPORTED_LOCATION ${BINARY_DIR}/liballoc.a)
+add_dependencies(alloc minialloc)
+configure_file(config.h.in ${CMAKE_BINARY_DIR}/config.h)
+add_executable(prog main.c f1.c f2.c f3.c f4.c)
+target_include_directories(prog PRIVATE ${CMAKE_BINARY_DIR})
+target_link_libraries(prog alloc)
+CM
+	cat >"$src/configure" <<'CFG'
+#!/bin/sh
+srcdir=$(cd "$(dirname "$0")" && pwd)
+tag=plain aopts=
+for a in "$@"; do
+	case $a in
+	--tag=*) tag=${a#*=} ;;
+	--with-*) aopts="$aopts $a" ;;
+	esac
+done
+printf '#define PROG_TAG "%s"\n' "$tag" >config.h.new
+if cmp -s config.h.new config.h; then rm config.h.new; else mv config.h.new config.h; fi
+mkdir -p alloc && (cd alloc && "$srcdir/lib/minialloc/configure" $aopts) || exit 1
+sed "s|@srcdir@|$srcdir|g" "$srcdir/Makefile.in" >Makefile
+echo "configured in $(pwd) with tag $tag,$aopts"
+CFG
+	chmod +x "$src/configure"
+	printf 'CFLAGS = -O2 -g\nOBJS = obj/f1.o obj/f2.o obj/f3.o obj/f4.o obj/main.o\nall: bin/prog\nalloc/liballoc.a: FORCE\n\t$(MAKE) -C alloc\nFORCE:\nobj/main.o: @srcdir@/main.c config.h\n\t@mkdir -p obj\n\t$(CC) $(CFLAGS) -I. -c @srcdir@/main.c -o $@\nobj/%%.o: @srcdir@/%%.c\n\t@mkdir -p obj\n\t$(CC) $(CFLAGS) -c $< -o $@\nbin/prog: $(OBJS) alloc/liballoc.a\n\t@mkdir -p bin\n\t$(CC) $(CFLAGS) -o $@ $(OBJS) alloc/liballoc.a\n' >"$src/Makefile.in"
+	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$dir" -czf "$dir/allocproj-1.0.tar.gz" allocproj-1.0
+	local h
+	h=$(sha256sum "$dir/allocproj-1.0.tar.gz" | cut -d' ' -f1)
+	cp "$dir/allocproj-1.0.tar.gz" "$dir/mirror/sha256/$h"
+	echo "$h"
+}
+
+# make_allocproj_recipe FILE: make_allocproj in the current directory and
+# write FILE, the recipe "derive": CMake variants c1, c2 (another
+# --with-lg-quantum) and c3 (another tag and --with-malloc-conf), autotools
+# variants m1 and m2 (another --with-lg-quantum), and p1, m2's settings on
+# the source prog-patched (the same archive with f1.patch, also written)
+make_allocproj_recipe() {
+	local sha arts_c='["prog", "minialloc-prefix/src/minialloc-build/liballoc.a"]' arts_m='["bin/prog", "alloc/liballoc.a"]'
+	sha=$(make_allocproj "$PWD")
+	printf -- '--- a/f1.c\n+++ b/f1.c\n@@ -1 +1 @@\n-%s\n+%s\n' \
+		'int f1(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * 1; return s; }' \
+		'int f1(int x) { int s = 1; for (int i = 0; i < x; i++) s += i * 1; return s; }' >f1.patch
+	cat >"$1" <<JSON
+{"recipe": 1, "name": "derive",
+ "sources": {
+  "prog": {"archive": {"urls": ["https://example.invalid/allocproj-1.0.tar.gz"], "sha256": "$sha", "strip": 1}},
+  "prog-patched": {"archive": {"urls": ["https://example.invalid/allocproj-1.0.tar.gz"], "sha256": "$sha", "strip": 1},
+                   "patches": ["f1.patch"]}
+ },
+ "variants": [
+  {"label": "c1", "source": "prog", "build": {"system": "cmake", "defines": {"PROG_TAG": "one", "ALLOC_OPTIONS": "--with-lg-quantum=3"}}, "artifacts": $arts_c},
+  {"label": "c2", "source": "prog", "build": {"system": "cmake", "defines": {"PROG_TAG": "one", "ALLOC_OPTIONS": "--with-lg-quantum=4"}}, "artifacts": $arts_c},
+  {"label": "c3", "source": "prog", "build": {"system": "cmake", "defines": {"PROG_TAG": "two", "ALLOC_OPTIONS": "--with-malloc-conf=background_thread:true"}}, "artifacts": $arts_c},
+  {"label": "m1", "source": "prog", "build": {"system": "autotools", "configure": ["--tag=one", "--with-lg-quantum=3"]}, "artifacts": $arts_m},
+  {"label": "m2", "source": "prog", "build": {"system": "autotools", "configure": ["--tag=one", "--with-lg-quantum=4"]}, "artifacts": $arts_m},
+  {"label": "p1", "source": "prog-patched", "build": {"system": "autotools", "configure": ["--tag=one", "--with-lg-quantum=4"]}, "artifacts": $arts_m}
+ ]}
+JSON
+}

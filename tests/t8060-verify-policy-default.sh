@@ -143,7 +143,7 @@ bad.json:6:24: rules[4].signers.keys[0]: 'abc' is not a keyid (64 lowercase hex 
 bad.json:6:39: rules[4].signers.min: expected an integer from 1 to 1, got 2
 bad.json:6:43: rules[4].variants: a signers rule applies to the whole build: no variants
 bad.json:7:34: rules[5].upstream: expected "matches" (upstream-diff's verdict) or "identical" (every file)
-bad.json:8:2: rules[6]: a rule needs one kind: source, upstream, allocator, baked, runtime, not_set, secure, reproducible, targets, signers or runs
+bad.json:8:2: rules[6]: a rule needs one kind: source, upstream, allocator, baked, runtime, not_set, secure, reproducible, targets, signers, runs or only_differs
 X
 printf '{"policy": 1, "rules": [}' >syntax.json
 expect_exit 2 "$AB" verify --policy syntax.json bo

@@ -31,7 +31,7 @@ B=pr/$T.tar.gz
 # --- a bad policy: nothing written, not even the signatures
 echo '{"policy": 1, "name": "x", "rules": [{"variants": ["a"]}]}' >bad.json
 expect_exit 2 "$AB" pr --sign ed.pem --policy bad.json -o pr bo
-echo "bad.json:1:38: rules[0]: a rule needs one kind: source, upstream, allocator, baked, runtime, not_set, secure, reproducible, targets, signers or runs" |
+echo "bad.json:1:38: rules[0]: a rule needs one kind: source, upstream, allocator, baked, runtime, not_set, secure, reproducible, targets, signers, runs or only_differs" |
 	expect_file err
 [ ! -e pr ] && [ ! -e bo/pr-policy ] && [ ! -e bo/provenance/provenance.intoto.jsonl ] || fail "a bad policy wrote something"
 

@@ -277,6 +277,10 @@ commands_doc(const struct ab_run_record *run)
 			cJSON_AddItemToObject(v, "sandbox", jdup(st->sandbox));
 		if (st->compile_log)
 			cJSON_AddStringToObject(v, "compile_log", st->compile_log);
+		if (st->derived_from)
+			cJSON_AddStringToObject(v, "derived_from", st->derived_from);
+		if (st->objects)
+			cJSON_AddItemToObject(v, "objects", jdup(st->objects));
 		if (st->toolchain.present)
 			cJSON_AddItemToObject(v, "toolchain", ab_toolchain_json(&st->toolchain));
 		cJSON_AddItemToObject(v, "steps", st->steps ? jdup(st->steps) : cJSON_CreateArray());
@@ -286,6 +290,8 @@ commands_doc(const struct ab_run_record *run)
 			cJSON_AddItemToObject(v, "ccache", jdup(st->ccache));
 		cJSON_AddItemToArray(vars, v);
 	}
+	if (run->object_comparison)
+		cJSON_AddItemToObject(doc, "object_comparison", jdup(run->object_comparison));
 	return doc;
 }
 
@@ -420,6 +426,8 @@ binary_variant(const struct ab_run_record *run, const struct ab_variant_record *
 	cJSON_AddBoolToObject(v, "reproducible", ab_variant_record_reproducible(st));
 	cJSON_AddBoolToObject(v, "sandboxed", ab_variant_record_sandboxed(st));
 	cJSON_AddItemToObject(v, "host_probes", jdup(host_probes_of(run, st)));
+	if (st->derived_from)
+		cJSON_AddStringToObject(v, "derived_from", st->derived_from);
 	cJSON_AddItemToObject(v, "artifacts", ab_record_artifacts_json(st));
 	if (st->nuses)
 		cJSON_AddItemToObject(v, "uses", uses_json(st));
@@ -535,6 +543,14 @@ build_definition(const struct ab_run_record *run)
 	for (size_t i = 0; i < run->nvariants; i++)
 		if (run->variants[i].ok && run->variants[i].sandbox)
 			cJSON_AddItemToObject(keys, run->variants[i].label, jdup(run->variants[i].sandbox));
+	/* build --derive: the variants whose build started from another's finished trees */
+	keys = NULL;
+	for (size_t i = 0; i < run->nvariants; i++)
+		if (run->variants[i].ok && run->variants[i].derived_from) {
+			if (!keys)
+				keys = cJSON_AddObjectToObject(intp, "derivedFrom");
+			cJSON_AddStringToObject(keys, run->variants[i].label, run->variants[i].derived_from);
+		}
 	if (run->merge)
 		cJSON_AddItemToObject(intp, "merge", jdup(run->merge));
 	if (run->earlier_invocations.n)

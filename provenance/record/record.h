@@ -127,6 +127,10 @@ struct ab_variant_record {
 	cJSON *host_probes;  /* jemalloc's measurements of the build host (provenance/alloc/hostprobe.h), or NULL */
 	cJSON *ccache;       /* what ccache did for its compiles (provenance/record/ccstats.h), or NULL */
 	char *compile_log;   /* its compile log (builder/ccwrap.h), relative to OUTDIR, or NULL */
+	cJSON *objects;      /* the objects its build left in its tree, from its compile log
+	                        (provenance/record/objset.h): {count, sha256}, or NULL */
+	char *derived_from;  /* the variant whose finished trees its build started from (build --derive,
+	                        builder/derive.h), or NULL: built from a fresh tree */
 	cJSON *definition;   /* the variant as the recipe defines it, for build-commands.json; not in state.json */
 
 	/* for the field order of state.json (ab_variant_record_json) */
@@ -168,6 +172,7 @@ struct ab_run_record {
 	const char *recipe_text; /* the bytes of recipe.json (not owned), or NULL: read recipe_file */
 	size_t recipe_len;
 	char *recipe_file;   /* what recipe.json is copied from when there is no text; NULL: recipe.path (a merge: a shard's copy) */
+	cJSON *object_comparison; /* [ab_objset_compare of two variants of one source], or NULL */
 	cJSON *merge;        /* a merge of shards (builder/merge.h): what it merged, for the statement; else NULL */
 	/*
 	 * the invocation ids of the earlier builds of this OUTDIR (the last

@@ -22,6 +22,7 @@ static const char *const kind_names[] = {
 	[AB_POL_TARGETS] = "targets",
 	[AB_POL_SIGNERS] = "signers",
 	[AB_POL_RUNS] = "runs",
+	[AB_POL_ONLY_DIFFERS] = "only_differs",
 };
 
 const char *
@@ -532,12 +533,26 @@ parse_runs(struct ctx *c, struct ab_policy_rule *r, const struct ab_jnode *n, co
 	}
 }
 
+/* {"from": LABEL, "in": [PATTERN...]} */
+static void
+parse_only_differs(struct ctx *c, struct ab_policy_rule *r, const struct ab_jnode *n, const char *path)
+{
+	static const char *const keys[] = {"from", "in", NULL};
+
+	if (!obj_at(c, n, path, keys))
+		return;
+	r->from = str_of(c, n, path, "from", 1);
+	if (!ab_jnode_member(n, "in"))
+		ab_jdiag_missing(&c->dg, n, path, "in");
+	strs_of(c, n, path, "in", &r->in, 0);
+}
+
 /* one rule: "variants" and exactly one kind */
 static void
 parse_rule(struct ctx *c, const struct ab_jnode *n, const char *path)
 {
 	static const char *const keys[] = {"variants", "why", "source", "upstream", "allocator", "baked", "runtime",
-		"not_set", "secure", "reproducible", "targets", "signers", "runs", NULL};
+		"not_set", "secure", "reproducible", "targets", "signers", "runs", "only_differs", NULL};
 	struct ab_policy *p = c->p;
 	struct ab_policy_rule *r;
 	const struct ab_jnode *k = NULL;
@@ -567,7 +582,7 @@ parse_rule(struct ctx *c, const struct ab_jnode *n, const char *path)
 	}
 	if (!k) {
 		ab_jdiag_add(&c->dg, n->line, n->col, path, "a rule needs one kind: source, upstream, allocator, baked, "
-		    "runtime, not_set, secure, reproducible, targets, signers or runs");
+		    "runtime, not_set, secure, reproducible, targets, signers, runs or only_differs");
 		return;
 	}
 	free(str_of(c, n, path, "why", 0)); /* words for the reader: checked, not kept */
@@ -623,6 +638,9 @@ parse_rule(struct ctx *c, const struct ab_jnode *n, const char *path)
 		break;
 	case AB_POL_RUNS:
 		parse_runs(c, r, k, kp);
+		break;
+	case AB_POL_ONLY_DIFFERS:
+		parse_only_differs(c, r, k, kp);
 		break;
 	}
 	free(kp);
@@ -719,6 +737,8 @@ rule_release(struct ab_policy_rule *r)
 	free(r->targets);
 	ab_strv_free(&r->keyids);
 	free(r->run_name);
+	free(r->from);
+	ab_strv_free(&r->in);
 	ab_strv_free(&r->equal);
 	ab_strv_free(&r->value_keys);
 	ab_strv_free(&r->value_vals);

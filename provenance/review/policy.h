@@ -38,6 +38,7 @@ enum ab_policy_kind {
 	AB_POL_TARGETS,      /* hosts the build must run on: page size, huge page size, VA bits */
 	AB_POL_SIGNERS,      /* n of m keys signed the statements */
 	AB_POL_RUNS,         /* run records: repetitions, run environment, A/A control */
+	AB_POL_ONLY_DIFFERS, /* the objects of a variant's tree differ from another variant's only below given paths */
 };
 
 /* a host a build must run on; 0 where not given */
@@ -77,6 +78,9 @@ struct ab_policy_rule {
 	struct ab_strv keyids;
 	size_t min;
 	/* runs: name, repetitions per label, run-environment fields equal across labels or given values */
+	/* only_differs: the variant compared against, and the patterns every differing object's directory matches */
+	char *from;
+	struct ab_strv in;
 	char *run_name;
 	int min_repetitions;
 	struct ab_strv equal, value_keys, value_vals;

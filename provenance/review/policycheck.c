@@ -19,6 +19,7 @@
 #define PROBES "provenance/allocator-probes.json"
 #define UPDIFF "provenance/upstream-diff.json"
 #define CHECK "provenance/reproducibility.intoto.json"
+#define COMMANDS "provenance/build-commands.json"
 #define REBUILD "provenance/rebuild.intoto.json"
 #define SIGNERS "provenance/provenance.intoto.jsonl"
 #define RECORD_MAX (64u << 20)
@@ -29,7 +30,7 @@
 /* the records a policy reads, each NULL when the target has none */
 struct recs {
 	const struct ab_policy_check_opts *o;
-	cJSON *bin, *probes, *updiff, *check, *rebuild;
+	cJSON *bin, *probes, *updiff, *check, *rebuild, *commands;
 };
 
 /* one check of a rule */
@@ -119,7 +120,7 @@ recs_read(struct recs *r)
 		const char *rel;
 		int required;
 	} t[] = {{&r->bin, BIN, 1}, {&r->probes, PROBES, 0}, {&r->updiff, UPDIFF, 0}, {&r->check, CHECK, 0},
-		{&r->rebuild, REBUILD, 0}};
+		{&r->rebuild, REBUILD, 0}, {&r->commands, COMMANDS, 0}};
 
 	for (size_t i = 0; i < AB_NELEM(t); i++) {
 		int e = read_record(t[i].where, r->o, t[i].rel);
@@ -142,6 +143,7 @@ recs_release(struct recs *r)
 	cJSON_Delete(r->updiff);
 	cJSON_Delete(r->check);
 	cJSON_Delete(r->rebuild);
+	cJSON_Delete(r->commands);
 }
 
 /* the element of array arr whose "label" is label, and its index */
@@ -575,6 +577,69 @@ check_targets(struct at *a, const struct ab_policy_rule *r, const struct var *v)
 	a->variant = label;
 }
 
+/* does the directory dir match one of the patterns (DIR, a slash and two stars, matches DIR and all below it)? */
+static int
+dir_in(const struct ab_strv *in, const char *dir)
+{
+	char *slash = ab_sprintf("%s/", dir);
+	int ok = 0;
+
+	for (size_t i = 0; i < in->n && !ok; i++)
+		ok = !fnmatch(in->v[i], dir, 0) || !fnmatch(in->v[i], slash, 0);
+	free(slash);
+	return ok;
+}
+
+/*
+ * The objects of v's tree against those of the rule's from variant
+ * (build-commands.json's object_comparison, from the compile logs): every
+ * directory holding a differing object matches one of the patterns, and
+ * neither tree has an object the other lacks
+ */
+static void
+check_only_differs(const struct at *a, const struct ab_policy_rule *r, const struct recs *rc, const struct var *v)
+{
+	const cJSON *cmp = NULL, *it, *d;
+	struct ab_buf out = {0}, pats = {0};
+	int i = 0, at = -1, bad = 0, differ, only;
+
+	cJSON_ArrayForEach(it, ab_json_get(rc->commands, "object_comparison")) {
+		const char *x = ab_json_str(it, "a"), *y = ab_json_str(it, "b");
+
+		if (x && y && ((!strcmp(x, r->from) && !strcmp(y, v->label)) || (!strcmp(y, r->from) && !strcmp(x, v->label)))) {
+			cmp = it;
+			at = i;
+		}
+		i++;
+	}
+	for (size_t k = 0; k < r->in.n; k++)
+		ab_buf_printf(&pats, "%s%s", k ? ", " : "", r->in.v[k]);
+	if (!cmp) {
+		addf(a, 0, COMMANDS, ab_strdup("object_comparison"),
+		    ab_sprintf("the objects of %s compared with %s's (two variants of one program built together)", v->label,
+		    r->from), ab_strdup("none"));
+		ab_buf_free(&pats);
+		return;
+	}
+	differ = ab_json_get(cmp, "differ") ? ab_json_get(cmp, "differ")->valueint : 0;
+	only = (ab_json_get(cmp, "only_a") ? ab_json_get(cmp, "only_a")->valueint : 0) +
+	    (ab_json_get(cmp, "only_b") ? ab_json_get(cmp, "only_b")->valueint : 0);
+	cJSON_ArrayForEach(d, ab_json_get(cmp, "differ_by_directory")) {
+		if (dir_in(&r->in, d->string))
+			continue;
+		ab_buf_printf(&out, "%s%s (%d)", bad++ ? ", " : "", d->string, d->valueint);
+	}
+	if (only)
+		ab_buf_printf(&out, "%s%d object%s in one tree only", bad++ ? ", " : "", only, only == 1 ? "" : "s");
+	addf(a, !bad, COMMANDS, ab_sprintf("object_comparison[%d].differ_by_directory", at),
+	    ab_sprintf("objects differing from %s's only in %s", r->from, pats.s ? pats.s : "nothing"),
+	    bad ? ab_sprintf("objects differing outside it: %s", out.s) :
+	    ab_sprintf("%d identical, %d differ, all in %s", ab_json_get(cmp, "identical") ?
+	    ab_json_get(cmp, "identical")->valueint : 0, differ, pats.s ? pats.s : "nothing"));
+	ab_buf_free(&out);
+	ab_buf_free(&pats);
+}
+
 static void
 check_variant(struct at *a, const struct ab_policy_rule *r, const struct recs *rc, const struct var *v)
 {
@@ -605,6 +670,9 @@ check_variant(struct at *a, const struct ab_policy_rule *r, const struct recs *r
 		break;
 	case AB_POL_TARGETS:
 		check_targets(a, r, v);
+		break;
+	case AB_POL_ONLY_DIFFERS:
+		check_only_differs(a, r, rc, v);
 		break;
 	case AB_POL_SIGNERS:
 	case AB_POL_RUNS:
@@ -820,7 +888,7 @@ done:
 int
 ab_policy_check(struct ab_policy_report *out, const struct ab_policy *p, const struct ab_policy_check_opts *o)
 {
-	struct recs rc = {o, NULL, NULL, NULL, NULL, NULL};
+	struct recs rc = {o, NULL, NULL, NULL, NULL, NULL, NULL};
 	int e;
 
 	memset(out, 0, sizeof(*out));

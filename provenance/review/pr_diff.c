@@ -131,6 +131,43 @@ put_cmake_diffs(struct ab_buf *b, const struct evidence *e, const char *label)
 	}
 }
 
+/*
+ * The objects of label's tree against first's, from build-commands.json's
+ * object_comparison (their compile logs): " objects: 6 identical, 2 differ
+ * (DIR: 1, DIR: 1)", at most four directories named
+ */
+static void
+put_object_diff(struct ab_buf *b, const struct evidence *e, const char *first, const char *label)
+{
+	const cJSON *c, *d;
+
+	cJSON_ArrayForEach(c, ab_pr_jget(e->commands, "object_comparison")) {
+		const char *x = ab_pr_jstr(c, "a"), *y = ab_pr_jstr(c, "b");
+		const cJSON *same = ab_pr_jget(c, "identical"), *differ = ab_pr_jget(c, "differ");
+		int n = 0, dirs = 0;
+
+		if (!x || !y || strcmp(x, first) || strcmp(y, label) || !cJSON_IsNumber(same) || !cJSON_IsNumber(differ))
+			continue;
+		cJSON_ArrayForEach(d, ab_pr_jget(c, "differ_by_directory"))
+			dirs++;
+		/* after the settings ("...;" or "KEY: A → B;" written), or alone */
+		ab_buf_printf(b, "%s objects: %d identical, %d differ", b->len && b->s[b->len - 1] != ';' &&
+		    b->s[b->len - 1] != ':' ? ";" : "", same->valueint, differ->valueint);
+		cJSON_ArrayForEach(d, ab_pr_jget(c, "differ_by_directory")) {
+			if (n == 4) {
+				ab_buf_printf(b, ", and %d more", dirs - n);
+				break;
+			}
+			ab_buf_puts(b, n++ ? ", " : " (");
+			ab_pr_put_code(b, d->string);
+			ab_buf_printf(b, ": %d", cJSON_IsNumber(d) ? d->valueint : 0);
+		}
+		if (n)
+			ab_buf_puts(b, ")");
+		return;
+	}
+}
+
 /* a runtime-only variant or a diagnostic relink, in words */
 static void
 put_special_difference(struct ab_buf *b, const struct evidence *e, const cJSON *v, const char *label)
@@ -243,6 +280,7 @@ ab_pr_section_differences(struct ab_buf *b, struct ab_buf *details, const struct
 		if (b->len == before && ab_pr_is_kind(v, "autotools"))
 			ab_buf_puts(b, " same configure arguments");
 		put_cmake_diffs(b, e, label);
+		put_object_diff(b, e, ab_pr_jstr_or(first, "label", "?"), label);
 		ab_buf_puts(b, "\n");
 		any++;
 	}

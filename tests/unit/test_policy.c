@@ -38,11 +38,12 @@ main(void)
 	    " {\"variants\": [\"b\"], \"reproducible\": {\"record\": \"rebuild\"}},\n"
 	    " {\"variants\": [\"b\"], \"targets\": [{\"name\": \"t\", \"page_size\": 65536, \"vaddr_bits\": 52}]},\n"
 	    " {\"signers\": {\"keys\": [\"" KEY "\"]}},\n"
-	    " {\"variants\": [\"b\"], \"runs\": {\"name\": \"r\", \"values\": {\"cpu.governor\": \"performance\"}}}\n"
+	    " {\"variants\": [\"b\"], \"runs\": {\"name\": \"r\", \"values\": {\"cpu.governor\": \"performance\"}}},\n"
+	    " {\"variants\": [\"b\"], \"only_differs\": {\"from\": \"a\", \"in\": [\"lib/jemalloc-5.3.0/**\"]}}\n"
 	    "]}", &errs);
 	CHECK_STR(errs, "");
-	CHECK(p && p->nrules == 8);
-	if (p && p->nrules == 8) {
+	CHECK(p && p->nrules == 9);
+	if (p && p->nrules == 9) {
 		CHECK(p->rules[0].kind == AB_POL_SOURCE && p->rules[0].variants.n == 1);
 		CHECK_STR(p->rules[0].variants.v[0], "a*");
 		CHECK_STR(p->rules[0].commit, "54eaed1d8b56b1aa528be3bdd1877e59c56fa90c");
@@ -60,6 +61,9 @@ main(void)
 		CHECK(p->rules[7].min_repetitions == 1 && p->rules[7].value_keys.n == 1);
 		CHECK_STR(p->rules[7].value_vals.v[0], "performance");
 		CHECK_STR(ab_policy_kind_name(p->rules[7].kind), "runs");
+		CHECK(p->rules[8].kind == AB_POL_ONLY_DIFFERS && p->rules[8].in.n == 1);
+		CHECK_STR(p->rules[8].from, "a");
+		CHECK_STR(p->rules[8].in.v[0], "lib/jemalloc-5.3.0/**");
 	}
 	ab_policy_free(p);
 	free(errs);

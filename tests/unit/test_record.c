@@ -9,7 +9,7 @@
  * once, its differences as "NAME: A -> B", one that is not a record
  * none (the variant built again); fetch
  * records of each kind the same, and one without what identifies its bytes
- * is none.
+ * is none. A derived variant's lead (derived_from) read back in its place.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +60,30 @@ test_round_trip(void)
 	cJSON_Delete(out);
 	cJSON_Delete(in);
 	ab_variant_record_free(v);
+}
+
+/* a derived variant (build --derive) keeps the label of its lead, read back and written in place */
+static void
+test_derived_from(void)
+{
+	const char *at = strstr(reprobed, "\"upstream_diff\"");
+	char *doc = ab_sprintf("%.*s\"derived_from\":\"lead\",%s", (int)(at - reprobed), reprobed, at);
+	cJSON *in = cJSON_Parse(doc), *out;
+	struct ab_variant_record *v = ab_variant_record_parse(in);
+	char *text;
+
+	CHECK(v != NULL);
+	if (v) {
+		CHECK_STR(v->derived_from, "lead");
+		out = ab_variant_record_json(v);
+		text = unformatted(out);
+		CHECK_STR(text, doc);
+		cJSON_free(text);
+		cJSON_Delete(out);
+		ab_variant_record_free(v);
+	}
+	cJSON_Delete(in);
+	free(doc);
 }
 
 static void
@@ -336,6 +360,7 @@ main(void)
 	test_tool_ids();
 	test_toolchain();
 	test_round_trip();
+	test_derived_from();
 	test_fresh_order();
 	test_not_a_record();
 	return unit_done();
