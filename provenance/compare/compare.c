@@ -281,6 +281,7 @@ add_metric(struct ab_compare_set *s, const char *name, const char *unit, int hig
 	s->metrics[s->nmetrics].unit = ab_strdup_or_null(unit);
 	s->metrics[s->nmetrics].higher = higher;
 	s->metrics[s->nmetrics].builtin = builtin;
+	s->metrics[s->nmetrics].derived = NULL;
 	ab_strmap_put(&s->metric_at, s->metrics[s->nmetrics].name, s->nmetrics);
 	s->nmetrics++;
 }
@@ -324,6 +325,78 @@ driver_metric(const struct ab_compare_set *s, const char *name)
 	return NULL;
 }
 
+/* is name one of the set's figures: allocbuild's, or a driver's some run reported? */
+static int
+known_metric(const struct ab_compare_set *s, const char *name)
+{
+	return ab_metric_builtin(name) >= 0 || driver_metric(s, name);
+}
+
+/* the names a derived figure may use in s, for "did you mean": allocbuild's and the driver's */
+static void
+metric_names(struct ab_strv *out, const struct ab_compare_set *s)
+{
+	struct ab_strmap seen = {0};
+
+	for (int b = 0; b < AB_M_NBUILTIN; b++)
+		ab_strv_push(out, ab_metric_builtins[b].name);
+	for (size_t i = 0; i < s->nruns; i++)
+		for (size_t k = 0; k < s->runs[i].metrics.n; k++)
+			if (!ab_strmap_get(&seen, s->runs[i].metrics.v[k].name, NULL)) {
+				ab_strmap_put(&seen, s->runs[i].metrics.v[k].name, 0);
+				ab_strv_push(out, s->runs[i].metrics.v[k].name);
+			}
+	ab_strmap_free(&seen);
+}
+
+/*
+ * the derived figures, after the others: each input a figure of the set
+ * (an unknown one refused with its position and the nearest name), each
+ * name a new one
+ */
+static int
+add_derived(struct ab_compare_set *s, const struct ab_compare_opts *o)
+{
+	for (size_t i = 0; i < o->nderived; i++) {
+		const struct ab_derived *d = &o->derived[i];
+		const char *where = d->where ? d->where : "--derive";
+		const struct ab_dnode **in;
+		size_t n = ab_derived_inputs(&in, d);
+		int bad = 0;
+
+		if (metric_index(s, d->name) != (size_t)-1 || driver_metric(s, d->name)) {
+			ab_error("compare: runs/%s: %s: position 1: '%s' is a figure its runs report: a derived figure takes "
+			    "another name", s->name, where, d->name);
+			free(in);
+			return AB_EFAIL;
+		}
+		for (size_t k = 0; k < n && !bad; k++) {
+			struct ab_strv names = {0};
+			const char *near;
+
+			if (known_metric(s, in[k]->name))
+				continue;
+			metric_names(&names, s);
+			near = ab_closest(in[k]->name, names.v, names.n);
+			if (near)
+				ab_error("compare: runs/%s: %s: position %zu: unknown metric '%s' (did you mean '%s'?)", s->name,
+				    where, in[k]->pos, in[k]->name, near);
+			else
+				ab_error("compare: runs/%s: %s: position %zu: unknown metric '%s' (allocbuild's: wall_s, cpu_s, "
+				    "steady_rss_mib, ...; the driver's: those its runs report)", s->name, where, in[k]->pos,
+				    in[k]->name);
+			ab_strv_free(&names);
+			bad = 1;
+		}
+		free(in);
+		if (bad)
+			return AB_EFAIL;
+		add_metric(s, d->name, d->unit, d->higher, -1);
+		s->metrics[s->nmetrics - 1].derived = d;
+	}
+	return 0;
+}
+
 /* the metrics compared: those asked for, else the default set (docs/runs.md) */
 static int
 choose_metrics(struct ab_compare_set *s, const struct ab_compare_opts *o)
@@ -350,7 +423,7 @@ choose_metrics(struct ab_compare_set *s, const struct ab_compare_opts *o)
 		}
 	}
 	if (o->nmetrics)
-		return 0;
+		return add_derived(s, o);
 	for (size_t i = 0; i < AB_NELEM(dflt); i++) {
 		int m = dflt[i];
 
@@ -367,7 +440,27 @@ choose_metrics(struct ab_compare_set *s, const struct ab_compare_opts *o)
 			if (s->ok[i] && metric_index(s, d->name) == (size_t)-1)
 				add_metric(s, d->name, d->unit, d->higher, -1);
 		}
-	return 0;
+	return add_derived(s, o);
+}
+
+/* is name an input of a derived figure of s? */
+static int
+derived_input(const struct ab_compare_set *s, const char *name)
+{
+	int found = 0;
+
+	for (size_t m = 0; m < s->nmetrics && !found; m++) {
+		const struct ab_dnode **in;
+		size_t n;
+
+		if (!s->metrics[m].derived)
+			continue;
+		n = ab_derived_inputs(&in, s->metrics[m].derived);
+		for (size_t k = 0; k < n && !found; k++)
+			found = !strcmp(in[k]->name, name);
+		free(in);
+	}
+	return found;
 }
 
 /* the cells: "" for the runs' figures without one, then each named, in order of first appearance */
@@ -383,7 +476,8 @@ collect_cells(struct ab_compare_set *s)
 		for (size_t k = 0; k < s->runs[i].metrics.n; k++) {
 			const char *mc = s->runs[i].metrics.v[k].cell ? s->runs[i].metrics.v[k].cell : cell;
 
-			if (metric_index(s, s->runs[i].metrics.v[k].name) != (size_t)-1)
+			if (metric_index(s, s->runs[i].metrics.v[k].name) != (size_t)-1 ||
+			    derived_input(s, s->runs[i].metrics.v[k].name))
 				add_cell(s, mc);
 		}
 	}
@@ -417,32 +511,185 @@ group_add(struct ab_compare_group *g, double v, size_t run)
 	g->n++;
 }
 
+/* a run's series through OUTDIR's resolver, checked against its record's digest; 0, AB_ECHECK or AB_EFAIL (reported) */
+static int
+read_series(struct ab_series *out, const char *outdir, const struct ab_runrec_file *f)
+{
+	struct ab_buf text = {0};
+	char why[AB_BENEATH_WHY], got[AB_HEX_LEN + 1], *name = ab_path_join(outdir, f->path);
+	int fd = -1, rootfd = -1, e = AB_EFAIL;
+
+	memset(out, 0, sizeof(*out));
+	if ((rootfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		ab_error_errno("compare: cannot open '%s'", outdir);
+		goto done;
+	}
+	if ((fd = ab_dirwalk_open_beneath(rootfd, f->path, O_RDONLY | O_NONBLOCK, 0, why)) < 0) {
+		ab_error("compare: '%s': %s", name, why);
+		goto done;
+	}
+	if (ab_read_fd_max(&text, fd, name, 256u << 20) < 0)
+		goto done;
+	ab_hash_buf(got, text.s ? text.s : "", text.len);
+	if (strcmp(got, f->sha256)) {
+		ab_error("compare: '%s': sha256 %s, its record says %s: run 'allocbuild verify %s'", name, got, f->sha256,
+		    outdir);
+		e = AB_ECHECK;
+		goto done;
+	}
+	e = ab_series_parse(out, text.s ? text.s : "", text.len, name);
+done:
+	if (fd >= 0)
+		close(fd);
+	if (rootfd >= 0)
+		close(rootfd);
+	ab_buf_free(&text);
+	free(name);
+	return e;
+}
+
+/* what a derived figure reads of a run in one cell: allocbuild's figures in the run's own cell only */
+struct lookup {
+	const struct ab_runrec *r;
+	const char *cell;            /* NULL: the run's own */
+};
+
+static double
+lookup_value(void *arg, const char *name)
+{
+	const struct lookup *k = arg;
+	int b = ab_metric_builtin(name);
+	const struct ab_metric *m;
+
+	if (b >= 0)
+		return k->cell ? NAN : ab_compare_builtin_value(k->r, b);
+	m = ab_metrics_get(&k->r->metrics, name, k->cell);
+	return m ? m->value : NAN;
+}
+
+/* has the run a value of some input of d in the cell (the window figures: in its own, when sampled)? */
+static int
+derived_has_input(const struct ab_derived *d, const struct lookup *k)
+{
+	const struct ab_dnode **in;
+	size_t n = ab_derived_inputs(&in, d);
+	int any = d->series && !k->cell && k->r->sampling;
+
+	for (size_t i = 0; i < n && !any; i++)
+		any = !isnan(lookup_value((void *)k, in[i]->name));
+	free(in);
+	return any || (!n && !d->series && !k->cell);
+}
+
+/* the runs whose derived figure has no value: counted and named, with why, per metric */
+struct missing {
+	size_t n;
+	struct ab_buf b;
+};
+
+/*
+ * a run's derived figures into their groups: computed in each cell where
+ * the run has a value of some input, else in its own cell (to say why it
+ * has none); a run without a value is named with why, never given 0
+ */
+static int
+fill_derived(const struct ab_comparison *c, struct ab_compare_set *s, size_t i, size_t l, size_t own,
+    struct missing *miss)
+{
+	const struct ab_runrec *r = &s->runs[i];
+	struct ab_series series = {0};
+	struct ab_derived_run dr = {NULL, -1, -1, -1, 0};
+	int e = 0, loaded = 0;
+
+	for (size_t m = 0; m < s->nmetrics && e == 0; m++) {
+		const struct ab_derived *d = s->metrics[m].derived;
+		size_t computed = 0;
+
+		if (!d)
+			continue;
+		if (d->series && !loaded && r->sampling && r->sampling->series.path && !ab_runrec_too_short(r, 0)) {
+			if ((e = read_series(&series, c->o.outdir, &r->sampling->series)) < 0)
+				break;
+			dr.series = &series;
+			dr.window_start_s = r->sampling->window_start_s;
+			dr.window_end_s = r->sampling->window_end_s;
+			dr.command_end_s = r->sampling->command_end_s;
+			dr.interval_s = r->sampling->interval_ms / 1000.0;
+			loaded = 1;
+		}
+		/* the run's own cell, then each other cell its figures name, once */
+		for (size_t k = 0; k <= r->metrics.n; k++) {
+			const char *cell = k ? r->metrics.v[k - 1].cell : NULL;
+			struct lookup lk = {r, cell};
+			size_t at = own;
+			char *why = NULL;
+			double v;
+			int dup = 0;
+
+			if (k && !cell)
+				continue;
+			if (cell) {
+				if (!strcmp(cell, r->cell ? r->cell : ""))
+					continue;
+				for (size_t j = 0; j + 1 < k && !dup; j++)
+					dup = r->metrics.v[j].cell && !strcmp(r->metrics.v[j].cell, cell);
+				if (dup || (at = cell_index(s, cell)) == (size_t)-1)
+					continue;
+			}
+			if (!derived_has_input(d, &lk))
+				continue;
+			computed++;
+			v = ab_derived_eval(d, lookup_value, &lk, &dr, &why);
+			if (!isnan(v)) {
+				group_add(group_at(s, at, l, m), v, i);
+			} else if (miss[m].n++ < 10) {
+				ab_buf_printf(&miss[m].b, "%s%04d-%s%s%s (%s)", miss[m].b.len ? ", " : "", r->number, r->label,
+				    cell ? " in cell " : "", cell ? cell : "", why);
+			}
+			free(why);
+		}
+		if (!computed) {
+			struct lookup lk = {r, NULL};
+			char *why = NULL;
+
+			(void)ab_derived_eval(d, lookup_value, &lk, &dr, &why);
+			if (miss[m].n++ < 10)
+				ab_buf_printf(&miss[m].b, "%s%04d-%s (%s)", miss[m].b.len ? ", " : "", r->number, r->label, why);
+			free(why);
+		}
+	}
+	ab_series_release(&series);
+	return e;
+}
+
 /*
  * every successful run's values into the groups; their medians and
  * ranges; runs without a value counted. Each run's figures are read once,
  * each found by name: linear in the figures, whatever their number
  */
-static void
-fill_groups(struct ab_compare_set *s)
+static int
+fill_groups(const struct ab_comparison *c, struct ab_compare_set *s)
 {
+	struct missing *miss = ab_calloc(s->nmetrics + 1, sizeof(*miss));
+	int e = 0;
 	size_t *present = ab_calloc(s->nmetrics + 1, sizeof(*present)), nok = 0, nbuiltin = 0;
 	size_t *seen = ab_calloc(s->nmetrics + 1, sizeof(*seen)), *builtin = ab_calloc(s->nmetrics + 1, sizeof(*builtin));
 
 	s->ngroups = s->cells.n * s->labels.n * s->nmetrics;
 	s->groups = ab_calloc(s->ngroups, sizeof(*s->groups));
-	for (size_t c = 0; c < s->cells.n; c++)
+	for (size_t cl = 0; cl < s->cells.n; cl++)
 		for (size_t l = 0; l < s->labels.n; l++)
 			for (size_t m = 0; m < s->nmetrics; m++) {
-				struct ab_compare_group *g = group_at(s, c, l, m);
+				struct ab_compare_group *g = group_at(s, cl, l, m);
 
-				g->cell = c, g->label = l, g->metric = m;
+				g->cell = cl, g->label = l, g->metric = m;
 			}
 	for (size_t m = 0; m < s->nmetrics; m++)
 		if (s->metrics[m].builtin >= 0)
 			builtin[nbuiltin++] = m;
 	for (size_t i = 0; i < s->nruns; i++) {
 		const struct ab_runrec *r = &s->runs[i];
-		size_t l = index_of(&s->labels, r->label), c = cell_index(s, r->cell ? r->cell : "");
+		size_t l = index_of(&s->labels, r->label), c0 = cell_index(s, r->cell ? r->cell : "");
 
 		if (!s->ok[i])
 			continue;
@@ -451,7 +698,7 @@ fill_groups(struct ab_compare_set *s)
 			double v = ab_compare_builtin_value(r, s->metrics[builtin[b]].builtin);
 
 			if (!isnan(v)) {
-				group_add(group_at(s, c, l, builtin[b]), v, i);
+				group_add(group_at(s, c0, l, builtin[b]), v, i);
 				present[builtin[b]]++;
 			}
 		}
@@ -464,7 +711,7 @@ fill_groups(struct ab_compare_set *s)
 			if (m == (size_t)-1 || s->metrics[m].builtin >= 0)
 				continue;
 			cm = &s->metrics[m];
-			mc = d->cell ? cell_index(s, d->cell) : c;
+			mc = d->cell ? cell_index(s, d->cell) : c0;
 			group_add(group_at(s, mc, l, m), d->value, i);
 			if (seen[m] != i + 1) {
 				seen[m] = i + 1;
@@ -475,6 +722,8 @@ fill_groups(struct ab_compare_set *s)
 				    r->label, d->unit ? d->unit : "(no unit)", cm->unit ? cm->unit : "(no unit)");
 		}
 		s->metrics_dropped += r->metrics.dropped;
+		if (e == 0)
+			e = fill_derived(c, s, i, l, c0, miss);
 	}
 	for (size_t g = 0; g < s->ngroups; g++) {
 		struct ab_compare_group *x = &s->groups[g];
@@ -490,6 +739,15 @@ fill_groups(struct ab_compare_set *s)
 	for (size_t m = 0; m < s->nmetrics; m++) {
 		int b = s->metrics[m].builtin;
 		size_t brief = 0;
+
+		if (s->metrics[m].derived) {
+			if (miss[m].n)
+				ab_strv_pushf(&s->warnings, "%s: %zu of the %zu successful runs have no value of the derived figure "
+				    "(%s), left out, not shown as 0: %s%s", s->metrics[m].name, miss[m].n, nok,
+				    s->metrics[m].derived->expr, miss[m].b.s, miss[m].n > 10 ? " and more" : "");
+			ab_buf_free(&miss[m].b);
+			continue;
+		}
 
 		/* the runs too short to sample are said once, apart (note_short) */
 		for (size_t i = 0; i < s->nruns && b >= 0 && b != AB_M_WALL && b != AB_M_CPU && b != AB_M_MAXRSS; i++)
@@ -507,6 +765,8 @@ fill_groups(struct ab_compare_set *s)
 	free(present);
 	free(seen);
 	free(builtin);
+	free(miss);
+	return e;
 }
 
 /* ---- the set's checks ---- */
@@ -1043,7 +1303,7 @@ static int
 analyse(struct ab_comparison *c, struct ab_compare_set *s)
 {
 	const struct ab_compare_opts *o = &c->o;
-	int rotated = 1, batched = 1;
+	int rotated = 1, batched = 1, e;
 	char *mixed;
 	struct job j = {c, s};
 
@@ -1074,7 +1334,8 @@ analyse(struct ab_comparison *c, struct ab_compare_set *s)
 	note_failed_labels(s);
 	note_short(s);
 	note_load(s);
-	fill_groups(s);
+	if ((e = fill_groups(c, s)) < 0)
+		return e;
 	s->paired = 0;
 	if (s->labels.n < 2)
 		s->unpaired_why = ab_strdup("one label");
@@ -1178,42 +1439,10 @@ int
 ab_compare_series(struct ab_series *out, long *run, const struct ab_comparison *c, const struct ab_compare_set *s,
     size_t label)
 {
-	const struct ab_runrec_file *f;
-	struct ab_buf text = {0};
-	char why[AB_BENEATH_WHY], got[AB_HEX_LEN + 1], *name = NULL;
-	int fd = -1, rootfd = -1, e = AB_EFAIL;
-
 	memset(out, 0, sizeof(*out));
 	if ((*run = median_sampled_run(s, label)) < 0)
 		return 0;
-	f = &s->runs[*run].sampling->series;
-	name = ab_path_join(c->o.outdir, f->path);
-	if ((rootfd = open(c->o.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		ab_error_errno("compare: cannot open '%s'", c->o.outdir);
-		goto done;
-	}
-	if ((fd = ab_dirwalk_open_beneath(rootfd, f->path, O_RDONLY | O_NONBLOCK, 0, why)) < 0) {
-		ab_error("compare: '%s': %s", name, why);
-		goto done;
-	}
-	if (ab_read_fd_max(&text, fd, name, 256u << 20) < 0)
-		goto done;
-	ab_hash_buf(got, text.s ? text.s : "", text.len);
-	if (strcmp(got, f->sha256)) {
-		ab_error("compare: '%s': sha256 %s, its record says %s: run 'allocbuild verify %s'", name, got, f->sha256,
-		    c->o.outdir);
-		e = AB_ECHECK;
-		goto done;
-	}
-	e = ab_series_parse(out, text.s ? text.s : "", text.len, name);
-done:
-	if (fd >= 0)
-		close(fd);
-	if (rootfd >= 0)
-		close(rootfd);
-	ab_buf_free(&text);
-	free(name);
-	return e;
+	return read_series(out, c->o.outdir, &s->runs[*run].sampling->series);
 }
 
 const char *

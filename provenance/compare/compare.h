@@ -45,6 +45,7 @@
 #include "../../lib/strmap.h"
 #include "../../lib/util.h"
 #include "../runs/runrec.h"
+#include "derive.h"
 #include "stats.h"
 
 #define AB_COMPARE_SEED 1
@@ -68,13 +69,20 @@ struct ab_compare_opts {
 	uint64_t seed;               /* AB_COMPARE_SEED */
 	int resamples;               /* AB_COMPARE_RESAMPLES */
 	double threshold;            /* AB_COMPARE_THRESHOLD */
+	/*
+	 * derived figures (derive.h: --derive, --metrics FILE), compared after
+	 * the others; each input must be a metric of every set compared
+	 */
+	const struct ab_derived *derived;
+	size_t nderived;
 };
 
 struct ab_compare_metric {
 	char *name;
 	char *unit;                  /* or NULL */
 	int higher;                  /* higher is better */
-	int builtin;                 /* enum ab_metric_builtin, or -1: the driver's */
+	int builtin;                 /* enum ab_metric_builtin, or -1: the driver's or derived */
+	const struct ab_derived *derived; /* a derived figure's definition (the options'), or NULL */
 };
 
 /* one cell x label x metric: the values of its successful runs, in run order */

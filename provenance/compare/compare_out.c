@@ -154,6 +154,31 @@ put_same_bytes(struct ab_buf *b, const struct ab_compare_set *s, int md)
 	}
 }
 
+/* each derived figure with its definition: "Derived: cpu_per_M (s/M) = cpu_s / records * 1e6" */
+static void
+put_derived(struct ab_buf *b, const struct ab_compare_set *s, int md)
+{
+	for (size_t m = 0; m < s->nmetrics; m++) {
+		const struct ab_compare_metric *x = &s->metrics[m];
+
+		if (!x->derived)
+			continue;
+		ab_buf_puts(b, md ? "Derived figure: " : "Derived: ");
+		put_name(b, x->name, md);
+		if (x->unit) {
+			ab_buf_puts(b, " (");
+			if (md)
+				ab_page_text(b, x->unit);
+			else
+				put_name(b, x->unit, 0);
+			ab_buf_puts(b, ")");
+		}
+		ab_buf_puts(b, " = ");
+		put_name(b, x->derived->expr, md);
+		ab_buf_printf(b, ", computed per run (%s is better).\n", x->higher ? "higher" : "lower");
+	}
+}
+
 /* the control pairs in words, or the lack of one */
 static void
 put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
@@ -274,6 +299,7 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 	ab_buf_printf(b, "runs/%s: %zu runs of %zu label%s, %zu failed; baseline %s; %s\n", s->name, s->nruns,
 	    s->labels.n, s->labels.n == 1 ? "" : "s", s->nfailed, s->labels.v[s->baseline], pairing);
 	ab_buf_printf(b, "%s\n", method);
+	put_derived(b, s, 0);
 	put_controls(b, s, 0);
 	put_load(b, s, 0);
 	put_failed_labels(b, s, 0);
@@ -487,7 +513,10 @@ set_json(const struct ab_compare_set *s)
 		cJSON_AddStringToObject(x, "name", s->metrics[m].name);
 		ab_json_add_str_or_null(x, "unit", s->metrics[m].unit);
 		cJSON_AddStringToObject(x, "better", s->metrics[m].higher ? "higher" : "lower");
-		cJSON_AddStringToObject(x, "from", s->metrics[m].builtin >= 0 ? "allocbuild" : "driver");
+		cJSON_AddStringToObject(x, "from", s->metrics[m].builtin >= 0 ? "allocbuild" :
+		    s->metrics[m].derived ? "derived" : "driver");
+		if (s->metrics[m].derived)
+			cJSON_AddStringToObject(x, "definition", s->metrics[m].derived->expr);
 		cJSON_AddItemToArray(a, x);
 	}
 	a = cJSON_AddArrayToObject(o, "groups");
@@ -656,6 +685,7 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 				}
 			}
 	ab_buf_puts(b, "\n");
+	put_derived(b, s, 1);
 	put_controls(b, s, 1);
 	put_load(b, s, 1);
 	put_failed_labels(b, s, 1);

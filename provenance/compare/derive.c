@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../lib/jsonpos.h"
 #include "../../lib/util.h"
 #include "../runs/metrics.h"
 #include "../runs/runrec.h"
@@ -489,8 +490,99 @@ ab_derived_release(struct ab_derived *d)
 	free(d->unit);
 	free(d->text);
 	free(d->expr);
+	free(d->where);
 	node_free(d->root);
 	memset(d, 0, sizeof(*d));
+}
+
+/* a name used twice: the second is refused where it is given */
+static const struct ab_derived *
+named(const struct ab_derived *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	return NULL;
+}
+
+int
+ab_derived_add(struct ab_derived **v, size_t *n, const char *text)
+{
+	struct ab_derived d;
+	char *why;
+	size_t pos;
+
+	if (ab_derived_parse(&d, text, &why, &pos) < 0) {
+		ab_error("--derive: position %zu: %s", pos, why);
+		free(why);
+		return -1;
+	}
+	if (named(*v, *n, d.name)) {
+		ab_error("--derive: position 1: the derived figure '%s' is defined twice", d.name);
+		ab_derived_release(&d);
+		return -1;
+	}
+	d.where = ab_strdup("--derive");
+	*v = ab_realloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = d;
+	return 0;
+}
+
+int
+ab_derived_read_file(struct ab_derived **v, size_t *n, const char *path)
+{
+	static const char *const keys[] = {"derived", NULL};
+	struct ab_buf text = {0};
+	struct ab_jdoc doc;
+	struct ab_jdiags dg = {0};
+	const struct ab_jnode *list;
+	int rc = -1;
+
+	if (ab_read_file(&text, path) < 0)
+		return -1;
+	if (ab_jdoc_parse(&doc, path, text.s ? text.s : "", text.len, stderr) < 0) {
+		ab_buf_free(&text);
+		return -1;
+	}
+	if (ab_jdiag_want(&dg, &doc.root, "$", cJSON_Object) == 0) {
+		ab_jdiag_check_keys(&dg, &doc.root, "$", keys);
+		if (!(list = ab_jnode_member(&doc.root, "derived")))
+			ab_jdiag_missing(&dg, &doc.root, "$", "derived");
+		else if (ab_jdiag_want(&dg, list, "$.derived", cJSON_Array) == 0)
+			for (size_t i = 0; i < list->nkids; i++) {
+				const struct ab_jnode *k = &list->kids[i];
+				char *jp = ab_jpath_index("derived", i), *why;
+				struct ab_derived d;
+				size_t pos;
+
+				if (ab_jdiag_want(&dg, k, jp, cJSON_String) < 0) {
+				} else if (ab_derived_parse(&d, k->j->valuestring, &why, &pos) < 0) {
+					ab_jdiag_add(&dg, k->line, k->col, jp, "position %zu: %s", pos, why);
+					free(why);
+				} else if (named(*v, *n, d.name)) {
+					ab_jdiag_add(&dg, k->line, k->col, jp, "the derived figure '%s' is defined twice", d.name);
+					ab_derived_release(&d);
+				} else {
+					d.where = ab_sprintf("%s:%d:%d: %s", path, k->line, k->col, jp);
+					*v = ab_realloc(*v, (*n + 1) * sizeof(**v));
+					(*v)[(*n)++] = d;
+				}
+				free(jp);
+			}
+	}
+	rc = ab_jdiags_print(&dg, path, stderr) ? -1 : 0;
+	ab_jdiags_release(&dg);
+	ab_jdoc_release(&doc);
+	ab_buf_free(&text);
+	return rc;
+}
+
+void
+ab_derived_free(struct ab_derived *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ab_derived_release(&v[i]);
+	free(v);
 }
 
 static void
@@ -579,7 +671,8 @@ window(struct eval *e, const struct ab_dnode *n)
 		e->why = ab_sprintf("the window %.3f s to %.3f s (position %zu) is empty", from, to, n->pos);
 		return NAN;
 	}
-	if (!ab_series_reaches(s, to)) {
+	/* a mark is seen at the first reading after its line: the last reading may come up to an interval before it */
+	if (!ab_series_reaches(s, to - e->run->interval_s)) {
 		e->why = ab_sprintf("the series ends at %.3f s, before %.3f s (position %zu)",
 		    (double)s->v[s->n - 1].ms / 1000, to, n->pos);
 		return NAN;
@@ -670,7 +763,7 @@ double
 ab_derived_eval(const struct ab_derived *d, ab_derived_lookup_fn *get, void *arg, const struct ab_derived_run *run,
     char **why)
 {
-	static const struct ab_derived_run none = {NULL, -1, -1, -1};
+	static const struct ab_derived_run none = {NULL, -1, -1, -1, 0};
 	struct eval e = {get, arg, run ? run : &none, NULL};
 	double v = eval(&e, d->root);
 

@@ -73,6 +73,7 @@ struct ab_derived {
 	char *expr;                  /* its EXPR, as given, spaces trimmed */
 	struct ab_dnode *root;
 	int series;                  /* it reads the RSS series (a window figure) */
+	char *where;                 /* where it was given, for messages ("--derive", "m.json:3:5: derived[0]"); or NULL */
 };
 
 /*
@@ -81,6 +82,20 @@ struct ab_derived {
  */
 int ab_derived_parse(struct ab_derived *d, const char *text, char **why, size_t *pos);
 void ab_derived_release(struct ab_derived *d);
+/*
+ * --derive TEXT: its definition appended to *v (*n of them, where
+ * "--derive"); 0, or -1 after reporting "--derive: position N: why"
+ */
+int ab_derived_add(struct ab_derived **v, size_t *n, const char *text);
+/*
+ * A metrics file, a small JSON file beside the recipe:
+ *   {"derived": ["cpu_per_M s/M = cpu_s / records * 1e6", ...]}
+ * each definition appended to *v (where "FILE:LINE:COL: derived[i]").
+ * 0, or -1 after reporting every error as FILE:LINE:COL: PATH: what.
+ */
+int ab_derived_read_file(struct ab_derived **v, size_t *n, const char *path);
+/* release the n definitions of v and v */
+void ab_derived_free(struct ab_derived *v, size_t n);
 
 /* the metrics EXPR names (AB_D_METRIC nodes), in text order, into *out (caller frees the array) */
 size_t ab_derived_inputs(const struct ab_dnode ***out, const struct ab_derived *d);
@@ -92,6 +107,7 @@ typedef double ab_derived_lookup_fn(void *arg, const char *name);
 struct ab_derived_run {
 	const struct ab_series *series;
 	double window_start_s, window_end_s, command_end_s; /* < 0: unknown */
+	double interval_s;           /* the sampling interval: a series that ends less than one short of a point reaches it */
 };
 
 /*

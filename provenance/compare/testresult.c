@@ -108,6 +108,8 @@ row_json(const struct ab_compare_set *s, const struct ab_compare_row *r, const c
 	cJSON_AddStringToObject(o, "metric", s->metrics[r->metric].name);
 	ab_json_add_str_or_null(o, "unit", s->metrics[r->metric].unit);
 	cJSON_AddStringToObject(o, "better", s->metrics[r->metric].higher ? "higher" : "lower");
+	if (s->metrics[r->metric].derived)
+		cJSON_AddStringToObject(o, "definition", s->metrics[r->metric].derived->expr);
 	if (*s->cells.v[r->cell])
 		cJSON_AddStringToObject(o, "cell", s->cells.v[r->cell]);
 	cJSON_AddBoolToObject(o, "control", r->control);
@@ -157,6 +159,13 @@ settings_descriptor(const struct ab_comparison *c, const struct ab_compare_set *
 	m = cJSON_AddArrayToObject(a, "metrics");
 	for (size_t i = 0; i < s->nmetrics; i++)
 		cJSON_AddItemToArray(m, cJSON_CreateString(s->metrics[i].name));
+	/* the derived figures' definitions, as given: a reader computes them again from the run records */
+	m = NULL;
+	for (size_t i = 0; i < s->nmetrics; i++)
+		if (s->metrics[i].derived) {
+			m = m ? m : cJSON_AddArrayToObject(a, "derived");
+			cJSON_AddItemToArray(m, cJSON_CreateString(s->metrics[i].derived->text));
+		}
 	cJSON_AddStringToObject(d, "name", "allocbuild compare settings");
 	cJSON_AddStringToObject(d, "mediaType", "application/json");
 	cJSON_AddItemToObject(d, "annotations", a);

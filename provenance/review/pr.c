@@ -76,7 +76,7 @@ static int
 load_runs(struct evidence *e)
 {
 	struct ab_compare_opts co = {.outdir = e->outdir, .seed = AB_COMPARE_SEED, .resamples = AB_COMPARE_RESAMPLES,
-	    .threshold = AB_COMPARE_THRESHOLD};
+	    .threshold = AB_COMPARE_THRESHOLD, .derived = e->o->derived, .nderived = e->o->nderived};
 
 	for (size_t i = 0; i < e->rec.paths.n; i++)
 		if (ab_runrec_is_statement(e->rec.paths.v[i]))
@@ -119,13 +119,15 @@ check_no_credentials(const struct evidence *e)
 }
 
 static int
-load_evidence(struct evidence *e, const char *outdir)
+load_evidence(struct evidence *e, const struct ab_pr_opts *o)
 {
+	const char *outdir = o->outdir;
 	char *rp = ab_sprintf("%s/recipe.json", outdir);
 	int rc = AB_EFAIL;
 
 	memset(e, 0, sizeof(*e));
 	e->outdir = outdir;
+	e->o = o;
 	if (!ab_path_exists(rp)) {
 		ab_error("pr: '%s' has no recipe.json: not an allocbuild output directory", outdir);
 		goto done;
@@ -579,7 +581,7 @@ ab_pr_write(struct ab_pr_written *w, const struct ab_pr_opts *o)
 	char *bundle_name = NULL, *bundle = NULL, *top = NULL;
 	int moved = 0, rc;
 
-	if ((rc = load_evidence(&e, o->outdir)) < 0)
+	if ((rc = load_evidence(&e, o)) < 0)
 		goto done;
 	rc = AB_EFAIL;
 	/* a bad --notes target must fail before anything is written */

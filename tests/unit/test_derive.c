@@ -81,7 +81,7 @@ main(void)
 	const struct fig figs[] = {{"cpu_s", 0.75}, {"records", 250000}, {"wall_s", 2.5}, {"p99-ms", 4}, {"zero", 0},
 	    {NULL, 0}};
 	struct ab_series s = {0};
-	struct ab_derived_run run = {&s, 1, 5, 10};
+	struct ab_derived_run run = {&s, 1, 5, 10, 1};
 	struct ab_derived d;
 	char *why = NULL;
 	size_t pos;
@@ -170,6 +170,8 @@ main(void)
 	CHECK(isnan(value("w MiB = rss_mean(9s, 12s)", figs, &run, &why)));
 	CHECK_STR(why, "the series ends at 10.000 s, before 12.000 s (position 9)");
 	free(why);
+	/* a series that ends within an interval (1 s) of the point reaches it: 9 and 10 s, and 8 */
+	CHECK(near(value("w MiB = rss_mean(8s, 11s)", figs, &run, NULL), 19));
 	CHECK(isnan(value("w MiB = rss_mean(2s, 3s)", figs, &run, &why)));
 	CHECK_STR(why, "2 samples between 2.000 s and 3.000 s (position 9), fewer than 3");
 	free(why);
@@ -177,7 +179,7 @@ main(void)
 	CHECK_STR(why, "the run was not sampled");
 	free(why);
 	{
-		struct ab_derived_run nomark = {&s, -1, -1, 10};
+		struct ab_derived_run nomark = {&s, -1, -1, 10, 1};
 
 		CHECK(isnan(value("w MiB = rss_mean(start, end)", figs, &nomark, &why)));
 		CHECK_STR(why, "its record has no time of 'start'");
