@@ -76,7 +76,8 @@ static int
 load_runs(struct evidence *e)
 {
 	struct ab_compare_opts co = {.outdir = e->outdir, .seed = AB_COMPARE_SEED, .resamples = AB_COMPARE_RESAMPLES,
-	    .threshold = AB_COMPARE_THRESHOLD, .derived = e->o->derived, .nderived = e->o->nderived};
+	    .threshold = AB_COMPARE_THRESHOLD, .derived = e->o->derived, .nderived = e->o->nderived,
+	    .hosts = AB_HOSTS_SPLIT};
 
 	for (size_t i = 0; i < e->rec.paths.n; i++)
 		if (ab_runrec_is_statement(e->rec.paths.v[i]))
