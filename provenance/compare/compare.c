@@ -646,15 +646,21 @@ fill_derived(const struct ab_comparison *c, struct ab_compare_set *s, size_t i, 
 {
 	const struct ab_runrec *r = &s->runs[i];
 	struct ab_series series = {0};
-	struct ab_derived_run dr = {NULL, -1, -1, -1, 0};
+	struct ab_derived_run dr = {NULL, -1, -1, -1, 0, NULL};
 	int e = 0, loaded = 0;
+	char brief[80];
 
+	snprintf(brief, sizeof(brief), "the run was too short to sample (fewer than %d samples)", AB_RUN_MIN_SAMPLES);
 	for (size_t m = 0; m < s->nmetrics && e == 0; m++) {
 		const struct ab_derived *d = s->metrics[m].derived;
 		size_t computed = 0;
 
 		if (!d)
 			continue;
+		if (d->series && r->sampling && ab_runrec_too_short(r, 0))
+			dr.no_series = brief;
+		else if (d->series && r->sampling && !r->sampling->series.path)
+			dr.no_series = "its record names no series";
 		if (d->series && !loaded && r->sampling && r->sampling->series.path && !ab_runrec_too_short(r, 0)) {
 			if ((e = read_series(&series, source_dir(c, s->src[i]), &r->sampling->series)) < 0)
 				break;

@@ -31,10 +31,21 @@
  * for a paired comparison (refuse_mixed_paired: AB_ECHECK, reported), or
  * compared unpaired and flagged.
  *
- * Every record is read through OUTDIR's resolver and must hold the digest
- * SHA256SUMS gives it; the series the charts of md and pr.md read
- * (ab_compare_series, ab_compare_charts) must hold the one their record
- * gives them.
+ * Derived figures (derive.h, o->derived) are computed per run from its
+ * other figures (and its series, for the RSS window figures) and then
+ * grouped and compared like the others; a run without a value of an input
+ * has none, named in a warning.
+ *
+ * Runs of one name from several hosts (the host of each record's run
+ * environment; the OUTDIR's runs and those of o->runs_from, a record both
+ * hold read once) are refused, split into a set per host or pooled
+ * (enum ab_compare_hosts); a split name's last set notes where the hosts'
+ * verdicts disagree and which labels ran other bytes on another host.
+ *
+ * Every record is read through its OUTDIR's resolver and must hold the
+ * digest SHA256SUMS gives it; the series the charts of md and pr.md and
+ * the window figures read (ab_compare_series, ab_compare_charts) must hold
+ * the one their record gives them.
  */
 #ifndef AB_COMPARE_H
 #define AB_COMPARE_H

@@ -660,7 +660,7 @@ window(struct eval *e, const struct ab_dnode *n)
 	size_t k = 0;
 
 	if (!s || !s->n) {
-		e->why = ab_strdup("the run was not sampled");
+		e->why = ab_strdup(!s && e->run->no_series ? e->run->no_series : "the run was not sampled");
 		return NAN;
 	}
 	if (isnan(from = point_s(e, &n->from)) || isnan(to = point_s(e, &n->to)))
@@ -763,7 +763,7 @@ double
 ab_derived_eval(const struct ab_derived *d, ab_derived_lookup_fn *get, void *arg, const struct ab_derived_run *run,
     char **why)
 {
-	static const struct ab_derived_run none = {NULL, -1, -1, -1, 0};
+	static const struct ab_derived_run none = {NULL, -1, -1, -1, 0, NULL};
 	struct eval e = {get, arg, run ? run : &none, NULL};
 	double v = eval(&e, d->root);
 

@@ -108,6 +108,7 @@ struct ab_derived_run {
 	const struct ab_series *series;
 	double window_start_s, window_end_s, command_end_s; /* < 0: unknown */
 	double interval_s;           /* the sampling interval: a series that ends less than one short of a point reaches it */
+	const char *no_series;       /* series NULL: why ("the run was not sampled" when NULL) */
 };
 
 /*

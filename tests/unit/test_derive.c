@@ -81,7 +81,7 @@ main(void)
 	const struct fig figs[] = {{"cpu_s", 0.75}, {"records", 250000}, {"wall_s", 2.5}, {"p99-ms", 4}, {"zero", 0},
 	    {NULL, 0}};
 	struct ab_series s = {0};
-	struct ab_derived_run run = {&s, 1, 5, 10, 1};
+	struct ab_derived_run run = {&s, 1, 5, 10, 1, NULL};
 	struct ab_derived d;
 	char *why = NULL;
 	size_t pos;
@@ -179,7 +179,12 @@ main(void)
 	CHECK_STR(why, "the run was not sampled");
 	free(why);
 	{
-		struct ab_derived_run nomark = {&s, -1, -1, 10, 1};
+		struct ab_derived_run nomark = {&s, -1, -1, 10, 1, NULL};
+		struct ab_derived_run brief = {NULL, -1, -1, -1, 0, "the run was too short to sample"};
+
+		CHECK(isnan(value("w MiB = rss_mean(start, end)", figs, &brief, &why)));
+		CHECK_STR(why, "the run was too short to sample");
+		free(why);
 
 		CHECK(isnan(value("w MiB = rss_mean(start, end)", figs, &nomark, &why)));
 		CHECK_STR(why, "its record has no time of 'start'");
