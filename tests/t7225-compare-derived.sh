@@ -100,7 +100,10 @@ expect_exit 0 "$AB" compare bo --name p --metric busy_s --derive "$def" --sign e
 check "test result: the definition in compare's settings" test "$(json bo/test-results/p.intoto.json '[json.loads(__import__("base64").b64decode(c["content"])).get("derived") for c in d["predicate"]["configuration"] if c.get("name") == "allocbuild compare settings"]')" = "[['$def']]"
 check "test result: per_M's test with its definition" test "$(json bo/test-results/p.intoto.json '[(t["metric"], t["definition"], t["shown"]["ratio"], t["outcome"]) for t in d["predicate"]["tests"] if t["metric"] == "per_M"]')" = "[('per_M', 'busy_s / records * 1e6', '2.800', 'FAILED')]"
 expect_exit 0 "$AB" verify --key ed.pub.pem bo
-expect_exit 0 "$AB" pr --derive "$def" bo
+rm bo/test-results/p.intoto.json
+expect_exit 0 "$AB" pr --sign ed.pem --derive "$def" bo
+check "pr --sign: the test result has the derived figure too" test "$(json bo/test-results/p.intoto.json '[t["shown"]["ratio"] for t in d["predicate"]["tests"] if t["metric"] == "per_M"]')" = "['2.800']"
+expect_exit 0 "$AB" verify --key ed.pub.pem bo
 expect_grep 'Derived figure: `per_M` (s/M) = `busy_s / records * 1e6`, computed per run (lower is better).' bo/pr.md
 expect_grep '| `per_M` (s/M) | `a2` | 4 | 1.470 (1.400–1.600) | 2.800 [2.618, 3.750] | 0.0286 | **worse** |' bo/pr.md
 

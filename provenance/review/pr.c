@@ -599,9 +599,13 @@ ab_pr_write(struct ab_pr_written *w, const struct ab_pr_opts *o)
 		goto done;
 	/* the envelopes are written into OUTDIR, and so bundled like the manifests */
 	if (o->nsign_keys) {
+		/* the test results hold the figures pr.md shows: its derived ones too */
+		struct ab_compare_opts co = {.outdir = o->outdir, .seed = AB_COMPARE_SEED,
+		    .resamples = AB_COMPARE_RESAMPLES, .threshold = AB_COMPARE_THRESHOLD, .derived = o->derived,
+		    .nderived = o->nderived, .hosts = AB_HOSTS_SPLIT};
 		size_t n;
 
-		if (ab_sign_outdir(&n, o->outdir, o->sign_keys, o->nsign_keys, o->sign_trees) < 0)
+		if (ab_sign_outdir_results(&n, o->outdir, o->sign_keys, o->nsign_keys, o->sign_trees, &co) < 0)
 			goto done;
 		w->is_signed = 1;
 		w->signed_statements = n;
