@@ -80,6 +80,8 @@ expect_exit 0 "$AB" compare bo --name p --metric busy_s --metrics metrics.json
 cp out from-file
 expect_exit 0 "$AB" compare bo --name p --metric busy_s --derive "$def"
 check "--metrics FILE and --derive give the same table" cmp -s out from-file
+expect_exit 0 "$AB" compare bo --name p --metric busy_s --metric per_M --derive "$def"
+check "--metric may name a derived figure" cmp -s out from-file
 
 # --- a run without records, a run with 0 records: no value, said; never 0
 # (the second run of each label reports no records, a2's fifth 0 records:

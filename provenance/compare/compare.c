@@ -457,7 +457,12 @@ choose_metrics(struct ab_compare_set *s, const struct ab_compare_opts *o)
 		int b = ab_metric_builtin(o->metrics[i]);
 		const struct ab_metric *d = b < 0 ? driver_metric(s, o->metrics[i]) : NULL;
 
-		if (metric_index(s, o->metrics[i]) != (size_t)-1)
+		int derived = 0;
+
+		for (size_t k = 0; k < o->nderived && !derived; k++)
+			derived = !strcmp(o->derived[k].name, o->metrics[i]);
+		/* a derived figure asked for by name: it comes with the others derived */
+		if (derived || metric_index(s, o->metrics[i]) != (size_t)-1)
 			continue;
 		if (b >= 0)
 			add_metric(s, o->metrics[i], ab_metric_builtins[b].unit, 0, b);
