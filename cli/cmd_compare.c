@@ -1,7 +1,8 @@
 /*
  * allocbuild compare OUTDIR [--name NAME] [--baseline LABEL] [--metric M]...
  *     [--format table|csv|json|md] [--unpaired] [--threshold PCT]
- *     [--seed N] [--resamples N]
+ *     [--seed N] [--resamples N] [--derive DEF]... [--metrics FILE]
+ *     [--runs-from OUTDIR2]... [--by-host|--pool-hosts] [--sign KEY.pem]...
  *
  * The recorded runs of OUTDIR as medians, ranges, ratios against a
  * baseline with bootstrap intervals, U tests, verdicts and the A/A
@@ -27,7 +28,8 @@
 static const char usage[] =
     "allocbuild compare OUTDIR [--name NAME] [--baseline LABEL] [--metric M]...\n"
     "                   [--format table|csv|json|md] [--unpaired] [--threshold PCT]\n"
-    "                   [--seed N] [--resamples N] [--sign KEY.pem]...\n"
+    "                   [--seed N] [--resamples N] [--derive DEF]... [--metrics FILE]\n"
+    "                   [--runs-from OUTDIR2]... [--by-host|--pool-hosts] [--sign KEY.pem]...\n"
     "\n"
     "Compare the runs `allocbuild run` recorded in OUTDIR (those SHA256SUMS lists,\n"
     "each checked against it), per run name (--name: only that one), cell and\n"
@@ -43,7 +45,20 @@ static const char usage[] =
     "maxrss_mib steady_rss_mib peak_rss_mib cooldown_rss_mib rss_gib_s window_cpu_s\n"
     "minor_faults major_faults max_threads steady_pss_mib peak_pss_mib\n"
     "steady_anon_mib peak_anon_mib, or the name of a driver's figure\n"
-    "(ALLOCBUILD_METRIC lines). Two labels that ran the same bytes (artifact\n"
+    "(ALLOCBUILD_METRIC lines). --derive 'NAME [UNIT] [better=higher|lower] = EXPR'\n"
+    "(repeatable) and --metrics FILE ({\"derived\": [DEF, ...]}) add derived figures,\n"
+    "computed per run and compared like the others: EXPR of metrics and numbers\n"
+    "with + - * / and parentheses, growth_pct(A, B), and rss_mean(FROM, TO) or\n"
+    "rss_median(FROM, TO) of the RSS series between two points (240s, 4min,\n"
+    "start, end, exit, exit-5min); a run without an input has no value, said.\n"
+    "--runs-from OUTDIR2 (repeatable) adds the runs recorded in a copy of the\n"
+    "build on another host. Runs of one name taken on several hosts (each\n"
+    "record's run environment names its host) are never pooled silently: they\n"
+    "are refused, naming the hosts, unless --by-host compares each host's runs\n"
+    "apart (a table per host, against the same baseline, and the rows whose\n"
+    "verdicts disagree between hosts said) or --pool-hosts pools them, unpaired.\n"
+    "A label whose artifact has another digest on another host is named, exit 1.\n"
+    "Two labels that ran the same bytes (artifact\n"
     "digest) with the same runtime environment are an A/A control: when it\n"
     "shows a difference, every verdict is flagged unreliable. Failed runs are\n"
     "left out, named in a warning; too few runs for the U test give a warning\n"
@@ -130,15 +145,21 @@ cmd_compare(int argc, char **argv)
 		{"seed", required_argument, NULL, 's'},
 		{"resamples", required_argument, NULL, 'r'},
 		{"sign", required_argument, NULL, 'S'},
+		{"derive", required_argument, NULL, 'D'},
+		{"metrics", required_argument, NULL, 'M'},
+		{"runs-from", required_argument, NULL, 'F'},
+		{"by-host", no_argument, NULL, 'H'},
+		{"pool-hosts", no_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_compare_opts o = {.seed = AB_COMPARE_SEED, .resamples = AB_COMPARE_RESAMPLES,
 	    .threshold = AB_COMPARE_THRESHOLD, .refuse_mixed_paired = 1};
 	enum ab_compare_format fmt = AB_CMP_TABLE;
-	struct ab_strv metrics = {0}, keypaths = {0};
+	struct ab_strv metrics = {0}, keypaths = {0}, from = {0};
 	struct ab_comparison *c = NULL;
 	struct ab_key **keys = NULL;
-	size_t nkeys = 0;
+	struct ab_derived *derived = NULL;
+	size_t nkeys = 0, nderived = 0;
 	int ch, rc;
 
 	optind = 1;
@@ -154,6 +175,8 @@ cmd_compare(int argc, char **argv)
 		case 'm':
 			if (!ab_metric_name_valid(optarg, strlen(optarg))) {
 				ab_strv_free(&metrics);
+				ab_strv_free(&from);
+				ab_derived_free(derived, nderived);
 				return ab_cmd_usage_error("compare", "--metric wants a metric name, not '%s'", optarg);
 			}
 			ab_strv_push(&metrics, optarg);
@@ -161,6 +184,8 @@ cmd_compare(int argc, char **argv)
 		case 'f':
 			if (parse_format(&fmt, optarg) < 0) {
 				ab_strv_free(&metrics);
+				ab_strv_free(&from);
+				ab_derived_free(derived, nderived);
 				return ab_cmd_usage_error("compare", "--format wants table, csv, json or md, not '%s'", optarg);
 			}
 			break;
@@ -170,6 +195,8 @@ cmd_compare(int argc, char **argv)
 		case 't':
 			if (parse_percent(&o.threshold, optarg) < 0) {
 				ab_strv_free(&metrics);
+				ab_strv_free(&from);
+				ab_derived_free(derived, nderived);
 				return ab_cmd_usage_error("compare", "--threshold wants a percentage from 0 to 100, not '%s'",
 				    optarg);
 			}
@@ -181,6 +208,8 @@ cmd_compare(int argc, char **argv)
 			o.seed = strtoull(optarg, &end, 10);
 			if (end == optarg || *end || errno || *optarg == '-') {
 				ab_strv_free(&metrics);
+				ab_strv_free(&from);
+				ab_derived_free(derived, nderived);
 				return ab_cmd_usage_error("compare", "--seed wants a whole number, not '%s'", optarg);
 			}
 			break;
@@ -188,6 +217,8 @@ cmd_compare(int argc, char **argv)
 		case 'r':
 			if (ab_cmd_parse_int(&o.resamples, optarg, 100, 10000000) < 0) {
 				ab_strv_free(&metrics);
+				ab_strv_free(&from);
+				ab_derived_free(derived, nderived);
 				return ab_cmd_usage_error("compare", "--resamples wants a number from 100 to 10000000, not '%s'",
 				    optarg);
 			}
@@ -195,24 +226,70 @@ cmd_compare(int argc, char **argv)
 		case 'S':
 			ab_strv_push(&keypaths, optarg);
 			break;
+		case 'F':
+			ab_strv_push(&from, optarg);
+			break;
+		case 'H':
+		case 'P':
+			if (o.hosts != AB_HOSTS_REFUSE && o.hosts != (ch == 'H' ? AB_HOSTS_SPLIT : AB_HOSTS_POOL)) {
+				ab_strv_free(&metrics);
+				ab_strv_free(&keypaths);
+				ab_strv_free(&from);
+				ab_derived_free(derived, nderived);
+				return ab_cmd_usage_error("compare", "--by-host and --pool-hosts exclude each other");
+			}
+			o.hosts = ch == 'H' ? AB_HOSTS_SPLIT : AB_HOSTS_POOL;
+			break;
+		case 'D':
+		case 'M':
+			if ((ch == 'D' ? ab_derived_add(&derived, &nderived, optarg) :
+			    ab_derived_read_file(&derived, &nderived, optarg)) < 0) {
+				ab_strv_free(&metrics);
+				ab_strv_free(&from);
+				ab_strv_free(&keypaths);
+				ab_derived_free(derived, nderived);
+				return AB_EXIT_USAGE;
+			}
+			break;
 		default:
 			ab_strv_free(&metrics);
+			ab_strv_free(&from);
 			ab_strv_free(&keypaths);
+			ab_derived_free(derived, nderived);
 			return ab_cmd_option_error("compare", ch, argv);
 		}
 	}
 	if (argc - optind != 1) {
 		ab_strv_free(&metrics);
+		ab_strv_free(&from);
+		ab_derived_free(derived, nderived);
 		return ab_cmd_usage_error("compare", argc - optind < 1 ? "missing OUTDIR" : "one OUTDIR only");
 	}
 	if (!ab_is_dir(argv[optind])) {
 		ab_strv_free(&metrics);
+		ab_strv_free(&from);
+		ab_derived_free(derived, nderived);
 		ab_error("compare: '%s' is not a directory", argv[optind]);
 		return AB_EXIT_USAGE;
 	}
 	o.outdir = argv[optind];
 	o.metrics = metrics.v;
 	o.nmetrics = metrics.n;
+	o.derived = derived;
+	o.nderived = nderived;
+	o.runs_from = from.v;
+	o.nruns_from = from.n;
+	for (size_t i = 0; i < from.n; i++)
+		if (!ab_is_dir(from.v[i])) {
+			ab_error("compare: --runs-from '%s' is not a directory", from.v[i]);
+			rc = AB_EXIT_USAGE;
+			goto done;
+		}
+	if (from.n && keypaths.n) {
+		/* a test result names the records it holds by their place in OUTDIR */
+		rc = ab_cmd_usage_error("compare", "--sign signs the runs of OUTDIR alone: not with --runs-from");
+		goto done;
+	}
 	/* the keys are read before anything is written */
 	rc = keypaths.n ? ab_cmd_load_keys(&keys, &nkeys, keypaths.v, keypaths.n, 1) : 0;
 	if (rc == 0)
@@ -223,13 +300,17 @@ cmd_compare(int argc, char **argv)
 		fflush(stdout);
 		rc = sign_results(&o, keys, nkeys);
 	}
-	if (rc == 0 && (ab_compare_unreliable(c) || ab_compare_failed(c)))
+	if (rc == 0 && (ab_compare_unreliable(c) || ab_compare_failed(c) || ab_compare_hosts_bytes_differ(c)))
 		rc = AB_ECHECK;
+	rc = ab_cmd_exit(rc);
+done:
 	ab_compare_free(c);
+	ab_derived_free(derived, nderived);
 	ab_cmd_free_keys(keys, nkeys);
 	ab_strv_free(&metrics);
 	ab_strv_free(&keypaths);
-	return ab_cmd_exit(rc);
+	ab_strv_free(&from);
+	return rc;
 }
 
 const struct ab_cmd ab_cmd_compare = {"compare",

@@ -7,6 +7,7 @@
 #include "../builder/source.h"
 #include "../lib/jsonio.h"
 #include "../lib/util.h"
+#include "../provenance/compare/derive.h"
 #include "../provenance/review/challenge.h"
 #include "../provenance/review/notes.h"
 #include "../provenance/review/policy.h"
@@ -15,7 +16,8 @@
 
 static const char usage[] =
     "allocbuild pr [-o DIR] [--notes REPO[@COMMIT]] [--limit N] [--sign KEY.pem]... [--json]\n"
-    "              [--rebuilt RECORD]... [--rebuilt-key PUB.pem]... [--policy POLICY.json] OUTDIR\n"
+    "              [--rebuilt RECORD]... [--rebuilt-key PUB.pem]... [--policy POLICY.json]\n"
+    "              [--derive DEF]... [--metrics FILE] OUTDIR\n"
     "\n"
     "Write pr.md, a pull-request body, and provenance-<name>.tar.gz, the evidence\n"
     "bundle, into DIR (default OUTDIR). --sign first signs the statements of\n"
@@ -29,7 +31,8 @@ static const char usage[] =
     "rules that failed, every rule in the details; the policy file goes into the\n"
     "bundle (pr-policy/), and with --sign its signed verification summary\n"
     "(pr-policy/vsa.intoto.jsonl); a policy that fails is reported, not an\n"
-    "error. It says what it signed and wrote (nothing with -q); --json prints\n"
+    "error. --derive and --metrics add derived figures to the runs' comparison, as\n"
+    "`allocbuild compare` does, shown with their definitions. It says what it signed and wrote (nothing with -q); --json prints\n"
     "that as one document: {\"signed_statements\", \"envelopes\", \"pr_md\",\n"
     "\"pr_md_characters\", \"details_moved\", \"bundle\", \"bundle_files\",\n"
     "\"note_commit\"}. Exit 0 written, 1 a record's signature does not verify, 2 bad\n"
@@ -88,6 +91,8 @@ cmd_pr(int argc, char **argv)
 		{"rebuilt-key", required_argument, NULL, 'K'},
 		{"policy", required_argument, NULL, 'P'},
 		{"json", no_argument, NULL, 'j'},
+		{"derive", required_argument, NULL, 'D'},
+		{"metrics", required_argument, NULL, 'M'},
 		{NULL, 0, NULL, 0},
 	};
 	struct ab_pr_opts o = {0};
@@ -98,7 +103,8 @@ cmd_pr(int argc, char **argv)
 	struct ab_challenge *ch = NULL;
 	struct ab_policy *pol = NULL;
 	const char *policy_path = NULL;
-	size_t nkeys = 0, npubs = 0;
+	struct ab_derived *derived = NULL;
+	size_t nkeys = 0, npubs = 0, nderived = 0;
 	int c, rc = AB_EXIT_USAGE;
 
 	optind = 1;
@@ -125,6 +131,12 @@ cmd_pr(int argc, char **argv)
 			break;
 		case 'j':
 			json = 1;
+			break;
+		case 'D':
+		case 'M':
+			if ((c == 'D' ? ab_derived_add(&derived, &nderived, optarg) :
+			    ab_derived_read_file(&derived, &nderived, optarg)) < 0)
+				goto done;
 			break;
 		case 'l': {
 			int v;
@@ -171,6 +183,8 @@ cmd_pr(int argc, char **argv)
 	o.sign_trees = ab_source_tree_files;
 	o.rebuilt = ch;
 	o.policy = pol;
+	o.derived = derived;
+	o.nderived = nderived;
 	if (rc == 0)
 		rc = ab_pr_write(&w, &o);
 	print_written(&w, &o, json);
@@ -179,6 +193,7 @@ done:
 	ab_pr_written_release(&w);
 	ab_challenge_free(ch);
 	ab_policy_free(pol);
+	ab_derived_free(derived, nderived);
 	ab_cmd_free_keys(keys, nkeys);
 	ab_cmd_free_keys(pubs, npubs);
 	ab_strv_free(&keypaths);

@@ -55,7 +55,7 @@ nothing_recorded "a changed artifact"
 
 # --env-only prints the run environment, runs and records nothing
 expect_exit 0 "$AB" run --env-only
-[ "$(json out 'sorted(d)')" = "['absent', 'aslr', 'cgroup', 'cpu', 'glibc', 'kernel', 'loadavg', 'machine', 'memory', 'numa', 'swap']" ]
+[ "$(json out 'sorted(d)')" = "['absent', 'aslr', 'cgroup', 'cpu', 'glibc', 'host', 'kernel', 'loadavg', 'machine', 'memory', 'numa', 'swap']" ]
 [ "$(json out 'd["memory"]["page_size"]')" = "$(getconf PAGESIZE)" ]
 [ "$(json out 'd["cpu"]["online_count"]')" = "$(getconf _NPROCESSORS_ONLN)" ]
 expect_exit 2 "$AB" run --env-only bo

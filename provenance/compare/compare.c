@@ -21,11 +21,19 @@
 /* one record: its place, what SHA256SUMS says of it, its bytes, and what they parse into */
 struct item {
 	const char *rel, *want;
+	size_t src;     /* its OUTDIR (source_dir) */
 	struct ab_buf bytes;
 	cJSON *doc;
 	int state;      /* 0 read, 1 cannot be read (reported), 2 digest differs, 3 not JSON */
 	char got[AB_HEX_LEN + 1];
 };
+
+/* the OUTDIR runs come from: 0 the one compared, k its --runs-from k */
+static const char *
+source_dir(const struct ab_comparison *c, size_t k)
+{
+	return k ? c->o.runs_from[k - 1] : c->o.outdir;
+}
 
 /* hash and parse one record's bytes (on the pool: nothing reported here) */
 static int
@@ -79,12 +87,34 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int
-cmp_run(const void *a, const void *b)
-{
-	const struct ab_runrec *x = a, *y = b;
+/* a run and its OUTDIR, sorted together: by number, then OUTDIR */
+struct sourced {
+	struct ab_runrec r;
+	size_t src;
+};
 
-	return x->number < y->number ? -1 : x->number > y->number;
+static int
+cmp_sourced(const void *a, const void *b)
+{
+	const struct sourced *x = a, *y = b;
+
+	if (x->r.number != y->r.number)
+		return x->r.number < y->r.number ? -1 : 1;
+	return x->src < y->src ? -1 : x->src > y->src;
+}
+
+/* a set's runs in run number order (then OUTDIR), with their OUTDIRs */
+static void
+sort_runs(struct ab_compare_set *s)
+{
+	struct sourced *v = ab_calloc(s->nruns + 1, sizeof(*v));
+
+	for (size_t i = 0; i < s->nruns; i++)
+		v[i].r = s->runs[i], v[i].src = s->src[i];
+	qsort(v, s->nruns, sizeof(*v), cmp_sourced);
+	for (size_t i = 0; i < s->nruns; i++)
+		s->runs[i] = v[i].r, s->src[i] = v[i].src;
+	free(v);
 }
 
 /* report what was wrong with a record; AB_ECHECK, or AB_EFAIL when it is not a record */
@@ -104,40 +134,50 @@ item_error(const struct item *it, const char *outdir)
 	}
 }
 
-/* the records SHA256SUMS lists, of the run names asked for, into sets sorted by name */
+/* the records each OUTDIR's SHA256SUMS lists, of the run names asked for, into sets sorted by name */
 static int
 load_sets(struct ab_comparison *c)
 {
-	struct ab_manifest_recorded rec;
+	size_t nsrc = 1 + c->o.nruns_from, total = 0, n = 0;
+	struct ab_manifest_recorded *rec = ab_calloc(nsrc, sizeof(*rec));
+	int *rootfd = ab_calloc(nsrc, sizeof(*rootfd));
 	struct ab_strv names = {0};
-	struct ab_strmap name_at = {0};
-	struct item *items;
-	size_t n = 0;
-	int e, rootfd = -1;
+	struct ab_strmap name_at = {0}, seen = {0};
+	struct item *items = NULL;
+	int e = 0;
 
-	if ((e = ab_manifest_recorded_read(&rec, c->o.outdir, 0)) < 0)
-		return e;
-	items = ab_calloc(rec.paths.n + 1, sizeof(*items));
-	for (size_t i = 0; i < rec.paths.n; i++) {
-		char *name;
+	for (size_t k = 0; k < nsrc; k++)
+		rootfd[k] = -1;
+	for (size_t k = 0; k < nsrc && e == 0; k++)
+		if ((e = ab_manifest_recorded_read(&rec[k], source_dir(c, k), 0)) == 0)
+			total += rec[k].paths.n;
+	if (e < 0)
+		goto done;
+	items = ab_calloc(total + 1, sizeof(*items));
+	for (size_t k = 0; k < nsrc; k++)
+		for (size_t i = 0; i < rec[k].paths.n; i++) {
+			char *name;
 
-		if (!ab_runrec_is_statement(rec.paths.v[i]))
-			continue;
-		name = name_of(rec.paths.v[i]);
-		if (c->o.name && strcmp(name, c->o.name)) {
+			/* a copy of OUTDIR carries its records: the same bytes are the same run, read once */
+			if (!ab_runrec_is_statement(rec[k].paths.v[i]) || ab_strmap_get(&seen, rec[k].hexes.v[i], NULL))
+				continue;
+			ab_strmap_put(&seen, rec[k].hexes.v[i], 0);
+			name = name_of(rec[k].paths.v[i]);
+			if (c->o.name && strcmp(name, c->o.name)) {
+				free(name);
+				continue;
+			}
+			/* the index holds the names' own strings: pushed first, then indexed */
+			if (!ab_strmap_get(&name_at, name, NULL)) {
+				ab_strv_push(&names, name);
+				ab_strmap_put(&name_at, names.v[names.n - 1], names.n - 1);
+			}
+			items[n].rel = rec[k].paths.v[i];
+			items[n].want = rec[k].hexes.v[i];
+			items[n].src = k;
+			n++;
 			free(name);
-			continue;
 		}
-		/* the index holds the names' own strings: pushed first, then indexed */
-		if (!ab_strmap_get(&name_at, name, NULL)) {
-			ab_strv_push(&names, name);
-			ab_strmap_put(&name_at, names.v[names.n - 1], names.n - 1);
-		}
-		items[n].rel = rec.paths.v[i];
-		items[n].want = rec.hexes.v[i];
-		n++;
-		free(name);
-	}
 	e = AB_EFAIL;
 	if (!n) {
 		if (c->o.name)
@@ -146,13 +186,14 @@ load_sets(struct ab_comparison *c)
 			ab_error("compare: '%s' has no runs in its SHA256SUMS: record some with 'allocbuild run'", c->o.outdir);
 		goto done;
 	}
-	if ((rootfd = open(c->o.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		ab_error_errno("compare: cannot open '%s'", c->o.outdir);
-		goto done;
-	}
+	for (size_t k = 0; k < nsrc; k++)
+		if ((rootfd[k] = open(source_dir(c, k), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+			ab_error_errno("compare: cannot open '%s'", source_dir(c, k));
+			goto done;
+		}
 	/* read here (errors reported in order), parsed on the pool (most of the work) */
 	for (size_t i = 0; i < n; i++)
-		read_one(&items[i], rootfd, c->o.outdir);
+		read_one(&items[i], rootfd[items[i].src], source_dir(c, items[i].src));
 	ab_pool_run(n, 0, parse_one, items);
 	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
 	ab_strmap_free(&name_at);
@@ -172,14 +213,15 @@ load_sets(struct ab_comparison *c)
 		s = &c->sets[k];
 		free(name);
 		if (it->state) {
-			int ie = item_error(it, c->o.outdir);
+			int ie = item_error(it, source_dir(c, it->src));
 
 			e = e < 0 ? e : ie;
 			continue;
 		}
 		s->runs = ab_realloc(s->runs, (s->nruns + 1) * sizeof(*s->runs));
+		s->src = ab_realloc(s->src, (s->nruns + 1) * sizeof(*s->src));
 		{
-			char *where = ab_path_join(c->o.outdir, it->rel);
+			char *where = ab_path_join(source_dir(c, it->src), it->rel);
 			int pe = ab_runrec_parse(&s->runs[s->nruns], it->doc, where);
 
 			it->doc = NULL;
@@ -190,21 +232,27 @@ load_sets(struct ab_comparison *c)
 				continue;
 			}
 		}
+		s->src[s->nruns] = it->src;
 		s->nruns++;
 	}
 	for (size_t k = 0; k < c->nsets; k++)
-		qsort(c->sets[k].runs, c->sets[k].nruns, sizeof(*c->sets[k].runs), cmp_run);
+		sort_runs(&c->sets[k]);
 done:
 	for (size_t i = 0; i < n; i++) {
 		cJSON_Delete(items[i].doc);
 		ab_buf_free(&items[i].bytes);
 	}
 	free(items);
-	if (rootfd >= 0)
-		close(rootfd);
+	for (size_t k = 0; k < nsrc; k++) {
+		if (rootfd[k] >= 0)
+			close(rootfd[k]);
+		ab_manifest_recorded_release(&rec[k]);
+	}
+	free(rootfd);
+	free(rec);
 	ab_strmap_free(&name_at);
+	ab_strmap_free(&seen);
 	ab_strv_free(&names);
-	ab_manifest_recorded_release(&rec);
 	return e;
 }
 
@@ -281,6 +329,7 @@ add_metric(struct ab_compare_set *s, const char *name, const char *unit, int hig
 	s->metrics[s->nmetrics].unit = ab_strdup_or_null(unit);
 	s->metrics[s->nmetrics].higher = higher;
 	s->metrics[s->nmetrics].builtin = builtin;
+	s->metrics[s->nmetrics].derived = NULL;
 	ab_strmap_put(&s->metric_at, s->metrics[s->nmetrics].name, s->nmetrics);
 	s->nmetrics++;
 }
@@ -324,6 +373,78 @@ driver_metric(const struct ab_compare_set *s, const char *name)
 	return NULL;
 }
 
+/* is name one of the set's figures: allocbuild's, or a driver's some run reported? */
+static int
+known_metric(const struct ab_compare_set *s, const char *name)
+{
+	return ab_metric_builtin(name) >= 0 || driver_metric(s, name);
+}
+
+/* the names a derived figure may use in s, for "did you mean": allocbuild's and the driver's */
+static void
+metric_names(struct ab_strv *out, const struct ab_compare_set *s)
+{
+	struct ab_strmap seen = {0};
+
+	for (int b = 0; b < AB_M_NBUILTIN; b++)
+		ab_strv_push(out, ab_metric_builtins[b].name);
+	for (size_t i = 0; i < s->nruns; i++)
+		for (size_t k = 0; k < s->runs[i].metrics.n; k++)
+			if (!ab_strmap_get(&seen, s->runs[i].metrics.v[k].name, NULL)) {
+				ab_strmap_put(&seen, s->runs[i].metrics.v[k].name, 0);
+				ab_strv_push(out, s->runs[i].metrics.v[k].name);
+			}
+	ab_strmap_free(&seen);
+}
+
+/*
+ * the derived figures, after the others: each input a figure of the set
+ * (an unknown one refused with its position and the nearest name), each
+ * name a new one
+ */
+static int
+add_derived(struct ab_compare_set *s, const struct ab_compare_opts *o)
+{
+	for (size_t i = 0; i < o->nderived; i++) {
+		const struct ab_derived *d = &o->derived[i];
+		const char *where = d->where ? d->where : "--derive";
+		const struct ab_dnode **in;
+		size_t n = ab_derived_inputs(&in, d);
+		int bad = 0;
+
+		if (metric_index(s, d->name) != (size_t)-1 || driver_metric(s, d->name)) {
+			ab_error("compare: runs/%s: %s: position 1: '%s' is a figure its runs report: a derived figure takes "
+			    "another name", s->name, where, d->name);
+			free(in);
+			return AB_EFAIL;
+		}
+		for (size_t k = 0; k < n && !bad; k++) {
+			struct ab_strv names = {0};
+			const char *near;
+
+			if (known_metric(s, in[k]->name))
+				continue;
+			metric_names(&names, s);
+			near = ab_closest(in[k]->name, names.v, names.n);
+			if (near)
+				ab_error("compare: runs/%s: %s: position %zu: unknown metric '%s' (did you mean '%s'?)", s->name,
+				    where, in[k]->pos, in[k]->name, near);
+			else
+				ab_error("compare: runs/%s: %s: position %zu: unknown metric '%s' (allocbuild's: wall_s, cpu_s, "
+				    "steady_rss_mib, ...; the driver's: those its runs report)", s->name, where, in[k]->pos,
+				    in[k]->name);
+			ab_strv_free(&names);
+			bad = 1;
+		}
+		free(in);
+		if (bad)
+			return AB_EFAIL;
+		add_metric(s, d->name, d->unit, d->higher, -1);
+		s->metrics[s->nmetrics - 1].derived = d;
+	}
+	return 0;
+}
+
 /* the metrics compared: those asked for, else the default set (docs/runs.md) */
 static int
 choose_metrics(struct ab_compare_set *s, const struct ab_compare_opts *o)
@@ -336,7 +457,12 @@ choose_metrics(struct ab_compare_set *s, const struct ab_compare_opts *o)
 		int b = ab_metric_builtin(o->metrics[i]);
 		const struct ab_metric *d = b < 0 ? driver_metric(s, o->metrics[i]) : NULL;
 
-		if (metric_index(s, o->metrics[i]) != (size_t)-1)
+		int derived = 0;
+
+		for (size_t k = 0; k < o->nderived && !derived; k++)
+			derived = !strcmp(o->derived[k].name, o->metrics[i]);
+		/* a derived figure asked for by name: it comes with the others derived */
+		if (derived || metric_index(s, o->metrics[i]) != (size_t)-1)
 			continue;
 		if (b >= 0)
 			add_metric(s, o->metrics[i], ab_metric_builtins[b].unit, 0, b);
@@ -350,7 +476,7 @@ choose_metrics(struct ab_compare_set *s, const struct ab_compare_opts *o)
 		}
 	}
 	if (o->nmetrics)
-		return 0;
+		return add_derived(s, o);
 	for (size_t i = 0; i < AB_NELEM(dflt); i++) {
 		int m = dflt[i];
 
@@ -367,7 +493,27 @@ choose_metrics(struct ab_compare_set *s, const struct ab_compare_opts *o)
 			if (s->ok[i] && metric_index(s, d->name) == (size_t)-1)
 				add_metric(s, d->name, d->unit, d->higher, -1);
 		}
-	return 0;
+	return add_derived(s, o);
+}
+
+/* is name an input of a derived figure of s? */
+static int
+derived_input(const struct ab_compare_set *s, const char *name)
+{
+	int found = 0;
+
+	for (size_t m = 0; m < s->nmetrics && !found; m++) {
+		const struct ab_dnode **in;
+		size_t n;
+
+		if (!s->metrics[m].derived)
+			continue;
+		n = ab_derived_inputs(&in, s->metrics[m].derived);
+		for (size_t k = 0; k < n && !found; k++)
+			found = !strcmp(in[k]->name, name);
+		free(in);
+	}
+	return found;
 }
 
 /* the cells: "" for the runs' figures without one, then each named, in order of first appearance */
@@ -383,7 +529,8 @@ collect_cells(struct ab_compare_set *s)
 		for (size_t k = 0; k < s->runs[i].metrics.n; k++) {
 			const char *mc = s->runs[i].metrics.v[k].cell ? s->runs[i].metrics.v[k].cell : cell;
 
-			if (metric_index(s, s->runs[i].metrics.v[k].name) != (size_t)-1)
+			if (metric_index(s, s->runs[i].metrics.v[k].name) != (size_t)-1 ||
+			    derived_input(s, s->runs[i].metrics.v[k].name))
 				add_cell(s, mc);
 		}
 	}
@@ -417,32 +564,191 @@ group_add(struct ab_compare_group *g, double v, size_t run)
 	g->n++;
 }
 
+/* a run's series through OUTDIR's resolver, checked against its record's digest; 0, AB_ECHECK or AB_EFAIL (reported) */
+static int
+read_series(struct ab_series *out, const char *outdir, const struct ab_runrec_file *f)
+{
+	struct ab_buf text = {0};
+	char why[AB_BENEATH_WHY], got[AB_HEX_LEN + 1], *name = ab_path_join(outdir, f->path);
+	int fd = -1, rootfd = -1, e = AB_EFAIL;
+
+	memset(out, 0, sizeof(*out));
+	if ((rootfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		ab_error_errno("compare: cannot open '%s'", outdir);
+		goto done;
+	}
+	if ((fd = ab_dirwalk_open_beneath(rootfd, f->path, O_RDONLY | O_NONBLOCK, 0, why)) < 0) {
+		ab_error("compare: '%s': %s", name, why);
+		goto done;
+	}
+	if (ab_read_fd_max(&text, fd, name, 256u << 20) < 0)
+		goto done;
+	ab_hash_buf(got, text.s ? text.s : "", text.len);
+	if (strcmp(got, f->sha256)) {
+		ab_error("compare: '%s': sha256 %s, its record says %s: run 'allocbuild verify %s'", name, got, f->sha256,
+		    outdir);
+		e = AB_ECHECK;
+		goto done;
+	}
+	e = ab_series_parse(out, text.s ? text.s : "", text.len, name);
+done:
+	if (fd >= 0)
+		close(fd);
+	if (rootfd >= 0)
+		close(rootfd);
+	ab_buf_free(&text);
+	free(name);
+	return e;
+}
+
+/* what a derived figure reads of a run in one cell: allocbuild's figures in the run's own cell only */
+struct lookup {
+	const struct ab_runrec *r;
+	const char *cell;            /* NULL: the run's own */
+};
+
+static double
+lookup_value(void *arg, const char *name)
+{
+	const struct lookup *k = arg;
+	int b = ab_metric_builtin(name);
+	const struct ab_metric *m;
+
+	if (b >= 0)
+		return k->cell ? NAN : ab_compare_builtin_value(k->r, b);
+	m = ab_metrics_get(&k->r->metrics, name, k->cell);
+	return m ? m->value : NAN;
+}
+
+/* has the run a value of some input of d in the cell (the window figures: in its own, when sampled)? */
+static int
+derived_has_input(const struct ab_derived *d, const struct lookup *k)
+{
+	const struct ab_dnode **in;
+	size_t n = ab_derived_inputs(&in, d);
+	int any = d->series && !k->cell && k->r->sampling;
+
+	for (size_t i = 0; i < n && !any; i++)
+		any = !isnan(lookup_value((void *)k, in[i]->name));
+	free(in);
+	return any || (!n && !d->series && !k->cell);
+}
+
+/* the runs whose derived figure has no value: counted and named, with why, per metric */
+struct missing {
+	size_t n;
+	struct ab_buf b;
+};
+
+/*
+ * a run's derived figures into their groups: computed in each cell where
+ * the run has a value of some input, else in its own cell (to say why it
+ * has none); a run without a value is named with why, never given 0
+ */
+static int
+fill_derived(const struct ab_comparison *c, struct ab_compare_set *s, size_t i, size_t l, size_t own,
+    struct missing *miss)
+{
+	const struct ab_runrec *r = &s->runs[i];
+	struct ab_series series = {0};
+	struct ab_derived_run dr = {NULL, -1, -1, -1, 0, NULL};
+	int e = 0, loaded = 0;
+	char brief[80];
+
+	snprintf(brief, sizeof(brief), "the run was too short to sample (fewer than %d samples)", AB_RUN_MIN_SAMPLES);
+	for (size_t m = 0; m < s->nmetrics && e == 0; m++) {
+		const struct ab_derived *d = s->metrics[m].derived;
+		size_t computed = 0;
+
+		if (!d)
+			continue;
+		if (d->series && r->sampling && ab_runrec_too_short(r, 0))
+			dr.no_series = brief;
+		else if (d->series && r->sampling && !r->sampling->series.path)
+			dr.no_series = "its record names no series";
+		if (d->series && !loaded && r->sampling && r->sampling->series.path && !ab_runrec_too_short(r, 0)) {
+			if ((e = read_series(&series, source_dir(c, s->src[i]), &r->sampling->series)) < 0)
+				break;
+			dr.series = &series;
+			dr.window_start_s = r->sampling->window_start_s;
+			dr.window_end_s = r->sampling->window_end_s;
+			dr.command_end_s = r->sampling->command_end_s;
+			dr.interval_s = r->sampling->interval_ms / 1000.0;
+			loaded = 1;
+		}
+		/* the run's own cell, then each other cell its figures name, once */
+		for (size_t k = 0; k <= r->metrics.n; k++) {
+			const char *cell = k ? r->metrics.v[k - 1].cell : NULL;
+			struct lookup lk = {r, cell};
+			size_t at = own;
+			char *why = NULL;
+			double v;
+			int dup = 0;
+
+			if (k && !cell)
+				continue;
+			if (cell) {
+				if (!strcmp(cell, r->cell ? r->cell : ""))
+					continue;
+				for (size_t j = 0; j + 1 < k && !dup; j++)
+					dup = r->metrics.v[j].cell && !strcmp(r->metrics.v[j].cell, cell);
+				if (dup || (at = cell_index(s, cell)) == (size_t)-1)
+					continue;
+			}
+			if (!derived_has_input(d, &lk))
+				continue;
+			computed++;
+			v = ab_derived_eval(d, lookup_value, &lk, &dr, &why);
+			if (!isnan(v)) {
+				group_add(group_at(s, at, l, m), v, i);
+			} else if (miss[m].n++ < 10) {
+				ab_buf_printf(&miss[m].b, "%s%04d-%s%s%s (%s)", miss[m].b.len ? ", " : "", r->number, r->label,
+				    cell ? " in cell " : "", cell ? cell : "", why);
+			}
+			free(why);
+		}
+		if (!computed) {
+			struct lookup lk = {r, NULL};
+			char *why = NULL;
+
+			(void)ab_derived_eval(d, lookup_value, &lk, &dr, &why);
+			if (miss[m].n++ < 10)
+				ab_buf_printf(&miss[m].b, "%s%04d-%s (%s)", miss[m].b.len ? ", " : "", r->number, r->label, why);
+			free(why);
+		}
+	}
+	ab_series_release(&series);
+	return e;
+}
+
 /*
  * every successful run's values into the groups; their medians and
  * ranges; runs without a value counted. Each run's figures are read once,
  * each found by name: linear in the figures, whatever their number
  */
-static void
-fill_groups(struct ab_compare_set *s)
+static int
+fill_groups(const struct ab_comparison *c, struct ab_compare_set *s)
 {
+	struct missing *miss = ab_calloc(s->nmetrics + 1, sizeof(*miss));
+	int e = 0;
 	size_t *present = ab_calloc(s->nmetrics + 1, sizeof(*present)), nok = 0, nbuiltin = 0;
 	size_t *seen = ab_calloc(s->nmetrics + 1, sizeof(*seen)), *builtin = ab_calloc(s->nmetrics + 1, sizeof(*builtin));
 
 	s->ngroups = s->cells.n * s->labels.n * s->nmetrics;
 	s->groups = ab_calloc(s->ngroups, sizeof(*s->groups));
-	for (size_t c = 0; c < s->cells.n; c++)
+	for (size_t cl = 0; cl < s->cells.n; cl++)
 		for (size_t l = 0; l < s->labels.n; l++)
 			for (size_t m = 0; m < s->nmetrics; m++) {
-				struct ab_compare_group *g = group_at(s, c, l, m);
+				struct ab_compare_group *g = group_at(s, cl, l, m);
 
-				g->cell = c, g->label = l, g->metric = m;
+				g->cell = cl, g->label = l, g->metric = m;
 			}
 	for (size_t m = 0; m < s->nmetrics; m++)
 		if (s->metrics[m].builtin >= 0)
 			builtin[nbuiltin++] = m;
 	for (size_t i = 0; i < s->nruns; i++) {
 		const struct ab_runrec *r = &s->runs[i];
-		size_t l = index_of(&s->labels, r->label), c = cell_index(s, r->cell ? r->cell : "");
+		size_t l = index_of(&s->labels, r->label), c0 = cell_index(s, r->cell ? r->cell : "");
 
 		if (!s->ok[i])
 			continue;
@@ -451,7 +757,7 @@ fill_groups(struct ab_compare_set *s)
 			double v = ab_compare_builtin_value(r, s->metrics[builtin[b]].builtin);
 
 			if (!isnan(v)) {
-				group_add(group_at(s, c, l, builtin[b]), v, i);
+				group_add(group_at(s, c0, l, builtin[b]), v, i);
 				present[builtin[b]]++;
 			}
 		}
@@ -464,7 +770,7 @@ fill_groups(struct ab_compare_set *s)
 			if (m == (size_t)-1 || s->metrics[m].builtin >= 0)
 				continue;
 			cm = &s->metrics[m];
-			mc = d->cell ? cell_index(s, d->cell) : c;
+			mc = d->cell ? cell_index(s, d->cell) : c0;
 			group_add(group_at(s, mc, l, m), d->value, i);
 			if (seen[m] != i + 1) {
 				seen[m] = i + 1;
@@ -475,6 +781,8 @@ fill_groups(struct ab_compare_set *s)
 				    r->label, d->unit ? d->unit : "(no unit)", cm->unit ? cm->unit : "(no unit)");
 		}
 		s->metrics_dropped += r->metrics.dropped;
+		if (e == 0)
+			e = fill_derived(c, s, i, l, c0, miss);
 	}
 	for (size_t g = 0; g < s->ngroups; g++) {
 		struct ab_compare_group *x = &s->groups[g];
@@ -490,6 +798,15 @@ fill_groups(struct ab_compare_set *s)
 	for (size_t m = 0; m < s->nmetrics; m++) {
 		int b = s->metrics[m].builtin;
 		size_t brief = 0;
+
+		if (s->metrics[m].derived) {
+			if (miss[m].n)
+				ab_strv_pushf(&s->warnings, "%s: %zu of the %zu successful runs have no value of the derived figure "
+				    "(%s), left out, not shown as 0: %s%s", s->metrics[m].name, miss[m].n, nok,
+				    s->metrics[m].derived->expr, miss[m].b.s, miss[m].n > 10 ? " and more" : "");
+			ab_buf_free(&miss[m].b);
+			continue;
+		}
 
 		/* the runs too short to sample are said once, apart (note_short) */
 		for (size_t i = 0; i < s->nruns && b >= 0 && b != AB_M_WALL && b != AB_M_CPU && b != AB_M_MAXRSS; i++)
@@ -507,6 +824,8 @@ fill_groups(struct ab_compare_set *s)
 	free(present);
 	free(seen);
 	free(builtin);
+	free(miss);
+	return e;
 }
 
 /* ---- the set's checks ---- */
@@ -1039,11 +1358,16 @@ complete_repetitions(const struct ab_compare_set *s)
 	return ok;
 }
 
+/*
+ * analyse a set; baseline the label asked for (--baseline), or for a
+ * host's set of a split name the name's first label, so that every host
+ * compares against the same; NULL: the set's first
+ */
 static int
-analyse(struct ab_comparison *c, struct ab_compare_set *s)
+analyse(struct ab_comparison *c, struct ab_compare_set *s, const char *baseline)
 {
 	const struct ab_compare_opts *o = &c->o;
-	int rotated = 1, batched = 1;
+	int rotated = 1, batched = 1, e;
 	char *mixed;
 	struct job j = {c, s};
 
@@ -1056,13 +1380,18 @@ analyse(struct ab_comparison *c, struct ab_compare_set *s)
 		rotated &= s->runs[i].rotated;
 		batched &= s->runs[i].batch > 0;
 	}
-	if (o->baseline) {
-		if ((s->baseline = index_of(&s->labels, o->baseline)) == (size_t)-1) {
+	if (baseline) {
+		if ((s->baseline = index_of(&s->labels, baseline)) == (size_t)-1) {
 			struct ab_buf b = {0};
 
 			for (size_t l = 0; l < s->labels.n; l++)
 				ab_buf_printf(&b, "%s%s", l ? ", " : "", s->labels.v[l]);
-			ab_error("compare: runs/%s has no runs of the baseline '%s' (its labels: %s)", s->name, o->baseline, b.s);
+			if (s->host)
+				ab_error("compare: runs/%s has no runs of the baseline '%s' on host '%s' (its labels there: %s)",
+				    s->name, baseline, s->host, b.s);
+			else
+				ab_error("compare: runs/%s has no runs of the baseline '%s' (its labels: %s)", s->name, baseline,
+				    b.s);
 			ab_buf_free(&b);
 			return AB_EFAIL;
 		}
@@ -1074,12 +1403,15 @@ analyse(struct ab_comparison *c, struct ab_compare_set *s)
 	note_failed_labels(s);
 	note_short(s);
 	note_load(s);
-	fill_groups(s);
+	if ((e = fill_groups(c, s)) < 0)
+		return e;
 	s->paired = 0;
 	if (s->labels.n < 2)
 		s->unpaired_why = ab_strdup("one label");
 	else if (o->unpaired)
 		s->unpaired_why = ab_strdup("--unpaired");
+	else if (s->hosts.n > 1 && !s->host)
+		s->unpaired_why = ab_sprintf("runs of %zu hosts pooled (--pool-hosts)", s->hosts.n);
 	else if (!rotated || !batched)
 		s->unpaired_why = ab_strdup("the runs were not all rotated (run --rotate)");
 	else if (!complete_repetitions(s))
@@ -1117,6 +1449,223 @@ analyse(struct ab_comparison *c, struct ab_compare_set *s)
 	return 0;
 }
 
+const char *
+ab_compare_run_host(const struct ab_runrec *r)
+{
+	const char *h = ab_json_str(r->environment, "host");
+
+	return h && *h ? h : "(unknown host)";
+}
+
+/* the hosts of a set's runs, in order of first run */
+static void
+collect_hosts(struct ab_compare_set *s)
+{
+	for (size_t i = 0; i < s->nruns; i++)
+		if (!ab_strv_has(&s->hosts, ab_compare_run_host(&s->runs[i])))
+			ab_strv_push(&s->hosts, ab_compare_run_host(&s->runs[i]));
+}
+
+/* "alpha (4 runs) and beta (4 runs)" */
+static char *
+hosts_text(const struct ab_compare_set *s)
+{
+	struct ab_buf b = {0};
+
+	for (size_t h = 0; h < s->hosts.n; h++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < s->nruns; i++)
+			n += !strcmp(ab_compare_run_host(&s->runs[i]), s->hosts.v[h]);
+		ab_buf_printf(&b, "%s%s (%zu run%s)", !h ? "" : h + 1 == s->hosts.n ? " and " : ", ", s->hosts.v[h], n,
+		    n == 1 ? "" : "s");
+	}
+	return ab_buf_detach(&b);
+}
+
+/*
+ * the sets whose runs ran on several hosts: refused (named), split into a
+ * set per host (following each other, the name's hosts on each), or
+ * pooled as they are. 0 or AB_EFAIL (reported)
+ */
+static int
+split_hosts(struct ab_comparison *c)
+{
+	struct ab_compare_set *v = NULL;
+	size_t n = 0;
+
+	for (size_t k = 0; k < c->nsets; k++)
+		collect_hosts(&c->sets[k]);
+	for (size_t k = 0; k < c->nsets; k++) {
+		struct ab_compare_set *s = &c->sets[k];
+
+		if (s->hosts.n > 1 && c->o.hosts == AB_HOSTS_REFUSE) {
+			char *t = hosts_text(s);
+
+			ab_error("compare: runs/%s: runs of %zu hosts, %s: not pooled silently ('--by-host' compares each "
+			    "host's runs apart, '--pool-hosts' pools them)", s->name, s->hosts.n, t);
+			free(t);
+			return AB_EFAIL;
+		}
+	}
+	for (size_t k = 0; k < c->nsets; k++) {
+		struct ab_compare_set *s = &c->sets[k];
+
+		if (s->hosts.n < 2 || c->o.hosts != AB_HOSTS_SPLIT) {
+			v = ab_realloc(v, (n + 1) * sizeof(*v));
+			v[n++] = *s;
+			continue;
+		}
+		for (size_t h = 0; h < s->hosts.n; h++) {
+			struct ab_compare_set *x;
+
+			v = ab_realloc(v, (n + 1) * sizeof(*v));
+			x = &v[n++];
+			memset(x, 0, sizeof(*x));
+			x->name = ab_strdup(s->name);
+			x->host = ab_strdup(s->hosts.v[h]);
+			for (size_t j = 0; j < s->hosts.n; j++)
+				ab_strv_push(&x->hosts, s->hosts.v[j]);
+			x->runs = ab_calloc(s->nruns, sizeof(*x->runs));
+			x->src = ab_calloc(s->nruns, sizeof(*x->src));
+			/* the runs move: each is released once, by its host's set */
+			for (size_t i = 0; i < s->nruns; i++)
+				if (!strcmp(ab_compare_run_host(&s->runs[i]), s->hosts.v[h])) {
+					x->runs[x->nruns] = s->runs[i];
+					x->src[x->nruns++] = s->src[i];
+				}
+		}
+		free(s->name);
+		free(s->runs);
+		free(s->src);
+		ab_strv_free(&s->hosts);
+	}
+	free(c->sets);
+	c->sets = v;
+	c->nsets = n;
+	return 0;
+}
+
+/* one row of a name's hosts: its verdict on each (AB_VERDICT_TOO_FEW + 1: no row there) */
+struct host_row {
+	const struct ab_compare_row **on;
+};
+
+/*
+ * the hosts of a split name, sets [first, first + n): the labels that ran
+ * other bytes on another host, and the rows whose verdicts disagree (both
+ * with runs enough for a verdict), noted on its last set and warned
+ */
+static void
+note_hosts(struct ab_compare_set *sets, size_t n)
+{
+	struct ab_compare_set *last = &sets[n - 1];
+	struct ab_strmap at = {0};
+	struct ab_strv keys = {0};
+	struct host_row *rows = NULL;
+	struct ab_strv labels = {0};
+
+	/* the artifacts: one digest a label on every host (a pooled set's runs name theirs) */
+	for (size_t h = 0; h < n; h++)
+		for (size_t l = 0; l < sets[h].labels.n; l++)
+			if (!ab_strv_has(&labels, sets[h].labels.v[l]))
+				ab_strv_push(&labels, sets[h].labels.v[l]);
+	for (size_t l = 0; l < labels.n; l++) {
+		struct ab_buf b = {0};
+		const char *first = NULL;
+		int differ = 0;
+
+		for (size_t x = 0; x < last->hosts.n; x++) {
+			const char *hex = NULL;
+			int mixed = 0;
+
+			for (size_t h = 0; h < n; h++)
+				for (size_t i = 0; i < sets[h].nruns; i++)
+					if (!strcmp(sets[h].runs[i].label, labels.v[l]) &&
+					    !strcmp(ab_compare_run_host(&sets[h].runs[i]), last->hosts.v[x])) {
+						mixed |= hex && strcmp(hex, sets[h].runs[i].subject_sha256);
+						hex = sets[h].runs[i].subject_sha256;
+					}
+			if (!hex)
+				continue;
+			ab_buf_printf(&b, "%s%s sha256 %.12s%s", b.len ? ", " : "", last->hosts.v[x], hex,
+			    mixed ? " and others" : "");
+			differ |= mixed || (first && strcmp(first, hex));
+			first = first ? first : hex;
+		}
+		if (differ) {
+			ab_strv_pushf(&last->host_notes, "%s ran other bytes on the hosts: %s", labels.v[l], b.s);
+			last->hosts_bytes_differ = 1;
+		}
+		ab_buf_free(&b);
+	}
+	/* the verdicts, row by row: the same cell, metric, label and baseline on each host */
+	for (size_t h = 0; h < n; h++)
+		for (size_t i = 0; i < sets[h].nrows; i++) {
+			const struct ab_compare_row *r = &sets[h].rows[i];
+			char *key;
+			size_t k;
+
+			if (r->control && r->against != sets[h].baseline)
+				continue;
+			key = ab_sprintf("%s\n%s\n%s\n%s", sets[h].cells.v[r->cell], sets[h].metrics[r->metric].name,
+			    sets[h].labels.v[r->label], sets[h].labels.v[r->against]);
+			if (!ab_strmap_get(&at, key, &k)) {
+				ab_strv_push(&keys, key);
+				k = keys.n - 1;
+				ab_strmap_put(&at, keys.v[k], k);
+				rows = ab_realloc(rows, keys.n * sizeof(*rows));
+				rows[k].on = ab_calloc(n, sizeof(*rows[k].on));
+			}
+			rows[k].on[h] = r;
+			free(key);
+		}
+	for (size_t k = 0; k < keys.n; k++) {
+		const struct ab_compare_row *ref = NULL;
+		struct ab_buf b = {0};
+		int differ = 0;
+
+		for (size_t h = 0; h < n; h++) {
+			const struct ab_compare_row *r = rows[k].on[h];
+
+			if (!r || r->verdict == AB_VERDICT_TOO_FEW)
+				continue;
+			differ |= ref && ref->verdict != r->verdict;
+			ref = ref ? ref : r;
+		}
+		if (differ) {
+			const struct ab_compare_set *s0 = NULL;
+			const struct ab_compare_row *r0 = NULL;
+
+			for (size_t h = 0; h < n; h++) {
+				const struct ab_compare_row *r = rows[k].on[h];
+
+				if (!r)
+					continue;
+				if (!r0)
+					r0 = r, s0 = &sets[h];
+				ab_buf_printf(&b, "%s%s on %s", b.len ? ", " : "", ab_stats_verdict_word(r->verdict), sets[h].host);
+				if (r->ci.undefined == AB_RATIO_DEFINED)
+					ab_buf_printf(&b, " (ratio %.3f, p %.3g)", r->ci.ratio, r->u.p);
+				else
+					ab_buf_printf(&b, " (p %.3g)", r->u.p);
+			}
+			ab_strv_pushf(&last->host_notes, "the hosts disagree on %s%s%s of %s against %s: %s",
+			    s0->metrics[r0->metric].name, *s0->cells.v[r0->cell] ? " in cell " : "", s0->cells.v[r0->cell],
+			    s0->labels.v[r0->label], s0->labels.v[r0->against], b.s);
+			last->hosts_disagree = 1;
+		}
+		ab_buf_free(&b);
+		free(rows[k].on);
+	}
+	for (size_t i = 0; i < last->host_notes.n; i++)
+		ab_strv_push(&last->warnings, last->host_notes.v[i]);
+	free(rows);
+	ab_strv_free(&keys);
+	ab_strmap_free(&at);
+	ab_strv_free(&labels);
+}
+
 int
 ab_compare_load(struct ab_comparison **out, const struct ab_compare_opts *o)
 {
@@ -1125,16 +1674,48 @@ ab_compare_load(struct ab_comparison **out, const struct ab_compare_opts *o)
 
 	*out = NULL;
 	c->o = *o;
-	if ((e = load_sets(c)) < 0)
+	if ((e = load_sets(c)) < 0 || (e = split_hosts(c)) < 0)
 		goto fail;
-	for (size_t k = 0; k < c->nsets; k++)
-		if ((e = analyse(c, &c->sets[k])) < 0)
-			goto fail;
+	for (size_t first = 0, end; first < c->nsets; first = end) {
+		const char *baseline = o->baseline;
+
+		/* a name's sets: one, or one a host */
+		for (end = first + 1; end < c->nsets && !strcmp(c->sets[end].name, c->sets[first].name); end++)
+			;
+		/* every host against the same baseline: the label of the name's first run (of OUTDIR's, on a tie) */
+		if (!baseline && end - first > 1) {
+			const struct ab_runrec *best = NULL;
+			size_t best_src = 0;
+
+			for (size_t k = first; k < end; k++)
+				for (size_t i = 0; i < c->sets[k].nruns; i++)
+					if (!best || c->sets[k].runs[i].number < best->number ||
+					    (c->sets[k].runs[i].number == best->number && c->sets[k].src[i] < best_src)) {
+						best = &c->sets[k].runs[i];
+						best_src = c->sets[k].src[i];
+					}
+			baseline = best ? best->label : NULL;
+		}
+		for (size_t k = first; k < end; k++)
+			if ((e = analyse(c, &c->sets[k], baseline)) < 0)
+				goto fail;
+		if (c->sets[first].hosts.n > 1)
+			note_hosts(&c->sets[first], end - first);
+	}
 	*out = c;
 	return 0;
 fail:
 	ab_compare_free(c);
 	return e;
+}
+
+int
+ab_compare_hosts_bytes_differ(const struct ab_comparison *c)
+{
+	for (size_t k = 0; k < c->nsets; k++)
+		if (c->sets[k].hosts_bytes_differ)
+			return 1;
+	return 0;
 }
 
 /* the run of a label whose steady RSS (else peak RSS) is the median of its successful sampled runs, or -1 */
@@ -1178,42 +1759,10 @@ int
 ab_compare_series(struct ab_series *out, long *run, const struct ab_comparison *c, const struct ab_compare_set *s,
     size_t label)
 {
-	const struct ab_runrec_file *f;
-	struct ab_buf text = {0};
-	char why[AB_BENEATH_WHY], got[AB_HEX_LEN + 1], *name = NULL;
-	int fd = -1, rootfd = -1, e = AB_EFAIL;
-
 	memset(out, 0, sizeof(*out));
 	if ((*run = median_sampled_run(s, label)) < 0)
 		return 0;
-	f = &s->runs[*run].sampling->series;
-	name = ab_path_join(c->o.outdir, f->path);
-	if ((rootfd = open(c->o.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		ab_error_errno("compare: cannot open '%s'", c->o.outdir);
-		goto done;
-	}
-	if ((fd = ab_dirwalk_open_beneath(rootfd, f->path, O_RDONLY | O_NONBLOCK, 0, why)) < 0) {
-		ab_error("compare: '%s': %s", name, why);
-		goto done;
-	}
-	if (ab_read_fd_max(&text, fd, name, 256u << 20) < 0)
-		goto done;
-	ab_hash_buf(got, text.s ? text.s : "", text.len);
-	if (strcmp(got, f->sha256)) {
-		ab_error("compare: '%s': sha256 %s, its record says %s: run 'allocbuild verify %s'", name, got, f->sha256,
-		    c->o.outdir);
-		e = AB_ECHECK;
-		goto done;
-	}
-	e = ab_series_parse(out, text.s ? text.s : "", text.len, name);
-done:
-	if (fd >= 0)
-		close(fd);
-	if (rootfd >= 0)
-		close(rootfd);
-	ab_buf_free(&text);
-	free(name);
-	return e;
+	return read_series(out, source_dir(c, s->src[*run]), &s->runs[*run].sampling->series);
 }
 
 const char *
@@ -1255,9 +1804,13 @@ ab_compare_free(struct ab_comparison *c)
 		struct ab_compare_set *s = &c->sets[k];
 
 		free(s->name);
+		free(s->host);
+		ab_strv_free(&s->hosts);
+		ab_strv_free(&s->host_notes);
 		for (size_t i = 0; i < s->nruns; i++)
 			ab_runrec_release(&s->runs[i]);
 		free(s->runs);
+		free(s->src);
 		free(s->ok);
 		ab_strv_free(&s->labels);
 		ab_strv_free(&s->cells);

@@ -31,10 +31,21 @@
  * for a paired comparison (refuse_mixed_paired: AB_ECHECK, reported), or
  * compared unpaired and flagged.
  *
- * Every record is read through OUTDIR's resolver and must hold the digest
- * SHA256SUMS gives it; the series the charts of md and pr.md read
- * (ab_compare_series, ab_compare_charts) must hold the one their record
- * gives them.
+ * Derived figures (derive.h, o->derived) are computed per run from its
+ * other figures (and its series, for the RSS window figures) and then
+ * grouped and compared like the others; a run without a value of an input
+ * has none, named in a warning.
+ *
+ * Runs of one name from several hosts (the host of each record's run
+ * environment; the OUTDIR's runs and those of o->runs_from, a record both
+ * hold read once) are refused, split into a set per host or pooled
+ * (enum ab_compare_hosts); a split name's last set notes where the hosts'
+ * verdicts disagree and which labels ran other bytes on another host.
+ *
+ * Every record is read through its OUTDIR's resolver and must hold the
+ * digest SHA256SUMS gives it; the series the charts of md and pr.md and
+ * the window figures read (ab_compare_series, ab_compare_charts) must hold
+ * the one their record gives them.
  */
 #ifndef AB_COMPARE_H
 #define AB_COMPARE_H
@@ -45,6 +56,7 @@
 #include "../../lib/strmap.h"
 #include "../../lib/util.h"
 #include "../runs/runrec.h"
+#include "derive.h"
 #include "stats.h"
 
 #define AB_COMPARE_SEED 1
@@ -57,6 +69,17 @@
 
 enum ab_compare_format { AB_CMP_TABLE, AB_CMP_CSV, AB_CMP_JSON, AB_CMP_MD };
 
+/*
+ * The runs of one name taken on several hosts (their run environment's
+ * host): never pooled silently. AB_HOSTS_REFUSE (compare's default)
+ * refuses them, naming the hosts; AB_HOSTS_SPLIT (compare --by-host, pr)
+ * compares each host's runs apart, a set per host (the sets of one name
+ * follow each other), and says where their verdicts disagree and which
+ * labels ran other bytes on another host; AB_HOSTS_POOL (--pool-hosts)
+ * pools them, unpaired, and says so.
+ */
+enum ab_compare_hosts { AB_HOSTS_REFUSE, AB_HOSTS_SPLIT, AB_HOSTS_POOL };
+
 struct ab_compare_opts {
 	const char *outdir;
 	const char *name;            /* one run name, or NULL: every one */
@@ -68,13 +91,28 @@ struct ab_compare_opts {
 	uint64_t seed;               /* AB_COMPARE_SEED */
 	int resamples;               /* AB_COMPARE_RESAMPLES */
 	double threshold;            /* AB_COMPARE_THRESHOLD */
+	/*
+	 * derived figures (derive.h: --derive, --metrics FILE), compared after
+	 * the others; each input must be a metric of every set compared
+	 */
+	const struct ab_derived *derived;
+	size_t nderived;
+	/*
+	 * more OUTDIRs whose runs join these (compare --runs-from: copies of
+	 * the build on other hosts), each read as outdir is, through its own
+	 * SHA256SUMS and resolver
+	 */
+	char *const *runs_from;
+	size_t nruns_from;
+	enum ab_compare_hosts hosts;
 };
 
 struct ab_compare_metric {
 	char *name;
 	char *unit;                  /* or NULL */
 	int higher;                  /* higher is better */
-	int builtin;                 /* enum ab_metric_builtin, or -1: the driver's */
+	int builtin;                 /* enum ab_metric_builtin, or -1: the driver's or derived */
+	const struct ab_derived *derived; /* a derived figure's definition (the options'), or NULL */
 };
 
 /* one cell x label x metric: the values of its successful runs, in run order */
@@ -107,7 +145,10 @@ struct ab_compare_control {
 
 struct ab_compare_set {
 	char *name;
+	char *host;                  /* AB_HOSTS_SPLIT, runs of several hosts: the host of these, else NULL */
+	struct ab_strv hosts;        /* the hosts of the name's runs, in order of first run (several: split or pooled) */
 	struct ab_runrec *runs;      /* parsed, in run number order */
+	size_t *src;                 /* the OUTDIR of each run: 0 outdir, i runs_from[i - 1] */
 	int *ok;                     /* each run succeeded (exit 0) */
 	size_t nruns, nfailed;
 	struct ab_strv labels;       /* in order of first run */
@@ -148,6 +189,14 @@ struct ab_compare_set {
 	int load_cpus;
 	int busy;                    /* load_max reached load_cpus: the runs shared the machine's CPUs with other work */
 	struct ab_strv warnings;
+	/*
+	 * the hosts' findings, on the last set of a name split by host (and
+	 * on a pooled one): where their verdicts disagree, the labels that ran
+	 * other bytes on another host; one line each, in words
+	 */
+	struct ab_strv host_notes;
+	int hosts_disagree;          /* a verdict of a row differs between hosts (neither too few runs) */
+	int hosts_bytes_differ;      /* a label ran other bytes on another host */
 };
 
 struct ab_comparison {
@@ -165,6 +214,10 @@ struct ab_comparison {
 int ab_compare_load(struct ab_comparison **out, const struct ab_compare_opts *o);
 /* is any verdict of c flagged unreliable (a control that differs, mixed environments)? */
 int ab_compare_unreliable(const struct ab_comparison *c);
+/* did a label run other bytes on another host (the artifacts are not the same on every host)? */
+int ab_compare_hosts_bytes_differ(const struct ab_comparison *c);
+/* the host a run ran on (its run environment's), or "(unknown host)" for a record without one */
+const char *ab_compare_run_host(const struct ab_runrec *r);
 /* has a label of some set no successful run (every run of it failed)? */
 int ab_compare_failed(const struct ab_comparison *c);
 /* why the verdicts of a set are unreliable, in words, or NULL */

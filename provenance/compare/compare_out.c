@@ -154,6 +154,60 @@ put_same_bytes(struct ab_buf *b, const struct ab_compare_set *s, int md)
 	}
 }
 
+/*
+ * the hosts of a name's runs: each host's set says whose runs it holds;
+ * the last (or a pooled set) what the hosts' runs disagree on, or that
+ * they agree
+ */
+static void
+put_hosts(struct ab_buf *b, const struct ab_compare_set *s, int md)
+{
+	if (s->hosts.n < 2)
+		return;
+	ab_buf_printf(b, "Hosts: %zu, ", s->hosts.n);
+	for (size_t h = 0; h < s->hosts.n; h++) {
+		ab_buf_puts(b, h ? ", " : "");
+		put_name(b, s->hosts.v[h], md);
+	}
+	ab_buf_puts(b, s->host ? ": each host's runs compared apart (--by-host); these are " :
+	    ": their runs pooled (--pool-hosts).\n");
+	if (s->host) {
+		put_name(b, s->host, md);
+		ab_buf_puts(b, "'s.\n");
+	}
+	/* md: they are among the warnings, in the block under the table */
+	for (size_t i = 0; i < s->host_notes.n && !md; i++) {
+		ab_buf_puts(b, "HOSTS: ");
+		put_name(b, s->host_notes.v[i], 0);
+		ab_buf_puts(b, ".\n");
+	}
+}
+
+/* each derived figure with its definition: "Derived: cpu_per_M (s/M) = cpu_s / records * 1e6" */
+static void
+put_derived(struct ab_buf *b, const struct ab_compare_set *s, int md)
+{
+	for (size_t m = 0; m < s->nmetrics; m++) {
+		const struct ab_compare_metric *x = &s->metrics[m];
+
+		if (!x->derived)
+			continue;
+		ab_buf_puts(b, md ? "Derived figure: " : "Derived: ");
+		put_name(b, x->name, md);
+		if (x->unit) {
+			ab_buf_puts(b, " (");
+			if (md)
+				ab_page_text(b, x->unit);
+			else
+				put_name(b, x->unit, 0);
+			ab_buf_puts(b, ")");
+		}
+		ab_buf_puts(b, " = ");
+		put_name(b, x->derived->expr, md);
+		ab_buf_printf(b, ", computed per run (%s is better).\n", x->higher ? "higher" : "lower");
+	}
+}
+
 /* the control pairs in words, or the lack of one */
 static void
 put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
@@ -271,9 +325,12 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 	struct table t = {.ncols = AB_NELEM(head)};
 	char *pairing = pairing_text(s), *method = method_text(c);
 
-	ab_buf_printf(b, "runs/%s: %zu runs of %zu label%s, %zu failed; baseline %s; %s\n", s->name, s->nruns,
-	    s->labels.n, s->labels.n == 1 ? "" : "s", s->nfailed, s->labels.v[s->baseline], pairing);
+	ab_buf_printf(b, "runs/%s%s%s: %zu runs of %zu label%s, %zu failed; baseline %s; %s\n", s->name,
+	    s->host ? " on host " : "", s->host ? s->host : "", s->nruns, s->labels.n, s->labels.n == 1 ? "" : "s",
+	    s->nfailed, s->labels.v[s->baseline], pairing);
 	ab_buf_printf(b, "%s\n", method);
+	put_hosts(b, s, 0);
+	put_derived(b, s, 0);
 	put_controls(b, s, 0);
 	put_load(b, s, 0);
 	put_failed_labels(b, s, 0);
@@ -471,6 +528,11 @@ set_json(const struct ab_compare_set *s)
 	const char *why = ab_compare_unreliable_why(s);
 
 	cJSON_AddStringToObject(o, "name", s->name);
+	ab_json_add_str_or_null(o, "host", s->host);
+	cJSON_AddItemToObject(o, "hosts", ab_json_strv(s->hosts.v, s->hosts.n));
+	cJSON_AddItemToObject(o, "host_notes", ab_json_strv(s->host_notes.v, s->host_notes.n));
+	cJSON_AddBoolToObject(o, "hosts_disagree", s->hosts_disagree);
+	cJSON_AddBoolToObject(o, "hosts_bytes_differ", s->hosts_bytes_differ);
 	cJSON_AddNumberToObject(o, "runs", (double)s->nruns);
 	cJSON_AddNumberToObject(o, "failed", (double)s->nfailed);
 	cJSON_AddItemToObject(o, "labels", ab_json_strv(s->labels.v, s->labels.n));
@@ -487,7 +549,10 @@ set_json(const struct ab_compare_set *s)
 		cJSON_AddStringToObject(x, "name", s->metrics[m].name);
 		ab_json_add_str_or_null(x, "unit", s->metrics[m].unit);
 		cJSON_AddStringToObject(x, "better", s->metrics[m].higher ? "higher" : "lower");
-		cJSON_AddStringToObject(x, "from", s->metrics[m].builtin >= 0 ? "allocbuild" : "driver");
+		cJSON_AddStringToObject(x, "from", s->metrics[m].builtin >= 0 ? "allocbuild" :
+		    s->metrics[m].derived ? "derived" : "driver");
+		if (s->metrics[m].derived)
+			cJSON_AddStringToObject(x, "definition", s->metrics[m].derived->expr);
 		cJSON_AddItemToArray(a, x);
 	}
 	a = cJSON_AddArrayToObject(o, "groups");
@@ -597,6 +662,9 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 	int cells = s->cells.n > 1 || s->cells.v[0][0];
 	char *pairing = pairing_text(s), *method = method_text(c);
 
+	put_hosts(b, s, 1);
+	if (s->hosts.n > 1)
+		ab_buf_puts(b, "\n");
 	if (s->labels.n > 1) {
 		ab_buf_puts(b, "Against ");
 		ab_page_code(b, s->labels.v[s->baseline]);
@@ -656,6 +724,7 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 				}
 			}
 	ab_buf_puts(b, "\n");
+	put_derived(b, s, 1);
 	put_controls(b, s, 1);
 	put_load(b, s, 1);
 	put_failed_labels(b, s, 1);
@@ -818,7 +887,10 @@ rss_at(const struct ab_series *x, double t)
 static void
 svg_add(struct ab_compare_svgs *svg, const struct ab_compare_set *s, const char *what, struct ab_buf *text)
 {
-	ab_strv_pushf(&svg->names, "%s/%s.svg", s->name, what);
+	if (s->host)
+		ab_strv_pushf(&svg->names, "%s/%s/%s.svg", s->name, s->host, what);
+	else
+		ab_strv_pushf(&svg->names, "%s/%s.svg", s->name, what);
 	ab_strv_push_owned(&svg->texts, ab_buf_detach(text));
 }
 
@@ -1021,6 +1093,10 @@ ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_forma
 		} else if (f == AB_CMP_MD) {
 			ab_buf_puts(&b, "#### ");
 			ab_page_code(&b, s->name);
+			if (s->host) {
+				ab_buf_puts(&b, " on host ");
+				ab_page_code(&b, s->host);
+			}
 			ab_buf_puts(&b, "\n\n");
 			ab_compare_markdown(&b, c, s);
 			if ((e = ab_compare_charts(&b, c, s, NULL)) < 0) {
@@ -1031,7 +1107,8 @@ ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_forma
 		/* the warnings of the data formats go to stderr (json carries them too) */
 		if (f != AB_CMP_MD)
 			for (size_t i = 0; i < s->warnings.n; i++)
-				ab_warn("compare: runs/%s: %s", s->name, s->warnings.v[i]);
+				ab_warn("compare: runs/%s%s%s: %s", s->name, s->host ? " on host " : "", s->host ? s->host : "",
+				    s->warnings.v[i]);
 	}
 	if (fwrite(b.s ? b.s : "", 1, b.len, out) != b.len || fflush(out) != 0 || ferror(out)) {
 		ab_error_errno("compare: cannot write the comparison");

@@ -267,6 +267,21 @@ put_notes(struct ab_buf *b, const struct ab_compare_set *s)
 	if (s->busy)
 		ab_buf_printf(b, "- ⚠ busy machine: load %.2f to %.2f (the 1-minute average at the runs' starts) on %d "
 		    "CPU%s: the times are noisier\n", s->load_min, s->load_max, s->load_cpus, s->load_cpus == 1 ? "" : "s");
+	for (size_t i = 0; i < s->host_notes.n; i++) {
+		ab_buf_puts(b, "- ❌ ");
+		ab_page_text(b, s->host_notes.v[i]);
+		ab_buf_puts(b, "\n");
+	}
+}
+
+/* the last host's set of a name: do the hosts agree? */
+static void
+put_hosts_agree(struct ab_buf *b, const struct ab_compare_set *s)
+{
+	if (!s->host || s->host_notes.n || strcmp(s->host, s->hosts.v[s->hosts.n - 1]))
+		return;
+	ab_buf_printf(b, "- ✅ the %zu hosts agree: every verdict with runs enough on several of them is the same on "
+	    "each, and each label ran the same bytes on every host\n", s->hosts.n);
 }
 
 /* one set: its line, a line per label against the baseline, the A/A controls apart from it, its notes */
@@ -277,6 +292,12 @@ put_set(struct ab_buf *b, const struct ab_compare_set *s)
 
 	ab_buf_puts(b, "**Benchmark** ");
 	ab_page_code(b, s->name);
+	if (s->host) {
+		ab_buf_puts(b, " on host ");
+		ab_page_code(b, s->host);
+	} else if (s->hosts.n > 1) {
+		ab_buf_printf(b, " (%zu hosts pooled)", s->hosts.n);
+	}
 	if (s->labels.n < 2) {
 		ab_buf_printf(b, ": %zu run%s of ", s->nruns, s->nruns == 1 ? "" : "s");
 		ab_page_code(b, s->labels.n ? s->labels.v[0] : "");
@@ -295,6 +316,7 @@ put_set(struct ab_buf *b, const struct ab_compare_set *s)
 		ab_buf_printf(b, "- and %zu more labels (below)\n", shown - SHOWN_LABELS);
 	/* each A/A control, the baseline's or not, is a note of its own */
 	put_notes(b, s);
+	put_hosts_agree(b, s);
 	ab_buf_puts(b, "\n");
 }
 

@@ -56,8 +56,8 @@ test_name(const struct ab_compare_set *s, const struct ab_compare_row *r)
 {
 	const char *cell = s->cells.v[r->cell];
 
-	return ab_sprintf("%s%s%s: %s against %s", s->metrics[r->metric].name, *cell ? " " : "", cell,
-	    s->labels.v[r->label], s->labels.v[r->against]);
+	return ab_sprintf("%s%s%s: %s against %s%s%s", s->metrics[r->metric].name, *cell ? " " : "", cell,
+	    s->labels.v[r->label], s->labels.v[r->against], s->host ? " on " : "", s->host ? s->host : "");
 }
 
 static enum outcome
@@ -80,6 +80,8 @@ group_json(const struct ab_compare_set *s, const struct ab_compare_group *g)
 	cJSON *o = cJSON_CreateObject(), *shown;
 
 	cJSON_AddStringToObject(o, "label", s->labels.v[g->label]);
+	if (s->host)
+		cJSON_AddStringToObject(o, "host", s->host);
 	cJSON_AddStringToObject(o, "metric", s->metrics[g->metric].name);
 	ab_json_add_str_or_null(o, "unit", s->metrics[g->metric].unit);
 	if (*s->cells.v[g->cell])
@@ -105,9 +107,13 @@ row_json(const struct ab_compare_set *s, const struct ab_compare_row *r, const c
 	cJSON_AddStringToObject(o, "outcome", outcome_word[out]);
 	cJSON_AddStringToObject(o, "label", s->labels.v[r->label]);
 	cJSON_AddStringToObject(o, "against", s->labels.v[r->against]);
+	if (s->host)
+		cJSON_AddStringToObject(o, "host", s->host);
 	cJSON_AddStringToObject(o, "metric", s->metrics[r->metric].name);
 	ab_json_add_str_or_null(o, "unit", s->metrics[r->metric].unit);
 	cJSON_AddStringToObject(o, "better", s->metrics[r->metric].higher ? "higher" : "lower");
+	if (s->metrics[r->metric].derived)
+		cJSON_AddStringToObject(o, "definition", s->metrics[r->metric].derived->expr);
 	if (*s->cells.v[r->cell])
 		cJSON_AddStringToObject(o, "cell", s->cells.v[r->cell]);
 	cJSON_AddBoolToObject(o, "control", r->control);
@@ -157,6 +163,17 @@ settings_descriptor(const struct ab_comparison *c, const struct ab_compare_set *
 	m = cJSON_AddArrayToObject(a, "metrics");
 	for (size_t i = 0; i < s->nmetrics; i++)
 		cJSON_AddItemToArray(m, cJSON_CreateString(s->metrics[i].name));
+	if (s->hosts.n > 1) {
+		cJSON_AddItemToObject(a, "hosts", ab_json_strv(s->hosts.v, s->hosts.n));
+		cJSON_AddStringToObject(a, "host_runs", s->host ? "compared apart, a host at a time" : "pooled");
+	}
+	/* the derived figures' definitions, as given: a reader computes them again from the run records */
+	m = NULL;
+	for (size_t i = 0; i < s->nmetrics; i++)
+		if (s->metrics[i].derived) {
+			m = m ? m : cJSON_AddArrayToObject(a, "derived");
+			cJSON_AddItemToArray(m, cJSON_CreateString(s->metrics[i].derived->text));
+		}
 	cJSON_AddStringToObject(d, "name", "allocbuild compare settings");
 	cJSON_AddStringToObject(d, "mediaType", "application/json");
 	cJSON_AddItemToObject(d, "annotations", a);
@@ -174,8 +191,8 @@ settings_descriptor(const struct ab_comparison *c, const struct ab_compare_set *
 }
 
 cJSON *
-ab_testresult_statement(const struct ab_comparison *c, const struct ab_compare_set *s, const struct ab_strv *paths,
-    const struct ab_strv *hexes)
+ab_testresult_statement(const struct ab_comparison *c, const struct ab_compare_set *sets, size_t n,
+    const struct ab_strv *paths, const struct ab_strv *hexes)
 {
 	cJSON *subject, *st = ab_statement_new(AB_TESTRESULT_PREDICATE, &subject);
 	cJSON *pred = cJSON_CreateObject(), *conf, *lists[3], *tests, *figures, *byp;
@@ -183,16 +200,17 @@ ab_testresult_statement(const struct ab_comparison *c, const struct ab_compare_s
 	enum outcome result = PASSED;
 	const char *rh = listed(paths, hexes, "recipe.json");
 
-	for (size_t i = 0; i < s->nruns; i++) {
-		const struct ab_runrec *r = &s->runs[i];
-		char *key = ab_sprintf("%s\n%s", r->subject, r->subject_sha256);
+	for (size_t h = 0; h < n; h++)
+		for (size_t i = 0; i < sets[h].nruns; i++) {
+			const struct ab_runrec *r = &sets[h].runs[i];
+			char *key = ab_sprintf("%s\n%s", r->subject, r->subject_sha256);
 
-		if (r->subject && !ab_strv_has(&seen, key)) {
-			ab_strv_push(&seen, key);
-			ab_statement_descriptor(subject, r->subject, r->subject_sha256);
+			if (r->subject && !ab_strv_has(&seen, key)) {
+				ab_strv_push(&seen, key);
+				ab_statement_descriptor(subject, r->subject, r->subject_sha256);
+			}
+			free(key);
 		}
-		free(key);
-	}
 	ab_strv_free(&seen);
 	cJSON_AddStringToObject(pred, "result", "");
 	conf = cJSON_AddArrayToObject(pred, "configuration");
@@ -201,42 +219,50 @@ ab_testresult_statement(const struct ab_comparison *c, const struct ab_compare_s
 		ab_statement_descriptor(conf, "recipe.json", rh);
 		ab_statement_descriptor(byp, "recipe.json", rh);
 	}
-	cJSON_AddItemToArray(conf, settings_descriptor(c, s));
-	for (size_t i = 0; i < s->nruns; i++) {
-		const struct ab_runrec *r = &s->runs[i];
-		char *rel = ab_sprintf("%s/%s/%04d-%s.intoto.json", AB_RUN_DIR, s->name, r->number, r->label);
-		const char *hex = listed(paths, hexes, rel);
+	cJSON_AddItemToArray(conf, settings_descriptor(c, &sets[0]));
+	for (size_t h = 0; h < n; h++)
+		for (size_t i = 0; i < sets[h].nruns; i++) {
+			const struct ab_compare_set *s = &sets[h];
+			const struct ab_runrec *r = &s->runs[i];
+			char *rel = ab_sprintf("%s/%s/%04d-%s.intoto.json", AB_RUN_DIR, s->name, r->number, r->label);
+			const char *hex = listed(paths, hexes, rel);
 
-		if (hex) {
-			cJSON *d = ab_statement_descriptor(conf, rel, hex), *a = cJSON_AddObjectToObject(d, "annotations");
+			if (hex) {
+				cJSON *d = ab_statement_descriptor(conf, rel, hex), *a = cJSON_AddObjectToObject(d, "annotations");
 
-			cJSON_AddStringToObject(d, "mediaType", "application/vnd.in-toto+json");
-			cJSON_AddStringToObject(a, "label", r->label);
-			cJSON_AddBoolToObject(a, "ok", s->ok[i]);
-			if (r->environment)
-				cJSON_AddItemToObject(a, "environment", cJSON_Duplicate(r->environment, 1));
-			ab_statement_descriptor(byp, rel, hex);
+				cJSON_AddStringToObject(d, "mediaType", "application/vnd.in-toto+json");
+				cJSON_AddStringToObject(a, "label", r->label);
+				cJSON_AddBoolToObject(a, "ok", s->ok[i]);
+				if (r->environment)
+					cJSON_AddItemToObject(a, "environment", cJSON_Duplicate(r->environment, 1));
+				ab_statement_descriptor(byp, rel, hex);
+			}
+			free(rel);
 		}
-		free(rel);
-	}
 	for (int k = 0; k < 3; k++)
 		lists[k] = cJSON_AddArrayToObject(pred, outcome_key[k]);
 	tests = cJSON_AddArrayToObject(pred, "tests");
-	for (size_t i = 0; i < s->nrows; i++) {
-		const struct ab_compare_row *r = &s->rows[i];
-		char *name = test_name(s, r);
-		enum outcome out = outcome_of(s, r);
+	for (size_t h = 0; h < n; h++)
+		for (size_t i = 0; i < sets[h].nrows; i++) {
+			const struct ab_compare_set *s = &sets[h];
+			const struct ab_compare_row *r = &s->rows[i];
+			char *name = test_name(s, r);
+			enum outcome out = outcome_of(s, r);
 
-		cJSON_AddItemToArray(lists[out], cJSON_CreateString(name));
-		cJSON_AddItemToArray(tests, row_json(s, r, name, out));
-		if (out > result)
-			result = out;
-		free(name);
-	}
+			cJSON_AddItemToArray(lists[out], cJSON_CreateString(name));
+			cJSON_AddItemToArray(tests, row_json(s, r, name, out));
+			if (out > result)
+				result = out;
+			free(name);
+		}
 	cJSON_ReplaceItemInObject(pred, "result", cJSON_CreateString(outcome_word[result]));
 	figures = cJSON_AddArrayToObject(pred, "figures");
-	for (size_t i = 0; i < s->ngroups; i++)
-		cJSON_AddItemToArray(figures, group_json(s, &s->groups[i]));
+	for (size_t h = 0; h < n; h++)
+		for (size_t i = 0; i < sets[h].ngroups; i++)
+			cJSON_AddItemToArray(figures, group_json(&sets[h], &sets[h].groups[i]));
+	/* the hosts' findings: where their verdicts disagree, the labels that ran other bytes on another host */
+	if (sets[n - 1].host_notes.n)
+		cJSON_AddItemToObject(pred, "host_notes", ab_json_strv(sets[n - 1].host_notes.v, sets[n - 1].host_notes.n));
 	cJSON_AddItemToObject(pred, "byproducts", byp);
 	cJSON_AddItemToObject(st, "predicate", pred);
 	return st;
@@ -305,8 +331,11 @@ ab_testresult_write(size_t *n, const char *outdir, const struct ab_compare_opts 
 
 		co.outdir = outdir;
 		co.name = names.v[i];
+		/* a name of several hosts' runs: a host at a time, unless asked to pool them */
+		if (co.hosts == AB_HOSTS_REFUSE)
+			co.hosts = AB_HOSTS_SPLIT;
 		if ((rc = ab_compare_load(&c, &co)) == 0) {
-			cJSON *st = ab_testresult_statement(c, &c->sets[0], &rec.paths, &rec.hexes);
+			cJSON *st = ab_testresult_statement(c, c->sets, c->nsets, &rec.paths, &rec.hexes);
 			char *path = ab_sprintf("%s/%s.intoto.json", dir, names.v[i]);
 
 			rc = ab_json_write(path, st);

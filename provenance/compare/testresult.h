@@ -40,8 +40,13 @@
 #define AB_TESTRESULT_PREDICATE "https://in-toto.io/attestation/test-result/v0.1"
 #define AB_TESTRESULT_DIR AB_TEST_RESULTS
 
-/* the Statement of set s of c; recorded gives SHA256SUMS's paths and digests; caller frees */
-cJSON *ab_testresult_statement(const struct ab_comparison *c, const struct ab_compare_set *s,
+/*
+ * the Statement of a run name of c: its set, or its n sets, one a host
+ * (AB_HOSTS_SPLIT: each test and figure names its host, "METRIC: LABEL
+ * against BASE on HOST"); recorded gives SHA256SUMS's paths and digests;
+ * caller frees
+ */
+cJSON *ab_testresult_statement(const struct ab_comparison *c, const struct ab_compare_set *sets, size_t n,
     const struct ab_strv *paths, const struct ab_strv *hexes);
 /*
  * OUTDIR/test-results/NAME.intoto.json for every run name of OUTDIR's runs

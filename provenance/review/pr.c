@@ -76,7 +76,8 @@ static int
 load_runs(struct evidence *e)
 {
 	struct ab_compare_opts co = {.outdir = e->outdir, .seed = AB_COMPARE_SEED, .resamples = AB_COMPARE_RESAMPLES,
-	    .threshold = AB_COMPARE_THRESHOLD};
+	    .threshold = AB_COMPARE_THRESHOLD, .derived = e->o->derived, .nderived = e->o->nderived,
+	    .hosts = AB_HOSTS_SPLIT};
 
 	for (size_t i = 0; i < e->rec.paths.n; i++)
 		if (ab_runrec_is_statement(e->rec.paths.v[i]))
@@ -119,13 +120,15 @@ check_no_credentials(const struct evidence *e)
 }
 
 static int
-load_evidence(struct evidence *e, const char *outdir)
+load_evidence(struct evidence *e, const struct ab_pr_opts *o)
 {
+	const char *outdir = o->outdir;
 	char *rp = ab_sprintf("%s/recipe.json", outdir);
 	int rc = AB_EFAIL;
 
 	memset(e, 0, sizeof(*e));
 	e->outdir = outdir;
+	e->o = o;
 	if (!ab_path_exists(rp)) {
 		ab_error("pr: '%s' has no recipe.json: not an allocbuild output directory", outdir);
 		goto done;
@@ -579,7 +582,7 @@ ab_pr_write(struct ab_pr_written *w, const struct ab_pr_opts *o)
 	char *bundle_name = NULL, *bundle = NULL, *top = NULL;
 	int moved = 0, rc;
 
-	if ((rc = load_evidence(&e, o->outdir)) < 0)
+	if ((rc = load_evidence(&e, o)) < 0)
 		goto done;
 	rc = AB_EFAIL;
 	/* a bad --notes target must fail before anything is written */
@@ -596,9 +599,13 @@ ab_pr_write(struct ab_pr_written *w, const struct ab_pr_opts *o)
 		goto done;
 	/* the envelopes are written into OUTDIR, and so bundled like the manifests */
 	if (o->nsign_keys) {
+		/* the test results hold the figures pr.md shows: its derived ones too */
+		struct ab_compare_opts co = {.outdir = o->outdir, .seed = AB_COMPARE_SEED,
+		    .resamples = AB_COMPARE_RESAMPLES, .threshold = AB_COMPARE_THRESHOLD, .derived = o->derived,
+		    .nderived = o->nderived, .hosts = AB_HOSTS_SPLIT};
 		size_t n;
 
-		if (ab_sign_outdir(&n, o->outdir, o->sign_keys, o->nsign_keys, o->sign_trees) < 0)
+		if (ab_sign_outdir_results(&n, o->outdir, o->sign_keys, o->nsign_keys, o->sign_trees, &co) < 0)
 			goto done;
 		w->is_signed = 1;
 		w->signed_statements = n;

@@ -49,6 +49,9 @@ struct ab_pr_opts {
 	 * verification summary go into the bundle (AB_PR_POLICY)
 	 */
 	const struct ab_policy *policy;
+	/* derived figures of the runs' comparison (provenance/compare/derive.h: pr --derive, --metrics), or none */
+	const struct ab_derived *derived;
+	size_t nderived;
 };
 
 /* what ab_pr_write did, for its command to say (cli/cmd_pr.c); release with ab_pr_written_release */

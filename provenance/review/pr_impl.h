@@ -30,6 +30,7 @@ struct evidence {
 	cJSON *sources, *commands, *binaries, *probes, *updiff, *cmake, *relink, *statement;
 	cJSON *check, *rebuild; /* the records of build --check and rebuild, when there are */
 	struct ab_comparison *runs; /* the runs' comparison, when there are runs */
+	const struct ab_pr_opts *o;  /* what pr was asked (the derived figures of the runs' comparison) */
 };
 
 /* ---- pr_md.c ---- */

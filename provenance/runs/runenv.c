@@ -277,9 +277,12 @@ ab_runenv_capture(void)
 	if (uname(&u) == 0) {
 		cJSON_AddStringToObject(env, "kernel", u.release);
 		cJSON_AddStringToObject(env, "machine", u.machine);
+		/* the host the run ran on: compare never pools the runs of several hosts silently */
+		cJSON_AddStringToObject(env, "host", u.nodename);
 	} else {
 		cJSON_AddNullToObject(env, "kernel");
 		cJSON_AddNullToObject(env, "machine");
+		cJSON_AddNullToObject(env, "host");
 	}
 	add_cpus(env, absent);
 	add_memory(env, absent);

@@ -1,7 +1,7 @@
 /*
  * runenv: the run environment of a benchmark or verification run, read
  * from the kernel's files once per run (docs/runs.md, "The run
- * environment"): kernel, CPU model, online CPUs and this process's CPU
+ * environment"): kernel, host name (uname's nodename), CPU model, online CPUs and this process's CPU
  * affinity, cpufreq governor and boost / no_turbo, transparent hugepages,
  * vm.overcommit_memory, page and hugepage size, MemTotal, SwapTotal,
  * vm.swappiness, the swap-in/out counters, the cgroup v2 limits of this
