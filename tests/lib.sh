@@ -42,6 +42,17 @@ not() {
 	! "$@"
 }
 
+# skip_under_sanitizers 'WHY': end the test, passed, when make asan runs it
+# (O=.obj-asan, exported by tests/run.sh), saying why on stderr: for the
+# few long tests whose time is the compilers' and whose allocbuild code
+# another test already runs under the sanitizers (tests/README.md, "Cost")
+skip_under_sanitizers() {
+	if [ "${O:-.obj}" = .obj-asan ]; then
+		echo "$(basename "$0" .sh): skipped under the sanitizers: $1" >&2
+		exit 0
+	fi
+}
+
 # expect_exit CODE CMD...: run CMD with stdout in ./out and stderr in ./err,
 # and fail unless it exits with CODE
 expect_exit() {

@@ -18,10 +18,7 @@
 # run proves nothing the plain one did not.
 . "$TOP/tests/lib.sh"
 
-if [ "${O:-.obj}" = .obj-asan ]; then
-	echo "t4130: skipped under the sanitizers: they change no byte of what allocbuild builds (t4010 builds this recipe under them), and reprotest's two builds take minutes" >&2
-	exit 0
-fi
+skip_under_sanitizers "they change no byte of what allocbuild builds (t4010 builds this recipe under them), and reprotest's two builds take minutes"
 for t in reprotest faketime disorderfs diffoscope; do
 	command -v $t >/dev/null || fail "no $t (scripts/install-deps.sh)"
 done
