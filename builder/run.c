@@ -16,6 +16,7 @@
 #include "../lib/hash.h"
 #include "../lib/jsonio.h"
 #include "../lib/proc.h"
+#include "../lib/which.h"
 #include "../lib/util.h"
 #include "../provenance/record/manifest.h"
 #include "../provenance/runs/metrics.h"

@@ -13,7 +13,7 @@
 #include "../lib/atomic.h"
 #include "../lib/digestcache.h"
 #include "../lib/hash.h"
-#include "../lib/proc.h"
+#include "../lib/which.h"
 #include "../provenance/record/manifest.h"
 
 /* the most of a --program's bytes kept with the runs */

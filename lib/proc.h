@@ -147,17 +147,6 @@ void ab_proc_describe(char *buf, size_t len, const struct ab_proc_result *res);
  * checked before work that a refused exec would waste.
  */
 int ab_proc_argv_fits(const char *what, char *const *argv, char *const *envp);
-/*
- * The file ab_proc_run's child would exec for prog: prog itself when it
- * holds a '/', else the first of its PATH's candidates (envp's PATH; NULL:
- * this process's; none: "/usr/local/bin:/usr/bin:/bin"; an empty element
- * the current directory), as execvp looks; NULL when that is no regular
- * executable file. The one PATH lookup (run's program, bwrap, a probed
- * command); caller frees.
- */
-char *ab_proc_which(const char *prog, char *const *envp);
-/* would ab_proc_run find prog (ab_proc_which)? 1 or 0 */
-int ab_proc_findable(const char *prog, char *const *envp);
 /* argv as one shell-quoted line for logs and messages; caller frees */
 char *ab_argv_quote(char *const *argv);
 

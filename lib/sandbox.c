@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "proc.h"
+#include "which.h"
 
 const char *const ab_sandbox_namespaces[] = {"user", "mount", "network", "pid", "ipc", "uts", "cgroup", NULL};
 

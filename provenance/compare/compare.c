@@ -1836,3 +1836,44 @@ ab_compare_free(struct ab_comparison *c)
 	free(c->sets);
 	free(c);
 }
+
+/* numbers as every format of a comparison shows them (compare.h) */
+
+void
+ab_compare_format_value(char *buf, size_t len, double v)
+{
+	double mag = fabs(v);
+	int dec = 0;
+
+	if (isnan(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (isinf(v)) {
+		snprintf(buf, len, "%s", v < 0 ? "-inf" : "inf");
+		return;
+	}
+	/*
+	 * past AB_COMPARE_PLAIN_MAX a plain number would print every digit of
+	 * the double (309 for 1e308: more than any caller's buffer): four
+	 * significant digits with an exponent instead
+	 */
+	if (mag >= AB_COMPARE_PLAIN_MAX) {
+		snprintf(buf, len, "%.3e", v);
+		return;
+	}
+	/* log10 of a finite non-zero magnitude below 1e15 lies within [-324, 15): the int cannot overflow */
+	if (mag > 0)
+		dec = 3 - (int)floor(log10(mag));
+	dec = dec < 0 ? 0 : dec > 6 ? 6 : dec;
+	snprintf(buf, len, "%.*f", dec, v);
+}
+
+void
+ab_compare_format_difference(char *buf, size_t len, double d)
+{
+	char v[32];
+
+	ab_compare_format_value(v, sizeof(v), d);
+	snprintf(buf, len, "%s%s", d > 0 ? "+" : "", v);
+}

@@ -15,6 +15,7 @@
 
 #include "../../lib/atomic.h"
 #include "../../lib/proc.h"
+#include "../../lib/which.h"
 #include "../../lib/util.h"
 #include "../../lib/jsonio.h"
 #include "../alloc/allocscan.h"

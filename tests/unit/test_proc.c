@@ -8,6 +8,7 @@
 
 #include "../../lib/atomic.h"
 #include "../../lib/proc.h"
+#include "../../lib/which.h"
 #include "../../lib/util.h"
 #include "unit.h"
 
