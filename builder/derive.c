@@ -73,26 +73,28 @@ desc_release(struct tree_desc *d)
 	ab_strv_free(&d->prepare);
 }
 
+/* the same strings in the same order (an ab_strv's or an ab_list's) */
 static int
-strv_eq(const struct ab_strv *a, const struct ab_strv *b)
+strings_eq(char *const *a, size_t an, char *const *b, size_t bn)
 {
-	if (a->n != b->n)
+	if (an != bn)
 		return 0;
-	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->v[i], b->v[i]))
+	for (size_t i = 0; i < an; i++)
+		if (strcmp(a[i], b[i]))
 			return 0;
 	return 1;
 }
 
 static int
+strv_eq(const struct ab_strv *a, const struct ab_strv *b)
+{
+	return strings_eq(a->v, a->n, b->v, b->n);
+}
+
+static int
 list_eq(const struct ab_list *a, const struct ab_list *b)
 {
-	if (a->n != b->n)
-		return 0;
-	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->v[i], b->v[i]))
-			return 0;
-	return 1;
+	return strings_eq(a->v, a->n, b->v, b->n);
 }
 
 static int
@@ -314,26 +316,6 @@ ab_derive_plan(struct ab_plan *p)
 
 /* ---- the copy ---- */
 
-/*
- * A test hook (tests/t4620-build-derive-interrupt.sh): with
- * ALLOCBUILD_TEST_DERIVE_PAUSE set, a copy creates the file it names once
- * the source tree is copied, and waits until the test removes it (30 s at
- * most), so that the test can kill the build in the middle of the copy
- */
-static void
-copy_pause(void)
-{
-	const char *mark = getenv("ALLOCBUILD_TEST_DERIVE_PAUSE");
-	int fd;
-
-	if (!mark)
-		return;
-	if ((fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0)
-		close(fd);
-	for (int i = 0; i < 3000 && access(mark, F_OK) == 0; i++)
-		usleep(10000);
-}
-
 int
 ab_derive_clean(const struct ab_plan_var *pv, int report)
 {
@@ -373,7 +355,8 @@ ab_derive_copy(size_t *cloned, const struct ab_plan_var *lead, const struct ab_p
 	}
 	if (ab_copy_tree_flags(lead->src, src, AB_COPY_SAME, cloned) < 0)
 		goto done;
-	copy_pause();
+	/* a test hook: t4610 kills the build here, in the middle of the copy */
+	ab_test_pause("ALLOCBUILD_TEST_DERIVE_PAUSE");
 	if (ab_copy_tree_flags(lead->build, build, AB_COPY_SAME, cloned) < 0)
 		goto done;
 	/* both complete: only now where a build looks for them */

@@ -1206,26 +1206,6 @@ done:
 /* the temporary tree of `fetch --check-patches`: TMPDIR/allocbuild-check-<pid>-XXXXXX */
 #define CHECK_PREFIX "allocbuild-check-"
 
-/*
- * A test hook (tests/t2170-fetch-check-patches-interrupt.sh): with
- * ALLOCBUILD_TEST_CHECK_PAUSE set, the check creates the file it names
- * once its tree is built and patched and waits until the test removes it
- * (30 s at most), so that the test can interrupt it there
- */
-static void
-check_pause(void)
-{
-	const char *mark = getenv("ALLOCBUILD_TEST_CHECK_PAUSE");
-	int fd;
-
-	if (!mark)
-		return;
-	if ((fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0)
-		close(fd);
-	for (int i = 0; i < 3000 && access(mark, F_OK) == 0; i++)
-		usleep(10000);
-}
-
 int
 ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *r, const struct ab_source *s)
 {
@@ -1260,7 +1240,8 @@ ab_source_check_patches(const struct ab_source_opts *o, const struct ab_recipe *
 	rec = cJSON_CreateObject();
 	error = build_tree(rec, &ctx, s, tmp, s->id, 0, NULL, NULL);
 	cJSON_Delete(rec);
-	check_pause();
+	/* a test hook: t2170 interrupts the check here, its tree built and patched */
+	ab_test_pause("ALLOCBUILD_TEST_CHECK_PAUSE");
 	ab_rm_rf(tmp);
 	ab_guard_done(&reaper);
 	free(tmp);

@@ -259,6 +259,20 @@ ab_note(const char *fmt, ...)
 	va_end(ap);
 }
 
+void
+ab_test_pause(const char *var)
+{
+	const char *mark = getenv(var);
+	int fd;
+
+	if (!mark)
+		return;
+	if ((fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0)
+		close(fd);
+	for (int i = 0; i < 3000 && access(mark, F_OK) == 0; i++)
+		usleep(10000);
+}
+
 static void
 oom(void)
 {

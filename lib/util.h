@@ -61,6 +61,13 @@ void ab_error_git(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ab_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* a progress or note line on stderr, "allocbuild: <msg>"; silenced by ab_quiet */
 void ab_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * A test hook: with the environment variable VAR set, create the file it
+ * names and wait until the test removes it (30 s at most), so that a test
+ * can act at that moment (kill the build, end a process); nothing without
+ * VAR
+ */
+void ab_test_pause(const char *var);
 /* -q: no notes; set once by the command line (cli/main.c), before any thread starts, never after */
 extern int ab_quiet;
 /*

@@ -22,22 +22,9 @@
 MERMAID_SHA=8d607d7ef1d077a8aa202e18e62212bfa992c68bfeabc5cf45d51a128fe6675d
 
 need_mermaid() {
-	local npmdir=$TOP/tests/.cache/npm
-	mkdir -p "$npmdir"
-	(
-		flock 9
-		[ -f "$npmdir/mermaid-10.9.8.min.js" ] && exit 0
-		command -v npm >/dev/null || fail "no npm (scripts/install-deps.sh)"
-		rm -rf "$npmdir/tmp" && mkdir "$npmdir/tmp"
-		(cd "$npmdir/tmp" && npm pack mermaid@10.9.8 --silent >/dev/null &&
-			tar -xzf mermaid-10.9.8.tgz package/dist/mermaid.min.js) ||
-			fail "cannot fetch mermaid 10.9.8 from the npm registry"
-		[ "$(sha256sum <"$npmdir/tmp/package/dist/mermaid.min.js" | cut -c1-64)" = $MERMAID_SHA ] ||
-			fail "mermaid.min.js of 10.9.8 does not have sha256 $MERMAID_SHA"
-		mv "$npmdir/tmp/package/dist/mermaid.min.js" "$npmdir/mermaid-10.9.8.min.js"
-		rm -rf "$npmdir/tmp"
-	) 9>"$npmdir.lock"
-	MERMAID_JS=$npmdir/mermaid-10.9.8.min.js
+	local dir=$TOP/tests/.cache/npm/mermaid-10.9.8
+	npm_pinned mermaid@10.9.8 "$dir" "$MERMAID_SHA  dist/mermaid.min.js"
+	MERMAID_JS=$dir/mermaid.min.js
 }
 
 chrome() {

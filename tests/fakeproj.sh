@@ -31,12 +31,7 @@ CFG
 	chmod +x "$src/configure"
 	printf 'all: lib/libfake.a bin/fake\n\nlib/libfake.a: @srcdir@/fake.c\n\tmkdir -p lib\n\techo partial >lib/libfake.a.tmp\n\tif [ -n "$$FAKE_HOLD" ]; then while [ -e "$$FAKE_HOLD" ]; do sleep 0.1; done; fi\n\techo "fake 1.2.3-0-gabcdef0123456789 library" >lib/libfake.a.tmp\n\tmv lib/libfake.a.tmp lib/libfake.a\n\nbin/fake: @srcdir@/fake.c lib/libfake.a\n\tmkdir -p bin\n\tcc -o bin/fake @srcdir@/fake.c\n' >"$src/Makefile.in"
 	printf '#include <stdio.h>\nint main(void) { puts("fake"); return 0; }\n' >"$src/fake.c"
-	# fixed metadata: the same bytes every time
-	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$dir" -czf "$dir/fakeproj-1.0.tar.gz" fakeproj-1.0
-	local h
-	h=$(sha256sum "$dir/fakeproj-1.0.tar.gz" | cut -d' ' -f1)
-	cp "$dir/fakeproj-1.0.tar.gz" "$dir/mirror/sha256/$h"
-	echo "$h"
+	pack_mirror "$dir" fakeproj-1.0
 }
 
 # make_fakecmake DIR -> prints the sha256 of a tiny CMake project (a static
@@ -60,11 +55,7 @@ endif()
 CM
 	printf 'const char *fake_tag(void) { return "fake 2.0.0-0-g0123456789abcdef " FAKE_TAG; }\n' >"$src/alloc.c"
 	printf '#include <stdio.h>\nconst char *fake_tag(void);\nint main(void) { puts(fake_tag()); return 0; }\n' >"$src/main.c"
-	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$dir" -czf "$dir/fakecmake-1.0.tar.gz" fakecmake-1.0
-	local h
-	h=$(sha256sum "$dir/fakecmake-1.0.tar.gz" | cut -d' ' -f1)
-	cp "$dir/fakecmake-1.0.tar.gz" "$dir/mirror/sha256/$h"
-	echo "$h"
+	pack_mirror "$dir" fakecmake-1.0
 }
 
 # make_fakecmake_relink_recipe FILE: make_fakecmake in the current directory
@@ -146,11 +137,7 @@ libquiet.a: quiet.o
 MK
 	printf 'int stable(void) { return 42; }\nconst char *stable_where(void) { return STABLE_WHERE; }\n' >"$src/stable.c"
 	printf 'int quiet(int x) { return x + 1; }\nconst char *quiet_where(void) { return QUIET_WHERE; }\n' >"$src/quiet.c"
-	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$dir" -czf "$dir/noisyproj-1.0.tar.gz" noisyproj-1.0
-	local h
-	h=$(sha256sum "$dir/noisyproj-1.0.tar.gz" | cut -d' ' -f1)
-	cp "$dir/noisyproj-1.0.tar.gz" "$dir/mirror/sha256/$h"
-	echo "$h"
+	pack_mirror "$dir" noisyproj-1.0
 }
 
 # make_fakeproj_recipe FILE [NAME]: make_fakeproj in the current directory and
@@ -347,11 +334,7 @@ bin/prog: $(OBJS) obj/main.o lib/liballoc.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o bin/prog obj/main.o $(OBJS) lib/liballoc.a
 MK
-	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$dir" -czf "$dir/campaignproj-1.0.tar.gz" campaignproj-1.0
-	local h
-	h=$(sha256sum "$dir/campaignproj-1.0.tar.gz" | cut -d' ' -f1)
-	cp "$dir/campaignproj-1.0.tar.gz" "$dir/mirror/sha256/$h"
-	echo "$h"
+	pack_mirror "$dir" campaignproj-1.0
 }
 
 # make_campaignproj_recipe FILE [A3H]: make_campaignproj in the current
@@ -553,11 +536,7 @@ echo "configured in $(pwd) with tag $tag,$aopts"
 CFG
 	chmod +x "$src/configure"
 	printf 'CFLAGS = -O2 -g\nOBJS = obj/f1.o obj/f2.o obj/f3.o obj/f4.o obj/main.o\nall: bin/prog\nalloc/liballoc.a: FORCE\n\t$(MAKE) -C alloc\nFORCE:\nobj/main.o: @srcdir@/main.c config.h\n\t@mkdir -p obj\n\t$(CC) $(CFLAGS) -I. -c @srcdir@/main.c -o $@\nobj/%%.o: @srcdir@/%%.c\n\t@mkdir -p obj\n\t$(CC) $(CFLAGS) -c $< -o $@\nbin/prog: $(OBJS) alloc/liballoc.a\n\t@mkdir -p bin\n\t$(CC) $(CFLAGS) -o $@ $(OBJS) alloc/liballoc.a\n' >"$src/Makefile.in"
-	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$dir" -czf "$dir/allocproj-1.0.tar.gz" allocproj-1.0
-	local h
-	h=$(sha256sum "$dir/allocproj-1.0.tar.gz" | cut -d' ' -f1)
-	cp "$dir/allocproj-1.0.tar.gz" "$dir/mirror/sha256/$h"
-	echo "$h"
+	pack_mirror "$dir" allocproj-1.0
 }
 
 # make_allocproj_recipe FILE: make_allocproj in the current directory and
@@ -587,4 +566,15 @@ make_allocproj_recipe() {
   {"label": "p1", "source": "prog-patched", "build": {"system": "autotools", "configure": ["--tag=one", "--with-lg-quantum=4"]}, "artifacts": $arts_m}
  ]}
 JSON
+}
+
+# pack_mirror DIR NAME: DIR/NAME packed as DIR/NAME.tar.gz with fixed
+# metadata (the same bytes every time), stored in DIR/mirror/sha256/<hex>
+# (a --mirror-dir layout); prints the sha256
+pack_mirror() {
+	local dir=$1 name=$2 h
+	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$dir" -czf "$dir/$name.tar.gz" "$name"
+	h=$(sha256sum "$dir/$name.tar.gz" | cut -d' ' -f1)
+	cp "$dir/$name.tar.gz" "$dir/mirror/sha256/$h"
+	echo "$h"
 }

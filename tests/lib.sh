@@ -42,6 +42,33 @@ not() {
 	! "$@"
 }
 
+# npm_pinned SPEC DIR PINS: files of the npm package SPEC (name@version),
+# fetched once from the npm registry (npm pack) into DIR under
+# tests/.cache/npm, each checked against its pin: PINS holds lines
+# "SHA256  PATH" (PATH inside the package's tarball, without "package/"),
+# and DIR gets each file under its base name. DIR appears whole or not at
+# all; a lock keeps two tests from fetching at once.
+npm_pinned() {
+	local spec=$1 dir=$2 pins=$3 npmdir=$TOP/tests/.cache/npm
+	mkdir -p "$npmdir"
+	(
+		flock 9
+		[ -d "$dir" ] && exit 0
+		command -v npm >/dev/null || fail "no npm (scripts/install-deps.sh)"
+		tmp=$(mktemp -d "$npmdir/tmp.XXXXXX")
+		(cd "$tmp" && npm pack "$spec" --silent >/dev/null && tar -xzf ./*.tgz) ||
+			fail "cannot fetch $spec from the npm registry"
+		mkdir "$tmp/files"
+		while read -r sha path; do
+			[ "$(sha256sum <"$tmp/package/$path" | cut -c1-64)" = "$sha" ] ||
+				fail "$path of $spec does not have sha256 $sha"
+			cp "$tmp/package/$path" "$tmp/files/"
+		done <<<"$pins"
+		mv "$tmp/files" "$dir"
+		rm -rf "$tmp"
+	) 9>"$npmdir.lock"
+}
+
 # skip_under_sanitizers 'WHY': end the test, passed, when make asan runs it
 # (O=.obj-asan, exported by tests/run.sh), saying why on stderr: for the
 # few long tests whose time is the compilers' and whose allocbuild code

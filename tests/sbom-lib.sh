@@ -6,30 +6,12 @@
 # python3-jsonschema (Draft 7, formats checked where it can).
 CDX_LIB=10.3.0
 CDX_SCHEMAS=$TOP/tests/.cache/npm/cyclonedx-library-$CDX_LIB-schema
-CDX_PINS="83821ba49aa366ad1f1d16c34837d05edd010f036f652e310db1c77d57b37c58  bom-1.6.SNAPSHOT.schema.json
-4b345e2329f209f34e960ae2a8e7cb46a166907e6a45e94978565925dc47b359  spdx.SNAPSHOT.schema.json
-8bae002c25e723db7ee1f26afde680ae1a2b1a8f6b4b4b0fd65dc3becb090aae  jsf-0.82.SNAPSHOT.schema.json"
+CDX_PINS="83821ba49aa366ad1f1d16c34837d05edd010f036f652e310db1c77d57b37c58  res/schema/bom-1.6.SNAPSHOT.schema.json
+4b345e2329f209f34e960ae2a8e7cb46a166907e6a45e94978565925dc47b359  res/schema/spdx.SNAPSHOT.schema.json
+8bae002c25e723db7ee1f26afde680ae1a2b1a8f6b4b4b0fd65dc3becb090aae  res/schema/jsf-0.82.SNAPSHOT.schema.json"
 
 cdx_schemas() {
-	local npmdir=$TOP/tests/.cache/npm
-	mkdir -p "$npmdir"
-	(
-		flock 9
-		[ -d "$CDX_SCHEMAS" ] && exit 0
-		command -v npm >/dev/null || fail "no npm (scripts/install-deps.sh)"
-		rm -rf "$npmdir/cdx-tmp" && mkdir "$npmdir/cdx-tmp"
-		(cd "$npmdir/cdx-tmp" && npm pack "@cyclonedx/cyclonedx-library@$CDX_LIB" --silent >/dev/null &&
-			tar -xzf "cyclonedx-cyclonedx-library-$CDX_LIB.tgz" package/res/schema) ||
-			fail "cannot fetch @cyclonedx/cyclonedx-library $CDX_LIB from the npm registry"
-		mkdir "$npmdir/cdx-tmp/schema"
-		echo "$CDX_PINS" | while read -r sha name; do
-			[ "$(sha256sum <"$npmdir/cdx-tmp/package/res/schema/$name" | cut -c1-64)" = "$sha" ] ||
-				fail "$name of @cyclonedx/cyclonedx-library $CDX_LIB does not have sha256 $sha"
-			cp "$npmdir/cdx-tmp/package/res/schema/$name" "$npmdir/cdx-tmp/schema/"
-		done
-		mv "$npmdir/cdx-tmp/schema" "$CDX_SCHEMAS"
-		rm -rf "$npmdir/cdx-tmp"
-	) 9>"$npmdir.lock"
+	npm_pinned "@cyclonedx/cyclonedx-library@$CDX_LIB" "$CDX_SCHEMAS" "$CDX_PINS"
 }
 
 # cdx_validate FILE: FILE validates against the CycloneDX 1.6 JSON schema (else the errors, exit 1)

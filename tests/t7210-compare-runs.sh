@@ -346,7 +346,7 @@ expect_grep '> - 1 failed run left out: 0006-special53 (exit 7)' failed.md
 
 # the charts: RSS over time (ab was sampled) and each metric per label, as Mermaid
 # xychart-beta blocks; rendered by headless chromium with the mermaid package
-# from the npm registry (fetched once into tests/.cache/npm, its script pinned)
+# from the npm registry (fetched once into tests/.cache/npm by tests/lib.sh's npm_pinned, its script pinned)
 [ "$(grep -c '^xychart-beta$' ab.md)" = 7 ] || fail "ab's charts: $(grep -c '^xychart-beta$' ab.md), not 7"
 expect_grep '    title "RSS over time"' ab.md
 expect_grep '    x-axis ["stock53", "special53", "fit-only"]' ab.md

@@ -267,20 +267,8 @@ read_process(struct proc *p, struct image *im, int pid)
 	p->uid = st.st_uid;
 	if (read_stat(p) < 0 || (!(p->flags & PF_KTHREAD) && image_of(im, p) < 0))
 		return AB_EFAIL;
-	/*
-	 * A test hook (tests/t5300-probe-pid.sh): the probe creates the file
-	 * named and waits until the test, having ended the process, removes
-	 * it (30 s at most), so that the process ends between two reads.
-	 */
-	if (getenv("ALLOCBUILD_TEST_PID_PAUSE")) {
-		const char *mark = getenv("ALLOCBUILD_TEST_PID_PAUSE");
-		int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-
-		if (fd >= 0)
-			close(fd);
-		for (int i = 0; i < 3000 && access(mark, F_OK) == 0; i++)
-			usleep(10000);
-	}
+	/* a test hook: t5300 ends the process here, between two reads */
+	ab_test_pause("ALLOCBUILD_TEST_PID_PAUSE");
 	if (p->flags & PF_KTHREAD) {
 		ab_error("probe: process %d (%s) is a kernel thread: it has no executable and no allocator", pid, p->comm);
 		return AB_EFAIL;

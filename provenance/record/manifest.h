@@ -109,6 +109,13 @@ int ab_manifest_write(const struct ab_run_record *run);
  */
 int ab_manifest_verify(FILE *out, const char *outdir);
 /*
+ * ab_manifest_verify for a command that works only on an OUTDIR that
+ * verifies (pr, sbom): each problem reported as "WHO: PATH: what", then
+ * "WHO: 'OUTDIR' does not verify ('allocbuild verify OUTDIR'): CONSEQUENCE";
+ * the same returns
+ */
+int ab_manifest_verify_reported(const char *who, const char *outdir, const char *consequence);
+/*
  * the same, and every file it hashed appended to names with its digest to
  * hexes (verify --key hands them to ab_sign_verify_outdir: no file is read
  * twice)

@@ -545,6 +545,33 @@ ab_manifest_verify(FILE *out, const char *outdir)
 }
 
 int
+ab_manifest_verify_reported(const char *who, const char *outdir, const char *consequence)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int rc;
+
+	if (!f) {
+		ab_error_errno("%s: cannot verify '%s'", who, outdir);
+		return AB_EFAIL;
+	}
+	rc = ab_manifest_verify(f, outdir);
+	fclose(f);
+	if (rc == AB_ECHECK) {
+		for (const char *s = text; s && *s;) {
+			size_t n = strcspn(s, "\n");
+
+			ab_error("%s: %.*s", who, (int)n, s);
+			s += n + (s[n] == '\n');
+		}
+		ab_error("%s: '%s' does not verify ('allocbuild verify %s'): %s", who, outdir, outdir, consequence);
+	}
+	free(text);
+	return rc;
+}
+
+int
 ab_manifest_verify_seen(FILE *out, const char *outdir, struct ab_strv *names, struct ab_strv *hexes)
 {
 	struct verifier v = {.out = out, .outdir = outdir, .rootfd = -1};

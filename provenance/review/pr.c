@@ -39,38 +39,6 @@ load_optional(cJSON **out, const struct evidence *e, const char *name)
 	return rc;
 }
 
-/*
- * pr describes only an OUTDIR that verifies: every manifest and log it
- * reads or packs is one the build recorded, with the digest recorded.
- * AB_ECHECK (each problem reported) when it does not.
- */
-static int
-verify_outdir(const char *outdir)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	int rc;
-
-	if (!f) {
-		ab_error_errno("pr: cannot verify '%s'", outdir);
-		return AB_EFAIL;
-	}
-	rc = ab_manifest_verify(f, outdir);
-	fclose(f);
-	if (rc == AB_ECHECK) {
-		for (const char *s = text; s && *s;) {
-			size_t n = strcspn(s, "\n");
-
-			ab_error("pr: %.*s", (int)n, s);
-			s += n + (s[n] == '\n');
-		}
-		ab_error("pr: '%s' does not verify ('allocbuild verify %s'): nothing written", outdir, outdir);
-	}
-	free(text);
-	return rc;
-}
-
 /* the runs' comparison, as `allocbuild compare` makes it, when SHA256SUMS lists a run record */
 static int
 load_runs(struct evidence *e)
@@ -133,8 +101,9 @@ load_evidence(struct evidence *e, const struct ab_pr_opts *o)
 		ab_error("pr: '%s' has no recipe.json: not an allocbuild output directory", outdir);
 		goto done;
 	}
-	if ((rc = verify_outdir(outdir)) < 0 || (rc = ab_manifest_recorded_read(&e->rec, outdir, 0)) < 0 ||
-	    (rc = check_no_credentials(e)) < 0)
+	/* pr describes only an OUTDIR that verifies: every manifest and log it reads or packs is one the build recorded */
+	if ((rc = ab_manifest_verify_reported("pr", outdir, "nothing written")) < 0 ||
+	    (rc = ab_manifest_recorded_read(&e->rec, outdir, 0)) < 0 || (rc = check_no_credentials(e)) < 0)
 		goto done;
 	rc = AB_EFAIL;
 	{

@@ -747,34 +747,6 @@ static const struct {
 
 const char *const ab_sbom_formats[] = {"cyclonedx", NULL};
 
-/* verified as `allocbuild verify` does; AB_ECHECK (each problem reported) when not */
-static int
-verify_outdir(const char *outdir)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	int rc;
-
-	if (!f) {
-		ab_error_errno("sbom: cannot verify '%s'", outdir);
-		return AB_EFAIL;
-	}
-	rc = ab_manifest_verify(f, outdir);
-	fclose(f);
-	if (rc == AB_ECHECK) {
-		for (const char *s = text; s && *s;) {
-			size_t n = strcspn(s, "\n");
-
-			ab_error("sbom: %.*s", (int)n, s);
-			s += n + (s[n] == '\n');
-		}
-		ab_error("sbom: '%s' does not verify ('allocbuild verify %s'): no SBOM", outdir, outdir);
-	}
-	free(text);
-	return rc;
-}
-
 static int
 read_input(struct bom_in *in, const char *outdir, int verify)
 {
@@ -793,7 +765,8 @@ read_input(struct bom_in *in, const char *outdir, int verify)
 	}
 	free(p);
 	p = NULL;
-	if ((verify && (rc = verify_outdir(outdir)) < 0) || (rc = ab_manifest_recorded_read(&rec, outdir, 0)) < 0)
+	if ((verify && (rc = ab_manifest_verify_reported("sbom", outdir, "no SBOM")) < 0) ||
+	    (rc = ab_manifest_recorded_read(&rec, outdir, 0)) < 0)
 		goto done;
 	rc = AB_EFAIL;
 	if (!ab_strv_has(&rec.paths, "provenance/binary-provenance.json")) {
