@@ -108,6 +108,7 @@ reproducible_record(const struct ab_plan *p, const struct ab_plan_var *pv)
 			cJSON_AddStringToObject(r, "paths", "fixed by the build sandbox: " AB_FIXED_SRC " and " AB_FIXED_BUILD);
 		cJSON_AddStringToObject(r, "ar", "D added to every operation that writes an archive; U and u removed");
 		cJSON_AddStringToObject(r, "ranlib", "-D");
+		cJSON_AddStringToObject(r, "install", "-C unless it makes directories or strips: an unchanged file keeps its time");
 	}
 	snprintf(umask_s, sizeof(umask_s), "%03o", AB_CHILD_UMASK);
 	cJSON_AddStringToObject(r, "umask", umask_s);

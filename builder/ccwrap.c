@@ -17,10 +17,10 @@
 #include "../provenance/record/ccstats.h"
 
 const char *const ab_ccwrap_tools[] = {
-	"cc", "gcc", "c++", "g++", "x86_64-linux-gnu-gcc", "x86_64-linux-gnu-g++", "ar", "ranlib", NULL,
+	"cc", "gcc", "c++", "g++", "x86_64-linux-gnu-gcc", "x86_64-linux-gnu-g++", "ar", "ranlib", "install", NULL,
 };
 
-enum tool_kind { TOOL_COMPILER, TOOL_AR, TOOL_RANLIB };
+enum tool_kind { TOOL_COMPILER, TOOL_AR, TOOL_RANLIB, TOOL_INSTALL };
 
 static const char *
 base_name(const char *p)
@@ -48,7 +48,47 @@ tool_kind(const char *name)
 		return TOOL_AR;
 	if (!strcmp(name, "ranlib"))
 		return TOOL_RANLIB;
+	if (!strcmp(name, "install"))
+		return TOOL_INSTALL;
 	return TOOL_COMPILER;
+}
+
+/*
+ * May install(1) get -C (--compare: leave a destination with the same
+ * bytes, owner and mode untouched, its time included)? Not when it makes
+ * directories (-d) or strips (-s: GNU install refuses -C with it), nor
+ * when -C is there already. Short options cluster (-sm 644); g, m, o, S
+ * and t take an argument, in the rest of the word or the next one.
+ */
+static int
+install_may_compare(int argc, char **argv)
+{
+	static const char *const off[] = {"--directory", "--strip", "--compare", NULL};
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			break;
+		if (!strncmp(a, "--", 2)) {
+			for (size_t k = 0; off[k]; k++)
+				if (!strcmp(a, off[k]))
+					return 0;
+			continue;
+		}
+		if (a[0] != '-' || !a[1])
+			continue;
+		for (const char *c = a + 1; *c; c++) {
+			if (*c == 'd' || *c == 's' || *c == 'C')
+				return 0;
+			if (strchr("gmoSt", *c)) {
+				if (!c[1])
+					i++;
+				break;
+			}
+		}
+	}
+	return 1;
 }
 
 void
@@ -485,6 +525,8 @@ ab_ccwrap_main(int argc, char **argv)
 		key = ar_key_index(argc, argv);
 	if (kind == TOOL_RANLIB)
 		ab_strv_push(&args, "-D");
+	if (kind == TOOL_INSTALL && install_may_compare(argc, argv))
+		ab_strv_push(&args, "-C");
 	for (int i = 1; i < argc; i++) {
 		/* -DNAME=VALUE, or -D and NAME=VALUE apart */
 		int def = kind == TOOL_COMPILER && (!strncmp(argv[i], "-D", 2) || (i > 1 && !strcmp(argv[i - 1], "-D")));

@@ -4,7 +4,8 @@
  *
  * A build puts OUTDIR/ccwrap first in the PATH of every step of a
  * reproducible variant. That directory holds one symbolic link per tool
- * name (cc, gcc, c++, g++, their x86_64-linux-gnu- names, ar, ranlib),
+ * name (cc, gcc, c++, g++, their x86_64-linux-gnu- names, ar, ranlib,
+ * install),
  * each pointing at the allocbuild binary itself. Started under one of
  * those names (cli/main.c looks at argv[0] first), allocbuild runs
  * ab_ccwrap_main(): it looks the same name up in PATH, skipping every
@@ -20,7 +21,12 @@
  *               (a macro whose value names the source directory);
  *   ar          the operation's modifiers without U (and u, which GNU ar
  *               refuses in deterministic mode), with D;
- *   ranlib      -U replaced by -D, and -D first.
+ *   ranlib      -U replaced by -D, and -D first;
+ *   install     -C first (an unchanged destination keeps its time, so a
+ *               re-run of an ExternalProject's `make install` does not
+ *               make every object that includes its headers out of
+ *               date: builder/derive.h), unless it makes directories
+ *               (-d) or strips (-s), which GNU install refuses with -C.
  *
  * The real tool gets the PATH without the skipped directories, so a
  * ccache behind the wrapper does not find the wrapper again.

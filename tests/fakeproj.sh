@@ -444,8 +444,10 @@ JSON
 # when it changes (as config.status does) and a Makefile whose three
 # objects depend on it. CMake (CMakeLists.txt): the allocator is an
 # ExternalProject configured with ALLOC_OPTIONS, as Fluent Bit's jemalloc
-# with FLB_JEMALLOC_OPTIONS, prog linked with its liballoc.a, PROG_TAG
-# into config.h; artifacts prog and minialloc-prefix/src/minialloc-build/
+# with FLB_JEMALLOC_OPTIONS, whose install step (`make install_include`)
+# installs its public alloc.h into the build tree's include/, where
+# main.c and f1.c include it (as every Fluent Bit object includes
+# jemalloc.h), prog linked with its liballoc.a, PROG_TAG into config.h; artifacts prog and minialloc-prefix/src/minialloc-build/
 # liballoc.a. Autotools-shaped (configure): --tag=T into config.h, every
 # --with-* passed to the allocator's configure in alloc/, built there by a
 # sub-make; artifacts bin/prog and alloc/liballoc.a. prog prints its tag,
@@ -475,16 +477,21 @@ fi
 sed "s|@srcdir@|$srcdir|g" "$srcdir/Makefile.in" >Makefile
 CFG
 	chmod +x "$m/configure"
-	printf 'CFLAGS = -O2 -g\nAOBJS = m1.o m2.o m3.o\nall: liballoc.a\n%%.o: @srcdir@/%%.c alloc_defs.h\n\t$(CC) $(CFLAGS) -I. -c $< -o $@\nliballoc.a: $(AOBJS)\n\trm -f $@\n\t$(AR) rcs $@ $(AOBJS)\n' >"$m/Makefile.in"
+	printf 'CFLAGS = -O2 -g\nAOBJS = m1.o m2.o m3.o\nall: liballoc.a\n%%.o: @srcdir@/%%.c alloc_defs.h\n\t$(CC) $(CFLAGS) -I. -c $< -o $@\nliballoc.a: $(AOBJS)\n\trm -f $@\n\t$(AR) rcs $@ $(AOBJS)\ninstall_include:\n\tmkdir -p $(PREFIX)/include\n\tinstall -m 644 @srcdir@/alloc.h $(PREFIX)/include/alloc.h\n' >"$m/Makefile.in"
+	printf 'int alloc_quantum(void), alloc_round(int), alloc_classes(void);\nconst char *alloc_conf(void);\n' >"$m/alloc.h"
 	printf '#include "alloc_defs.h"\nint alloc_quantum(void) { return 1 << LG_QUANTUM; }\nconst char *alloc_conf(void) { return MALLOC_CONF; }\n' >"$m/m1.c"
 	printf '#include "alloc_defs.h"\nint alloc_round(int n) { return (n + (1 << LG_QUANTUM) - 1) & ~((1 << LG_QUANTUM) - 1); }\n' >"$m/m2.c"
 	printf '#include "alloc_defs.h"\nint alloc_classes(void) { return 64 >> LG_QUANTUM; }\n' >"$m/m3.c"
 	for i in 1 2 3 4; do
 		printf 'int f%d(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * %d; return s; }\n' $i $i >"$src/f$i.c"
 	done
+	printf '#ifdef HAVE_ALLOC_H\n#include "alloc.h"\n#endif\n' | cat - "$src/f2.c" >"$src/f2.c.new" && mv "$src/f2.c.new" "$src/f2.c"
 	cat >"$src/main.c" <<'C'
 #include <stdio.h>
 #include "config.h"
+#ifdef HAVE_ALLOC_H
+#include "alloc.h"
+#endif
 int alloc_quantum(void), alloc_round(int), alloc_classes(void);
 const char *alloc_conf(void);
 int f1(int), f2(int), f3(int), f4(int);
@@ -507,7 +514,7 @@ ExternalProject_Add(minialloc
   SOURCE_DIR ${CMAKE_SOURCE_DIR}/lib/minialloc
   CONFIGURE_COMMAND <SOURCE_DIR>/configure ${alloc_opts}
   BUILD_COMMAND $(MAKE)
-  INSTALL_COMMAND ""
+  INSTALL_COMMAND $(MAKE) install_include PREFIX=${CMAKE_BINARY_DIR}
   BUILD_BYPRODUCTS <BINARY_DIR>/liballoc.a)
 ExternalProject_Get_Property(minialloc BINARY_DIR)
 add_library(alloc STATIC IMPORTED)
@@ -515,7 +522,8 @@ set_target_properties(alloc PROPERTIES IMPORTED_LOCATION ${BINARY_DIR}/liballoc.
 add_dependencies(alloc minialloc)
 configure_file(config.h.in ${CMAKE_BINARY_DIR}/config.h)
 add_executable(prog main.c f1.c f2.c f3.c f4.c)
-target_include_directories(prog PRIVATE ${CMAKE_BINARY_DIR})
+target_include_directories(prog PRIVATE ${CMAKE_BINARY_DIR} ${CMAKE_BINARY_DIR}/include)
+target_compile_definitions(prog PRIVATE HAVE_ALLOC_H)
 target_link_libraries(prog alloc)
 CM
 	cat >"$src/configure" <<'CFG'

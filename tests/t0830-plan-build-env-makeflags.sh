@@ -24,7 +24,7 @@ outdir $O
 jobs 2: up to 2 variants at once, make-based builds share a jobserver of 2 tokens
 sandbox: its own user, mount, network (loopback only), PID, IPC and UTS namespaces (bubblewrap); no capabilities, no terminal; the system read-only, a private /tmp, HOME /allocbuild/home, the variant's trees at /allocbuild/src and /allocbuild/build; the environment PATH, HOME, LC_ALL=C, TZ=UTC and what the recipe sets, nothing inherited
 umask 022
-compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib -> allocbuild): ar in deterministic mode, every compile logged with its object's digest
+compilers: through /allocbuild/ccwrap (cc gcc c++ g++ x86_64-linux-gnu-gcc x86_64-linux-gnu-g++ ar ranlib install -> allocbuild): ar in deterministic mode, every compile logged with its object's digest
 [1/11] fetch p: archive sha256 0000000000000000000000000000000000000000000000000000000000000000
       url: https://example.invalid/p-1.0.tar.gz
 [2/11] shared: fresh tree of p
