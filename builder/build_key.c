@@ -345,6 +345,12 @@ ab_build_compute_key(struct ctx *c, size_t vi)
 		key_add(h, "from", c->vs[pv->from_vi].key);
 		key_add(h, "link_txt", v->relink.link_txt);
 		key_add(h, "output", v->relink.output);
+		if (v->relink.layout) {
+			char seed[32];
+
+			snprintf(seed, sizeof(seed), "%d", v->relink.layout_seed);
+			key_add(h, "layout-seed", seed);
+		}
 		for (size_t i = 0; i < v->relink.nreplace; i++) {
 			key_add(h, "replace", v->relink.replace[i].path);
 			key_add(h, "with", c->vs[pv->with_vi[i]].key);

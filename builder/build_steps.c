@@ -481,6 +481,8 @@ relink_step(struct ctx *c, const struct ab_plan_var *pv, const struct ab_step *s
 	/* the proof that the relink changes only the replaced inputs: the unchanged
 	   command, linked again, must reproduce the normal binary */
 	spec.check_normal = 1;
+	spec.layout = v->relink.layout;
+	spec.layout_seed = (uint64_t)v->relink.layout_seed;
 	ab_progress_start(n, v->label, s->name);
 	e = ab_build_sandbox_dirs(c->p, pv);
 	if (e == 0)

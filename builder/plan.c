@@ -1202,6 +1202,9 @@ print_relink_step(FILE *f, const struct ab_plan *p, const struct ab_step *s, con
 	for (size_t k = 0; k < v->relink.nreplace; k++)
 		fprintf(f, "      replace: %s <- %s:%s\n", v->relink.replace[k].path,
 		    v->relink.replace[k].with_variant, v->relink.replace[k].with_artifact);
+	if (v->relink.layout)
+		fprintf(f, "      layout: seed %d: the objects and each build-tree archive's members in its order\n",
+		    v->relink.layout_seed);
 	fprintf(f, "      output: %s/%s\n", pv->artdir, v->relink.output);
 	print_sandbox(f, p, pv, mapped);
 	fprintf(f, "      log: %s\n", s->log);

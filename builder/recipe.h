@@ -106,6 +106,8 @@ struct ab_variant {
 		struct ab_replace *replace;
 		size_t nreplace;
 		char *output;      /* output path relative to from's build dir */
+		int layout;        /* "layout": a layout control (builder/layout.h) */
+		int layout_seed;   /* "layout.seed" */
 	} relink;
 
 	/* AB_VARIANT_RUNTIME */

@@ -211,10 +211,35 @@ parse_build(struct ctx *c, size_t idx, struct ab_variant *v, const struct ab_jno
 	ab_recipe_build_refs(c, idx, v, b, path);
 }
 
+/* a relink's "layout": {"seed": N}, a layout control (docs/relink.md, "Layout controls") */
+static void
+parse_layout(struct ctx *c, struct ab_variant *v, const struct ab_jnode *rl, const char *path)
+{
+	static const char *const keys[] = {"seed", NULL};
+	const struct ab_jnode *l = ab_jnode_member(rl, "layout"), *sd;
+	char *p, *sp;
+
+	if (!l)
+		return;
+	p = ab_jpath_key(path, "layout");
+	if (ab_recipe_want(c, l, p, cJSON_Object) == 0) {
+		ab_recipe_check_keys(c, l, p, keys);
+		v->relink.layout = 1;
+		sd = ab_jnode_member(l, "seed");
+		sp = ab_jpath_key(p, "seed");
+		if (!sd)
+			ab_recipe_missing(c, l, p, "seed");
+		else
+			ab_recipe_int_value(c, sd, sp, 0, 1 << 30, &v->relink.layout_seed);
+		free(sp);
+	}
+	free(p);
+}
+
 static void
 parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct ab_jnode *rl, const char *path)
 {
-	static const char *const keys[] = {"from", "link_txt", "replace", "output", NULL};
+	static const char *const keys[] = {"from", "link_txt", "replace", "output", "layout", NULL};
 	static const char *const rkeys[] = {"path", "with", NULL};
 	static const char *const wkeys[] = {"variant", "artifact", NULL};
 	const struct ab_jnode *m;
@@ -241,13 +266,15 @@ parse_relink(struct ctx *c, size_t idx, struct ab_variant *v, const struct ab_jn
 	}
 	v->relink.link_txt = ab_recipe_dup_member(c, rl, path, "link_txt", 1, PATH_BUILD);
 	v->relink.output = ab_recipe_dup_member(c, rl, path, "output", 1, PATH_BUILD);
+	parse_layout(c, v, rl, path);
 	m = ab_jnode_member(rl, "replace");
 	p = ab_jpath_key(path, "replace");
 	if (!m) {
-		ab_recipe_missing(c, rl, path, "replace");
+		if (!v->relink.layout)
+			ab_recipe_missing(c, rl, path, "replace");
 	} else if (ab_recipe_want(c, m, p, cJSON_Array) == 0) {
-		if (!m->nkids)
-			ab_recipe_err(c, m->line, m->col, p, "at least one replacement is required");
+		if (!m->nkids && !v->relink.layout)
+			ab_recipe_err(c, m->line, m->col, p, "at least one replacement is required (or a \"layout\")");
 		v->relink.replace = ab_calloc(m->nkids ? m->nkids : 1, sizeof(*v->relink.replace));
 		for (size_t i = 0; i < m->nkids; i++) {
 			const struct ab_jnode *e = &m->kids[i], *w, *x;

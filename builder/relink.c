@@ -14,6 +14,7 @@
 #include "../lib/jsonio.h"
 #include "../provenance/tree/linkinputs.h"
 #include "isolation.h"
+#include "layout.h"
 #include "../lib/linktxt.h"
 
 struct rep {
@@ -313,6 +314,7 @@ struct relink {
 	struct ab_proc_result res;    /* of the link */
 	char *linked_as;              /* the temporary the linker wrote */
 	cJSON *check;                 /* the normal check's record, or NULL */
+	struct ab_layout layout;      /* spec->layout: the permutation */
 	double t0, t_hash, c_hash, c_link;
 };
 
@@ -320,6 +322,7 @@ static void
 relink_release(struct relink *r)
 {
 	cJSON_Delete(r->check);
+	ab_layout_release(&r->layout);
 	ab_linktxt_release(&r->lt);
 	ab_strv_free(&r->after);
 	ab_strv_free(&r->ddirs);
@@ -623,6 +626,69 @@ default_dirs(struct relink *r)
 }
 
 /* the proof: every input of both commands, and link.txt, hashed */
+/* a layout's inputs in the order of the normal link's: each where its argument came from */
+struct origin {
+	size_t key, at;
+};
+
+static int
+by_origin(const void *pa, const void *pb)
+{
+	const struct origin *a = pa, *b = pb;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+static void
+align_layout_inputs(struct relink *r)
+{
+	size_t n = r->in_after.n;
+	struct origin *o = ab_calloc(n + 1, sizeof(*o));
+	struct ab_link_input *v = ab_calloc(n + 1, sizeof(*v));
+
+	for (size_t i = 0; i < n; i++) {
+		o[i].key = ab_layout_order(&r->layout, (size_t)r->in_after.v[i].argi);
+		o[i].at = i;
+	}
+	qsort(o, n, sizeof(*o), by_origin);
+	for (size_t i = 0; i < n; i++)
+		v[i] = r->in_after.v[o[i].at];
+	memcpy(r->in_after.v, v, n * sizeof(*v));
+	free(v);
+	free(o);
+}
+
+/* the permuted archives of a layout written, each indexed by ranlib as the link runs */
+static int
+write_layout_archives(struct relink *r)
+{
+	for (size_t i = 0; i < r->layout.narchives; i++) {
+		char *argv[] = {"ranlib", "-D", r->layout.archives[i].copy, NULL};
+		struct ab_proc_result res;
+		struct ab_buf out = {0}, err = {0};
+		int e;
+
+		if (ab_layout_archive_write(&r->layout, i) < 0)
+			return AB_EFAIL;
+		e = run_link(&res, argv, r->build_dir, r->env, r->spec->sandbox, &out, &err);
+		if (e == 0 && res.exit_code != 0) {
+			char why[128];
+
+			fwrite(err.s ? err.s : "", 1, err.len, stderr);
+			ab_proc_describe(why, sizeof(why), &res);
+			ab_error("ranlib of '%s' %s", r->layout.archives[i].copy, why);
+			e = AB_EFAIL;
+		}
+		ab_buf_free(&out);
+		ab_buf_free(&err);
+		if (e < 0)
+			return AB_EFAIL;
+	}
+	return 0;
+}
+
 static int
 hash_inputs(struct relink *r)
 {
@@ -644,6 +710,8 @@ hash_inputs(struct relink *r)
 		return AB_EFAIL;
 	if (ab_linkinputs_hash_pair(&r->in_before, &r->in_after, 0) < 0)
 		return AB_EFAIL;
+	if (spec->layout)
+		align_layout_inputs(r);
 	if (ab_hash_file(r->sha_lt, NULL, spec->link_txt) < 0)
 		return AB_EFAIL;
 	r->t_hash = ab_now() - r->t_hash;
@@ -766,6 +834,15 @@ link_txt_json(const struct relink *r)
 	return o;
 }
 
+static int
+layout_archive(const struct relink *r, size_t i)
+{
+	for (size_t k = 0; k < r->layout.narchives; k++)
+		if ((size_t)r->layout.archives[k].argi == i)
+			return 1;
+	return 0;
+}
+
 /* the argv elements that differ, and why */
 static cJSON *
 argv_diff_json(const struct relink *r)
@@ -781,7 +858,10 @@ argv_diff_json(const struct relink *r)
 		cJSON_AddNumberToObject(o, "index", (double)i);
 		cJSON_AddStringToObject(o, "before", r->before[i]);
 		cJSON_AddStringToObject(o, "after", r->after.v[i]);
-		cJSON_AddStringToObject(o, "why", (int)i == r->oi ? "output" : "replacement");
+		cJSON_AddStringToObject(o, "why", (int)i == r->oi ? "output" :
+		    !r->spec->layout ? "replacement" :
+		    ab_layout_order(&r->layout, i) != i ? "layout: the objects' order" :
+		    layout_archive(r, i) ? "layout: the archive's members in another order" : "replacement");
 		cJSON_AddItemToArray(diff, o);
 	}
 	return diff;
@@ -804,6 +884,8 @@ provenance_json(struct relink *r)
 	cJSON_AddStringToObject(doc, "cwd", r->build_dir);
 	cJSON_AddItemToObject(doc, "env", env_json(r->env));
 	cJSON_AddItemToObject(doc, "replacements", replacements_json(r));
+	if (spec->layout)
+		cJSON_AddItemToObject(doc, "layout", ab_layout_json(&r->layout));
 	cJSON_AddItemToObject(doc, "argv_before", ab_json_strv(r->before, r->cmd->argv.n));
 	cJSON_AddItemToObject(doc, "argv_after", ab_json_strv(r->after.v, r->after.n));
 	cJSON_AddItemToObject(doc, "argv_diff", argv_diff_json(r));
@@ -841,6 +923,24 @@ provenance_json(struct relink *r)
 	return doc;
 }
 
+/* a layout relink: its argv permuted, the archive copies beside the output (OUTPUT.archives/) */
+static int
+permute(struct relink *r)
+{
+	char *copies, *what;
+	int e;
+
+	if (!r->spec->layout)
+		return 0;
+	r->layout.seed = r->spec->layout_seed;
+	copies = ab_sprintf("%s.archives", r->output);
+	what = ab_sprintf("%s:%d", r->spec->link_txt, r->cmd->line);
+	e = ab_layout_permute(&r->layout, &r->after, r->oi, r->build_dir, copies, what);
+	free(what);
+	free(copies);
+	return e;
+}
+
 int
 ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 {
@@ -848,7 +948,7 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 	int error;
 
 	*prov = NULL;
-	if (!spec->nreplace) {
+	if (!spec->nreplace && !spec->layout) {
 		ab_error("relink of '%s': no replacement given", spec->link_txt);
 		return AB_EFAIL;
 	}
@@ -857,12 +957,14 @@ ab_relink_run(cJSON **prov, const struct ab_relink_spec *spec)
 		r.env = &r.own_env;
 	}
 	if ((error = load_command(&r)) < 0 || (error = resolve_replacements(&r)) < 0 ||
-	    (error = rewrite_argv(&r)) < 0)
+	    (error = rewrite_argv(&r)) < 0 || (error = permute(&r)) < 0)
 		goto done;
 	if (spec->dry_run) {
 		*prov = dry_run_json(&r);
 		goto done;
 	}
+	if (spec->layout && (error = write_layout_archives(&r)) < 0)
+		goto done;
 	if ((error = hash_inputs(&r)) < 0 || (error = link_atomically(&r)) < 0 || (error = check_result(&r)) < 0)
 		goto done;
 	*prov = provenance_json(&r);

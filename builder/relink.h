@@ -41,6 +41,13 @@
  * command, a replacement, link.txt itself) or each other: writing one
  * would destroy what the provenance describes (AB_EFAIL, nothing written).
  *
+ * A layout relink (spec.layout, builder/layout.h) links the same inputs
+ * with the objects and each build-tree archive's members in a seeded
+ * order: the permuted archives are written to OUTPUT.archives/ and get
+ * their index from ranlib, run as the link is; the document's "layout"
+ * gives the seed and every order, and its inputs are compared with the
+ * normal link's by where each came from.
+ *
  * Matching: a replacement's `path` matches an argv element (never argv[0],
  * an option, or the -o argument) that is literally equal to it, or that
  * names the same file (same device and inode) when both are resolved
@@ -50,6 +57,7 @@
 #define AB_RELINK_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -79,6 +87,9 @@ struct ab_relink_spec {
 	const char *confine;    /* NULL, or the tree (a build directory sandboxed steps wrote) whose
 	                           link.txt, response files and linker scripts are read through no symlink
 	                           that leaves it (lib/dirwalk.h's ab_dirwalk_read_below) */
+	int layout;             /* a layout control (builder/layout.h): the objects and archive members in
+	                           the seeded order of layout_seed; replacements may then be none */
+	uint64_t layout_seed;
 };
 
 /*

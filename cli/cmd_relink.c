@@ -19,7 +19,7 @@
 #include "../lib/version.h"
 
 static const char usage[] =
-    "allocbuild relink --link-txt PATH --replace OLD=NEW [--replace OLD=NEW]... --output PATH\n"
+    "allocbuild relink --link-txt PATH [--replace OLD=NEW]... [--layout-seed N] --output PATH\n"
     "                  [--build-dir DIR] [--provenance PATH] [--check-normal] [--dry-run] [--json]\n"
     "\n"
     "Run the link command of a CMake link.txt (parsed without a shell) from its\n"
@@ -28,6 +28,9 @@ static const char usage[] =
     "relink-provenance.json next to the output: both argv, every input's\n"
     "SHA-256 on both sides and the verdict. --check-normal also links the\n"
     "unchanged command and records whether it reproduces the normal binary.\n"
+    "--layout-seed N makes a layout control: the same inputs with the objects\n"
+    "and each build-tree archive's members in the seeded order N (the archives\n"
+    "copied to OUTPUT.archives/); it needs no --replace.\n"
     "Exit 1 when the link fails, 2 on bad input. See docs/relink.md.\n";
 
 struct relink_opts {
@@ -51,6 +54,7 @@ parse_options(struct relink_opts *o, int argc, char **argv)
 		{"dry-run", no_argument, NULL, 'n'},
 		{"json", no_argument, NULL, 'j'},
 		{"check-normal", no_argument, NULL, 'N'},
+		{"layout-seed", required_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -92,6 +96,15 @@ parse_options(struct relink_opts *o, int argc, char **argv)
 		case 'N':
 			o->spec.check_normal = 1;
 			break;
+		case 'L': {
+			int v;
+
+			if (ab_cmd_parse_int(&v, optarg, 0, 1 << 30) < 0)
+				return ab_cmd_usage_error("relink", "--layout-seed wants a whole number from 0, not '%s'", optarg);
+			o->spec.layout = 1;
+			o->spec.layout_seed = (uint64_t)v;
+			break;
+		}
 		default:
 			return ab_cmd_option_error("relink", c, argv);
 		}
@@ -100,8 +113,8 @@ parse_options(struct relink_opts *o, int argc, char **argv)
 		return ab_cmd_usage_error("relink", "unexpected argument '%s'", argv[optind]);
 	if (!o->spec.link_txt)
 		return ab_cmd_usage_error("relink", "--link-txt is required");
-	if (!o->nreps)
-		return ab_cmd_usage_error("relink", "at least one --replace OLD=NEW is required");
+	if (!o->nreps && !o->spec.layout)
+		return ab_cmd_usage_error("relink", "at least one --replace OLD=NEW (or --layout-seed N) is required");
 	if (!o->spec.output)
 		return ab_cmd_usage_error("relink", "--output is required");
 	o->spec.replace = o->reps;

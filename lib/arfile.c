@@ -1,5 +1,6 @@
 #include "arfile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,4 +148,80 @@ ab_ar_next(struct ab_ar *ar, struct ab_ar_member *m)
 		ar->pos += HDR + (size_t)size;
 		return 1;
 	}
+}
+
+/* a header field: v in base, left-aligned, space padded to n bytes */
+static void
+put_field(struct ab_buf *out, uint64_t v, size_t n, int base)
+{
+	char t[24];
+	int len = snprintf(t, sizeof(t), base == 8 ? "%llo" : "%llu", (unsigned long long)v);
+
+	ab_buf_add(out, t, (size_t)len);
+	for (size_t i = (size_t)len; i < n; i++)
+		ab_buf_add(out, " ", 1);
+}
+
+static void
+put_header(struct ab_buf *out, const char *name16, uint64_t size, unsigned mode)
+{
+	size_t n = strlen(name16);
+
+	ab_buf_add(out, name16, n);
+	for (size_t i = n; i < 16; i++)
+		ab_buf_add(out, " ", 1);
+	if (!strcmp(name16, "//")) {
+		/* the name table: only its size, as GNU ar writes it */
+		for (size_t i = 0; i < 32; i++)
+			ab_buf_add(out, " ", 1);
+	} else {
+		put_field(out, 0, 12, 10); /* time */
+		put_field(out, 0, 6, 10);  /* uid */
+		put_field(out, 0, 6, 10);  /* gid */
+		put_field(out, mode, 8, 8);
+	}
+	put_field(out, size, 10, 10);
+	ab_buf_add(out, "`\n", 2);
+}
+
+int
+ab_ar_write(struct ab_buf *out, const struct ab_ar_member *m, const size_t *order, size_t n, const char *what)
+{
+	struct ab_buf names = {0};
+	size_t *off = ab_calloc(n ? n : 1, sizeof(*off));
+
+	for (size_t i = 0; i < n; i++) {
+		if (!m[i].name[0] || strchr(m[i].name, '/') || strchr(m[i].name, '\n')) {
+			ab_error("archive '%s': member name '%s' cannot be written", what, m[i].name);
+			free(off);
+			ab_buf_free(&names);
+			return AB_EFAIL;
+		}
+		off[i] = names.len;
+		if (strlen(m[i].name) > 15)
+			ab_buf_printf(&names, "%s/\n", m[i].name);
+	}
+	ab_buf_add(out, AB_AR_MAGIC, 8);
+	if (names.len) {
+		put_header(out, "//", names.len, 0);
+		ab_buf_add(out, names.s, names.len);
+		if (names.len & 1)
+			ab_buf_add(out, "\n", 1);
+	}
+	for (size_t k = 0; k < n; k++) {
+		const struct ab_ar_member *e = &m[order ? order[k] : k];
+		char name[20];
+
+		if (strlen(e->name) > 15)
+			snprintf(name, sizeof(name), "/%zu", off[order ? order[k] : k]);
+		else
+			snprintf(name, sizeof(name), "%s/", e->name);
+		put_header(out, name, e->size, 0644);
+		ab_buf_add(out, e->data, e->size);
+		if (e->size & 1)
+			ab_buf_add(out, "\n", 1);
+	}
+	free(off);
+	ab_buf_free(&names);
+	return 0;
 }

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h"
+
 #define AB_AR_MAGIC "!<arch>\n"
 
 struct ab_ar {
@@ -45,5 +47,13 @@ int ab_ar_is_ar(const void *data, size_t size);
 void ab_ar_init(struct ab_ar *ar, const void *data, size_t size, const char *what);
 /* the next member: 1 one more, 0 the end, AB_EFAIL malformed (reported) */
 int ab_ar_next(struct ab_ar *ar, struct ab_ar_member *m);
+/*
+ * An archive of members m[order[0]], m[order[1]], ... (order NULL: m's
+ * own order) into out, as GNU ar D writes one: time, uid and gid 0, mode
+ * 644, names longer than 15 bytes in a "//" table; no symbol table
+ * (ranlib adds one). A name may not hold '/' or '\n'. 0, or AB_EFAIL
+ * (reported, naming what).
+ */
+int ab_ar_write(struct ab_buf *out, const struct ab_ar_member *m, const size_t *order, size_t n, const char *what);
 
 #endif

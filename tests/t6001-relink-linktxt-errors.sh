@@ -58,7 +58,7 @@ expect_exit 2 "$AB" relink --link-txt missing.txt --replace a=b --output rl/x
 echo "allocbuild: cannot open 'missing.txt': No such file or directory" | expect_file err
 # usage errors
 expect_exit 2 "$AB" relink --link-txt link.txt --output rl/x
-expect_grep "allocbuild: relink: at least one --replace OLD=NEW is required" err
+expect_grep "allocbuild: relink: at least one --replace OLD=NEW (or --layout-seed N) is required" err
 expect_exit 2 "$AB" relink --link-txt link.txt --replace nothing --output rl/x
 expect_grep "allocbuild: relink: --replace 'nothing': expected OLD=NEW" err
 expect_exit 2 "$AB" relink --link-txt link.txt --replace a=b
