@@ -425,6 +425,17 @@ record_start(struct ab_runrec *r, struct job *j, struct label *l, int rep, char 
 	run_env(env, l, o);
 	for (size_t i = 0; i < env->set.n; i++)
 		ab_strv_push(&r->overrides, env->set.v[i]);
+	if (o->env_pad > 0) {
+		/* the environment's size, varied over the repetitions: 0 to the largest, evenly */
+		size_t n = o->repeat > 1 ? (size_t)o->env_pad * (size_t)rep / (size_t)(o->repeat - 1) : 0;
+		char *pad = ab_calloc(n + 1, 1);
+
+		memset(pad, 'x', n);
+		ab_env_set(env, AB_RUN_ENV_PAD, pad);
+		free(pad);
+		r->env_padded = 1;
+		r->env_pad = (int)n;
+	}
 	for (size_t i = 0; i < env->removed.n; i++)
 		ab_strv_push(&r->removed, env->removed.v[i]);
 	if (r->removed.n)

@@ -2,7 +2,8 @@
  * allocbuild run OUTDIR LABEL... [--name NAME] [--repeat N] [--rotate]
  *     [--junit PATH] [--timeout S] [--env NAME=VALUE]... [--sample-ms MS]
  *     [--sample-comm NAME] [--sample-pss] [--mark-start REGEX] [--mark REGEX]
- *     [--cooldown S] [--cpus LIST] [--cell CELL] [--program PATH] -- COMMAND [ARG...]
+ *     [--cooldown S] [--cpus LIST] [--cell CELL] [--program PATH] [--env-pad BYTES]
+ *     -- COMMAND [ARG...]
  * allocbuild run --env-only
  *
  * Run a benchmark or verification command once per label and repetition
@@ -20,14 +21,15 @@
 #include "../lib/util.h"
 #include "../provenance/runs/metrics.h"
 
-enum { OPT_OLD_SET = 0x1200, OPT_JSON };
+enum { OPT_OLD_SET = 0x1200, OPT_JSON, OPT_ENV_PAD };
 
 static const char usage[] =
     "allocbuild run OUTDIR LABEL... [--name NAME] [--repeat N] [--rotate] [--junit PATH]\n"
     "               [--timeout S] [--env NAME=VALUE]... [--cache DIR] [--rehash]\n"
     "               [--sample-ms MS] [--sample-comm NAME] [--sample-pss]\n"
     "               [--mark-start REGEX] [--mark REGEX] [--cooldown S]\n"
-    "               [--cpus LIST] [--cell CELL] [--program PATH] [--json] -- COMMAND [ARG...]\n"
+    "               [--cpus LIST] [--cell CELL] [--program PATH] [--env-pad BYTES]\n"
+    "               [--json] -- COMMAND [ARG...]\n"
     "allocbuild run --env-only\n"
     "\n"
     "Run COMMAND (never through a shell) once per LABEL, N times each (--repeat,\n"
@@ -59,7 +61,9 @@ static const char usage[] =
     "else its base name, with its digest); a program that is no artifact of\n"
     "OUTDIR is warned about. --program PATH names the program that runs (a copy\n"
     "is kept under runs/NAME/programs/ unless it is an artifact): the records'\n"
-    "subject. --env-only prints the run\n"
+    "subject. --env-pad BYTES varies the size of the environment over the\n"
+    "repetitions, from 0 to BYTES evenly (ALLOCBUILD_ENV_PAD, recorded as env_pad),\n"
+    "a layout control: the stack's alignment moves with it. --env-only prints the run\n"
     "environment as JSON and runs nothing.\n"
     "While COMMAND runs, its process tree is sampled from /proc every MS\n"
     "milliseconds (--sample-ms, default 50; 0 turns sampling off): RSS, CPU time,\n"
@@ -100,6 +104,7 @@ static const struct option longopts[] = {
 	{"cell", required_argument, NULL, 'L'},
 	{"program", required_argument, NULL, 'p'},
 	{"json", no_argument, NULL, OPT_JSON},
+	{"env-pad", required_argument, NULL, OPT_ENV_PAD},
 	{NULL, 0, NULL, 0},
 };
 
@@ -185,6 +190,10 @@ run_option(int c, struct ab_run_opts *o, struct ab_strv *sets, int *env_only, in
 		break;
 	case OPT_JSON:
 		o->json = 1;
+		break;
+	case OPT_ENV_PAD:
+		if (ab_cmd_parse_int(&o->env_pad, optarg, 1, 65536) < 0)
+			return ab_cmd_usage_error("run", "--env-pad wants a number of bytes from 1 to 65536, not '%s'", optarg);
 		break;
 	case 'p':
 		if (!*optarg)

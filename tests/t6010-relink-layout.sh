@@ -92,3 +92,45 @@ check 'every layout probed the same allocator and settings as frag-stock53' test
 # relink-provenance.json's variants: keyed by label (an array of {label} in later formats)
 check 'the seed recorded per variant' test "$(json bo/provenance/relink-provenance.json \
 	'[v["layout"]["seed"] for l, v in sorted((d["variants"].items() if isinstance(d["variants"], dict) else [(x["label"], x) for x in d["variants"]])) if "layout" in v]')" = "[1, 2, 3, 4, 5]"
+
+# ---- compare: the layout band of the baseline, and a difference inside it
+# The layout variants are found by digest: relinks with a layout whose
+# normal output is the program frag-stock53's runs ran. A synthetic
+# driver figure per label (runs of the real programs, --env-pad varying
+# the environment): the layouts spread 97 to 104 around the baseline's
+# 100 (medians 104.4 and 97.4: band 7.2%); frag-special53 at 103 is a difference
+# inside it, frag-fit-only at 120 one outside.
+cat >driver <<'SH'
+#!/bin/sh
+"$1" >/dev/null 2>&1 || exit 1
+case $2 in
+frag-stock53) v=100 ;; frag-stock53-layout1) v=97 ;; frag-stock53-layout2) v=99 ;;
+frag-stock53-layout3) v=101 ;; frag-stock53-layout4) v=103 ;; frag-stock53-layout5) v=104 ;;
+frag-special53) v=103 ;; frag-fit-only) v=120 ;;
+esac
+echo "ALLOCBUILD_METRIC work=$v.$(printf %s "$ALLOCBUILD_ENV_PAD" | wc -c) s"
+SH
+chmod +x driver
+LABELS=(frag-stock53 frag-stock53-layout1 frag-stock53-layout2 frag-stock53-layout3 frag-stock53-layout4 frag-stock53-layout5 frag-special53 frag-fit-only)
+expect_exit 0 "$AB" run bo "${LABELS[@]}" --name lay --repeat 5 --rotate --env-pad 8 --sample-ms 0 -q -- ./driver {bin} {label}
+check 'the pad recorded per repetition' test "$(for f in bo/runs/lay/*-frag-stock53.intoto.json; do json $f 'd["predicate"]["env_pad"]["bytes"]'; done | tr '\n' ' ')" = "0 2 4 6 8 "
+check 'the pad is no variable set' test "$(json bo/runs/lay/0001-frag-stock53.intoto.json '[k for k in d["predicate"]["env_overrides"] if k.startswith("ALLOCBUILD_")]')" = "['ALLOCBUILD_LABEL', 'ALLOCBUILD_BIN']"
+expect_exit 0 "$AB" compare bo --name lay --metric work --format json
+check 'the layout variants found' test "$(json out 'd["sets"][0]["layout"]["variants"]')" = \
+	"['frag-stock53-layout1', 'frag-stock53-layout2', 'frag-stock53-layout3', 'frag-stock53-layout4', 'frag-stock53-layout5']"
+check 'the band' test "$(json out 'round(d["sets"][0]["layout"]["bands"][0]["band"], 4)')" = "$(python3 -c 'print(round(104.4 / 97.4 - 1, 4))')"
+check 'frag-special53: a difference within layout noise' test \
+	"$(json out '[(c["label"], c["verdict"], c["within_layout_noise"]) for c in d["sets"][0]["comparisons"] if c["label"] in ("frag-special53", "frag-fit-only")]')" = \
+	"[('frag-special53', 'worse', True), ('frag-fit-only', 'worse', False)]"
+check 'the layouts are the layout control' test \
+	"$(json out 'sorted(set(c["layout_control"] for c in d["sets"][0]["comparisons"] if "layout" in c["label"]))')" = "[True]"
+expect_exit 0 "$AB" compare bo --name lay --metric work
+expect_grep "worse (within layout noise)" out
+expect_grep "Layout band of frag-stock53 (5 layout variants: frag-stock53-layout1, frag-stock53-layout2, frag-stock53-layout3, frag-stock53-layout4, frag-stock53-layout5; " out
+expect_grep "1 difference of another label is inside it: within layout noise." out
+# pr.md's verdict says so
+expect_exit 0 "$AB" pr -o pr bo
+check "pr.md: frag-special53's work within layout noise" grep -qF '**worse** `work` 1.030× [1.030, 1.030] (**within layout noise**: the band is ±7.2%)' pr/pr.md
+check "pr.md: the layouts are the control" grep -qF '`frag-stock53-layout5` (a layout variant of the baseline: the layout control)' pr/pr.md
+# (the other metrics are real measurements: how many of their differences fall inside their bands varies)
+check "pr.md: the band" grep -qE '^- ⚠ layout band of `frag-stock53` \(5 layout variants, the same objects linked in other orders\): .*`work` ±7\.2%; [0-9]+ differences? above (is|are) inside it' pr/pr.md

@@ -552,6 +552,15 @@ ab_compare_group(const struct ab_compare_set *s, size_t cell, size_t label, size
 	return g->n ? g : NULL;
 }
 
+const struct ab_compare_band *
+ab_compare_band(const struct ab_compare_set *s, size_t cell, size_t metric)
+{
+	for (size_t i = 0; i < s->nbands; i++)
+		if (s->bands[i].cell == cell && s->bands[i].metric == metric)
+			return &s->bands[i];
+	return NULL;
+}
+
 static void
 group_add(struct ab_compare_group *g, double v, size_t run)
 {
@@ -1442,6 +1451,7 @@ analyse(struct ab_comparison *c, struct ab_compare_set *s, const char *baseline)
 		if (s->rows[i].against == s->baseline)
 			s->groups[s->rows[i].g - s->groups].row = &s->rows[i];
 	ab_pool_run(s->nrows, 0, compare_row, &j);
+	ab_layoutband_apply(&c->layouts, s, o);
 	for (size_t k = 0; k < s->ncontrols; k++)
 		warn_control(s, &s->controls[k]);
 	note_no_ratio(s);
@@ -1674,7 +1684,7 @@ ab_compare_load(struct ab_comparison **out, const struct ab_compare_opts *o)
 
 	*out = NULL;
 	c->o = *o;
-	if ((e = load_sets(c)) < 0 || (e = split_hosts(c)) < 0)
+	if ((e = load_sets(c)) < 0 || (e = split_hosts(c)) < 0 || (e = ab_layoutband_read(&c->layouts, o->outdir)) < 0)
 		goto fail;
 	for (size_t first = 0, end; first < c->nsets; first = end) {
 		const char *baseline = o->baseline;
@@ -1829,10 +1839,13 @@ ab_compare_free(struct ab_comparison *c)
 		free(s->rows);
 		free(s->unpaired_why);
 		free(s->controls);
+		free(s->layouts);
+		free(s->bands);
 		free(s->same_bytes);
 		ab_strv_free(&s->warnings);
 		ab_strv_free(&s->failed_labels);
 	}
+	ab_layoutband_release(&c->layouts);
 	free(c->sets);
 	free(c);
 }

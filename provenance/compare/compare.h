@@ -57,6 +57,7 @@
 #include "../../lib/util.h"
 #include "../runs/runrec.h"
 #include "derive.h"
+#include "layoutband.h"
 #include "stats.h"
 
 #define AB_COMPARE_SEED 1
@@ -135,6 +136,14 @@ struct ab_compare_row {
 	struct ab_utest u;
 	enum ab_verdict verdict;
 	int control;                 /* an A/A control's row */
+	int layout;                  /* a layout variant of the baseline against it (layoutband.h) */
+	int within_layout;           /* a difference inside the layout band of its cell and metric */
+};
+
+/* the layout band of the baseline in a cell, for a metric (layoutband.h) */
+struct ab_compare_band {
+	size_t cell, metric;
+	struct ab_layout_band b;
 };
 
 /* an A/A control: labels a and b (a before b in the set's order, a the control's baseline) ran one artifact */
@@ -167,6 +176,11 @@ struct ab_compare_set {
 	char *unpaired_why;          /* why not, or NULL */
 	struct ab_compare_control *controls; /* the A/A pairs */
 	size_t ncontrols;
+	size_t *layouts;             /* the baseline's layout variants (label indexes), in label order */
+	size_t nlayouts;
+	struct ab_compare_band *bands; /* per cell and metric with a band */
+	size_t nbands;
+	size_t within_layout;        /* the differences inside a band */
 	/*
 	 * per label, the first label before it whose runs all ran the same
 	 * bytes (artifact digest) as its runs all did, whatever their
@@ -201,6 +215,7 @@ struct ab_compare_set {
 
 struct ab_comparison {
 	struct ab_compare_opts o;
+	struct ab_layoutband layouts; /* OUTDIR's relinks (layoutband.h) */
 	struct ab_compare_set *sets;
 	size_t nsets;
 };
@@ -222,6 +237,8 @@ const char *ab_compare_run_host(const struct ab_runrec *r);
 int ab_compare_failed(const struct ab_comparison *c);
 /* why the verdicts of a set are unreliable, in words, or NULL */
 const char *ab_compare_unreliable_why(const struct ab_compare_set *s);
+/* the band of a cell and metric, or NULL */
+const struct ab_compare_band *ab_compare_band(const struct ab_compare_set *s, size_t cell, size_t metric);
 /* the group of a cell, label and metric, or NULL */
 const struct ab_compare_group *ab_compare_group(const struct ab_compare_set *s, size_t cell, size_t label,
     size_t metric);

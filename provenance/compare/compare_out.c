@@ -27,6 +27,10 @@ verdict_text(const struct ab_compare_set *s, const struct ab_compare_row *r)
 
 	if (r->control)
 		return ab_sprintf("%s (A/A control)", w);
+	if (r->layout)
+		return ab_sprintf("%s (layout control)", w);
+	if (r->within_layout)
+		return ab_sprintf("%s (within layout noise)", w);
 	if (ab_compare_unreliable_why(s) && r->verdict != AB_VERDICT_TOO_FEW)
 		return ab_sprintf("%s (unreliable)", w);
 	return ab_strdup(w);
@@ -203,6 +207,41 @@ put_controls(struct ab_buf *b, const struct ab_compare_set *s, int md)
 	}
 }
 
+/*
+ * The baseline's layout band, when it has layout variants: "Layout band of
+ * frag (5 layout variants: a, b, ...): cpu_s ±4.1% [1.2%, 6.0%], ...;
+ * 1 difference is within it."
+ */
+static void
+put_layout(struct ab_buf *b, const struct ab_compare_set *s, int md)
+{
+	if (!s->nlayouts)
+		return;
+	ab_buf_puts(b, "Layout band of ");
+	put_name(b, s->labels.v[s->baseline], md);
+	ab_buf_printf(b, " (%zu layout variant%s: ", s->nlayouts, s->nlayouts == 1 ? "" : "s");
+	for (size_t i = 0; i < s->nlayouts; i++) {
+		ab_buf_puts(b, i ? ", " : "");
+		put_name(b, s->labels.v[s->layouts[i]], md);
+	}
+	ab_buf_puts(b, "; the spread of their medians and the baseline's, max / min - 1, 95% interval):");
+	for (size_t i = 0; i < s->nbands; i++) {
+		const struct ab_compare_band *x = &s->bands[i];
+
+		ab_buf_puts(b, i ? ", " : " ");
+		if (s->cells.v[x->cell][0])
+			ab_buf_printf(b, "%s ", s->cells.v[x->cell]);
+		put_name(b, s->metrics[x->metric].name, md);
+		ab_buf_printf(b, " ±%.1f%%", 100 * x->b.band);
+		if (!isnan(x->b.lo))
+			ab_buf_printf(b, " [%.1f%%, %.1f%%]", 100 * x->b.lo, 100 * x->b.hi);
+	}
+	if (!s->nbands)
+		ab_buf_puts(b, " no metric with values of two of them");
+	ab_buf_printf(b, ". %zu difference%s of another label %s inside it: within layout noise.\n", s->within_layout,
+	    s->within_layout == 1 ? "" : "s", s->within_layout == 1 ? "is" : "are");
+}
+
 /* the machine's load during the runs, when their records hold it: "load 0.52 to 3.20 (...) on 2 CPUs" */
 static void
 put_load(struct ab_buf *b, const struct ab_compare_set *s, int md)
@@ -293,6 +332,7 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 	put_hosts(b, s, 0);
 	put_derived(b, s, 0);
 	put_controls(b, s, 0);
+	put_layout(b, s, 0);
 	put_load(b, s, 0);
 	put_failed_labels(b, s, 0);
 	if (ab_compare_unreliable_why(s))
@@ -566,6 +606,10 @@ set_json(const struct ab_compare_set *s)
 		cJSON_AddStringToObject(j, "verdict", ab_stats_verdict_word(r->verdict));
 		cJSON_AddBoolToObject(j, "control", r->control);
 		cJSON_AddBoolToObject(j, "unreliable", why && !r->control);
+		if (s->nlayouts) {
+			cJSON_AddBoolToObject(j, "layout_control", r->layout);
+			cJSON_AddBoolToObject(j, "within_layout_noise", r->within_layout);
+		}
 		cJSON_AddItemToArray(a, j);
 	}
 	a = cJSON_AddArrayToObject(o, "controls");
@@ -587,6 +631,31 @@ set_json(const struct ab_compare_set *s)
 		cJSON_AddBoolToObject(l, "busy", s->busy);
 	} else {
 		cJSON_AddNullToObject(o, "load");
+	}
+	if (s->nlayouts) {
+		cJSON *l = cJSON_AddObjectToObject(o, "layout"), *bands;
+
+		cJSON_AddStringToObject(l, "baseline", s->labels.v[s->baseline]);
+		a = cJSON_AddArrayToObject(l, "variants");
+		for (size_t i = 0; i < s->nlayouts; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(s->labels.v[s->layouts[i]]));
+		bands = cJSON_AddArrayToObject(l, "bands");
+		for (size_t i = 0; i < s->nbands; i++) {
+			const struct ab_compare_band *x = &s->bands[i];
+			cJSON *j = cJSON_CreateObject(), *ci = NULL;
+
+			ab_json_add_str_or_null(j, "cell", s->cells.v[x->cell][0] ? s->cells.v[x->cell] : NULL);
+			cJSON_AddStringToObject(j, "metric", s->metrics[x->metric].name);
+			cJSON_AddNumberToObject(j, "members", (double)x->b.members);
+			cJSON_AddNumberToObject(j, "band", x->b.band);
+			ci = cJSON_AddArrayToObject(j, "ci");
+			if (!isnan(x->b.lo)) {
+				cJSON_AddItemToArray(ci, cJSON_CreateNumber(x->b.lo));
+				cJSON_AddItemToArray(ci, cJSON_CreateNumber(x->b.hi));
+			}
+			cJSON_AddItemToArray(bands, j);
+		}
+		cJSON_AddNumberToObject(l, "within_layout_noise", (double)s->within_layout);
 	}
 	cJSON_AddNumberToObject(o, "too_short", (double)s->nshort);
 	cJSON_AddItemToObject(o, "failed_labels", ab_json_strv(s->failed_labels.v, s->failed_labels.n));
@@ -687,6 +756,7 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 	ab_buf_puts(b, "\n");
 	put_derived(b, s, 1);
 	put_controls(b, s, 1);
+	put_layout(b, s, 1);
 	put_load(b, s, 1);
 	put_failed_labels(b, s, 1);
 	for (size_t i = 0; i < s->nrows; i++) {

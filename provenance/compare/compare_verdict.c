@@ -56,6 +56,11 @@ put_result(struct ab_buf *b, const struct ab_compare_set *s, const struct ab_com
 		ab_compare_format_difference(d, sizeof(d), r->ci.diff);
 		ab_buf_printf(b, " diff %s, p %.3g", d, r->u.p);
 	}
+	if (r->within_layout) {
+		const struct ab_compare_band *x = ab_compare_band(s, r->cell, r->metric);
+
+		ab_buf_printf(b, " (**within layout noise**: the band is ±%.1f%%)", 100 * x->b.band);
+	}
 }
 
 /* "5 pairs", "5 and 5 runs", "4 to 5 pairs": how many values the label's rows compared */
@@ -154,6 +159,9 @@ put_label(struct ab_buf *b, const struct ab_compare_set *s, size_t l, size_t aga
 	qsort(diff, nd, sizeof(*diff), cmp_strength);
 	ab_buf_puts(b, "- ");
 	ab_page_code(b, s->labels.v[l]);
+	for (size_t i = 0; i < s->nlayouts; i++)
+		if (s->layouts[i] == l && against == s->baseline)
+			ab_buf_puts(b, " (a layout variant of the baseline: the layout control)");
 	if (twin != AB_COMPARE_NONE) {
 		ab_buf_puts(b, " (the same bytes and runtime environment as ");
 		ab_page_code(b, s->labels.v[twin]);
@@ -255,6 +263,23 @@ put_notes(struct ab_buf *b, const struct ab_compare_set *s)
 	}
 	if (!s->ncontrols && s->labels.n > 1)
 		ab_buf_puts(b, "- ⚠ no A/A control: no two labels ran the same bytes with the same runtime environment\n");
+	if (s->nlayouts) {
+		ab_buf_printf(b, "- %s layout band of ", s->within_layout ? "⚠" : "✅");
+		ab_page_code(b, s->labels.v[s->baseline]);
+		ab_buf_printf(b, " (%zu layout variant%s, the same objects linked in other orders):", s->nlayouts,
+		    s->nlayouts == 1 ? "" : "s");
+		for (size_t i = 0; i < s->nbands; i++) {
+			ab_buf_puts(b, i ? ", " : " ");
+			ab_page_code(b, s->metrics[s->bands[i].metric].name);
+			ab_buf_printf(b, " ±%.1f%%", 100 * s->bands[i].b.band);
+		}
+		if (s->within_layout)
+			ab_buf_printf(b, "; %zu difference%s above %s inside it: code layout alone could give %s\n",
+			    s->within_layout, s->within_layout == 1 ? "" : "s", s->within_layout == 1 ? "is" : "are",
+			    s->within_layout == 1 ? "it" : "them");
+		else
+			ab_buf_puts(b, "; every difference above is larger than it\n");
+	}
 	if (s->failed_labels.n == s->labels.n)
 		ab_buf_printf(b, "- ❌ every run failed (%zu of %zu): nothing compared\n", s->nfailed, s->nruns);
 	else if (s->nfailed)

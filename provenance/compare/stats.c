@@ -260,6 +260,92 @@ choose(size_t n, size_t k)
 }
 
 void
+ab_stats_layout_band(struct ab_layout_band *out, const double *const *v, const size_t *n, size_t k, uint64_t seed,
+    int resamples, double level)
+{
+	double **sorted = ab_calloc(k + 1, sizeof(*sorted)), *bands = NULL;
+	unsigned **counts = ab_calloc(k + 1, sizeof(*counts));
+	size_t m = 0;
+	int interval = resamples >= 2;
+	struct ab_rng rng;
+
+	out->band = out->lo = out->hi = NAN;
+	out->members = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (!n[i])
+			continue;
+		sorted[m] = ab_calloc(n[i], sizeof(**sorted));
+		memcpy(sorted[m], v[i], n[i] * sizeof(**v));
+		counts[m] = ab_calloc(n[i], sizeof(**counts));
+		interval &= n[i] >= 2;
+		/* the medians sort each member's values: its least first */
+		ab_stats_median(sorted[m], n[i]);
+		if (!(sorted[m][0] > 0))
+			goto done;
+		m++;
+	}
+	out->members = m;
+	if (m < 2)
+		goto done;
+	{
+		double lo = INFINITY, hi = 0;
+
+		for (size_t i = 0, j = 0; i < k; i++) {
+			double med;
+
+			if (!n[i])
+				continue;
+			med = ab_stats_median(sorted[j++], n[i]);
+			lo = med < lo ? med : lo;
+			hi = med > hi ? med : hi;
+		}
+		out->band = hi / lo - 1;
+	}
+	if (!interval)
+		goto done;
+	bands = ab_calloc((size_t)resamples, sizeof(*bands));
+	ab_rng_seed(&rng, seed);
+	for (int r = 0; r < resamples; r++) {
+		double lo = INFINITY, hi = 0;
+
+		for (size_t i = 0, j = 0; i < k; i++) {
+			double med;
+
+			if (!n[i])
+				continue;
+			memset(counts[j], 0, n[i] * sizeof(**counts));
+			for (size_t d = 0; d < n[i]; d++)
+				counts[j][below(&rng, n[i])]++;
+			med = median_of_counts(sorted[j], counts[j], n[i]);
+			j++;
+			lo = med < lo ? med : lo;
+			hi = med > hi ? med : hi;
+		}
+		bands[r] = hi / lo - 1;
+	}
+	qsort(bands, (size_t)resamples, sizeof(*bands), cmp_double);
+	out->lo = percentile(bands, (size_t)resamples, (1 - level) / 2);
+	out->hi = percentile(bands, (size_t)resamples, 1 - (1 - level) / 2);
+done:
+	for (size_t i = 0; i <= k; i++) {
+		free(sorted[i]);
+		free(counts[i]);
+	}
+	free(sorted);
+	free(counts);
+	free(bands);
+}
+
+int
+ab_stats_within_band(double ratio, double band)
+{
+	if (!(ratio > 0) || isnan(band))
+		return 0;
+	/* a ratio on the band's edge is inside it, whatever the last bit */
+	return (ratio >= 1 ? ratio : 1 / ratio) - 1 <= band * (1 + 1e-12) + 1e-15;
+}
+
+void
 ab_stats_mannwhitney(struct ab_utest *out, const double *a, size_t na, const double *b, size_t nb)
 {
 	size_t n = na + nb;

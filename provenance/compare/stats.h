@@ -64,6 +64,24 @@ struct ab_ratio_ci {
 void ab_stats_ratio_ci(struct ab_ratio_ci *out, const double *a, size_t na, const double *b, size_t nb, int paired,
     uint64_t seed, int resamples, double level);
 
+/*
+ * The layout band (docs/runs.md, "Layout noise"): k builds of one program
+ * that differ only in code layout (builder/layout.h), each with its
+ * values; band is the spread of their medians, max / min - 1, and lo, hi
+ * its bootstrap interval at level (each member's values drawn again
+ * apart). NAN when fewer than two members have values or a median is not
+ * positive; no interval when a member has fewer than 2 values.
+ */
+struct ab_layout_band {
+	double band, lo, hi;
+	size_t members;     /* the members with values */
+};
+
+void ab_stats_layout_band(struct ab_layout_band *out, const double *const *v, const size_t *n, size_t k,
+    uint64_t seed, int resamples, double level);
+/* is a ratio of medians inside a band: max(ratio, 1 / ratio) - 1 <= band */
+int ab_stats_within_band(double ratio, double band);
+
 struct ab_utest {
 	double u;      /* U of a (scipy's U1: the pairs (a[i], b[j]) with a[i] > b[j], ties counting half) */
 	double p;      /* two-sided; NAN when a side is empty */

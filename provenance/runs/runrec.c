@@ -312,6 +312,12 @@ predicate(const struct ab_runrec *r)
 	cJSON_AddNumberToObject(p, "sys_s", r->sys_s);
 	cJSON_AddNumberToObject(p, "maxrss_kb", (double)r->maxrss_kb);
 	add_str_or_null(p, "cpus", r->cpus);
+	if (r->env_padded) {
+		cJSON *pad = cJSON_AddObjectToObject(p, "env_pad");
+
+		cJSON_AddStringToObject(pad, "variable", AB_RUN_ENV_PAD);
+		cJSON_AddNumberToObject(pad, "bytes", r->env_pad);
+	}
 	if (r->sampling)
 		cJSON_AddItemToObject(p, "sampling", sampling_json(r->sampling));
 	else
@@ -680,6 +686,8 @@ ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 	r->sys_s = num_or(p, "sys_s", NAN);
 	r->maxrss_kb = (long)whole_or(p, "maxrss_kb", -1, 0, 0x1p62);
 	r->cpus = str_of(p, "cpus");
+	r->env_padded = cJSON_IsObject(ab_json_get(p, "env_pad"));
+	r->env_pad = r->env_padded ? (int)whole_or(ab_json_get(p, "env_pad"), "bytes", 0, 0, INT_MAX) : 0;
 	parse_file(&r->log, ab_json_get(p, "log"));
 	if (cJSON_IsObject(ab_json_get(p, "sampling"))) {
 		r->sampling = r->sampling_owned = ab_calloc(1, sizeof(*r->sampling_owned));

@@ -32,6 +32,8 @@
 /* the predicate type of a run record's Statement */
 #define AB_RUN_PREDICATE "https://allocbuild.dev/run/v1"
 #define AB_RUN_DIR "runs"
+/* the variable of run --env-pad: its size varied per repetition, not listed among the variables set */
+#define AB_RUN_ENV_PAD "ALLOCBUILD_ENV_PAD"
 
 /* how a run ended */
 enum ab_run_status {
@@ -143,6 +145,8 @@ struct ab_runrec {
 	int rotated;                 /* that invocation rotated the labels (--rotate) */
 	const char *cell;            /* --cell, or NULL */
 	const char *cpus;            /* --cpus as given, or NULL */
+	int env_padded;              /* run with --env-pad */
+	int env_pad;                 /* then: the bytes of AB_RUN_ENV_PAD this run had */
 	struct ab_runrec_sampling *sampling; /* NULL: not sampled */
 	struct ab_metrics metrics;   /* the driver's figures (owned) */
 	double allocbuild_cpu_s;     /* allocbuild's own CPU seconds while the command ran (< 0 unknown) */

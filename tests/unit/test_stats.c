@@ -231,6 +231,103 @@ check_simulation(void)
 	}
 }
 
+/* the layout band on hand-computed values: medians 2, 4 and 3: 4 / 2 - 1 */
+static void
+check_layout_band_known(void)
+{
+	double a[] = {3, 1, 2}, b[] = {4}, c[] = {2.5, 3.5, 3, 9};
+	const double *v[] = {a, b, c, NULL};
+	size_t n[] = {3, 1, 4, 0};
+	struct ab_layout_band lb;
+
+	ab_stats_layout_band(&lb, v, n, 4, 1, 1000, 0.95);
+	CHECK(lb.band == 1.0);
+	CHECK(lb.members == 3);
+	/* a member with one value: no interval */
+	CHECK(isnan(lb.lo) && isnan(lb.hi));
+	n[1] = 0;
+	ab_stats_layout_band(&lb, v, n, 4, 1, 1000, 0.95);
+	CHECK(fabs(lb.band - (3.25 / 2 - 1)) < 1e-12);
+	CHECK(lb.lo <= lb.band + 1e-12 && lb.band <= lb.hi + 1e-12 && lb.lo >= 0);
+	/* one member: no band */
+	n[2] = 0;
+	ab_stats_layout_band(&lb, v, n, 4, 1, 1000, 0.95);
+	CHECK(isnan(lb.band) && lb.members == 1);
+	CHECK(ab_stats_within_band(1.05, 0.05));
+	CHECK(ab_stats_within_band(1 / 1.05, 0.05));
+	CHECK(!ab_stats_within_band(1.06, 0.05));
+	CHECK(!ab_stats_within_band(1.0, NAN));
+}
+
+/*
+ * 200 trials of a simulated data set with a known layout component
+ * (docs/runs.md, "Layout noise"): the baseline and K = 5 layout variants
+ * of it, each build's layout moving its figure by an offset drawn
+ * uniformly from +-4% (the baseline's 0), 10 runs each with 0.5% noise;
+ * the band is the true spread of that trial's six layouts. The label
+ * under test is the baseline's program with an allocator effect of 2x the
+ * band (reported as a difference, outside the band, in at least 90% of
+ * the trials) or 0.5x (marked within layout noise in at least 90%).
+ */
+static void
+simulate_layout(int *outside, int *within, double times)
+{
+	struct ab_rng r;
+	struct ab_verdict_rule rule = {0.05, 0.01, 0};
+	enum { K = 5, N = 10, TRIALS = 200 };
+
+	*outside = *within = 0;
+	ab_rng_seed(&r, 11);
+	for (int t = 0; t < TRIALS; t++) {
+		double m[K + 1][N], a[N], off[K + 1], lo = 1, hi = 1, band;
+		const double *v[K + 1];
+		size_t n[K + 1];
+		struct ab_layout_band lb;
+		struct ab_ratio_ci ci;
+		struct ab_utest u;
+		enum ab_verdict verdict;
+
+		off[0] = 0;
+		for (int k = 1; k <= K; k++) {
+			off[k] = (ab_rng_uniform(&r) * 2 - 1) * 0.04;
+			lo = 1 + off[k] < lo ? 1 + off[k] : lo;
+			hi = 1 + off[k] > hi ? 1 + off[k] : hi;
+		}
+		band = hi / lo - 1;
+		for (int k = 0; k <= K; k++) {
+			for (int i = 0; i < N; i++)
+				m[k][i] = 100 * (1 + off[k]) * (1 + ab_rng_normal(&r) * 0.005);
+			v[k] = m[k];
+			n[k] = N;
+		}
+		for (int i = 0; i < N; i++)
+			a[i] = 100 * (1 + times * band) * (1 + ab_rng_normal(&r) * 0.005);
+		ab_stats_layout_band(&lb, v, n, K + 1, (uint64_t)t, 2000, 0.95);
+		ab_stats_ratio_ci(&ci, a, N, m[0], N, 0, (uint64_t)t + 500, 2000, 0.95);
+		ab_stats_mannwhitney(&u, a, N, m[0], N);
+		verdict = ab_stats_verdict(&ci, &u, N, N, &rule);
+		if (ab_stats_verdict_differs(verdict) && !ab_stats_within_band(ci.ratio, lb.band))
+			++*outside;
+		if (ab_stats_verdict_differs(verdict) && ab_stats_within_band(ci.ratio, lb.band))
+			++*within;
+	}
+}
+
+static void
+check_layout_simulation(void)
+{
+	int outside, within;
+
+	simulate_layout(&outside, &within, 2);
+	printf("layout simulation: an effect of 2x the band reported outside it in %d of 200 trials (within: %d)\n",
+	    outside, within);
+	CHECK(outside >= 180);
+	simulate_layout(&outside, &within, 0.5);
+	printf("layout simulation: an effect of 0.5x the band marked within layout noise in %d of 200 trials "
+	    "(outside: %d)\n", within, outside);
+	CHECK(within >= 180);
+}
+
 int
 main(void)
 {
@@ -238,5 +335,7 @@ main(void)
 	check_edges();
 	check_no_ratio();
 	check_simulation();
+	check_layout_band_known();
+	check_layout_simulation();
 	return unit_done();
 }

@@ -1,0 +1,196 @@
+#include "layoutband.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "../../lib/dirwalk.h"
+#include "../../lib/hash.h"
+#include "../../lib/jsonio.h"
+#include "../record/manifest.h"
+#include "compare.h"
+
+#define RELINK_DOC "provenance/relink-provenance.json"
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* a program's key: the digest of what it links as its normal output, then its replacements, sorted */
+static char *
+key_of(const char *normal_sha, struct ab_strv *withs)
+{
+	struct ab_buf b = {0};
+
+	qsort(withs->v, withs->n, sizeof(*withs->v), cmp_str);
+	ab_buf_puts(&b, normal_sha);
+	for (size_t i = 0; i < withs->n; i++)
+		ab_buf_printf(&b, "\n%s", withs->v[i]);
+	return ab_buf_detach(&b);
+}
+
+static void
+add_relink(struct ab_layoutband *lb, const char *label, const cJSON *doc)
+{
+	const char *normal = ab_json_str(ab_json_get(doc, "normal_output"), "sha256");
+	const cJSON *layout = ab_json_get(doc, "layout"), *it;
+	struct ab_strv withs = {0};
+
+	if (!label || !normal)
+		return;
+	cJSON_ArrayForEach(it, ab_json_get(doc, "replacements"))
+		if (ab_json_str(it, "with"))
+			ab_strv_push(&withs, ab_json_str(it, "with"));
+	lb->seed = ab_realloc(lb->seed, (lb->labels.n + 1) * sizeof(*lb->seed));
+	lb->seed[lb->labels.n] = cJSON_IsNumber(ab_json_get(layout, "seed")) ? (int)ab_json_get(layout, "seed")->valuedouble : -1;
+	ab_strv_push(&lb->labels, label);
+	ab_strv_push_owned(&lb->keys, key_of(normal, &withs));
+	ab_strv_free(&withs);
+}
+
+int
+ab_layoutband_read(struct ab_layoutband *lb, const char *outdir)
+{
+	struct ab_manifest_recorded rec = {0};
+	struct ab_buf b = {0};
+	char why[AB_BENEATH_WHY], got[AB_HEX_LEN + 1];
+	const char *want = NULL;
+	cJSON *doc = NULL, *it;
+	int fd = -1, rootfd = -1, e = AB_EFAIL;
+
+	memset(lb, 0, sizeof(*lb));
+	if (ab_manifest_recorded_read(&rec, outdir, 1) < 0)
+		return 0; /* load_sets read it already, and said what was wrong */
+	for (size_t i = 0; i < rec.paths.n; i++)
+		if (!strcmp(rec.paths.v[i], RELINK_DOC))
+			want = rec.hexes.v[i];
+	if (!want) {
+		e = 0;
+		goto done;
+	}
+	if ((rootfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (fd = ab_dirwalk_open_beneath(rootfd, RELINK_DOC, O_RDONLY | O_NONBLOCK, 0, why)) < 0) {
+		ab_error("compare: '%s/%s': %s", outdir, RELINK_DOC, rootfd < 0 ? "cannot open the OUTDIR" : why);
+		goto done;
+	}
+	if (ab_read_fd_max(&b, fd, RELINK_DOC, 256u << 20) < 0)
+		goto done;
+	ab_hash_buf(got, b.s ? b.s : "", b.len);
+	if (strcmp(got, want)) {
+		ab_error("compare: '%s/%s': sha256 %s, SHA256SUMS says %s: run 'allocbuild verify %s'", outdir, RELINK_DOC,
+		    got, want, outdir);
+		e = AB_ECHECK;
+		goto done;
+	}
+	if (!(doc = cJSON_ParseWithLength(b.s ? b.s : "", b.len))) {
+		ab_error("compare: '%s/%s': not a JSON document", outdir, RELINK_DOC);
+		goto done;
+	}
+	/* variants: {label: document}, or [{label, ...}] */
+	cJSON_ArrayForEach(it, ab_json_get(doc, "variants"))
+		add_relink(lb, it->string ? it->string : ab_json_str(it, "label"), it);
+	e = 0;
+done:
+	cJSON_Delete(doc);
+	ab_buf_free(&b);
+	if (fd >= 0)
+		close(fd);
+	if (rootfd >= 0)
+		close(rootfd);
+	ab_manifest_recorded_release(&rec);
+	return e;
+}
+
+/* the key of a label's program in s: its relink's, else the digest its runs ran (a build variant) */
+static char *
+label_key(const struct ab_layoutband *lb, const struct ab_compare_set *s, size_t l, int *seed)
+{
+	for (size_t i = 0; i < lb->labels.n; i++)
+		if (!strcmp(lb->labels.v[i], s->labels.v[l])) {
+			*seed = lb->seed[i];
+			return ab_strdup(lb->keys.v[i]);
+		}
+	*seed = -1;
+	for (size_t i = 0; i < s->nruns; i++)
+		if (!strcmp(s->runs[i].label, s->labels.v[l]))
+			return ab_strdup(s->runs[i].subject_sha256);
+	return NULL;
+}
+
+void
+ab_layoutband_apply(const struct ab_layoutband *lb, struct ab_compare_set *s, const struct ab_compare_opts *o)
+{
+	int seed;
+	char *base = label_key(lb, s, s->baseline, &seed);
+
+	if (!base || seed >= 0) {
+		free(base);
+		return;
+	}
+	s->layouts = ab_calloc(s->labels.n + 1, sizeof(*s->layouts));
+	for (size_t l = 0; l < s->labels.n; l++) {
+		char *k = l == s->baseline ? NULL : label_key(lb, s, l, &seed);
+
+		if (k && seed >= 0 && !strcmp(k, base))
+			s->layouts[s->nlayouts++] = l;
+		free(k);
+	}
+	free(base);
+	if (!s->nlayouts)
+		return;
+	s->bands = ab_calloc(s->cells.n * s->nmetrics + 1, sizeof(*s->bands));
+	for (size_t c = 0; c < s->cells.n; c++)
+		for (size_t m = 0; m < s->nmetrics; m++) {
+			const double **v = ab_calloc(s->nlayouts + 2, sizeof(*v));
+			size_t *n = ab_calloc(s->nlayouts + 2, sizeof(*n));
+			const struct ab_compare_group *g = ab_compare_group(s, c, s->baseline, m);
+			struct ab_compare_band *band = &s->bands[s->nbands];
+			char *seed_name = ab_sprintf("layout\n%s\n%s", s->cells.v[c], s->metrics[m].name);
+
+			v[0] = g ? g->v : NULL;
+			n[0] = g ? g->n : 0;
+			for (size_t i = 0; i < s->nlayouts; i++) {
+				g = ab_compare_group(s, c, s->layouts[i], m);
+				v[i + 1] = g ? g->v : NULL;
+				n[i + 1] = g ? g->n : 0;
+			}
+			ab_stats_layout_band(&band->b, v, n, s->nlayouts + 1, ab_rng_derive(o->seed, seed_name), o->resamples,
+			    0.95);
+			if (!isnan(band->b.band)) {
+				band->cell = c;
+				band->metric = m;
+				s->nbands++;
+			}
+			free(seed_name);
+			free(v);
+			free(n);
+		}
+	for (size_t i = 0; i < s->nrows; i++) {
+		struct ab_compare_row *r = &s->rows[i];
+		const struct ab_compare_band *band = ab_compare_band(s, r->cell, r->metric);
+
+		if (r->against != s->baseline || r->control)
+			continue;
+		for (size_t k = 0; k < s->nlayouts; k++)
+			r->layout |= r->label == s->layouts[k];
+		if (!r->layout && band && ab_stats_verdict_differs(r->verdict) && ab_stats_within_band(r->ci.ratio, band->b.band)) {
+			r->within_layout = 1;
+			s->within_layout++;
+		}
+	}
+}
+
+void
+ab_layoutband_release(struct ab_layoutband *lb)
+{
+	ab_strv_free(&lb->labels);
+	ab_strv_free(&lb->keys);
+	free(lb->seed);
+	memset(lb, 0, sizeof(*lb));
+}
