@@ -8,6 +8,7 @@
 #include "build.h"
 #include "build_ctx.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -19,6 +20,8 @@
 #include <unistd.h>
 
 #include "../lib/atomic.h"
+#include "../lib/dirwalk.h"
+#include "../lib/hash.h"
 #include "../lib/jsonio.h"
 #include "../lib/jobserver.h"
 #include "../lib/progress.h"
@@ -330,6 +333,42 @@ object_exists(void *ctx, const char *rel)
 	return ok;
 }
 
+/* the static archives of a build tree: regular files named *.a, never through a link */
+static int
+archive_found(struct ab_dirwalk_entry *e, void *arg)
+{
+	size_t n = strlen(e->name);
+
+	if (e->type == DT_DIR)
+		return AB_DIRWALK_DESCEND;
+	if (e->type == DT_REG && n > 2 && !strcmp(e->name + n - 2, ".a"))
+		ab_strv_push(arg, e->path);
+	return 0;
+}
+
+/*
+ * The link inputs of a tree that no compile wrote: each static archive
+ * its build made, hashed where it is (a tree sandboxed steps wrote: read
+ * through no link out of it)
+ */
+static void
+add_archives(struct ab_objset *s, const char *build)
+{
+	struct ab_strv found = {0};
+	int rootfd = open(build, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (rootfd >= 0 && ab_dirwalk_fd(rootfd, build, archive_found, &found) == 0)
+		for (size_t i = 0; i < found.n; i++) {
+			char hex[AB_HEX_LEN + 1], why[AB_BENEATH_WHY];
+
+			if (ab_hash_file_beneath(hex, NULL, rootfd, found.v[i], 0, why) == 0)
+				ab_objset_add(s, found.v[i], hex);
+		}
+	if (rootfd >= 0)
+		close(rootfd);
+	ab_strv_free(&found);
+}
+
 /* do two build variants build the same source bytes with the same build system? */
 static int
 same_program(const struct ab_plan *p, const struct ab_plan_var *a, const struct ab_plan_var *b)
@@ -394,6 +433,7 @@ compare_objects(struct ctx *c)
 		if (pv->v->kind == AB_VARIANT_BUILD && (c->vs[vi].status == V_BUILT || c->vs[vi].status == V_UPTODATE) &&
 		    vr->compile_log && ab_path_exists(log) && ab_read_file(&text, log) == 0) {
 			ab_objset_parse(&sets[vi], text.s, pv->in_build, object_exists, pv->build);
+			add_archives(&sets[vi], pv->build);
 			have[vi] = 1;
 			ab_objset_digest(hex, &sets[vi]);
 			cJSON_Delete(vr->objects);

@@ -82,23 +82,25 @@ expect_file got <want
 # the allocator's objects, and an object outside it that a setting changed (c3's tag, p1's patch) named
 grep '^allocbuild: objects ' build.err | sort -u >got
 cat >want <<'EOT'
-allocbuild: objects c1 / c2: 5 identical, 3 differ (minialloc-prefix/src/minialloc-build: 3)
-allocbuild: objects c1 / c3: 6 identical, 2 differ (CMakeFiles/prog.dir: 1, minialloc-prefix/src/minialloc-build: 1)
-allocbuild: objects m1 / m2: 5 identical, 3 differ (alloc: 3)
-allocbuild: objects m1 / p1: 4 identical, 4 differ (alloc: 3, obj: 1)
+allocbuild: objects c1 / c2: 5 identical, 4 differ (minialloc-prefix/src/minialloc-build: 4)
+allocbuild: objects c1 / c3: 6 identical, 3 differ (minialloc-prefix/src/minialloc-build: 2, CMakeFiles/prog.dir: 1)
+allocbuild: objects m1 / m2: 5 identical, 4 differ (alloc: 4)
+allocbuild: objects m1 / p1: 4 identical, 5 differ (alloc: 4, obj: 1)
 EOT
 expect_file got <want
 B=o/provenance/build-commands.json
 [ "$(json $B "[(c['a'], c['b'], c['differing']) for c in d['object_comparison'] if c['b'] in ('c3', 'p1') and c['a'] in ('c1', 'm1')]")" = \
-  "[('c1', 'c3', ['CMakeFiles/prog.dir/main.c.o', 'minialloc-prefix/src/minialloc-build/m1.o']), ('m1', 'p1', ['alloc/m1.o', 'alloc/m2.o', 'alloc/m3.o', 'obj/f1.o'])]" ] ||
+  "[('c1', 'c3', ['CMakeFiles/prog.dir/main.c.o', 'minialloc-prefix/src/minialloc-build/liballoc.a', 'minialloc-prefix/src/minialloc-build/m1.o']), ('m1', 'p1', ['alloc/liballoc.a', 'alloc/m1.o', 'alloc/m2.o', 'alloc/m3.o', 'obj/f1.o'])]" ] ||
 	fail "object_comparison: $(json $B "d['object_comparison']")"
 # every pair of one program: c1-c2 c1-c3 c2-c3, m1-m2 m1-p1 m2-p1
 [ "$(json $B "len(d['object_comparison'])")" = 6 ] || fail "pairs"
-# each variant's set: its 8 objects (CMake's compiler test, which it removed, is none) and their digest
-[ "$(json $B "[v['objects']['count'] for v in d['variants']]")" = "[8, 8, 8, 8, 8, 8]" ] || fail "object counts"
+# each variant's set: its 8 objects (CMake's compiler test, which it removed, is none) and its link input
+# liballoc.a (the archive the build made), and their digest
+[ "$(json $B "[v['objects']['count'] for v in d['variants']]")" = "[9, 9, 9, 9, 9, 9]" ] || fail "object counts"
 [ "$(json o/variants/c2/state.json "d['objects']['sha256']")" = "$(json $B "d['variants'][1]['objects']['sha256']")" ] || fail "state's objects"
-[ "$(json $B "d['variants'][0]['objects']['sha256']")" = "$(awk -F'\t' '{print $1 "  " $3}' o/variants/c1/logs/compiles.tsv |
-	grep -E '  (m[123]\.o|CMakeFiles/prog\.dir/.*\.o)$' | sed -E 's,  (m[123]\.o)$,  minialloc-prefix/src/minialloc-build/\1,' |
+[ "$(json $B "d['variants'][0]['objects']['sha256']")" = "$({ awk -F'\t' '{print $1 "  " $3}' o/variants/c1/logs/compiles.tsv |
+	grep -E '  (m[123]\.o|CMakeFiles/prog\.dir/.*\.o)$' | sed -E 's,  (m[123]\.o)$,  minialloc-prefix/src/minialloc-build/\1,'
+	(cd o/variants/c1/build && sha256sum minialloc-prefix/src/minialloc-build/liballoc.a); } |
 	LC_ALL=C sort -k2 | sha256sum | cut -d' ' -f1)" ] || fail "the set's digest"
 
 # a policy can require it: c2 differs from c1 only in the allocator; c3 does not (its main.c), named
@@ -111,7 +113,7 @@ EOT
 expect_exit 1 "$AB" verify --policy pol.json o
 grep -E '^(pass|FAIL): rules' out >got
 cat >want <<'EOT'
-pass: rules[0] only_differs c2: 5 identical, 3 differ, all in minialloc-prefix/** (provenance/build-commands.json: object_comparison[0].differ_by_directory)
+pass: rules[0] only_differs c2: 5 identical, 4 differ, all in minialloc-prefix/** (provenance/build-commands.json: object_comparison[0].differ_by_directory)
 FAIL: rules[1] only_differs c3: expected objects differing from c1's only in minialloc-prefix/**, got objects differing outside it: CMakeFiles/prog.dir (1) (provenance/build-commands.json: object_comparison[1].differ_by_directory)
 EOT
 expect_file got <want
@@ -120,8 +122,8 @@ expect_file got <want
 expect_exit 0 "$AB" pr -o pr o
 grep -E '^- `c[23]` against `c1`:' pr/pr.md >got
 cat >want <<'EOT'
-- `c2` against `c1`: objects: 5 identical, 3 differ (`minialloc-prefix/src/minialloc-build`: 3)
-- `c3` against `c1`: objects: 6 identical, 2 differ (`CMakeFiles/prog.dir`: 1, `minialloc-prefix/src/minialloc-build`: 1)
+- `c2` against `c1`: objects: 5 identical, 4 differ (`minialloc-prefix/src/minialloc-build`: 4)
+- `c3` against `c1`: objects: 6 identical, 3 differ (`minialloc-prefix/src/minialloc-build`: 2, `CMakeFiles/prog.dir`: 1)
 EOT
 expect_file got <want
 

@@ -31,7 +31,7 @@ a | normal build | – | 2.0.0-0-g0123456789abcdef | -DFLB_FAKE_TAG=A
 b | normal build | – | 2.0.0-0-g0123456789abcdef | -DFLB_FAKE_TAG=B
 a-with-b | diagnostic relink | – | 2.0.0-0-g0123456789abcdef | relink of a, libfakealloc.a → b
 X
-expect_grep '<li><code>b</code> against <code>a</code>: <code>FLB_FAKE_TAG</code>: <code>STRING=A</code> → <code>STRING=B</code>; objects: 1 identical, 1 differ (<code>CMakeFiles/fakealloc.dir</code>: 1)</li>' pr.html
+expect_grep '<li><code>b</code> against <code>a</code>: <code>FLB_FAKE_TAG</code>: <code>STRING=A</code> → <code>STRING=B</code>; objects: 1 identical, 2 differ (<code>.</code>: 1, <code>CMakeFiles/fakealloc.dir</code>: 1)</li>' pr.html
 expect_grep "<li><code>a-with-b</code>: <strong>diagnostic relink</strong> of <code>a</code> (not a normal build): only these inputs differ: libfakealloc.a -&gt; OUTDIR/variants/b/build/libfakealloc.a; the unchanged link command, run again, reproduces the normal binary byte for byte</li>" pr.html
 expect_grep 'var_a -- relink --> var_a_with_b' bo/pr.md
 expect_grep 'var_b -. archive .-> var_a_with_b' bo/pr.md

@@ -101,6 +101,21 @@ by_path(const void *a, const void *b)
 }
 
 void
+ab_objset_add(struct ab_objset *s, const char *rel, const char *sha)
+{
+	size_t k;
+
+	if (ab_strmap_get(&s->map, rel, &k)) {
+		free(s->sha.v[k]);
+		s->sha.v[k] = ab_strdup(sha);
+		return;
+	}
+	ab_strv_push(&s->paths, rel);
+	ab_strv_push(&s->sha, sha);
+	ab_strmap_put(&s->map, s->paths.v[s->paths.n - 1], s->paths.n - 1);
+}
+
+void
 ab_objset_digest(char hex[AB_HEX_LEN + 1], const struct ab_objset *s)
 {
 	struct ab_sha256 *h = ab_sha256_new();

@@ -1,7 +1,8 @@
 /*
  * objset: the objects a variant's build left in its tree, read from its
  * compile log (builder/ccwrap.h: object digest, directory, output, source,
- * command, ccache's result), and two such sets compared: the evidence that
+ * command, ccache's result), with its link inputs (the static archives the
+ * build made, added by the caller), and two such sets compared: the evidence that
  * two variants of one source differ only where their settings reach
  * (build-commands.json "objects" and "object_comparison", docs/manifests.md).
  *
@@ -38,6 +39,12 @@ struct ab_objset {
  */
 void ab_objset_parse(struct ab_objset *s, const char *text, const char *build,
     int (*exists)(void *ctx, const char *path), void *ctx);
+/*
+ * One more member: a link input of the tree that no compile wrote (a
+ * static archive the build made: its ar members are objects of the set
+ * already, its index and order are not), or a later writing of a path
+ */
+void ab_objset_add(struct ab_objset *s, const char *rel, const char *sha);
 /* the SHA-256 of the set: its "DIGEST  PATH" lines sorted by path, each ending in a newline */
 void ab_objset_digest(char hex[AB_HEX_LEN + 1], const struct ab_objset *s);
 /*
