@@ -54,7 +54,8 @@ bundled_jemalloc(struct ctx *c, const struct ab_plan_var *pv, struct ab_probe_re
 	const struct ab_cargo_record *cargo = bi == AB_PLAN_NONE ? NULL : ab_build_record_of(c, bi)->cargo;
 	char *from;
 
-	if (!cargo || !cargo->jemalloc.crate || !res->allocator || strcmp(res->allocator, "jemalloc"))
+	/* ab_probe_result_bundled changes only a jemalloc's record */
+	if (!cargo || !cargo->jemalloc.crate || !res->allocator)
 		return;
 	from = ab_sprintf("crate %s %s, %s", cargo->jemalloc.crate, cargo->jemalloc.crate_version,
 	    cargo->jemalloc.file);
