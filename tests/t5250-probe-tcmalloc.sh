@@ -66,3 +66,19 @@ check "upstream-diff: sources as released" test "$(json out '[f["path"] for f in
 check "upstream-diff: what differs" test "$(json out '[f["path"] for f in d["files"] if f["status"] == "differs"] + [f["path"] for f in d["files"] if f["class"] == "generated"]')" = \
 	"['INSTALL', 'configure']"
 check "upstream-diff: nothing missing" test "$(json out 'len([f for f in d["files"] if f["status"] == "only-in-upstream"])')" = 0
+
+# 6. policies know both: allocator rules on glibc and tcmalloc, not_set and runtime on their settings
+cp -a "$O" o
+cat >p.json <<'X'
+{"policy": 1, "name": "baseline", "rules": [
+ {"variants": ["glibc*"], "allocator": {"kind": "glibc", "version": {"min": "2.36"}}},
+ {"variants": ["tc-*"], "allocator": {"kind": "tcmalloc", "version": "2.10"}},
+ {"variants": ["glibc", "tc-minimal"], "not_set": ["*"]},
+ {"variants": ["glibc-arena2"], "not_set": ["MALLOC_ARENA_MAX"]},
+ {"variants": ["glibc-arena2"], "runtime": {"read": ["MALLOC_ARENA_MAX:2"]}},
+ {"variants": ["tc-small-cache"], "runtime": {"read": ["TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES:4194304"]}}
+]}
+X
+expect_exit 1 "$AB" verify --policy p.json o
+check "policy: the one failure" test "$(grep -c '^pass: rules' out) $(grep '^FAIL: rules' out)" = \
+	"12 FAIL: rules[3] not_set glibc-arena2: expected MALLOC_ARENA_MAX not set at run time, got MALLOC_ARENA_MAX set at run time to 2 (provenance/allocator-probes.json: variants[3].probe.overrides[0])"
