@@ -26,6 +26,17 @@ is_archive(const char *path)
 	return n > 2 && !strcmp(path + n - 2, ".a");
 }
 
+/* a shared object (libx.so, libx.so.4.5.10): a library, not a program to run */
+static int
+is_shared_object(const char *path)
+{
+	const char *base = strrchr(path, '/'), *so;
+
+	base = base ? base + 1 : path;
+	so = strstr(base, ".so");
+	return so && (so[3] == '\0' || so[3] == '.');
+}
+
 /* the probe of one variant: its binary run, or a program linked against its archive */
 /* the version in the bytes of the allocator archive that a relink put into the link, or NULL */
 static const char *
@@ -54,7 +65,8 @@ bundled_jemalloc(struct ctx *c, const struct ab_plan_var *pv, struct ab_probe_re
 	const struct ab_cargo_record *cargo = bi == AB_PLAN_NONE ? NULL : ab_build_record_of(c, bi)->cargo;
 	char *from;
 
-	if (!cargo || !cargo->jemalloc.crate || !res->allocator || strcmp(res->allocator, "jemalloc"))
+	/* ab_probe_result_bundled changes only a jemalloc's record */
+	if (!cargo || !cargo->jemalloc.crate || !res->allocator)
 		return;
 	from = ab_sprintf("crate %s %s, %s", cargo->jemalloc.crate, cargo->jemalloc.crate_version,
 	    cargo->jemalloc.file);
@@ -88,9 +100,9 @@ ab_build_probe_variant(struct ctx *c, size_t vi)
 		req.sandbox = &pv->sb;
 		req.sandbox_home = AB_FIXED_HOME;
 	}
-	/* a binary artifact is run; else the allocator archive is linked into a probe program */
+	/* a program artifact is run; else the allocator archive is linked into a probe program */
 	for (size_t i = 0; i < pv->artifacts.n && !target; i++)
-		if (!is_archive(pv->artifacts.v[i]))
+		if (!is_archive(pv->artifacts.v[i]) && !is_shared_object(pv->artifacts.v[i]))
 			target = pv->artifacts.v[i];
 	if (!target && pv->base->allocator.archive)
 		target = pv->base->allocator.archive;

@@ -117,7 +117,7 @@ struct ab_variant {
 	struct ab_list artifacts; /* relative to the build dir */
 	struct {
 		int present;
-		char *kind;       /* "jemalloc" or "mimalloc" */
+		char *kind;       /* a registry name (provenance/alloc/allocreg.h) */
 		char *archive;    /* relative to the build dir, may be NULL */
 		char *vendored;   /* path inside the source tree, may be NULL */
 		char *upstream;   /* source id, may be NULL */

@@ -10,6 +10,7 @@
 
 #include "../lib/pool.h"
 #include "../lib/util.h"
+#include "../provenance/alloc/allocreg.h"
 #include "recipe_impl.h"
 
 /* the keys only one build system takes: each refused, at its key, for the others */
@@ -331,12 +332,12 @@ parse_allocator(struct ctx *c, struct ab_variant *v, const struct ab_jnode *n, c
 	ab_recipe_check_keys(c, n, path, keys);
 	s = ab_recipe_str_member(c, n, path, "kind", 1, &m);
 	if (s) {
-		if (strcmp(s, "jemalloc") && strcmp(s, "mimalloc")) {
+		if (!ab_allockind_find(s)) {
 			char *sv = ab_jshown(s);
 
 			p = ab_jpath_key(path, "kind");
-			ab_recipe_err(c, m->line, m->col, p, "unknown allocator kind '%s' (expected 'jemalloc' or 'mimalloc')",
-			    sv);
+			ab_recipe_err(c, m->line, m->col, p, "unknown allocator kind '%s' (expected %s)", sv,
+			    ab_allockind_names(NULL, " or "));
 			free(sv);
 			free(p);
 		}

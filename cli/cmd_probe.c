@@ -1,5 +1,5 @@
 /*
- * allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--unset K]...
+ * allocbuild probe [--allocator NAME] [--env K=V]... [--unset K]...
  *                  [--timeout SECONDS] [--json] -- PROGRAM [ARGS...]
  * allocbuild probe [options] --archive LIB.a [--workdir DIR]
  * Run PROGRAM (or a tiny program linked statically against LIB.a) under
@@ -18,17 +18,20 @@
 #include "../lib/proc.h"
 #include "../lib/util.h"
 #include "../lib/jsonio.h"
+#include "../provenance/alloc/allocreg.h"
 #include "../provenance/probe/probe.h"
 
 static const char usage[] =
-    "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--unset K]... [--timeout SECONDS] [--json] -- PROGRAM [ARGS...]\n"
-    "allocbuild probe [--allocator jemalloc|mimalloc] [--env K=V]... [--json] --archive LIB.a [--workdir DIR]\n"
+    "allocbuild probe [--allocator NAME] [--env K=V]... [--unset K]... [--timeout SECONDS] [--json] -- PROGRAM [ARGS...]\n"
+    "allocbuild probe [--allocator NAME] [--env K=V]... [--json] --archive LIB.a [--workdir DIR]\n"
     "allocbuild probe --pid PID [--pid PID]... [--against OUTDIR|BUNDLE [--expect LABEL]] [--json] [-o FILE]\n"
     "\n"
     "Run PROGRAM (or a tiny program linked statically against LIB.a) with the\n"
-    "allocator's own reporting on (jemalloc stats_print, MIMALLOC_VERBOSE=1) and\n"
-    "report the settings in effect: version, build-time malloc_conf, every opt.*\n"
-    "or mimalloc option, quantum, page size, secure level. Checks each --env\n"
+    "allocator's own reporting on (jemalloc stats_print, MIMALLOC_VERBOSE=1,\n"
+    "tcmalloc's MallocExtension, glibc's ld.so --list-tunables) and report the\n"
+    "settings in effect: version, build-time malloc_conf, every opt.*, mimalloc\n"
+    "option or tunable, quantum, page size, secure level. NAME is an allocator\n"
+    "of the registry (detected when not given). Checks each --env\n"
     "setting against what the allocator reports. Exit 1 on invalid, unknown or\n"
     "ineffective settings. A run is killed after --timeout seconds (60).\n"
     "With --pid, inspect running processes from /proc instead, never stopping or\n"
@@ -77,8 +80,9 @@ parse_options(struct options *o, int argc, char **argv)
 
 		switch (c) {
 		case 'a':
-			if (strcmp(optarg, "jemalloc") && strcmp(optarg, "mimalloc"))
-				return ab_cmd_usage_error("probe", "unknown allocator '%s' (jemalloc or mimalloc)", optarg);
+			if (!ab_allockind_find(optarg))
+				return ab_cmd_usage_error("probe", "unknown allocator '%s' (%s)", optarg,
+				    ab_allockind_names(NULL, " or "));
 			o->req.allocator = optarg;
 			break;
 		case 'e':

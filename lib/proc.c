@@ -65,9 +65,17 @@ ab_env_is_allocator_var(const char *name)
 {
 	size_t n = strcspn(name, "=");
 
-	if ((n == 11 && !strncmp(name, "MALLOC_CONF", 11)) || (n == 10 && !strncmp(name, "LD_PRELOAD", 10)))
+	/*
+	 * by pattern: MALLOC_* (MALLOC_CONF, MALLOC_ARENA_MAX, MALLOC_TOP_PAD_
+	 * ...), *_MALLOC_CONF, MIMALLOC_*, TCMALLOC_*, GLIBC_TUNABLES and
+	 * LD_PRELOAD; every
+	 * variable of provenance/alloc/allocreg's rows is one (tests/unit/test_allocreg.c)
+	 */
+	if ((n == 14 && !strncmp(name, "GLIBC_TUNABLES", 14)) || (n == 10 && !strncmp(name, "LD_PRELOAD", 10)))
 		return 1;
-	if (!strncmp(name, "MIMALLOC_", 9))
+	if (n >= 7 && !strncmp(name, "MALLOC_", 7))
+		return 1;
+	if (!strncmp(name, "MIMALLOC_", 9) || !strncmp(name, "TCMALLOC_", 9))
 		return 1;
 	return n > 12 && !strncmp(name + n - 12, "_MALLOC_CONF", 12);
 }

@@ -3,6 +3,9 @@
 # ships, so allocbuild and its tests work offline:
 #   jemalloc_5.3.0.orig.tar.bz2  byte-identical to jemalloc-5.3.0.tar.bz2
 #   mimalloc_2.0.9+ds.orig.tar.xz (Debian's repack of mimalloc v2.0.9)
+#   google-perftools_2.10.orig.tar.gz  gperftools 2.10 (tcmalloc): GitHub's
+#                                archive of the tag gperftools-2.10 (no
+#                                generated configure: autoreconf -fi)
 # Each file is stored under its Debian name, under the upstream URL's
 # basename where the bytes are identical, and as sha256/<hex>, which is
 # what `allocbuild --mirror-dir DIR` looks for. Prints DIR's absolute path.
@@ -18,7 +21,7 @@ JEMALLOC_SHA=2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa
 
 have() { [ -s "$dir/$1" ]; }
 
-if ! have jemalloc_5.3.0.orig.tar.bz2 || ! have mimalloc_2.0.9+ds.orig.tar.xz; then
+if ! have jemalloc_5.3.0.orig.tar.bz2 || ! have mimalloc_2.0.9+ds.orig.tar.xz || ! have google-perftools_2.10.orig.tar.gz; then
 	sudo=
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
 	if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
@@ -36,10 +39,10 @@ SRC
 	trap 'rm -rf "$tmp"' EXIT
 	# apt drops privileges to _apt for the download; give it a writable place
 	chmod 777 "$tmp"
-	(cd "$tmp" && apt-get source --download-only jemalloc mimalloc >/dev/null 2>&1) || {
-		(cd "$tmp" && $sudo apt-get update -qq >&2 && apt-get source --download-only jemalloc mimalloc >&2)
+	(cd "$tmp" && apt-get source --download-only jemalloc mimalloc google-perftools >/dev/null 2>&1) || {
+		(cd "$tmp" && $sudo apt-get update -qq >&2 && apt-get source --download-only jemalloc mimalloc google-perftools >&2)
 	}
-	for f in jemalloc_5.3.0.orig.tar.bz2 mimalloc_2.0.9+ds.orig.tar.xz; do
+	for f in jemalloc_5.3.0.orig.tar.bz2 mimalloc_2.0.9+ds.orig.tar.xz google-perftools_2.10.orig.tar.gz; do
 		[ -s "$tmp/$f" ] || { echo "debian-mirror: apt-get source did not give $f" >&2; exit 1; }
 		cp "$tmp/$f" "$dir/$f.part" && mv "$dir/$f.part" "$dir/$f"
 	done
@@ -52,7 +55,7 @@ if [ "$got" != "$JEMALLOC_SHA" ]; then
 fi
 ln -f "$dir/jemalloc_5.3.0.orig.tar.bz2" "$dir/jemalloc-5.3.0.tar.bz2" 2>/dev/null ||
 	cp "$dir/jemalloc_5.3.0.orig.tar.bz2" "$dir/jemalloc-5.3.0.tar.bz2"
-for f in jemalloc_5.3.0.orig.tar.bz2 mimalloc_2.0.9+ds.orig.tar.xz; do
+for f in jemalloc_5.3.0.orig.tar.bz2 mimalloc_2.0.9+ds.orig.tar.xz google-perftools_2.10.orig.tar.gz; do
 	h=$(sha256sum "$dir/$f" | cut -d' ' -f1)
 	[ -e "$dir/sha256/$h" ] || ln -f "$dir/$f" "$dir/sha256/$h" 2>/dev/null || cp "$dir/$f" "$dir/sha256/$h"
 done

@@ -36,6 +36,9 @@
 # file-ordering variation, on FUSE); diffoscope-minimal explains an
 # artifact that `build --check` or `rebuild` finds differing (t4110).
 # python3-jsonschema validates the SBOM against CycloneDX's schema (t5510).
+# automake and libtool (with autoconf) make gperftools' configure, which
+# Debian's google-perftools source (GitHub's archive of the tag) lacks
+# (recipes/tcmalloc-glibc-baseline.json, t5250).
 # Idempotent: silent and quick when everything is already installed.
 # Otherwise quiet: one line naming the packages and the log that gets
 # apt's and dpkg's output; the log's last lines only when the install fails.
@@ -45,7 +48,7 @@ run_pkgs="gcc g++ make pkg-config libgit2-dev libarchive-dev libssl-dev libcjson
 libcurl4-openssl-dev zlib1g-dev libbz2-dev autoconf cmake bubblewrap dpkg-dev"
 test_pkgs="git python3 bzip2 xz-utils zstd cmark-gfm ccache libjemalloc2 libjemalloc-dev libmimalloc2.0
 python3-securesystemslib python3-cryptography cargo rustc librust-jemalloc-sys-dev redis-server
-python3-scipy chromium
+python3-scipy chromium automake libtool
 slurm-wlm munge parallel in-toto
 reprotest faketime disorderfs diffoscope-minimal python3-jsonschema"
 

@@ -2,8 +2,9 @@
 # empty scratch directory (the current directory) and exports:
 #   TOP            the repository root
 #   ALLOCBUILD     the binary under test
-#   AB_TEST_MIRROR a mirror directory holding Debian's jemalloc 5.3.0 and
-#                  mimalloc 2.0.9 source tarballs (scripts/debian-mirror.sh)
+#   AB_TEST_MIRROR a mirror directory holding Debian's jemalloc 5.3.0,
+#                  mimalloc 2.0.9 and google-perftools 2.10 source tarballs
+#                  (scripts/debian-mirror.sh)
 set -eu
 : "${TOP:?run through tests/run.sh}"
 AB=$ALLOCBUILD
@@ -11,6 +12,7 @@ MIRROR=$AB_TEST_MIRROR
 JEMALLOC_TARBALL=$MIRROR/jemalloc-5.3.0.tar.bz2
 JEMALLOC_SHA=2db82d1e7119df3e71b7640219b6dfe84789bc0537983c3b7ac4f7189aecfeaa
 MIMALLOC_TARBALL=$MIRROR/mimalloc_2.0.9+ds.orig.tar.xz
+TCMALLOC_TARBALL=$MIRROR/google-perftools_2.10.orig.tar.gz
 export LC_ALL=C TZ=UTC
 # git must not read the developer's configuration
 export GIT_CONFIG_NOSYSTEM=1 HOME=$PWD/home XDG_CACHE_HOME=$PWD/cache

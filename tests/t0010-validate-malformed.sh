@@ -484,9 +484,9 @@ awk -v sha="$SHA" -v c="$C" '
 {"recipe": 1, "name": "t",
  "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},
  "variants": [{"label": "b", "source": "s", "build": {"system": "autotools"},
-               "allocator": {"kind": "tcmalloc"}, "artifacts": ["x"]}]}
+               "allocator": {"kind": "hoard"}, "artifacts": ["x"]}]}
 >>>
-@:4:38: variants[0].allocator.kind: unknown allocator kind 'tcmalloc' (expected 'jemalloc' or 'mimalloc')
+@:4:38: variants[0].allocator.kind: unknown allocator kind 'hoard' (expected jemalloc, mimalloc, tcmalloc or glibc)
 ### allocator-kind-missing
 {"recipe": 1, "name": "t",
  "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},

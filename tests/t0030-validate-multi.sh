@@ -16,7 +16,7 @@ cat >many.json <<'EOT'
     {"label": "a", "source": "fb", "build": {"system": "cmake", "configure": ["-x"]}},
     {"label": "r", "relink": {"from": "b", "link_txt": "/l", "output": "o", "replace": []}},
     {"label": "f", "runtime_of": "g", "runtime": {"env": {"MALLOC_CONF": 30}}},
-    {"label": "g", "runtime_of": "f", "allocator": {"kind": "tcmalloc"}, "extra": true}
+    {"label": "g", "runtime_of": "f", "allocator": {"kind": "hoard"}, "extra": true}
   ]
 }
 EOT
@@ -35,8 +35,8 @@ many.json:12:56: variants[2].relink.link_txt: '/l' is absolute: it must be relat
 many.json:12:88: variants[2].relink.replace: at least one replacement is required
 many.json:13:74: variants[3].runtime.env.MALLOC_CONF: expected a string, got a number
 many.json:14:34: variants[4].runtime_of: dependency cycle: f -> g -> f
-many.json:14:61: variants[4].allocator.kind: unknown allocator kind 'tcmalloc' (expected 'jemalloc' or 'mimalloc')
-many.json:14:74: variants[4].extra: unknown key
+many.json:14:61: variants[4].allocator.kind: unknown allocator kind 'hoard' (expected jemalloc, mimalloc, tcmalloc or glibc)
+many.json:14:71: variants[4].extra: unknown key
 EOT
 expect_file out </dev/null
 

@@ -9,9 +9,9 @@ Try 'allocbuild help probe'.
 X
 expect_file out </dev/null
 
-expect_exit 2 "$AB" probe --allocator tcmalloc -- true
+expect_exit 2 "$AB" probe --allocator hoard -- true
 expect_file err <<'X'
-allocbuild: probe: unknown allocator 'tcmalloc' (jemalloc or mimalloc)
+allocbuild: probe: unknown allocator 'hoard' (jemalloc, mimalloc, tcmalloc or glibc)
 Try 'allocbuild help probe'.
 X
 
@@ -71,7 +71,7 @@ X
 : >libfoo.a
 expect_exit 2 "$AB" probe --archive libfoo.a --workdir w
 expect_file err <<'X'
-allocbuild: probe: cannot tell the allocator of 'libfoo.a' from its name: name it (jemalloc or mimalloc)
+allocbuild: probe: cannot tell the allocator of 'libfoo.a' from its name: name it (jemalloc, mimalloc or tcmalloc)
 X
 # an archive that is not an allocator: the probe program does not link
 expect_exit 2 "$AB" probe --allocator mimalloc --archive libfoo.a --workdir w

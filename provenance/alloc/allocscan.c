@@ -10,6 +10,7 @@
 #include "../../lib/elffile.h"
 #include "../../lib/jsonio.h"
 #include "../../lib/util.h"
+#include "allocreg.h"
 #include "allocver.h"
 
 #define STATS_SUFFIX "malloc_stats_print"
@@ -181,8 +182,9 @@ version_in(const struct ab_elf *e)
 	return NULL;
 }
 
-static void
-scan_jemalloc(struct ab_allocators *out, const struct ab_elf *e, const char *file, int shared)
+void
+ab_allocscan_jemalloc(const struct ab_allockind *k, struct ab_allocators *out, const struct ab_elf *e,
+    const char *file, int shared)
 {
 	for (size_t i = 0; i < e->nsymbols; i++) {
 		const struct ab_elf_symbol *s = &e->symbols[i], *fn;
@@ -198,7 +200,7 @@ scan_jemalloc(struct ab_allocators *out, const struct ab_elf *e, const char *fil
 		free(mallctl);
 		if (!fn)
 			continue;
-		a = add(out, "jemalloc", file, shared);
+		a = add(out, k->name, file, shared);
 		a->prefix = ab_strndup(s->name, pl);
 		a->conf_var = ab_allocscan_conf_var(a->prefix);
 		a->replaces_malloc = pl == 0 && ab_elf_symbol(e, "malloc") != NULL;
@@ -215,8 +217,9 @@ scan_jemalloc(struct ab_allocators *out, const struct ab_elf *e, const char *fil
 	}
 }
 
-static void
-scan_mimalloc(struct ab_allocators *out, const struct ab_elf *e, const char *file, int shared)
+void
+ab_allocscan_mimalloc(const struct ab_allockind *k, struct ab_allocators *out, const struct ab_elf *e,
+    const char *file, int shared)
 {
 	const struct ab_elf_symbol *fn = ab_elf_symbol(e, "mi_malloc");
 	const char *base = strrchr(file, '/');
@@ -225,7 +228,7 @@ scan_mimalloc(struct ab_allocators *out, const struct ab_elf *e, const char *fil
 
 	if (!fn || fn->type != STT_FUNC)
 		return;
-	a = add(out, "mimalloc", file, shared);
+	a = add(out, k->name, file, shared);
 	fn = ab_elf_symbol(e, "mi_version");
 	if (fn && returns_constant(&v, e, fn)) {
 		a->version = ab_mimalloc_version_string(v);
@@ -241,16 +244,51 @@ scan_mimalloc(struct ab_allocators *out, const struct ab_elf *e, const char *fil
 	a->replaces_malloc = ab_elf_symbol(e, "malloc") != NULL;
 }
 
+/* gperftools' TC_VERSION_STRING, "gperftools 2.10", in the read-only data */
+static char *
+gperftools_version(const struct ab_elf *e)
+{
+	static const char mark[] = "gperftools ";
+
+	for (size_t i = 0; i < e->nsections; i++) {
+		const struct ab_elf_section *s = &e->sections[i];
+		const char *d, *p, *end;
+
+		if (strncmp(s->name, ".rodata", 7) || s->type == SHT_NOBITS || !(d = (const char *)ab_elf_section_data(e, s)))
+			continue;
+		for (p = d; (p = memmem(p, (size_t)s->size - (size_t)(p - d), mark, sizeof(mark) - 1)) != NULL; p++) {
+			const char *v = p + sizeof(mark) - 1;
+
+			for (end = v; end < d + s->size && (isdigit((unsigned char)*end) || *end == '.'); end++)
+				;
+			if (end > v && isdigit((unsigned char)*v) && end < d + s->size && *end == '\0')
+				return ab_strndup(v, (size_t)(end - v));
+		}
+	}
+	return NULL;
+}
+
+void
+ab_allocscan_tcmalloc(const struct ab_allockind *k, struct ab_allocators *out, const struct ab_elf *e,
+    const char *file, int shared)
+{
+	const struct ab_elf_symbol *fn = ab_elf_symbol(e, "tc_malloc");
+	struct ab_allocator *a;
+
+	if (!fn || fn->type != STT_FUNC)
+		return;
+	a = add(out, k->name, file, shared);
+	a->replaces_malloc = ab_elf_symbol(e, "malloc") != NULL;
+	a->version = gperftools_version(e);
+	a->version_from = a->version ? "TC_VERSION_STRING" : NULL;
+}
+
 static void
 scan_elf(struct ab_allocators *out, const struct ab_elf *e, const char *file, int shared)
 {
-	scan_jemalloc(out, e, file, shared);
-	scan_mimalloc(out, e, file, shared);
-	if (ab_elf_symbol(e, "tc_malloc")) {
-		struct ab_allocator *a = add(out, "tcmalloc", file, shared);
-
-		a->replaces_malloc = ab_elf_symbol(e, "malloc") != NULL;
-	}
+	for (const struct ab_allockind *k = ab_allockinds; k->name; k++)
+		if (k->scan)
+			k->scan(k, out, e, file, shared);
 }
 
 /* a static archive: the allocators of its members, each kind once */
@@ -292,12 +330,13 @@ scan_archive(struct ab_allocators *out, const unsigned char *data, size_t size, 
 	ab_allocators_release(&found);
 	if (r < 0)
 		return AB_EFAIL;
-	/* jemalloc's version string is in another member than its API */
+	/* a version string in another member than the API (jemalloc's): the row's scanner over the whole archive */
 	for (size_t k = 0; k < out->n; k++) {
 		struct ab_allocator *a = &out->v[k];
+		const struct ab_allockind *ak = ab_allockind_find(a->kind);
 
-		if (!strcmp(a->file, file) && !strcmp(a->kind, "jemalloc") && !a->version &&
-		    ab_allocver_scan_mem(&a->version, data, size) == 0 && a->version)
+		if (!strcmp(a->file, file) && ak && ak->scan_version && !a->version &&
+		    ak->scan_version(&a->version, data, size) == 0 && a->version)
 			a->version_from = "version string";
 	}
 	return 0;
@@ -331,7 +370,8 @@ void
 ab_allocscan_add_glibc(struct ab_allocators *out, const char *libc_path)
 {
 	static const char mark[] = "stable release version ";
-	struct ab_allocator *a = add(out, "glibc", libc_path ? libc_path : "", 1);
+	const struct ab_allockind *k = ab_allockind_fallback();
+	struct ab_allocator *a = add(out, k->name, libc_path ? libc_path : "", 1);
 	struct ab_buf b = {0};
 	const char *p;
 
@@ -384,12 +424,12 @@ ab_allocator_json(const struct ab_allocator *a)
 	ab_json_add_str_or_null(o, "version", a->version);
 	ab_json_add_str_or_null(o, "version_from", a->version_from);
 	cJSON_AddBoolToObject(o, "replaces_malloc", a->replaces_malloc);
-	if (!strcmp(a->kind, "jemalloc")) {
-		cJSON_AddStringToObject(o, "prefix", a->prefix ? a->prefix : "");
+	if (a->prefix) {
+		cJSON_AddStringToObject(o, "prefix", a->prefix);
 		ab_json_add_str_or_null(o, "conf_var", a->conf_var);
 		ab_json_add_str_or_null(o, "baked_conf", a->baked_conf);
 	}
-	if (!strcmp(a->kind, "mimalloc")) {
+	if (ab_allockind_find(a->kind) && ab_allockind_find(a->kind)->has_secure) {
 		if (a->secure >= 0)
 			cJSON_AddNumberToObject(o, "secure", a->secure);
 		else

@@ -1,13 +1,13 @@
 /*
  * probe: run a program under the allocator's own reporting and build the
- * probe record (the allocator-specific parts are probe_jemalloc.c and
- * probe_mimalloc.c; the record helpers they share, probe_record.c).
+ * probe record. What is an allocator's own is its probe file
+ * (probe_<name>.c: the operations its registry row points at,
+ * provenance/alloc/allocreg.h); the record helpers they share are
+ * probe_record.c.
  */
 #include "probe.h"
 #include "probe_impl.h"
 
-#include <dlfcn.h>
-#include <gnu/libc-version.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +20,8 @@
 #include "../../lib/jsonio.h"
 #include "../alloc/allocscan.h"
 
-static const char *
-kv_get(const struct ab_kvlist *kv, const char *key)
+const char *
+ab_probe_kv_get(const struct ab_kvlist *kv, const char *key)
 {
 	const char *v = NULL;
 
@@ -45,14 +45,8 @@ requested_json(const struct ab_probe_req *req)
 	return r;
 }
 
-struct run {
-	struct ab_buf out, err;
-	struct ab_proc_result res;
-	cJSON *json; /* argv, cwd, env_set, env_removed, exit_code, signal */
-};
-
-static void
-run_release(struct run *r)
+void
+ab_probe_run_release(struct ab_probe_run *r)
 {
 	ab_buf_free(&r->out);
 	ab_buf_free(&r->err);
@@ -88,9 +82,8 @@ in_sandbox(struct ab_proc *p, struct ab_strv *boxed, char **incwd, const struct 
 	p->sandbox = req->sandbox;
 }
 
-/* run argv with the requested environment plus one probe switch */
-static int
-run_probe(struct run *r, const struct ab_probe_req *req, char *const *argv, const char *key,
+int
+ab_probe_run(struct ab_probe_run *r, const struct ab_probe_req *req, char *const *argv, const char *key,
     const char *value)
 {
 	struct ab_env env = {0};
@@ -106,7 +99,8 @@ run_probe(struct run *r, const struct ab_probe_req *req, char *const *argv, cons
 		ab_env_set(&env, req->env.v[i].key, req->env.v[i].value ? req->env.v[i].value : "");
 	for (size_t i = 0; i < req->unset.n; i++)
 		ab_env_unset(&env, req->unset.v[i]);
-	ab_env_set(&env, key, value);
+	if (key)
+		ab_env_set(&env, key, value);
 	in_sandbox(&p, &boxed, &incwd, req, argv, req->cwd);
 	argv = p.argv;
 	p.envp = ab_env_envp(&env);
@@ -139,15 +133,15 @@ run_probe(struct run *r, const struct ab_probe_req *req, char *const *argv, cons
 	return error;
 }
 
-static void
-add_run(cJSON *rec, struct run *r)
+void
+ab_probe_add_run(cJSON *rec, struct ab_probe_run *r)
 {
 	cJSON_AddItemToObject(rec, "run", r->json);
 	r->json = NULL;
 }
 
-static cJSON *
-new_record(const struct ab_probe_req *req, const char *allocator, int detected)
+cJSON *
+ab_probe_new_record(const struct ab_probe_req *req, const char *allocator, int detected)
 {
 	cJSON *rec = cJSON_CreateObject();
 
@@ -160,8 +154,8 @@ new_record(const struct ab_probe_req *req, const char *allocator, int detected)
 	return rec;
 }
 
-static void
-no_statistics(cJSON *rec, const char *what, char *const *argv, const struct run *r)
+void
+ab_probe_no_statistics(cJSON *rec, const char *what, char *const *argv, const struct ab_probe_run *r)
 {
 	char status[128];
 
@@ -174,29 +168,41 @@ no_statistics(cJSON *rec, const char *what, char *const *argv, const struct run 
 		    argv[0], cJSON_IsNumber(t) ? t->valuedouble : 0.0);
 		return;
 	}
-	if (r->err.s && strstr(r->err.s, "<jemalloc>: Abort (abort_conf:true)")) {
-		ab_probe_add_problem(rec, "no_statistics", NULL, NULL,
-		    "no jemalloc statistics from '%s' (%s): jemalloc aborted on an invalid setting (abort_conf:true)",
-		    argv[0], status);
-		return;
-	}
 	ab_probe_add_problem(rec, "no_statistics", NULL, NULL,
 	    "no %s report in the output of '%s' (%s): is it linked with %s?", what, argv[0], status, what);
 }
 
+void
+ab_probe_asked_for(cJSON *rec, const char *kind)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "allocator");
+	cJSON_AddNullToObject(rec, "allocator");
+	cJSON_AddStringToObject(rec, "asked_for", kind);
+}
+
+const struct ab_allockind *
+ab_probe_kind_of(const struct ab_probe_ops *ops)
+{
+	const struct ab_allockind *k = ab_allockinds;
+
+	while (k->name && k->probe != ops)
+		k++;
+	return k;
+}
+
 /* ---- what the binary holds, read before it runs (provenance/alloc/allocscan.h) ---- */
 
-struct scan {
-	struct ab_allocators al;
-	const struct ab_allocator *je, *mi; /* the first of each kind, or NULL */
-	int replacing;                      /* allocators other than glibc */
-};
+const struct ab_allocator *
+ab_probe_scan_first(const struct ab_probe_scan *sc, const struct ab_allockind *k)
+{
+	return k ? sc->first[ab_allockind_index(k)] : NULL;
+}
 
 /* the allocators of the program and of every library the request preloads */
 static void
-scan_program(struct scan *sc, const struct ab_probe_req *req, const char *argv0)
+scan_program(struct ab_probe_scan *sc, const struct ab_probe_req *req, const char *argv0)
 {
-	const char *preload = kv_get(&req->env, "LD_PRELOAD");
+	const char *preload = ab_probe_kv_get(&req->env, "LD_PRELOAD");
 	char *prog = ab_proc_which(argv0, NULL);
 
 	memset(sc, 0, sizeof(*sc));
@@ -219,19 +225,18 @@ scan_program(struct scan *sc, const struct ab_probe_req *req, const char *argv0)
 	ab_report_unmute();
 	for (size_t i = 0; i < sc->al.n; i++) {
 		const struct ab_allocator *a = &sc->al.v[i];
+		const struct ab_allockind *k = ab_allockind_find(a->kind);
 
-		if (!strcmp(a->kind, "jemalloc") && !sc->je)
-			sc->je = a;
-		if (!strcmp(a->kind, "mimalloc") && !sc->mi)
-			sc->mi = a;
-		sc->replacing += strcmp(a->kind, "glibc") != 0;
+		if (k && !sc->first[ab_allockind_index(k)])
+			sc->first[ab_allockind_index(k)] = a;
+		sc->replacing += !k || !k->fallback;
 	}
 	free(prog);
 }
 
 /* the record's "allocators", and the problems of the binary itself */
 static void
-scan_record(cJSON *rec, const struct scan *sc, const struct ab_probe_req *req)
+scan_record(cJSON *rec, const struct ab_probe_scan *sc, const struct ab_probe_req *req)
 {
 	cJSON *all;
 
@@ -252,16 +257,9 @@ scan_record(cJSON *rec, const struct scan *sc, const struct ab_probe_req *req)
 		    "the other's", b.s);
 		ab_buf_free(&b);
 	}
-	/* a prefixed jemalloc reads PREFIX_MALLOC_CONF only */
-	if (sc->je && *sc->je->prefix && kv_get(&req->env, "MALLOC_CONF")) {
-		int plain = 0;
-
-		for (size_t i = 0; i < sc->al.n; i++)
-			plain |= !strcmp(sc->al.v[i].kind, "jemalloc") && !*sc->al.v[i].prefix;
-		if (!plain)
-			ab_probe_add_problem(rec, "ignored", "MALLOC_CONF", "runtime",
-			    "MALLOC_CONF has no effect on this binary: it reads %s", sc->je->conf_var);
-	}
+	for (const struct ab_allockind *k = ab_allockinds; k->name; k++)
+		if (ab_probe_scan_first(sc, k) && k->probe->scan_problems)
+			k->probe->scan_problems(rec, sc, req);
 }
 
 /* an inherited LD_PRELOAD is removed for the probe: the program would run with it in production */
@@ -271,7 +269,7 @@ note_inherited_preload(cJSON *rec, const struct ab_probe_req *req)
 	const char *inherited = getenv("LD_PRELOAD");
 	char *msg;
 
-	if (!inherited || !*inherited || kv_get(&req->env, "LD_PRELOAD"))
+	if (!inherited || !*inherited || ab_probe_kv_get(&req->env, "LD_PRELOAD"))
 		return;
 	msg = ab_sprintf("the inherited LD_PRELOAD='%s' was removed for the probe; a process started from this "
 	    "environment would run with it (pass --env LD_PRELOAD=... to probe that)", inherited);
@@ -281,8 +279,8 @@ note_inherited_preload(cJSON *rec, const struct ab_probe_req *req)
 }
 
 /* what the program's own report left unknown, from the binary */
-static void
-complete_from_scan(cJSON *rec, const struct ab_allocator *a)
+void
+ab_probe_complete_from_scan(cJSON *rec, const struct ab_allocator *a)
 {
 	if (!a || cJSON_IsString(cJSON_GetObjectItemCaseSensitive(rec, "version")) || !a->version)
 		return;
@@ -290,105 +288,6 @@ complete_from_scan(cJSON *rec, const struct ab_allocator *a)
 	cJSON_AddStringToObject(rec, "version", a->version);
 	cJSON_DeleteItemFromObjectCaseSensitive(rec, "version_from");
 	cJSON_AddStringToObject(rec, "version_from", a->version_from ? a->version_from : "the binary");
-}
-
-/* no allocator reported and none in the binary: glibc's malloc, which reads no allocator variable */
-static void
-glibc_record(cJSON *rec, const struct ab_probe_req *req)
-{
-	struct ab_allocators g = {0};
-	Dl_info info;
-
-	/* the C library's file, found by a function of its own that no sanitizer intercepts (malloc may be) */
-	ab_allocscan_add_glibc(&g, dladdr((void *)gnu_get_libc_version, &info) && info.dli_fname ? info.dli_fname : NULL);
-	cJSON_DeleteItemFromObjectCaseSensitive(rec, "allocator");
-	cJSON_AddStringToObject(rec, "allocator", "glibc");
-	if (g.v[0].version)
-		cJSON_AddStringToObject(rec, "version", g.v[0].version);
-	for (size_t i = 0; i < req->env.n; i++)
-		if (ab_env_is_allocator_var(req->env.v[i].key) && strcmp(req->env.v[i].key, "LD_PRELOAD"))
-			ab_probe_add_problem(rec, "ignored", req->env.v[i].key, "runtime",
-			    "%s has no effect: the program allocates with glibc's malloc", req->env.v[i].key);
-	ab_allocators_release(&g);
-}
-
-static int
-probe_jemalloc(cJSON **out, const struct ab_probe_req *req, char *const *argv, const struct scan *sc)
-{
-	const char *var = sc->je ? sc->je->conf_var : "MALLOC_CONF";
-	const char *want_conf = kv_get(&req->env, var);
-	char *conf = ab_probe_jemalloc_conf(want_conf);
-	struct run r;
-	cJSON *rec;
-	int error = run_probe(&r, req, argv, var, conf);
-
-	free(conf);
-	*out = NULL;
-	if (error < 0)
-		return -1;
-	rec = new_record(req, "jemalloc", !req->allocator);
-	/* "<jemalloc>: ..." lines without statistics: still jemalloc (abort_conf:true) */
-	if (!ab_probe_jemalloc_parse(rec, r.err.s) && !req->allocator && !sc->je &&
-	    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "messages")) == 0) {
-		cJSON_Delete(rec);
-		run_release(&r);
-		return 0; /* not jemalloc */
-	}
-	if (sc->je && *sc->je->prefix) {
-		cJSON_AddStringToObject(rec, "prefix", sc->je->prefix);
-		cJSON_AddStringToObject(rec, "conf_var", var);
-	}
-	ab_probe_jemalloc_check(rec, want_conf);
-	if (!cJSON_HasObjectItem(rec, "effective")) {
-		no_statistics(rec, "jemalloc", argv, &r);
-		if (!sc->je && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "messages")) == 0) {
-			/* asked for jemalloc, and nothing reported: say so, never claim it */
-			cJSON_DeleteItemFromObjectCaseSensitive(rec, "allocator");
-			cJSON_AddNullToObject(rec, "allocator");
-			cJSON_AddStringToObject(rec, "asked_for", "jemalloc");
-		}
-	}
-	complete_from_scan(rec, sc->je);
-	add_run(rec, &r);
-	run_release(&r);
-	*out = rec;
-	return 0;
-}
-
-static int
-probe_mimalloc(cJSON **out, const struct ab_probe_req *req, char *const *argv, const struct scan *sc)
-{
-	struct run r;
-	cJSON *rec;
-
-	*out = NULL;
-	if (run_probe(&r, req, argv, "MIMALLOC_VERBOSE", "1") < 0)
-		return -1;
-	rec = new_record(req, "mimalloc", !req->allocator);
-	if (!ab_probe_mimalloc_parse(rec, r.err.s, r.out.s) && !req->allocator && !sc->mi) {
-		cJSON_Delete(rec);
-		rec = new_record(req, NULL, 1);
-		/* a program that ran to its end and reported nothing, with no allocator of its own */
-		if (sc->replacing == 0 && !r.res.timed_out && !r.res.signal)
-			glibc_record(rec, req);
-		else
-			no_statistics(rec, "jemalloc or mimalloc", argv, &r);
-	} else {
-		complete_from_scan(rec, sc->mi);
-		ab_probe_mimalloc_check(rec, &req->env);
-		if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "effective")) == 0) {
-			no_statistics(rec, "mimalloc", argv, &r);
-			if (!sc->mi) {
-				cJSON_DeleteItemFromObjectCaseSensitive(rec, "allocator");
-				cJSON_AddNullToObject(rec, "allocator");
-				cJSON_AddStringToObject(rec, "asked_for", "mimalloc");
-			}
-		}
-	}
-	add_run(rec, &r);
-	run_release(&r);
-	*out = rec;
-	return 0;
 }
 
 /* the option an override's effective value is read from: mimalloc names it apart from its variable */
@@ -407,7 +306,7 @@ override_option(const cJSON *o)
  * each such setting "default" (docs/probes.md), with the value found.
  */
 static void
-mark_defaults(cJSON *rec, const struct ab_probe_req *req, char *const *argv, const struct scan *sc)
+mark_defaults(cJSON *rec, const struct ab_probe_req *req, char *const *argv, const struct ab_probe_scan *sc)
 {
 	struct ab_probe_req bare = *req;
 	const cJSON *o, *eff;
@@ -425,10 +324,7 @@ mark_defaults(cJSON *rec, const struct ab_probe_req *req, char *const *argv, con
 		if (!ab_env_is_allocator_var(req->env.v[i].key) || !strcmp(req->env.v[i].key, "LD_PRELOAD"))
 			bare.env.v[bare.env.n++] = req->env.v[i];
 	ab_report_mute();
-	if (!strcmp(ab_json_str(rec, "allocator"), "jemalloc"))
-		(void)probe_jemalloc(&base, &bare, argv, sc);
-	else
-		(void)probe_mimalloc(&base, &bare, argv, sc);
+	(void)ab_allockind_find(ab_json_str(rec, "allocator"))->probe->run(&base, &bare, argv, sc);
 	ab_report_unmute();
 	free(bare.env.v);
 	eff = cJSON_GetObjectItemCaseSensitive(base, "effective");
@@ -445,11 +341,42 @@ mark_defaults(cJSON *rec, const struct ab_probe_req *req, char *const *argv, con
 	cJSON_Delete(base);
 }
 
+static int
+detects(const struct ab_allockind *k)
+{
+	return k->detect;
+}
+
+const char *
+ab_probe_detectable(void)
+{
+	return ab_allockind_names(detects, " or ");
+}
+
+/*
+ * Detect: the allocator the binary holds (the first row found), else each
+ * row whose report any program gives, in registry order, else the C
+ * library's own (which says when the program did not run to its end).
+ */
+static int
+probe_detect(cJSON **rec, const struct ab_probe_req *req, char *const *argv, const struct ab_probe_scan *sc)
+{
+	const struct ab_allockind *k;
+
+	for (k = ab_allockinds; k->name; k++)
+		if (!k->fallback && ab_probe_scan_first(sc, k))
+			return k->probe->run(rec, req, argv, sc);
+	for (k = ab_allockinds; k->name && !*rec; k++)
+		if (k->detect && k->probe->run(rec, req, argv, sc) < 0)
+			return -1;
+	return *rec ? 0 : ab_allockind_fallback()->probe->run(rec, req, argv, sc);
+}
+
 int
 ab_probe_program(cJSON **out, const struct ab_probe_req *req, char *const *argv)
 {
-	const char *alloc = req->allocator;
-	struct scan sc;
+	const struct ab_allockind *k = NULL;
+	struct ab_probe_scan sc;
 	cJSON *rec = NULL;
 	int error = -1;
 
@@ -458,16 +385,12 @@ ab_probe_program(cJSON **out, const struct ab_probe_req *req, char *const *argv)
 		ab_error("probe: no program to run");
 		return -1;
 	}
-	if (alloc && strcmp(alloc, "jemalloc") && strcmp(alloc, "mimalloc")) {
-		ab_error("probe: unknown allocator '%s' (jemalloc or mimalloc)", alloc);
+	if (req->allocator && !(k = ab_allockind_find(req->allocator))) {
+		ab_error("probe: unknown allocator '%s' (%s)", req->allocator, ab_allockind_names(NULL, " or "));
 		return -1;
 	}
 	scan_program(&sc, req, argv[0]);
-	/* jemalloc first unless the binary or the caller says mimalloc */
-	if ((!alloc && !(sc.mi && !sc.je)) || (alloc && !strcmp(alloc, "jemalloc")))
-		if (probe_jemalloc(&rec, req, argv, &sc) < 0)
-			goto done;
-	if (!rec && probe_mimalloc(&rec, req, argv, &sc) < 0)
+	if ((k ? k->probe->run(&rec, req, argv, &sc) : probe_detect(&rec, req, argv, &sc)) < 0)
 		goto done;
 	scan_record(rec, &sc, req);
 	note_inherited_preload(rec, req);
@@ -481,83 +404,30 @@ done:
 	return error;
 }
 
-static const char jemalloc_program[] =
-    "/* written by allocbuild: let the allocator start up, then exit */\n"
-    "#include <stdio.h>\n"
-    "#include <stdlib.h>\n"
-    "\n"
-    "int\n"
-    "main(void)\n"
-    "{\n"
-    "\tstatic const size_t sizes[] = {8, 100, 5000, 1 << 20};\n"
-    "\tvoid *volatile p[4];\n"
-    "\n"
-    "\tfor (int i = 0; i < 4; i++)\n"
-    "\t\tp[i] = malloc(sizes[i]);\n"
-    "\tfor (int i = 0; i < 4; i++)\n"
-    "\t\tfree(p[i]);\n"
-    "\tputs(\"allocbuild-probe: ok\");\n"
-    "\treturn 0;\n"
-    "}\n";
-
-static const char mimalloc_program[] =
-    "/* written by allocbuild: let the allocator start up, report its version */\n"
-    "#include <stddef.h>\n"
-    "#include <stdio.h>\n"
-    "#include <stdlib.h>\n"
-    "\n"
-    "extern int mi_version(void);\n"
-    "extern void *mi_malloc(size_t size);\n"
-    "extern void mi_free(void *p);\n"
-    "\n"
-    "int\n"
-    "main(void)\n"
-    "{\n"
-    "\tstatic const size_t sizes[] = {8, 100, 5000, 1 << 20};\n"
-    "\tvoid *volatile p[4];\n"
-    "\n"
-    "\tfor (int i = 0; i < 4; i++)\n"
-    "\t\tp[i] = mi_malloc(sizes[i]);\n"
-    "\tfor (int i = 0; i < 4; i++)\n"
-    "\t\tmi_free(p[i]);\n"
-    "\tp[0] = malloc(64);\n"
-    "\tfree(p[0]);\n"
-    "\tprintf(\"allocbuild-probe: mi_version=%d\\n\", mi_version());\n"
-    "\treturn 0;\n"
-    "}\n";
-
-/*
- * The probe program for an archive. A jemalloc built with a symbol prefix
- * (--with-jemalloc-prefix, as Rust's crates build it) does not replace
- * malloc: the program calls the prefixed functions, so that the archive is
- * linked in and reports.
- */
+/* the probe program of an archive of allocator k, written to src */
 static int
-write_program(const char *src, const char *alloc, const char *archive)
+write_program(const char *src, const struct ab_allockind *k, const char *archive)
 {
-	struct ab_allocators al = {0};
 	struct ab_buf b = {0};
 	int error;
 
-	if (strcmp(alloc, "jemalloc"))
-		return ab_write_file_atomic(src, mimalloc_program, sizeof(mimalloc_program) - 1);
-	ab_report_mute();
-	(void)ab_allocscan_file(&al, archive, 0);
-	ab_report_unmute();
-	for (size_t i = 0; i < al.n && !b.s; i++)
-		if (!strcmp(al.v[i].kind, "jemalloc") && *al.v[i].prefix) {
-			const char *px = al.v[i].prefix;
-
-			ab_buf_printf(&b, "/* the archive's jemalloc has the symbol prefix '%s' */\n"
-			    "#include <stddef.h>\n"
-			    "void *%smalloc(size_t);\nvoid %sfree(void *);\n"
-			    "#define malloc(n) %smalloc(n)\n#define free(p) %sfree(p)\n", px, px, px, px, px);
-		}
-	ab_allocators_release(&al);
-	ab_buf_add(&b, jemalloc_program, sizeof(jemalloc_program) - 1);
+	k->probe->archive_program(&b, archive);
 	error = ab_write_file_atomic(src, b.s, b.len);
 	ab_buf_free(&b);
 	return error;
+}
+
+static int
+has_archive_program(const struct ab_allockind *k)
+{
+	return k->probe->archive_program != NULL;
+}
+
+/* the rows whose archive can be probed, "jemalloc, mimalloc or tcmalloc"; static */
+static const char *
+archive_kinds(void)
+{
+	return ab_allockind_names(has_archive_program, " or ");
 }
 
 /* the last lines of a compiler's output, for the error message */
@@ -580,6 +450,7 @@ int
 ab_probe_archive(cJSON **out, const struct ab_probe_req *req, const char *archive, const char *workdir)
 {
 	const char *alloc = req->allocator, *base = strrchr(archive, '/');
+	const struct ab_allockind *k = NULL;
 	char *abs_archive = NULL, *dir = NULL, *tmpdir = NULL, *src = NULL, *prog = NULL;
 	struct ab_strv argv = {0}, boxed = {0};
 	char *incwd = NULL;
@@ -599,15 +470,17 @@ ab_probe_archive(cJSON **out, const struct ab_probe_req *req, const char *archiv
 		ab_error("probe: no archive '%s'", archive);
 		return -1;
 	}
-	if (!alloc)
-		alloc = strstr(base, "jemalloc") ? "jemalloc" : strstr(base, "mimalloc") ? "mimalloc" : NULL;
 	if (!alloc) {
-		ab_error("probe: cannot tell the allocator of '%s' from its name: name it (jemalloc or mimalloc)",
-		    archive);
-		return -1;
-	}
-	if (strcmp(alloc, "jemalloc") && strcmp(alloc, "mimalloc")) {
-		ab_error("probe: unknown allocator '%s' (jemalloc or mimalloc)", alloc);
+		for (const struct ab_allockind *r = ab_allockinds; r->name && !k; r++)
+			if (r->probe->archive_program && strstr(base, r->name))
+				k = r;
+		if (!k) {
+			ab_error("probe: cannot tell the allocator of '%s' from its name: name it (%s)", archive,
+			    archive_kinds());
+			return -1;
+		}
+	} else if (!(k = ab_allockind_find(alloc)) || !k->probe->archive_program) {
+		ab_error("probe: unknown allocator '%s' (%s)", alloc, archive_kinds());
 		return -1;
 	}
 	abs_archive = ab_path_absolute(archive);
@@ -627,18 +500,15 @@ ab_probe_archive(cJSON **out, const struct ab_probe_req *req, const char *archiv
 	}
 	src = ab_path_join(dir, "probe.c");
 	prog = ab_path_join(dir, "probe");
-	if (write_program(src, alloc, archive) < 0)
+	if (write_program(src, k, archive) < 0)
 		goto done;
 	ab_strv_push(&argv, req->cc ? req->cc : "cc");
 	ab_strv_push(&argv, "-o");
 	ab_strv_push(&argv, prog);
 	ab_strv_push(&argv, src);
 	ab_strv_push(&argv, abs_archive);
-	ab_strv_push(&argv, "-lpthread");
-	if (!strcmp(alloc, "jemalloc")) {
-		ab_strv_push(&argv, "-ldl");
-		ab_strv_push(&argv, "-lm");
-	}
+	for (const char *const *l = k->probe->archive_libs; l && *l; l++)
+		ab_strv_push(&argv, *l);
 	probe_env(&env, req);
 	in_sandbox(&p, &boxed, &incwd, req, ab_strv_argv(&argv), dir);
 	p.envp = ab_env_envp(&env);
@@ -654,7 +524,7 @@ ab_probe_archive(cJSON **out, const struct ab_probe_req *req, const char *archiv
 		    cout.s ? tail_lines(cout.s, 20) : "");
 		goto done;
 	}
-	sub.allocator = alloc;
+	sub.allocator = k->name;
 	prog_argv[0] = prog;
 	prog_argv[1] = NULL;
 	if (ab_probe_program(out, &sub, prog_argv) < 0)

@@ -14,7 +14,8 @@
  *
  * Calling protocol (the build command calls this after each build):
  *   struct ab_probe_req req = {0};
- *   req.allocator = "jemalloc";          or NULL: detect (jemalloc, then mimalloc)
+ *   req.allocator = v->allocator.kind;   a registry name (provenance/alloc/allocreg.h),
+ *                                        or NULL: detect (the binary's, then each in registry order)
  *   req.env = variant->runtime.env;      the runtime environment to check, e.g.
  *                                        MALLOC_CONF=lg_extent_max_active_fit:12
  *   req.unset = variant->runtime.unset;
@@ -43,7 +44,7 @@
 #include "../record/proberesult.h"
 
 struct ab_probe_req {
-	const char *allocator;   /* "jemalloc", "mimalloc", or NULL to detect */
+	const char *allocator;   /* a registry name (provenance/alloc/allocreg.h), or NULL to detect */
 	struct ab_kvlist env;    /* requested runtime environment (not owned) */
 	struct ab_list unset;    /* variables to remove (not owned) */
 	const char *cwd;         /* where the program runs; NULL: current directory */

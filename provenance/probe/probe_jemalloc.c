@@ -17,6 +17,8 @@
 #define STATS_BEGIN "___ Begin jemalloc statistics ___"
 #define STATS_END "--- End jemalloc statistics ---"
 #define STATS_SWITCHES "stats_print:true,stats_print_opts:mdablxeh"
+/* this file's registry name */
+#define KIND (ab_probe_kind_of(&ab_probe_jemalloc_ops)->name)
 
 static int
 is_key_char(int c)
@@ -493,8 +495,204 @@ ab_probe_jemalloc_bundled(cJSON *rec, const char *version, const char *from)
 int
 ab_probe_result_bundled(struct ab_probe_result *r, const char *version, const char *from)
 {
-	int n = ab_probe_jemalloc_bundled(r->report, version, from);
+	int n;
+
+	if (!r->allocator || strcmp(r->allocator, KIND))
+		return 0; /* another allocator than the crate's jemalloc */
+	n = ab_probe_jemalloc_bundled(r->report, version, from);
 
 	ab_probe_result_read(r);
 	return n;
 }
+
+/* ---- the operations of jemalloc's registry row (provenance/alloc/allocreg.h) ---- */
+
+static int
+run(cJSON **out, const struct ab_probe_req *req, char *const *argv, const struct ab_probe_scan *sc)
+{
+	const struct ab_allocator *je = ab_probe_scan_first(sc, ab_probe_kind_of(&ab_probe_jemalloc_ops));
+	const char *var, *want_conf;
+	struct ab_probe_run r;
+	char *conf, status[128];
+	cJSON *rec;
+	int error;
+
+	var = je ? je->conf_var : "MALLOC_CONF";
+	want_conf = ab_probe_kv_get(&req->env, var);
+	conf = ab_probe_jemalloc_conf(want_conf);
+	error = ab_probe_run(&r, req, argv, var, conf);
+	free(conf);
+	*out = NULL;
+	if (error < 0)
+		return -1;
+	rec = ab_probe_new_record(req, KIND, !req->allocator);
+	/* "<jemalloc>: ..." lines without statistics: still jemalloc (abort_conf:true) */
+	if (!ab_probe_jemalloc_parse(rec, r.err.s) && !req->allocator && !je &&
+	    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "messages")) == 0) {
+		cJSON_Delete(rec);
+		ab_probe_run_release(&r);
+		return 0; /* not jemalloc */
+	}
+	if (je && *je->prefix) {
+		cJSON_AddStringToObject(rec, "prefix", je->prefix);
+		cJSON_AddStringToObject(rec, "conf_var", var);
+	}
+	ab_probe_jemalloc_check(rec, want_conf);
+	if (!cJSON_HasObjectItem(rec, "effective")) {
+		ab_proc_describe(status, sizeof(status), &r.res);
+		if (!r.res.timed_out && r.err.s && strstr(r.err.s, "<jemalloc>: Abort (abort_conf:true)"))
+			ab_probe_add_problem(rec, "no_statistics", NULL, NULL, "no jemalloc statistics from '%s' (%s): "
+			    "jemalloc aborted on an invalid setting (abort_conf:true)", argv[0], status);
+		else
+			ab_probe_no_statistics(rec, KIND, argv, &r);
+		if (!je && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "messages")) == 0)
+			ab_probe_asked_for(rec, KIND);
+	}
+	ab_probe_complete_from_scan(rec, je);
+	ab_probe_add_run(rec, &r);
+	ab_probe_run_release(&r);
+	*out = rec;
+	return 0;
+}
+
+/* a prefixed jemalloc reads PREFIX_MALLOC_CONF only */
+static void
+scan_problems(cJSON *rec, const struct ab_probe_scan *sc, const struct ab_probe_req *req)
+{
+	const struct ab_allocator *je = ab_probe_scan_first(sc, ab_probe_kind_of(&ab_probe_jemalloc_ops));
+	int plain = 0;
+
+	if (!je || !*je->prefix || !ab_probe_kv_get(&req->env, "MALLOC_CONF"))
+		return;
+	for (size_t i = 0; i < sc->al.n; i++)
+		plain |= !strcmp(sc->al.v[i].kind, KIND) && !*sc->al.v[i].prefix;
+	if (!plain)
+		ab_probe_add_problem(rec, "ignored", "MALLOC_CONF", "runtime",
+		    "MALLOC_CONF has no effect on this binary: it reads %s", je->conf_var);
+}
+
+static const char jemalloc_program[] =
+    "/* written by allocbuild: let the allocator start up, then exit */\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "\n"
+    "int\n"
+    "main(void)\n"
+    "{\n"
+    "\tstatic const size_t sizes[] = {8, 100, 5000, 1 << 20};\n"
+    "\tvoid *volatile p[4];\n"
+    "\n"
+    "\tfor (int i = 0; i < 4; i++)\n"
+    "\t\tp[i] = malloc(sizes[i]);\n"
+    "\tfor (int i = 0; i < 4; i++)\n"
+    "\t\tfree(p[i]);\n"
+    "\tputs(\"allocbuild-probe: ok\");\n"
+    "\treturn 0;\n"
+    "}\n";
+
+/*
+ * The probe program for an archive. A jemalloc built with a symbol prefix
+ * (--with-jemalloc-prefix, as Rust's crates build it) does not replace
+ * malloc: the program calls the prefixed functions, so that the archive is
+ * linked in and reports.
+ */
+static void
+archive_program(struct ab_buf *b, const char *archive)
+{
+	struct ab_allocators al = {0};
+
+	ab_report_mute();
+	(void)ab_allocscan_file(&al, archive, 0);
+	ab_report_unmute();
+	for (size_t i = 0; i < al.n && !b->s; i++)
+		if (!strcmp(al.v[i].kind, KIND) && *al.v[i].prefix) {
+			const char *px = al.v[i].prefix;
+
+			ab_buf_printf(b, "/* the archive's jemalloc has the symbol prefix '%s' */\n"
+			    "#include <stddef.h>\n"
+			    "void *%smalloc(size_t);\nvoid %sfree(void *);\n"
+			    "#define malloc(n) %smalloc(n)\n#define free(p) %sfree(p)\n", px, px, px, px, px);
+		}
+	ab_allocators_release(&al);
+	ab_buf_add(b, jemalloc_program, sizeof(jemalloc_program) - 1);
+}
+
+static const char *const archive_libs[] = {"-lpthread", "-ldl", "-lm", NULL};
+
+/* probe --pid: the variable a jemalloc reads (MALLOC_CONF, or its prefix's): each pair against its version */
+static int
+pid_setting(cJSON *rec, cJSON *settings, const struct ab_allocator *a, const char *var, const char *value,
+    const char *label)
+{
+	struct ab_strv keys = {0}, values = {0};
+	enum conf_status st;
+
+	if (!a->conf_var || strcmp(a->conf_var, var))
+		return 0;
+	st = ab_probe_jemalloc_conf_split(value, &keys, &values);
+	for (size_t i = 0; i < keys.n; i++) {
+		const char *basis, *feature;
+		enum ab_opt_answer ans = ab_allocopts_jemalloc(a->version, keys.v[i], &basis, &feature);
+		char *msg = NULL;
+
+		switch (ans) {
+		case AB_OPT_READ:
+			ab_probe_pid_setting(settings, var, keys.v[i], values.v[i], label, "read", NULL);
+			break;
+		case AB_OPT_NEEDS_FEATURE:
+			msg = ab_sprintf("jemalloc %s reads '%s' only when built with --enable-%s", basis, keys.v[i], feature);
+			ab_probe_pid_setting(settings, var, keys.v[i], values.v[i], label, "read if built with it", msg);
+			break;
+		case AB_OPT_NOT_READ:
+			msg = ab_sprintf("jemalloc %s has no option '%s': it reports \"Invalid conf pair: %s:%s\" and "
+			    "ignores it", basis, keys.v[i], keys.v[i], values.v[i]);
+			ab_probe_pid_setting(settings, var, keys.v[i], values.v[i], label, "invalid", msg);
+			ab_probe_pid_problem(rec, "invalid-setting", "%s: %s", var, msg);
+			break;
+		case AB_OPT_UNKNOWN_VERSION:
+			ab_probe_pid_setting(settings, var, keys.v[i], values.v[i], label, "unchecked",
+			    "the jemalloc version is not known, so its options are not");
+			break;
+		}
+		free(msg);
+	}
+	if (st == CONF_ENDS_WITH_KEY || st == CONF_ENDS_WITH_COMMA || st == CONF_MALFORMED) {
+		static const char *const why[] = {"", "Conf string ends with key", "Conf string ends with comma",
+		    "Malformed conf string"};
+
+		ab_probe_pid_setting(settings, var, NULL, value, label, "invalid", why[st]);
+		ab_probe_pid_problem(rec, "invalid-setting", "%s='%s': jemalloc says \"%s\"", var, value, why[st]);
+	}
+	ab_strv_free(&keys);
+	ab_strv_free(&values);
+	return 1;
+}
+
+/* its baked config.malloc_conf is the one the variant's probe found */
+static int
+same_build(const struct ab_allocator *a, const cJSON *probe)
+{
+	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(probe, "config");
+	const char *baked = ab_json_str(cfg, "malloc_conf");
+
+	return !a->baked_conf || (baked && !strcmp(a->baked_conf, baked));
+}
+
+static void
+print(FILE *f, const cJSON *al)
+{
+	const char *baked = ab_json_str(al, "baked_conf"), *var = ab_json_str(al, "conf_var");
+
+	fprintf(f, ", reads %s, config.malloc_conf %s%s%s", var ? var : "?", baked ? "\"" : "", baked ? baked : "unknown",
+	    baked ? "\"" : "");
+}
+
+const struct ab_probe_ops ab_probe_jemalloc_ops = {
+	.run = run,
+	.scan_problems = scan_problems,
+	.archive_program = archive_program,
+	.archive_libs = archive_libs,
+	.pid_setting = pid_setting,
+	.same_build = same_build,
+	.print = print,
+};

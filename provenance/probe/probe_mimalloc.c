@@ -18,6 +18,7 @@
 
 #include "../../lib/util.h"
 #include "../../lib/jsonio.h"
+#include "../alloc/allocopts.h"
 #include "../alloc/allocver.h"
 
 #define MI_VERSION_MARK "allocbuild-probe: mi_version="
@@ -325,3 +326,128 @@ next:
 	}
 	free(vname);
 }
+
+/* ---- the operations of mimalloc's registry row (provenance/alloc/allocreg.h) ---- */
+
+/* this file's registry name */
+#define KIND (ab_probe_kind_of(&ab_probe_mimalloc_ops)->name)
+
+static int
+run(cJSON **out, const struct ab_probe_req *req, char *const *argv, const struct ab_probe_scan *sc)
+{
+	const struct ab_allocator *mi = ab_probe_scan_first(sc, ab_probe_kind_of(&ab_probe_mimalloc_ops));
+	struct ab_probe_run r;
+	cJSON *rec;
+
+	*out = NULL;
+	if (ab_probe_run(&r, req, argv, "MIMALLOC_VERBOSE", "1") < 0)
+		return -1;
+	rec = ab_probe_new_record(req, KIND, !req->allocator);
+	if (!ab_probe_mimalloc_parse(rec, r.err.s, r.out.s) && !req->allocator && !mi) {
+		cJSON_Delete(rec);
+		ab_probe_run_release(&r);
+		return 0; /* not mimalloc */
+	}
+	ab_probe_complete_from_scan(rec, mi);
+	ab_probe_mimalloc_check(rec, &req->env);
+	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "effective")) == 0) {
+		ab_probe_no_statistics(rec, KIND, argv, &r);
+		if (!mi)
+			ab_probe_asked_for(rec, KIND);
+	}
+	ab_probe_add_run(rec, &r);
+	ab_probe_run_release(&r);
+	*out = rec;
+	return 0;
+}
+
+static const char mimalloc_program[] =
+    "/* written by allocbuild: let the allocator start up, report its version */\n"
+    "#include <stddef.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "\n"
+    "extern int mi_version(void);\n"
+    "extern void *mi_malloc(size_t size);\n"
+    "extern void mi_free(void *p);\n"
+    "\n"
+    "int\n"
+    "main(void)\n"
+    "{\n"
+    "\tstatic const size_t sizes[] = {8, 100, 5000, 1 << 20};\n"
+    "\tvoid *volatile p[4];\n"
+    "\n"
+    "\tfor (int i = 0; i < 4; i++)\n"
+    "\t\tp[i] = mi_malloc(sizes[i]);\n"
+    "\tfor (int i = 0; i < 4; i++)\n"
+    "\t\tmi_free(p[i]);\n"
+    "\tp[0] = malloc(64);\n"
+    "\tfree(p[0]);\n"
+    "\tprintf(\"allocbuild-probe: mi_version=%d\\n\", mi_version());\n"
+    "\treturn 0;\n"
+    "}\n";
+
+static void
+archive_program(struct ab_buf *b, const char *archive)
+{
+	(void)archive;
+	ab_buf_add(b, mimalloc_program, sizeof(mimalloc_program) - 1);
+}
+
+static const char *const archive_libs[] = {"-lpthread", NULL};
+
+/* probe --pid: a MIMALLOC_* variable against its version's options */
+static int
+pid_setting(cJSON *rec, cJSON *settings, const struct ab_allocator *a, const char *var, const char *value,
+    const char *label)
+{
+	const char *basis;
+	const struct ab_alloc_option *o;
+	enum ab_opt_answer ans;
+
+	if (!ab_allockind_reads(ab_probe_kind_of(&ab_probe_mimalloc_ops), var))
+		return 0;
+	ans = ab_allocopts_mimalloc(a->version, var, &basis, &o);
+	if (ans == AB_OPT_READ) {
+		ab_probe_pid_setting(settings, var, o->name, value, label, "read", NULL);
+	} else if (ans == AB_OPT_NOT_READ) {
+		char *msg = ab_sprintf("mimalloc %s has no option %s: it ignores it silently", basis, var);
+
+		ab_probe_pid_setting(settings, var, NULL, value, label, "ignored", msg);
+		ab_probe_pid_problem(rec, "ignored-setting", "%s", msg);
+		free(msg);
+	} else {
+		ab_probe_pid_setting(settings, var, NULL, value, label, "unchecked",
+		    "the mimalloc version is not known, so its options are not");
+	}
+	return 1;
+}
+
+/* its secure level is the one the variant's probe found */
+static int
+same_build(const struct ab_allocator *a, const cJSON *probe)
+{
+	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(probe, "secure");
+
+	return a->secure < 0 || !cJSON_IsNumber(sec) || sec->valueint == a->secure;
+}
+
+static void
+print(FILE *f, const cJSON *al)
+{
+	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(al, "secure");
+
+	if (cJSON_IsNumber(sec))
+		fprintf(f, ", secure level %d", sec->valueint);
+	else
+		fputs(", secure level unknown", f);
+}
+
+const struct ab_probe_ops ab_probe_mimalloc_ops = {
+	.run = run,
+	.archive_program = archive_program,
+	.archive_libs = archive_libs,
+	.pid_setting = pid_setting,
+	.same_build = same_build,
+	.print = print,
+};

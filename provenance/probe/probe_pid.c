@@ -26,7 +26,6 @@
 #include "../../lib/jsonio.h"
 #include "../../lib/proc.h"
 #include "../../lib/util.h"
-#include "../alloc/allocopts.h"
 #include "../alloc/allocscan.h"
 #include "../record/bundle.h"
 
@@ -416,8 +415,8 @@ find_allocators(struct ab_allocators *out, const struct proc *p, const char *exe
 	return 0;
 }
 
-static void
-add_setting(cJSON *settings, const char *var, const char *setting, const char *value, const char *allocator,
+void
+ab_probe_pid_setting(cJSON *settings, const char *var, const char *setting, const char *value, const char *allocator,
     const char *status, const char *message)
 {
 	cJSON *s = cJSON_CreateObject();
@@ -432,11 +431,8 @@ add_setting(cJSON *settings, const char *var, const char *setting, const char *v
 	cJSON_AddItemToArray(settings, s);
 }
 
-static void
-problem(cJSON *rec, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void
-problem(cJSON *rec, const char *kind, const char *fmt, ...)
+void
+ab_probe_pid_problem(cJSON *rec, const char *kind, const char *fmt, ...)
 {
 	cJSON *pr = cJSON_GetObjectItemCaseSensitive(rec, "problems"), *o = cJSON_CreateObject();
 	struct ab_buf b = {0};
@@ -451,49 +447,30 @@ problem(cJSON *rec, const char *kind, const char *fmt, ...)
 	ab_buf_free(&b);
 }
 
-/* a jemalloc conf string read by allocator a: each pair against its version's options */
+/* a variable no allocator of the process reads */
 static void
-check_jemalloc_conf(cJSON *rec, cJSON *settings, const struct ab_allocator *a, const char *var,
-    const char *conf, const char *label)
+not_read(cJSON *rec, cJSON *settings, const struct ab_allocators *al, const char *k, const char *value)
 {
-	struct ab_strv keys = {0}, values = {0};
-	enum conf_status st = ab_probe_jemalloc_conf_split(conf, &keys, &values);
+	const struct ab_allocator *reader = NULL;
+	char *msg;
 
-	for (size_t i = 0; i < keys.n; i++) {
-		const char *basis, *feature;
-		enum ab_opt_answer ans = ab_allocopts_jemalloc(a->version, keys.v[i], &basis, &feature);
-		char *msg = NULL;
-
-		switch (ans) {
-		case AB_OPT_READ:
-			add_setting(settings, var, keys.v[i], values.v[i], label, "read", NULL);
-			break;
-		case AB_OPT_NEEDS_FEATURE:
-			msg = ab_sprintf("jemalloc %s reads '%s' only when built with --enable-%s", basis, keys.v[i], feature);
-			add_setting(settings, var, keys.v[i], values.v[i], label, "read if built with it", msg);
-			break;
-		case AB_OPT_NOT_READ:
-			msg = ab_sprintf("jemalloc %s has no option '%s': it reports \"Invalid conf pair: %s:%s\" and "
-			    "ignores it", basis, keys.v[i], keys.v[i], values.v[i]);
-			add_setting(settings, var, keys.v[i], values.v[i], label, "invalid", msg);
-			problem(rec, "invalid-setting", "%s: %s", var, msg);
-			break;
-		case AB_OPT_UNKNOWN_VERSION:
-			add_setting(settings, var, keys.v[i], values.v[i], label, "unchecked",
-			    "the jemalloc version is not known, so its options are not");
-			break;
-		}
+	/* GLIBC_TUNABLES holds more than malloc's tunables: the process's C library reads it */
+	if (!strcmp(k, "GLIBC_TUNABLES")) {
+		ab_probe_pid_setting(settings, k, NULL, value, NULL, "recorded", NULL);
+		return;
+	}
+	for (size_t a = 0; a < al->n && !reader; a++)
+		if (al->v[a].conf_var)
+			reader = &al->v[a];
+	if (reader) {
+		msg = ab_sprintf("%s has no effect on this process: its %s reads %s", k, reader->kind, reader->conf_var);
+		ab_probe_pid_setting(settings, k, NULL, value, NULL, "ignored", msg);
+		ab_probe_pid_problem(rec, "ignored-setting", "%s", msg);
 		free(msg);
+	} else {
+		ab_probe_pid_setting(settings, k, NULL, value, NULL, "ignored", "no allocator in the process reads it");
+		ab_probe_pid_problem(rec, "ignored-setting", "%s is set but no allocator in the process reads it", k);
 	}
-	if (st == CONF_ENDS_WITH_KEY || st == CONF_ENDS_WITH_COMMA || st == CONF_MALFORMED) {
-		static const char *const why[] = {"", "Conf string ends with key", "Conf string ends with comma",
-		    "Malformed conf string"};
-
-		add_setting(settings, var, NULL, conf, label, "invalid", why[st]);
-		problem(rec, "invalid-setting", "%s='%s': jemalloc says \"%s\"", var, conf, why[st]);
-	}
-	ab_strv_free(&keys);
-	ab_strv_free(&values);
 }
 
 /* the allocator variables of the environment, each checked against who reads it */
@@ -511,61 +488,27 @@ check_environment(cJSON *rec, const struct proc *p, const struct ab_allocators *
 		if (!eq)
 			continue;
 		k = ab_strndup(kv, (size_t)(eq - kv));
-		if (!ab_env_is_allocator_var(k) && strcmp(k, "GLIBC_TUNABLES")) {
+		if (!ab_env_is_allocator_var(k) && !ab_allockind_any_reads(k)) {
 			free(k);
 			continue;
 		}
 		cJSON_AddStringToObject(env, k, eq + 1);
-		if (!strcmp(k, "LD_PRELOAD") || !strcmp(k, "GLIBC_TUNABLES")) {
-			add_setting(settings, k, NULL, eq + 1, NULL, "recorded", NULL);
+		if (!strcmp(k, "LD_PRELOAD")) {
+			ab_probe_pid_setting(settings, k, NULL, eq + 1, NULL, "recorded", NULL);
 			free(k);
 			continue;
 		}
 		for (size_t a = 0; a < al->n; a++) {
 			const struct ab_allocator *x = &al->v[a];
+			const struct ab_allockind *ak = ab_allockind_find(x->kind);
 			char label[64];
 
 			snprintf(label, sizeof(label), "%s%s%s", x->kind, x->version ? " " : "", x->version ? x->version : "");
-			if (!strcmp(x->kind, "jemalloc") && x->conf_var && !strcmp(x->conf_var, k)) {
-				check_jemalloc_conf(rec, settings, x, k, eq + 1, label);
-				read = 1;
-			} else if (!strcmp(x->kind, "mimalloc") && !strncmp(k, "MIMALLOC_", 9)) {
-				const char *basis;
-				const struct ab_mimalloc_option *o;
-				enum ab_opt_answer ans = ab_allocopts_mimalloc(x->version, k, &basis, &o);
-
-				read = 1;
-				if (ans == AB_OPT_READ) {
-					add_setting(settings, k, o->name, eq + 1, label, "read", NULL);
-				} else if (ans == AB_OPT_NOT_READ) {
-					char *msg = ab_sprintf("mimalloc %s has no option %s: it ignores it silently", basis, k);
-
-					add_setting(settings, k, NULL, eq + 1, label, "ignored", msg);
-					problem(rec, "ignored-setting", "%s", msg);
-					free(msg);
-				} else {
-					add_setting(settings, k, NULL, eq + 1, label, "unchecked",
-					    "the mimalloc version is not known, so its options are not");
-				}
-			}
+			if (ak && ak->probe->pid_setting)
+				read |= ak->probe->pid_setting(rec, settings, x, k, eq + 1, label);
 		}
-		if (!read) {
-			const char *reader = NULL;
-
-			for (size_t a = 0; a < al->n && !reader; a++)
-				if (!strcmp(al->v[a].kind, "jemalloc"))
-					reader = al->v[a].conf_var;
-			if (reader) {
-				char *msg = ab_sprintf("%s has no effect on this process: its jemalloc reads %s", k, reader);
-
-				add_setting(settings, k, NULL, eq + 1, NULL, "ignored", msg);
-				problem(rec, "ignored-setting", "%s", msg);
-				free(msg);
-			} else {
-				add_setting(settings, k, NULL, eq + 1, NULL, "ignored", "no allocator in the process reads it");
-				problem(rec, "ignored-setting", "%s is set but no allocator in the process reads it", k);
-			}
-		}
+		if (!read)
+			not_read(rec, settings, al, k, eq + 1);
 		free(k);
 	}
 }
@@ -682,22 +625,18 @@ probe_of(const cJSON *probes, const char *label)
 
 /*
  * Is the allocator that variant v's probe found the one a found in the
- * process? The kind, the version, and what the file says of the build:
- * jemalloc's baked config.malloc_conf, mimalloc's secure level.
+ * process? The kind, the version, and what the file says of the build (its
+ * probe operations' same_build: jemalloc's baked config.malloc_conf,
+ * mimalloc's secure level).
  */
 static int
 same_allocator(const struct ab_allocator *a, const cJSON *probe)
 {
-	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(probe, "config");
-	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(probe, "secure");
+	const struct ab_allockind *k = ab_allockind_find(a->kind);
 
 	if (!probe || !same_str(a->kind, ab_json_str(probe, "allocator")) || !same_str(a->version, ab_json_str(probe, "version")))
 		return 0;
-	if (!strcmp(a->kind, "jemalloc") && a->baked_conf && !same_str(a->baked_conf, ab_json_str(cfg, "malloc_conf")))
-		return 0;
-	if (!strcmp(a->kind, "mimalloc") && a->secure >= 0 && cJSON_IsNumber(sec) && sec->valueint != a->secure)
-		return 0;
-	return 1;
+	return !k || !k->probe->same_build || k->probe->same_build(a, probe);
 }
 
 /*
@@ -771,7 +710,7 @@ check_recipe_expect(cJSON *rec, cJSON *m, const char *against, int bundle, const
 		goto done;
 	cJSON_AddItemToObject(m, "expects", cJSON_Duplicate(x, 1));
 	for (size_t i = 0; i < al->n && !a; i++)
-		if (strcmp(al->v[i].kind, "glibc"))
+		if (ab_allockind_find(al->v[i].kind) != ab_allockind_fallback())
 			a = &al->v[i];
 	if (a && a->version)
 		cJSON_AddStringToObject(seen, "version", a->version);
@@ -789,7 +728,7 @@ check_recipe_expect(cJSON *rec, cJSON *m, const char *against, int bundle, const
 			ab_kvlist_add(&options, it->string, it->valuestring);
 	ab_probe_check_expect(seen, &want);
 	cJSON_ArrayForEach(it, ab_json_get(seen, "problems"))
-		problem(rec, "expect-mismatch", "variant '%s': %s", label, ab_json_str(it, "message") ? ab_json_str(it, "message") : "?");
+		ab_probe_pid_problem(rec, "expect-mismatch", "variant '%s': %s", label, ab_json_str(it, "message") ? ab_json_str(it, "message") : "?");
 done:
 	ab_kvlist_free(&options);
 	cJSON_Delete(seen);
@@ -816,12 +755,12 @@ match_variant(cJSON *rec, const struct proc *p, const char *sha, const struct ab
 
 	cJSON_AddStringToObject(m, "against", against);
 	if (bundle && ab_bundle_verify(against) != 0) {
-		problem(rec, "unreadable-build", "the bundle '%s' does not verify", against);
+		ab_probe_pid_problem(rec, "unreadable-build", "the bundle '%s' does not verify", against);
 		goto done;
 	}
 	if (load_manifest(&bp, against, bundle, "provenance/binary-provenance.json") < 0 ||
 	    load_manifest(&probes, against, bundle, "provenance/allocator-probes.json") < 0) {
-		problem(rec, "unreadable-build", "cannot read the build record of '%s'", against);
+		ab_probe_pid_problem(rec, "unreadable-build", "cannot read the build record of '%s'", against);
 		goto done;
 	}
 	by = candidates(cands, bp, probes, sha, al);
@@ -868,21 +807,21 @@ match_variant(cJSON *rec, const struct proc *p, const char *sha, const struct ab
 	}
 	cJSON_AddItemToObject(m, "variant", variant ? cJSON_CreateString(variant) : cJSON_CreateNull());
 	if (!by)
-		problem(rec, "mismatch", "neither the executable (sha256 %.12s...) nor its allocator is a variant of the "
+		ab_probe_pid_problem(rec, "mismatch", "neither the executable (sha256 %.12s...) nor its allocator is a variant of the "
 		    "build in '%s'", sha, against);
 	else if (!variant && !(expect && cJSON_GetArraySize(env_ok) > 1))
-		problem(rec, "ambiguous", "the process could be any of %s (the same %s and environment)",
+		ab_probe_pid_problem(rec, "ambiguous", "the process could be any of %s (the same %s and environment)",
 		    join_labels(cJSON_GetArraySize(env_ok) ? env_ok : cands), by);
 	if (expect) {
 		cJSON_AddStringToObject(m, "expected", expect);
 		if (!variant && by && cJSON_GetArraySize(env_ok) > 1)
-			problem(rec, "mismatch", "expected variant '%s', the process is one of %s (the same %s and "
+			ab_probe_pid_problem(rec, "mismatch", "expected variant '%s', the process is one of %s (the same %s and "
 			    "environment), not it", expect, join_labels(env_ok), by);
 		else if (!same_str(variant, expect))
-			problem(rec, "mismatch", "expected variant '%s', the process is %s", expect,
+			ab_probe_pid_problem(rec, "mismatch", "expected variant '%s', the process is %s", expect,
 			    variant ? variant : by ? "not one variant of the build (above)" : "none of the build's variants");
 		else if (!env_is)
-			problem(rec, "mismatch", "expected variant '%s': the process has its %s but another environment (%s)",
+			ab_probe_pid_problem(rec, "mismatch", "expected variant '%s': the process has its %s but another environment (%s)",
 			    expect, by, first_why ? first_why : "differs");
 		check_recipe_expect(rec, m, against, bundle, expect, al);
 	}
@@ -970,18 +909,18 @@ ab_probe_pid(cJSON **record, int pid, const struct ab_probe_pid_opts *o)
 	alls = cJSON_AddArrayToObject(rec, "allocators");
 	for (size_t i = 0; i < al.n; i++) {
 		cJSON_AddItemToArray(alls, ab_allocator_json(&al.v[i]));
-		replacing += strcmp(al.v[i].kind, "glibc") != 0;
+		replacing += ab_allockind_find(al.v[i].kind) != ab_allockind_fallback();
 	}
 	cJSON_AddArrayToObject(rec, "problems");
 	if (replacing > 1) {
 		struct ab_buf names = {0};
 
 		for (size_t i = 0; i < al.n; i++)
-			if (strcmp(al.v[i].kind, "glibc"))
+			if (ab_allockind_find(al.v[i].kind) != ab_allockind_fallback())
 				ab_buf_printf(&names, "%s%s%s%s (%s %s)", names.len ? " and " : "", al.v[i].kind,
 				    al.v[i].version ? " " : "", al.v[i].version ? al.v[i].version : "",
 				    al.v[i].shared ? "shared" : "linked into", al.v[i].file);
-		problem(rec, "two-allocators", "%d allocators in one process: %s; each reads its own options, never "
+		ab_probe_pid_problem(rec, "two-allocators", "%d allocators in one process: %s; each reads its own options, never "
 		    "the other's", replacing, names.s);
 		ab_buf_free(&names);
 	}
@@ -1026,23 +965,13 @@ ab_probe_pid_print(FILE *f, const cJSON *rec)
 	fprintf(f, "%-12s %s (kernel %s, boot %s)\n", "host", str_or(host, "hostname", "?"), str_or(host, "kernel", "?"),
 	    str_or(host, "boot_id", "?"));
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rec, "allocators")) {
-		const cJSON *sec = cJSON_GetObjectItemCaseSensitive(it, "secure");
 		const char *kind = ab_json_str(it, "kind");
+		const struct ab_allockind *k;
 
 		fprintf(f, "%-12s %s %s, %s %s", "allocator", kind, str_or(it, "version", "(version unknown)"),
 		    !strcmp(str_or(it, "linked", ""), "shared") ? "shared object" : "linked into", str_or(it, "file", "?"));
-		if (!strcmp(kind, "jemalloc")) {
-			const char *baked = ab_json_str(it, "baked_conf");
-
-			fprintf(f, ", reads %s, config.malloc_conf %s%s%s", str_or(it, "conf_var", "?"), baked ? "\"" : "",
-			    baked ? baked : "unknown", baked ? "\"" : "");
-		}
-		if (!strcmp(kind, "mimalloc")) {
-			if (cJSON_IsNumber(sec))
-				fprintf(f, ", secure level %d", sec->valueint);
-			else
-				fputs(", secure level unknown", f);
-		}
+		if ((k = ab_allockind_find(kind)) && k->probe->print)
+			k->probe->print(f, it);
 		fputc('\n', f);
 	}
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rec, "settings")) {

@@ -8,6 +8,7 @@
 
 #include "../../lib/jsonpos.h"
 #include "policy.h"
+#include "../alloc/allocreg.h"
 #include "../runs/runenv.h"
 
 static const char *const kind_names[] = {
@@ -277,11 +278,11 @@ parse_allocator(struct ctx *c, struct ab_policy_rule *r, const struct ab_jnode *
 	if (!obj_at(c, n, path, keys))
 		return;
 	r->alloc_kind = str_of(c, n, path, "kind", 1);
-	if (r->alloc_kind && strcmp(r->alloc_kind, "jemalloc") && strcmp(r->alloc_kind, "mimalloc")) {
+	if (r->alloc_kind && !ab_allockind_find(r->alloc_kind)) {
 		const struct ab_jnode *k = ab_jnode_member(n, "kind");
 		char *p = ab_jpath_key(path, "kind"), *s = ab_jshown(r->alloc_kind);
 
-		ab_jdiag_add(&c->dg, k->line, k->col, p, "unknown allocator '%s' (jemalloc or mimalloc)", s);
+		ab_jdiag_add(&c->dg, k->line, k->col, p, "unknown allocator '%s' (%s)", s, ab_allockind_names(NULL, " or "));
 		free(s);
 		free(p);
 	}

@@ -1,6 +1,6 @@
 /*
  * Unit tests of provenance/alloc/allocopts: the option tables generated from the
- * jemalloc and mimalloc release sources, against the facts the campaigns
+ * jemalloc, mimalloc, glibc and gperftools release sources, against the facts the campaigns
  * depend on (docs/probes.md).
  */
 #include "../../lib/util.h"
@@ -8,7 +8,7 @@
 #include "unit.h"
 
 static size_t
-count(const struct ab_jemalloc_release *r)
+count(const struct ab_alloc_release *r)
 {
 	size_t n = 0;
 
@@ -22,7 +22,7 @@ test_jemalloc(void)
 {
 	const char *basis, *feature;
 
-	CHECK(count(ab_allocopts_jemalloc_release("5.3.0")) == 74);
+	CHECK(count(ab_allocopts_release(ab_jemalloc_releases, "5.3.0")) == 74);
 	CHECK(ab_allocopts_jemalloc("5.3.0-0-g54eaed1d8b56b1aa528be3bdd1877e59c56fa90c", "lg_extent_max_active_fit",
 	    &basis, NULL) == AB_OPT_READ);
 	CHECK_STR(basis, "5.3.0");
@@ -51,7 +51,7 @@ test_jemalloc(void)
 static void
 test_mimalloc(void)
 {
-	const struct ab_mimalloc_option *o;
+	const struct ab_alloc_option *o;
 	const char *basis;
 
 	CHECK(ab_allocopts_mimalloc("2.0.9", "MIMALLOC_PURGE_DELAY", NULL, NULL) == AB_OPT_NOT_READ);
@@ -103,11 +103,53 @@ test_check_env(void)
 	CHECK(w.n == 0);
 }
 
+/* glibc 2.36's malloc tunables (elf/dl-tunables.list) and their variables */
+static void
+test_glibc(void)
+{
+	char *env[] = {"MALLOC_ARENA_MAX=2", "MALLOC_ARENA_MAXX=2",
+	    "GLIBC_TUNABLES=glibc.malloc.tcache_count=5:glibc.malloc.bogus=1:glibc.cpu.hwcaps=-AVX2", NULL};
+	const struct ab_alloc_option *o;
+	struct ab_strv w = {0};
+
+	CHECK(ab_allocopts_lookup(ab_glibc_releases, "2.36", "MALLOC_ARENA_MAX", NULL, &o) == AB_OPT_READ);
+	CHECK_STR(o ? o->name : NULL, "glibc.malloc.arena_max");
+	CHECK(ab_allocopts_lookup(ab_glibc_releases, "2.36", "glibc.malloc.hugetlb", NULL, NULL) == AB_OPT_READ);
+	CHECK(ab_allocopts_lookup(ab_glibc_releases, "2.35", "glibc.malloc.hugetlb", NULL, NULL) == AB_OPT_UNKNOWN_VERSION);
+	CHECK(ab_allocopts_lookup(ab_glibc_releases, "2.40", "glibc.malloc.arena_max", NULL, NULL) == AB_OPT_READ);
+	ab_allocopts_check_env(&w, "glibc", "2.36", NULL, env);
+	CHECK(w.n == 2);
+	CHECK_STR(w.n ? w.v[0] : NULL, "glibc 2.36 has no variable MALLOC_ARENA_MAXX: it ignores it silently");
+	CHECK_STR(w.n > 1 ? w.v[1] : NULL, "GLIBC_TUNABLES: glibc 2.36 has no tunable glibc.malloc.bogus: it ignores it "
+	    "silently");
+	ab_strv_free(&w);
+}
+
+/* gperftools 2.10's TCMALLOC_* variables */
+static void
+test_tcmalloc(void)
+{
+	char *env[] = {"TCMALLOC_RELEASE_RATE=5", "TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES=1048576",
+	    "TCMALLOC_RELEASE_RATES=5", NULL};
+	struct ab_strv w = {0};
+
+	CHECK(ab_allocopts_lookup(ab_tcmalloc_releases, "2.10", "TCMALLOC_AGGRESSIVE_DECOMMIT", NULL, NULL) == AB_OPT_READ);
+	CHECK(ab_allocopts_lookup(ab_tcmalloc_releases, "2.10", "TCMALLOC_SAMPLE_PARAMETER", NULL, NULL) == AB_OPT_READ);
+	CHECK(ab_allocopts_lookup(ab_tcmalloc_releases, "2.9", "TCMALLOC_SAMPLE_PARAMETER", NULL, NULL) ==
+	    AB_OPT_UNKNOWN_VERSION);
+	ab_allocopts_check_env(&w, "tcmalloc", "2.10", NULL, env);
+	CHECK(w.n == 1);
+	CHECK_STR(w.n ? w.v[0] : NULL, "tcmalloc 2.10 has no variable TCMALLOC_RELEASE_RATES: it ignores it silently");
+	ab_strv_free(&w);
+}
+
 int
 main(void)
 {
 	test_jemalloc();
 	test_mimalloc();
 	test_check_env();
+	test_glibc();
+	test_tcmalloc();
 	return unit_done();
 }

@@ -70,14 +70,14 @@ main(void)
 
 	/* errors: sorted by position, every one, no policy */
 	p = parse("{\"policy\": 1, \"rules\": [{\"variants\": [], \"baked\": {\"contains\": [\"x\"]}},\n"
-	    "{\"variants\": [\"a\"], \"allocator\": {\"kind\": \"tcmalloc\", \"version\": \"5.x\"}}], \"extra\": 1}", &errs);
+	    "{\"variants\": [\"a\"], \"allocator\": {\"kind\": \"hoard\", \"version\": \"5.x\"}}], \"extra\": 1}", &errs);
 	CHECK(p == NULL);
 	CHECK_STR(errs, "p.json:1:1: name: required key is missing\n"
 	    "p.json:1:38: rules[0].variants: must not be empty\n"
 	    "p.json:1:65: rules[0].baked.contains[0]: 'x' is not a setting 'name:value'\n"
-	    "p.json:2:43: rules[1].allocator.kind: unknown allocator 'tcmalloc' (jemalloc or mimalloc)\n"
-	    "p.json:2:66: rules[1].allocator.version: '5.x' is not a version such as '5.3.0'\n"
-	    "p.json:2:76: extra: unknown key\n");
+	    "p.json:2:43: rules[1].allocator.kind: unknown allocator 'hoard' (jemalloc, mimalloc, tcmalloc or glibc)\n"
+	    "p.json:2:63: rules[1].allocator.version: '5.x' is not a version such as '5.3.0'\n"
+	    "p.json:2:73: extra: unknown key\n");
 	ab_policy_free(p);
 	free(errs);
 	ab_policy_free(NULL);

@@ -14,6 +14,12 @@
  *   mimalloc-2.1.7.txt, mimalloc-3.2.8.txt  the upstream tags, run with
  *       MIMALLOC_VERBOSE=1 MIMALLOC_PURGE_DELAY=5 MIMALLOC_ARENA_RESERVE=64M
  *       MIMALLOC_RESET_DELAY=3 MIMALLOC_PAGE_FULL_RETAIN=1
+ *   glibc-2.36-tunables.txt     Debian 12's /lib64/ld-linux-x86-64.so.2 --list-tunables
+ *       with MALLOC_ARENA_MAX=3 GLIBC_TUNABLES=glibc.malloc.tcache_count=5
+ *   tcmalloc-2.10-report.txt    the tcmalloc probe's report helper preloaded after
+ *       libtcmalloc_minimal.so (Debian's google-perftools 2.10 source, t5250's
+ *       build) into alive, with TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES=4194304
+ *       TCMALLOC_AGGRESSIVE_DECOMMIT=t
  * Tests run from the repository root.
  */
 #include <stdlib.h>
@@ -359,6 +365,48 @@ test_mimalloc_small(void)
 }
 
 static void
+test_glibc(void)
+{
+	char *out = fixture("glibc-2.36-tunables.txt");
+	cJSON *rec = cJSON_CreateObject();
+	const cJSON *eff;
+
+	CHECK(ab_probe_glibc_parse(rec, out) == 1);
+	eff = cJSON_GetObjectItemCaseSensitive(rec, "effective");
+	CHECK(cJSON_GetArraySize(eff) == 13); /* glibc.malloc only */
+	CHECK_STR(ab_json_str(eff, "glibc.malloc.arena_max"), "3");       /* 0x3 */
+	CHECK_STR(ab_json_str(eff, "glibc.malloc.tcache_count"), "5");
+	CHECK_STR(ab_json_str(eff, "glibc.malloc.perturb"), "0");         /* decimal as printed */
+	CHECK(ab_json_str(eff, "glibc.rtld.nns") == NULL);
+	cJSON_Delete(rec);
+	rec = cJSON_CreateObject();
+	CHECK(ab_probe_glibc_parse(rec, "glibc.malloc.check 0\nnot a tunable: 1\n") == 0);
+	cJSON_Delete(rec);
+	free(out);
+}
+
+static void
+test_tcmalloc(void)
+{
+	char *err = fixture("tcmalloc-2.10-report.txt");
+	cJSON *rec = cJSON_CreateObject();
+	const cJSON *eff;
+
+	CHECK(ab_probe_tcmalloc_parse(rec, err) == 1);
+	CHECK_STR(ab_json_str(rec, "version"), "2.10");
+	CHECK_STR(ab_json_str(rec, "version_from"), "tc_version()");
+	eff = cJSON_GetObjectItemCaseSensitive(rec, "effective");
+	CHECK_STR(ab_json_str(eff, "tcmalloc.max_total_thread_cache_bytes"), "4194304");
+	CHECK_STR(ab_json_str(eff, "tcmalloc.aggressive_memory_decommit"), "1");
+	CHECK(cJSON_GetArraySize(eff) == 5);
+	cJSON_Delete(rec);
+	rec = cJSON_CreateObject();
+	CHECK(ab_probe_tcmalloc_parse(rec, "allocbuild-probe: tcmalloc \nallocbuild-probe: mi_version=209\n") == 0);
+	cJSON_Delete(rec);
+	free(err);
+}
+
+static void
 test_finish(void)
 {
 	cJSON *rec = cJSON_CreateObject();
@@ -385,6 +433,8 @@ main(void)
 	test_mimalloc_217();
 	test_mimalloc_328();
 	test_mimalloc_small();
+	test_glibc();
+	test_tcmalloc();
 	test_finish();
 	return unit_done();
 }
