@@ -350,30 +350,18 @@ keep_series(struct ab_runrec_sampling *rs, const struct ab_sampling *sam, const 
 	rs->mark_end = o->mark;
 	rs->cooldown_s = o->cooldown;
 	rs->samples = sam->series.n;
-	rs->window_start_s = sam->window_start_s;
-	rs->window_end_s = sam->window_end_s;
-	rs->start_marked = sam->start_marked;
-	rs->end_marked = sam->end_marked;
-	rs->start_line = sam->start_line;
-	rs->end_line = sam->end_line;
-	rs->command_end_s = sam->command_end_s;
-	rs->cooldown_at_s = sam->cooldown_at_s;
-	rs->cooldown_reached = sam->cooldown_reached;
-	rs->leftovers_ended = sam->leftovers_ended;
-	rs->sampler_cpu_s = sam->sampler_cpu_s;
-	rs->ticks = sam->ticks;
-	rs->late_ticks = sam->late_ticks;
+	rs->seen = sam->seen; /* the lines it holds stay the sampling's */
 	ab_sampling_figures(&rs->figures, sam);
-	if (o->mark_start && !sam->start_marked)
+	if (o->mark_start && !sam->seen.start_marked)
 		ab_warn("run: %s: no line of its output matched --mark-start '%s': the window starts with the command",
 		    label, o->mark_start);
-	if (o->mark && !sam->end_marked)
+	if (o->mark && !sam->seen.end_marked)
 		ab_warn("run: %s: no line of its output matched --mark '%s': the window ends with the command", label,
 		    o->mark);
-	if (o->cooldown > 0 && !sam->cooldown_reached)
+	if (o->cooldown > 0 && !sam->seen.cooldown_reached)
 		ab_warn("run: %s: the sampling ended at %.2f s, before the cooldown's %.2f s: no cooldown RSS (keep the "
 		    "command, or the server it started, running for --cooldown after the window)", label,
-		    sam->series.n ? (double)sam->series.v[sam->series.n - 1].ms / 1000 : 0.0, sam->cooldown_at_s);
+		    sam->series.n ? (double)sam->series.v[sam->series.n - 1].ms / 1000 : 0.0, sam->seen.cooldown_at_s);
 	ab_series_csv(&csv, &sam->series);
 	rs->series.path = ab_sprintf("%s/%s.series.csv", j->reldir, base);
 	rs->series.size = csv.len;

@@ -116,9 +116,9 @@ cmd_fetch(int argc, char **argv)
 	}
 	for (size_t i = 0; i < res.nvariants; i++) {
 		const struct ab_variant *v = &r->variants[res.variants[i]];
-		const cJSON *rec = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(res.manifest,
+		const cJSON *rec = ab_json_get(ab_json_get(res.manifest,
 		    "variants"), v->label);
-		const char *dh = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "dirHash"));
+		const char *dh = cJSON_GetStringValue(ab_json_get(rec, "dirHash"));
 		char *path = ab_sprintf("%s/variants/%s/src", outdir, v->label);
 
 		if (trees) {

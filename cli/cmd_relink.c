@@ -127,7 +127,7 @@ parse_options(struct relink_opts *o, int argc, char **argv)
 static void
 print_dry_run(const cJSON *prov)
 {
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(prov, "argv"), *it;
+	const cJSON *a = ab_json_get(prov, "argv"), *it;
 	struct ab_strv v = {0};
 	char *q;
 

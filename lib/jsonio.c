@@ -97,6 +97,37 @@ ab_json_get(const cJSON *obj, const char *key)
 	return cJSON_GetObjectItemCaseSensitive(obj, key);
 }
 
+cJSON *
+ab_json_labelled(const char *label, const cJSON *payload)
+{
+	cJSON *entry = cJSON_CreateObject(), *m;
+
+	cJSON_AddStringToObject(entry, "label", label);
+	cJSON_ArrayForEach(m, payload)
+		if (m->string && strcmp(m->string, "label"))
+			cJSON_AddItemToObject(entry, m->string, cJSON_Duplicate(m, 1));
+	return entry;
+}
+
+cJSON *
+ab_json_labelled_find(const cJSON *doc, const char *label)
+{
+	const cJSON *vs = ab_json_get(doc, "variants");
+	cJSON *it;
+
+	if (!label)
+		return NULL;
+	if (cJSON_IsObject(vs))
+		return ab_json_get(vs, label);
+	cJSON_ArrayForEach(it, vs) {
+		const char *l = ab_json_str(it, "label");
+
+		if (l && !strcmp(l, label))
+			return it;
+	}
+	return NULL;
+}
+
 void
 ab_json_add_str_or_null(cJSON *obj, const char *key, const char *v)
 {

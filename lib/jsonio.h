@@ -27,5 +27,17 @@ cJSON *ab_json_strv(char *const *v, size_t n);        /* array of strings */
 const char *ab_json_str(const cJSON *obj, const char *key); /* string member or NULL */
 char *ab_json_strdup(const cJSON *obj, const char *key);    /* a copy of the string member, or NULL */
 void ab_json_add_str_or_null(cJSON *obj, const char *key, const char *v); /* v, or null when v is NULL */
+/*
+ * an entry of a manifest's "variants" array (docs/manifests.md: one shape
+ * in every manifest): a new object, {label, then copies of payload's
+ * members but a "label" of its own}
+ */
+cJSON *ab_json_labelled(const char *label, const cJSON *payload);
+/*
+ * the entry of label in a manifest's "variants" (doc's member): an array
+ * of {label, ...}, or the object keyed by label of a version 1 manifest
+ * (its value, the payload itself); NULL when none
+ */
+cJSON *ab_json_labelled_find(const cJSON *doc, const char *label);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jsonio.h"
 #include "util.h"
 
 void
@@ -59,7 +60,7 @@ ab_places_json(const struct ab_places *p)
 static const char *
 absolute_or_null(const cJSON *doc, const char *key)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, key);
+	const cJSON *v = ab_json_get(doc, key);
 
 	return cJSON_IsString(v) && v->valuestring[0] == '/' ? ab_strdup(v->valuestring) : NULL;
 }

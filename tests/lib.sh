@@ -119,9 +119,14 @@ bundle_has() {
 	grep -qaF -- "$2" "$1.text"
 }
 
-# json FILE EXPR: evaluate a python expression on the parsed JSON document `d`
+# json FILE EXPR: evaluate a python expression on the parsed JSON document `d`;
+# `L` is a manifest's variants by label (its "variants" array of {label})
 json() {
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+	python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+vs = d.get("variants") if isinstance(d, dict) else None
+L = {v["label"]: v for v in vs if isinstance(v, dict) and "label" in v} if isinstance(vs, list) else vs
+print(eval(sys.argv[2]))' "$1" "$2"
 }
 
 # suite_fixture NAME allocbuild|toolchain: sets FIXTURE to the directory of

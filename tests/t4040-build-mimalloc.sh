@@ -73,8 +73,8 @@ grep -E '  variants/[^/]+/build/' bo/SHA256SUMS >a1
 grep -E '  variants/[^/]+/build/' a/longer/nested/output/directory/SHA256SUMS >a2
 [ "$(wc -l <a1)" = 2 ] || fail "artifacts: $(cat a1)"
 diff -u a1 a2 || fail "the mimalloc archives depend on the OUTDIR"
-[ "$(json $C '[d["variants"][v]["compilers"]["C"]["path"] for v in ("mi-plain", "mi-secure")]')" = "['/usr/bin/cc', '/usr/bin/cc']" ]
-[ "$(json $C 'd["variants"]["mi-plain"]["compilers"]["C"]["wrapper"]')" = "/allocbuild/ccwrap/cc" ]
+[ "$(json $C '[L[v]["compilers"]["C"]["path"] for v in ("mi-plain", "mi-secure")]')" = "['/usr/bin/cc', '/usr/bin/cc']" ]
+[ "$(json $C 'L["mi-plain"]["compilers"]["C"]["wrapper"]')" = "/allocbuild/ccwrap/cc" ]
 
 # what a variant expects (issue 13, item 4): met, the probe says so; not met, the variant fails naming both values
 python3 - r.json r2.json <<'PY'

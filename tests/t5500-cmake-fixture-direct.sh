@@ -72,21 +72,21 @@ cmake -S src-release -B release -DFLB_DEBUG=Off -DFLB_RELEASE=On -DCMAKE_BUILD_T
 # --- cmake provenance of the three
 expect_exit 0 env TEST_CMAKE_BUILD_DIR="$PWD/stock:$PWD/special:$PWD/release" TEST_CMAKE_OUT="$PWD/cmake.json" "$UNIT"
 [ "$(json cmake.json 'd["baseline"]')" = stock ] || fail "baseline"
-[ "$(json cmake.json 'd["variants"]["stock"]["cache"]["sha256"]')" = "$(sha256sum stock/CMakeCache.txt | cut -c1-64)" ] ||
+[ "$(json cmake.json 'L["stock"]["cache"]["sha256"]')" = "$(sha256sum stock/CMakeCache.txt | cut -c1-64)" ] ||
 	fail "cache sha256"
-json cmake.json 'd["variants"]["stock"]["build_type"]' >bt
+json cmake.json 'L["stock"]["build_type"]' >bt
 expect_file bt <<X
 {'cache': '', 'effective': 'Debug', 'evidence': "fluent-bit-bin: C_FLAGS '-Wall -g -fPIE' has CMAKE_C_FLAGS_DEBUG '-g'", 'shadowed': True}
 X
-json cmake.json 'd["variants"]["release"]["build_type"]["cache"], d["variants"]["release"]["build_type"]["effective"]' >bt
+json cmake.json 'L["release"]["build_type"]["cache"], L["release"]["build_type"]["effective"]' >bt
 echo "('Release', 'RelWithDebInfo')" | expect_file bt
-json cmake.json 'd["variants"]["stock"]["compilers"]["C"]["version"]' >cv
+json cmake.json 'L["stock"]["compilers"]["C"]["version"]' >cv
 cc -dumpfullversion | expect_file cv
-json cmake.json 'd["variants"]["stock"]["keys"]["FLB_JEMALLOC_OPTIONS"]' >k
+json cmake.json 'L["stock"]["keys"]["FLB_JEMALLOC_OPTIONS"]' >k
 echo "{'type': None, 'value': None, 'defaulted': True}" | expect_file k
-json cmake.json 'd["variants"]["special"]["keys"]["FLB_JEMALLOC_OPTIONS"]' >k
+json cmake.json 'L["special"]["keys"]["FLB_JEMALLOC_OPTIONS"]' >k
 echo "{'type': 'UNINITIALIZED', 'value': '$special_opts'}" | expect_file k
-json cmake.json 'd["variants"]["stock"]["jemalloc"]["version"]' >k
+json cmake.json 'L["stock"]["jemalloc"]["version"]' >k
 echo None | expect_file k
 
 # stock against special: exactly the jemalloc options

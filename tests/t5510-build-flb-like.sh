@@ -50,7 +50,7 @@ diff -u a1 a2 || fail "the artifacts depend on the OUTDIR"
 ! grep -aqF "$PWD" $OUT/variants/stock/build/bin/fluent-bit || fail "bin/fluent-bit names the OUTDIR"
 # the ExternalProject's configure found the wrapper through PATH, as CMake did
 expect_grep "/ccwrap/gcc" "$OUT/variants/stock/build/jemalloc-prefix/src/jemalloc-build/config.log"
-[ "$(json $P/cmake-cache-provenance.json '[d["variants"]["stock"]["compilers"][l]["path"] for l in ("C", "CXX")]')" = "['/usr/bin/cc', '/usr/bin/c++']" ]
+[ "$(json $P/cmake-cache-provenance.json '[L["stock"]["compilers"][l]["path"] for l in ("C", "CXX")]')" = "['/usr/bin/cc', '/usr/bin/c++']" ]
 [ "$(json $P/binary-provenance.json '[v["host_probes"]["header"] for v in d["variants"]][0]')" = \
   jemalloc-prefix/src/jemalloc-build/include/jemalloc/internal/jemalloc_internal_defs.h ]
 # jemalloc's host probes, unpinned: as this machine measures them (a relink's, its from variant's)
@@ -82,12 +82,12 @@ done
 # --- cmake-cache-provenance.json: exactly the configured difference
 C=$P/cmake-cache-provenance.json
 [ "$(json $C 'd["baseline"]')" = stock ] || fail "baseline: $(json $C 'd["baseline"]')"
-json $C '[d["variants"][v]["keys"]["FLB_JEMALLOC_OPTIONS"] for v in ("stock", "special")]' >k
+json $C '[L[v]["keys"]["FLB_JEMALLOC_OPTIONS"] for v in ("stock", "special")]' >k
 echo "[{'type': None, 'value': None, 'defaulted': True}, {'type': 'UNINITIALIZED', 'value': '$special_opts'}]" |
 	expect_file k
-json $C '[(v, d["variants"][v]["build_type"]["effective"], d["variants"][v]["build_type"]["shadowed"]) for v in ("stock", "special")]' >k
+json $C '[(v, L[v]["build_type"]["effective"], L[v]["build_type"]["shadowed"]) for v in ("stock", "special")]' >k
 echo "[('stock', 'Debug', True), ('special', 'Debug', True)]" | expect_file k
-[ "$(json $C 'd["variants"]["stock"]["cache"]["sha256"]')" = "$(sha256sum $OUT/variants/stock/build/CMakeCache.txt | cut -c1-64)" ] ||
+[ "$(json $C 'L["stock"]["cache"]["sha256"]')" = "$(sha256sum $OUT/variants/stock/build/CMakeCache.txt | cut -c1-64)" ] ||
 	fail "cache sha256"
 python3 - $C >diff <<'PY'
 import json, sys
@@ -102,7 +102,7 @@ stock special
 keys FLB_JEMALLOC_OPTIONS: absent | UNINITIALIZED=$special_opts
 jemalloc configure: <source>/lib/jemalloc-5.3.0/configure --with-lg-quantum=3 '--prefix=<INSTALL_DIR>' 'CFLAGS=-std=gnu99 -Wall -pipe -g3 -O3 -funroll-loops' | <source>/lib/jemalloc-5.3.0/configure --with-lg-quantum=3 --with-malloc-conf=lg_extent_max_active_fit:30 '--prefix=<INSTALL_DIR>' 'CFLAGS=-std=gnu99 -Wall -pipe -g3 -O3 -funroll-loops'
 X
-json $C '[d["variants"][v]["jemalloc"]["bogus_version"] for v in ("stock", "special")]' >k
+json $C '[L[v]["jemalloc"]["bogus_version"] for v in ("stock", "special")]' >k
 echo "[True, True]" | expect_file k
 
 # --- the bogus version, in the binary and in the probes
@@ -180,7 +180,7 @@ expect_grep '  config.malloc_conf: "lg_extent_max_active_fit:30"' stats
 expect_grep "  opt.lg_extent_max_active_fit: 30" stats
 
 # --- upstream-diff.json: the vendored tree is 5.3.0 minus four files
-json $P/upstream-diff.json '"\n".join("%s %s %s" % (l, d["variants"][l]["matches"], d["variants"][l]["summary"]) for l in ("stock", "special"))' >ud
+json $P/upstream-diff.json '"\n".join("%s %s %s" % (l, L[l]["matches"], L[l]["summary"]) for l in ("stock", "special"))' >ud
 expect_file ud <<'X'
 stock True 466 files in candidate: 466 identical, 0 differ, 0 only in candidate; 4 only in upstream: .clang-format (metadata), VERSION, doc/jemalloc.3, doc/jemalloc.html (generated)
 special True 466 files in candidate: 466 identical, 0 differ, 0 only in candidate; 4 only in upstream: .clang-format (metadata), VERSION, doc/jemalloc.3, doc/jemalloc.html (generated)

@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 
 #include "../../lib/atomic.h"
+#include "../../lib/jsonio.h"
 #include "../../lib/util.h"
 #include "keys.h"
 
@@ -119,7 +120,7 @@ duplicate_member(const cJSON *o)
 static const cJSON *
 member(const cJSON *o, const char *k)
 {
-	return cJSON_GetObjectItemCaseSensitive(o, k);
+	return ab_json_get(o, k);
 }
 
 /* the signatures array into e; AB_ECHECK with the reason in why */

@@ -406,7 +406,7 @@ static int
 relink_link(struct ctx *c, const cJSON *v, const cJSON *relink)
 {
 	const char *label = ab_json_str(v, "label");
-	const cJSON *doc = ab_json_get(ab_json_get(c->relinks, "variants"), label), *s, *step = NULL;
+	const cJSON *doc = ab_json_labelled_find(c->relinks, label), *s, *step = NULL;
 	cJSON *by, *env, *l;
 	char *name;
 

@@ -3,6 +3,8 @@
 
 #include "statement.h"
 
+#include "../../lib/jsonio.h"
+
 cJSON *
 ab_statement_new(const char *predicate_type, cJSON **subject)
 {
@@ -30,7 +32,7 @@ ab_statement_descriptor(cJSON *arr, const char *name, const char *sha256)
 int
 ab_statement_is(const cJSON *doc, int v01)
 {
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc, "_type");
+	const cJSON *t = ab_json_get(doc, "_type");
 
 	if (!cJSON_IsString(t))
 		return 0;

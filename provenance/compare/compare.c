@@ -679,9 +679,9 @@ fill_derived(const struct ab_comparison *c, struct ab_compare_set *s, size_t i, 
 			if ((e = read_series(&series, source_dir(c, s->src[i]), &r->sampling->series)) < 0)
 				break;
 			dr.series = &series;
-			dr.window_start_s = r->sampling->window_start_s;
-			dr.window_end_s = r->sampling->window_end_s;
-			dr.command_end_s = r->sampling->command_end_s;
+			dr.window_start_s = r->sampling->seen.window_start_s;
+			dr.window_end_s = r->sampling->seen.window_end_s;
+			dr.command_end_s = r->sampling->seen.command_end_s;
 			dr.interval_s = r->sampling->interval_ms / 1000.0;
 			loaded = 1;
 		}

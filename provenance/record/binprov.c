@@ -58,6 +58,43 @@ release_artifact(struct ab_binprov_artifact *a)
 	free(a->format);
 }
 
+static struct ab_binprov_host_probes *
+parse_host_probes(const cJSON *o)
+{
+	struct ab_binprov_host_probes *h;
+	const cJSON *it;
+
+	if (!o || cJSON_IsNull(o))
+		return NULL;
+	h = ab_calloc(1, sizeof(*h));
+	it = ab_json_get(o, "LG_PAGE");
+	h->lg_page = cJSON_IsNumber(it) ? it->valueint : -1;
+	it = ab_json_get(o, "LG_HUGEPAGE");
+	h->lg_hugepage = cJSON_IsNumber(it) ? it->valueint : -1;
+	it = ab_json_get(o, "LG_VADDR");
+	h->lg_vaddr = cJSON_IsNumber(it) ? it->valueint : -1;
+	cJSON_ArrayForEach(it, ab_json_get(o, "pinned"))
+		if (cJSON_IsString(it))
+			ab_strv_push(&h->pinned, it->valuestring);
+	return h;
+}
+
+static void
+parse_uses(struct ab_binprov_variant *v, const cJSON *uses)
+{
+	const cJSON *it;
+
+	v->uses = ab_calloc((size_t)cJSON_GetArraySize(uses) + 1, sizeof(*v->uses));
+	cJSON_ArrayForEach(it, uses) {
+		struct ab_binprov_use *u = &v->uses[v->nuses++];
+
+		u->variant = ab_json_strdup(it, "variant");
+		u->artifact = ab_json_strdup(it, "artifact");
+		u->path = ab_json_strdup(it, "path");
+		u->sha256 = ab_json_strdup(it, "sha256");
+	}
+}
+
 static int
 parse_variant(struct ab_binprov_variant *v, const cJSON *o, const char *file, size_t i)
 {
@@ -78,6 +115,11 @@ parse_variant(struct ab_binprov_variant *v, const cJSON *o, const char *file, si
 	v->allocator.vendored = ab_json_strdup(al, "vendored");
 	v->allocator.upstream = ab_json_strdup(al, "upstream");
 	v->allocator.archive_sha256 = ab_json_strdup(al, "archive_sha256");
+	v->reproducible = !cJSON_IsFalse(ab_json_get(o, "reproducible"));
+	v->sandboxed = !cJSON_IsFalse(ab_json_get(o, "sandboxed"));
+	v->host_probes = parse_host_probes(ab_json_get(o, "host_probes"));
+	v->host_probes_member = ab_json_get(o, "host_probes") != NULL;
+	parse_uses(v, ab_json_get(o, "uses"));
 	v->source.id = ab_json_strdup(src, "id");
 	v->source.relink_of = ab_json_strdup(src, "relink_of");
 	if (pin && !cJSON_IsNull(pin) && !(v->source.pin = ab_fetch_record_parse(pin))) {
@@ -113,6 +155,16 @@ release_variant(struct ab_binprov_variant *v)
 	free(v->source.id);
 	free(v->source.relink_of);
 	ab_fetch_record_free(v->source.pin);
+	if (v->host_probes)
+		ab_strv_free(&v->host_probes->pinned);
+	free(v->host_probes);
+	for (size_t i = 0; i < v->nuses; i++) {
+		free(v->uses[i].variant);
+		free(v->uses[i].artifact);
+		free(v->uses[i].path);
+		free(v->uses[i].sha256);
+	}
+	free(v->uses);
 	for (size_t i = 0; i < v->nartifacts; i++)
 		release_artifact(&v->artifacts[i]);
 	free(v->artifacts);

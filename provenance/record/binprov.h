@@ -2,15 +2,18 @@
  * binprov: provenance/binary-provenance.json read back, typed
  * (docs/manifests.md). The build writes the manifest from its variant
  * records (provenance/record/manifest.c); this is its one reader, for the
- * commands that read an OUTDIR's manifests afterwards (sbom; pr and
- * policycheck to come). The shape read:
+ * commands that read an OUTDIR's manifests afterwards (sbom, pr; policycheck
+ * to come). The shape read:
  *
  *   {recipe: {name, path, sha256}, invocation_id,
  *    variants: [{label, kind, base, binary,
  *                allocator: {kind, archive, vendored, upstream, archive_sha256},
  *                source: {id, pin (a fetch record, provenance/record/fetchrec.h), relink_of},
+ *                reproducible, sandboxed,
+ *                host_probes: {LG_PAGE, LG_HUGEPAGE, LG_VADDR, pinned: [..]} or null,
  *                artifacts: [{path, artifact, size, sha256, allocator_archive,
- *                             allocator_version, bogus_version, parts: {format}}]}]}
+ *                             allocator_version, bogus_version, parts: {format}}],
+ *                uses: [{variant, artifact, path, sha256}]}]}
  *
  * Members not named here are not read. A variant without a label or kind,
  * an artifact without a path or a sha256 of 64 hex digits, a document
@@ -41,8 +44,24 @@ struct ab_binprov_artifact {
 	char *format;             /* parts.format: "ar", "elf", or NULL */
 };
 
+/* jemalloc's measurements of the build host (provenance/alloc/hostprobe.h), as recorded */
+struct ab_binprov_host_probes {
+	int lg_page, lg_hugepage, lg_vaddr; /* -1: not a number in the record */
+	struct ab_strv pinned;              /* the settings the recipe pinned them by */
+};
+
+/* an artifact of another variant it was built with */
+struct ab_binprov_use {
+	char *variant, *artifact, *path, *sha256; /* path and sha256 NULL when that variant has none */
+};
+
 struct ab_binprov_variant {
 	char *label, *kind, *base, *binary;
+	int reproducible, sandboxed; /* 1 unless the record says false */
+	struct ab_binprov_host_probes *host_probes; /* NULL: none recorded (the member null or absent) */
+	int host_probes_member;  /* the record has the member, null or not */
+	struct ab_binprov_use *uses;
+	size_t nuses;
 	struct {
 		char *kind, *archive, *vendored, *upstream;
 		char *archive_sha256;   /* the allocator archive in the binary, or NULL */

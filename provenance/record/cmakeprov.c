@@ -171,9 +171,9 @@ ab_cmakeprov_parse_cache(cJSON **out, const char *text, size_t len, const char *
 	}
 	cJSON_ArrayForEach(it, props) {
 		const char *key = ab_json_str(it, "key");
-		int i = cJSON_GetObjectItemCaseSensitive(it, "property")->valueint;
+		int i = ab_json_get(it, "property")->valueint;
 		char *base = ab_strndup(key, strlen(key) - strlen(cache_properties[i][0]));
-		cJSON *e = cJSON_GetObjectItemCaseSensitive(entries, base);
+		cJSON *e = ab_json_get(entries, base);
 		const char *v = ab_json_str(it, "value");
 
 		/* a property of an entry that does not exist describes nothing */
@@ -418,7 +418,7 @@ words_contain(const struct ab_strv *hay, const struct ab_strv *needle)
 static const char *
 cache_value(const cJSON *cache, const char *key)
 {
-	return ab_json_str(cJSON_GetObjectItemCaseSensitive(cache, key), "value");
+	return ab_json_str(ab_json_get(cache, key), "value");
 }
 
 const char *
@@ -498,7 +498,7 @@ record_keys(const cJSON *cache)
 	if (names.n)
 		qsort(names.v, names.n, sizeof(*names.v), cmp_str);
 	for (size_t i = 0; i < names.n; i++) {
-		const cJSON *e = cJSON_GetObjectItemCaseSensitive(cache, names.v[i]);
+		const cJSON *e = ab_json_get(cache, names.v[i]);
 		cJSON *r;
 
 		if (e) {
@@ -798,7 +798,7 @@ done:
 static void
 record_build_type(cJSON *rec, const cJSON *cache, int named)
 {
-	const cJSON *targets = cJSON_GetObjectItemCaseSensitive(rec, "targets"), *t, *pick = NULL;
+	const cJSON *targets = ab_json_get(rec, "targets"), *t, *pick = NULL;
 	const char *cached = cache_value(cache, "CMAKE_BUILD_TYPE"), *eff;
 	cJSON *bt = cJSON_AddObjectToObject(rec, "build_type"), *others;
 	int best = 0;
@@ -832,7 +832,7 @@ record_build_type(cJSON *rec, const cJSON *cache, int named)
 	}
 	eff = ab_json_str(pick, "build_type");
 	{
-		const cJSON *flags = cJSON_GetObjectItemCaseSensitive(pick, "flags");
+		const cJSON *flags = ab_json_get(pick, "flags");
 		const char *lang = ab_json_str(flags, "C_FLAGS") ? "C" : "CXX";
 		char *fk = ab_sprintf("%s_FLAGS", lang), *up = ab_strdup(eff), *ck, *ev;
 
@@ -860,7 +860,7 @@ record_build_type(cJSON *rec, const cJSON *cache, int named)
 
 		if (!ty || strcmp(ty, eff) == 0)
 			continue;
-		list = cJSON_GetObjectItemCaseSensitive(others, ty);
+		list = ab_json_get(others, ty);
 		if (!list)
 			list = cJSON_AddArrayToObject(others, ty);
 		cJSON_AddItemToArray(list, cJSON_CreateString(t->string));
@@ -1105,7 +1105,7 @@ key_repr(const cJSON *e)
 static char *
 others_repr(const cJSON *bt)
 {
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(bt, "other_targets"), *ty, *it;
+	const cJSON *o = ab_json_get(bt, "other_targets"), *ty, *it;
 	struct ab_buf b = {0};
 
 	if (!cJSON_IsObject(o) || !o->child)
@@ -1124,7 +1124,7 @@ others_repr(const cJSON *bt)
 static char *
 link_repr(const cJSON *t)
 {
-	const cJSON *l = cJSON_GetObjectItemCaseSensitive(t, "link"), *it;
+	const cJSON *l = ab_json_get(t, "link"), *it;
 	struct ab_buf b = {0};
 
 	if (!cJSON_IsArray(l))
@@ -1141,18 +1141,18 @@ link_repr(const cJSON *t)
 static void
 diff_targets(cJSON *out, const struct norm *na, const cJSON *a, const struct norm *nb, const cJSON *b)
 {
-	const cJSON *ta = cJSON_GetObjectItemCaseSensitive(a, "targets");
-	const cJSON *tb = cJSON_GetObjectItemCaseSensitive(b, "targets");
+	const cJSON *ta = ab_json_get(a, "targets");
+	const cJSON *tb = ab_json_get(b, "targets");
 	struct ab_strv names = {0};
 
 	member_union(&names, ta, tb);
 	for (size_t i = 0; i < names.n; i++) {
-		const cJSON *x = cJSON_GetObjectItemCaseSensitive(ta, names.v[i]);
-		const cJSON *y = cJSON_GetObjectItemCaseSensitive(tb, names.v[i]);
-		int fx = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "found"));
-		int fy = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(y, "found"));
-		const cJSON *flx = cJSON_GetObjectItemCaseSensitive(x, "flags");
-		const cJSON *fly = cJSON_GetObjectItemCaseSensitive(y, "flags");
+		const cJSON *x = ab_json_get(ta, names.v[i]);
+		const cJSON *y = ab_json_get(tb, names.v[i]);
+		int fx = cJSON_IsTrue(ab_json_get(x, "found"));
+		int fy = cJSON_IsTrue(ab_json_get(y, "found"));
+		const cJSON *flx = ab_json_get(x, "flags");
+		const cJSON *fly = ab_json_get(y, "flags");
 		struct ab_strv vars = {0};
 		char *k, *lx, *ly;
 
@@ -1185,8 +1185,8 @@ int
 ab_cmakeprov_diff(cJSON **out, const cJSON *a, const cJSON *b)
 {
 	static const char *const comp_fields[] = {"path", "id", "version"};
-	const cJSON *ka = a ? cJSON_GetObjectItemCaseSensitive(a, "keys") : NULL;
-	const cJSON *kb = b ? cJSON_GetObjectItemCaseSensitive(b, "keys") : NULL;
+	const cJSON *ka = a ? ab_json_get(a, "keys") : NULL;
+	const cJSON *kb = b ? ab_json_get(b, "keys") : NULL;
 	const cJSON *x, *y;
 	struct norm na, nb;
 	struct ab_strv names = {0};
@@ -1201,16 +1201,16 @@ ab_cmakeprov_diff(cJSON **out, const cJSON *a, const cJSON *b)
 	norm_init(&nb, b);
 	d = cJSON_CreateArray();
 
-	x = cJSON_GetObjectItemCaseSensitive(a, "cmake");
-	y = cJSON_GetObjectItemCaseSensitive(b, "cmake");
+	x = ab_json_get(a, "cmake");
+	y = ab_json_get(b, "cmake");
 	diff_add(d, "cmake", "version", &na, ab_json_str(x, "version"), &nb, ab_json_str(y, "version"));
 	diff_add(d, "cmake", "generator", &na, ab_json_str(x, "generator"), &nb, ab_json_str(y, "generator"));
 
 	member_union(&names, ka, kb);
 	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
 	for (size_t i = 0; i < names.n; i++) {
-		char *ra = key_repr(cJSON_GetObjectItemCaseSensitive(ka, names.v[i]));
-		char *rb = key_repr(cJSON_GetObjectItemCaseSensitive(kb, names.v[i]));
+		char *ra = key_repr(ab_json_get(ka, names.v[i]));
+		char *rb = key_repr(ab_json_get(kb, names.v[i]));
 
 		diff_add(d, "keys", names.v[i], &na, ra, &nb, rb);
 		free(ra);
@@ -1218,8 +1218,8 @@ ab_cmakeprov_diff(cJSON **out, const cJSON *a, const cJSON *b)
 	}
 	ab_strv_free(&names);
 
-	x = cJSON_GetObjectItemCaseSensitive(a, "build_type");
-	y = cJSON_GetObjectItemCaseSensitive(b, "build_type");
+	x = ab_json_get(a, "build_type");
+	y = ab_json_get(b, "build_type");
 	diff_add(d, "build_type", "effective", &na, ab_json_str(x, "effective"), &nb, ab_json_str(y, "effective"));
 	{
 		char *ox = others_repr(x), *oy = others_repr(y);
@@ -1229,12 +1229,12 @@ ab_cmakeprov_diff(cJSON **out, const cJSON *a, const cJSON *b)
 		free(oy);
 	}
 
-	x = cJSON_GetObjectItemCaseSensitive(a, "compilers");
-	y = cJSON_GetObjectItemCaseSensitive(b, "compilers");
+	x = ab_json_get(a, "compilers");
+	y = ab_json_get(b, "compilers");
 	member_union(&names, x, y);
 	for (size_t i = 0; i < names.n; i++) {
-		const cJSON *cx = cJSON_GetObjectItemCaseSensitive(x, names.v[i]);
-		const cJSON *cy = cJSON_GetObjectItemCaseSensitive(y, names.v[i]);
+		const cJSON *cx = ab_json_get(x, names.v[i]);
+		const cJSON *cy = ab_json_get(y, names.v[i]);
 
 		for (size_t j = 0; j < AB_NELEM(comp_fields); j++) {
 			char *k = ab_sprintf("%s:%s", names.v[i], comp_fields[j]);
@@ -1247,11 +1247,11 @@ ab_cmakeprov_diff(cJSON **out, const cJSON *a, const cJSON *b)
 
 	diff_targets(d, &na, a, &nb, b);
 
-	x = cJSON_GetObjectItemCaseSensitive(a, "jemalloc");
-	y = cJSON_GetObjectItemCaseSensitive(b, "jemalloc");
+	x = ab_json_get(a, "jemalloc");
+	y = ab_json_get(b, "jemalloc");
 	{
-		const cJSON *cx = cJSON_GetObjectItemCaseSensitive(x, "configure");
-		const cJSON *cy = cJSON_GetObjectItemCaseSensitive(y, "configure");
+		const cJSON *cx = ab_json_get(x, "configure");
+		const cJSON *cy = ab_json_get(y, "configure");
 		char *jx = cJSON_IsArray(cx) ? join_argv(cx) : NULL;
 		char *jy = cJSON_IsArray(cy) ? join_argv(cy) : NULL;
 
@@ -1271,33 +1271,48 @@ ab_cmakeprov_doc_new(void)
 
 	/* the header every allocbuild manifest starts with (docs/manifests.md) */
 	cJSON_AddStringToObject(doc, "_type", SCHEMA);
-	cJSON_AddNumberToObject(doc, "version", 1);
+	cJSON_AddNumberToObject(doc, "version", AB_CMAKEPROV_DOC_VERSION);
 	cJSON_AddNullToObject(doc, "baseline");
-	cJSON_AddObjectToObject(doc, "variants");
+	cJSON_AddArrayToObject(doc, "variants");
 	cJSON_AddArrayToObject(doc, "diffs");
 	return doc;
+}
+
+/* the entry of label in an array of {label, ...}, or NULL */
+static cJSON *
+entry_of(const cJSON *variants, const char *label)
+{
+	cJSON *it;
+
+	cJSON_ArrayForEach(it, variants) {
+		const char *l = ab_json_str(it, "label");
+
+		if (l && !strcmp(l, label))
+			return it;
+	}
+	return NULL;
 }
 
 int
 ab_cmakeprov_doc_add(cJSON *doc, const char *label, cJSON *rec)
 {
-	cJSON *variants = cJSON_GetObjectItemCaseSensitive(doc, "variants");
-	cJSON *diffs = cJSON_GetObjectItemCaseSensitive(doc, "diffs");
+	cJSON *variants = ab_json_get(doc, "variants");
+	cJSON *diffs = ab_json_get(doc, "diffs");
 	const char *base = ab_json_str(doc, "baseline");
 	cJSON *d, *entry;
 
-	if (!cJSON_IsObject(variants) || !cJSON_IsArray(diffs)) {
+	if (!cJSON_IsArray(variants) || !cJSON_IsArray(diffs)) {
 		ab_error("cmake provenance: not a document made by ab_cmakeprov_doc_new");
 		cJSON_Delete(rec);
 		return -1;
 	}
-	if (cJSON_GetObjectItemCaseSensitive(variants, label)) {
+	if (entry_of(variants, label)) {
 		ab_error("cmake provenance: variant '%s' added twice", label);
 		cJSON_Delete(rec);
 		return -1;
 	}
 	if (base) {
-		if (ab_cmakeprov_diff(&d, cJSON_GetObjectItemCaseSensitive(variants, base), rec) < 0) {
+		if (ab_cmakeprov_diff(&d, entry_of(variants, base), rec) < 0) {
 			cJSON_Delete(rec);
 			return -1;
 		}
@@ -1309,6 +1324,147 @@ ab_cmakeprov_doc_add(cJSON *doc, const char *label, cJSON *rec)
 	} else {
 		cJSON_ReplaceItemInObjectCaseSensitive(doc, "baseline", cJSON_CreateString(label));
 	}
-	cJSON_AddItemToObject(variants, label, rec);
+	/* the entry: {label, then the record's members} (one shape of "variants" in every manifest) */
+	cJSON_AddItemToArray(variants, ab_json_labelled(label, rec));
+	cJSON_Delete(rec);
 	return 0;
+}
+
+/* a member that must be a string, else NULL; *bad set when it is there and is not one */
+static char *
+str_member(const cJSON *o, const char *key, int *bad)
+{
+	const cJSON *m = ab_json_get(o, key);
+
+	if (m && !cJSON_IsString(m) && !cJSON_IsNull(m))
+		*bad = 1;
+	return cJSON_IsString(m) ? ab_strdup(m->valuestring) : NULL;
+}
+
+static int
+parse_pair(struct ab_cmakeprov_pair *p, const cJSON *o, const char *file, size_t i)
+{
+	const cJSON *ds = ab_json_get(o, "differences"), *d;
+	int bad = 0;
+
+	p->a = str_member(o, "a", &bad);
+	p->b = str_member(o, "b", &bad);
+	if (!cJSON_IsObject(o) || !p->a || !p->b || bad || (ds && !cJSON_IsArray(ds))) {
+		ab_error("'%s': diffs[%zu]: expected {a, b, differences: [...]} naming two variants", file, i);
+		return AB_EFAIL;
+	}
+	p->d = ab_calloc((size_t)cJSON_GetArraySize(ds) + 1, sizeof(*p->d));
+	cJSON_ArrayForEach(d, ds) {
+		struct ab_cmakeprov_difference *x = &p->d[p->n++];
+
+		x->section = str_member(d, "section", &bad);
+		x->key = str_member(d, "key", &bad);
+		x->a = str_member(d, "a", &bad);
+		x->b = str_member(d, "b", &bad);
+		if (!cJSON_IsObject(d) || bad) {
+			ab_error("'%s': diffs[%zu].differences[%zu]: expected {section, key, a, b} of strings", file, i,
+			    p->n - 1);
+			return AB_EFAIL;
+		}
+	}
+	return 0;
+}
+
+/* variants: [{label, ...record}] (version 2), or {label: record} (version 1, still read) */
+static int
+parse_variants(struct ab_cmakeprov_doc *out, const cJSON *vs, const char *file)
+{
+	const cJSON *it;
+	size_t i = 0;
+
+	if (!cJSON_IsArray(vs) && !cJSON_IsObject(vs)) {
+		ab_error("'%s': variants: expected an array", file);
+		return AB_EFAIL;
+	}
+	out->variants = ab_calloc((size_t)cJSON_GetArraySize(vs) + 1, sizeof(*out->variants));
+	cJSON_ArrayForEach(it, vs) {
+		struct ab_cmakeprov_entry *v = &out->variants[out->nvariants];
+		const char *label = cJSON_IsObject(vs) ? it->string : ab_json_str(it, "label");
+
+		if (!cJSON_IsObject(it) || !label || !*label) {
+			ab_error("'%s': variants[%zu].label: a variant's record without its label", file, i);
+			return AB_EFAIL;
+		}
+		for (size_t k = 0; k < out->nvariants; k++)
+			if (!strcmp(out->variants[k].label, label)) {
+				ab_error("'%s': variants[%zu].label: '%s' twice", file, i, label);
+				return AB_EFAIL;
+			}
+		v->label = ab_strdup(label);
+		v->record = cJSON_Duplicate(it, 1);
+		if (cJSON_IsArray(vs))
+			cJSON_Delete(cJSON_DetachItemFromObjectCaseSensitive(v->record, "label"));
+		out->nvariants++;
+		i++;
+	}
+	return 0;
+}
+
+int
+ab_cmakeprov_doc_parse(struct ab_cmakeprov_doc *out, const cJSON *doc, const char *file)
+{
+	const cJSON *ver = ab_json_get(doc, "version");
+	const cJSON *diffs = ab_json_get(doc, "diffs"), *it;
+	int bad = 0;
+	size_t i = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!cJSON_IsObject(doc)) {
+		ab_error("'%s': expected a JSON object", file);
+		return AB_EFAIL;
+	}
+	if (!cJSON_IsNumber(ver) || ver->valuedouble < 1 || ver->valuedouble > AB_CMAKEPROV_DOC_VERSION ||
+	    ver->valuedouble != (double)ver->valueint) {
+		ab_error("'%s': version: expected 1 to %d", file, AB_CMAKEPROV_DOC_VERSION);
+		return AB_EFAIL;
+	}
+	out->version = ver->valueint;
+	out->baseline = str_member(doc, "baseline", &bad);
+	if (bad) {
+		ab_error("'%s': baseline: expected a variant's label", file);
+		goto fail;
+	}
+	if (parse_variants(out, ab_json_get(doc, "variants"), file) < 0)
+		goto fail;
+	if (!cJSON_IsArray(diffs)) {
+		ab_error("'%s': diffs: expected an array", file);
+		goto fail;
+	}
+	out->diffs = ab_calloc((size_t)cJSON_GetArraySize(diffs) + 1, sizeof(*out->diffs));
+	cJSON_ArrayForEach(it, diffs)
+		if (parse_pair(&out->diffs[out->ndiffs++], it, file, i++) < 0)
+			goto fail;
+	return 0;
+fail:
+	ab_cmakeprov_doc_release(out);
+	return AB_EFAIL;
+}
+
+void
+ab_cmakeprov_doc_release(struct ab_cmakeprov_doc *d)
+{
+	for (size_t i = 0; i < d->nvariants; i++) {
+		free(d->variants[i].label);
+		cJSON_Delete(d->variants[i].record);
+	}
+	for (size_t i = 0; i < d->ndiffs; i++) {
+		for (size_t k = 0; k < d->diffs[i].n; k++) {
+			free(d->diffs[i].d[k].section);
+			free(d->diffs[i].d[k].key);
+			free(d->diffs[i].d[k].a);
+			free(d->diffs[i].d[k].b);
+		}
+		free(d->diffs[i].a);
+		free(d->diffs[i].b);
+		free(d->diffs[i].d);
+	}
+	free(d->variants);
+	free(d->diffs);
+	free(d->baseline);
+	memset(d, 0, sizeof(*d));
 }

@@ -76,8 +76,21 @@ void ab_cmakeprov_unwrap(cJSON *rec, const char *wrapper_dir, const char *search
 int ab_cmakeprov_diff(cJSON **out, const cJSON *a, const cJSON *b);
 
 /*
+ * The document, cmake-cache-provenance.json (docs/cmake-provenance.md),
+ * format version 2:
+ *
+ *   {_type, version: 2, baseline: LABEL,
+ *    variants: [{label, ...the variant's record}],   in the order added (plan order)
+ *    diffs: [{a: LABEL, b: LABEL, differences: [{section, key, a, b}]}]}
+ *
+ * Version 1 kept variants in an object keyed by label ({LABEL: record});
+ * the reader still reads it.
+ */
+#define AB_CMAKEPROV_DOC_VERSION 2
+
+/*
  * a new, empty cmake-cache-provenance document (freed with cJSON_Delete):
- * _type, version 1, baseline, variants, diffs; the caller may add the other
+ * _type, version, baseline, variants, diffs; the caller may add the other
  * members of the manifest header (recipe, invocation_id)
  */
 cJSON *ab_cmakeprov_doc_new(void);
@@ -87,6 +100,36 @@ cJSON *ab_cmakeprov_doc_new(void);
  * a label added twice. Reports errors.
  */
 int ab_cmakeprov_doc_add(cJSON *doc, const char *label, cJSON *rec);
+
+/* the document read back, typed: its one reader (pr) */
+struct ab_cmakeprov_difference {
+	char *section, *key;    /* section "keys", "build_type", "compilers", "targets", "jemalloc" or "cmake" */
+	char *a, *b;            /* the values as strings; NULL when not a string */
+};
+struct ab_cmakeprov_pair {
+	char *a, *b;            /* the labels: the baseline, the variant against it */
+	struct ab_cmakeprov_difference *d;
+	size_t n;
+};
+struct ab_cmakeprov_entry {
+	char *label;
+	cJSON *record;          /* the variant's record as written (without its label), owned */
+};
+struct ab_cmakeprov_doc {
+	int version;            /* 1 or 2 */
+	char *baseline;         /* NULL when no variant was added */
+	struct ab_cmakeprov_entry *variants;   /* in the order added */
+	size_t nvariants;
+	struct ab_cmakeprov_pair *diffs;
+	size_t ndiffs;
+};
+/*
+ * doc read into *out (either version); AB_EFAIL (reported, naming file
+ * and the key) when it is not one: a variant without its label or twice,
+ * a diff without its two labels, a member of the wrong type
+ */
+int ab_cmakeprov_doc_parse(struct ab_cmakeprov_doc *out, const cJSON *doc, const char *file);
+void ab_cmakeprov_doc_release(struct ab_cmakeprov_doc *d);
 
 /*
  * The parsers, exposed for the unit tests and for other modules. Each

@@ -27,6 +27,12 @@ git_json(cJSON *o, const struct ab_fetch_record *r)
 	add_str(o, "tree", r->tree);
 }
 
+const char *
+ab_fetch_kind_name(enum ab_fetch_kind kind)
+{
+	return kinds[kind];
+}
+
 cJSON *
 ab_fetch_record_json(const struct ab_fetch_record *r)
 {

@@ -41,6 +41,8 @@ struct ab_fetch_record {
 	uint64_t files, bytes;       /* dir */
 };
 
+/* the kind as a record names it: "git", "archive", "dir" */
+const char *ab_fetch_kind_name(enum ab_fetch_kind kind);
 /* the record as it is written; a new object */
 cJSON *ab_fetch_record_json(const struct ab_fetch_record *r);
 /* the same read back; NULL when doc is not a fetch record */

@@ -468,7 +468,11 @@ probes_doc(const struct ab_run_record *run)
 	return doc;
 }
 
-/* {label: a payload of each ok variant} under "variants"; NULL when no variant has one */
+/*
+ * [{label, ...a payload}] of each ok variant, in plan order, under
+ * "variants" (version 2; version 1 keyed them by label in an object);
+ * NULL when no variant has one
+ */
 static cJSON *
 per_variant(const struct ab_run_record *run, const char *type, cJSON *(*payload)(const struct ab_variant_record *))
 {
@@ -481,9 +485,10 @@ per_variant(const struct ab_run_record *run, const char *type, cJSON *(*payload)
 			continue;
 		if (!doc) {
 			doc = header(run, type);
-			vars = cJSON_AddObjectToObject(doc, "variants");
+			cJSON_ReplaceItemInObjectCaseSensitive(doc, "version", cJSON_CreateNumber(AB_MANIFEST_PER_VARIANT_VERSION));
+			vars = cJSON_AddArrayToObject(doc, "variants");
 		}
-		cJSON_AddItemToObject(vars, st->label, jdup(payload(st)));
+		cJSON_AddItemToArray(vars, ab_json_labelled(st->label, payload(st)));
 	}
 	return doc;
 }

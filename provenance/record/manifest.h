@@ -24,6 +24,14 @@
 #include "record.h"
 
 /*
+ * The format version of upstream-diff.json and relink-provenance.json:
+ * 2, their "variants" an array of {label, ...the variant's report} in plan
+ * order, as every manifest's (version 1 keyed them by label in an object;
+ * the readers still read it). The other manifests are at version 1.
+ */
+#define AB_MANIFEST_PER_VARIANT_VERSION 2
+
+/*
  * The two files `sign` writes beside the manifests (provenance/review/sign.h):
  * the envelopes and signers.json. They are not listed in SHA256SUMS (they
  * vouch for themselves: verify --key checks them), and a build, which

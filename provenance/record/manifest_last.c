@@ -153,18 +153,11 @@ ab_manifest_last_load(const char *outdir)
 	return l;
 }
 
-/* the entry of label in a manifest's "variants": an object keyed by label, or an array of {label} */
+/* the entry of label in a manifest's "variants" (lib/jsonio.h) */
 static const cJSON *
 last_entry(const cJSON *doc, const char *label)
 {
-	const cJSON *vs = ab_json_get(doc, "variants"), *it;
-
-	if (cJSON_IsObject(vs))
-		return ab_json_get(vs, label);
-	cJSON_ArrayForEach(it, vs)
-		if (ab_json_str(it, "label") && !strcmp(ab_json_str(it, "label"), label))
-			return it;
-	return NULL;
+	return ab_json_labelled_find(doc, label);
 }
 
 /*
@@ -185,6 +178,28 @@ same_doc(const struct ab_manifest_last *l, const struct ab_variant_record *r, co
 	ab_places_hide_json(ps, 2, shown);
 	same = cJSON_Compare(a, shown, 1);
 	cJSON_Delete(shown);
+	return same;
+}
+
+/*
+ * same_doc of label's entry in a per-variant manifest (upstream-diff,
+ * relink-provenance, cmake-cache-provenance) and the record's payload: an
+ * entry of an array is {label, ...the payload}, one of an object (a
+ * version 1 manifest) the payload itself
+ */
+static int
+same_payload(const struct ab_manifest_last *l, const struct ab_variant_record *r, const cJSON *doc, const cJSON *mine)
+{
+	const cJSON *entry = last_entry(doc, r->label);
+	cJSON *bare;
+	int same;
+
+	if (!entry || !cJSON_IsArray(ab_json_get(doc, "variants")))
+		return same_doc(l, r, entry, mine);
+	bare = cJSON_Duplicate(entry, 1);
+	cJSON_DeleteItemFromObjectCaseSensitive(bare, "label");
+	same = same_doc(l, r, bare, mine);
+	cJSON_Delete(bare);
 	return same;
 }
 
@@ -214,9 +229,8 @@ ab_manifest_last_has(const struct ab_manifest_last *l, const struct ab_variant_r
 	mine = ab_probe_result_json(v->probe);
 	same = same && same_doc(l, v, probe, mine);
 	cJSON_Delete(mine);
-	return same && same_doc(l, v, last_entry(l->updiff, v->label), v->upstream_diff) &&
-	    same_doc(l, v, last_entry(l->relink, v->label), v->relink) &&
-	    same_doc(l, v, last_entry(l->cmake, v->label), v->cmake);
+	return same && same_payload(l, v, l->updiff, v->upstream_diff) && same_payload(l, v, l->relink, v->relink) &&
+	    same_payload(l, v, l->cmake, v->cmake);
 }
 
 void

@@ -120,6 +120,7 @@ ab_objset_digest(char hex[AB_HEX_LEN + 1], const struct ab_objset *s)
 {
 	struct ab_sha256 *h = ab_sha256_new();
 	char ***order = ab_calloc(s->paths.n + 1, sizeof(*order));
+	struct ab_buf line = {0};
 
 	for (size_t i = 0; i < s->paths.n; i++)
 		order[i] = &s->paths.v[i];
@@ -127,12 +128,13 @@ ab_objset_digest(char hex[AB_HEX_LEN + 1], const struct ab_objset *s)
 	for (size_t i = 0; i < s->paths.n; i++) {
 		size_t k = (size_t)(order[i] - s->paths.v);
 
-		ab_sha256_update(h, s->sha.v[k], strlen(s->sha.v[k]));
-		ab_sha256_update(h, "  ", 2);
-		ab_sha256_update(h, s->paths.v[k], strlen(s->paths.v[k]));
-		ab_sha256_update(h, "\n", 1);
+		/* the one writer of a SHA256SUMS line (lib/hash.h) */
+		line.len = 0;
+		ab_hash_line(&line, s->sha.v[k], s->paths.v[k]);
+		ab_sha256_update(h, line.s, line.len);
 	}
 	ab_sha256_final(hex, h);
+	ab_buf_free(&line);
 	free(order);
 }
 

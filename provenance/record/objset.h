@@ -45,7 +45,7 @@ void ab_objset_parse(struct ab_objset *s, const char *text, const char *build,
  * already, its index and order are not), or a later writing of a path
  */
 void ab_objset_add(struct ab_objset *s, const char *rel, const char *sha);
-/* the SHA-256 of the set: its "DIGEST  PATH" lines sorted by path, each ending in a newline */
+/* the SHA-256 of the set: its SHA256SUMS lines ("DIGEST  PATH", lib/hash.h's ab_hash_line) sorted by path */
 void ab_objset_digest(char hex[AB_HEX_LEN + 1], const struct ab_objset *s);
 /*
  * a against b: {a, b, identical, differ, only_a, only_b, differ_by_directory

@@ -11,6 +11,7 @@
 #include "proberesult.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../lib/jsonio.h"
 #include "../../lib/util.h"
@@ -80,18 +81,19 @@ void
 ab_probe_result_read(struct ab_probe_result *r)
 {
 	cJSON *rec = r->report;
-	const cJSON *ok = cJSON_GetObjectItemCaseSensitive(rec, "ok");
-	const cJSON *secure = cJSON_GetObjectItemCaseSensitive(rec, "secure");
+	const cJSON *ok = ab_json_get(rec, "ok");
+	const cJSON *secure = ab_json_get(rec, "secure");
 
 	verdict_release(r);
 	*r = (struct ab_probe_result){.report = rec};
 	r->allocator = ab_json_strdup(rec, "allocator");
 	r->version = ab_json_strdup(rec, "version");
+	r->bogus_version = cJSON_IsTrue(ab_json_get(rec, "bogus_version"));
 	r->secure = cJSON_IsNumber(secure) ? secure->valueint : -1;
 	r->ok = cJSON_IsTrue(ok);
 	r->failed = ok && !cJSON_IsTrue(ok);
-	read_problems(r, cJSON_GetObjectItemCaseSensitive(rec, "problems"));
-	read_overrides(r, cJSON_GetObjectItemCaseSensitive(rec, "overrides"));
+	read_problems(r, ab_json_get(rec, "problems"));
+	read_overrides(r, ab_json_get(rec, "overrides"));
 }
 
 struct ab_probe_result *
@@ -121,4 +123,66 @@ ab_probe_result_free(struct ab_probe_result *r)
 	verdict_release(r);
 	cJSON_Delete(r->report);
 	free(r);
+}
+
+int
+ab_probe_results_parse(struct ab_probe_results *out, const cJSON *doc, const char *file)
+{
+	const cJSON *vars = ab_json_get(doc, "variants"), *it;
+	size_t i = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!cJSON_IsArray(vars)) {
+		ab_error("'%s': variants: not a list", file);
+		return AB_EFAIL;
+	}
+	out->v = ab_calloc((size_t)cJSON_GetArraySize(vars) + 1, sizeof(*out->v));
+	cJSON_ArrayForEach(it, vars) {
+		const char *label = ab_json_str(it, "label");
+		const cJSON *probe = ab_json_get(it, "probe");
+		struct ab_probe_entry *e;
+
+		if (!label || !*label) {
+			ab_error("'%s': variants[%zu].label: a probe without its variant's label", file, i);
+			goto fail;
+		}
+		if (!cJSON_IsObject(probe)) {
+			ab_error("'%s': variants[%zu].probe: expected the probe's record, an object", file, i);
+			goto fail;
+		}
+		if (ab_probe_results_get(out, label)) {
+			ab_error("'%s': variants[%zu].label: '%s' twice", file, i, label);
+			goto fail;
+		}
+		e = &out->v[out->n++];
+		e->label = ab_strdup(label);
+		e->base = ab_json_strdup(it, "base");
+		e->result = ab_probe_result_new(cJSON_Duplicate(probe, 1));
+		i++;
+	}
+	return 0;
+fail:
+	ab_probe_results_release(out);
+	return AB_EFAIL;
+}
+
+const struct ab_probe_result *
+ab_probe_results_get(const struct ab_probe_results *r, const char *label)
+{
+	for (size_t i = 0; label && i < r->n; i++)
+		if (!strcmp(r->v[i].label, label))
+			return r->v[i].result;
+	return NULL;
+}
+
+void
+ab_probe_results_release(struct ab_probe_results *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->v[i].label);
+		free(r->v[i].base);
+		ab_probe_result_free(r->v[i].result);
+	}
+	free(r->v);
+	memset(r, 0, sizeof(*r));
 }

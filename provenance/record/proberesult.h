@@ -31,6 +31,7 @@ struct ab_probe_override {
 struct ab_probe_result {
 	char *allocator;                /* "jemalloc", "mimalloc", "glibc", or NULL: none found */
 	char *version;                  /* as reported (a cargo build's: its crate's), or NULL */
+	int bogus_version;              /* jemalloc's configure found no VERSION (provenance/alloc/allocver.h) */
 	int secure;                     /* mimalloc's secure level; -1: none reported */
 	int ok;                         /* the probe ran and found no problem */
 	int failed;                     /* it found one (a report without a verdict is neither) */
@@ -47,5 +48,29 @@ cJSON *ab_probe_result_json(const struct ab_probe_result *r);
 /* read r->report's verdict into r again, after the report changed */
 void ab_probe_result_read(struct ab_probe_result *r);
 void ab_probe_result_free(struct ab_probe_result *r);
+
+/*
+ * allocator-probes.json read back, typed: its one reader, for the
+ * commands that read an OUTDIR afterwards (pr). The shape read:
+ *
+ *   {variants: [{label, base, requested: {env, unset}, probe: REPORT}]}
+ *
+ * each report's verdict read as a build's (ab_probe_result_read), the
+ * report kept for what is shown as it is. An entry without its label or
+ * its probe, or a label twice, is refused.
+ */
+struct ab_probe_entry {
+	char *label, *base;
+	struct ab_probe_result *result; /* owned */
+};
+struct ab_probe_results {
+	struct ab_probe_entry *v;
+	size_t n;
+};
+/* doc read into *out; AB_EFAIL (reported, naming file and key) when it is not one */
+int ab_probe_results_parse(struct ab_probe_results *out, const cJSON *doc, const char *file);
+/* the result of label, or NULL */
+const struct ab_probe_result *ab_probe_results_get(const struct ab_probe_results *r, const char *label);
+void ab_probe_results_release(struct ab_probe_results *r);
 
 #endif

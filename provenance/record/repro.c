@@ -540,3 +540,77 @@ ab_repro_print_diffoscope(FILE *f, const cJSON *cmp, const char *where)
 			fprintf(f, "diffoscope: %s of %s: %s/%s\n", ab_json_str(it, "path"), ab_json_str(it, "label"), where,
 			    ab_json_str(it, "diffoscope"));
 }
+
+int
+ab_repro_result_parse(struct ab_repro_result *out, const cJSON *cmp, const char *file)
+{
+	const cJSON *arts = ab_json_get(cmp, "artifacts"), *differ = ab_json_get(cmp, "differ"), *it, *c;
+
+	memset(out, 0, sizeof(*out));
+	out->differ = -1;
+	if (!cJSON_IsObject(cmp) || (arts && !cJSON_IsArray(arts))) {
+		ab_error("'%s': predicate.comparison: expected {artifacts: [...], summary}", file);
+		return AB_EFAIL;
+	}
+	out->summary = ab_json_strdup(cmp, "summary");
+	if (cJSON_IsNumber(differ))
+		out->differ = differ->valueint;
+	out->artifacts = ab_calloc((size_t)cJSON_GetArraySize(arts) + 1, sizeof(*out->artifacts));
+	cJSON_ArrayForEach(it, arts) {
+		struct ab_repro_artifact *a = &out->artifacts[out->n++];
+
+		if (!cJSON_IsObject(it)) {
+			ab_error("'%s': predicate.comparison.artifacts[%zu]: expected an object", file, out->n - 1);
+			ab_repro_result_release(out);
+			return AB_EFAIL;
+		}
+		a->label = ab_json_strdup(it, "label");
+		a->path = ab_json_strdup(it, "path");
+		a->original_sha256 = ab_json_strdup(it, "original_sha256");
+		a->rebuilt_sha256 = ab_json_strdup(it, "rebuilt_sha256");
+		a->identical = cJSON_IsTrue(ab_json_get(it, "identical"));
+		a->summary = ab_json_strdup(it, "summary");
+		a->diffoscope = ab_json_strdup(it, "diffoscope");
+		a->diffoscope_sha256 = ab_json_strdup(it, "diffoscope_sha256");
+		cJSON_ArrayForEach(c, ab_json_get(it, "likely_causes"))
+			ab_strv_push(&a->likely_causes, cJSON_IsString(c) ? c->valuestring : "?");
+	}
+	return 0;
+}
+
+void
+ab_repro_result_release(struct ab_repro_result *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct ab_repro_artifact *a = &r->artifacts[i];
+
+		free(a->label);
+		free(a->path);
+		free(a->original_sha256);
+		free(a->rebuilt_sha256);
+		free(a->summary);
+		free(a->diffoscope);
+		free(a->diffoscope_sha256);
+		ab_strv_free(&a->likely_causes);
+	}
+	free(r->artifacts);
+	free(r->summary);
+	memset(r, 0, sizeof(*r));
+	r->differ = -1;
+}
+
+int
+ab_repro_record_parse(struct ab_repro_record *out, const cJSON *st, const char *file)
+{
+	const cJSON *pred = ab_json_get(st, "predicate");
+	const cJSON *jobs = ab_json_get(ab_json_get(pred, "rebuild"), "jobs");
+
+	out->jobs = cJSON_IsNumber(jobs) ? jobs->valueint : -1;
+	return ab_repro_result_parse(&out->cmp, ab_json_get(pred, "comparison"), file);
+}
+
+void
+ab_repro_record_release(struct ab_repro_record *r)
+{
+	ab_repro_result_release(&r->cmp);
+}

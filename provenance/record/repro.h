@@ -74,6 +74,37 @@ cJSON *ab_repro_compile_logs(const cJSON *commands, int (*read)(void *ctx, const
 
 /* compare the artifacts of original a with those of b (see above); a new document */
 cJSON *ab_repro_compare(const struct ab_repro_side *a, const struct ab_repro_side *b);
+/*
+ * A comparison read back, typed: what the readers of a reproducibility or
+ * rebuild record use (pr, verify --policy, challenge). A member left out
+ * is NULL (0 for identical; -1 for differ and jobs); a likely cause that
+ * is not a string is "?".
+ */
+struct ab_repro_artifact {
+	char *label, *path;
+	char *original_sha256, *rebuilt_sha256;
+	int identical;                  /* the member is true */
+	char *summary;
+	struct ab_strv likely_causes;
+	char *diffoscope, *diffoscope_sha256; /* its diffoscope report, or NULL */
+};
+struct ab_repro_result {
+	struct ab_repro_artifact *artifacts;
+	size_t n;
+	char *summary;
+	int differ;                     /* -1: the comparison does not say */
+};
+/* cmp (the comparison, above) read into *out; AB_EFAIL (reported, naming file and key) when it is not one */
+int ab_repro_result_parse(struct ab_repro_result *out, const cJSON *cmp, const char *file);
+void ab_repro_result_release(struct ab_repro_result *r);
+/* a record (an in-toto Statement above): its predicate.comparison, and predicate.rebuild.jobs (-1: none) */
+struct ab_repro_record {
+	struct ab_repro_result cmp;
+	int jobs;
+};
+int ab_repro_record_parse(struct ab_repro_record *out, const cJSON *st, const char *file);
+void ab_repro_record_release(struct ab_repro_record *r);
+
 /* one line per artifact ("identical  LABEL  PATH  SHA" or "differs ..." with the summary and causes), then the summary */
 void ab_repro_print(FILE *f, const cJSON *cmp);
 /*

@@ -115,18 +115,33 @@ int
 ab_updiffrecs_parse(struct ab_updiffrecs *out, const cJSON *doc, const char *file)
 {
 	const cJSON *vars = ab_json_get(doc, "variants"), *it;
+	size_t i = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!cJSON_IsObject(vars)) {
-		ab_error("'%s': not upstream-diff.json: no variants object", file);
+	if (!cJSON_IsArray(vars) && !cJSON_IsObject(vars)) {
+		ab_error("'%s': not upstream-diff.json: no variants array", file);
 		return AB_EFAIL;
 	}
 	out->v = ab_calloc((size_t)cJSON_GetArraySize(vars) + 1, sizeof(*out->v));
 	cJSON_ArrayForEach(it, vars) {
-		if (parse_report(&out->v[out->n++], it->string, it, file) < 0) {
+		/* version 2: [{label, ...report}]; version 1: {label: report} */
+		const char *label = cJSON_IsArray(vars) ? ab_json_str(it, "label") : it->string;
+
+		if (!label || !*label) {
+			ab_error("'%s': variants[%zu].label: a report without its variant's label", file, i);
 			ab_updiffrecs_release(out);
 			return AB_EFAIL;
 		}
+		if (ab_updiffrecs_get(out, label)) {
+			ab_error("'%s': variants[%zu].label: '%s' twice", file, i, label);
+			ab_updiffrecs_release(out);
+			return AB_EFAIL;
+		}
+		if (parse_report(&out->v[out->n++], label, it, file) < 0) {
+			ab_updiffrecs_release(out);
+			return AB_EFAIL;
+		}
+		i++;
 	}
 	return 0;
 }

@@ -3,11 +3,12 @@
  * naming allocator.vendored and allocator.upstream, the report of
  * provenance/tree/updiff.h (docs/upstream-diff.md, "JSON"). The build
  * writes it (builder/build_probe.c); this is its one reader, for the
- * commands that read an OUTDIR afterwards (sbom; pr and policycheck to
- * come). The shape read:
+ * commands that read an OUTDIR afterwards (sbom, policycheck, pr). The
+ * shape read (version 2; version 1, variants keyed by label in an
+ * object, {LABEL: {candidate, ...}}, is still read):
  *
- *   {variants: {LABEL: {candidate: SIDE, upstream: SIDE, matches, identical, summary, notes: [..],
- *                       files: [{path, status, class, significant, diff, diff_omitted}]}}}
+ *   {variants: [{label, candidate: SIDE, upstream: SIDE, matches, identical, summary, notes: [..],
+ *                files: [{path, status, class, significant, diff, diff_omitted}]}]}
  *   SIDE: {spec, kind, path | repository, rev, commit, tree, archive_sha256, files,
  *          digest: {dirHash}, version}
  *
@@ -64,7 +65,7 @@ struct ab_updiffrecs {
 	size_t n;
 };
 
-/* doc ({variants: {...}}) read into *out; AB_EFAIL (reported, naming file) when it is not one */
+/* doc read into *out; AB_EFAIL (reported, naming file and key) when it is not one: a report without its label, or twice */
 int ab_updiffrecs_parse(struct ab_updiffrecs *out, const cJSON *doc, const char *file);
 /* OUTDIR/provenance/upstream-diff.json read and parsed; AB_EFAIL (reported) */
 int ab_updiffrecs_read(struct ab_updiffrecs *out, const char *outdir);

@@ -10,6 +10,7 @@
 #include "../record/bundle.h"
 #include "../attest/keys.h"
 #include "../record/rebuildrec.h"
+#include "../record/repro.h"
 #include "../record/toolchain.h"
 
 /* a statement or build-commands.json of a build: far under this */
@@ -40,6 +41,7 @@ struct ab_challenge {
 	char statement_hex[AB_HEX_LEN + 1];
 	cJSON *commands;             /* the original's build-commands.json */
 	struct ab_rebuildrec *recs;  /* the records counted */
+	struct ab_repro_result *cmps; /* their comparisons, typed (provenance/record/repro.h), by index */
 	size_t nrecs, ngiven, nkeys;
 	struct ab_strv refused;      /* "FILE: why" of each refused record */
 	struct artifact *arts;
@@ -116,27 +118,26 @@ original_tools(const struct ab_challenge *c, const char *label)
 	return NULL;
 }
 
-/* the record's entry for path in its comparison */
-static const cJSON *
-record_artifact(const struct ab_rebuildrec *r, const char *path)
+/* the entry for path in a record's comparison, or NULL */
+static const struct ab_repro_artifact *
+record_artifact(const struct ab_repro_result *cmp, const char *path)
 {
-	const cJSON *it;
-
-	cJSON_ArrayForEach(it, ab_json_get(ab_json_get(ab_json_get(r->st, "predicate"), "comparison"), "artifacts"))
-		if (ab_json_str(it, "path") && !strcmp(ab_json_str(it, "path"), path))
-			return it;
+	for (size_t i = 0; i < cmp->n; i++)
+		if (cmp->artifacts[i].path && !strcmp(cmp->artifacts[i].path, path))
+			return &cmp->artifacts[i];
 	return NULL;
 }
 
 /* why record r got another digest: what its record names, else its toolchain against the original's */
 static void
-add_causes(struct group *g, const struct ab_challenge *c, const struct ab_rebuildrec *r, const cJSON *entry,
-    const char *label)
+add_causes(struct group *g, const struct ab_challenge *c, const struct ab_rebuildrec *r,
+    const struct ab_repro_artifact *entry, const char *label)
 {
-	const cJSON *it, *causes = ab_json_get(entry, "likely_causes");
+	static const struct ab_strv none;
+	const struct ab_strv *causes = entry ? &entry->likely_causes : &none;
 	struct ab_strv diff = {0};
 
-	if (!cJSON_GetArraySize(causes)) {
+	if (!causes->n) {
 		const cJSON *mine = ab_json_get(ab_json_get(ab_json_get(ab_json_get(r->st, "predicate"), "rebuilder"),
 		    "toolchain"), label ? label : "");
 		const cJSON *theirs = original_tools(c, label);
@@ -150,9 +151,9 @@ add_causes(struct group *g, const struct ab_challenge *c, const struct ab_rebuil
 			ab_toolchain_release(&b);
 		}
 	}
-	cJSON_ArrayForEach(it, causes)
-		if (cJSON_IsString(it) && !ab_strv_has(&g->causes, it->valuestring))
-			ab_strv_push(&g->causes, it->valuestring);
+	for (size_t i = 0; i < causes->n; i++)
+		if (strcmp(causes->v[i], "?") && !ab_strv_has(&g->causes, causes->v[i]))
+			ab_strv_push(&g->causes, causes->v[i]);
 	for (size_t i = 0; i < diff.n; i++)
 		if (!ab_strv_has(&g->causes, diff.v[i]))
 			ab_strv_push(&g->causes, diff.v[i]);
@@ -170,14 +171,14 @@ static void
 place(struct artifact *a, const struct ab_challenge *c, size_t ri)
 {
 	const struct ab_rebuildrec *r = &c->recs[ri];
-	const cJSON *entry = record_artifact(r, a->path);
-	const char *hex = ab_json_str(entry, "rebuilt_sha256");
+	const struct ab_repro_artifact *entry = record_artifact(&c->cmps[ri], a->path);
+	const char *hex = entry ? entry->rebuilt_sha256 : NULL;
 	struct group *g = NULL;
 
 	if (hex && !*hex)
 		hex = NULL;
-	if (!a->label && ab_json_str(entry, "label"))
-		a->label = ab_strdup(ab_json_str(entry, "label"));
+	if (!a->label && entry && entry->label)
+		a->label = ab_strdup(entry->label);
 	for (size_t i = 0; i < a->ngroups && !g; i++)
 		if (hex ? a->groups[i].hex && !strcmp(a->groups[i].hex, hex) : !a->groups[i].hex)
 			g = &a->groups[i];
@@ -206,7 +207,7 @@ place(struct artifact *a, const struct ab_challenge *c, size_t ri)
 		a->independent += !seen;
 		a->signers += r->signer && !key_seen;
 	} else {
-		add_causes(g, c, r, entry, ab_json_str(entry, "label"));
+		add_causes(g, c, r, entry, entry ? entry->label : NULL);
 	}
 }
 
@@ -287,6 +288,20 @@ read_records(struct ab_challenge *c, const struct ab_challenge_opts *o)
 	return rc;
 }
 
+/* each counted record's comparison, typed; AB_EFAIL (reported, naming the file and the key) */
+static int
+read_comparisons(struct ab_challenge *c)
+{
+	c->cmps = ab_calloc(c->nrecs + 1, sizeof(*c->cmps));
+	for (size_t i = 0; i < c->nrecs; i++) {
+		const cJSON *cmp = ab_json_get(ab_json_get(c->recs[i].st, "predicate"), "comparison");
+
+		if (ab_repro_result_parse(&c->cmps[i], cmp, c->recs[i].file) < 0)
+			return AB_EFAIL;
+	}
+	return 0;
+}
+
 int
 ab_challenge_make(struct ab_challenge **out, const char *input, const struct ab_challenge_opts *o)
 {
@@ -304,6 +319,8 @@ ab_challenge_make(struct ab_challenge **out, const char *input, const struct ab_
 	e = read_build(c, &st);
 	if (e == 0)
 		e = read_records(c, o);
+	if (e != AB_EFAIL && read_comparisons(c) < 0)
+		e = AB_EFAIL;
 	if (e == AB_EFAIL) {
 		ab_challenge_free(c);
 		cJSON_Delete(st);
@@ -631,9 +648,13 @@ ab_challenge_free(struct ab_challenge *c)
 		free(c->arts[i].label);
 	}
 	free(c->arts);
-	for (size_t i = 0; i < c->nrecs; i++)
+	for (size_t i = 0; i < c->nrecs; i++) {
 		ab_rebuildrec_release(&c->recs[i]);
+		if (c->cmps)
+			ab_repro_result_release(&c->cmps[i]);
+	}
 	free(c->recs);
+	free(c->cmps);
 	ab_strv_free(&c->refused);
 	cJSON_Delete(c->commands);
 	free(c->input);

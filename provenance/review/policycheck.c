@@ -12,6 +12,11 @@
 #include "../compare/compare.h"
 #include "../attest/keys.h"
 #include "policycheck.h"
+#include "../record/binprov.h"
+#include "../record/cmdsrec.h"
+#include "../record/proberesult.h"
+#include "../record/repro.h"
+#include "../record/updiffrec.h"
 #include "../runs/runenv.h"
 #include "sign.h"
 
@@ -31,6 +36,12 @@
 struct recs {
 	const struct ab_policy_check_opts *o;
 	cJSON *bin, *probes, *updiff, *check, *rebuild, *commands;
+	/* read typed (provenance/record/): binary-provenance.json, allocator-probes.json, upstream-diff.json */
+	struct ab_binprov binp;
+	struct ab_probe_results pr;
+	struct ab_updiffrecs ud;
+	struct ab_repro_record chk, reb; /* check's and rebuild's, read typed (provenance/record/repro.h) */
+	struct ab_cmdsrec cmds;          /* build-commands.json's (provenance/record/cmdsrec.h) */
 };
 
 /* one check of a rule */
@@ -112,6 +123,30 @@ read_record(cJSON **out, const struct ab_policy_check_opts *o, const char *rel)
 	return e;
 }
 
+/* the records read typed; AB_EFAIL (reported, naming the file and the key) */
+static int
+recs_parse(struct recs *r)
+{
+	char *bin = ab_sprintf("%s/%s", r->o->target, BIN), *probes = ab_sprintf("%s/%s", r->o->target, PROBES);
+	char *updiff = ab_sprintf("%s/%s", r->o->target, UPDIFF);
+	int e = ab_binprov_parse(&r->binp, r->bin, bin);
+
+	if (e == 0 && r->probes)
+		e = ab_probe_results_parse(&r->pr, r->probes, probes);
+	if (e == 0 && r->updiff)
+		e = ab_updiffrecs_parse(&r->ud, r->updiff, updiff);
+	if (e == 0 && r->check)
+		e = ab_repro_record_parse(&r->chk, r->check, CHECK);
+	if (e == 0 && r->commands)
+		e = ab_cmdsrec_parse(&r->cmds, r->commands, COMMANDS);
+	if (e == 0 && r->rebuild)
+		e = ab_repro_record_parse(&r->reb, r->rebuild, REBUILD);
+	free(bin);
+	free(probes);
+	free(updiff);
+	return e;
+}
+
 static int
 recs_read(struct recs *r)
 {
@@ -132,7 +167,7 @@ recs_read(struct recs *r)
 			return AB_EFAIL;
 		}
 	}
-	return 0;
+	return recs_parse(r);
 }
 
 static void
@@ -141,37 +176,15 @@ recs_release(struct recs *r)
 	cJSON_Delete(r->bin);
 	cJSON_Delete(r->probes);
 	cJSON_Delete(r->updiff);
+	ab_updiffrecs_release(&r->ud);
+	ab_binprov_release(&r->binp);
+	ab_probe_results_release(&r->pr);
+	ab_repro_record_release(&r->chk);
+	ab_repro_record_release(&r->reb);
+	ab_cmdsrec_release(&r->cmds);
 	cJSON_Delete(r->check);
 	cJSON_Delete(r->rebuild);
 	cJSON_Delete(r->commands);
-}
-
-/* the element of array arr whose "label" is label, and its index */
-static const cJSON *
-by_label(const cJSON *arr, const char *label, int *index)
-{
-	const cJSON *v;
-	int i = 0;
-
-	cJSON_ArrayForEach(v, arr) {
-		const char *l = ab_json_str(v, "label");
-
-		if (l && !strcmp(l, label)) {
-			*index = i;
-			return v;
-		}
-		i++;
-	}
-	*index = -1;
-	return NULL;
-}
-
-static const char *
-str_or(const cJSON *o, const char *key, const char *dflt)
-{
-	const char *s = ab_json_str(o, key);
-
-	return s ? s : dflt;
 }
 
 /*
@@ -179,45 +192,48 @@ str_or(const cJSON *o, const char *key, const char *dflt)
  */
 struct var {
 	const char *label;
-	const cJSON *bin, *probe; /* binary-provenance.json's and allocator-probes.json's entries (probe may be NULL) */
-	int bi, pi;               /* their indexes */
+	const struct ab_binprov_variant *bin; /* binary-provenance.json's entry */
+	const struct ab_probe_result *probe;  /* allocator-probes.json's, or NULL */
+	const char *base;                     /* the variant whose binary it runs: itself, or its base */
+	int bi, pi;                           /* their indexes */
 };
 
 static void
 check_source(const struct at *a, const struct ab_policy_rule *r, const struct var *v)
 {
-	const cJSON *pin = ab_json_get(ab_json_get(v->bin, "source"), "pin");
+	const struct ab_fetch_record *pin = v->bin->source.pin;
 	const struct {
-		const char *want, *key;
-	} t[] = {{r->commit, "commit"}, {r->sha256, "sha256"}, {r->dirhash, "dirHash"}};
+		const char *want, *key, *got;
+	} t[] = {{r->commit, "commit", pin ? pin->commit : NULL}, {r->sha256, "sha256", pin ? pin->sha256 : NULL},
+		{r->dirhash, "dirHash", pin ? pin->dirhash : NULL}};
 
 	for (size_t i = 0; i < AB_NELEM(t); i++) {
-		const char *got;
+		const char *got = t[i].got;
 
 		if (!t[i].want)
 			continue;
-		got = ab_json_str(pin, t[i].key);
 		addf(a, got && !strcmp(got, t[i].want), BIN, ab_sprintf("variants[%d].source.pin.%s", v->bi, t[i].key),
 		    ab_sprintf("%s %s", t[i].key, t[i].want),
 		    got ? ab_sprintf("%s %s", t[i].key, got) : ab_sprintf("no %s: the source is of kind %s", t[i].key,
-		    str_or(pin, "kind", "unknown")));
+		    pin ? ab_fetch_kind_name(pin->kind) : "unknown"));
 	}
 }
 
 static void
 check_upstream(const struct at *a, const struct ab_policy_rule *r, const struct recs *rc, const struct var *v)
 {
-	const cJSON *rep = ab_json_get(ab_json_get(rc->updiff, "variants"), v->label);
+	const struct ab_updiffrec *rep = ab_updiffrecs_get(&rc->ud, v->label);
 	const char *key = r->identical ? "identical" : "matches";
 	char *field = ab_sprintf("variants[\"%s\"].%s", v->label, key);
+	int ok = rep && (r->identical ? rep->identical : rep->matches);
 
 	if (!rc->updiff || !rep)
 		addf(a, 0, UPDIFF, field, ab_strdup("an upstream-diff report of the vendored tree"),
 		    ab_strdup(rc->updiff ? "no report for this variant" : "no upstream-diff record"));
 	else
-		addf(a, cJSON_IsTrue(ab_json_get(rep, key)), UPDIFF, field, ab_strdup(r->identical ?
+		addf(a, ok, UPDIFF, field, ab_strdup(r->identical ?
 		    "every file identical to upstream" : "the vendored tree matching upstream"),
-		    ab_strdup(str_or(rep, "summary", cJSON_IsTrue(ab_json_get(rep, key)) ? key : "no")));
+		    ab_strdup(rep->summary ? rep->summary : ok ? key : "no"));
 }
 
 /* does have ("5.3.0-0-g..." or "5.3.0") name exactly version want? */
@@ -232,8 +248,7 @@ version_is(const char *have, const char *want)
 static void
 check_allocator(const struct at *a, const struct ab_policy_rule *r, const struct var *v)
 {
-	const cJSON *p = ab_json_get(v->probe, "probe");
-	const char *kind = ab_json_str(p, "allocator"), *ver = ab_json_str(p, "version");
+	const char *kind = v->probe ? v->probe->allocator : NULL, *ver = v->probe ? v->probe->version : NULL;
 	int ok;
 
 	if (!v->probe) {
@@ -245,7 +260,7 @@ check_allocator(const struct at *a, const struct ab_policy_rule *r, const struct
 	    ab_strdup(r->alloc_kind), ab_strdup(kind ? kind : "no allocator found"));
 	if (!r->version && !r->version_min && !r->version_max)
 		return;
-	if (cJSON_IsTrue(ab_json_get(p, "bogus_version")) || !ver) {
+	if (v->probe->bogus_version || !ver) {
 		addf(a, 0, PROBES, ab_sprintf("variants[%d].probe.version", v->pi), ab_strdup(r->version ? r->version :
 		    "a version in range"), ab_sprintf("%s (not a version: the build could not tell)", ver ? ver : "none"));
 		return;
@@ -281,7 +296,8 @@ conf_has(const char *conf, const char *name, size_t nlen, const char *value)
 static void
 check_baked(const struct at *a, const struct ab_policy_rule *r, const struct var *v)
 {
-	const cJSON *cfg = ab_json_get(ab_json_get(v->probe, "probe"), "config");
+	/* jemalloc's build-time options as its probe's report shows them */
+	const cJSON *cfg = v->probe ? ab_json_get(v->probe->report, "config") : NULL;
 	const char *conf = ab_json_str(cfg, "malloc_conf");
 	char *field = ab_sprintf("variants[%d].probe.config.malloc_conf", v->pi);
 
@@ -306,21 +322,25 @@ check_baked(const struct at *a, const struct ab_policy_rule *r, const struct var
 	free(field);
 }
 
+/* is the override set at run time? */
+static int
+at_runtime(const struct ab_probe_override *o)
+{
+	return o->origin && !strcmp(o->origin, "runtime");
+}
+
 /* the probe's verdict on a setting set at run time: the override whose setting is name, or NULL */
-static const cJSON *
+static const struct ab_probe_override *
 override(const struct var *v, const char *name, size_t nlen, int *index)
 {
-	const cJSON *o;
-	int i = 0;
+	for (size_t i = 0; v->probe && i < v->probe->noverrides; i++) {
+		const struct ab_probe_override *o = &v->probe->overrides[i];
+		const char *s = o->setting ? o->setting : "";
 
-	cJSON_ArrayForEach(o, ab_json_get(ab_json_get(v->probe, "probe"), "overrides")) {
-		const char *s = str_or(o, "setting", "");
-
-		if (!strcmp(str_or(o, "origin", ""), "runtime") && strlen(s) == nlen && !strncmp(s, name, nlen)) {
-			*index = i;
+		if (at_runtime(o) && strlen(s) == nlen && !strncmp(s, name, nlen)) {
+			*index = (int)i;
 			return o;
 		}
-		i++;
 	}
 	*index = -1;
 	return NULL;
@@ -332,8 +352,8 @@ check_runtime(const struct at *a, const struct ab_policy_rule *r, const struct v
 	for (size_t i = 0; i < r->read.n; i++) {
 		const char *s = r->read.v[i], *colon = strchr(s, ':');
 		int k;
-		const cJSON *o = override(v, s, (size_t)(colon - s), &k);
-		const char *st = str_or(o, "status", "none"), *eff = str_or(o, "effective", "none");
+		const struct ab_probe_override *o = override(v, s, (size_t)(colon - s), &k);
+		const char *st = o && o->status ? o->status : "none", *eff = o && o->effective ? o->effective : "none";
 		int ok = o && (!strcmp(st, "ok") || !strcmp(st, "default")) && !strcmp(eff, colon + 1);
 
 		addf(a, ok, PROBES, o ? ab_sprintf("variants[%d].probe.overrides[%d]", v->pi, k) :
@@ -346,23 +366,25 @@ check_runtime(const struct at *a, const struct ab_policy_rule *r, const struct v
 static void
 check_not_set(const struct at *a, const struct ab_policy_rule *r, const struct var *v)
 {
-	const cJSON *o, *env = ab_json_get(ab_json_get(ab_json_get(v->probe, "probe"), "requested"), "env");
+	/* the variables the probe was run with, as its report shows them */
+	const cJSON *env = v->probe ? ab_json_get(ab_json_get(v->probe->report, "requested"), "env") : NULL;
 
 	for (size_t i = 0; i < r->names.n; i++) {
 		const char *name = r->names.v[i];
+		const struct ab_probe_override *o;
 		int k = -1, n = 0;
 
 		if (strcmp(name, "*")) {
 			o = override(v, name, strlen(name), &k);
 			addf(a, !o, PROBES, o ? ab_sprintf("variants[%d].probe.overrides[%d]", v->pi, k) : ab_sprintf("variants[%d].probe.overrides", v->pi),
 			    ab_sprintf("%s not set at run time", name),
-			    o ? ab_sprintf("%s set at run time to %s", name, str_or(o, "requested", "?")) :
+			    o ? ab_sprintf("%s set at run time to %s", name, o->requested ? o->requested : "?") :
 			    ab_sprintf("%s not set at run time", name));
 			continue;
 		}
 		/* "*": nothing of the allocator's set at run time: no override, no variable */
-		cJSON_ArrayForEach(o, ab_json_get(ab_json_get(v->probe, "probe"), "overrides"))
-			n += !strcmp(str_or(o, "origin", ""), "runtime");
+		for (size_t j = 0; v->probe && j < v->probe->noverrides; j++)
+			n += at_runtime(&v->probe->overrides[j]);
 		n += cJSON_GetArraySize(env);
 		addf(a, n == 0, PROBES, ab_sprintf("variants[%d].probe.requested.env", v->pi),
 		    ab_strdup("no allocator option set at run time"), n ? ab_sprintf("%s set at run time", env && env->child ? env->child->string :
@@ -374,46 +396,45 @@ check_not_set(const struct at *a, const struct ab_policy_rule *r, const struct v
 static void
 check_secure(const struct at *a, const struct ab_policy_rule *r, const struct var *v)
 {
-	const cJSON *s = ab_json_get(ab_json_get(v->probe, "probe"), "secure");
+	int s = v->probe ? v->probe->secure : -1;
 
-	addf(a, cJSON_IsNumber(s) && s->valueint == r->secure, PROBES, ab_sprintf("variants[%d].probe.secure", v->pi),
-	    ab_sprintf("secure level %d", r->secure), cJSON_IsNumber(s) ? ab_sprintf("secure level %d", s->valueint) :
+	addf(a, s >= 0 && s == r->secure, PROBES, ab_sprintf("variants[%d].probe.secure", v->pi),
+	    ab_sprintf("secure level %d", r->secure), s >= 0 ? ab_sprintf("secure level %d", s) :
 	    ab_strdup("no secure level (not mimalloc?)"));
 }
 
 /* how many artifacts of label a record's comparison holds, how many identical, and the first that is not */
 static int
-repro_count(const cJSON *arts, const char *label, int *same, int *first_bad)
+repro_count(const struct ab_repro_result *cmp, const char *label, int *same, int *first_bad)
 {
-	const cJSON *it;
-	int n = 0, i = 0;
+	int n = 0;
 
 	*same = 0;
 	*first_bad = -1;
-	cJSON_ArrayForEach(it, arts) {
-		if (!strcmp(str_or(it, "label", ""), label)) {
+	for (size_t i = 0; i < cmp->n; i++) {
+		const struct ab_repro_artifact *it = &cmp->artifacts[i];
+
+		if (it->label && !strcmp(it->label, label)) {
 			n++;
-			if (cJSON_IsTrue(ab_json_get(it, "identical")))
+			if (it->identical)
 				(*same)++;
 			else if (*first_bad < 0)
-				*first_bad = i;
+				*first_bad = (int)i;
 		}
-		i++;
 	}
 	return n;
 }
 
 /* the artifacts of a variant (its base's, for a runtime variant, which has none of its own) in a record */
 static void
-repro_one(const struct at *a, const cJSON *rec, const char *file, const struct var *v)
+repro_one(const struct at *a, const struct ab_repro_record *rec, const char *file, const struct var *v)
 {
-	const cJSON *arts = ab_json_get(ab_json_get(ab_json_get(rec, "predicate"), "comparison"), "artifacts");
 	const char *base = v->label;
-	int same, first_bad, n = repro_count(arts, base, &same, &first_bad);
+	int same, first_bad, n = repro_count(&rec->cmp, base, &same, &first_bad);
 
-	if (!n && strcmp(str_or(v->bin, "base", v->label), v->label)) {
-		base = str_or(v->bin, "base", v->label);
-		n = repro_count(arts, base, &same, &first_bad);
+	if (!n && strcmp(v->base, v->label)) {
+		base = v->base;
+		n = repro_count(&rec->cmp, base, &same, &first_bad);
 	}
 	addf(a, n && same == n, file, first_bad >= 0 ? ab_sprintf("predicate.comparison.artifacts[%d].identical",
 	    first_bad) : ab_strdup("predicate.comparison.artifacts"), ab_strdup("every artifact identical"),
@@ -438,8 +459,8 @@ repro_independent(const struct at *a, const struct ab_policy_rule *r, const stru
 
 	if (ch) {
 		least = ab_challenge_label_signers(ch, base, &n);
-		if (!n && strcmp(str_or(v->bin, "base", v->label), v->label)) {
-			base = str_or(v->bin, "base", v->label);
+		if (!n && strcmp(v->base, v->label)) {
+			base = v->base;
 			least = ab_challenge_label_signers(ch, base, &n);
 		}
 	}
@@ -473,8 +494,8 @@ repro_signed(const struct at *a, const struct recs *rc, const struct var *v)
 	const char *base = v->label;
 	size_t n = 0, least = ab_challenge_label_signers(ch, base, &n);
 
-	if (!n && strcmp(str_or(v->bin, "base", v->label), v->label)) {
-		base = str_or(v->bin, "base", v->label);
+	if (!n && strcmp(v->base, v->label)) {
+		base = v->base;
 		least = ab_challenge_label_signers(ch, base, &n);
 	}
 	addf(a, n && least >= 1, "rebuild records (--rebuilt)", ab_strdup("predicate.comparison.artifacts"),
@@ -503,9 +524,9 @@ check_reproducible(const struct at *a, const struct ab_policy_rule *r, const str
 	int signed_rebuilt = rebuild && ch && ab_challenge_checked(ch) && ab_challenge_nrecords(ch) > 0;
 
 	if (check && rc->check)
-		repro_one(a, rc->check, CHECK, v);
+		repro_one(a, &rc->chk, CHECK, v);
 	if (rebuild && rc->rebuild)
-		repro_one(a, rc->rebuild, REBUILD, v);
+		repro_one(a, &rc->reb, REBUILD, v);
 	if (signed_rebuilt && !r->independent)
 		repro_signed(a, rc, v);
 	if (!(check && rc->check) && !(rebuild && rc->rebuild) && !signed_rebuilt)
@@ -534,8 +555,10 @@ size_words(long bytes)
 static void
 check_targets(struct at *a, const struct ab_policy_rule *r, const struct var *v)
 {
-	const cJSON *hp = ab_json_get(v->bin, "host_probes");
-	const cJSON *lp = ab_json_get(hp, "LG_PAGE"), *lh = ab_json_get(hp, "LG_HUGEPAGE"), *lv = ab_json_get(hp, "LG_VADDR");
+	const struct ab_binprov_host_probes *h = v->bin->host_probes;
+	/* a record with the member null is not one without it (that says "none recorded") */
+	int hp = v->bin->host_probes_member;
+	const int lp = h ? h->lg_page : -1, lh = h ? h->lg_hugepage : -1, lv = h ? h->lg_vaddr : -1;
 	const char *label = a->variant;
 
 	for (size_t i = 0; i < r->ntargets; i++) {
@@ -547,31 +570,30 @@ check_targets(struct at *a, const struct ab_policy_rule *r, const struct var *v)
 			addf(a, 0, BIN, ab_sprintf("variants[%d].host_probes", v->bi),
 			    ab_strdup("jemalloc's host probes (LG_PAGE...)"), ab_strdup("none recorded"));
 		}
-		if (hp && t->page && cJSON_IsNumber(lp)) {
-			long have = 1L << lp->valueint;
+		if (hp && t->page && lp >= 0) {
+			long have = 1L << lp;
 			char *hs = size_words(have), *ts = size_words(t->page);
 
 			addf(a, have >= t->page, BIN, ab_sprintf("variants[%d].host_probes.LG_PAGE", v->bi),
 			    ab_sprintf("pages of %s or larger", ts), have >= t->page ?
-			    ab_sprintf("LG_PAGE %d (%s pages)", lp->valueint, hs) :
+			    ab_sprintf("LG_PAGE %d (%s pages)", lp, hs) :
 			    ab_sprintf("LG_PAGE %d (%s pages): jemalloc aborts there with \"" PAGE_ABORT "\"",
-			    lp->valueint, hs));
+			    lp, hs));
 			free(hs);
 			free(ts);
 		}
-		if (hp && t->hugepage && cJSON_IsNumber(lh)) {
-			long have = 1L << lh->valueint;
+		if (hp && t->hugepage && lh >= 0) {
+			long have = 1L << lh;
 			char *hs = size_words(have), *ts = size_words(t->hugepage);
 
 			addf(a, have == t->hugepage, BIN, ab_sprintf("variants[%d].host_probes.LG_HUGEPAGE", v->bi),
-			    ab_sprintf("huge pages of %s", ts), ab_sprintf("LG_HUGEPAGE %d (%s)", lh->valueint, hs));
+			    ab_sprintf("huge pages of %s", ts), ab_sprintf("LG_HUGEPAGE %d (%s)", lh, hs));
 			free(hs);
 			free(ts);
 		}
-		if (hp && t->vaddr_bits && cJSON_IsNumber(lv))
-			addf(a, lv->valueint >= t->vaddr_bits, BIN, ab_sprintf("variants[%d].host_probes.LG_VADDR", v->bi),
-			    ab_sprintf("%d-bit virtual addresses or more", t->vaddr_bits),
-			    ab_sprintf("LG_VADDR %d", lv->valueint));
+		if (hp && t->vaddr_bits && lv >= 0)
+			addf(a, lv >= t->vaddr_bits, BIN, ab_sprintf("variants[%d].host_probes.LG_VADDR", v->bi),
+			    ab_sprintf("%d-bit virtual addresses or more", t->vaddr_bits), ab_sprintf("LG_VADDR %d", lv));
 		free(name);
 	}
 	a->variant = label;
@@ -599,18 +621,17 @@ dir_in(const struct ab_strv *in, const char *dir)
 static void
 check_only_differs(const struct at *a, const struct ab_policy_rule *r, const struct recs *rc, const struct var *v)
 {
-	const cJSON *cmp = NULL, *it, *d;
+	const struct ab_cmdsrec_objects *cmp = NULL;
 	struct ab_buf out = {0}, pats = {0};
-	int i = 0, at = -1, bad = 0, differ, only;
+	int at = -1, bad = 0, differ, only;
 
-	cJSON_ArrayForEach(it, ab_json_get(rc->commands, "object_comparison")) {
-		const char *x = ab_json_str(it, "a"), *y = ab_json_str(it, "b");
+	for (size_t i = 0; i < rc->cmds.nobjects; i++) {
+		const char *x = rc->cmds.objects[i].a, *y = rc->cmds.objects[i].b;
 
 		if (x && y && ((!strcmp(x, r->from) && !strcmp(y, v->label)) || (!strcmp(y, r->from) && !strcmp(x, v->label)))) {
-			cmp = it;
-			at = i;
+			cmp = &rc->cmds.objects[i];
+			at = (int)i;
 		}
-		i++;
 	}
 	for (size_t k = 0; k < r->in.n; k++)
 		ab_buf_printf(&pats, "%s%s", k ? ", " : "", r->in.v[k]);
@@ -621,21 +642,19 @@ check_only_differs(const struct at *a, const struct ab_policy_rule *r, const str
 		ab_buf_free(&pats);
 		return;
 	}
-	differ = ab_json_get(cmp, "differ") ? ab_json_get(cmp, "differ")->valueint : 0;
-	only = (ab_json_get(cmp, "only_a") ? ab_json_get(cmp, "only_a")->valueint : 0) +
-	    (ab_json_get(cmp, "only_b") ? ab_json_get(cmp, "only_b")->valueint : 0);
-	cJSON_ArrayForEach(d, ab_json_get(cmp, "differ_by_directory")) {
-		if (dir_in(&r->in, d->string))
+	differ = cmp->differ;
+	only = cmp->only_a + cmp->only_b;
+	for (size_t k = 0; k < cmp->dirs.n; k++) {
+		if (dir_in(&r->in, cmp->dirs.v[k]))
 			continue;
-		ab_buf_printf(&out, "%s%s (%d)", bad++ ? ", " : "", d->string, d->valueint);
+		ab_buf_printf(&out, "%s%s (%d)", bad++ ? ", " : "", cmp->dirs.v[k], cmp->dir_n[k]);
 	}
 	if (only)
 		ab_buf_printf(&out, "%s%d object%s in one tree only", bad++ ? ", " : "", only, only == 1 ? "" : "s");
 	addf(a, !bad, COMMANDS, ab_sprintf("object_comparison[%d].differ_by_directory", at),
 	    ab_sprintf("objects differing from %s's only in %s", r->from, pats.s ? pats.s : "nothing"),
 	    bad ? ab_sprintf("objects differing outside it: %s", out.s) :
-	    ab_sprintf("%d identical, %d differ, all in %s", ab_json_get(cmp, "identical") ?
-	    ab_json_get(cmp, "identical")->valueint : 0, differ, pats.s ? pats.s : "nothing"));
+	    ab_sprintf("%d identical, %d differ, all in %s", cmp->identical, differ, pats.s ? pats.s : "nothing"));
 	ab_buf_free(&out);
 	ab_buf_free(&pats);
 }
@@ -711,16 +730,19 @@ unmatched(struct at *a, const struct ab_policy_rule *r, const unsigned char *whi
 static void
 check_rule_variants(struct at *a, const struct ab_policy_rule *r, const struct recs *rc)
 {
-	const cJSON *it;
 	unsigned char *which = ab_calloc(r->variants.n + 1, 1);
-	int bi = 0;
 
-	cJSON_ArrayForEach(it, ab_json_get(rc->bin, "variants")) {
-		struct var v = {ab_json_str(it, "label"), it, NULL, bi++, -1};
+	for (size_t bi = 0; bi < rc->binp.nvariants; bi++) {
+		const struct ab_binprov_variant *b = &rc->binp.variants[bi];
+		struct var v = {b->label, b, NULL, b->base ? b->base : b->label, (int)bi, -1};
 
-		if (!v.label || !matches(r, v.label, which))
+		if (!matches(r, v.label, which))
 			continue;
-		v.probe = by_label(ab_json_get(rc->probes, "variants"), v.label, &v.pi);
+		for (size_t k = 0; k < rc->pr.n && !v.probe; k++)
+			if (!strcmp(rc->pr.v[k].label, v.label)) {
+				v.probe = rc->pr.v[k].result;
+				v.pi = (int)k;
+			}
 		a->variant = v.label;
 		check_variant(a, r, rc, &v);
 	}
@@ -888,7 +910,7 @@ done:
 int
 ab_policy_check(struct ab_policy_report *out, const struct ab_policy *p, const struct ab_policy_check_opts *o)
 {
-	struct recs rc = {o, NULL, NULL, NULL, NULL, NULL, NULL};
+	struct recs rc = {.o = o};
 	int e;
 
 	memset(out, 0, sizeof(*out));

@@ -39,6 +39,105 @@ load_optional(cJSON **out, const struct evidence *e, const char *name)
 	return rc;
 }
 
+/*
+ * The manifests read typed (provenance/record/): each with its reader,
+ * when the build recorded it; a manifest that is not one is refused,
+ * naming the file and the key (AB_EFAIL)
+ */
+static int
+parse_bin(struct evidence *e, const cJSON *doc, const char *file)
+{
+	return ab_binprov_parse(&e->bin, doc, file);
+}
+
+static int
+parse_probes(struct evidence *e, const cJSON *doc, const char *file)
+{
+	return ab_probe_results_parse(&e->probes, doc, file);
+}
+
+static int
+parse_updiff(struct evidence *e, const cJSON *doc, const char *file)
+{
+	return ab_updiffrecs_parse(&e->updiff, doc, file);
+}
+
+static int
+parse_cmake(struct evidence *e, const cJSON *doc, const char *file)
+{
+	return ab_cmakeprov_doc_parse(&e->cmake, doc, file);
+}
+
+static int
+parse_check(struct evidence *e, const cJSON *doc, const char *file)
+{
+	e->check = &e->check_rec;
+	return ab_repro_record_parse(&e->check_rec, doc, file);
+}
+
+static int
+parse_rebuild(struct evidence *e, const cJSON *doc, const char *file)
+{
+	e->rebuild = &e->rebuild_rec;
+	return ab_repro_record_parse(&e->rebuild_rec, doc, file);
+}
+
+/* build-commands.json, typed (provenance/record/cmdsrec.h), when the build recorded it */
+static int
+load_commands(struct evidence *e)
+{
+	char *p;
+	int rc;
+
+	if (!e->commands)
+		return 0;
+	p = ab_sprintf("%s/provenance/build-commands.json", e->outdir);
+	rc = ab_cmdsrec_parse(&e->cmds, e->commands, p);
+	free(p);
+	return rc;
+}
+
+static int
+parse_sources(struct evidence *e, const cJSON *doc, const char *file)
+{
+	return ab_sourcesrec_parse(&e->srcs, doc, file);
+}
+
+/* OUTDIR/provenance/name read by parse when the build recorded it; reported */
+static int
+load_typed_one(struct evidence *e, const char *name, int (*parse)(struct evidence *e, const cJSON *doc, const char *file))
+{
+	cJSON *doc;
+	char *p;
+	int rc;
+
+	if (load_optional(&doc, e, name) < 0)
+		return AB_EFAIL;
+	if (!doc)
+		return 0;
+	p = ab_sprintf("%s/provenance/%s", e->outdir, name);
+	rc = parse(e, doc, p);
+	free(p);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+static int
+load_typed(struct evidence *e)
+{
+	static const struct {
+		const char *name;
+		int (*parse)(struct evidence *e, const cJSON *doc, const char *file);
+	} t[] = {{"binary-provenance.json", parse_bin}, {"allocator-probes.json", parse_probes},
+		{"upstream-diff.json", parse_updiff}, {"cmake-cache-provenance.json", parse_cmake},
+		{"reproducibility.intoto.json", parse_check}, {"rebuild.intoto.json", parse_rebuild}};
+
+	for (size_t i = 0; i < AB_NELEM(t); i++)
+		if (load_typed_one(e, t[i].name, t[i].parse) < 0)
+			return AB_EFAIL;
+	return 0;
+}
+
 /* the runs' comparison, as `allocbuild compare` makes it, when SHA256SUMS lists a run record */
 static int
 load_runs(struct evidence *e)
@@ -120,18 +219,12 @@ load_evidence(struct evidence *e, const struct ab_pr_opts *o)
 			}
 		}
 	}
-	if (load_optional(&e->sources, e, "sources.json") < 0 ||
-	    load_optional(&e->commands, e, "build-commands.json") < 0 ||
-	    load_optional(&e->binaries, e, "binary-provenance.json") < 0 ||
-	    load_optional(&e->probes, e, "allocator-probes.json") < 0 ||
-	    load_optional(&e->updiff, e, "upstream-diff.json") < 0 ||
-	    load_optional(&e->cmake, e, "cmake-cache-provenance.json") < 0 ||
+	if (load_typed_one(e, "sources.json", parse_sources) < 0 ||
+	    load_optional(&e->commands, e, "build-commands.json") < 0 || load_commands(e) < 0 || load_typed(e) < 0 ||
 	    load_optional(&e->relink, e, "relink-provenance.json") < 0 ||
-	    load_optional(&e->statement, e, "provenance.intoto.json") < 0 ||
-	    load_optional(&e->check, e, "reproducibility.intoto.json") < 0 ||
-	    load_optional(&e->rebuild, e, "rebuild.intoto.json") < 0)
+	    load_optional(&e->statement, e, "provenance.intoto.json") < 0)
 		goto done;
-	e->name = ab_pr_jstr(e->binaries, "recipe.name");
+	e->name = e->bin.recipe_name;
 	if (!e->name) {
 		ab_error("pr: '%s/provenance/binary-provenance.json' names no recipe", outdir);
 		goto done;
@@ -145,16 +238,19 @@ done:
 static void
 release_evidence(struct evidence *e)
 {
-	cJSON_Delete(e->sources);
+	ab_sourcesrec_release(&e->srcs);
 	cJSON_Delete(e->commands);
-	cJSON_Delete(e->binaries);
-	cJSON_Delete(e->probes);
-	cJSON_Delete(e->updiff);
-	cJSON_Delete(e->cmake);
+	ab_cmdsrec_release(&e->cmds);
+	ab_binprov_release(&e->bin);
+	ab_probe_results_release(&e->probes);
+	ab_updiffrecs_release(&e->updiff);
+	ab_cmakeprov_doc_release(&e->cmake);
 	cJSON_Delete(e->relink);
 	cJSON_Delete(e->statement);
-	cJSON_Delete(e->check);
-	cJSON_Delete(e->rebuild);
+	if (e->check)
+		ab_repro_record_release(&e->check_rec);
+	if (e->rebuild)
+		ab_repro_record_release(&e->rebuild_rec);
 	ab_compare_free(e->runs);
 	ab_manifest_recorded_release(&e->rec);
 }

@@ -8,27 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int
-has_string(const cJSON *arr, const char *s)
-{
-	const cJSON *it;
-
-	cJSON_ArrayForEach(it, arr)
-		if (cJSON_IsString(it) && !strcmp(it->valuestring, s))
-			return 1;
-	return 0;
-}
-
 /* configure arguments of x against y: what only x has */
 static void
-args_diff(struct ab_buf *b, const cJSON *x, const cJSON *y, const char *sign)
+args_diff(struct ab_buf *b, const struct ab_strv *x, const struct ab_strv *y, const char *sign)
 {
-	const cJSON *it;
-
-	cJSON_ArrayForEach(it, x)
-		if (cJSON_IsString(it) && !has_string(y, it->valuestring)) {
+	for (size_t i = 0; i < x->n; i++)
+		if (!ab_strv_has(y, x->v[i])) {
 			ab_buf_printf(b, " %s", sign);
-			ab_pr_put_code(b, it->valuestring);
+			ab_pr_put_code(b, x->v[i]);
 		}
 }
 
@@ -96,16 +83,14 @@ same_type_prefix(const char *a, const char *b)
 static void
 put_cmake_diffs(struct ab_buf *b, const struct evidence *e, const char *label)
 {
-	const cJSON *d, *k;
+	for (size_t i = 0; i < e->cmake.ndiffs; i++) {
+		const struct ab_cmakeprov_pair *d = &e->cmake.diffs[i];
 
-	cJSON_ArrayForEach(d, ab_pr_jget(e->cmake, "diffs")) {
-		const char *bl = ab_pr_jstr(d, "b");
-
-		if (!bl || strcmp(bl, label))
+		if (strcmp(d->b, label))
 			continue;
-		cJSON_ArrayForEach(k, ab_pr_jget(d, "differences")) {
-			const char *sec = ab_pr_jstr(k, "section"), *name = ab_pr_jstr(k, "key");
-			const char *av = ab_pr_jstr(k, "a"), *bv = ab_pr_jstr(k, "b");
+		for (size_t j = 0; j < d->n; j++) {
+			const char *sec = d->d[j].section, *name = d->d[j].key;
+			const char *av = d->d[j].a, *bv = d->d[j].b;
 			size_t skip = same_type_prefix(av, bv);
 
 			ab_buf_puts(b, " ");
@@ -139,28 +124,23 @@ put_cmake_diffs(struct ab_buf *b, const struct evidence *e, const char *label)
 static void
 put_object_diff(struct ab_buf *b, const struct evidence *e, const char *first, const char *label)
 {
-	const cJSON *c, *d;
+	for (size_t i = 0; i < e->cmds.nobjects; i++) {
+		const struct ab_cmdsrec_objects *c = &e->cmds.objects[i];
+		int n = 0, dirs = (int)c->dirs.n;
 
-	cJSON_ArrayForEach(c, ab_pr_jget(e->commands, "object_comparison")) {
-		const char *x = ab_pr_jstr(c, "a"), *y = ab_pr_jstr(c, "b");
-		const cJSON *same = ab_pr_jget(c, "identical"), *differ = ab_pr_jget(c, "differ");
-		int n = 0, dirs = 0;
-
-		if (!x || !y || strcmp(x, first) || strcmp(y, label) || !cJSON_IsNumber(same) || !cJSON_IsNumber(differ))
+		if (!c->a || !c->b || strcmp(c->a, first) || strcmp(c->b, label) || !c->counted)
 			continue;
-		cJSON_ArrayForEach(d, ab_pr_jget(c, "differ_by_directory"))
-			dirs++;
 		/* after the settings ("...;" or "KEY: A → B;" written), or alone */
 		ab_buf_printf(b, "%s objects: %d identical, %d differ", b->len && b->s[b->len - 1] != ';' &&
-		    b->s[b->len - 1] != ':' ? ";" : "", same->valueint, differ->valueint);
-		cJSON_ArrayForEach(d, ab_pr_jget(c, "differ_by_directory")) {
+		    b->s[b->len - 1] != ':' ? ";" : "", c->identical, c->differ);
+		for (size_t k = 0; k < c->dirs.n; k++) {
 			if (n == 4) {
 				ab_buf_printf(b, ", and %d more", dirs - n);
 				break;
 			}
 			ab_buf_puts(b, n++ ? ", " : " (");
-			ab_pr_put_code(b, d->string);
-			ab_buf_printf(b, ": %d", cJSON_IsNumber(d) ? d->valueint : 0);
+			ab_pr_put_code(b, c->dirs.v[k]);
+			ab_buf_printf(b, ": %d", c->dir_n[k]);
 		}
 		if (n)
 			ab_buf_puts(b, ")");
@@ -170,13 +150,14 @@ put_object_diff(struct ab_buf *b, const struct evidence *e, const char *first, c
 
 /* a runtime-only variant or a diagnostic relink, in words */
 static void
-put_special_difference(struct ab_buf *b, const struct evidence *e, const cJSON *v, const char *label)
+put_special_difference(struct ab_buf *b, const struct evidence *e, const struct ab_cmdsrec_variant *v,
+    const char *label)
 {
 	ab_buf_puts(b, "- ");
 	ab_pr_put_code(b, label);
-	if (ab_pr_is_kind(v, "runtime_of")) {
+	if (ab_pr_kind_is(v, "runtime_of")) {
 		ab_buf_puts(b, ": the binary of ");
-		ab_pr_put_code(b, ab_pr_jstr_or(v, "definition.runtime_of", "?"));
+		ab_pr_put_code(b, v->def.runtime_of ? v->def.runtime_of : "?");
 		ab_buf_puts(b, ", run with ");
 		ab_pr_put_runtime(b, v);
 	} else {
@@ -184,7 +165,7 @@ put_special_difference(struct ab_buf *b, const struct evidence *e, const cJSON *
 		const char *verdict = ab_pr_jstr(doc, "verdict");
 
 		ab_buf_puts(b, ": **diagnostic relink** of ");
-		ab_pr_put_code(b, ab_pr_jstr_or(v, "definition.relink.from", "?"));
+		ab_pr_put_code(b, v->def.relink_from ? v->def.relink_from : "?");
 		ab_buf_puts(b, " (not a normal build): ");
 		ab_pr_put_text(b, verdict ? verdict : "no relink provenance recorded");
 		if (ab_pr_jget(doc, "normal_check.identical"))
@@ -196,10 +177,8 @@ put_special_difference(struct ab_buf *b, const struct evidence *e, const cJSON *
 }
 
 static int
-same_str(const cJSON *x, const cJSON *y, const char *path)
+same_str(const char *a, const char *b)
 {
-	const char *a = ab_pr_jstr(x, path), *b = ab_pr_jstr(y, path);
-
 	return a && b && !strcmp(a, b);
 }
 
@@ -211,17 +190,18 @@ same_str(const cJSON *x, const cJSON *y, const char *path)
 static void
 put_cmake_table(struct ab_buf *details, const struct evidence *e)
 {
-	const cJSON *pair, *d;
 	int rows = 0;
 
-	cJSON_ArrayForEach(pair, ab_pr_jget(e->cmake, "diffs")) {
-		const char *a = ab_pr_jstr(pair, "a"), *bl = ab_pr_jstr(pair, "b");
-		const char *sa = ab_pr_jstr(ab_pr_for_label(e->commands, a), "definition.source");
-		const char *sb = ab_pr_jstr(ab_pr_for_label(e->commands, bl), "definition.source");
+	for (size_t i = 0; i < e->cmake.ndiffs; i++) {
+		const struct ab_cmakeprov_pair *pair = &e->cmake.diffs[i];
+		const char *a = pair->a, *bl = pair->b;
+		const struct ab_cmdsrec_variant *va = ab_cmdsrec_variant(&e->cmds, a), *vb = ab_cmdsrec_variant(&e->cmds, bl);
 
-		if (!a || !bl || !sa || !sb || strcmp(sa, sb))
+		if (!va || !vb || !same_str(va->def.source, vb->def.source))
 			continue;
-		cJSON_ArrayForEach(d, ab_pr_jget(pair, "differences")) {
+		for (size_t j = 0; j < pair->n; j++) {
+			const struct ab_cmakeprov_difference *d = &pair->d[j];
+
 			if (!rows++)
 				ab_buf_puts(details, "<details><summary>CMake cache and flag differences (variants of one "
 				    "source)</summary>\n\n| variants | section | key | first | second |\n|---|---|---|---|---|\n");
@@ -230,13 +210,13 @@ put_cmake_table(struct ab_buf *details, const struct evidence *e)
 			ab_buf_puts(details, " → ");
 			ab_pr_put_code(details, bl);
 			ab_buf_puts(details, " | ");
-			ab_pr_put_text(details, ab_pr_jstr_or(d, "section", "?"));
+			ab_pr_put_text(details, d->section ? d->section : "?");
 			ab_buf_puts(details, " | ");
-			ab_pr_put_code(details, ab_pr_jstr_or(d, "key", "?"));
+			ab_pr_put_code(details, d->key ? d->key : "?");
 			ab_buf_puts(details, " | ");
-			ab_pr_put_code(details, ab_pr_jstr_or(d, "a", "–"));
+			ab_pr_put_code(details, d->a ? d->a : "–");
 			ab_buf_puts(details, " | ");
-			ab_pr_put_code(details, ab_pr_jstr_or(d, "b", "–"));
+			ab_pr_put_code(details, d->b ? d->b : "–");
 			ab_buf_puts(details, " |\n");
 		}
 	}
@@ -248,16 +228,15 @@ put_cmake_table(struct ab_buf *details, const struct evidence *e)
 void
 ab_pr_section_differences(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 {
-	const cJSON *first = NULL, *v;
+	const struct ab_cmdsrec_variant *first = NULL;
 	int any = 0;
 
 	ab_buf_puts(b, "### What differs between variants\n\n");
-	cJSON_ArrayForEach(v, ab_pr_variants(e)) {
-		const char *label = ab_pr_jstr_or(v, "label", "?");
-		const cJSON *def = ab_pr_jget(v, "definition"), *fdef;
+	for (const struct ab_cmdsrec_variant *v = e->cmds.variants; v < e->cmds.variants + e->cmds.nvariants; v++) {
+		const char *label = v->label;
 		size_t before;
 
-		if (ab_pr_is_kind(v, "runtime_of") || ab_pr_is_kind(v, "relink")) {
+		if (ab_pr_kind_is(v, "runtime_of") || ab_pr_kind_is(v, "relink")) {
 			put_special_difference(b, e, v, label);
 			any++;
 			continue;
@@ -266,21 +245,20 @@ ab_pr_section_differences(struct ab_buf *b, struct ab_buf *details, const struct
 			first = v;
 			continue;
 		}
-		fdef = ab_pr_jget(first, "definition");
-		if (!same_str(fdef, def, "build.system") || !same_str(fdef, def, "source"))
+		if (!same_str(first->def.build_system, v->def.build_system) || !same_str(first->def.source, v->def.source))
 			continue;
 		ab_buf_puts(b, "- ");
 		ab_pr_put_code(b, label);
 		ab_buf_puts(b, " against ");
-		ab_pr_put_code(b, ab_pr_jstr_or(first, "label", "?"));
+		ab_pr_put_code(b, first->label);
 		ab_buf_puts(b, ":");
 		before = b->len;
-		args_diff(b, ab_pr_jget(def, "build.configure"), ab_pr_jget(fdef, "build.configure"), "+");
-		args_diff(b, ab_pr_jget(fdef, "build.configure"), ab_pr_jget(def, "build.configure"), "−");
-		if (b->len == before && ab_pr_is_kind(v, "autotools"))
+		args_diff(b, &v->def.configure, &first->def.configure, "+");
+		args_diff(b, &first->def.configure, &v->def.configure, "−");
+		if (b->len == before && ab_pr_kind_is(v, "autotools"))
 			ab_buf_puts(b, " same configure arguments");
 		put_cmake_diffs(b, e, label);
-		put_object_diff(b, e, ab_pr_jstr_or(first, "label", "?"), label);
+		put_object_diff(b, e, first->label, label);
 		ab_buf_puts(b, "\n");
 		any++;
 	}
@@ -330,38 +308,37 @@ put_edge(struct ab_buf *b, const char *fprefix, const char *from, const char *ed
 static void
 flow_sources(struct ab_buf *b, const struct evidence *e)
 {
-	const cJSON *rec, *it;
-
-	cJSON_ArrayForEach(rec, ab_pr_jget(e->sources, "sources")) {
-		const char *id = rec->string;
-		char *label = ab_pr_is_kind(rec, "git") ? ab_sprintf("git %.12s", ab_pr_git_pin(rec) ? ab_pr_git_pin(rec) : "?")
-		    : ab_pr_is_kind(rec, "dir") ? ab_sprintf("dirHash %.12s", ab_pr_jstr_or(rec, "dirHash", "?"))
-		                      : ab_sprintf("sha256 %.12s", ab_pr_jstr_or(rec, "sha256", "?"));
-		size_t j = 0;
+	for (size_t i = 0; i < e->srcs.n; i++) {
+		const struct ab_sourcesrec_source *s = &e->srcs.v[i];
+		const struct ab_fetch_record *rec = s->rec;
+		const char *id = s->id;
+		char *label = rec->kind == AB_FETCH_GIT ? ab_sprintf("git %.12s", ab_pr_git_pin(rec))
+		    : rec->kind == AB_FETCH_DIR ? ab_sprintf("dirHash %.12s", rec->dirhash)
+		                                : ab_sprintf("sha256 %.12s", rec->sha256);
 
 		ab_buf_puts(b, "  ");
 		put_node_id(b, "src_", id);
 		put_node_label(b, id, label);
 		ab_buf_puts(b, "\n");
 		free(label);
-		cJSON_ArrayForEach(it, ab_pr_jget(rec, "patches")) {
-			char *pid = ab_sprintf("%s_%zu", id, j++);
+		for (size_t j = 0; j < s->patches.n; j++) {
+			char *pid = ab_sprintf("%s_%zu", id, j);
 
 			ab_buf_puts(b, "  ");
 			put_node_id(b, "patch_", pid);
-			put_node_label(b, cJSON_IsString(it) ? it->valuestring : "?", NULL);
+			put_node_label(b, s->patches.v[j], NULL);
 			ab_buf_puts(b, " -- patch --> ");
 			put_node_id(b, "src_", id);
 			ab_buf_puts(b, "\n");
 			free(pid);
 		}
-		cJSON_ArrayForEach(it, ab_pr_jget(rec, "overlay")) {
+		for (size_t j = 0; j < s->overlay_paths.n; j++) {
 			struct ab_buf edge = {0};
 
 			ab_buf_puts(&edge, " -- \"overlay ");
-			ab_page_mermaid(&edge, it->string);
+			ab_page_mermaid(&edge, s->overlay_paths.v[j]);
 			ab_buf_puts(&edge, "\" --> ");
-			put_edge(b, "src_", cJSON_IsString(it) ? it->valuestring : "?", edge.s, "src_", id);
+			put_edge(b, "src_", s->overlay_sources.v[j], edge.s, "src_", id);
 			ab_buf_free(&edge);
 		}
 	}
@@ -371,31 +348,29 @@ flow_sources(struct ab_buf *b, const struct evidence *e)
 static void
 flow_variants(struct ab_buf *b, const struct evidence *e)
 {
-	const cJSON *v, *it;
-
-	cJSON_ArrayForEach(v, ab_pr_variants(e)) {
-		const char *label = ab_pr_jstr_or(v, "label", "?");
-		const cJSON *def = ab_pr_jget(v, "definition");
+	for (const struct ab_cmdsrec_variant *v = e->cmds.variants; v < e->cmds.variants + e->cmds.nvariants; v++) {
+		const char *label = v->label;
+		const struct ab_binprov_variant *bv = ab_pr_bin_of(e, label);
 		size_t k = 0;
 
 		ab_buf_puts(b, "  ");
 		put_node_id(b, "var_", label);
 		put_node_label(b, label, ab_pr_kind_words(v));
 		ab_buf_puts(b, "\n");
-		if (ab_pr_is_kind(v, "relink")) {
-			put_edge(b, "var_", ab_pr_jstr(def, "relink.from"), " -- relink --> ", "var_", label);
-			cJSON_ArrayForEach(it, ab_pr_jget(def, "relink.replace"))
-				put_edge(b, "var_", ab_pr_jstr(it, "with.variant"), " -. archive .-> ", "var_", label);
-		} else if (ab_pr_is_kind(v, "runtime_of")) {
-			put_edge(b, "var_", ab_pr_jstr(def, "runtime_of"), " -. runtime env .-> ", "var_", label);
+		if (ab_pr_kind_is(v, "relink")) {
+			put_edge(b, "var_", v->def.relink_from, " -- relink --> ", "var_", label);
+			for (size_t i = 0; i < v->def.nreplace; i++)
+				put_edge(b, "var_", v->def.replace[i].with_variant, " -. archive .-> ", "var_", label);
+		} else if (ab_pr_kind_is(v, "runtime_of")) {
+			put_edge(b, "var_", v->def.runtime_of, " -. runtime env .-> ", "var_", label);
 			continue;
 		} else {
-			put_edge(b, "src_", ab_pr_jstr(def, "source"), " --> ", "var_", label);
-			cJSON_ArrayForEach(it, ab_pr_jget(ab_pr_for_label(e->binaries, label), "uses"))
-				put_edge(b, "var_", ab_pr_jstr(it, "variant"), " -. uses .-> ", "var_", label);
+			put_edge(b, "src_", v->def.source, " --> ", "var_", label);
+			for (size_t i = 0; bv && i < bv->nuses; i++)
+				put_edge(b, "var_", bv->uses[i].variant, " -. uses .-> ", "var_", label);
 		}
-		cJSON_ArrayForEach(it, ab_pr_jget(ab_pr_for_label(e->binaries, label), "artifacts")) {
-			const char *p = ab_pr_jstr(it, "path"), *h = ab_pr_jstr(it, "sha256");
+		for (size_t i = 0; bv && i < bv->nartifacts; i++) {
+			const char *p = bv->artifacts[i].path, *h = bv->artifacts[i].sha256;
 			char *aid = ab_sprintf("%s_%zu", label, k++);
 			char *al = ab_sprintf("%.12s", h ? h : "?");
 

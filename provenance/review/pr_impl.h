@@ -13,7 +13,14 @@
 #include "../../lib/util.h"
 #include "../compare/compare.h"
 #include "../compare/pagetext.h"
+#include "../record/binprov.h"
+#include "../record/cmakeprov.h"
+#include "../record/cmdsrec.h"
 #include "../record/manifest.h"
+#include "../record/proberesult.h"
+#include "../record/repro.h"
+#include "../record/sourcesrec.h"
+#include "../record/updiffrec.h"
 #include "challenge.h"
 #include "policy.h"
 #include "policycheck.h"
@@ -27,8 +34,17 @@ struct evidence {
 	const char *outdir;
 	struct ab_manifest_recorded rec; /* what the build recorded: nothing else is read */
 	const char *name;     /* the recipe's */
-	cJSON *sources, *commands, *binaries, *probes, *updiff, *cmake, *relink, *statement;
-	cJSON *check, *rebuild; /* the records of build --check and rebuild, when there are */
+	cJSON *commands, *relink, *statement;
+	struct ab_sourcesrec srcs;      /* sources.json: the sources' fetch records, patches and overlays */
+	struct ab_cmdsrec cmds;         /* build-commands.json: the variants, in the order built, and their objects compared */
+	/* the manifests read typed (provenance/record/): each empty when the build recorded none */
+	struct ab_binprov bin;          /* binary-provenance.json */
+	struct ab_probe_results probes; /* allocator-probes.json */
+	struct ab_updiffrecs updiff;    /* upstream-diff.json */
+	struct ab_cmakeprov_doc cmake;  /* cmake-cache-provenance.json */
+	/* the records of build --check and rebuild (provenance/record/repro.h), NULL when there are none */
+	const struct ab_repro_record *check, *rebuild;
+	struct ab_repro_record check_rec, rebuild_rec;
 	struct ab_comparison *runs; /* the runs' comparison, when there are runs */
 	const struct ab_pr_opts *o;  /* what pr was asked (the derived figures of the runs' comparison) */
 };
@@ -61,26 +77,28 @@ void ab_pr_put_fenced(struct ab_buf *b, const char *info, const char *text);
 /* one line of a fenced block: the n words escaped, between the n + 1 separators */
 void ab_pr_put_line_shown(struct ab_buf *b, const char *const *words, size_t n, const char *const *seps);
 void ab_pr_put_short_hash(struct ab_buf *b, const char *hex);
-/* the variants of the build, in the order it built them (build-commands.json) */
-const cJSON *ab_pr_variants(const struct evidence *e);
-int ab_pr_is_kind(const cJSON *v, const char *kind);
-const char *ab_pr_kind_words(const cJSON *v);
+/* is the variant's kind kind? */
+int ab_pr_kind_is(const struct ab_cmdsrec_variant *v, const char *kind);
+const char *ab_pr_kind_words(const struct ab_cmdsrec_variant *v);
 /* the variant that built v's binary: v, or its runtime_of's, followed to the end */
-const cJSON *ab_pr_base_of(const struct evidence *e, const cJSON *v);
-/* the probe record of a label (allocator-probes.json) */
-const cJSON *ab_pr_probe_of(const struct evidence *e, const char *label);
-/* the first artifact record of the binary of label (binary-provenance.json) */
-const cJSON *ab_pr_artifact_of(const struct evidence *e, const char *label);
+const struct ab_cmdsrec_variant *ab_pr_base_of(const struct evidence *e, const struct ab_cmdsrec_variant *v);
+/* the probe's result of a label (allocator-probes.json), or NULL */
+const struct ab_probe_result *ab_pr_probe_of(const struct evidence *e, const char *label);
+/* the record of label in binary-provenance.json, or NULL */
+const struct ab_binprov_variant *ab_pr_bin_of(const struct evidence *e, const char *label);
+/* the first artifact record of the binary of label (binary-provenance.json), or NULL */
+const struct ab_binprov_artifact *ab_pr_artifact_of(const struct evidence *e, const char *label);
 /* one more code span in a list separated by spaces; *any counts the spans */
 void ab_pr_put_word(struct ab_buf *b, int *any, const char *s);
 /* how the binary of a variant was made: a relink's replacements, else the configure options or defines */
-void ab_pr_put_options(struct ab_buf *b, const cJSON *base);
-void ab_pr_put_runtime(struct ab_buf *b, const cJSON *v);
+void ab_pr_put_options(struct ab_buf *b, const struct ab_cmdsrec_variant *base);
+void ab_pr_put_runtime(struct ab_buf *b, const struct ab_cmdsrec_variant *v);
 /* the allocator's version: the probe's, else the string found in the artifact */
-void ab_pr_put_version(struct ab_buf *b, const cJSON *probe, const cJSON *art);
-const char *ab_pr_malloc_conf_of(const cJSON *probe);
+void ab_pr_put_version(struct ab_buf *b, const struct ab_probe_result *probe, const struct ab_binprov_artifact *art);
+/* jemalloc's malloc_conf built in, as its probe's report shows it (build_time, else config), or NULL */
+const char *ab_pr_malloc_conf_of(const struct ab_probe_result *probe);
 /* a source's pin as the recipe gives it: a git commit (or the ref an unpinned one names) */
-const char *ab_pr_git_pin(const cJSON *rec);
+const char *ab_pr_git_pin(const struct ab_fetch_record *rec);
 /*
  * ... and so is where it was when its variants were built: an OUTDIR
  * moved or copied since keeps, in the records of its up-to-date

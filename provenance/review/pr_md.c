@@ -50,21 +50,11 @@ ab_pr_jstr_or(const cJSON *o, const char *path, const char *dflt)
 	return s ? s : dflt;
 }
 
-/* the entry of a manifest's "variants" for label: an object keyed by label, or an array of {label} */
+/* the entry of a manifest's "variants" for label (lib/jsonio.h: version 2's array of {label}, or version 1's object) */
 const cJSON *
 ab_pr_for_label(const cJSON *doc, const char *label)
 {
-	const cJSON *vs = ab_pr_jget(doc, "variants"), *it;
-
-	if (cJSON_IsObject(vs))
-		return ab_json_get(vs, label);
-	cJSON_ArrayForEach(it, vs) {
-		const char *l = ab_pr_jstr(it, "label");
-
-		if (l && !strcmp(l, label))
-			return it;
-	}
-	return NULL;
+	return ab_json_labelled_find(doc, label);
 }
 
 /*
@@ -146,37 +136,28 @@ ab_pr_put_short_hash(struct ab_buf *b, const char *hex)
 	ab_pr_put_code(b, s);
 }
 
-/* the variants of the build, in the order it built them (build-commands.json) */
-const cJSON *
-ab_pr_variants(const struct evidence *e)
-{
-	return ab_pr_jget(e->commands, "variants");
-}
-
 int
-ab_pr_is_kind(const cJSON *v, const char *kind)
+ab_pr_kind_is(const struct ab_cmdsrec_variant *v, const char *kind)
 {
-	const char *k = ab_pr_jstr(v, "kind");
-
-	return k && !strcmp(k, kind);
+	return v && !strcmp(v->kind, kind);
 }
 
 const char *
-ab_pr_kind_words(const cJSON *v)
+ab_pr_kind_words(const struct ab_cmdsrec_variant *v)
 {
-	if (ab_pr_is_kind(v, "relink"))
+	if (ab_pr_kind_is(v, "relink"))
 		return "diagnostic relink";
-	if (ab_pr_is_kind(v, "runtime_of"))
+	if (ab_pr_kind_is(v, "runtime_of"))
 		return "runtime only";
 	return "normal build";
 }
 
 /* the variant that built v's binary: v, or its runtime_of's, followed to the end */
-const cJSON *
-ab_pr_base_of(const struct evidence *e, const cJSON *v)
+const struct ab_cmdsrec_variant *
+ab_pr_base_of(const struct evidence *e, const struct ab_cmdsrec_variant *v)
 {
-	for (int guard = cJSON_GetArraySize(ab_pr_variants(e)); v && ab_pr_is_kind(v, "runtime_of") && guard > 0; guard--) {
-		const cJSON *b = ab_pr_for_label(e->commands, ab_pr_jstr(v, "definition.runtime_of"));
+	for (size_t guard = e->cmds.nvariants; v && ab_pr_kind_is(v, "runtime_of") && guard > 0; guard--) {
+		const struct ab_cmdsrec_variant *b = ab_cmdsrec_variant(&e->cmds, v->def.runtime_of);
 
 		if (!b)
 			break;
@@ -185,22 +166,26 @@ ab_pr_base_of(const struct evidence *e, const cJSON *v)
 	return v;
 }
 
-/* the probe record of a label (allocator-probes.json) */
-const cJSON *
+/* the probe's result of a label (allocator-probes.json) */
+const struct ab_probe_result *
 ab_pr_probe_of(const struct evidence *e, const char *label)
 {
-	const cJSON *p = ab_pr_for_label(e->probes, label);
+	return ab_probe_results_get(&e->probes, label);
+}
 
-	return p ? ab_pr_jget(p, "probe") : NULL;
+const struct ab_binprov_variant *
+ab_pr_bin_of(const struct evidence *e, const char *label)
+{
+	return label ? ab_binprov_variant(&e->bin, label) : NULL;
 }
 
 /* the first artifact record of the binary of label (binary-provenance.json) */
-const cJSON *
+const struct ab_binprov_artifact *
 ab_pr_artifact_of(const struct evidence *e, const char *label)
 {
-	const cJSON *arts = ab_pr_jget(ab_pr_for_label(e->binaries, label), "artifacts");
+	const struct ab_binprov_variant *v = ab_pr_bin_of(e, label);
 
-	return cJSON_IsArray(arts) ? cJSON_GetArrayItem(arts, 0) : NULL;
+	return v && v->nartifacts ? &v->artifacts[0] : NULL;
 }
 
 /* one more code span in a list separated by spaces; *any counts the spans */
@@ -214,49 +199,49 @@ ab_pr_put_word(struct ab_buf *b, int *any, const char *s)
 
 /* how the binary of a variant was made: a relink's replacements, else the configure options or defines */
 void
-ab_pr_put_options(struct ab_buf *b, const cJSON *base)
+ab_pr_put_options(struct ab_buf *b, const struct ab_cmdsrec_variant *base)
 {
-	const cJSON *def = ab_pr_jget(base, "definition"), *it;
 	int any = 0;
 
-	if (ab_pr_is_kind(base, "relink")) {
+	if (ab_pr_kind_is(base, "relink")) {
 		ab_buf_puts(b, "relink of ");
-		ab_pr_put_code(b, ab_pr_jstr_or(def, "relink.from", "?"));
-		cJSON_ArrayForEach(it, ab_pr_jget(def, "relink.replace")) {
+		ab_pr_put_code(b, base->def.relink_from ? base->def.relink_from : "?");
+		for (size_t i = 0; i < base->def.nreplace; i++) {
+			const struct ab_cmdsrec_replace *r = &base->def.replace[i];
+
 			ab_buf_puts(b, ", ");
-			ab_pr_put_code(b, ab_pr_jstr_or(it, "path", "?"));
+			ab_pr_put_code(b, r->path ? r->path : "?");
 			ab_buf_puts(b, " → ");
-			ab_pr_put_code(b, ab_pr_jstr_or(it, "with.variant", "?"));
+			ab_pr_put_code(b, r->with_variant ? r->with_variant : "?");
 		}
 		return;
 	}
-	cJSON_ArrayForEach(it, ab_pr_jget(def, "build.configure"))
-		if (cJSON_IsString(it))
-			ab_pr_put_word(b, &any, it->valuestring);
-	cJSON_ArrayForEach(it, ab_pr_jget(def, "build.defines")) {
-		char *d = ab_sprintf("-D%s=%s", it->string, cJSON_IsString(it) ? it->valuestring : "");
+	for (size_t i = 0; base && i < base->def.configure.n; i++)
+		ab_pr_put_word(b, &any, base->def.configure.v[i]);
+	for (size_t i = 0; base && i < base->def.ndefines; i++) {
+		const struct ab_cmdsrec_kv *d = &base->def.defines[i];
+		char *w = ab_sprintf("-D%s=%s", d->name, d->value ? d->value : "");
 
-		ab_pr_put_word(b, &any, d);
-		free(d);
+		ab_pr_put_word(b, &any, w);
+		free(w);
 	}
 	if (!any)
 		ab_buf_puts(b, "–");
 }
 
 void
-ab_pr_put_runtime(struct ab_buf *b, const cJSON *v)
+ab_pr_put_runtime(struct ab_buf *b, const struct ab_cmdsrec_variant *v)
 {
-	const cJSON *it;
 	int any = 0;
 
-	cJSON_ArrayForEach(it, ab_pr_jget(v, "definition.runtime.env")) {
-		char *kv = ab_sprintf("%s=%s", it->string, cJSON_IsString(it) ? it->valuestring : "");
+	for (size_t i = 0; v && i < v->def.nenv; i++) {
+		char *kv = ab_sprintf("%s=%s", v->def.env[i].name, v->def.env[i].value ? v->def.env[i].value : "");
 
 		ab_pr_put_word(b, &any, kv);
 		free(kv);
 	}
-	cJSON_ArrayForEach(it, ab_pr_jget(v, "definition.runtime.unset")) {
-		char *u = ab_sprintf("unset %s", cJSON_IsString(it) ? it->valuestring : "");
+	for (size_t i = 0; v && i < v->def.unset.n; i++) {
+		char *u = ab_sprintf("unset %s", v->def.unset.v[i]);
 
 		ab_pr_put_word(b, &any, u);
 		free(u);
@@ -267,14 +252,14 @@ ab_pr_put_runtime(struct ab_buf *b, const cJSON *v)
 
 /* the allocator's version: the probe's, else the string found in the artifact */
 void
-ab_pr_put_version(struct ab_buf *b, const cJSON *probe, const cJSON *art)
+ab_pr_put_version(struct ab_buf *b, const struct ab_probe_result *probe, const struct ab_binprov_artifact *art)
 {
-	const char *ver = ab_pr_jstr(probe, "version");
-	int bogus = cJSON_IsTrue(ab_pr_jget(probe, "bogus_version"));
+	const char *ver = probe ? probe->version : NULL;
+	int bogus = probe && probe->bogus_version;
 
 	if (!ver && art) {
-		ver = ab_pr_jstr(art, "allocator_version");
-		bogus = cJSON_IsTrue(ab_pr_jget(art, "bogus_version"));
+		ver = art->allocator_version;
+		bogus = art->bogus_version;
 	}
 	if (!ver) {
 		ab_buf_puts(b, "–");
@@ -286,20 +271,23 @@ ab_pr_put_version(struct ab_buf *b, const cJSON *probe, const cJSON *art)
 }
 
 const char *
-ab_pr_malloc_conf_of(const cJSON *probe)
+ab_pr_malloc_conf_of(const struct ab_probe_result *probe)
 {
-	const char *s = ab_pr_jstr(probe, "build_time.malloc_conf");
+	const char *s;
 
+	if (!probe)
+		return NULL;
+	s = ab_pr_jstr(probe->report, "build_time.malloc_conf");
 	if (!s)
-		s = ab_pr_jstr(probe, "config.malloc_conf");
+		s = ab_pr_jstr(probe->report, "config.malloc_conf");
 	return s;
 }
 
 /* a source's pin as the recipe gives it: a git commit (or the ref an unpinned one names) */
 const char *
-ab_pr_git_pin(const cJSON *rec)
+ab_pr_git_pin(const struct ab_fetch_record *rec)
 {
-	return ab_pr_jstr(rec, "ref") ? ab_pr_jstr(rec, "ref") : ab_pr_jstr(rec, "commit");
+	return rec->ref ? rec->ref : rec->commit;
 }
 
 /*
@@ -346,13 +334,11 @@ hide_path(struct ab_buf *b, const char *outdir)
 void
 ab_pr_hide_outdir(struct ab_buf *b, const struct evidence *e)
 {
-	const cJSON *v, *m;
-
 	hide_path(b, e->outdir);
-	cJSON_ArrayForEach(v, ab_pr_variants(e))
-		cJSON_ArrayForEach(m, ab_pr_jget(v, "sandbox.paths")) {
-			const char *real = ab_pr_jstr(m, "real");
-			size_t n = real ? strlen(real) : 0;
+	for (size_t i = 0; i < e->cmds.nvariants; i++)
+		for (size_t k = 0; k < e->cmds.variants[i].sandbox_real.n; k++) {
+			const char *real = e->cmds.variants[i].sandbox_real.v[k];
+			size_t n = strlen(real);
 
 			if (n > strlen("/variants") && !strcmp(real + n - strlen("/variants"), "/variants")) {
 				char *at = ab_strndup(real, n - strlen("/variants"));

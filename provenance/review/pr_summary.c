@@ -15,46 +15,43 @@
 
 /* one row of the sources table: a source of sources.json */
 static void
-put_source_row(struct ab_buf *b, const cJSON *rec)
+put_source_row(struct ab_buf *b, const struct ab_sourcesrec_source *s)
 {
-	const char *origin = ab_pr_jstr(rec, "origin");
-	const cJSON *it;
-	int j = 0;
+	const struct ab_fetch_record *rec = s->rec;
+	const char *origin = rec->origin;
 
 	ab_buf_puts(b, "| ");
-	ab_pr_put_code(b, rec->string);
+	ab_pr_put_code(b, s->id);
 	ab_buf_puts(b, " | ");
-	if (ab_pr_is_kind(rec, "git")) {
+	if (rec->kind == AB_FETCH_GIT) {
 		ab_buf_puts(b, "git ");
-		ab_pr_put_code(b, ab_pr_jstr_or(rec, "url", "?"));
+		ab_pr_put_code(b, rec->url ? rec->url : "?");
 		ab_buf_puts(b, " commit ");
-		ab_pr_put_code(b, ab_pr_jstr_or(rec, "commit", "?"));
-	} else if (ab_pr_is_kind(rec, "dir")) {
+		ab_pr_put_code(b, rec->commit);
+	} else if (rec->kind == AB_FETCH_DIR) {
 		ab_buf_puts(b, "directory ");
-		ab_pr_put_code(b, ab_pr_jstr_or(rec, "dir", "?"));
+		ab_pr_put_code(b, rec->dir ? rec->dir : "?");
 		ab_buf_puts(b, " (beside the recipe) dirHash ");
-		ab_pr_put_code(b, ab_pr_jstr_or(rec, "dirHash", "?"));
+		ab_pr_put_code(b, rec->dirhash);
 	} else {
-		const cJSON *u = cJSON_GetArrayItem(ab_pr_jget(rec, "urls"), 0);
-
 		ab_buf_puts(b, "archive ");
-		ab_pr_put_code(b, cJSON_IsString(u) ? u->valuestring : "?");
+		ab_pr_put_code(b, rec->urls.n ? rec->urls.v[0] : "?");
 		ab_buf_puts(b, " sha256 ");
-		ab_pr_put_code(b, ab_pr_jstr_or(rec, "sha256", "?"));
+		ab_pr_put_code(b, rec->sha256);
 	}
-	cJSON_ArrayForEach(it, ab_pr_jget(rec, "patches")) {
-		ab_buf_puts(b, j++ ? ", " : " + patches ");
-		ab_pr_put_code(b, cJSON_IsString(it) ? it->valuestring : "?");
+	for (size_t j = 0; j < s->patches.n; j++) {
+		ab_buf_puts(b, j ? ", " : " + patches ");
+		ab_pr_put_code(b, s->patches.v[j]);
 	}
-	cJSON_ArrayForEach(it, ab_pr_jget(rec, "overlay")) {
+	for (size_t j = 0; j < s->overlay_paths.n; j++) {
 		ab_buf_puts(b, " + overlay ");
-		ab_pr_put_code(b, it->string);
+		ab_pr_put_code(b, s->overlay_paths.v[j]);
 		ab_buf_puts(b, " ← ");
-		ab_pr_put_code(b, cJSON_IsString(it) ? it->valuestring : "?");
+		ab_pr_put_code(b, s->overlay_sources.v[j]);
 	}
 	ab_buf_puts(b, " | ");
-	if (ab_pr_jstr(rec, "origin_kind")) {
-		ab_pr_put_text(b, ab_pr_jstr(rec, "origin_kind"));
+	if (rec->origin_kind) {
+		ab_pr_put_text(b, rec->origin_kind);
 		ab_buf_puts(b, " ");
 	}
 	if (ab_pr_is_local(origin))
@@ -63,9 +60,9 @@ put_source_row(struct ab_buf *b, const cJSON *rec)
 		ab_pr_put_code(b, origin);
 	else
 		ab_buf_puts(b, "–");
-	if (ab_pr_jstr(rec, "cached_from") && !ab_pr_is_local(ab_pr_jstr(rec, "cached_from"))) {
+	if (rec->cached_from && !ab_pr_is_local(rec->cached_from)) {
 		ab_buf_puts(b, ", first fetched from ");
-		ab_pr_put_code(b, ab_pr_jstr(rec, "cached_from"));
+		ab_pr_put_code(b, rec->cached_from);
 	}
 	ab_buf_puts(b, " |\n");
 }
@@ -73,7 +70,7 @@ put_source_row(struct ab_buf *b, const cJSON *rec)
 void
 ab_pr_section_title(struct ab_buf *b, const struct evidence *e)
 {
-	const char *desc = ab_pr_jstr(e->sources, "recipe.description");
+	const char *desc = e->srcs.description;
 
 	ab_buf_puts(b, "## Allocator build provenance: ");
 	ab_pr_put_text(b, e->name);
@@ -90,8 +87,7 @@ ab_pr_section_sources(struct ab_buf *b, const struct evidence *e, const char *bu
 {
 	const char *inv = ab_pr_jstr(e->statement, "predicate.runDetails.metadata.invocationId");
 	const char *fin = ab_pr_jstr(e->statement, "predicate.runDetails.metadata.finishedOn");
-	const char *sha = ab_pr_jstr(e->binaries, "recipe.sha256");
-	const cJSON *rec;
+	const char *sha = e->bin.recipe_sha256;
 
 	ab_buf_puts(b, "<details><summary>Sources, pins and how to check the evidence</summary>\n\n");
 	ab_buf_puts(b, "Recipe ");
@@ -108,8 +104,8 @@ ab_pr_section_sources(struct ab_buf *b, const struct evidence *e, const char *bu
 		ab_buf_puts(b, ")");
 	}
 	ab_buf_puts(b, ".\n\n| source | pinned | origin |\n|---|---|---|\n");
-	cJSON_ArrayForEach(rec, ab_pr_jget(e->sources, "sources"))
-		put_source_row(b, rec);
+	for (size_t i = 0; i < e->srcs.n; i++)
+		put_source_row(b, &e->srcs.v[i]);
 	/* what a reviewer can run: the bundle holds the recipe, every pin and the files beside the recipe */
 	ab_buf_puts(b, "\nTo check the evidence, and to build every variant again from it and compare "
 	    "(docs/build.md, \"Rebuild\"):\n\n");
@@ -130,11 +126,11 @@ ab_pr_section_sources(struct ab_buf *b, const struct evidence *e, const char *bu
 static void
 put_not_reproducible(struct ab_buf *b, const struct evidence *e, const char *label)
 {
-	const cJSON *r = ab_pr_jget(ab_pr_for_label(e->binaries, label), "reproducible");
+	const struct ab_binprov_variant *bv = ab_pr_bin_of(e, label);
 
-	if (cJSON_IsFalse(r))
+	if (bv && !bv->reproducible)
 		ab_buf_puts(b, " **⚠ not reproducible**");
-	if (cJSON_IsFalse(ab_pr_jget(ab_pr_for_label(e->binaries, label), "sandboxed")))
+	if (bv && !bv->sandboxed)
 		ab_buf_puts(b, " **⚠ not sandboxed**");
 }
 
@@ -146,19 +142,16 @@ struct probe_tally {
 static void
 tally_probes(struct probe_tally *t, const struct evidence *e)
 {
-	const cJSON *v, *it;
-
 	memset(t, 0, sizeof(*t));
-	cJSON_ArrayForEach(v, ab_pr_variants(e)) {
-		const cJSON *probe = ab_pr_probe_of(e, ab_pr_jstr(v, "label"));
+	for (const struct ab_cmdsrec_variant *v = e->cmds.variants; v < e->cmds.variants + e->cmds.nvariants; v++) {
+		const struct ab_probe_result *probe = ab_pr_probe_of(e, v->label);
 
 		if (!probe)
 			continue;
 		t->probed++;
-		t->failed += !cJSON_IsTrue(ab_pr_jget(probe, "ok")) && !cJSON_GetArraySize(ab_pr_jget(probe, "overrides")) &&
-		    !cJSON_GetArraySize(ab_pr_jget(probe, "problems"));
-		cJSON_ArrayForEach(it, ab_pr_jget(probe, "overrides")) {
-			const char *st = ab_pr_jstr(it, "status");
+		t->failed += !probe->ok && !probe->noverrides && !probe->nproblems;
+		for (size_t i = 0; i < probe->noverrides; i++) {
+			const char *st = probe->overrides[i].status;
 
 			if (st && (!strcmp(st, "ok") || !strcmp(st, "match")))
 				t->in_effect++;
@@ -167,7 +160,7 @@ tally_probes(struct probe_tally *t, const struct evidence *e)
 			else
 				t->bad++;
 		}
-		t->problems += cJSON_GetArraySize(ab_pr_jget(probe, "problems"));
+		t->problems += (int)probe->nproblems;
 	}
 }
 
@@ -179,19 +172,18 @@ tally_probes(struct probe_tally *t, const struct evidence *e)
 static void
 put_same_bytes(struct ab_buf *b, const struct evidence *e)
 {
-	const cJSON *v, *w;
+	for (const struct ab_cmdsrec_variant *v = e->cmds.variants; v < e->cmds.variants + e->cmds.nvariants; v++) {
+		const char *label = v->label;
+		const struct ab_binprov_artifact *art = ab_pr_artifact_of(e, label);
+		const char *hex = art ? art->sha256 : NULL;
 
-	cJSON_ArrayForEach(v, ab_pr_variants(e)) {
-		const char *label = ab_pr_jstr(v, "label"), *hex = ab_pr_jstr(ab_pr_artifact_of(e, label), "sha256");
-
-		if (!label || !hex || ab_pr_is_kind(v, "runtime_of"))
+		if (!hex || ab_pr_kind_is(v, "runtime_of"))
 			continue;
-		for (w = ab_pr_variants(e)->child; w && w != v; w = w->next) {
-			const char *other = ab_pr_jstr(w, "label");
+		for (const struct ab_cmdsrec_variant *w = e->cmds.variants; w < v; w++) {
+			const char *other = w->label;
+			const struct ab_binprov_artifact *oa = ab_pr_artifact_of(e, other);
 
-			if (!other || ab_pr_is_kind(w, "runtime_of") ||
-			    !ab_pr_jstr(ab_pr_artifact_of(e, other), "sha256") ||
-			    strcmp(ab_pr_jstr(ab_pr_artifact_of(e, other), "sha256"), hex))
+			if (ab_pr_kind_is(w, "runtime_of") || !oa || strcmp(oa->sha256, hex))
 				continue;
 			ab_buf_puts(b, "; ");
 			ab_pr_put_code(b, label);
@@ -205,19 +197,18 @@ put_same_bytes(struct ab_buf *b, const struct evidence *e)
 
 /* what a build --check or rebuild record found, for the verdict */
 static void
-put_repro_verdict(struct ab_buf *b, const cJSON *rec, const char *what)
+put_repro_verdict(struct ab_buf *b, const struct ab_repro_record *rec, const char *what)
 {
-	const cJSON *it;
 	int differ = 0;
 
 	if (!rec)
 		return;
-	cJSON_ArrayForEach(it, ab_pr_jget(rec, "predicate.comparison.artifacts"))
-		differ += !cJSON_IsTrue(ab_pr_jget(it, "identical"));
+	for (size_t i = 0; i < rec->cmp.n; i++)
+		differ += !rec->cmp.artifacts[i].identical;
 	ab_buf_puts(b, differ ? "❌ " : "✅ ");
 	ab_buf_puts(b, what);
 	ab_buf_puts(b, ": ");
-	ab_pr_put_text(b, ab_pr_jstr_or(rec, "predicate.comparison.summary", "?"));
+	ab_pr_put_text(b, rec->cmp.summary ? rec->cmp.summary : "?");
 }
 
 /*
@@ -283,20 +274,21 @@ ab_pr_section_verdict(struct ab_buf *b, const struct evidence *e, const struct a
     const struct ab_policy *pol, const struct ab_policy_report *prep)
 {
 	struct probe_tally t;
-	const cJSON *v, *it;
+	const cJSON *it;
 	int n = 0, relinks = 0, runtime = 0, plain = 0, off = 0, same = 0, differs = 0;
 	cJSON *signers = NULL;
 
-	cJSON_ArrayForEach(v, ab_pr_variants(e)) {
-		const cJSON *rep = ab_pr_for_label(e->updiff, ab_pr_jstr(v, "label"));
+	for (const struct ab_cmdsrec_variant *v = e->cmds.variants; v < e->cmds.variants + e->cmds.nvariants; v++) {
+		const struct ab_updiffrec *rep = ab_updiffrecs_get(&e->updiff, v->label);
+		const struct ab_binprov_variant *bv = ab_pr_bin_of(e, v->label);
 
 		n++;
-		relinks += ab_pr_is_kind(v, "relink");
-		runtime += ab_pr_is_kind(v, "runtime_of");
-		plain += cJSON_IsFalse(ab_pr_jget(ab_pr_for_label(e->binaries, ab_pr_jstr(v, "label")), "sandboxed"));
-		off += cJSON_IsFalse(ab_pr_jget(ab_pr_for_label(e->binaries, ab_pr_jstr(v, "label")), "reproducible"));
+		relinks += ab_pr_kind_is(v, "relink");
+		runtime += ab_pr_kind_is(v, "runtime_of");
+		plain += bv && !bv->sandboxed;
+		off += bv && !bv->reproducible;
 		if (rep)
-			cJSON_IsTrue(ab_pr_jget(rep, "matches")) ? same++ : differs++;
+			rep->matches ? same++ : differs++;
 	}
 	tally_probes(&t, e);
 	/* the benchmark's answer first: which variant differs, by how much, how sure (provenance/compare) */
@@ -388,15 +380,15 @@ ab_pr_section_verdict(struct ab_buf *b, const struct evidence *e, const struct a
 
 /* the allocator's version in short ("5.3.0" of "5.3.0-0-g54eaed1d..."): the full one is in the details */
 static void
-put_short_version(struct ab_buf *b, const cJSON *probe, const cJSON *art)
+put_short_version(struct ab_buf *b, const struct ab_probe_result *probe, const struct ab_binprov_artifact *art)
 {
-	const char *ver = ab_pr_jstr(probe, "version");
-	int bogus = cJSON_IsTrue(ab_pr_jget(probe, "bogus_version"));
+	const char *ver = probe ? probe->version : NULL;
+	int bogus = probe && probe->bogus_version;
 	char *s;
 
 	if (!ver && art) {
-		ver = ab_pr_jstr(art, "allocator_version");
-		bogus = cJSON_IsTrue(ab_pr_jget(art, "bogus_version"));
+		ver = art->allocator_version;
+		bogus = art->bogus_version;
 	}
 	if (!ver)
 		return;
@@ -415,24 +407,23 @@ put_short_version(struct ab_buf *b, const cJSON *probe, const cJSON *art)
  * defines, `""` when nothing was built in)
  */
 static void
-put_variant_row(struct ab_buf *b, const struct evidence *e, const cJSON *v, int full)
+put_variant_row(struct ab_buf *b, const struct evidence *e, const struct ab_cmdsrec_variant *v, int full)
 {
-	const char *label = ab_pr_jstr_or(v, "label", "?");
-	const cJSON *base = ab_pr_base_of(e, v);
-	const cJSON *probe = ab_pr_probe_of(e, label);
+	const char *label = v->label;
+	const struct ab_cmdsrec_variant *base = ab_pr_base_of(e, v);
+	const struct ab_probe_result *probe = ab_pr_probe_of(e, label);
 	/* a relink without an allocator of its own has its from variant's: the probe says which */
-	const char *alloc = ab_pr_jstr(base, "definition.allocator.kind") ? ab_pr_jstr(base, "definition.allocator.kind") :
-	    ab_pr_jstr(probe, "allocator");
-	const cJSON *art = ab_pr_artifact_of(e, ab_pr_jstr(base, "label") ? ab_pr_jstr(base, "label") : label);
+	const char *alloc = base->def.allocator.kind ? base->def.allocator.kind : probe ? probe->allocator : NULL;
+	const struct ab_binprov_artifact *art = ab_pr_artifact_of(e, base->label);
 	const char *mc = ab_pr_malloc_conf_of(probe);
 
 	ab_buf_puts(b, "| ");
 	ab_pr_put_code(b, label);
 	ab_buf_puts(b, " | ");
 	ab_buf_puts(b, ab_pr_kind_words(v));
-	if (ab_pr_is_kind(v, "runtime_of")) {
+	if (ab_pr_kind_is(v, "runtime_of")) {
 		ab_buf_puts(b, " of ");
-		ab_pr_put_code(b, ab_pr_jstr_or(v, "definition.runtime_of", "?"));
+		ab_pr_put_code(b, v->def.runtime_of ? v->def.runtime_of : "?");
 	}
 	put_not_reproducible(b, e, label);
 	ab_buf_puts(b, " | ");
@@ -448,31 +439,29 @@ put_variant_row(struct ab_buf *b, const struct evidence *e, const cJSON *v, int 
 	ab_buf_puts(b, " | ");
 	if (mc && (mc[0] || full))
 		ab_pr_put_code(b, mc[0] ? mc : "\"\"");
-	else if (cJSON_IsNumber(ab_pr_jget(probe, "secure")))
-		ab_buf_printf(b, "secure level %d", ab_pr_jget(probe, "secure")->valueint);
+	else if (probe && probe->secure >= 0)
+		ab_buf_printf(b, "secure level %d", probe->secure);
 	else
 		ab_buf_puts(b, "–");
 	ab_buf_puts(b, " | ");
 	ab_pr_put_runtime(b, v);
 	ab_buf_puts(b, " | ");
-	ab_pr_put_short_hash(b, ab_pr_jstr(art, "sha256"));
+	ab_pr_put_short_hash(b, art ? art->sha256 : NULL);
 	ab_buf_puts(b, " |\n");
 }
 
 void
 ab_pr_section_variants(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 {
-	const cJSON *v;
-
 	ab_buf_puts(b, "### Variants\n\n| label | kind | allocator | built in | runtime environment | artifact |\n"
 	    "|---|---|---|---|---|---|\n");
-	cJSON_ArrayForEach(v, ab_pr_variants(e))
+	for (const struct ab_cmdsrec_variant *v = e->cmds.variants; v < e->cmds.variants + e->cmds.nvariants; v++)
 		put_variant_row(b, e, v, 0);
 	ab_buf_puts(b, "\n");
 	ab_buf_puts(details, "<details><summary>Variants in full: versions, configure options and defines</summary>\n\n"
 	    "| label | kind | allocator | version | configure options / defines | built in (jemalloc config.malloc_conf, mimalloc secure level) | runtime environment | artifact sha256 |\n"
 	    "|---|---|---|---|---|---|---|---|\n");
-	cJSON_ArrayForEach(v, ab_pr_variants(e))
+	for (const struct ab_cmdsrec_variant *v = e->cmds.variants; v < e->cmds.variants + e->cmds.nvariants; v++)
 		put_variant_row(details, e, v, 1);
 	ab_buf_puts(details, "\n</details>\n\n");
 
@@ -481,13 +470,13 @@ ab_pr_section_variants(struct ab_buf *b, struct ab_buf *details, const struct ev
 	{
 		struct ab_buf lines = {0};
 
-		cJSON_ArrayForEach(v, ab_pr_variants(e)) {
-			const char *label = ab_pr_jstr_or(v, "label", "?");
-			const cJSON *bv = ab_pr_for_label(e->binaries, label), *a;
-			const char *arch = ab_pr_jstr(bv, "allocator.archive_sha256");
+		for (const struct ab_cmdsrec_variant *v = e->cmds.variants; v < e->cmds.variants + e->cmds.nvariants; v++) {
+			const char *label = v->label;
+			const struct ab_binprov_variant *bv = ab_pr_bin_of(e, label);
+			const char *arch = bv ? bv->allocator.archive_sha256 : NULL;
 
-			cJSON_ArrayForEach(a, ab_pr_jget(bv, "artifacts")) {
-				const char *words[] = {ab_pr_jstr_or(a, "sha256", "?"), ab_pr_jstr_or(a, "path", "?"), label};
+			for (size_t i = 0; bv && i < bv->nartifacts; i++) {
+				const char *words[] = {bv->artifacts[i].sha256, bv->artifacts[i].path, label};
 				const char *seps[] = {"", "  ", " (", ")\n"};
 
 				ab_pr_put_line_shown(&lines, words, 3, seps);
@@ -507,36 +496,35 @@ ab_pr_section_variants(struct ab_buf *b, struct ab_buf *details, const struct ev
 
 /* what a build --check or rebuild record found: one line, and the artifacts that differ */
 static void
-put_repro_record(struct ab_buf *b, const cJSON *rec, const char *what)
+put_repro_record(struct ab_buf *b, const struct ab_repro_record *rec, const char *what)
 {
-	const cJSON *cmp = ab_pr_jget(rec, "predicate.comparison"), *it, *c;
-	const cJSON *jobs = ab_pr_jget(rec, "predicate.rebuild.jobs");
-
 	if (!rec)
 		return;
 	ab_buf_puts(b, "- ");
 	ab_buf_puts(b, what);
-	if (cJSON_IsNumber(jobs))
-		ab_buf_printf(b, " (-j %d)", jobs->valueint);
+	if (rec->jobs >= 0)
+		ab_buf_printf(b, " (-j %d)", rec->jobs);
 	ab_buf_puts(b, ": **");
-	ab_pr_put_text(b, ab_pr_jstr_or(cmp, "summary", "?"));
+	ab_pr_put_text(b, rec->cmp.summary ? rec->cmp.summary : "?");
 	ab_buf_puts(b, "**\n");
-	cJSON_ArrayForEach(it, ab_pr_jget(cmp, "artifacts")) {
-		if (cJSON_IsTrue(ab_pr_jget(it, "identical")))
+	for (size_t i = 0; i < rec->cmp.n; i++) {
+		const struct ab_repro_artifact *it = &rec->cmp.artifacts[i];
+
+		if (it->identical)
 			continue;
 		ab_buf_puts(b, "  - differs: ");
-		ab_pr_put_code(b, ab_pr_jstr_or(it, "path", "?"));
+		ab_pr_put_code(b, it->path ? it->path : "?");
 		ab_buf_puts(b, ": ");
-		ab_pr_put_text(b, ab_pr_jstr_or(it, "summary", "?"));
-		cJSON_ArrayForEach(c, ab_pr_jget(it, "likely_causes")) {
+		ab_pr_put_text(b, it->summary ? it->summary : "?");
+		for (size_t k = 0; k < it->likely_causes.n; k++) {
 			ab_buf_puts(b, "; likely cause: ");
-			ab_pr_put_text(b, cJSON_IsString(c) ? c->valuestring : "?");
+			ab_pr_put_text(b, it->likely_causes.v[k]);
 		}
-		if (ab_pr_jstr(it, "diffoscope")) {
+		if (it->diffoscope) {
 			ab_buf_puts(b, "; diffoscope's report: ");
-			ab_pr_put_code(b, ab_pr_jstr(it, "diffoscope"));
+			ab_pr_put_code(b, it->diffoscope);
 			ab_buf_puts(b, " sha256 ");
-			ab_pr_put_short_hash(b, ab_pr_jstr_or(it, "diffoscope_sha256", "?"));
+			ab_pr_put_short_hash(b, it->diffoscope_sha256 ? it->diffoscope_sha256 : "?");
 		}
 		ab_buf_puts(b, "\n");
 	}
@@ -544,27 +532,24 @@ put_repro_record(struct ab_buf *b, const cJSON *rec, const char *what)
 
 /* the host probes of one variant as table cells */
 static void
-put_host_probe_row(struct ab_buf *b, const cJSON *v)
+put_host_probe_row(struct ab_buf *b, const struct ab_binprov_variant *v)
 {
-	static const char *const names[] = {"LG_PAGE", "LG_HUGEPAGE", "LG_VADDR"};
-	const cJSON *hp = ab_pr_jget(v, "host_probes"), *it;
+	const struct ab_binprov_host_probes *hp = v->host_probes;
+	const int lg[] = {hp->lg_page, hp->lg_hugepage, hp->lg_vaddr};
 	int any = 0;
 
 	ab_buf_puts(b, "| ");
-	ab_pr_put_code(b, ab_pr_jstr_or(v, "label", "?"));
-	for (size_t i = 0; i < AB_NELEM(names); i++) {
-		const cJSON *x = ab_pr_jget(hp, names[i]);
-
+	ab_pr_put_code(b, v->label);
+	for (size_t i = 0; i < AB_NELEM(lg); i++) {
 		ab_buf_puts(b, " | ");
-		if (cJSON_IsNumber(x))
-			ab_buf_printf(b, "%d", x->valueint);
+		if (lg[i] >= 0)
+			ab_buf_printf(b, "%d", lg[i]);
 		else
 			ab_buf_puts(b, "–");
 	}
 	ab_buf_puts(b, " | ");
-	cJSON_ArrayForEach(it, ab_pr_jget(hp, "pinned"))
-		if (cJSON_IsString(it))
-			ab_pr_put_word(b, &any, it->valuestring);
+	for (size_t i = 0; i < hp->pinned.n; i++)
+		ab_pr_put_word(b, &any, hp->pinned.v[i]);
 	if (!any)
 		ab_buf_puts(b, "measured on the build host");
 	ab_buf_puts(b, " |\n");
@@ -573,13 +558,14 @@ put_host_probe_row(struct ab_buf *b, const cJSON *v)
 void
 ab_pr_section_reproducibility(struct ab_buf *b, const struct evidence *e)
 {
-	const cJSON *v;
 	int probes = 0, off = 0, plain = 0, all = 0;
 
-	cJSON_ArrayForEach(v, ab_pr_jget(e->binaries, "variants")) {
-		probes |= ab_pr_jget(v, "host_probes") && !cJSON_IsNull(ab_pr_jget(v, "host_probes"));
-		off |= cJSON_IsFalse(ab_pr_jget(v, "reproducible"));
-		plain += cJSON_IsFalse(ab_pr_jget(v, "sandboxed"));
+	for (size_t i = 0; i < e->bin.nvariants; i++) {
+		const struct ab_binprov_variant *v = &e->bin.variants[i];
+
+		probes |= v->host_probes != NULL;
+		off |= !v->reproducible;
+		plain += !v->sandboxed;
 		all++;
 	}
 	ab_buf_puts(b, "### Reproducibility\n\n");
@@ -611,24 +597,22 @@ ab_pr_section_reproducibility(struct ab_buf *b, const struct evidence *e)
 	ab_buf_puts(b, "jemalloc's configure measured the build host (a host that measures otherwise builds other "
 	    "bytes unless the recipe pins the values):\n\n"
 	    "| variant | LG_PAGE | LG_HUGEPAGE | LG_VADDR | pinned by |\n|---|---|---|---|---|\n");
-	cJSON_ArrayForEach(v, ab_pr_jget(e->binaries, "variants"))
-		if (ab_pr_jget(v, "host_probes") && !cJSON_IsNull(ab_pr_jget(v, "host_probes")))
-			put_host_probe_row(b, v);
+	for (size_t i = 0; i < e->bin.nvariants; i++)
+		if (e->bin.variants[i].host_probes)
+			put_host_probe_row(b, &e->bin.variants[i]);
 	ab_buf_puts(b, "\n");
 }
 
 void
 ab_pr_section_upstream(struct ab_buf *b, const struct evidence *e)
 {
-	const cJSON *v;
 	int any = 0;
 
-	cJSON_ArrayForEach(v, ab_pr_variants(e)) {
-		const char *label = ab_pr_jstr_or(v, "label", "?");
-		const cJSON *rep = ab_pr_for_label(e->updiff, label), *n;
-		const char *summary = ab_pr_jstr(rep, "summary");
-		const char *vendored = ab_pr_jstr(v, "definition.allocator.vendored");
-		const char *upstream = ab_pr_jstr(v, "definition.allocator.upstream");
+	for (const struct ab_cmdsrec_variant *v = e->cmds.variants; v < e->cmds.variants + e->cmds.nvariants; v++) {
+		const char *label = v->label;
+		const struct ab_updiffrec *rep = ab_updiffrecs_get(&e->updiff, label);
+		const char *summary = rep ? rep->summary : NULL;
+		const char *vendored = v->def.allocator.vendored, *upstream = v->def.allocator.upstream;
 
 		if (!rep)
 			continue;
@@ -638,16 +622,14 @@ ab_pr_section_upstream(struct ab_buf *b, const struct evidence *e)
 		ab_pr_put_code(b, label);
 		ab_buf_puts(b, ": ");
 		ab_pr_put_code(b, vendored ? vendored : "?");
-		ab_buf_puts(b, cJSON_IsTrue(ab_pr_jget(rep, "matches")) ? " **matches** upstream " : " **differs from** upstream ");
+		ab_buf_puts(b, rep->matches ? " **matches** upstream " : " **differs from** upstream ");
 		ab_pr_put_code(b, upstream ? upstream : "?");
 		ab_buf_puts(b, ": ");
 		ab_pr_put_text(b, summary ? summary : "(no summary)");
 		ab_buf_puts(b, "\n");
-		cJSON_ArrayForEach(n, ab_pr_jget(rep, "notes")) {
-			if (!cJSON_IsString(n))
-				continue;
+		for (size_t i = 0; i < rep->notes.n; i++) {
 			ab_buf_puts(b, "  - ");
-			ab_pr_put_text(b, n->valuestring);
+			ab_pr_put_text(b, rep->notes.v[i]);
 			ab_buf_puts(b, "\n");
 		}
 	}
@@ -658,12 +640,12 @@ ab_pr_section_upstream(struct ab_buf *b, const struct evidence *e)
 void
 ab_pr_section_probes(struct ab_buf *b, struct ab_buf *details, const struct evidence *e)
 {
-	const cJSON *vj;
 	int any = 0;
 
-	cJSON_ArrayForEach(vj, ab_pr_variants(e)) {
-		const char *label = ab_pr_jstr(vj, "label");
-		const cJSON *probe = ab_pr_probe_of(e, label), *it;
+	for (const struct ab_cmdsrec_variant *vj = e->cmds.variants; vj < e->cmds.variants + e->cmds.nvariants; vj++) {
+		const char *label = vj->label;
+		const struct ab_probe_result *probe = ab_pr_probe_of(e, label);
+		const cJSON *it;
 
 		if (!probe)
 			continue;
@@ -672,11 +654,11 @@ ab_pr_section_probes(struct ab_buf *b, struct ab_buf *details, const struct evid
 			    "| label | verdict | setting | requested | effective |\n|---|---|---|---|---|\n");
 		{
 			int rows = 0;
-			int ok = cJSON_IsTrue(ab_pr_jget(probe, "ok"));
+			int ok = probe->ok;
 
-			cJSON_ArrayForEach(it, ab_pr_jget(probe, "overrides")) {
-				const char *set = ab_pr_jstr(it, "setting"), *req = ab_pr_jstr(it, "requested");
-				const char *eff = ab_pr_jstr(it, "effective"), *st = ab_pr_jstr(it, "status");
+			for (size_t i = 0; i < probe->noverrides; i++) {
+				const struct ab_probe_override *o = &probe->overrides[i];
+				const char *set = o->setting, *req = o->requested, *eff = o->effective, *st = o->status;
 				int good = st && (!strcmp(st, "ok") || !strcmp(st, "match"));
 				int dflt = st && !strcmp(st, "default");
 
@@ -696,17 +678,18 @@ ab_pr_section_probes(struct ab_buf *b, struct ab_buf *details, const struct evid
 				ab_buf_puts(b, " |\n");
 				rows++;
 			}
-			cJSON_ArrayForEach(it, ab_pr_jget(probe, "problems")) {
-				const char *msg = ab_pr_jstr(it, "message"), *kind = ab_pr_jstr(it, "kind");
+			for (size_t i = 0; i < probe->nproblems; i++) {
+				const struct ab_probe_problem *pb = &probe->problems[i];
+				const char *msg = pb->message, *kind = pb->kind;
 
 				ab_buf_puts(b, "| ");
 				ab_pr_put_code(b, label);
 				ab_buf_puts(b, " | **⚠ ");
 				ab_pr_put_text(b, kind ? kind : "problem");
 				ab_buf_puts(b, "** | ");
-				ab_pr_put_code(b, ab_pr_jstr_or(it, "setting", "?"));
+				ab_pr_put_code(b, pb->setting ? pb->setting : "?");
 				ab_buf_puts(b, " | ");
-				ab_pr_put_text(b, ab_pr_jstr_or(it, "origin", "–"));
+				ab_pr_put_text(b, pb->origin ? pb->origin : "–");
 				ab_buf_puts(b, " | ");
 				ab_pr_put_text(b, msg ? msg : "");
 				ab_buf_puts(b, " |\n");
@@ -720,7 +703,8 @@ ab_pr_section_probes(struct ab_buf *b, struct ab_buf *details, const struct evid
 		}
 		/* every effective option, folded */
 		{
-			const cJSON *eff = ab_pr_jget(probe, "effective");
+			/* the allocator's options as it reports them: shown as they are */
+			const cJSON *eff = ab_pr_jget(probe->report, "effective");
 
 			if (cJSON_IsObject(eff) && cJSON_GetArraySize(eff) > 0) {
 				ab_buf_puts(details, "<details><summary>Effective allocator options of ");

@@ -220,13 +220,13 @@ struct stmts {
 static void
 statement_lists(const cJSON *doc, const cJSON *lists[2])
 {
-	const cJSON *pred = cJSON_GetObjectItemCaseSensitive(doc, "predicate");
+	const cJSON *pred = ab_json_get(doc, "predicate");
 
-	lists[0] = cJSON_GetObjectItemCaseSensitive(doc, "subject");
-	lists[1] = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pred, "runDetails"), "byproducts");
+	lists[0] = ab_json_get(doc, "subject");
+	lists[1] = ab_json_get(ab_json_get(pred, "runDetails"), "byproducts");
 	/* a run record's predicate (provenance/runs/runrec.h) lists its byproducts itself */
 	if (!lists[1])
-		lists[1] = cJSON_GetObjectItemCaseSensitive(pred, "byproducts");
+		lists[1] = ab_json_get(pred, "byproducts");
 }
 
 /*
@@ -724,7 +724,7 @@ check_names(struct check *c, size_t n, const cJSON *list, const char *what, size
 	}
 	cJSON_ArrayForEach(it, list) {
 		const char *name = ab_json_str(it, "name");
-		const char *want = ab_json_str(cJSON_GetObjectItemCaseSensitive(it, "digest"), "sha256");
+		const char *want = ab_json_str(ab_json_get(it, "digest"), "sha256");
 		char hex[AB_HEX_LEN + 1];
 		char *pn;
 		int rc;

@@ -89,19 +89,19 @@ sampling_json(const struct ab_runrec_sampling *s)
 	cJSON_AddNumberToObject(x, "size", (double)s->series.size);
 	cJSON_AddNumberToObject(x, "samples", (double)s->samples);
 	x = cJSON_AddObjectToObject(o, "window");
-	add_figure(x, "start_s", s->window_start_s);
-	add_figure(x, "end_s", s->window_end_s);
-	cJSON_AddStringToObject(x, "started_by", s->start_marked ? "mark" : "start");
-	cJSON_AddStringToObject(x, "ended_by", s->end_marked ? "mark" : "exit");
-	add_str_or_null(x, "start_line", s->start_line);
-	add_str_or_null(x, "end_line", s->end_line);
-	add_figure(o, "command_end_s", s->command_end_s >= 0 ? s->command_end_s : NAN);
+	add_figure(x, "start_s", s->seen.window_start_s);
+	add_figure(x, "end_s", s->seen.window_end_s);
+	cJSON_AddStringToObject(x, "started_by", s->seen.start_marked ? "mark" : "start");
+	cJSON_AddStringToObject(x, "ended_by", s->seen.end_marked ? "mark" : "exit");
+	add_str_or_null(x, "start_line", s->seen.start_line);
+	add_str_or_null(x, "end_line", s->seen.end_line);
+	add_figure(o, "command_end_s", s->seen.command_end_s >= 0 ? s->seen.command_end_s : NAN);
 	if (s->cooldown_s > 0) {
 		x = cJSON_AddObjectToObject(o, "cooldown");
 		add_figure(x, "requested_s", s->cooldown_s);
-		add_figure(x, "at_s", s->cooldown_at_s);
-		cJSON_AddBoolToObject(x, "reached", s->cooldown_reached);
-		cJSON_AddNumberToObject(x, "leftovers_ended", s->leftovers_ended);
+		add_figure(x, "at_s", s->seen.cooldown_at_s);
+		cJSON_AddBoolToObject(x, "reached", s->seen.cooldown_reached);
+		cJSON_AddNumberToObject(x, "leftovers_ended", s->seen.leftovers_ended);
 	} else {
 		cJSON_AddNullToObject(o, "cooldown");
 	}
@@ -135,9 +135,9 @@ overhead_json(const struct ab_runrec *r)
 
 	add_figure(o, "allocbuild_cpu_s", r->allocbuild_cpu_s >= 0 ? r->allocbuild_cpu_s : NAN);
 	if (r->sampling) {
-		add_figure(o, "sampler_cpu_s", r->sampling->sampler_cpu_s);
-		cJSON_AddNumberToObject(o, "sampler_readings", r->sampling->ticks);
-		cJSON_AddNumberToObject(o, "sampler_late", r->sampling->late_ticks);
+		add_figure(o, "sampler_cpu_s", r->sampling->seen.sampler_cpu_s);
+		cJSON_AddNumberToObject(o, "sampler_readings", r->sampling->seen.ticks);
+		cJSON_AddNumberToObject(o, "sampler_late", r->sampling->seen.late_ticks);
 	} else {
 		cJSON_AddNullToObject(o, "sampler_cpu_s");
 	}
@@ -529,17 +529,17 @@ parse_sampling(struct ab_runrec_sampling *s, const cJSON *o)
 	s->mark_end = str_of(ab_json_get(o, "marks"), "end");
 	parse_file(&s->series, sr);
 	s->samples = (size_t)whole_or(sr, "samples", 0, 0, 0x1p63);
-	s->window_start_s = figure(w, "start_s");
-	s->window_end_s = figure(w, "end_s");
-	s->start_marked = str_of(w, "started_by") && !strcmp(str_of(w, "started_by"), "mark");
-	s->end_marked = str_of(w, "ended_by") && !strcmp(str_of(w, "ended_by"), "mark");
-	s->start_line = str_of(w, "start_line");
-	s->end_line = str_of(w, "end_line");
-	s->command_end_s = num_or(o, "command_end_s", -1);
+	s->seen.window_start_s = figure(w, "start_s");
+	s->seen.window_end_s = figure(w, "end_s");
+	s->seen.start_marked = str_of(w, "started_by") && !strcmp(str_of(w, "started_by"), "mark");
+	s->seen.end_marked = str_of(w, "ended_by") && !strcmp(str_of(w, "ended_by"), "mark");
+	s->seen.start_line = str_of(w, "start_line");
+	s->seen.end_line = str_of(w, "end_line");
+	s->seen.command_end_s = num_or(o, "command_end_s", -1);
 	s->cooldown_s = cJSON_IsObject(c) ? num_or(c, "requested_s", 0) : 0;
-	s->cooldown_at_s = cJSON_IsObject(c) ? num_or(c, "at_s", -1) : -1;
-	s->cooldown_reached = cJSON_IsTrue(ab_json_get(c, "reached"));
-	s->leftovers_ended = (int)whole_or(c, "leftovers_ended", 0, 0, INT_MAX);
+	s->seen.cooldown_at_s = cJSON_IsObject(c) ? num_or(c, "at_s", -1) : -1;
+	s->seen.cooldown_reached = cJSON_IsTrue(ab_json_get(c, "reached"));
+	s->seen.leftovers_ended = (int)whole_or(c, "leftovers_ended", 0, 0, INT_MAX);
 	parse_figures(&s->figures, ab_json_get(o, "figures"));
 }
 

@@ -27,6 +27,7 @@
 #include "../../lib/hash.h"
 #include "../../lib/util.h"
 #include "metrics.h"
+#include "sampler.h"
 #include "series.h"
 
 /* the predicate type of a run record's Statement */
@@ -58,15 +59,8 @@ struct ab_runrec_sampling {
 	double cooldown_s;           /* 0: none asked */
 	struct ab_runrec_file series;
 	size_t samples;
-	double window_start_s, window_end_s;
-	int start_marked, end_marked;
-	const char *start_line, *end_line; /* the lines that marked them, or NULL */
-	double command_end_s;        /* < 0: not seen */
-	double cooldown_at_s;        /* < 0: no cooldown */
-	int cooldown_reached, leftovers_ended;
+	struct ab_sampling_outcome seen; /* the sampler's outcome as it is (provenance/runs/sampler.h) */
 	struct ab_series_figures figures;
-	double sampler_cpu_s;
-	unsigned ticks, late_ticks;
 };
 
 /*

@@ -67,16 +67,16 @@ match_line(struct ab_sampler *s, const char *l, size_t n, double at)
 	char *z = ab_strndup(l, n < LINE_MAX_MATCH ? n : LINE_MAX_MATCH);
 	struct ab_sampling *o = &s->out;
 
-	if (s->have_re[0] && !o->start_marked) {
+	if (s->have_re[0] && !o->seen.start_marked) {
 		if (regexec(&s->re[0], z, 0, NULL, 0) == 0) {
-			o->start_marked = 1;
-			o->window_start_s = at;
-			o->start_line = kept_line(l, n);
+			o->seen.start_marked = 1;
+			o->seen.window_start_s = at;
+			o->seen.start_line = kept_line(l, n);
 		}
-	} else if (s->have_re[1] && !o->end_marked && regexec(&s->re[1], z, 0, NULL, 0) == 0) {
-		o->end_marked = 1;
-		o->window_end_s = at;
-		o->end_line = kept_line(l, n);
+	} else if (s->have_re[1] && !o->seen.end_marked && regexec(&s->re[1], z, 0, NULL, 0) == 0) {
+		o->seen.end_marked = 1;
+		o->seen.window_end_s = at;
+		o->seen.end_line = kept_line(l, n);
 	}
 	free(z);
 }
@@ -146,7 +146,7 @@ add_sample(struct ab_sampler *s, const struct ab_proctree_totals *t, double at)
 static double
 window_end(const struct ab_sampling *o)
 {
-	return o->end_marked ? o->window_end_s : o->command_end_s;
+	return o->seen.end_marked ? o->seen.window_end_s : o->seen.command_end_s;
 }
 
 /*
@@ -171,7 +171,7 @@ sample_loop(void *arg)
 		}
 		now = ab_now();
 		at = now - s->t0;
-		o->ticks++;
+		o->seen.ticks++;
 		if (s->have_re[0] || s->have_re[1])
 			scan_log(s, at);
 		if (!found && t.root_seen) {
@@ -180,15 +180,15 @@ sample_loop(void *arg)
 		}
 		if (t.processes)
 			add_sample(s, &t, at);
-		if (o->command_end_s < 0 && ((t.root_seen && !t.root_alive) || atomic_load(&s->command_done)))
-			o->command_end_s = at;
+		if (o->seen.command_end_s < 0 && ((t.root_seen && !t.root_alive) || atomic_load(&s->command_done)))
+			o->seen.command_end_s = at;
 		wend = window_end(o);
-		if (o->command_end_s >= 0) {
+		if (o->seen.command_end_s >= 0) {
 			if (!t.processes)
 				break;
 			/* processes outlived the command: theirs is the cooldown; without one they are left alone */
 			if (s->o.cooldown_s > 0 && wend >= 0 && at >= wend + s->o.cooldown_s) {
-				o->leftovers_ended = ab_proctree_end(s->tree, END_GRACE_S);
+				o->seen.leftovers_ended = ab_proctree_end(s->tree, END_GRACE_S);
 				break;
 			}
 			if (s->o.cooldown_s <= 0 && atomic_load(&s->command_done))
@@ -205,7 +205,7 @@ sample_loop(void *arg)
 			/* a reading ran late (a loaded machine): the intervals missed are counted, not crammed in */
 			double missed = floor((ab_now() - next) / interval);
 
-			o->late_ticks += (unsigned)missed;
+			o->seen.late_ticks += (unsigned)missed;
 			next += missed * interval;
 		}
 		sleep_until(next);
@@ -214,7 +214,7 @@ sample_loop(void *arg)
 		struct timespec cpu;
 
 		if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
-			o->sampler_cpu_s = (double)cpu.tv_sec + cpu.tv_nsec / 1e9;
+			o->seen.sampler_cpu_s = (double)cpu.tv_sec + cpu.tv_nsec / 1e9;
 	}
 	return NULL;
 }
@@ -243,8 +243,8 @@ ab_sampler_start(struct ab_sampler **out, const struct ab_sampler_opts *o)
 	*out = NULL;
 	s->o = *o;
 	s->logfd = -1;
-	s->out.command_end_s = -1;
-	s->out.cooldown_at_s = -1;
+	s->out.seen.command_end_s = -1;
+	s->out.seen.cooldown_at_s = -1;
 	s->out.series.comm = o->comm != NULL;
 	s->out.series.pss = o->pss;
 	atomic_init(&s->command_done, 0);
@@ -283,22 +283,22 @@ ab_sampler_finish(struct ab_sampling *out, struct ab_sampler *s)
 
 	atomic_store(&s->command_done, 1);
 	pthread_join(s->thread, NULL);
-	if (o->command_end_s < 0)
-		o->command_end_s = ab_now() - s->t0;
+	if (o->seen.command_end_s < 0)
+		o->seen.command_end_s = ab_now() - s->t0;
 	/* the log is whole now: a mark written at the very end is seen, at the command's end */
 	if (s->have_re[0] || s->have_re[1]) {
-		scan_log(s, o->command_end_s);
+		scan_log(s, o->seen.command_end_s);
 		if (s->line.len)
-			match_line(s, s->line.s, s->line.len, o->command_end_s);
+			match_line(s, s->line.s, s->line.len, o->seen.command_end_s);
 	}
-	if (!o->start_marked)
-		o->window_start_s = 0;
+	if (!o->seen.start_marked)
+		o->seen.window_start_s = 0;
 	wend = window_end(o);
-	if (!o->end_marked)
-		o->window_end_s = wend;
+	if (!o->seen.end_marked)
+		o->seen.window_end_s = wend;
 	if (s->o.cooldown_s > 0) {
-		o->cooldown_at_s = wend + s->o.cooldown_s;
-		o->cooldown_reached = ab_series_reaches(&o->series, o->cooldown_at_s);
+		o->seen.cooldown_at_s = wend + s->o.cooldown_s;
+		o->seen.cooldown_reached = ab_series_reaches(&o->series, o->seen.cooldown_at_s);
 	}
 	e = s->error;
 	*out = *o;
@@ -311,15 +311,15 @@ void
 ab_sampling_release(struct ab_sampling *s)
 {
 	ab_series_release(&s->series);
-	free(s->start_line);
-	free(s->end_line);
+	free((char *)s->seen.start_line);
+	free((char *)s->seen.end_line);
 	memset(s, 0, sizeof(*s));
 }
 
 void
 ab_sampling_figures(struct ab_series_figures *f, const struct ab_sampling *s)
 {
-	struct ab_series_window w = {s->window_start_s, s->window_end_s, s->cooldown_at_s};
+	struct ab_series_window w = {s->seen.window_start_s, s->seen.window_end_s, s->seen.cooldown_at_s};
 
 	ab_series_figures(f, &s->series, &w);
 }

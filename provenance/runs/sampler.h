@@ -45,18 +45,28 @@ struct ab_sampler_opts {
 	double cooldown_s;        /* 0: none */
 };
 
-/* what the sampler saw; times in seconds from the command's start */
-struct ab_sampling {
-	struct ab_series series;
+/*
+ * what the sampler saw of the run, besides its series; times in seconds
+ * from the command's start. The run record embeds it as it is
+ * (provenance/runs/runrec.h: struct ab_runrec_sampling's seen)
+ */
+struct ab_sampling_outcome {
 	double window_start_s, window_end_s;
 	int start_marked, end_marked;     /* by a line of the log (else the start, the end) */
-	char *start_line, *end_line;      /* the lines that marked them (their first 256 bytes), or NULL */
+	/* the lines that marked them (their first 256 bytes), or NULL; owned by the sampling, or by the record parsed */
+	const char *start_line, *end_line;
 	double command_end_s;             /* when the command was seen ended; < 0 never */
 	double cooldown_at_s;             /* window end + cooldown, or -1 without one */
 	int cooldown_reached;             /* the series goes that far */
 	int leftovers_ended;              /* processes of the tree ended after the cooldown */
 	double sampler_cpu_s;             /* the sampler thread's own CPU time */
 	unsigned ticks, late_ticks;       /* readings, and intervals missed because one ran late */
+};
+
+/* what the sampler saw */
+struct ab_sampling {
+	struct ab_series series;
+	struct ab_sampling_outcome seen;
 };
 
 /* does pattern compile as an extended regular expression? 0, or AB_EFAIL after reporting "<option>: ..." */

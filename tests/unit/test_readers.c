@@ -1,7 +1,11 @@
 /*
  * Unit tests of the typed readers of an OUTDIR's manifests
- * (provenance/record/binprov.h, provenance/record/updiffrec.h): the fields
- * read, and a record without its identity refused, naming what and where.
+ * (provenance/record/binprov.h, provenance/record/updiffrec.h,
+ * provenance/record/cmakeprov.h's document, provenance/record/proberesult.h's
+ * allocator-probes.json): the fields read, both shapes
+ * of a per-variant manifest's "variants" (version 2's array of {label},
+ * version 1's object keyed by label), and a record without its identity
+ * refused, naming what and where.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +14,8 @@
 
 #include "../../lib/util.h"
 #include "../../provenance/record/binprov.h"
+#include "../../provenance/record/cmakeprov.h"
+#include "../../provenance/record/proberesult.h"
 #include "../../provenance/record/updiffrec.h"
 #include "unit.h"
 
@@ -24,6 +30,9 @@ static const char binprov_doc[] =
     "                 \"upstream\": \"je\", \"archive_sha256\": \"" SHA_B "\"},"
     "   \"source\": {\"id\": \"flb\", \"pin\": {\"kind\": \"git\", \"url\": \"https://github.com/fluent/fluent-bit.git\","
     "              \"commit\": \"c0ffee\", \"tree\": \"t1\"}, \"tree\": null},"
+    "   \"reproducible\": true, \"sandboxed\": false,"
+    "   \"host_probes\": {\"header\": \"h\", \"LG_PAGE\": 12, \"LG_HUGEPAGE\": 21, \"LG_VADDR\": \"x\", \"pinned\": [\"--with-lg-page=12\"]},"
+    "   \"uses\": [{\"variant\": \"je\", \"artifact\": \"lib/libjemalloc.a\", \"path\": null, \"sha256\": null}],"
     "   \"artifacts\": [{\"path\": \"variants/fb/build/bin/fluent-bit\", \"artifact\": \"bin/fluent-bit\", \"size\": 10,"
     "                  \"sha256\": \"" SHA_A "\", \"allocator_archive\": false, \"allocator_version\": null,"
     "                  \"parts\": {\"format\": \"elf\", \"sections\": []}},"
@@ -56,8 +65,17 @@ test_binprov(void)
 		CHECK_STR(v->artifacts[1].allocator_version, "5.3.0-0-gabc");
 		CHECK_STR(v->artifacts[1].sha256, SHA_B);
 	}
+	if (v) {
+		CHECK(v->reproducible && !v->sandboxed);
+		CHECK(v->host_probes && v->host_probes->lg_page == 12 && v->host_probes->lg_hugepage == 21);
+		CHECK(v->host_probes && v->host_probes->lg_vaddr == -1 && v->host_probes->pinned.n == 1);
+		CHECK(v->nuses == 1 && !v->uses[0].path);
+		CHECK_STR(v->nuses ? v->uses[0].variant : NULL, "je");
+	}
 	v = ab_binprov_variant(&b, "fb-rt");
 	CHECK(v && !v->source.pin && !v->nartifacts);
+	/* absent: reproducible and sandboxed, no host probes, no uses */
+	CHECK(v && v->reproducible && v->sandboxed && !v->host_probes && !v->nuses);
 	CHECK(!ab_binprov_variant(&b, "nosuch"));
 	ab_binprov_release(&b);
 	cJSON_Delete(doc);
@@ -163,11 +181,211 @@ test_updiffrec(void)
 	cJSON_Delete(bad);
 }
 
+/* version 2: the reports in an array of {label, ...}, in plan order; a label missing or twice refused */
+static void
+test_updiffrec_array(void)
+{
+	static const char rep[] = "\"candidate\": {\"kind\": \"directory\", \"digest\": {\"dirHash\": \"d\"}},"
+	    " \"upstream\": {\"kind\": \"archive\", \"digest\": {\"dirHash\": \"e\"}}, \"matches\": true, \"files\": []";
+	char *text = ab_sprintf("{\"version\": 2, \"variants\": [{\"label\": \"b\", %s}, {\"label\": \"a\", %s}]}", rep, rep);
+	cJSON *doc = cJSON_Parse(text);
+	struct ab_updiffrecs r;
+	struct unit_catch c;
+	char *msg;
+
+	CHECK(ab_updiffrecs_parse(&r, doc, "ud.json") == 0);
+	CHECK(r.n == 2);
+	if (r.n == 2) {
+		CHECK_STR(r.v[0].label, "b");
+		CHECK_STR(r.v[1].label, "a");
+		CHECK(r.v[1].matches && !r.v[1].identical);
+	}
+	CHECK(ab_updiffrecs_get(&r, "a") == &r.v[1]);
+	ab_updiffrecs_release(&r);
+	cJSON_Delete(doc);
+	free(text);
+
+	text = ab_sprintf("{\"version\": 2, \"variants\": [{\"label\": \"a\", %s}, {%s}]}", rep, rep);
+	doc = cJSON_Parse(text);
+	unit_catch_begin(&c);
+	CHECK(ab_updiffrecs_parse(&r, doc, "ud.json") == AB_EFAIL);
+	msg = unit_catch_end(&c);
+	CHECK(strstr(msg, "'ud.json': variants[1].label: a report without its variant's label") != NULL);
+	free(msg);
+	cJSON_Delete(doc);
+	free(text);
+	text = ab_sprintf("{\"version\": 2, \"variants\": [{\"label\": \"a\", %s}, {\"label\": \"a\", %s}]}", rep, rep);
+	doc = cJSON_Parse(text);
+	unit_catch_begin(&c);
+	CHECK(ab_updiffrecs_parse(&r, doc, "ud.json") == AB_EFAIL);
+	msg = unit_catch_end(&c);
+	CHECK(strstr(msg, "'ud.json': variants[1].label: 'a' twice") != NULL);
+	free(msg);
+	cJSON_Delete(doc);
+	free(text);
+}
+
+/* cmake-cache-provenance.json: what ab_cmakeprov_doc_add writes (version 2), read back */
+static void
+test_cmakedoc(void)
+{
+	cJSON *doc = ab_cmakeprov_doc_new(), *r1 = cJSON_Parse("{\"keys\": {\"K\": {\"type\": \"BOOL\", \"value\": \"On\"}}}");
+	cJSON *r2 = cJSON_Parse("{\"keys\": {\"K\": {\"type\": \"BOOL\", \"value\": \"Off\"}}}");
+	struct ab_cmakeprov_doc d;
+
+	CHECK(ab_cmakeprov_doc_add(doc, "stock", r1) == 0);
+	CHECK(ab_cmakeprov_doc_add(doc, "special", r2) == 0);
+	CHECK(cJSON_GetObjectItemCaseSensitive(doc, "version")->valueint == 2);
+	CHECK(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "variants")));
+	CHECK(ab_cmakeprov_doc_parse(&d, doc, "cm.json") == 0);
+	CHECK(d.version == 2);
+	CHECK_STR(d.baseline, "stock");
+	CHECK(d.nvariants == 2 && d.ndiffs == 1);
+	if (d.nvariants == 2 && d.ndiffs == 1 && d.diffs[0].n == 1) {
+		CHECK_STR(d.variants[0].label, "stock");
+		CHECK_STR(d.variants[1].label, "special");
+		/* the record as it was added: its label is the entry's */
+		CHECK(!cJSON_GetObjectItemCaseSensitive(d.variants[1].record, "label"));
+		CHECK(cJSON_GetObjectItemCaseSensitive(d.variants[1].record, "keys") != NULL);
+		CHECK_STR(d.diffs[0].a, "stock");
+		CHECK_STR(d.diffs[0].b, "special");
+		CHECK_STR(d.diffs[0].d[0].section, "keys");
+		CHECK_STR(d.diffs[0].d[0].key, "K");
+		CHECK_STR(d.diffs[0].d[0].a, "BOOL=On");
+		CHECK_STR(d.diffs[0].d[0].b, "BOOL=Off");
+	}
+	ab_cmakeprov_doc_release(&d);
+	cJSON_Delete(doc);
+}
+
+/* version 1's shape, {label: record}, still read, in its order */
+static void
+test_cmakedoc_v1(void)
+{
+	cJSON *doc = cJSON_Parse("{\"version\": 1, \"baseline\": \"b\", \"variants\": {\"b\": {\"keys\": {}}, \"a\": {\"keys\": {}}},"
+	    " \"diffs\": [{\"a\": \"b\", \"b\": \"a\", \"differences\": [{\"section\": \"keys\", \"key\": \"K\", \"a\": \"absent\", \"b\": \"STRING=x\"}]}]}");
+	struct ab_cmakeprov_doc d;
+
+	CHECK(ab_cmakeprov_doc_parse(&d, doc, "cm.json") == 0);
+	CHECK(d.version == 1 && d.nvariants == 2 && d.ndiffs == 1);
+	if (d.nvariants == 2 && d.ndiffs == 1 && d.diffs[0].n == 1) {
+		CHECK_STR(d.variants[0].label, "b");
+		CHECK_STR(d.variants[1].label, "a");
+		CHECK_STR(d.diffs[0].d[0].b, "STRING=x");
+	}
+	ab_cmakeprov_doc_release(&d);
+	cJSON_Delete(doc);
+}
+
+/* text, which ab_cmakeprov_doc_parse must refuse with a message holding want */
+static void
+cmakedoc_refused(const char *text, const char *want)
+{
+	cJSON *doc = cJSON_Parse(text);
+	struct ab_cmakeprov_doc d;
+	struct unit_catch c;
+	char *msg;
+	int rc;
+
+	unit_catch_begin(&c);
+	rc = ab_cmakeprov_doc_parse(&d, doc, "cm.json");
+	msg = unit_catch_end(&c);
+	CHECK(rc == AB_EFAIL);
+	if (!strstr(msg, want))
+		fprintf(stderr, "message '%s' lacks '%s'\n", msg, want);
+	CHECK(strstr(msg, want) != NULL);
+	free(msg);
+	cJSON_Delete(doc);
+}
+
+static void
+test_cmakedoc_refused(void)
+{
+	cmakedoc_refused("[]", "'cm.json': expected a JSON object");
+	cmakedoc_refused("{\"version\": 3, \"variants\": [], \"diffs\": []}", "'cm.json': version: expected 1 to 2");
+	cmakedoc_refused("{\"version\": 2, \"variants\": \"x\", \"diffs\": []}", "'cm.json': variants: expected an array");
+	cmakedoc_refused("{\"version\": 2, \"variants\": [{\"keys\": {}}], \"diffs\": []}",
+	    "'cm.json': variants[0].label: a variant's record without its label");
+	cmakedoc_refused("{\"version\": 2, \"variants\": [{\"label\": \"a\"}, {\"label\": \"a\"}], \"diffs\": []}",
+	    "'cm.json': variants[1].label: 'a' twice");
+	cmakedoc_refused("{\"version\": 2, \"variants\": [], \"diffs\": [{\"a\": \"x\"}]}",
+	    "'cm.json': diffs[0]: expected {a, b, differences: [...]} naming two variants");
+	cmakedoc_refused("{\"version\": 2, \"variants\": [], \"diffs\": [{\"a\": \"x\", \"b\": \"y\", \"differences\": [{\"key\": 1}]}]}",
+	    "'cm.json': diffs[0].differences[0]: expected {section, key, a, b} of strings");
+}
+
+/* allocator-probes.json: each probe's verdict typed, its report kept */
+static void
+test_probe_results(void)
+{
+	cJSON *doc = cJSON_Parse("{\"variants\": [{\"label\": \"je\", \"base\": \"je\", \"requested\": {},"
+	    " \"probe\": {\"allocator\": \"jemalloc\", \"version\": \"0.0.0-0-g000000missing\", \"bogus_version\": true, \"ok\": false,"
+	    " \"problems\": [{\"kind\": \"invalid_option\", \"setting\": \"MALLOC_CONF\", \"message\": \"m\"}],"
+	    " \"overrides\": [{\"setting\": \"narenas\", \"requested\": \"2\", \"effective\": \"2\", \"status\": \"ok\"}],"
+	    " \"effective\": {\"narenas\": 2}}},"
+	    " {\"label\": \"mi\", \"base\": \"mi\", \"probe\": {\"allocator\": \"mimalloc\", \"secure\": 4, \"ok\": true}}]}");
+	struct ab_probe_results r;
+	const struct ab_probe_result *p;
+
+	CHECK(ab_probe_results_parse(&r, doc, "ap.json") == 0);
+	CHECK(r.n == 2);
+	p = ab_probe_results_get(&r, "je");
+	CHECK(p && !p->ok && p->failed && p->bogus_version && p->secure == -1);
+	CHECK(p && p->nproblems == 1 && p->noverrides == 1);
+	CHECK_STR(p && p->noverrides ? p->overrides[0].effective : NULL, "2");
+	CHECK_STR(p && p->nproblems ? p->problems[0].kind : NULL, "invalid_option");
+	CHECK(p && cJSON_GetObjectItemCaseSensitive(p->report, "effective") != NULL);
+	p = ab_probe_results_get(&r, "mi");
+	CHECK(p && p->ok && p->secure == 4 && !p->bogus_version);
+	CHECK_STR(p ? p->allocator : NULL, "mimalloc");
+	CHECK(!ab_probe_results_get(&r, "nosuch"));
+	ab_probe_results_release(&r);
+	cJSON_Delete(doc);
+}
+
+/* text, which ab_probe_results_parse must refuse with a message holding want */
+static void
+probes_refused(const char *text, const char *want)
+{
+	cJSON *doc = cJSON_Parse(text);
+	struct ab_probe_results r;
+	struct unit_catch c;
+	char *msg;
+	int rc;
+
+	unit_catch_begin(&c);
+	rc = ab_probe_results_parse(&r, doc, "ap.json");
+	msg = unit_catch_end(&c);
+	CHECK(rc == AB_EFAIL);
+	if (!strstr(msg, want))
+		fprintf(stderr, "message '%s' lacks '%s'\n", msg, want);
+	CHECK(strstr(msg, want) != NULL);
+	free(msg);
+	cJSON_Delete(doc);
+}
+
+static void
+test_probe_results_refused(void)
+{
+	probes_refused("{\"variants\": {}}", "'ap.json': variants: not a list");
+	probes_refused("{\"variants\": [{\"probe\": {}}]}", "'ap.json': variants[0].label: a probe without its variant's label");
+	probes_refused("{\"variants\": [{\"label\": \"a\", \"probe\": null}]}",
+	    "'ap.json': variants[0].probe: expected the probe's record, an object");
+	probes_refused("{\"variants\": [{\"label\": \"a\", \"probe\": {}}, {\"label\": \"a\", \"probe\": {}}]}",
+	    "'ap.json': variants[1].label: 'a' twice");
+}
+
 int
 main(void)
 {
+	test_probe_results();
+	test_probe_results_refused();
 	test_binprov();
 	test_binprov_refused();
 	test_updiffrec();
+	test_updiffrec_array();
+	test_cmakedoc();
+	test_cmakedoc_v1();
+	test_cmakedoc_refused();
 	return unit_done();
 }
