@@ -209,6 +209,16 @@ plan_cargo_step(struct ab_plan *p, size_t vi)
 	s->cwd = ab_strdup(pv->in_src);
 }
 
+/* does a later variant derive from vi's trees? */
+static int
+is_lead(const struct ab_plan *p, size_t vi)
+{
+	for (size_t i = vi + 1; p->derive && i < p->nvars; i++)
+		if (p->vars[i].derive_from == vi)
+			return 1;
+	return 0;
+}
+
 static void
 plan_build_steps(struct ab_plan *p, size_t vi)
 {
@@ -255,6 +265,22 @@ plan_build_steps(struct ab_plan *p, size_t vi)
 			free(value);
 		}
 		s->cwd = ab_strdup(pv->sandboxed ? AB_FIXED_ROOT : pv->dir);
+		if (is_lead(p, vi)) {
+			/*
+			 * the lead of derived variants configures twice: a CMake project
+			 * whose configure is not idempotent (Fluent Bit's second run
+			 * orders its include directories otherwise, so every flags.make
+			 * changes) then has its tree at the fixed point the derived
+			 * variants' own re-configure reaches (builder/derive.h)
+			 */
+			struct ab_step *again = add_step(p, AB_STEP_CONFIGURE, vi), *first = again - 1;
+
+			again->log = ab_sprintf("%s/02-configure-again.log", pv->logs);
+			again->name = ab_strdup("cmake configure again");
+			for (size_t i = 0; i < first->argv.n; i++)
+				ab_strv_push(&again->argv, first->argv.v[i]);
+			again->cwd = ab_strdup(first->cwd);
+		}
 	}
 
 	s = add_step(p, AB_STEP_BUILD, vi);

@@ -17,7 +17,7 @@ M=(--mirror-dir "$PWD/mirror")
 
 # ---- the plan says which variant starts from which, and why the others are built clean
 expect_exit 0 "$AB" plan --derive -j 2 -o o r.json
-grep -E '^\[[0-9]+/21\] [a-z0-9]+: (derive|fresh)|built clean' out | sed 's/^\[[0-9]*\/21\] //' >got
+grep -E '^\[[0-9]+/22\] [a-z0-9]+: (derive|fresh)|built clean' out | sed 's/^\[[0-9]*\/22\] //' >got
 cat >want <<'EOT'
 c1: fresh tree of prog
 c2: derive from c1: a copy of its finished trees, once it has ended (it differs only in its settings)
