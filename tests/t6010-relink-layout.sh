@@ -89,9 +89,8 @@ check 'every layout probed' test "$(json $P '[v["label"] for v in d["variants"] 
 	"['frag-stock53-layout1', 'frag-stock53-layout2', 'frag-stock53-layout3', 'frag-stock53-layout4', 'frag-stock53-layout5']"
 check 'every layout probed the same allocator and settings as frag-stock53' test \
 	"$(json $P 'sorted(set(json.dumps([v["probe"]["version"], v["probe"]["effective"], v["probe"]["quantum"], v["probe"]["ok"]]) for v in d["variants"] if v["label"].startswith("frag-stock53")))' | wc -l)" = 1
-# relink-provenance.json's variants: keyed by label (an array of {label} in later formats)
 check 'the seed recorded per variant' test "$(json bo/provenance/relink-provenance.json \
-	'[v["layout"]["seed"] for l, v in sorted((d["variants"].items() if isinstance(d["variants"], dict) else [(x["label"], x) for x in d["variants"]])) if "layout" in v]')" = "[1, 2, 3, 4, 5]"
+	'[L[l]["layout"]["seed"] for l in sorted(L) if "layout" in L[l]]')" = "[1, 2, 3, 4, 5]"
 
 # ---- compare: the layout band of the baseline, and a difference inside it
 # The layout variants are found by digest: relinks with a layout whose
