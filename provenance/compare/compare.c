@@ -1372,6 +1372,65 @@ complete_repetitions(const struct ab_compare_set *s)
  * host's set of a split name the name's first label, so that every host
  * compares against the same; NULL: the set's first
  */
+/*
+ * The baseline's layout variants (layoutband.h), the layout band of each
+ * cell and metric (the spread of their medians and the baseline's,
+ * stats.h), and the differences of other labels inside it marked
+ */
+static void
+layout_bands(struct ab_comparison *c, struct ab_compare_set *s)
+{
+	char **digests = ab_calloc(s->labels.n + 1, sizeof(*digests));
+
+	for (size_t l = 0; l < s->labels.n; l++)
+		for (size_t i = s->nruns; i-- > 0;)
+			if (!strcmp(s->runs[i].label, s->labels.v[l]))
+				digests[l] = s->runs[i].subject_sha256;
+	s->layouts = ab_calloc(s->labels.n + 1, sizeof(*s->layouts));
+	s->nlayouts = ab_layoutband_family(&c->layouts, s->labels.v, digests, s->labels.n, s->baseline, s->layouts);
+	free(digests);
+	if (!s->nlayouts)
+		return;
+	s->bands = ab_calloc(s->cells.n * s->nmetrics + 1, sizeof(*s->bands));
+	for (size_t cell = 0; cell < s->cells.n; cell++)
+		for (size_t m = 0; m < s->nmetrics; m++) {
+			const double **v = ab_calloc(s->nlayouts + 2, sizeof(*v));
+			size_t *n = ab_calloc(s->nlayouts + 2, sizeof(*n));
+			struct ab_compare_band *band = &s->bands[s->nbands];
+			char *seed_name = ab_sprintf("layout\n%s\n%s", s->cells.v[cell], s->metrics[m].name);
+
+			for (size_t i = 0; i <= s->nlayouts; i++) {
+				const struct ab_compare_group *g = ab_compare_group(s, cell, i ? s->layouts[i - 1] : s->baseline, m);
+
+				v[i] = g ? g->v : NULL;
+				n[i] = g ? g->n : 0;
+			}
+			ab_stats_layout_band(&band->b, v, n, s->nlayouts + 1, ab_rng_derive(c->o.seed, seed_name),
+			    c->o.resamples, 0.95);
+			if (!isnan(band->b.band)) {
+				band->cell = cell;
+				band->metric = m;
+				s->nbands++;
+			}
+			free(seed_name);
+			free(v);
+			free(n);
+		}
+	for (size_t i = 0; i < s->nrows; i++) {
+		struct ab_compare_row *r = &s->rows[i];
+		const struct ab_compare_band *band = ab_compare_band(s, r->cell, r->metric);
+
+		if (r->against != s->baseline || r->control)
+			continue;
+		for (size_t k = 0; k < s->nlayouts; k++)
+			r->layout |= r->label == s->layouts[k];
+		if (!r->layout && band && ab_stats_verdict_differs(r->verdict) && ab_stats_within_band(r->ci.ratio, band->b.band)) {
+			r->within_layout = 1;
+			s->within_layout++;
+		}
+	}
+}
+
 static int
 analyse(struct ab_comparison *c, struct ab_compare_set *s, const char *baseline)
 {
@@ -1451,7 +1510,7 @@ analyse(struct ab_comparison *c, struct ab_compare_set *s, const char *baseline)
 		if (s->rows[i].against == s->baseline)
 			s->groups[s->rows[i].g - s->groups].row = &s->rows[i];
 	ab_pool_run(s->nrows, 0, compare_row, &j);
-	ab_layoutband_apply(&c->layouts, s, o);
+	layout_bands(c, s);
 	for (size_t k = 0; k < s->ncontrols; k++)
 		warn_control(s, &s->controls[k]);
 	note_no_ratio(s);

@@ -1,7 +1,6 @@
 #include "layoutband.h"
 
 #include <fcntl.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,7 +11,6 @@
 #include "../../lib/hash.h"
 #include "../../lib/jsonio.h"
 #include "../record/manifest.h"
-#include "compare.h"
 
 #define RELINK_DOC "provenance/relink-provenance.json"
 
@@ -107,83 +105,36 @@ done:
 	return e;
 }
 
-/* the key of a label's program in s: its relink's, else the digest its runs ran (a build variant) */
-static char *
-label_key(const struct ab_layoutband *lb, const struct ab_compare_set *s, size_t l, int *seed)
+/* the key of a label's program: its relink's, else the digest its runs ran (a build variant) */
+static const char *
+label_key(const struct ab_layoutband *lb, const char *label, const char *digest, int *seed)
 {
 	for (size_t i = 0; i < lb->labels.n; i++)
-		if (!strcmp(lb->labels.v[i], s->labels.v[l])) {
+		if (!strcmp(lb->labels.v[i], label)) {
 			*seed = lb->seed[i];
-			return ab_strdup(lb->keys.v[i]);
+			return lb->keys.v[i];
 		}
 	*seed = -1;
-	for (size_t i = 0; i < s->nruns; i++)
-		if (!strcmp(s->runs[i].label, s->labels.v[l]))
-			return ab_strdup(s->runs[i].subject_sha256);
-	return NULL;
+	return digest;
 }
 
-void
-ab_layoutband_apply(const struct ab_layoutband *lb, struct ab_compare_set *s, const struct ab_compare_opts *o)
+size_t
+ab_layoutband_family(const struct ab_layoutband *lb, char *const *labels, char *const *digests, size_t n,
+    size_t baseline, size_t *out)
 {
 	int seed;
-	char *base = label_key(lb, s, s->baseline, &seed);
+	const char *base = label_key(lb, labels[baseline], digests[baseline], &seed);
+	size_t m = 0;
 
-	if (!base || seed >= 0) {
-		free(base);
-		return;
-	}
-	s->layouts = ab_calloc(s->labels.n + 1, sizeof(*s->layouts));
-	for (size_t l = 0; l < s->labels.n; l++) {
-		char *k = l == s->baseline ? NULL : label_key(lb, s, l, &seed);
+	if (!base || seed >= 0)
+		return 0;
+	for (size_t l = 0; l < n; l++) {
+		const char *k = l == baseline ? NULL : label_key(lb, labels[l], digests[l], &seed);
 
 		if (k && seed >= 0 && !strcmp(k, base))
-			s->layouts[s->nlayouts++] = l;
-		free(k);
+			out[m++] = l;
 	}
-	free(base);
-	if (!s->nlayouts)
-		return;
-	s->bands = ab_calloc(s->cells.n * s->nmetrics + 1, sizeof(*s->bands));
-	for (size_t c = 0; c < s->cells.n; c++)
-		for (size_t m = 0; m < s->nmetrics; m++) {
-			const double **v = ab_calloc(s->nlayouts + 2, sizeof(*v));
-			size_t *n = ab_calloc(s->nlayouts + 2, sizeof(*n));
-			const struct ab_compare_group *g = ab_compare_group(s, c, s->baseline, m);
-			struct ab_compare_band *band = &s->bands[s->nbands];
-			char *seed_name = ab_sprintf("layout\n%s\n%s", s->cells.v[c], s->metrics[m].name);
-
-			v[0] = g ? g->v : NULL;
-			n[0] = g ? g->n : 0;
-			for (size_t i = 0; i < s->nlayouts; i++) {
-				g = ab_compare_group(s, c, s->layouts[i], m);
-				v[i + 1] = g ? g->v : NULL;
-				n[i + 1] = g ? g->n : 0;
-			}
-			ab_stats_layout_band(&band->b, v, n, s->nlayouts + 1, ab_rng_derive(o->seed, seed_name), o->resamples,
-			    0.95);
-			if (!isnan(band->b.band)) {
-				band->cell = c;
-				band->metric = m;
-				s->nbands++;
-			}
-			free(seed_name);
-			free(v);
-			free(n);
-		}
-	for (size_t i = 0; i < s->nrows; i++) {
-		struct ab_compare_row *r = &s->rows[i];
-		const struct ab_compare_band *band = ab_compare_band(s, r->cell, r->metric);
-
-		if (r->against != s->baseline || r->control)
-			continue;
-		for (size_t k = 0; k < s->nlayouts; k++)
-			r->layout |= r->label == s->layouts[k];
-		if (!r->layout && band && ab_stats_verdict_differs(r->verdict) && ab_stats_within_band(r->ci.ratio, band->b.band)) {
-			r->within_layout = 1;
-			s->within_layout++;
-		}
-	}
+	return m;
 }
 
 void

@@ -13,17 +13,16 @@
  *
  *   struct ab_layoutband lb;
  *   ab_layoutband_read(&lb, outdir);       relink-provenance.json, checked against SHA256SUMS
- *   ab_layoutband_apply(&lb, set, opts);   the set's layouts, bands, and rows marked
+ *   n = ab_layoutband_family(&lb, labels, digests, nlabels, baseline, out);
  *   ab_layoutband_release(&lb);
+ *
+ * compare (compare.c) computes the bands (stats.h) and marks the rows.
  */
 #ifndef AB_LAYOUTBAND_H
 #define AB_LAYOUTBAND_H
 
 #include "../../lib/strmap.h"
 #include "../../lib/util.h"
-
-struct ab_compare_set;
-struct ab_compare_opts;
 
 struct ab_layoutband {
 	struct ab_strv labels;   /* the relinks of OUTDIR */
@@ -37,8 +36,13 @@ struct ab_layoutband {
  * it, AB_EFAIL when it cannot be read or parsed (reported)
  */
 int ab_layoutband_read(struct ab_layoutband *lb, const char *outdir);
-/* find the baseline's layout variants in s, compute the bands, mark the rows inside them */
-void ab_layoutband_apply(const struct ab_layoutband *lb, struct ab_compare_set *s, const struct ab_compare_opts *o);
+/*
+ * The layout variants of labels[baseline] among labels[0..n), into out
+ * (label indexes, in label order); digests[l] is the program label l's
+ * runs ran. Their number; 0 when the baseline is itself a layout variant.
+ */
+size_t ab_layoutband_family(const struct ab_layoutband *lb, char *const *labels, char *const *digests, size_t n,
+    size_t baseline, size_t *out);
 void ab_layoutband_release(struct ab_layoutband *lb);
 
 #endif
