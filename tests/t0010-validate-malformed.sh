@@ -451,7 +451,7 @@ awk -v sha="$SHA" -v c="$C" '
  "variants": [{"label": "b", "source": "s", "build": {"system": "cmake"}},
               {"label": "r", "relink": {"from": "b", "link_txt": "l.txt", "output": "o", "replace": []}}]}
 >>>
-@:4:101: variants[1].relink.replace: at least one replacement is required
+@:4:101: variants[1].relink.replace: at least one replacement is required (or a "layout")
 ### relink-replace-entry
 {"recipe": 1, "name": "t",
  "sources": {"s": {"archive": {"urls": ["u"], "sha256": "${SHA}"}}},

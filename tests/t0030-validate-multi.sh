@@ -32,7 +32,7 @@ many.json:11:15: variants[1].label: duplicate label 'a' (first at 10:15)
 many.json:11:65: variants[1].build.configure: 'configure' is for autotools builds; a cmake build takes 'defines'
 many.json:12:39: variants[2].relink.from: unknown variant 'b'
 many.json:12:56: variants[2].relink.link_txt: '/l' is absolute: it must be relative to the build directory
-many.json:12:88: variants[2].relink.replace: at least one replacement is required
+many.json:12:88: variants[2].relink.replace: at least one replacement is required (or a "layout")
 many.json:13:74: variants[3].runtime.env.MALLOC_CONF: expected a string, got a number
 many.json:14:34: variants[4].runtime_of: dependency cycle: f -> g -> f
 many.json:14:61: variants[4].allocator.kind: unknown allocator kind 'hoard' (expected jemalloc, mimalloc, tcmalloc or glibc)
