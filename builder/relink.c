@@ -655,7 +655,8 @@ align_layout_inputs(struct relink *r)
 	qsort(o, n, sizeof(*o), by_origin);
 	for (size_t i = 0; i < n; i++)
 		v[i] = r->in_after.v[o[i].at];
-	memcpy(r->in_after.v, v, n * sizeof(*v));
+	if (n)
+		memcpy(r->in_after.v, v, n * sizeof(*v));
 	free(v);
 	free(o);
 }

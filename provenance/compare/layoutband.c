@@ -26,7 +26,8 @@ key_of(const char *normal_sha, struct ab_strv *withs)
 {
 	struct ab_buf b = {0};
 
-	qsort(withs->v, withs->n, sizeof(*withs->v), cmp_str);
+	if (withs->n)
+		qsort(withs->v, withs->n, sizeof(*withs->v), cmp_str);
 	ab_buf_puts(&b, normal_sha);
 	for (size_t i = 0; i < withs->n; i++)
 		ab_buf_printf(&b, "\n%s", withs->v[i]);
