@@ -173,6 +173,18 @@ make_fakeproj_runtime_recipe() {
 JSON
 }
 
+# drive_fixed_records: ./drive PROGRAM runs PROGRAM and reports a figure
+# that is the same in every run (records=1000): an A/A control judged on
+# it shows no difference whatever the machine does
+drive_fixed_records() {
+	cat >drive <<'SH'
+#!/bin/sh
+"$1" >/dev/null || exit
+echo "ALLOCBUILD_METRIC records=1000 count"
+SH
+	chmod +x drive
+}
+
 # make_pathproj DIR -> prints the sha256 of two tiny projects, one a line,
 # that compile where they were built in ways no prefix map can undo
 # (stored in DIR/mirror/sha256/<hex>): an autotools-shaped project

@@ -27,13 +27,14 @@ case $ALLOCBUILD_LABEL in a) x=0 y=1000 ;; *) x=5 y=1200 ;; esac
 [ "${ONLY_Y:-}" ] || echo "ALLOCBUILD_METRIC x=$x u"
 echo "ALLOCBUILD_METRIC y=$y u"
 [ "${ONLY_Y:-}" ] || echo "ALLOCBUILD_METRIC big=1e308 u"
+echo "ALLOCBUILD_METRIC same=7 u"
 SH
 chmod +x drive
 expect_exit 0 "$AB" run bo a a2 --repeat 5 --rotate --name p --sample-ms 0 -- ./drive
 check "run warns of the value 1e308 and leaves it out" \
 	grep -qxF "allocbuild: warning: run: a: log line 3: 'ALLOCBUILD_METRIC big=1e308 u': not a metric: its VALUE is not a finite decimal number of at most 1e300" err
 check "no record keeps the figure 1e308" \
-	test "$(json bo/runs/p/0001-a.intoto.json '[m["name"] for m in d["predicate"]["metrics"]]')" = "['x', 'y']"
+	test "$(json bo/runs/p/0001-a.intoto.json '[m["name"] for m in d["predicate"]["metrics"]]')" = "['x', 'y', 'same']"
 
 # --- 0 against 5: no ratio, the difference shown, the U test decides, the control differs
 expect_exit 1 "$AB" compare bo --metric x
@@ -77,6 +78,24 @@ X
 	check "runs/$name: the A/A control fails the rule" grep -qxF \
 		"FAIL: rules[0] runs A/A control: expected an A/A control (two labels, one artifact) showing no difference, got a against a2 differs (runs/$name/*.intoto.json: subject, predicate.env_overrides)" out
 done
+# judged on the metrics a policy names: "same" (7 in every run) shows none
+cat >policy-same.json <<X
+{"policy": 1, "name": "aa", "rules": [
+ {"variants": ["a", "a2"], "runs": {"name": "p", "min_repetitions": 5, "aa_control": true,
+  "metrics": ["same"]}}
+]}
+X
+expect_exit 0 "$AB" verify --policy policy-same.json bo
+check "runs/p judged on 'same': the A/A control passes" grep -qxF \
+	"pass: rules[0] runs A/A control: a against a2: no difference (runs/p/*.intoto.json: subject, predicate.env_overrides)" out
+sed 's/"same"/"same", "x"/' policy-same.json >policy-samex.json
+expect_exit 1 "$AB" verify --policy policy-samex.json bo
+check "runs/p judged on 'same' and 'x': the A/A control fails" grep -qxF \
+	"FAIL: rules[0] runs A/A control: expected an A/A control (two labels, one artifact) showing no difference, got a against a2 differs (runs/p/*.intoto.json: subject, predicate.env_overrides)" out
+sed 's/"aa_control": true,//' policy-same.json >policy-noaa.json
+expect_exit 2 "$AB" verify --policy policy-noaa.json bo
+echo "policy-noaa.json:3:14: rules[0].runs.metrics: the metrics an A/A control is judged on: only with \"aa_control\": true" |
+	expect_file err
 # two runs of each: no difference shown, as none could be (the U test's
 # smallest p with 2 and 2 is 0.33): too few runs for a control, the rule fails
 expect_exit 0 "$AB" run bo a a2 --repeat 2 --rotate --name few --sample-ms 0 --env ONLY_Y=1 -- ./drive

@@ -487,7 +487,7 @@ runenv_field(struct ctx *c, int line, int col, const char *path, const char *s)
 static void
 parse_runs(struct ctx *c, struct ab_policy_rule *r, const struct ab_jnode *n, const char *path)
 {
-	static const char *const keys[] = {"name", "min_repetitions", "equal", "values", "aa_control", NULL};
+	static const char *const keys[] = {"name", "min_repetitions", "equal", "values", "aa_control", "metrics", NULL};
 	const struct ab_jnode *m;
 	long reps = 1;
 
@@ -531,6 +531,13 @@ parse_runs(struct ctx *c, struct ab_policy_rule *r, const struct ab_jnode *n, co
 		} else {
 			r->aa_control = cJSON_IsTrue(m->j);
 		}
+	}
+	strs_of(c, n, path, "metrics", &r->metrics, 0);
+	if ((m = ab_jnode_member(n, "metrics")) && m->type == '[' && !r->aa_control) {
+		char *p = ab_jpath_key(path, "metrics");
+
+		ab_jdiag_add(&c->dg, m->line, m->col, p, "the metrics an A/A control is judged on: only with \"aa_control\": true");
+		free(p);
 	}
 }
 
@@ -743,6 +750,7 @@ rule_release(struct ab_policy_rule *r)
 	ab_strv_free(&r->equal);
 	ab_strv_free(&r->value_keys);
 	ab_strv_free(&r->value_vals);
+	ab_strv_free(&r->metrics);
 }
 
 void

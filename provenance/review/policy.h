@@ -85,6 +85,7 @@ struct ab_policy_rule {
 	int min_repetitions;
 	struct ab_strv equal, value_keys, value_vals;
 	int aa_control;
+	struct ab_strv metrics;     /* the metrics the A/A control is judged on; empty: compare's default set */
 };
 
 struct ab_policy {

@@ -857,7 +857,8 @@ check_runs(struct at *a, const struct ab_policy_rule *r, const struct ab_policy_
 	 * difference, so aa_control takes compare's own resamples
 	 */
 	struct ab_compare_opts co = {.outdir = o->target, .name = r->run_name, .seed = AB_COMPARE_SEED,
-		.resamples = r->aa_control ? AB_COMPARE_RESAMPLES : 1, .threshold = AB_COMPARE_THRESHOLD};
+		.resamples = r->aa_control ? AB_COMPARE_RESAMPLES : 1, .threshold = AB_COMPARE_THRESHOLD,
+		.metrics = r->metrics.v, .nmetrics = r->metrics.n};
 	struct ab_comparison *c = NULL;
 	char *file = ab_sprintf("runs/%s/*.intoto.json", r->run_name);
 	unsigned char *which = ab_calloc(r->variants.n + 1, 1);
