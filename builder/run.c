@@ -27,6 +27,7 @@
 #include "build.h"
 #include "cache.h"
 #include "runinputs.h"
+#include "runstats.h"
 
 extern char **environ;
 
@@ -38,6 +39,7 @@ struct label {
 	int cached;                /* the digest cache vouched for the artifact */
 	char hashed_on[32];        /* when its bytes were last hashed */
 	struct ab_runinputs in;    /* what its command runs and names (builder/runinputs.h) */
+	struct ab_runstats stats;  /* --allocator-stats: its allocator's (builder/runstats.h) */
 };
 
 struct job {
@@ -219,6 +221,9 @@ run_env(struct ab_env *e, const struct label *l, const struct ab_run_opts *o)
 		free(k);
 		free(v);
 	}
+	/* last: joined to a conf variable that --env set */
+	if (o->allocator_stats)
+		ab_runstats_env(&l->stats, e);
 }
 
 static int
@@ -577,6 +582,7 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	struct ab_sampler *sampler = NULL;
 	struct ab_sampling sam = {0};
 	struct ab_runrec_sampling rs = {0};
+	struct ab_runrec_allocstats as;
 	struct rusage ru0, ru1;
 	size_t nfiles = 0;
 	char *base = ab_sprintf("%04d-%s", j->next, l->label), *path = NULL;
@@ -637,6 +643,10 @@ run_one(struct job *j, struct label *l, int rep, char *const *order, size_t nord
 	record_result(&r, &res);
 	if (ab_metrics_scan(&r.metrics, log.tmp, l->label) < 0)
 		goto done;
+	if (o->allocator_stats) {
+		ab_runstats_read(&as, &r.metrics, &l->stats, log.tmp, r.log.path, l->label);
+		r.alloc_stats = &as;
+	}
 	if (ab_hash_file(r.log.sha256, &r.log.size, log.tmp) < 0 || ab_atomic_commit(&log) < 0)
 		goto done;
 	files[nfiles++] = r.log;
@@ -744,6 +754,7 @@ job_release(struct job *j, size_t nlabels)
 	for (size_t i = 0; j->labels && i < nlabels; i++) {
 		ab_manifest_runtime_release(&j->labels[i].rt);
 		ab_runinputs_release(&j->labels[i].in);
+		ab_runstats_release(&j->labels[i].stats);
 	}
 	free(j->labels);
 	free(j->dir);
@@ -807,6 +818,8 @@ ab_run(const struct ab_run_opts *o)
 		if ((e = check_label(&j.labels[i], &rec, o->outdir, uses_bin(o), cache_dir, o->rehash)) < 0)
 			goto done;
 		if ((e = check_command(&j.labels[i], o)) < 0)
+			goto done;
+		if (o->allocator_stats && (e = ab_runstats_resolve(&j.labels[i].stats, o->outdir, o->labels[i])) < 0)
 			goto done;
 		for (size_t w = 0; w < j.labels[i].rt.warnings.n; w++)
 			ab_warn("%s: %s", o->labels[i], j.labels[i].rt.warnings.v[w]);

@@ -48,6 +48,7 @@ struct ab_run_opts {
 	const char *cpus;   /* the command's CPU affinity ("0-3,8"), or NULL: allocbuild's */
 	const char *cell;   /* the cell the runs' figures belong to, or NULL */
 	const char *program; /* --program: the program that runs, the records' subject ({bin}, {label} replaced), or NULL */
+	int allocator_stats; /* --allocator-stats: the allocator's statistics at exit (builder/runstats.h) */
 	int env_pad;        /* --env-pad: the largest AB_RUN_ENV_PAD (provenance/runs/runrec.h), 0 to that over the repetitions; 0: none */
 };
 

@@ -3,7 +3,7 @@
  *     [--junit PATH] [--timeout S] [--env NAME=VALUE]... [--sample-ms MS]
  *     [--sample-comm NAME] [--sample-pss] [--mark-start REGEX] [--mark REGEX]
  *     [--cooldown S] [--cpus LIST] [--cell CELL] [--program PATH] [--env-pad BYTES]
- *     -- COMMAND [ARG...]
+ *     [--allocator-stats] -- COMMAND [ARG...]
  * allocbuild run --env-only
  *
  * Run a benchmark or verification command once per label and repetition
@@ -21,7 +21,7 @@
 #include "../lib/util.h"
 #include "../provenance/runs/metrics.h"
 
-enum { OPT_OLD_SET = 0x1200, OPT_JSON, OPT_ENV_PAD };
+enum { OPT_OLD_SET = 0x1200, OPT_JSON, OPT_ENV_PAD, OPT_ALLOC_STATS };
 
 static const char usage[] =
     "allocbuild run OUTDIR LABEL... [--name NAME] [--repeat N] [--rotate] [--junit PATH]\n"
@@ -29,7 +29,7 @@ static const char usage[] =
     "               [--sample-ms MS] [--sample-comm NAME] [--sample-pss]\n"
     "               [--mark-start REGEX] [--mark REGEX] [--cooldown S]\n"
     "               [--cpus LIST] [--cell CELL] [--program PATH] [--env-pad BYTES]\n"
-    "               [--json] -- COMMAND [ARG...]\n"
+    "               [--allocator-stats] [--json] -- COMMAND [ARG...]\n"
     "allocbuild run --env-only\n"
     "\n"
     "Run COMMAND (never through a shell) once per LABEL, N times each (--repeat,\n"
@@ -63,8 +63,14 @@ static const char usage[] =
     "is kept under runs/NAME/programs/ unless it is an artifact): the records'\n"
     "subject. --env-pad BYTES varies the size of the environment over the\n"
     "repetitions, from 0 to BYTES evenly (ALLOCBUILD_ENV_PAD, recorded as env_pad),\n"
-    "a layout control: the stack's alignment moves with it. --env-only prints the run\n"
-    "environment as JSON and runs nothing.\n"
+    "a layout control: the stack's alignment moves with it. --allocator-stats asks\n"
+    "each label's allocator for its statistics at exit (jemalloc: stats_print as\n"
+    "JSON in its conf variable; mimalloc: MIMALLOC_SHOW_STATS=1), read back out of\n"
+    "the log into the record (allocator_stats, bytes) and its figures\n"
+    "(jemalloc.resident_mib, mimalloc.committed_mib, ...): a setting of the\n"
+    "allocator, recorded with the variables set; compare never pools such runs\n"
+    "with runs without it. --env-only prints the run environment as JSON and\n"
+    "runs nothing.\n"
     "While COMMAND runs, its process tree is sampled from /proc every MS\n"
     "milliseconds (--sample-ms, default 50; 0 turns sampling off): RSS, CPU time,\n"
     "page faults, threads, with --sample-pss PSS and anonymous memory too, and\n"
@@ -105,6 +111,7 @@ static const struct option longopts[] = {
 	{"program", required_argument, NULL, 'p'},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"env-pad", required_argument, NULL, OPT_ENV_PAD},
+	{"allocator-stats", no_argument, NULL, OPT_ALLOC_STATS},
 	{NULL, 0, NULL, 0},
 };
 
@@ -190,6 +197,9 @@ run_option(int c, struct ab_run_opts *o, struct ab_strv *sets, int *env_only, in
 		break;
 	case OPT_JSON:
 		o->json = 1;
+		break;
+	case OPT_ALLOC_STATS:
+		o->allocator_stats = 1;
 		break;
 	case OPT_ENV_PAD:
 		if (ab_cmd_parse_int(&o->env_pad, optarg, 1, 65536) < 0)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "allocopts.h"
+#include "allocstats.h"
 #include "allocscan.h"
 #include "allocver.h"
 
@@ -28,6 +29,7 @@ const struct ab_allockind ab_allockinds[] = {
 		.scan = ab_allocscan_jemalloc,
 		.check_env = ab_allocopts_check_jemalloc,
 		.probe = &ab_probe_jemalloc_ops,
+		.stats = &ab_allocstats_jemalloc,
 	},
 	{
 		.name = "mimalloc",
@@ -38,6 +40,7 @@ const struct ab_allockind ab_allockinds[] = {
 		.scan = ab_allocscan_mimalloc,
 		.check_env = ab_allocopts_check_mimalloc,
 		.probe = &ab_probe_mimalloc_ops,
+		.stats = &ab_allocstats_mimalloc,
 	},
 	{
 		.name = "tcmalloc",

@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 struct ab_allocators;
+struct ab_allocstats_ops;
 struct ab_alloc_release;
 struct ab_elf;
 struct ab_probe_ops;
@@ -44,6 +45,8 @@ struct ab_allockind {
 	void (*check_env)(struct ab_strv *warnings, const char *version, const char *conf_var, const char *var,
 	    const char *value);
 	const struct ab_probe_ops *probe; /* provenance/probe/probe_<name>.c */
+	/* its statistics at exit (run --allocator-stats, allocstats.h); NULL: allocbuild reads none */
+	const struct ab_allocstats_ops *stats;
 };
 
 /* the rows, in the order a probe tries them; ends with a row whose name is NULL */

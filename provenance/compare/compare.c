@@ -1553,6 +1553,42 @@ hosts_text(const struct ab_compare_set *s)
 }
 
 /*
+ * a label whose runs asked its allocator for its statistics at exit (run
+ * --allocator-stats: a setting of the allocator) in some runs and not in
+ * others: never pooled. 0 or AB_EFAIL (reported)
+ */
+static int
+refuse_mixed_stats(const struct ab_comparison *c)
+{
+	for (size_t k = 0; k < c->nsets; k++) {
+		const struct ab_compare_set *s = &c->sets[k];
+		struct ab_strmap at = {0};
+		size_t (*n)[2] = ab_calloc(s->nruns + 1, sizeof(*n)), next = 0, l;
+		int e = 0;
+
+		for (size_t i = 0; i < s->nruns; i++) {
+			if (!ab_strmap_get(&at, s->runs[i].label, &l))
+				ab_strmap_put(&at, s->runs[i].label, l = next++);
+			n[l][s->runs[i].alloc_stats != NULL]++;
+		}
+		for (size_t i = 0; i < s->nruns && !e; i++) {
+			ab_strmap_get(&at, s->runs[i].label, &l);
+			if (n[l][0] && n[l][1]) {
+				ab_error("compare: runs/%s: %s: %zu run%s with --allocator-stats and %zu without: never pooled "
+				    "(asking for the statistics changes the allocator's settings); give them another --name",
+				    s->name, s->runs[i].label, n[l][1], n[l][1] == 1 ? "" : "s", n[l][0]);
+				e = AB_EFAIL;
+			}
+		}
+		ab_strmap_free(&at);
+		free(n);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+/*
  * the sets whose runs ran on several hosts: refused (named), split into a
  * set per host (following each other, the name's hosts on each), or
  * pooled as they are. 0 or AB_EFAIL (reported)
@@ -1743,7 +1779,8 @@ ab_compare_load(struct ab_comparison **out, const struct ab_compare_opts *o)
 
 	*out = NULL;
 	c->o = *o;
-	if ((e = load_sets(c)) < 0 || (e = split_hosts(c)) < 0 || (e = ab_layoutband_read(&c->layouts, o->outdir)) < 0)
+	if ((e = load_sets(c)) < 0 || (e = refuse_mixed_stats(c)) < 0 || (e = split_hosts(c)) < 0 ||
+	    (e = ab_layoutband_read(&c->layouts, o->outdir)) < 0)
 		goto fail;
 	for (size_t first = 0, end; first < c->nsets; first = end) {
 		const char *baseline = o->baseline;

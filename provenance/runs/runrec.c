@@ -226,6 +226,31 @@ subject_of(const struct ab_runrec *r, const char **name, const char **hex)
 }
 
 static cJSON *
+allocstats_json(const struct ab_runrec_allocstats *a)
+{
+	cJSON *o = cJSON_CreateObject(), *f, *res = NULL;
+
+	cJSON_AddStringToObject(o, "allocator", a->allocator);
+	cJSON_AddStringToObject(o, "variable", a->variable);
+	cJSON_AddStringToObject(o, "setting", a->setting);
+	if (!a->n) {
+		cJSON_AddNullToObject(o, "figures");
+		add_str_or_null(o, "missing", a->missing);
+		return o;
+	}
+	f = cJSON_AddObjectToObject(o, "figures");
+	for (size_t i = 0; i < a->n; i++) {
+		cJSON_AddNumberToObject(f, a->names[i], a->bytes[i]);
+		if (a->resolution[i] > 0)
+			cJSON_AddNumberToObject(res ? res : (res = cJSON_CreateObject()), a->names[i], a->resolution[i]);
+	}
+	/* the figures known to a resolution (mimalloc prints a tenth of a KiB, MiB, GiB) */
+	if (res)
+		cJSON_AddItemToObject(o, "resolution", res);
+	return o;
+}
+
+static cJSON *
 predicate(const struct ab_runrec *r)
 {
 	cJSON *p = cJSON_CreateObject(), *o, *byp;
@@ -318,6 +343,8 @@ predicate(const struct ab_runrec *r)
 		cJSON_AddStringToObject(pad, "variable", AB_RUN_ENV_PAD);
 		cJSON_AddNumberToObject(pad, "bytes", r->env_pad);
 	}
+	if (r->alloc_stats)
+		cJSON_AddItemToObject(p, "allocator_stats", allocstats_json(r->alloc_stats));
 	if (r->sampling)
 		cJSON_AddItemToObject(p, "sampling", sampling_json(r->sampling));
 	else
@@ -641,6 +668,35 @@ bad_number(const struct ab_runrec *r, char *where, size_t len)
 	return NULL;
 }
 
+/* predicate.allocator_stats: refused, naming the member, when a figure is not a number of bytes */
+static int
+parse_allocstats(struct ab_runrec_allocstats *a, const cJSON *o, const char *name)
+{
+	const cJSON *f = ab_json_get(o, "figures"), *it;
+
+	a->allocator = str_of(o, "allocator");
+	a->variable = str_of(o, "variable");
+	a->setting = str_of(o, "setting");
+	a->missing = str_of(o, "missing");
+	if (!a->allocator || !a->variable || !a->setting) {
+		ab_error("'%s': predicate.allocator_stats: it lacks its allocator, variable or setting", name);
+		return AB_EFAIL;
+	}
+	cJSON_ArrayForEach(it, f) {
+		if (a->n == AB_RUN_ALLOCSTATS_MAX || !cJSON_IsNumber(it) || !figure_ok(it->valuedouble) ||
+		    it->valuedouble < 0) {
+			ab_error("'%s': predicate.allocator_stats.figures.%s: not a number of bytes (at most %d figures)", name,
+			    it->string, AB_RUN_ALLOCSTATS_MAX);
+			return AB_EFAIL;
+		}
+		a->names[a->n] = it->string;
+		a->bytes[a->n] = it->valuedouble;
+		a->resolution[a->n] = num_or(ab_json_get(o, "resolution"), it->string, 0);
+		a->n++;
+	}
+	return 0;
+}
+
 int
 ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 {
@@ -689,6 +745,11 @@ ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 	r->env_padded = cJSON_IsObject(ab_json_get(p, "env_pad"));
 	r->env_pad = r->env_padded ? (int)whole_or(ab_json_get(p, "env_pad"), "bytes", 0, 0, INT_MAX) : 0;
 	parse_file(&r->log, ab_json_get(p, "log"));
+	if (cJSON_IsObject(ab_json_get(p, "allocator_stats")) && parse_allocstats(&r->alloc_stats_parsed,
+	    ab_json_get(p, "allocator_stats"), name) < 0)
+		return AB_EFAIL;
+	if (cJSON_IsObject(ab_json_get(p, "allocator_stats")))
+		r->alloc_stats = &r->alloc_stats_parsed;
 	if (cJSON_IsObject(ab_json_get(p, "sampling"))) {
 		r->sampling = r->sampling_owned = ab_calloc(1, sizeof(*r->sampling_owned));
 		parse_sampling(r->sampling, ab_json_get(p, "sampling"));

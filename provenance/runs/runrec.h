@@ -80,6 +80,22 @@ struct ab_runrec_input {
 	const char *kept;            /* --program: its copy under runs/NAME/programs/ (NULL: an artifact, not copied) */
 };
 
+/*
+ * run --allocator-stats: the setting that asked the allocator for its
+ * statistics at exit (provenance/alloc/allocstats.h) and the figures read
+ * back out of the run's output, in bytes
+ */
+#define AB_RUN_ALLOCSTATS_MAX 12
+struct ab_runrec_allocstats {
+	const char *allocator;       /* its registry name */
+	const char *variable, *setting; /* the variable set, the setting asked for (in the variable's value) */
+	size_t n;                    /* figures; 0 when there are none (missing says why) */
+	const char *names[AB_RUN_ALLOCSTATS_MAX];
+	double bytes[AB_RUN_ALLOCSTATS_MAX];
+	double resolution[AB_RUN_ALLOCSTATS_MAX]; /* what the figure is known to, in bytes (0: exact) */
+	const char *missing;
+};
+
 struct ab_runrec {
 	const char *name;            /* --name */
 	int number;                  /* NNNN */
@@ -142,6 +158,7 @@ struct ab_runrec {
 	int env_padded;              /* run with --env-pad */
 	int env_pad;                 /* then: the bytes of AB_RUN_ENV_PAD this run had */
 	struct ab_runrec_sampling *sampling; /* NULL: not sampled */
+	const struct ab_runrec_allocstats *alloc_stats; /* NULL: not asked (run without --allocator-stats) */
 	struct ab_metrics metrics;   /* the driver's figures (owned) */
 	double allocbuild_cpu_s;     /* allocbuild's own CPU seconds while the command ran (< 0 unknown) */
 	/* a parsed record: the document its strings point into, and the arrays made for it */
@@ -149,6 +166,7 @@ struct ab_runrec {
 	char **argv_owned, **order_owned;
 	struct ab_runrec_sampling *sampling_owned;
 	struct ab_runrec_input *files_owned, *given_owned;
+	struct ab_runrec_allocstats alloc_stats_parsed;
 };
 
 /* the record as its Statement; caller frees */
