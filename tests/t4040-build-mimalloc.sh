@@ -125,3 +125,46 @@ P=b3/provenance/allocator-probes.json
 # the relinked program runs with the replacement: mimalloc's own report says so
 MIMALLOC_VERBOSE=1 b3/variants/alive-plain/build/alive-secure 2>verbose >/dev/null
 expect_grep "secure level: 4" verbose
+
+# run --allocator-stats on mi-plain: MIMALLOC_SHOW_STATS=1, its table read
+# back at exit; a program linked with mi-plain's archive reads its own
+# commit figures through mi_process_info just before it returns: the
+# record's committed and committed_peak are those (32.0 MiB, exact at the
+# table's tenth of a MiB), its peak RSS at least the program's (the table
+# is printed after, touching more), each amount known to a tenth of its unit
+cat >miself.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <mimalloc.h>
+int main(void)
+{
+	size_t el, us, sy, crss, prss, ccom, pcom, pf;
+	void *v[1000];
+	char b[256];
+	int n;
+
+	for (int i = 0; i < 1000; i++)
+		v[i] = malloc(100 + i * 37);
+	for (int i = 0; i < 1000; i += 2)
+		free(v[i]);
+	mi_process_info(&el, &us, &sy, &crss, &prss, &ccom, &pcom, &pf);
+	n = snprintf(b, sizeof(b), "SELF %zu %zu %zu\n", ccom, pcom, prss);
+	return write(1, b, (size_t)n) == n ? 0 : 1;
+}
+C
+cc -Ibo/variants/mi-plain/src/include -o miself miself.c bo/variants/mi-plain/build/libmimalloc.a -lpthread ||
+	fail "cannot link miself"
+expect_exit 0 "$AB" run bo mi-plain --allocator-stats --name st --sample-ms 0 --program ./miself -- ./miself
+f=bo/runs/st/0001-mi-plain.intoto.json
+read -r _ ccom pcom prss < <(grep '^SELF ' bo/runs/st/0001-mi-plain.log) || fail "no SELF line"
+check "mimalloc: allocator, variable, setting" test "$(json $f '(lambda a: (a["allocator"], a["variable"], a["setting"]))(d["predicate"]["allocator_stats"])')" = \
+	"('mimalloc', 'MIMALLOC_SHOW_STATS', '1')"
+check "mimalloc: committed and its peak are the program's" test \
+	"$(json $f '(lambda f: (f["committed"], f["committed_peak"]))(d["predicate"]["allocator_stats"]["figures"])')" = "($ccom, $pcom)"
+check "mimalloc: 32.0 MiB committed" test "$ccom" = 33554432
+check "mimalloc: peak RSS at least the program's" test \
+	"$(json $f '(lambda a: a["figures"]["peak_rss"] + a["resolution"]["peak_rss"] > '$prss')(d["predicate"]["allocator_stats"])')" = True
+check "mimalloc: the resolution of a MiB amount" test "$(json $f 'd["predicate"]["allocator_stats"]["resolution"]["committed"]')" = 104857.6
+check "mimalloc: the figures as MiB" test "$(json $f '[m["name"] for m in d["predicate"]["metrics"]]')" = \
+	"['mimalloc.reserved_mib', 'mimalloc.committed_mib', 'mimalloc.committed_peak_mib', 'mimalloc.reset_mib', 'mimalloc.peak_rss_mib', 'mimalloc.peak_commit_mib']"

@@ -19,6 +19,9 @@
 #include "../record/updiffrec.h"
 #include "../runs/runenv.h"
 #include "sign.h"
+#include "statsruns.h"
+#include "../alloc/allocreg.h"
+#include "../alloc/allocstats.h"
 
 #define BIN "provenance/binary-provenance.json"
 #define PROBES "provenance/allocator-probes.json"
@@ -42,6 +45,7 @@ struct recs {
 	struct ab_updiffrecs ud;
 	struct ab_repro_record chk, reb; /* check's and rebuild's, read typed (provenance/record/repro.h) */
 	struct ab_cmdsrec cmds;          /* build-commands.json's (provenance/record/cmdsrec.h) */
+	struct ab_statsruns sr;          /* the labels run with --allocator-stats (an OUTDIR's; none in a bundle) */
 };
 
 /* one check of a rule */
@@ -167,6 +171,8 @@ recs_read(struct recs *r)
 			return AB_EFAIL;
 		}
 	}
+	if (!r->o->bundle && ab_statsruns_read(&r->sr, r->o->target) < 0)
+		return AB_EFAIL;
 	return recs_parse(r);
 }
 
@@ -182,6 +188,7 @@ recs_release(struct recs *r)
 	ab_repro_record_release(&r->chk);
 	ab_repro_record_release(&r->reb);
 	ab_cmdsrec_release(&r->cmds);
+	ab_statsruns_release(&r->sr);
 	cJSON_Delete(r->check);
 	cJSON_Delete(r->rebuild);
 	cJSON_Delete(r->commands);
@@ -363,8 +370,29 @@ check_runtime(const struct at *a, const struct ab_policy_rule *r, const struct v
 	}
 }
 
+/*
+ * not_set and the runs: the option that asked the allocator for its
+ * statistics (run --allocator-stats) is a setting set at run time, named
+ * with the first run of the label that set it
+ */
 static void
-check_not_set(const struct at *a, const struct ab_policy_rule *r, const struct var *v)
+not_set_in_runs(const struct at *a, const struct recs *rc, const char *name, const struct var *v)
+{
+	int i = ab_statsruns_find(&rc->sr, v->label);
+	const struct ab_allockind *k = i < 0 ? NULL : ab_allockind_find(rc->sr.allocators.v[i]);
+	const char *opt = NULL;
+
+	for (const char *const *p = k && k->stats ? k->stats->options : NULL; p && *p && !opt; p++)
+		if (!strcmp(name, "*") || !strcmp(name, *p))
+			opt = *p;
+	if (opt)
+		addf(a, 0, rc->sr.files.v[i], ab_strdup("predicate.allocator_stats"),
+		    ab_sprintf("%s not set at run time", strcmp(name, "*") ? name : "no allocator option"),
+		    ab_sprintf("%s set at run time by run --allocator-stats", opt));
+}
+
+static void
+check_not_set(const struct at *a, const struct ab_policy_rule *r, const struct var *v, const struct recs *rc)
 {
 	/* the variables the probe was run with, as its report shows them */
 	const cJSON *env = v->probe ? ab_json_get(ab_json_get(v->probe->report, "requested"), "env") : NULL;
@@ -374,6 +402,7 @@ check_not_set(const struct at *a, const struct ab_policy_rule *r, const struct v
 		const struct ab_probe_override *o;
 		int k = -1, n = 0;
 
+		not_set_in_runs(a, rc, name, v);
 		if (strcmp(name, "*")) {
 			o = override(v, name, strlen(name), &k);
 			addf(a, !o, PROBES, o ? ab_sprintf("variants[%d].probe.overrides[%d]", v->pi, k) : ab_sprintf("variants[%d].probe.overrides", v->pi),
@@ -679,7 +708,7 @@ check_variant(struct at *a, const struct ab_policy_rule *r, const struct recs *r
 		check_runtime(a, r, v);
 		break;
 	case AB_POL_NOT_SET:
-		check_not_set(a, r, v);
+		check_not_set(a, r, v, rc);
 		break;
 	case AB_POL_SECURE:
 		check_secure(a, r, v);
