@@ -193,9 +193,9 @@ expect_exit 0 "$AB" compare bo --metric ops_per_s --metric steady_rss_mib --form
 [ "$(wc -l <out)" = 31 ] || fail "csv: $(wc -l <out) lines, not 1 + 15 runs x 2 metrics"
 head -n 3 out >csv.head
 expect_file csv.head <<CSV
-name,number,batch,repetition,label,cell,status,metric,value,unit,artifact_sha256
-ab,1,1,1,stock53,,exit 0,ops_per_s,1000,ops/s,$stock
-ab,1,1,1,stock53,,exit 0,steady_rss_mib,$(sed -n 3p out | cut -d, -f9),MiB,$stock
+name,number,batch,repetition,label,cell,status,metric,value,unit,artifact_sha256,host
+ab,1,1,1,stock53,,exit 0,ops_per_s,1000,ops/s,$stock,$(uname -n)
+ab,1,1,1,stock53,,exit 0,steady_rss_mib,$(sed -n 3p out | cut -d, -f9),MiB,$stock,$(uname -n)
 CSV
 
 # the A/A control: stock53 and fit-only (the same archive) with the same MALLOC_CONF, found by digest

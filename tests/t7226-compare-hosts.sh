@@ -87,6 +87,11 @@ unload
 check "pooled: the first line" grep -qxF 'runs/p: 20 runs of 2 labels, 0 failed; baseline a; unpaired (runs of 2 hosts pooled (--pool-hosts))' out
 check "pooled: the hosts said" grep -qxF 'Hosts: 2, alpha, beta: their runs pooled (--pool-hosts).' out
 check "pooled: 10 runs a label" grep -qE '^ops +ops/s +- +a2 +10 ' out
+# csv: each row names its host, alpha's runs 1-10 and beta's 11-20
+expect_exit 0 "$AB" compare bo --runs-from bo-beta --metric ops --pool-hosts --format csv
+check "csv: 20 rows, each with its host" test \
+	"$(python3 -c 'import csv, sys; r = list(csv.DictReader(open(sys.argv[1]))); print(len(r), sorted(set((x["host"], int(x["number"]) > 10) for x in r)))' out)" = \
+	"20 [('alpha', False), ('beta', True)]"
 
 # --- pr.md of an OUTDIR holding both hosts' runs (its storage shared by them): the verdict block per host
 cp -a bo bo-shared

@@ -20,10 +20,10 @@ chmod +x drive
 expect_exit 0 "$AB" run bo a --name csv --sample-ms 0 --cell -x -- ./drive
 expect_exit 0 "$AB" compare bo --metric=-A1 --metric plain --metric minus --format csv
 expect_file out <<OUT
-name,number,batch,repetition,label,cell,status,metric,value,unit,artifact_sha256
-csv,1,1,1,a,"'=HYPERLINK(""http://x.invalid/?a;b"")",exit 0,'-A1,-5,'@SUM(A1),$art
-csv,1,1,1,a,'-x,exit 0,plain,2.5,'+cmd|'/C_calc'!A0,$art
-csv,1,1,1,a,'-x,exit 0,minus,-1.25,ms,$art
+name,number,batch,repetition,label,cell,status,metric,value,unit,artifact_sha256,host
+csv,1,1,1,a,"'=HYPERLINK(""http://x.invalid/?a;b"")",exit 0,'-A1,-5,'@SUM(A1),$art,$(uname -n)
+csv,1,1,1,a,'-x,exit 0,plain,2.5,'+cmd|'/C_calc'!A0,$art,$(uname -n)
+csv,1,1,1,a,'-x,exit 0,minus,-1.25,ms,$art,$(uname -n)
 OUT
 # what a spreadsheet reads back: no cell starts a formula, the numbers are numbers
 python3 - out <<'PY'

@@ -455,7 +455,9 @@ csv_row(struct ab_buf *b, const struct ab_compare_set *s, size_t i, const char *
 		snprintf(num, sizeof(num), "%.15g", v);
 	ab_buf_printf(b, "%s,", num);
 	csv_text(b, unit, 0);
-	csv_text(b, r->subject_sha256, 1);
+	csv_text(b, r->subject_sha256, 0);
+	/* the host that ran it: runs of several (compare --runs-from) have numbers in common */
+	csv_text(b, ab_compare_run_host(r), 1);
 	free(end);
 	free(status);
 }
@@ -1103,7 +1105,7 @@ ab_compare_print(FILE *out, const struct ab_comparison *c, enum ab_compare_forma
 	int e;
 
 	if (f == AB_CMP_CSV)
-		ab_buf_puts(&b, "name,number,batch,repetition,label,cell,status,metric,value,unit,artifact_sha256\n");
+		ab_buf_puts(&b, "name,number,batch,repetition,label,cell,status,metric,value,unit,artifact_sha256,host\n");
 	if (f == AB_CMP_JSON) {
 		cJSON *doc = comparison_json(c);
 		char *text = cJSON_Print(doc);
