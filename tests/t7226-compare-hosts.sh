@@ -113,6 +113,24 @@ check "test result: ops per host" test "$(json bo-shared/test-results/p.intoto.j
 check "test result: the disagreement" test "$(json bo-shared/test-results/p.intoto.json '[n for n in d["predicate"]["host_notes"] if " on ops " in n]')" = \
 	"['the hosts disagree on ops of a2 against a: better on alpha (ratio 1.100, p 0.0112), no difference shown on beta (ratio 1.000, p 1)']"
 
+# a policy's runs rule: each host's runs counted and held to it apart, never pooled
+cat >hosts-policy.json <<'X'
+{"policy": 1, "name": "hosts", "rules": [
+ {"variants": ["a", "a2"], "runs": {"name": "p", "min_repetitions": 5, "equal": ["memory.thp_enabled"]}}]}
+X
+expect_exit 0 "$AB" verify --policy hosts-policy.json bo-shared
+grep '^pass: rules\[0\] runs a' out >host-lines
+expect_file host-lines <<'X'
+pass: rules[0] runs a on alpha: 5 successful runs (runs/p/*-a.intoto.json: predicate.status)
+pass: rules[0] runs a2 on alpha: 5 successful runs (runs/p/*-a2.intoto.json: predicate.status)
+pass: rules[0] runs a on beta: 5 successful runs (runs/p/*-a.intoto.json: predicate.status)
+pass: rules[0] runs a2 on beta: 5 successful runs (runs/p/*-a2.intoto.json: predicate.status)
+X
+sed 's/"min_repetitions": 5/"min_repetitions": 6/' hosts-policy.json >hosts6.json
+expect_exit 1 "$AB" verify --policy hosts6.json bo-shared
+check "6 a host: 10 runs of a label on two hosts are not 6 on one" grep -qxF \
+	"FAIL: rules[0] runs a on beta: expected 6 successful runs or more, got 5 successful runs (runs/p/*-a.intoto.json: predicate.status)" out
+
 # --- hosts that agree: said so
 rm -f count-*
 expect_exit 0 on_host beta "$AB" run bo-beta a a2 --repeat 4 --rotate --name q --sample-ms 0 -- ./drive

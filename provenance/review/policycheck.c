@@ -877,29 +877,19 @@ runs_env(struct at *a, const struct ab_policy_rule *r, const struct ab_compare_s
 	}
 }
 
-static void
-check_runs(struct at *a, const struct ab_policy_rule *r, const struct ab_policy_check_opts *o)
+/* the label of a runs check, "LABEL on HOST" when the runs are of several hosts; caller frees */
+static char *
+on_host(const struct ab_compare_set *s, const char *label)
 {
-	/*
-	 * The counts and environments need no interval (one resample: none);
-	 * the A/A control's verdict does: without an interval no ratio shows a
-	 * difference, so aa_control takes compare's own resamples
-	 */
-	struct ab_compare_opts co = {.outdir = o->target, .name = r->run_name, .seed = AB_COMPARE_SEED,
-		.resamples = r->aa_control ? AB_COMPARE_RESAMPLES : 1, .threshold = AB_COMPARE_THRESHOLD,
-		.metrics = r->metrics.v, .nmetrics = r->metrics.n};
-	struct ab_comparison *c = NULL;
-	char *file = ab_sprintf("runs/%s/*.intoto.json", r->run_name);
-	unsigned char *which = ab_calloc(r->variants.n + 1, 1);
-	const struct ab_compare_set *s;
+	return s->host ? ab_sprintf("%s on %s", label, s->host) : ab_strdup(label);
+}
 
-	a->variant = NULL;
-	if (o->bundle || ab_compare_load(&c, &co) != 0 || !c->nsets) {
-		add(a, 0, file, "predicate", "recorded runs of that name",
-		    o->bundle ? "a bundle: runs are checked in an OUTDIR" : "none that could be read");
-		goto done;
-	}
-	s = &c->sets[0];
+/* the counts of one set of the runs (each host's runs are checked apart) */
+static void
+runs_counts(struct at *a, const struct ab_policy_rule *r, const struct ab_compare_set *s, unsigned char *which)
+{
+	char *v;
+
 	for (size_t l = 0; l < s->labels.n; l++) {
 		size_t n = 0;
 
@@ -907,16 +897,25 @@ check_runs(struct at *a, const struct ab_policy_rule *r, const struct ab_policy_
 			continue;
 		for (size_t i = 0; i < s->nruns; i++)
 			n += s->ok[i] && !strcmp(s->runs[i].label, s->labels.v[l]);
-		a->variant = s->labels.v[l];
+		a->variant = v = on_host(s, s->labels.v[l]);
 		addff(a, (int)n >= r->min_repetitions, ab_sprintf("runs/%s/*-%s.intoto.json", s->name, s->labels.v[l]),
 		    ab_strdup("predicate.status"),
 		    ab_sprintf("%d successful runs or more", r->min_repetitions), ab_sprintf("%zu successful run%s", n,
 		    n == 1 ? "" : "s"));
+		free(v);
 	}
-	unmatched(a, r, which, file, "predicate.label", "runs of a label matching it");
+	a->variant = NULL;
+}
+
+/* the run environments and the A/A control of one set of the runs */
+static void
+runs_control(struct at *a, const struct ab_policy_rule *r, const struct ab_compare_set *s)
+{
+	char *file = ab_sprintf("runs/%s/*.intoto.json", r->run_name), *v;
+
 	runs_env(a, r, s);
 	if (r->aa_control) {
-		a->variant = "A/A control";
+		a->variant = v = on_host(s, "A/A control");
 		/* a control with too few runs for the U test to reach p < 0.05 shows nothing: no control */
 		addf(a, s->ncontrols && s->control_judged && !s->control_differs, file,
 		    ab_strdup("subject, predicate.env_overrides"),
@@ -928,7 +927,40 @@ check_runs(struct at *a, const struct ab_policy_rule *r, const struct ab_policy_
 		    s->control_differs ? ab_sprintf("%s against %s differs", s->labels.v[s->controls[0].a],
 		    s->labels.v[s->controls[0].b]) : ab_sprintf("%s against %s: no difference",
 		    s->labels.v[s->controls[0].a], s->labels.v[s->controls[0].b]));
+		free(v);
 	}
+	a->variant = NULL;
+	free(file);
+}
+
+static void
+check_runs(struct at *a, const struct ab_policy_rule *r, const struct ab_policy_check_opts *o)
+{
+	/*
+	 * The counts and environments need no interval (one resample: none);
+	 * the A/A control's verdict does: without an interval no ratio shows a
+	 * difference, so aa_control takes compare's own resamples. Runs of
+	 * several hosts (an OUTDIR their storage shares) are checked a host at
+	 * a time, never pooled: compare's sets, one a host
+	 */
+	struct ab_compare_opts co = {.outdir = o->target, .name = r->run_name, .seed = AB_COMPARE_SEED,
+		.resamples = r->aa_control ? AB_COMPARE_RESAMPLES : 1, .threshold = AB_COMPARE_THRESHOLD,
+		.metrics = r->metrics.v, .nmetrics = r->metrics.n, .hosts = AB_HOSTS_SPLIT};
+	struct ab_comparison *c = NULL;
+	char *file = ab_sprintf("runs/%s/*.intoto.json", r->run_name);
+	unsigned char *which = ab_calloc(r->variants.n + 1, 1);
+
+	a->variant = NULL;
+	if (o->bundle || ab_compare_load(&c, &co) != 0 || !c->nsets) {
+		add(a, 0, file, "predicate", "recorded runs of that name",
+		    o->bundle ? "a bundle: runs are checked in an OUTDIR" : "none that could be read");
+		goto done;
+	}
+	for (size_t k = 0; k < c->nsets; k++)
+		runs_counts(a, r, &c->sets[k], which);
+	unmatched(a, r, which, file, "predicate.label", "runs of a label matching it");
+	for (size_t k = 0; k < c->nsets; k++)
+		runs_control(a, r, &c->sets[k]);
 done:
 	a->variant = NULL;
 	if (c)
