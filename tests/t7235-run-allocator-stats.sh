@@ -67,6 +67,11 @@ check "fit-only: joined to its own MALLOC_CONF" test "$(json o/runs/st/0002-fit-
 expect_exit 0 "$AB" compare o --name st --format json
 check "compare: the allocator's figures beside RSS" test \
 	"$(json out '[m["name"] for m in d["sets"][0]["metrics"]][2:5]')" = "['maxrss_mib', 'jemalloc.allocated_mib', 'jemalloc.active_mib']"
+check "compare json: the set says the runs asked for them" test \
+	"$(json out 'd["sets"][0]["allocator_stats"]')" = "{'runs': 4, 'allocator': 'jemalloc', 'variable': 'MALLOC_CONF', 'setting': 'stats_print:true,stats_print_opts:Jgadblxeh'}"
+expect_exit 0 "$AB" compare o --name st --metric jemalloc.dirty_mib
+check "compare: the line that says so" grep -qxF "Allocator statistics: 4 of 4 runs asked jemalloc for them at exit (run --allocator-stats: MALLOC_CONF=stats_print:true,stats_print_opts:Jgadblxeh, a setting of the allocator, in every run of their labels); its figures are the jemalloc.*_mib rows." out
+check "compare: jemalloc.dirty_mib of fit-only" grep -qE '^jemalloc.dirty_mib +MiB +- +fit-only +2 ' out
 expect_exit 0 "$AB" run o stock53 --name st --sample-ms 0 --program ./jeself -- ./jeself
 expect_exit 2 "$AB" compare o --name st
 echo "allocbuild: compare: runs/st: stock53: 2 runs with --allocator-stats and 1 without: never pooled (asking for the statistics changes the allocator's settings); give them another --name" |

@@ -253,6 +253,37 @@ put_load(struct ab_buf *b, const struct ab_compare_set *s, int md)
 	    ": **busy**, more than the CPUs run at once" : ": busy, more than the CPUs run at once");
 }
 
+/*
+ * runs that asked their allocator for its statistics at exit (run
+ * --allocator-stats): the allocator's own figures are among the metrics,
+ * and the setting is one of the allocator's
+ */
+static const struct ab_runrec_allocstats *
+alloc_stats_of(const struct ab_compare_set *s, size_t *n)
+{
+	const struct ab_runrec_allocstats *a = NULL;
+
+	*n = 0;
+	for (size_t i = 0; i < s->nruns; i++)
+		if (s->runs[i].alloc_stats && (*n)++ == 0)
+			a = s->runs[i].alloc_stats;
+	return a;
+}
+
+static void
+put_alloc_stats(struct ab_buf *b, const struct ab_compare_set *s, int md)
+{
+	size_t n;
+	const struct ab_runrec_allocstats *a = alloc_stats_of(s, &n);
+
+	if (!a)
+		return;
+	ab_buf_printf(b, "Allocator statistics: %zu of %zu runs asked %s for them at exit (run --allocator-stats: %s%s=%s%s, "
+	    "a setting of the allocator, in every run of their labels); its figures are the %s%s.*_mib%s rows.\n", n,
+	    s->nruns, a->allocator, md ? "`" : "", a->variable, a->setting, md ? "`" : "", md ? "`" : "", a->allocator,
+	    md ? "`" : "");
+}
+
 /* the labels whose every run failed: nothing of them is compared */
 static void
 put_failed_labels(struct ab_buf *b, const struct ab_compare_set *s, int md)
@@ -334,6 +365,7 @@ set_table(struct ab_buf *b, const struct ab_comparison *c, const struct ab_compa
 	put_controls(b, s, 0);
 	put_layout(b, s, 0);
 	put_load(b, s, 0);
+	put_alloc_stats(b, s, 0);
 	put_failed_labels(b, s, 0);
 	if (ab_compare_unreliable_why(s))
 		ab_buf_printf(b, "UNRELIABLE: %s\n", ab_compare_unreliable_why(s));
@@ -535,6 +567,21 @@ set_json(const struct ab_compare_set *s)
 	cJSON_AddItemToObject(o, "hosts", ab_json_strv(s->hosts.v, s->hosts.n));
 	cJSON_AddItemToObject(o, "host_notes", ab_json_strv(s->host_notes.v, s->host_notes.n));
 	cJSON_AddBoolToObject(o, "hosts_disagree", s->hosts_disagree);
+	{
+		size_t n;
+		const struct ab_runrec_allocstats *as = alloc_stats_of(s, &n);
+
+		if (as) {
+			cJSON *j = cJSON_AddObjectToObject(o, "allocator_stats");
+
+			cJSON_AddNumberToObject(j, "runs", (double)n);
+			cJSON_AddStringToObject(j, "allocator", as->allocator);
+			cJSON_AddStringToObject(j, "variable", as->variable);
+			cJSON_AddStringToObject(j, "setting", as->setting);
+		} else {
+			cJSON_AddNullToObject(o, "allocator_stats");
+		}
+	}
 	cJSON_AddBoolToObject(o, "hosts_bytes_differ", s->hosts_bytes_differ);
 	cJSON_AddNumberToObject(o, "runs", (double)s->nruns);
 	cJSON_AddNumberToObject(o, "failed", (double)s->nfailed);
@@ -760,6 +807,7 @@ ab_compare_markdown(struct ab_buf *b, const struct ab_comparison *c, const struc
 	put_controls(b, s, 1);
 	put_layout(b, s, 1);
 	put_load(b, s, 1);
+	put_alloc_stats(b, s, 1);
 	put_failed_labels(b, s, 1);
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct ab_compare_row *r = &s->rows[i];

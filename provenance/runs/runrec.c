@@ -420,6 +420,7 @@ ab_runrec_release(struct ab_runrec *r)
 	free(r->order_owned);
 	free(r->files_owned);
 	free(r->given_owned);
+	free(r->alloc_stats_owned);
 	cJSON_Delete(r->doc);
 	memset(r, 0, sizeof(*r));
 }
@@ -745,11 +746,11 @@ ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 	r->env_padded = cJSON_IsObject(ab_json_get(p, "env_pad"));
 	r->env_pad = r->env_padded ? (int)whole_or(ab_json_get(p, "env_pad"), "bytes", 0, 0, INT_MAX) : 0;
 	parse_file(&r->log, ab_json_get(p, "log"));
-	if (cJSON_IsObject(ab_json_get(p, "allocator_stats")) && parse_allocstats(&r->alloc_stats_parsed,
-	    ab_json_get(p, "allocator_stats"), name) < 0)
-		return AB_EFAIL;
-	if (cJSON_IsObject(ab_json_get(p, "allocator_stats")))
-		r->alloc_stats = &r->alloc_stats_parsed;
+	if (cJSON_IsObject(ab_json_get(p, "allocator_stats"))) {
+		r->alloc_stats = r->alloc_stats_owned = ab_calloc(1, sizeof(*r->alloc_stats_owned));
+		if (parse_allocstats(r->alloc_stats_owned, ab_json_get(p, "allocator_stats"), name) < 0)
+			return AB_EFAIL;
+	}
 	if (cJSON_IsObject(ab_json_get(p, "sampling"))) {
 		r->sampling = r->sampling_owned = ab_calloc(1, sizeof(*r->sampling_owned));
 		parse_sampling(r->sampling, ab_json_get(p, "sampling"));

@@ -166,7 +166,7 @@ struct ab_runrec {
 	char **argv_owned, **order_owned;
 	struct ab_runrec_sampling *sampling_owned;
 	struct ab_runrec_input *files_owned, *given_owned;
-	struct ab_runrec_allocstats alloc_stats_parsed;
+	struct ab_runrec_allocstats *alloc_stats_owned; /* on the heap: a record is copied by value (compare) */
 };
 
 /* the record as its Statement; caller frees */
