@@ -10,7 +10,8 @@
 # shows the figures, refuses to pool runs with and without it; a
 # policy's not_set names the run that set stats_print; a label whose
 # allocator reports none is refused before any run; output without the
-# statistics is recorded as missing, with a warning. (mimalloc: t4040.)
+# statistics is recorded as missing, with a warning; a jemalloc with the
+# prefix je_ gets JE_MALLOC_CONF. (mimalloc: t4040.)
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/fakeproj.sh"
 
@@ -106,3 +107,18 @@ expect_exit 2 "$AB" run bo a --allocator-stats --name g -- {bin}
 echo "allocbuild: run: --allocator-stats: a's allocator is not known (its probe found none): allocbuild reads the statistics at exit of jemalloc and mimalloc" |
 	expect_file err
 [ ! -e bo/runs/g ] || fail "a refused run recorded something"
+
+# a jemalloc built with --with-jemalloc-prefix=je_ (as Fluent Bit's) reads
+# JE_MALLOC_CONF, as its probe found: the setting goes there, joined to the
+# label's own narenas:2
+suite_fixture je_prefix allocbuild
+cp -a "$FIXTURE/jo" jo
+jp=jo/variants/je/build
+sed 's/mallctl(/je_mallctl(/g; s/= malloc(/= je_malloc(/; s/free(v/je_free(v/' jeself.c >jpself.c
+cc -I$jp/include -o jpself jpself.c $jp/lib/libjemalloc_pic.a -lpthread -ldl || fail "cannot link jpself"
+expect_exit 0 "$AB" run jo je-narenas --allocator-stats --name st --sample-ms 0 --program ./jpself -- ./jpself
+f=jo/runs/st/0001-je-narenas.intoto.json
+read -r _ a _ < <(grep '^SELF ' ${f%.intoto.json}.log) || fail "je-narenas: no SELF line"
+check "prefixed: JE_MALLOC_CONF, joined" test "$(json $f '(d["predicate"]["allocator_stats"]["variable"], d["predicate"]["env_overrides"]["JE_MALLOC_CONF"], "MALLOC_CONF" in d["predicate"]["env_overrides"])')" = \
+	"('JE_MALLOC_CONF', 'narenas:2,stats_print:true,stats_print_opts:Jgadblxeh', False)"
+check "prefixed: allocated is the program's plus the buffer" test "$(json $f 'd["predicate"]["allocator_stats"]["figures"]["allocated"]')" = $((a + 65536))
