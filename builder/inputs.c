@@ -152,12 +152,6 @@ list_file(struct ab_dirwalk_entry *e, void *arg)
 }
 
 static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int
 list_tree(struct ab_strv *names, const char *root)
 {
 	struct ab_strv found = {0};
@@ -168,7 +162,7 @@ list_tree(struct ab_strv *names, const char *root)
 		return AB_EFAIL;
 	}
 	if (found.n)
-		qsort(found.v, found.n, sizeof(*found.v), cmp_str);
+		ab_strv_sort(&found);
 	for (size_t i = 0; i < found.n; i++)
 		ab_strv_push(names, found.v[i]);
 	ab_strv_free(&found);
@@ -276,7 +270,7 @@ ab_inputs_merge(struct ab_strv *names, const char *dst, const char *src)
 			if (!ab_strv_has(names, found.v[i]))
 				ab_strv_push(names, found.v[i]);
 	if (names->n)
-		qsort(names->v, names->n, sizeof(*names->v), cmp_str);
+		ab_strv_sort(names);
 	ab_strv_free(&found);
 	free(from);
 	free(to);

@@ -226,12 +226,6 @@ run_env(struct ab_env *e, const struct label *l, const struct ab_run_opts *o)
 		ab_runstats_env(&l->stats, e);
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* the JUnit report before the run: it counts only when the command wrote it */
 struct stamp {
 	int exists;
@@ -432,7 +426,7 @@ record_start(struct ab_runrec *r, struct job *j, struct label *l, int rep, char 
 	for (size_t i = 0; i < env->removed.n; i++)
 		ab_strv_push(&r->removed, env->removed.v[i]);
 	if (r->removed.n)
-		qsort(r->removed.v, r->removed.n, sizeof(*r->removed.v), cmp_str);
+		ab_strv_sort(&r->removed);
 }
 
 /* how the command ended, into its record */

@@ -141,12 +141,6 @@ ab_env_scrubbed(struct ab_env *e)
 	ab_env_set(e, "TZ", "UTC");
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void
 ab_env_sandboxed(struct ab_env *e)
 {
@@ -156,7 +150,7 @@ ab_env_sandboxed(struct ab_env *e)
 			ab_strv_push_owned(&e->removed, ab_strndup(*p, strcspn(*p, "=")));
 	/* in name order: the caller's environment order says nothing */
 	if (e->removed.n)
-		qsort(e->removed.v, e->removed.n, sizeof(*e->removed.v), cmp_str);
+		ab_strv_sort(&e->removed);
 	ab_env_set(e, "LC_ALL", "C");
 	ab_env_set(e, "TZ", "UTC");
 }

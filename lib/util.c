@@ -476,6 +476,19 @@ ab_strv_free(struct ab_strv *sv)
 }
 
 int
+ab_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+ab_strv_sort(struct ab_strv *sv)
+{
+	if (sv->n > 1)
+		qsort(sv->v, sv->n, sizeof(*sv->v), ab_cmp_str);
+}
+
+int
 ab_strv_has(const struct ab_strv *sv, const char *s)
 {
 	for (size_t i = 0; i < sv->n; i++)

@@ -120,6 +120,10 @@ void ab_strv_pushf(struct ab_strv *sv, const char *fmt, ...) __attribute__((form
 void ab_strv_free(struct ab_strv *sv);
 /* is s one of the strings of the vector? */
 int ab_strv_has(const struct ab_strv *sv, const char *s);
+/* qsort's comparison of two char * by strcmp (bytes: the C locale's order), for any array of strings */
+int ab_cmp_str(const void *a, const void *b);
+/* sv's strings sorted in place by strcmp */
+void ab_strv_sort(struct ab_strv *sv);
 /* NULL-terminated argv view of the vector (owned by sv) */
 char **ab_strv_argv(struct ab_strv *sv);
 

@@ -81,12 +81,6 @@ name_of(const char *rel)
 	return ab_strndup(n, strcspn(n, "/"));
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* a run and its OUTDIR, sorted together: by number, then OUTDIR */
 struct sourced {
 	struct ab_runrec r;
@@ -195,7 +189,7 @@ load_sets(struct ab_comparison *c)
 	for (size_t i = 0; i < n; i++)
 		read_one(&items[i], rootfd[items[i].src], source_dir(c, items[i].src));
 	ab_pool_run(n, 0, parse_one, items);
-	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	ab_strv_sort(&names);
 	ab_strmap_free(&name_at);
 	ab_strmap_of_strv(&name_at, &names);
 	c->nsets = names.n;
@@ -1037,7 +1031,7 @@ identity(const struct ab_compare_set *s, const char *label)
 		set = ab_calloc(r->overrides.n + 1, sizeof(*set));
 		if (r->overrides.n)
 			memcpy(set, r->overrides.v, r->overrides.n * sizeof(*set));
-		qsort(set, r->overrides.n, sizeof(*set), cmp_str);
+		qsort(set, r->overrides.n, sizeof(*set), ab_cmp_str);
 		/*
 		 * what names the label (its name, the paths of its artifacts, whose
 		 * bytes are the digest above) is not what it runs: two variants built

@@ -14,12 +14,6 @@
 
 #define RELINK_DOC "provenance/relink-provenance.json"
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* a program's key: the digest of what it links as its normal output, then its replacements, sorted */
 static char *
 key_of(const char *normal_sha, struct ab_strv *withs)
@@ -27,7 +21,7 @@ key_of(const char *normal_sha, struct ab_strv *withs)
 	struct ab_buf b = {0};
 
 	if (withs->n)
-		qsort(withs->v, withs->n, sizeof(*withs->v), cmp_str);
+		ab_strv_sort(withs);
 	ab_buf_puts(&b, normal_sha);
 	for (size_t i = 0; i < withs->n; i++)
 		ab_buf_printf(&b, "\n%s", withs->v[i]);

@@ -12,12 +12,6 @@
 
 enum outcome { PASSED, WARNED, FAILED };
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static const char *const outcome_key[] = {"passedTests", "warnedTests", "failedTests"};
 static const char *const outcome_word[] = {"PASSED", "WARNED", "FAILED"};
 
@@ -303,7 +297,7 @@ run_names(struct ab_strv *out, const struct ab_strv *paths)
 		free(n);
 	}
 	if (out->n)
-		qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+		ab_strv_sort(out);
 }
 
 int
