@@ -241,33 +241,6 @@ done:
 	return error;
 }
 
-/* probe --pid: one tunable (name: its name or its variable) of var against the version's tunables */
-static void
-pid_one(cJSON *rec, cJSON *settings, const struct ab_allocator *a, const char *var, const char *name,
-    const char *value, const char *label)
-{
-	const char *basis;
-	const struct ab_alloc_option *o;
-	char *msg;
-
-	switch (ab_allocopts_lookup(ab_glibc_releases, a->version, name, &basis, &o)) {
-	case AB_OPT_READ:
-	case AB_OPT_NEEDS_FEATURE:
-		ab_probe_pid_setting(settings, var, o->name, value, label, "read", NULL);
-		break;
-	case AB_OPT_NOT_READ:
-		msg = ab_sprintf("glibc %s has no tunable %s: it ignores it silently", basis, name);
-		ab_probe_pid_setting(settings, var, name, value, label, "ignored", msg);
-		ab_probe_pid_problem(rec, "ignored-setting", "%s", msg);
-		free(msg);
-		break;
-	case AB_OPT_UNKNOWN_VERSION:
-		ab_probe_pid_setting(settings, var, name, value, label, "unchecked",
-		    "the glibc version is not known, so its tunables are not");
-		break;
-	}
-}
-
 /* probe --pid: a glibc variable, or the glibc.malloc tunables of GLIBC_TUNABLES */
 static int
 pid_setting(cJSON *rec, cJSON *settings, const struct ab_allocator *a, const char *var, const char *value,
@@ -276,7 +249,7 @@ pid_setting(cJSON *rec, cJSON *settings, const struct ab_allocator *a, const cha
 	if (!ab_allockind_reads(ab_probe_kind_of(&ab_probe_glibc_ops), var))
 		return 0;
 	if (strcmp(var, "GLIBC_TUNABLES")) {
-		pid_one(rec, settings, a, var, var, value, label);
+		ab_probe_pid_option(rec, settings, a, ab_glibc_releases, "tunable", var, var, value, label, 1);
 		return 1;
 	}
 	for (const char *p = value; *p;) {
@@ -285,7 +258,7 @@ pid_setting(cJSON *rec, cJSON *settings, const struct ab_allocator *a, const cha
 
 		/* the other tunables (glibc.cpu ...) are the C library's, recorded */
 		if (!strncmp(name, TUNABLE_PREFIX, sizeof(TUNABLE_PREFIX) - 1))
-			pid_one(rec, settings, a, var, name, v, label);
+			ab_probe_pid_option(rec, settings, a, ab_glibc_releases, "tunable", var, name, v, label, 1);
 		else
 			ab_probe_pid_setting(settings, var, name, v, NULL, "recorded", NULL);
 		free(name);

@@ -90,6 +90,18 @@ extern const struct ab_probe_ops ab_probe_jemalloc_ops, ab_probe_mimalloc_ops, a
 void ab_probe_pid_setting(cJSON *settings, const char *var, const char *setting, const char *value,
     const char *allocator, const char *status, const char *message);
 void ab_probe_pid_problem(cJSON *rec, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * One setting of var, the option name, checked against the option table
+ * releases for a's version (a row whose options are its variables or
+ * tunables): read, ignored (a problem: "glibc 2.36 has no tunable X: it
+ * ignores it silently"), or unchecked when the version is not known. noun
+ * names what an option is ("tunable", "variable"), label the allocator
+ * as the record shows it ("glibc 2.36"); record_name: the record names
+ * the setting even when it is not read
+ */
+struct ab_alloc_release;
+void ab_probe_pid_option(cJSON *rec, cJSON *settings, const struct ab_allocator *a, const struct ab_alloc_release *releases,
+    const char *noun, const char *var, const char *name, const char *value, const char *label, int record_name);
 
 /*
  * The pure parts, exposed for the unit tests. A record starts as

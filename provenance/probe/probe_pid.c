@@ -26,6 +26,7 @@
 #include "../../lib/jsonio.h"
 #include "../../lib/proc.h"
 #include "../../lib/util.h"
+#include "../alloc/allocopts.h"
 #include "../alloc/allocscan.h"
 #include "../record/bundle.h"
 
@@ -445,6 +446,33 @@ ab_probe_pid_problem(cJSON *rec, const char *kind, const char *fmt, ...)
 	cJSON_AddStringToObject(o, "message", b.s);
 	cJSON_AddItemToArray(pr, o);
 	ab_buf_free(&b);
+}
+
+void
+ab_probe_pid_option(cJSON *rec, cJSON *settings, const struct ab_allocator *a, const struct ab_alloc_release *releases,
+    const char *noun, const char *var, const char *name, const char *value, const char *label, int record_name)
+{
+	const char *basis, *shown = record_name ? name : NULL;
+	const struct ab_alloc_option *o = NULL;
+	char *msg;
+
+	switch (ab_allocopts_lookup(releases, a->version, name, &basis, &o)) {
+	case AB_OPT_READ:
+	case AB_OPT_NEEDS_FEATURE:
+		ab_probe_pid_setting(settings, var, o ? o->name : name, value, label, "read", NULL);
+		break;
+	case AB_OPT_NOT_READ:
+		msg = ab_sprintf("%s %s has no %s %s: it ignores it silently", a->kind, basis, noun, name);
+		ab_probe_pid_setting(settings, var, shown, value, label, "ignored", msg);
+		ab_probe_pid_problem(rec, "ignored-setting", "%s", msg);
+		free(msg);
+		break;
+	case AB_OPT_UNKNOWN_VERSION:
+		msg = ab_sprintf("the %s version is not known, so its %ss are not", a->kind, noun);
+		ab_probe_pid_setting(settings, var, shown, value, label, "unchecked", msg);
+		free(msg);
+		break;
+	}
 }
 
 /* a variable no allocator of the process reads */

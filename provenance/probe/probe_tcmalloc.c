@@ -280,27 +280,9 @@ static int
 pid_setting(cJSON *rec, cJSON *settings, const struct ab_allocator *a, const char *var, const char *value,
     const char *label)
 {
-	const char *basis;
-	char *msg;
-
 	if (!ab_allockind_reads(ab_probe_kind_of(&ab_probe_tcmalloc_ops), var))
 		return 0;
-	switch (ab_allocopts_lookup(ab_tcmalloc_releases, a->version, var, &basis, NULL)) {
-	case AB_OPT_READ:
-	case AB_OPT_NEEDS_FEATURE:
-		ab_probe_pid_setting(settings, var, var, value, label, "read", NULL);
-		break;
-	case AB_OPT_NOT_READ:
-		msg = ab_sprintf("tcmalloc %s has no variable %s: it ignores it silently", basis, var);
-		ab_probe_pid_setting(settings, var, NULL, value, label, "ignored", msg);
-		ab_probe_pid_problem(rec, "ignored-setting", "%s", msg);
-		free(msg);
-		break;
-	case AB_OPT_UNKNOWN_VERSION:
-		ab_probe_pid_setting(settings, var, NULL, value, label, "unchecked",
-		    "the tcmalloc version is not known, so its variables are not");
-		break;
-	}
+	ab_probe_pid_option(rec, settings, a, ab_tcmalloc_releases, "variable", var, var, value, label, 0);
 	return 1;
 }
 
