@@ -7,41 +7,6 @@
 #include "../lib/atomic.h"
 #include "../lib/jsonio.h"
 
-/* splitmix64 (Steele, Lea and Flood, 2014): one 64-bit word per call */
-static uint64_t
-next(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* an unbiased draw in [0, n) */
-static size_t
-below(uint64_t *state, size_t n)
-{
-	uint64_t limit = UINT64_MAX - UINT64_MAX % n, v;
-
-	do
-		v = next(state);
-	while (v >= limit);
-	return (size_t)(v % n);
-}
-
-/* Fisher-Yates over v[0..n) */
-static void
-shuffle(size_t *v, size_t n, uint64_t *state)
-{
-	for (size_t i = n; i > 1; i--) {
-		size_t j = below(state, i), t = v[i - 1];
-
-		v[i - 1] = v[j];
-		v[j] = t;
-	}
-}
-
 static int
 ends_with(const char *s, const char *suffix)
 {
@@ -70,7 +35,7 @@ ab_layout_permute(struct ab_layout *l, struct ab_strv *argv, int oi, const char 
 	size_t *pos = ab_calloc(argv->n + 1, sizeof(*pos)), *perm = ab_calloc(argv->n + 1, sizeof(*perm)), n = 0;
 	char **orig = ab_calloc(argv->n + 1, sizeof(*orig));
 
-	l->state = l->seed;
+	ab_rng_seed(&l->rng, l->seed);
 	l->nargv = argv->n;
 	l->from = ab_calloc(argv->n + 1, sizeof(*l->from));
 	for (size_t i = 0; i < argv->n; i++) {
@@ -81,7 +46,7 @@ ab_layout_permute(struct ab_layout *l, struct ab_strv *argv, int oi, const char 
 			pos[n++] = i;
 	}
 	memcpy(perm, pos, n * sizeof(*perm));
-	shuffle(perm, n, &l->state);
+	ab_rng_shuffle(&l->rng, perm, n);
 	for (size_t k = 0; k < n; k++) {
 		argv->v[pos[k]] = orig[perm[k]];
 		l->from[pos[k]] = perm[k];
@@ -106,7 +71,7 @@ ab_layout_permute(struct ab_layout *l, struct ab_strv *argv, int oi, const char 
 		a->path = abs;
 		base = strrchr(abs, '/') ? strrchr(abs, '/') + 1 : abs;
 		a->copy = ab_sprintf("%s/%zu-%s", copies_dir, l->narchives, base);
-		a->seed = next(&l->state);
+		a->seed = ab_rng_next(&l->rng);
 		free(argv->v[i]);
 		argv->v[i] = ab_strdup(a->copy);
 	}
@@ -129,7 +94,7 @@ ab_layout_archive_write(struct ab_layout *l, size_t i)
 	struct ab_ar ar;
 	struct ab_ar_member *m = NULL;
 	size_t n = 0, *order = NULL;
-	uint64_t state = a->seed;
+	struct ab_rng rng;
 	char *dir = ab_path_dirname(a->copy);
 	int r, error = AB_EFAIL;
 
@@ -152,7 +117,8 @@ ab_layout_archive_write(struct ab_layout *l, size_t i)
 	order = ab_calloc(n + 1, sizeof(*order));
 	for (size_t k = 0; k < n; k++)
 		order[k] = k;
-	shuffle(order, n, &state);
+	ab_rng_seed(&rng, a->seed);
+	ab_rng_shuffle(&rng, order, n);
 	ab_strv_free(&a->members);
 	for (size_t k = 0; k < n; k++)
 		ab_strv_push(&a->members, m[order[k]].name);

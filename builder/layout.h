@@ -14,8 +14,9 @@
  * ranlib. The same members are pulled, so the program has the same
  * symbols; only their addresses move.
  *
- * The permutation is a pure function of the seed: splitmix64 drives a
- * Fisher-Yates shuffle of the object positions, and gives each archive,
+ * The permutation is a pure function of the seed: lib/rng's generator
+ * (xoshiro256** seeded by splitmix64) drives a Fisher-Yates shuffle of
+ * the object positions, and gives each archive,
  * in command order, the seed of its members' shuffle.
  *
  *   struct ab_layout l = {.seed = 3};
@@ -30,6 +31,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "../lib/rng.h"
 
 #include <cjson/cJSON.h>
 
@@ -47,7 +50,7 @@ struct ab_layout_archive {
 
 struct ab_layout {
 	uint64_t seed;
-	uint64_t state;          /* the generator's state */
+	struct ab_rng rng;       /* the generator (lib/rng.h), seeded with seed */
 	size_t *from;            /* per argv position: the position its argument came from */
 	size_t nargv;
 	struct ab_strv objects;  /* the object arguments, in their new order */

@@ -6,75 +6,6 @@
 
 #include "../../lib/util.h"
 
-static uint64_t
-splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-void
-ab_rng_seed(struct ab_rng *r, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
-}
-
-static uint64_t
-rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t
-ab_rng_next(struct ab_rng *r)
-{
-	uint64_t *s = r->s, out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return out;
-}
-
-/* uniform in [0, n): the high half of a 64 x 64 product (Lemire; the bias, n / 2^64, is nil here) */
-static size_t
-below(struct ab_rng *r, size_t n)
-{
-	return (size_t)(((unsigned __int128)ab_rng_next(r) * n) >> 64);
-}
-
-double
-ab_rng_uniform(struct ab_rng *r)
-{
-	return (double)(ab_rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-double
-ab_rng_normal(struct ab_rng *r)
-{
-	double u = ab_rng_uniform(r), v = ab_rng_uniform(r);
-
-	return sqrt(-2 * log(1 - u)) * cos(2 * M_PI * v);
-}
-
-uint64_t
-ab_rng_derive(uint64_t seed, const char *name)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ULL;
-	h ^= seed;
-	return splitmix64(&h);
-}
-
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -201,7 +132,7 @@ ab_stats_ratio_ci(struct ab_ratio_ci *out, const double *a, size_t na, const dou
 		if (paired) {
 			memset(cb, 0, nb * sizeof(*cb));
 			for (size_t i = 0; i < na; i++) {
-				size_t j = below(&rng, na);
+				size_t j = ab_rng_below(&rng, na);
 
 				ca[ra[j]]++;
 				cb[rb[j]]++;
@@ -211,9 +142,9 @@ ab_stats_ratio_ci(struct ab_ratio_ci *out, const double *a, size_t na, const dou
 		} else {
 			memset(cb, 0, nb * sizeof(*cb));
 			for (size_t i = 0; i < na; i++)
-				ca[below(&rng, na)]++;
+				ca[ab_rng_below(&rng, na)]++;
 			for (size_t i = 0; i < nb; i++)
-				cb[below(&rng, nb)]++;
+				cb[ab_rng_below(&rng, nb)]++;
 			ma = median_of_counts(sa, ca, na);
 			mb = median_of_counts(sb, cb, nb);
 		}
@@ -315,7 +246,7 @@ ab_stats_layout_band(struct ab_layout_band *out, const double *const *v, const s
 				continue;
 			memset(counts[j], 0, n[i] * sizeof(**counts));
 			for (size_t d = 0; d < n[i]; d++)
-				counts[j][below(&rng, n[i])]++;
+				counts[j][ab_rng_below(&rng, n[i])]++;
 			med = median_of_counts(sorted[j], counts[j], n[i]);
 			j++;
 			lo = med < lo ? med : lo;

@@ -22,19 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* a seeded generator (xoshiro256**) */
-struct ab_rng {
-	uint64_t s[4];
-};
-
-void ab_rng_seed(struct ab_rng *r, uint64_t seed);
-uint64_t ab_rng_next(struct ab_rng *r);
-/* uniform in [0, 1) */
-double ab_rng_uniform(struct ab_rng *r);
-/* standard normal (Box-Muller) */
-double ab_rng_normal(struct ab_rng *r);
-/* a seed of its own for one comparison, from the run set's and a name (FNV-1a, then splitmix64) */
-uint64_t ab_rng_derive(uint64_t seed, const char *name);
+#include "../../lib/rng.h"
 
 /* the median of v[0..n) (v is left sorted); NAN when n is 0 */
 double ab_stats_median(double *v, size_t n);
