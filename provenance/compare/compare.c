@@ -1,254 +1,16 @@
 /* compare: reading and analysing the runs (the formats: compare_out.c) */
 #include "compare.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/dirwalk.h"
-#include "../../lib/hash.h"
 #include "../../lib/jsonio.h"
 #include "../../lib/pool.h"
-#include "../record/manifest.h"
-#include "../runs/metrics.h"
 #include "../runs/runenv.h"
-
-/* ---- reading the records ---- */
-
-/* one record: its place, what SHA256SUMS says of it, its bytes, and what they parse into */
-struct item {
-	const char *rel, *want;
-	size_t src;     /* its OUTDIR (source_dir) */
-	struct ab_buf bytes;
-	cJSON *doc;
-	int state;      /* 0 read, 1 cannot be read (reported), 2 digest differs, 3 not JSON */
-	char got[AB_HEX_LEN + 1];
-};
-
-/* the OUTDIR runs come from: 0 the one compared, k its --runs-from k */
-static const char *
-source_dir(const struct ab_comparison *c, size_t k)
-{
-	return k ? c->o.runs_from[k - 1] : c->o.outdir;
-}
-
-/* hash and parse one record's bytes (on the pool: nothing reported here) */
-static int
-parse_one(void *arg, size_t i, int worker)
-{
-	struct item *it = &((struct item *)arg)[i];
-
-	(void)worker;
-	if (it->state)
-		return 0;
-	ab_hash_buf(it->got, it->bytes.s ? it->bytes.s : "", it->bytes.len);
-	if (strcmp(it->got, it->want))
-		it->state = 2;
-	else if (!(it->doc = cJSON_ParseWithLength(it->bytes.s ? it->bytes.s : "", it->bytes.len)))
-		it->state = 3;
-	ab_buf_free(&it->bytes);
-	return 0;
-}
-
-/* read a record through OUTDIR's resolver; reported */
-static void
-read_one(struct item *it, int rootfd, const char *outdir)
-{
-	char why[AB_BENEATH_WHY];
-	int fd = ab_dirwalk_open_beneath(rootfd, it->rel, O_RDONLY | O_NONBLOCK, 0, why);
-	char *name = ab_path_join(outdir, it->rel);
-
-	if (fd < 0) {
-		ab_error("compare: '%s': %s", name, why);
-		it->state = 1;
-	} else {
-		if (ab_read_fd_max(&it->bytes, fd, name, 64u << 20) < 0)
-			it->state = 1;
-		close(fd);
-	}
-	free(name);
-}
-
-/* the run name of a record's path runs/NAME/NNNN-LABEL.intoto.json; caller frees */
-static char *
-name_of(const char *rel)
-{
-	const char *n = rel + sizeof(AB_RUN_DIR);
-
-	return ab_strndup(n, strcspn(n, "/"));
-}
-
-/* a run and its OUTDIR, sorted together: by number, then OUTDIR */
-struct sourced {
-	struct ab_runrec r;
-	size_t src;
-};
-
-static int
-cmp_sourced(const void *a, const void *b)
-{
-	const struct sourced *x = a, *y = b;
-
-	if (x->r.number != y->r.number)
-		return x->r.number < y->r.number ? -1 : 1;
-	return x->src < y->src ? -1 : x->src > y->src;
-}
-
-/* a set's runs in run number order (then OUTDIR), with their OUTDIRs */
-static void
-sort_runs(struct ab_compare_set *s)
-{
-	struct sourced *v = ab_calloc(s->nruns + 1, sizeof(*v));
-
-	for (size_t i = 0; i < s->nruns; i++)
-		v[i].r = s->runs[i], v[i].src = s->src[i];
-	qsort(v, s->nruns, sizeof(*v), cmp_sourced);
-	for (size_t i = 0; i < s->nruns; i++)
-		s->runs[i] = v[i].r, s->src[i] = v[i].src;
-	free(v);
-}
-
-/* report what was wrong with a record; AB_ECHECK, or AB_EFAIL when it is not a record */
-static int
-item_error(const struct item *it, const char *outdir)
-{
-	switch (it->state) {
-	case 1:
-		return AB_ECHECK;
-	case 2:
-		ab_error("compare: '%s/%s': sha256 %s, SHA256SUMS says %s: run 'allocbuild verify %s'", outdir, it->rel,
-		    it->got, it->want, outdir);
-		return AB_ECHECK;
-	default:
-		ab_error("compare: '%s/%s': not a JSON document", outdir, it->rel);
-		return AB_EFAIL;
-	}
-}
-
-/* the records each OUTDIR's SHA256SUMS lists, of the run names asked for, into sets sorted by name */
-static int
-load_sets(struct ab_comparison *c)
-{
-	size_t nsrc = 1 + c->o.nruns_from, total = 0, n = 0;
-	struct ab_manifest_recorded *rec = ab_calloc(nsrc, sizeof(*rec));
-	int *rootfd = ab_calloc(nsrc, sizeof(*rootfd));
-	struct ab_strv names = {0};
-	struct ab_strmap name_at = {0}, seen = {0};
-	struct item *items = NULL;
-	int e = 0;
-
-	for (size_t k = 0; k < nsrc; k++)
-		rootfd[k] = -1;
-	for (size_t k = 0; k < nsrc && e == 0; k++)
-		if ((e = ab_manifest_recorded_read(&rec[k], source_dir(c, k), 0)) == 0)
-			total += rec[k].paths.n;
-	if (e < 0)
-		goto done;
-	items = ab_calloc(total + 1, sizeof(*items));
-	for (size_t k = 0; k < nsrc; k++)
-		for (size_t i = 0; i < rec[k].paths.n; i++) {
-			char *name;
-
-			/* a copy of OUTDIR carries its records: the same bytes are the same run, read once */
-			if (!ab_runrec_is_statement(rec[k].paths.v[i]) || ab_strmap_get(&seen, rec[k].hexes.v[i], NULL))
-				continue;
-			ab_strmap_put(&seen, rec[k].hexes.v[i], 0);
-			name = name_of(rec[k].paths.v[i]);
-			if (c->o.name && strcmp(name, c->o.name)) {
-				free(name);
-				continue;
-			}
-			/* the index holds the names' own strings: pushed first, then indexed */
-			if (!ab_strmap_get(&name_at, name, NULL)) {
-				ab_strv_push(&names, name);
-				ab_strmap_put(&name_at, names.v[names.n - 1], names.n - 1);
-			}
-			items[n].rel = rec[k].paths.v[i];
-			items[n].want = rec[k].hexes.v[i];
-			items[n].src = k;
-			n++;
-			free(name);
-		}
-	e = AB_EFAIL;
-	if (!n) {
-		if (c->o.name)
-			ab_error("compare: '%s' has no runs named '%s' in its SHA256SUMS", c->o.outdir, c->o.name);
-		else
-			ab_error("compare: '%s' has no runs in its SHA256SUMS: record some with 'allocbuild run'", c->o.outdir);
-		goto done;
-	}
-	for (size_t k = 0; k < nsrc; k++)
-		if ((rootfd[k] = open(source_dir(c, k), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-			ab_error_errno("compare: cannot open '%s'", source_dir(c, k));
-			goto done;
-		}
-	/* read here (errors reported in order), parsed on the pool (most of the work) */
-	for (size_t i = 0; i < n; i++)
-		read_one(&items[i], rootfd[items[i].src], source_dir(c, items[i].src));
-	ab_pool_run(n, 0, parse_one, items);
-	ab_strv_sort(&names);
-	ab_strmap_free(&name_at);
-	ab_strmap_of_strv(&name_at, &names);
-	c->nsets = names.n;
-	c->sets = ab_calloc(names.n, sizeof(*c->sets));
-	for (size_t k = 0; k < names.n; k++)
-		c->sets[k].name = ab_strdup(names.v[k]);
-	e = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct item *it = &items[i];
-		struct ab_compare_set *s;
-		char *name = name_of(it->rel);
-		size_t k = 0;
-
-		ab_strmap_get(&name_at, name, &k);
-		s = &c->sets[k];
-		free(name);
-		if (it->state) {
-			int ie = item_error(it, source_dir(c, it->src));
-
-			e = e < 0 ? e : ie;
-			continue;
-		}
-		s->runs = ab_realloc(s->runs, (s->nruns + 1) * sizeof(*s->runs));
-		s->src = ab_realloc(s->src, (s->nruns + 1) * sizeof(*s->src));
-		{
-			char *where = ab_path_join(source_dir(c, it->src), it->rel);
-			int pe = ab_runrec_parse(&s->runs[s->nruns], it->doc, where);
-
-			it->doc = NULL;
-			free(where);
-			if (pe < 0) {
-				ab_runrec_release(&s->runs[s->nruns]);
-				e = e < 0 ? e : pe;
-				continue;
-			}
-		}
-		s->src[s->nruns] = it->src;
-		s->nruns++;
-	}
-	for (size_t k = 0; k < c->nsets; k++)
-		sort_runs(&c->sets[k]);
-done:
-	for (size_t i = 0; i < n; i++) {
-		cJSON_Delete(items[i].doc);
-		ab_buf_free(&items[i].bytes);
-	}
-	free(items);
-	for (size_t k = 0; k < nsrc; k++) {
-		if (rootfd[k] >= 0)
-			close(rootfd[k]);
-		ab_manifest_recorded_release(&rec[k]);
-	}
-	free(rootfd);
-	free(rec);
-	ab_strmap_free(&name_at);
-	ab_strmap_free(&seen);
-	ab_strv_free(&names);
-	return e;
-}
+#include "compare_impl.h"
 
 /* ---- values ---- */
 
@@ -670,7 +432,7 @@ fill_derived(const struct ab_comparison *c, struct ab_compare_set *s, size_t i, 
 		else if (d->series && r->sampling && !r->sampling->series.path)
 			dr.no_series = "its record names no series";
 		if (d->series && !loaded && r->sampling && r->sampling->series.path && !ab_runrec_too_short(r, 0)) {
-			if ((e = read_series(&series, source_dir(c, s->src[i]), &r->sampling->series)) < 0)
+			if ((e = read_series(&series, ab_compare_source_dir(c, s->src[i]), &r->sampling->series)) < 0)
 				break;
 			dr.series = &series;
 			dr.window_start_s = r->sampling->seen.window_start_s;
@@ -1512,259 +1274,6 @@ analyse(struct ab_comparison *c, struct ab_compare_set *s, const char *baseline)
 	return 0;
 }
 
-const char *
-ab_compare_run_host(const struct ab_runrec *r)
-{
-	const char *h = ab_json_str(r->environment, "host");
-
-	return h && *h ? h : "(unknown host)";
-}
-
-/* the hosts of a set's runs, in order of first run */
-static void
-collect_hosts(struct ab_compare_set *s)
-{
-	for (size_t i = 0; i < s->nruns; i++)
-		if (!ab_strv_has(&s->hosts, ab_compare_run_host(&s->runs[i])))
-			ab_strv_push(&s->hosts, ab_compare_run_host(&s->runs[i]));
-}
-
-/* "alpha (4 runs) and beta (4 runs)" */
-static char *
-hosts_text(const struct ab_compare_set *s)
-{
-	struct ab_buf b = {0};
-
-	for (size_t h = 0; h < s->hosts.n; h++) {
-		size_t n = 0;
-
-		for (size_t i = 0; i < s->nruns; i++)
-			n += !strcmp(ab_compare_run_host(&s->runs[i]), s->hosts.v[h]);
-		ab_buf_printf(&b, "%s%s (%zu run%s)", !h ? "" : h + 1 == s->hosts.n ? " and " : ", ", s->hosts.v[h], n,
-		    n == 1 ? "" : "s");
-	}
-	return ab_buf_detach(&b);
-}
-
-/*
- * a label whose runs asked its allocator for its statistics at exit (run
- * --allocator-stats: a setting of the allocator) in some runs and not in
- * others: never pooled. 0 or AB_EFAIL (reported)
- */
-static int
-refuse_mixed_stats(const struct ab_comparison *c)
-{
-	for (size_t k = 0; k < c->nsets; k++) {
-		const struct ab_compare_set *s = &c->sets[k];
-		struct ab_strmap at = {0};
-		size_t (*n)[2] = ab_calloc(s->nruns + 1, sizeof(*n)), next = 0, l;
-		int e = 0;
-
-		for (size_t i = 0; i < s->nruns; i++) {
-			if (!ab_strmap_get(&at, s->runs[i].label, &l))
-				ab_strmap_put(&at, s->runs[i].label, l = next++);
-			n[l][s->runs[i].alloc_stats != NULL]++;
-		}
-		for (size_t i = 0; i < s->nruns && !e; i++) {
-			ab_strmap_get(&at, s->runs[i].label, &l);
-			if (n[l][0] && n[l][1]) {
-				ab_error("compare: runs/%s: %s: %zu run%s with --allocator-stats and %zu without: never pooled "
-				    "(asking for the statistics changes the allocator's settings); give them another --name",
-				    s->name, s->runs[i].label, n[l][1], n[l][1] == 1 ? "" : "s", n[l][0]);
-				e = AB_EFAIL;
-			}
-		}
-		ab_strmap_free(&at);
-		free(n);
-		if (e)
-			return e;
-	}
-	return 0;
-}
-
-/*
- * the sets whose runs ran on several hosts: refused (named), split into a
- * set per host (following each other, the name's hosts on each), or
- * pooled as they are. 0 or AB_EFAIL (reported)
- */
-static int
-split_hosts(struct ab_comparison *c)
-{
-	struct ab_compare_set *v = NULL;
-	size_t n = 0;
-
-	for (size_t k = 0; k < c->nsets; k++)
-		collect_hosts(&c->sets[k]);
-	for (size_t k = 0; k < c->nsets; k++) {
-		struct ab_compare_set *s = &c->sets[k];
-
-		if (s->hosts.n > 1 && c->o.hosts == AB_HOSTS_REFUSE) {
-			char *t = hosts_text(s);
-
-			ab_error("compare: runs/%s: runs of %zu hosts, %s: not pooled silently ('--by-host' compares each "
-			    "host's runs apart, '--pool-hosts' pools them)", s->name, s->hosts.n, t);
-			free(t);
-			return AB_EFAIL;
-		}
-	}
-	for (size_t k = 0; k < c->nsets; k++) {
-		struct ab_compare_set *s = &c->sets[k];
-
-		if (s->hosts.n < 2 || c->o.hosts != AB_HOSTS_SPLIT) {
-			v = ab_realloc(v, (n + 1) * sizeof(*v));
-			v[n++] = *s;
-			continue;
-		}
-		for (size_t h = 0; h < s->hosts.n; h++) {
-			struct ab_compare_set *x;
-
-			v = ab_realloc(v, (n + 1) * sizeof(*v));
-			x = &v[n++];
-			memset(x, 0, sizeof(*x));
-			x->name = ab_strdup(s->name);
-			x->host = ab_strdup(s->hosts.v[h]);
-			for (size_t j = 0; j < s->hosts.n; j++)
-				ab_strv_push(&x->hosts, s->hosts.v[j]);
-			x->runs = ab_calloc(s->nruns, sizeof(*x->runs));
-			x->src = ab_calloc(s->nruns, sizeof(*x->src));
-			/* the runs move: each is released once, by its host's set */
-			for (size_t i = 0; i < s->nruns; i++)
-				if (!strcmp(ab_compare_run_host(&s->runs[i]), s->hosts.v[h])) {
-					x->runs[x->nruns] = s->runs[i];
-					x->src[x->nruns++] = s->src[i];
-				}
-		}
-		free(s->name);
-		free(s->runs);
-		free(s->src);
-		ab_strv_free(&s->hosts);
-	}
-	free(c->sets);
-	c->sets = v;
-	c->nsets = n;
-	return 0;
-}
-
-/* one row of a name's hosts: its verdict on each (AB_VERDICT_TOO_FEW + 1: no row there) */
-struct host_row {
-	const struct ab_compare_row **on;
-};
-
-/*
- * the hosts of a split name, sets [first, first + n): the labels that ran
- * other bytes on another host, and the rows whose verdicts disagree (both
- * with runs enough for a verdict), noted on its last set and warned
- */
-static void
-note_hosts(struct ab_compare_set *sets, size_t n)
-{
-	struct ab_compare_set *last = &sets[n - 1];
-	struct ab_strmap at = {0};
-	struct ab_strv keys = {0};
-	struct host_row *rows = NULL;
-	struct ab_strv labels = {0};
-
-	/* the artifacts: one digest a label on every host (a pooled set's runs name theirs) */
-	for (size_t h = 0; h < n; h++)
-		for (size_t l = 0; l < sets[h].labels.n; l++)
-			if (!ab_strv_has(&labels, sets[h].labels.v[l]))
-				ab_strv_push(&labels, sets[h].labels.v[l]);
-	for (size_t l = 0; l < labels.n; l++) {
-		struct ab_buf b = {0};
-		const char *first = NULL;
-		int differ = 0;
-
-		for (size_t x = 0; x < last->hosts.n; x++) {
-			const char *hex = NULL;
-			int mixed = 0;
-
-			for (size_t h = 0; h < n; h++)
-				for (size_t i = 0; i < sets[h].nruns; i++)
-					if (!strcmp(sets[h].runs[i].label, labels.v[l]) &&
-					    !strcmp(ab_compare_run_host(&sets[h].runs[i]), last->hosts.v[x])) {
-						mixed |= hex && strcmp(hex, sets[h].runs[i].subject_sha256);
-						hex = sets[h].runs[i].subject_sha256;
-					}
-			if (!hex)
-				continue;
-			ab_buf_printf(&b, "%s%s sha256 %.12s%s", b.len ? ", " : "", last->hosts.v[x], hex,
-			    mixed ? " and others" : "");
-			differ |= mixed || (first && strcmp(first, hex));
-			first = first ? first : hex;
-		}
-		if (differ) {
-			ab_strv_pushf(&last->host_notes, "%s ran other bytes on the hosts: %s", labels.v[l], b.s);
-			last->hosts_bytes_differ = 1;
-		}
-		ab_buf_free(&b);
-	}
-	/* the verdicts, row by row: the same cell, metric, label and baseline on each host */
-	for (size_t h = 0; h < n; h++)
-		for (size_t i = 0; i < sets[h].nrows; i++) {
-			const struct ab_compare_row *r = &sets[h].rows[i];
-			char *key;
-			size_t k;
-
-			if (r->control && r->against != sets[h].baseline)
-				continue;
-			key = ab_sprintf("%s\n%s\n%s\n%s", sets[h].cells.v[r->cell], sets[h].metrics[r->metric].name,
-			    sets[h].labels.v[r->label], sets[h].labels.v[r->against]);
-			if (!ab_strmap_get(&at, key, &k)) {
-				ab_strv_push(&keys, key);
-				k = keys.n - 1;
-				ab_strmap_put(&at, keys.v[k], k);
-				rows = ab_realloc(rows, keys.n * sizeof(*rows));
-				rows[k].on = ab_calloc(n, sizeof(*rows[k].on));
-			}
-			rows[k].on[h] = r;
-			free(key);
-		}
-	for (size_t k = 0; k < keys.n; k++) {
-		const struct ab_compare_row *ref = NULL;
-		struct ab_buf b = {0};
-		int differ = 0;
-
-		for (size_t h = 0; h < n; h++) {
-			const struct ab_compare_row *r = rows[k].on[h];
-
-			if (!r || r->verdict == AB_VERDICT_TOO_FEW)
-				continue;
-			differ |= ref && ref->verdict != r->verdict;
-			ref = ref ? ref : r;
-		}
-		if (differ) {
-			const struct ab_compare_set *s0 = NULL;
-			const struct ab_compare_row *r0 = NULL;
-
-			for (size_t h = 0; h < n; h++) {
-				const struct ab_compare_row *r = rows[k].on[h];
-
-				if (!r)
-					continue;
-				if (!r0)
-					r0 = r, s0 = &sets[h];
-				ab_buf_printf(&b, "%s%s on %s", b.len ? ", " : "", ab_stats_verdict_word(r->verdict), sets[h].host);
-				if (r->ci.undefined == AB_RATIO_DEFINED)
-					ab_buf_printf(&b, " (ratio %.3f, p %.3g)", r->ci.ratio, r->u.p);
-				else
-					ab_buf_printf(&b, " (p %.3g)", r->u.p);
-			}
-			ab_strv_pushf(&last->host_notes, "the hosts disagree on %s%s%s of %s against %s: %s",
-			    s0->metrics[r0->metric].name, *s0->cells.v[r0->cell] ? " in cell " : "", s0->cells.v[r0->cell],
-			    s0->labels.v[r0->label], s0->labels.v[r0->against], b.s);
-			last->hosts_disagree = 1;
-		}
-		ab_buf_free(&b);
-		free(rows[k].on);
-	}
-	for (size_t i = 0; i < last->host_notes.n; i++)
-		ab_strv_push(&last->warnings, last->host_notes.v[i]);
-	free(rows);
-	ab_strv_free(&keys);
-	ab_strmap_free(&at);
-	ab_strv_free(&labels);
-}
-
 int
 ab_compare_load(struct ab_comparison **out, const struct ab_compare_opts *o)
 {
@@ -1773,7 +1282,7 @@ ab_compare_load(struct ab_comparison **out, const struct ab_compare_opts *o)
 
 	*out = NULL;
 	c->o = *o;
-	if ((e = load_sets(c)) < 0 || (e = refuse_mixed_stats(c)) < 0 || (e = split_hosts(c)) < 0 ||
+	if ((e = ab_compare_load_sets(c)) < 0 || (e = ab_compare_refuse_mixed_stats(c)) < 0 || (e = ab_compare_split_hosts(c)) < 0 ||
 	    (e = ab_layoutband_read(&c->layouts, o->outdir)) < 0)
 		goto fail;
 	for (size_t first = 0, end; first < c->nsets; first = end) {
@@ -1800,7 +1309,7 @@ ab_compare_load(struct ab_comparison **out, const struct ab_compare_opts *o)
 			if ((e = analyse(c, &c->sets[k], baseline)) < 0)
 				goto fail;
 		if (c->sets[first].hosts.n > 1)
-			note_hosts(&c->sets[first], end - first);
+			ab_compare_note_hosts(&c->sets[first], end - first);
 	}
 	*out = c;
 	return 0;
@@ -1862,7 +1371,7 @@ ab_compare_series(struct ab_series *out, long *run, const struct ab_comparison *
 	memset(out, 0, sizeof(*out));
 	if ((*run = median_sampled_run(s, label)) < 0)
 		return 0;
-	return read_series(out, source_dir(c, s->src[*run]), &s->runs[*run].sampling->series);
+	return read_series(out, ab_compare_source_dir(c, s->src[*run]), &s->runs[*run].sampling->series);
 }
 
 const char *
