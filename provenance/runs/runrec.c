@@ -641,6 +641,23 @@ bad_number(const struct ab_runrec *r, char *where, size_t len)
 	return NULL;
 }
 
+/* the record's "junit": asked, and the summary of the report read (any member missing is 0) */
+static void
+parse_junit(struct ab_runrec_junit_read *j, const cJSON *o)
+{
+	const cJSON *sum = ab_json_get(o, "summary");
+
+	j->asked = cJSON_IsObject(o);
+	j->summed = j->asked && cJSON_IsObject(sum);
+	if (!j->summed)
+		return;
+	j->tests = num_or(sum, "tests", 0);
+	j->failures = num_or(sum, "failures", 0);
+	j->errors = num_or(sum, "errors", 0);
+	j->skipped = num_or(sum, "skipped", 0);
+	j->time = num_or(sum, "time", 0);
+}
+
 int
 ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 {
@@ -689,6 +706,7 @@ ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 	r->env_padded = cJSON_IsObject(ab_json_get(p, "env_pad"));
 	r->env_pad = r->env_padded ? (int)whole_or(ab_json_get(p, "env_pad"), "bytes", 0, 0, INT_MAX) : 0;
 	parse_file(&r->log, ab_json_get(p, "log"));
+	parse_junit(&r->junit_read, ab_json_get(p, "junit"));
 	if (cJSON_IsObject(ab_json_get(p, "sampling"))) {
 		r->sampling = r->sampling_owned = ab_calloc(1, sizeof(*r->sampling_owned));
 		parse_sampling(r->sampling, ab_json_get(p, "sampling"));
