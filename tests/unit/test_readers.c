@@ -46,7 +46,8 @@ static const char binprov_doc[] =
     "                  \"parts\": {\"format\": \"elf\", \"sections\": []}},"
     "                 {\"path\": \"variants/fb/build/lib/libjemalloc_pic.a\", \"artifact\": \"lib/libjemalloc_pic.a\","
     "                  \"sha256\": \"" SHA_B "\", \"allocator_archive\": true, \"allocator_version\": \"5.3.0-0-gabc\"}]},"
-    "  {\"label\": \"fb-rt\", \"kind\": \"runtime_of\", \"base\": \"fb\", \"allocator\": {}, \"source\": {}, \"artifacts\": []}"
+    "  {\"label\": \"fb-rt\", \"kind\": \"runtime_of\", \"base\": \"fb\", \"allocator\": {}, \"source\": {}, \"artifacts\": [],"
+    "   \"runtime\": {\"env\": {\"MALLOC_CONF\": \"narenas:1\", \"N\": 3}, \"unset\": [\"LD_PRELOAD\", 4]}}"
     " ]}";
 
 static void
@@ -82,6 +83,15 @@ test_binprov(void)
 	}
 	v = ab_binprov_variant(&b, "fb-rt");
 	CHECK(v && !v->source.pin && !v->nartifacts);
+	/* its runtime environment: a value that is no string is "", an unset name that is none left out */
+	CHECK(v && v->nenv == 2 && v->unset.n == 1);
+	if (v && v->nenv == 2) {
+		CHECK_STR(v->env[0].name, "MALLOC_CONF");
+		CHECK_STR(v->env[0].value, "narenas:1");
+		CHECK_STR(v->env[1].value, "");
+		CHECK(ab_binprov_sets(v, "N") && !ab_binprov_sets(v, "LD_PRELOAD"));
+		CHECK_STR(v->unset.v[0], "LD_PRELOAD");
+	}
 	/* absent: reproducible and sandboxed, no host probes, no uses */
 	CHECK(v && v->reproducible && v->sandboxed && !v->host_probes && !v->nuses);
 	CHECK(!ab_binprov_variant(&b, "nosuch"));
