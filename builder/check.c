@@ -50,9 +50,9 @@ second_build(struct ab_plan **out, const struct ab_recipe *r, const struct ab_pl
  * record's how.derived [{variant, from, checked}]
  */
 static void
-derived_checked(cJSON *how, const struct ab_repro_side *a, const cJSON *cmp)
+derived_checked(cJSON *how, const struct ab_repro_side *a, const struct ab_repro_result *cmp)
 {
-	const cJSON *v, *art;
+	const cJSON *v;
 	cJSON *list = NULL;
 
 	cJSON_ArrayForEach(v, ab_json_get(a->binaries, "variants")) {
@@ -62,12 +62,12 @@ derived_checked(cJSON *how, const struct ab_repro_side *a, const cJSON *cmp)
 
 		if (!label || !from)
 			continue;
-		cJSON_ArrayForEach(art, ab_json_get(cmp, "artifacts")) {
-			const char *l = ab_json_str(art, "label");
+		for (size_t i = 0; i < cmp->n; i++) {
+			const char *l = cmp->artifacts[i].label;
 
 			if (l && !strcmp(l, label)) {
 				n++;
-				same += cJSON_IsTrue(ab_json_get(art, "identical"));
+				same += cmp->artifacts[i].identical;
 			}
 		}
 		printf("derived    %s from %s's trees: built clean here, %d/%d artifact%s identical\n", label, from, same, n,
@@ -90,7 +90,8 @@ ab_check_run(const struct ab_recipe *r, const struct ab_plan_opts *po, char *con
 	struct ab_build_opts bo = *o;
 	struct ab_repro_docs d1 = {0}, d2 = {0};
 	struct ab_repro_side a = {0}, b = {0};
-	cJSON *cmp, *st;
+	struct ab_repro_result cmp = {0};
+	cJSON *st;
 	int lockfd = -1, rc, differ, built;
 
 	if ((rc = ab_plan_make(&p, r, po, labels, nlabels)) < 0)
@@ -106,18 +107,13 @@ ab_check_run(const struct ab_recipe *r, const struct ab_plan_opts *po, char *con
 	built = built < 0 ? built : rc;
 	if ((rc = ab_repro_side_read(&a, &d1, p->outdir)) < 0 || (rc = ab_repro_side_read(&b, &d2, p2->outdir)) < 0)
 		goto done;
-	cmp = ab_repro_compare(&a, &b);
-	{
-		const cJSON *n = ab_json_get(cmp, "differ");
-
-		/* a comparison that does not say how many differ is one that proves nothing: not reproduced */
-		differ = cJSON_IsNumber(n) ? n->valueint : 1;
-	}
+	ab_repro_compare(&cmp, &a, &b);
+	differ = cmp.differ;
 	/* diffoscope explains the first artifact that differs, its report kept in OUTDIR/diffoscope/ */
 	if (differ) {
 		struct ab_repro_diffoscope dopt = {.a_root = p->outdir, .b_root = p2->outdir, .dir = p->outdir};
 
-		ab_repro_diffoscope(cmp, &dopt);
+		ab_repro_diffoscope(&cmp, &dopt);
 	} else {
 		char *old = ab_path_join(p->outdir, "diffoscope");
 
@@ -127,9 +123,9 @@ ab_check_run(const struct ab_recipe *r, const struct ab_plan_opts *po, char *con
 			goto done;
 	}
 	printf("reproducibility: built again in %s with -j %d\n", p2->outdir, p2->jobs);
-	ab_repro_print(stdout, cmp);
-	ab_repro_print_diffoscope(stdout, cmp, p->outdir);
-	st = ab_repro_statement(AB_REPRO_CHECK_TYPE, cmp, &a, &b, 0);
+	ab_repro_print(stdout, &cmp);
+	ab_repro_print_diffoscope(stdout, &cmp, p->outdir);
+	st = ab_repro_statement(AB_REPRO_CHECK_TYPE, &cmp, &a, &b, 0);
 	{
 		cJSON *how = cJSON_AddObjectToObject(ab_json_get(st, "predicate"), "how");
 
@@ -139,13 +135,14 @@ ab_check_run(const struct ab_recipe *r, const struct ab_plan_opts *po, char *con
 		    "in the sandbox it changes no byte), every variant built from nothing" :
 		    "another OUTDIR (a longer path), another -j, no cached object (ccache, if used, with an empty "
 		    "cache of its own), every variant built from nothing");
-		derived_checked(how, &a, cmp);
+		derived_checked(how, &a, &cmp);
 	}
 	rc = ab_manifest_add_record(p->outdir, "provenance/reproducibility.intoto.json", st);
 	cJSON_Delete(st);
 	if (rc == 0 && (differ || built < 0))
 		rc = AB_ECHECK;
 done:
+	ab_repro_result_release(&cmp);
 	ab_repro_docs_release(&d1);
 	ab_repro_docs_release(&d2);
 	ab_plan_free(p);

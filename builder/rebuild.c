@@ -425,9 +425,9 @@ add_record(const char *outdir, const cJSON *st)
  * (the comparison's, as the record holds them)}
  */
 static void
-print_json(const struct ab_rebuild_opts *o, const struct original *g, const char *dir, const cJSON *st)
+print_json(const struct ab_rebuild_opts *o, const struct original *g, const char *dir,
+    const struct ab_repro_result *cmp)
 {
-	const cJSON *cmp = ab_json_get(ab_json_get(st, "predicate"), "comparison");
 	cJSON *doc = cJSON_CreateObject();
 	char *record = ab_sprintf("%s/%s", dir, RECORD);
 	char *env = o->nsign_keys ? ab_sprintf("%s/%s", dir, AB_REBUILDREC_ENVELOPE) : NULL;
@@ -435,11 +435,11 @@ print_json(const struct ab_rebuild_opts *o, const struct original *g, const char
 	cJSON_AddStringToObject(doc, "from", o->from);
 	cJSON_AddStringToObject(doc, "kind", g->bundle ? "bundle" : "OUTDIR");
 	cJSON_AddStringToObject(doc, "dir", dir);
-	cJSON_AddStringToObject(doc, "result", ab_json_get(cmp, "differ")->valueint ? "fail" : "pass");
-	cJSON_AddStringToObject(doc, "summary", ab_json_str(cmp, "summary"));
+	cJSON_AddStringToObject(doc, "result", cmp->differ ? "fail" : "pass");
+	cJSON_AddStringToObject(doc, "summary", cmp->summary);
 	cJSON_AddStringToObject(doc, "record", record);
 	cJSON_AddItemToObject(doc, "signed_record", env ? cJSON_CreateString(env) : cJSON_CreateNull());
-	cJSON_AddItemToObject(doc, "artifacts", cJSON_Duplicate(ab_json_get(cmp, "artifacts"), 1));
+	cJSON_AddItemToObject(doc, "artifacts", ab_repro_artifacts_json(cmp));
 	ab_json_print(stdout, doc);
 	cJSON_Delete(doc);
 	free(record);
@@ -451,7 +451,8 @@ static int
 compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, const char *dir)
 {
 	struct ab_repro_docs rd = {0};
-	cJSON *cmp, *st;
+	struct ab_repro_result cmp = {0};
+	cJSON *st;
 	struct original_reader rr = {o, g};
 	cJSON *compiles = ab_repro_compile_logs(g->commands, read_original, &rr);
 	struct ab_repro_side a = {.where = o->from, .outdir = g->bundle ? NULL : o->from,
@@ -463,8 +464,8 @@ compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, co
 		e = AB_EFAIL;
 		goto done;
 	}
-	cmp = ab_repro_compare(&a, &b);
-	differ = ab_json_get(cmp, "differ")->valueint + ab_json_get(cmp, "differ_expected")->valueint;
+	ab_repro_compare(&cmp, &a, &b);
+	differ = cmp.differ + cmp.differ_expected;
 	/* diffoscope explains the first artifact that differs (every one with --diffoscope) */
 	if (differ) {
 		char *from = ab_path_absolute(o->from);
@@ -474,25 +475,23 @@ compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, co
 		if (g->bundle)
 			ab_note("diffoscope: the bundle holds no artifacts to compare with: not run");
 		else
-			ab_repro_diffoscope(cmp, &dopt);
+			ab_repro_diffoscope(&cmp, &dopt);
 		free(from);
 	}
 	fprintf(o->out, "rebuild of %s in %s\n", o->from, dir);
-	ab_repro_print(o->out, cmp);
-	ab_repro_print_diffoscope(o->out, cmp, dir);
-	differ = ab_json_get(cmp, "differ")->valueint;
+	ab_repro_print(o->out, &cmp);
+	ab_repro_print_diffoscope(o->out, &cmp, dir);
+	differ = cmp.differ;
 	if (!g->bundle) {
-		cJSON *mine = ab_repro_statement(AB_REPRO_REBUILD_TYPE, cJSON_Duplicate(cmp, 1), &a, &b, 0);
+		cJSON *mine = ab_repro_statement(AB_REPRO_REBUILD_TYPE, &cmp, &a, &b, 0);
 
 		ab_rebuildrec_identify(mine, g->statement_hex, NULL, b.commands);
 		e = add_record(o->from, mine);
 		cJSON_Delete(mine);
-		if (e < 0) {
-			cJSON_Delete(cmp);
+		if (e < 0)
 			goto done;
-		}
 	}
-	st = ab_repro_statement(AB_REPRO_REBUILD_TYPE, cmp, &a, &b, 1);
+	st = ab_repro_statement(AB_REPRO_REBUILD_TYPE, &cmp, &a, &b, 1);
 	cJSON_AddStringToObject(ab_json_get(st, "predicate"), "from", g->bundle ? "bundle" : "outdir");
 	ab_rebuildrec_identify(st, g->statement_hex, g->bundle ? g->bundle_hex : NULL, b.commands);
 	e = add_record(dir, st);
@@ -504,9 +503,10 @@ compare_and_record(const struct ab_rebuild_opts *o, const struct original *g, co
 	if (e == 0 && differ)
 		e = AB_ECHECK;
 	if (e != AB_EFAIL && o->json)
-		print_json(o, g, dir, st);
+		print_json(o, g, dir, &cmp);
 	cJSON_Delete(st);
 done:
+	ab_repro_result_release(&cmp);
 	ab_repro_docs_release(&rd);
 	cJSON_Delete(compiles);
 	return e;

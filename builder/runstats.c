@@ -42,7 +42,7 @@ ab_runstats_resolve(struct ab_runstats *s, const char *outdir, const char *label
 		goto done;
 	}
 	/* jemalloc's conf variable is the one its probe found (a prefixed build reads JE_MALLOC_CONF) */
-	conf = s->kind->stats->var ? s->kind->stats->var : ab_json_str(r->report, "conf_var");
+	conf = s->kind->stats->var ? s->kind->stats->var : r->conf_var;
 	s->variable = ab_strdup(conf ? conf : "MALLOC_CONF");
 	e = 0;
 done:

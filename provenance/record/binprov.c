@@ -95,6 +95,22 @@ parse_uses(struct ab_binprov_variant *v, const cJSON *uses)
 	}
 }
 
+/* runtime: {env, unset} */
+static void
+parse_runtime(struct ab_binprov_variant *v, const cJSON *rt)
+{
+	const cJSON *env = ab_json_get(rt, "env"), *it;
+
+	v->env = ab_calloc((size_t)cJSON_GetArraySize(env) + 1, sizeof(*v->env));
+	cJSON_ArrayForEach(it, env) {
+		v->env[v->nenv].name = ab_strdup(it->string ? it->string : "");
+		v->env[v->nenv++].value = ab_strdup(cJSON_IsString(it) ? it->valuestring : "");
+	}
+	cJSON_ArrayForEach(it, ab_json_get(rt, "unset"))
+		if (cJSON_IsString(it))
+			ab_strv_push(&v->unset, it->valuestring);
+}
+
 static int
 parse_variant(struct ab_binprov_variant *v, const cJSON *o, const char *file, size_t i)
 {
@@ -110,6 +126,7 @@ parse_variant(struct ab_binprov_variant *v, const cJSON *o, const char *file, si
 	v->kind = ab_json_strdup(o, "kind");
 	v->base = ab_json_strdup(o, "base");
 	v->binary = ab_json_strdup(o, "binary");
+	parse_runtime(v, ab_json_get(o, "runtime"));
 	v->allocator.kind = ab_json_strdup(al, "kind");
 	v->allocator.archive = ab_json_strdup(al, "archive");
 	v->allocator.vendored = ab_json_strdup(al, "vendored");
@@ -147,6 +164,12 @@ release_variant(struct ab_binprov_variant *v)
 	free(v->kind);
 	free(v->base);
 	free(v->binary);
+	for (size_t i = 0; i < v->nenv; i++) {
+		free(v->env[i].name);
+		free(v->env[i].value);
+	}
+	free(v->env);
+	ab_strv_free(&v->unset);
 	free(v->allocator.kind);
 	free(v->allocator.archive);
 	free(v->allocator.vendored);
@@ -229,6 +252,15 @@ ab_binprov_variant(const struct ab_binprov *b, const char *label)
 		if (b->variants[i].label && !strcmp(b->variants[i].label, label))
 			return &b->variants[i];
 	return NULL;
+}
+
+int
+ab_binprov_sets(const struct ab_binprov_variant *v, const char *name)
+{
+	for (size_t i = 0; i < v->nenv; i++)
+		if (!strcmp(v->env[i].name, name))
+			return 1;
+	return 0;
 }
 
 void

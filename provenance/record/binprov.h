@@ -9,6 +9,7 @@
  *    variants: [{label, kind, base, binary,
  *                allocator: {kind, archive, vendored, upstream, archive_sha256},
  *                source: {id, pin (a fetch record, provenance/record/fetchrec.h), relink_of},
+ *                runtime: {env: {NAME: value}, unset: [..]},
  *                reproducible, sandboxed,
  *                host_probes: {LG_PAGE, LG_HUGEPAGE, LG_VADDR, pinned: [..]} or null,
  *                artifacts: [{path, artifact, size, sha256, allocator_archive,
@@ -19,7 +20,8 @@
  * an artifact without a path or a sha256 of 64 hex digits, a document
  * without the recipe's name and sha256 or two variants of one label are
  * refused: a record without its identity is none. A field left out is
- * NULL (0 for the numbers and flags).
+ * NULL (0 for the numbers and flags); a runtime variable's value that is
+ * not a string is "", an unset name that is not a string left out.
  */
 #ifndef AB_BINPROV_H
 #define AB_BINPROV_H
@@ -55,8 +57,16 @@ struct ab_binprov_use {
 	char *variant, *artifact, *path, *sha256; /* path and sha256 NULL when that variant has none */
 };
 
+/* a variable the variant's runtime environment sets */
+struct ab_binprov_var {
+	char *name, *value;
+};
+
 struct ab_binprov_variant {
 	char *label, *kind, *base, *binary;
+	struct ab_binprov_var *env; /* runtime.env, in the record's order */
+	size_t nenv;
+	struct ab_strv unset;       /* runtime.unset */
 	int reproducible, sandboxed; /* 1 unless the record says false */
 	struct ab_binprov_host_probes *host_probes; /* NULL: none recorded (the member null or absent) */
 	int host_probes_member;  /* the record has the member, null or not */
@@ -88,6 +98,8 @@ int ab_binprov_parse(struct ab_binprov *out, const cJSON *doc, const char *file)
 int ab_binprov_read(struct ab_binprov *out, const char *outdir);
 /* the variant of label, or NULL */
 const struct ab_binprov_variant *ab_binprov_variant(const struct ab_binprov *b, const char *label);
+/* does v's runtime environment set name? */
+int ab_binprov_sets(const struct ab_binprov_variant *v, const char *name);
 void ab_binprov_release(struct ab_binprov *b);
 
 #endif

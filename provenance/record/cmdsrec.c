@@ -79,6 +79,7 @@ parse_variant(struct ab_cmdsrec_variant *v, const cJSON *o, const char *file, si
 	cJSON_ArrayForEach(it, ab_json_get(ab_json_get(o, "sandbox"), "paths"))
 		if (ab_json_str(it, "real"))
 			ab_strv_push(&v->sandbox_real, ab_json_str(it, "real"));
+	v->tools_ok = ab_json_get(o, "toolchain") && ab_toolchain_parse(&v->tools, ab_json_get(o, "toolchain")) == 0;
 	return 0;
 }
 
@@ -165,6 +166,7 @@ release_variant(struct ab_cmdsrec_variant *v)
 	kvs_free(v->def.env, v->def.nenv);
 	ab_strv_free(&v->def.unset);
 	ab_strv_free(&v->sandbox_real);
+	ab_toolchain_release(&v->tools);
 }
 
 void

@@ -9,7 +9,8 @@
  *                             build: {system, configure: [..], defines: {NAME: value}},
  *                             relink: {from, replace: [{path, with: {variant}}]},
  *                             runtime: {env: {NAME: value}, unset: [..]}},
- *                sandbox: {paths: [{real}]}}],
+ *                sandbox: {paths: [{real}]},
+ *                toolchain: [tools (provenance/record/toolchain.h)]}],
  *    object_comparison: [{a, b, identical, differ, only_a, only_b, differ_by_directory: {DIR: n}}]}
  *
  * Members not named here are not read (a variant's steps, its
@@ -17,7 +18,8 @@
  * variant without its label or kind, or a label twice, is refused. A
  * member left out is NULL (0, empty); configure arguments that are not
  * strings are left out; a define's or variable's value that is not a
- * string is NULL; an unset name that is not a string is "".
+ * string is NULL; an unset name that is not a string is ""; a toolchain
+ * that is not a record of tools is kept as none (tools_ok 0), not refused.
  */
 #ifndef AB_CMDSREC_H
 #define AB_CMDSREC_H
@@ -27,6 +29,7 @@
 #include <cjson/cJSON.h>
 
 #include "../../lib/util.h"
+#include "toolchain.h"
 
 /* NAME: value, in the document's order */
 struct ab_cmdsrec_kv {
@@ -57,6 +60,8 @@ struct ab_cmdsrec_variant {
 		struct ab_strv unset;
 	} def;
 	struct ab_strv sandbox_real; /* its sandbox's paths, as the real side of each (sandbox.paths[].real) */
+	int tools_ok;                /* its toolchain is there and a record of tools: */
+	struct ab_toolchain tools;
 };
 
 /* two build variants' objects compared (provenance/record/objset.h) */

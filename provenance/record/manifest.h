@@ -158,13 +158,15 @@ int ab_manifest_check_listing(FILE *out, const struct ab_manifest_listing *l);
 /*
  * What the last build recorded in an OUTDIR, for the readers that trust
  * nothing else (pr; the next build's up-to-date check): the lines of
- * SHA256SUMS and the subjects of the statement, path and digest, read
+ * SHA256SUMS and the subjects of the statement, path and digest, and
+ * which build it was (invocation id, when it finished), read
  * inside OUTDIR only. It checks no digest: callers that need the files to
  * match run ab_manifest_verify first.
  */
 struct ab_manifest_recorded {
 	struct ab_strv paths, hexes;            /* SHA256SUMS, in order */
 	struct ab_strv subjects, subject_hexes; /* the statement's subjects */
+	char *invocation_id, *finished_on;      /* its predicate.runDetails.metadata's, or NULL */
 };
 /* 0; AB_EFAIL (reported unless quiet) when SHA256SUMS or the statement cannot be read or parsed */
 int ab_manifest_recorded_read(struct ab_manifest_recorded *r, const char *outdir, int quiet);

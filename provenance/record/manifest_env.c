@@ -16,6 +16,8 @@
 #include "../../lib/proc.h"
 #include "../../lib/util.h"
 #include "../alloc/allocopts.h"
+#include "binprov.h"
+#include "proberesult.h"
 
 /* ---- env ---- */
 
@@ -76,77 +78,99 @@ put_quoted(FILE *out, const char *v)
 	fputc('\'', out);
 }
 
+#define BINPROV "provenance/binary-provenance.json"
+#define PROBES "provenance/allocator-probes.json"
+
+/*
+ * binary-provenance.json, and allocator-probes.json when want_probes (none
+ * when it is absent), read typed (provenance/record/binprov.h,
+ * proberesult.h); 0, AB_ECHECK or AB_EFAIL (reported, naming the file and
+ * the key). Release both in every case.
+ */
+static int
+runtime_docs(struct ab_binprov *b, struct ab_probe_results *pr, const char *outdir, int checked, int want_probes)
+{
+	cJSON *doc = NULL, *probes = NULL;
+	char *bp = ab_manifest_path(outdir, BINPROV), *pp = ab_manifest_path(outdir, PROBES);
+	int e;
+
+	memset(b, 0, sizeof(*b));
+	memset(pr, 0, sizeof(*pr));
+	if ((e = runtime_doc(&doc, outdir, BINPROV, checked, 1)) == 0 && want_probes)
+		e = runtime_doc(&probes, outdir, PROBES, checked, 0);
+	if (e == 0)
+		e = ab_binprov_parse(b, doc, bp);
+	if (e == 0 && probes)
+		e = ab_probe_results_parse(pr, probes, pp);
+	cJSON_Delete(doc);
+	cJSON_Delete(probes);
+	free(bp);
+	free(pp);
+	return e;
+}
+
 /*
  * Settings of the label's runtime environment its allocator will not read
  * (the version and the variable it reads from its probe record).
  */
 static void
-runtime_warnings(struct ab_manifest_runtime *rt, const cJSON *probes, const cJSON *mine)
+runtime_warnings(struct ab_manifest_runtime *rt, const struct ab_probe_results *pr, const struct ab_binprov_variant *mine)
 {
-	const char *label = ab_json_str(mine, "label"), *kind = ab_json_str(ab_json_get(mine, "allocator"), "kind");
-	const cJSON *probe = NULL, *v;
+	const struct ab_probe_result *probe = ab_probe_results_get(pr, mine->label);
+	const char *kind = probe && probe->allocator ? probe->allocator : mine->allocator.kind;
 
-	cJSON_ArrayForEach(v, ab_json_get(probes, "variants"))
-		if (label && ab_json_str(v, "label") && !strcmp(ab_json_str(v, "label"), label))
-			probe = ab_json_get(v, "probe");
-	if (probe && ab_json_str(probe, "allocator"))
-		kind = ab_json_str(probe, "allocator");
-	ab_allocopts_check_env(&rt->warnings, kind, probe ? ab_json_str(probe, "version") : NULL,
-	    probe ? ab_json_str(probe, "conf_var") : NULL, ab_strv_argv(&rt->set));
+	ab_allocopts_check_env(&rt->warnings, kind, probe ? probe->version : NULL, probe ? probe->conf_var : NULL,
+	    ab_strv_argv(&rt->set));
 }
 
 /* the label's program (its first executable artifact below OUTDIR) and the subject of its runs */
 static void
-runtime_artifacts(struct ab_manifest_runtime *rt, const char *outdir, const cJSON *mine)
+runtime_artifacts(struct ab_manifest_runtime *rt, const char *outdir, const struct ab_binprov_variant *mine)
 {
-	const cJSON *arts = ab_json_get(mine, "artifacts"), *it, *subject = NULL;
+	const struct ab_binprov_artifact *subject = NULL;
 
-	cJSON_ArrayForEach(it, arts) {
-		const char *rel = ab_json_str(it, "path");
+	for (size_t i = 0; i < mine->nartifacts; i++) {
+		const char *rel = mine->artifacts[i].path;
 		char *abs;
 
-		if (!rel || !ab_path_is_safe_relative(rel))
+		if (!ab_path_is_safe_relative(rel))
 			continue;
 		abs = ab_manifest_path(outdir, rel);
 		if (!rt->program && ab_manifest_is_executable(abs)) {
 			rt->program = ab_path_absolute(abs);
-			subject = it;
+			subject = &mine->artifacts[i];
 		}
 		free(abs);
 	}
-	cJSON_ArrayForEach(it, arts)
-		if (cJSON_IsTrue(ab_json_get(it, "allocator_archive")) && ab_json_str(it, "path") &&
-		    ab_path_is_safe_relative(ab_json_str(it, "path"))) {
+	for (size_t i = 0; i < mine->nartifacts; i++)
+		if (mine->artifacts[i].allocator_archive && ab_path_is_safe_relative(mine->artifacts[i].path)) {
 			if (!rt->archive) {
-				char *abs = ab_manifest_path(outdir, ab_json_str(it, "path"));
+				char *abs = ab_manifest_path(outdir, mine->artifacts[i].path);
 
 				rt->archive = ab_path_absolute(abs);
 				free(abs);
 			}
 			if (!subject)
-				subject = it;
+				subject = &mine->artifacts[i];
 		}
-	if (!subject)
-		subject = cJSON_GetArrayItem(arts, 0);
-	if (subject && ab_json_str(subject, "path") && ab_json_str(subject, "sha256") &&
-	    strlen(ab_json_str(subject, "sha256")) == AB_HEX_LEN) {
-		rt->subject = ab_strdup(ab_json_str(subject, "path"));
-		memcpy(rt->subject_sha256, ab_json_str(subject, "sha256"), AB_HEX_LEN + 1);
+	if (!subject && mine->nartifacts)
+		subject = &mine->artifacts[0];
+	if (subject) {
+		rt->subject = ab_strdup(subject->path);
+		memcpy(rt->subject_sha256, subject->sha256, AB_HEX_LEN + 1);
 	}
 }
 
 /* "'OUTDIR' has no built variant 'x'", with the nearest of its labels */
 static void
-no_variant(const char *outdir, const char *label, const cJSON *vars)
+no_variant(const char *outdir, const char *label, const struct ab_binprov *b)
 {
 	struct ab_strv labels = {0};
-	const cJSON *st;
 	const char *near;
 	char *shown = ab_shown(label);
 
-	cJSON_ArrayForEach(st, vars)
-		if (ab_json_str(st, "label"))
-			ab_strv_push(&labels, ab_json_str(st, "label"));
+	for (size_t i = 0; i < b->nvariants; i++)
+		ab_strv_push(&labels, b->variants[i].label);
 	near = ab_closest(label, labels.v, labels.n);
 	if (near)
 		ab_error("'%s' has no built variant '%s' (did you mean '%s'?)", outdir, shown, near);
@@ -160,25 +184,20 @@ int
 ab_manifest_runtime(struct ab_manifest_runtime *rt, const char *outdir, const char *label,
     char *const *inherited, int checked)
 {
-	cJSON *doc = NULL, *probes = NULL;
-	const cJSON *vars, *st, *mine = NULL, *it, *env;
+	struct ab_binprov b;
+	struct ab_probe_results pr;
+	const struct ab_binprov_variant *mine;
 	struct ab_strv names = {0};
 	int error;
 
 	memset(rt, 0, sizeof(*rt));
-	if ((error = runtime_doc(&doc, outdir, "provenance/binary-provenance.json", checked, 1)) < 0 ||
-	    (error = runtime_doc(&probes, outdir, "provenance/allocator-probes.json", checked, 0)) < 0)
+	if ((error = runtime_docs(&b, &pr, outdir, checked, 1)) < 0)
 		goto done;
 	error = AB_EFAIL;
-	vars = ab_json_get(doc, "variants");
-	cJSON_ArrayForEach(st, vars)
-		if (ab_json_str(st, "label") && !strcmp(ab_json_str(st, "label"), label))
-			mine = st;
-	if (!mine) {
-		no_variant(outdir, label, vars);
+	if (!(mine = ab_binprov_variant(&b, label))) {
+		no_variant(outdir, label, &b);
 		goto done;
 	}
-	env = ab_json_get(ab_json_get(mine, "runtime"), "env");
 	/*
 	 * Every variable that any variant of the OUTDIR sets or unsets, plus
 	 * MALLOC_CONF and the allocator variables inherited: whatever this
@@ -186,12 +205,11 @@ ab_manifest_runtime(struct ab_manifest_runtime *rt, const char *outdir, const ch
 	 * the caller's shell never leaks in.
 	 */
 	ab_strv_push(&names, "MALLOC_CONF");
-	cJSON_ArrayForEach(st, vars) {
-		cJSON_ArrayForEach(it, ab_json_get(ab_json_get(st, "runtime"), "env"))
-			ab_strv_push(&names, it->string);
-		cJSON_ArrayForEach(it, ab_json_get(ab_json_get(st, "runtime"), "unset"))
-			if (cJSON_IsString(it))
-				ab_strv_push(&names, it->valuestring);
+	for (size_t k = 0; k < b.nvariants; k++) {
+		for (size_t i = 0; i < b.variants[k].nenv; i++)
+			ab_strv_push(&names, b.variants[k].env[i].name);
+		for (size_t i = 0; i < b.variants[k].unset.n; i++)
+			ab_strv_push(&names, b.variants[k].unset.v[i]);
 	}
 	for (char *const *p = inherited; p && *p; p++)
 		if (strchr(*p, '=') && ab_env_is_allocator_var(*p))
@@ -203,19 +221,19 @@ ab_manifest_runtime(struct ab_manifest_runtime *rt, const char *outdir, const ch
 		}
 	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
 	for (size_t i = 0; i < names.n; i++)
-		if ((!i || strcmp(names.v[i], names.v[i - 1])) && !ab_json_get(env, names.v[i]))
+		if ((!i || strcmp(names.v[i], names.v[i - 1])) && !ab_binprov_sets(mine, names.v[i]))
 			ab_strv_push(&rt->unset, names.v[i]);
-	cJSON_ArrayForEach(it, env)
-		ab_strv_pushf(&rt->set, "%s=%s", it->string, cJSON_IsString(it) ? it->valuestring : "");
-	runtime_warnings(rt, probes, mine);
+	for (size_t i = 0; i < mine->nenv; i++)
+		ab_strv_pushf(&rt->set, "%s=%s", mine->env[i].name, mine->env[i].value);
+	runtime_warnings(rt, &pr, mine);
 	runtime_artifacts(rt, outdir, mine);
 	error = 0;
 done:
 	if (error < 0)
 		ab_manifest_runtime_release(rt);
 	ab_strv_free(&names);
-	cJSON_Delete(doc);
-	cJSON_Delete(probes);
+	ab_binprov_release(&b);
+	ab_probe_results_release(&pr);
 	return error;
 }
 
@@ -257,22 +275,16 @@ ab_manifest_env(FILE *out, const char *outdir, const char *label)
 	return 0;
 }
 
-static int
-load_binary_doc(cJSON **doc, const char *outdir)
-{
-	return runtime_doc(doc, outdir, "provenance/binary-provenance.json", 0, 1);
-}
-
 int
 ab_manifest_systems(FILE *out, const char *outdir)
 {
-	cJSON *doc = NULL;
-	const cJSON *st;
+	struct ab_binprov b;
+	struct ab_probe_results none;
 
-	if (load_binary_doc(&doc, outdir) < 0)
+	if (runtime_docs(&b, &none, outdir, 0, 0) < 0)
 		return AB_EFAIL;
-	cJSON_ArrayForEach(st, ab_json_get(doc, "variants")) {
-		const char *label = ab_json_str(st, "label");
+	for (size_t k = 0; k < b.nvariants; k++) {
+		const char *label = b.variants[k].label;
 		struct ab_manifest_runtime rt;
 
 		/* a line a driver reads, perhaps a shell: only what a recipe may call a label */
@@ -282,10 +294,10 @@ ab_manifest_systems(FILE *out, const char *outdir)
 			ab_error("'%s/provenance/binary-provenance.json': variant label '%s' is not one a recipe can give "
 			    "(letters, digits, '.', '_' and '-')", outdir, shown);
 			free(shown);
-			cJSON_Delete(doc);
+			ab_binprov_release(&b);
 			return AB_EFAIL;
 		}
-		if (!label || ab_manifest_runtime(&rt, outdir, label, NULL, 0) < 0)
+		if (ab_manifest_runtime(&rt, outdir, label, NULL, 0) < 0)
 			continue;
 		if (rt.program) {
 			/* where the OUTDIR is now (binary-provenance.json's "binary" is where it was built) */
@@ -299,7 +311,7 @@ ab_manifest_systems(FILE *out, const char *outdir)
 		}
 		ab_manifest_runtime_release(&rt);
 	}
-	cJSON_Delete(doc);
+	ab_binprov_release(&b);
 	return 0;
 }
 
@@ -329,19 +341,20 @@ int
 ab_manifest_env_json(cJSON **out, const char *outdir, const char *label)
 {
 	extern char **environ;
-	cJSON *doc = NULL, *arr = NULL;
-	const cJSON *st;
+	struct ab_binprov b;
+	struct ab_probe_results none;
+	cJSON *arr = NULL;
 	int e = 0;
 
 	*out = NULL;
-	if (load_binary_doc(&doc, outdir) < 0)
+	if (runtime_docs(&b, &none, outdir, 0, 0) < 0)
 		return AB_EFAIL;
 	arr = cJSON_CreateArray();
-	cJSON_ArrayForEach(st, ab_json_get(doc, "variants")) {
-		const char *l = ab_json_str(st, "label");
+	for (size_t k = 0; k < b.nvariants; k++) {
+		const char *l = b.variants[k].label;
 		struct ab_manifest_runtime rt;
 
-		if (!l || (label && strcmp(l, label)))
+		if (label && strcmp(l, label))
 			continue;
 		if ((e = ab_manifest_runtime(&rt, outdir, l, environ, 0)) < 0)
 			break;
@@ -349,10 +362,10 @@ ab_manifest_env_json(cJSON **out, const char *outdir, const char *label)
 		ab_manifest_runtime_release(&rt);
 	}
 	if (e == 0 && label && !cJSON_GetArraySize(arr)) {
-		no_variant(outdir, label, ab_json_get(doc, "variants"));
+		no_variant(outdir, label, &b);
 		e = AB_EFAIL;
 	}
-	cJSON_Delete(doc);
+	ab_binprov_release(&b);
 	if (e < 0) {
 		cJSON_Delete(arr);
 		return e;

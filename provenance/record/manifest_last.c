@@ -65,6 +65,9 @@ ab_manifest_recorded_read(struct ab_manifest_recorded *r, const char *outdir, in
 			ab_strv_push(&r->subject_hexes, hex);
 		}
 	}
+	it = ab_json_get(ab_json_get(ab_json_get(stmt, "predicate"), "runDetails"), "metadata");
+	r->invocation_id = ab_json_strdup(it, "invocationId");
+	r->finished_on = ab_json_strdup(it, "finishedOn");
 	error = 0;
 done:
 	if (v.rootfd >= 0)
@@ -97,6 +100,9 @@ ab_manifest_recorded_release(struct ab_manifest_recorded *r)
 	ab_strv_free(&r->hexes);
 	ab_strv_free(&r->subjects);
 	ab_strv_free(&r->subject_hexes);
+	free(r->invocation_id);
+	free(r->finished_on);
+	r->invocation_id = r->finished_on = NULL;
 }
 
 /* ---- the last run, for the next one's up-to-date check ---- */

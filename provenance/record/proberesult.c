@@ -41,6 +41,7 @@ verdict_release(struct ab_probe_result *r)
 	free(r->overrides);
 	free(r->allocator);
 	free(r->version);
+	free(r->conf_var);
 }
 
 static void
@@ -88,6 +89,7 @@ ab_probe_result_read(struct ab_probe_result *r)
 	*r = (struct ab_probe_result){.report = rec};
 	r->allocator = ab_json_strdup(rec, "allocator");
 	r->version = ab_json_strdup(rec, "version");
+	r->conf_var = ab_json_strdup(rec, "conf_var");
 	r->bogus_version = cJSON_IsTrue(ab_json_get(rec, "bogus_version"));
 	r->secure = cJSON_IsNumber(secure) ? secure->valueint : -1;
 	r->ok = cJSON_IsTrue(ok);

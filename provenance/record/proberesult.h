@@ -31,6 +31,7 @@ struct ab_probe_override {
 struct ab_probe_result {
 	char *allocator;                /* "jemalloc", "mimalloc", "glibc", or NULL: none found */
 	char *version;                  /* as reported (a cargo build's: its crate's), or NULL */
+	char *conf_var;                 /* the variable its configuration is read from (jemalloc's prefix), or NULL */
 	int bogus_version;              /* jemalloc's configure found no VERSION (provenance/alloc/allocver.h) */
 	int secure;                     /* mimalloc's secure level; -1: none reported */
 	int ok;                         /* the probe ran and found no problem */

@@ -143,6 +143,32 @@ done:
 	return rc;
 }
 
+/* the rebuilder's tools per label; tools that are no record are kept as saying nothing (ok 0) */
+static void
+read_tools(struct ab_rebuildrec *r, const cJSON *toolchain)
+{
+	const cJSON *it;
+
+	if (!cJSON_IsObject(toolchain))
+		return;
+	r->tools = ab_calloc((size_t)cJSON_GetArraySize(toolchain) + 1, sizeof(*r->tools));
+	cJSON_ArrayForEach(it, toolchain) {
+		struct ab_rebuildrec_tools *t = &r->tools[r->ntools++];
+
+		t->label = it->string;
+		t->ok = ab_toolchain_parse(&t->tools, it) == 0;
+	}
+}
+
+const struct ab_toolchain *
+ab_rebuildrec_tools_of(const struct ab_rebuildrec *r, const char *label)
+{
+	for (size_t i = 0; label && i < r->ntools; i++)
+		if (!strcmp(r->tools[i].label, label))
+			return r->tools[i].ok && r->tools[i].tools.present ? &r->tools[i].tools : NULL;
+	return NULL;
+}
+
 /* the members challenge reads, each where a rebuild put it */
 static int
 check_record(struct ab_rebuildrec *r)
@@ -168,7 +194,8 @@ check_record(struct ab_rebuildrec *r)
 	r->host = ab_json_str(ab_json_get(ab_json_get(pred, "rebuilder"), "host"), "name");
 	if (!r->host || !*r->host)
 		r->host = "?";
-	return 0;
+	read_tools(r, ab_json_get(ab_json_get(pred, "rebuilder"), "toolchain"));
+	return ab_repro_result_parse(&r->cmp, ab_json_get(pred, "comparison"), r->file);
 }
 
 int
@@ -221,6 +248,10 @@ ab_rebuildrec_release(struct ab_rebuildrec *r)
 	free(r->file);
 	free(r->signer);
 	free(r->text);
+	ab_repro_result_release(&r->cmp);
+	for (size_t i = 0; i < r->ntools; i++)
+		ab_toolchain_release(&r->tools[i].tools);
+	free(r->tools);
 	cJSON_Delete(r->st);
 	memset(r, 0, sizeof(*r));
 }

@@ -30,6 +30,8 @@
 #include <cjson/cJSON.h>
 
 #include "../../lib/hash.h"
+#include "repro.h"
+#include "toolchain.h"
 
 /* where rebuild writes the signed record, relative to its directory */
 #define AB_REBUILDREC_ENVELOPE "rebuild.intoto.jsonl"
@@ -51,6 +53,13 @@ void ab_rebuildrec_identify(cJSON *st, const char *statement_hex, const char *bu
 /* sign dir's record with keys (private) into dir/AB_REBUILDREC_ENVELOPE, atomically; reports errors */
 int ab_rebuildrec_sign(const char *dir, struct ab_key *const *keys, size_t nkeys);
 
+/* the tools a rebuild of one variant recorded (predicate.rebuilder.toolchain's member label) */
+struct ab_rebuildrec_tools {
+	const char *label;           /* owned by st */
+	int ok;                      /* tools is a record (provenance/record/toolchain.h); else it says nothing */
+	struct ab_toolchain tools;
+};
+
 /* a record read back */
 struct ab_rebuildrec {
 	char *file;          /* as given */
@@ -62,6 +71,9 @@ struct ab_rebuildrec {
 	char sha256[AB_HEX_LEN + 1];   /* of the file's bytes (the envelope, or the plain record) */
 	char *text;          /* the file's bytes, for the places of errors */
 	size_t len;
+	struct ab_repro_result cmp;  /* predicate.comparison, typed */
+	struct ab_rebuildrec_tools *tools; /* predicate.rebuilder.toolchain, in its order */
+	size_t ntools;
 };
 
 /*
@@ -69,12 +81,15 @@ struct ab_rebuildrec {
  * one. With keys (public), an envelope whose signatures do not verify,
  * or a plain Statement, is AB_ECHECK with the reasons appended to why
  * (nothing of its payload is read then). A file that is no record of a
- * rebuild is AB_EFAIL, reported as "FILE:LINE:COL: what". Release r in
- * every case.
+ * rebuild is AB_EFAIL, reported as "FILE:LINE:COL: what" (a comparison
+ * that is not one as "FILE: key: what", provenance/record/repro.h).
+ * Release r in every case.
  */
 int ab_rebuildrec_read(struct ab_rebuildrec *r, const char *file, struct ab_key *const *keys, size_t nkeys,
     struct ab_strv *why);
 void ab_rebuildrec_release(struct ab_rebuildrec *r);
+/* the tools the rebuild of label recorded, NULL when it recorded none (or no record of tools) */
+const struct ab_toolchain *ab_rebuildrec_tools_of(const struct ab_rebuildrec *r, const char *label);
 
 /* an error about the record at the place of its text where needle first occurs ("FILE:LINE:COL: ..."), or 1:1 */
 void ab_rebuildrec_error(const struct ab_rebuildrec *r, const char *needle, const char *fmt, ...)

@@ -48,51 +48,40 @@ artifact_at(const cJSON *binaries, const char *path, const cJSON **var)
 	return NULL;
 }
 
-/* what differs between the two builds of a variant that explains different bytes */
-static cJSON *
-likely_causes(const struct ab_repro_side *a, const struct ab_repro_side *b, const cJSON *va, const cJSON *vb,
-    int reproducible)
+/* what differs between the two builds of a variant that explains different bytes, appended to causes */
+static void
+likely_causes(struct ab_strv *causes, const struct ab_repro_side *a, const struct ab_repro_side *b, const cJSON *va,
+    const cJSON *vb, int reproducible)
 {
 	const char *label = ab_json_str(va, "label");
 	const cJSON *ca = variant_of(a->commands, label), *cb = variant_of(b->commands, label);
-	cJSON *causes = cJSON_CreateArray(), *hp, *it;
+	cJSON *hp, *it;
 	struct ab_toolchain ta, tb;
 	struct ab_strv tc = {0};
 
 	if (!reproducible)
-		cJSON_AddItemToArray(causes, cJSON_CreateString("the variant is built with \"reproducible\": false"));
+		ab_strv_push(causes, "the variant is built with \"reproducible\": false");
 	/* a toolchain that is not a record (an edited build-commands.json) compares as none */
 	ab_toolchain_parse(&ta, ab_json_get(ca, "toolchain"));
 	ab_toolchain_parse(&tb, ab_json_get(cb, "toolchain"));
 	ab_toolchain_diff(&tc, &ta, &tb);
-	for (size_t i = 0; i < tc.n; i++) {
-		char *s = ab_sprintf("toolchain: %s", tc.v[i]);
-
-		cJSON_AddItemToArray(causes, cJSON_CreateString(s));
-		free(s);
-	}
+	for (size_t i = 0; i < tc.n; i++)
+		ab_strv_pushf(causes, "toolchain: %s", tc.v[i]);
 	ab_strv_free(&tc);
 	ab_toolchain_release(&ta);
 	ab_toolchain_release(&tb);
 	hp = ab_hostprobe_diff(ab_json_get(va, "host_probes"), ab_json_get(vb, "host_probes"));
-	cJSON_ArrayForEach(it, hp) {
-		char *s = ab_sprintf("host probe: %s (pin it with --with-lg-page, --with-lg-hugepage, --with-lg-vaddr)",
+	cJSON_ArrayForEach(it, hp)
+		ab_strv_pushf(causes, "host probe: %s (pin it with --with-lg-page, --with-lg-hugepage, --with-lg-vaddr)",
 		    it->valuestring);
-
-		cJSON_AddItemToArray(causes, cJSON_CreateString(s));
-		free(s);
-	}
 	cJSON_Delete(hp);
-	return causes;
 }
 
 static int
-seen_path(const cJSON *arts, const char *path)
+seen_path(const struct ab_repro_result *r, const char *path)
 {
-	const cJSON *it;
-
-	cJSON_ArrayForEach(it, arts)
-		if (!strcmp(ab_json_str(it, "path"), path))
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->artifacts[i].path, path))
 			return 1;
 	return 0;
 }
@@ -174,7 +163,7 @@ clog_free(struct clog *l)
  * directory of a random name) is no difference of the build.
  */
 static void
-first_differing_compile(cJSON *r, const char *ta, const char *tb)
+first_differing_compile(struct ab_repro_artifact *r, const char *ta, const char *tb)
 {
 	struct clog a, b;
 	size_t first = (size_t)-1, differ = 0, j;
@@ -189,17 +178,17 @@ first_differing_compile(cJSON *r, const char *ta, const char *tb)
 		}
 	}
 	if (first != (size_t)-1) {
-		cJSON *f = cJSON_AddObjectToObject(r, "first_differing_compile");
+		struct ab_repro_compile *f = r->first_compile = ab_calloc(1, sizeof(*f));
 		const struct compile *c = &a.c[first];
 
-		cJSON_AddStringToObject(f, "source", c->src);
-		cJSON_AddStringToObject(f, "output", c->out);
-		cJSON_AddStringToObject(f, "cwd", c->cwd);
-		cJSON_AddStringToObject(f, "command", c->cmd);
-		cJSON_AddStringToObject(f, "original_sha256", c->sha);
+		f->source = ab_strdup(c->src);
+		f->output = ab_strdup(c->out);
+		f->cwd = ab_strdup(c->cwd);
+		f->command = ab_strdup(c->cmd);
+		f->original_sha256 = ab_strdup(c->sha);
 		ab_strmap_get(&b.map, a.keys.v[first], &j);
-		cJSON_AddStringToObject(f, "rebuilt_sha256", b.c[j].sha);
-		cJSON_AddNumberToObject(r, "differing_compiles", (double)differ);
+		f->rebuilt_sha256 = ab_strdup(b.c[j].sha);
+		r->differing_compiles = (int)differ;
 	}
 	clog_free(&a);
 	clog_free(&b);
@@ -222,56 +211,43 @@ ab_repro_compile_logs(const cJSON *commands, int (*read)(void *ctx, const char *
 	return logs;
 }
 
-/* one artifact of the original against the other build's file of the same path */
-static cJSON *
-compare_one(const struct ab_repro_side *a, const struct ab_repro_side *b, const cJSON *va, const cJSON *art)
+/* one artifact of the original against the other build's file of the same path, into *r */
+static void
+compare_one(struct ab_repro_artifact *r, const struct ab_repro_side *a, const struct ab_repro_side *b,
+    const cJSON *va, const cJSON *art)
 {
 	const char *path = ab_json_str(art, "path"), *ha = ab_json_str(art, "sha256"), *hb;
 	const cJSON *vb = NULL, *other = artifact_at(b->binaries, path, &vb);
-	int reproducible = cJSON_IsTrue(ab_json_get(va, "reproducible"));
-	cJSON *r = cJSON_CreateObject();
 
+	memset(r, 0, sizeof(*r));
 	hb = ab_json_str(other, "sha256");
-	cJSON_AddStringToObject(r, "label", ab_json_str(va, "label"));
-	cJSON_AddStringToObject(r, "path", path);
-	cJSON_AddStringToObject(r, "original_sha256", ha ? ha : "");
-	if (hb)
-		cJSON_AddStringToObject(r, "rebuilt_sha256", hb);
-	else
-		cJSON_AddNullToObject(r, "rebuilt_sha256");
-	cJSON_AddBoolToObject(r, "identical", ha && hb && !strcmp(ha, hb));
-	cJSON_AddBoolToObject(r, "reproducible", reproducible);
-	if (!(ha && hb && !strcmp(ha, hb))) {
+	r->label = ab_strdup_or_null(ab_json_str(va, "label"));
+	r->path = ab_strdup(path);
+	r->original_sha256 = ab_strdup(ha ? ha : "");
+	r->rebuilt_sha256 = ab_strdup_or_null(hb);
+	r->identical = ha && hb && !strcmp(ha, hb);
+	r->reproducible = cJSON_IsTrue(ab_json_get(va, "reproducible"));
+	if (!r->identical) {
 		char *pa = a->outdir ? ab_path_join(a->outdir, path) : NULL;
 		char *pb = b->outdir ? ab_path_join(b->outdir, path) : NULL;
-		cJSON *d = NULL;
-		char *sum;
+		const char *la = ab_json_str(a->compiles, r->label), *lb = ab_json_str(b->compiles, r->label);
 
 		if (pa && !ab_path_exists(pa)) {
 			free(pa);
 			pa = NULL;
 		}
 		if (other) {
-			d = ab_artdiff_compare(ab_json_get(art, "parts"), ab_json_get(other, "parts"), pa, pb);
-			sum = ab_artdiff_summary(d);
-			cJSON_AddItemToObject(r, "difference", d);
+			r->difference = ab_artdiff_compare(ab_json_get(art, "parts"), ab_json_get(other, "parts"), pa, pb);
+			r->summary = ab_artdiff_summary(r->difference);
 		} else {
-			sum = ab_strdup("not built again");
+			r->summary = ab_strdup("not built again");
 		}
-		cJSON_AddStringToObject(r, "summary", sum);
-		cJSON_AddItemToObject(r, "likely_causes", likely_causes(a, b, va, vb ? vb : va, reproducible));
-		{
-			const char *label = ab_json_str(va, "label");
-			const char *la = ab_json_str(a->compiles, label), *lb = ab_json_str(b->compiles, label);
-
-			if (la && lb)
-				first_differing_compile(r, la, lb);
-		}
-		free(sum);
+		likely_causes(&r->likely_causes, a, b, va, vb ? vb : va, r->reproducible);
+		if (la && lb)
+			first_differing_compile(r, la, lb);
 		free(pa);
 		free(pb);
 	}
-	return r;
 }
 
 /* a file of an OUTDIR, read whole: 0, or -1 when it is not there (said by nobody: the log is optional) */
@@ -320,90 +296,146 @@ ab_repro_docs_release(struct ab_repro_docs *d)
 	memset(d, 0, sizeof(*d));
 }
 
-cJSON *
-ab_repro_compare(const struct ab_repro_side *a, const struct ab_repro_side *b)
+void
+ab_repro_compare(struct ab_repro_result *out, const struct ab_repro_side *a, const struct ab_repro_side *b)
 {
-	cJSON *cmp = cJSON_CreateObject(), *arts = cJSON_AddArrayToObject(cmp, "artifacts");
 	const cJSON *v, *art;
-	int n = 0, same = 0, differ = 0, expected = 0;
 	double t0 = ab_now();
-	char *sum;
+	struct ab_buf line = {0};
+	size_t cap = 0;
 
+	memset(out, 0, sizeof(*out));
 	cJSON_ArrayForEach(v, ab_json_get(a->binaries, "variants")) {
 		/* a runtime_of variant has its base's artifacts: compared once, as its base's */
 		if (!strcmp(ab_json_str(v, "kind") ? ab_json_str(v, "kind") : "", "runtime_of"))
 			continue;
 		cJSON_ArrayForEach(art, ab_json_get(v, "artifacts")) {
 			const char *path = ab_json_str(art, "path");
-			cJSON *r;
+			struct ab_repro_artifact *r;
 
-			if (!path || seen_path(arts, path))
+			if (!path || seen_path(out, path))
 				continue;
-			r = compare_one(a, b, v, art);
-			n++;
-			if (cJSON_IsTrue(ab_json_get(r, "identical")))
-				same++;
-			else if (cJSON_IsTrue(ab_json_get(r, "reproducible")))
-				differ++;
+			if (out->n == cap) {
+				cap = cap ? 2 * cap : 16;
+				out->artifacts = ab_realloc(out->artifacts, cap * sizeof(*out->artifacts));
+			}
+			r = &out->artifacts[out->n++];
+			compare_one(r, a, b, v, art);
+			if (r->identical)
+				out->identical++;
+			else if (r->reproducible)
+				out->differ++;
 			else
-				expected++;
-			cJSON_AddItemToArray(arts, r);
+				out->differ_expected++;
 		}
 	}
-	cJSON_AddNumberToObject(cmp, "compared", n);
-	cJSON_AddNumberToObject(cmp, "identical", same);
-	cJSON_AddNumberToObject(cmp, "differ", differ);
-	cJSON_AddNumberToObject(cmp, "differ_expected", expected);
-	{
-		struct ab_buf line = {0};
-
-		ab_buf_printf(&line, "%d/%d artifact%s identical", same, n, n == 1 ? "" : "s");
-		if (expected)
-			ab_buf_printf(&line, "; %d of a variant built with \"reproducible\": false differ%s", expected,
-			    expected == 1 ? "s" : "");
-		sum = ab_buf_detach(&line);
-	}
-	cJSON_AddStringToObject(cmp, "summary", sum);
-	free(sum);
+	out->compared = (int)out->n;
+	ab_buf_printf(&line, "%d/%d artifact%s identical", out->identical, out->compared, out->compared == 1 ? "" : "s");
+	if (out->differ_expected)
+		ab_buf_printf(&line, "; %d of a variant built with \"reproducible\": false differ%s", out->differ_expected,
+		    out->differ_expected == 1 ? "s" : "");
+	out->summary = ab_buf_detach(&line);
 	if (getenv("ALLOCBUILD_STATS"))
 		ab_note("stats: comparison %.3fs", ab_now() - t0);
+}
+
+static cJSON *
+artifact_json(const struct ab_repro_artifact *a)
+{
+	cJSON *r = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(r, "label", a->label);
+	cJSON_AddStringToObject(r, "path", a->path);
+	cJSON_AddStringToObject(r, "original_sha256", a->original_sha256 ? a->original_sha256 : "");
+	if (a->rebuilt_sha256)
+		cJSON_AddStringToObject(r, "rebuilt_sha256", a->rebuilt_sha256);
+	else
+		cJSON_AddNullToObject(r, "rebuilt_sha256");
+	cJSON_AddBoolToObject(r, "identical", a->identical);
+	cJSON_AddBoolToObject(r, "reproducible", a->reproducible);
+	if (!a->identical) {
+		if (a->difference)
+			cJSON_AddItemToObject(r, "difference", cJSON_Duplicate(a->difference, 1));
+		cJSON_AddStringToObject(r, "summary", a->summary);
+		cJSON_AddItemToObject(r, "likely_causes", ab_json_strv(a->likely_causes.v, a->likely_causes.n));
+	}
+	if (a->first_compile) {
+		const struct ab_repro_compile *c = a->first_compile;
+		cJSON *f = cJSON_AddObjectToObject(r, "first_differing_compile");
+
+		cJSON_AddStringToObject(f, "source", c->source);
+		cJSON_AddStringToObject(f, "output", c->output);
+		cJSON_AddStringToObject(f, "cwd", c->cwd);
+		cJSON_AddStringToObject(f, "command", c->command);
+		cJSON_AddStringToObject(f, "original_sha256", c->original_sha256);
+		cJSON_AddStringToObject(f, "rebuilt_sha256", c->rebuilt_sha256);
+		cJSON_AddNumberToObject(r, "differing_compiles", a->differing_compiles);
+	}
+	if (a->diffoscope) {
+		cJSON_AddStringToObject(r, "diffoscope", a->diffoscope);
+		if (a->diffoscope_sha256)
+			cJSON_AddStringToObject(r, "diffoscope_sha256", a->diffoscope_sha256);
+	}
+	return r;
+}
+
+cJSON *
+ab_repro_artifacts_json(const struct ab_repro_result *r)
+{
+	cJSON *arts = cJSON_CreateArray();
+
+	for (size_t i = 0; i < r->n; i++)
+		cJSON_AddItemToArray(arts, artifact_json(&r->artifacts[i]));
+	return arts;
+}
+
+cJSON *
+ab_repro_result_json(const struct ab_repro_result *r)
+{
+	cJSON *cmp = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(cmp, "artifacts", ab_repro_artifacts_json(r));
+	cJSON_AddNumberToObject(cmp, "compared", r->compared);
+	cJSON_AddNumberToObject(cmp, "identical", r->identical);
+	cJSON_AddNumberToObject(cmp, "differ", r->differ);
+	cJSON_AddNumberToObject(cmp, "differ_expected", r->differ_expected);
+	cJSON_AddStringToObject(cmp, "summary", r->summary ? r->summary : "");
 	return cmp;
 }
 
 void
-ab_repro_print(FILE *f, const cJSON *cmp)
+ab_repro_print(FILE *f, const struct ab_repro_result *cmp)
 {
-	const cJSON *it, *c;
 	size_t wl = 0, wp = 0;
 
-	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts")) {
-		size_t l = strlen(ab_json_str(it, "label")), p = strlen(ab_json_str(it, "path"));
+	for (size_t i = 0; i < cmp->n; i++) {
+		size_t l = strlen(cmp->artifacts[i].label ? cmp->artifacts[i].label : ""), p = strlen(cmp->artifacts[i].path);
 
 		wl = l > wl ? l : wl;
 		wp = p > wp ? p : wp;
 	}
-	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts")) {
-		const char *ha = ab_json_str(it, "original_sha256"), *hb = ab_json_str(it, "rebuilt_sha256");
+	for (size_t i = 0; i < cmp->n; i++) {
+		const struct ab_repro_artifact *it = &cmp->artifacts[i];
+		const char *label = it->label ? it->label : "";
 
-		if (cJSON_IsTrue(ab_json_get(it, "identical"))) {
-			fprintf(f, "identical  %-*s  %-*s  %.12s\n", (int)wl, ab_json_str(it, "label"), (int)wp,
-			    ab_json_str(it, "path"), ha);
+		if (it->identical) {
+			fprintf(f, "identical  %-*s  %-*s  %.12s\n", (int)wl, label, (int)wp, it->path, it->original_sha256);
 			continue;
 		}
-		fprintf(f, "differs    %-*s  %-*s  %.12s -> %.12s: %s%s\n", (int)wl, ab_json_str(it, "label"), (int)wp,
-		    ab_json_str(it, "path"), ha, hb ? hb : "missing", ab_json_str(it, "summary"),
-		    cJSON_IsTrue(ab_json_get(it, "reproducible")) ? "" : " (expected: \"reproducible\": false)");
-		cJSON_ArrayForEach(c, ab_json_get(it, "likely_causes"))
-			fprintf(f, "           likely cause: %s\n", c->valuestring);
-		if ((c = ab_json_get(it, "first_differing_compile"))) {
-			int nd = ab_json_get(it, "differing_compiles") ? ab_json_get(it, "differing_compiles")->valueint : 0;
+		fprintf(f, "differs    %-*s  %-*s  %.12s -> %.12s: %s%s\n", (int)wl, label, (int)wp, it->path,
+		    it->original_sha256, it->rebuilt_sha256 ? it->rebuilt_sha256 : "missing", it->summary,
+		    it->reproducible ? "" : " (expected: \"reproducible\": false)");
+		for (size_t k = 0; k < it->likely_causes.n; k++)
+			fprintf(f, "           likely cause: %s\n", it->likely_causes.v[k]);
+		if (it->first_compile) {
+			const struct ab_repro_compile *c = it->first_compile;
 
-			fprintf(f, "           first differing compile (%d of the variant's differ): %s -> %s in %s\n", nd,
-			    ab_json_str(c, "source"), ab_json_str(c, "output"), ab_json_str(c, "cwd"));
-			fprintf(f, "           command: %s\n", ab_json_str(c, "command"));
+			fprintf(f, "           first differing compile (%d of the variant's differ): %s -> %s in %s\n",
+			    it->differing_compiles, c->source, c->output, c->cwd);
+			fprintf(f, "           command: %s\n", c->command);
 		}
 	}
-	fprintf(f, "%s\n", ab_json_str(cmp, "summary"));
+	fprintf(f, "%s\n", cmp->summary);
 }
 
 static cJSON *
@@ -421,18 +453,18 @@ build_json(const struct ab_repro_side *s)
 }
 
 cJSON *
-ab_repro_statement(const char *type, cJSON *cmp, const struct ab_repro_side *a, const struct ab_repro_side *b,
-    int subjects_of_b)
+ab_repro_statement(const char *type, const struct ab_repro_result *cmp, const struct ab_repro_side *a,
+    const struct ab_repro_side *b, int subjects_of_b)
 {
 	cJSON *subj, *st = ab_statement_new(type, &subj), *pred, *r;
-	const cJSON *it;
 	const cJSON *rec = ab_json_get(a->binaries, "recipe");
 
-	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts")) {
-		const char *hex = ab_json_str(it, subjects_of_b ? "rebuilt_sha256" : "original_sha256");
+	for (size_t i = 0; i < cmp->n; i++) {
+		const struct ab_repro_artifact *it = &cmp->artifacts[i];
+		const char *hex = subjects_of_b ? it->rebuilt_sha256 : it->original_sha256;
 
 		if (hex && *hex)
-			ab_statement_descriptor(subj, ab_json_str(it, "path"), hex);
+			ab_statement_descriptor(subj, it->path, hex);
 	}
 	pred = cJSON_AddObjectToObject(st, "predicate");
 	r = cJSON_AddObjectToObject(pred, "recipe");
@@ -440,7 +472,7 @@ ab_repro_statement(const char *type, cJSON *cmp, const struct ab_repro_side *a, 
 	cJSON_AddStringToObject(r, "sha256", ab_json_str(rec, "sha256") ? ab_json_str(rec, "sha256") : "");
 	cJSON_AddItemToObject(pred, "original", build_json(a));
 	cJSON_AddItemToObject(pred, "rebuild", build_json(b));
-	cJSON_AddItemToObject(pred, "comparison", cmp);
+	cJSON_AddItemToObject(pred, "comparison", ab_repro_result_json(cmp));
 	return st;
 }
 
@@ -467,13 +499,12 @@ in_path(const char *prog)
 }
 
 int
-ab_repro_diffoscope(cJSON *cmp, const struct ab_repro_diffoscope *o)
+ab_repro_diffoscope(struct ab_repro_result *cmp, const struct ab_repro_diffoscope *o)
 {
 	char *reports = ab_path_join(o->dir, "diffoscope");
 	char max[32];
 	struct ab_env env;
 	int timeout = o->timeout > 0 ? o->timeout : AB_REPRO_DIFFOSCOPE_TIMEOUT, written = 0;
-	cJSON *it;
 
 	snprintf(max, sizeof(max), "%d", AB_REPRO_DIFFOSCOPE_MAX);
 	if (ab_rm_rf(reports) < 0) {
@@ -486,19 +517,20 @@ ab_repro_diffoscope(cJSON *cmp, const struct ab_repro_diffoscope *o)
 		return 0;
 	}
 	ab_env_scrubbed(&env);
-	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts")) {
-		const char *path = ab_json_str(it, "path"), *base;
+	for (size_t i = 0; i < cmp->n; i++) {
+		struct ab_repro_artifact *it = &cmp->artifacts[i];
+		const char *path = it->path, *base;
 		char *a, *b, *out, *rel;
 		char *argv[] = {"diffoscope", "--max-text-report-size", max, "--text", NULL, NULL, NULL, NULL};
 		struct ab_proc p = {.argv = argv, .envp = ab_env_envp(&env), .timeout = timeout};
 		struct ab_proc_result res;
 
-		if (cJSON_IsTrue(ab_json_get(it, "identical")) || !ab_json_str(it, "rebuilt_sha256") || !path)
+		if (it->identical || !it->rebuilt_sha256 || !path)
 			continue;
 		base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 		a = ab_path_join(o->a_root, path);
 		b = ab_path_join(o->b_root, path);
-		rel = ab_sprintf("diffoscope/%s.%s.txt", ab_json_str(it, "label"), base);
+		rel = ab_sprintf("diffoscope/%s.%s.txt", it->label, base);
 		out = ab_path_join(o->dir, rel);
 		argv[4] = out;
 		argv[5] = a;
@@ -512,9 +544,10 @@ ab_repro_diffoscope(cJSON *cmp, const struct ab_repro_diffoscope *o)
 			if (ab_path_exists(out)) {
 				char hex[AB_HEX_LEN + 1];
 
-				cJSON_AddStringToObject(it, "diffoscope", rel);
-				if (ab_hash_file(hex, NULL, out) == 0)
-					cJSON_AddStringToObject(it, "diffoscope_sha256", hex);
+				free(it->diffoscope);
+				free(it->diffoscope_sha256);
+				it->diffoscope = ab_strdup(rel);
+				it->diffoscope_sha256 = ab_hash_file(hex, NULL, out) == 0 ? ab_strdup(hex) : NULL;
 				written++;
 			}
 		}
@@ -531,30 +564,41 @@ ab_repro_diffoscope(cJSON *cmp, const struct ab_repro_diffoscope *o)
 }
 
 void
-ab_repro_print_diffoscope(FILE *f, const cJSON *cmp, const char *where)
+ab_repro_print_diffoscope(FILE *f, const struct ab_repro_result *cmp, const char *where)
 {
-	const cJSON *it;
+	for (size_t i = 0; i < cmp->n; i++) {
+		const struct ab_repro_artifact *it = &cmp->artifacts[i];
 
-	cJSON_ArrayForEach(it, ab_json_get(cmp, "artifacts"))
-		if (ab_json_str(it, "diffoscope"))
-			fprintf(f, "diffoscope: %s of %s: %s/%s\n", ab_json_str(it, "path"), ab_json_str(it, "label"), where,
-			    ab_json_str(it, "diffoscope"));
+		if (it->diffoscope)
+			fprintf(f, "diffoscope: %s of %s: %s/%s\n", it->path, it->label, where, it->diffoscope);
+	}
+}
+
+/* a count of the comparison, -1 when it does not say */
+static int
+count_of(const cJSON *cmp, const char *key)
+{
+	const cJSON *n = ab_json_get(cmp, key);
+
+	return cJSON_IsNumber(n) ? n->valueint : -1;
 }
 
 int
 ab_repro_result_parse(struct ab_repro_result *out, const cJSON *cmp, const char *file)
 {
-	const cJSON *arts = ab_json_get(cmp, "artifacts"), *differ = ab_json_get(cmp, "differ"), *it, *c;
+	const cJSON *arts = ab_json_get(cmp, "artifacts"), *it, *c;
 
 	memset(out, 0, sizeof(*out));
-	out->differ = -1;
+	out->compared = out->identical = out->differ = out->differ_expected = -1;
 	if (!cJSON_IsObject(cmp) || (arts && !cJSON_IsArray(arts))) {
 		ab_error("'%s': predicate.comparison: expected {artifacts: [...], summary}", file);
 		return AB_EFAIL;
 	}
 	out->summary = ab_json_strdup(cmp, "summary");
-	if (cJSON_IsNumber(differ))
-		out->differ = differ->valueint;
+	out->compared = count_of(cmp, "compared");
+	out->identical = count_of(cmp, "identical");
+	out->differ = count_of(cmp, "differ");
+	out->differ_expected = count_of(cmp, "differ_expected");
 	out->artifacts = ab_calloc((size_t)cJSON_GetArraySize(arts) + 1, sizeof(*out->artifacts));
 	cJSON_ArrayForEach(it, arts) {
 		struct ab_repro_artifact *a = &out->artifacts[out->n++];
@@ -569,6 +613,7 @@ ab_repro_result_parse(struct ab_repro_result *out, const cJSON *cmp, const char 
 		a->original_sha256 = ab_json_strdup(it, "original_sha256");
 		a->rebuilt_sha256 = ab_json_strdup(it, "rebuilt_sha256");
 		a->identical = cJSON_IsTrue(ab_json_get(it, "identical"));
+		a->reproducible = cJSON_IsTrue(ab_json_get(it, "reproducible"));
 		a->summary = ab_json_strdup(it, "summary");
 		a->diffoscope = ab_json_strdup(it, "diffoscope");
 		a->diffoscope_sha256 = ab_json_strdup(it, "diffoscope_sha256");
@@ -592,11 +637,21 @@ ab_repro_result_release(struct ab_repro_result *r)
 		free(a->diffoscope);
 		free(a->diffoscope_sha256);
 		ab_strv_free(&a->likely_causes);
+		cJSON_Delete(a->difference);
+		if (a->first_compile) {
+			free(a->first_compile->source);
+			free(a->first_compile->output);
+			free(a->first_compile->cwd);
+			free(a->first_compile->command);
+			free(a->first_compile->original_sha256);
+			free(a->first_compile->rebuilt_sha256);
+			free(a->first_compile);
+		}
 	}
 	free(r->artifacts);
 	free(r->summary);
 	memset(r, 0, sizeof(*r));
-	r->differ = -1;
+	r->compared = r->identical = r->differ = r->differ_expected = -1;
 }
 
 int

@@ -10,11 +10,14 @@
  * bundle): then the fingerprints alone name what differs.
  *
  *   struct ab_repro_side a = {.outdir = OUTDIR, .binaries = b1, .commands = c1, ...};
- *   cJSON *cmp = ab_repro_compare(&a, &b);
- *   ab_repro_print(stdout, cmp);
- *   cJSON *st = ab_repro_statement(AB_REPRO_REBUILD_TYPE, cmp, &a, &b, 0);
+ *   struct ab_repro_result cmp;
+ *   ab_repro_compare(&cmp, &a, &b);
+ *   ab_repro_print(stdout, &cmp);
+ *   cJSON *st = ab_repro_statement(AB_REPRO_REBUILD_TYPE, &cmp, &a, &b, 0);
+ *   ab_repro_result_release(&cmp);
  *
- * The comparison is
+ * The comparison (struct ab_repro_result; its one serializer
+ * ab_repro_result_json and one parser ab_repro_result_parse) is
  *   {"artifacts": [{"label", "path", "original_sha256", "rebuilt_sha256",
  *                   "identical", "reproducible", "difference" (artdiff.h),
  *                   "summary", "likely_causes": [...]}],
@@ -72,28 +75,41 @@ void ab_repro_docs_release(struct ab_repro_docs *d);
 cJSON *ab_repro_compile_logs(const cJSON *commands, int (*read)(void *ctx, const char *rel, struct ab_buf *out),
     void *ctx);
 
-/* compare the artifacts of original a with those of b (see above); a new document */
-cJSON *ab_repro_compare(const struct ab_repro_side *a, const struct ab_repro_side *b);
 /*
- * A comparison read back, typed: what the readers of a reproducibility or
- * rebuild record use (pr, verify --policy, challenge). A member left out
- * is NULL (0 for identical; -1 for differ and jobs); a likely cause that
- * is not a string is "?".
+ * The comparison, typed: what ab_repro_compare makes, and what the
+ * readers of a reproducibility or rebuild record use (pr, verify --policy,
+ * challenge). Read back, a member left out is NULL (0 for identical and
+ * reproducible; -1 for the counts and jobs); a likely cause that is not a
+ * string is "?"; difference and first_compile are not read back.
  */
+struct ab_repro_compile {
+	char *source, *output, *cwd, *command, *original_sha256, *rebuilt_sha256;
+};
 struct ab_repro_artifact {
 	char *label, *path;
-	char *original_sha256, *rebuilt_sha256;
+	char *original_sha256, *rebuilt_sha256; /* rebuilt NULL: not built again */
 	int identical;                  /* the member is true */
+	int reproducible;               /* its variant is built to be reproducible */
+	/* an artifact that differs: */
+	cJSON *difference;              /* how (provenance/tree/artdiff.h, shown as it is), owned; NULL: not built again */
 	char *summary;
 	struct ab_strv likely_causes;
+	struct ab_repro_compile *first_compile; /* first_differing_compile, or NULL */
+	int differing_compiles;
 	char *diffoscope, *diffoscope_sha256; /* its diffoscope report, or NULL */
 };
 struct ab_repro_result {
 	struct ab_repro_artifact *artifacts;
 	size_t n;
+	int compared, identical, differ, differ_expected; /* -1: the comparison does not say */
 	char *summary;
-	int differ;                     /* -1: the comparison does not say */
 };
+/* compare the artifacts of original a with those of b (see above) into *out */
+void ab_repro_compare(struct ab_repro_result *out, const struct ab_repro_side *a, const struct ab_repro_side *b);
+/* the comparison as a record holds it (above); a new document */
+cJSON *ab_repro_result_json(const struct ab_repro_result *r);
+/* its "artifacts" alone; a new array */
+cJSON *ab_repro_artifacts_json(const struct ab_repro_result *r);
 /* cmp (the comparison, above) read into *out; AB_EFAIL (reported, naming file and key) when it is not one */
 int ab_repro_result_parse(struct ab_repro_result *out, const cJSON *cmp, const char *file);
 void ab_repro_result_release(struct ab_repro_result *r);
@@ -106,14 +122,14 @@ int ab_repro_record_parse(struct ab_repro_record *out, const cJSON *st, const ch
 void ab_repro_record_release(struct ab_repro_record *r);
 
 /* one line per artifact ("identical  LABEL  PATH  SHA" or "differs ..." with the summary and causes), then the summary */
-void ab_repro_print(FILE *f, const cJSON *cmp);
+void ab_repro_print(FILE *f, const struct ab_repro_result *cmp);
 /*
  * The record as an in-toto Statement of type `type`: its subjects are the
  * compared artifacts of a (subjects_of_b 0) or of b, paths relative to that
- * side's OUTDIR; the predicate holds the recipe, both builds and cmp
- * (taken). The caller may add to "predicate".
+ * side's OUTDIR; the predicate holds the recipe, both builds and cmp. The
+ * caller may add to "predicate".
  */
-cJSON *ab_repro_statement(const char *type, cJSON *cmp, const struct ab_repro_side *a,
+cJSON *ab_repro_statement(const char *type, const struct ab_repro_result *cmp, const struct ab_repro_side *a,
     const struct ab_repro_side *b, int subjects_of_b);
 
 /*
@@ -137,8 +153,8 @@ struct ab_repro_diffoscope {
 	int timeout;
 	int all;
 };
-int ab_repro_diffoscope(cJSON *cmp, const struct ab_repro_diffoscope *o);
+int ab_repro_diffoscope(struct ab_repro_result *cmp, const struct ab_repro_diffoscope *o);
 /* does the comparison name a diffoscope report? prints "diffoscope: ..." lines for them to f */
-void ab_repro_print_diffoscope(FILE *f, const cJSON *cmp, const char *where);
+void ab_repro_print_diffoscope(FILE *f, const struct ab_repro_result *cmp, const char *where);
 
 #endif

@@ -9,8 +9,10 @@
 #include "../../lib/util.h"
 #include "../record/bundle.h"
 #include "../attest/keys.h"
+#include "../record/cmdsrec.h"
 #include "../record/rebuildrec.h"
 #include "../record/repro.h"
+#include "../record/stmtrec.h"
 #include "../record/toolchain.h"
 
 /* a statement or build-commands.json of a build: far under this */
@@ -39,9 +41,8 @@ struct artifact {
 struct ab_challenge {
 	char *input;
 	char statement_hex[AB_HEX_LEN + 1];
-	cJSON *commands;             /* the original's build-commands.json */
-	struct ab_rebuildrec *recs;  /* the records counted */
-	struct ab_repro_result *cmps; /* their comparisons, typed (provenance/record/repro.h), by index */
+	struct ab_cmdsrec cmds;      /* the original's build-commands.json, typed */
+	struct ab_rebuildrec *recs;  /* the records counted, their comparisons typed (provenance/record/rebuildrec.h) */
 	size_t nrecs, ngiven, nkeys;
 	struct ab_strv refused;      /* "FILE: why" of each refused record */
 	struct artifact *arts;
@@ -76,12 +77,14 @@ read_build_file(struct ab_buf *b, const char *input, int bundle, const char *rel
 	return e == 0 ? 0 : AB_EFAIL;
 }
 
-/* the build's identity, artifacts and toolchains */
+/* the build's identity, artifacts (its statement's subject, into *names) and toolchains */
 static int
-read_build(struct ab_challenge *c, cJSON **st)
+read_build(struct ab_challenge *c, cJSON **st, struct ab_stmtrec *names)
 {
 	struct ab_buf s = {0}, cmds = {0};
 	struct stat sb;
+	cJSON *commands = NULL;
+	char *file = NULL;
 	int bundle, e = AB_EFAIL;
 
 	if (stat(c->input, &sb) < 0) {
@@ -94,28 +97,29 @@ read_build(struct ab_challenge *c, cJSON **st)
 		goto done;
 	ab_hash_buf(c->statement_hex, s.s ? s.s : "", s.len);
 	*st = cJSON_ParseWithLength(s.s ? s.s : "", s.len);
-	c->commands = cJSON_ParseWithLength(cmds.s ? cmds.s : "", cmds.len);
-	if (!*st || !cJSON_IsArray(ab_json_get(*st, "subject")) || !c->commands) {
+	ab_stmtrec_read(names, *st);
+	commands = cJSON_ParseWithLength(cmds.s ? cmds.s : "", cmds.len);
+	if (!*st || !names->lists[AB_STMTREC_SUBJECT].array || !commands) {
 		ab_error("'%s': its statement or build-commands.json is not JSON", c->input);
 		goto done;
 	}
-	e = 0;
+	file = ab_path_join(c->input, "provenance/build-commands.json");
+	e = ab_cmdsrec_parse(&c->cmds, commands, file);
 done:
+	free(file);
+	cJSON_Delete(commands);
 	ab_buf_free(&s);
 	ab_buf_free(&cmds);
 	return e;
 }
 
-/* the tools of variant label in a build-commands.json */
-static const cJSON *
+/* the tools of variant label in the original's build-commands.json, or NULL */
+static const struct ab_toolchain *
 original_tools(const struct ab_challenge *c, const char *label)
 {
-	const cJSON *v;
+	const struct ab_cmdsrec_variant *v = label ? ab_cmdsrec_variant(&c->cmds, label) : NULL;
 
-	cJSON_ArrayForEach(v, ab_json_get(c->commands, "variants"))
-		if (label && ab_json_str(v, "label") && !strcmp(ab_json_str(v, "label"), label))
-			return ab_json_get(v, "toolchain");
-	return NULL;
+	return v && v->tools_ok ? &v->tools : NULL;
 }
 
 /* the entry for path in a record's comparison, or NULL */
@@ -138,18 +142,11 @@ add_causes(struct group *g, const struct ab_challenge *c, const struct ab_rebuil
 	struct ab_strv diff = {0};
 
 	if (!causes->n) {
-		const cJSON *mine = ab_json_get(ab_json_get(ab_json_get(ab_json_get(r->st, "predicate"), "rebuilder"),
-		    "toolchain"), label ? label : "");
-		const cJSON *theirs = original_tools(c, label);
-		struct ab_toolchain a, b;
+		const struct ab_toolchain *mine = ab_rebuildrec_tools_of(r, label), *theirs = original_tools(c, label);
 
 		/* toolchains that are not records explain nothing */
-		if (mine && theirs && ab_toolchain_parse(&a, theirs) == 0) {
-			if (ab_toolchain_parse(&b, mine) == 0)
-				ab_toolchain_diff(&diff, &a, &b);
-			ab_toolchain_release(&a);
-			ab_toolchain_release(&b);
-		}
+		if (mine && theirs)
+			ab_toolchain_diff(&diff, theirs, mine);
 	}
 	for (size_t i = 0; i < causes->n; i++)
 		if (strcmp(causes->v[i], "?") && !ab_strv_has(&g->causes, causes->v[i]))
@@ -171,7 +168,7 @@ static void
 place(struct artifact *a, const struct ab_challenge *c, size_t ri)
 {
 	const struct ab_rebuildrec *r = &c->recs[ri];
-	const struct ab_repro_artifact *entry = record_artifact(&c->cmps[ri], a->path);
+	const struct ab_repro_artifact *entry = record_artifact(&r->cmp, a->path);
 	const char *hex = entry ? entry->rebuilt_sha256 : NULL;
 	struct group *g = NULL;
 
@@ -225,16 +222,12 @@ order_groups(struct artifact *a)
 }
 
 static void
-tabulate(struct ab_challenge *c, const cJSON *st)
+tabulate(struct ab_challenge *c, const struct ab_stmtrec_list *subject)
 {
-	const cJSON *s;
-
-	c->arts = calloc((size_t)cJSON_GetArraySize(ab_json_get(st, "subject")) + 1, sizeof(*c->arts));
-	if (!c->arts)
-		abort();
-	cJSON_ArrayForEach(s, ab_json_get(st, "subject")) {
+	c->arts = ab_calloc(subject->n + 1, sizeof(*c->arts));
+	for (size_t k = 0; k < subject->n; k++) {
 		struct artifact *a = &c->arts[c->narts];
-		const char *name = ab_json_str(s, "name"), *hex = ab_json_str(ab_json_get(s, "digest"), "sha256");
+		const char *name = subject->v[k].name, *hex = subject->v[k].sha256;
 
 		if (!name || !hex || strlen(hex) != AB_HEX_LEN)
 			continue;
@@ -288,24 +281,11 @@ read_records(struct ab_challenge *c, const struct ab_challenge_opts *o)
 	return rc;
 }
 
-/* each counted record's comparison, typed; AB_EFAIL (reported, naming the file and the key) */
-static int
-read_comparisons(struct ab_challenge *c)
-{
-	c->cmps = ab_calloc(c->nrecs + 1, sizeof(*c->cmps));
-	for (size_t i = 0; i < c->nrecs; i++) {
-		const cJSON *cmp = ab_json_get(ab_json_get(c->recs[i].st, "predicate"), "comparison");
-
-		if (ab_repro_result_parse(&c->cmps[i], cmp, c->recs[i].file) < 0)
-			return AB_EFAIL;
-	}
-	return 0;
-}
-
 int
 ab_challenge_make(struct ab_challenge **out, const char *input, const struct ab_challenge_opts *o)
 {
 	struct ab_challenge *c = calloc(1, sizeof(*c));
+	struct ab_stmtrec names;
 	cJSON *st = NULL;
 	int e;
 
@@ -316,18 +296,17 @@ ab_challenge_make(struct ab_challenge **out, const char *input, const struct ab_
 	c->ngiven = o->nrecords;
 	c->nkeys = o->nkeys;
 	c->quorum = o->quorum ? o->quorum : o->nrecords;
-	e = read_build(c, &st);
+	e = read_build(c, &st, &names);
 	if (e == 0)
 		e = read_records(c, o);
-	if (e != AB_EFAIL && read_comparisons(c) < 0)
-		e = AB_EFAIL;
+	if (e != AB_EFAIL)
+		tabulate(c, &names.lists[AB_STMTREC_SUBJECT]);
+	ab_stmtrec_release(&names);
+	cJSON_Delete(st);
 	if (e == AB_EFAIL) {
 		ab_challenge_free(c);
-		cJSON_Delete(st);
 		return AB_EFAIL;
 	}
-	tabulate(c, st);
-	cJSON_Delete(st);
 	*out = c;
 	return e;
 }
@@ -648,15 +627,11 @@ ab_challenge_free(struct ab_challenge *c)
 		free(c->arts[i].label);
 	}
 	free(c->arts);
-	for (size_t i = 0; i < c->nrecs; i++) {
+	for (size_t i = 0; i < c->nrecs; i++)
 		ab_rebuildrec_release(&c->recs[i]);
-		if (c->cmps)
-			ab_repro_result_release(&c->cmps[i]);
-	}
 	free(c->recs);
-	free(c->cmps);
 	ab_strv_free(&c->refused);
-	cJSON_Delete(c->commands);
+	ab_cmdsrec_release(&c->cmds);
 	free(c->input);
 	free(c);
 }

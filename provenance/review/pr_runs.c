@@ -5,55 +5,27 @@
  */
 #include "pr_impl.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/jsonio.h"
 #include "../record/bundle.h"
+#include "../runs/runenv.h"
 
-/* the runs of one name, in the order SHA256SUMS lists their records */
+/* the runs of one name (compare's, read typed through SHA256SUMS's digests), in run number order */
 struct run_group {
-	char *name;
-	cJSON *records; /* array of predicates */
+	const char *name;
+	const struct ab_runrec **runs;
+	size_t n;
 };
-
-static double
-num(const cJSON *o, const char *path)
-{
-	const cJSON *n = ab_pr_jget(o, path);
-
-	return cJSON_IsNumber(n) ? n->valuedouble : 0;
-}
-
-/* a run's ending in words: "0", "1", "SIGKILL", "timed out", "interrupted" */
-static char *
-run_status(const cJSON *r)
-{
-	const char *st = ab_pr_jstr_or(r, "status", "?");
-
-	if (!strcmp(st, "exited") && cJSON_IsNumber(ab_pr_jget(r, "exit_code")))
-		return ab_sprintf("%d", (int)num(r, "exit_code"));
-	if (!strcmp(st, "signaled"))
-		return ab_sprintf("%s", ab_pr_jstr_or(r, "signal_name", "signal"));
-	return ab_strdup(st);
-}
-
-static int
-run_ok(const cJSON *r)
-{
-	return !strcmp(ab_pr_jstr_or(r, "status", ""), "exited") && cJSON_IsNumber(ab_pr_jget(r, "exit_code")) &&
-	    num(r, "exit_code") == 0;
-}
 
 /* the labels of a group, in order of first run */
 static void
 group_labels(struct ab_strv *labels, const struct run_group *g)
 {
-	const cJSON *r;
-
-	cJSON_ArrayForEach(r, g->records)
-		if (ab_pr_jstr(r, "label") && !ab_strv_has(labels, ab_pr_jstr(r, "label")))
-			ab_strv_push(labels, ab_pr_jstr(r, "label"));
+	for (size_t i = 0; i < g->n; i++)
+		if (!ab_strv_has(labels, g->runs[i]->label))
+			ab_strv_push(labels, g->runs[i]->label);
 }
 
 /* a warning when a label's repetitions differ in exit status (compare warns of run environments) */
@@ -61,14 +33,13 @@ static void
 put_run_warnings(struct ab_buf *b, const struct run_group *g, const struct ab_strv *labels)
 {
 	struct ab_buf w = {0};
-	const cJSON *r;
 
 	for (size_t i = 0; i < labels->n; i++) {
 		struct ab_strv st = {0};
 
-		cJSON_ArrayForEach(r, g->records)
-			if (!strcmp(ab_pr_jstr_or(r, "label", ""), labels->v[i])) {
-				char *s = run_status(r);
+		for (size_t k = 0; k < g->n; k++)
+			if (!strcmp(g->runs[k]->label, labels->v[i])) {
+				char *s = ab_runrec_ending(g->runs[k]);
 
 				if (!ab_strv_has(&st, s))
 					ab_strv_push(&st, s);
@@ -101,23 +72,18 @@ put_run_warnings(struct ab_buf *b, const struct run_group *g, const struct ab_st
  * not); NULL for a record of an earlier allocbuild; caller frees
  */
 static char *
-run_program(const cJSON *r)
+run_program(const struct ab_runrec *r)
 {
-	const cJSON *p = ab_pr_jget(r, "subject_program");
-	const char *name, *hex;
+	const struct ab_runrec_input *p = r->given ? r->given : &r->program;
 	struct ab_buf b = {0};
 
-	if (!cJSON_IsObject(p))
-		p = ab_pr_jget(r, "program");
-	name = ab_pr_jstr(p, "name");
-	hex = ab_pr_jstr(p, "sha256");
-	if (!name || !hex)
+	if (!p->name)
 		return NULL;
-	ab_pr_put_code(&b, name);
+	ab_pr_put_code(&b, p->name);
 	ab_buf_puts(&b, " ");
-	ab_pr_put_short_hash(&b, hex);
-	if (!cJSON_IsTrue(ab_pr_jget(p, "artifact")))
-		ab_buf_puts(&b, ab_pr_jstr(p, "kept") ? " (kept in the bundle)" : " ⚠ not an artifact of this build");
+	ab_pr_put_short_hash(&b, p->sha256);
+	if (!p->artifact)
+		ab_buf_puts(&b, p->kept ? " (kept in the bundle)" : " ⚠ not an artifact of this build");
 	return ab_buf_detach(&b);
 }
 
@@ -126,33 +92,32 @@ static void
 put_run_row(struct ab_buf *b, const struct run_group *g, const char *label)
 {
 	size_t n = 0;
-	const cJSON *r;
 	double jt[4] = {0};
 	int junit = 0, junit_missing = 0;
 	struct ab_buf st = {0};
 	struct ab_strv programs = {0};
 
-	cJSON_ArrayForEach(r, g->records) {
-		const cJSON *sum = ab_pr_jget(r, "junit.summary");
+	for (size_t i = 0; i < g->n; i++) {
+		const struct ab_runrec *r = g->runs[i];
 		char *s;
 
-		if (strcmp(ab_pr_jstr_or(r, "label", ""), label))
+		if (strcmp(r->label, label))
 			continue;
 		n++;
-		s = run_status(r);
+		s = ab_runrec_ending(r);
 		ab_buf_printf(&st, "%s%s", st.len ? ", " : "", s);
 		free(s);
 		s = run_program(r);
 		if (s && !ab_strv_has(&programs, s))
 			ab_strv_push(&programs, s);
 		free(s);
-		if (sum) {
+		if (r->junit_read.summed) {
 			junit = 1;
-			jt[0] += num(sum, "tests");
-			jt[1] += num(sum, "failures");
-			jt[2] += num(sum, "errors");
-			jt[3] += num(sum, "skipped");
-		} else if (ab_pr_jget(r, "junit") && cJSON_IsObject(ab_pr_jget(r, "junit"))) {
+			jt[0] += r->junit_read.tests;
+			jt[1] += r->junit_read.failures;
+			jt[2] += r->junit_read.errors;
+			jt[3] += r->junit_read.skipped;
+		} else if (r->junit_read.asked) {
 			junit_missing++;
 		}
 	}
@@ -179,9 +144,9 @@ put_run_row(struct ab_buf *b, const struct run_group *g, const char *label)
 #define RUN_LOG_TAIL 2048
 
 static void
-put_log_tail(struct ab_buf *b, const struct evidence *e, const cJSON *r)
+put_log_tail(struct ab_buf *b, const struct evidence *e, const struct ab_runrec *r)
 {
-	const char *rel = ab_pr_jstr(r, "log.path");
+	const char *rel = r->log.path;
 	struct ab_buf log = {0}, text = {0};
 	char *p;
 	size_t from = 0;
@@ -217,48 +182,49 @@ put_log_tail(struct ab_buf *b, const struct evidence *e, const cJSON *r)
 	free(p);
 }
 
+/* a figure of a run as the list shows it: 0 where the record has none */
+static double
+shown_figure(double v)
+{
+	return isnan(v) ? 0 : v;
+}
+
 /* every run, failed ones and their reruns alike, folded */
 static void
 put_run_list(struct ab_buf *details, const struct evidence *e, const struct run_group *g)
 {
-	const cJSON *r;
+	struct ab_buf a = {0};
 
 	ab_buf_puts(details, "<details><summary>Runs of ");
 	ab_pr_put_html_code(details, g->name);
 	ab_buf_puts(details, ": every run, failed ones and reruns alike</summary>\n\n"
 	    "| # | label | repetition | started (UTC) | status | wall s | user s | sys s | peak RSS MiB | log sha256 |\n"
 	    "|---|---|---|---|---|---|---|---|---|---|\n");
-	cJSON_ArrayForEach(r, g->records) {
-		char *s = run_status(r);
+	for (size_t i = 0; i < g->n; i++) {
+		const struct ab_runrec *r = g->runs[i];
+		char *s = ab_runrec_ending(r);
 
-		ab_buf_printf(details, "| %04d | ", (int)num(r, "number"));
-		ab_pr_put_code(details, ab_pr_jstr_or(r, "label", "?"));
-		ab_buf_printf(details, " | %d/%d | ", (int)num(r, "repetition"), (int)num(r, "repetitions"));
-		ab_pr_put_text(details, ab_pr_jstr_or(r, "started_on", "?"));
+		ab_buf_printf(details, "| %04d | ", r->number);
+		ab_pr_put_code(details, r->label);
+		ab_buf_printf(details, " | %d/%d | ", r->repetition, r->repetitions);
+		ab_pr_put_text(details, r->started_on[0] ? r->started_on : "?");
 		ab_buf_puts(details, " | ");
 		ab_pr_put_text(details, s);
-		ab_buf_printf(details, " | %.3f | %.3f | %.3f | %.1f | ", num(r, "wall_s"), num(r, "user_s"),
-		    num(r, "sys_s"), num(r, "maxrss_kb") / 1024);
-		ab_pr_put_short_hash(details, ab_pr_jstr(r, "log.sha256"));
+		ab_buf_printf(details, " | %.3f | %.3f | %.3f | %.1f | ", shown_figure(r->wall_s), shown_figure(r->user_s),
+		    shown_figure(r->sys_s), r->maxrss_kb < 0 ? 0 : (double)r->maxrss_kb / 1024);
+		ab_pr_put_short_hash(details, r->log.sha256[0] ? r->log.sha256 : NULL);
 		ab_buf_puts(details, " |\n");
 		free(s);
 	}
-	r = cJSON_GetArrayItem(g->records, 0);
 	ab_buf_puts(details, "\nCommand (argv, no shell) of the first run: ");
-	{
-		struct ab_buf a = {0};
-		const cJSON *it;
-
-		cJSON_ArrayForEach(it, ab_pr_jget(r, "argv"))
-			if (cJSON_IsString(it))
-				ab_buf_printf(&a, "%s%s", a.len ? " " : "", it->valuestring);
-		ab_pr_put_code(details, a.s ? a.s : "");
-		ab_buf_free(&a);
-	}
+	for (char *const *v = g->runs[0]->argv; v && *v; v++)
+		ab_buf_printf(&a, "%s%s", a.len ? " " : "", *v);
+	ab_pr_put_code(details, a.s ? a.s : "");
+	ab_buf_free(&a);
 	ab_buf_puts(details, "\n");
-	cJSON_ArrayForEach(r, g->records)
-		if (!run_ok(r))
-			put_log_tail(details, e, r);
+	for (size_t i = 0; i < g->n; i++)
+		if (!ab_runrec_ok(g->runs[i]))
+			put_log_tail(details, e, g->runs[i]);
 	ab_buf_puts(details, "\n</details>\n\n");
 }
 
@@ -266,19 +232,17 @@ put_run_list(struct ab_buf *details, const struct evidence *e, const struct run_
 static void
 put_run_env(struct ab_buf *b, const struct run_group *g)
 {
-	const cJSON *r = cJSON_GetArrayItem(g->records, 0), *env = ab_pr_jget(r, "environment");
+	struct ab_runenv_shown v;
 	char line[512];
 
+	ab_runenv_read_shown(&v, g->runs[0]->environment);
 	snprintf(line, sizeof(line), "kernel %s, %s, CPUs %s of %s online, governor %s, THP %s (defrag %s), "
 	    "pages %.0f B, swap %.0f kB, cgroup memory.max %s, glibc %s",
-	    ab_pr_jstr_or(env, "kernel", "?"), ab_pr_jstr_or(env, "cpu.model", "unknown CPU"),
-	    ab_pr_jstr_or(env, "cpu.affinity", "?"),
-	    ab_pr_jstr_or(env, "cpu.online", "?"), ab_pr_jstr_or(env, "cpu.governor", "absent"),
-	    ab_pr_jstr_or(env, "memory.thp_enabled", "absent"), ab_pr_jstr_or(env, "memory.thp_defrag", "absent"),
-	    num(env, "memory.page_size"), num(env, "memory.swap_total_kb"),
-	    cJSON_IsString(ab_json_get(ab_json_get(env, "cgroup"), "memory.max")) ?
-	    ab_json_get(ab_json_get(env, "cgroup"), "memory.max")->valuestring : "absent",
-	    ab_pr_jstr_or(env, "glibc", "?"));
+	    v.kernel ? v.kernel : "?", v.cpu_model ? v.cpu_model : "unknown CPU", v.cpu_affinity ? v.cpu_affinity : "?",
+	    v.cpu_online ? v.cpu_online : "?", v.governor ? v.governor : "absent",
+	    v.thp_enabled ? v.thp_enabled : "absent", v.thp_defrag ? v.thp_defrag : "absent",
+	    shown_figure(v.page_size), shown_figure(v.swap_total_kb),
+	    v.cgroup_memory_max ? v.cgroup_memory_max : "absent", v.glibc ? v.glibc : "?");
 	ab_buf_puts(b, "Run environment (first run): ");
 	ab_pr_put_text(b, line);
 	ab_buf_puts(b, ".\n\n");
@@ -331,6 +295,61 @@ make_part(struct ab_pr_runs_part *p, const struct run_group *g, const struct ab_
 	free(cmd);
 }
 
+static int
+cmp_run_number(const void *a, const void *b)
+{
+	const struct ab_runrec *const *x = a, *const *y = b;
+
+	return ((*x)->number > (*y)->number) - ((*x)->number < (*y)->number);
+}
+
+/*
+ * the runs of each name, as compare read them (through SHA256SUMS's
+ * digests, typed: provenance/runs/runrec.h): the names in the order
+ * SHA256SUMS lists their first records, a name's runs (one set, or a set
+ * per host) in run number order; how many names
+ */
+static size_t
+run_groups(struct run_group **out, const struct evidence *e, const struct ab_comparison *c)
+{
+	struct run_group *g = NULL;
+	size_t ng = 0;
+
+	for (size_t i = 0; i < e->rec.paths.n; i++) {
+		const char *rel = e->rec.paths.v[i], *name = rel + strlen(AB_RUN_DIR) + 1;
+		size_t len, k;
+
+		if (!ab_runrec_is_statement(rel))
+			continue;
+		len = (size_t)(strchr(name, '/') - name);
+		for (k = 0; k < ng && (strlen(g[k].name) != len || strncmp(g[k].name, name, len)); k++)
+			;
+		if (k < ng)
+			continue;
+		g = ab_realloc(g, (ng + 1) * sizeof(*g));
+		memset(&g[ng], 0, sizeof(*g));
+		for (size_t s = 0; s < c->nsets; s++) {
+			const struct ab_compare_set *set = &c->sets[s];
+
+			if (strlen(set->name) != len || strncmp(set->name, name, len))
+				continue;
+			g[ng].name = set->name;
+			g[ng].runs = ab_realloc(g[ng].runs, (g[ng].n + set->nruns + 1) * sizeof(*g[ng].runs));
+			for (size_t r = 0; r < set->nruns; r++)
+				g[ng].runs[g[ng].n++] = &set->runs[r];
+		}
+		if (!g[ng].n) {
+			free(g[ng].runs);
+			continue;
+		}
+		/* a name split by host: its sets' runs back in one order (qsort is not stable, the numbers differ) */
+		qsort(g[ng].runs, g[ng].n, sizeof(*g[ng].runs), cmp_run_number);
+		ng++;
+	}
+	*out = g;
+	return ng;
+}
+
 /*
  * the runs, per name: statuses, the comparison (provenance/compare/compare.h:
  * mixed run environments flagged, not refused), the environment, and
@@ -346,36 +365,8 @@ ab_pr_section_runs(struct ab_pr_runs *out, struct ab_buf *details, const struct 
 	int rc = AB_EFAIL;
 
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < e->rec.paths.n; i++) {
-		const char *rel = e->rec.paths.v[i], *slash;
-		char *p, *name;
-		cJSON *doc = NULL;
-		size_t k;
-
-		if (!ab_runrec_is_statement(rel))
-			continue;
-		p = ab_path_join(e->outdir, rel);
-		if (ab_json_read(&doc, p) < 0 || !cJSON_IsObject(ab_json_get(doc, "predicate"))) {
-			free(p);
-			cJSON_Delete(doc);
-			continue;
-		}
-		free(p);
-		slash = strchr(rel + strlen(AB_RUN_DIR) + 1, '/');
-		name = ab_strndup(rel + strlen(AB_RUN_DIR) + 1, (size_t)(slash - rel - strlen(AB_RUN_DIR) - 1));
-		for (k = 0; k < ng && strcmp(g[k].name, name); k++)
-			;
-		if (k == ng) {
-			g = ab_realloc(g, (ng + 1) * sizeof(*g));
-			g[ng].name = name;
-			g[ng].records = cJSON_CreateArray();
-			ng++;
-		} else {
-			free(name);
-		}
-		cJSON_AddItemToArray(g[k].records, cJSON_DetachItemFromObject(doc, "predicate"));
-		cJSON_Delete(doc);
-	}
+	if (c)
+		ng = run_groups(&g, e, c);
 	if (!ng || !c) {
 		rc = 0;
 		goto done;
@@ -395,7 +386,7 @@ ab_pr_section_runs(struct ab_pr_runs *out, struct ab_buf *details, const struct 
 			/* one code span: text escapes inside one would show their backslashes */
 			char *dir = ab_sprintf("%s/%s/", AB_RUN_DIR, g[k].name);
 
-			ab_buf_printf(&head, " (%d runs, records in ", cJSON_GetArraySize(g[k].records));
+			ab_buf_printf(&head, " (%zu runs, records in ", g[k].n);
 			ab_pr_put_code(&head, dir);
 			ab_buf_puts(&head, ")\n\n");
 			free(dir);
@@ -456,10 +447,8 @@ ab_pr_section_runs(struct ab_pr_runs *out, struct ab_buf *details, const struct 
 	    "comparison, and its values (`--format csv`, `json`).\n\n");
 	rc = 0;
 done:
-	for (size_t k = 0; k < ng; k++) {
-		free(g[k].name);
-		cJSON_Delete(g[k].records);
-	}
+	for (size_t k = 0; k < ng; k++)
+		free(g[k].runs);
 	free(g);
 	return rc;
 }

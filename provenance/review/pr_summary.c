@@ -11,6 +11,7 @@
 
 #include "../../lib/jsonio.h"
 #include "../record/bundle.h"
+#include "../record/signersrec.h"
 #include "sign.h"
 
 /* one row of the sources table: a source of sources.json */
@@ -85,8 +86,7 @@ ab_pr_section_title(struct ab_buf *b, const struct evidence *e)
 void
 ab_pr_section_sources(struct ab_buf *b, const struct evidence *e, const char *bundle_name)
 {
-	const char *inv = ab_pr_jstr(e->statement, "predicate.runDetails.metadata.invocationId");
-	const char *fin = ab_pr_jstr(e->statement, "predicate.runDetails.metadata.finishedOn");
+	const char *inv = e->rec.invocation_id, *fin = e->rec.finished_on;
 	const char *sha = e->bin.recipe_sha256;
 
 	ab_buf_puts(b, "<details><summary>Sources, pins and how to check the evidence</summary>\n\n");
@@ -274,9 +274,7 @@ ab_pr_section_verdict(struct ab_buf *b, const struct evidence *e, const struct a
     const struct ab_policy *pol, const struct ab_policy_report *prep)
 {
 	struct probe_tally t;
-	const cJSON *it;
 	int n = 0, relinks = 0, runtime = 0, plain = 0, off = 0, same = 0, differs = 0;
-	cJSON *signers = NULL;
 
 	for (const struct ab_cmdsrec_variant *v = e->cmds.variants; v < e->cmds.variants + e->cmds.nvariants; v++) {
 		const struct ab_updiffrec *rep = ab_updiffrecs_get(&e->updiff, v->label);
@@ -353,29 +351,27 @@ ab_pr_section_verdict(struct ab_buf *b, const struct evidence *e, const struct a
 	if (!ab_pr_is_signed(e)) {
 		ab_buf_puts(b, "⚠ not signed (`allocbuild sign`, or `pr --sign`)");
 	} else {
-		char *p = ab_path_join(e->outdir, AB_SIGN_SIGNERS);
-		int k = 0;
+		struct ab_signersrec signers;
+		size_t k = 0;
 
-		if (ab_json_read(&signers, p) < 0)
-			signers = NULL;
-		free(p);
+		ab_signersrec_read(&signers, e->outdir);
 		ab_buf_puts(b, "every statement, by ");
-		cJSON_ArrayForEach(it, ab_pr_jget(signers, "signers")) {
+		for (; k < signers.n; k++) {
 			char id[17];
 
-			snprintf(id, sizeof(id), "%s", ab_pr_jstr_or(it, "keyid", "?"));
-			ab_buf_puts(b, k++ ? ", " : "");
+			snprintf(id, sizeof(id), "%s", signers.v[k].keyid ? signers.v[k].keyid : "?");
+			ab_buf_puts(b, k ? ", " : "");
 			ab_pr_put_code(b, id);
 			ab_buf_puts(b, " (");
-			ab_pr_put_text(b, ab_pr_jstr_or(it, "algorithm", "?"));
+			ab_pr_put_text(b, signers.v[k].algorithm ? signers.v[k].algorithm : "?");
 			ab_buf_puts(b, ")");
 		}
+		ab_signersrec_release(&signers);
 		if (!k)
 			ab_buf_puts(b, "keys signers.json does not name");
 		ab_buf_puts(b, ": `verify --key` checks it");
 	}
 	ab_buf_puts(b, "\n\n");
-	cJSON_Delete(signers);
 }
 
 /* the allocator's version in short ("5.3.0" of "5.3.0-0-g54eaed1d..."): the full one is in the details */
@@ -736,30 +732,23 @@ ab_pr_section_probes(struct ab_buf *b, struct ab_buf *details, const struct evid
 void
 ab_pr_section_signature(struct ab_buf *b, const struct evidence *e, const char *bundle_name)
 {
-	cJSON *signers = NULL;
-	const cJSON *it;
+	struct ab_signersrec signers;
 
 	if (!ab_pr_is_signed(e))
 		return;
 	/* signers.json is a hint for the reader (never trusted: the keys are checked by verify --key) */
-	{
-		char *p = ab_path_join(e->outdir, AB_SIGN_SIGNERS);
-
-		if (ab_json_read(&signers, p) < 0)
-			signers = NULL;
-		free(p);
-	}
+	ab_signersrec_read(&signers, e->outdir);
 	ab_buf_puts(b, "<details><summary>Signature: who signed, and how to check it</summary>\n\nEvery in-toto statement of the build is signed: `" AB_SIGN_ENVELOPES "` "
 	    "holds a DSSE envelope of each (payload type `application/vnd.in-toto+json`), signed by\n\n"
 	    "| keyid (sha256 of the public key's DER SubjectPublicKeyInfo) | algorithm |\n|---|---|\n");
-	cJSON_ArrayForEach(it, ab_pr_jget(signers, "signers")) {
+	for (size_t k = 0; k < signers.n; k++) {
 		ab_buf_puts(b, "| ");
-		ab_pr_put_code(b, ab_pr_jstr(it, "keyid") ? ab_pr_jstr(it, "keyid") : "?");
+		ab_pr_put_code(b, signers.v[k].keyid ? signers.v[k].keyid : "?");
 		ab_buf_puts(b, " | ");
-		ab_pr_put_code(b, ab_pr_jstr(it, "algorithm") ? ab_pr_jstr(it, "algorithm") : "?");
+		ab_pr_put_code(b, signers.v[k].algorithm ? signers.v[k].algorithm : "?");
 		ab_buf_puts(b, " |\n");
 	}
-	if (!cJSON_GetArraySize(ab_pr_jget(signers, "signers")))
+	if (!signers.n)
 		ab_buf_puts(b, "| (provenance/signers.json is missing) | ? |\n");
 	ab_buf_printf(b, "\nA valid signature vouches for every artifact (the statement's subjects) and every "
 	    "manifest and log (its byproducts), each by its sha256. Check it with the signer's public key "
@@ -771,7 +760,7 @@ ab_pr_section_signature(struct ab_buf *b, const struct evidence *e, const char *
 	    "envelope (`tar -xzf %s provenance-%s/%s`) and prints `sha256sum -c` lines for the digests it "
 	    "vouches for.\n\n</details>\n\n", bundle_name, AB_SIGN_ENVELOPES, e->name, bundle_name, e->name,
 	    AB_SIGN_ENVELOPES);
-	cJSON_Delete(signers);
+	ab_signersrec_release(&signers);
 }
 
 static void

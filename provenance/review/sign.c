@@ -19,6 +19,8 @@
 #include "../../lib/util.h"
 #include "../record/bundle.h"
 #include "../record/manifest.h"
+#include "../record/signersrec.h"
+#include "../record/stmtrec.h"
 #include "../attest/dsse.h"
 #include "../attest/intoto.h"
 #include "../attest/keys.h"
@@ -72,9 +74,6 @@ place_has(size_t i, const char *base)
 		return !strcmp(places[i].name, base);
 	return places[i].is ? places[i].is(base) : ab_runrec_record_number(base) >= 0;
 }
-
-#define SIGNERS_TYPE "https://allocbuild.dev/signers/v1"
-#define KEYID_FUNCTION "hex SHA-256 of the public key's DER SubjectPublicKeyInfo"
 
 /* "s" for a plural */
 static const char *
@@ -216,44 +215,26 @@ struct stmts {
 
 /* ---- what a Statement names ---- */
 
-/* the lists of names a Statement's digests go with: its subject, and its byproducts (a build's, or a run record's) */
-static void
-statement_lists(const cJSON *doc, const cJSON *lists[2])
-{
-	const cJSON *pred = ab_json_get(doc, "predicate");
-
-	lists[0] = ab_json_get(doc, "subject");
-	lists[1] = ab_json_get(ab_json_get(pred, "runDetails"), "byproducts");
-	/* a run record's predicate (provenance/runs/runrec.h) lists its byproducts itself */
-	if (!lists[1])
-		lists[1] = ab_json_get(pred, "byproducts");
-}
-
 /*
- * The first name of a Statement that is no safe relative path (lib/util:
- * empty, absolute, or with a ".." component: a file outside the OUTDIR
- * that a verifier, sha256sum -c included, would be sent to) into *what
- * ("subject" or "byproduct") and returned, owned by doc; NULL when every
- * name is safe (a missing or non-string name is returned as "")
+ * The first name of a Statement (provenance/record/stmtrec.h: its subject,
+ * then its byproducts) that is no safe relative path (lib/util: empty,
+ * absolute, or with a ".." component: a file outside the OUTDIR that a
+ * verifier, sha256sum -c included, would be sent to) into *what
+ * ("subject" or "byproduct") and returned, owned by its document; NULL
+ * when every name is safe (a missing or non-string name is returned as "")
  */
 static const char *
-unsafe_name(const cJSON *doc, const char **what)
+unsafe_name(const struct ab_stmtrec *st, const char **what)
 {
-	const cJSON *lists[2], *it;
-
-	statement_lists(doc, lists);
-	for (int k = 0; k < 2; k++) {
-		const cJSON *list = cJSON_IsArray(lists[k]) ? lists[k] : NULL;
-
-		cJSON_ArrayForEach(it, list) {
-			const char *name = ab_json_str(it, "name");
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < st->lists[k].n; i++) {
+			const char *name = st->lists[k].v[i].name;
 
 			if (!name || !ab_path_is_safe_relative(name)) {
-				*what = k ? "byproduct" : "subject";
+				*what = k == AB_STMTREC_BYPRODUCTS ? "byproduct" : "subject";
 				return name ? name : "";
 			}
 		}
-	}
 	return NULL;
 }
 
@@ -266,6 +247,7 @@ read_statement(struct ab_buf *b, const char *outdir, const char *rel)
 	char *path = ab_path_join(outdir, rel);
 	const char *name, *what = NULL;
 	cJSON *doc = NULL;
+	struct ab_stmtrec st = {0};
 	int error = AB_EFAIL;
 
 	ab_buf_clear(b);
@@ -276,7 +258,8 @@ read_statement(struct ab_buf *b, const char *outdir, const char *rel)
 		ab_error("'%s' is not an in-toto Statement: refusing to sign it", path);
 		goto done;
 	}
-	if ((name = unsafe_name(doc, &what))) {
+	ab_stmtrec_read(&st, doc);
+	if ((name = unsafe_name(&st, &what))) {
 		char *pn = ab_dsse_printable(name);
 
 		ab_error("'%s': a %s has no safe relative name ('%s'): refusing to sign it", path, what, pn);
@@ -286,30 +269,27 @@ read_statement(struct ab_buf *b, const char *outdir, const char *rel)
 	}
 	error = 0;
 done:
+	ab_stmtrec_release(&st);
 	cJSON_Delete(doc);
 	free(path);
 	return error;
 }
 
+/* signers.json: the envelopes, the statements they carry, the keys (provenance/record/signersrec.h) */
 static cJSON *
 signers_doc(const struct ab_strv *statements, struct ab_key *const *keys, size_t nkeys)
 {
-	cJSON *doc = cJSON_CreateObject(), *signers;
+	struct ab_signersrec_key *v = ab_calloc(nkeys + 1, sizeof(*v));
+	struct ab_signersrec s = {.envelopes = AB_SIGN_ENVELOPES, .payload_type = AB_DSSE_INTOTO,
+	    .statements = statements, .v = v, .n = nkeys};
+	cJSON *doc;
 
-	cJSON_AddStringToObject(doc, "_type", SIGNERS_TYPE);
-	cJSON_AddNumberToObject(doc, "version", 1);
-	cJSON_AddStringToObject(doc, "envelopes", AB_SIGN_ENVELOPES);
-	cJSON_AddStringToObject(doc, "payloadType", AB_DSSE_INTOTO);
-	cJSON_AddItemToObject(doc, "statements", ab_json_strv(statements->v, statements->n));
-	cJSON_AddStringToObject(doc, "keyid", KEYID_FUNCTION);
-	signers = cJSON_AddArrayToObject(doc, "signers");
 	for (size_t i = 0; i < nkeys; i++) {
-		cJSON *s = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(s, "keyid", ab_key_id(keys[i]));
-		cJSON_AddStringToObject(s, "algorithm", ab_key_algorithm(keys[i]));
-		cJSON_AddItemToArray(signers, s);
+		v[i].keyid = ab_key_id(keys[i]);
+		v[i].algorithm = ab_key_algorithm(keys[i]);
 	}
+	doc = ab_signersrec_json(&s);
+	free(v);
 	return doc;
 }
 
@@ -534,7 +514,7 @@ cmp_size_desc(const void *a, const void *b)
 
 /* hash every name of the lists (subject, byproducts) not hashed yet into the cache, in parallel */
 static int
-prehash(struct files *f, const cJSON *const *lists, size_t nlists)
+prehash(struct files *f, const struct ab_stmtrec_list *lists, size_t nlists)
 {
 	struct sized *v = NULL;
 	char (*hex)[AB_HEX_LEN + 1];
@@ -544,13 +524,9 @@ prehash(struct files *f, const cJSON *const *lists, size_t nlists)
 
 	if (!f->root)
 		return 0;
-	for (size_t l = 0; l < nlists; l++) {
-		const cJSON *it;
-
-		if (!cJSON_IsArray(lists[l]))
-			continue;
-		cJSON_ArrayForEach(it, lists[l]) {
-			const char *name = ab_json_str(it, "name");
+	for (size_t l = 0; l < nlists; l++)
+		for (size_t i = 0; i < lists[l].n; i++) {
+			const char *name = lists[l].v[i].name;
 			struct stat st;
 			int seen = 0;
 
@@ -575,7 +551,6 @@ prehash(struct files *f, const cJSON *const *lists, size_t nlists)
 			v[n].size = v[n].exists ? st.st_size : 0;
 			n++;
 		}
-	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_size_desc);
 	/* the files that are there, hashed together (lib/hash), largest first */
@@ -621,13 +596,14 @@ check_signatures(struct check *c, size_t n, const struct ab_dsse *e, char *accep
  * *want (the annotation's, NULL when it is no mode) and *have
  */
 static int
-mode_differs(const struct files *f, const cJSON *item, const char *name, const char **want, const char **have)
+mode_differs(const struct files *f, const struct ab_stmtrec_descriptor *d, const char **want, const char **have)
 {
 	const struct ab_bundle_member *m;
+	const char *name = d->name;
 	struct stat st;
 	int exec;
 
-	*want = ab_json_str(ab_json_get(item, "annotations"), AB_MANIFEST_MODE);
+	*want = d->mode;
 	if (!*want)
 		return 0;
 	if (f->bundle) {
@@ -651,11 +627,11 @@ mode_differs(const struct files *f, const cJSON *item, const char *name, const c
 
 /* a signed mode against the file's: 0, or a failure printed */
 static int
-check_mode(struct check *c, size_t n, const cJSON *item, const char *name, const char *pn)
+check_mode(struct check *c, size_t n, const struct ab_stmtrec_descriptor *d, const char *pn)
 {
 	const char *want, *have;
 
-	if (!mode_differs(c->files, item, name, &want, &have))
+	if (!mode_differs(c->files, d, &want, &have))
 		return 0;
 	if (want)
 		fail(c, n, "%s: mode mismatch: signed %s, actual %s", pn, want, have);
@@ -679,9 +655,11 @@ check_statements_unsigned(FILE *out, const struct files *f, const struct stmts *
 
 	for (size_t i = 0; i < s->n; i++) {
 		cJSON *doc = cJSON_ParseWithLength((const char *)s->v[i].data, s->v[i].len);
-		const char *what = NULL, *name = doc ? unsafe_name(doc, &what) : NULL, *want, *have;
-		const cJSON *lists[2], *it;
+		struct ab_stmtrec st;
+		const char *what = NULL, *name, *want, *have;
 
+		ab_stmtrec_read(&st, doc);
+		name = doc ? unsafe_name(&st, &what) : NULL;
 		if (name) {
 			char *pn = ab_dsse_printable(name);
 
@@ -689,23 +667,21 @@ check_statements_unsigned(FILE *out, const struct files *f, const struct stmts *
 			free(pn);
 			bad++;
 		} else if (doc) {
-			statement_lists(doc, lists);
-			for (int k = 0; k < 2; k++) {
-				const cJSON *list = cJSON_IsArray(lists[k]) ? lists[k] : NULL;
-
-				cJSON_ArrayForEach(it, list) {
+			for (int k = 0; k < 2; k++)
+				for (size_t j = 0; j < st.lists[k].n; j++) {
+					const struct ab_stmtrec_descriptor *d = &st.lists[k].v[j];
 					char *pn;
 
-					if (!mode_differs(f, it, ab_json_str(it, "name"), &want, &have))
+					if (!mode_differs(f, d, &want, &have))
 						continue;
-					pn = ab_dsse_printable(ab_json_str(it, "name"));
+					pn = ab_dsse_printable(d->name);
 					fprintf(out, "%s: %s: mode mismatch: recorded %s, actual %s\n", s->v[i].rel, pn,
 					    want ? want : "(not a mode)", have);
 					free(pn);
 					bad++;
 				}
-			}
 		}
+		ab_stmtrec_release(&st);
 		cJSON_Delete(doc);
 	}
 	return bad;
@@ -713,18 +689,16 @@ check_statements_unsigned(FILE *out, const struct files *f, const struct stmts *
 
 /* check the digests of one list of a Statement (subject or byproducts), and the modes signed */
 static void
-check_names(struct check *c, size_t n, const cJSON *list, const char *what, size_t *matched,
+check_names(struct check *c, size_t n, const struct ab_stmtrec_list *list, const char *what, size_t *matched,
     struct ab_strv *unchecked)
 {
-	const cJSON *it;
-
-	if (list && !cJSON_IsArray(list)) {
+	if (list->present && !list->array) {
 		fail(c, n, "the statement's %s is not a list", what);
 		return;
 	}
-	cJSON_ArrayForEach(it, list) {
-		const char *name = ab_json_str(it, "name");
-		const char *want = ab_json_str(ab_json_get(it, "digest"), "sha256");
+	for (size_t i = 0; i < list->n; i++) {
+		const struct ab_stmtrec_descriptor *d = &list->v[i];
+		const char *name = d->name, *want = d->sha256;
 		char hex[AB_HEX_LEN + 1];
 		char *pn;
 		int rc;
@@ -746,7 +720,7 @@ check_names(struct check *c, size_t n, const cJSON *list, const char *what, size
 			    c->files->bundle ? " from the bundle" : "");
 		} else if (strcmp(hex, want)) {
 			fail(c, n, "%s: sha256 mismatch: signed %s, actual %s", pn, want, hex);
-		} else if (check_mode(c, n, it, name, pn) == 0) {
+		} else if (check_mode(c, n, d, pn) == 0) {
 			(*matched)++;
 		}
 		free(pn);
@@ -760,7 +734,7 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 	struct ab_strv unchecked = {0};
 	char hex[AB_HEX_LEN + 1];
 	const char *which = NULL;
-	const cJSON *lists[2];
+	struct ab_stmtrec st = {0};
 	cJSON *doc = NULL;
 	size_t failed = c->failed, nsub = 0, nbyp = 0;
 	int rc = 0;
@@ -789,20 +763,19 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 		fail(c, n, "the payload is not a JSON object");
 		goto done;
 	}
+	ab_stmtrec_read(&st, doc);
 	if (!ab_statement_is(doc, 1)) {
-		char *t = ab_dsse_printable(ab_json_str(doc, "_type"));
+		char *t = ab_dsse_printable(st.type);
 
 		fail(c, n, "the payload is not an in-toto Statement (_type '%s')", t);
 		free(t);
 		goto done;
 	}
-	statement_lists(doc, lists);
-	c->files->climb = c->alone && !c->stmts && ab_json_str(doc, "predicateType") &&
-	    !strcmp(ab_json_str(doc, "predicateType"), AB_VSA_PREDICATE);
-	if ((rc = prehash(c->files, lists, 2)) < 0)
+	c->files->climb = c->alone && !c->stmts && st.predicate_type && !strcmp(st.predicate_type, AB_VSA_PREDICATE);
+	if ((rc = prehash(c->files, st.lists, 2)) < 0)
 		goto done;
-	check_names(c, n, lists[0], "subject", &nsub, &unchecked);
-	check_names(c, n, lists[1], "byproduct", &nbyp, &unchecked);
+	check_names(c, n, &st.lists[AB_STMTREC_SUBJECT], "subject", &nsub, &unchecked);
+	check_names(c, n, &st.lists[AB_STMTREC_BYPRODUCTS], "byproduct", &nbyp, &unchecked);
 	c->subjects += nsub;
 	c->byproducts += nbyp;
 	c->unchecked += unchecked.n;
@@ -827,6 +800,7 @@ check_payload(struct check *c, size_t n, const struct ab_dsse *e, const char *ac
 	for (size_t i = 0; i < unchecked.n; i++)
 		fprintf(c->out, "  %s\n", unchecked.v[i]);
 done:
+	ab_stmtrec_release(&st);
 	cJSON_Delete(doc);
 	ab_strv_free(&unchecked);
 	return rc;

@@ -13,6 +13,7 @@
 #include "../attest/dsse.h"
 #include "../record/manifest.h"
 #include "../record/rebuildrec.h"
+#include "../record/stmtrec.h"
 #include "../attest/statement.h"
 #include "challenge.h"
 #include "vsa.h"
@@ -108,7 +109,7 @@ add_subjects(cJSON *subjects, const struct ab_vsa *v, const char *vsa_path)
 	char *from = v->inside ? ab_strdup("") : target_from(vsa_path, v->target);
 	struct ab_buf b = {0};
 	cJSON *st = NULL;
-	const cJSON *it;
+	struct ab_stmtrec names;
 	int e = AB_EFAIL;
 
 	if (v->bundle) {
@@ -124,16 +125,18 @@ add_subjects(cJSON *subjects, const struct ab_vsa *v, const char *vsa_path)
 		ab_error("'%s': cannot read %s", v->target, AB_MANIFEST_STATEMENT);
 		goto done;
 	}
-	cJSON_ArrayForEach(it, ab_json_get(st, "subject")) {
-		const char *name = ab_json_str(it, "name"), *hex = ab_json_str(ab_json_get(it, "digest"), "sha256");
+	ab_stmtrec_read(&names, st);
+	for (size_t i = 0; i < names.lists[AB_STMTREC_SUBJECT].n; i++) {
+		const struct ab_stmtrec_descriptor *d = &names.lists[AB_STMTREC_SUBJECT].v[i];
 		char *rel;
 
-		if (!name || !hex)
+		if (!d->name || !d->sha256)
 			continue;
-		rel = *from ? ab_path_join(from, name) : ab_strdup(name);
-		ab_statement_descriptor(subjects, rel, hex);
+		rel = *from ? ab_path_join(from, d->name) : ab_strdup(d->name);
+		ab_statement_descriptor(subjects, rel, d->sha256);
 		free(rel);
 	}
+	ab_stmtrec_release(&names);
 	e = 0;
 done:
 	cJSON_Delete(st);

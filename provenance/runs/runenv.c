@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <gnu/libc-version.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,4 +390,28 @@ ab_runenv_value(const cJSON *env, const char *key)
 		v = ab_json_get(ab_json_get(env, top), dot + 1);
 	}
 	return cJSON_IsString(v) ? v->valuestring : "absent";
+}
+
+static double
+number_or_nan(const cJSON *v)
+{
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+void
+ab_runenv_read_shown(struct ab_runenv_shown *s, const cJSON *env)
+{
+	const cJSON *cpu = ab_json_get(env, "cpu"), *mem = ab_json_get(env, "memory");
+
+	s->kernel = ab_json_str(env, "kernel");
+	s->cpu_model = ab_json_str(cpu, "model");
+	s->cpu_affinity = ab_json_str(cpu, "affinity");
+	s->cpu_online = ab_json_str(cpu, "online");
+	s->governor = ab_json_str(cpu, "governor");
+	s->thp_enabled = ab_json_str(mem, "thp_enabled");
+	s->thp_defrag = ab_json_str(mem, "thp_defrag");
+	s->cgroup_memory_max = ab_json_str(ab_json_get(env, "cgroup"), "memory.max");
+	s->glibc = ab_json_str(env, "glibc");
+	s->page_size = number_or_nan(ab_json_get(mem, "page_size"));
+	s->swap_total_kb = number_or_nan(ab_json_get(mem, "swap_total_kb"));
 }

@@ -45,4 +45,16 @@ extern const size_t ab_runenv_ncompared;
 /* the value of one of them in env, as text ("absent" for null, "swapping"/"none"/"unknown"); borrowed from env */
 const char *ab_runenv_value(const cJSON *env, const char *key);
 
+/*
+ * What a page shows of a run environment in one line (pr.md's "Run
+ * environment"), read back typed: strings borrowed from env, NULL where
+ * absent or not a string; numbers NAN where absent or not a number
+ */
+struct ab_runenv_shown {
+	const char *kernel, *cpu_model, *cpu_affinity, *cpu_online, *governor;
+	const char *thp_enabled, *thp_defrag, *cgroup_memory_max, *glibc;
+	double page_size, swap_total_kb;
+};
+void ab_runenv_read_shown(struct ab_runenv_shown *s, const cJSON *env);
+
 #endif

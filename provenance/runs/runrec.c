@@ -698,6 +698,23 @@ parse_allocstats(struct ab_runrec_allocstats *a, const cJSON *o, const char *nam
 	return 0;
 }
 
+/* the record's "junit": asked, and the summary of the report read (any member missing is 0) */
+static void
+parse_junit(struct ab_runrec_junit_read *j, const cJSON *o)
+{
+	const cJSON *sum = ab_json_get(o, "summary");
+
+	j->asked = cJSON_IsObject(o);
+	j->summed = j->asked && cJSON_IsObject(sum);
+	if (!j->summed)
+		return;
+	j->tests = num_or(sum, "tests", 0);
+	j->failures = num_or(sum, "failures", 0);
+	j->errors = num_or(sum, "errors", 0);
+	j->skipped = num_or(sum, "skipped", 0);
+	j->time = num_or(sum, "time", 0);
+}
+
 int
 ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 {
@@ -751,6 +768,7 @@ ab_runrec_parse(struct ab_runrec *r, cJSON *stmt, const char *name)
 		if (parse_allocstats(r->alloc_stats_owned, ab_json_get(p, "allocator_stats"), name) < 0)
 			return AB_EFAIL;
 	}
+	parse_junit(&r->junit_read, ab_json_get(p, "junit"));
 	if (cJSON_IsObject(ab_json_get(p, "sampling"))) {
 		r->sampling = r->sampling_owned = ab_calloc(1, sizeof(*r->sampling_owned));
 		parse_sampling(r->sampling, ab_json_get(p, "sampling"));

@@ -96,6 +96,13 @@ struct ab_runrec_allocstats {
 	const char *missing;
 };
 
+/* a parsed record's "junit" (run --junit): whether run was asked for a report, and its summary */
+struct ab_runrec_junit_read {
+	int asked;                   /* the record has a "junit" object */
+	int summed;                  /* ... with the summary of a report it read (ab_runrec_junit_summary): the figures */
+	double tests, failures, errors, skipped, time; /* 0 when the summary lacks one */
+};
+
 struct ab_runrec {
 	const char *name;            /* --name */
 	int number;                  /* NNNN */
@@ -167,6 +174,7 @@ struct ab_runrec {
 	struct ab_runrec_sampling *sampling_owned;
 	struct ab_runrec_input *files_owned, *given_owned;
 	struct ab_runrec_allocstats *alloc_stats_owned; /* on the heap: a record is copied by value (compare) */
+	struct ab_runrec_junit_read junit_read; /* a parsed record: its "junit" as run wrote it */
 };
 
 /* the record as its Statement; caller frees */

@@ -2,7 +2,9 @@
  * Unit tests of the typed readers of an OUTDIR's manifests
  * (provenance/record/binprov.h, provenance/record/updiffrec.h,
  * provenance/record/cmakeprov.h's document, provenance/record/proberesult.h's
- * allocator-probes.json): the fields read, both shapes
+ * allocator-probes.json, a Statement's names: provenance/record/stmtrec.h,
+ * provenance/record/signersrec.h, a variant's tools in
+ * provenance/record/cmdsrec.h): the fields read, both shapes
  * of a per-variant manifest's "variants" (version 2's array of {label},
  * version 1's object keyed by label), and a record without its identity
  * refused, naming what and where.
@@ -14,8 +16,14 @@
 
 #include "../../lib/util.h"
 #include "../../provenance/record/binprov.h"
+#include "../../lib/atomic.h"
+#include "../../lib/jsonio.h"
 #include "../../provenance/record/cmakeprov.h"
+#include "../../provenance/record/cmdsrec.h"
+#include "../../provenance/record/manifest.h"
 #include "../../provenance/record/proberesult.h"
+#include "../../provenance/record/signersrec.h"
+#include "../../provenance/record/stmtrec.h"
 #include "../../provenance/record/updiffrec.h"
 #include "unit.h"
 
@@ -38,7 +46,8 @@ static const char binprov_doc[] =
     "                  \"parts\": {\"format\": \"elf\", \"sections\": []}},"
     "                 {\"path\": \"variants/fb/build/lib/libjemalloc_pic.a\", \"artifact\": \"lib/libjemalloc_pic.a\","
     "                  \"sha256\": \"" SHA_B "\", \"allocator_archive\": true, \"allocator_version\": \"5.3.0-0-gabc\"}]},"
-    "  {\"label\": \"fb-rt\", \"kind\": \"runtime_of\", \"base\": \"fb\", \"allocator\": {}, \"source\": {}, \"artifacts\": []}"
+    "  {\"label\": \"fb-rt\", \"kind\": \"runtime_of\", \"base\": \"fb\", \"allocator\": {}, \"source\": {}, \"artifacts\": [],"
+    "   \"runtime\": {\"env\": {\"MALLOC_CONF\": \"narenas:1\", \"N\": 3}, \"unset\": [\"LD_PRELOAD\", 4]}}"
     " ]}";
 
 static void
@@ -74,6 +83,15 @@ test_binprov(void)
 	}
 	v = ab_binprov_variant(&b, "fb-rt");
 	CHECK(v && !v->source.pin && !v->nartifacts);
+	/* its runtime environment: a value that is no string is "", an unset name that is none left out */
+	CHECK(v && v->nenv == 2 && v->unset.n == 1);
+	if (v && v->nenv == 2) {
+		CHECK_STR(v->env[0].name, "MALLOC_CONF");
+		CHECK_STR(v->env[0].value, "narenas:1");
+		CHECK_STR(v->env[1].value, "");
+		CHECK(ab_binprov_sets(v, "N") && !ab_binprov_sets(v, "LD_PRELOAD"));
+		CHECK_STR(v->unset.v[0], "LD_PRELOAD");
+	}
 	/* absent: reproducible and sandboxed, no host probes, no uses */
 	CHECK(v && v->reproducible && v->sandboxed && !v->host_probes && !v->nuses);
 	CHECK(!ab_binprov_variant(&b, "nosuch"));
@@ -375,9 +393,102 @@ test_probe_results_refused(void)
 	    "'ap.json': variants[1].label: 'a' twice");
 }
 
+/* a Statement's subject and byproducts (a build's, a run record's), each descriptor in its place */
+static void
+test_stmtrec(void)
+{
+	cJSON *doc = cJSON_Parse("{\"_type\": \"t\", \"predicateType\": \"p\", \"subject\": [{\"name\": \"a\","
+	    " \"digest\": {\"sha256\": \"" SHA_A "\"}, \"annotations\": {\"mode\": \"0755\"}}, 7, {\"name\": 1}],"
+	    " \"predicate\": {\"runDetails\": {\"byproducts\": {}}, \"byproducts\": [{\"name\": \"x\"}]}}");
+	struct ab_stmtrec st;
+
+	ab_stmtrec_read(&st, doc);
+	CHECK_STR(st.type, "t");
+	CHECK_STR(st.predicate_type, "p");
+	CHECK(st.lists[AB_STMTREC_SUBJECT].array && st.lists[AB_STMTREC_SUBJECT].n == 3);
+	CHECK_STR(st.lists[AB_STMTREC_SUBJECT].v[0].name, "a");
+	CHECK_STR(st.lists[AB_STMTREC_SUBJECT].v[0].sha256, SHA_A);
+	CHECK_STR(st.lists[AB_STMTREC_SUBJECT].v[0].mode, "0755");
+	CHECK(!st.lists[AB_STMTREC_SUBJECT].v[1].name && !st.lists[AB_STMTREC_SUBJECT].v[2].name);
+	/* a build's byproducts that are no list: present, not an array (a run record's are read only without them) */
+	CHECK(st.lists[AB_STMTREC_BYPRODUCTS].present && !st.lists[AB_STMTREC_BYPRODUCTS].array);
+	CHECK(st.lists[AB_STMTREC_BYPRODUCTS].n == 0);
+	ab_stmtrec_release(&st);
+	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(doc, "predicate"), "runDetails");
+	ab_stmtrec_read(&st, doc);
+	CHECK(st.lists[AB_STMTREC_BYPRODUCTS].n == 1);
+	CHECK_STR(st.lists[AB_STMTREC_BYPRODUCTS].v[0].name, "x");
+	CHECK(!st.lists[AB_STMTREC_BYPRODUCTS].v[0].sha256 && !st.lists[AB_STMTREC_BYPRODUCTS].v[0].mode);
+	ab_stmtrec_release(&st);
+	ab_stmtrec_read(&st, NULL);
+	CHECK(!st.type && !st.lists[AB_STMTREC_SUBJECT].present && !st.lists[AB_STMTREC_BYPRODUCTS].present);
+	ab_stmtrec_release(&st);
+	cJSON_Delete(doc);
+}
+
+/* signers.json written and read back; one without signers has none */
+static void
+test_signersrec(void)
+{
+	char *dir = unit_tmpdir("signersrec"), *prov = ab_path_join(dir, "provenance"),
+	    *p = ab_path_join(dir, AB_MANIFEST_SIGNERS);
+	struct ab_strv stmts = {0};
+	struct ab_signersrec_key keys[] = {{"k1", "ed25519"}, {"k2", "ecdsa-p256"}};
+	struct ab_signersrec w = {.envelopes = "provenance/provenance.intoto.jsonl", .payload_type = "x",
+	    .statements = &stmts, .v = keys, .n = 2}, r;
+	cJSON *doc;
+
+	ab_strv_push(&stmts, "provenance/provenance.intoto.json");
+	doc = ab_signersrec_json(&w);
+	CHECK(ab_mkdir_p(prov, 0755) == 0);
+	CHECK(ab_json_write(p, doc) == 0);
+	ab_signersrec_read(&r, dir);
+	CHECK(r.n == 2);
+	CHECK_STR(r.n == 2 ? r.v[1].keyid : NULL, "k2");
+	CHECK_STR(r.n == 2 ? r.v[1].algorithm : NULL, "ecdsa-p256");
+	ab_signersrec_release(&r);
+	{
+		const char *odd = "{\"signers\": [{\"keyid\": 3}]}";
+
+		CHECK(ab_write_file_atomic(p, odd, strlen(odd)) == 0);
+	}
+	ab_signersrec_read(&r, dir);
+	CHECK(r.n == 1 && !r.v[0].keyid && !r.v[0].algorithm);
+	ab_signersrec_release(&r);
+	cJSON_Delete(doc);
+	ab_strv_free(&stmts);
+	ab_rm_rf(dir);
+	free(dir);
+	free(prov);
+	free(p);
+}
+
+/* a variant's tools in build-commands.json: a record read, anything else kept as none */
+static void
+test_cmdsrec_tools(void)
+{
+	cJSON *doc = cJSON_Parse("{\"version\": 2, \"variants\": [{\"label\": \"a\", \"kind\": \"autotools\","
+	    " \"toolchain\": [{\"name\": \"cc\", \"version\": \"12\"}]},"
+	    " {\"label\": \"b\", \"kind\": \"autotools\", \"toolchain\": {\"cc\": 1}}, {\"label\": \"c\", \"kind\": \"x\"}]}");
+	struct ab_cmdsrec c;
+
+	CHECK(ab_cmdsrec_parse(&c, doc, "bc.json") == 0);
+	CHECK(c.nvariants == 3);
+	if (c.nvariants == 3) {
+		CHECK(c.variants[0].tools_ok && c.variants[0].tools.n == 1);
+		CHECK_STR(c.variants[0].tools.n ? c.variants[0].tools.v[0].version : NULL, "12");
+		CHECK(!c.variants[1].tools_ok && !c.variants[2].tools_ok);
+	}
+	ab_cmdsrec_release(&c);
+	cJSON_Delete(doc);
+}
+
 int
 main(void)
 {
+	test_stmtrec();
+	test_signersrec();
+	test_cmdsrec_tools();
 	test_probe_results();
 	test_probe_results_refused();
 	test_binprov();

@@ -124,6 +124,14 @@ main(void)
 		CHECK_STR(ab_json_str(s, "predicateType"), AB_RUN_PREDICATE);
 		CHECK_STR(ab_json_str(ab_json_get(ab_json_get(s, "predicate"), "env_overrides"), "MALLOC_CONF"), "x:1");
 		CHECK(cJSON_IsNull(ab_json_get(ab_json_get(s, "predicate"), "junit")));
+		{
+			/* read back: no --junit, nothing asked */
+			struct ab_runrec back;
+
+			CHECK(ab_runrec_parse(&back, cJSON_Duplicate(s, 1), "x") == 0);
+			CHECK(!back.junit_read.asked && !back.junit_read.summed);
+			ab_runrec_release(&back);
+		}
 		ab_runrec_named(&names, &hexes, s);
 		CHECK(names.n == 2);
 		CHECK_STR(names.n == 2 ? names.v[0] : NULL, "variants/stock53/build/lib/libjemalloc_pic.a");
@@ -131,6 +139,31 @@ main(void)
 		ab_strv_free(&names);
 		ab_strv_free(&hexes);
 		cJSON_Delete(s);
+		ab_runrec_release(&r);
+	}
+	/* the JUnit report's summary, read back typed; a report run did not read is asked, not summed */
+	{
+		char *argv[] = {"./t", NULL}, *order[] = {"a"};
+		struct ab_runrec r = {.name = "t", .number = 2, .label = "a", .repetition = 1, .repetitions = 1,
+		    .order = order, .norder = 1, .subject = "variants/a/build/bin/t", .subject_kind = "program",
+		    .argv = argv, .junit_path = "report.xml"};
+		struct ab_runrec back;
+		const char *xml = "<testsuites tests=\"7\" failures=\"2\" errors=\"1\" skipped=\"3\" time=\"0.5\"/>";
+
+		memset(r.subject_sha256, 'a', AB_HEX_LEN);
+		r.log.path = ab_strdup("runs/t/0002-a.log");
+		memset(r.log.sha256, 'b', AB_HEX_LEN);
+		CHECK(ab_runrec_parse(&back, ab_runrec_statement(&r), "missing") == 0);
+		CHECK(back.junit_read.asked && !back.junit_read.summed && back.junit_read.tests == 0);
+		ab_runrec_release(&back);
+		r.junit.path = ab_strdup("runs/t/0002-a.junit.xml");
+		memset(r.junit.sha256, 'c', AB_HEX_LEN);
+		r.junit_summary = ab_runrec_junit_summary(xml, strlen(xml));
+		CHECK(ab_runrec_parse(&back, ab_runrec_statement(&r), "read") == 0);
+		CHECK(back.junit_read.asked && back.junit_read.summed);
+		CHECK(back.junit_read.tests == 7 && back.junit_read.failures == 2 && back.junit_read.errors == 1);
+		CHECK(back.junit_read.skipped == 3 && back.junit_read.time == 0.5);
+		ab_runrec_release(&back);
 		ab_runrec_release(&r);
 	}
 	return unit_done();
