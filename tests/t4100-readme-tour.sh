@@ -9,6 +9,7 @@
 # each must have done: validate and plan; build up to date, the table;
 # verify; env; run of frag's four labels recording the program that ran
 # (an artifact: no warning); compare, its verdicts and its A/A control;
+# run --allocator-stats of frag-fit-only (jemalloc's figures at exit);
 # build --check under a caller's umask of 077: every artifact, the
 # archives and the programs, identical and the digests README.md states,
 # no OUTDIR path in one, the record in SHA256SUMS, the host probes and the
@@ -45,7 +46,7 @@ for line in open(sys.argv[1]).read().split("\n"):
 for c in cmds:
     print(c.replace("\n", "\\n"))
 PY
-check "the tour has its 14 commands" test "$(wc -l <tour.list)" = 14
+check "the tour has its 15 commands" test "$(wc -l <tour.list)" = 15
 n=0
 # step WORDS: run the tour's next command, which must start with WORDS, as written (bash reads its
 # comment and continuation), its stdout in ./out and stderr in ./err; TOUR_RC its exit status
@@ -107,6 +108,14 @@ for l in frag-special53 frag-fit-only; do
 	grep -Eq "^resident_mib +MiB +- +$l +5 .* better( \(unreliable\))?$" out || { cat out; fail "resident_mib of $l: not better"; }
 done
 grep -Eq '^resident_mib +MiB +- +frag-aa +5 .* no difference shown \(A/A control' out || { cat out; fail "resident_mib of frag-aa"; }
+# jemalloc's own statistics at exit, in a run name of their own (a setting of the allocator)
+ok "allocbuild run allocbuild-out/jemalloc-5.3.0-policy frag-fit-only --allocator-stats --name frag-stats"
+r=$O/runs/frag-stats/0001-frag-fit-only.intoto.json
+check "frag-stats: jemalloc's figures, its MALLOC_CONF joined" test \
+	"$(json $r '(sorted(d["predicate"]["allocator_stats"]["figures"]), d["predicate"]["env_overrides"]["MALLOC_CONF"])')" = \
+	"(['active', 'allocated', 'dirty', 'mapped', 'metadata', 'muzzy', 'resident', 'retained'], 'lg_extent_max_active_fit:30,stats_print:true,stats_print_opts:Jgadblxeh')"
+check "frag-stats: frag's own figures too" test "$(json $r '[m["name"] for m in d["predicate"]["metrics"]][:3]')" = \
+	"['allocs_per_s', 'resident_mib', 'frag_pct']"
 
 umask 077
 ok "allocbuild build --check --mirror-dir mirror recipes/jemalloc-5.3.0-policy.json"

@@ -21,12 +21,6 @@
 
 #define INDEX_NAME "BUNDLE-SHA256SUMS"
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* a regular member, 0755 when exec (an executable file of a dir source's tree, builder/inputs.h), else 0644 */
 static int
 add_entry(struct archive *a, const char *name, const void *data, size_t len, int exec, int64_t mtime,
@@ -197,7 +191,7 @@ ab_bundle_write(const char *path, const char *outdir, const char *top, char *con
 	int error = AB_EFAIL, rootfd;
 
 	memcpy(sorted, members, nmembers * sizeof(*sorted));
-	qsort(sorted, nmembers, sizeof(*sorted), cmp_str);
+	qsort(sorted, nmembers, sizeof(*sorted), ab_cmp_str);
 	rootfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
 		ab_error_errno("cannot open '%s'", outdir);

@@ -457,12 +457,6 @@ read_if_exists(struct ab_buf *b, const char *build, const char *path, int *found
 }
 
 static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int
 strv_has(const struct ab_strv *sv, const char *s)
 {
 	for (size_t i = 0; i < sv->n; i++)
@@ -496,7 +490,7 @@ record_keys(const cJSON *cache)
 		if (wanted_key(it->string) && !strv_has(&names, it->string))
 			ab_strv_push(&names, it->string);
 	if (names.n)
-		qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+		ab_strv_sort(&names);
 	for (size_t i = 0; i < names.n; i++) {
 		const cJSON *e = ab_json_get(cache, names.v[i]);
 		cJSON *r;
@@ -552,7 +546,7 @@ find_version_dir(const char *build, const cJSON *cache)
 		closedir(d);
 	}
 	if (found.n) {
-		qsort(found.v, found.n, sizeof(*found.v), cmp_str);
+		ab_strv_sort(&found);
 		dir = ab_strdup(found.v[0]);
 	}
 	ab_strv_free(&found);
@@ -764,7 +758,7 @@ record_targets(cJSON *rec, const char *build, const cJSON *cache, char *const *w
 			free(f);
 		}
 		if (order.n)
-			qsort(order.v, order.n, sizeof(*order.v), cmp_str);
+			ab_strv_sort(&order);
 	}
 	for (size_t i = 0; i < order.n; i++) {
 		size_t j = 0;
@@ -1207,7 +1201,7 @@ ab_cmakeprov_diff(cJSON **out, const cJSON *a, const cJSON *b)
 	diff_add(d, "cmake", "generator", &na, ab_json_str(x, "generator"), &nb, ab_json_str(y, "generator"));
 
 	member_union(&names, ka, kb);
-	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	ab_strv_sort(&names);
 	for (size_t i = 0; i < names.n; i++) {
 		char *ra = key_repr(ab_json_get(ka, names.v[i]));
 		char *rb = key_repr(ab_json_get(kb, names.v[i]));

@@ -59,12 +59,6 @@ runtime_doc(cJSON **doc, const char *outdir, const char *rel, int checked, int r
 	return e;
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void
 put_quoted(FILE *out, const char *v)
 {
@@ -219,7 +213,7 @@ ab_manifest_runtime(struct ab_manifest_runtime *rt, const char *outdir, const ch
 			ab_error("%s: variable name '%s' cannot be written as a shell assignment", outdir, names.v[i]);
 			goto done;
 		}
-	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	ab_strv_sort(&names);
 	for (size_t i = 0; i < names.n; i++)
 		if ((!i || strcmp(names.v[i], names.v[i - 1])) && !ab_binprov_sets(mine, names.v[i]))
 			ab_strv_push(&rt->unset, names.v[i]);

@@ -82,12 +82,6 @@ plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* run records by number (9999 before 10000), then by name */
 static int
 cmp_record(const void *a, const void *b)
@@ -135,7 +129,7 @@ place_dirs(struct ab_strv *dirs, const char *outdir, const char *pat)
 	}
 	closedir(d);
 	if (dirs->n)
-		qsort(dirs->v, dirs->n, sizeof(*dirs->v), cmp_str);
+		ab_strv_sort(dirs);
 	free(abs);
 	free(parent);
 	return 0;
@@ -171,7 +165,7 @@ static int
 statements_in(struct ab_strv *out, const char *outdir, const char *reldir, size_t place)
 {
 	return ab_dirwalk_files(out, outdir, reldir, accept_place, &place,
-	    places[place].name || places[place].is ? cmp_str : cmp_record);
+	    places[place].name || places[place].is ? ab_cmp_str : cmp_record);
 }
 
 int
