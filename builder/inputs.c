@@ -57,24 +57,6 @@ kept_name(const char *rel)
 	return out;
 }
 
-/* the sha256 a tree record (and its overlays') gives the patch `path`, or NULL */
-static const char *
-recorded_patch(const cJSON *tree, const char *path)
-{
-	const cJSON *it;
-
-	if (cJSON_IsObject(tree) && ab_json_str(tree, "sha256") && ab_json_str(tree, "path") &&
-	    !strcmp(ab_json_str(tree, "path"), path))
-		return ab_json_str(tree, "sha256");
-	cJSON_ArrayForEach(it, tree) {
-		const char *hex = recorded_patch(it, path);
-
-		if (hex)
-			return hex;
-	}
-	return NULL;
-}
-
 static int
 save_dir(const struct ab_recipe *r, const struct ab_source *s, const char *tmp)
 {
@@ -95,10 +77,10 @@ save_dir(const struct ab_recipe *r, const struct ab_source *s, const char *tmp)
 }
 
 static int
-save_patch(const struct ab_recipe *r, const struct ab_source *s, const char *patch, const cJSON *tree,
-    const char *tmp)
+save_patch(const struct ab_recipe *r, const struct ab_source *s, const char *patch,
+    const struct ab_variant_record *vr, const char *tmp)
 {
-	const char *want = recorded_patch(tree, patch);
+	const char *want = ab_variant_record_patch_sha256(vr, patch);
 	char *name = kept_name(patch), *src = ab_recipe_path(r, patch), *dest = NULL, *dir = NULL;
 	char hex[AB_HEX_LEN + 1];
 	struct ab_buf b = {0};
@@ -185,7 +167,7 @@ fill(const struct ab_recipe *r, const struct ab_run_record *run, const char *tmp
 			if (s->kind == AB_SOURCE_DIR && save_dir(r, s, tmp) < 0)
 				return AB_EFAIL;
 			for (size_t i = 0; i < s->patches.n; i++)
-				if (save_patch(r, s, s->patches.v[i], vr->tree, tmp) < 0)
+				if (save_patch(r, s, s->patches.v[i], vr, tmp) < 0)
 					return AB_EFAIL;
 		}
 	}

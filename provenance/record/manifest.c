@@ -759,15 +759,19 @@ collect_outputs(struct sums *subjects, struct sums *byproducts, const struct ab_
 {
 	for (size_t i = 0; i < run->nvariants; i++) {
 		const struct ab_variant_record *st = &run->variants[i];
-		const cJSON *it;
+		struct ab_strv logs = {0};
+		int e = 0;
 
 		if (!st->ok)
 			continue;
 		for (size_t k = 0; k < st->nartifacts; k++)
 			ab_manifest_add_sum(subjects, st->artifacts[k].path, st->artifacts[k].sha256);
-		cJSON_ArrayForEach(it, st->steps)
-			if (ab_json_str(it, "log") && add_sum_file(byproducts, wdir(run), ab_json_str(it, "log")) < 0)
-				return AB_EFAIL;
+		ab_variant_record_step_logs(st, &logs);
+		for (size_t k = 0; k < logs.n && !e; k++)
+			e = add_sum_file(byproducts, wdir(run), logs.v[k]);
+		ab_strv_free(&logs);
+		if (e < 0)
+			return AB_EFAIL;
 		if (ccache_byproduct(byproducts, run, st) < 0)
 			return AB_EFAIL;
 		if (st->compile_log && add_sum_file(byproducts, wdir(run), st->compile_log) < 0)

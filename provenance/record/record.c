@@ -118,6 +118,40 @@ ab_variant_record_sandboxed(const struct ab_variant_record *v)
 	return cJSON_IsTrue(ab_json_get(v->sandbox, "enabled"));
 }
 
+void
+ab_variant_record_step_logs(const struct ab_variant_record *v, struct ab_strv *out)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, v->steps)
+		if (ab_json_str(it, "log"))
+			ab_strv_push(out, ab_json_str(it, "log"));
+}
+
+/* the tree record's {path, sha256} of a patch, found at any depth (materialize's shape: tree.h) */
+static const char *
+patch_in(const cJSON *tree, const char *path)
+{
+	const cJSON *it;
+
+	if (cJSON_IsObject(tree) && ab_json_str(tree, "sha256") && ab_json_str(tree, "path") &&
+	    !strcmp(ab_json_str(tree, "path"), path))
+		return ab_json_str(tree, "sha256");
+	cJSON_ArrayForEach(it, tree) {
+		const char *hex = patch_in(it, path);
+
+		if (hex)
+			return hex;
+	}
+	return NULL;
+}
+
+const char *
+ab_variant_record_patch_sha256(const struct ab_variant_record *v, const char *path)
+{
+	return patch_in(v->tree, path);
+}
+
 /* ---- to JSON ---- */
 
 cJSON *

@@ -205,6 +205,14 @@ const char *ab_variant_record_archive_sha256(const struct ab_variant_record *v,
 int ab_variant_record_reproducible(const struct ab_variant_record *v);
 /* did its steps run in the build sandbox ("sandbox": {"enabled"}; a record without one: no) */
 int ab_variant_record_sandboxed(const struct ab_variant_record *v);
+/*
+ * The members other modules shape (steps, tree), read back through these
+ * and nowhere else: the logs its steps wrote (paths relative to OUTDIR, in
+ * step order) appended to out; the sha256 its tree record gives the patch
+ * at path (as the recipe names it), or NULL when it applied none there
+ */
+void ab_variant_record_step_logs(const struct ab_variant_record *v, struct ab_strv *out);
+const char *ab_variant_record_patch_sha256(const struct ab_variant_record *v, const char *path);
 /* run's record at index ix (a base_ix or from_ix), or NULL for AB_RECORD_NONE */
 const struct ab_variant_record *ab_run_record_at(const struct ab_run_record *run, size_t ix);
 /*
