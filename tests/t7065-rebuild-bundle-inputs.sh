@@ -13,6 +13,10 @@
 # blaming the original.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/sign-lib.sh"
+# a temporary directory of its own: another test's rebuild running beside
+# this one has its inputs in /tmp meanwhile, which are not this one's
+export TMPDIR=$PWD/tmp
+mkdir -p "$TMPDIR"
 
 mkdir -p proj/recipes/app proj/patches
 cat >proj/recipes/app/configure <<'CFG'

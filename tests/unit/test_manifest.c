@@ -69,10 +69,12 @@ static void
 test_env_and_verify(void)
 {
 	const char *doc =
-	    "{\"variants\": ["
-	    "{\"label\": \"a\", \"runtime\": {\"env\": {}, \"unset\": [\"LD_PRELOAD\"]}, \"binary\": \"/x/bin/a\","
-	    " \"artifacts\": [{\"path\": \"variants/a/build/a\"}]},"
-	    "{\"label\": \"b\", \"runtime\": {\"env\": {\"MALLOC_CONF\": \"it's:1\", \"ZZ_X\": \"v\"}, \"unset\": []}, \"binary\": null}"
+	    "{\"recipe\": {\"name\": \"r\", \"sha256\": "
+	    "\"0000000000000000000000000000000000000000000000000000000000000000\"}, \"variants\": ["
+	    "{\"label\": \"a\", \"kind\": \"build\", \"runtime\": {\"env\": {}, \"unset\": [\"LD_PRELOAD\"]}, \"binary\": \"/x/bin/a\","
+	    " \"artifacts\": [{\"path\": \"variants/a/build/a\", \"sha256\": "
+	    "\"1111111111111111111111111111111111111111111111111111111111111111\"}]},"
+	    "{\"label\": \"b\", \"kind\": \"runtime\", \"artifacts\": [], \"runtime\": {\"env\": {\"MALLOC_CONF\": \"it's:1\", \"ZZ_X\": \"v\"}, \"unset\": []}, \"binary\": null}"
 	    "]}";
 	char *p = put("out/provenance/binary-provenance.json", doc, strlen(doc)), *p2;
 	char *outdir = ab_path_join(dir, "out"), *text = NULL;
