@@ -813,7 +813,7 @@ ab_run(const struct ab_run_opts *o)
 			goto done;
 		if ((e = check_command(&j.labels[i], o)) < 0)
 			goto done;
-		if (o->allocator_stats && (e = ab_runstats_resolve(&j.labels[i].stats, o->outdir, o->labels[i])) < 0)
+		if (o->allocator_stats && (e = ab_runstats_resolve(&j.labels[i].stats, &j.labels[i].rt, o->labels[i])) < 0)
 			goto done;
 		for (size_t w = 0; w < j.labels[i].rt.warnings.n; w++)
 			ab_warn("%s: %s", o->labels[i], j.labels[i].rt.warnings.v[w]);

@@ -3,11 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/jsonio.h"
 #include "../lib/util.h"
 #include "../provenance/alloc/allocreg.h"
 #include "../provenance/alloc/allocstats.h"
-#include "../provenance/record/proberesult.h"
+
+/* a record keeps every figure a registry row reads */
+_Static_assert(AB_ALLOCSTATS_MAX <= AB_RUN_ALLOCSTATS_MAX, "a run record keeps fewer figures than an allocator reads");
 
 static int
 has_stats(const struct ab_allockind *k)
@@ -16,40 +17,22 @@ has_stats(const struct ab_allockind *k)
 }
 
 int
-ab_runstats_resolve(struct ab_runstats *s, const char *outdir, const char *label)
+ab_runstats_resolve(struct ab_runstats *s, const struct ab_manifest_runtime *rt, const char *label)
 {
-	char *path = ab_path_join(outdir, "provenance/allocator-probes.json");
-	struct ab_probe_results pr = {0};
-	const struct ab_probe_result *r;
-	cJSON *doc = NULL;
-	const char *conf;
-	int e = AB_EFAIL;
+	const struct ab_allocstats_ops *ops;
 
 	memset(s, 0, sizeof(*s));
-	if (!ab_path_exists(path)) {
-		ab_error("run: --allocator-stats: '%s' has no provenance/allocator-probes.json: no allocator was probed",
-		    outdir);
-		goto done;
-	}
-	if (ab_json_read(&doc, path) < 0 || ab_probe_results_parse(&pr, doc, path) < 0)
-		goto done;
-	r = ab_probe_results_get(&pr, label);
-	s->kind = r ? ab_allockind_find(r->allocator) : NULL;
+	s->kind = ab_allockind_find(rt->allocator);
 	if (!s->kind || !s->kind->stats) {
 		ab_error("run: --allocator-stats: %s's allocator is %s: allocbuild reads the statistics at exit of %s",
-		    label, r && r->allocator ? r->allocator : "not known (its probe found none)",
+		    label, rt->allocator ? rt->allocator : "not known (its probe found none)",
 		    ab_allockind_names(has_stats, " and "));
-		goto done;
+		return AB_EFAIL;
 	}
 	/* jemalloc's conf variable is the one its probe found (a prefixed build reads JE_MALLOC_CONF) */
-	conf = s->kind->stats->var ? s->kind->stats->var : r->conf_var;
-	s->variable = ab_strdup(conf ? conf : "MALLOC_CONF");
-	e = 0;
-done:
-	ab_probe_results_release(&pr);
-	cJSON_Delete(doc);
-	free(path);
-	return e;
+	ops = s->kind->stats;
+	s->variable = ab_strdup(ops->var ? ops->var : rt->conf_var ? rt->conf_var : "MALLOC_CONF");
+	return 0;
 }
 
 void
@@ -84,10 +67,8 @@ ab_runstats_read(struct ab_runrec_allocstats *out, struct ab_metrics *m, const s
 	out->setting = ops->value;
 	if (ab_read_file(&text, log_path) < 0)
 		why = "its log could not be read";
-	else if (ops->parse(v, res, text.s ? text.s : "", text.len, &why) < 0)
-		;
-	else if (n > AB_RUN_ALLOCSTATS_MAX)
-		why = "more figures than a record keeps";
+	else
+		ops->parse(v, res, text.s ? text.s : "", text.len, &why);
 	if (why) {
 		out->missing = why;
 		ab_warn("run: %s: --allocator-stats: %s (%s)", label, why, log_shown);

@@ -14,6 +14,7 @@
 #define AB_RUNSTATS_H
 
 #include "../lib/proc.h"
+#include "../provenance/record/manifest.h"
 #include "../provenance/runs/metrics.h"
 #include "../provenance/runs/runrec.h"
 
@@ -24,8 +25,8 @@ struct ab_runstats {
 	char *variable;    /* the variable set */
 };
 
-/* label's allocator and its variable from the OUTDIR's probes; AB_EFAIL (reported) when it reports none */
-int ab_runstats_resolve(struct ab_runstats *s, const char *outdir, const char *label);
+/* label's allocator and its variable, from its runtime rt; AB_EFAIL (reported) when it reports none */
+int ab_runstats_resolve(struct ab_runstats *s, const struct ab_manifest_runtime *rt, const char *label);
 /* the setting into e, joined to the variable's value there when the allocator's option joins */
 void ab_runstats_env(const struct ab_runstats *s, struct ab_env *e);
 /*

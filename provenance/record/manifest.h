@@ -210,6 +210,8 @@ struct ab_manifest_runtime {
 	char *archive;              /* its allocator archive (an absolute path below OUTDIR), or NULL */
 	char *subject;              /* relative to OUTDIR, or NULL when it has no artifact */
 	char subject_sha256[AB_HEX_LEN + 1]; /* as binary-provenance.json records it */
+	char *allocator;            /* the allocator its build's probe found (a registry name), or NULL: none */
+	char *conf_var;             /* the variable that allocator reads its configuration from (jemalloc's), or NULL */
 };
 /*
  * Fill *rt for label; inherited is the environment to clean ("K=V", NULL

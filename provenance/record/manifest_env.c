@@ -105,7 +105,8 @@ runtime_docs(struct ab_binprov *b, struct ab_probe_results *pr, const char *outd
 
 /*
  * Settings of the label's runtime environment its allocator will not read
- * (the version and the variable it reads from its probe record).
+ * (the version and the variable it reads from its probe record); the
+ * allocator the probe found and that variable, kept.
  */
 static void
 runtime_warnings(struct ab_manifest_runtime *rt, const struct ab_probe_results *pr, const struct ab_binprov_variant *mine)
@@ -115,6 +116,8 @@ runtime_warnings(struct ab_manifest_runtime *rt, const struct ab_probe_results *
 
 	ab_allocopts_check_env(&rt->warnings, kind, probe ? probe->version : NULL, probe ? probe->conf_var : NULL,
 	    ab_strv_argv(&rt->set));
+	rt->allocator = probe ? ab_strdup_or_null(probe->allocator) : NULL;
+	rt->conf_var = probe ? ab_strdup_or_null(probe->conf_var) : NULL;
 }
 
 /* the label's program (its first executable artifact below OUTDIR) and the subject of its runs */
@@ -240,6 +243,8 @@ ab_manifest_runtime_release(struct ab_manifest_runtime *rt)
 	free(rt->program);
 	free(rt->archive);
 	free(rt->subject);
+	free(rt->allocator);
+	free(rt->conf_var);
 	memset(rt, 0, sizeof(*rt));
 }
 
